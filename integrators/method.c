@@ -1,0 +1,206 @@
+/* The method syntax: NAME, NAME(key=value,...), or NAME(BASE[,key=value...]) for compositions.
+ * Examples: rk4, nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,disc=14),
+ * adjoint_pair(nh_newmark(alpha=0)), triple_jump(nh_newmark(alpha=0.5)). */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "integrators/integrator.h"
+
+typedef struct {
+  const char *text; /* the whole string, quoted in errors */
+  const char *s;    /* cursor */
+  char *err;
+  size_t errlen;
+} parser;
+
+static void skip_ws(parser *ps) {
+  while (isspace((unsigned char)*ps->s)) ps->s++;
+}
+
+static int fail(parser *ps, const char *what) {
+  snprintf(ps->err, ps->errlen, "%s at column %d of method '%s'", what, (int)(ps->s - ps->text) + 1,
+           ps->text);
+  return -1;
+}
+
+static int read_ident(parser *ps, char *buf, size_t len) {
+  skip_ws(ps);
+  size_t i = 0;
+  while (isalnum((unsigned char)*ps->s) || *ps->s == '_') {
+    if (i + 1 < len) buf[i++] = *ps->s;
+    ps->s++;
+  }
+  buf[i] = '\0';
+  return i ? 0 : fail(ps, "expected a name");
+}
+
+static nh_method *parse_method(parser *ps);
+
+static int parse_key_value(parser *ps, nh_method *m) {
+  char key[64], val[64], msg[256];
+  if (read_ident(ps, key, sizeof key)) return -1;
+  skip_ws(ps);
+  if (*ps->s != '=') return fail(ps, "expected '=' after a parameter name");
+  ps->s++;
+  skip_ws(ps);
+  size_t i = 0;
+  while (*ps->s && *ps->s != ',' && *ps->s != ')' && !isspace((unsigned char)*ps->s)) {
+    if (i + 1 < sizeof val) val[i++] = *ps->s;
+    ps->s++;
+  }
+  val[i] = '\0';
+  if (nh_param_set(m->type->params, m->type->nparams, m->p, key, val, msg, sizeof msg)) {
+    snprintf(ps->err, ps->errlen, "%s: %s in method '%s'", m->type->name, msg, ps->text);
+    return -1;
+  }
+  return 0;
+}
+
+static nh_method *parse_method(parser *ps) {
+  char name[64];
+  if (read_ident(ps, name, sizeof name)) return NULL;
+  const nh_integrator_type *type = nh_integrator_type_find(name);
+  if (!type) {
+    char known[512] = "";
+    size_t used = 0;
+    for (int i = 0; nh_integrator_types[i] && used < sizeof known; i++)
+      used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+                               nh_integrator_types[i]->name);
+    snprintf(ps->err, ps->errlen, "unknown method '%s' in '%s' (methods: %s)", name, ps->text, known);
+    return NULL;
+  }
+  nh_method *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  m->type = type;
+  nh_param_defaults(type->params, type->nparams, m->p);
+  skip_ws(ps);
+  int first = 1;
+  if (*ps->s == '(') {
+    ps->s++;
+    skip_ws(ps);
+    if (type->takes_base) {
+      if (!(m->base = parse_method(ps))) goto error;
+      first = 0;
+    }
+    skip_ws(ps);
+    while (*ps->s != ')') {
+      if (!first) {
+        if (*ps->s != ',') {
+          fail(ps, "expected ',' or ')'");
+          goto error;
+        }
+        ps->s++;
+      }
+      first = 0;
+      if (parse_key_value(ps, m)) goto error;
+      skip_ws(ps);
+    }
+    ps->s++;
+  }
+  if (type->takes_base && !m->base) {
+    snprintf(ps->err, ps->errlen, "%s needs a base method, as in %s(nh_newmark(alpha=0.5)), in '%s'",
+             name, name, ps->text);
+    goto error;
+  }
+  char msg[256];
+  if ((type->validate && type->validate(m, msg, sizeof msg)) ||
+      (type->setup && type->setup(m, msg, sizeof msg))) {
+    snprintf(ps->err, ps->errlen, "%s in method '%s'", msg, ps->text);
+    goto error;
+  }
+  return m;
+error:
+  nh_method_free(m);
+  return NULL;
+}
+
+nh_method *nh_method_parse(const char *text, char *err, size_t errlen) {
+  parser ps = {text, text, err, errlen};
+  nh_method *m = parse_method(&ps);
+  if (!m) return NULL;
+  skip_ws(&ps);
+  if (*ps.s) {
+    fail(&ps, "unexpected text after the method");
+    nh_method_free(m);
+    return NULL;
+  }
+  return m;
+}
+
+void nh_method_free(nh_method *m) {
+  if (!m) return;
+  nh_method_free(m->base);
+  nh_method_free(m->adjoint);
+  free(m);
+}
+
+size_t nh_method_format(const nh_method *m, char *buf, size_t len) {
+  size_t used = (size_t)snprintf(buf, len, "%s", m->type->name);
+  char params[256];
+  nh_params_format(m->type->params, m->type->nparams, m->p, params, sizeof params);
+  if (!m->base && !params[0]) return used;
+  used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "(");
+  if (m->base) used += nh_method_format(m->base, buf + used, used < len ? len - used : 0);
+  used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s)",
+                           (m->base && params[0]) ? "," : "", params);
+  return used;
+}
+
+nh_method *nh_method_with_param(const nh_method *m, const char *name, double value, char *err,
+                                size_t errlen) {
+  char text[1024];
+  nh_method_format(m, text, sizeof text);
+  nh_method *copy = nh_method_parse(text, err, errlen);
+  if (!copy) return NULL;
+  /* A grid parameter belongs to the innermost method that has it. */
+  nh_method *target = copy;
+  while (nh_param_index(target->type->params, target->type->nparams, name) < 0 && target->base)
+    target = target->base;
+  char msg[256];
+  if (nh_param_set_value(target->type->params, target->type->nparams, target->p, name, value, msg,
+                         sizeof msg)) {
+    snprintf(err, errlen, "%s: %s", text, msg);
+    nh_method_free(copy);
+    return NULL;
+  }
+  /* Re-parse so validation and setup see the new value. */
+  nh_method_format(copy, text, sizeof text);
+  nh_method_free(copy);
+  return nh_method_parse(text, err, errlen);
+}
+
+int nh_method_order(const nh_method *m) { return m->type->order(m); }
+
+int nh_method_is_symmetric(const nh_method *m) {
+  return m->type->is_symmetric ? m->type->is_symmetric(m) : 0;
+}
+
+nh_method *nh_method_adjoint(const nh_method *m) {
+  char text[1024], err[256];
+  nh_method tmp = {0};
+  if (nh_method_is_symmetric(m)) {
+    nh_method_format(m, text, sizeof text);
+  } else if (m->type->adjoint && m->type->adjoint(m, &tmp) == 0) {
+    nh_method_format(&tmp, text, sizeof text);
+  } else {
+    return NULL;
+  }
+  return nh_method_parse(text, err, sizeof err);
+}
+
+nh_step_status nh_method_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+                              double h, nh_cost *cost) {
+  nh_step_status st = m->type->step(m, sys, x, y, h, cost);
+  if (st != NH_STEP_OK) return st;
+  for (int i = 0; i < sys->n; i++)
+    if (!isfinite(y->q[i]) || !isfinite(y->v[i])) return NH_STEP_NONFINITE;
+  return NH_STEP_OK;
+}
+
+double nh_method_param(const nh_method *m, const char *name) {
+  int i = nh_param_index(m->type->params, m->type->nparams, name);
+  return i < 0 ? NAN : m->p[i];
+}

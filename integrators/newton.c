@@ -1,0 +1,41 @@
+#include "integrators/newton.h"
+
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_permutation.h>
+#include <math.h>
+
+#define NEWTON_MAX_ITER 50
+#define NEWTON_TOL 1e-14
+#define NEWTON_STAGNATION 1e-9
+
+nh_step_status nh_newton_solve(int dim, double *x, nh_newton_fn fn, void *ctx, nh_cost *cost) {
+  double F[NH_NEWTON_MAX_DIM], J[NH_NEWTON_MAX_DIM * NH_NEWTON_MAX_DIM];
+  size_t perm_data[NH_NEWTON_MAX_DIM];
+  gsl_permutation perm = {(size_t)dim, perm_data};
+  double prev = INFINITY;
+  for (int it = 0; it < NEWTON_MAX_ITER; it++) {
+    fn(ctx, x, F, J);
+    cost->jacobian_evals++;
+    cost->newton_iterations++;
+    gsl_matrix_view Jv = gsl_matrix_view_array(J, (size_t)dim, (size_t)dim);
+    gsl_vector_view Fv = gsl_vector_view_array(F, (size_t)dim);
+    int signum;
+    gsl_linalg_LU_decomp(&Jv.matrix, &perm, &signum);
+    for (int i = 0; i < dim; i++)
+      if (J[i * dim + i] == 0 || !isfinite(J[i * dim + i])) return NH_STEP_SOLVER_FAILED;
+    gsl_linalg_LU_svx(&Jv.matrix, &perm, &Fv.vector); /* F becomes J⁻¹F */
+    cost->linear_solves++;
+    double dx = 0, xn = 0;
+    for (int i = 0; i < dim; i++) {
+      x[i] -= F[i];
+      dx = fmax(dx, fabs(F[i]));
+      xn = fmax(xn, fabs(x[i]));
+    }
+    if (!isfinite(dx)) return NH_STEP_SOLVER_FAILED;
+    if (dx <= NEWTON_TOL * (1 + xn)) return NH_STEP_OK;
+    /* No more progress, but already at round-off level for this conditioning. */
+    if (dx > 0.5 * prev && dx <= NEWTON_STAGNATION * (1 + xn)) return NH_STEP_OK;
+    prev = dx;
+  }
+  return NH_STEP_SOLVER_FAILED;
+}

@@ -1,0 +1,18 @@
+/* The shared Newton solver for the implicit methods: analytic Jacobian, LU with partial
+ * pivoting (GSL) on caller-provided stack storage, tolerance near round-off. */
+#ifndef NH_NEWTON_H
+#define NH_NEWTON_H
+
+#include "integrators/integrator.h"
+
+#define NH_NEWTON_MAX_DIM (2 * NH_MAX_N + 2 * NH_MAX_K)
+
+/* Evaluates the residual F(x) (dim) and its Jacobian J (dim×dim, row-major) together. */
+typedef void (*nh_newton_fn)(void *ctx, const double *x, double *F, double *J);
+
+/* Solves F(x) = 0 from the initial guess in x. Stops when the Newton update is below
+ * 1e-14 (1 + |x|∞) or stagnates at round-off below 1e-9. Returns NH_STEP_OK or
+ * NH_STEP_SOLVER_FAILED (singular Jacobian, no convergence in 50 iterations, NaN). */
+nh_step_status nh_newton_solve(int dim, double *x, nh_newton_fn fn, void *ctx, nh_cost *cost);
+
+#endif

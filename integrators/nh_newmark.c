@@ -1,0 +1,190 @@
+/* Nonholonomic Newmark F_h^{β,β',α} (spec/newmark.md §2.3–2.5), equations (N1)–(N4):
+ *   (N1) q1 = q0 + h v0 + (h²/2)[(1−2β) Γ(q0,λ0) + 2β Γ(q1,λ1)]
+ *   (N2) q0 = q1 − h v1 + (h²/2)[2β' Γ(q0,λ0) + (1−2β') Γ(q1,λ1)]
+ *   (N3) Φ(q0,q1) = 0, discretisation (14) or (15) with parameter α
+ *   (N4) A(q1) v1 = 0
+ * with Γ(q,λ) = M⁻¹(−∇V(q) + A(q)ᵀλ). Unknowns X = (q1, v1, Λ0, Λ1), scaled as Λ = (h²/2)λ, and
+ * (N3) multiplied by h (§2.5, A13). (N1) and (N2) are multiplied by M so M⁻¹ never appears:
+ *   R1 = M(q1 − q0 − h v0) + c[(1−2β) g0 + 2β g1] − (1−2β) A0ᵀΛ0 − 2β A1ᵀΛ1
+ *   R2 = M(q0 − q1 + h v1) + c[2β' g0 + (1−2β') g1] − 2β' A0ᵀΛ0 − (1−2β') A1ᵀΛ1
+ *   R3 = ⟨μ(q_α), q1 − q0⟩ (14)   or   ⟨(1−α) μ(q0) + α μ(q1), q1 − q0⟩ (15)
+ *   R4 = A(q1) v1
+ * with c = h²/2, g = ∇V. Solved by the shared Newton solver with the analytic Jacobian. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "integrators/integrator.h"
+#include "integrators/newton.h"
+
+enum { P_BETA, P_BETA2, P_ALPHA, P_DISC, P_FORCE };
+
+static const nh_param_desc params[] = {
+    {"beta", NH_PARAM_REAL, 0, 0, 0.5, "weight of Gamma(q_{k+1}) in the forward position equation (N1)", 0},
+    {"beta2", NH_PARAM_REAL, 0, 0, 0.5, "beta': weight of Gamma(q_k) in the backward equation (N2)", 0},
+    {"alpha", NH_PARAM_REAL, 0.5, 0, 1, "constraint discretisation point: mu at (1-alpha) q_k + alpha q_{k+1}", 0},
+    {"disc", NH_PARAM_INT, 14, 14, 15, "discrete constraint: 14 = mu at the interpolated point, 15 = interpolated mu", 0},
+    {"force", NH_PARAM_INT, 0, 0, 1, "1 allows beta + beta2 = 1/2, ill-conditioned (Remark 3.3)", 1},
+};
+
+typedef struct {
+  const nh_system *sys;
+  int n, k, disc;
+  double beta, beta2, alpha, h, c;
+  const double *q0, *v0;
+  double g0[NH_MAX_N], A0[NH_MAX_K * NH_MAX_N];
+  nh_cost *cost;
+} newmark_ctx;
+
+/* Residual and Jacobian of (R1..R4); unknown layout X = [q1 | v1 | Λ0 | Λ1]. */
+static void newmark_residual(void *vctx, const double *X, double *F, double *J) {
+  const newmark_ctx *C = vctx;
+  const nh_system *sys = C->sys;
+  const int n = C->n, k = C->k, dim = 2 * n + 2 * k;
+  const int iq = 0, iv = n, iL0 = 2 * n, iL1 = 2 * n + k; /* column offsets */
+  const int r1 = 0, r2 = n, r3 = 2 * n, r4 = 2 * n + k;   /* row offsets */
+  const double *q1 = X + iq, *v1 = X + iv, *L0 = X + iL0, *L1 = X + iL1;
+  const double *M = sys->M, b = C->beta, b2 = C->beta2, a = C->alpha, h = C->h, c = C->c;
+  double g1[NH_MAX_N], H1[NH_MAX_N * NH_MAX_N], A1[NH_MAX_K * NH_MAX_N];
+  double dA1[NH_MAX_K * NH_MAX_N * NH_MAX_N], dq[NH_MAX_N];
+
+  sys->type->grad_potential(sys->p, q1, g1);
+  sys->type->hess_potential(sys->p, q1, H1);
+  sys->type->constraints(sys->p, q1, A1);
+  sys->type->constraints_jacobian(sys->p, q1, dA1);
+  C->cost->rhs_evals++;
+  for (int i = 0; i < n; i++) dq[i] = q1[i] - C->q0[i];
+  memset(J, 0, sizeof(double) * (size_t)(dim * dim));
+
+  for (int i = 0; i < n; i++) {
+    double Mdq = 0, Mv1 = 0, Mv0 = 0, A0L0 = 0, A1L1 = 0;
+    for (int j = 0; j < n; j++) {
+      Mdq += M[i * n + j] * dq[j];
+      Mv0 += M[i * n + j] * C->v0[j];
+      Mv1 += M[i * n + j] * v1[j];
+    }
+    for (int l = 0; l < k; l++) {
+      A0L0 += C->A0[l * n + i] * L0[l];
+      A1L1 += A1[l * n + i] * L1[l];
+    }
+    F[r1 + i] = Mdq - h * Mv0 + c * ((1 - 2 * b) * C->g0[i] + 2 * b * g1[i]) - (1 - 2 * b) * A0L0 - 2 * b * A1L1;
+    F[r2 + i] = -Mdq + h * Mv1 + c * (2 * b2 * C->g0[i] + (1 - 2 * b2) * g1[i]) - 2 * b2 * A0L0 -
+                (1 - 2 * b2) * A1L1;
+    for (int j = 0; j < n; j++) {
+      double dA1L1 = 0; /* ∂(A1ᵀΛ1)_i/∂q1_j */
+      for (int l = 0; l < k; l++) dA1L1 += dA1[(l * n + i) * n + j] * L1[l];
+      J[(r1 + i) * dim + iq + j] = M[i * n + j] + 2 * b * (c * H1[i * n + j] - dA1L1);
+      J[(r2 + i) * dim + iq + j] = -M[i * n + j] + (1 - 2 * b2) * (c * H1[i * n + j] - dA1L1);
+      J[(r2 + i) * dim + iv + j] = h * M[i * n + j];
+    }
+    for (int l = 0; l < k; l++) {
+      J[(r1 + i) * dim + iL0 + l] = -(1 - 2 * b) * C->A0[l * n + i];
+      J[(r1 + i) * dim + iL1 + l] = -2 * b * A1[l * n + i];
+      J[(r2 + i) * dim + iL0 + l] = -2 * b2 * C->A0[l * n + i];
+      J[(r2 + i) * dim + iL1 + l] = -(1 - 2 * b2) * A1[l * n + i];
+    }
+  }
+
+  /* (N3)·h: ⟨μ̄, q1 − q0⟩ with μ̄ from (14) or (15); ∂/∂q1_j = μ̄_j + α Σ_i ∂_j μ_i(point) dq_i. */
+  double Aa[NH_MAX_K * NH_MAX_N], dAa[NH_MAX_K * NH_MAX_N * NH_MAX_N];
+  const double *Abar = Aa, *dAbar = dA1;
+  if (C->disc == 14) {
+    double qa[NH_MAX_N];
+    for (int i = 0; i < n; i++) qa[i] = (1 - a) * C->q0[i] + a * q1[i];
+    sys->type->constraints(sys->p, qa, Aa);
+    sys->type->constraints_jacobian(sys->p, qa, dAa);
+    dAbar = dAa;
+  } else {
+    for (int i = 0; i < k * n; i++) Aa[i] = (1 - a) * C->A0[i] + a * A1[i];
+  }
+  for (int l = 0; l < k; l++) {
+    double s = 0, r = 0;
+    for (int i = 0; i < n; i++) {
+      s += Abar[l * n + i] * dq[i];
+      r += A1[l * n + i] * v1[i];
+    }
+    F[r3 + l] = s;
+    F[r4 + l] = r;
+    for (int j = 0; j < n; j++) {
+      double curv3 = 0, curv4 = 0;
+      for (int i = 0; i < n; i++) {
+        curv3 += dAbar[(l * n + i) * n + j] * dq[i];
+        curv4 += dA1[(l * n + i) * n + j] * v1[i];
+      }
+      J[(r3 + l) * dim + iq + j] = Abar[l * n + j] + a * curv3;
+      J[(r4 + l) * dim + iq + j] = curv4;
+      J[(r4 + l) * dim + iv + j] = A1[l * n + j];
+    }
+  }
+}
+
+static nh_step_status nh_newmark_step(const nh_method *m, const nh_system *sys, const nh_state *x,
+                                      nh_state *y, double h, nh_cost *cost) {
+  const int n = sys->n, k = sys->k;
+  newmark_ctx C = {.sys = sys, .n = n, .k = k, .disc = (int)m->p[P_DISC], .beta = m->p[P_BETA],
+                   .beta2 = m->p[P_BETA2], .alpha = m->p[P_ALPHA], .h = h, .c = 0.5 * h * h,
+                   .q0 = x->q, .v0 = x->v, .cost = cost};
+  sys->type->grad_potential(sys->p, x->q, C.g0);
+  sys->type->constraints(sys->p, x->q, C.A0);
+  cost->rhs_evals++;
+  cost->steps++;
+
+  /* Predictor (§6 A13, with the eliminated multiplier): one explicit Taylor step. */
+  double X[NH_NEWTON_MAX_DIM], lambda[NH_MAX_K], acc[NH_MAX_N];
+  if (nh_multiplier(sys, x->q, x->v, lambda) || nh_acceleration(sys, x->q, x->v, acc))
+    return NH_STEP_SOLVER_FAILED;
+  cost->rhs_evals++;
+  for (int i = 0; i < n; i++) {
+    X[i] = x->q[i] + h * x->v[i] + C.c * acc[i];
+    X[n + i] = x->v[i] + h * acc[i];
+  }
+  for (int l = 0; l < k; l++) X[2 * n + l] = X[2 * n + k + l] = C.c * lambda[l];
+
+  nh_step_status st = nh_newton_solve(2 * n + 2 * k, X, newmark_residual, &C, cost);
+  if (st != NH_STEP_OK) return st;
+  y->t = x->t + h;
+  memcpy(y->q, X, sizeof(double) * (size_t)n);
+  memcpy(y->v, X + n, sizeof(double) * (size_t)n);
+  return NH_STEP_OK;
+}
+
+static int validate(const nh_method *m, char *err, size_t errlen) {
+  double s = m->p[P_BETA] + m->p[P_BETA2];
+  if (fabs(s - 0.5) < 1e-12 && m->p[P_FORCE] == 0) {
+    snprintf(err, errlen,
+             "nh_newmark: beta + beta2 = 1/2 makes the Newton system ill-conditioned "
+             "(spec/newmark.md 2.5, Remark 3.3); add force=1 to run it anyway");
+    return -1;
+  }
+  return 0;
+}
+
+static int is_symmetric(const nh_method *m) {
+  return m->p[P_BETA] == m->p[P_BETA2] && m->p[P_ALPHA] == 0.5;
+}
+
+/* Prop 3.4: β = β' with the symmetric α = ½ is order 2; otherwise γ ≠ ½ or α ≠ ½: order 1. */
+static int order(const nh_method *m) { return is_symmetric(m) ? 2 : 1; }
+
+/* (F^{β,β',α}_h)* = F^{β',β,1−α}_h, for (14) and (15) (spec/newmark.md §2.7). */
+static int adjoint(const nh_method *m, nh_method *adj) {
+  *adj = *m;
+  adj->p[P_BETA] = m->p[P_BETA2];
+  adj->p[P_BETA2] = m->p[P_BETA];
+  adj->p[P_ALPHA] = 1 - m->p[P_ALPHA];
+  return 0;
+}
+
+const nh_integrator_type nh_integrator_nh_newmark = {
+    .name = "nh_newmark",
+    .doc = "Nonholonomic Newmark F_h^{beta,beta',alpha} (spec/newmark.md 2.3-2.5), equations (N1)-(N4), "
+           "solved by Newton with an analytic Jacobian. Order 2 when beta = beta2 and alpha = 1/2, "
+           "else 1. Adjoint: nh_newmark(beta=beta2, beta2=beta, alpha=1-alpha).",
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .validate = validate,
+    .order = order,
+    .is_symmetric = is_symmetric,
+    .adjoint = adjoint,
+    .step = nh_newmark_step,
+};

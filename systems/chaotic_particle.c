@@ -1,0 +1,86 @@
+/* The chaotic nonholonomic particle in R⁵ (spec/newmark.md §3.2, from McLachlan–Perlmutter):
+ * q = (x, y1, y2, z1, z2), M = I,
+ * V = ½(x² + y1² + y2² + z1² + z2² + z1²z2² + y1²z1² + y2²z2²),
+ * constraint ẋ + y1 ż1 + y2 ż2 = 0, μ(q) = (1, 0, 0, y1, y2). */
+#include <string.h>
+
+#include "systems/system.h"
+
+enum { X, Y1, Y2, Z1, Z2, N = 5 };
+
+static void mass(const double *p, double *M) {
+  (void)p;
+  memset(M, 0, N * N * sizeof *M);
+  for (int i = 0; i < N; i++) M[i * N + i] = 1;
+}
+
+static double potential(const double *p, const double *q) {
+  (void)p;
+  const double x = q[X], y1 = q[Y1], y2 = q[Y2], z1 = q[Z1], z2 = q[Z2];
+  return 0.5 * (x * x + y1 * y1 + y2 * y2 + z1 * z1 + z2 * z2 + z1 * z1 * z2 * z2 + y1 * y1 * z1 * z1 +
+                y2 * y2 * z2 * z2);
+}
+
+static void grad_potential(const double *p, const double *q, double *g) {
+  (void)p;
+  const double x = q[X], y1 = q[Y1], y2 = q[Y2], z1 = q[Z1], z2 = q[Z2];
+  g[X] = x;
+  g[Y1] = y1 + y1 * z1 * z1;
+  g[Y2] = y2 + y2 * z2 * z2;
+  g[Z1] = z1 + z1 * z2 * z2 + y1 * y1 * z1;
+  g[Z2] = z2 + z1 * z1 * z2 + y2 * y2 * z2;
+}
+
+static void hess_potential(const double *p, const double *q, double *H) {
+  (void)p;
+  const double y1 = q[Y1], y2 = q[Y2], z1 = q[Z1], z2 = q[Z2];
+  memset(H, 0, N * N * sizeof *H);
+  H[X * N + X] = 1;
+  H[Y1 * N + Y1] = 1 + z1 * z1;
+  H[Y2 * N + Y2] = 1 + z2 * z2;
+  H[Z1 * N + Z1] = 1 + z2 * z2 + y1 * y1;
+  H[Z2 * N + Z2] = 1 + z1 * z1 + y2 * y2;
+  H[Y1 * N + Z1] = H[Z1 * N + Y1] = 2 * y1 * z1;
+  H[Y2 * N + Z2] = H[Z2 * N + Y2] = 2 * y2 * z2;
+  H[Z1 * N + Z2] = H[Z2 * N + Z1] = 2 * z1 * z2;
+}
+
+static void constraints(const double *p, const double *q, double *A) {
+  (void)p;
+  A[X] = 1;
+  A[Y1] = 0;
+  A[Y2] = 0;
+  A[Z1] = q[Y1];
+  A[Z2] = q[Y2];
+}
+
+static void constraints_jacobian(const double *p, const double *q, double *dA) {
+  (void)p, (void)q;
+  memset(dA, 0, N * N * sizeof *dA);
+  dA[Z1 * N + Y1] = 1; /* ∂μ_z1/∂y1 */
+  dA[Z2 * N + Y2] = 1; /* ∂μ_z2/∂y2 */
+}
+
+static const double q0[] = {1, 0, 1, -1, -1};
+static const double v0[] = {0.05, 0.5, -0.5, -0.1, -0.05};
+
+const nh_system_type nh_system_chaotic_particle = {
+    .name = "chaotic_particle",
+    .doc = "Chaotic nonholonomic particle in R^5 with quartic potential, constraint "
+           "xdot + y1 z1dot + y2 z2dot = 0 (spec/newmark.md 3.2).",
+    .n = N,
+    .k = 1,
+    .params = NULL,
+    .nparams = 0,
+    .q0 = q0,
+    .v0 = v0,
+    .ic_doc = "q0 = (1, 0, 1, -1, -1), v0 = (0.05, 0.5, -0.5, -0.1, -0.05), E0 = 3.2575 (paper Fig. 2)",
+    .sample_box = 1,
+    .mass = mass,
+    .potential = potential,
+    .grad_potential = grad_potential,
+    .hess_potential = hess_potential,
+    .constraints = constraints,
+    .constraints_jacobian = constraints_jacobian,
+    .exact = NULL,
+};

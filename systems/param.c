@@ -1,0 +1,87 @@
+#include "systems/param.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void nh_param_defaults(const nh_param_desc *d, int n, double *vals) {
+  for (int i = 0; i < n; i++) vals[i] = d[i].def;
+}
+
+int nh_param_index(const nh_param_desc *d, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(d[i].name, name) == 0) return i;
+  return -1;
+}
+
+static void known_names(const nh_param_desc *d, int n, char *buf, size_t len) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < n && used < len; i++)
+    used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", d[i].name);
+  if (n == 0) snprintf(buf, len, "none");
+}
+
+int nh_param_set_value(const nh_param_desc *d, int n, double *vals, const char *name, double value,
+                       char *err, size_t errlen) {
+  int i = nh_param_index(d, n, name);
+  if (i < 0) {
+    char names[256];
+    known_names(d, n, names, sizeof names);
+    snprintf(err, errlen, "unknown parameter '%s' (parameters: %s)", name, names);
+    return -1;
+  }
+  char txt[32];
+  nh_format_double(txt, sizeof txt, value);
+  if (!isfinite(value)) {
+    snprintf(err, errlen, "parameter %s=%s is not a finite number", name, txt);
+    return -1;
+  }
+  if (d[i].kind == NH_PARAM_INT && value != floor(value)) {
+    snprintf(err, errlen, "parameter %s=%s must be an integer", name, txt);
+    return -1;
+  }
+  if (value < d[i].min || value > d[i].max) {
+    char lo[32], hi[32];
+    nh_format_double(lo, sizeof lo, d[i].min);
+    nh_format_double(hi, sizeof hi, d[i].max);
+    snprintf(err, errlen, "parameter %s=%s is out of range [%s, %s]", name, txt, lo, hi);
+    return -1;
+  }
+  vals[i] = value;
+  return 0;
+}
+
+int nh_param_set(const nh_param_desc *d, int n, double *vals, const char *name, const char *text,
+                 char *err, size_t errlen) {
+  char *end;
+  errno = 0;
+  double value = strtod(text, &end);
+  if (end == text || *end != '\0' || errno == ERANGE) {
+    snprintf(err, errlen, "parameter %s='%s' is not a number", name, text);
+    return -1;
+  }
+  return nh_param_set_value(d, n, vals, name, value, err, errlen);
+}
+
+void nh_format_double(char *buf, size_t len, double x) {
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, len, "%.*g", prec, x);
+    if (strtod(buf, NULL) == x) return;
+  }
+}
+
+size_t nh_params_format(const nh_param_desc *d, int n, const double *vals, char *buf, size_t len) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < n; i++) {
+    if (d[i].quiet && vals[i] == d[i].def) continue;
+    char num[32];
+    nh_format_double(num, sizeof num, vals[i]);
+    int w = snprintf(buf + used, used < len ? len - used : 0, "%s%s=%s", used ? "," : "", d[i].name, num);
+    used += (size_t)w;
+  }
+  return used;
+}

@@ -1,0 +1,35 @@
+/* Named real parameters with defaults, ranges and help: the one descriptor type that systems,
+ * integrators, the method syntax, `nhbench list` and the HDF5 provenance all read (STYLE.md,
+ * "REBOUND: self-describing integrators"). */
+#ifndef NH_PARAM_H
+#define NH_PARAM_H
+
+#include <stddef.h>
+
+#define NH_MAX_PARAMS 8
+
+typedef enum { NH_PARAM_REAL, NH_PARAM_INT } nh_param_kind;
+
+typedef struct {
+  const char *name;
+  nh_param_kind kind;
+  double def, min, max; /* allowed range, inclusive */
+  const char *help;
+  int quiet; /* written in a method's name only when it differs from the default */
+} nh_param_desc;
+
+void nh_param_defaults(const nh_param_desc *d, int n, double *vals);
+int nh_param_index(const nh_param_desc *d, int n, const char *name);
+/* Parses `text` as the value of parameter `name` and checks kind and range.
+ * Returns 0, or -1 with a message in err that quotes the offending text. */
+int nh_param_set(const nh_param_desc *d, int n, double *vals, const char *name, const char *text,
+                 char *err, size_t errlen);
+/* As nh_param_set for a value that is already a number. */
+int nh_param_set_value(const nh_param_desc *d, int n, double *vals, const char *name, double value,
+                       char *err, size_t errlen);
+/* "beta=0.1,beta2=0.1,alpha=0.5": every parameter, quiet ones only when not default. */
+size_t nh_params_format(const nh_param_desc *d, int n, const double *vals, char *buf, size_t len);
+/* Shortest decimal text that reads back to exactly x. */
+void nh_format_double(char *buf, size_t len, double x);
+
+#endif
