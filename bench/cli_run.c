@@ -1,0 +1,105 @@
+/* nhbench run SPEC.cfg [-o OUT.h5] [--threads N] [--set PATH=VALUE ...] */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/cli.h"
+#include "studies/study.h"
+
+static const char usage[] =
+    "usage: nhbench run SPEC.cfg [-o OUT.h5] [--threads N] [--set PATH=VALUE ...]\n"
+    "  -o OUT.h5         results file (default: results/<spec name>.h5); written to a temporary\n"
+    "                    name and renamed when complete\n"
+    "  --threads N       OpenMP threads (default: OMP_NUM_THREADS or all cores); results do not\n"
+    "                    depend on it\n"
+    "  --set PATH=VALUE  override a spec setting, e.g. --set T=10000 --set ensemble.count=100\n";
+
+static char *default_output(const char *spec) {
+  const char *base = strrchr(spec, '/');
+  base = base ? base + 1 : spec;
+  size_t len = strcspn(base, ".");
+  char *out = malloc(len + 16);
+  snprintf(out, len + 16, "results/%.*s.h5", (int)len, base);
+  return out;
+}
+
+static char *join_args(int argc, char **argv) {
+  size_t len = 16;
+  for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
+  char *s = malloc(len);
+  strcpy(s, "nhbench");
+  for (int i = 0; i < argc; i++) strcat(strcat(s, " "), argv[i]);
+  return s;
+}
+
+int nh_cli_run(int argc, char **argv) {
+  const char *spec = NULL, *out_arg = NULL;
+  const char **overrides = calloc((size_t)argc, sizeof *overrides);
+  int noverrides = 0, rc = 2;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(usage, stdout);
+      free(overrides);
+      return 0;
+    } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+      out_arg = argv[++i];
+    } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+      char *end;
+      long t = strtol(argv[++i], &end, 10);
+      if (*end || t < 1 || t > 1024) {
+        fprintf(stderr, "nhbench run: --threads '%s' is not a positive whole number\n", argv[i]);
+        free(overrides);
+        return 2;
+      }
+      omp_set_num_threads((int)t);
+    } else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
+      overrides[noverrides++] = argv[++i];
+    } else if (argv[i][0] == '-' || spec) {
+      fprintf(stderr, "nhbench run: unexpected argument '%s'\n%s", argv[i], usage);
+      free(overrides);
+      return 2;
+    } else {
+      spec = argv[i];
+    }
+  }
+  if (!spec) {
+    fputs(usage, stderr);
+    free(overrides);
+    return 2;
+  }
+  char *out = out_arg ? NULL : default_output(spec);
+  const char *path = out_arg ? out_arg : out;
+  char *command = join_args(argc, argv);
+  char err[2048];
+  nh_study st;
+  if (nh_study_load(spec, overrides, noverrides, &st, err, sizeof err)) {
+    fprintf(stderr, "nhbench: %s\n", err);
+    goto done;
+  }
+  rc = 1;
+  fprintf(stderr, "nhbench: %s study of %s, %d methods, %d threads -> %s\n",
+          st.kind == NH_STUDY_CONVERGENCE ? "convergence" : "ensemble", st.sys.type->name, st.nmethods,
+          omp_get_max_threads(), path);
+  if (st.kind == NH_STUDY_CONVERGENCE) {
+    nh_convergence_result r;
+    if (nh_run_convergence(&st, &r, err, sizeof err) == 0 &&
+        nh_write_convergence(path, &st, &r, command, err, sizeof err) == 0)
+      rc = 0;
+    nh_convergence_result_free(&r);
+  } else {
+    nh_ensemble_result r;
+    if (nh_run_ensemble(&st, &r, err, sizeof err) == 0 &&
+        nh_write_ensemble(path, &st, &r, command, err, sizeof err) == 0)
+      rc = 0;
+    nh_ensemble_result_free(&r);
+  }
+  if (rc) fprintf(stderr, "nhbench: %s\n", err);
+  else fprintf(stderr, "nhbench: wrote %s\n", path);
+  nh_study_free(&st);
+done:
+  free(command);
+  free(out);
+  free(overrides);
+  return rc;
+}

@@ -1,0 +1,49 @@
+/* Order estimates and per-task random streams. */
+#include <gsl/gsl_fit.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "studies/study.h"
+
+int nh_fit_order(int nh, const double *h, const double *err, int fit_points, double floor,
+                 double *order, double *stderr_, int *first, int *count) {
+  /* Indices by increasing h; the finest admissible points are the first ones. */
+  int idx[64], n = 0;
+  if (nh > 64) nh = 64;
+  for (int i = 0; i < nh; i++) idx[i] = i;
+  for (int i = 1; i < nh; i++)
+    for (int j = i; j > 0 && h[idx[j]] < h[idx[j - 1]]; j--) {
+      int t = idx[j];
+      idx[j] = idx[j - 1];
+      idx[j - 1] = t;
+    }
+  double x[64], y[64];
+  *first = -1;
+  for (int a = 0; a < nh && n < fit_points; a++) {
+    int i = idx[a];
+    if (!(err[i] > floor) || !isfinite(err[i])) {
+      if (n) break; /* keep the fitted points consecutive in h */
+      continue;
+    }
+    if (!n) *first = i;
+    x[n] = log(h[i]);
+    y[n] = log(err[i]);
+    n++;
+  }
+  *count = n;
+  *order = *stderr_ = NAN;
+  if (n < 2) return -1;
+  double c0, c1, cov00, cov01, cov11, sumsq;
+  gsl_fit_linear(x, 1, y, 1, (size_t)n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+  *order = c1;
+  *stderr_ = n > 2 ? sqrt(cov11) : NAN;
+  return 0;
+}
+
+/* SplitMix64 finaliser of (seed, index): independent, well-mixed 64-bit stream seeds. */
+uint64_t nh_stream_seed(uint64_t seed, uint64_t index) {
+  uint64_t z = seed + 0x9E3779B97F4A7C15ull * (index + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}

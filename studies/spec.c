@@ -1,0 +1,507 @@
+/* Study specs: libconfig text files (format in README.md, "Study specs"). Every error names the
+ * file, the line and the offending value. */
+#include <errno.h>
+#include <libconfig.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "studies/study.h"
+
+typedef struct {
+  const char *file;
+  const char *text; /* the spec as read */
+  char *err;
+  size_t errlen;
+} ctx;
+
+/* libconfig dates a list element by the token after it; a string element's true line is that of
+ * the last occurrence of its quoted text at or before the reported line. */
+static int string_line(const ctx *c, const config_setting_t *s) {
+  int reported = config_setting_source_line(s), best = reported, line = 1;
+  const char *value = config_setting_get_string(s);
+  if (!value || !c->text) return reported;
+  size_t len = strlen(value);
+  for (const char *p = c->text; *p && line <= reported; p++) {
+    if (*p == '\n') line++;
+    else if (*p == '"' && strncmp(p + 1, value, len) == 0 && p[len + 1] == '"') best = line;
+  }
+  return best;
+}
+
+static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (s)
+    snprintf(c->err, c->errlen, "%s:%d: %s", c->file,
+             config_setting_type(s) == CONFIG_TYPE_STRING ? string_line(c, s) : (int)config_setting_source_line(s),
+             msg);
+  else
+    snprintf(c->err, c->errlen, "%s: %s", c->file, msg);
+  return -1;
+}
+
+static char *read_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  size_t got;
+  while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+    len += got;
+    if (len + 1 == cap) {
+      char *bigger = realloc(buf, cap *= 2);
+      if (!bigger) free(buf);
+      buf = bigger;
+    }
+  }
+  fclose(f);
+  if (buf) buf[len] = '\0';
+  return buf;
+}
+
+static char *dup_str(const char *s) {
+  char *d = malloc(strlen(s) + 1);
+  if (d) strcpy(d, s);
+  return d;
+}
+
+static const config_setting_t *require(const ctx *c, const config_setting_t *group, const char *name) {
+  const config_setting_t *s = config_setting_get_member(group, name);
+  if (!s) fail_at(c, group, "missing setting '%s'", name);
+  return s;
+}
+
+static int get_number(const ctx *c, const config_setting_t *s, double *out) {
+  int t = config_setting_type(s);
+  if (t == CONFIG_TYPE_FLOAT) *out = config_setting_get_float(s);
+  else if (t == CONFIG_TYPE_INT) *out = config_setting_get_int(s);
+  else if (t == CONFIG_TYPE_INT64) *out = (double)config_setting_get_int64(s);
+  else return fail_at(c, s, "'%s' must be a number", config_setting_name(s) ? config_setting_name(s) : "value");
+  return 0;
+}
+
+static int get_positive(const ctx *c, const config_setting_t *group, const char *name, double *out) {
+  const config_setting_t *s = require(c, group, name);
+  if (!s || get_number(c, s, out)) return -1;
+  if (!(*out > 0) || !isfinite(*out)) return fail_at(c, s, "%s = %g must be positive", name, *out);
+  return 0;
+}
+
+static int get_count(const ctx *c, const config_setting_t *group, const char *name, int min, int max,
+                     int def, int *out) {
+  const config_setting_t *s = config_setting_get_member(group, name);
+  if (!s) {
+    if (def < 0) return fail_at(c, group, "missing setting '%s'", name);
+    *out = def;
+    return 0;
+  }
+  double v;
+  if (get_number(c, s, &v)) return -1;
+  if (v != floor(v) || v < min || v > max)
+    return fail_at(c, s, "%s = %g must be a whole number in [%d, %d]", name, v, min, max);
+  *out = (int)v;
+  return 0;
+}
+
+/* A list or array of numbers. */
+static int get_numbers(const ctx *c, const config_setting_t *s, double **vals, int *count) {
+  if (!config_setting_is_aggregate(s) || config_setting_is_group(s))
+    return fail_at(c, s, "'%s' must be a list of numbers, e.g. [0.0, 0.1]", config_setting_name(s));
+  int n = config_setting_length(s);
+  if (n == 0) return fail_at(c, s, "'%s' is empty", config_setting_name(s));
+  *vals = calloc((size_t)n, sizeof **vals);
+  *count = n;
+  for (int i = 0; i < n; i++)
+    if (get_number(c, config_setting_get_elem(s, (unsigned)i), &(*vals)[i])) return -1;
+  return 0;
+}
+
+static int check_members(const ctx *c, const config_setting_t *group, const char *const *known) {
+  int n = config_setting_length(group);
+  for (int i = 0; i < n; i++) {
+    const config_setting_t *s = config_setting_get_elem(group, (unsigned)i);
+    const char *name = config_setting_name(s);
+    int ok = 0;
+    for (int j = 0; known[j] && !ok; j++) ok = strcmp(known[j], name) == 0;
+    if (!ok) {
+      char list[512] = "";
+      for (int j = 0; known[j]; j++) {
+        strncat(list, j ? ", " : "", sizeof list - strlen(list) - 1);
+        strncat(list, known[j], sizeof list - strlen(list) - 1);
+      }
+      return fail_at(c, s, "unknown setting '%s' (known here: %s)", name, list);
+    }
+  }
+  return 0;
+}
+
+/* "--set path=value": numbers become int or float settings, anything else a string. */
+static int apply_override(config_t *cfg, const char *ov, char *err, size_t errlen) {
+  const char *eq = strchr(ov, '=');
+  if (!eq || eq == ov) {
+    snprintf(err, errlen, "--set '%s': expected PATH=VALUE, e.g. ensemble.count=100", ov);
+    return -1;
+  }
+  char path[256];
+  snprintf(path, sizeof path, "%.*s", (int)(eq - ov), ov);
+  const char *val = eq + 1;
+  config_setting_t *parent = config_root_setting(cfg);
+  char *leaf = strrchr(path, '.');
+  if (leaf) {
+    *leaf++ = '\0';
+    parent = config_lookup(cfg, path);
+    if (!parent || !config_setting_is_group(parent)) {
+      snprintf(err, errlen, "--set '%s': no group '%s' in the spec", ov, path);
+      return -1;
+    }
+  } else {
+    leaf = path;
+  }
+  char *end;
+  errno = 0;
+  long long iv = strtoll(val, &end, 10);
+  int type = (*val && !*end && !errno) ? CONFIG_TYPE_INT64 : CONFIG_TYPE_FLOAT;
+  double fv = 0;
+  if (type == CONFIG_TYPE_FLOAT) {
+    fv = strtod(val, &end);
+    if (!*val || *end) type = CONFIG_TYPE_STRING;
+  }
+  config_setting_t *s = config_setting_get_member(parent, leaf);
+  if (s && config_setting_type(s) == CONFIG_TYPE_FLOAT && type == CONFIG_TYPE_INT64) {
+    type = CONFIG_TYPE_FLOAT;
+    fv = (double)iv;
+  }
+  if (s && config_setting_type(s) != type) config_setting_remove(parent, leaf), s = NULL;
+  if (!s) s = config_setting_add(parent, leaf, type);
+  int ok = !s ? 0
+           : type == CONFIG_TYPE_INT64 ? config_setting_set_int64(s, iv)
+           : type == CONFIG_TYPE_FLOAT ? config_setting_set_float(s, fv)
+                                       : config_setting_set_string(s, val);
+  if (!ok) {
+    snprintf(err, errlen, "--set '%s': cannot set '%s'", ov, leaf);
+    return -1;
+  }
+  return 0;
+}
+
+static int load_system(const ctx *c, const config_setting_t *root, nh_study *st) {
+  const config_setting_t *s = require(c, root, "system");
+  if (!s) return -1;
+  const char *name = config_setting_get_string(s);
+  if (!name) return fail_at(c, s, "'system' must be a string, e.g. \"chaotic_particle\"");
+  const nh_system_type *type = nh_system_type_find(name);
+  if (!type) {
+    char list[512] = "";
+    for (int i = 0; nh_system_types[i]; i++) {
+      strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+      strncat(list, nh_system_types[i]->name, sizeof list - strlen(list) - 1);
+    }
+    return fail_at(c, s, "unknown system '%s' (systems: %s)", name, list);
+  }
+  if (nh_system_init(&st->sys, type)) return fail_at(c, s, "system '%s': bad mass matrix", name);
+  const config_setting_t *params = config_setting_get_member(root, "system_params");
+  if (!params) return 0;
+  if (!config_setting_is_group(params))
+    return fail_at(c, params, "'system_params' must be a group, e.g. { eps = 0.1; }");
+  for (int i = 0; i < config_setting_length(params); i++) {
+    const config_setting_t *p = config_setting_get_elem(params, (unsigned)i);
+    double v;
+    char msg[256];
+    if (get_number(c, p, &v)) return -1;
+    if (nh_system_set_param(&st->sys, config_setting_name(p), v, msg, sizeof msg))
+      return fail_at(c, p, "system %s: %s", name, msg);
+  }
+  return 0;
+}
+
+/* Adds a method unless an equal one (same canonical name) is there; returns its index or -1. */
+static int add_method(nh_study *st, nh_method *m) {
+  char name[1024];
+  nh_method_format(m, name, sizeof name);
+  for (int i = 0; i < st->nmethods; i++)
+    if (strcmp(st->method_names[i], name) == 0) {
+      nh_method_free(m);
+      return i;
+    }
+  st->methods = realloc(st->methods, sizeof *st->methods * (size_t)(st->nmethods + 1));
+  st->method_names = realloc(st->method_names, sizeof *st->method_names * (size_t)(st->nmethods + 1));
+  st->methods[st->nmethods] = m;
+  st->method_names[st->nmethods] = dup_str(name);
+  return st->nmethods++;
+}
+
+static int load_methods(const ctx *c, const config_setting_t *root, nh_study *st) {
+  const config_setting_t *list = config_setting_get_member(root, "methods");
+  if (!list && !config_setting_get_member(root, "grids")) return fail_at(c, root, "missing setting 'methods'");
+  if (!list) return 0;
+  if (!config_setting_is_aggregate(list) || config_setting_is_group(list))
+    return fail_at(c, list, "'methods' must be a list of method strings, e.g. [\"rk4\"]");
+  for (int i = 0; i < config_setting_length(list); i++) {
+    const config_setting_t *s = config_setting_get_elem(list, (unsigned)i);
+    const char *text = config_setting_get_string(s);
+    char msg[768];
+    if (!text) return fail_at(c, s, "methods must be strings, e.g. \"nh_newmark(alpha=0.5)\"");
+    nh_method *m = nh_method_parse(text, msg, sizeof msg);
+    if (!m) return fail_at(c, s, "%s", msg);
+    add_method(st, m);
+  }
+  return 0;
+}
+
+static const nh_method *owner_of_param(const nh_method *m, const char *name) {
+  while (m && nh_param_index(m->type->params, m->type->nparams, name) < 0) m = m->base;
+  return m;
+}
+
+static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_grid *grid) {
+  const config_setting_t *ms = require(c, g, "method");
+  if (!ms) return -1;
+  const char *text = config_setting_get_string(ms);
+  char msg[768];
+  if (!text) return fail_at(c, ms, "grid 'method' must be a string");
+  nh_method *tmpl = nh_method_parse(text, msg, sizeof msg);
+  if (!tmpl) return fail_at(c, ms, "%s", msg);
+  char name[1024];
+  nh_method_format(tmpl, name, sizeof name);
+  grid->template_name = dup_str(name);
+  int axes = 0, rc = -1;
+  for (int i = 0; i < config_setting_length(g); i++) {
+    const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+    const char *pname = config_setting_name(s);
+    if (strcmp(pname, "method") == 0) continue;
+    const nh_method *owner = owner_of_param(tmpl, pname);
+    if (!owner) {
+      fail_at(c, s, "grid: method '%s' has no parameter '%s'", name, pname);
+      goto out;
+    }
+    if (axes == 2) {
+      fail_at(c, s, "grid: at most two parameters (a parameter-pair grid); '%s' is a third", pname);
+      goto out;
+    }
+    grid->param[axes] = dup_str(pname);
+    if (get_numbers(c, s, &grid->values[axes], &grid->nvalues[axes])) goto out;
+    /* Out-of-range values are errors in the spec; invalid combinations are skipped below. */
+    double scratch[NH_MAX_PARAMS];
+    for (int j = 0; j < grid->nvalues[axes]; j++)
+      if (nh_param_set_value(owner->type->params, owner->type->nparams, scratch, pname,
+                             grid->values[axes][j], msg, sizeof msg)) {
+        fail_at(c, s, "grid: %s: %s", owner->type->name, msg);
+        goto out;
+      }
+    axes++;
+  }
+  if (axes != 2) {
+    fail_at(c, g, "grid over '%s' needs two parameter lists, e.g. beta = [0.0, 0.1]; beta2 = [0.0, 0.1];", name);
+    goto out;
+  }
+  int n0 = grid->nvalues[0], n1 = grid->nvalues[1];
+  grid->method_index = malloc(sizeof(int) * (size_t)(n0 * n1));
+  for (int i = 0; i < n0; i++)
+    for (int j = 0; j < n1; j++) {
+      int *slot = &grid->method_index[i * n1 + j];
+      *slot = -1;
+      nh_method *a = nh_method_with_param(tmpl, grid->param[0], grid->values[0][i], msg, sizeof msg);
+      nh_method *b = a ? nh_method_with_param(a, grid->param[1], grid->values[1][j], msg, sizeof msg) : NULL;
+      nh_method_free(a);
+      if (!b) {
+        fprintf(stderr, "%s:%d: note: grid point %s=%g, %s=%g skipped: %s\n", c->file,
+                config_setting_source_line(g), grid->param[0], grid->values[0][i], grid->param[1],
+                grid->values[1][j], msg);
+        continue;
+      }
+      *slot = add_method(st, b);
+    }
+  rc = 0;
+out:
+  nh_method_free(tmpl);
+  return rc;
+}
+
+static int load_grids(const ctx *c, const config_setting_t *root, nh_study *st) {
+  const config_setting_t *grids = config_setting_get_member(root, "grids");
+  if (!grids) return 0;
+  if (!config_setting_is_list(grids))
+    return fail_at(c, grids, "'grids' must be a list of groups: ( { method = \"...\"; beta = [...]; beta2 = [...]; } )");
+  st->ngrids = config_setting_length(grids);
+  st->grids = calloc((size_t)st->ngrids, sizeof *st->grids);
+  for (int i = 0; i < st->ngrids; i++) {
+    const config_setting_t *g = config_setting_get_elem(grids, (unsigned)i);
+    if (!config_setting_is_group(g)) return fail_at(c, g, "each grid must be a group { method = ...; ... }");
+    if (load_grid(c, g, st, &st->grids[i])) return -1;
+  }
+  return 0;
+}
+
+static int load_initial(const ctx *c, const config_setting_t *root, nh_study *st) {
+  nh_system_default_state(&st->sys, &st->x0);
+  const config_setting_t *ic = config_setting_get_member(root, "initial");
+  if (!ic) return 0;
+  static const char *const known[] = {"q", "v", NULL};
+  if (!config_setting_is_group(ic)) return fail_at(c, ic, "'initial' must be a group { q = [...]; v = [...]; }");
+  if (check_members(c, ic, known)) return -1;
+  const char *names[2] = {"q", "v"};
+  double *dest[2] = {st->x0.q, st->x0.v};
+  for (int k = 0; k < 2; k++) {
+    const config_setting_t *s = require(c, ic, names[k]);
+    double *vals = NULL;
+    int n = 0;
+    if (!s || get_numbers(c, s, &vals, &n)) {
+      free(vals);
+      return -1;
+    }
+    if (n != st->sys.n) {
+      free(vals);
+      return fail_at(c, s, "initial %s has %d entries; system %s has n = %d", names[k], n,
+                     st->sys.type->name, st->sys.n);
+    }
+    memcpy(dest[k], vals, sizeof(double) * (size_t)n);
+    free(vals);
+  }
+  double r = nh_constraint_residual(&st->sys, st->x0.q, st->x0.v);
+  if (r > 1e-12) return fail_at(c, ic, "initial state is not on the constraint distribution D: |A(q)v| = %.3g", r);
+  return 0;
+}
+
+static int load_convergence(const ctx *c, const config_setting_t *root, nh_study *st) {
+  static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0",
+                                      "halvings", "methods", "grids", "fit_points", "error_floor",
+                                      "reference_tol", NULL};
+  if (check_members(c, root, known)) return -1;
+  if (load_initial(c, root, st)) return -1;
+  const config_setting_t *hs = config_setting_get_member(root, "h");
+  if (hs) {
+    if (get_numbers(c, hs, &st->h, &st->nh)) return -1;
+    for (int i = 0; i < st->nh; i++)
+      if (!(st->h[i] > 0)) return fail_at(c, hs, "step sizes must be positive; h[%d] = %g", i, st->h[i]);
+  } else {
+    double h0;
+    int halvings;
+    if (!config_setting_get_member(root, "h0"))
+      return fail_at(c, root, "missing setting 'h' (a list of step sizes) or 'h0' and 'halvings'");
+    if (get_positive(c, root, "h0", &h0) || get_count(c, root, "halvings", 1, 30, -1, &halvings)) return -1;
+    st->nh = halvings + 1;
+    st->h = malloc(sizeof(double) * (size_t)st->nh);
+    for (int i = 0; i < st->nh; i++) st->h[i] = ldexp(h0, -i);
+  }
+  if (st->nh < 2) return fail_at(c, hs, "a convergence study needs at least two step sizes");
+  for (int i = 0; i < st->nh; i++) {
+    double steps = st->T / st->h[i];
+    if (fabs(steps - round(steps)) > 1e-9 * steps)
+      return fail_at(c, hs ? hs : root, "T = %g is not a whole number of steps of h = %g", st->T, st->h[i]);
+  }
+  if (get_count(c, root, "fit_points", 2, 100, 3, &st->fit_points)) return -1;
+  st->error_floor = 1e-11;
+  st->reference_tol = 1e-13;
+  const config_setting_t *s;
+  if ((s = config_setting_get_member(root, "error_floor")) && get_number(c, s, &st->error_floor)) return -1;
+  if ((s = config_setting_get_member(root, "reference_tol")) && get_number(c, s, &st->reference_tol)) return -1;
+  return 0;
+}
+
+static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *st) {
+  static const char *const known[] = {"study", "system", "system_params", "T", "h", "sample_every",
+                                      "ensemble", "methods", "grids", NULL};
+  static const char *const known_ens[] = {"count", "energy", "seed", NULL};
+  if (check_members(c, root, known)) return -1;
+  if (get_positive(c, root, "h", &st->step)) return -1;
+  double steps = st->T / st->step;
+  if (fabs(steps - round(steps)) > 1e-9 * steps)
+    return fail_at(c, config_setting_get_member(root, "h"), "T = %g is not a whole number of steps of h = %g",
+                   st->T, st->step);
+  st->nsteps = lround(steps);
+  if (get_count(c, root, "sample_every", 1, 1 << 30, 1, &st->sample_every)) return -1;
+  if (st->nsteps % st->sample_every)
+    return fail_at(c, config_setting_get_member(root, "sample_every"),
+                   "sample_every = %d does not divide the number of steps %ld", st->sample_every, st->nsteps);
+  st->nsamples = (int)(st->nsteps / st->sample_every) + 1;
+  const config_setting_t *ens = require(c, root, "ensemble");
+  if (!ens) return -1;
+  if (!config_setting_is_group(ens)) return fail_at(c, ens, "'ensemble' must be a group { count = ...; energy = ...; seed = ...; }");
+  if (check_members(c, ens, known_ens)) return -1;
+  if (get_count(c, ens, "count", 1, 1000000, -1, &st->count)) return -1;
+  const config_setting_t *e = require(c, ens, "energy");
+  if (!e || get_number(c, e, &st->energy)) return -1;
+  double seed = 0;
+  const config_setting_t *sd = require(c, ens, "seed");
+  if (!sd || get_number(c, sd, &seed)) return -1;
+  if (seed < 0 || seed != floor(seed) || seed > 9007199254740992.0)
+    return fail_at(c, sd, "seed = %g must be a whole number >= 0", seed);
+  st->seed = (uint64_t)seed;
+  return 0;
+}
+
+int nh_study_load(const char *path, const char *const *overrides, int noverrides, nh_study *st,
+                  char *err, size_t errlen) {
+  memset(st, 0, sizeof *st);
+  ctx c = {path, NULL, err, errlen};
+  st->spec_file = dup_str(path);
+  st->spec_text = read_file(path);
+  c.text = st->spec_text;
+  if (!st->spec_text) {
+    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    return -1;
+  }
+  config_t cfg;
+  config_init(&cfg);
+  int rc = -1;
+  if (!config_read_string(&cfg, st->spec_text)) {
+    snprintf(err, errlen, "%s:%d: %s", path, config_error_line(&cfg), config_error_text(&cfg));
+    goto done;
+  }
+  size_t ovlen = 1;
+  for (int i = 0; i < noverrides; i++) ovlen += strlen(overrides[i]) + 1;
+  st->overrides = calloc(ovlen, 1);
+  for (int i = 0; i < noverrides; i++) {
+    if (apply_override(&cfg, overrides[i], err, errlen)) goto done;
+    strcat(st->overrides, i ? " " : "");
+    strcat(st->overrides, overrides[i]);
+  }
+  const config_setting_t *root = config_root_setting(&cfg);
+  const config_setting_t *kind = require(&c, root, "study");
+  if (!kind) goto done;
+  const char *k = config_setting_get_string(kind);
+  if (k && strcmp(k, "convergence") == 0) st->kind = NH_STUDY_CONVERGENCE;
+  else if (k && strcmp(k, "ensemble") == 0) st->kind = NH_STUDY_ENSEMBLE;
+  else {
+    fail_at(&c, kind, "study = '%s': expected \"convergence\" or \"ensemble\"", k ? k : "(not a string)");
+    goto done;
+  }
+  if (load_system(&c, root, st) || get_positive(&c, root, "T", &st->T)) goto done;
+  if ((st->kind == NH_STUDY_CONVERGENCE ? load_convergence : load_ensemble)(&c, root, st)) goto done;
+  if (load_methods(&c, root, st) || load_grids(&c, root, st)) goto done;
+  if (st->nmethods == 0) {
+    fail_at(&c, root, "no methods to run");
+    goto done;
+  }
+  rc = 0;
+done:
+  config_destroy(&cfg);
+  return rc;
+}
+
+void nh_study_free(nh_study *st) {
+  for (int i = 0; i < st->nmethods; i++) {
+    nh_method_free(st->methods[i]);
+    free(st->method_names[i]);
+  }
+  for (int i = 0; i < st->ngrids; i++) {
+    nh_grid *g = &st->grids[i];
+    free(g->template_name);
+    for (int a = 0; a < 2; a++) free(g->param[a]), free(g->values[a]);
+    free(g->method_index);
+  }
+  free(st->grids);
+  free(st->methods);
+  free(st->method_names);
+  free(st->h);
+  free(st->spec_file);
+  free(st->spec_text);
+  free(st->overrides);
+  memset(st, 0, sizeof *st);
+}

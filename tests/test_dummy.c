@@ -1,2 +1,0 @@
-#include <criterion/criterion.h>
-Test(dummy, dummy) { cr_assert(1); }

@@ -1,0 +1,250 @@
+/* Study-level tests: observed convergence orders, thread-count reproducibility of ensembles,
+ * the order fit, and clear errors for bad specs. */
+#include <criterion/criterion.h>
+#include <hdf5.h>
+#include <hdf5_hl.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "studies/study.h"
+
+#define DATA NHBENCH_SOURCE_DIR "/tests/data/"
+
+static void load_or_fail(const char *path, nh_study *st) {
+  char err[1024];
+  cr_assert_eq(nh_study_load(path, NULL, 0, st, err, sizeof err), 0, "%s", err);
+}
+
+/* Observed order within ±0.15 of each method's declared order (issue #2 §8; spec/newmark.md
+ * §5 C3–C7): rk4 4, nh_newmark(β,β,½) 2, adjoint pairs 2, nh_newmark(0,0,0) 1, triple jump 4. */
+static void check_orders(const char *spec) {
+  nh_study st;
+  nh_convergence_result r;
+  char err[1024];
+  load_or_fail(spec, &st);
+  cr_assert_eq(nh_run_convergence(&st, &r, err, sizeof err), 0, "%s", err);
+  for (int m = 0; m < st.nmethods; m++) {
+    int claimed = nh_method_order(st.methods[m]);
+    cr_expect(fabs(r.order[m] - claimed) <= 0.15, "%s: %s observed order %.3f, claimed %d", spec,
+              st.method_names[m], r.order[m], claimed);
+    cr_expect_geq(r.fit_count[m], 3, "%s: fit used %d points", st.method_names[m], r.fit_count[m]);
+  }
+  nh_convergence_result_free(&r);
+  nh_study_free(&st);
+}
+
+Test(convergence, orders_particle_exact_solution) {
+  check_orders(DATA "particle_convergence.cfg");
+}
+
+Test(convergence, orders_chaotic_particle_reference) {
+  check_orders(DATA "chaotic_convergence.cfg");
+}
+
+/* The claimed orders in the order table are the theoretical ones. */
+Test(convergence, declared_orders) {
+  nh_study st;
+  load_or_fail(DATA "particle_convergence.cfg", &st);
+  const int expected[] = {4, 2, 2, 2, 1, 2, 2, 4};
+  cr_assert_eq(st.nmethods, 8);
+  for (int m = 0; m < st.nmethods; m++)
+    cr_expect_eq(nh_method_order(st.methods[m]), expected[m], "%s", st.method_names[m]);
+  nh_study_free(&st);
+}
+
+/* The fit: synthetic errors C h^p with p = 3 are fitted exactly; points under the floor and
+ * coarse points beyond fit_points are left out. */
+Test(convergence, order_fit_rule) {
+  double h[6], e[6], p, se;
+  int first, count;
+  for (int i = 0; i < 6; i++) {
+    h[i] = ldexp(0.2, -i);
+    e[i] = 5 * pow(h[i], 3) * (1 + (i == 0 ? 0.5 : 0)); /* coarsest point off the asymptote */
+  }
+  e[5] = 1e-14; /* under the round-off floor */
+  cr_assert_eq(nh_fit_order(6, h, e, 3, 1e-11, &p, &se, &first, &count), 0);
+  cr_expect_eq(first, 4, "finest admissible point is h[4], got h[%d]", first);
+  cr_expect_eq(count, 3);
+  cr_expect(fabs(p - 3) < 1e-12, "order %.15g", p);
+  cr_expect(se < 1e-10, "stderr %g", se);
+  e[2] = e[3] = e[4] = NAN;
+  cr_expect_eq(nh_fit_order(6, h, e, 3, 1e-11, &p, &se, &first, &count), 0);
+  cr_expect(fabs(p - 3) > 0.1, "only the two coarse points remain, one off the asymptote: %g", p);
+  e[1] = NAN;
+  cr_expect_eq(nh_fit_order(6, h, e, 3, 1e-11, &p, &se, &first, &count), -1);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+
+static int run_ensemble_to(const char *out, int threads) {
+  nh_study st;
+  nh_ensemble_result r;
+  char err[1024];
+  load_or_fail(DATA "small_ensemble.cfg", &st);
+  omp_set_num_threads(threads);
+  cr_assert_eq(nh_run_ensemble(&st, &r, err, sizeof err), 0, "%s", err);
+  int rc = nh_write_ensemble(out, &st, &r, "test", err, sizeof err);
+  cr_assert_eq(rc, 0, "%s", err);
+  int nm = st.nmethods;
+  nh_ensemble_result_free(&r);
+  nh_study_free(&st);
+  return nm;
+}
+
+static void *read_all(hid_t f, const char *name, size_t *bytes) {
+  hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+  cr_assert_geq(ds, 0, "dataset %s missing", name);
+  hid_t type = H5Dget_type(ds), space = H5Dget_space(ds);
+  hid_t native = H5Tget_native_type(type, H5T_DIR_ASCEND);
+  *bytes = (size_t)H5Sget_simple_extent_npoints(space) * H5Tget_size(native);
+  void *buf = malloc(*bytes);
+  cr_assert_geq(H5Dread(ds, native, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf), 0);
+  H5Tclose(native), H5Tclose(type), H5Sclose(space), H5Dclose(ds);
+  return buf;
+}
+
+/* Same results, to the bit, with 1 and 2 threads (every dataset but wall-clock time). */
+Test(ensemble, bit_identical_with_1_and_2_threads) {
+  char a[64], b[64];
+  snprintf(a, sizeof a, "/tmp/nhbench-test-%d-1.h5", (int)getpid());
+  snprintf(b, sizeof b, "/tmp/nhbench-test-%d-2.h5", (int)getpid());
+  int nm = run_ensemble_to(a, 1);
+  run_ensemble_to(b, 2);
+  cr_assert_eq(nm, 7, "2 listed methods + 6 grid points, of which 1 skipped (beta+beta2 = 1/2)");
+  const char *names[] = {"t", "q0", "v0", "E0", "dE", "max_abs_dE", "drift_slope", "max_constraint_residual",
+                         "status", "dE_mean", "dE_var", "dE_count", "cost", "grid0/method_index"};
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  hid_t fa = H5Fopen(a, H5F_ACC_RDONLY, H5P_DEFAULT), fb = H5Fopen(b, H5F_ACC_RDONLY, H5P_DEFAULT);
+  cr_assert(fa >= 0 && fb >= 0);
+  hid_t ga = H5Gopen2(fa, "ensemble", H5P_DEFAULT), gb = H5Gopen2(fb, "ensemble", H5P_DEFAULT);
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    size_t na, nb;
+    void *da = read_all(ga, names[i], &na), *db = read_all(gb, names[i], &nb);
+    cr_expect(na == nb && memcmp(da, db, na) == 0, "dataset %s differs between 1 and 2 threads", names[i]);
+    free(da), free(db);
+  }
+  /* And the run is not trivial: the trajectories moved and energy errors are nonzero but small. */
+  size_t n;
+  double *maxdE = read_all(ga, "max_abs_dE", &n);
+  cr_expect(maxdE[0] > 0 && maxdE[0] < 1e-2, "max|dE| of the first trajectory: %g", maxdE[0]);
+  free(maxdE);
+  H5Gclose(ga), H5Gclose(gb), H5Fclose(fa), H5Fclose(fb);
+  remove(a), remove(b);
+}
+
+/* The sampled initial conditions do not depend on anything but (seed, index), and lie on D at E. */
+Test(ensemble, initial_conditions_on_D_at_energy) {
+  nh_study st;
+  nh_ensemble_result r;
+  char err[1024];
+  load_or_fail(DATA "small_ensemble.cfg", &st);
+  cr_assert_eq(nh_run_ensemble(&st, &r, err, sizeof err), 0, "%s", err);
+  for (int ic = 0; ic < st.count; ic++) {
+    const double *q = r.q0 + ic * st.sys.n, *v = r.v0 + ic * st.sys.n;
+    cr_expect(nh_constraint_residual(&st.sys, q, v) <= 1e-14);
+    cr_expect(fabs(nh_energy(&st.sys, q, v) - 1.535) <= 1e-13, "E0 = %.17g", nh_energy(&st.sys, q, v));
+    cr_expect(ic == 0 || q[0] != r.q0[0], "initial conditions differ");
+  }
+  /* Ensemble statistics: the unbiased variance at the last sample, recomputed here. */
+  int ns = st.nsamples, nic = st.count;
+  double mean = 0, var = 0;
+  for (int ic = 0; ic < nic; ic++) mean += r.dE[(size_t)ic * ns + ns - 1];
+  mean /= nic;
+  for (int ic = 0; ic < nic; ic++) var += pow(r.dE[(size_t)ic * ns + ns - 1] - mean, 2);
+  var /= nic - 1;
+  cr_expect(fabs(r.dE_var[ns - 1] - var) <= 1e-12 * var, "variance %g vs %g", r.dE_var[ns - 1], var);
+  nh_ensemble_result_free(&r);
+  nh_study_free(&st);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Bad specs: a clear message naming file, line and value; exit status 2; no result file.         */
+
+static int run_nhbench(const char *args, char *out, size_t outlen) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "%s %s 2>&1", NHBENCH_EXE, args);
+  FILE *p = popen(cmd, "r");
+  cr_assert(p, "cannot run %s", cmd);
+  size_t len = fread(out, 1, outlen - 1, p);
+  out[len] = '\0';
+  int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void expect_spec_error(const char *file, const char *needle1, const char *needle2) {
+  char out[8192], args[1024];
+  char result[128];
+  snprintf(result, sizeof result, "/tmp/nhbench-bad-%d.h5", (int)getpid());
+  snprintf(args, sizeof args, "run " DATA "%s -o %s", file, result);
+  int rc = run_nhbench(args, out, sizeof out);
+  cr_expect_eq(rc, 2, "%s: exit status %d, output:\n%s", file, rc, out);
+  cr_expect(strstr(out, needle1) != NULL, "%s: message lacks '%s':\n%s", file, needle1, out);
+  cr_expect(strstr(out, needle2) != NULL, "%s: message lacks '%s':\n%s", file, needle2, out);
+  cr_expect(access(result, F_OK) != 0, "%s: a result file was written", file);
+}
+
+Test(spec_errors, unknown_method) {
+  expect_spec_error("bad_unknown_method.cfg", "bad_unknown_method.cfg:7:", "nh_newmark_typo");
+}
+Test(spec_errors, parameter_out_of_range) {
+  expect_spec_error("bad_parameter.cfg", "bad_parameter.cfg:5:", "beta=0.7");
+}
+Test(spec_errors, missing_field) {
+  expect_spec_error("bad_missing_field.cfg", "bad_missing_field.cfg:5:", "missing setting 'energy'");
+}
+Test(spec_errors, malformed_file) {
+  expect_spec_error("bad_malformed.cfg", "bad_malformed.cfg:4:", "syntax error");
+}
+Test(spec_errors, unknown_system) {
+  expect_spec_error("bad_unknown_system.cfg", "bad_unknown_system.cfg:2:", "partcle");
+}
+Test(spec_errors, unknown_setting) {
+  expect_spec_error("bad_unknown_setting.cfg", "bad_unknown_setting.cfg:5:", "metods");
+}
+Test(spec_errors, grid_value_out_of_range) {
+  expect_spec_error("bad_grid_range.cfg", "bad_grid_range.cfg:7:", "beta=0.6");
+}
+Test(spec_errors, missing_spec_file) {
+  expect_spec_error("no_such_file.cfg", "no_such_file.cfg", "cannot read");
+}
+
+/* A failed run leaves an existing result file as it was. */
+Test(spec_errors, failed_run_keeps_good_file) {
+  char path[128], out[8192], args[512];
+  snprintf(path, sizeof path, "/tmp/nhbench-keep-%d.h5", (int)getpid());
+  FILE *f = fopen(path, "w");
+  fputs("good", f);
+  fclose(f);
+  snprintf(args, sizeof args, "run " DATA "bad_parameter.cfg -o %s", path);
+  cr_expect_eq(run_nhbench(args, out, sizeof out), 2);
+  snprintf(args, sizeof args, "run " DATA "particle_convergence.cfg -o /nonexistent-dir/x.h5");
+  cr_expect_eq(run_nhbench(args, out, sizeof out), 1, "%s", out);
+  cr_expect(strstr(out, "/nonexistent-dir/x.h5") != NULL, "%s", out);
+  char buf[16] = "";
+  f = fopen(path, "r");
+  cr_assert(fgets(buf, sizeof buf, f));
+  fclose(f);
+  cr_expect_str_eq(buf, "good");
+  remove(path);
+}
+
+/* --set overrides change the study and unknown paths are refused. */
+Test(spec_errors, overrides) {
+  nh_study st;
+  char err[1024];
+  const char *ok[] = {"ensemble.count=3", "T=4"};
+  cr_assert_eq(nh_study_load(DATA "small_ensemble.cfg", ok, 2, &st, err, sizeof err), 0, "%s", err);
+  cr_expect_eq(st.count, 3);
+  cr_expect_eq(st.T, 4.0);
+  cr_expect_eq(st.nsteps, 20);
+  nh_study_free(&st);
+  const char *bad[] = {"nosuch.count=3"};
+  cr_expect_eq(nh_study_load(DATA "small_ensemble.cfg", bad, 1, &st, err, sizeof err), -1);
+  cr_expect(strstr(err, "nosuch") != NULL, "%s", err);
+  nh_study_free(&st);
+}
