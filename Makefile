@@ -4,6 +4,7 @@ BUILDTYPE ?= Release
 NHBENCH    = $(BUILD)/nhbench
 RESULTS   ?= results
 JOBS      ?= 2
+MAKEFLAGS += --no-print-directory
 # FULL=1 runs the paper's scale (spec/newmark.md §3.2, Fig. 3: 100 initial conditions, T = 10000).
 ifeq ($(FULL),1)
 CHAOTIC_SET = --set ensemble.count=100 --set T=10000 --set sample_every=25

@@ -1,1 +1,76 @@
-int main(void){return 0;}
+/* make bench: performance figures, printed, never asserted (machines here are shared and noisy).
+ * Ratios are measured within one run. */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "studies/study.h"
+
+static const char *const methods[] = {
+    "rk4",
+    "nh_newmark(alpha=0.5)",
+    "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)",
+    "adjoint_pair(nh_newmark(alpha=0))",
+    "adjoint_pair(nh_newmark(beta=0.1,beta2=0.1,alpha=0))",
+    "triple_jump(nh_newmark(alpha=0.5))",
+};
+
+/* Steps per second of one method on the chaotic particle, from the paper's Fig. 2 state. */
+static double time_method(const nh_system *sys, const nh_method *m, long steps, nh_cost *cost) {
+  nh_state x, y;
+  nh_system_default_state(sys, &x);
+  double t0 = omp_get_wtime();
+  for (long s = 0; s < steps; s++) {
+    if (nh_method_step(m, sys, &x, &y, 0.2, cost) != NH_STEP_OK) return -1;
+    x = y;
+  }
+  return omp_get_wtime() - t0;
+}
+
+static void bench_steps(void) {
+  nh_system sys;
+  nh_system_init(&sys, nh_system_type_find("chaotic_particle"));
+  const long steps = 200000;
+  double rk4_time = 0;
+  printf("single-thread step cost, chaotic_particle, h = 0.2, %ld steps each\n", steps);
+  printf("%10s %8s %10s %10s  %s\n", "ns/step", "x rk4", "newton/st", "rhs/step", "method");
+  for (size_t i = 0; i < sizeof methods / sizeof *methods; i++) {
+    char err[512];
+    nh_method *m = nh_method_parse(methods[i], err, sizeof err);
+    nh_cost cost = {0};
+    double t = time_method(&sys, m, steps, &cost);
+    if (i == 0) rk4_time = t;
+    printf("%10.0f %8.2f %10.2f %10.2f  %s\n", 1e9 * t / steps, t / rk4_time,
+           (double)cost.newton_iterations / steps, (double)cost.rhs_evals / steps, methods[i]);
+    nh_method_free(m);
+  }
+}
+
+/* Wall time of the default chaotic ensemble with 1 and 2 threads: the parallel speed-up. */
+static void bench_ensemble(const char *spec) {
+  nh_study st;
+  char err[1024];
+  const char *ov[] = {"ensemble.count=8", "T=400"};
+  if (nh_study_load(spec, ov, 2, &st, err, sizeof err)) {
+    fprintf(stderr, "bench: %s\n", err);
+    return;
+  }
+  double t[2];
+  for (int threads = 1; threads <= 2; threads++) {
+    nh_ensemble_result r;
+    omp_set_num_threads(threads);
+    double t0 = omp_get_wtime();
+    nh_run_ensemble(&st, &r, err, sizeof err);
+    t[threads - 1] = omp_get_wtime() - t0;
+    nh_ensemble_result_free(&r);
+  }
+  printf("\nensemble %s (8 ICs, T = 400, %d methods): 1 thread %.2f s, 2 threads %.2f s, speed-up %.2f\n",
+         spec, st.nmethods, t[0], t[1], t[0] / t[1]);
+  nh_study_free(&st);
+}
+
+int main(int argc, char **argv) {
+  bench_steps();
+  bench_ensemble(argc > 1 ? argv[1] : "studies/chaotic_ensemble.cfg");
+  return 0;
+}

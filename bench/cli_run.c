@@ -75,6 +75,7 @@ int nh_cli_run(int argc, char **argv) {
   nh_study st;
   if (nh_study_load(spec, overrides, noverrides, &st, err, sizeof err)) {
     fprintf(stderr, "nhbench: %s\n", err);
+    nh_study_free(&st);
     goto done;
   }
   rc = 1;

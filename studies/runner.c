@@ -72,11 +72,13 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
     const double h = st->h[hi];
     nh_state x = st->x0;
     nh_cost cost = {0};
-    double t0 = omp_get_wtime();
-    int status = integrate(st->methods[mi], &st->sys, &x, lround(st->T / h), h, &r->residual[task], &cost);
+    double t0 = omp_get_wtime(), residual;
+    /* Task-local accumulators: per-step writes to shared arrays would false-share cache lines. */
+    int status = integrate(st->methods[mi], &st->sys, &x, lround(st->T / h), h, &residual, &cost);
     r->wall_time[task] = omp_get_wtime() - t0;
     r->status[task] = status;
     r->cost[task] = cost;
+    r->residual[task] = residual;
     if (status == NH_STEP_OK) {
       r->err_q[task] = max_abs_diff(n, x.q, r->reference.q);
       r->err_v[task] = max_abs_diff(n, x.v, r->reference.v);
@@ -133,19 +135,24 @@ static void run_trajectory(const nh_study *st, const nh_method *m, const double 
   nh_state x = {0};
   memcpy(x.q, q0, sizeof(double) * (size_t)n);
   memcpy(x.v, v0, sizeof(double) * (size_t)n);
-  *status = NH_STEP_OK;
-  *residual = 0;
-  *max_abs = 0;
+  /* Task-local accumulators: per-step writes to shared arrays would false-share cache lines. */
+  nh_cost c = {0};
+  int stat = NH_STEP_OK;
+  double max_res = 0, max_dE = 0;
   series[0] = 0;
   int s = 1;
   for (; s < st->nsamples; s++) {
     double res;
-    *status = integrate(m, &st->sys, &x, st->sample_every, st->step, &res, cost);
-    if (*status != NH_STEP_OK) break;
-    *residual = fmax(*residual, res);
+    stat = integrate(m, &st->sys, &x, st->sample_every, st->step, &res, &c);
+    if (stat != NH_STEP_OK) break;
+    max_res = fmax(max_res, res);
     series[s] = nh_energy(&st->sys, x.q, x.v) - E0;
-    *max_abs = fmax(*max_abs, fabs(series[s]));
+    max_dE = fmax(max_dE, fabs(series[s]));
   }
+  *status = stat;
+  *residual = max_res;
+  *max_abs = max_dE;
+  *cost = c;
   for (int rest = s; rest < st->nsamples; rest++) series[rest] = NAN;
   /* Drift: least-squares slope of dE against t over the samples reached. */
   double c0, cov00, cov01, cov11, sumsq;

@@ -1,0 +1,406 @@
+/* Unit tests of the integrators (integrators/ sources): the nonholonomic Newmark family, its
+ * adjoints and compositions, RK4 and the method syntax, against values and identities stated in
+ * spec/newmark.md (§2.3–2.9, §3.1, §4, §5 C2, C8, C10, C11). Convergence orders are tested
+ * elsewhere (they need the study runner). */
+#include <criterion/criterion.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "integrators/integrator.h"
+#include "systems/system.h"
+
+/* ---- shared helpers ------------------------------------------------------------------------- */
+
+static nh_system make_system(const char *name) {
+  nh_system sys;
+  const nh_system_type *t = nh_system_type_find(name);
+  cr_assert(t != NULL, "system '%s' is not in the registry", name);
+  cr_assert(nh_system_init(&sys, t) == 0, "nh_system_init(%s) failed", name);
+  return sys;
+}
+
+static nh_method *parse_or_fail(const char *text) {
+  char err[512] = "";
+  nh_method *m = nh_method_parse(text, err, sizeof err);
+  cr_assert(m != NULL, "nh_method_parse(\"%s\") failed: %s", text, err);
+  return m;
+}
+
+static void step_ok(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y, double h) {
+  nh_cost cost = {0};
+  nh_step_status st = nh_method_step(m, sys, x, y, h, &cost);
+  cr_assert(st == NH_STEP_OK, "step of h=%g on %s failed with status %d", h, sys->type->name, (int)st);
+}
+
+/* Max-norm distance over (q, v). */
+static double state_dist(int n, const nh_state *a, const nh_state *b) {
+  double d = 0;
+  for (int i = 0; i < n; i++) d = fmax(d, fmax(fabs(a->q[i] - b->q[i]), fabs(a->v[i] - b->v[i])));
+  return d;
+}
+
+static nh_state default_state(const nh_system *sys) {
+  nh_state x;
+  nh_system_default_state(sys, &x);
+  return x;
+}
+
+/* Discrete constraint (spec §2.4): (14) Φ = ⟨μ((1−α)q0 + α q1), (q1−q0)/h⟩ or
+ * (15) Φ̃ = ⟨(1−α)μ(q0) + α μ(q1), (q1−q0)/h⟩; k = 1 in both systems. */
+static double discrete_constraint(const nh_system *sys, int disc, double alpha, const double *q0,
+                                  const double *q1, double h) {
+  const int n = sys->n;
+  double qa[NH_MAX_N], A[NH_MAX_N], A0[NH_MAX_N], A1[NH_MAX_N], s = 0;
+  if (disc == 14) {
+    for (int i = 0; i < n; i++) qa[i] = (1 - alpha) * q0[i] + alpha * q1[i];
+    sys->type->constraints(sys->p, qa, A);
+  } else {
+    sys->type->constraints(sys->p, q0, A0);
+    sys->type->constraints(sys->p, q1, A1);
+    for (int i = 0; i < n; i++) A[i] = (1 - alpha) * A0[i] + alpha * A1[i];
+  }
+  for (int i = 0; i < n; i++) s += A[i] * (q1[i] - q0[i]) / h;
+  return s;
+}
+
+/* ---- Ψ_h on the particle (spec §3.1, §5 C11) ------------------------------------------------ */
+
+Test(integrators, psi_h_particle_single_step) {
+  /* spec §3.1 / C11: one Ψ_0.2 = F^{0,0,1}_{h/2} ∘ F^{0,0,0}_{h/2} step from the Fig. 1 IC. */
+  nh_system sys = make_system("particle");
+  nh_method *m = parse_or_fail("adjoint_pair(nh_newmark(alpha=0))");
+  nh_state x = default_state(&sys), y;
+  step_ok(m, &sys, &x, &y, 0.2);
+  const double q[3] = {1.2104651162790698, 0.8, -0.8116279069767443};
+  const double v[3] = {1.1046511627906976, -1.0, 0.8837209302325582};
+  for (int i = 0; i < 3; i++) {
+    cr_assert_float_eq(y.q[i], q[i], 1e-15, "q[%d] = %.17g, spec §3.1 %.17g", i, y.q[i], q[i]);
+    cr_assert_float_eq(y.v[i], v[i], 1e-15, "v[%d] = %.17g, spec §3.1 %.17g", i, y.v[i], v[i]);
+  }
+  cr_assert_float_eq(y.t, 0.2, 1e-15, "time after one step %g", y.t);
+  nh_method_free(m);
+}
+
+/* ---- adjoint identities (spec §2.7, §5 C8) -------------------------------------------------- */
+
+/* F^{β',β,1−α}_{−h}(F^{β,β',α}_h(x)) − x, max-norm; adjoint built from its text. */
+static double adjoint_defect(const nh_system *sys, const nh_state *x, double b, double b2, double a, int disc,
+                             double h) {
+  char fwd[256], bwd[256];
+  snprintf(fwd, sizeof fwd, "nh_newmark(beta=%.17g,beta2=%.17g,alpha=%.17g,disc=%d)", b, b2, a, disc);
+  snprintf(bwd, sizeof bwd, "nh_newmark(beta=%.17g,beta2=%.17g,alpha=%.17g,disc=%d)", b2, b, 1 - a, disc);
+  nh_method *F = parse_or_fail(fwd), *Fs = parse_or_fail(bwd);
+  nh_state y, z;
+  step_ok(F, sys, x, &y, h);
+  step_ok(Fs, sys, &y, &z, -h);
+  nh_method_free(F);
+  nh_method_free(Fs);
+  return state_dist(sys->n, &z, x);
+}
+
+static void check_adjoint_identity(const nh_system *sys, const nh_state *x) {
+  static const double P[][3] = {{0, 0, 0}, {0.1, 0.1, 0.5}, {0.1, 0.2, 0.3}, {0.3, 0, 1}, {0, 0, 0.5}};
+  static const double H[] = {0.2, 0.05, -0.1};
+  for (size_t p = 0; p < sizeof P / sizeof P[0]; p++)
+    for (int disc = 14; disc <= 15; disc++)
+      for (size_t j = 0; j < sizeof H / sizeof H[0]; j++) {
+        double d = adjoint_defect(sys, x, P[p][0], P[p][1], P[p][2], disc, H[j]);
+        cr_assert(d <= 1e-13, "%s: (beta,beta2,alpha)=(%g,%g,%g) disc=%d h=%g: |F*_{-h} F_h x - x| = %.3e",
+                  sys->type->name, P[p][0], P[p][1], P[p][2], disc, H[j], d);
+      }
+}
+
+Test(integrators, adjoint_identity_particle) {
+  nh_system sys = make_system("particle");
+  nh_state x = default_state(&sys);
+  check_adjoint_identity(&sys, &x);
+}
+
+Test(integrators, adjoint_identity_chaotic_default_ic) {
+  nh_system sys = make_system("chaotic_particle");
+  nh_state x = default_state(&sys);
+  check_adjoint_identity(&sys, &x);
+}
+
+Test(integrators, adjoint_identity_chaotic_sampled_state) {
+  nh_system sys = make_system("chaotic_particle");
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, 5);
+  nh_state x;
+  cr_assert(nh_sample_on_D(&sys, 1.535, r, &x) == 0, "nh_sample_on_D failed");
+  gsl_rng_free(r);
+  check_adjoint_identity(&sys, &x);
+}
+
+Test(integrators, non_adjoint_is_not_identity) {
+  /* spec C8: F^{0,0,0}_{−h} ∘ F^{0,0,0}_h ≠ id (order 1, not symmetric; defect O(h²)). */
+  nh_system sys = make_system("chaotic_particle");
+  nh_method *F = parse_or_fail("nh_newmark(alpha=0)");
+  nh_state x = default_state(&sys), y, z;
+  step_ok(F, &sys, &x, &y, 0.2);
+  step_ok(F, &sys, &y, &z, -0.2);
+  double d = state_dist(sys.n, &z, &x);
+  cr_assert(d > 1e-6, "F^{0,0,0}_{-h} F^{0,0,0}_h is the identity to %.3e; expected an O(h^2) defect", d);
+  nh_method_free(F);
+}
+
+/* nh_method_adjoint's canonical name. */
+static void check_adjoint_name(const char *text, const char *expect) {
+  nh_method *m = parse_or_fail(text), *adj = nh_method_adjoint(m);
+  char buf[256];
+  cr_assert(adj != NULL, "nh_method_adjoint(%s) returned NULL", text);
+  nh_method_format(adj, buf, sizeof buf);
+  cr_assert_str_eq(buf, expect, "adjoint of %s is %s, expected %s", text, buf, expect);
+  nh_method_free(adj);
+  nh_method_free(m);
+}
+
+Test(integrators, method_adjoint_parameters) {
+  /* spec §2.7: (F^{β,β',α})* = F^{β',β,1−α}; Prop 3.7: (F^{0,0,0})* = F^{0,0,1}; symmetric → itself. */
+  check_adjoint_name("nh_newmark(alpha=0)", "nh_newmark(beta=0,beta2=0,alpha=1,disc=14)");
+  check_adjoint_name("nh_newmark(beta=0.1,beta2=0.2,alpha=0.3,disc=15)",
+                     "nh_newmark(beta=0.2,beta2=0.1,alpha=0.7,disc=15)");
+  check_adjoint_name("nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,disc=14)");
+  check_adjoint_name("adjoint_pair(nh_newmark(alpha=0))", "adjoint_pair(nh_newmark(beta=0,beta2=0,alpha=0,disc=14))");
+  nh_method *rk4 = parse_or_fail("rk4");
+  cr_assert(nh_method_adjoint(rk4) == NULL, "rk4 is not symmetric and has no known adjoint");
+  nh_method_free(rk4);
+}
+
+/* ---- constraints (spec §2.3 (N3)/(N4), §5 C2) ----------------------------------------------- */
+
+static void check_keeps_constraints(const char *system, double b, double b2, double a, int disc) {
+  nh_system sys = make_system(system);
+  char text[256];
+  snprintf(text, sizeof text, "nh_newmark(beta=%.17g,beta2=%.17g,alpha=%.17g,disc=%d)", b, b2, a, disc);
+  nh_method *m = parse_or_fail(text);
+  const double h = 0.2;
+  nh_state x = default_state(&sys), y;
+  double res = 0, phi = 0;
+  for (int s = 0; s < 200; s++) {
+    step_ok(m, &sys, &x, &y, h);
+    res = fmax(res, nh_constraint_residual(&sys, y.q, y.v));
+    phi = fmax(phi, fabs(discrete_constraint(&sys, disc, a, x.q, y.q, h)));
+    x = y;
+  }
+  cr_assert(res <= 1e-12, "%s on %s: max |mu(q)·v| = %.3e > 1e-12 (N4)", text, system, res);
+  cr_assert(phi <= 1e-12, "%s on %s: max |Phi(q_k,q_k+1)| = %.3e > 1e-12 (N3)", text, system, phi);
+  nh_method_free(m);
+}
+
+static void check_keeps_constraints_all(const char *system) {
+  static const double P[][3] = {{0, 0, 0.5}, {0.1, 0.1, 0.5}, {0, 0, 0}, {0, 0, 1}, {0.1, 0.2, 0.3}};
+  for (size_t p = 0; p < sizeof P / sizeof P[0]; p++)
+    for (int disc = 14; disc <= 15; disc++) check_keeps_constraints(system, P[p][0], P[p][1], P[p][2], disc);
+}
+
+Test(integrators, newmark_keeps_constraints_particle) { check_keeps_constraints_all("particle"); }
+Test(integrators, newmark_keeps_constraints_chaotic) { check_keeps_constraints_all("chaotic_particle"); }
+
+Test(integrators, rk4_does_not_keep_constraint) {
+  /* spec §2.10, C2: RK4 without projection drifts off D on the chaotic particle (h = 0.2). */
+  nh_system sys = make_system("chaotic_particle");
+  nh_method *m = parse_or_fail("rk4");
+  nh_state x = default_state(&sys), y;
+  double res = 0;
+  for (int s = 0; s < 200; s++) {
+    step_ok(m, &sys, &x, &y, 0.2);
+    res = fmax(res, nh_constraint_residual(&sys, y.q, y.v));
+    x = y;
+  }
+  cr_assert(res > 1e-10, "rk4 kept the constraint to %.3e; expected a visible violation", res);
+  nh_method_free(m);
+}
+
+/* ---- DLA recurrence (spec §2.6 Prop 3.5, §5 C10) -------------------------------------------- */
+
+/* Largest component, orthogonal to μ(q_{k+1}), of (q_{k+2} − 2q_{k+1} + q_k)/h² + ∇V(q_{k+1})
+ * (M = I), relative to the size of the terms, over `steps` steps. */
+static double dla_defect(const char *system, const char *method, int steps) {
+  nh_system sys = make_system(system);
+  nh_method *m = parse_or_fail(method);
+  const int n = sys.n;
+  const double h = 0.2;
+  nh_state q0 = default_state(&sys), q1, q2;
+  step_ok(m, &sys, &q0, &q1, h);
+  double worst = 0;
+  for (int s = 0; s < steps; s++) {
+    step_ok(m, &sys, &q1, &q2, h);
+    double r[NH_MAX_N], g[NH_MAX_N], mu[NH_MAX_N], mu2 = 0, rmu = 0, scale = 0;
+    sys.type->grad_potential(sys.p, q1.q, g);
+    sys.type->constraints(sys.p, q1.q, mu);
+    for (int i = 0; i < n; i++) {
+      r[i] = (q2.q[i] - 2 * q1.q[i] + q0.q[i]) / (h * h) + g[i];
+      scale = fmax(scale, fabs(q2.q[i] - q1.q[i]) / (h * h) + fabs(q1.q[i] - q0.q[i]) / (h * h) + fabs(g[i]));
+      mu2 += mu[i] * mu[i];
+      rmu += r[i] * mu[i];
+    }
+    for (int i = 0; i < n; i++) worst = fmax(worst, fabs(r[i] - mu[i] * rmu / mu2) / scale);
+    q0 = q1;
+    q1 = q2;
+  }
+  nh_method_free(m);
+  return worst;
+}
+
+Test(integrators, dla_recurrence_beta_zero) {
+  /* Prop 3.5: for β = β' = 0 and any α, consecutive positions obey the DLA recurrence. */
+  static const char *methods[] = {"nh_newmark(alpha=0.5)", "nh_newmark(alpha=0)", "nh_newmark(alpha=1)",
+                                  "nh_newmark(alpha=0.3,disc=15)"};
+  static const char *systems[] = {"particle", "chaotic_particle"};
+  for (int s = 0; s < 2; s++)
+    for (int j = 0; j < 4; j++) {
+      double d = dla_defect(systems[s], methods[j], 100);
+      cr_assert(d <= 1e-12, "%s on %s: DLA defect orthogonal to mu = %.3e (relative) > 1e-12", methods[j],
+                systems[s], d);
+    }
+}
+
+Test(integrators, dla_recurrence_fails_for_beta_nonzero) {
+  /* Contrast: for β = β' = 0.1 the second difference involves ∇V and μ at q_k and q_{k+2}. */
+  double d = dla_defect("chaotic_particle", "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", 20);
+  cr_assert(d > 1e-6, "beta=0.1 satisfies the DLA recurrence to %.3e; the check would be vacuous", d);
+}
+
+/* ---- energy (spec §4 Fig. 1, §5 C13) -------------------------------------------------------- */
+
+/* Runs T/h steps from the default IC; returns max_k |E_k − E0| and E_N − E0 in *final. */
+static double max_energy_error(const char *system, const char *method, double h, double T, double *final) {
+  nh_system sys = make_system(system);
+  nh_method *m = parse_or_fail(method);
+  nh_state x = default_state(&sys), y;
+  const double E0 = nh_energy(&sys, x.q, x.v);
+  const int steps = (int)lround(T / h);
+  double worst = 0;
+  for (int s = 0; s < steps; s++) {
+    step_ok(m, &sys, &x, &y, h);
+    worst = fmax(worst, fabs(nh_energy(&sys, y.q, y.v) - E0));
+    x = y;
+  }
+  *final = nh_energy(&sys, x.q, x.v) - E0;
+  nh_method_free(m);
+  return worst;
+}
+
+Test(integrators, particle_energy_bounded) {
+  /* §4 Fig. 1 / C13: particle, T = 100, h = 0.2, E0 = 1.5. NM(0,0,½) and Ψ_h bounded, settling at
+   * offsets of similar size and opposite sign; RK4 settles around 5e-7 (paper caption), below both. */
+  double nm_end, psi_end, rk_end;
+  double nm = max_energy_error("particle", "nh_newmark(alpha=0.5)", 0.2, 100, &nm_end);
+  double psi = max_energy_error("particle", "adjoint_pair(nh_newmark(alpha=0))", 0.2, 100, &psi_end);
+  double rk = max_energy_error("particle", "rk4", 0.2, 100, &rk_end);
+  cr_assert(nm < 1e-2, "nh_newmark(alpha=0.5): max |E-E0| = %.3e >= 1e-2", nm);
+  cr_assert(psi < 1e-2, "Psi_h: max |E-E0| = %.3e >= 1e-2", psi);
+  cr_assert(rk < 1e-5, "rk4: max |E-E0| = %.3e >= 1e-5", rk);
+  cr_assert(fabs(rk_end) / 1.5 > 1e-7 && fabs(rk_end) / 1.5 < 1e-6,
+            "rk4: settled relative energy error %.3e, paper caption: around 5e-7", rk_end / 1.5);
+  cr_assert(nm_end * psi_end < 0, "NM and Psi_h settled offsets %.3e, %.3e should have opposite signs", nm_end,
+            psi_end);
+  cr_assert(fabs(rk_end) < fabs(nm_end) && fabs(rk_end) < fabs(psi_end),
+            "C13 ordering |dE_RK4| < |dE_NM|, |dE_Psi| violated: %.3e, %.3e, %.3e", rk_end, nm_end, psi_end);
+}
+
+/* ---- method syntax (integrators/method.c, spec §2.12) --------------------------------------- */
+
+static void check_order_symmetry(const char *text, int order, int symmetric) {
+  nh_method *m = parse_or_fail(text);
+  cr_assert(nh_method_order(m) == order, "%s: order %d, expected %d", text, nh_method_order(m), order);
+  cr_assert(!!nh_method_is_symmetric(m) == symmetric, "%s: is_symmetric %d, expected %d", text,
+            nh_method_is_symmetric(m), symmetric);
+  nh_method_free(m);
+}
+
+Test(integrators, method_orders_and_symmetry) {
+  /* spec §2.12 method table; Prop 3.4, 3.6/3.7, Remark 3.10. */
+  check_order_symmetry("rk4", 4, 0);
+  check_order_symmetry("nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", 2, 1);
+  check_order_symmetry("nh_newmark(alpha=0)", 1, 0);
+  check_order_symmetry("nh_newmark(beta=0.1,beta2=0,alpha=0.5)", 1, 0); /* β ≠ β' ⇒ γ ≠ ½ */
+  check_order_symmetry("adjoint_pair(nh_newmark(alpha=0))", 2, 1);
+  check_order_symmetry("triple_jump(nh_newmark(alpha=0.5))", 4, 1);
+}
+
+/* parse → format → parse → format is stable and gives `canonical`. */
+static void check_round_trip(const char *text, const char *canonical) {
+  char a[512], b[512];
+  nh_method *m = parse_or_fail(text);
+  nh_method_format(m, a, sizeof a);
+  nh_method *m2 = parse_or_fail(a);
+  nh_method_format(m2, b, sizeof b);
+  cr_assert_str_eq(a, b, "format/parse round trip of '%s': '%s' then '%s'", text, a, b);
+  cr_assert_str_eq(a, canonical, "canonical name of '%s' is '%s', expected '%s'", text, a, canonical);
+  nh_method_free(m);
+  nh_method_free(m2);
+}
+
+Test(integrators, method_format_round_trip) {
+  check_round_trip("rk4", "rk4");
+  check_round_trip("nh_newmark(alpha=0)", "nh_newmark(beta=0,beta2=0,alpha=0,disc=14)");
+  check_round_trip("nh_newmark(beta=0.1,beta2=0.2,alpha=0.3,disc=15)", "nh_newmark(beta=0.1,beta2=0.2,alpha=0.3,disc=15)");
+  check_round_trip(" triple_jump( nh_newmark( alpha = 0.5 ) ) ",
+                   "triple_jump(nh_newmark(beta=0,beta2=0,alpha=0.5,disc=14))");
+  check_round_trip("adjoint_pair(nh_newmark(alpha=0))", "adjoint_pair(nh_newmark(beta=0,beta2=0,alpha=0,disc=14))");
+  check_round_trip("nh_newmark(beta=0.25,beta2=0.25,force=1)", "nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,disc=14,force=1)");
+}
+
+/* Parsing `text` fails with a message that contains `quote`. */
+static void check_refused(const char *text, const char *quote) {
+  char err[512] = "";
+  nh_method *m = nh_method_parse(text, err, sizeof err);
+  cr_assert(m == NULL, "'%s' was accepted", text);
+  cr_assert(strstr(err, quote) != NULL, "error for '%s' does not quote '%s': %s", text, quote, err);
+}
+
+Test(integrators, method_syntax_errors) {
+  check_refused("foo", "'foo'");
+  check_refused("nh_newmark(beta=0.7)", "beta=0.7");                                          /* 0 ≤ β ≤ ½ */
+  check_refused("nh_newmark(beta=0.25,beta2=0.25)", "nh_newmark(beta=0.25,beta2=0.25)");      /* §2.5 */
+  check_refused("triple_jump(nh_newmark(alpha=0))", "triple_jump(nh_newmark(alpha=0))");      /* base not symmetric */
+  check_refused("adjoint_pair(rk4)", "adjoint_pair(rk4)");                                    /* adjoint unknown */
+  check_refused("nh_newmark(beta=)", "nh_newmark(beta=)");
+  check_refused("nh_newmark(beta=0.1", "nh_newmark(beta=0.1");
+  check_refused("nh_newmark(gamma=0.1)", "gamma");
+  check_refused("rk4 extra", "rk4 extra");
+  /* Remark 3.3: β + β' = ½ is allowed only on request. */
+  nh_method *m = parse_or_fail("nh_newmark(beta=0.25,beta2=0.25,force=1)");
+  nh_method_free(m);
+}
+
+/* ---- negative steps and the triple jump (spec §2.8) ----------------------------------------- */
+
+Test(integrators, triple_jump_negative_middle_stage_runs) {
+  /* γ2 < 0: the middle stage runs backwards; 50 steps without solver failure, on D. */
+  nh_system sys = make_system("chaotic_particle");
+  nh_method *m = parse_or_fail("triple_jump(nh_newmark(alpha=0.5))");
+  nh_state x = default_state(&sys), y;
+  for (int s = 0; s < 50; s++) {
+    step_ok(m, &sys, &x, &y, 0.2);
+    x = y;
+  }
+  cr_assert_float_eq(x.t, 10.0, 1e-12, "time after 50 steps of 0.2: %g", x.t);
+  cr_assert(nh_constraint_residual(&sys, x.q, x.v) <= 1e-12, "triple jump left D");
+  nh_method_free(m);
+}
+
+Test(integrators, triple_jump_equals_three_steps_by_hand) {
+  /* spec §2.8: Ψ_h = F_{γ1 h} ∘ F_{γ2 h} ∘ F_{γ1 h}, γ1 = 1/(2 − 2^{1/3}), γ2 = −2^{1/3}/(2 − 2^{1/3}). */
+  const double g1 = 1 / (2 - cbrt(2.0)), g2 = -cbrt(2.0) / (2 - cbrt(2.0)), h = 0.2;
+  static const char *systems[] = {"particle", "chaotic_particle"};
+  nh_method *tj = parse_or_fail("triple_jump(nh_newmark(alpha=0.5))");
+  nh_method *nm = parse_or_fail("nh_newmark(alpha=0.5)");
+  for (int s = 0; s < 2; s++) {
+    nh_system sys = make_system(systems[s]);
+    nh_state x = default_state(&sys), y, a, b, c;
+    step_ok(tj, &sys, &x, &y, h);
+    step_ok(nm, &sys, &x, &a, g1 * h);
+    step_ok(nm, &sys, &a, &b, g2 * h);
+    step_ok(nm, &sys, &b, &c, g1 * h);
+    double d = state_dist(sys.n, &y, &c);
+    cr_assert(d <= 1e-14, "%s: triple_jump differs from three nh_newmark steps by %.3e", systems[s], d);
+    cr_assert_float_eq(y.t, h, 1e-15, "triple_jump step time %g, expected %g", y.t, h);
+  }
+  nh_method_free(tj);
+  nh_method_free(nm);
+}

@@ -1,0 +1,337 @@
+/* Unit tests of the system interface and the generic derived quantities (systems/ sources,
+ * integrators/reference.c) against exact solutions, finite differences and values stated in
+ * spec/newmark.md (§2.0, §3.1, §3.2, §5 C1, §6 A10). */
+#include <criterion/criterion.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <string.h>
+
+#include "integrators/integrator.h"
+#include "systems/system.h"
+
+/* ---- shared helpers ------------------------------------------------------------------------- */
+
+static nh_system make_system(const char *name) {
+  nh_system sys;
+  const nh_system_type *t = nh_system_type_find(name);
+  cr_assert(t != NULL, "system '%s' is not in the registry", name);
+  cr_assert(nh_system_init(&sys, t) == 0, "nh_system_init(%s) failed", name);
+  return sys;
+}
+
+static gsl_rng *make_rng(unsigned long seed) {
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  cr_assert(r != NULL, "gsl_rng_alloc failed");
+  gsl_rng_set(r, seed);
+  return r;
+}
+
+static double max_abs_diff(int n, const double *a, const double *b) {
+  double d = 0;
+  for (int i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i]));
+  return d;
+}
+
+/* A particle state on D: ż = y ẋ (spec §3.1). */
+static nh_state particle_state(double t, double x, double y, double z, double vx, double vy) {
+  nh_state s;
+  memset(&s, 0, sizeof s);
+  s.t = t;
+  s.q[0] = x, s.q[1] = y, s.q[2] = z;
+  s.v[0] = vx, s.v[1] = vy, s.v[2] = y * vx;
+  return s;
+}
+
+/* A random state on D built directly from the constraint, independent of the library's
+ * projection: particle ż = y ẋ; chaotic particle ẋ = −(y1 ż1 + y2 ż2) (spec §3.1, §3.2). */
+static void random_state_on_D(const nh_system *sys, gsl_rng *r, nh_state *s) {
+  memset(s, 0, sizeof *s);
+  for (int i = 0; i < sys->n; i++) {
+    s->q[i] = 4 * gsl_rng_uniform(r) - 2;
+    s->v[i] = 4 * gsl_rng_uniform(r) - 2;
+  }
+  if (strcmp(sys->type->name, "particle") == 0)
+    s->v[2] = s->q[1] * s->v[0];
+  else
+    s->v[0] = -(s->q[1] * s->v[3] + s->q[2] * s->v[4]);
+}
+
+static const double particle_times[] = {-1.3, 0.0, 0.4, 2.0, 7.5};
+#define NTIMES (int)(sizeof particle_times / sizeof particle_times[0])
+
+/* ---- nonholonomic particle: exact solution (spec §3.1) -------------------------------------- */
+
+/* spec §3.1: the exact flow stays on D (ż − yẋ = 0) and conserves E = ½|v|². */
+static void check_exact_invariants(const nh_state *x0) {
+  nh_system sys = make_system("particle");
+  double E0 = nh_energy(&sys, x0->q, x0->v);
+  for (int i = 0; i < NTIMES; i++) {
+    nh_state x;
+    cr_assert(sys.type->exact(sys.p, x0, particle_times[i], &x) == 0, "exact() failed");
+    double res = nh_constraint_residual(&sys, x.q, x.v);
+    double dE = fabs(nh_energy(&sys, x.q, x.v) - E0);
+    cr_assert(res <= 1e-14, "t=%g: constraint residual %.3e > 1e-14", particle_times[i], res);
+    cr_assert(dE <= 1e-14, "t=%g: |E-E0| = %.3e > 1e-14", particle_times[i], dE);
+  }
+}
+
+Test(systems, particle_exact_on_D_and_conserves_energy) {
+  check_exact_invariants(&(nh_state){0, {1, 1, -1}, {1, -1, 1}}); /* paper Fig. 1 IC */
+  nh_state s = particle_state(1.5, 0.3, -0.7, 2.0, -0.8, 0.45);
+  check_exact_invariants(&s);
+  s = particle_state(0, -0.2, 0.9, 0.1, 0.6, 0); /* ẏ = 0 branch */
+  check_exact_invariants(&s);
+}
+
+/* spec §3.1: the exact solution solves q̇ = v, v̇ = Γ_nh(q,v,λ(q,v)) (central differences,
+ * δ = 1e-4: truncation ~δ², round-off ~1e-16/δ) and starts at x0. */
+static void check_exact_solves_eom(const nh_state *x0) {
+  nh_system sys = make_system("particle");
+  const double d = 1e-4;
+  nh_state x, xp, xm;
+  cr_assert(sys.type->exact(sys.p, x0, x0->t, &x) == 0, "exact() failed");
+  double e0 = fmax(max_abs_diff(3, x.q, x0->q), max_abs_diff(3, x.v, x0->v));
+  cr_assert(e0 <= 1e-15, "exact(t0) differs from x0 by %.3e", e0);
+  for (int i = 0; i < NTIMES; i++) {
+    double t = x0->t + particle_times[i], acc[3], dq[3], dv[3];
+    sys.type->exact(sys.p, x0, t, &x);
+    sys.type->exact(sys.p, x0, t + d, &xp);
+    sys.type->exact(sys.p, x0, t - d, &xm);
+    cr_assert(nh_acceleration(&sys, x.q, x.v, acc) == 0, "nh_acceleration failed");
+    for (int j = 0; j < 3; j++) {
+      dq[j] = (xp.q[j] - xm.q[j]) / (2 * d);
+      dv[j] = (xp.v[j] - xm.v[j]) / (2 * d);
+    }
+    double eq = max_abs_diff(3, dq, x.v), ev = max_abs_diff(3, dv, acc);
+    cr_assert(eq <= 1e-7, "t=%g: |dq/dt - v| = %.3e > 1e-7", t, eq);
+    cr_assert(ev <= 1e-7, "t=%g: |dv/dt - a(q,v)| = %.3e > 1e-7", t, ev);
+  }
+}
+
+Test(systems, particle_exact_solves_equations_of_motion) {
+  check_exact_solves_eom(&(nh_state){0, {1, 1, -1}, {1, -1, 1}});
+  nh_state s = particle_state(1.5, 0.3, -0.7, 2.0, -0.8, 0.45);
+  check_exact_solves_eom(&s);
+}
+
+Test(systems, particle_exact_w0_branch) {
+  /* ẏ0 = 0 (spec §3.1: λ = ẋẏ/(1+y²) = 0): uniform motion, handled by its own branch. */
+  nh_state s = particle_state(0.7, -0.2, 0.9, 0.1, 0.6, 0);
+  check_exact_solves_eom(&s);
+  nh_state x;
+  nh_system sys = make_system("particle");
+  sys.type->exact(sys.p, &s, 0.7 + 2.5, &x);
+  cr_assert_float_eq(x.q[0], -0.2 + 0.6 * 2.5, 1e-15, "x(t) = x0 + ẋ0 t, got %.17g", x.q[0]);
+  cr_assert_float_eq(x.q[2], 0.1 + 0.9 * 0.6 * 2.5, 1e-15, "z(t) = z0 + y0 ẋ0 t, got %.17g", x.q[2]);
+}
+
+/* ---- default initial conditions (spec §5 C1) ------------------------------------------------ */
+
+Test(systems, particle_default_ic) {
+  /* spec C1: E0 = 1.5, μ·v0 = 0. */
+  nh_system sys = make_system("particle");
+  nh_state x;
+  nh_system_default_state(&sys, &x);
+  cr_assert_float_eq(nh_energy(&sys, x.q, x.v), 1.5, 1e-15, "particle E0 should be 1.5");
+  cr_assert(nh_constraint_residual(&sys, x.q, x.v) == 0, "particle default IC is not on D");
+}
+
+Test(systems, chaotic_particle_default_ic) {
+  /* spec C1, §3.2: E0 = 3.2575 (KE 0.2575 + V 3.0), μ·v0 = 0. */
+  nh_system sys = make_system("chaotic_particle");
+  nh_state x;
+  nh_system_default_state(&sys, &x);
+  cr_assert_float_eq(sys.type->potential(sys.p, x.q), 3.0, 1e-15, "V(q0) should be 3");
+  cr_assert_float_eq(nh_energy(&sys, x.q, x.v), 3.2575, 1e-14, "chaotic E0 should be 3.2575");
+  cr_assert(nh_constraint_residual(&sys, x.q, x.v) == 0, "chaotic default IC is not on D");
+}
+
+/* ---- derivatives by finite differences (spec §3.1, §3.2) ------------------------------------ */
+
+/* Central differences with δ = 1e-5 at 10 random points in [-2,2]^n. */
+static void check_derivatives(const char *name) {
+  nh_system sys = make_system(name);
+  const int n = sys.n, k = sys.k;
+  const double d = 1e-5, tol = 1e-7;
+  gsl_rng *r = make_rng(12345);
+  for (int trial = 0; trial < 10; trial++) {
+    double q[NH_MAX_N], g[NH_MAX_N], H[NH_MAX_N * NH_MAX_N], dA[NH_MAX_K * NH_MAX_N * NH_MAX_N];
+    for (int i = 0; i < n; i++) q[i] = 4 * gsl_rng_uniform(r) - 2;
+    sys.type->grad_potential(sys.p, q, g);
+    sys.type->hess_potential(sys.p, q, H);
+    sys.type->constraints_jacobian(sys.p, q, dA);
+    for (int j = 0; j < n; j++) {
+      double qp[NH_MAX_N], qm[NH_MAX_N], gp[NH_MAX_N], gm[NH_MAX_N];
+      double Ap[NH_MAX_K * NH_MAX_N], Am[NH_MAX_K * NH_MAX_N];
+      memcpy(qp, q, sizeof qp);
+      memcpy(qm, q, sizeof qm);
+      qp[j] += d, qm[j] -= d;
+      double dV = (sys.type->potential(sys.p, qp) - sys.type->potential(sys.p, qm)) / (2 * d);
+      cr_assert(fabs(dV - g[j]) <= tol * (1 + fabs(g[j])), "%s: dV/dq%d = %.12g, grad_potential %.12g",
+                name, j, dV, g[j]);
+      sys.type->grad_potential(sys.p, qp, gp);
+      sys.type->grad_potential(sys.p, qm, gm);
+      for (int i = 0; i < n; i++) {
+        double fd = (gp[i] - gm[i]) / (2 * d), an = H[i * n + j];
+        cr_assert(fabs(fd - an) <= tol * (1 + fabs(an)), "%s: H[%d][%d] = %.12g, differences %.12g", name,
+                  i, j, an, fd);
+      }
+      sys.type->constraints(sys.p, qp, Ap);
+      sys.type->constraints(sys.p, qm, Am);
+      for (int a = 0; a < k; a++)
+        for (int i = 0; i < n; i++) {
+          double fd = (Ap[a * n + i] - Am[a * n + i]) / (2 * d), an = dA[(a * n + i) * n + j];
+          cr_assert(fabs(fd - an) <= tol * (1 + fabs(an)), "%s: dmu^%d_%d/dq%d = %.12g, differences %.12g",
+                    name, a, i, j, an, fd);
+        }
+    }
+  }
+  gsl_rng_free(r);
+}
+
+Test(systems, particle_derivatives_match_finite_differences) { check_derivatives("particle"); }
+Test(systems, chaotic_particle_derivatives_match_finite_differences) { check_derivatives("chaotic_particle"); }
+
+/* ---- eliminated multiplier (spec §2.0, §3.1, §3.2 [derived]) -------------------------------- */
+
+/* The acceleration keeps the velocity on D: d/dt(A v) = A a + (DA[v]) v = 0 (spec §2.0). */
+static void check_tangent(const nh_system *sys, const nh_state *s) {
+  double a[NH_MAX_N], A[NH_MAX_K * NH_MAX_N], curv[NH_MAX_K];
+  cr_assert(nh_acceleration(sys, s->q, s->v, a) == 0, "nh_acceleration failed");
+  sys->type->constraints(sys->p, s->q, A);
+  nh_curvature_term(sys, s->q, s->v, curv);
+  double Aa = 0, scale = fabs(curv[0]);
+  for (int i = 0; i < sys->n; i++) Aa += A[i] * a[i], scale += fabs(A[i] * a[i]);
+  cr_assert(fabs(Aa + curv[0]) <= 1e-14 * (1 + scale), "%s: A a + (DA[v])v = %.3e, not 0", sys->type->name,
+            Aa + curv[0]);
+}
+
+Test(systems, particle_multiplier_closed_form) {
+  /* spec §3.1 [derived]: λ = ẋẏ/(1+y²). */
+  nh_system sys = make_system("particle");
+  gsl_rng *r = make_rng(7);
+  for (int trial = 0; trial < 10; trial++) {
+    nh_state s;
+    double lambda;
+    random_state_on_D(&sys, r, &s);
+    cr_assert(nh_multiplier(&sys, s.q, s.v, &lambda) == 0, "nh_multiplier failed");
+    double expect = s.v[0] * s.v[1] / (1 + s.q[1] * s.q[1]);
+    cr_assert(fabs(lambda - expect) <= 1e-14 * (1 + fabs(expect)), "particle λ = %.17g, closed form %.17g",
+              lambda, expect);
+    check_tangent(&sys, &s);
+  }
+  gsl_rng_free(r);
+}
+
+Test(systems, chaotic_particle_multiplier_closed_form) {
+  /* spec §3.2 [derived]: λ = [x + y1(z1 + z1z2² + y1²z1) + y2(z2 + z1²z2 + y2²z2)
+   *                          − (ẏ1ż1 + ẏ2ż2)] / (1 + y1² + y2²). */
+  nh_system sys = make_system("chaotic_particle");
+  gsl_rng *r = make_rng(8);
+  for (int trial = 0; trial < 10; trial++) {
+    nh_state s;
+    double lambda;
+    random_state_on_D(&sys, r, &s);
+    const double x = s.q[0], y1 = s.q[1], y2 = s.q[2], z1 = s.q[3], z2 = s.q[4];
+    const double dy1 = s.v[1], dy2 = s.v[2], dz1 = s.v[3], dz2 = s.v[4];
+    double expect = (x + y1 * (z1 + z1 * z2 * z2 + y1 * y1 * z1) + y2 * (z2 + z1 * z1 * z2 + y2 * y2 * z2) -
+                     (dy1 * dz1 + dy2 * dz2)) /
+                    (1 + y1 * y1 + y2 * y2);
+    cr_assert(nh_multiplier(&sys, s.q, s.v, &lambda) == 0, "nh_multiplier failed");
+    cr_assert(fabs(lambda - expect) <= 1e-13 * (1 + fabs(expect)), "chaotic λ = %.17g, closed form %.17g",
+              lambda, expect);
+    check_tangent(&sys, &s);
+  }
+  gsl_rng_free(r);
+}
+
+/* ---- reference solver (integrators/reference.c) --------------------------------------------- */
+
+Test(systems, reference_solver_matches_particle_exact_solution) {
+  /* GSL rk8pd at tol 1e-13 against the closed form of spec §3.1, T = 2. */
+  nh_system sys = make_system("particle");
+  nh_state x0, ref, ex;
+  nh_system_default_state(&sys, &x0);
+  cr_assert(nh_reference_solve(&sys, &x0, 2.0, 1e-13, &ref) == 0, "nh_reference_solve failed");
+  sys.type->exact(sys.p, &x0, 2.0, &ex);
+  double e = fmax(max_abs_diff(3, ref.q, ex.q), max_abs_diff(3, ref.v, ex.v));
+  cr_assert(e <= 1e-10, "reference vs exact at T=2: max error %.3e > 1e-10", e);
+  cr_assert_float_eq(ref.t, 2.0, 0, "reference state time %g, expected 2", ref.t);
+}
+
+/* ---- random states on D (spec §6 A10) ------------------------------------------------------- */
+
+#define NSAMPLES 20
+
+static void draw_samples(unsigned long seed, nh_state *s) {
+  nh_system sys = make_system("chaotic_particle");
+  gsl_rng *r = make_rng(seed);
+  for (int i = 0; i < NSAMPLES; i++)
+    cr_assert(nh_sample_on_D(&sys, 1.535, r, &s[i]) == 0, "nh_sample_on_D failed (seed %lu)", seed);
+  gsl_rng_free(r);
+}
+
+Test(systems, sample_on_D_states_are_admissible) {
+  /* spec §6 A10: q uniform in the box with V(q) < E − 0.1, v on D, E(q,v) = E (spec §5 C15: 1.535). */
+  nh_system sys = make_system("chaotic_particle");
+  const double E = 1.535, box = sys.type->sample_box;
+  nh_state s[NSAMPLES];
+  draw_samples(2024, s);
+  for (int i = 0; i < NSAMPLES; i++) {
+    double res = nh_constraint_residual(&sys, s[i].q, s[i].v);
+    double relE = fabs(nh_energy(&sys, s[i].q, s[i].v) - E) / E;
+    cr_assert(res <= 1e-14, "sample %d: constraint residual %.3e > 1e-14", i, res);
+    cr_assert(relE <= 1e-13, "sample %d: relative energy error %.3e > 1e-13", i, relE);
+    cr_assert(sys.type->potential(sys.p, s[i].q) < E - 0.1, "sample %d: V(q) >= E - 0.1", i);
+    for (int j = 0; j < sys.n; j++)
+      cr_assert(fabs(s[i].q[j]) <= box, "sample %d: q[%d] = %g outside [-%g, %g]", i, j, s[i].q[j], box, box);
+  }
+}
+
+Test(systems, sample_on_D_is_reproducible_by_seed) {
+  /* Same seed -> bit-identical states; different seed -> different states. */
+  nh_state a[NSAMPLES], b[NSAMPLES], c[NSAMPLES];
+  draw_samples(99, a);
+  draw_samples(99, b);
+  draw_samples(100, c);
+  for (int i = 0; i < NSAMPLES; i++) {
+    cr_assert(memcmp(a[i].q, b[i].q, sizeof a[i].q) == 0 && memcmp(a[i].v, b[i].v, sizeof a[i].v) == 0,
+              "sample %d differs between two runs with seed 99", i);
+    cr_assert(max_abs_diff(5, a[i].q, c[i].q) > 1e-6, "sample %d: seeds 99 and 100 give the same q", i);
+  }
+}
+
+/* ---- velocity projection (system.h, spec §6 A10) -------------------------------------------- */
+
+static void check_projection(const char *name) {
+  nh_system sys = make_system(name);
+  const int n = sys.n;
+  gsl_rng *r = make_rng(31);
+  for (int trial = 0; trial < 10; trial++) {
+    double q[NH_MAX_N], v[NH_MAX_N], w[NH_MAX_N], v2[NH_MAX_N], A[NH_MAX_N], vnorm = 0;
+    for (int i = 0; i < n; i++) {
+      q[i] = 4 * gsl_rng_uniform(r) - 2;
+      v[i] = w[i] = 4 * gsl_rng_uniform(r) - 2;
+      vnorm = fmax(vnorm, fabs(v[i]));
+    }
+    cr_assert(nh_project_velocity(&sys, q, w) == 0, "nh_project_velocity failed");
+    double res = nh_constraint_residual(&sys, q, w);
+    cr_assert(res <= 1e-14 * (1 + vnorm), "%s: A(q)Pv = %.3e after projection", name, res);
+    /* M = I: the removed part v − Pv is parallel to μ(q) (M-orthogonal projection). */
+    sys.type->constraints(sys.p, q, A);
+    double mu2 = 0, dmu = 0;
+    for (int i = 0; i < n; i++) mu2 += A[i] * A[i], dmu += A[i] * (v[i] - w[i]);
+    for (int i = 0; i < n; i++) {
+      double perp = (v[i] - w[i]) - A[i] * dmu / mu2;
+      cr_assert(fabs(perp) <= 1e-14 * (1 + vnorm), "%s: v - Pv not along mu, component %d: %.3e", name, i, perp);
+    }
+    memcpy(v2, w, sizeof v2);
+    cr_assert(nh_project_velocity(&sys, q, v2) == 0, "nh_project_velocity failed");
+    double d = max_abs_diff(n, v2, w);
+    cr_assert(d <= 1e-15 * (1 + vnorm), "%s: projection not idempotent, |P(Pv) - Pv| = %.3e", name, d);
+  }
+  gsl_rng_free(r);
+}
+
+Test(systems, particle_projection) { check_projection("particle"); }
+Test(systems, chaotic_particle_projection) { check_projection("chaotic_particle"); }
