@@ -13,7 +13,9 @@ static const char usage[] =
     "                    name and renamed when complete\n"
     "  --threads N       OpenMP threads (default: OMP_NUM_THREADS or all cores); results do not\n"
     "                    depend on it\n"
-    "  --set PATH=VALUE  override a spec setting, e.g. --set T=10000 --set ensemble.count=100\n";
+    "  --set PATH=VALUE  override a spec setting, e.g. --set T=10000 --set ensemble.count=100\n"
+    "  --check-orders    convergence studies: print observed against expected orders and exit 1\n"
+    "                    if any differs by more than the spec's order_tolerance (default 0.15)\n";
 
 static char *default_output(const char *spec) {
   const char *base = strrchr(spec, '/');
@@ -33,10 +35,24 @@ static char *join_args(int argc, char **argv) {
   return s;
 }
 
+/* --check-orders: observed against expected orders; 1 if any is off by more than the tolerance. */
+static int report_orders(const nh_study *st, const nh_convergence_result *r) {
+  int failed = 0;
+  printf("%-6s %8s %8s %9s  %s\n", "check", "expected", "observed", "stderr", "method");
+  for (int m = 0; m < st->nmethods; m++) {
+    printf("%-6s %8d %8.3f %9.2g  %s%s%s\n", r->order_ok[m] ? "ok" : "FAIL", st->order_expected[m], r->order[m],
+           r->order_stderr[m], st->method_names[m], st->order_reason[m][0] ? "  -- " : "", st->order_reason[m]);
+    failed += !r->order_ok[m];
+  }
+  if (failed) fprintf(stderr, "nhbench: %d of %d observed orders off by more than %g\n", failed, st->nmethods,
+                      st->order_tolerance);
+  return failed ? 1 : 0;
+}
+
 int nh_cli_run(int argc, char **argv) {
   const char *spec = NULL, *out_arg = NULL;
   const char **overrides = calloc((size_t)argc, sizeof *overrides);
-  int noverrides = 0, rc = 2;
+  int noverrides = 0, rc = 2, check_orders = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(usage, stdout);
@@ -53,6 +69,8 @@ int nh_cli_run(int argc, char **argv) {
         return 2;
       }
       omp_set_num_threads((int)t);
+    } else if (strcmp(argv[i], "--check-orders") == 0) {
+      check_orders = 1;
     } else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
       overrides[noverrides++] = argv[++i];
     } else if (argv[i][0] == '-' || spec) {
@@ -87,6 +105,7 @@ int nh_cli_run(int argc, char **argv) {
     if (nh_run_convergence(&st, &r, err, sizeof err) == 0 &&
         nh_write_convergence(path, &st, &r, command, err, sizeof err) == 0)
       rc = 0;
+    if (rc == 0 && check_orders) rc = report_orders(&st, &r);
     nh_convergence_result_free(&r);
   } else {
     nh_ensemble_result r;

@@ -46,6 +46,11 @@ static int setup(nh_method *m, char *err, size_t errlen) {
   const composition *c = table_of(m);
   char base[512];
   nh_method_format(m->base, base, sizeof base);
+  if (m->base->type->properties & NH_HISTORY) {
+    snprintf(err, errlen, "%s: '%s' is a two-step method; its history cannot follow changing sub-steps",
+             m->type->name, base);
+    return -1;
+  }
   if (c->base_order) {
     if (!nh_method_is_symmetric(m->base) || nh_method_order(m->base) != c->base_order) {
       snprintf(err, errlen, "%s needs a symmetric base method of order %d; '%s' is %s of order %d",
@@ -85,6 +90,7 @@ const nh_integrator_type nh_integrator_adjoint_pair = {
            "adjoint_pair(nh_newmark(alpha=0)) is the paper's Psi_h, eq. (18).",
     .takes_base = 1,
     .data = &adjoint_pair_table,
+    .handles = ~0u, /* as its base */
     .order = order,
     .is_symmetric = is_symmetric,
     .setup = setup,
@@ -97,6 +103,7 @@ const nh_integrator_type nh_integrator_triple_jump = {
            "(spec/newmark.md 2.8, Remark 3.10).",
     .takes_base = 1,
     .data = &triple_jump_table,
+    .handles = ~0u, /* as its base */
     .order = order,
     .is_symmetric = is_symmetric,
     .setup = setup,

@@ -26,6 +26,14 @@ typedef struct {
 
 typedef struct nh_method nh_method;
 
+/* Properties a method declares (bits of nh_integrator_type.properties). */
+enum {
+  NH_PRESERVES_CONSTRAINT = 1 << 0, /* |A(q)v + b| at round-off after every step */
+  NH_HISTORY = 1 << 1,              /* the state carries h-dependent history (a two-step method):
+                                       no compositions, no step-size changes */
+  NH_TRACKS_ACTION = 1 << 2,        /* updates the Herglotz action z */
+};
+
 typedef struct nh_integrator_type {
   const char *name;
   const char *doc;
@@ -33,6 +41,13 @@ typedef struct nh_integrator_type {
   int nparams;
   int takes_base;   /* 1: written name(BASE_METHOD), a composition over one base method */
   const void *data; /* type-specific constant data, e.g. a composition's coefficient table */
+  unsigned properties; /* NH_PRESERVES_CONSTRAINT | ... */
+  /* System features (NH_SYS_* in systems/system.h) the method handles; a system with any other
+   * feature is declined with `applies_doc` as the reason. */
+  unsigned handles;
+  const char *applies_doc; /* e.g. "needs a constant mass matrix and linear constraints" */
+  /* Further applicability checks (e.g. a holonomic constraint); 0 or -1 with a reason. May be NULL. */
+  int (*applies)(const nh_method *m, const nh_system *sys, char *err, size_t errlen);
   /* Checks beyond parameter ranges (e.g. β+β' = ½); 0 or -1 with a message. May be NULL. */
   int (*validate)(const nh_method *m, char *err, size_t errlen);
   int (*order)(const nh_method *m);        /* theoretical global order */
@@ -42,6 +57,9 @@ typedef struct nh_integrator_type {
   int (*adjoint)(const nh_method *m, nh_method *adj);
   /* Prepares per-instance data after parsing (e.g. a composition's adjoint); may be NULL. */
   int (*setup)(nh_method *m, char *err, size_t errlen);
+  /* Sets up the per-method part of a trajectory's initial state (x->aux, e.g. RATTLE's λ0 or a
+   * two-step method's previous position) for steps of size h. May be NULL. */
+  nh_step_status (*init)(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost);
   /* One step x → y of size h (h < 0 allowed). Allocates nothing. */
   nh_step_status (*step)(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                          double h, nh_cost *cost);
@@ -70,6 +88,12 @@ int nh_method_order(const nh_method *m);
 int nh_method_is_symmetric(const nh_method *m);
 /* A new method that is m's adjoint (m itself, copied, if symmetric); NULL if unknown. */
 nh_method *nh_method_adjoint(const nh_method *m);
+/* 0 if m applies to sys (for compositions: their base too), else -1 with the reason:
+ * "nh_rattle does not apply to falling_disk: it needs a constant mass matrix". */
+int nh_method_applies(const nh_method *m, const nh_system *sys, char *err, size_t errlen);
+/* Prepares x for a trajectory with steps of size h (calls the type's init, if any). */
+nh_step_status nh_method_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost);
+int nh_method_preserves_constraint(const nh_method *m);
 /* Steps and checks the result is finite. */
 nh_step_status nh_method_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                               double h, nh_cost *cost);

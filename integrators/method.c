@@ -191,6 +191,35 @@ nh_method *nh_method_adjoint(const nh_method *m) {
   return nh_method_parse(text, err, sizeof err);
 }
 
+int nh_method_applies(const nh_method *m, const nh_system *sys, char *err, size_t errlen) {
+  unsigned extra = nh_system_features(sys) & ~m->type->handles;
+  char why[256] = "";
+  int ok = 1;
+  if (extra) {
+    ok = 0;
+    snprintf(why, sizeof why, "it %s; %s has%s%s%s%s", m->type->applies_doc ? m->type->applies_doc : "",
+             sys->type->name, extra & NH_SYS_VARIABLE_MASS ? " a configuration-dependent mass matrix" : "",
+             extra & NH_SYS_AFFINE_CONSTRAINTS ? " affine constraints" : "",
+             extra & NH_SYS_DAMPING ? " damping" : "", extra & NH_SYS_FORCING ? " forcing" : "");
+  } else if (m->type->applies) {
+    ok = m->type->applies(m, sys, why, sizeof why) == 0;
+  }
+  if (ok) return m->base ? nh_method_applies(m->base, sys, err, errlen) : 0;
+  snprintf(err, errlen, "%s does not apply to %s: %s", m->type->name, sys->type->name, why);
+  return -1;
+}
+
+nh_step_status nh_method_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
+  if (m->type->init) return m->type->init(m, sys, x, h, cost);
+  return m->base ? nh_method_init(m->base, sys, x, h, cost) : NH_STEP_OK;
+}
+
+/* A composition preserves the constraint exactly when its base does. */
+int nh_method_preserves_constraint(const nh_method *m) {
+  if (m->base) return nh_method_preserves_constraint(m->base);
+  return (m->type->properties & NH_PRESERVES_CONSTRAINT) != 0;
+}
+
 nh_step_status nh_method_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                               double h, nh_cost *cost) {
   nh_step_status st = m->type->step(m, sys, x, y, h, cost);

@@ -131,7 +131,7 @@ static nh_step_status nh_newmark_step(const nh_method *m, const nh_system *sys, 
 
   /* Predictor (§6 A13, with the eliminated multiplier): one explicit Taylor step. */
   double X[NH_NEWTON_MAX_DIM], lambda[NH_MAX_K], acc[NH_MAX_N];
-  if (nh_multiplier(sys, x->q, x->v, lambda) || nh_acceleration(sys, x->q, x->v, acc))
+  if (nh_multiplier(sys, x->t, x->q, x->v, lambda) || nh_acceleration(sys, x->t, x->q, x->v, acc))
     return NH_STEP_SOLVER_FAILED;
   cost->rhs_evals++;
   for (int i = 0; i < n; i++) {
@@ -142,6 +142,7 @@ static nh_step_status nh_newmark_step(const nh_method *m, const nh_system *sys, 
 
   nh_step_status st = nh_newton_solve(2 * n + 2 * k, X, newmark_residual, &C, cost);
   if (st != NH_STEP_OK) return st;
+  *y = *x;
   y->t = x->t + h;
   memcpy(y->q, X, sizeof(double) * (size_t)n);
   memcpy(y->v, X + n, sizeof(double) * (size_t)n);
@@ -182,6 +183,9 @@ const nh_integrator_type nh_integrator_nh_newmark = {
            "else 1. Adjoint: nh_newmark(beta=beta2, beta2=beta, alpha=1-alpha).",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
+    .properties = NH_PRESERVES_CONSTRAINT,
+    .applies_doc = "needs a constant mass matrix, linear constraints and no damping or forcing "
+                   "(spec/newmark.md 2.0)",
     .validate = validate,
     .order = order,
     .is_symmetric = is_symmetric,

@@ -7,11 +7,10 @@
 #include "integrators/integrator.h"
 
 static int reduced_ode(double t, const double y[], double f[], void *params) {
-  (void)t;
   const nh_system *sys = params;
   const int n = sys->n;
   memcpy(f, y + n, sizeof(double) * (size_t)n);
-  return nh_acceleration(sys, y, y + n, f + n) ? GSL_EBADFUNC : GSL_SUCCESS;
+  return nh_acceleration(sys, t, y, y + n, f + n) ? GSL_EBADFUNC : GSL_SUCCESS;
 }
 
 int nh_reference_solve(const nh_system *sys, const nh_state *x0, double T, double tol, nh_state *x) {
@@ -26,7 +25,7 @@ int nh_reference_solve(const nh_system *sys, const nh_state *x0, double T, doubl
   int status = gsl_odeiv2_driver_apply(d, &t, T, y);
   gsl_odeiv2_driver_free(d);
   if (status != GSL_SUCCESS) return -1;
-  memset(x, 0, sizeof *x);
+  *x = *x0;
   x->t = T;
   memcpy(x->q, y, sizeof(double) * (size_t)n);
   memcpy(x->v, y + n, sizeof(double) * (size_t)n);

@@ -14,7 +14,7 @@ static int stage(const nh_system *sys, const nh_state *x, const double *dq, cons
   }
   cost->rhs_evals++;
   for (int i = 0; i < sys->n; i++) kq[i] = v[i];
-  return nh_acceleration(sys, q, v, kv);
+  return nh_acceleration(sys, x->t + s, q, v, kv);
 }
 
 static nh_step_status rk4_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
@@ -44,6 +44,7 @@ const nh_integrator_type nh_integrator_rk4 = {
     .name = "rk4",
     .doc = "Classical RK4 on the index-reduced ODE with the eliminated multiplier lambda(q,v), no "
            "projection (spec/newmark.md 2.10). Order 4; the constraint is not preserved.",
+    .handles = NH_SYS_VARIABLE_MASS | NH_SYS_AFFINE_CONSTRAINTS | NH_SYS_DAMPING | NH_SYS_FORCING,
     .order = order,
     .step = rk4_step,
 };

@@ -134,6 +134,11 @@ static int convergence_body(hid_t file, const nh_study *st, const void *vr) {
   rc |= put_doubles(g, "order_stderr", 1, dm, r->order_stderr);
   rc |= put_ints(g, "fit_first", 1, dm, r->fit_first);
   rc |= put_ints(g, "fit_count", 1, dm, r->fit_count);
+  rc |= put_ints(g, "order_expected", 1, dm, st->order_expected);
+  rc |= put_strings(g, "order_reason", nm, st->order_reason);
+  rc |= put_ints(g, "order_ok", 1, dm, r->order_ok);
+  rc |= put_attr_double(g, "order_tolerance", &st->order_tolerance, 1);
+  rc |= put_attr_str(g, "initial", st->initial);
   rc |= put_attr_double(g, "q0", st->x0.q, (size_t)n);
   rc |= put_attr_double(g, "v0", st->x0.v, (size_t)n);
   rc |= put_attr_double(g, "reference_q", r->reference.q, (size_t)n);

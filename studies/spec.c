@@ -190,6 +190,8 @@ static int apply_override(config_t *cfg, const char *ov, char *err, size_t errle
   return 0;
 }
 
+static int load_system_params(const ctx *c, const config_setting_t *root, nh_study *st);
+
 static int load_system(const ctx *c, const config_setting_t *root, nh_study *st) {
   const config_setting_t *s = require(c, root, "system");
   if (!s) return -1;
@@ -205,6 +207,11 @@ static int load_system(const ctx *c, const config_setting_t *root, nh_study *st)
     return fail_at(c, s, "unknown system '%s' (systems: %s)", name, list);
   }
   if (nh_system_init(&st->sys, type)) return fail_at(c, s, "system '%s': bad mass matrix", name);
+  return load_system_params(c, root, st);
+}
+
+static int load_system_params(const ctx *c, const config_setting_t *root, nh_study *st) {
+  const char *name = st->sys.type->name;
   const config_setting_t *params = config_setting_get_member(root, "system_params");
   if (!params) return 0;
   if (!config_setting_is_group(params))
@@ -249,6 +256,10 @@ static int load_methods(const ctx *c, const config_setting_t *root, nh_study *st
     if (!text) return fail_at(c, s, "methods must be strings, e.g. \"nh_newmark(alpha=0.5)\"");
     nh_method *m = nh_method_parse(text, msg, sizeof msg);
     if (!m) return fail_at(c, s, "%s", msg);
+    if (nh_method_applies(m, &st->sys, msg, sizeof msg)) {
+      nh_method_free(m);
+      return fail_at(c, s, "%s", msg);
+    }
     add_method(st, m);
   }
   return 0;
@@ -267,6 +278,10 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
   if (!text) return fail_at(c, ms, "grid 'method' must be a string");
   nh_method *tmpl = nh_method_parse(text, msg, sizeof msg);
   if (!tmpl) return fail_at(c, ms, "%s", msg);
+  if (nh_method_applies(tmpl, &st->sys, msg, sizeof msg)) {
+    nh_method_free(tmpl);
+    return fail_at(c, ms, "%s", msg);
+  }
   char name[1024];
   nh_method_format(tmpl, name, sizeof name);
   grid->template_name = dup_str(name);
@@ -338,12 +353,25 @@ static int load_grids(const ctx *c, const config_setting_t *root, nh_study *st) 
   return 0;
 }
 
+/* `initial`: a preset name (string) or { q = [...]; v = [...]; }; default: the system's default. */
 static int load_initial(const ctx *c, const config_setting_t *root, nh_study *st) {
   nh_system_default_state(&st->sys, &st->x0);
   const config_setting_t *ic = config_setting_get_member(root, "initial");
+  st->initial = dup_str("default");
   if (!ic) return 0;
   static const char *const known[] = {"q", "v", NULL};
-  if (!config_setting_is_group(ic)) return fail_at(c, ic, "'initial' must be a group { q = [...]; v = [...]; }");
+  if (config_setting_type(ic) == CONFIG_TYPE_STRING) {
+    char msg[512];
+    free(st->initial);
+    st->initial = dup_str(config_setting_get_string(ic));
+    if (strcmp(st->initial, "default") == 0) return 0;
+    if (nh_system_apply_preset(&st->sys, st->initial, &st->x0, msg, sizeof msg)) return fail_at(c, ic, "%s", msg);
+    return 0;
+  }
+  free(st->initial);
+  st->initial = dup_str("given");
+  if (!config_setting_is_group(ic))
+    return fail_at(c, ic, "'initial' must be a preset name or a group { q = [...]; v = [...]; }");
   if (check_members(c, ic, known)) return -1;
   const char *names[2] = {"q", "v"};
   double *dest[2] = {st->x0.q, st->x0.v};
@@ -371,9 +399,10 @@ static int load_initial(const ctx *c, const config_setting_t *root, nh_study *st
 static int load_convergence(const ctx *c, const config_setting_t *root, nh_study *st) {
   static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0",
                                       "halvings", "methods", "grids", "fit_points", "error_floor",
-                                      "reference_tol", NULL};
+                                      "reference_tol", "order_tolerance", "expected_orders", NULL};
   if (check_members(c, root, known)) return -1;
-  if (load_initial(c, root, st)) return -1;
+  /* A preset may set system parameters; system_params given in the spec override them. */
+  if (load_initial(c, root, st) || load_system_params(c, root, st)) return -1;
   const config_setting_t *hs = config_setting_get_member(root, "h");
   if (hs) {
     if (get_numbers(c, hs, &st->h, &st->nh)) return -1;
@@ -401,6 +430,46 @@ static int load_convergence(const ctx *c, const config_setting_t *root, nh_study
   const config_setting_t *s;
   if ((s = config_setting_get_member(root, "error_floor")) && get_number(c, s, &st->error_floor)) return -1;
   if ((s = config_setting_get_member(root, "reference_tol")) && get_number(c, s, &st->reference_tol)) return -1;
+  st->order_tolerance = 0.15;
+  if ((s = config_setting_get_member(root, "order_tolerance")) && get_number(c, s, &st->order_tolerance)) return -1;
+  return 0;
+}
+
+/* The expected order of each method: its claimed order unless `expected_orders` documents an
+ * exception: ( { method = "..."; order = 1; reason = "..."; } ). */
+static int load_expected_orders(const ctx *c, const config_setting_t *root, nh_study *st) {
+  st->order_expected = malloc(sizeof(int) * (size_t)st->nmethods);
+  st->order_reason = calloc((size_t)st->nmethods, sizeof(char *));
+  for (int i = 0; i < st->nmethods; i++) {
+    st->order_expected[i] = nh_method_order(st->methods[i]);
+    st->order_reason[i] = dup_str("");
+  }
+  const config_setting_t *list = config_setting_get_member(root, "expected_orders");
+  if (!list) return 0;
+  static const char *const known[] = {"method", "order", "reason", NULL};
+  if (!config_setting_is_list(list))
+    return fail_at(c, list, "'expected_orders' must be a list ( { method = \"...\"; order = N; reason = \"...\"; } )");
+  for (int e = 0; e < config_setting_length(list); e++) {
+    const config_setting_t *g = config_setting_get_elem(list, (unsigned)e);
+    if (!config_setting_is_group(g) || check_members(c, g, known)) return fail_at(c, g, "each expected order is a group { method; order; reason; }");
+    const config_setting_t *ms = require(c, g, "method"), *rs = require(c, g, "reason");
+    int order;
+    if (!ms || !rs || get_count(c, g, "order", 0, 20, -1, &order)) return -1;
+    const char *text = config_setting_get_string(ms), *reason = config_setting_get_string(rs);
+    char msg[768], name[1024];
+    if (!text || !reason) return fail_at(c, g, "method and reason must be strings");
+    nh_method *m = nh_method_parse(text, msg, sizeof msg);
+    if (!m) return fail_at(c, ms, "%s", msg);
+    nh_method_format(m, name, sizeof name);
+    nh_method_free(m);
+    int found = -1;
+    for (int i = 0; i < st->nmethods; i++)
+      if (strcmp(st->method_names[i], name) == 0) found = i;
+    if (found < 0) return fail_at(c, ms, "expected order for '%s', which is not among the study's methods", name);
+    st->order_expected[found] = order;
+    free(st->order_reason[found]);
+    st->order_reason[found] = dup_str(reason);
+  }
   return 0;
 }
 
@@ -479,6 +548,7 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
     fail_at(&c, root, "no methods to run");
     goto done;
   }
+  if (st->kind == NH_STUDY_CONVERGENCE && load_expected_orders(&c, root, st)) goto done;
   rc = 0;
 done:
   config_destroy(&cfg);
@@ -496,6 +566,10 @@ void nh_study_free(nh_study *st) {
     for (int a = 0; a < 2; a++) free(g->param[a]), free(g->values[a]);
     free(g->method_index);
   }
+  for (int i = 0; st->order_reason && i < st->nmethods; i++) free(st->order_reason[i]);
+  free(st->order_reason);
+  free(st->order_expected);
+  free(st->initial);
   free(st->grids);
   free(st->methods);
   free(st->method_names);

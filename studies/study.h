@@ -33,11 +33,15 @@ typedef struct {
 
   /* convergence */
   nh_state x0;
+  char *initial;      /* preset name, "default" or "given" */
   int nh;
   double *h;
   int fit_points;
   double error_floor;
   double reference_tol;
+  double order_tolerance;  /* |observed − expected| allowed by --check-orders (default 0.15) */
+  int *order_expected;     /* [method]: the claimed order, or a documented exception */
+  char **order_reason;     /* [method]: "" or why the expected order differs from the claim */
 
   /* ensemble */
   double step;       /* h */
@@ -67,6 +71,7 @@ typedef struct {
   /* [method] */
   double *order, *order_stderr; /* least-squares slope of log err vs log h, and its standard error */
   int *fit_first, *fit_count;   /* the h indices used by the fit */
+  int *order_ok;                /* |order − expected| <= order_tolerance */
   nh_state reference;           /* the solution at T the errors are measured against */
   const char *reference_kind;   /* "exact" or "rk8pd" */
 } nh_convergence_result;

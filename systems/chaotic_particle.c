@@ -8,8 +8,8 @@
 
 enum { X, Y1, Y2, Z1, Z2, N = 5 };
 
-static void mass(const double *p, double *M) {
-  (void)p;
+static void mass(const double *p, const double *q, double *M) {
+  (void)p, (void)q;
   memset(M, 0, N * N * sizeof *M);
   for (int i = 0; i < N; i++) M[i * N + i] = 1;
 }

@@ -5,8 +5,8 @@
 
 #include "systems/system.h"
 
-static void mass(const double *p, double *M) {
-  (void)p;
+static void mass(const double *p, const double *q, double *M) {
+  (void)p, (void)q;
   memset(M, 0, 9 * sizeof *M);
   M[0] = M[4] = M[8] = 1;
 }

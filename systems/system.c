@@ -1,4 +1,5 @@
-/* Generic quantities derived from the system interface (spec/newmark.md §2.0). */
+/* Generic quantities derived from the system interface (spec/newmark.md §2.0, spec/herglotz.md
+ * §2.1): energy, constraint residuals, the eliminated multiplier and the index-reduced ODE. */
 #include "systems/system.h"
 
 #include <gsl/gsl_errno.h>
@@ -6,22 +7,30 @@
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Kinetic-energy margin below E when sampling q (spec/newmark.md §6 A10). */
 #define NH_SAMPLE_MARGIN 0.1
 #define NH_SAMPLE_TRIES 1000000
 
-int nh_spd_solve(int m, double *S, double *b) {
+int nh_spd_solve_many(int m, double *S, double *B, int cols) {
   gsl_matrix_view Sv = gsl_matrix_view_array(S, (size_t)m, (size_t)m);
-  gsl_vector_view bv = gsl_vector_view_array(b, (size_t)m);
   if (gsl_linalg_cholesky_decomp1(&Sv.matrix) != GSL_SUCCESS) return -1;
-  return gsl_linalg_cholesky_svx(&Sv.matrix, &bv.vector) == GSL_SUCCESS ? 0 : -1;
+  for (int c = 0; c < cols; c++) {
+    gsl_vector_view col = gsl_vector_view_array_with_stride(B + c, (size_t)cols, (size_t)m);
+    if (gsl_linalg_cholesky_svx(&Sv.matrix, &col.vector) != GSL_SUCCESS) return -1;
+  }
+  return 0;
 }
+
+int nh_spd_solve(int m, double *S, double *b) { return nh_spd_solve_many(m, S, b, 1); }
 
 static int cache_mass(nh_system *sys) {
   int n = sys->n;
-  sys->type->mass(sys->p, sys->M);
+  sys->constant_mass = sys->type->mass_jacobian == NULL;
+  if (!sys->constant_mass) return 0;
+  sys->type->mass(sys->p, NULL, sys->M);
   memcpy(sys->Minv, sys->M, sizeof(double) * (size_t)(n * n));
   gsl_matrix_view Mi = gsl_matrix_view_array(sys->Minv, (size_t)n, (size_t)n);
   if (gsl_linalg_cholesky_decomp1(&Mi.matrix) != GSL_SUCCESS) return -1;
@@ -40,13 +49,67 @@ int nh_system_init(nh_system *sys, const nh_system_type *type) {
 }
 
 int nh_system_set_param(nh_system *sys, const char *name, double value, char *err, size_t errlen) {
-  if (nh_param_set_value(sys->type->params, sys->type->nparams, sys->p, name, value, err, errlen))
+  char msg[256];
+  if (nh_param_set_value(sys->type->params, sys->type->nparams, sys->p, name, value, msg, sizeof msg)) {
+    snprintf(err, errlen, "system %s: %s", sys->type->name, msg);
     return -1;
+  }
   if (cache_mass(sys)) {
     snprintf(err, errlen, "system %s: mass matrix is not positive definite", sys->type->name);
     return -1;
   }
   return 0;
+}
+
+int nh_system_set_params_text(nh_system *sys, const char *text, char *err, size_t errlen) {
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", text ? text : "");
+  for (char *save = NULL, *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(item, '='), *end;
+    if (!eq) {
+      snprintf(err, errlen, "system %s: expected name=value, got '%s'", sys->type->name, item);
+      return -1;
+    }
+    *eq = '\0';
+    double v = strtod(eq + 1, &end);
+    if (end == eq + 1 || *end) {
+      snprintf(err, errlen, "system %s: parameter %s='%s' is not a number", sys->type->name, item, eq + 1);
+      return -1;
+    }
+    if (nh_system_set_param(sys, item, v, err, errlen)) return -1;
+  }
+  return 0;
+}
+
+int nh_system_apply_preset(nh_system *sys, const char *name, nh_state *x, char *err, size_t errlen) {
+  for (int i = 0; i < sys->type->npresets; i++) {
+    const nh_preset *pr = &sys->type->presets[i];
+    if (strcmp(pr->name, name) != 0) continue;
+    if (nh_system_set_params_text(sys, pr->params, err, errlen)) return -1;
+    memset(x, 0, sizeof *x);
+    memcpy(x->q, pr->q, sizeof(double) * (size_t)sys->n);
+    memcpy(x->v, pr->v, sizeof(double) * (size_t)sys->n);
+    return 0;
+  }
+  char list[512] = "";
+  for (int i = 0; i < sys->type->npresets; i++) {
+    strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+    strncat(list, sys->type->presets[i].name, sizeof list - strlen(list) - 1);
+  }
+  snprintf(err, errlen, "system %s has no preset '%s' (presets: %s)", sys->type->name, name,
+           sys->type->npresets ? list : "none");
+  return -1;
+}
+
+unsigned nh_system_features(const nh_system *sys) {
+  const nh_system_type *t = sys->type;
+  double F[NH_MAX_N];
+  unsigned f = 0;
+  if (!sys->constant_mass) f |= NH_SYS_VARIABLE_MASS;
+  if (t->constraint_affine) f |= NH_SYS_AFFINE_CONSTRAINTS;
+  if (t->damping && t->damping(sys->p) != 0) f |= NH_SYS_DAMPING;
+  if (t->forcing && t->forcing(sys->p, 0, F)) f |= NH_SYS_FORCING;
+  return f;
 }
 
 size_t nh_system_format(const nh_system *sys, char *buf, size_t len) {
@@ -63,6 +126,11 @@ void nh_system_default_state(const nh_system *sys, nh_state *x) {
   memcpy(x->v, sys->type->v0, sizeof(double) * (size_t)sys->n);
 }
 
+void nh_mass(const nh_system *sys, const double *q, double *M) {
+  if (sys->constant_mass) memcpy(M, sys->M, sizeof(double) * (size_t)(sys->n * sys->n));
+  else sys->type->mass(sys->p, q, M);
+}
+
 static double quad_form(int n, const double *M, const double *v) {
   double s = 0;
   for (int i = 0; i < n; i++)
@@ -70,16 +138,23 @@ static double quad_form(int n, const double *M, const double *v) {
   return s;
 }
 
+double nh_kinetic_energy(const nh_system *sys, const double *q, const double *v) {
+  double M[NH_MAX_N * NH_MAX_N];
+  nh_mass(sys, q, M);
+  return 0.5 * quad_form(sys->n, M, v);
+}
+
 double nh_energy(const nh_system *sys, const double *q, const double *v) {
-  return 0.5 * quad_form(sys->n, sys->M, v) + sys->type->potential(sys->p, q);
+  return nh_kinetic_energy(sys, q, v) + sys->type->potential(sys->p, q);
 }
 
 double nh_constraint_residual(const nh_system *sys, const double *q, const double *v) {
   int n = sys->n, k = sys->k;
-  double A[NH_MAX_K * NH_MAX_N], r = 0;
+  double A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K] = {0}, r = 0;
   sys->type->constraints(sys->p, q, A);
+  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, q, b);
   for (int a = 0; a < k; a++) {
-    double s = 0;
+    double s = b[a];
     for (int i = 0; i < n; i++) s += A[a * n + i] * v[i];
     r = fmax(r, fabs(s));
   }
@@ -88,23 +163,69 @@ double nh_constraint_residual(const nh_system *sys, const double *q, const doubl
 
 void nh_curvature_term(const nh_system *sys, const double *q, const double *v, double *out) {
   int n = sys->n, k = sys->k;
-  double dA[NH_MAX_K * NH_MAX_N * NH_MAX_N];
+  double dA[NH_MAX_K * NH_MAX_N * NH_MAX_N], db[NH_MAX_K * NH_MAX_N];
   sys->type->constraints_jacobian(sys->p, q, dA);
+  if (sys->type->constraint_affine_jacobian) sys->type->constraint_affine_jacobian(sys->p, q, db);
   for (int a = 0; a < k; a++) {
     double s = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
       for (int j = 0; j < n; j++) s += dA[(a * n + i) * n + j] * v[j] * v[i];
+      if (sys->type->constraint_affine_jacobian) s += db[a * n + i] * v[i];
+    }
     out[a] = s;
   }
 }
 
-/* C = A M⁻¹ Aᵀ (k×k) and W = M⁻¹ Aᵀ (n×k). */
-static void constraint_gram(const nh_system *sys, const double *A, double *W, double *C) {
+void nh_free_force(const nh_system *sys, double t, const double *q, const double *v, double *f) {
+  const nh_system_type *T = sys->type;
+  const int n = sys->n;
+  T->grad_potential(sys->p, q, f);
+  for (int i = 0; i < n; i++) f[i] = -f[i];
+  double M[NH_MAX_N * NH_MAX_N];
+  nh_mass(sys, q, M);
+  if (!sys->constant_mass) {
+    /* −Ṁv + ½∂_q(vᵀMv): (Ṁv)_i = Σ_jl ∂_l M_ij v_l v_j, ½∂_i(vᵀMv) = ½ Σ_jl ∂_i M_jl v_j v_l. */
+    double dM[NH_MAX_N * NH_MAX_N * NH_MAX_N];
+    T->mass_jacobian(sys->p, q, dM);
+    for (int i = 0; i < n; i++) {
+      double s = 0;
+      for (int j = 0; j < n; j++)
+        for (int l = 0; l < n; l++)
+          s += (0.5 * dM[(j * n + l) * n + i] - dM[(i * n + j) * n + l]) * v[j] * v[l];
+      f[i] += s;
+    }
+  }
+  if (T->damping) {
+    double alpha = T->damping(sys->p);
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) f[i] -= alpha * M[i * n + j] * v[j];
+  }
+  if (T->forcing) {
+    double F[NH_MAX_N];
+    if (T->forcing(sys->p, t, F))
+      for (int i = 0; i < n; i++) f[i] += F[i];
+  }
+}
+
+/* W = M⁻¹ Aᵀ (n×k), C = A M⁻¹ Aᵀ (k×k), and Minv = M⁻¹ at q. */
+static int constraint_gram(const nh_system *sys, const double *q, const double *A, double *Minv, double *W,
+                           double *C) {
   int n = sys->n, k = sys->k;
+  if (sys->constant_mass) {
+    memcpy(Minv, sys->Minv, sizeof(double) * (size_t)(n * n));
+  } else {
+    double M[NH_MAX_N * NH_MAX_N];
+    sys->type->mass(sys->p, q, M);
+    memcpy(Minv, M, sizeof(double) * (size_t)(n * n));
+    gsl_matrix_view Mi = gsl_matrix_view_array(Minv, (size_t)n, (size_t)n);
+    if (gsl_linalg_cholesky_decomp1(&Mi.matrix) != GSL_SUCCESS ||
+        gsl_linalg_cholesky_invert(&Mi.matrix) != GSL_SUCCESS)
+      return -1;
+  }
   for (int i = 0; i < n; i++)
     for (int a = 0; a < k; a++) {
       double s = 0;
-      for (int j = 0; j < n; j++) s += sys->Minv[i * n + j] * A[a * n + j];
+      for (int j = 0; j < n; j++) s += Minv[i * n + j] * A[a * n + j];
       W[i * k + a] = s;
     }
   for (int a = 0; a < k; a++)
@@ -113,37 +234,41 @@ static void constraint_gram(const nh_system *sys, const double *A, double *W, do
       for (int i = 0; i < n; i++) s += A[a * n + i] * W[i * k + b];
       C[a * k + b] = s;
     }
+  return 0;
 }
 
-int nh_multiplier(const nh_system *sys, const double *q, const double *v, double *lambda) {
+/* λ and the free force together, for nh_acceleration. */
+static int multiplier_and_force(const nh_system *sys, double t, const double *q, const double *v, double *lambda,
+                                double *f, double *A, double *Minv) {
   int n = sys->n, k = sys->k;
-  double A[NH_MAX_K * NH_MAX_N], W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K];
-  double g[NH_MAX_N], curv[NH_MAX_K];
+  double W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K], curv[NH_MAX_K];
   sys->type->constraints(sys->p, q, A);
-  sys->type->grad_potential(sys->p, q, g);
-  constraint_gram(sys, A, W, C);
+  nh_free_force(sys, t, q, v, f);
+  if (constraint_gram(sys, q, A, Minv, W, C)) return -1;
+  if (k == 0) return 0;
   nh_curvature_term(sys, q, v, curv);
   for (int a = 0; a < k; a++) {
-    double s = 0; /* (A M⁻¹ ∇V)_a = Σ_i W_ia g_i, M symmetric */
-    for (int i = 0; i < n; i++) s += W[i * k + a] * g[i];
-    lambda[a] = s - curv[a];
+    double s = 0; /* (A M⁻¹ f)_a = Σ_i W_ia f_i, M symmetric */
+    for (int i = 0; i < n; i++) s += W[i * k + a] * f[i];
+    lambda[a] = -s - curv[a];
   }
-  return k ? nh_spd_solve(k, C, lambda) : 0;
+  return nh_spd_solve(k, C, lambda);
 }
 
-int nh_acceleration(const nh_system *sys, const double *q, const double *v, double *acc) {
+int nh_multiplier(const nh_system *sys, double t, const double *q, const double *v, double *lambda) {
+  double A[NH_MAX_K * NH_MAX_N], f[NH_MAX_N], Minv[NH_MAX_N * NH_MAX_N];
+  return multiplier_and_force(sys, t, q, v, lambda, f, A, Minv);
+}
+
+int nh_acceleration(const nh_system *sys, double t, const double *q, const double *v, double *acc) {
   int n = sys->n, k = sys->k;
-  double A[NH_MAX_K * NH_MAX_N], lambda[NH_MAX_K], f[NH_MAX_N];
-  if (nh_multiplier(sys, q, v, lambda)) return -1;
-  sys->type->constraints(sys->p, q, A);
-  sys->type->grad_potential(sys->p, q, f);
-  for (int i = 0; i < n; i++) {
-    f[i] = -f[i];
+  double A[NH_MAX_K * NH_MAX_N], lambda[NH_MAX_K], f[NH_MAX_N], Minv[NH_MAX_N * NH_MAX_N];
+  if (multiplier_and_force(sys, t, q, v, lambda, f, A, Minv)) return -1;
+  for (int i = 0; i < n; i++)
     for (int a = 0; a < k; a++) f[i] += A[a * n + i] * lambda[a];
-  }
   for (int i = 0; i < n; i++) {
     double s = 0;
-    for (int j = 0; j < n; j++) s += sys->Minv[i * n + j] * f[j];
+    for (int j = 0; j < n; j++) s += Minv[i * n + j] * f[j];
     acc[i] = s;
   }
   return 0;
@@ -151,15 +276,14 @@ int nh_acceleration(const nh_system *sys, const double *q, const double *v, doub
 
 int nh_project_velocity(const nh_system *sys, const double *q, double *v) {
   int n = sys->n, k = sys->k;
-  double A[NH_MAX_K * NH_MAX_N], W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K], y[NH_MAX_K];
+  double A[NH_MAX_K * NH_MAX_N], W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K], y[NH_MAX_K] = {0};
+  double Minv[NH_MAX_N * NH_MAX_N];
   if (k == 0) return 0;
   sys->type->constraints(sys->p, q, A);
-  constraint_gram(sys, A, W, C);
-  for (int a = 0; a < k; a++) {
-    double s = 0;
-    for (int i = 0; i < n; i++) s += A[a * n + i] * v[i];
-    y[a] = s;
-  }
+  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, q, y);
+  if (constraint_gram(sys, q, A, Minv, W, C)) return -1;
+  for (int a = 0; a < k; a++)
+    for (int i = 0; i < n; i++) y[a] += A[a * n + i] * v[i];
   if (nh_spd_solve(k, C, y)) return -1;
   for (int i = 0; i < n; i++)
     for (int a = 0; a < k; a++) v[i] -= W[i * k + a] * y[a];
@@ -170,13 +294,14 @@ int nh_sample_on_D(const nh_system *sys, double E, gsl_rng *rng, nh_state *x) {
   int n = sys->n;
   const double box = sys->type->sample_box;
   memset(x, 0, sizeof *x);
+  if (sys->type->constraint_affine) return -1;
   for (long tries = 0; tries < NH_SAMPLE_TRIES; tries++) {
     for (int i = 0; i < n; i++) x->q[i] = gsl_ran_flat(rng, -box, box);
     double V = sys->type->potential(sys->p, x->q);
     if (V >= E - NH_SAMPLE_MARGIN) continue;
     for (int i = 0; i < n; i++) x->v[i] = gsl_ran_gaussian_ziggurat(rng, 1.0);
     if (nh_project_velocity(sys, x->q, x->v)) continue;
-    double T = 0.5 * quad_form(n, sys->M, x->v);
+    double T = nh_kinetic_energy(sys, x->q, x->v);
     if (!(T > 0)) continue;
     double scale = sqrt((E - V) / T);
     for (int i = 0; i < n; i++) x->v[i] *= scale;

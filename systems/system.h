@@ -1,6 +1,11 @@
-/* The system interface: what an integrator may know of a mechanical system with linear
- * nonholonomic constraints, L = ½ vᵀMv − V(q), A(q) v = 0 (spec/newmark.md §2.0).
- * One file per system implements one const nh_system_type; systems/registry.c lists them. */
+/* The system interface: what an integrator may know of a mechanical system
+ *   L = ½ vᵀM(q)v − V(q),   constraints A(q) v + b(q) = 0,
+ * optionally with mass-proportional damping −α M v and a time-dependent generalized force F(t)
+ * (spec/newmark.md §2.0, spec/herglotz.md §2.1). The equations of motion are
+ *   M v̇ = −∇V − Ṁv + ½ ∂_q(vᵀMv) − α M v + F(t) + Aᵀλ.
+ * One file per system implements one const nh_system_type; systems/registry.c lists them.
+ * Optional entries are NULL when absent: an integrator that needs what a system lacks (constant M,
+ * linear constraints, no damping or forcing, a holonomic constraint) declines it by its flags. */
 #ifndef NH_SYSTEM_H
 #define NH_SYSTEM_H
 
@@ -8,15 +13,30 @@
 
 #include "systems/param.h"
 
-#define NH_MAX_N 8 /* configuration dimension n */
-#define NH_MAX_K 4 /* number of constraints k */
+#define NH_MAX_N 8    /* configuration dimension n */
+#define NH_MAX_K 4    /* number of constraints k */
+#define NH_MAX_AUX 16 /* per-method auxiliary state */
+#define NH_MAX_INVARIANTS 4
+#define NH_MAX_PRESETS 8
 
-/* The shared state type: time, positions, velocities. Fixed-size so steps allocate nothing. */
+/* The shared state type: time, positions, velocities, the Herglotz action z, and auxiliary
+ * per-method state (e.g. RATTLE's multiplier λ_k, a two-step method's previous position), which
+ * only the method that set it (its init) reads. Fixed-size so steps allocate nothing. */
 typedef struct {
   double t;
   double q[NH_MAX_N];
   double v[NH_MAX_N];
+  double z;
+  double aux[NH_MAX_AUX];
 } nh_state;
+
+/* A named initial condition from a paper, with the system parameters it needs ("eps=0.1"). */
+typedef struct {
+  const char *name;
+  const char *doc;
+  const double *q, *v;
+  const char *params; /* NULL or "" when the defaults apply */
+} nh_preset;
 
 /* All matrices are dense, row-major. p is the system's parameter vector (in descriptor order). */
 typedef struct nh_system_type {
@@ -31,25 +51,60 @@ typedef struct nh_system_type {
   /* The random sampler draws q uniformly in [-sample_box, sample_box]^n (spec/newmark.md §6 A10). */
   double sample_box;
 
-  void (*mass)(const double *p, double *M);                             /* constant SPD, n×n */
+  /* M(q), SPD n×n. With mass_jacobian NULL, M is constant and q is ignored (may be NULL). */
+  void (*mass)(const double *p, const double *q, double *M);
+  /* dM[(i*n + j)*n + l] = ∂M_ij/∂q^l; NULL for a constant mass matrix. */
+  void (*mass_jacobian)(const double *p, const double *q, double *dM);
   double (*potential)(const double *p, const double *q);                /* V(q) */
   void (*grad_potential)(const double *p, const double *q, double *g);  /* ∇V, n */
   void (*hess_potential)(const double *p, const double *q, double *H);  /* ∇²V, n×n */
   void (*constraints)(const double *p, const double *q, double *A);     /* A(q), k×n, rows μ^a */
   /* dA[(a*n + i)*n + j] = ∂μ^a_i/∂q^j: the curvature term and the Newton Jacobians use it. */
   void (*constraints_jacobian)(const double *p, const double *q, double *dA);
+  /* Affine part b(q) of the constraints (k) and its Jacobian db[a*n + j] = ∂b^a/∂q^j; NULL for
+   * linear homogeneous constraints. */
+  void (*constraint_affine)(const double *p, const double *q, double *b);
+  void (*constraint_affine_jacobian)(const double *p, const double *q, double *db);
+  /* Holonomic constraints φ(q) = 0 (k) with ∂φ/∂q = A(q); NULL for nonholonomic systems. */
+  void (*holonomic)(const double *p, const double *q, double *phi);
+  /* Damping coefficient α (force −α M(q) v); NULL: none. */
+  double (*damping)(const double *p);
+  /* Generalized force F(t) (n); returns 0 when F ≡ 0 for these parameters. NULL: none. */
+  int (*forcing)(const double *p, double t, double *F);
   /* Exact solution at time t from x0 (x->t = t); NULL when none is known. Returns 0 on success. */
   int (*exact)(const double *p, const nh_state *x0, double t, nh_state *x);
+  /* First integrals other than energy (momentum maps), with their names. */
+  int ninvariants;
+  const char *const *invariant_names;
+  void (*invariants)(const double *p, const double *q, const double *v, double *out);
+  /* Named initial conditions from the papers. */
+  int npresets;
+  const nh_preset *presets;
 } nh_system_type;
 
-/* A system instance: a type, its parameter values and the cached constant mass matrix. */
+/* A system instance: a type, its parameter values and, for a constant mass matrix, M and M⁻¹. */
 typedef struct {
   const nh_system_type *type;
   int n, k;
+  int constant_mass; /* 1: M and Minv below hold the mass matrix */
   double p[NH_MAX_PARAMS];
   double M[NH_MAX_N * NH_MAX_N];
   double Minv[NH_MAX_N * NH_MAX_N];
 } nh_system;
+
+/* What a system needs of an integrator beyond the basic case (constant M, linear constraints,
+ * conservative, nonholonomic), as bits; integrators declare which they handle. */
+enum {
+  NH_SYS_VARIABLE_MASS = 1 << 0,
+  NH_SYS_AFFINE_CONSTRAINTS = 1 << 1,
+  NH_SYS_DAMPING = 1 << 2,
+  NH_SYS_FORCING = 1 << 3,
+};
+unsigned nh_system_features(const nh_system *sys);
+/* Reads "eps=0.1,alpha=0" into the parameters. */
+int nh_system_set_params_text(nh_system *sys, const char *text, char *err, size_t errlen);
+/* Sets the state (and parameters) of a named preset; -1 with a message if unknown. */
+int nh_system_apply_preset(nh_system *sys, const char *name, nh_state *x, char *err, size_t errlen);
 
 /* Registry (systems/registry.c). */
 extern const nh_system_type *const nh_system_types[];
@@ -64,23 +119,33 @@ size_t nh_system_format(const nh_system *sys, char *buf, size_t len);
 void nh_system_default_state(const nh_system *sys, nh_state *x);
 
 /* Derived quantities (spec/newmark.md §2.0), generic over all systems. */
+void nh_mass(const nh_system *sys, const double *q, double *M);
+double nh_kinetic_energy(const nh_system *sys, const double *q, const double *v);
 double nh_energy(const nh_system *sys, const double *q, const double *v);
-double nh_constraint_residual(const nh_system *sys, const double *q, const double *v); /* max_a |μ^a·v| */
-/* (DA(q)[v]) v, k entries. */
+/* max_a |μ^a(q)·v + b^a(q)| */
+double nh_constraint_residual(const nh_system *sys, const double *q, const double *v);
+/* (DA(q)[v]) v + Db(q)[v], k entries: d/dt of the constraint along q̇ = v, at fixed v. */
 void nh_curvature_term(const nh_system *sys, const double *q, const double *v, double *out);
-/* λ(q,v) = C⁻¹[A M⁻¹∇V − (DA[v])v], C = A M⁻¹ Aᵀ. Returns 0, or -1 if C is singular. */
-int nh_multiplier(const nh_system *sys, const double *q, const double *v, double *lambda);
-/* Γ_nh(q,v,λ) = M⁻¹(−∇V + Aᵀλ) with the eliminated λ: the index-reduced ODE's right-hand side. */
-int nh_acceleration(const nh_system *sys, const double *q, const double *v, double *a);
-/* M-orthogonal projection of v onto D_q = ker A(q): v ← v − M⁻¹Aᵀ C⁻¹ A v. */
+/* The free force f(t,q,v) = −∇V − Ṁv + ½∂_q(vᵀMv) − αMv + F(t) (n). */
+void nh_free_force(const nh_system *sys, double t, const double *q, const double *v, double *f);
+/* λ(t,q,v) = −C⁻¹[A M⁻¹ f + (DA[v])v + Db[v]], C = A M⁻¹ Aᵀ: the multiplier that keeps the
+ * constraint; for constant M without damping, C⁻¹[A M⁻¹∇V − (DA[v])v]. Returns 0, or -1 if C is
+ * singular. */
+int nh_multiplier(const nh_system *sys, double t, const double *q, const double *v, double *lambda);
+/* M⁻¹(f + Aᵀλ) with the eliminated λ: the index-reduced ODE's right-hand side. */
+int nh_acceleration(const nh_system *sys, double t, const double *q, const double *v, double *a);
+/* M-orthogonal projection of v onto {A(q)v + b(q) = 0}: v ← v − M⁻¹Aᵀ C⁻¹ (A v + b). */
 int nh_project_velocity(const nh_system *sys, const double *q, double *v);
 /* A random state on D at energy E (spec/newmark.md §6 A10): q uniform in the sample box with
  * V(q) < E − margin, v ~ N(0, I) projected on D and rescaled to kinetic energy E − V(q).
- * Returns 0, or -1 if no admissible q was found in 10⁶ draws. */
+ * Linear constraints only (rescaling leaves an affine constraint). Returns 0, or -1 if no
+ * admissible q was found in 10⁶ draws or the constraints are affine. */
 int nh_sample_on_D(const nh_system *sys, double E, gsl_rng *rng, nh_state *x);
 
 /* Small dense helpers shared by the library (no allocation). */
 /* Solves the SPD system S x = b of size m in place (b becomes x); S is overwritten. */
 int nh_spd_solve(int m, double *S, double *b);
+/* Solves S X = B for `cols` right-hand sides stored as the columns of B (m×cols, row-major). */
+int nh_spd_solve_many(int m, double *S, double *B, int cols);
 
 #endif

@@ -76,7 +76,7 @@ static void check_exact_invariants(const nh_state *x0) {
 }
 
 Test(systems, particle_exact_on_D_and_conserves_energy) {
-  check_exact_invariants(&(nh_state){0, {1, 1, -1}, {1, -1, 1}}); /* paper Fig. 1 IC */
+  check_exact_invariants(&(nh_state){.t = 0, .q = {1, 1, -1}, .v = {1, -1, 1}}); /* paper Fig. 1 IC */
   nh_state s = particle_state(1.5, 0.3, -0.7, 2.0, -0.8, 0.45);
   check_exact_invariants(&s);
   s = particle_state(0, -0.2, 0.9, 0.1, 0.6, 0); /* ẏ = 0 branch */
@@ -97,7 +97,7 @@ static void check_exact_solves_eom(const nh_state *x0) {
     sys.type->exact(sys.p, x0, t, &x);
     sys.type->exact(sys.p, x0, t + d, &xp);
     sys.type->exact(sys.p, x0, t - d, &xm);
-    cr_assert(nh_acceleration(&sys, x.q, x.v, acc) == 0, "nh_acceleration failed");
+    cr_assert(nh_acceleration(&sys, x.t, x.q, x.v, acc) == 0, "nh_acceleration failed");
     for (int j = 0; j < 3; j++) {
       dq[j] = (xp.q[j] - xm.q[j]) / (2 * d);
       dv[j] = (xp.v[j] - xm.v[j]) / (2 * d);
@@ -109,7 +109,7 @@ static void check_exact_solves_eom(const nh_state *x0) {
 }
 
 Test(systems, particle_exact_solves_equations_of_motion) {
-  check_exact_solves_eom(&(nh_state){0, {1, 1, -1}, {1, -1, 1}});
+  check_exact_solves_eom(&(nh_state){.t = 0, .q = {1, 1, -1}, .v = {1, -1, 1}});
   nh_state s = particle_state(1.5, 0.3, -0.7, 2.0, -0.8, 0.45);
   check_exact_solves_eom(&s);
 }
@@ -197,7 +197,7 @@ Test(systems, chaotic_particle_derivatives_match_finite_differences) { check_der
 /* The acceleration keeps the velocity on D: d/dt(A v) = A a + (DA[v]) v = 0 (spec §2.0). */
 static void check_tangent(const nh_system *sys, const nh_state *s) {
   double a[NH_MAX_N], A[NH_MAX_K * NH_MAX_N], curv[NH_MAX_K];
-  cr_assert(nh_acceleration(sys, s->q, s->v, a) == 0, "nh_acceleration failed");
+  cr_assert(nh_acceleration(sys, s->t, s->q, s->v, a) == 0, "nh_acceleration failed");
   sys->type->constraints(sys->p, s->q, A);
   nh_curvature_term(sys, s->q, s->v, curv);
   double Aa = 0, scale = fabs(curv[0]);
@@ -214,7 +214,7 @@ Test(systems, particle_multiplier_closed_form) {
     nh_state s;
     double lambda;
     random_state_on_D(&sys, r, &s);
-    cr_assert(nh_multiplier(&sys, s.q, s.v, &lambda) == 0, "nh_multiplier failed");
+    cr_assert(nh_multiplier(&sys, s.t, s.q, s.v, &lambda) == 0, "nh_multiplier failed");
     double expect = s.v[0] * s.v[1] / (1 + s.q[1] * s.q[1]);
     cr_assert(fabs(lambda - expect) <= 1e-14 * (1 + fabs(expect)), "particle λ = %.17g, closed form %.17g",
               lambda, expect);
@@ -237,7 +237,7 @@ Test(systems, chaotic_particle_multiplier_closed_form) {
     double expect = (x + y1 * (z1 + z1 * z2 * z2 + y1 * y1 * z1) + y2 * (z2 + z1 * z1 * z2 + y2 * y2 * z2) -
                      (dy1 * dz1 + dy2 * dz2)) /
                     (1 + y1 * y1 + y2 * y2);
-    cr_assert(nh_multiplier(&sys, s.q, s.v, &lambda) == 0, "nh_multiplier failed");
+    cr_assert(nh_multiplier(&sys, s.t, s.q, s.v, &lambda) == 0, "nh_multiplier failed");
     cr_assert(fabs(lambda - expect) <= 1e-13 * (1 + fabs(expect)), "chaotic λ = %.17g, closed form %.17g",
               lambda, expect);
     check_tangent(&sys, &s);
