@@ -5,10 +5,26 @@
 
 extern const nh_system_type nh_system_particle;
 extern const nh_system_type nh_system_chaotic_particle;
+extern const nh_system_type nh_system_cvt;
+extern const nh_system_type nh_system_knife_edge;
+extern const nh_system_type nh_system_chaplygin_sleigh;
+extern const nh_system_type nh_system_vertical_disk;
+extern const nh_system_type nh_system_falling_disk;
+extern const nh_system_type nh_system_foucault_pendulum;
+extern const nh_system_type nh_system_pendulum;
+extern const nh_system_type nh_system_oscillator;
 
 const nh_system_type *const nh_system_types[] = {
     &nh_system_particle,
     &nh_system_chaotic_particle,
+    &nh_system_cvt,
+    &nh_system_knife_edge,
+    &nh_system_chaplygin_sleigh,
+    &nh_system_vertical_disk,
+    &nh_system_falling_disk,
+    &nh_system_foucault_pendulum,
+    &nh_system_pendulum,
+    &nh_system_oscillator,
     NULL,
 };
 

@@ -20,36 +20,10 @@ static void load_or_fail(const char *path, nh_study *st) {
   cr_assert_eq(nh_study_load(path, NULL, 0, st, err, sizeof err), 0, "%s", err);
 }
 
-/* Observed order within ±0.15 of each method's declared order (issue #2 §8; spec/newmark.md
- * §5 C3–C7): rk4 4, nh_newmark(β,β,½) 2, adjoint pairs 2, nh_newmark(0,0,0) 1, triple jump 4. */
-static void check_orders(const char *spec) {
-  nh_study st;
-  nh_convergence_result r;
-  char err[1024];
-  load_or_fail(spec, &st);
-  cr_assert_eq(nh_run_convergence(&st, &r, err, sizeof err), 0, "%s", err);
-  for (int m = 0; m < st.nmethods; m++) {
-    int claimed = nh_method_order(st.methods[m]);
-    cr_expect(fabs(r.order[m] - claimed) <= 0.15, "%s: %s observed order %.3f, claimed %d", spec,
-              st.method_names[m], r.order[m], claimed);
-    cr_expect_geq(r.fit_count[m], 3, "%s: fit used %d points", st.method_names[m], r.fit_count[m]);
-  }
-  nh_convergence_result_free(&r);
-  nh_study_free(&st);
-}
-
-Test(convergence, orders_particle_exact_solution) {
-  check_orders(DATA "particle_convergence.cfg");
-}
-
-Test(convergence, orders_chaotic_particle_reference) {
-  check_orders(DATA "chaotic_convergence.cfg");
-}
-
 /* The claimed orders in the order table are the theoretical ones. */
 Test(convergence, declared_orders) {
   nh_study st;
-  load_or_fail(DATA "particle_convergence.cfg", &st);
+  load_or_fail(NHBENCH_SOURCE_DIR "/tests/orders/particle.cfg", &st);
   const int expected[] = {4, 2, 2, 2, 1, 2, 2, 4};
   cr_assert_eq(st.nmethods, 8);
   for (int m = 0; m < st.nmethods; m++)
@@ -222,7 +196,7 @@ Test(spec_errors, failed_run_keeps_good_file) {
   fclose(f);
   snprintf(args, sizeof args, "run " DATA "bad_parameter.cfg -o %s", path);
   cr_expect_eq(run_nhbench(args, out, sizeof out), 2);
-  snprintf(args, sizeof args, "run " DATA "particle_convergence.cfg -o /nonexistent-dir/x.h5");
+  snprintf(args, sizeof args, "run " NHBENCH_SOURCE_DIR "/tests/orders/particle.cfg -o /nonexistent-dir/x.h5");
   cr_expect_eq(run_nhbench(args, out, sizeof out), 1, "%s", out);
   cr_expect(strstr(out, "/nonexistent-dir/x.h5") != NULL, "%s", out);
   char buf[16] = "";

@@ -1,0 +1,4 @@
+/* STUB: placeholder so the registry links while this system is written. */
+#include "systems/system.h"
+
+const nh_system_type nh_system_foucault_pendulum = {.name = "foucault_pendulum", .doc = "not implemented yet", .ic_doc = ""};
