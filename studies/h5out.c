@@ -128,6 +128,7 @@ static int convergence_body(hid_t file, const nh_study *st, const void *vr) {
   rc |= put_doubles(g, "err_v", 2, dmh, r->err_v);
   rc |= put_doubles(g, "constraint_residual", 2, dmh, r->residual);
   rc |= put_ints(g, "status", 2, dmh, r->status);
+  rc |= put_doubles(g, "z", 2, dmh, r->z);
   rc |= put_costs(g, "cost", 2, dmh, r->cost);
   rc |= put_doubles(g, "wall_time", 2, dmh, r->wall_time);
   rc |= put_doubles(g, "order", 1, dm, r->order);

@@ -53,9 +53,10 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
   r->fit_first = calloc((size_t)nm, sizeof *r->fit_first);
   r->fit_count = calloc((size_t)nm, sizeof *r->fit_count);
   r->order_ok = calloc((size_t)nm, sizeof *r->order_ok);
+  r->z = calloc(cells, sizeof *r->z);
 
-  if (st->sys.type->exact) {
-    st->sys.type->exact(st->sys.p, &st->x0, st->x0.t + st->T, &r->reference);
+  /* The exact solution when the system has one for this state and these parameters. */
+  if (st->sys.type->exact && st->sys.type->exact(st->sys.p, &st->x0, st->x0.t + st->T, &r->reference) == 0) {
     r->reference_kind = "exact";
   } else {
     if (nh_reference_solve(&st->sys, &st->x0, st->x0.t + st->T, st->reference_tol, &r->reference)) {
@@ -82,6 +83,7 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
     r->status[task] = status;
     r->cost[task] = cost;
     r->residual[task] = residual;
+    r->z[task] = x.z;
     if (status == NH_STEP_OK) {
       r->err_q[task] = max_abs_diff(n, x.q, r->reference.q);
       r->err_v[task] = max_abs_diff(n, x.v, r->reference.v);
@@ -104,7 +106,7 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
 void nh_convergence_result_free(nh_convergence_result *r) {
   free(r->err), free(r->err_q), free(r->err_v), free(r->residual), free(r->status), free(r->cost);
   free(r->wall_time), free(r->order), free(r->order_stderr), free(r->fit_first), free(r->fit_count);
-  free(r->order_ok);
+  free(r->order_ok), free(r->z);
   memset(r, 0, sizeof *r);
 }
 

@@ -366,6 +366,11 @@ static int load_initial(const ctx *c, const config_setting_t *root, nh_study *st
     st->initial = dup_str(config_setting_get_string(ic));
     if (strcmp(st->initial, "default") == 0) return 0;
     if (nh_system_apply_preset(&st->sys, st->initial, &st->x0, msg, sizeof msg)) return fail_at(c, ic, "%s", msg);
+    /* A paper's printed initial condition may lie off D on purpose (e.g. the CVT's 4-digit v0). */
+    double r = nh_constraint_residual(&st->sys, st->x0.q, st->x0.v);
+    if (r > 1e-12)
+      fprintf(stderr, "%s:%d: note: preset '%s' is off the constraint distribution: |A(q)v + b| = %.3g\n", c->file,
+              config_setting_source_line(ic), st->initial, r);
     return 0;
   }
   free(st->initial);

@@ -66,6 +66,7 @@ typedef struct {
   double *err, *err_q, *err_v; /* max-norm errors at T: (q,v), q, v */
   double *residual;            /* max over the run of max_a |μ^a(q)·v| */
   int *status;                 /* nh_step_status of the run */
+  double *z;                   /* the Herglotz action z at T (0 for methods that do not track it) */
   nh_cost *cost;
   double *wall_time;
   /* [method] */
