@@ -1,19 +1,337 @@
-/* STUB: placeholder so the registry links while this family is written. */
+/* Jiménez–Scheurle discrete Lagrange–d'Alembert schemes for simple mechanical systems
+ * L = ½ vᵀMv − V(q), μ(q)v = 0 (spec/discretization.md §2.4–2.9; the paper's formulas were lost
+ * in extraction, the spec's reconstructions and its §7 choices are followed):
+ *   js_a      Scheme A (§2.4, (79)–(82)): ψ⁰, linearly explicit, order 1, D at the original nodes.
+ *   js_b      Scheme B (§2.5, (86a)–(86d)): midpoint ψ^{1/2} on the redefined nodes (Q_k, W_k),
+ *             Newton on (W_{k+1}, hλ) with the analytic Jacobian, order 2, D at the new nodes.
+ *   js_p1     P1 (§2.6, (91)/(92)): Scheme A written out in closed form for the particle.
+ *   js_p2new  P2 with node redefinition (§2.7, (93)–(96)): Scheme B in closed form for the particle.
+ *   js_p2orig P2 at the original nodes (§2.7, (97)–(99)): keeps the deformed constraint D_h (98),
+ *             not D; order 1.
+ * The particle forms include the optional harmonic potential V = ½ω²(x² + y²) (§3.3): the
+ * trapezoidal force is linear in the unknowns, so P2 stays closed-form. */
+#include <stdio.h>
+#include <string.h>
+
 #include "integrators/integrator.h"
+#include "integrators/newton.h"
 
-static int stub_order(const nh_method *m) {
+static const char *const constant_mass_doc =
+    "needs a constant mass matrix, linear constraints and no damping or forcing (spec/discretization.md 3.1)";
+
+/* out = M⁻¹ g for the constant mass matrix cached in sys. */
+static void minv_apply(const nh_system *sys, const double *g, double *out) {
+  const int n = sys->n;
+  for (int i = 0; i < n; i++) {
+    double s = 0;
+    for (int j = 0; j < n; j++) s += sys->Minv[i * n + j] * g[j];
+    out[i] = s;
+  }
+}
+
+static int order_one(const nh_method *m) {
   (void)m;
-  return 0;
+  return 1;
 }
 
-static nh_step_status stub_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+static int order_two(const nh_method *m) {
+  (void)m;
+  return 2;
+}
+
+/* B and P2-new are symmetric as maps of D: Φ_{−h} from (Q', W') has the same original node
+ * q̄ = Q' − (h/2)W' = Q + (h/2)W, the same trapezoidal force and the same μ(q̄)ᵀλ, and the
+ * constraint (86d) of the one is the premise (Q, W) ∈ D of the other. */
+static int symmetric(const nh_method *m) {
+  (void)m;
+  return 1;
+}
+
+/* ---- Scheme A (spec/discretization.md §2.4) -------------------------------------------------- */
+
+/* (81a) q_{k+1} = q_k + h v_k; (81b)–(82) in the equivalent projected form (§2.4, derived):
+ * v_{k+1} = P(q_{k+1})[v_k − h M⁻¹∇V(q_{k+1})], P the M-orthogonal projector onto D_{q_{k+1}}. */
+static nh_step_status a_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+                             double h, nh_cost *cost) {
+  (void)m;
+  const int n = sys->n;
+  double g[NH_MAX_N], a[NH_MAX_N];
+  *y = *x;
+  y->t = x->t + h;
+  for (int i = 0; i < n; i++) y->q[i] = x->q[i] + h * x->v[i];
+  sys->type->grad_potential(sys->p, y->q, g);
+  minv_apply(sys, g, a);
+  for (int i = 0; i < n; i++) y->v[i] = x->v[i] - h * a[i];
+  cost->steps++;
+  cost->rhs_evals++;
+  if (sys->k == 0) return NH_STEP_OK;
+  cost->linear_solves++; /* the k×k solve with C(q_{k+1}) of (82) */
+  return nh_project_velocity(sys, y->q, y->v) ? NH_STEP_SOLVER_FAILED : NH_STEP_OK;
+}
+
+const nh_integrator_type nh_integrator_js_a = {
+    .name = "js_a",
+    .doc = "Jimenez-Scheurle Scheme A (spec/discretization.md 2.4, (79)-(82)): finite-difference map "
+           "psi^0, q1 = q0 + h v0, v1 = P(q1)[v0 - h M^-1 grad V(q1)] (symplectic Euler, position "
+           "first, then the M-orthogonal projection onto D). Linearly explicit (one k x k solve), "
+           "order 1 (Prop 6.1), keeps D exactly at the original nodes.",
+    .properties = NH_PRESERVES_CONSTRAINT,
+    .applies_doc = constant_mass_doc,
+    .order = order_one,
+    .step = a_step,
+};
+
+/* ---- Scheme B (spec/discretization.md §2.5) -------------------------------------------------- */
+
+typedef struct {
+  const nh_system *sys;
+  double h;
+  double qbar[NH_MAX_N];            /* the original node q̄ = Q_k + (h/2)W_k (86a) */
+  double known[NH_MAX_N];           /* M W_k − (h/2)∇V(Q_k): the part of R1 fixed by the step */
+  double Abar[NH_MAX_K * NH_MAX_N]; /* μ(q̄), where the multiplier acts (§7 choice 4) */
+  nh_cost *cost;
+} b_ctx;
+
+/* Residual and Jacobian of (86c)–(86d) with Q_{k+1} = q̄ + (h/2)W' eliminated (86b) and the
+ * multiplier scaled as Λ = hλ so the Jacobian stays O(1) as h → 0 (R17); X = [W' | Λ]:
+ *   R1 = M W' − known + (h/2)∇V(Q') − μ(q̄)ᵀΛ
+ *   R2 = μ(Q') W'
+ *   J  = [ M + (h²/4)∇²V(Q')                  −μ(q̄)ᵀ ]
+ *        [ μ(Q') + (h/2) Σ_i ∂_j μ_i(Q') W'_i     0    ]   (spec §2.5, "Jacobian"). */
+static void b_residual(void *vctx, const double *X, double *F, double *J) {
+  const b_ctx *C = vctx;
+  const nh_system *sys = C->sys;
+  const int n = sys->n, k = sys->k, dim = n + k;
+  const double h = C->h, *W1 = X, *Lam = X + n;
+  double Q1[NH_MAX_N] = {0}, g1[NH_MAX_N], H1[NH_MAX_N * NH_MAX_N];
+  double A1[NH_MAX_K * NH_MAX_N], dA1[NH_MAX_K * NH_MAX_N * NH_MAX_N];
+  for (int i = 0; i < n; i++) Q1[i] = C->qbar[i] + 0.5 * h * W1[i];
+  sys->type->grad_potential(sys->p, Q1, g1);
+  sys->type->hess_potential(sys->p, Q1, H1);
+  C->cost->rhs_evals++;
+  memset(J, 0, sizeof(double) * (size_t)(dim * dim));
+  for (int i = 0; i < n; i++) {
+    double r = -C->known[i] + 0.5 * h * g1[i];
+    for (int j = 0; j < n; j++) {
+      r += sys->M[i * n + j] * W1[j];
+      J[i * dim + j] = sys->M[i * n + j] + 0.25 * h * h * H1[i * n + j];
+    }
+    for (int a = 0; a < k; a++) {
+      r -= C->Abar[a * n + i] * Lam[a];
+      J[i * dim + n + a] = -C->Abar[a * n + i];
+    }
+    F[i] = r;
+  }
+  if (k == 0) return;
+  sys->type->constraints(sys->p, Q1, A1);
+  sys->type->constraints_jacobian(sys->p, Q1, dA1);
+  for (int a = 0; a < k; a++) {
+    double r = 0;
+    for (int i = 0; i < n; i++) r += A1[a * n + i] * W1[i];
+    F[n + a] = r;
+    for (int j = 0; j < n; j++) {
+      double curv = 0;
+      for (int i = 0; i < n; i++) curv += dA1[(a * n + i) * n + j] * W1[i];
+      J[(n + a) * dim + j] = A1[a * n + j] + 0.5 * h * curv;
+    }
+  }
+}
+
+/* (Q_k, W_k) → (Q_{k+1}, W_{k+1}) by (86a)–(86d); the harness state (q, v) is (Q_k, W_k). */
+static nh_step_status b_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+                             double h, nh_cost *cost) {
+  (void)m;
+  const int n = sys->n, k = sys->k;
+  b_ctx C = {.sys = sys, .h = h, .cost = cost};
+  double g0[NH_MAX_N], X[NH_NEWTON_MAX_DIM], lambda[NH_MAX_K];
+  sys->type->grad_potential(sys->p, x->q, g0);
+  cost->steps++;
+  cost->rhs_evals++;
+  for (int i = 0; i < n; i++) {
+    double MW = 0;
+    for (int j = 0; j < n; j++) MW += sys->M[i * n + j] * x->v[j];
+    C.qbar[i] = x->q[i] + 0.5 * h * x->v[i];
+    C.known[i] = MW - 0.5 * h * g0[i];
+    X[i] = x->v[i]; /* initial guess W' = W_k (§2.5) */
+  }
+  if (k > 0) {
+    /* Initial guess hλ(q̄, W_k) from (77) (§2.5). */
+    sys->type->constraints(sys->p, C.qbar, C.Abar);
+    if (nh_multiplier(sys, x->t, C.qbar, x->v, lambda)) return NH_STEP_SOLVER_FAILED;
+    cost->rhs_evals++;
+    for (int a = 0; a < k; a++) X[n + a] = h * lambda[a];
+  }
+  nh_step_status st = nh_newton_solve(n + k, X, b_residual, &C, cost);
+  if (st != NH_STEP_OK) return st;
+  *y = *x;
+  y->t = x->t + h;
+  for (int i = 0; i < n; i++) {
+    y->q[i] = C.qbar[i] + 0.5 * h * X[i]; /* (86b) */
+    y->v[i] = X[i];
+  }
+  return NH_STEP_OK;
+}
+
+const nh_integrator_type nh_integrator_js_b = {
+    .name = "js_b",
+    .doc = "Jimenez-Scheurle Scheme B (spec/discretization.md 2.5, (86a)-(86d)): midpoint map psi^{1/2} on "
+           "the redefined nodes; the state (q, v) is (Q_k, W_k) = ((q_k + q_{k+1})/2, (q_{k+1} - q_k)/h) "
+           "and the multiplier acts at the original node qbar = Q_k + (h/2) W_k. Newton on "
+           "(W_{k+1}, h lambda) with the analytic Jacobian. Order 2 (Prop 6.2), symmetric, keeps D "
+           "exactly at the new nodes; without constraints it is the trapezoidal rule.",
+    .properties = NH_PRESERVES_CONSTRAINT,
+    .applies_doc = constant_mass_doc,
+    .order = order_two,
+    .is_symmetric = symmetric,
+    .step = b_step,
+};
+
+/* ---- The particle schemes (spec/discretization.md §2.6–2.7) ---------------------------------- */
+
+enum { X_, Y_, Z_ }; /* q = (x, y, z), v = (u, w, ζ); μ(q) = (−y, 0, 1) */
+
+static int particle_only(const nh_method *m, const nh_system *sys, char *err, size_t errlen) {
+  if (strcmp(sys->type->name, "particle") == 0) return 0;
+  snprintf(err, errlen,
+           "%s is written in closed form for the nonholonomic particle zdot = y xdot "
+           "(spec/discretization.md 2.6-2.7); use %s for other systems",
+           m->type->name, strcmp(m->type->name, "js_p1") == 0 ? "js_a" : "js_b");
+  return -1;
+}
+
+/* ω² of the particle's harmonic potential V = ½ω²(x² + y²) (0 for the free particle). */
+static double omega2(const nh_system *sys) {
+  int i = nh_param_index(sys->type->params, sys->type->nparams, "omega2");
+  return i < 0 ? 0 : sys->p[i];
+}
+
+/* P1: (92) in velocity form, i.e. (81)/(82) for μ = (−y, 0, 1), M = I (§2.6, closed form):
+ * q1 = q + h v, (ũ, w1) = (u, w) − h ω²(x1, y1), Λ = hλ = (y1 ũ − ζ)/(1 + y1²),
+ * u1 = ũ − y1 Λ, ζ1 = ζ + Λ (= y1 u1). */
+static nh_step_status p1_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+                              double h, nh_cost *cost) {
+  (void)m;
+  const double w2 = omega2(sys);
+  *y = *x;
+  y->t = x->t + h;
+  for (int i = 0; i < 3; i++) y->q[i] = x->q[i] + h * x->v[i];
+  const double y1 = y->q[Y_], ut = x->v[X_] - h * w2 * y->q[X_];
+  const double Lam = (y1 * ut - x->v[Z_]) / (1 + y1 * y1);
+  y->v[X_] = ut - y1 * Lam;
+  y->v[Y_] = x->v[Y_] - h * w2 * y1;
+  y->v[Z_] = x->v[Z_] + Lam;
+  cost->steps++;
+  cost->rhs_evals++;
+  return NH_STEP_OK;
+}
+
+const nh_integrator_type nh_integrator_js_p1 = {
+    .name = "js_p1",
+    .doc = "Jimenez-Scheurle P1 for the nonholonomic particle (spec/discretization.md 2.6, (91)/(92)): "
+           "discrete constraint z1 - z0 = y0 (x1 - x0), velocities (q_{k+1} - q_k)/h at the original "
+           "nodes; Scheme A (js_a) in closed form, with the optional harmonic potential. Explicit, "
+           "order 1, keeps D exactly. Particle only.",
+    .properties = NH_PRESERVES_CONSTRAINT,
+    .applies_doc = constant_mass_doc,
+    .applies = particle_only,
+    .order = order_one,
+    .step = p1_step,
+};
+
+/* Scheme B's velocity update (86c)–(86d) for the particle, solved in closed form: Q is the new
+ * node Q_k, qb the original node q̄ where μ(q̄) = (−ȳ, 0, 1) acts, W = W_k. With
+ * a = 1 + h²ω²/4, the trapezoidal force makes the (u, w) equations linear:
+ *   w' = [w − (h/2)ω²(Y + ȳ)]/a,   Y' = ȳ + (h/2)w',   ũ = [u − (h/2)ω²(X + x̄)]/a,
+ *   u' = ũ − ȳΛ/a,   ζ' = ζ + Λ,   and (86d) ζ' = Y'u' gives Λ = hλ = (Y'ũ − ζ)/(1 + Y'ȳ/a).
+ * For ω = 0 this is spec §2.7's λ = (ỹ_{k+1}u_k − ζ_k)/(h(1 + ỹ_{k+1}ȳ)) (P2-new). */
+static void p2_velocity(double w2, double h, const double *Q, const double *qb, const double *W, double *W1) {
+  const double a = 1 + 0.25 * h * h * w2;
+  W1[Y_] = (W[Y_] - 0.5 * h * w2 * (Q[Y_] + qb[Y_])) / a;
+  const double Y1 = qb[Y_] + 0.5 * h * W1[Y_];
+  const double ut = (W[X_] - 0.5 * h * w2 * (Q[X_] + qb[X_])) / a;
+  const double Lam = (Y1 * ut - W[Z_]) / (1 + Y1 * qb[Y_] / a);
+  W1[X_] = ut - qb[Y_] * Lam / a;
+  W1[Z_] = W[Z_] + Lam;
+}
+
+/* P2-new (§2.7, (95)/(96)): q̄ = Q_k + (h/2)W_k, W_{k+1} as above, Q_{k+1} = q̄ + (h/2)W_{k+1}. */
+static nh_step_status p2new_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                                  double h, nh_cost *cost) {
-  (void)m, (void)sys, (void)x, (void)y, (void)h, (void)cost;
-  return NH_STEP_SOLVER_FAILED;
+  (void)m;
+  double qb[3];
+  *y = *x;
+  y->t = x->t + h;
+  for (int i = 0; i < 3; i++) qb[i] = x->q[i] + 0.5 * h * x->v[i];
+  p2_velocity(omega2(sys), h, x->q, qb, x->v, y->v);
+  for (int i = 0; i < 3; i++) y->q[i] = qb[i] + 0.5 * h * y->v[i];
+  cost->steps++;
+  cost->rhs_evals++;
+  return NH_STEP_OK;
 }
 
-const nh_integrator_type nh_integrator_js_a = {.name = "js_a", .doc = "not implemented yet", .order = stub_order, .step = stub_step};
-const nh_integrator_type nh_integrator_js_b = {.name = "js_b", .doc = "not implemented yet", .order = stub_order, .step = stub_step};
-const nh_integrator_type nh_integrator_js_p1 = {.name = "js_p1", .doc = "not implemented yet", .order = stub_order, .step = stub_step};
-const nh_integrator_type nh_integrator_js_p2new = {.name = "js_p2new", .doc = "not implemented yet", .order = stub_order, .step = stub_step};
-const nh_integrator_type nh_integrator_js_p2orig = {.name = "js_p2orig", .doc = "not implemented yet", .order = stub_order, .step = stub_step};
+const nh_integrator_type nh_integrator_js_p2new = {
+    .name = "js_p2new",
+    .doc = "Jimenez-Scheurle P2 with node redefinition for the nonholonomic particle "
+           "(spec/discretization.md 2.7, (93)-(96)): midpoint discrete constraint "
+           "z1 - z0 = (y0 + y1)(x1 - x0)/2 read on the new nodes; the state (q, v) is (Q_k, W_k) as for "
+           "js_b, of which this is the closed form (with the optional harmonic potential). Explicit, "
+           "order 2 (Prop 6.3), symmetric, keeps D exactly. Particle only.",
+    .properties = NH_PRESERVES_CONSTRAINT,
+    .applies_doc = constant_mass_doc,
+    .applies = particle_only,
+    .order = order_two,
+    .is_symmetric = symmetric,
+    .step = p2new_step,
+};
+
+enum { P_START };
+
+static const nh_param_desc p2orig_params[] = {
+    {"start", NH_PARAM_INT, 0, 0, 1,
+     "initial data: 0 = as given, on D (the paper's first case, D -> D_h); 1 = zdot0 replaced by "
+     "(y0 + h ydot0/2) xdot0 to start on D_h (second case, (99))",
+     1},
+};
+
+/* Second case (§2.7): move the initial data onto D_h (98), ζ0 = (y0 + (h/2)w0)u0. */
+static nh_step_status p2orig_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
+  (void)sys, (void)cost;
+  if (m->p[P_START] == 1) x->v[Z_] = (x->q[Y_] + 0.5 * h * x->v[Y_]) * x->v[X_];
+  return NH_STEP_OK;
+}
+
+/* P2-orig (§2.7, (97)–(99)): the P2 trajectory q_k read at the original nodes with forward
+ * differences v_k = (q_{k+1} − q_k)/h. The new node of the pair is Q_k = q_k + (h/2)v_k and the
+ * multiplier's node is q̄ = q_{k+1} = q_k + h v_k (97), so the velocity update is P2's; the
+ * constraint (86d) at Q_{k+1} = q_{k+1} + (h/2)v_{k+1} is the deformed constraint (98). */
+static nh_step_status p2orig_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+                                  double h, nh_cost *cost) {
+  (void)m;
+  double Q[3];
+  *y = *x;
+  y->t = x->t + h;
+  for (int i = 0; i < 3; i++) {
+    Q[i] = x->q[i] + 0.5 * h * x->v[i];
+    y->q[i] = x->q[i] + h * x->v[i];
+  }
+  p2_velocity(omega2(sys), h, Q, y->q, x->v, y->v);
+  cost->steps++;
+  cost->rhs_evals++;
+  return NH_STEP_OK;
+}
+
+const nh_integrator_type nh_integrator_js_p2orig = {
+    .name = "js_p2orig",
+    .doc = "Jimenez-Scheurle P2 at the original nodes for the nonholonomic particle "
+           "(spec/discretization.md 2.7, (97)-(99)): the P2 trajectory with forward-difference velocities "
+           "(q_{k+1} - q_k)/h. Keeps the deformed constraint D_h: zdot = (y + (h/2) ydot) xdot (98), not "
+           "D: the residual zdot - y xdot is O(h). Order 1. start=1 moves the initial data onto D_h. "
+           "Particle only (with the optional harmonic potential).",
+    .params = p2orig_params,
+    .nparams = sizeof p2orig_params / sizeof p2orig_params[0],
+    .applies_doc = constant_mass_doc,
+    .applies = particle_only,
+    .order = order_one,
+    .init = p2orig_init,
+    .step = p2orig_step,
+};
