@@ -24,6 +24,17 @@ static void list_systems(void) {
            t->exact ? ", exact solution" : "", t->doc, t->ic_doc);
     if (t->nparams) printf("    parameters:\n");
     print_params(t->params, t->nparams);
+    if (t->ninvariants) {
+      printf("    invariants:");
+      for (int j = 0; j < t->ninvariants; j++) printf("%s %s", j ? "," : "", t->invariant_names[j]);
+      printf("\n");
+    }
+    if (t->npresets) printf("    presets (initial = \"NAME\" in a convergence spec):\n");
+    for (int j = 0; j < t->npresets; j++)
+      printf("      %-14s %s%s%s%s\n", t->presets[j].name, t->presets[j].doc,
+             t->presets[j].params && t->presets[j].params[0] ? " [" : "",
+             t->presets[j].params ? t->presets[j].params : "",
+             t->presets[j].params && t->presets[j].params[0] ? "]" : "");
   }
 }
 
