@@ -201,6 +201,7 @@ static int ensemble_body(hid_t file, const nh_study *st, const void *vr) {
   rc |= put_doubles(g, "wall_time", 1, dm, r->wall_time);
   rc |= put_attr_double(g, "h", &st->step, 1);
   rc |= put_attr_int(g, "sample_every", st->sample_every);
+  rc |= put_attr_double(g, "divergence", &st->divergence, 1);
   rc |= put_attr_int(g, "count", st->count);
   rc |= put_attr_double(g, "energy", &st->energy, 1);
   rc |= H5LTset_attribute_long_long(g, ".", "seed", &seed, 1) < 0 ? -1 : 0;

@@ -156,6 +156,12 @@ static void run_trajectory(const nh_study *st, const nh_method *m, const double 
     max_res = fmax(max_res, res);
     series[s] = nh_energy(&st->sys, x.q, x.v) - E0;
     max_dE = fmax(max_dE, fabs(series[s]));
+    /* A blown-up trajectory may stay finite for long; stop it and say so. */
+    if (fabs(series[s]) > st->divergence * fmax(1, fabs(E0))) {
+      stat = NH_RUN_DIVERGED;
+      s++;
+      break;
+    }
   }
   *status = stat;
   *residual = max_res;

@@ -480,7 +480,7 @@ static int load_expected_orders(const ctx *c, const config_setting_t *root, nh_s
 
 static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *st) {
   static const char *const known[] = {"study", "system", "system_params", "T", "h", "sample_every",
-                                      "ensemble", "methods", "grids", NULL};
+                                      "divergence", "ensemble", "methods", "grids", NULL};
   static const char *const known_ens[] = {"count", "energy", "seed", NULL};
   if (check_members(c, root, known)) return -1;
   if (get_positive(c, root, "h", &st->step)) return -1;
@@ -494,6 +494,10 @@ static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *s
     return fail_at(c, config_setting_get_member(root, "sample_every"),
                    "sample_every = %d does not divide the number of steps %ld", st->sample_every, st->nsteps);
   st->nsamples = (int)(st->nsteps / st->sample_every) + 1;
+  st->divergence = 1e3;
+  const config_setting_t *dv = config_setting_get_member(root, "divergence");
+  if (dv && (get_number(c, dv, &st->divergence) || !(st->divergence > 0)))
+    return fail_at(c, dv, "divergence must be a positive number (default 1e3)");
   const config_setting_t *ens = require(c, root, "ensemble");
   if (!ens) return -1;
   if (!config_setting_is_group(ens)) return fail_at(c, ens, "'ensemble' must be a group { count = ...; energy = ...; seed = ...; }");

@@ -11,6 +11,9 @@
 
 typedef enum { NH_STUDY_CONVERGENCE, NH_STUDY_ENSEMBLE } nh_study_kind;
 
+/* Run status in result files: an nh_step_status (0 ok, 1 solver failed, 2 non-finite) or: */
+#define NH_RUN_DIVERGED 3 /* ensemble: |E(t) − E0| exceeded divergence · max(1, |E0|) */
+
 /* A parameter grid: every pair (values0[i], values1[j]) applied to a template method. */
 typedef struct {
   char *template_name;  /* canonical name of the template method */
@@ -47,6 +50,7 @@ typedef struct {
   double step;       /* h */
   long nsteps;       /* T / h */
   int sample_every;  /* K: E(t) − E0 sampled every K steps */
+  double divergence; /* a trajectory stops as diverged when |E − E0| > divergence · max(1, |E0|) */
   int nsamples;      /* nsteps / K + 1, t = 0 included */
   int count;         /* number of initial conditions */
   double energy;

@@ -1,0 +1,55 @@
+# Convergence study: error at T against the step size h, log-log, one line per method (key: the
+# name and the observed order), with dashed reference slopes h, h², h⁴. Run after plots/style.gp
+# (usage there).
+
+names = method_names("")
+n = words(names)
+sys = query("attr system")
+T = query("attr T")
+ref = query("attr reference")
+claimed = system(sprintf("%s export '%s' orders | awk '!/^#/ {print $2}'", nhbench, file))
+observed = system(sprintf("%s export '%s' orders | awk '!/^#/ {print $3}'", nhbench, file))
+hs = system(sprintf("%s export '%s' convergence | awk '!/^#/ && NF {print $1}' | sort -gu", nhbench, file))
+order_text(i) = word(observed, i) eq "NaN" ? "no fit" : sprintf("p = %.2f", word(observed, i) + 0)
+
+# Each reference slope h^p runs parallel to the methods of claimed order p, just below the lowest
+# of them at the coarsest h (none if no method claims p).
+hmin = word(hs, 1) + 0
+hmax = word(hs, words(hs)) + 0
+array anchor[4]
+do for [p=1:4] { anchor[p] = NaN }
+do for [i=1:n] {
+  p = word(claimed, i) + 0
+  if (p >= 1 && p <= 4) {
+    # 1e300 stands in for "no error at hmax" (a failed run): stats then always has a valid point.
+    stats export("convergence") index (i - 1) using (abs($1 - hmax) <= 1e-12 * hmax && $2 > 0 && $2 < 1e300 ? $2 : 1e300) nooutput
+    if (STATS_min < 1e300 && (anchor[p] != anchor[p] || STATS_min / 2.5 < anchor[p])) { anchor[p] = STATS_min / 2.5 }
+  }
+}
+slope(h, p) = anchor[p] * (h / hmax)**p
+
+set title sprintf("%s: error at T = %s against the %s reference", sys, T, ref) noenhanced font ",10"
+set logscale xy
+set xlabel "step size h"
+set ylabel "error  ‖(q,v)_h(T) − (q,v)(T)‖_∞"
+set format y "10^{%L}"
+set xrange [hmin / 1.5 : hmax * 1.25]
+set xtics ()
+do for [k=1:words(hs)] { set xtics add (word(hs, k) word(hs, k) + 0) }
+set mxtics default
+set key below left Left reverse font ",7" spacing 0.9 width -4 samplen 2.5
+do for [p in "1 2 4"] {
+  if (anchor[p + 0] == anchor[p + 0]) {
+    set label (p + 0) (p eq "1" ? "h" : "h^".p) at hmin / 1.08, slope(hmin, p + 0) * 1.5 right font ",8" textcolor rgb "#777777"
+  }
+}
+set samples 50
+
+eval pdf(4.6)
+plot for [i=0:n-1] export("convergence") index i using 1:2 with linespoints \
+       linecolor rgb lc(i) pointtype (i % 6) + 4 pointsize 0.6 \
+       title sprintf("%s   (%s)", word(names, i + 1), order_text(i + 1)), \
+     for [p in "1 2 4"] slope(x, p + 0) with lines dashtype 2 linewidth 0.6 linecolor rgb "#888888" notitle
+eval png(4.6)
+replot
+unset output

@@ -1,0 +1,31 @@
+# Shared settings for the nhbench plot scripts; run it before a script in one gnuplot session:
+#   gnuplot -e "file='results/x.h5'; out='results/plots/x_convergence'; nhbench='build/nhbench'" \
+#           plots/style.gp plots/convergence.gp
+# file: the results file; out: the output path without extension (each script writes out.pdf and
+# out.png); nhbench: the nhbench executable (default: nhbench on PATH). Data are read through
+# `nhbench export` (results/README.md, "Export tables").
+
+if (!exists("file")) { exit error "plots: set file='RESULTS.h5' (gnuplot -e \"file='...'; out='...'\")" }
+if (!exists("out")) { exit error "plots: set out='OUTPUT_PATH' (without extension)" }
+if (!exists("nhbench")) { nhbench = "nhbench" }
+
+# "< nhbench export 'file' TABLE": a data source; query(): the output of an export as a string.
+export(table) = sprintf("< %s export '%s' %s", nhbench, file, table)
+query(table) = system(sprintf("%s export '%s' %s", nhbench, file, table))
+# Method names by index, from the `methods` table (names contain no blanks).
+method_names(opt) = system(sprintf("%s export '%s' methods %s | awk '!/^#/ {print $2}'", nhbench, file, opt))
+
+# Both terminals: draw once after `eval pdf(HEIGHT)`, then `eval png(HEIGHT); replot`, HEIGHT in
+# inches (width 5 in). The PNG is the PDF at 200 dpi.
+pdf(height) = sprintf("set terminal pdfcairo enhanced color size 5in,%gin font 'DejaVu Sans,10' linewidth 1.5 rounded; set output '%s.pdf'", height, out)
+png(height) = sprintf("set terminal pngcairo enhanced color size 1000,%d font 'DejaVu Sans,10' fontscale 1.9 linewidth 2.5 rounded; set output '%s.png'", int(200 * height), out)
+
+# Colour-blind-safe line colours (Okabe-Ito), then a few more.
+array LC[10] = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#882255", "#999999", "#44AA99"]
+lc(i) = LC[i % 10 + 1]
+
+set border 3 linewidth 0.8
+set tics nomirror out scale 0.6
+set grid back linetype 1 linecolor rgb "#e6e6e6" linewidth 0.6
+set key noenhanced
+set encoding utf8

@@ -1,0 +1,27 @@
+# Ensemble study: the unbiased variance over the initial conditions of E(t) − E0 against t (spec
+# A11: linear growth = random-walk error, flat = bounded), log y, one line per method listed in
+# the spec (or methods="I,J,..."). Run after plots/style.gp (usage there).
+
+opt = exists("methods") ? " --methods ".methods : ""
+names = exists("methods") ? system(sprintf("for i in $(echo '%s' | tr , ' '); do %s export '%s' methods | awk -v i=$i '$1 == i {print $2}'; done", methods, nhbench, file)) : method_names("--primary")
+n = words(names)
+sys = query("attr system")
+T = query("attr T")
+h = query("attr h")
+count = query("attr count")
+
+set title sprintf("%s, T = %s, h = %s\nvariance of E(t) − E₀ over %s initial conditions", sys, T, h, count) noenhanced font ",9"
+set logscale y
+set format y "10^{%L}"
+set xlabel "t" offset 0, 0.3
+set ylabel "Var[E(t) − E_0]"
+set xrange [0:*]
+set key below left Left reverse font ",7" spacing 0.9 samplen 2 maxrows 4 height 1 invert
+
+eval pdf(3.8)
+# t = 0 has variance 0 and drops out of the log scale. The first method is drawn last, on top.
+plot for [b=n-1:0:-1] export("variance".opt) index b using 1:($3 > 0 ? $3 : NaN) with lines linewidth 0.8 \
+       linecolor rgb lc(b) title word(names, b + 1)
+eval png(3.8)
+replot
+unset output
