@@ -52,7 +52,7 @@ static int report_orders(const nh_study *st, const nh_convergence_result *r) {
 int nh_cli_run(int argc, char **argv) {
   const char *spec = NULL, *out_arg = NULL;
   const char **overrides = calloc((size_t)argc, sizeof *overrides);
-  int noverrides = 0, rc = 2, check_orders = 0;
+  int noverrides = 0, rc = 2, check_orders = 0, orders_failed = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(usage, stdout);
@@ -89,7 +89,7 @@ int nh_cli_run(int argc, char **argv) {
   char *out = out_arg ? NULL : default_output(spec);
   const char *path = out_arg ? out_arg : out;
   char *command = join_args(argc, argv);
-  char err[2048];
+  char err[2048] = "";
   nh_study st;
   if (nh_study_load(spec, overrides, noverrides, &st, err, sizeof err)) {
     fprintf(stderr, "nhbench: %s\n", err);
@@ -105,7 +105,7 @@ int nh_cli_run(int argc, char **argv) {
     if (nh_run_convergence(&st, &r, err, sizeof err) == 0 &&
         nh_write_convergence(path, &st, &r, command, err, sizeof err) == 0)
       rc = 0;
-    if (rc == 0 && check_orders) rc = report_orders(&st, &r);
+    orders_failed = rc == 0 && check_orders && report_orders(&st, &r);
     nh_convergence_result_free(&r);
   } else {
     nh_ensemble_result r;
@@ -116,6 +116,7 @@ int nh_cli_run(int argc, char **argv) {
   }
   if (rc) fprintf(stderr, "nhbench: %s\n", err);
   else fprintf(stderr, "nhbench: wrote %s\n", path);
+  if (orders_failed) rc = 1;
   nh_study_free(&st);
 done:
   free(command);

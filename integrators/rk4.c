@@ -27,6 +27,7 @@ static nh_step_status rk4_step(const nh_method *m, const nh_system *sys, const n
   if (stage(sys, x, NULL, NULL, 0, k1q, k1v, cost) || stage(sys, x, k1q, k1v, h / 2, k2q, k2v, cost) ||
       stage(sys, x, k2q, k2v, h / 2, k3q, k3v, cost) || stage(sys, x, k3q, k3v, h, k4q, k4v, cost))
     return NH_STEP_SOLVER_FAILED;
+  *y = *x;
   y->t = x->t + h;
   for (int i = 0; i < n; i++) {
     y->q[i] = x->q[i] + h / 6 * (k1q[i] + 2 * k2q[i] + 2 * k3q[i] + k4q[i]);

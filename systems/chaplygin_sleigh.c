@@ -1,4 +1,87 @@
-/* STUB: placeholder so the registry links while this system is written. */
+/* The Chaplygin sleigh in centre-of-mass coordinates (spec/rattle.md §4 B): q = (x, y, θ) with
+ * (x, y) the centre of mass, M = diag(m, m, I), V = 0. The blade sits at the contact point
+ * P = (x, y) − a(cos θ, sin θ) and points along (cos θ, sin θ); it cannot slip sideways:
+ *   −ẋ sin θ + ẏ cos θ − a θ̇ = 0,   μ = (−sin θ, cos θ, −a).
+ * Forward speed u = ẋ cos θ + ẏ sin θ and ω = θ̇ obey u̇ = aω², ω̇ = −(m a/(I + m a²)) u ω; no
+ * horizontal symmetry, no closed form for (x, y). */
+#include <math.h>
+#include <string.h>
+
 #include "systems/system.h"
 
-const nh_system_type nh_system_chaplygin_sleigh = {.name = "chaplygin_sleigh", .doc = "not implemented yet", .ic_doc = ""};
+enum { X, Y, TH, N = 3 };
+enum { P_M, P_I, P_A };
+
+static const nh_param_desc params[] = {
+    {"m", NH_PARAM_REAL, 1, 1e-6, 1e6, "mass", 0},
+    {"I", NH_PARAM_REAL, 1, 1e-6, 1e6, "moment of inertia about the centre of mass", 0},
+    {"a", NH_PARAM_REAL, 0.5, -1e3, 1e3, "distance from the contact point to the centre of mass, along the blade", 0},
+};
+
+static void mass(const double *p, const double *q, double *M) {
+  (void)q;
+  memset(M, 0, N * N * sizeof *M);
+  M[X * N + X] = M[Y * N + Y] = p[P_M];
+  M[TH * N + TH] = p[P_I];
+}
+
+static double potential(const double *p, const double *q) {
+  (void)p, (void)q;
+  return 0;
+}
+
+static void grad_potential(const double *p, const double *q, double *g) {
+  (void)p, (void)q;
+  g[X] = g[Y] = g[TH] = 0;
+}
+
+static void hess_potential(const double *p, const double *q, double *H) {
+  (void)p, (void)q;
+  memset(H, 0, N * N * sizeof *H);
+}
+
+static void constraints(const double *p, const double *q, double *A) {
+  A[X] = -sin(q[TH]);
+  A[Y] = cos(q[TH]);
+  A[TH] = -p[P_A];
+}
+
+static void constraints_jacobian(const double *p, const double *q, double *dA) {
+  (void)p;
+  memset(dA, 0, N * N * sizeof *dA);
+  dA[X * N + TH] = -cos(q[TH]); /* ∂μ_x/∂θ */
+  dA[Y * N + TH] = -sin(q[TH]); /* ∂μ_y/∂θ */
+}
+
+/* spec/rattle.md §4 B: q0 = 0, v0 = p0 = (1, 0.5, 1): u0 = 1, ω0 = 1, lateral speed aω0 = 0.5. */
+static const double q_ic1[] = {0, 0, 0};
+static const double v_ic1[] = {1, 0.5, 1};
+
+static const nh_preset presets[] = {
+    {"ic1", "spec/rattle.md 4 B: q0 = (0, 0, 0), v0 = (1, 0.5, 1), H0 = 1.125, lambda(0) = -0.8 in the "
+            "spec's sign (ours: +0.8, force +A^T lambda)",
+     q_ic1, v_ic1, ""},
+};
+
+const nh_system_type nh_system_chaplygin_sleigh = {
+    .name = "chaplygin_sleigh",
+    .doc = "Chaplygin sleigh in centre-of-mass coordinates: q = (x, y, theta), M = diag(m, m, I), V = 0, "
+           "constraint -xdot sin(theta) + ydot cos(theta) - a thetadot = 0 (spec/rattle.md 4 B). "
+           "No exact solution.",
+    .n = N,
+    .k = 1,
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .q0 = q_ic1,
+    .v0 = v_ic1,
+    .ic_doc = "preset ic1: q0 = (0, 0, 0), v0 = (1, 0.5, 1), H0 = 1.125 (spec/rattle.md 4 B)",
+    .sample_box = 1,
+    .mass = mass,
+    .potential = potential,
+    .grad_potential = grad_potential,
+    .hess_potential = hess_potential,
+    .constraints = constraints,
+    .constraints_jacobian = constraints_jacobian,
+    .npresets = sizeof presets / sizeof presets[0],
+    .presets = presets,
+};

@@ -1,4 +1,146 @@
-/* STUB: placeholder so the registry links while this system is written. */
+/* The knife edge on an inclined plane (spec/rattle.md §4 A): q = (x, y, θ), x down the slope,
+ *   M = diag(m, m, J),   V = −m g sin α · x,   constraint ẋ sin θ − ẏ cos θ = 0, μ = (sin θ, −cos θ, 0).
+ * The blade moves along (cos θ, sin θ) with speed s = ẋ cos θ + ẏ sin θ; θ̇ = ω is constant, so the
+ * motion has a closed form, and p_θ = Jω is a horizontal-symmetry momentum map (∂_θ ∈ D). */
+#include <math.h>
+#include <string.h>
+
 #include "systems/system.h"
 
-const nh_system_type nh_system_knife_edge = {.name = "knife_edge", .doc = "not implemented yet", .ic_doc = ""};
+enum { X, Y, TH, N = 3 };
+enum { P_M, P_J, P_G, P_ALPHA };
+
+static const nh_param_desc params[] = {
+    {"m", NH_PARAM_REAL, 1, 1e-6, 1e6, "mass", 0},
+    {"J", NH_PARAM_REAL, 1, 1e-6, 1e6, "moment of inertia about the vertical axis", 0},
+    {"g", NH_PARAM_REAL, 2, 0, 1e3, "gravitational acceleration (g sin alpha = 1 with the defaults)", 0},
+    {"alpha", NH_PARAM_REAL, 0.5235987755982988, -1.5707963267948966, 1.5707963267948966,
+     "inclination of the plane in radians (default pi/6)", 0},
+};
+
+/* Acceleration down the slope, g sin α. */
+static double slope_gravity(const double *p) { return p[P_G] * sin(p[P_ALPHA]); }
+
+static void mass(const double *p, const double *q, double *M) {
+  (void)q;
+  memset(M, 0, N * N * sizeof *M);
+  M[X * N + X] = M[Y * N + Y] = p[P_M];
+  M[TH * N + TH] = p[P_J];
+}
+
+static double potential(const double *p, const double *q) { return -p[P_M] * slope_gravity(p) * q[X]; }
+
+static void grad_potential(const double *p, const double *q, double *g) {
+  (void)q;
+  g[X] = -p[P_M] * slope_gravity(p);
+  g[Y] = 0;
+  g[TH] = 0;
+}
+
+static void hess_potential(const double *p, const double *q, double *H) {
+  (void)p, (void)q;
+  memset(H, 0, N * N * sizeof *H);
+}
+
+static void constraints(const double *p, const double *q, double *A) {
+  (void)p;
+  A[X] = sin(q[TH]);
+  A[Y] = -cos(q[TH]);
+  A[TH] = 0;
+}
+
+static void constraints_jacobian(const double *p, const double *q, double *dA) {
+  (void)p;
+  memset(dA, 0, N * N * sizeof *dA);
+  dA[X * N + TH] = cos(q[TH]); /* ∂μ_x/∂θ */
+  dA[Y * N + TH] = sin(q[TH]); /* ∂μ_y/∂θ */
+}
+
+static double sinc(double u) { return u == 0 ? 1 : sin(u) / u; }
+
+/* (w − sin w)/w², by its series for small |w| where the difference cancels. */
+static double one_minus_sinc_over_w(double w) {
+  if (fabs(w) >= 0.5) return (w - sin(w)) / (w * w);
+  double term = w / 6, sum = 0, w2 = w * w;
+  for (int k = 1; k < 12; k++) {
+    sum += term;
+    term *= -w2 / ((2.0 * k + 2) * (2.0 * k + 3));
+  }
+  return sum;
+}
+
+/* Closed form of spec/rattle.md §4 A with G = g sin α, θ = θ0 + ωτ:
+ *   s = s0 + G (sin θ − sin θ0)/ω,
+ *   x = x0 + A (sin θ − sin θ0)/ω + G (sin²θ − sin²θ0)/(2ω),
+ *   y = y0 + A (cos θ0 − cos θ)/ω + G [τ/2 − (sin 2θ − sin 2θ0)/(4ω)],   A = s0 − G sin θ0,
+ * rewritten without the 1/ω cancellations (and valid at ω = 0), with u = ωτ/2, c = θ0 + u:
+ *   S = (sin θ − sin θ0)/ω = τ cos c sinc u,   C = (cos θ0 − cos θ)/ω = τ sin c sinc u,
+ *   x = x0 + s0 S + (G/2) S²,
+ *   y = y0 + s0 C + G τ² [(2u − sin 2u)/(2(2u)²) + sin(2c) sinc²(u)/4].
+ * Declines (−1) a start off D, where the blade speed s0 does not describe the velocity. */
+static int exact(const double *p, const nh_state *x0, double t, nh_state *x) {
+  const double th0 = x0->q[TH], w = x0->v[TH], tau = t - x0->t, G = slope_gravity(p);
+  if (fabs(x0->v[X] * sin(th0) - x0->v[Y] * cos(th0)) > 1e-12) return -1;
+  const double s0 = x0->v[X] * cos(th0) + x0->v[Y] * sin(th0);
+  const double u = 0.5 * w * tau, c = th0 + u, sc = sinc(u);
+  const double S = tau * cos(c) * sc, C = tau * sin(c) * sc;
+  const double th = th0 + w * tau, s = s0 + G * S;
+  *x = *x0;
+  x->t = t;
+  x->q[X] = x0->q[X] + s0 * S + 0.5 * G * S * S;
+  x->q[Y] = x0->q[Y] + s0 * C + G * tau * tau * (0.5 * one_minus_sinc_over_w(2 * u) + 0.25 * sin(2 * c) * sc * sc);
+  x->q[TH] = th;
+  x->v[X] = s * cos(th);
+  x->v[Y] = s * sin(th);
+  x->v[TH] = w;
+  return 0;
+}
+
+static const char *const invariant_names[] = {"p_theta"};
+
+/* p_θ = J θ̇: ∂_θ is a horizontal symmetry (μ·e_θ = 0, L independent of θ). */
+static void invariants(const double *p, const double *q, const double *v, double *out) {
+  (void)q;
+  out[0] = p[P_J] * v[TH];
+}
+
+/* spec/rattle.md §4 A: ω = 1, x0 = y0 = 0; IC-1 θ0 = s0 = 0 (λ(0) = 0), IC-2 θ0 = 0.3, s0 = 0.5,
+ * v0 = s0 (cos θ0, sin θ0, ·) = (0.5 cos 0.3, 0.5 sin 0.3, 1). */
+static const double q_ic1[] = {0, 0, 0};
+static const double v_ic1[] = {0, 0, 1};
+static const double q_ic2[] = {0, 0, 0.3};
+static const double v_ic2[] = {0.477668244562803, 0.14776010333066977, 1};
+
+static const nh_preset presets[] = {
+    {"ic1", "spec/rattle.md 4 A IC-1: theta0 = 0, s0 = 0, omega = 1 (lambda(0) = 0), H0 = 0.5", q_ic1, v_ic1, ""},
+    {"ic2", "spec/rattle.md 4 A IC-2: theta0 = 0.3, s0 = 0.5, omega = 1, H0 = 0.625, lambda(0) = 0.795520 in "
+            "the spec's sign (ours: -0.795520, force +A^T lambda)",
+     q_ic2, v_ic2, ""},
+};
+
+const nh_system_type nh_system_knife_edge = {
+    .name = "knife_edge",
+    .doc = "Knife edge on an inclined plane: q = (x, y, theta), M = diag(m, m, J), V = -m g sin(alpha) x, "
+           "constraint xdot sin(theta) - ydot cos(theta) = 0 (spec/rattle.md 4 A). Exact solution; "
+           "invariant p_theta = J thetadot.",
+    .n = N,
+    .k = 1,
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .q0 = q_ic2,
+    .v0 = v_ic2,
+    .ic_doc = "preset ic2: q0 = (0, 0, 0.3), v0 = (0.5 cos 0.3, 0.5 sin 0.3, 1), H0 = 0.625 (spec/rattle.md 4 A IC-2)",
+    .sample_box = 1,
+    .mass = mass,
+    .potential = potential,
+    .grad_potential = grad_potential,
+    .hess_potential = hess_potential,
+    .constraints = constraints,
+    .constraints_jacobian = constraints_jacobian,
+    .exact = exact,
+    .ninvariants = 1,
+    .invariant_names = invariant_names,
+    .invariants = invariants,
+    .npresets = sizeof presets / sizeof presets[0],
+    .presets = presets,
+};

@@ -1,4 +1,104 @@
-/* STUB: placeholder so the registry links while this system is written. */
+/* The unconstrained isotropic harmonic oscillator in R², the "unconstrained sanity limit" μ ≡ 0 of
+ * spec/discretization.md §3.3: q = (x, y), M = I, V = ½ω²(x² + y²), k = 0 constraints.
+ * Every nonholonomic method must reduce to its unconstrained parent here (e.g. nh_newmark(beta=0) to
+ * Störmer–Verlet). Exact solution q = q0 cos ωτ + v0 sin(ωτ)/ω; angular momentum is conserved. */
+#include <math.h>
+#include <string.h>
+
 #include "systems/system.h"
 
-const nh_system_type nh_system_oscillator = {.name = "oscillator", .doc = "not implemented yet", .ic_doc = ""};
+enum { X, Y, N = 2 };
+enum { P_OMEGA };
+
+static const nh_param_desc params[] = {
+    {"omega", NH_PARAM_REAL, 1, 0, 1e3, "angular frequency (omega = 0: free particle)", 0},
+};
+
+static void mass(const double *p, const double *q, double *M) {
+  (void)p, (void)q;
+  M[0] = M[3] = 1;
+  M[1] = M[2] = 0;
+}
+
+static double potential(const double *p, const double *q) {
+  const double w = p[P_OMEGA];
+  return 0.5 * w * w * (q[X] * q[X] + q[Y] * q[Y]);
+}
+
+static void grad_potential(const double *p, const double *q, double *g) {
+  const double w2 = p[P_OMEGA] * p[P_OMEGA];
+  g[X] = w2 * q[X];
+  g[Y] = w2 * q[Y];
+}
+
+static void hess_potential(const double *p, const double *q, double *H) {
+  (void)q;
+  const double w2 = p[P_OMEGA] * p[P_OMEGA];
+  H[0] = H[3] = w2;
+  H[1] = H[2] = 0;
+}
+
+/* k = 0: A is 0×n and DA is empty; nothing to write. The generic code still calls these. */
+static void constraints(const double *p, const double *q, double *A) { (void)p, (void)q, (void)A; }
+
+static void constraints_jacobian(const double *p, const double *q, double *dA) { (void)p, (void)q, (void)dA; }
+
+/* q = q0 cos ωτ + v0 τ sinc(ωτ), v = −ω q0 sin ωτ + v0 cos ωτ (sinc(0) = 1: the free particle). */
+static int exact(const double *p, const nh_state *x0, double t, nh_state *x) {
+  const double w = p[P_OMEGA], tau = t - x0->t, wt = w * tau;
+  const double c = cos(wt), s = sin(wt), sinc = wt == 0 ? tau : s / w;
+  *x = *x0;
+  x->t = t;
+  for (int i = 0; i < N; i++) {
+    x->q[i] = x0->q[i] * c + x0->v[i] * sinc;
+    x->v[i] = -w * x0->q[i] * s + x0->v[i] * c;
+  }
+  return 0;
+}
+
+static const char *const invariant_names[] = {"angular_momentum"};
+
+/* V is rotation invariant and there are no constraints: L = x ẏ − y ẋ is conserved. */
+static void invariants(const double *p, const double *q, const double *v, double *out) {
+  (void)p;
+  out[0] = q[X] * v[Y] - q[Y] * v[X];
+}
+
+static const double q_ellipse[] = {1, 0};
+static const double v_ellipse[] = {0, 0.5};
+static const double q_circle[] = {1, 0};
+static const double v_circle[] = {0, 1};
+
+static const nh_preset presets[] = {
+    {"ellipse", "q0 = (1, 0), v0 = (0, 0.5), omega = 1: an ellipse with E0 = 0.625, angular momentum 0.5",
+     q_ellipse, v_ellipse, "omega=1"},
+    {"circle", "q0 = (1, 0), v0 = (0, 1), omega = 1: the circular orbit, E0 = 1, angular momentum 1", q_circle,
+     v_circle, "omega=1"},
+};
+
+const nh_system_type nh_system_oscillator = {
+    .name = "oscillator",
+    .doc = "Unconstrained isotropic harmonic oscillator in R^2 (k = 0), V = omega^2 |q|^2 / 2, M = I: the "
+           "unconstrained sanity limit of spec/discretization.md 3.3. Exact solution; invariant: angular "
+           "momentum x ydot - y xdot.",
+    .n = N,
+    .k = 0,
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .q0 = q_ellipse,
+    .v0 = v_ellipse,
+    .ic_doc = "preset ellipse: q0 = (1, 0), v0 = (0, 0.5), E0 = 0.625 with omega = 1",
+    .sample_box = 1,
+    .mass = mass,
+    .potential = potential,
+    .grad_potential = grad_potential,
+    .hess_potential = hess_potential,
+    .constraints = constraints,
+    .constraints_jacobian = constraints_jacobian,
+    .exact = exact,
+    .ninvariants = 1,
+    .invariant_names = invariant_names,
+    .invariants = invariants,
+    .npresets = sizeof presets / sizeof presets[0],
+    .presets = presets,
+};

@@ -151,6 +151,7 @@ double nh_energy(const nh_system *sys, const double *q, const double *v) {
 double nh_constraint_residual(const nh_system *sys, const double *q, const double *v) {
   int n = sys->n, k = sys->k;
   double A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K] = {0}, r = 0;
+  if (k == 0) return 0;
   sys->type->constraints(sys->p, q, A);
   if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, q, b);
   for (int a = 0; a < k; a++) {
@@ -164,6 +165,7 @@ double nh_constraint_residual(const nh_system *sys, const double *q, const doubl
 void nh_curvature_term(const nh_system *sys, const double *q, const double *v, double *out) {
   int n = sys->n, k = sys->k;
   double dA[NH_MAX_K * NH_MAX_N * NH_MAX_N], db[NH_MAX_K * NH_MAX_N];
+  if (k == 0) return;
   sys->type->constraints_jacobian(sys->p, q, dA);
   if (sys->type->constraint_affine_jacobian) sys->type->constraint_affine_jacobian(sys->p, q, db);
   for (int a = 0; a < k; a++) {
@@ -242,7 +244,7 @@ static int multiplier_and_force(const nh_system *sys, double t, const double *q,
                                 double *f, double *A, double *Minv) {
   int n = sys->n, k = sys->k;
   double W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K], curv[NH_MAX_K];
-  sys->type->constraints(sys->p, q, A);
+  if (k) sys->type->constraints(sys->p, q, A);
   nh_free_force(sys, t, q, v, f);
   if (constraint_gram(sys, q, A, Minv, W, C)) return -1;
   if (k == 0) return 0;

@@ -58,7 +58,8 @@ typedef struct nh_system_type {
   double (*potential)(const double *p, const double *q);                /* V(q) */
   void (*grad_potential)(const double *p, const double *q, double *g);  /* ∇V, n */
   void (*hess_potential)(const double *p, const double *q, double *H);  /* ∇²V, n×n */
-  void (*constraints)(const double *p, const double *q, double *A);     /* A(q), k×n, rows μ^a */
+  /* A(q), k×n, rows μ^a. May be NULL when k = 0 (an unconstrained reference system). */
+  void (*constraints)(const double *p, const double *q, double *A);
   /* dA[(a*n + i)*n + j] = ∂μ^a_i/∂q^j: the curvature term and the Newton Jacobians use it. */
   void (*constraints_jacobian)(const double *p, const double *q, double *dA);
   /* Affine part b(q) of the constraints (k) and its Jacobian db[a*n + j] = ∂b^a/∂q^j; NULL for

@@ -222,3 +222,28 @@ Test(spec_errors, overrides) {
   cr_expect(strstr(err, "nosuch") != NULL, "%s", err);
   nh_study_free(&st);
 }
+
+/* A trajectory that blows up stops as diverged (status 3) once |dE| > divergence · max(1, |E0|),
+ * with NaN samples after it, rather than running on with a finite but meaningless state. */
+Test(ensemble, diverging_trajectories_stop) {
+  nh_study st;
+  nh_ensemble_result r;
+  char err[1024];
+  load_or_fail(DATA "diverging_ensemble.cfg", &st);
+  cr_assert_eq(nh_run_ensemble(&st, &r, err, sizeof err), 0, "%s", err);
+  int ns = st.nsamples, diverged = 0;
+  for (int ic = 0; ic < st.count; ic++) {
+    const double *dE = r.dE + (size_t)ic * ns;
+    cr_expect_neq(r.status[ic], 0, "IC %d of an anti-damped method ran to T", ic);
+    if (r.status[ic] != NH_RUN_DIVERGED) continue;
+    diverged++;
+    int last = 0;
+    while (last + 1 < ns && isfinite(dE[last + 1])) last++;
+    cr_expect_gt(fabs(dE[last]), 10.0 * 1.535, "stopped at |dE| = %g", fabs(dE[last]));
+    cr_expect(last + 1 < ns && isnan(dE[ns - 1]), "samples after the divergence are NaN");
+    for (int s = 0; s < last; s++) cr_expect_leq(fabs(dE[s]), 10.0 * 1.535, "diverged earlier, at sample %d", s);
+  }
+  cr_expect_gt(diverged, 0, "no IC stopped as diverged (statuses %d %d %d)", r.status[0], r.status[1], r.status[2]);
+  nh_ensemble_result_free(&r);
+  nh_study_free(&st);
+}
