@@ -1,18 +1,416 @@
-/* STUB: placeholder so the registry links while this family is written. */
-#include "integrators/integrator.h"
+/* SHAKE and RATTLE, nonholonomic and classical (spec/rattle.md, Ferraro, Iglesias-Ponte and
+ * Martín de Diego 2009), for constant M, linear constraints μ(q) q̇ = 0, no damping or forcing:
+ *   nh_rattle  one-step nonholonomic RATTLE (9a)-(9e), explicit, one k×k SPD solve per step;
+ *   nh_shake   its two-step form, nonholonomic SHAKE (8a)-(8b);
+ *   rattle     classical RATTLE (7a)-(7e) for a holonomic constraint φ(q) = 0 (Newton for λ_k);
+ *   shake      classical SHAKE (6a)-(6b), with φ(q_{k+1}) = 0 (spec §7 A3).
+ *
+ * Sign convention: the spec writes ṗ = −V_q − μᵀλ (§2.1 (3)); the rest of the code base writes
+ * M v̇ = −∇V + Aᵀλ. Every multiplier below, and those kept in nh_state.aux, is the spec's λ, which
+ * is −1 times the code base's (nh_multiplier). p = M v; the state carries v = M⁻¹p.
+ *
+ * The gradient ∇V(q_k) is kept in aux next to the multiplier or the previous position, so that
+ * each step evaluates ∇V once, at q_{k+1} (spec §2.5 "Cost per step: 1 gradient", §6 item 12).
+ * aux is set by init; a step must therefore start from init's or a previous step's output. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
 
-static int stub_order(const nh_method *m) {
-  (void)m;
+#include "integrators/integrator.h"
+#include "integrators/newton.h"
+
+/* aux layouts. One-step methods: [λ_k | ∇V(q_k)]; two-step methods: [q_{k−1} | ∇V(q_k)]. */
+#define AUX_LAMBDA 0
+#define AUX_GRAD1 NH_MAX_K
+#define AUX_QPREV 0
+#define AUX_GRAD2 NH_MAX_N
+_Static_assert(NH_MAX_K + NH_MAX_N <= NH_MAX_AUX, "aux holds λ and ∇V");
+_Static_assert(2 * NH_MAX_N <= NH_MAX_AUX, "aux holds q_{k-1} and ∇V");
+
+enum { P_LAMBDA0 };
+enum { LAMBDA0_ZERO = 0, LAMBDA0_CONTINUOUS = 1 };
+
+static const nh_param_desc lambda0_params[] = {
+    {"lambda0", NH_PARAM_INT, LAMBDA0_CONTINUOUS, 0, 1,
+     "starting multiplier: 1 = lambda(q0,p0) of the continuous formula (4) (default); 0 = the paper's "
+     "lambda0 = 0 (Remark 1), which excites a period-2 parasitic mode (spec/rattle.md 3.6, 7 A4)",
+     0},
+};
+
+/* ---- small linear-algebra helpers (constant M: sys->Minv) ----------------------------------- */
+
+static void minv_apply(const nh_system *sys, const double *f, double *out) {
+  const int n = sys->n;
+  for (int i = 0; i < n; i++) {
+    double s = 0;
+    for (int j = 0; j < n; j++) s += sys->Minv[i * n + j] * f[j];
+    out[i] = s;
+  }
+}
+
+/* f ← f + A(q)ᵀ λ. */
+static void add_constraint_force(const nh_system *sys, const double *A, const double *lambda, double *f) {
+  for (int i = 0; i < sys->n; i++)
+    for (int a = 0; a < sys->k; a++) f[i] += A[a * sys->n + i] * lambda[a];
+}
+
+/* W = M⁻¹ A(q)ᵀ (n×k) and C = A M⁻¹ Aᵀ (k×k). */
+static void gram(const nh_system *sys, const double *A, double *W, double *C) {
+  const int n = sys->n, k = sys->k;
+  for (int i = 0; i < n; i++)
+    for (int a = 0; a < k; a++) {
+      double s = 0;
+      for (int j = 0; j < n; j++) s += sys->Minv[i * n + j] * A[a * n + j];
+      W[i * k + a] = s;
+    }
+  for (int a = 0; a < k; a++)
+    for (int b = 0; b < k; b++) {
+      double s = 0;
+      for (int i = 0; i < n; i++) s += A[a * n + i] * W[i * k + b];
+      C[a * k + b] = s;
+    }
+}
+
+/* The M-orthogonal projection of w onto ker A(q) that also returns its multiplier:
+ * y = C⁻¹ A w, w ← w − M⁻¹Aᵀ y. (nh_project_velocity computes the same w but not y, which the
+ * RATTLE half-steps need: (h/2)λ = y in (9d)-(9e), (7d)-(7e).) Returns 0, or -1 if C is singular. */
+static int project(const nh_system *sys, const double *q, double *w, double *y, nh_cost *cost) {
+  const int n = sys->n, k = sys->k;
+  double A[NH_MAX_K * NH_MAX_N], W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K];
+  if (k == 0) return 0;
+  sys->type->constraints(sys->p, q, A);
+  gram(sys, A, W, C);
+  for (int a = 0; a < k; a++) {
+    y[a] = 0;
+    for (int i = 0; i < n; i++) y[a] += A[a * n + i] * w[i];
+  }
+  cost->linear_solves++;
+  if (nh_spd_solve(k, C, y)) return -1;
+  for (int i = 0; i < n; i++)
+    for (int a = 0; a < k; a++) w[i] -= W[i * k + a] * y[a];
   return 0;
 }
 
-static nh_step_status stub_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
-                                 double h, nh_cost *cost) {
-  (void)m, (void)sys, (void)x, (void)y, (void)h, (void)cost;
-  return NH_STEP_SOLVER_FAILED;
+static void gradient(const nh_system *sys, const double *q, double *g, nh_cost *cost) {
+  sys->type->grad_potential(sys->p, q, g);
+  cost->rhs_evals++;
 }
 
-const nh_integrator_type nh_integrator_nh_shake = {.name = "nh_shake", .doc = "not implemented yet", .order = stub_order, .step = stub_step};
-const nh_integrator_type nh_integrator_nh_rattle = {.name = "nh_rattle", .doc = "not implemented yet", .order = stub_order, .step = stub_step};
-const nh_integrator_type nh_integrator_shake = {.name = "shake", .doc = "not implemented yet", .order = stub_order, .step = stub_step};
-const nh_integrator_type nh_integrator_rattle = {.name = "rattle", .doc = "not implemented yet", .order = stub_order, .step = stub_step};
+/* Second half-step shared by all four methods, (9d)-(9e) and (7d)-(7e): from the half-step
+ * velocity v_{k+1/2} = M⁻¹p_{k+1/2} at q_{k+1} with g1 = ∇V(q_{k+1}),
+ *   p̃ = p_{k+1/2} − (h/2) V_q(q_{k+1}),  λ̄ = (2/h) C⁻¹ μ M⁻¹ p̃,  p_{k+1} = p̃ − (h/2) μᵀλ̄
+ * (spec §2.5 closed form; λ̄ as derived in §2.3). */
+static int second_half_step(const nh_system *sys, const double *q1, const double *vh, const double *g1, double h,
+                            double *v1, double *lambda1, nh_cost *cost) {
+  double mg[NH_MAX_N];
+  minv_apply(sys, g1, mg);
+  for (int i = 0; i < sys->n; i++) v1[i] = vh[i] - 0.5 * h * mg[i];
+  if (project(sys, q1, v1, lambda1, cost)) return -1;
+  for (int a = 0; a < sys->k; a++) lambda1[a] *= 2 / h;
+  return 0;
+}
+
+/* The starting multiplier λ0 in the spec's sign: from (4) (= −nh_multiplier) or 0 (Remark 1). */
+static int starting_multiplier(int mode, const nh_system *sys, const nh_state *x, double *lambda, nh_cost *cost) {
+  for (int a = 0; a < sys->k; a++) lambda[a] = 0;
+  if (mode == LAMBDA0_ZERO || sys->k == 0) return 0;
+  cost->rhs_evals++;
+  if (nh_multiplier(sys, x->t, x->q, x->v, lambda)) return -1;
+  for (int a = 0; a < sys->k; a++) lambda[a] = -lambda[a];
+  return 0;
+}
+
+/* M⁻¹(V_q + μ(q)ᵀλ): minus the acceleration in the spec's sign convention, (3). */
+static void minus_acceleration(const nh_system *sys, const double *q, const double *g, const double *lambda,
+                               double *a) {
+  double f[NH_MAX_N];
+  memcpy(f, g, sizeof(double) * (size_t)sys->n);
+  if (sys->k) {
+    double A[NH_MAX_K * NH_MAX_N];
+    sys->type->constraints(sys->p, q, A);
+    add_constraint_force(sys, A, lambda, f);
+  }
+  minv_apply(sys, f, a);
+}
+
+/* Half kick with the constraint force: v − (h/2) M⁻¹(V_q + μ(q)ᵀλ), (9a)/(7a). */
+static void half_kick(const nh_system *sys, const double *q, const double *v, const double *g,
+                      const double *lambda, double h, double *vh) {
+  double a[NH_MAX_N];
+  minus_acceleration(sys, q, g, lambda, a);
+  for (int i = 0; i < sys->n; i++) vh[i] = v[i] - 0.5 * h * a[i];
+}
+
+static int order2(const nh_method *m) {
+  (void)m;
+  return 2;
+}
+
+static int symmetric(const nh_method *m) {
+  (void)m;
+  return 1;
+}
+
+/* ---- nonholonomic RATTLE (spec §2.5) --------------------------------------------------------- */
+
+static nh_step_status nh_rattle_init(const nh_method *m, const nh_system *sys, nh_state *x, double h,
+                                     nh_cost *cost) {
+  (void)h;
+  gradient(sys, x->q, x->aux + AUX_GRAD1, cost);
+  return starting_multiplier((int)m->p[P_LAMBDA0], sys, x, x->aux + AUX_LAMBDA, cost) ? NH_STEP_SOLVER_FAILED
+                                                                                     : NH_STEP_OK;
+}
+
+/* (q_k, p_k, λ_k) ↦ (q_{k+1}, p_{k+1}, λ_{k+1}), spec §2.5 closed form:
+ *   (9a) p_{k+1/2} = p_k − (h/2)(V_q(q_k) + μᵀ(q_k)λ_k)
+ *   (9b) q_{k+1} = q_k + h M⁻¹ p_{k+1/2}
+ *   (9d)-(9e) p_{k+1}, λ_{k+1} by second_half_step. */
+static nh_step_status nh_rattle_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+                                     double h, nh_cost *cost) {
+  (void)m;
+  const int n = sys->n;
+  double vh[NH_MAX_N];
+  *y = *x;
+  y->t = x->t + h;
+  cost->steps++;
+  half_kick(sys, x->q, x->v, x->aux + AUX_GRAD1, x->aux + AUX_LAMBDA, h, vh);
+  for (int i = 0; i < n; i++) y->q[i] = x->q[i] + h * vh[i];
+  gradient(sys, y->q, y->aux + AUX_GRAD1, cost);
+  if (second_half_step(sys, y->q, vh, y->aux + AUX_GRAD1, h, y->v, y->aux + AUX_LAMBDA, cost))
+    return NH_STEP_SOLVER_FAILED;
+  return NH_STEP_OK;
+}
+
+/* ---- two-step forms: previous position from a backward step (spec §2.4 startup) -------------- */
+
+/* q_{−1} = q0 − h v0 − (h²/2) M⁻¹(V_q(q0) + μᵀ(q0)λ0): RATTLE's Φ_{−h} from (q0, p0, λ0). Then
+ * (8b) at k = 0 holds with SHAKE's q_1 equal to RATTLE's, and so do all later q_k (§3.4). */
+static nh_step_status two_step_init(int lambda0_mode, const nh_system *sys, nh_state *x, double h,
+                                    nh_cost *cost) {
+  double lambda[NH_MAX_K], vh[NH_MAX_N];
+  double *g = x->aux + AUX_GRAD2;
+  gradient(sys, x->q, g, cost);
+  if (starting_multiplier(lambda0_mode, sys, x, lambda, cost)) return NH_STEP_SOLVER_FAILED;
+  half_kick(sys, x->q, x->v, g, lambda, -h, vh);
+  for (int i = 0; i < sys->n; i++) x->aux[AUX_QPREV + i] = x->q[i] - h * vh[i];
+  return NH_STEP_OK;
+}
+
+/* Ends a two-step step: the output velocity v_{k+1} from (q_k, q_{k+1}) by RATTLE's second half-step
+ * with p_{k+1/2} = M(q_{k+1} − q_k)/h (spec §2.4 "Momenta", §3.4), and the history shift. */
+static nh_step_status two_step_finish(const nh_system *sys, const nh_state *x, nh_state *y, double h,
+                                      nh_cost *cost) {
+  double vh[NH_MAX_N], lambda1[NH_MAX_K];
+  for (int i = 0; i < sys->n; i++) vh[i] = (y->q[i] - x->q[i]) / h;
+  gradient(sys, y->q, y->aux + AUX_GRAD2, cost);
+  if (second_half_step(sys, y->q, vh, y->aux + AUX_GRAD2, h, y->v, lambda1, cost)) return NH_STEP_SOLVER_FAILED;
+  memcpy(y->aux + AUX_QPREV, x->q, sizeof(double) * (size_t)sys->n);
+  return NH_STEP_OK;
+}
+
+/* ---- nonholonomic SHAKE (spec §2.4) ----------------------------------------------------------- */
+
+static nh_step_status nh_shake_init(const nh_method *m, const nh_system *sys, nh_state *x, double h,
+                                    nh_cost *cost) {
+  return two_step_init((int)m->p[P_LAMBDA0], sys, x, h, cost);
+}
+
+/* (8a)-(8b), explicit (spec §2.4 [derived]): with r = 2(q_k − q_{k−1})/h² − M⁻¹V_q(q_k),
+ * λ_k = C⁻¹ μ r and q_{k+1} = 2q_k − q_{k−1} − h² M⁻¹(V_q(q_k) + μᵀλ_k), all at q_k. */
+static nh_step_status nh_shake_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+                                    double h, nh_cost *cost) {
+  (void)m;
+  const int n = sys->n;
+  const double *qprev = x->aux + AUX_QPREV, *g = x->aux + AUX_GRAD2;
+  double r[NH_MAX_N], mg[NH_MAX_N], lambda[NH_MAX_K], a[NH_MAX_N];
+  *y = *x;
+  y->t = x->t + h;
+  cost->steps++;
+  minv_apply(sys, g, mg);
+  for (int i = 0; i < n; i++) r[i] = 2 * (x->q[i] - qprev[i]) / (h * h) - mg[i];
+  if (project(sys, x->q, r, lambda, cost)) return NH_STEP_SOLVER_FAILED;
+  minus_acceleration(sys, x->q, g, lambda, a);
+  for (int i = 0; i < n; i++) y->q[i] = 2 * x->q[i] - qprev[i] - h * h * a[i];
+  return two_step_finish(sys, x, y, h, cost);
+}
+
+/* ---- classical SHAKE and RATTLE (spec §2.2, §2.3): Newton for the position multiplier --------- */
+
+/* φ(q_f − W Λ) = 0 for Λ (k): q_f is the unconstrained position, W = M⁻¹G(q_k)ᵀ. Jacobian
+ * −G(q_f − WΛ) W, analytic. Λ = (h²/2)λ_k for RATTLE (7a)-(7c), h²λ_k for SHAKE (6a). */
+typedef struct {
+  const nh_system *sys;
+  const double *qf;
+  double W[NH_MAX_N * NH_MAX_K];
+} position_ctx;
+
+/* d = W Λ and q = q_f − d. */
+static void position_point(const position_ctx *c, const double *L, double *q, double *d) {
+  const int n = c->sys->n, k = c->sys->k;
+  for (int i = 0; i < n; i++) {
+    d[i] = 0;
+    for (int a = 0; a < k; a++) d[i] += c->W[i * k + a] * L[a];
+    q[i] = c->qf[i] - d[i];
+  }
+}
+
+static void position_residual(void *vctx, const double *L, double *F, double *J) {
+  const position_ctx *c = vctx;
+  const nh_system *sys = c->sys;
+  const int n = sys->n, k = sys->k;
+  double q[NH_MAX_N], d[NH_MAX_N], A[NH_MAX_K * NH_MAX_N];
+  position_point(c, L, q, d);
+  sys->type->holonomic(sys->p, q, F);
+  sys->type->constraints(sys->p, q, A);
+  for (int a = 0; a < k; a++)
+    for (int b = 0; b < k; b++) {
+      double s = 0;
+      for (int i = 0; i < n; i++) s += A[a * n + i] * c->W[i * k + b];
+      J[a * k + b] = -s;
+    }
+}
+
+/* Solves φ(q_f − M⁻¹G(q)ᵀΛ) = 0 from the guess in L; writes the constrained position q1 and the
+ * correction d = M⁻¹G(q)ᵀΛ = q_f − q1. */
+static nh_step_status solve_position(const nh_system *sys, const double *q, const double *qf, double *L, double *q1,
+                                     double *d, nh_cost *cost) {
+  position_ctx c = {.sys = sys, .qf = qf};
+  double A[NH_MAX_K * NH_MAX_N], C[NH_MAX_K * NH_MAX_K];
+  sys->type->constraints(sys->p, q, A);
+  gram(sys, A, c.W, C);
+  nh_step_status st = nh_newton_solve(sys->k, L, position_residual, &c, cost);
+  if (st == NH_STEP_OK) position_point(&c, L, q1, d);
+  return st;
+}
+
+static int holonomic_only(const nh_method *m, const nh_system *sys, char *err, size_t errlen) {
+  if (sys->type->holonomic && sys->k > 0) return 0;
+  snprintf(err, errlen, "%s needs a holonomic constraint phi(q) = 0 (spec/rattle.md 2.2-2.3); %s is nonholonomic",
+           m->type->name, sys->type->name);
+  return -1;
+}
+
+/* aux: [λ̄_k | ∇V(q_k)]; λ̄_k, the velocity multiplier of (7d)-(7e), is the Newton guess for λ_k. */
+static nh_step_status rattle_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
+  (void)m, (void)h;
+  gradient(sys, x->q, x->aux + AUX_GRAD1, cost);
+  return starting_multiplier(LAMBDA0_CONTINUOUS, sys, x, x->aux + AUX_LAMBDA, cost) ? NH_STEP_SOLVER_FAILED
+                                                                                   : NH_STEP_OK;
+}
+
+/* (7a)-(7c): q_{k+1} = q_k + h v_k − (h²/2)M⁻¹(V_q(q_k) + Gᵀλ_k) with φ(q_{k+1}) = 0 (Newton in
+ * Λ = (h²/2)λ_k), p_{k+1/2} from (7a); (7d)-(7e) by second_half_step (linear). */
+static nh_step_status rattle_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+                                  double h, nh_cost *cost) {
+  (void)m;
+  const int n = sys->n, k = sys->k;
+  const double *g = x->aux + AUX_GRAD1;
+  double zero[NH_MAX_K] = {0}, qf[NH_MAX_N], vh[NH_MAX_N], d[NH_MAX_N], L[NH_MAX_K];
+  *y = *x;
+  y->t = x->t + h;
+  cost->steps++;
+  half_kick(sys, x->q, x->v, g, zero, h, vh);
+  for (int i = 0; i < n; i++) qf[i] = x->q[i] + h * vh[i];
+  for (int a = 0; a < k; a++) L[a] = 0.5 * h * h * x->aux[AUX_LAMBDA + a];
+  nh_step_status st = solve_position(sys, x->q, qf, L, y->q, d, cost);
+  if (st != NH_STEP_OK) return st;
+  /* (7a) as v_{k+1/2} = v_free − M⁻¹GᵀΛ/h: no cancellation in (q_{k+1} − q_k)/h for small h. */
+  for (int i = 0; i < n; i++) vh[i] -= d[i] / h;
+  gradient(sys, y->q, y->aux + AUX_GRAD1, cost);
+  if (second_half_step(sys, y->q, vh, y->aux + AUX_GRAD1, h, y->v, y->aux + AUX_LAMBDA, cost))
+    return NH_STEP_SOLVER_FAILED;
+  return NH_STEP_OK;
+}
+
+/* q_{−1} by the same backward step with the continuous λ(q0, v0). Any λ there gives the same q_1:
+ * q_1 = q0 + h v0 − (h²/2)M⁻¹V_q(q0) − M⁻¹G(q0)ᵀΛ with φ(q_1) = 0 is RATTLE's q_1 (§3.4). */
+static nh_step_status shake_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
+  (void)m;
+  return two_step_init(LAMBDA0_CONTINUOUS, sys, x, h, cost);
+}
+
+/* (6a) with φ(q_{k+1}) = 0 (spec §7 A3): q_{k+1} = 2q_k − q_{k−1} − h²M⁻¹(V_q(q_k) + G(q_k)ᵀλ_k),
+ * Newton in Λ = h²λ_k from Λ = 0. */
+static nh_step_status shake_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+                                 double h, nh_cost *cost) {
+  (void)m;
+  const int n = sys->n;
+  const double *qprev = x->aux + AUX_QPREV;
+  double mg[NH_MAX_N], qf[NH_MAX_N], d[NH_MAX_N], L[NH_MAX_K] = {0};
+  *y = *x;
+  y->t = x->t + h;
+  cost->steps++;
+  minv_apply(sys, x->aux + AUX_GRAD2, mg);
+  for (int i = 0; i < n; i++) qf[i] = 2 * x->q[i] - qprev[i] - h * h * mg[i];
+  nh_step_status st = solve_position(sys, x->q, qf, L, y->q, d, cost);
+  if (st != NH_STEP_OK) return st;
+  return two_step_finish(sys, x, y, h, cost);
+}
+
+/* ---- the tables -------------------------------------------------------------------------------- */
+
+#define RATTLE_APPLIES_DOC \
+  "needs a constant mass matrix, linear homogeneous constraints and no damping or forcing (spec/rattle.md 2.0)"
+
+const nh_integrator_type nh_integrator_nh_rattle = {
+    .name = "nh_rattle",
+    .doc = "Nonholonomic RATTLE (spec/rattle.md 2.5, (9a)-(9e)): explicit, one gradient and one k x k SPD solve "
+           "per step, on triples (q_k, p_k, lambda_k) with lambda_k kept in the state; mu(q)M^-1 p = 0 exactly. "
+           "Order 2 (Thm 4.1), symmetric; exact energy for V = 0 (Thm 5.1). On a holonomic system it keeps "
+           "G M^-1 p = 0 but phi(q) only to O(h^2) (Remark 2).",
+    .params = lambda0_params,
+    .nparams = 1,
+    .properties = NH_PRESERVES_CONSTRAINT,
+    .handles = 0,
+    .applies_doc = RATTLE_APPLIES_DOC,
+    .order = order2,
+    .is_symmetric = symmetric,
+    .init = nh_rattle_init,
+    .step = nh_rattle_step,
+};
+
+const nh_integrator_type nh_integrator_nh_shake = {
+    .name = "nh_shake",
+    .doc = "Nonholonomic SHAKE (spec/rattle.md 2.4, (8a)-(8b)): the two-step form of nh_rattle, explicit; "
+           "q_{-1} from a backward nh_rattle step so its q_k equal nh_rattle's (spec 3.4, 6 item 7); output "
+           "velocity from (q_k, q_{k+1}) by RATTLE's second half-step (9d)-(9e). Order 2.",
+    .params = lambda0_params,
+    .nparams = 1,
+    .properties = NH_PRESERVES_CONSTRAINT | NH_HISTORY,
+    .handles = 0,
+    .applies_doc = RATTLE_APPLIES_DOC,
+    .order = order2,
+    .is_symmetric = symmetric,
+    .init = nh_shake_init,
+    .step = nh_shake_step,
+};
+
+const nh_integrator_type nh_integrator_rattle = {
+    .name = "rattle",
+    .doc = "Classical RATTLE (Andersen 1983; spec/rattle.md 2.3, (7a)-(7e)) for holonomic constraints: "
+           "Newton (analytic Jacobian) for lambda_k in phi(q_{k+1}) = 0, then a linear velocity projection; "
+           "phi(q) and G M^-1 p = 0 to round-off. Order 2, symmetric.",
+    .properties = NH_PRESERVES_CONSTRAINT,
+    .handles = 0,
+    .applies_doc = RATTLE_APPLIES_DOC,
+    .applies = holonomic_only,
+    .order = order2,
+    .is_symmetric = symmetric,
+    .init = rattle_init,
+    .step = rattle_step,
+};
+
+const nh_integrator_type nh_integrator_shake = {
+    .name = "shake",
+    .doc = "Classical SHAKE (Ryckaert-Ciccotti-Berendsen; spec/rattle.md 2.2, (6a)-(6b)) for holonomic "
+           "constraints, two-step, with phi(q_{k+1}) = 0 solved by Newton (spec 7 A3); output velocity by "
+           "RATTLE's projection (7d)-(7e). Same q_k as rattle. Order 2.",
+    .properties = NH_PRESERVES_CONSTRAINT | NH_HISTORY,
+    .handles = 0,
+    .applies_doc = RATTLE_APPLIES_DOC,
+    .applies = holonomic_only,
+    .order = order2,
+    .is_symmetric = symmetric,
+    .init = shake_init,
+    .step = shake_step,
+};
