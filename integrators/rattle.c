@@ -54,41 +54,11 @@ static void add_constraint_force(const nh_system *sys, const double *A, const do
     for (int a = 0; a < sys->k; a++) f[i] += A[a * sys->n + i] * lambda[a];
 }
 
-/* W = M⁻¹ A(q)ᵀ (n×k) and C = A M⁻¹ Aᵀ (k×k). */
-static void gram(const nh_system *sys, const double *A, double *W, double *C) {
-  const int n = sys->n, k = sys->k;
-  for (int i = 0; i < n; i++)
-    for (int a = 0; a < k; a++) {
-      double s = 0;
-      for (int j = 0; j < n; j++) s += sys->Minv[i * n + j] * A[a * n + j];
-      W[i * k + a] = s;
-    }
-  for (int a = 0; a < k; a++)
-    for (int b = 0; b < k; b++) {
-      double s = 0;
-      for (int i = 0; i < n; i++) s += A[a * n + i] * W[i * k + b];
-      C[a * k + b] = s;
-    }
-}
-
-/* The M-orthogonal projection of w onto ker A(q) that also returns its multiplier:
- * y = C⁻¹ A w, w ← w − M⁻¹Aᵀ y. (nh_project_velocity computes the same w but not y, which the
- * RATTLE half-steps need: (h/2)λ = y in (9d)-(9e), (7d)-(7e).) Returns 0, or -1 if C is singular. */
+/* The M-orthogonal projection of w onto ker A(q) with its multiplier y = C⁻¹ A w: the RATTLE
+ * half-steps need y, (h/2)λ = y in (9d)-(9e), (7d)-(7e). Returns 0, or -1 if C is singular. */
 static int project(const nh_system *sys, const double *q, double *w, double *y, nh_cost *cost) {
-  const int n = sys->n, k = sys->k;
-  double A[NH_MAX_K * NH_MAX_N], W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K];
-  if (k == 0) return 0;
-  sys->type->constraints(sys->p, q, A);
-  gram(sys, A, W, C);
-  for (int a = 0; a < k; a++) {
-    y[a] = 0;
-    for (int i = 0; i < n; i++) y[a] += A[a * n + i] * w[i];
-  }
   cost->linear_solves++;
-  if (nh_spd_solve(k, C, y)) return -1;
-  for (int i = 0; i < n; i++)
-    for (int a = 0; a < k; a++) w[i] -= W[i * k + a] * y[a];
-  return 0;
+  return nh_project_velocity_multiplier(sys, q, w, y);
 }
 
 static void gradient(const nh_system *sys, const double *q, double *g, nh_cost *cost) {
@@ -277,7 +247,7 @@ static nh_step_status solve_position(const nh_system *sys, const double *q, cons
   position_ctx c = {.sys = sys, .qf = qf};
   double A[NH_MAX_K * NH_MAX_N], C[NH_MAX_K * NH_MAX_K];
   sys->type->constraints(sys->p, q, A);
-  gram(sys, A, c.W, C);
+  if (nh_constraint_gram(sys, q, A, c.W, C)) return NH_STEP_SOLVER_FAILED;
   nh_step_status st = nh_newton_solve(sys->k, L, position_residual, &c, cost);
   if (st == NH_STEP_OK) position_point(&c, L, q1, d);
   return st;

@@ -121,9 +121,14 @@ static int sample_initial_conditions(const nh_study *st, nh_ensemble_result *r, 
     nh_state x;
     /* The stream of IC `ic` depends on (seed, ic) only. */
     gsl_rng_set(rng, (unsigned long)nh_stream_seed(st->seed, (uint64_t)ic));
-    if (nh_sample_on_D(&st->sys, st->energy, rng, &x)) {
-      snprintf(err, errlen, "%s: no initial condition of %s with energy %g found in the sample box",
-               st->spec_file, st->sys.type->name, st->energy);
+    int rc = nh_sample_on_D(&st->sys, st->energy, rng, &x);
+    if (rc) {
+      if (rc == -2)
+        snprintf(err, errlen, "%s: the random sampler cannot draw states of %s (affine or holonomic constraints)",
+                 st->spec_file, st->sys.type->name);
+      else
+        snprintf(err, errlen, "%s: no initial condition of %s with energy %g found in the sample box",
+                 st->spec_file, st->sys.type->name, st->energy);
       gsl_rng_free(rng);
       return -1;
     }

@@ -276,11 +276,22 @@ int nh_acceleration(const nh_system *sys, double t, const double *q, const doubl
   return 0;
 }
 
+int nh_constraint_gram(const nh_system *sys, const double *q, const double *A, double *W, double *C) {
+  double Minv[NH_MAX_N * NH_MAX_N];
+  return constraint_gram(sys, q, A, Minv, W, C);
+}
+
 int nh_project_velocity(const nh_system *sys, const double *q, double *v) {
+  double y[NH_MAX_K];
+  return nh_project_velocity_multiplier(sys, q, v, y);
+}
+
+int nh_project_velocity_multiplier(const nh_system *sys, const double *q, double *v, double *y) {
   int n = sys->n, k = sys->k;
-  double A[NH_MAX_K * NH_MAX_N], W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K], y[NH_MAX_K] = {0};
+  double A[NH_MAX_K * NH_MAX_N], W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K];
   double Minv[NH_MAX_N * NH_MAX_N];
   if (k == 0) return 0;
+  for (int a = 0; a < k; a++) y[a] = 0;
   sys->type->constraints(sys->p, q, A);
   if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, q, y);
   if (constraint_gram(sys, q, A, Minv, W, C)) return -1;
@@ -296,7 +307,7 @@ int nh_sample_on_D(const nh_system *sys, double E, gsl_rng *rng, nh_state *x) {
   int n = sys->n;
   const double box = sys->type->sample_box;
   memset(x, 0, sizeof *x);
-  if (sys->type->constraint_affine) return -1;
+  if (sys->type->constraint_affine || sys->type->holonomic) return -2;
   for (long tries = 0; tries < NH_SAMPLE_TRIES; tries++) {
     for (int i = 0; i < n; i++) x->q[i] = gsl_ran_flat(rng, -box, box);
     double V = sys->type->potential(sys->p, x->q);

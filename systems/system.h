@@ -137,10 +137,15 @@ int nh_multiplier(const nh_system *sys, double t, const double *q, const double 
 int nh_acceleration(const nh_system *sys, double t, const double *q, const double *v, double *a);
 /* M-orthogonal projection of v onto {A(q)v + b(q) = 0}: v ← v − M⁻¹Aᵀ C⁻¹ (A v + b). */
 int nh_project_velocity(const nh_system *sys, const double *q, double *v);
+/* The same projection, also returning its multiplier y = C⁻¹(A v + b) (k), as RATTLE needs. */
+int nh_project_velocity_multiplier(const nh_system *sys, const double *q, double *v, double *y);
+/* W = M⁻¹Aᵀ (n×k) and C = A M⁻¹Aᵀ (k×k) at q, for the given A = A(q). Returns 0, or -1. */
+int nh_constraint_gram(const nh_system *sys, const double *q, const double *A, double *W, double *C);
 /* A random state on D at energy E (spec/newmark.md §6 A10): q uniform in the sample box with
  * V(q) < E − margin, v ~ N(0, I) projected on D and rescaled to kinetic energy E − V(q).
- * Linear constraints only (rescaling leaves an affine constraint). Returns 0, or -1 if no
- * admissible q was found in 10⁶ draws or the constraints are affine. */
+ * Returns 0; -1 if no admissible q was found in 10⁶ draws; -2 if the system is outside the
+ * sampler's reach: affine constraints (rescaling v leaves them) or a holonomic constraint (q
+ * would have to lie on φ = 0). */
 int nh_sample_on_D(const nh_system *sys, double E, gsl_rng *rng, nh_state *x);
 
 /* Small dense helpers shared by the library (no allocation). */
