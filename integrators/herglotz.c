@@ -1,16 +1,363 @@
-/* STUB: placeholder so the registry links while this family is written. */
+/* The Herglotz contact integrator with nonholonomic constraints (spec/herglotz.md §2.4, eq. (3.4))
+ * and the paper's Lagrange–d'Alembert comparison integrator (4.4), one generic engine over a table
+ * per scheme.
+ *
+ * Discrete contact Lagrangian (spec §2.5), with q̄ = (q_j + q_{j+1})/2, Δq = q_{j+1} − q_j:
+ *   L_d(j) = T(q̄, Δq/h) − ½[V(q_j) + V(q_{j+1})] + ½[F_a·q_j + F_b·q_{j+1}] − α[(1−w) z_j + w z_{j+1}]
+ * herglotz2: w = ½ (factor c₂ = (1 − αh/2)/(1 + αh/2)); herglotz1: w = 0 (factor c₁ = 1 − αh). The
+ * force time level: (F_a, F_b) = (F(t_j), F(t_{j+1})) by default, which gives exactly the paper's
+ * "F_j at node j" in both D1L_d(j) and D2L_d(j−1) (A.1–A.5); force=1 takes F(t_j + h/2) for both.
+ * The same L_d gives z: spec §2.6 step 3 writes F_j·q̄ there, which is not the L_d of A.1–A.5 and
+ * makes z only first order for a time-dependent F; both agree for constant F. herglotz1 takes T at
+ * the midpoint as well (for the constant mass of (4.7) the point does not matter).
+ * Discrete constraint (spec §2.3, §6 affine part): A(q_d)Δq/h + b(q_d) = 0 with q_d = q̄ (herglotz2,
+ * A.2–A.3) or q_j (herglotz1, (4.7)); the multiplier acts through A(q_j)ᵀ (spec §2.4).
+ *
+ * One-step form (spec §2.6): from (q_j, p_j), solve for (q_{j+1}, λ)
+ *   D1L_d(q_j, q_{j+1}) + (1 + h D3) p_j / h = λ A(q_j)ᵀ,   A(q_d)Δq/h + b(q_d) = 0,
+ * then p_{j+1} = h D2L_d(q_j, q_{j+1}) / (1 − h D4) and z_{j+1} = [(1 + h D3) z_j + h L̃_d]/(1 − h D4),
+ * where D3 = −α(1−w), D4 = −αw and L̃_d is L_d without its z terms (z_0 = 0 at init).
+ * The state velocity is v_j := the M(q_j)-orthogonal projection of M(q_j)⁻¹ p_j onto
+ * D_{q_j} = {A(q_j)v + b(q_j) = 0} (nh_project_velocity), and the step takes p_j = M(q_j) v_j. This
+ * is exactly the paper's scheme: p_j enters the step only through the first equation, where any
+ * multiple of A(q_j)ᵀ is absorbed by λ, and the projection changes p_j only by such a multiple. It
+ * also makes v_j an O(h²) velocity on D (p_j itself is off by O(h) along A(q_j)ᵀ). The
+ * initialization p_0 = ∂L/∂q̇(q_0, q̇_0) of spec §2.6 is then the state itself.
+ *
+ * la1 is the paper's first-order LA integrator (4.4) in the same form, generalized from the system
+ * interface: L_d = h L(q_j, Δq/h) (left point, so σ = ν = 0 below), forces
+ * F_d^− = −α M(q_j)Δq + h F(t_j), F_d^+ = 0, and the same left-point discrete constraint as herglotz1.
+ *
+ * The unknowns are X = (q_{j+1}, Λ) with Λ = h²λ, and the first equation is multiplied by h², so the
+ * Jacobian is O(1). The Jacobian is analytic except for the term ⅛ ∂²M[Δq, Δq] (the interface has
+ * no second derivative of M), which is taken by central differences of ∂M; it is O(h²) relative to
+ * M, so Newton keeps its quadratic convergence and the shared solver's round-off tolerance (those
+ * 2n mass-Jacobian calls per iteration have no cost counter; each residual counts one rhs_eval). */
+#include <math.h>
+#include <string.h>
+
 #include "integrators/integrator.h"
+#include "integrators/newton.h"
 
-static int stub_order(const nh_method *m) {
-  (void)m;
-  return 0;
+enum { P_FORCE };
+
+static const nh_param_desc params[] = {
+    {"force", NH_PARAM_INT, 0, 0, 1,
+     "time level of F(t): 0 = F(t_j) at node j as printed in A.1-A.5 (trapezoidal F.q in L_d), "
+     "1 = F(t_j + h/2) at the midpoint (spec/herglotz.md 6)",
+     1},
+};
+
+/* A scheme of the family. With x_s = q_j + s Δq:
+ *   σ   point of T (the mass matrix): x_σ;      ν  weight of the right node in V and F;
+ *   γ   point of the discrete constraint: x_γ;  w  weight of z_{j+1} in the −αz term (Herglotz);
+ *   la  1: damping as the LA force −α M(q_j)Δq and no action (z is not tracked). */
+typedef struct {
+  double sigma, nu, gamma, w;
+  int la, order;
+} scheme;
+
+static const scheme herglotz2_scheme = {.sigma = 0.5, .nu = 0.5, .gamma = 0.5, .w = 0.5, .order = 2};
+static const scheme herglotz1_scheme = {.sigma = 0.5, .nu = 0.5, .gamma = 0, .w = 0, .order = 1};
+static const scheme la1_scheme = {.sigma = 0, .nu = 0, .gamma = 0, .w = 0, .la = 1, .order = 1};
+
+typedef struct {
+  const nh_system *sys;
+  const scheme *sc;
+  int n, k;
+  double h, kappa; /* kappa: coefficient of −M(x_σ)Δq, 1 + αh for la1, else 1 */
+  const double *q0;
+  double c[NH_MAX_N];             /* constant part of the first equation (·h²) */
+  double A0[NH_MAX_K * NH_MAX_N]; /* A(q_j): the multiplier term */
+  nh_cost *cost;
+} engine_ctx;
+
+/* g_i = ∂_i M[Δq, Δq] = Σ_jm ∂M_jm/∂q^i Δq_j Δq_m (2 h² ∂T/∂q at velocity Δq/h). */
+static void mass_force(int n, const double *dM, const double *dq, double *g) {
+  for (int i = 0; i < n; i++) {
+    double s = 0;
+    for (int j = 0; j < n; j++)
+      for (int m = 0; m < n; m++) s += dM[(j * n + m) * n + i] * dq[j] * dq[m];
+    g[i] = s;
+  }
 }
 
-static nh_step_status stub_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
-                                 double h, nh_cost *cost) {
-  (void)m, (void)sys, (void)x, (void)y, (void)h, (void)cost;
-  return NH_STEP_SOLVER_FAILED;
+/* S_il = ∂_l g_i(x) at fixed Δq, by central differences of the mass Jacobian. */
+static void mass_force_derivative(const nh_system *sys, const double *x, const double *dq, double *S) {
+  const int n = sys->n;
+  double xs[NH_MAX_N], dM[NH_MAX_N * NH_MAX_N * NH_MAX_N], gp[NH_MAX_N], gm[NH_MAX_N];
+  memcpy(xs, x, sizeof(double) * (size_t)n);
+  for (int l = 0; l < n; l++) {
+    const double eps = 1e-5 * (1 + fabs(x[l]));
+    xs[l] = x[l] + eps;
+    sys->type->mass_jacobian(sys->p, xs, dM);
+    mass_force(n, dM, dq, gp);
+    xs[l] = x[l] - eps;
+    sys->type->mass_jacobian(sys->p, xs, dM);
+    mass_force(n, dM, dq, gm);
+    xs[l] = x[l];
+    for (int i = 0; i < n; i++) S[i * n + l] = (gp[i] - gm[i]) / (2 * eps);
+  }
 }
 
-const nh_integrator_type nh_integrator_herglotz1 = {.name = "herglotz1", .doc = "not implemented yet", .order = stub_order, .step = stub_step};
-const nh_integrator_type nh_integrator_herglotz2 = {.name = "herglotz2", .doc = "not implemented yet", .order = stub_order, .step = stub_step};
+/* The configuration-dependent mass terms of the first equation at x_σ, added to F and J:
+ *   F += ((1−σ)/2) g,
+ *   J_il += −κσ Σ_j ∂_l M_ij Δq_j + (1−σ) Σ_j ∂_i M_jl Δq_j + ((1−σ)σ/2) S_il. */
+static void add_mass_terms(const engine_ctx *C, const double *xs, const double *dq, double *F, double *J, int dim) {
+  const nh_system *sys = C->sys;
+  const int n = C->n;
+  const double sg = C->sc->sigma;
+  double dM[NH_MAX_N * NH_MAX_N * NH_MAX_N], g[NH_MAX_N], S[NH_MAX_N * NH_MAX_N] = {0};
+  sys->type->mass_jacobian(sys->p, xs, dM);
+  mass_force(n, dM, dq, g);
+  if (sg != 0) mass_force_derivative(sys, xs, dq, S);
+  for (int i = 0; i < n; i++) {
+    F[i] += 0.5 * (1 - sg) * g[i];
+    for (int l = 0; l < n; l++) {
+      double a = 0, b = 0;
+      for (int j = 0; j < n; j++) {
+        a += dM[(i * n + j) * n + l] * dq[j];
+        b += dM[(j * n + l) * n + i] * dq[j];
+      }
+      J[i * dim + l] += -C->kappa * sg * a + (1 - sg) * b + 0.5 * (1 - sg) * sg * S[i * n + l];
+    }
+  }
+}
+
+/* The discrete constraint rows, ·h: G_a = A_a(x_γ)Δq + h b_a(x_γ), and their Jacobian. */
+static void constraint_rows(const engine_ctx *C, const double *dq, double *F, double *J, int dim) {
+  const nh_system *sys = C->sys;
+  const int n = C->n, k = C->k;
+  const double gm = C->sc->gamma, h = C->h;
+  double x[NH_MAX_N], A[NH_MAX_K * NH_MAX_N], dA[NH_MAX_K * NH_MAX_N * NH_MAX_N];
+  double b[NH_MAX_K] = {0}, db[NH_MAX_K * NH_MAX_N] = {0};
+  for (int i = 0; i < n; i++) x[i] = C->q0[i] + gm * dq[i];
+  sys->type->constraints(sys->p, x, A);
+  sys->type->constraints_jacobian(sys->p, x, dA);
+  if (sys->type->constraint_affine) {
+    sys->type->constraint_affine(sys->p, x, b);
+    sys->type->constraint_affine_jacobian(sys->p, x, db);
+  }
+  for (int a = 0; a < k; a++) {
+    double s = h * b[a];
+    for (int i = 0; i < n; i++) s += A[a * n + i] * dq[i];
+    F[n + a] = s;
+    for (int l = 0; l < n; l++) {
+      double curv = 0;
+      for (int i = 0; i < n; i++) curv += dA[(a * n + i) * n + l] * dq[i];
+      J[(n + a) * dim + l] = A[a * n + l] + gm * (curv + h * db[a * n + l]);
+    }
+  }
+}
+
+/* Residual and Jacobian; X = [q_{j+1} | Λ]. First equation (h² × (3.4)):
+ *   R = −κ M(x_σ)Δq + ((1−σ)/2) ∂M(x_σ)[Δq, Δq] + c − A(q_j)ᵀΛ. */
+static void engine_residual(void *vctx, const double *X, double *F, double *J) {
+  const engine_ctx *C = vctx;
+  const nh_system *sys = C->sys;
+  const int n = C->n, k = C->k, dim = n + k;
+  const double *L = X + n;
+  double dq[NH_MAX_N] = {0}, xs[NH_MAX_N] = {0}, M[NH_MAX_N * NH_MAX_N];
+  for (int i = 0; i < n; i++) {
+    dq[i] = X[i] - C->q0[i];
+    xs[i] = C->q0[i] + C->sc->sigma * dq[i];
+  }
+  nh_mass(sys, xs, M);
+  memset(J, 0, sizeof(double) * (size_t)(dim * dim));
+  for (int i = 0; i < n; i++) {
+    double s = C->c[i];
+    for (int j = 0; j < n; j++) {
+      s -= C->kappa * M[i * n + j] * dq[j];
+      J[i * dim + j] = -C->kappa * M[i * n + j];
+    }
+    for (int a = 0; a < k; a++) {
+      s -= C->A0[a * n + i] * L[a];
+      J[i * dim + n + a] = -C->A0[a * n + i];
+    }
+    F[i] = s;
+  }
+  if (!sys->constant_mass) add_mass_terms(C, xs, dq, F, J, dim);
+  constraint_rows(C, dq, F, J, dim);
+  C->cost->rhs_evals++;
+}
+
+static double damping_of(const nh_system *sys) {
+  return sys->type->damping ? sys->type->damping(sys->p) : 0;
+}
+
+/* F at time t (zero without forcing); one force evaluation. */
+static void force_at(const nh_system *sys, double t, double *F, nh_cost *cost) {
+  memset(F, 0, sizeof(double) * (size_t)sys->n);
+  if (!sys->type->forcing) return;
+  sys->type->forcing(sys->p, t, F);
+  cost->rhs_evals++;
+}
+
+/* M(q) v = p, then the M-orthogonal projection onto D_q: the state velocity (see the header). */
+static int velocity_from_momentum(const nh_system *sys, const double *q, const double *p, double *v) {
+  double M[NH_MAX_N * NH_MAX_N];
+  nh_mass(sys, q, M);
+  memcpy(v, p, sizeof(double) * (size_t)sys->n);
+  if (nh_spd_solve(sys->n, M, v)) return -1;
+  return nh_project_velocity(sys, q, v);
+}
+
+/* h·D2L_d(q_j, q_{j+1}) = M(x_σ)Δq/h + (σ/(2h)) ∂M(x_σ)[Δq, Δq] + hν (F_b − ∇V(q_{j+1})). */
+static void right_momentum(const nh_system *sys, const scheme *sc, const double *q0, const double *q1,
+                           const double *Fb, double h, double *p) {
+  const int n = sys->n;
+  double dq[NH_MAX_N], xs[NH_MAX_N], M[NH_MAX_N * NH_MAX_N], g1[NH_MAX_N];
+  double gq[NH_MAX_N] = {0};
+  for (int i = 0; i < n; i++) {
+    dq[i] = q1[i] - q0[i];
+    xs[i] = q0[i] + sc->sigma * dq[i];
+  }
+  nh_mass(sys, xs, M);
+  if (!sys->constant_mass && sc->sigma != 0) {
+    double dM[NH_MAX_N * NH_MAX_N * NH_MAX_N];
+    sys->type->mass_jacobian(sys->p, xs, dM);
+    mass_force(n, dM, dq, gq);
+  }
+  sys->type->grad_potential(sys->p, q1, g1);
+  for (int i = 0; i < n; i++) {
+    double s = sc->sigma / (2 * h) * gq[i] + h * sc->nu * (Fb[i] - g1[i]);
+    for (int j = 0; j < n; j++) s += M[i * n + j] * dq[j] / h;
+    p[i] = s;
+  }
+}
+
+/* L̃_d = T(q̄, Δq/h) − ½[V(q_j) + V(q_{j+1})] + ½[F_a·q_j + F_b·q_{j+1}]: the z-free part of L_d. */
+static double lagrangian_d(const nh_system *sys, const double *q0, const double *q1, const double *Fa,
+                           const double *Fb, double h) {
+  const int n = sys->n;
+  double qbar[NH_MAX_N], vel[NH_MAX_N], work = 0;
+  for (int i = 0; i < n; i++) {
+    qbar[i] = 0.5 * (q0[i] + q1[i]);
+    vel[i] = (q1[i] - q0[i]) / h;
+    work += 0.5 * (Fa[i] * q0[i] + Fb[i] * q1[i]);
+  }
+  const double V = 0.5 * (sys->type->potential(sys->p, q0) + sys->type->potential(sys->p, q1));
+  return nh_kinetic_energy(sys, qbar, vel) - V + work;
+}
+
+static nh_step_status engine_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+                                  double h, nh_cost *cost) {
+  const scheme *sc = m->type->data;
+  const int n = sys->n, k = sys->k;
+  const double alpha = damping_of(sys);
+  /* (1 + h D3) and (1 − h D4); la1 keeps 1 and puts the damping into κ. */
+  const double c_minus = sc->la ? 1 : 1 - alpha * (1 - sc->w) * h, c_plus = sc->la ? 1 : 1 + alpha * sc->w * h;
+  engine_ctx C = {.sys = sys, .sc = sc, .n = n, .k = k, .h = h, .kappa = sc->la ? 1 + alpha * h : 1,
+                  .q0 = x->q, .cost = cost};
+  cost->steps++;
+
+  double Fa[NH_MAX_N], Fb[NH_MAX_N], M[NH_MAX_N * NH_MAX_N], g0[NH_MAX_N];
+  if (m->p[P_FORCE] == 1) {
+    force_at(sys, x->t + 0.5 * h, Fa, cost);
+    memcpy(Fb, Fa, sizeof Fa);
+  } else {
+    force_at(sys, x->t, Fa, cost);
+    force_at(sys, x->t + h, Fb, cost);
+  }
+  nh_mass(sys, x->q, M);
+  sys->type->grad_potential(sys->p, x->q, g0);
+  sys->type->constraints(sys->p, x->q, C.A0);
+  cost->rhs_evals++;
+  for (int i = 0; i < n; i++) {
+    double p = 0; /* p_j = M(q_j) v_j */
+    for (int j = 0; j < n; j++) p += M[i * n + j] * x->v[j];
+    C.c[i] = h * c_minus * p + h * h * (1 - sc->nu) * (Fa[i] - g0[i]);
+  }
+
+  /* Predictor: a Taylor step with the index-reduced acceleration; Λ enters linearly with a
+   * constant Jacobian column, so its start value does not matter. */
+  double X[NH_NEWTON_MAX_DIM] = {0}, acc[NH_MAX_N];
+  if (nh_acceleration(sys, x->t, x->q, x->v, acc)) return NH_STEP_SOLVER_FAILED;
+  cost->rhs_evals++;
+  for (int i = 0; i < n; i++) X[i] = x->q[i] + h * x->v[i] + 0.5 * h * h * acc[i];
+  nh_step_status st = nh_newton_solve(n + k, X, engine_residual, &C, cost);
+  if (st != NH_STEP_OK) return st;
+
+  *y = *x;
+  y->t = x->t + h;
+  memcpy(y->q, X, sizeof(double) * (size_t)n);
+  double p1[NH_MAX_N];
+  right_momentum(sys, sc, x->q, y->q, Fb, h, p1);
+  cost->rhs_evals++;
+  for (int i = 0; i < n; i++) p1[i] /= c_plus;
+  if (velocity_from_momentum(sys, y->q, p1, y->v)) return NH_STEP_SOLVER_FAILED;
+  /* (3.2): z_{j+1} − z_j = h L_d, solved for z_{j+1} (L_d is affine in z). */
+  if (!sc->la) y->z = (c_minus * x->z + h * lagrangian_d(sys, x->q, y->q, Fa, Fb, h)) / c_plus;
+  return NH_STEP_OK;
+}
+
+/* z_0 = 0 (spec §2.2, (3.2)); p_0 = M(q_0) q̇_0 is the state itself (see the header). */
+static nh_step_status herglotz_init(const nh_method *m, const nh_system *sys, nh_state *x, double h,
+                                    nh_cost *cost) {
+  (void)m, (void)sys, (void)h, (void)cost;
+  x->z = 0;
+  return NH_STEP_OK;
+}
+
+static int order(const nh_method *m) {
+  const scheme *sc = m->type->data;
+  return sc->order;
+}
+
+/* herglotz2 is symmetric: L_d(q_{j+1}, q_j; −h) = L_d(q_j, q_{j+1}; h) for both force levels,
+ * c₂(−h) = 1/c₂(h), the midpoint constraint is odd under the swap, and the left-point multiplier
+ * becomes the right-point one of the reversed step, which the velocity projection absorbs. */
+static int is_symmetric(const nh_method *m) { return m->type->data == &herglotz2_scheme; }
+
+#define ALL_FEATURES (NH_SYS_VARIABLE_MASS | NH_SYS_AFFINE_CONSTRAINTS | NH_SYS_DAMPING | NH_SYS_FORCING)
+
+const nh_integrator_type nh_integrator_herglotz2 = {
+    .name = "herglotz2",
+    .doc = "Herglotz contact integrator with nonholonomic constraints, second order (spec/herglotz.md "
+           "2.4-2.6, eq. (3.4), Appendix A.1-A.5): L_d with T at the midpoint, trapezoidal V and F.q, "
+           "-alpha (z_j + z_{j+1})/2 (factor c2 = (1 - alpha h/2)/(1 + alpha h/2)), discrete constraint "
+           "A(qbar) dq/h + b(qbar) = 0, multiplier at A(q_j). Newton on (q_{j+1}, lambda). v is the "
+           "projection of M^-1 p on D; z is the Herglotz action (z_0 = 0). Symmetric, order 2.",
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .data = &herglotz2_scheme,
+    .properties = NH_PRESERVES_CONSTRAINT | NH_TRACKS_ACTION,
+    .handles = ALL_FEATURES,
+    .order = order,
+    .is_symmetric = is_symmetric,
+    .init = herglotz_init,
+    .step = engine_step,
+};
+
+const nh_integrator_type nh_integrator_herglotz1 = {
+    .name = "herglotz1",
+    .doc = "Herglotz contact integrator with nonholonomic constraints, first order (spec/herglotz.md 2.5, "
+           "eqs (4.6)-(4.7)): L_d depends on z_j only (factor c1 = 1 - alpha h), left-point discrete "
+           "constraint A(q_j) dq/h + b(q_j) = 0; otherwise as herglotz2 (T at the midpoint, trapezoidal "
+           "V and F.q). Reproduces the paper's pendulum scheme (4.7). Order 1.",
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .data = &herglotz1_scheme,
+    .properties = NH_PRESERVES_CONSTRAINT | NH_TRACKS_ACTION,
+    .handles = ALL_FEATURES,
+    .order = order,
+    .is_symmetric = is_symmetric,
+    .init = herglotz_init,
+    .step = engine_step,
+};
+
+const nh_integrator_type nh_integrator_la1 = {
+    .name = "la1",
+    .doc = "First-order Lagrange-d'Alembert nonholonomic integrator, the paper's comparison method "
+           "(spec/herglotz.md 2.3 (2.4), 2.7 (4.4)): L_d = h L(q_j, dq/h), forces F_d^- = -alpha M(q_j) dq "
+           "+ h F(t_j), F_d^+ = 0, left-point discrete constraint as herglotz1. v is the projection of "
+           "M^-1 p on D. Order 1.",
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .data = &la1_scheme,
+    .properties = NH_PRESERVES_CONSTRAINT,
+    .handles = ALL_FEATURES,
+    .order = order,
+    .is_symmetric = is_symmetric,
+    .step = engine_step,
+};

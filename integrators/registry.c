@@ -23,6 +23,7 @@ extern const nh_integrator_type nh_integrator_js_p2new;
 extern const nh_integrator_type nh_integrator_js_p2orig;
 extern const nh_integrator_type nh_integrator_herglotz1;
 extern const nh_integrator_type nh_integrator_herglotz2;
+extern const nh_integrator_type nh_integrator_la1;
 
 const nh_integrator_type *const nh_integrator_types[] = {
     &nh_integrator_rk4,
@@ -45,6 +46,7 @@ const nh_integrator_type *const nh_integrator_types[] = {
     &nh_integrator_js_p2orig,
     &nh_integrator_herglotz1,
     &nh_integrator_herglotz2,
+    &nh_integrator_la1,
     NULL,
 };
 
