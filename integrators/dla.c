@@ -1,15 +1,101 @@
-/* STUB: placeholder so the registry links while this family is written. */
+/* The discrete Lagrange–d'Alembert (DLA) integrator of Cortés–Martínez in its two-step position
+ * form (spec/newmark.md §2.6, Prop 3.5), with the discrete Lagrangian
+ *   L_d^{sym,α}(q0, q1) = (h/2) ((q1−q0)/h)ᵀ M ((q1−q0)/h) − h(1−α)V(q0) − hαV(q1)
+ * (the ½ of the kinetic term restored, typo A2: without it D1 L_d + D2 L_d would carry 2M). The
+ * DLA equations D1 L_d(q_{k+1}, q_{k+2}) + D2 L_d(q_k, q_{k+1}) ∈ D°_{q_{k+1}} and
+ * Φ(q_{k+1}, q_{k+2}) = 0 read, the potential parts adding up to h∇V(q_{k+1}) whatever α,
+ *   (q_{k+2} − 2q_{k+1} + q_k)/h² = −M⁻¹∇V(q_{k+1}) + M⁻¹A(q_{k+1})ᵀΛ,
+ * with Φ the discrete constraint (14) or (15) with parameter α (§2.4). α enters only there.
+ *
+ * A two-step method: aux holds the previous position, as the increment d_k = q_{k+1} − q_k
+ * (summed form: the second difference is never formed from positions, HLW VIII.5), and the step
+ * size it belongs to. The new increment is d_{k+1} = d_k − h²M⁻¹∇V(q_{k+1}) + M⁻¹A(q_{k+1})ᵀΛ, a
+ * k-dimensional problem for Λ shared with nh_newmark's β = β' = 0 path (nh_newmark.h).
+ *
+ * Start (init): the virtual increment d_{−1} = h v0 + (h²/2)M⁻¹∇V(q0), i.e. the previous position
+ * of (N2) with λ' = 0, so that the first step is (N1)+(N3) with β = 0: q1 is nh_newmark(0,0,α)'s.
+ * Velocity: the (N2)+(N4) velocity of nh_newmark(0,0,α) at q_{k+2}, which needs λ'_{k+2}; it
+ * depends only on (q_{k+1}, q_{k+2}) and is the M-orthogonal projection onto D_{q_{k+2}} of
+ *   d_{k+1}/h − (h/2)M⁻¹∇V(q_{k+2})
+ * (from (N2): h v = d − (h²/2)M⁻¹∇V + M⁻¹AᵀΛ' with A v = 0). With this start and velocity, dla's
+ * (q, v) sequence is nh_newmark(0,0,α)'s (Prop 3.5: (N2) at step k plus (N1) at step k+1 is the
+ * DLA recurrence with Λ = (h²/2)(λ_{k+1} + λ'_{k+1})). */
+#include <string.h>
+
 #include "integrators/integrator.h"
+#include "integrators/nh_newmark.h"
 
-static int stub_order(const nh_method *m) {
+enum { P_ALPHA, P_DISC };
+
+/* aux layout: the last increment d (n entries), then the step size it was made with. */
+_Static_assert(NH_MAX_AUX >= NH_MAX_N + 1, "dla keeps an increment and h in aux");
+
+static const nh_param_desc params[] = {
+    {"alpha", NH_PARAM_REAL, 0.5, 0, 1, "constraint discretisation point: mu at (1-alpha) q_k + alpha q_{k+1}", 0},
+    {"disc", NH_PARAM_INT, 14, 14, 15, "discrete constraint: 14 = mu at the interpolated point, 15 = interpolated mu",
+     0},
+};
+
+/* out = d + s M⁻¹∇V(q): one potential gradient. */
+static void add_scaled_force(const nh_system *sys, const double *q, const double *d, double s, double *out,
+                             nh_cost *cost) {
+  double g[NH_MAX_N], Mg[NH_MAX_N];
+  sys->type->grad_potential(sys->p, q, g);
+  cost->rhs_evals++;
+  nh_newmark_minv(sys, g, Mg);
+  for (int i = 0; i < sys->n; i++) out[i] = d[i] + s * Mg[i];
+}
+
+static nh_step_status dla_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
   (void)m;
-  return 0;
+  double hv[NH_MAX_N];
+  for (int i = 0; i < sys->n; i++) hv[i] = h * x->v[i];
+  add_scaled_force(sys, x->q, hv, 0.5 * h * h, x->aux, cost);
+  x->aux[sys->n] = h;
+  return NH_STEP_OK;
 }
 
-static nh_step_status stub_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
-                                 double h, nh_cost *cost) {
-  (void)m, (void)sys, (void)x, (void)y, (void)h, (void)cost;
-  return NH_STEP_SOLVER_FAILED;
+static nh_step_status dla_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+                               double h, nh_cost *cost) {
+  const int n = sys->n;
+  /* History made for another step size (or never made: init not called) means a wrong method. */
+  if (x->aux[n] != h) return NH_STEP_SOLVER_FAILED;
+  double dp[NH_MAX_N], d[NH_MAX_N], q[NH_MAX_N], v[NH_MAX_N];
+  cost->steps++;
+  add_scaled_force(sys, x->q, x->aux, -h * h, dp, cost);
+  nh_step_status st = nh_newmark_constrained_increment(sys, (int)m->p[P_DISC], m->p[P_ALPHA], x->q, dp, d, cost);
+  if (st != NH_STEP_OK) return st;
+  for (int i = 0; i < n; i++) q[i] = x->q[i] + d[i];
+  if ((st = nh_newmark_end_velocity(sys, q, d, h, v, cost)) != NH_STEP_OK) return st;
+  *y = *x;
+  y->t = x->t + h;
+  memcpy(y->q, q, sizeof(double) * (size_t)n);
+  memcpy(y->v, v, sizeof(double) * (size_t)n);
+  memcpy(y->aux, d, sizeof(double) * (size_t)n);
+  return NH_STEP_OK;
 }
 
-const nh_integrator_type nh_integrator_dla = {.name = "dla", .doc = "not implemented yet", .order = stub_order, .step = stub_step};
+/* The recurrence is invariant under q_k ↔ q_{k+2}, h → −h exactly when Φ is symmetric (α = ½). */
+static int is_symmetric(const nh_method *m) { return m->p[P_ALPHA] == 0.5; }
+
+/* As nh_newmark(0,0,α) (Prop 3.4/3.5): order 2 for α = ½, else 1. */
+static int order(const nh_method *m) { return is_symmetric(m) ? 2 : 1; }
+
+const nh_integrator_type nh_integrator_dla = {
+    .name = "dla",
+    .doc = "Discrete Lagrange-d'Alembert (Cortes-Martinez) two-step recurrence with L_d^{sym,alpha} "
+           "(spec/newmark.md 2.6, Prop 3.5, 1/2 restored: A2) and the discrete constraint (14)/(15) "
+           "(2.4). Started from q_{-1} = q_0 - h v_0 - (h^2/2) M^-1 grad V(q_0); outputs the (N2)+(N4) "
+           "velocity on D, so its (q, v) sequence is nh_newmark(beta=0,beta2=0,alpha)'s. Two-step: "
+           "needs init with the step size, no compositions. Order 2 for alpha = 1/2, else 1.",
+    .params = params,
+    .nparams = sizeof params / sizeof params[0],
+    .properties = NH_PRESERVES_CONSTRAINT | NH_HISTORY,
+    .handles = 0,
+    .applies_doc = "needs a constant mass matrix, linear constraints and no damping or forcing "
+                   "(spec/newmark.md 2.6: L_d of type (2))",
+    .order = order,
+    .is_symmetric = is_symmetric,
+    .init = dla_init,
+    .step = dla_step,
+};

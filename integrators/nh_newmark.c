@@ -9,7 +9,16 @@
  *   R2 = M(q0 − q1 + h v1) + c[2β' g0 + (1−2β') g1] − 2β' A0ᵀΛ0 − (1−2β') A1ᵀΛ1
  *   R3 = ⟨μ(q_α), q1 − q0⟩ (14)   or   ⟨(1−α) μ(q0) + α μ(q1), q1 − q0⟩ (15)
  *   R4 = A(q1) v1
- * with c = h²/2, g = ∇V. Solved by the shared Newton solver with the analytic Jacobian. */
+ * with c = h²/2, g = ∇V. Solved by the shared Newton solver with the analytic Jacobian.
+ *
+ * Fast path for β = β' = 0 (spec/newmark.md §2.9, Prop 3.8 and its [derived] general-α form):
+ * (N1) makes q1 = q0 + dp + M⁻¹A0ᵀΛ0 affine in Λ0, dp = h v0 − c M⁻¹g0, so (N3) is a
+ * k-dimensional equation in Λ0; (N2)+(N4) are then linear in (v1, Λ1): one k×k solve
+ * (nh_newmark.h). Chosen automatically; fast=0 keeps the full Newton system for comparison. */
+#include "integrators/nh_newmark.h"
+
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_permutation.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +26,7 @@
 #include "integrators/integrator.h"
 #include "integrators/newton.h"
 
-enum { P_BETA, P_BETA2, P_ALPHA, P_DISC, P_FORCE };
+enum { P_BETA, P_BETA2, P_ALPHA, P_DISC, P_FORCE, P_FAST };
 
 static const nh_param_desc params[] = {
     {"beta", NH_PARAM_REAL, 0, 0, 0.5, "weight of Gamma(q_{k+1}) in the forward position equation (N1)", 0},
@@ -25,6 +34,9 @@ static const nh_param_desc params[] = {
     {"alpha", NH_PARAM_REAL, 0.5, 0, 1, "constraint discretisation point: mu at (1-alpha) q_k + alpha q_{k+1}", 0},
     {"disc", NH_PARAM_INT, 14, 14, 15, "discrete constraint: 14 = mu at the interpolated point, 15 = interpolated mu", 0},
     {"force", NH_PARAM_INT, 0, 0, 1, "1 allows beta + beta2 = 1/2, ill-conditioned (Remark 3.3)", 1},
+    {"fast", NH_PARAM_INT, 1, 0, 1,
+     "1: for beta = beta2 = 0 solve (N3) as a k-dimensional problem, closed form when linear (Prop 3.8); "
+     "0: always the full Newton system (N1)-(N4)", 1},
 };
 
 typedef struct {
@@ -35,6 +47,23 @@ typedef struct {
   double g0[NH_MAX_N], A0[NH_MAX_K * NH_MAX_N];
   nh_cost *cost;
 } newmark_ctx;
+
+/* μ̄ of (N3) for the step q0 → q1, and dμ̄ with ∂μ̄/∂q1 = α dμ̄: (14) μ and dA at
+ * (1−α) q0 + α q1; (15) (1−α) μ(q0) + α μ(q1) and dA at q1. A0 = A(q0). */
+static void discrete_constraint_matrix(const nh_system *sys, int disc, double alpha, const double *q0,
+                                       const double *A0, const double *q1, double *Abar, double *dAbar) {
+  const int n = sys->n, k = sys->k;
+  if (disc == 14) {
+    double qa[NH_MAX_N];
+    for (int i = 0; i < n; i++) qa[i] = (1 - alpha) * q0[i] + alpha * q1[i];
+    sys->type->constraints(sys->p, qa, Abar);
+    sys->type->constraints_jacobian(sys->p, qa, dAbar);
+  } else {
+    sys->type->constraints(sys->p, q1, Abar);
+    sys->type->constraints_jacobian(sys->p, q1, dAbar);
+    for (int i = 0; i < k * n; i++) Abar[i] = (1 - alpha) * A0[i] + alpha * Abar[i];
+  }
+}
 
 /* Residual and Jacobian of (R1..R4); unknown layout X = [q1 | v1 | Λ0 | Λ1]. */
 static void newmark_residual(void *vctx, const double *X, double *F, double *J) {
@@ -86,17 +115,8 @@ static void newmark_residual(void *vctx, const double *X, double *F, double *J) 
   }
 
   /* (N3)·h: ⟨μ̄, q1 − q0⟩ with μ̄ from (14) or (15); ∂/∂q1_j = μ̄_j + α Σ_i ∂_j μ_i(point) dq_i. */
-  double Aa[NH_MAX_K * NH_MAX_N], dAa[NH_MAX_K * NH_MAX_N * NH_MAX_N];
-  const double *Abar = Aa, *dAbar = dA1;
-  if (C->disc == 14) {
-    double qa[NH_MAX_N];
-    for (int i = 0; i < n; i++) qa[i] = (1 - a) * C->q0[i] + a * q1[i];
-    sys->type->constraints(sys->p, qa, Aa);
-    sys->type->constraints_jacobian(sys->p, qa, dAa);
-    dAbar = dAa;
-  } else {
-    for (int i = 0; i < k * n; i++) Aa[i] = (1 - a) * C->A0[i] + a * A1[i];
-  }
+  double Abar[NH_MAX_K * NH_MAX_N], dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N];
+  discrete_constraint_matrix(sys, C->disc, a, C->q0, C->A0, q1, Abar, dAbar);
   for (int l = 0; l < k; l++) {
     double s = 0, r = 0;
     for (int i = 0; i < n; i++) {
@@ -118,8 +138,150 @@ static void newmark_residual(void *vctx, const double *X, double *F, double *J) 
   }
 }
 
+/* ---- β = β' = 0: the k-dimensional fast path (spec/newmark.md §2.9), shared with dla.c ------- */
+
+void nh_newmark_minv(const nh_system *sys, const double *x, double *y) {
+  const int n = sys->n;
+  for (int i = 0; i < n; i++) {
+    double s = 0;
+    for (int j = 0; j < n; j++) s += sys->Minv[i * n + j] * x[j];
+    y[i] = s;
+  }
+}
+
+/* Φ(q0, q0 + dq(Λ)) with the increment dq(Λ) = dp + BΛ, B = M⁻¹A(q0)ᵀ (n×k). Increments, not
+ * positions, so that dq/h in the velocity carries no cancellation error (HLW VIII.5). */
+typedef struct {
+  const nh_system *sys;
+  int n, k, disc;
+  double alpha;
+  const double *q0, *dp;
+  double A0[NH_MAX_K * NH_MAX_N], B[NH_MAX_N * NH_MAX_K];
+} constraint_ctx;
+
+static void constrained_increment(const constraint_ctx *C, const double *L, double *dq) {
+  for (int i = 0; i < C->n; i++) {
+    double s = C->dp[i];
+    for (int b = 0; b < C->k; b++) s += C->B[i * C->k + b] * L[b];
+    dq[i] = s;
+  }
+}
+
+/* R = h·Φ = ⟨μ̄, q1 − q0⟩ (k) and J = ∂R/∂Λ = (μ̄ + α ∂μ̄[q1 − q0]) B (k×k), with μ̄ and its
+ * derivative dμ̄ from (14) (at q0 + α(q1 − q0)) or (15) (α A(q1) + (1−α) A0) as in (R3).
+ * Returns 1 when R is linear in Λ at this point: α = 0, or the constraint matrix at the
+ * discretisation point does not move along the directions B, i.e. dμ̄·B vanishes exactly. */
+static int constraint_eval(const constraint_ctx *C, const double *L, double *R, double *J) {
+  const int n = C->n, k = C->k;
+  const double a = C->alpha;
+  double q1[NH_MAX_N], dq[NH_MAX_N], Abar[NH_MAX_K * NH_MAX_N], dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N];
+  constrained_increment(C, L, dq);
+  for (int i = 0; i < n; i++) q1[i] = C->q0[i] + dq[i];
+  discrete_constraint_matrix(C->sys, C->disc, a, C->q0, C->A0, q1, Abar, dAbar);
+  int moves = 0;
+  for (int l = 0; l < k; l++) {
+    double r = 0;
+    for (int i = 0; i < n; i++) r += Abar[l * n + i] * dq[i];
+    R[l] = r;
+    for (int b = 0; b < k; b++) {
+      double s = 0;
+      for (int i = 0; i < n; i++) {
+        double t = 0; /* (dμ̄ B)_{l i b}: how μ̄^l_i moves along direction b */
+        for (int j = 0; j < n; j++) t += dAbar[(l * n + i) * n + j] * C->B[j * k + b];
+        moves |= t != 0;
+        s += Abar[l * n + i] * C->B[i * k + b] + a * t * dq[i];
+      }
+      J[l * k + b] = s;
+    }
+  }
+  return a == 0 || !moves;
+}
+
+static void constraint_newton_fn(void *ctx, const double *L, double *R, double *J) {
+  constraint_eval(ctx, L, R, J);
+}
+
+/* Solves J x = b (k×k, LU with partial pivoting) in place; -1 if J is singular. */
+static int small_lu_solve(int k, double *J, double *b) {
+  size_t perm_data[NH_MAX_K];
+  gsl_permutation perm = {(size_t)k, perm_data};
+  gsl_matrix_view Jv = gsl_matrix_view_array(J, (size_t)k, (size_t)k);
+  gsl_vector_view bv = gsl_vector_view_array(b, (size_t)k);
+  int signum;
+  gsl_linalg_LU_decomp(&Jv.matrix, &perm, &signum);
+  for (int i = 0; i < k; i++)
+    if (J[i * k + i] == 0 || !isfinite(J[i * k + i])) return -1;
+  return gsl_linalg_LU_svx(&Jv.matrix, &perm, &bv.vector) ? -1 : 0;
+}
+
+nh_step_status nh_newmark_constrained_increment(const nh_system *sys, int disc, double alpha, const double *q0,
+                                                const double *dp, double *dq, nh_cost *cost) {
+  const int n = sys->n, k = sys->k;
+  constraint_ctx C = {.sys = sys, .n = n, .k = k, .disc = disc, .alpha = alpha, .q0 = q0, .dp = dp};
+  double L[NH_MAX_K] = {0}, R[NH_MAX_K], J[NH_MAX_K * NH_MAX_K];
+  if (k == 0) {
+    memcpy(dq, dp, sizeof(double) * (size_t)n);
+    return NH_STEP_OK;
+  }
+  sys->type->constraints(sys->p, q0, C.A0);
+  for (int i = 0; i < n; i++)
+    for (int b = 0; b < k; b++) {
+      double s = 0;
+      for (int j = 0; j < n; j++) s += sys->Minv[i * n + j] * C.A0[b * n + j];
+      C.B[i * k + b] = s;
+    }
+  /* One Newton step from Λ = 0; it is the exact solution when R is linear in Λ. */
+  int linear = constraint_eval(&C, L, R, J);
+  cost->jacobian_evals++;
+  cost->linear_solves++;
+  if (small_lu_solve(k, J, R)) return NH_STEP_SOLVER_FAILED;
+  for (int b = 0; b < k; b++) L[b] = -R[b];
+  /* A pointwise test of dμ̄·B = 0 could meet an accidental zero: it must hold at the solution too. */
+  if (linear && alpha != 0) linear = constraint_eval(&C, L, R, J);
+  if (!linear) {
+    nh_step_status st = nh_newton_solve(k, L, constraint_newton_fn, &C, cost);
+    if (st != NH_STEP_OK) return st;
+  }
+  constrained_increment(&C, L, dq);
+  return NH_STEP_OK;
+}
+
+nh_step_status nh_newmark_end_velocity(const nh_system *sys, const double *q1, const double *dq, double h,
+                                       double *v1, nh_cost *cost) {
+  const int n = sys->n;
+  double g1[NH_MAX_N], Mg1[NH_MAX_N];
+  sys->type->grad_potential(sys->p, q1, g1);
+  cost->rhs_evals++;
+  nh_newmark_minv(sys, g1, Mg1);
+  for (int i = 0; i < n; i++) v1[i] = dq[i] / h - 0.5 * h * Mg1[i];
+  if (sys->k > 0) cost->linear_solves++;
+  return nh_project_velocity(sys, q1, v1) ? NH_STEP_SOLVER_FAILED : NH_STEP_OK;
+}
+
+/* F^{0,0,α}: q1 from (N1)+(N3), v1 from (N2)+(N4). */
+static nh_step_status fast_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+                                double h, nh_cost *cost) {
+  const int n = sys->n;
+  double g0[NH_MAX_N], Mg0[NH_MAX_N], dp[NH_MAX_N], dq[NH_MAX_N], q1[NH_MAX_N], v1[NH_MAX_N];
+  sys->type->grad_potential(sys->p, x->q, g0);
+  cost->rhs_evals++;
+  cost->steps++;
+  nh_newmark_minv(sys, g0, Mg0);
+  for (int i = 0; i < n; i++) dp[i] = h * x->v[i] - 0.5 * h * h * Mg0[i];
+  nh_step_status st = nh_newmark_constrained_increment(sys, (int)m->p[P_DISC], m->p[P_ALPHA], x->q, dp, dq, cost);
+  if (st != NH_STEP_OK) return st;
+  for (int i = 0; i < n; i++) q1[i] = x->q[i] + dq[i];
+  if ((st = nh_newmark_end_velocity(sys, q1, dq, h, v1, cost)) != NH_STEP_OK) return st;
+  *y = *x;
+  y->t = x->t + h;
+  memcpy(y->q, q1, sizeof(double) * (size_t)n);
+  memcpy(y->v, v1, sizeof(double) * (size_t)n);
+  return NH_STEP_OK;
+}
+
 static nh_step_status nh_newmark_step(const nh_method *m, const nh_system *sys, const nh_state *x,
                                       nh_state *y, double h, nh_cost *cost) {
+  if (m->p[P_BETA] == 0 && m->p[P_BETA2] == 0 && m->p[P_FAST]) return fast_step(m, sys, x, y, h, cost);
   const int n = sys->n, k = sys->k;
   newmark_ctx C = {.sys = sys, .n = n, .k = k, .disc = (int)m->p[P_DISC], .beta = m->p[P_BETA],
                    .beta2 = m->p[P_BETA2], .alpha = m->p[P_ALPHA], .h = h, .c = 0.5 * h * h,
@@ -179,8 +341,11 @@ static int adjoint(const nh_method *m, nh_method *adj) {
 const nh_integrator_type nh_integrator_nh_newmark = {
     .name = "nh_newmark",
     .doc = "Nonholonomic Newmark F_h^{beta,beta',alpha} (spec/newmark.md 2.3-2.5), equations (N1)-(N4), "
-           "solved by Newton with an analytic Jacobian. Order 2 when beta = beta2 and alpha = 1/2, "
-           "else 1. Adjoint: nh_newmark(beta=beta2, beta2=beta, alpha=1-alpha).",
+           "solved by Newton with an analytic Jacobian. For beta = beta2 = 0 (the DLA member, 2.6) a fast "
+           "path (2.9, Prop 3.8) solves (N3) for the k multipliers only, in closed form when it is linear "
+           "(all three paper examples), then (N2)+(N4) by one k x k solve; fast=0 forces the full Newton "
+           "system. Order 2 when beta = beta2 and alpha = 1/2, else 1. "
+           "Adjoint: nh_newmark(beta=beta2, beta2=beta, alpha=1-alpha).",
     .params = params,
     .nparams = sizeof params / sizeof params[0],
     .properties = NH_PRESERVES_CONSTRAINT,
