@@ -9,16 +9,25 @@
 static const char *const methods[] = {
     "rk4",
     "nh_newmark(alpha=0.5)",
+    "nh_newmark(alpha=0.5,fast=0)",
     "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)",
     "adjoint_pair(nh_newmark(alpha=0))",
     "adjoint_pair(nh_newmark(beta=0.1,beta2=0.1,alpha=0))",
     "triple_jump(nh_newmark(alpha=0.5))",
+    "newmark(beta=0.25,gamma=0.5)",
+    "dla(alpha=0.5)",
+    "nh_rattle",
+    "nh_shake",
+    "js_a",
+    "js_b",
+    "herglotz2",
 };
 
 /* Steps per second of one method on the chaotic particle, from the paper's Fig. 2 state. */
 static double time_method(const nh_system *sys, const nh_method *m, long steps, nh_cost *cost) {
   nh_state x, y;
   nh_system_default_state(sys, &x);
+  if (nh_method_init(m, sys, &x, 0.2, cost) != NH_STEP_OK) return -1;
   double t0 = omp_get_wtime();
   for (long s = 0; s < steps; s++) {
     if (nh_method_step(m, sys, &x, &y, 0.2, cost) != NH_STEP_OK) return -1;
@@ -37,8 +46,17 @@ static void bench_steps(void) {
   for (size_t i = 0; i < sizeof methods / sizeof *methods; i++) {
     char err[512];
     nh_method *m = nh_method_parse(methods[i], err, sizeof err);
+    if (!m) {
+      fprintf(stderr, "bench: %s\n", err);
+      continue;
+    }
     nh_cost cost = {0};
     double t = time_method(&sys, m, steps, &cost);
+    if (t < 0) {
+      printf("%10s %8s %10s %10s  %s\n", "failed", "", "", "", methods[i]);
+      nh_method_free(m);
+      continue;
+    }
     if (i == 0) rk4_time = t;
     printf("%10.0f %8.2f %10.2f %10.2f  %s\n", 1e9 * t / steps, t / rk4_time,
            (double)cost.newton_iterations / steps, (double)cost.rhs_evals / steps, methods[i]);

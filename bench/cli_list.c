@@ -11,7 +11,7 @@ static void print_params(const nh_param_desc *d, int n) {
     nh_format_double(def, sizeof def, d[i].def);
     nh_format_double(lo, sizeof lo, d[i].min);
     nh_format_double(hi, sizeof hi, d[i].max);
-    printf("      %-8s %s, default %s, in [%s, %s]: %s\n", d[i].name, d[i].kind == NH_PARAM_INT ? "int " : "real",
+    printf("      %-8s %-4s default %s, in [%s, %s]: %s\n", d[i].name, d[i].kind == NH_PARAM_INT ? "int," : "real,",
            def, lo, hi, d[i].help);
   }
 }
@@ -53,6 +53,17 @@ static void list_methods(void) {
       printf("  %s(METHOD)\n", t->name);
     }
     printf("    %s\n", t->doc);
+    if (t->takes_base) {
+      printf("    applies where its base method applies\n");
+    } else {
+      printf("    %s%s%s", t->properties & NH_PRESERVES_CONSTRAINT ? "preserves the constraint; " : "",
+             t->properties & NH_HISTORY ? "two-step (no compositions); " : "",
+             t->properties & NH_TRACKS_ACTION ? "tracks the Herglotz action z; " : "");
+      printf("handles:%s%s%s%s%s\n", t->handles & NH_SYS_VARIABLE_MASS ? " M(q)" : "",
+             t->handles & NH_SYS_AFFINE_CONSTRAINTS ? " affine-constraints" : "",
+             t->handles & NH_SYS_DAMPING ? " damping" : "", t->handles & NH_SYS_FORCING ? " forcing" : "",
+             t->handles ? "" : " constant M, linear constraints, conservative systems only");
+    }
     if (t->nparams) printf("    parameters:\n");
     print_params(t->params, t->nparams);
   }

@@ -141,67 +141,36 @@ static nh_step_status composition_step(const nh_method *m, const nh_system *sys,
   return NH_STEP_OK;
 }
 
-const nh_integrator_type nh_integrator_adjoint_pair = {
-    .name = "adjoint_pair",
-    .doc = "Symmetric composition M*_{h/2} o M_{h/2}, M applied first (spec/newmark.md 2.7). "
-           "adjoint_pair(nh_newmark(alpha=0)) is the paper's Psi_h, eq. (18).",
-    .takes_base = 1,
-    .data = &adjoint_pair_table,
-    .handles = ~0u, /* as its base */
-    .order = order,
-    .is_symmetric = is_symmetric,
-    .setup = setup,
-    .step = composition_step,
-};
+/* Every composition is the same table but for its name, coefficients and documentation. */
+#define COMPOSITION(NAME, TABLE, DOC)                                                                 \
+  const nh_integrator_type nh_integrator_##NAME = {                                                  \
+      .name = #NAME,                                                                                 \
+      .doc = DOC,                                                                                    \
+      .takes_base = 1,                                                                               \
+      .data = &TABLE,                                                                                \
+      .handles = ~0u, /* as its base */                                                              \
+      .order = order,                                                                                \
+      .is_symmetric = is_symmetric,                                                                  \
+      .setup = setup,                                                                                \
+      .step = composition_step,                                                                      \
+  }
 
-const nh_integrator_type nh_integrator_triple_jump = {
-    .name = "triple_jump",
-    .doc = "Order-4 triple jump M_{g1 h} o M_{g2 h} o M_{g1 h} of a symmetric order-2 method "
-           "(spec/newmark.md 2.8, Remark 3.10).",
-    .takes_base = 1,
-    .data = &triple_jump_table,
-    .handles = ~0u, /* as its base */
-    .order = order,
-    .is_symmetric = is_symmetric,
-    .setup = setup,
-    .step = composition_step,
-};
+COMPOSITION(adjoint_pair, adjoint_pair_table,
+            "Symmetric composition M*_{h/2} o M_{h/2}, M applied first (spec/newmark.md 2.7). "
+            "adjoint_pair(nh_newmark(alpha=0)) is the paper's Psi_h, eq. (18).");
 
-const nh_integrator_type nh_integrator_suzuki5 = {
-    .name = "suzuki5",
-    .doc = "Order-4 Suzuki fractal, 5 stages p, p, 1-4p, p, p with p = 1/(4 - 4^(1/3)) (Suzuki 1990; "
-           "HLW II.4), of a symmetric order-2 method, e.g. suzuki5(nh_newmark(alpha=0.5)).",
-    .takes_base = 1,
-    .data = &suzuki5_table,
-    .handles = ~0u, /* as its base */
-    .order = order,
-    .is_symmetric = is_symmetric,
-    .setup = setup,
-    .step = composition_step,
-};
+COMPOSITION(triple_jump, triple_jump_table,
+            "Order-4 triple jump M_{g1 h} o M_{g2 h} o M_{g1 h} of a symmetric order-2 method "
+            "(spec/newmark.md 2.8, Remark 3.10).");
 
-const nh_integrator_type nh_integrator_yoshida6 = {
-    .name = "yoshida6",
-    .doc = "Order-6 Yoshida composition, 7 stages, solution A (Yoshida 1990, Table 1; 26 digits from "
-           "HLW V.3.2), of a symmetric order-2 method.",
-    .takes_base = 1,
-    .data = &yoshida6_table,
-    .handles = ~0u, /* as its base */
-    .order = order,
-    .is_symmetric = is_symmetric,
-    .setup = setup,
-    .step = composition_step,
-};
+COMPOSITION(suzuki5, suzuki5_table,
+            "Order-4 Suzuki fractal, 5 stages p, p, 1-4p, p, p with p = 1/(4 - 4^(1/3)) (Suzuki 1990; "
+            "HLW II.4), of a symmetric order-2 method, e.g. suzuki5(nh_newmark(alpha=0.5)).");
 
-const nh_integrator_type nh_integrator_yoshida8 = {
-    .name = "yoshida8",
-    .doc = "Order-8 symmetric composition, 15 stages, McLachlan's s = 15 coefficients (SIAM J. Sci. "
-           "Comput. 1995; HLW V.3.2) in Yoshida's construction, of a symmetric order-2 method.",
-    .takes_base = 1,
-    .data = &yoshida8_table,
-    .handles = ~0u, /* as its base */
-    .order = order,
-    .is_symmetric = is_symmetric,
-    .setup = setup,
-    .step = composition_step,
-};
+COMPOSITION(yoshida6, yoshida6_table,
+            "Order-6 Yoshida composition, 7 stages, solution A (Yoshida 1990, Table 1; 26 digits from "
+            "HLW V.3.2), of a symmetric order-2 method.");
+
+COMPOSITION(yoshida8, yoshida8_table,
+            "Order-8 symmetric composition, 15 stages, McLachlan's s = 15 coefficients (SIAM J. Sci. "
+            "Comput. 1995; HLW V.3.2) in Yoshida's construction, of a symmetric order-2 method.");
