@@ -183,6 +183,9 @@ Test(spec_errors, unknown_setting) {
 Test(spec_errors, grid_value_out_of_range) {
   expect_spec_error("bad_grid_range.cfg", "bad_grid_range.cfg:7:", "beta=0.6");
 }
+Test(spec_errors, method_not_applicable) {
+  expect_spec_error("bad_not_applicable.cfg", "bad_not_applicable.cfg:6:", "nh_rattle does not apply to falling_disk");
+}
 Test(spec_errors, missing_spec_file) {
   expect_spec_error("no_such_file.cfg", "no_such_file.cfg", "cannot read");
 }

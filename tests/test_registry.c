@@ -1,0 +1,153 @@
+/* The interface contract, for every registered system and method: analytic derivatives agree
+ * with finite differences, the default initial condition lies on D, the sampler either works or
+ * declines the system, exact solutions start at their initial state, and method names
+ * round-trip through the method syntax. New systems and methods are covered automatically. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "integrators/integrator.h"
+
+typedef struct {
+  char name[64];
+} named;
+
+ParameterizedTestParameters(registry, system) {
+  static named cases[64];
+  size_t n = 0;
+  for (int i = 0; nh_system_types[i] && n < 64; i++) snprintf(cases[n++].name, 64, "%s", nh_system_types[i]->name);
+  return cr_make_param_array(named, cases, n);
+}
+
+#define FD_STEP 1e-5
+#define FD_TOL 1e-6
+
+/* Central difference of f: R^n -> R^m at q along coordinate j, into d (m). */
+typedef void (*vector_fn)(const nh_system *sys, const double *q, double *out);
+
+static void fd_column(const nh_system *sys, vector_fn f, const double *q, int j, int m, double *d) {
+  double qp[NH_MAX_N], qm[NH_MAX_N], fp[NH_MAX_N * NH_MAX_N * NH_MAX_N], fm[NH_MAX_N * NH_MAX_N * NH_MAX_N];
+  memcpy(qp, q, sizeof qp);
+  memcpy(qm, q, sizeof qm);
+  qp[j] += FD_STEP;
+  qm[j] -= FD_STEP;
+  f(sys, qp, fp);
+  f(sys, qm, fm);
+  for (int i = 0; i < m; i++) d[i] = (fp[i] - fm[i]) / (2 * FD_STEP);
+}
+
+static void potential_fn(const nh_system *s, const double *q, double *o) { o[0] = s->type->potential(s->p, q); }
+static void grad_fn(const nh_system *s, const double *q, double *o) { s->type->grad_potential(s->p, q, o); }
+static void constraints_fn(const nh_system *s, const double *q, double *o) { s->type->constraints(s->p, q, o); }
+static void mass_fn(const nh_system *s, const double *q, double *o) { s->type->mass(s->p, q, o); }
+static void affine_fn(const nh_system *s, const double *q, double *o) { s->type->constraint_affine(s->p, q, o); }
+
+/* analytic[i*n + j] (or the layout given by idx) against d/dq_j of f. */
+static void check_jacobian(const nh_system *sys, const char *what, vector_fn f, int m, const double *q,
+                           const double *analytic, int (*idx)(int i, int j, int n)) {
+  const int n = sys->n;
+  for (int j = 0; j < n; j++) {
+    double d[NH_MAX_N * NH_MAX_N * NH_MAX_N];
+    fd_column(sys, f, q, j, m, d);
+    for (int i = 0; i < m; i++) {
+      double a = analytic[idx(i, j, n)];
+      cr_expect(fabs(a - d[i]) <= FD_TOL * (1 + fabs(d[i])), "%s: %s entry %d, d/dq%d: analytic %.12g, finite difference %.12g",
+                sys->type->name, what, i, j, a, d[i]);
+    }
+  }
+}
+
+static int row_major(int i, int j, int n) { return i * n + j; }
+static int last_index(int i, int j, int n) { return i * n + j; } /* dA[(a*n+i)*n+j]: row i' = a*n+i */
+
+ParameterizedTest(named *c, registry, system) {
+  nh_system sys;
+  const nh_system_type *T = nh_system_type_find(c->name);
+  cr_assert(T);
+  cr_assert_eq(nh_system_init(&sys, T), 0, "%s: mass matrix not SPD", c->name);
+  cr_expect(T->doc && T->doc[0] && T->ic_doc && T->ic_doc[0], "%s: documentation missing", c->name);
+  nh_state x0;
+  nh_system_default_state(&sys, &x0);
+  cr_expect(isfinite(nh_energy(&sys, x0.q, x0.v)), "%s: default energy", c->name);
+  cr_expect_leq(nh_constraint_residual(&sys, x0.q, x0.v), 1e-12, "%s: default initial condition off D", c->name);
+
+  /* Derivatives at a point near the default state, off any symmetry. */
+  const int n = sys.n, k = sys.k;
+  double q[NH_MAX_N], g[NH_MAX_N], H[NH_MAX_N * NH_MAX_N], dA[NH_MAX_K * NH_MAX_N * NH_MAX_N];
+  for (int i = 0; i < n; i++) q[i] = x0.q[i] + 0.1 * (i + 1) - 0.05 * i * i;
+  T->grad_potential(sys.p, q, g);
+  T->hess_potential(sys.p, q, H);
+  check_jacobian(&sys, "grad V", potential_fn, 1, q, g, row_major);
+  check_jacobian(&sys, "Hessian of V", grad_fn, n, q, H, row_major);
+  if (k) {
+    T->constraints_jacobian(sys.p, q, dA);
+    check_jacobian(&sys, "dA", constraints_fn, k * n, q, dA, last_index);
+  }
+  if (T->mass_jacobian) {
+    double dM[NH_MAX_N * NH_MAX_N * NH_MAX_N];
+    T->mass_jacobian(sys.p, q, dM);
+    check_jacobian(&sys, "dM", mass_fn, n * n, q, dM, last_index);
+  }
+  if (T->constraint_affine) {
+    double db[NH_MAX_K * NH_MAX_N];
+    T->constraint_affine_jacobian(sys.p, q, db);
+    check_jacobian(&sys, "db", affine_fn, k, q, db, row_major);
+  }
+
+  /* The exact solution starts where it is asked to. */
+  nh_state xe;
+  if (T->exact && T->exact(sys.p, &x0, x0.t, &xe) == 0)
+    for (int i = 0; i < n; i++)
+      cr_expect(fabs(xe.q[i] - x0.q[i]) + fabs(xe.v[i] - x0.v[i]) <= 1e-14, "%s: exact(t0) != x0", c->name);
+
+  /* Presets lie on D unless their documentation says they are printed off it. */
+  for (int p = 0; p < T->npresets; p++) {
+    char err[512];
+    nh_system ps = sys;
+    nh_state xp;
+    cr_expect_eq(nh_system_apply_preset(&ps, T->presets[p].name, &xp, err, sizeof err), 0, "%s", err);
+    if (!strstr(T->presets[p].doc, "off D"))
+      cr_expect_leq(nh_constraint_residual(&ps, xp.q, xp.v), 1e-12, "%s: preset %s off D", c->name, T->presets[p].name);
+  }
+
+  /* The sampler: states on D at the energy, or a clear decline for what it cannot reach. */
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, 11);
+  nh_state xs;
+  double E = nh_energy(&sys, x0.q, x0.v) + 1;
+  int rc = nh_sample_on_D(&sys, E, rng, &xs);
+  if (T->constraint_affine || T->holonomic) {
+    cr_expect_eq(rc, -2, "%s: the sampler should decline affine or holonomic systems", c->name);
+  } else if (rc == 0) {
+    cr_expect_leq(nh_constraint_residual(&sys, xs.q, xs.v), 1e-13, "%s: sampled state off D", c->name);
+    cr_expect(fabs(nh_energy(&sys, xs.q, xs.v) - E) <= 1e-12 * fabs(E), "%s: sampled energy", c->name);
+  }
+  gsl_rng_free(rng);
+}
+
+/* Every method: documented, defaults within their ranges, a positive order, and its canonical name
+ * parses back to the same method. */
+Test(registry, methods) {
+  for (int i = 0; nh_integrator_types[i]; i++) {
+    const nh_integrator_type *t = nh_integrator_types[i];
+    cr_expect(t->doc && strlen(t->doc) > 20, "%s: documentation missing", t->name);
+    for (int p = 0; p < t->nparams; p++)
+      cr_expect(t->params[p].def >= t->params[p].min && t->params[p].def <= t->params[p].max && t->params[p].help,
+                "%s: parameter %s", t->name, t->params[p].name);
+    char text[256], err[512], again[1024], once[1024];
+    snprintf(text, sizeof text, t->takes_base ? "%s(nh_newmark(alpha=0.5))" : "%s", t->name);
+    nh_method *m = nh_method_parse(text, err, sizeof err);
+    cr_assert(m, "%s: %s", text, err);
+    cr_expect_gt(nh_method_order(m), 0, "%s: order", text);
+    nh_method_format(m, once, sizeof once);
+    nh_method *m2 = nh_method_parse(once, err, sizeof err);
+    cr_assert(m2, "%s: %s", once, err);
+    nh_method_format(m2, again, sizeof again);
+    cr_expect_str_eq(once, again);
+    nh_method_free(m);
+    nh_method_free(m2);
+  }
+}
