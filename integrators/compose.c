@@ -66,7 +66,7 @@ static const composition yoshida6_table = {7,
  * Comput. 16 (1995) 151, s = 15 (also Suzuki & Umeno 1993); 26 digits as tabulated in HLW V.3.2
  * ("p8 s15"). Chosen over Yoshida's own 15-stage solutions (1990, Table 2), which are printed
  * with 15 digits only: solution D, for one, meets the order-8 conditions only to ~1e-11. */
-static const composition yoshida8_table = {15,
+static const composition mclachlan8_table = {15,
                                            {{0.74167036435061295344822780, 0},
                                             {-0.40910082580003159399730010, 0},
                                             {0.19075471029623837995387626, 0},
@@ -171,6 +171,6 @@ COMPOSITION(yoshida6, yoshida6_table,
             "Order-6 Yoshida composition, 7 stages, solution A (Yoshida 1990, Table 1; 26 digits from "
             "HLW V.3.2), of a symmetric order-2 method.");
 
-COMPOSITION(yoshida8, yoshida8_table,
+COMPOSITION(mclachlan8, mclachlan8_table,
             "Order-8 symmetric composition, 15 stages, McLachlan's s = 15 coefficients (SIAM J. Sci. "
             "Comput. 1995; HLW V.3.2) in Yoshida's construction, of a symmetric order-2 method.");

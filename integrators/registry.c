@@ -9,7 +9,7 @@ extern const nh_integrator_type nh_integrator_adjoint_pair;
 extern const nh_integrator_type nh_integrator_triple_jump;
 extern const nh_integrator_type nh_integrator_suzuki5;
 extern const nh_integrator_type nh_integrator_yoshida6;
-extern const nh_integrator_type nh_integrator_yoshida8;
+extern const nh_integrator_type nh_integrator_mclachlan8;
 extern const nh_integrator_type nh_integrator_newmark;
 extern const nh_integrator_type nh_integrator_dla;
 extern const nh_integrator_type nh_integrator_nh_shake;
@@ -32,7 +32,7 @@ const nh_integrator_type *const nh_integrator_types[] = {
     &nh_integrator_triple_jump,
     &nh_integrator_suzuki5,
     &nh_integrator_yoshida6,
-    &nh_integrator_yoshida8,
+    &nh_integrator_mclachlan8,
     &nh_integrator_newmark,
     &nh_integrator_dla,
     &nh_integrator_nh_shake,

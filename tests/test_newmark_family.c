@@ -1,6 +1,6 @@
 /* The Newmark family and compositions (issue #3): classical newmark(beta,gamma) (spec/newmark.md
  * §2.1, typo A1 of §2.2), nh_newmark's β = β' = 0 fast path (§2.9, C9), the DLA recurrence dla(alpha)
- * (§2.6, C10) and the composition tables suzuki5, yoshida6, yoshida8. References are exact
+ * (§2.6, C10) and the composition tables suzuki5, yoshida6, mclachlan8. References are exact
  * formulas (closed-form Newmark steps on a linear oscillator, the spec's explicit formulas of
  * Prop 3.8 and §3.2), independent solvers (nh_newmark's full Newton system, rk8pd) and identities
  * (adjoints, order conditions). Observed orders are in tests/orders/newmark_family_*.cfg. */
@@ -708,14 +708,14 @@ Test(newmark_family, yoshida6_table) {
             "not Yoshida's solution A: %.17g %.17g %.17g", c[2], c[1], c[0]);
 }
 
-Test(newmark_family, yoshida8_table) {
+Test(newmark_family, mclachlan8_table) {
   double c[32];
-  check_table("yoshida8", 15, 8, c);
+  check_table("mclachlan8", 15, 8, c);
 }
 
 Test(newmark_family, compositions_refuse_unsuitable_bases) {
   static const char *const refused[] = {"suzuki5(nh_newmark(alpha=0))", "yoshida6(rk4)",
-                                        "yoshida8(triple_jump(nh_newmark(alpha=0.5)))",
+                                        "mclachlan8(triple_jump(nh_newmark(alpha=0.5)))",
                                         "suzuki5(newmark(beta=0.25,gamma=0.6))"};
   char err[512];
   for (int i = 0; i < 4; i++) {
