@@ -11,9 +11,9 @@ static int stage(const nh_system *sys, const nh_state *x, const double *dq, cons
   for (int i = 0; i < sys->n; i++) {
     q[i] = dq ? x->q[i] + s * dq[i] : x->q[i];
     v[i] = dv ? x->v[i] + s * dv[i] : x->v[i];
+    kq[i] = v[i];
   }
   cost->rhs_evals++;
-  for (int i = 0; i < sys->n; i++) kq[i] = v[i];
   return nh_acceleration(sys, x->t + s, q, v, kv);
 }
 
