@@ -1,0 +1,82 @@
+/* "Step routines allocate nothing" (brief, Numerics): the test binary is linked with
+ * --wrap=malloc/calloc/realloc, so every allocation made by nhbench's own code (the static
+ * library) goes through the counters below. Every base method and a composition over it, on every
+ * system they apply to, must take 20 steps without a single allocation. */
+#include <criterion/criterion.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "integrators/integrator.h"
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+
+static int counting;
+static long allocations;
+
+void *__wrap_malloc(size_t size) {
+  allocations += counting;
+  return __real_malloc(size);
+}
+void *__wrap_calloc(size_t n, size_t size) {
+  allocations += counting;
+  return __real_calloc(n, size);
+}
+void *__wrap_realloc(void *p, size_t size) {
+  allocations += counting;
+  return __real_realloc(p, size);
+}
+
+static void check_steps(const char *text, const nh_system *sys) {
+  char err[512];
+  nh_method *m = nh_method_parse(text, err, sizeof err);
+  if (!m) return; /* e.g. a composition over a base that is not symmetric */
+  if (nh_method_applies(m, sys, err, sizeof err) == 0) {
+    nh_state x, y;
+    nh_cost cost = {0};
+    nh_system_default_state(sys, &x);
+    cr_assert_eq(nh_method_init(m, sys, &x, 0.01, &cost), NH_STEP_OK, "%s on %s: init", text, sys->type->name);
+    allocations = 0;
+    counting = 1;
+    for (int s = 0; s < 20; s++) {
+      nh_method_step(m, sys, &x, &y, 0.01, &cost);
+      x = y;
+    }
+    counting = 0;
+    cr_expect_eq(allocations, 0, "%s on %s: %ld allocations in 20 steps", text, sys->type->name, allocations);
+  }
+  nh_method_free(m);
+}
+
+Test(no_alloc, every_method_on_every_system) {
+  int checked = 0;
+  for (int s = 0; nh_system_types[s]; s++) {
+    nh_system sys;
+    nh_system_init(&sys, nh_system_types[s]);
+    for (int i = 0; nh_integrator_types[i]; i++) {
+      const char *name = nh_integrator_types[i]->name;
+      char text[256];
+      if (nh_integrator_types[i]->takes_base) {
+        snprintf(text, sizeof text, "%s(nh_newmark(alpha=0.5))", name);
+      } else {
+        snprintf(text, sizeof text, "%s", name);
+      }
+      check_steps(text, &sys);
+      checked++;
+    }
+    check_steps("adjoint_pair(nh_newmark(beta=0.1,beta2=0.1,alpha=0))", &sys);
+  }
+  cr_assert_gt(checked, 100);
+}
+
+/* The counters do count: parsing a method allocates. */
+Test(no_alloc, counter_sees_allocations) {
+  char err[256];
+  allocations = 0;
+  counting = 1;
+  nh_method *m = nh_method_parse("rk4", err, sizeof err);
+  counting = 0;
+  cr_expect_gt(allocations, 0);
+  nh_method_free(m);
+}
