@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "integrators/integrator.h"
+#include "tests/helpers.h"
 #include "systems/system.h"
 
 extern const nh_system_type nh_system_falling_disk;
@@ -21,31 +22,9 @@ static const double DM = 5, DR = 0.5, DG = 9.81, IA = 0.625, IT = 0.3125, DJ = 1
 
 /* ---- helpers ----------------------------------------------------------------------------------- */
 
-static nh_system make_system(const char *name) {
-  nh_system sys;
-  const nh_system_type *t = nh_system_type_find(name);
-  cr_assert(t != NULL, "system '%s' is not registered", name);
-  cr_assert(nh_system_init(&sys, t) == 0, "nh_system_init(%s) failed", name);
-  return sys;
-}
-
 static void set_param(nh_system *sys, const char *name, double value) {
   char err[256];
   cr_assert(nh_system_set_param(sys, name, value, err, sizeof err) == 0, "%s", err);
-}
-
-static nh_state preset(nh_system *sys, const char *name) {
-  nh_state x;
-  char err[256];
-  cr_assert(nh_system_apply_preset(sys, name, &x, err, sizeof err) == 0, "%s", err);
-  return x;
-}
-
-static nh_method *method(const char *text) {
-  char err[256];
-  nh_method *m = nh_method_parse(text, err, sizeof err);
-  cr_assert(m != NULL, "%s", err);
-  return m;
 }
 
 /* Runs `steps` steps from x (after init); aborts on failure. */
@@ -86,31 +65,31 @@ Test(herglotz, disk_presets_energy_and_constraint) {
     double E0;
   } cases[] = {{"exp1", 24.525}, {"exp2", 61.44269147}, {"exp3", 33.77775413}, {"exp4", 59.03316363}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-    nh_system sys = make_system("falling_disk");
-    nh_state x = preset(&sys, cases[c].name);
+    nh_system sys = test_system("falling_disk", NULL);
+    nh_state x = test_preset(&sys, cases[c].name);
     double E = nh_energy(&sys, x.q, x.v), res = nh_constraint_residual(&sys, x.q, x.v);
     cr_expect(fabs(E - cases[c].E0) <= 5e-9, "%s: E0 = %.10f, spec §3.2 says %.8f", cases[c].name, E, cases[c].E0);
     cr_expect(res <= 1e-15, "%s: |A(q0) v0| = %.3e", cases[c].name, res);
   }
   /* Exp 4 is a steady circle (spec §3.2): (I_T − I_A − mR²) ϕ̇² sinθ cosθ + (I_A + mR²) ϕ̇ψ̇ cosθ − mgR sinθ = 0. */
-  nh_system sys = make_system("falling_disk");
-  nh_state x = preset(&sys, "exp4");
+  nh_system sys = test_system("falling_disk", NULL);
+  nh_state x = test_preset(&sys, "exp4");
   const double th = x.q[ITH], pd = x.v[IPHI], sd = x.v[IPSI];
   double steady = (IT - IA - DM * DR * DR) * pd * pd * sin(th) * cos(th) + DJ * pd * sd * cos(th) - DM * DG * DR * sin(th);
   cr_expect(fabs(steady) <= 1e-13, "exp4 steady-circle condition residual %.3e", steady);
   cr_expect(fabs(pd - 0.5689126482) <= 1e-10, "exp4 phidot0 = %.12f", pd);
   /* The presets set the forcing of the table (Exp 1: F_psi = 12; Exp 3: t/16). */
   double F[5];
-  preset(&sys, "exp3");
+  test_preset(&sys, "exp3");
   cr_expect(sys.type->forcing(sys.p, 8.0, F) == 1 && F[IPSI] == 0.5 && F[IPHI] == 0.5, "exp3 forcing at t = 8");
-  preset(&sys, "exp1");
+  test_preset(&sys, "exp1");
   cr_expect(sys.type->forcing(sys.p, 3.0, F) == 1 && F[IPSI] == 12 && F[IPHI] == 0, "exp1 forcing");
-  preset(&sys, "exp2");
+  test_preset(&sys, "exp2");
   cr_expect(sys.type->forcing(sys.p, 3.0, F) == 0, "exp2 has no forcing");
 }
 
 Test(herglotz, foucault_default_ic_and_presets) {
-  nh_system sys = make_system("foucault_pendulum");
+  nh_system sys = test_system("foucault_pendulum", NULL);
   nh_state x;
   nh_system_default_state(&sys, &x);
   /* spec §3.1: E0 = 2.049850789 J for A = 1 m; v0 = (0, −s A), s = 5.503430e-5. */
@@ -120,7 +99,7 @@ Test(herglotz, foucault_default_ic_and_presets) {
   const char *names[] = {"exp1", "exp2", "amplitude3"};
   const double alphas[] = {1e-3, 1e-4, 1e-4};
   for (int i = 0; i < 3; i++) {
-    x = preset(&sys, names[i]);
+    x = test_preset(&sys, names[i]);
     cr_expect(nh_constraint_residual(&sys, x.q, x.v) <= 1e-18, "%s off D", names[i]);
     cr_expect(sys.type->damping(sys.p) == alphas[i], "%s: alpha = %g", names[i], sys.type->damping(sys.p));
   }
@@ -131,7 +110,7 @@ Test(herglotz, foucault_default_ic_and_presets) {
 
 /* T from (4.10) written out, against ½ vᵀM(q)v; ∂M and ∂A against central differences. */
 Test(herglotz, disk_lagrangian_and_derivatives) {
-  nh_system sys = make_system("falling_disk");
+  nh_system sys = test_system("falling_disk", NULL);
   gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(r, 7);
   for (int trial = 0; trial < 20; trial++) {
@@ -169,7 +148,7 @@ Test(herglotz, disk_lagrangian_and_derivatives) {
  * forcing) against the reduced EOM of spec §3.2 at random states on D; Ẍ, Ÿ against the time
  * derivative of (4.11). */
 Test(herglotz, disk_reduced_eom_matches_nh_acceleration) {
-  nh_system sys = make_system("falling_disk");
+  nh_system sys = test_system("falling_disk", NULL);
   const double alpha = 0.37, t = 1.7;
   set_param(&sys, "alpha", alpha);
   set_param(&sys, "F_psi_const", 1.3);
@@ -221,8 +200,8 @@ static void expect_exact_matches_reference(const nh_system *sys, const nh_state 
 }
 
 Test(herglotz, disk_exact_upright_rolling_matches_reference) {
-  nh_system sys = make_system("falling_disk");
-  nh_state x = preset(&sys, "exp1");
+  nh_system sys = test_system("falling_disk", NULL);
+  nh_state x = test_preset(&sys, "exp1");
   const double alphas[] = {0.1, 0.005, 0};
   for (int i = 0; i < 3; i++) {
     set_param(&sys, "alpha", alphas[i]);
@@ -245,12 +224,12 @@ Test(herglotz, disk_exact_upright_rolling_matches_reference) {
   cr_expect(sys.type->exact(sys.p, &(nh_state){.q = {0, 0, 0.1}}, 1, &ex) == -1, "tilted state accepted");
   y.v[IPHI] = 0.1;
   cr_expect(sys.type->exact(sys.p, &y, 1, &ex) == -1, "turning state accepted");
-  preset(&sys, "exp3");
+  test_preset(&sys, "exp3");
   cr_expect(sys.type->exact(sys.p, &x, 1, &ex) == -1, "F_phi != 0 accepted");
 }
 
 Test(herglotz, foucault_exact_matches_reference) {
-  nh_system sys = make_system("foucault_pendulum");
+  nh_system sys = test_system("foucault_pendulum", NULL);
   nh_state x;
   nh_system_default_state(&sys, &x);
   /* Up to t = 3 s, before the first passage through the origin (t ≈ 4.1 s), where the reduced
@@ -274,7 +253,7 @@ Test(herglotz, foucault_exact_matches_reference) {
 /* The exact flow through the origin: on D, a flow (φ_{t2−t1} ∘ φ_{t1} = φ_{t2}) across the
  * zero crossings of u, and the start at the origin (any velocity) continues the motion. */
 Test(herglotz, foucault_exact_through_the_origin) {
-  nh_system sys = make_system("foucault_pendulum");
+  nh_system sys = test_system("foucault_pendulum", NULL);
   set_param(&sys, "Omega", 0.01);
   nh_state x0, a, b, c;
   nh_system_default_state(&sys, &x0);
@@ -340,11 +319,11 @@ static double pendulum_power(const nh_system *sys, const nh_state *x) {
 }
 
 Test(herglotz, energy_balance_along_reference) {
-  nh_system disk = make_system("falling_disk");
-  nh_state x = preset(&disk, "exp3");
+  nh_system disk = test_system("falling_disk", NULL);
+  nh_state x = test_preset(&disk, "exp3");
   set_param(&disk, "alpha", 0.1);
   check_energy_balance(&disk, x, 4, 200, disk_power, 1e-8);
-  nh_system pend = make_system("foucault_pendulum");
+  nh_system pend = test_system("foucault_pendulum", NULL);
   set_param(&pend, "alpha", 0.05);
   nh_system_default_state(&pend, &x);
   check_energy_balance(&pend, x, 3, 200, pendulum_power, 1e-8);
@@ -418,7 +397,7 @@ Test(herglotz, herglotz2_step_solves_appendix_A1_to_A5) {
   forced.forcing = all_forces;
   nh_system sys;
   cr_assert(nh_system_init(&sys, &forced) == 0);
-  nh_method *m = method("herglotz2");
+  nh_method *m = test_method("herglotz2");
   gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(r, 3);
   double worst = 0, worst_typo = 0;
@@ -469,12 +448,12 @@ static void pendulum_closed_form(int contact, const double *qm, const double *q,
 }
 
 static void check_pendulum_scheme(const char *name, int contact) {
-  nh_system sys = make_system("foucault_pendulum");
+  nh_system sys = test_system("foucault_pendulum", NULL);
   const double Omega = 0.02, alpha = 0.05, h = 0.3;
   set_param(&sys, "Omega", Omega);
   set_param(&sys, "alpha", alpha);
   const double s = Omega * sin(49 * 3.14159265358979323846 / 180), w2 = 9.81 / 67;
-  nh_method *m = method(name);
+  nh_method *m = test_method(name);
   nh_state x = {.q = {1, 0.2}, .v = {0.1}}, y;
   x.v[1] = (-s * (1 + 0.04) + 0.2 * x.v[0]) / 1; /* −y ẋ + x ẏ + s r² = 0 */
   cr_assert(nh_constraint_residual(&sys, x.q, x.v) <= 1e-16);
@@ -501,10 +480,10 @@ Test(herglotz, la1_is_the_pendulum_scheme_4_4) { check_pendulum_scheme("la1", 0)
 /* ---- upright rolling: decay factor, invariance (spec §3.2, §5 items 5 and 6) ------------------- */
 
 static void check_upright_recursion(const char *name, double c, double gain) {
-  nh_system sys = make_system("falling_disk");
-  nh_state x = preset(&sys, "exp1");
+  nh_system sys = test_system("falling_disk", NULL);
+  nh_state x = test_preset(&sys, "exp1");
   set_param(&sys, "alpha", 0.1);
-  nh_method *m = method(name);
+  nh_method *m = test_method(name);
   const double h = 0.1;
   nh_cost cost = {0};
   nh_method_init(m, &sys, &x, h, &cost);
@@ -544,11 +523,11 @@ static double action_integrand(double t, void *params) {
 }
 
 static double herglotz_z(const char *name, const char *exp, double h, double T) {
-  nh_system sys = make_system("falling_disk");
-  nh_state x = preset(&sys, exp);
+  nh_system sys = test_system("falling_disk", NULL);
+  nh_state x = test_preset(&sys, exp);
   set_param(&sys, "alpha", 0.1);
   x.z = 123; /* init must reset it: z_0 = 0 */
-  nh_method *m = method(name);
+  nh_method *m = test_method(name);
   nh_cost cost = {0};
   run(m, &sys, &x, h, lround(T / h), &cost);
   nh_method_free(m);
@@ -582,7 +561,7 @@ Test(herglotz, action_z_converges_to_the_herglotz_action) {
 /* Max over the run of |A(q_d)Δq/h + b(q_d)| (q_d = midpoint or left point) and of |A(q)v + b|. */
 static void constraint_run(const char *name, nh_system *sys, nh_state x, double h, long steps, int midpoint,
                            double *discrete, double *continuous, double *cd_residual, nh_cost *cost) {
-  nh_method *m = method(name);
+  nh_method *m = test_method(name);
   nh_method_init(m, sys, &x, h, cost);
   *discrete = *continuous = *cd_residual = 0;
   double qm[NH_MAX_N];
@@ -606,8 +585,8 @@ static void constraint_run(const char *name, nh_system *sys, nh_state x, double 
 
 Test(herglotz, discrete_constraints_hold_to_round_off) {
   /* spec §5 item 3: Exp 2, α = 0.1, h = 0.1, T = 20. */
-  nh_system disk = make_system("falling_disk");
-  nh_state x = preset(&disk, "exp2");
+  nh_system disk = test_system("falling_disk", NULL);
+  nh_state x = test_preset(&disk, "exp2");
   set_param(&disk, "alpha", 0.1);
   double dis, con, cd;
   nh_cost cost = {0};
@@ -621,7 +600,7 @@ Test(herglotz, discrete_constraints_hold_to_round_off) {
   constraint_run("herglotz1", &disk, x, 0.1, 200, 0, &dis, &con, &cd, &cost);
   cr_expect(dis <= 1e-12 && con <= 1e-12, "herglotz1 disk: discrete %.3e, velocity %.3e", dis, con);
   /* The affine constraint of the pendulum: herglotz2 at the midpoint, herglotz1 and la1 at q_j. */
-  nh_system pend = make_system("foucault_pendulum");
+  nh_system pend = test_system("foucault_pendulum", NULL);
   set_param(&pend, "Omega", 0.01);
   nh_system_default_state(&pend, &x);
   x.v[1] = -0.01 * sin(49 * 3.14159265358979323846 / 180);
@@ -634,7 +613,7 @@ Test(herglotz, discrete_constraints_hold_to_round_off) {
 
 /* herglotz2 is symmetric (a step of h, then one of −h, returns q, v and z); herglotz1 is not. */
 static double round_trip(const char *name, nh_system *sys, nh_state x, double h) {
-  nh_method *m = method(name);
+  nh_method *m = test_method(name);
   nh_cost cost = {0};
   nh_state y, w;
   nh_method_init(m, sys, &x, h, &cost);
@@ -647,8 +626,8 @@ static double round_trip(const char *name, nh_system *sys, nh_state x, double h)
 }
 
 Test(herglotz, herglotz2_is_symmetric) {
-  nh_system disk = make_system("falling_disk");
-  nh_state x = preset(&disk, "exp3"); /* time-dependent forcing */
+  nh_system disk = test_system("falling_disk", NULL);
+  nh_state x = test_preset(&disk, "exp3"); /* time-dependent forcing */
   set_param(&disk, "alpha", 0.1);
   x.t = 2.5;
   x.v[IPHI] = 0.4, x.v[ITH] = -0.3, x.q[ITH] = 0.2; /* a generic state on D */
@@ -656,7 +635,7 @@ Test(herglotz, herglotz2_is_symmetric) {
   cr_expect(round_trip("herglotz2", &disk, x, 0.1) <= 1e-12, "herglotz2 round trip");
   cr_expect(round_trip("herglotz2(force=1)", &disk, x, 0.1) <= 1e-12, "herglotz2(force=1) round trip");
   cr_expect(round_trip("herglotz1", &disk, x, 0.1) >= 1e-6, "herglotz1 should not be symmetric");
-  nh_method *m2 = method("herglotz2"), *m1 = method("herglotz1"), *la = method("la1");
+  nh_method *m2 = test_method("herglotz2"), *m1 = test_method("herglotz1"), *la = test_method("la1");
   cr_expect(nh_method_is_symmetric(m2) && !nh_method_is_symmetric(m1) && !nh_method_is_symmetric(la));
   cr_expect(nh_method_order(m2) == 2 && nh_method_order(m1) == 1 && nh_method_order(la) == 1);
   cr_expect(m2->type->properties & NH_TRACKS_ACTION && !(la->type->properties & NH_TRACKS_ACTION));
@@ -668,9 +647,9 @@ Test(herglotz, herglotz2_is_symmetric) {
 /* spec §5 item 9: α = 0, Exp 2, h = 0.1, 2000 steps: the midpoint discrete energy
  * T(q̄, Δq/h) + ½(V_j + V_{j+1}) stays in a narrow band around E0, without drift. */
 Test(herglotz, herglotz2_energy_bounded_without_damping) {
-  nh_system sys = make_system("falling_disk");
-  nh_state x = preset(&sys, "exp2");
-  nh_method *m = method("herglotz2");
+  nh_system sys = test_system("falling_disk", NULL);
+  nh_state x = test_preset(&sys, "exp2");
+  nh_method *m = test_method("herglotz2");
   const double h = 0.1, E0 = 61.44269147;
   nh_cost cost = {0};
   nh_method_init(m, &sys, &x, h, &cost);

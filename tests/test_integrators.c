@@ -9,24 +9,10 @@
 #include <string.h>
 
 #include "integrators/integrator.h"
+#include "tests/helpers.h"
 #include "systems/system.h"
 
 /* ---- shared helpers ------------------------------------------------------------------------- */
-
-static nh_system make_system(const char *name) {
-  nh_system sys;
-  const nh_system_type *t = nh_system_type_find(name);
-  cr_assert(t != NULL, "system '%s' is not in the registry", name);
-  cr_assert(nh_system_init(&sys, t) == 0, "nh_system_init(%s) failed", name);
-  return sys;
-}
-
-static nh_method *parse_or_fail(const char *text) {
-  char err[512] = "";
-  nh_method *m = nh_method_parse(text, err, sizeof err);
-  cr_assert(m != NULL, "nh_method_parse(\"%s\") failed: %s", text, err);
-  return m;
-}
 
 static void step_ok(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y, double h) {
   nh_cost cost = {0};
@@ -69,8 +55,8 @@ static double discrete_constraint(const nh_system *sys, int disc, double alpha, 
 
 Test(integrators, psi_h_particle_single_step) {
   /* spec §3.1 / C11: one Ψ_0.2 = F^{0,0,1}_{h/2} ∘ F^{0,0,0}_{h/2} step from the Fig. 1 IC. */
-  nh_system sys = make_system("particle");
-  nh_method *m = parse_or_fail("adjoint_pair(nh_newmark(alpha=0))");
+  nh_system sys = test_system("particle", NULL);
+  nh_method *m = test_method("adjoint_pair(nh_newmark(alpha=0))");
   nh_state x = default_state(&sys), y;
   step_ok(m, &sys, &x, &y, 0.2);
   const double q[3] = {1.2104651162790698, 0.8, -0.8116279069767443};
@@ -91,7 +77,7 @@ static double adjoint_defect(const nh_system *sys, const nh_state *x, double b, 
   char fwd[256], bwd[256];
   snprintf(fwd, sizeof fwd, "nh_newmark(beta=%.17g,beta2=%.17g,alpha=%.17g,disc=%d)", b, b2, a, disc);
   snprintf(bwd, sizeof bwd, "nh_newmark(beta=%.17g,beta2=%.17g,alpha=%.17g,disc=%d)", b2, b, 1 - a, disc);
-  nh_method *F = parse_or_fail(fwd), *Fs = parse_or_fail(bwd);
+  nh_method *F = test_method(fwd), *Fs = test_method(bwd);
   nh_state y, z;
   step_ok(F, sys, x, &y, h);
   step_ok(Fs, sys, &y, &z, -h);
@@ -113,19 +99,19 @@ static void check_adjoint_identity(const nh_system *sys, const nh_state *x) {
 }
 
 Test(integrators, adjoint_identity_particle) {
-  nh_system sys = make_system("particle");
+  nh_system sys = test_system("particle", NULL);
   nh_state x = default_state(&sys);
   check_adjoint_identity(&sys, &x);
 }
 
 Test(integrators, adjoint_identity_chaotic_default_ic) {
-  nh_system sys = make_system("chaotic_particle");
+  nh_system sys = test_system("chaotic_particle", NULL);
   nh_state x = default_state(&sys);
   check_adjoint_identity(&sys, &x);
 }
 
 Test(integrators, adjoint_identity_chaotic_sampled_state) {
-  nh_system sys = make_system("chaotic_particle");
+  nh_system sys = test_system("chaotic_particle", NULL);
   gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(r, 5);
   nh_state x;
@@ -136,8 +122,8 @@ Test(integrators, adjoint_identity_chaotic_sampled_state) {
 
 Test(integrators, non_adjoint_is_not_identity) {
   /* spec C8: F^{0,0,0}_{−h} ∘ F^{0,0,0}_h ≠ id (order 1, not symmetric; defect O(h²)). */
-  nh_system sys = make_system("chaotic_particle");
-  nh_method *F = parse_or_fail("nh_newmark(alpha=0)");
+  nh_system sys = test_system("chaotic_particle", NULL);
+  nh_method *F = test_method("nh_newmark(alpha=0)");
   nh_state x = default_state(&sys), y, z;
   step_ok(F, &sys, &x, &y, 0.2);
   step_ok(F, &sys, &y, &z, -0.2);
@@ -148,7 +134,7 @@ Test(integrators, non_adjoint_is_not_identity) {
 
 /* nh_method_adjoint's canonical name. */
 static void check_adjoint_name(const char *text, const char *expect) {
-  nh_method *m = parse_or_fail(text), *adj = nh_method_adjoint(m);
+  nh_method *m = test_method(text), *adj = nh_method_adjoint(m);
   char buf[256];
   cr_assert(adj != NULL, "nh_method_adjoint(%s) returned NULL", text);
   nh_method_format(adj, buf, sizeof buf);
@@ -164,7 +150,7 @@ Test(integrators, method_adjoint_parameters) {
                      "nh_newmark(beta=0.2,beta2=0.1,alpha=0.7,disc=15)");
   check_adjoint_name("nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,disc=14)");
   check_adjoint_name("adjoint_pair(nh_newmark(alpha=0))", "adjoint_pair(nh_newmark(beta=0,beta2=0,alpha=0,disc=14))");
-  nh_method *rk4 = parse_or_fail("rk4");
+  nh_method *rk4 = test_method("rk4");
   cr_assert(nh_method_adjoint(rk4) == NULL, "rk4 is not symmetric and has no known adjoint");
   nh_method_free(rk4);
 }
@@ -172,10 +158,10 @@ Test(integrators, method_adjoint_parameters) {
 /* ---- constraints (spec §2.3 (N3)/(N4), §5 C2) ----------------------------------------------- */
 
 static void check_keeps_constraints(const char *system, double b, double b2, double a, int disc) {
-  nh_system sys = make_system(system);
+  nh_system sys = test_system(system, NULL);
   char text[256];
   snprintf(text, sizeof text, "nh_newmark(beta=%.17g,beta2=%.17g,alpha=%.17g,disc=%d)", b, b2, a, disc);
-  nh_method *m = parse_or_fail(text);
+  nh_method *m = test_method(text);
   const double h = 0.2;
   nh_state x = default_state(&sys), y;
   double res = 0, phi = 0;
@@ -201,8 +187,8 @@ Test(integrators, newmark_keeps_constraints_chaotic) { check_keeps_constraints_a
 
 Test(integrators, rk4_does_not_keep_constraint) {
   /* spec §2.10, C2: RK4 without projection drifts off D on the chaotic particle (h = 0.2). */
-  nh_system sys = make_system("chaotic_particle");
-  nh_method *m = parse_or_fail("rk4");
+  nh_system sys = test_system("chaotic_particle", NULL);
+  nh_method *m = test_method("rk4");
   nh_state x = default_state(&sys), y;
   double res = 0;
   for (int s = 0; s < 200; s++) {
@@ -219,8 +205,8 @@ Test(integrators, rk4_does_not_keep_constraint) {
 /* Largest component, orthogonal to μ(q_{k+1}), of (q_{k+2} − 2q_{k+1} + q_k)/h² + ∇V(q_{k+1})
  * (M = I), relative to the size of the terms, over `steps` steps. */
 static double dla_defect(const char *system, const char *method, int steps) {
-  nh_system sys = make_system(system);
-  nh_method *m = parse_or_fail(method);
+  nh_system sys = test_system(system, NULL);
+  nh_method *m = test_method(method);
   const int n = sys.n;
   const double h = 0.2;
   nh_state q0 = default_state(&sys), q1, q2;
@@ -268,8 +254,8 @@ Test(integrators, dla_recurrence_fails_for_beta_nonzero) {
 
 /* Runs T/h steps from the default IC; returns max_k |E_k − E0| and E_N − E0 in *final. */
 static double max_energy_error(const char *system, const char *method, double h, double T, double *final) {
-  nh_system sys = make_system(system);
-  nh_method *m = parse_or_fail(method);
+  nh_system sys = test_system(system, NULL);
+  nh_method *m = test_method(method);
   nh_state x = default_state(&sys), y;
   const double E0 = nh_energy(&sys, x.q, x.v);
   const int steps = (int)lround(T / h);
@@ -305,7 +291,7 @@ Test(integrators, particle_energy_bounded) {
 /* ---- method syntax (integrators/method.c, spec §2.12) --------------------------------------- */
 
 static void check_order_symmetry(const char *text, int order, int symmetric) {
-  nh_method *m = parse_or_fail(text);
+  nh_method *m = test_method(text);
   cr_assert(nh_method_order(m) == order, "%s: order %d, expected %d", text, nh_method_order(m), order);
   cr_assert(!!nh_method_is_symmetric(m) == symmetric, "%s: is_symmetric %d, expected %d", text,
             nh_method_is_symmetric(m), symmetric);
@@ -325,9 +311,9 @@ Test(integrators, method_orders_and_symmetry) {
 /* parse → format → parse → format is stable and gives `canonical`. */
 static void check_round_trip(const char *text, const char *canonical) {
   char a[512], b[512];
-  nh_method *m = parse_or_fail(text);
+  nh_method *m = test_method(text);
   nh_method_format(m, a, sizeof a);
-  nh_method *m2 = parse_or_fail(a);
+  nh_method *m2 = test_method(a);
   nh_method_format(m2, b, sizeof b);
   cr_assert_str_eq(a, b, "format/parse round trip of '%s': '%s' then '%s'", text, a, b);
   cr_assert_str_eq(a, canonical, "canonical name of '%s' is '%s', expected '%s'", text, a, canonical);
@@ -364,7 +350,7 @@ Test(integrators, method_syntax_errors) {
   check_refused("nh_newmark(gamma=0.1)", "gamma");
   check_refused("rk4 extra", "rk4 extra");
   /* Remark 3.3: β + β' = ½ is allowed only on request. */
-  nh_method *m = parse_or_fail("nh_newmark(beta=0.25,beta2=0.25,force=1)");
+  nh_method *m = test_method("nh_newmark(beta=0.25,beta2=0.25,force=1)");
   nh_method_free(m);
 }
 
@@ -372,8 +358,8 @@ Test(integrators, method_syntax_errors) {
 
 Test(integrators, triple_jump_negative_middle_stage_runs) {
   /* γ2 < 0: the middle stage runs backwards; 50 steps without solver failure, on D. */
-  nh_system sys = make_system("chaotic_particle");
-  nh_method *m = parse_or_fail("triple_jump(nh_newmark(alpha=0.5))");
+  nh_system sys = test_system("chaotic_particle", NULL);
+  nh_method *m = test_method("triple_jump(nh_newmark(alpha=0.5))");
   nh_state x = default_state(&sys), y;
   for (int s = 0; s < 50; s++) {
     step_ok(m, &sys, &x, &y, 0.2);
@@ -388,10 +374,10 @@ Test(integrators, triple_jump_equals_three_steps_by_hand) {
   /* spec §2.8: Ψ_h = F_{γ1 h} ∘ F_{γ2 h} ∘ F_{γ1 h}, γ1 = 1/(2 − 2^{1/3}), γ2 = −2^{1/3}/(2 − 2^{1/3}). */
   const double g1 = 1 / (2 - cbrt(2.0)), g2 = -cbrt(2.0) / (2 - cbrt(2.0)), h = 0.2;
   static const char *systems[] = {"particle", "chaotic_particle"};
-  nh_method *tj = parse_or_fail("triple_jump(nh_newmark(alpha=0.5))");
-  nh_method *nm = parse_or_fail("nh_newmark(alpha=0.5)");
+  nh_method *tj = test_method("triple_jump(nh_newmark(alpha=0.5))");
+  nh_method *nm = test_method("nh_newmark(alpha=0.5)");
   for (int s = 0; s < 2; s++) {
-    nh_system sys = make_system(systems[s]);
+    nh_system sys = test_system(systems[s], NULL);
     nh_state x = default_state(&sys), y, a, b, c;
     step_ok(tj, &sys, &x, &y, h);
     step_ok(nm, &sys, &x, &a, g1 * h);

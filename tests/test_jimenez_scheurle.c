@@ -9,36 +9,17 @@
 #include <string.h>
 
 #include "integrators/integrator.h"
+#include "tests/helpers.h"
 #include "systems/system.h"
 
 /* ---- helpers -------------------------------------------------------------------------------- */
 
-static nh_system make_system(const nh_system_type *t, const char *params) {
-  nh_system sys;
-  char err[256] = "";
-  cr_assert(t != NULL, "system type missing from the registry");
-  cr_assert(nh_system_init(&sys, t) == 0, "nh_system_init(%s) failed", t->name);
-  cr_assert(nh_system_set_params_text(&sys, params, err, sizeof err) == 0, "%s", err);
-  return sys;
-}
-
-static nh_system named_system(const char *name, const char *params) {
-  return make_system(nh_system_type_find(name), params);
-}
-
 /* The particle with the state of a preset (which also sets ω²). */
 static nh_system particle_preset(const char *preset, nh_state *x) {
-  nh_system sys = named_system("particle", "");
+  nh_system sys = test_system("particle", "");
   char err[256] = "";
   cr_assert(nh_system_apply_preset(&sys, preset, x, err, sizeof err) == 0, "%s", err);
   return sys;
-}
-
-static nh_method *parse_or_fail(const char *text) {
-  char err[512] = "";
-  nh_method *m = nh_method_parse(text, err, sizeof err);
-  cr_assert(m != NULL, "nh_method_parse(\"%s\") failed: %s", text, err);
-  return m;
 }
 
 static void step_ok(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y, double h,
@@ -63,7 +44,7 @@ static double dot(int n, const double *a, const double *b) {
 /* Runs two methods side by side for nsteps; the max-norm distance of their states over the run. */
 static double max_distance(const char *ma, const char *mb, const nh_system *sys, const nh_state *x0, double h,
                            int nsteps) {
-  nh_method *A = parse_or_fail(ma), *B = parse_or_fail(mb);
+  nh_method *A = test_method(ma), *B = test_method(mb);
   nh_state xa = *x0, xb = *x0, y;
   double d = 0;
   for (int s = 0; s < nsteps; s++) {
@@ -141,8 +122,8 @@ static void trapezoidal_step(const nh_system *sys, const nh_state *x, nh_state *
 
 Test(jimenez_scheurle, scheme_b_is_trapezoidal_rule_without_constraints) {
   /* spec §2.5, §5 R8: with μ ≡ 0 Scheme B is the trapezoidal rule, up to the Newton tolerance. */
-  nh_system sys = make_system(&unconstrained, "c=1");
-  nh_method *B = parse_or_fail("js_b");
+  nh_system sys = test_system_of(&unconstrained, "c=1");
+  nh_method *B = test_method("js_b");
   nh_state x = {.q = {0.8, -0.5}, .v = {0.3, 0.7}}, xt = x, y;
   double d = 0;
   for (int s = 0; s < 100; s++) {
@@ -159,8 +140,8 @@ Test(jimenez_scheurle, scheme_b_is_trapezoidal_rule_without_constraints) {
 Test(jimenez_scheurle, scheme_a_is_symplectic_euler_without_constraints) {
   /* spec §3.3: with μ ≡ 0 Scheme A is position-first symplectic Euler q' = q + h v,
    * v' = v − h M⁻¹∇V(q'). */
-  nh_system sys = make_system(&unconstrained, "c=1");
-  nh_method *A = parse_or_fail("js_a");
+  nh_system sys = test_system_of(&unconstrained, "c=1");
+  nh_method *A = test_method("js_a");
   nh_state x = {.q = {0.8, -0.5}, .v = {0.3, 0.7}}, y;
   for (int s = 0; s < 20; s++) {
     double q[2] = {x.q[0] + 0.1 * x.v[0], x.q[1] + 0.1 * x.v[1]}, g[2];
@@ -179,8 +160,8 @@ Test(jimenez_scheurle, scheme_a_is_symplectic_euler_without_constraints) {
 
 /* Max-norm error at T = 1 of js_b on the linear unconstrained system, against its exact flow. */
 static double unconstrained_error(double h) {
-  nh_system sys = make_system(&unconstrained, "c=0");
-  nh_method *B = parse_or_fail("js_b");
+  nh_system sys = test_system_of(&unconstrained, "c=0");
+  nh_method *B = test_method("js_b");
   nh_state x = {.q = {0.8, -0.5}, .v = {0.3, 0.7}}, y;
   const nh_state x0 = x;
   for (long s = 0; s < lround(1 / h); s++) {
@@ -205,21 +186,21 @@ Test(jimenez_scheurle, general_schemes_decline_damping_particle_schemes_other_sy
   /* applies: A and B are for conservative systems with constant M (spec §3.1); P1/P2 are the
    * particle's closed forms (§2.6-2.7). */
   char err[512] = "";
-  nh_system damped = make_system(&unconstrained, "alpha=0.1");
-  nh_system chaotic = named_system("chaotic_particle", "");
+  nh_system damped = test_system_of(&unconstrained, "alpha=0.1");
+  nh_system chaotic = test_system("chaotic_particle", "");
   const char *general[] = {"js_a", "js_b"}, *particle[] = {"js_p1", "js_p2new", "js_p2orig"};
   for (int i = 0; i < 2; i++) {
-    nh_method *m = parse_or_fail(general[i]);
+    nh_method *m = test_method(general[i]);
     cr_assert(nh_method_applies(m, &damped, err, sizeof err) != 0, "%s accepted a damped system", general[i]);
     cr_assert(strstr(err, "damping") != NULL, "%s: reason '%s' does not name damping", general[i], err);
     cr_assert(nh_method_applies(m, &chaotic, err, sizeof err) == 0, "%s refused chaotic_particle: %s", general[i], err);
     nh_method_free(m);
   }
   for (int i = 0; i < 3; i++) {
-    nh_method *m = parse_or_fail(particle[i]);
+    nh_method *m = test_method(particle[i]);
     cr_assert(nh_method_applies(m, &chaotic, err, sizeof err) != 0, "%s accepted chaotic_particle", particle[i]);
     cr_assert(strstr(err, "particle zdot = y xdot") != NULL, "%s: reason '%s'", particle[i], err);
-    nh_system p = named_system("particle", "omega2=2");
+    nh_system p = test_system("particle", "omega2=2");
     cr_assert(nh_method_applies(m, &p, err, sizeof err) == 0, "%s refused the particle: %s", particle[i], err);
     nh_method_free(m);
   }
@@ -230,8 +211,8 @@ Test(jimenez_scheurle, general_schemes_decline_damping_particle_schemes_other_sy
 Test(jimenez_scheurle, scheme_a_step_solves_81_82) {
   /* spec §2.4: (81a) q1 = q0 + h v0; (81b) M v1 = M v0 − h∇V(q1) + h μ(q1)ᵀλ with λ from (82),
    * λ = C⁻¹ μ(q1)[M⁻¹∇V(q1) − v0/h]; (81c) μ(q1) v1 = 0. Chaotic particle: M = I, one constraint. */
-  nh_system sys = named_system("chaotic_particle", "");
-  nh_method *A = parse_or_fail("js_a");
+  nh_system sys = test_system("chaotic_particle", "");
+  nh_method *A = test_method("js_a");
   nh_state x, y;
   nh_system_default_state(&sys, &x);
   nh_cost cost = {0};
@@ -259,7 +240,7 @@ Test(jimenez_scheurle, p1_step_is_92_closed_form) {
   /* spec §2.6: free particle, λ = u w/(1 + y1²), u1 = u(1 + y y1)/(1 + y1²), w1 = w, ζ1 = y1 u1. */
   nh_state x, y;
   nh_system sys = particle_preset("discretization", &x);
-  nh_method *P1 = parse_or_fail("js_p1");
+  nh_method *P1 = test_method("js_p1");
   const double h = 0.05;
   for (int s = 0; s < 10; s++) {
     step_ok(P1, &sys, &x, &y, h, NULL);
@@ -289,8 +270,8 @@ Test(jimenez_scheurle, scheme_b_step_solves_86) {
   /* spec §2.5 on the chaotic particle: (86a) q̄ = Q + (h/2)W, (86b) Q' = q̄ + (h/2)W',
    * (86c) M(W' − W) + (h/2)[∇V(Q) + ∇V(Q')] = h μ(q̄)ᵀλ for some λ, i.e. parallel to μ(q̄),
    * (86d) μ(Q')W' = 0. */
-  nh_system sys = named_system("chaotic_particle", "");
-  nh_method *B = parse_or_fail("js_b");
+  nh_system sys = test_system("chaotic_particle", "");
+  nh_method *B = test_method("js_b");
   nh_state x, y;
   nh_system_default_state(&sys, &x);
   const double h = 0.1;
@@ -317,8 +298,8 @@ Test(jimenez_scheurle, scheme_b_step_solves_86) {
 Test(jimenez_scheurle, scheme_b_newton_converges_quadratically) {
   /* The analytic Jacobian of spec §2.5: Newton from W' = W, hλ(q̄, W) needs few iterations; a
    * wrong Jacobian would converge linearly at best. Chaotic particle, h = 0.1, 100 steps. */
-  nh_system sys = named_system("chaotic_particle", "");
-  nh_method *B = parse_or_fail("js_b");
+  nh_system sys = test_system("chaotic_particle", "");
+  nh_method *B = test_method("js_b");
   nh_state x, y;
   nh_system_default_state(&sys, &x);
   nh_cost cost = {0};
@@ -341,7 +322,7 @@ Test(jimenez_scheurle, p2new_step_is_closed_form) {
    * ȳ = ỹ + (h/2)w, ζ' = ỹ' u', x̃' = x̃ + (h/2)(u + u'), z̃' = z̃ + (h/2)(ζ + ζ'). */
   nh_state x, y;
   nh_system sys = particle_preset("discretization", &x);
-  nh_method *P2 = parse_or_fail("js_p2new");
+  nh_method *P2 = test_method("js_p2new");
   const double h = 0.05;
   for (int s = 0; s < 10; s++) {
     step_ok(P2, &sys, &x, &y, h, NULL);
@@ -370,7 +351,7 @@ Test(jimenez_scheurle, p2new_equals_scheme_b_on_the_particle) {
 
 /* |Φ_{−h}(Φ_h(x)) − x|. */
 static double reversal_defect(const char *method, const nh_system *sys, const nh_state *x, double h) {
-  nh_method *m = parse_or_fail(method);
+  nh_method *m = test_method(method);
   nh_state y, z;
   step_ok(m, sys, x, &y, h, NULL);
   step_ok(m, sys, &y, &z, -h, NULL);
@@ -381,7 +362,7 @@ static double reversal_defect(const char *method, const nh_system *sys, const nh
 Test(jimenez_scheurle, scheme_b_is_symmetric_scheme_a_is_not) {
   /* B and P2-new are symmetric on D (Φ_{−h} ∘ Φ_h = id), which the order-4 triple jumps in
    * tests/orders/js_*.cfg rely on; A is not (O(h²) defect). */
-  nh_system chaotic = named_system("chaotic_particle", "");
+  nh_system chaotic = test_system("chaotic_particle", "");
   nh_state x, xp;
   nh_system_default_state(&chaotic, &x);
   nh_system particle = particle_preset("harmonic", &xp);
@@ -391,7 +372,7 @@ Test(jimenez_scheurle, scheme_b_is_symmetric_scheme_a_is_not) {
   cr_assert(dB <= 1e-14, "js_b: |Phi_{-h} Phi_h x - x| = %.3e", dB);
   cr_assert(dP <= 1e-14, "js_p2new: |Phi_{-h} Phi_h x - x| = %.3e", dP);
   cr_assert(dA > 1e-4, "js_a reverses to %.3e; expected an O(h^2) defect", dA);
-  nh_method *a = parse_or_fail("js_a"), *b = parse_or_fail("js_b");
+  nh_method *a = test_method("js_a"), *b = test_method("js_b");
   cr_assert(!nh_method_is_symmetric(a) && nh_method_is_symmetric(b), "symmetry flags");
   nh_method_free(a);
   nh_method_free(b);
@@ -400,7 +381,7 @@ Test(jimenez_scheurle, scheme_b_is_symmetric_scheme_a_is_not) {
 /* ---- constraint preservation (spec §5 R4, R7, R10, R11) -------------------------------------- */
 
 static double max_residual(const char *method, const nh_system *sys, const nh_state *x0, double h, int nsteps) {
-  nh_method *m = parse_or_fail(method);
+  nh_method *m = test_method(method);
   nh_state x = *x0, y;
   double r = 0;
   for (int s = 0; s < nsteps; s++) {
@@ -415,7 +396,7 @@ static double max_residual(const char *method, const nh_system *sys, const nh_st
 Test(jimenez_scheurle, d_preserved_at_the_scheme_nodes) {
   /* R4 (A, original nodes), R7 (B, new nodes), R10/R11 (P1, P2-new): |μ(q)v| at round-off over
    * 2000 steps; the four declare NH_PRESERVES_CONSTRAINT, P2-orig does not. */
-  nh_system chaotic = named_system("chaotic_particle", "");
+  nh_system chaotic = test_system("chaotic_particle", "");
   nh_state xc, xp;
   nh_system_default_state(&chaotic, &xc);
   nh_system particle = particle_preset("harmonic", &xp);
@@ -428,11 +409,11 @@ Test(jimenez_scheurle, d_preserved_at_the_scheme_nodes) {
   for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
     double r = max_residual(runs[i].m, runs[i].sys, runs[i].x, 0.05, 2000);
     cr_assert(r <= 1e-14, "%s on %s: max |mu(q) v| = %.3e", runs[i].m, runs[i].sys->type->name, r);
-    nh_method *m = parse_or_fail(runs[i].m);
+    nh_method *m = test_method(runs[i].m);
     cr_assert(nh_method_preserves_constraint(m), "%s does not declare NH_PRESERVES_CONSTRAINT", runs[i].m);
     nh_method_free(m);
   }
-  nh_method *m = parse_or_fail("js_p2orig");
+  nh_method *m = test_method("js_p2orig");
   cr_assert(!nh_method_preserves_constraint(m), "js_p2orig must not claim to keep D");
   nh_method_free(m);
 }
@@ -446,7 +427,7 @@ Test(jimenez_scheurle, p2orig_is_p2_read_at_the_original_nodes) {
   nh_state x;
   nh_system sys = particle_preset("harmonic", &x);
   const double h = 0.02;
-  nh_method *orig = parse_or_fail("js_p2orig"), *B = parse_or_fail("js_b");
+  nh_method *orig = test_method("js_p2orig"), *B = test_method("js_b");
   nh_state X = x, y;
   for (int i = 0; i < 3; i++) X.q[i] += 0.5 * h * x.v[i];
   double d = 0;
@@ -471,7 +452,7 @@ Test(jimenez_scheurle, p2orig_keeps_the_deformed_constraint) {
   for (int p = 0; p < 2; p++) {
     nh_state x;
     nh_system sys = particle_preset(presets[p], &x);
-    nh_method *m = parse_or_fail("js_p2orig");
+    nh_method *m = test_method("js_p2orig");
     nh_state y;
     cr_assert(fabs(deformed_residual(&x, h)) > 1e-3, "%s: the initial state is already on D_h", presets[p]);
     double dh = 0, orig = 0;
@@ -492,7 +473,7 @@ Test(jimenez_scheurle, p2orig_start_on_dh_follows_99) {
    * λ = u w/(1 + y1 ŷ), ŷ = y1 + (h/2)w, u1 = u − hλ y1, w1 = w, ζ1 = ζ + hλ. Free particle. */
   nh_state x;
   nh_system sys = particle_preset("discretization", &x);
-  nh_method *m = parse_or_fail("js_p2orig(start=1)");
+  nh_method *m = test_method("js_p2orig(start=1)");
   const double h = 0.1;
   nh_cost cost = {0};
   cr_assert(nh_method_init(m, &sys, &x, h, &cost) == NH_STEP_OK, "init failed");
@@ -518,7 +499,7 @@ Test(jimenez_scheurle, p2orig_start_on_dh_follows_99) {
 static void p2orig_free_residual(double h, double *max_r, double *max_dev) {
   nh_state x, y;
   nh_system sys = particle_preset("discretization", &x);
-  nh_method *m = parse_or_fail("js_p2orig");
+  nh_method *m = test_method("js_p2orig");
   *max_r = *max_dev = 0;
   for (long s = 0; s < lround(2 / h); s++) {
     step_ok(m, &sys, &x, &y, h, NULL);
@@ -546,7 +527,7 @@ Test(jimenez_scheurle, p2orig_harmonic_residual_bounded_and_oscillating) {
    * changes sign with the motion and does not grow: compare the first and last fifths. */
   nh_state x, y;
   nh_system sys = particle_preset("harmonic", &x);
-  nh_method *m = parse_or_fail("js_p2orig");
+  nh_method *m = test_method("js_p2orig");
   const int N = 20000;
   double lo = 0, hi = 0, first = 0, last = 0;
   for (int s = 1; s <= N; s++) {
@@ -569,7 +550,7 @@ Test(jimenez_scheurle, p2orig_harmonic_residual_bounded_and_oscillating) {
 static double local_error(const char *method, double h) {
   nh_state x, y, ex;
   nh_system sys = particle_preset("discretization", &x);
-  nh_method *m = parse_or_fail(method);
+  nh_method *m = test_method(method);
   step_ok(m, &sys, &x, &y, h, NULL);
   cr_assert(sys.type->exact(sys.p, &x, h, &ex) == 0, "exact failed");
   nh_method_free(m);
@@ -593,7 +574,7 @@ Test(jimenez_scheurle, energy_a_decays_on_free_particle_b_bounded_with_potential
    * Harmonic particle, B: |E − E0| bounded, O(h²): a quarter when h halves (T = 100). */
   nh_state x, y;
   nh_system sys = particle_preset("discretization", &x);
-  nh_method *A = parse_or_fail("js_a");
+  nh_method *A = test_method("js_a");
   double E = nh_energy(&sys, x.q, x.v);
   const double E0 = E;
   for (int s = 0; s < 400; s++) {
@@ -608,7 +589,7 @@ Test(jimenez_scheurle, energy_a_decays_on_free_particle_b_bounded_with_potential
 
   double dE[2];
   const double hs[2] = {0.1, 0.05};
-  nh_method *B = parse_or_fail("js_b");
+  nh_method *B = test_method("js_b");
   for (int j = 0; j < 2; j++) {
     nh_system hsys = particle_preset("harmonic", &x);
     const double H0 = nh_energy(&hsys, x.q, x.v);
@@ -633,7 +614,7 @@ Test(jimenez_scheurle, energy_a_decays_on_free_particle_b_bounded_with_potential
 
 Test(jimenez_scheurle, particle_harmonic_potential_derivatives) {
   /* V = ½ω²(x² + y²): gradient and Hessian against central differences of V and ∇V. */
-  nh_system sys = named_system("particle", "omega2=2.5");
+  nh_system sys = test_system("particle", "omega2=2.5");
   const double q[3] = {0.7, -0.4, 1.3}, d = 1e-5;
   double g[3], H[9];
   sys.type->grad_potential(sys.p, q, g);
@@ -697,7 +678,7 @@ Test(jimenez_scheurle, particle_presets_on_D) {
     for (int j = 0; j < 3; j++)
       cr_assert(x.q[j] == expect[i].q[j] && x.v[j] == expect[i].v[j], "preset %s, entry %d", expect[i].name, j);
   }
-  nh_system sys = named_system("particle", "");
+  nh_system sys = test_system("particle", "");
   nh_state d;
   nh_system_default_state(&sys, &d);
   cr_assert(d.q[0] == 1 && d.q[1] == 1 && d.q[2] == -1 && d.v[0] == 1 && d.v[1] == -1 && d.v[2] == 1,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "integrators/integrator.h"
+#include "tests/helpers.h"
 #include "systems/system.h"
 
 /* ---- test-only systems ------------------------------------------------------------------------ */
@@ -145,24 +146,6 @@ static const nh_system_type twisted = {
 
 /* ---- helpers ---------------------------------------------------------------------------------- */
 
-static nh_system make_system(const nh_system_type *t, const char *params) {
-  nh_system sys;
-  char err[256] = "";
-  cr_assert(t != NULL, "system type missing from the registry");
-  cr_assert(nh_system_init(&sys, t) == 0, "nh_system_init(%s) failed", t->name);
-  cr_assert(nh_system_set_params_text(&sys, params, err, sizeof err) == 0, "%s", err);
-  return sys;
-}
-
-static nh_system named_system(const char *name) { return make_system(nh_system_type_find(name), ""); }
-
-static nh_method *parse_or_fail(const char *text) {
-  char err[512] = "";
-  nh_method *m = nh_method_parse(text, err, sizeof err);
-  cr_assert(m != NULL, "nh_method_parse(\"%s\") failed: %s", text, err);
-  return m;
-}
-
 static void step_ok(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y, double h,
                     nh_cost *cost) {
   nh_step_status st = nh_method_step(m, sys, x, y, h, cost);
@@ -193,7 +176,7 @@ static double dist(int n, const nh_state *a, const nh_state *b) { return fmax(di
 /* Largest step-by-step distance of methods a and b from the same states along a's trajectory. */
 static double max_step_difference(const char *ta, const char *tb, const nh_system *sys, nh_state x, double h,
                                   int steps) {
-  nh_method *a = parse_or_fail(ta), *b = parse_or_fail(tb);
+  nh_method *a = test_method(ta), *b = test_method(tb);
   nh_cost cost = {0};
   double worst = 0;
   for (int s = 0; s < steps; s++) {
@@ -225,13 +208,13 @@ Test(newmark_family, newmark_linear_closed_form) {
    * q_{k+1} = (q_k + h q̇_k + h²(½−β) a_k)/(1 + h²βω²), q̇_{k+1} = q̇_k + h((1−γ)a_k + γ a_{k+1}). */
   static const double P[][2] = {{0.25, 0.5}, {0, 0.5}, {0.25, 0.6}, {0, 0}, {0.5, 1}, {0.1, 0.3}};
   static const double w2[2] = {1, 2};
-  nh_system sys = make_system(&anharmonic, "eps=0");
+  nh_system sys = test_system_of(&anharmonic, "eps=0");
   const double h = 0.3;
   for (size_t p = 0; p < sizeof P / sizeof P[0]; p++) {
     const double b = P[p][0], g = P[p][1];
     char text[128];
     snprintf(text, sizeof text, "newmark(beta=%.17g,gamma=%.17g)", b, g);
-    nh_method *m = parse_or_fail(text);
+    nh_method *m = test_method(text);
     nh_state x = default_state(&sys), y, e = x;
     nh_cost cost = {0};
     double worst = 0;
@@ -258,7 +241,7 @@ Test(newmark_family, typo_a1_gamma_of_exponential_form) {
    * γ = ½ + β' − β differs, also when β' is read as the position weight (that is the adjoint,
    * nh_newmark(β', β), for k = 0). */
   static const double P[][2] = {{0.1, 0.3}, {0.3, 0.1}, {0.2, 0}, {0, 0.2}, {0.4, 0.4}, {0, 0}, {0.5, 0.2}};
-  nh_system sys = make_system(&anharmonic, "eps=0.5");
+  nh_system sys = test_system_of(&anharmonic, "eps=0.5");
   const nh_state x0 = default_state(&sys);
   const double h = 0.2;
   for (size_t p = 0; p < sizeof P / sizeof P[0]; p++) {
@@ -289,11 +272,11 @@ Test(newmark_family, newmark_adjoint_identity) {
   static const char *const expect[] = {"newmark(beta=0.25,gamma=0.5)", "newmark(beta=0.15000000000000002,gamma=0.4)",
                                        "newmark(beta=0.3,gamma=0.7)", "newmark(beta=0,gamma=0.5)",
                                        "newmark(beta=0.10000000000000009,gamma=0.30000000000000004)"};
-  nh_system systems[2] = {named_system("chaotic_particle"), make_system(&twisted, "")};
+  nh_system systems[2] = {test_system("chaotic_particle", NULL), test_system_of(&twisted, "")};
   for (size_t p = 0; p < sizeof P / sizeof P[0]; p++) {
     char text[128], name[128];
     snprintf(text, sizeof text, "newmark(beta=%.17g,gamma=%.17g)", P[p][0], P[p][1]);
-    nh_method *m = parse_or_fail(text), *adj = nh_method_adjoint(m);
+    nh_method *m = test_method(text), *adj = nh_method_adjoint(m);
     cr_assert(adj != NULL, "%s has no adjoint", text);
     nh_method_format(adj, name, sizeof name);
     cr_assert_str_eq(name, expect[p], "adjoint of %s is %s, expected %s", text, name, expect[p]);
@@ -311,21 +294,21 @@ Test(newmark_family, newmark_adjoint_identity) {
     nh_method_free(m);
   }
   /* β* = ½ + β − γ outside [0, ½]: no Newmark adjoint. */
-  nh_method *m = parse_or_fail("newmark(beta=0,gamma=0.8)");
+  nh_method *m = test_method("newmark(beta=0,gamma=0.8)");
   cr_assert(nh_method_adjoint(m) == NULL, "newmark(beta=0,gamma=0.8) has no adjoint in the family");
   nh_method_free(m);
 }
 
 Test(newmark_family, newmark_order_symmetry_and_properties) {
-  nh_method *a = parse_or_fail("newmark"), *b = parse_or_fail("newmark(beta=0.25,gamma=0.6)");
+  nh_method *a = test_method("newmark"), *b = test_method("newmark(beta=0.25,gamma=0.6)");
   cr_assert(nh_method_order(a) == 2 && nh_method_is_symmetric(a), "newmark defaults: order 2, symmetric");
   cr_assert(nh_method_order(b) == 1 && !nh_method_is_symmetric(b), "gamma = 0.6: order 1, not symmetric");
   cr_assert(!nh_method_preserves_constraint(a), "classical Newmark does not keep the constraint");
   nh_method_free(a);
   nh_method_free(b);
   /* It ignores the constraint structure: the residual |μ·v| drifts (chaotic particle, h = 0.2). */
-  nh_system sys = named_system("chaotic_particle");
-  nh_method *m = parse_or_fail("newmark(beta=0.25,gamma=0.5)");
+  nh_system sys = test_system("chaotic_particle", NULL);
+  nh_method *m = test_method("newmark(beta=0.25,gamma=0.5)");
   nh_state x = default_state(&sys), y;
   nh_cost cost = {0};
   double res = 0;
@@ -341,8 +324,8 @@ Test(newmark_family, newmark_order_symmetry_and_properties) {
 Test(newmark_family, newmark_cost) {
   /* β = γ = 0 is explicit: one Γ per step, no Newton. Otherwise each Newton iteration costs n + 1 Γ
    * (residual and forward-difference columns) plus the Γ(t_k) of the step. */
-  nh_system sys = named_system("chaotic_particle");
-  nh_method *e = parse_or_fail("newmark(beta=0,gamma=0)"), *i = parse_or_fail("newmark");
+  nh_system sys = test_system("chaotic_particle", NULL);
+  nh_method *e = test_method("newmark(beta=0,gamma=0)"), *i = test_method("newmark");
   nh_state x = default_state(&sys), y;
   nh_cost ce = {0}, ci = {0};
   step_ok(e, &sys, &x, &y, 0.1, &ce);
@@ -371,10 +354,10 @@ static double error_at_one(const nh_method *m, const nh_system *sys, double h) {
 Test(newmark_family, newmark_handles_damping_and_forcing) {
   /* newmark steps Γ(t, q, q̇) with every term of nh_acceleration; the Newmark-family methods that
    * need L of type (2) decline the system. Observed orders against rk8pd: 2 (γ = ½) and 1. */
-  nh_system sys = make_system(&anharmonic, "eps=0.5,damp=0.3,amp=0.5");
+  nh_system sys = test_system_of(&anharmonic, "eps=0.5,damp=0.3,amp=0.5");
   char err[256];
-  nh_method *m2 = parse_or_fail("newmark(beta=0.25,gamma=0.5)"), *m1 = parse_or_fail("newmark(beta=0.25,gamma=0.6)");
-  nh_method *nm = parse_or_fail("nh_newmark"), *dla = parse_or_fail("dla");
+  nh_method *m2 = test_method("newmark(beta=0.25,gamma=0.5)"), *m1 = test_method("newmark(beta=0.25,gamma=0.6)");
+  nh_method *nm = test_method("nh_newmark"), *dla = test_method("dla");
   cr_assert(nh_method_applies(m2, &sys, err, sizeof err) == 0, "newmark refused damping/forcing: %s", err);
   cr_assert(nh_method_applies(nm, &sys, err, sizeof err) != 0, "nh_newmark accepted a damped, forced system");
   cr_assert(nh_method_applies(dla, &sys, err, sizeof err) != 0, "dla accepted a damped, forced system");
@@ -393,7 +376,7 @@ Test(newmark_family, fast_path_equals_full_newton) {
   static const char *const systems[] = {"particle", "chaotic_particle"};
   static const double alphas[] = {0, 0.5, 1};
   for (int s = 0; s < 2; s++) {
-    nh_system sys = named_system(systems[s]);
+    nh_system sys = test_system(systems[s], NULL);
     const nh_state starts[2] = {default_state(&sys), sampled_state(&sys, 1.535, 11)};
     for (int a = 0; a < 3; a++)
       for (int disc = 14; disc <= 15; disc++)
@@ -410,7 +393,7 @@ Test(newmark_family, fast_path_equals_full_newton) {
 Test(newmark_family, fast_path_nonlinear_constraint) {
   /* On the twisted system (N3) is nonlinear in Λ0 unless α = 0: the fast path detects it and runs
    * Newton on the k-dimensional problem, still equal to the full system to round-off. */
-  nh_system sys = make_system(&twisted, "");
+  nh_system sys = test_system_of(&twisted, "");
   static const double alphas[] = {0, 0.5, 1, 0.3};
   for (int a = 0; a < 4; a++)
     for (int disc = 14; disc <= 15; disc++) {
@@ -419,7 +402,7 @@ Test(newmark_family, fast_path_nonlinear_constraint) {
       snprintf(full, sizeof full, "nh_newmark(alpha=%g,disc=%d,fast=0)", alphas[a], disc);
       double d = max_step_difference(fast, full, &sys, default_state(&sys), 0.2, 20);
       cr_assert(d <= 1e-14, "%s on twisted: fast and full Newton differ by %.3e", fast, d);
-      nh_method *m = parse_or_fail(fast);
+      nh_method *m = test_method(fast);
       nh_state x = default_state(&sys), y;
       nh_cost cost = {0};
       step_ok(m, &sys, &x, &y, 0.2, &cost);
@@ -474,10 +457,10 @@ Test(newmark_family, fast_path_matches_spec_explicit_formulas) {
   for (int s = 0; s < 2; s++)
     for (int a = 0; a < 2; a++) {
       const double alpha = a ? 0.5 : 0;
-      nh_system sys = named_system(systems[s]);
+      nh_system sys = test_system(systems[s], NULL);
       char text[64];
       snprintf(text, sizeof text, "nh_newmark(alpha=%g)", alpha);
-      nh_method *m = parse_or_fail(text);
+      nh_method *m = test_method(text);
       nh_state x = default_state(&sys), y;
       nh_cost cost = {0};
       double worst = 0;
@@ -498,8 +481,8 @@ Test(newmark_family, fast_path_cost) {
    * the full system needs Newton iterations on 2n + 2k unknowns and more gradient evaluations. */
   static const char *const systems[] = {"particle", "chaotic_particle"};
   for (int s = 0; s < 2; s++) {
-    nh_system sys = named_system(systems[s]);
-    nh_method *fast = parse_or_fail("nh_newmark(alpha=0.5)"), *full = parse_or_fail("nh_newmark(alpha=0.5,fast=0)");
+    nh_system sys = test_system(systems[s], NULL);
+    nh_method *fast = test_method("nh_newmark(alpha=0.5)"), *full = test_method("nh_newmark(alpha=0.5,fast=0)");
     nh_state x = default_state(&sys), y;
     nh_cost cf = {0}, cn = {0};
     for (int k = 0; k < 10; k++) {
@@ -525,7 +508,7 @@ static void dla_vs_newmark(const nh_system *sys, double alpha, int disc, double 
   char dtext[96], ntext[128];
   snprintf(dtext, sizeof dtext, "dla(alpha=%.17g,disc=%d)", alpha, disc);
   snprintf(ntext, sizeof ntext, "nh_newmark(alpha=%.17g,disc=%d,fast=0)", alpha, disc);
-  nh_method *d = parse_or_fail(dtext), *nm = parse_or_fail(ntext);
+  nh_method *d = test_method(dtext), *nm = test_method(ntext);
   nh_state x = default_state(sys), z = x, y;
   nh_cost cost = {0};
   cr_assert(nh_method_init(d, sys, &x, h, &cost) == NH_STEP_OK, "dla init failed");
@@ -546,7 +529,7 @@ Test(newmark_family, dla_equals_nh_newmark_beta_zero) {
   /* C10, Prop 3.5: dla(α) ≡ nh_newmark(β=0, β'=0, α): same q (and, by the (N2)+(N4) velocity, v)
    * over 100 steps, on both particles and the twisted system (non-identity M, nonlinear (N3)). */
   static const double alphas[] = {0, 0.3, 0.5, 1};
-  nh_system systems[3] = {named_system("particle"), named_system("chaotic_particle"), make_system(&twisted, "")};
+  nh_system systems[3] = {test_system("particle", NULL), test_system("chaotic_particle", NULL), test_system_of(&twisted, "")};
   for (int s = 0; s < 3; s++)
     for (int a = 0; a < 4; a++)
       for (int disc = 14; disc <= 15; disc++) {
@@ -560,9 +543,9 @@ Test(newmark_family, dla_equals_nh_newmark_beta_zero) {
 Test(newmark_family, dla_recurrence_and_constraints) {
   /* §2.6: M(q_{k+2} − 2q_{k+1} + q_k)/h² + ∇V(q_{k+1}) lies along μ(q_{k+1}), Φ(q_{k+1}, q_{k+2}) = 0
    * ((14), α = 0.3) and μ(q)·v = 0, checked on the twisted system with its non-diagonal M. */
-  nh_system sys = make_system(&twisted, "");
+  nh_system sys = test_system_of(&twisted, "");
   const double h = 0.1, alpha = 0.3;
-  nh_method *m = parse_or_fail("dla(alpha=0.3)");
+  nh_method *m = test_method("dla(alpha=0.3)");
   nh_state x = default_state(&sys), y;
   nh_cost cost = {0};
   cr_assert(nh_method_init(m, &sys, &x, h, &cost) == NH_STEP_OK, "dla init failed");
@@ -596,8 +579,8 @@ Test(newmark_family, dla_recurrence_and_constraints) {
 }
 
 Test(newmark_family, dla_is_a_two_step_method) {
-  nh_system sys = named_system("chaotic_particle");
-  nh_method *m = parse_or_fail("dla(alpha=0.5)");
+  nh_system sys = test_system("chaotic_particle", NULL);
+  nh_method *m = test_method("dla(alpha=0.5)");
   cr_assert((m->type->properties & (NH_HISTORY | NH_PRESERVES_CONSTRAINT)) == (NH_HISTORY | NH_PRESERVES_CONSTRAINT),
             "dla must declare NH_HISTORY and NH_PRESERVES_CONSTRAINT");
   nh_state x = default_state(&sys), y;
@@ -616,7 +599,7 @@ Test(newmark_family, dla_is_a_two_step_method) {
   }
   cr_assert(nh_method_order(m) == 2, "dla(alpha=0.5) is order 2");
   nh_method_free(m);
-  m = parse_or_fail("dla(alpha=0)");
+  m = test_method("dla(alpha=0)");
   cr_assert(nh_method_order(m) == 1, "dla(alpha=0) is order 1");
   nh_method_free(m);
 }
@@ -656,7 +639,7 @@ static int composition_coefficients(const char *name, double *c) {
   char err[256] = "";
   cr_assert(comp.type != NULL, "%s is not registered", name);
   cr_assert(comp.type->setup(&comp, err, sizeof err) == 0, "%s refused a symmetric order-2 base: %s", name, err);
-  nh_system sys = named_system("particle");
+  nh_system sys = test_system("particle", NULL);
   nh_state x = default_state(&sys), y;
   nh_cost cost = {0};
   nrecorded = 0;
@@ -685,7 +668,7 @@ static void check_table(const char *name, int stages, int order, double *c) {
             order + 1, power_sum(s, c, order + 1), order + 2);
   char text[64];
   snprintf(text, sizeof text, "%s(nh_newmark(alpha=0.5))", name);
-  nh_method *m = parse_or_fail(text);
+  nh_method *m = test_method(text);
   cr_assert(nh_method_order(m) == order && nh_method_is_symmetric(m), "%s: order %d, expected %d, symmetric", text,
             nh_method_order(m), order);
   nh_method_free(m);
@@ -727,8 +710,8 @@ Test(newmark_family, compositions_refuse_unsuitable_bases) {
 Test(newmark_family, suzuki5_over_classical_newmark_is_order_4) {
   /* newmark(β, ½) is symmetric of order 2, so suzuki5 over it is order 4 (unconstrained anharmonic
    * oscillator, against rk8pd; the error ratio for h = 0.1 → 0.05 is 2⁴). */
-  nh_system sys = make_system(&anharmonic, "eps=0.5");
-  nh_method *m = parse_or_fail("suzuki5(newmark(beta=0.25,gamma=0.5))");
+  nh_system sys = test_system_of(&anharmonic, "eps=0.5");
+  nh_method *m = test_method("suzuki5(newmark(beta=0.25,gamma=0.5))");
   const double p = log2(error_at_one(m, &sys, 0.1) / error_at_one(m, &sys, 0.05));
   cr_assert(fabs(p - 4) < 0.15, "suzuki5(newmark(beta=0.25,gamma=0.5)): observed order %.3f", p);
   nh_method_free(m);

@@ -9,26 +9,10 @@
 #include <string.h>
 
 #include "integrators/integrator.h"
+#include "tests/helpers.h"
 #include "systems/system.h"
 
 /* ---- helpers ---------------------------------------------------------------------------------- */
-
-static nh_system make_system(const char *name, const char *params) {
-  nh_system sys;
-  char err[256] = "";
-  const nh_system_type *t = nh_system_type_find(name);
-  cr_assert(t != NULL, "system '%s' is not in the registry", name);
-  cr_assert(nh_system_init(&sys, t) == 0, "nh_system_init(%s) failed", name);
-  cr_assert(nh_system_set_params_text(&sys, params, err, sizeof err) == 0, "%s", err);
-  return sys;
-}
-
-static nh_method *parse_or_fail(const char *text) {
-  char err[512] = "";
-  nh_method *m = nh_method_parse(text, err, sizeof err);
-  cr_assert(m != NULL, "nh_method_parse(\"%s\") failed: %s", text, err);
-  return m;
-}
 
 static void init_ok(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
   cr_assert(nh_method_init(m, sys, x, h, cost) == NH_STEP_OK, "init of %s failed", m->type->name);
@@ -90,7 +74,7 @@ Test(rattle, pendulum_exact_matches_reference) {
       {"g=0", 0.5, 1, 10, "free circle"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-    nh_system sys = make_system("pendulum", cases[c].params);
+    nh_system sys = test_system("pendulum", cases[c].params);
     const double l = sys.p[2];
     nh_state x0 = pendulum_state(l, cases[c].th0, cases[c].thd0), ex, ref;
     x0.t = 0.25;
@@ -118,7 +102,7 @@ Test(rattle, pendulum_exact_matches_reference) {
 }
 
 Test(rattle, pendulum_exact_declines_states_off_the_circle) {
-  nh_system sys = make_system("pendulum", "");
+  nh_system sys = test_system("pendulum", "");
   nh_state x0 = pendulum_state(1.1, 0.5, 1), ex;
   cr_expect_eq(sys.type->exact(sys.p, &x0, 1.0, &ex), -1, "|q| = 1.1 with l = 1 has no constrained motion");
   x0 = pendulum_state(1, 0.5, 1);
@@ -129,7 +113,7 @@ Test(rattle, pendulum_exact_declines_states_off_the_circle) {
 /* The system's functions against finite differences and the definitions of spec §4 F:
  * ∇V, A = ∂φ/∂q (holonomic consistency), dA = ∂A/∂q. */
 Test(rattle, pendulum_derivatives_and_constraint) {
-  nh_system sys = make_system("pendulum", "m=2,g=3,l=1.5");
+  nh_system sys = test_system("pendulum", "m=2,g=3,l=1.5");
   const nh_system_type *T = sys.type;
   const double q[2] = {0.7, -1.2}, eps = 1e-6;
   double g[2], A[2], dA[4], H[4];
@@ -161,7 +145,7 @@ Test(rattle, pendulum_derivatives_and_constraint) {
 }
 
 Test(rattle, pendulum_presets_and_default_ic) {
-  nh_system sys = make_system("pendulum", "g=5,l=2");
+  nh_system sys = test_system("pendulum", "g=5,l=2");
   nh_state x;
   char err[256];
   cr_assert(nh_system_apply_preset(&sys, "free_circle", &x, err, sizeof err) == 0, "%s", err);
@@ -183,9 +167,9 @@ Test(rattle, pendulum_presets_and_default_ic) {
 Test(rattle, nh_rattle_exact_constraint_and_cost) {
   const char *methods[] = {"nh_rattle", "nh_rattle(lambda0=0)", "nh_shake", "nh_shake(lambda0=0)"};
   const int solves_per_step[] = {1, 1, 2, 2};
-  nh_system sys = make_system("particle", "");
+  nh_system sys = test_system("particle", "");
   for (int mi = 0; mi < 4; mi++) {
-    nh_method *m = parse_or_fail(methods[mi]);
+    nh_method *m = test_method(methods[mi]);
     nh_state x = particle_ic(), y;
     nh_cost init = {0}, cost = {0};
     init_ok(m, &sys, &x, 0.05, &init);
@@ -238,13 +222,13 @@ static double discrete_energy_9a(const nh_system *sys, const nh_state *x, double
  * constant E_d at every step. */
 static void check_exact_energy(const char *system, const char *preset, nh_state x0, double h,
                                const double Ed_expected[2], double tol) {
-  nh_system sys = make_system(system, "");
+  nh_system sys = test_system(system, "");
   if (preset) {
     char err[256];
     cr_assert(nh_system_apply_preset(&sys, preset, &x0, err, sizeof err) == 0, "%s", err);
   }
   for (int l0 = 0; l0 < 2; l0++) {
-    nh_method *m = parse_or_fail(l0 ? "nh_rattle(lambda0=1)" : "nh_rattle(lambda0=0)");
+    nh_method *m = test_method(l0 ? "nh_rattle(lambda0=1)" : "nh_rattle(lambda0=0)");
     nh_state x = x0, y;
     nh_cost cost = {0};
     init_ok(m, &sys, &x, h, &cost);
@@ -283,8 +267,8 @@ Test(rattle, nh_rattle_exact_energy_v0) {
  * multiplier nh_rattle carries equals the one recovered from its positions (particle, V = 0). */
 Test(rattle, nh_rattle_multiplier_from_positions) {
   const double h = 0.05;
-  nh_system sys = make_system("particle", "");
-  nh_method *m = parse_or_fail("nh_rattle");
+  nh_system sys = test_system("particle", "");
+  nh_method *m = test_method("nh_rattle");
   nh_state x = particle_ic(), y;
   nh_cost cost = {0};
   init_ok(m, &sys, &x, h, &cost);
@@ -307,10 +291,10 @@ Test(rattle, nh_rattle_momentum_map) {
   char err[256];
   for (int c = 0; c < 2; c++) {
     if (!nh_system_type_find(systems[c])->mass) continue; /* not written yet */
-    nh_system sys = make_system(systems[c], "");
+    nh_system sys = test_system(systems[c], "");
     cr_assert_eq(sys.type->ninvariants, 1);
     for (int l0 = 0; l0 < 2; l0++) {
-      nh_method *m = parse_or_fail(l0 ? "nh_rattle" : "nh_rattle(lambda0=0)");
+      nh_method *m = test_method(l0 ? "nh_rattle" : "nh_rattle(lambda0=0)");
       nh_state x, y;
       nh_cost cost = {0};
       cr_assert(nh_system_apply_preset(&sys, presets[c], &x, err, sizeof err) == 0, "%s", err);
@@ -334,8 +318,8 @@ Test(rattle, nh_rattle_momentum_map) {
  * from (4), at several h, from the first step's positions; also the starting multiplier itself,
  * λ(0) = −0.5 (spec §4 C). */
 Test(rattle, nh_rattle_energy_offset_vs_lambda0) {
-  nh_system sys = make_system("particle", "");
-  nh_method *zero = parse_or_fail("nh_rattle(lambda0=0)"), *cont = parse_or_fail("nh_rattle");
+  nh_system sys = test_system("particle", "");
+  nh_method *zero = test_method("nh_rattle(lambda0=0)"), *cont = test_method("nh_rattle");
   const double H0 = 1.5;
   for (double h = 0.1; h > 0.005; h /= 2) {
     nh_state xz = particle_ic(), xc = particle_ic(), y;
@@ -357,8 +341,8 @@ Test(rattle, nh_rattle_energy_offset_vs_lambda0) {
 
 /* spec §6 item 6, §3.3: Φ_{−h}∘Φ_h = id and ρΦ_hρΦ_h = id on (q, p, λ), ρ(q,p,λ) = (q,−p,λ). */
 static void check_symmetry(const char *method, const char *system, const char *params, nh_state x, double h) {
-  nh_system sys = make_system(system, params);
-  nh_method *m = parse_or_fail(method);
+  nh_system sys = test_system(system, params);
+  nh_method *m = test_method(method);
   nh_cost cost = {0};
   const int n = sys.n, k = sys.k, lam = strncmp(method, "nh_", 3) == 0; /* rattle's aux is a Newton guess */
   init_ok(m, &sys, &x, h, &cost);
@@ -403,8 +387,8 @@ Test(rattle, symmetry_and_reversibility) {
 static void check_shake_equals_rattle(const char *shake, const char *rattle, const char *system, const char *params,
                                       nh_state x0, double h) {
   const double tol = strncmp(shake, "nh_", 3) == 0 ? 1e-13 : 5e-13;
-  nh_system sys = make_system(system, params);
-  nh_method *ms = parse_or_fail(shake), *mr = parse_or_fail(rattle);
+  nh_system sys = test_system(system, params);
+  nh_method *ms = test_method(shake), *mr = test_method(rattle);
   nh_state xs = x0, xr = x0, y;
   nh_cost cost = {0};
   init_ok(ms, &sys, &xs, h, &cost);
@@ -439,8 +423,8 @@ Test(rattle, shake_equals_rattle) {
 
 /* Max over k ≤ T/h of |φ(q_k)| and of |G(q_k)M⁻¹p_k| = |q_k·v_k| on the pendulum (spec §4 F). */
 static void pendulum_violations(const char *method, double h, double T, double *phi_max, double *vel_max) {
-  nh_system sys = make_system("pendulum", "");
-  nh_method *m = parse_or_fail(method);
+  nh_system sys = test_system("pendulum", "");
+  nh_method *m = test_method(method);
   nh_state x = pendulum_state(1, 0.5, 1), y;
   nh_cost cost = {0};
   init_ok(m, &sys, &x, h, &cost);
@@ -482,12 +466,12 @@ Test(rattle, remark2_holonomic_pendulum) {
 /* spec §5.2 F, §6 item 8: on the free circle (g = 0, |v0| = 1) nh_rattle's |q_k|² − 1 alternates
  * exactly between h²|v0|² and 0 with λ0 = 0, between h⁴|v0|⁴/4 and 0 with λ0 = |v0|² from (4). */
 Test(rattle, free_circle_alternation) {
-  nh_system sys = make_system("pendulum", "");
+  nh_system sys = test_system("pendulum", "");
   const double h = 0.05, odd[2] = {h * h, h * h * h * h / 4};
   const char *methods[2] = {"nh_rattle(lambda0=0)", "nh_rattle(lambda0=1)"};
   char err[256];
   for (int l0 = 0; l0 < 2; l0++) {
-    nh_method *m = parse_or_fail(methods[l0]);
+    nh_method *m = test_method(methods[l0]);
     nh_state x, y;
     nh_cost cost = {0};
     cr_assert(nh_system_apply_preset(&sys, "free_circle", &x, err, sizeof err) == 0, "%s", err);
@@ -508,8 +492,8 @@ Test(rattle, free_circle_alternation) {
  * period-2 mode of amplitude |ν| = |λ(0)| √((1 + y0²)/(1 + y²)) on the particle (ν ∝ (1+y²)^{−1/2}),
  * which does not vanish as h → 0. The continuous λ(T) comes from the exact solution. */
 static double lambda_error(const char *method, double h, double T) {
-  nh_system sys = make_system("particle", "");
-  nh_method *m = parse_or_fail(method);
+  nh_system sys = test_system("particle", "");
+  nh_method *m = test_method(method);
   nh_state x = particle_ic(), y, ex;
   nh_cost cost = {0};
   init_ok(m, &sys, &x, h, &cost);
@@ -541,10 +525,10 @@ Test(rattle, multiplier_convergence_and_parasitic_mode) {
 
 Test(rattle, applicability_and_names) {
   char err[512];
-  nh_system particle = make_system("particle", ""), pendulum = make_system("pendulum", "");
+  nh_system particle = test_system("particle", ""), pendulum = test_system("pendulum", "");
   const char *classical[] = {"rattle", "shake"};
   for (int c = 0; c < 2; c++) {
-    nh_method *m = parse_or_fail(classical[c]);
+    nh_method *m = test_method(classical[c]);
     cr_expect_eq(nh_method_applies(m, &particle, err, sizeof err), -1, "%s must decline the particle", classical[c]);
     cr_expect(strstr(err, "holonomic") != NULL, "reason: %s", err);
     cr_expect_eq(nh_method_applies(m, &pendulum, err, sizeof err), 0, "%s", err);
@@ -553,7 +537,7 @@ Test(rattle, applicability_and_names) {
   }
   const char *nh[] = {"nh_rattle", "nh_shake"};
   for (int c = 0; c < 2; c++) {
-    nh_method *m = parse_or_fail(nh[c]);
+    nh_method *m = test_method(nh[c]);
     cr_expect_eq(nh_method_applies(m, &particle, err, sizeof err), 0, "%s", err);
     cr_expect_eq(nh_method_applies(m, &pendulum, err, sizeof err), 0, "%s", err);
     cr_expect_eq(nh_method_order(m), 2);
@@ -566,8 +550,8 @@ Test(rattle, applicability_and_names) {
   }
   const nh_system_type *fd = nh_system_type_find("falling_disk");
   if (fd && fd->mass) { /* a configuration-dependent mass matrix, once that system is written */
-    nh_system disk = make_system("falling_disk", "");
-    nh_method *m = parse_or_fail("nh_rattle");
+    nh_system disk = test_system("falling_disk", "");
+    nh_method *m = test_method("nh_rattle");
     cr_expect_eq(nh_method_applies(m, &disk, err, sizeof err), -1, "nh_rattle needs a constant mass matrix");
     cr_expect(strstr(err, "constant mass matrix") != NULL, "reason: %s", err);
     nh_method_free(m);
@@ -575,7 +559,7 @@ Test(rattle, applicability_and_names) {
   cr_expect_null(nh_method_parse("nh_rattle(lambda0=2)", err, sizeof err), "lambda0 is 0 or 1");
   cr_expect_null(nh_method_parse("triple_jump(nh_shake)", err, sizeof err), "two-step methods do not compose");
   cr_expect_null(nh_method_parse("adjoint_pair(shake)", err, sizeof err), "two-step methods do not compose");
-  nh_method *tj = parse_or_fail("triple_jump(nh_rattle)");
+  nh_method *tj = test_method("triple_jump(nh_rattle)");
   cr_expect_eq(nh_method_order(tj), 4, "nh_rattle is symmetric of order 2");
   nh_method_free(tj);
 }

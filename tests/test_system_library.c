@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "integrators/integrator.h"
+#include "tests/helpers.h"
 #include "systems/system.h"
 
 /* ---- shared helpers ------------------------------------------------------------------------- */
@@ -21,30 +22,6 @@ static const char *const library[] = {"cvt", "knife_edge", "chaplygin_sleigh", "
 /* Non-default parameters, so that a parameter read from the wrong slot shows. */
 static const char *const library_params[] = {"eps=0.1", "m=1.3,J=0.7,g=9.81,alpha=0.3", "m=2,I=0.5,a=0.3",
                                              "m=1.5,I_r=0.3,I_h=0.2,R=0.8", "omega=1.7"};
-
-static nh_system make_system(const char *name, const char *params) {
-  nh_system sys;
-  char err[256] = "";
-  const nh_system_type *t = nh_system_type_find(name);
-  cr_assert(t != NULL, "system '%s' is not in the registry", name);
-  cr_assert(nh_system_init(&sys, t) == 0, "nh_system_init(%s) failed", name);
-  cr_assert(nh_system_set_params_text(&sys, params, err, sizeof err) == 0, "%s: %s", name, err);
-  return sys;
-}
-
-static nh_state preset_state(nh_system *sys, const char *preset) {
-  nh_state x;
-  char err[256] = "";
-  cr_assert(nh_system_apply_preset(sys, preset, &x, err, sizeof err) == 0, "%s", err);
-  return x;
-}
-
-static gsl_rng *make_rng(unsigned long seed) {
-  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-  cr_assert(r != NULL, "gsl_rng_alloc failed");
-  gsl_rng_set(r, seed);
-  return r;
-}
 
 static double uniform(gsl_rng *r, double a) { return a * (2 * gsl_rng_uniform(r) - 1); }
 
@@ -87,10 +64,10 @@ static nh_state random_state_on_D(const nh_system *sys, gsl_rng *r) {
 
 /* Central differences (δ = 1e-5) of V, ∇V and A(q) at 10 random points, non-default parameters. */
 static void check_derivatives(const char *name, const char *params) {
-  nh_system sys = make_system(name, params);
+  nh_system sys = test_system(name, params);
   const int n = sys.n, k = sys.k;
   const double d = 1e-5, tol = 1e-7;
-  gsl_rng *r = make_rng(4711);
+  gsl_rng *r = test_rng(4711);
   for (int trial = 0; trial < 10; trial++) {
     double q[NH_MAX_N], g[NH_MAX_N], H[NH_MAX_N * NH_MAX_N], dA[NH_MAX_K * NH_MAX_N * NH_MAX_N];
     for (int i = 0; i < n; i++) q[i] = uniform(r, 2);
@@ -168,8 +145,8 @@ static void spec_dynamics(const nh_system *sys, const nh_state *x, double *lambd
 }
 
 static void check_dynamics(const char *name, const char *params) {
-  nh_system sys = make_system(name, params);
-  gsl_rng *r = make_rng(99);
+  nh_system sys = test_system(name, params);
+  gsl_rng *r = test_rng(99);
   for (int trial = 0; trial < 10; trial++) {
     nh_state x = random_state_on_D(&sys, r);
     double lam[NH_MAX_K], acc[NH_MAX_N], lam_spec[NH_MAX_K], acc_spec[NH_MAX_N];
@@ -217,8 +194,8 @@ static double spec_energy(const nh_system *sys, const nh_state *x) {
 
 Test(system_library, energy_matches_spec_formulas) {
   for (int s = 0; s < NLIB; s++) {
-    nh_system sys = make_system(library[s], library_params[s]);
-    gsl_rng *r = make_rng(5);
+    nh_system sys = test_system(library[s], library_params[s]);
+    gsl_rng *r = test_rng(5);
     for (int trial = 0; trial < 10; trial++) {
       nh_state x = random_state_on_D(&sys, r);
       double E = nh_energy(&sys, x.q, x.v), Es = spec_energy(&sys, &x);
@@ -272,13 +249,13 @@ static const char *const with_exact_params[] = {"m=1.3,J=0.7,g=9.81,alpha=0.3", 
 
 Test(system_library, exact_solutions_solve_equations_of_motion) {
   for (int s = 0; s < 3; s++) {
-    nh_system sys = make_system(with_exact[s], "");
+    nh_system sys = test_system(with_exact[s], "");
     for (int i = 0; i < sys.type->npresets; i++) {
-      nh_state x0 = preset_state(&sys, sys.type->presets[i].name);
+      nh_state x0 = test_preset(&sys, sys.type->presets[i].name);
       check_exact(&sys, &x0);
     }
-    sys = make_system(with_exact[s], with_exact_params[s]);
-    gsl_rng *r = make_rng(17);
+    sys = test_system(with_exact[s], with_exact_params[s]);
+    gsl_rng *r = test_rng(17);
     for (int trial = 0; trial < 5; trial++) {
       nh_state x0 = random_state_on_D(&sys, r);
       check_exact(&sys, &x0);
@@ -298,9 +275,9 @@ Test(system_library, exact_solutions_match_reference) {
   /* GSL rk8pd at tol 1e-13 against the closed forms, T = 10 (spec/rattle.md §4 A, D: T = 10). */
   for (int s = 0; s < 3; s++) {
     for (int variant = 0; variant < 2; variant++) {
-      nh_system sys = make_system(with_exact[s], variant ? with_exact_params[s] : "");
-      gsl_rng *r = make_rng(23);
-      nh_state x0 = variant ? random_state_on_D(&sys, r) : preset_state(&sys, sys.type->presets[0].name), ref, ex;
+      nh_system sys = test_system(with_exact[s], variant ? with_exact_params[s] : "");
+      gsl_rng *r = test_rng(23);
+      nh_state x0 = variant ? random_state_on_D(&sys, r) : test_preset(&sys, sys.type->presets[0].name), ref, ex;
       gsl_rng_free(r);
       cr_assert(nh_reference_solve(&sys, &x0, x0.t + 10, 1e-13, &ref) == 0, "nh_reference_solve failed");
       sys.type->exact(sys.p, &x0, x0.t + 10, &ex);
@@ -314,7 +291,7 @@ Test(system_library, exact_solutions_match_spec_formulas) {
   /* rattle.md §4 A, literally (ω ≠ 0): G = g sin α/ω, A = s0 − G sin θ0, θ = θ0 + ωt,
    * s = s0 + G(sin θ − sin θ0), x = x0 + A(sin θ − sin θ0)/ω + G(sin²θ − sin²θ0)/(2ω),
    * y = y0 + A(cos θ0 − cos θ)/ω + G[t/2 − (sin 2θ − sin 2θ0)/(4ω)]. */
-  nh_system knife = make_system("knife_edge", "m=1.3,J=0.7,g=9.81,alpha=0.3");
+  nh_system knife = test_system("knife_edge", "m=1.3,J=0.7,g=9.81,alpha=0.3");
   const double x0 = 0.4, y0 = -0.2, th0 = 0.7, s0 = -0.3, w = 1.9, t = 2.6;
   nh_state a = {.t = 0, .q = {x0, y0, th0}, .v = {s0 * cos(th0), s0 * sin(th0), w}}, e;
   cr_assert(knife.type->exact(knife.p, &a, t, &e) == 0);
@@ -326,14 +303,14 @@ Test(system_library, exact_solutions_match_spec_formulas) {
   cr_assert(max_abs_diff(6, got, expect) <= 1e-13, "knife: closed form differs from spec by %.3e",
             max_abs_diff(6, got, expect));
   /* IC-1 (θ0 = s0 = x0 = y0 = 0): Bloch's x = (g sin α/2ω²) sin²ωt, y = (g sin α/2ω²)(ωt − ½ sin 2ωt). */
-  nh_system k1 = make_system("knife_edge", "");
-  nh_state ic1 = preset_state(&k1, "ic1");
+  nh_system k1 = test_system("knife_edge", "");
+  nh_state ic1 = test_preset(&k1, "ic1");
   k1.type->exact(k1.p, &ic1, t, &e);
   const double gs = k1.p[2] * sin(k1.p[3]) / 2; /* g sin α/(2ω²), ω = 1 */
   cr_assert(fabs(e.q[0] - gs * sin(t) * sin(t)) <= 1e-14 && fabs(e.q[1] - gs * (t - 0.5 * sin(2 * t))) <= 1e-14,
             "knife IC-1 differs from Bloch's formula");
   /* rattle.md §4 D: x = x0 + (RΩ/ω)(sin φ − sin φ0), y = y0 − (RΩ/ω)(cos φ − cos φ0). */
-  nh_system disk = make_system("vertical_disk", "m=1.5,I_r=0.3,I_h=0.2,R=0.8");
+  nh_system disk = test_system("vertical_disk", "m=1.5,I_r=0.3,I_h=0.2,R=0.8");
   const double phi0 = -0.4, Om = 1.3, wd = -0.7, phi = phi0 + wd * t;
   nh_state d0 = {.t = 0, .q = {0.1, 0.2, 0.3, phi0}, .v = {0.8 * Om * cos(phi0), 0.8 * Om * sin(phi0), Om, wd}};
   cr_assert(disk.type->exact(disk.p, &d0, t, &e) == 0);
@@ -346,12 +323,12 @@ Test(system_library, exact_solutions_match_spec_formulas) {
 Test(system_library, exact_solutions_decline_states_off_D) {
   /* Off D the closed forms do not describe the motion; the runner then uses the reference. */
   nh_state x;
-  nh_system knife = make_system("knife_edge", "");
-  nh_state a = preset_state(&knife, "ic2");
+  nh_system knife = test_system("knife_edge", "");
+  nh_state a = test_preset(&knife, "ic2");
   a.v[1] += 1e-6;
   cr_assert(knife.type->exact(knife.p, &a, 1, &x) != 0, "knife exact() accepted a state off D");
-  nh_system disk = make_system("vertical_disk", "");
-  nh_state b = preset_state(&disk, "ic1");
+  nh_system disk = test_system("vertical_disk", "");
+  nh_state b = test_preset(&disk, "ic1");
   b.v[0] += 1e-6;
   cr_assert(disk.type->exact(disk.p, &b, 1, &x) != 0, "disk exact() accepted a state off D");
 }
@@ -365,9 +342,9 @@ Test(system_library, sleigh_reference_matches_reduced_closed_form) {
    * the CM velocity is u e_θ + aω e_θ⊥. Checked for the spec's IC and for another one. */
   const char *params[] = {"", "m=2,I=0.5,a=0.3"};
   for (int variant = 0; variant < 2; variant++) {
-    nh_system sys = make_system("chaplygin_sleigh", params[variant]);
+    nh_system sys = test_system("chaplygin_sleigh", params[variant]);
     const double m = sys.p[0], I = sys.p[1], a = sys.p[2], T = 10;
-    nh_state x0 = preset_state(&sys, "ic1"), ref;
+    nh_state x0 = test_preset(&sys, "ic1"), ref;
     if (variant) { /* θ0 = 0.5, u0 = −0.4, ω0 = −0.7: lateral speed aω0 = −0.21 */
       x0 = (nh_state){.q = {0.3, -0.1, 0.5}, .v = {0, 0, -0.7}};
       x0.v[0] = -0.4 * cos(0.5) + 0.21 * sin(0.5);
@@ -392,8 +369,8 @@ Test(system_library, cvt_reference_conserves_energy_and_driver_energy) {
   /* E and the decoupled driver's ½ξ̇² + cos ξ − (ε/2) sin 2ξ are first integrals (newmark.md §3.3). */
   const char *presets[] = {"eps0", "eps01"};
   for (int i = 0; i < 2; i++) {
-    nh_system sys = make_system("cvt", "");
-    nh_state x0 = preset_state(&sys, presets[i]), ref;
+    nh_system sys = test_system("cvt", "");
+    nh_state x0 = test_preset(&sys, presets[i]), ref;
     double E0 = nh_energy(&sys, x0.q, x0.v), D0, D;
     sys.type->invariants(sys.p, x0.q, x0.v, &D0);
     for (double T = 2.5; T <= 10; T += 2.5) {
@@ -412,8 +389,8 @@ Test(system_library, invariants_conserved_along_reference) {
    * oscillator's angular momentum: their formulas, and conservation along the reference from random
    * states with non-default parameters, T = 5. */
   for (int s = 0; s < 3; s++) {
-    nh_system sys = make_system(with_exact[s], with_exact_params[s]);
-    gsl_rng *r = make_rng(41);
+    nh_system sys = test_system(with_exact[s], with_exact_params[s]);
+    gsl_rng *r = test_rng(41);
     nh_state x0 = random_state_on_D(&sys, r), ref;
     gsl_rng_free(r);
     double I0, I;
@@ -435,7 +412,7 @@ Test(system_library, invariants_conserved_along_reference) {
 static const double sample_energy[] = {1.0, 1.0, 1.125, 0.875, 0.625};
 
 static void draw(const nh_system *sys, double E, unsigned long seed, nh_state *s, int count) {
-  gsl_rng *r = make_rng(seed);
+  gsl_rng *r = test_rng(seed);
   for (int i = 0; i < count; i++)
     cr_assert(nh_sample_on_D(sys, E, r, &s[i]) == 0, "%s: nh_sample_on_D failed", sys->type->name);
   gsl_rng_free(r);
@@ -444,7 +421,7 @@ static void draw(const nh_system *sys, double E, unsigned long seed, nh_state *s
 Test(system_library, sampler_states_on_D_at_energy_and_deterministic) {
   enum { COUNT = 10 };
   for (int k = 0; k < NLIB; k++) {
-    nh_system sys = make_system(library[k], library_params[k]);
+    nh_system sys = test_system(library[k], library_params[k]);
     const double E = sample_energy[k], box = sys.type->sample_box;
     nh_state a[COUNT], b[COUNT], c[COUNT];
     draw(&sys, E, 2024, a, COUNT);
@@ -466,8 +443,8 @@ Test(system_library, sampler_states_on_D_at_energy_and_deterministic) {
 
 static void check_preset(const char *system, const char *preset, double E, double Etol, double res_lo,
                          double res_hi) {
-  nh_system sys = make_system(system, "");
-  nh_state x = preset_state(&sys, preset);
+  nh_system sys = test_system(system, "");
+  nh_state x = test_preset(&sys, preset);
   double e = nh_energy(&sys, x.q, x.v), r = nh_constraint_residual(&sys, x.q, x.v);
   cr_assert(fabs(e - E) <= Etol, "%s/%s: E0 = %.10g, spec %.10g", system, preset, e, E);
   cr_assert(r >= res_lo && r <= res_hi, "%s/%s: residual %.3e not in [%g, %g]", system, preset, r, res_lo, res_hi);
@@ -479,10 +456,10 @@ Test(system_library, cvt_presets_match_spec_C1) {
   check_preset("cvt", "eps0", 0.2722602, 5e-8, 0, 1e-16);
   check_preset("cvt", "eps0_printed", 0.2722781, 5e-8, 4.35e-5, 4.45e-5);
   check_preset("cvt", "eps01", 6.0, 1e-14, 0, 0);
-  nh_system sys = make_system("cvt", "");
-  nh_state x01 = preset_state(&sys, "eps01");
+  nh_system sys = test_system("cvt", "");
+  nh_state x01 = test_preset(&sys, "eps01");
   cr_assert(sys.p[0] == 0.1 && x01.v[2] == 2 * sqrt(2.0), "preset eps01: eps = 0.1, xidot0 = 2 sqrt 2");
-  nh_state x = preset_state(&sys, "eps0");
+  nh_state x = test_preset(&sys, "eps0");
   cr_assert(sys.p[0] == 0, "preset eps0 must set eps = 0");
   cr_assert_float_eq(x.v[1], -sin(2.0) * 0.4481, 1e-16, "A7: ydot0 = -sin(xi0) xdot0 = -0.40745617696...");
   nh_state d;
@@ -505,8 +482,8 @@ Test(system_library, rattle_presets_match_spec) {
                {"chaplygin_sleigh", "ic1", {0.8, 0}, NAN},
                {"vertical_disk", "ic1", {0, 1}, 0.25}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    nh_system sys = make_system(cases[i].system, "");
-    nh_state x = preset_state(&sys, cases[i].preset);
+    nh_system sys = test_system(cases[i].system, "");
+    nh_state x = test_preset(&sys, cases[i].preset);
     double lam[NH_MAX_K], inv;
     cr_assert(nh_multiplier(&sys, 0, x.q, x.v, lam) == 0);
     for (int a = 0; a < sys.k; a++)
@@ -535,7 +512,7 @@ static nh_method *parse(const char *text) {
 }
 
 Test(system_library, unconstrained_generic_functions) {
-  nh_system sys = make_system("oscillator", "omega=1.7");
+  nh_system sys = test_system("oscillator", "omega=1.7");
   nh_state x = {.q = {0.3, -0.8}, .v = {1.1, 0.4}};
   double acc[2], v[2] = {1.1, 0.4}, lam[NH_MAX_K] = {0}, curv[NH_MAX_K] = {0};
   char err[256];
@@ -560,7 +537,7 @@ Test(system_library, unconstrained_generic_functions) {
  * v1 = v0 − (h/2)ω²(q0 + q1); β = 0 is Störmer-Verlet. */
 Test(system_library, unconstrained_steps_match_closed_forms) {
   const double w = 1.7, h = 0.3, w2 = w * w;
-  nh_system sys = make_system("oscillator", "omega=1.7");
+  nh_system sys = test_system("oscillator", "omega=1.7");
   nh_state x = {.t = 0.2, .q = {0.3, -0.8}, .v = {1.1, 0.4}}, y;
   nh_cost cost = {0};
 

@@ -7,24 +7,10 @@
 #include <string.h>
 
 #include "integrators/integrator.h"
+#include "tests/helpers.h"
 #include "systems/system.h"
 
 /* ---- shared helpers ------------------------------------------------------------------------- */
-
-static nh_system make_system(const char *name) {
-  nh_system sys;
-  const nh_system_type *t = nh_system_type_find(name);
-  cr_assert(t != NULL, "system '%s' is not in the registry", name);
-  cr_assert(nh_system_init(&sys, t) == 0, "nh_system_init(%s) failed", name);
-  return sys;
-}
-
-static gsl_rng *make_rng(unsigned long seed) {
-  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-  cr_assert(r != NULL, "gsl_rng_alloc failed");
-  gsl_rng_set(r, seed);
-  return r;
-}
 
 static double max_abs_diff(int n, const double *a, const double *b) {
   double d = 0;
@@ -63,7 +49,7 @@ static const double particle_times[] = {-1.3, 0.0, 0.4, 2.0, 7.5};
 
 /* spec §3.1: the exact flow stays on D (ż − yẋ = 0) and conserves E = ½|v|². */
 static void check_exact_invariants(const nh_state *x0) {
-  nh_system sys = make_system("particle");
+  nh_system sys = test_system("particle", NULL);
   double E0 = nh_energy(&sys, x0->q, x0->v);
   for (int i = 0; i < NTIMES; i++) {
     nh_state x;
@@ -86,7 +72,7 @@ Test(systems, particle_exact_on_D_and_conserves_energy) {
 /* spec §3.1: the exact solution solves q̇ = v, v̇ = Γ_nh(q,v,λ(q,v)) (central differences,
  * δ = 1e-4: truncation ~δ², round-off ~1e-16/δ) and starts at x0. */
 static void check_exact_solves_eom(const nh_state *x0) {
-  nh_system sys = make_system("particle");
+  nh_system sys = test_system("particle", NULL);
   const double d = 1e-4;
   nh_state x, xp, xm;
   cr_assert(sys.type->exact(sys.p, x0, x0->t, &x) == 0, "exact() failed");
@@ -119,7 +105,7 @@ Test(systems, particle_exact_w0_branch) {
   nh_state s = particle_state(0.7, -0.2, 0.9, 0.1, 0.6, 0);
   check_exact_solves_eom(&s);
   nh_state x;
-  nh_system sys = make_system("particle");
+  nh_system sys = test_system("particle", NULL);
   sys.type->exact(sys.p, &s, 0.7 + 2.5, &x);
   cr_assert_float_eq(x.q[0], -0.2 + 0.6 * 2.5, 1e-15, "x(t) = x0 + ẋ0 t, got %.17g", x.q[0]);
   cr_assert_float_eq(x.q[2], 0.1 + 0.9 * 0.6 * 2.5, 1e-15, "z(t) = z0 + y0 ẋ0 t, got %.17g", x.q[2]);
@@ -129,7 +115,7 @@ Test(systems, particle_exact_w0_branch) {
 
 Test(systems, particle_default_ic) {
   /* spec C1: E0 = 1.5, μ·v0 = 0. */
-  nh_system sys = make_system("particle");
+  nh_system sys = test_system("particle", NULL);
   nh_state x;
   nh_system_default_state(&sys, &x);
   cr_assert_float_eq(nh_energy(&sys, x.q, x.v), 1.5, 1e-15, "particle E0 should be 1.5");
@@ -138,7 +124,7 @@ Test(systems, particle_default_ic) {
 
 Test(systems, chaotic_particle_default_ic) {
   /* spec C1, §3.2: E0 = 3.2575 (KE 0.2575 + V 3.0), μ·v0 = 0. */
-  nh_system sys = make_system("chaotic_particle");
+  nh_system sys = test_system("chaotic_particle", NULL);
   nh_state x;
   nh_system_default_state(&sys, &x);
   cr_assert_float_eq(sys.type->potential(sys.p, x.q), 3.0, 1e-15, "V(q0) should be 3");
@@ -150,10 +136,10 @@ Test(systems, chaotic_particle_default_ic) {
 
 /* Central differences with δ = 1e-5 at 10 random points in [-2,2]^n. */
 static void check_derivatives(const char *name) {
-  nh_system sys = make_system(name);
+  nh_system sys = test_system(name, NULL);
   const int n = sys.n, k = sys.k;
   const double d = 1e-5, tol = 1e-7;
-  gsl_rng *r = make_rng(12345);
+  gsl_rng *r = test_rng(12345);
   for (int trial = 0; trial < 10; trial++) {
     double q[NH_MAX_N], g[NH_MAX_N], H[NH_MAX_N * NH_MAX_N], dA[NH_MAX_K * NH_MAX_N * NH_MAX_N];
     for (int i = 0; i < n; i++) q[i] = 4 * gsl_rng_uniform(r) - 2;
@@ -208,8 +194,8 @@ static void check_tangent(const nh_system *sys, const nh_state *s) {
 
 Test(systems, particle_multiplier_closed_form) {
   /* spec §3.1 [derived]: λ = ẋẏ/(1+y²). */
-  nh_system sys = make_system("particle");
-  gsl_rng *r = make_rng(7);
+  nh_system sys = test_system("particle", NULL);
+  gsl_rng *r = test_rng(7);
   for (int trial = 0; trial < 10; trial++) {
     nh_state s;
     double lambda;
@@ -226,8 +212,8 @@ Test(systems, particle_multiplier_closed_form) {
 Test(systems, chaotic_particle_multiplier_closed_form) {
   /* spec §3.2 [derived]: λ = [x + y1(z1 + z1z2² + y1²z1) + y2(z2 + z1²z2 + y2²z2)
    *                          − (ẏ1ż1 + ẏ2ż2)] / (1 + y1² + y2²). */
-  nh_system sys = make_system("chaotic_particle");
-  gsl_rng *r = make_rng(8);
+  nh_system sys = test_system("chaotic_particle", NULL);
+  gsl_rng *r = test_rng(8);
   for (int trial = 0; trial < 10; trial++) {
     nh_state s;
     double lambda;
@@ -249,7 +235,7 @@ Test(systems, chaotic_particle_multiplier_closed_form) {
 
 Test(systems, reference_solver_matches_particle_exact_solution) {
   /* GSL rk8pd at tol 1e-13 against the closed form of spec §3.1, T = 2. */
-  nh_system sys = make_system("particle");
+  nh_system sys = test_system("particle", NULL);
   nh_state x0, ref, ex;
   nh_system_default_state(&sys, &x0);
   cr_assert(nh_reference_solve(&sys, &x0, 2.0, 1e-13, &ref) == 0, "nh_reference_solve failed");
@@ -264,8 +250,8 @@ Test(systems, reference_solver_matches_particle_exact_solution) {
 #define NSAMPLES 20
 
 static void draw_samples(unsigned long seed, nh_state *s) {
-  nh_system sys = make_system("chaotic_particle");
-  gsl_rng *r = make_rng(seed);
+  nh_system sys = test_system("chaotic_particle", NULL);
+  gsl_rng *r = test_rng(seed);
   for (int i = 0; i < NSAMPLES; i++)
     cr_assert(nh_sample_on_D(&sys, 1.535, r, &s[i]) == 0, "nh_sample_on_D failed (seed %lu)", seed);
   gsl_rng_free(r);
@@ -273,7 +259,7 @@ static void draw_samples(unsigned long seed, nh_state *s) {
 
 Test(systems, sample_on_D_states_are_admissible) {
   /* spec §6 A10: q uniform in the box with V(q) < E − 0.1, v on D, E(q,v) = E (spec §5 C15: 1.535). */
-  nh_system sys = make_system("chaotic_particle");
+  nh_system sys = test_system("chaotic_particle", NULL);
   const double E = 1.535, box = sys.type->sample_box;
   nh_state s[NSAMPLES];
   draw_samples(2024, s);
@@ -304,9 +290,9 @@ Test(systems, sample_on_D_is_reproducible_by_seed) {
 /* ---- velocity projection (system.h, spec §6 A10) -------------------------------------------- */
 
 static void check_projection(const char *name) {
-  nh_system sys = make_system(name);
+  nh_system sys = test_system(name, NULL);
   const int n = sys.n;
-  gsl_rng *r = make_rng(31);
+  gsl_rng *r = test_rng(31);
   for (int trial = 0; trial < 10; trial++) {
     double q[NH_MAX_N], v[NH_MAX_N], w[NH_MAX_N], v2[NH_MAX_N], A[NH_MAX_N], vnorm = 0;
     for (int i = 0; i < n; i++) {

@@ -1,0 +1,51 @@
+/* Helpers shared by the Criterion test files: each fails the calling test with the library's own
+ * message when set-up goes wrong. */
+#ifndef NH_TEST_HELPERS_H
+#define NH_TEST_HELPERS_H
+
+#include <criterion/criterion.h>
+#include <gsl/gsl_rng.h>
+
+#include "integrators/integrator.h"
+
+/* A system of the given type with parameters "name=value,..." (NULL or "" for the defaults). */
+static inline nh_system test_system_of(const nh_system_type *t, const char *params) {
+  nh_system sys;
+  char err[256] = "";
+  cr_assert(t != NULL, "system type missing from the registry");
+  cr_assert(nh_system_init(&sys, t) == 0, "nh_system_init(%s) failed", t->name);
+  cr_assert(nh_system_set_params_text(&sys, params, err, sizeof err) == 0, "%s", err);
+  return sys;
+}
+
+/* A registered system by name. */
+static inline nh_system test_system(const char *name, const char *params) {
+  const nh_system_type *t = nh_system_type_find(name);
+  cr_assert(t != NULL, "system '%s' is not in the registry", name);
+  return test_system_of(t, params);
+}
+
+/* The state of a preset (which may also set parameters of sys). */
+static inline nh_state test_preset(nh_system *sys, const char *preset) {
+  nh_state x;
+  char err[256] = "";
+  cr_assert(nh_system_apply_preset(sys, preset, &x, err, sizeof err) == 0, "%s", err);
+  return x;
+}
+
+static inline nh_method *test_method(const char *text) {
+  char err[512] = "";
+  nh_method *m = nh_method_parse(text, err, sizeof err);
+  cr_assert(m != NULL, "nh_method_parse(\"%s\") failed: %s", text, err);
+  return m;
+}
+
+/* A seeded Mersenne Twister; free with gsl_rng_free. */
+static inline gsl_rng *test_rng(unsigned long seed) {
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  cr_assert(r != NULL, "gsl_rng_alloc failed");
+  gsl_rng_set(r, seed);
+  return r;
+}
+
+#endif
