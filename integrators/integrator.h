@@ -22,7 +22,17 @@ typedef struct {
   unsigned long long jacobian_evals;    /* Jacobian assemblies */
   unsigned long long linear_solves;     /* LU factorisations + solves */
   unsigned long long newton_iterations; /* Newton iterations */
+  unsigned long long constraint_evals;  /* evaluations of the constraint matrix A(q) = μ(q) */
 } nh_cost;
+
+/* When the multiplier a step leaves in y->lambda approximates the continuous λ(t) of
+ * nh_multiplier (spec/discretization.md §6.5, "Multipliers"). */
+typedef enum {
+  NH_LAMBDA_NONE = 0, /* the method defines no multiplier */
+  NH_LAMBDA_START,    /* λ(t_k), the step's start */
+  NH_LAMBDA_MIDPOINT, /* λ(t_k + h/2) */
+  NH_LAMBDA_END,      /* λ(t_{k+1}), the step's end */
+} nh_lambda_time;
 
 typedef struct nh_method nh_method;
 
@@ -64,7 +74,42 @@ typedef struct nh_integrator_type {
   /* One step x → y of size h (h < 0 allowed). Allocates nothing. */
   nh_step_status (*step)(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                          double h, nh_cost *cost);
+
+  /* What the method itself defines, for the observables (studies/observables.c). Each is NULL /
+   * NH_LAMBDA_NONE when the method does not define it, and the observable is then recorded as
+   * absent, never as 0. Compositions define none of their own (nh_method_lambda_time). */
+  /* The multiplier every step leaves in y->lambda (k entries, +Aᵀλ convention) and the time it
+   * approximates; lambda_doc names it, e.g. "λ'_{k+1} of (N2)". */
+  nh_lambda_time lambda_time;
+  const char *lambda_doc;
+  /* The method's own discrete constraint for the step x → y (k entries), e.g. Φ(q_k, q_{k+1}) of
+   * (N3) (spec/newmark.md §2.4) or A(q̄)Δq/h of the contact schemes (spec/herglotz.md §2.5). */
+  void (*discrete_constraint)(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                              double h, double *out);
+  const char *discrete_constraint_doc;
+  /* The method's discrete energy for the step x → y, e.g. E_d of nh_rattle (spec/rattle.md §2.9)
+   * or the midpoint energy of the contact schemes (spec/herglotz.md §6). */
+  double (*discrete_energy)(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                            double h);
+  const char *discrete_energy_doc;
+  /* Variational methods: the discrete action L_d(q0, q1) of one step of size h starting at time t,
+   * an approximation of ∫_t^{t+h} L dt (spec/discretization.md §2.1 and R1); NaN for an instance
+   * that is not variational (e.g. nh_newmark with β or β' ≠ 0). */
+  double (*discrete_action)(const nh_method *m, const nh_system *sys, double t, const double *q0,
+                            const double *q1, double h);
+  /* Methods that solve a nonlinear system per step: its size (0: none for this system), its
+   * residual F and analytic Jacobian J (row-major, size×size) at unknowns X for the step from x of
+   * size h, and the unknowns X that correspond to a step's result y. Used for the condition number
+   * of the Newton Jacobian (spec/newmark.md §2.5) and finite-difference checks. Allocate nothing. */
+  int (*newton_size)(const nh_method *m, const nh_system *sys);
+  void (*newton_eval)(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X,
+                      double *F, double *J);
+  void (*newton_unknowns)(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                          double h, double *X);
 } nh_integrator_type;
+
+/* The largest Newton system of any method: 2n + 2k unknowns of nh_newmark. */
+#define NH_MAX_NEWTON (2 * NH_MAX_N + 2 * NH_MAX_K)
 
 struct nh_method {
   const nh_integrator_type *type;
@@ -99,9 +144,17 @@ int nh_method_preserves_constraint(const nh_method *m);
 nh_step_status nh_method_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                               double h, nh_cost *cost);
 double nh_method_param(const nh_method *m, const char *name); /* NaN if m has no such parameter */
+/* When m's multiplier approximates λ: the type's lambda_time; a composition's is its base's when
+ * that is NH_LAMBDA_END (its last sub-step ends at t_{k+1}), else NH_LAMBDA_NONE. */
+nh_lambda_time nh_method_lambda_time(const nh_method *m);
 
 /* Reference solution of the index-reduced ODE by GSL's rk8pd at tight tolerance
  * (integrators/reference.c): x(T) from x0. Returns 0 or -1. */
 int nh_reference_solve(const nh_system *sys, const nh_state *x0, double T, double tol, nh_state *x);
+/* The true solution at time t from x0: the system's exact solution when it has one for this state,
+ * else nh_reference_solve at tolerance tol. *kind (may be NULL) receives "exact" or "rk8pd".
+ * Returns 0 or -1. */
+int nh_true_solution(const nh_system *sys, const nh_state *x0, double t, double tol, nh_state *x,
+                     const char **kind);
 
 #endif

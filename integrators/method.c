@@ -229,6 +229,11 @@ nh_step_status nh_method_step(const nh_method *m, const nh_system *sys, const nh
   return NH_STEP_OK;
 }
 
+nh_lambda_time nh_method_lambda_time(const nh_method *m) {
+  if (m->base) return nh_method_lambda_time(m->base) == NH_LAMBDA_END ? NH_LAMBDA_END : NH_LAMBDA_NONE;
+  return m->type->lambda_time;
+}
+
 double nh_method_param(const nh_method *m, const char *name) {
   int i = nh_param_index(m->type->params, m->type->nparams, name);
   return i < 0 ? NAN : m->p[i];

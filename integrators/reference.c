@@ -31,3 +31,13 @@ int nh_reference_solve(const nh_system *sys, const nh_state *x0, double T, doubl
   memcpy(x->v, y + n, sizeof(double) * (size_t)n);
   return 0;
 }
+
+int nh_true_solution(const nh_system *sys, const nh_state *x0, double t, double tol, nh_state *x,
+                     const char **kind) {
+  if (sys->type->exact && sys->type->exact(sys->p, x0, t, x) == 0) {
+    if (kind) *kind = "exact";
+    return 0;
+  }
+  if (kind) *kind = "rk8pd";
+  return nh_reference_solve(sys, x0, t, tol, x);
+}

@@ -9,10 +9,25 @@
 
 #include "integrators/integrator.h"
 
-typedef enum { NH_STUDY_CONVERGENCE, NH_STUDY_ENSEMBLE } nh_study_kind;
+#include "studies/observables.h"
+
+typedef enum {
+  NH_STUDY_CONVERGENCE,    /* error at T against h, observed orders */
+  NH_STUDY_ENSEMBLE,       /* many initial conditions, energy drift and its variance */
+  NH_STUDY_TRAJECTORY,     /* fixed initial conditions, observables as time series */
+  NH_STUDY_ONESTEP,        /* one step from exact points: local error, adjoint defect, cond(J) */
+  NH_STUDY_WORK_PRECISION, /* error at T against counted work and wall time, Pareto front */
+} nh_study_kind;
+#define NH_STUDY_KINDS 5
+/* "convergence", "ensemble", "trajectory", "onestep", "work_precision" */
+const char *nh_study_kind_name(nh_study_kind kind);
 
 /* Run status in result files: an nh_step_status (0 ok, 1 solver failed, 2 non-finite) or: */
-#define NH_RUN_DIVERGED 3 /* ensemble: |E(t) − E0| exceeded divergence · max(1, |E0|) */
+#define NH_RUN_DIVERGED 3  /* |E(t) − E0| exceeded divergence · max(1, |E0|) */
+#define NH_RUN_TIMED_OUT 4 /* work-precision: the task exceeded time_limit; the sweep went on */
+
+/* Error norms over a vector of differences: max |d_i| or sqrt(Σ d_i²). */
+typedef enum { NH_NORM_MAX = 0, NH_NORM_2 = 1 } nh_norm;
 
 /* A parameter grid: every pair (values0[i], values1[j]) applied to a template method. */
 typedef struct {
@@ -34,11 +49,24 @@ typedef struct {
   nh_method **methods;
   char **method_names; /* canonical names */
 
-  /* convergence */
-  nh_state x0;
-  char *initial;      /* preset name, "default" or "given" */
+  /* Initial conditions: `initial` (a preset name, "default", or { q; v; }, or a list of these).
+   * Convergence and work-precision use the first; trajectory and one-step studies, and ensembles
+   * given `initial` instead of `ensemble`, use them all. */
+  nh_state x0;        /* = ics[0] */
+  char *initial;      /* = ic_names[0] */
+  int nic;
+  nh_state *ics;      /* [nic] */
+  char **ic_names;    /* [nic]: preset name, "default" or "given" */
+
+  /* Observables sampled every sample_every steps along each run (trajectory; ensemble when
+   * `observables` is given), in the order the spec lists them. */
+  int nobs;
+  const nh_observable **obs;
+
+  /* convergence, trajectory, one-step, work-precision: the step sizes */
   int nh;
   double *h;
+  nh_norm norm;       /* the error norm the order fit and the Pareto front use (default max) */
   int fit_points;
   double error_floor;
   double reference_tol;
@@ -46,15 +74,24 @@ typedef struct {
   int *order_expected;     /* [method]: the claimed order, or a documented exception */
   char **order_reason;     /* [method]: "" or why the expected order differs from the claim */
 
-  /* ensemble */
+  /* one-step: points are `npoints` states along the exact (or reference) solution from each
+   * initial condition at t = i·T/npoints, i = 0 … npoints−1 */
+  int npoints;
+
+  /* work-precision */
+  int repeats;        /* wall time: the median of this many runs (default 3) */
+  double time_limit;  /* seconds per task before it is stopped as timed out (default 60) */
+
+  /* ensemble (and trajectory: sample_every, divergence) */
   double step;       /* h */
   long nsteps;       /* T / h */
-  int sample_every;  /* K: E(t) − E0 sampled every K steps */
+  int sample_every;  /* K: E(t) − E0 and the observables sampled every K steps */
   double divergence; /* a trajectory stops as diverged when |E − E0| > divergence · max(1, |E0|) */
   int nsamples;      /* nsteps / K + 1, t = 0 included */
   int count;         /* number of initial conditions */
   double energy;
   uint64_t seed;
+  int random_ics;    /* 1: `ensemble` draws count states on D; 0: the ensemble runs `initial` */
   int ngrids;
   nh_grid *grids;
 } nh_study;
@@ -65,9 +102,23 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
                   char *err, size_t errlen);
 void nh_study_free(nh_study *st);
 
+/* Observables sampled along runs: values[run][sample][row], where one sample's row holds every
+ * observable's components in turn, observable o at offset[o] with width[o] entries. */
+typedef struct {
+  int nobs, row;
+  int *width, *offset;     /* [obs] */
+  double *values;          /* [run][sample][row]; NaN where absent or after a failed step */
+  char **absent;           /* [obs × method]: NULL, or why that method does not define it */
+} nh_samples;
+
 typedef struct {
   /* [method][h] */
-  double *err, *err_q, *err_v; /* max-norm errors at T: (q,v), q, v */
+  double *err, *err_q, *err_v; /* errors at T in the study's norm: (q,v), q, v */
+  double *err_max, *err_2;     /* the (q,v) error at T in max-norm and 2-norm */
+  double *err_coord;           /* [method][h][2n]: (q, v)(T) − reference, per coordinate */
+  double *final_state;         /* [method][h][2n]: (q, v) at T */
+  double *lambda_err;          /* max_a |λ_N − λ(t*)| of the last step, t* its multiplier time (NaN: none) */
+  double *discrete_residual;   /* max over the run of the method's own discrete constraint (NaN: none) */
   double *residual;            /* max over the run of max_a |μ^a(q)·v| */
   int *status;                 /* nh_step_status of the run */
   double *z;                   /* the Herglotz action z at T (0 for methods that do not track it) */
@@ -94,12 +145,71 @@ typedef struct {
   int *dE_count;       /* [method][sample], trajectories still running */
   nh_cost *cost;       /* [method], summed over ICs */
   double *wall_time;   /* [method], summed over ICs */
+  nh_samples samples;  /* runs [method][ic], when the spec asks for observables (nobs > 0) */
 } nh_ensemble_result;
+
+/* Trajectory study: runs [method][h][ic] from fixed initial conditions. */
+typedef struct {
+  int nsamples;        /* the most samples of any h (T / (h K) + 1 for the smallest h) */
+  int *nsamples_h;     /* [h] */
+  double *t;           /* [h][nsamples]: sample times, NaN beyond nsamples_h */
+  nh_samples samples;  /* runs [method][h][ic], nsamples per run */
+  int *status;         /* [method][h][ic] */
+  nh_cost *cost;       /* [method][h][ic] */
+  double *wall_time;   /* [method][h][ic] */
+  double *final_state; /* [method][h][ic][2n] (q, v) at the end of the run */
+  const char *reference_kind; /* "exact", "rk8pd" or "none" (no error observable asked for) */
+} nh_trajectory_result;
+
+/* One-step study: one step of every method and h from every point. [method][h][point] unless
+ * said otherwise; points are [ic][npoints] flattened. */
+typedef struct {
+  int npoints;          /* nic × npoints */
+  double *point_t;      /* [point] */
+  double *points;       /* [point][2n]: the start states (q, v) */
+  double *local_err;    /* |F_h(x) − φ_h(x)| in the study's norm, over (q, v) */
+  double *local_err_q, *local_err_v;
+  double *stepped;      /* [method][h][point][2n]: F_h(x) */
+  double *lambda;       /* [method][h][point][k]: the step's multipliers (NaN: none) */
+  double *lambda_err;   /* max_a |λ − λ(t*)| (NaN: none) */
+  double *backward;     /* [method][h][point][2n]: F_{−h}(x) */
+  double *adjoint_defect; /* |F*_{−h}(F_h(x)) − x|, F* the declared adjoint (NaN: none declared) */
+  double *cond;         /* 1-norm condition number of the Newton Jacobian at the solution (NaN: none) */
+  double *action_err;   /* |L_d(q(0), q(h)) − ∫_0^h L dt| (NaN: not variational) */
+  int *status;
+  /* [method]: least-squares slope of log(max over points of local_err) against log h (expected
+   * p + 1), and of the action error (expected 3 for a second-order L_d, 2 otherwise). */
+  double *slope, *slope_stderr;
+  int *fit_first, *fit_count;
+  double *action_slope;
+  const char *reference_kind;
+} nh_onestep_result;
+
+/* Work-precision study: [method][h]; the error at T in several norms from one run. */
+#define NH_WP_NORMS 6 /* (q,v) max, (q,v) 2, q max, q 2, v max, v 2 */
+typedef struct {
+  double *err;          /* [method][h][NH_WP_NORMS] */
+  nh_cost *cost;        /* counted work of one run */
+  double *work;         /* rhs + Jacobian + constraint evaluations of one run */
+  double *wall_time;    /* median over `repeats` runs */
+  double *wall_times;   /* [method][h][repeat] */
+  int *status;          /* NH_RUN_TIMED_OUT when a run exceeded time_limit */
+  int *pareto_work;     /* 1: no other run has smaller-or-equal error (study norm) and work, one strictly */
+  int *pareto_time;     /* the same against wall time */
+  nh_state reference;
+  const char *reference_kind;
+} nh_work_precision_result;
 
 int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, size_t errlen);
 void nh_convergence_result_free(nh_convergence_result *r);
 int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t errlen);
 void nh_ensemble_result_free(nh_ensemble_result *r);
+int nh_run_trajectory(const nh_study *st, nh_trajectory_result *r, char *err, size_t errlen);
+void nh_trajectory_result_free(nh_trajectory_result *r);
+int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t errlen);
+void nh_onestep_result_free(nh_onestep_result *r);
+int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char *err, size_t errlen);
+void nh_work_precision_result_free(nh_work_precision_result *r);
 
 /* The random stream of initial condition `index`: derived from (seed, index) only, so results do
  * not depend on the number of threads or on task order. */

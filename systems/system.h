@@ -27,6 +27,9 @@ typedef struct {
   double q[NH_MAX_N];
   double v[NH_MAX_N];
   double z;
+  /* The multiplier of the step that produced this state, in the +Aᵀλ convention of nh_multiplier;
+   * only meaningful for methods that declare one (nh_integrator_type.lambda_time). */
+  double lambda[NH_MAX_K];
   double aux[NH_MAX_AUX];
 } nh_state;
 
@@ -81,6 +84,18 @@ typedef struct nh_system_type {
   /* Named initial conditions from the papers. */
   int npresets;
   const nh_preset *presets;
+  /* Derived quantities the system declares (e.g. the Foucault pendulum's oscillation-plane
+   * angle), with their names and documentation; observables sample them and, against the exact
+   * solution or the reference, their errors. NULL when none. */
+  int nderived;
+  const char *const *derived_names;
+  const char *const *derived_docs;
+  void (*derived)(const double *p, double t, const double *q, const double *v, double *out);
+  /* A random state on D at energy E for ensembles, when the generic sampler (nh_sample_on_D)
+   * cannot draw one (affine or holonomic constraints); sampler_doc says how it draws, or, with
+   * sample NULL, why the system has no sampler. Returns 0, or -1 if no state was found. */
+  int (*sample)(const double *p, double E, gsl_rng *rng, nh_state *x);
+  const char *sampler_doc;
 } nh_system_type;
 
 /* A system instance: a type, its parameter values and, for a constant mass matrix, M and M⁻¹. */
