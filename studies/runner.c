@@ -18,18 +18,18 @@ static double max_abs_diff(int n, const double *a, const double *b) {
   return m;
 }
 
-/* Integrates nsteps steps of size h from x; tracks the max constraint residual. */
-static nh_step_status integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nsteps,
-                                double h, double *residual, nh_cost *cost) {
+int nh_integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nsteps, double h, nh_cost *cost,
+                 double deadline, double *residual) {
   nh_state y;
   double t0 = x->t;
-  *residual = nh_constraint_residual(sys, x->q, x->v);
+  if (residual) *residual = nh_constraint_residual(sys, x->q, x->v);
   for (long s = 0; s < nsteps; s++) {
     nh_step_status st = nh_method_step(m, sys, x, &y, h, cost);
     if (st != NH_STEP_OK) return st;
     *x = y;
     x->t = t0 + (double)(s + 1) * h; /* no accumulated round-off in t */
-    *residual = fmax(*residual, nh_constraint_residual(sys, x->q, x->v));
+    if (residual) *residual = fmax(*residual, nh_constraint_residual(sys, x->q, x->v));
+    if (deadline > 0 && (s & 63) == 63 && omp_get_wtime() > deadline) return NH_RUN_TIMED_OUT;
   }
   return NH_STEP_OK;
 }
@@ -78,7 +78,7 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
     /* Task-local accumulators: per-step writes to shared arrays would false-share cache lines. */
     int status = nh_method_init(st->methods[mi], &st->sys, &x, h, &cost);
     if (status == NH_STEP_OK)
-      status = integrate(st->methods[mi], &st->sys, &x, lround(st->T / h), h, &residual, &cost);
+      status = nh_integrate(st->methods[mi], &st->sys, &x, lround(st->T / h), h, &cost, 0, &residual);
     r->wall_time[task] = omp_get_wtime() - t0;
     r->status[task] = status;
     r->cost[task] = cost;
@@ -156,7 +156,7 @@ static void run_trajectory(const nh_study *st, const nh_method *m, const double 
   int s = 1;
   for (; s < st->nsamples && stat == NH_STEP_OK; s++) {
     double res;
-    stat = integrate(m, &st->sys, &x, st->sample_every, st->step, &res, &c);
+    stat = nh_integrate(m, &st->sys, &x, st->sample_every, st->step, &c, 0, &res);
     if (stat != NH_STEP_OK) break;
     max_res = fmax(max_res, res);
     series[s] = nh_energy(&st->sys, x.q, x.v) - E0;

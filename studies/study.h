@@ -211,6 +211,13 @@ void nh_onestep_result_free(nh_onestep_result *r);
 int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char *err, size_t errlen);
 void nh_work_precision_result_free(nh_work_precision_result *r);
 
+/* Integrates nsteps steps of size h from x; x->t advances as t0 + s·h exactly. residual (may be
+ * NULL) receives the maximal constraint residual max_a |A(q)v + b| over the run, the start
+ * included. deadline > 0: an omp_get_wtime() value after which the run stops with
+ * NH_RUN_TIMED_OUT (checked every 64 steps). Returns NH_STEP_OK or the failing status. */
+int nh_integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nsteps, double h, nh_cost *cost,
+                 double deadline, double *residual);
+
 /* The random stream of initial condition `index`: derived from (seed, index) only, so results do
  * not depend on the number of threads or on task order. */
 uint64_t nh_stream_seed(uint64_t seed, uint64_t index);
