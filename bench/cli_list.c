@@ -1,9 +1,14 @@
-/* nhbench list [systems|methods]: generated from the descriptor tables, so it never drifts. */
+/* nhbench list [systems|methods|observables] [NAME]: generated from the descriptor tables and the
+ * registries, so it never drifts. */
 #include <stdio.h>
 #include <string.h>
 
 #include "bench/cli.h"
 #include "integrators/integrator.h"
+#include "studies/observables.h"
+
+/* NULL lists everything; otherwise only the entry of that name. */
+static int wanted(const char *filter, const char *name) { return !filter || strcmp(filter, name) == 0; }
 
 static void print_params(const nh_param_desc *d, int n) {
   for (int i = 0; i < n; i++) {
@@ -16,10 +21,20 @@ static void print_params(const nh_param_desc *d, int n) {
   }
 }
 
-static void list_systems(void) {
+static void print_system_extras(const nh_system_type *t) {
+  for (int j = 0; j < t->nderived; j++)
+    printf("    derived: %s: %s\n", t->derived_names[j], t->derived_docs ? t->derived_docs[j] : "");
+  printf("    random states for ensembles: %s\n",
+         t->sampler_doc ? t->sampler_doc : "the generic sampler on D (spec/newmark.md §6 A10)");
+}
+
+static int list_systems(const char *filter) {
+  int found = 0;
   printf("systems:\n");
   for (int i = 0; nh_system_types[i]; i++) {
     const nh_system_type *t = nh_system_types[i];
+    if (!wanted(filter, t->name)) continue;
+    found++;
     printf("  %s  (n = %d, k = %d%s)\n    %s\n    default initial condition: %s\n", t->name, t->n, t->k,
            t->exact ? ", exact solution" : "", t->doc, t->ic_doc);
     if (t->nparams) printf("    parameters:\n");
@@ -35,13 +50,29 @@ static void list_systems(void) {
              t->presets[j].params && t->presets[j].params[0] ? " [" : "",
              t->presets[j].params ? t->presets[j].params : "",
              t->presets[j].params && t->presets[j].params[0] ? "]" : "");
+    print_system_extras(t);
   }
+  return found;
 }
 
-static void list_methods(void) {
+/* What the method defines for the observables (studies/observables.h). */
+static void print_method_observables(const nh_integrator_type *t) {
+  static const char *const when[] = {"", "lambda(t_k)", "lambda(t_k + h/2)", "lambda(t_k+1)"};
+  if (t->takes_base) return;
+  if (t->lambda_time) printf("    multiplier: approximates %s; %s\n", when[t->lambda_time], t->lambda_doc ? t->lambda_doc : "");
+  if (t->discrete_constraint) printf("    discrete constraint: %s\n", t->discrete_constraint_doc ? t->discrete_constraint_doc : "");
+  if (t->discrete_energy) printf("    discrete energy: %s\n", t->discrete_energy_doc ? t->discrete_energy_doc : "");
+  if (t->discrete_action) printf("    discrete action: defined (variational)\n");
+  if (t->newton_size) printf("    Newton system: analytic Jacobian exposed (cond(J) in one-step studies)\n");
+}
+
+static int list_methods(const char *filter) {
+  int found = 0;
   printf("methods:\n");
   for (int i = 0; nh_integrator_types[i]; i++) {
     const nh_integrator_type *t = nh_integrator_types[i];
+    if (!wanted(filter, t->name)) continue;
+    found++;
     char example[256];
     snprintf(example, sizeof example, "%s%s", t->name, t->takes_base ? "(METHOD)" : "");
     nh_method *m = t->takes_base ? NULL : nh_method_parse(t->name, example, sizeof example);
@@ -64,19 +95,81 @@ static void list_methods(void) {
              t->handles & NH_SYS_DAMPING ? " damping" : "", t->handles & NH_SYS_FORCING ? " forcing" : "",
              t->handles ? "" : " constant M, linear constraints, conservative systems only");
     }
+    print_method_observables(t);
     if (t->nparams) printf("    parameters:\n");
     print_params(t->params, t->nparams);
   }
+  return found;
 }
 
-int nh_cli_list(int argc, char **argv) {
-  const char *what = argc > 1 ? argv[1] : "all";
-  if (strcmp(what, "systems") == 0) list_systems();
-  else if (strcmp(what, "methods") == 0) list_methods();
-  else if (strcmp(what, "all") == 0) list_systems(), printf("\n"), list_methods();
-  else {
-    fprintf(stderr, "usage: nhbench list [systems|methods]\n");
-    return 2;
+/* Which systems define an observable (some need invariants, derived quantities or constraints). */
+static void print_observable_systems(const nh_observable *o) {
+  int all = 1;
+  for (int i = 0; nh_system_types[i]; i++) {
+    nh_system sys;
+    all &= nh_system_init(&sys, nh_system_types[i]) == 0 && o->absent(NULL, &sys) == NULL;
   }
+  if (all) return;
+  printf("    systems:");
+  for (int i = 0; nh_system_types[i]; i++) {
+    nh_system sys;
+    if (nh_system_init(&sys, nh_system_types[i]) == 0 && o->absent(NULL, &sys) == NULL) printf(" %s", sys.type->name);
+  }
+  printf("\n");
+}
+
+/* Which base methods define an observable, when not all do. */
+static void print_observable_methods(const nh_observable *o) {
+  nh_system sys;
+  nh_system_init(&sys, nh_system_type_find("chaotic_particle"));
+  char line[2048] = "";
+  int all = 1;
+  for (int i = 0; nh_integrator_types[i]; i++) {
+    if (nh_integrator_types[i]->takes_base) continue;
+    char msg[256];
+    nh_method *m = nh_method_parse(nh_integrator_types[i]->name, msg, sizeof msg);
+    if (!m) continue;
+    if (o->absent(m, &sys) == NULL) {
+      strncat(line, " ", sizeof line - strlen(line) - 1);
+      strncat(line, m->type->name, sizeof line - strlen(line) - 1);
+    } else {
+      all = 0;
+    }
+    nh_method_free(m);
+  }
+  if (!all) printf("    methods that define it:%s\n", line[0] ? line : " none");
+}
+
+static int list_observables(const char *filter) {
+  int found = 0;
+  printf("observables (study setting `observables = [...]`):\n");
+  for (int i = 0; nh_observables[i]; i++) {
+    const nh_observable *o = nh_observables[i];
+    if (!wanted(filter, o->name)) continue;
+    found++;
+    printf("  %s  [units: %s%s%s]\n    %s\n", o->name, o->units, o->needs & NH_OBS_STEP ? "; from the last step" : "",
+           o->needs & (NH_OBS_REFERENCE | NH_OBS_LAMBDA_REFERENCE) ? "; needs the exact or reference solution" : "",
+           o->doc);
+    print_observable_systems(o);
+    print_observable_methods(o);
+  }
+  return found;
+}
+
+static const char usage[] =
+    "usage: nhbench list [systems|methods|observables] [NAME]\n"
+    "  every system, method or observable with its parameters and documentation; with NAME only that one\n";
+
+int nh_cli_list(int argc, char **argv) {
+  const char *what = argc > 1 ? argv[1] : "all", *name = argc > 2 ? argv[2] : NULL;
+  int found = 1;
+  if (strcmp(what, "--help") == 0 || strcmp(what, "-h") == 0) return fputs(usage, stdout), 0;
+  if (argc > 3) return fputs(usage, stderr), 2;
+  if (strcmp(what, "systems") == 0) found = list_systems(name);
+  else if (strcmp(what, "methods") == 0) found = list_methods(name);
+  else if (strcmp(what, "observables") == 0) found = list_observables(name);
+  else if (strcmp(what, "all") == 0 && !name) list_systems(NULL), printf("\n"), list_methods(NULL), printf("\n"), list_observables(NULL);
+  else return fprintf(stderr, "nhbench list: unknown list '%s'\n%s", what, usage), 2;
+  if (!found) return fprintf(stderr, "nhbench list: no %s named '%s'\n", what, name), 2;
   return 0;
 }

@@ -34,6 +34,9 @@ typedef enum {
   NH_LAMBDA_END,      /* λ(t_{k+1}), the step's end */
 } nh_lambda_time;
 
+/* sum += c, counter by counter. */
+void nh_cost_add(nh_cost *sum, const nh_cost *c);
+
 typedef struct nh_method nh_method;
 
 /* Properties a method declares (bits of nh_integrator_type.properties). */

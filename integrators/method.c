@@ -229,6 +229,15 @@ nh_step_status nh_method_step(const nh_method *m, const nh_system *sys, const nh
   return NH_STEP_OK;
 }
 
+void nh_cost_add(nh_cost *sum, const nh_cost *c) {
+  sum->steps += c->steps;
+  sum->rhs_evals += c->rhs_evals;
+  sum->jacobian_evals += c->jacobian_evals;
+  sum->linear_solves += c->linear_solves;
+  sum->newton_iterations += c->newton_iterations;
+  sum->constraint_evals += c->constraint_evals;
+}
+
 nh_lambda_time nh_method_lambda_time(const nh_method *m) {
   if (m->base) return nh_method_lambda_time(m->base) == NH_LAMBDA_END ? NH_LAMBDA_END : NH_LAMBDA_NONE;
   return m->type->lambda_time;

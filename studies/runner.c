@@ -10,13 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "studies/study.h"
-
-static double max_abs_diff(int n, const double *a, const double *b) {
-  double m = 0;
-  for (int i = 0; i < n; i++) m = fmax(m, fabs(a[i] - b[i]));
-  return m;
-}
+#include "studies/sampling.h"
 
 int nh_integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nsteps, double h, nh_cost *cost,
                  double deadline, double *residual) {
@@ -37,60 +31,103 @@ int nh_integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nst
 /* ---------------------------------------------------------------------------------------------- */
 /* Convergence: per method and h, the error at T against the exact solution or the reference.     */
 
+/* The largest |entry| of the method's own discrete constraint for the step x → y; NaN if none. */
+static double discrete_residual(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                double h) {
+  double d[NH_MAX_K];
+  if (m->base || !m->type->discrete_constraint || sys->k == 0) return NAN;
+  m->type->discrete_constraint(m, sys, x, y, h, d);
+  return nh_norm_max(sys->k, d);
+}
+
+/* max_a |λ − λ(t*)| of the step x → y, t* the time the method's multiplier approximates. */
+static double multiplier_error(const nh_study *st, const nh_method *m, const nh_state *x, const nh_state *y) {
+  const nh_system *sys = &st->sys;
+  nh_lambda_time when = nh_method_lambda_time(m);
+  if (when == NH_LAMBDA_NONE || sys->k == 0) return NAN;
+  double t = when == NH_LAMBDA_START ? x->t : when == NH_LAMBDA_MIDPOINT ? 0.5 * (x->t + y->t) : y->t;
+  nh_state ref;
+  double lam[NH_MAX_K], d[NH_MAX_K];
+  if (nh_true_solution(sys, &st->x0, t, st->reference_tol, &ref, NULL) || nh_multiplier(sys, t, ref.q, ref.v, lam))
+    return NAN;
+  for (int a = 0; a < sys->k; a++) d[a] = y->lambda[a] - lam[a];
+  return nh_norm_max(sys->k, d);
+}
+
+static double norm_of(nh_norm norm, int n, const double *d) {
+  return norm == NH_NORM_2 ? nh_norm_2(n, d) : nh_norm_max(n, d);
+}
+
+/* One run to T; the step loop keeps the last step for the method's own quantities. */
+static void convergence_task(const nh_study *st, nh_convergence_result *r, long task) {
+  const nh_system *sys = &st->sys;
+  const int nh = st->nh, n = sys->n, mi = (int)(task / nh), hi = (int)(task % nh);
+  const nh_method *m = st->methods[mi];
+  const double h = st->h[hi];
+  const long nsteps = lround(st->T / h);
+  nh_state x = st->x0, prev = st->x0;
+  nh_cost cost = {0};
+  double t0 = omp_get_wtime(), residual = nh_constraint_residual(sys, x.q, x.v), disc = NAN;
+  /* Task-local accumulators: per-step writes to shared arrays would false-share cache lines. */
+  int status = nh_method_init(m, sys, &x, h, &cost);
+  for (long s = 0; s < nsteps && status == NH_STEP_OK; s++) {
+    nh_state y;
+    if ((status = nh_method_step(m, sys, &x, &y, h, &cost)) != NH_STEP_OK) break;
+    prev = x;
+    x = y;
+    x.t = st->x0.t + (double)(s + 1) * h; /* no accumulated round-off in t */
+    residual = fmax(residual, nh_constraint_residual(sys, x.q, x.v));
+    double d = discrete_residual(m, sys, &prev, &x, h);
+    disc = s == 0 ? d : fmax(disc, d);
+  }
+  r->wall_time[task] = omp_get_wtime() - t0;
+  r->status[task] = status;
+  r->cost[task] = cost;
+  r->residual[task] = residual;
+  r->discrete_residual[task] = disc;
+  r->z[task] = x.z;
+  double *d = r->err_coord + (size_t)task * 2 * n, *fin = r->final_state + (size_t)task * 2 * n;
+  for (int i = 0; i < n; i++) {
+    fin[i] = x.q[i], fin[n + i] = x.v[i];
+    d[i] = x.q[i] - r->reference.q[i], d[n + i] = x.v[i] - r->reference.v[i];
+  }
+  if (status != NH_STEP_OK)
+    for (int i = 0; i < 2 * n; i++) d[i] = NAN;
+  r->err_max[task] = nh_norm_max(2 * n, d);
+  r->err_2[task] = nh_norm_2(2 * n, d);
+  r->err[task] = norm_of(st->norm, 2 * n, d);
+  r->err_q[task] = norm_of(st->norm, n, d);
+  r->err_v[task] = norm_of(st->norm, n, d + n);
+  r->lambda_err[task] = status == NH_STEP_OK && nsteps > 0 ? multiplier_error(st, m, &prev, &x) : NAN;
+}
+
 int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, size_t errlen) {
   const int nm = st->nmethods, nh = st->nh, n = st->sys.n;
   const size_t cells = (size_t)nm * (size_t)nh;
   memset(r, 0, sizeof *r);
-  r->err = calloc(cells, sizeof *r->err);
-  r->err_q = calloc(cells, sizeof *r->err_q);
-  r->err_v = calloc(cells, sizeof *r->err_v);
-  r->residual = calloc(cells, sizeof *r->residual);
+  double **per_cell[] = {&r->err, &r->err_q, &r->err_v, &r->err_max, &r->err_2, &r->residual, &r->wall_time,
+                         &r->z, &r->lambda_err, &r->discrete_residual};
+  for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++) *per_cell[i] = calloc(cells, sizeof(double));
+  r->err_coord = calloc(cells * 2 * (size_t)n, sizeof(double));
+  r->final_state = calloc(cells * 2 * (size_t)n, sizeof(double));
   r->status = calloc(cells, sizeof *r->status);
   r->cost = calloc(cells, sizeof *r->cost);
-  r->wall_time = calloc(cells, sizeof *r->wall_time);
   r->order = calloc((size_t)nm, sizeof *r->order);
   r->order_stderr = calloc((size_t)nm, sizeof *r->order_stderr);
   r->fit_first = calloc((size_t)nm, sizeof *r->fit_first);
   r->fit_count = calloc((size_t)nm, sizeof *r->fit_count);
   r->order_ok = calloc((size_t)nm, sizeof *r->order_ok);
-  r->z = calloc(cells, sizeof *r->z);
 
-  /* The exact solution when the system has one for this state and these parameters. */
-  if (st->sys.type->exact && st->sys.type->exact(st->sys.p, &st->x0, st->x0.t + st->T, &r->reference) == 0) {
-    r->reference_kind = "exact";
-  } else {
-    if (nh_reference_solve(&st->sys, &st->x0, st->x0.t + st->T, st->reference_tol, &r->reference)) {
-      snprintf(err, errlen, "%s: the reference solver (rk8pd) failed", st->spec_file);
-      return -1;
-    }
-    r->reference_kind = "rk8pd";
+  if (nh_true_solution(&st->sys, &st->x0, st->x0.t + st->T, st->reference_tol, &r->reference, &r->reference_kind)) {
+    snprintf(err, errlen, "%s: the reference solver (rk8pd) failed", st->spec_file);
+    return -1;
   }
 
   nh_progress prog;
   nh_progress_start(&prog, "convergence", (long)cells);
 #pragma omp parallel for schedule(dynamic)
   for (long task = 0; task < (long)cells; task++) {
-    const int mi = (int)(task / nh), hi = (int)(task % nh);
-    const double h = st->h[hi];
-    nh_state x = st->x0;
-    nh_cost cost = {0};
-    double t0 = omp_get_wtime(), residual = NAN;
-    /* Task-local accumulators: per-step writes to shared arrays would false-share cache lines. */
-    int status = nh_method_init(st->methods[mi], &st->sys, &x, h, &cost);
-    if (status == NH_STEP_OK)
-      status = nh_integrate(st->methods[mi], &st->sys, &x, lround(st->T / h), h, &cost, 0, &residual);
-    r->wall_time[task] = omp_get_wtime() - t0;
-    r->status[task] = status;
-    r->cost[task] = cost;
-    r->residual[task] = residual;
-    r->z[task] = x.z;
-    if (status == NH_STEP_OK) {
-      r->err_q[task] = max_abs_diff(n, x.q, r->reference.q);
-      r->err_v[task] = max_abs_diff(n, x.v, r->reference.v);
-      r->err[task] = fmax(r->err_q[task], r->err_v[task]);
-    } else {
-      r->err_q[task] = r->err_v[task] = r->err[task] = NAN;
-    }
+    convergence_task(st, r, task);
     nh_progress_tick(&prog);
   }
   nh_progress_end(&prog);
@@ -106,7 +143,8 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
 void nh_convergence_result_free(nh_convergence_result *r) {
   free(r->err), free(r->err_q), free(r->err_v), free(r->residual), free(r->status), free(r->cost);
   free(r->wall_time), free(r->order), free(r->order_stderr), free(r->fit_first), free(r->fit_count);
-  free(r->order_ok), free(r->z);
+  free(r->order_ok), free(r->z), free(r->err_max), free(r->err_2), free(r->err_coord), free(r->final_state);
+  free(r->lambda_err), free(r->discrete_residual);
   memset(r, 0, sizeof *r);
 }
 
@@ -115,13 +153,13 @@ void nh_convergence_result_free(nh_convergence_result *r) {
 
 static int sample_initial_conditions(const nh_study *st, nh_ensemble_result *r, char *err, size_t errlen) {
   const int n = st->sys.n;
-  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-  if (!rng) return -1;
+  gsl_rng *rng = st->random_ics ? gsl_rng_alloc(gsl_rng_mt19937) : NULL;
+  if (st->random_ics && !rng) return -1;
   for (int ic = 0; ic < st->count; ic++) {
-    nh_state x;
+    nh_state x = st->random_ics ? (nh_state){0} : st->ics[ic];
     /* The stream of IC `ic` depends on (seed, ic) only. */
-    gsl_rng_set(rng, (unsigned long)nh_stream_seed(st->seed, (uint64_t)ic));
-    int rc = nh_sample_on_D(&st->sys, st->energy, rng, &x);
+    if (rng) gsl_rng_set(rng, (unsigned long)nh_stream_seed(st->seed, (uint64_t)ic));
+    int rc = rng ? nh_sample_on_D(&st->sys, st->energy, rng, &x) : 0;
     if (rc) {
       if (rc == -2)
         snprintf(err, errlen, "%s: the random sampler cannot draw states of %s (affine or holonomic constraints)",
@@ -136,47 +174,35 @@ static int sample_initial_conditions(const nh_study *st, nh_ensemble_result *r, 
     memcpy(r->v0 + (size_t)ic * n, x.v, sizeof(double) * (size_t)n);
     r->E0[ic] = nh_energy(&st->sys, x.q, x.v);
   }
-  gsl_rng_free(rng);
+  if (rng) gsl_rng_free(rng);
   return 0;
 }
 
-/* One trajectory: dE sampled every K steps into series[nsamples]. */
-static void run_trajectory(const nh_study *st, const nh_method *m, const double *t, const double *q0,
-                           const double *v0, double E0, double *series, double *max_abs, double *slope, double *residual,
-                           int *status, nh_cost *cost) {
-  const int n = st->sys.n;
-  nh_state x = {0};
-  memcpy(x.q, q0, sizeof(double) * (size_t)n);
-  memcpy(x.v, v0, sizeof(double) * (size_t)n);
-  /* Task-local accumulators: per-step writes to shared arrays would false-share cache lines. */
-  nh_cost c = {0};
-  int stat = nh_method_init(m, &st->sys, &x, st->step, &c);
-  double max_res = 0, max_dE = 0;
-  series[0] = 0;
-  int s = 1;
-  for (; s < st->nsamples && stat == NH_STEP_OK; s++) {
-    double res;
-    stat = nh_integrate(m, &st->sys, &x, st->sample_every, st->step, &c, 0, &res);
-    if (stat != NH_STEP_OK) break;
-    max_res = fmax(max_res, res);
-    series[s] = nh_energy(&st->sys, x.q, x.v) - E0;
-    max_dE = fmax(max_dE, fabs(series[s]));
-    /* A blown-up trajectory may stay finite for long; stop it and say so. */
-    if (fabs(series[s]) > st->divergence * fmax(1, fabs(E0))) {
-      stat = NH_RUN_DIVERGED;
-      s++;
-      break;
-    }
+/* One trajectory: dE (and the observables) sampled every K steps. */
+static int run_trajectory(const nh_study *st, nh_ensemble_result *r, long task, nh_cost *cost) {
+  const int nic = st->count, n = st->sys.n, mi = (int)(task / nic), ic = (int)(task % nic);
+  nh_sampled_run run = {.st = st, .m = st->methods[mi], .method_index = mi, .h = st->step,
+                        .nsteps = st->nsteps, .K = st->sample_every, .divergence = st->divergence,
+                        .dE = r->dE + (size_t)task * st->nsamples};
+  run.x0 = st->random_ics ? (nh_state){0} : st->ics[ic];
+  memcpy(run.x0.q, r->q0 + (size_t)ic * n, sizeof(double) * (size_t)n);
+  memcpy(run.x0.v, r->v0 + (size_t)ic * n, sizeof(double) * (size_t)n);
+  if (st->nobs) {
+    run.layout = &r->samples;
+    run.values = r->samples.values + (size_t)task * st->nsamples * r->samples.row;
   }
-  *status = stat;
-  *residual = max_res;
-  *max_abs = max_dE;
-  *cost = c;
-  for (int rest = s; rest < st->nsamples; rest++) series[rest] = NAN;
+  int rc = nh_sampled_run_go(&run);
+  r->status[task] = run.status;
+  r->max_residual[task] = run.max_residual;
+  r->max_abs_dE[task] = run.max_abs_dE;
+  *cost = run.cost;
   /* Drift: least-squares slope of dE against t over the samples reached. */
   double c0, cov00, cov01, cov11, sumsq;
-  *slope = NAN;
-  if (s >= 2) gsl_fit_linear(t, 1, series, 1, (size_t)s, &c0, slope, &cov00, &cov01, &cov11, &sumsq);
+  r->drift_slope[task] = NAN;
+  if (run.reached >= 2)
+    gsl_fit_linear(r->t, 1, run.dE, 1, (size_t)run.reached, &c0, &r->drift_slope[task], &cov00, &cov01, &cov11,
+                   &sumsq);
+  return rc ? -1 : 0;
 }
 
 int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t errlen) {
@@ -199,7 +225,7 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
   r->wall_time = calloc((size_t)nm, sizeof(double));
   nh_cost *task_cost = calloc(traj, sizeof(nh_cost));
   double *task_time = calloc(traj, sizeof(double));
-  if (!r->t || !r->dE || !task_cost || !task_time) {
+  if (!r->t || !r->dE || !task_cost || !task_time || nh_samples_init(&r->samples, st, traj, ns)) {
     snprintf(err, errlen, "%s: out of memory for %zu trajectories of %d samples", st->spec_file, traj, ns);
     free(task_cost), free(task_time);
     return -1;
@@ -214,11 +240,8 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
   nh_progress_start(&prog, "ensemble", (long)traj);
 #pragma omp parallel for schedule(dynamic)
   for (long task = 0; task < (long)traj; task++) {
-    const int mi = (int)(task / nic), ic = (int)(task % nic);
     double t0 = omp_get_wtime();
-    run_trajectory(st, st->methods[mi], r->t, r->q0 + (size_t)ic * n, r->v0 + (size_t)ic * n, r->E0[ic],
-                   r->dE + (size_t)task * ns, &r->max_abs_dE[task], &r->drift_slope[task],
-                   &r->max_residual[task], &r->status[task], &task_cost[task]);
+    run_trajectory(st, r, task, &task_cost[task]);
     task_time[task] = omp_get_wtime() - t0;
     nh_progress_tick(&prog);
   }
@@ -227,12 +250,7 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
   /* Statistics across the ensemble, in a fixed order (spec/newmark.md §6 A11). */
   for (int mi = 0; mi < nm; mi++) {
     for (int ic = 0; ic < nic; ic++) {
-      const nh_cost *c = &task_cost[(size_t)mi * nic + ic];
-      r->cost[mi].steps += c->steps;
-      r->cost[mi].rhs_evals += c->rhs_evals;
-      r->cost[mi].jacobian_evals += c->jacobian_evals;
-      r->cost[mi].linear_solves += c->linear_solves;
-      r->cost[mi].newton_iterations += c->newton_iterations;
+      nh_cost_add(&r->cost[mi], &task_cost[(size_t)mi * nic + ic]);
       r->wall_time[mi] += task_time[(size_t)mi * nic + ic];
     }
     for (int s = 0; s < ns; s++) {
@@ -261,5 +279,6 @@ void nh_ensemble_result_free(nh_ensemble_result *r) {
   free(r->t), free(r->q0), free(r->v0), free(r->E0), free(r->dE), free(r->max_abs_dE);
   free(r->drift_slope), free(r->max_residual), free(r->status), free(r->dE_mean), free(r->dE_var);
   free(r->dE_count), free(r->cost), free(r->wall_time);
+  nh_samples_free(&r->samples);
   memset(r, 0, sizeof *r);
 }

@@ -353,33 +353,28 @@ static int load_grids(const ctx *c, const config_setting_t *root, nh_study *st) 
   return 0;
 }
 
-/* `initial`: a preset name (string) or { q = [...]; v = [...]; }; default: the system's default. */
-static int load_initial(const ctx *c, const config_setting_t *root, nh_study *st) {
-  nh_system_default_state(&st->sys, &st->x0);
-  const config_setting_t *ic = config_setting_get_member(root, "initial");
-  st->initial = dup_str("default");
-  if (!ic) return 0;
+/* One initial condition: a preset name, "default", or { q = [...]; v = [...]; } on D. */
+static int load_one_initial(const ctx *c, const config_setting_t *ic, nh_study *st, nh_state *x, char **name) {
   static const char *const known[] = {"q", "v", NULL};
+  nh_system_default_state(&st->sys, x);
   if (config_setting_type(ic) == CONFIG_TYPE_STRING) {
     char msg[512];
-    free(st->initial);
-    st->initial = dup_str(config_setting_get_string(ic));
-    if (strcmp(st->initial, "default") == 0) return 0;
-    if (nh_system_apply_preset(&st->sys, st->initial, &st->x0, msg, sizeof msg)) return fail_at(c, ic, "%s", msg);
+    *name = dup_str(config_setting_get_string(ic));
+    if (strcmp(*name, "default") == 0) return 0;
+    if (nh_system_apply_preset(&st->sys, *name, x, msg, sizeof msg)) return fail_at(c, ic, "%s", msg);
     /* A paper's printed initial condition may lie off D on purpose (e.g. the CVT's 4-digit v0). */
-    double r = nh_constraint_residual(&st->sys, st->x0.q, st->x0.v);
+    double r = nh_constraint_residual(&st->sys, x->q, x->v);
     if (r > 1e-12)
       fprintf(stderr, "%s:%d: note: preset '%s' is off the constraint distribution: |A(q)v + b| = %.3g\n", c->file,
-              config_setting_source_line(ic), st->initial, r);
+              config_setting_source_line(ic), *name, r);
     return 0;
   }
-  free(st->initial);
-  st->initial = dup_str("given");
+  *name = dup_str("given");
   if (!config_setting_is_group(ic))
     return fail_at(c, ic, "'initial' must be a preset name or a group { q = [...]; v = [...]; }");
   if (check_members(c, ic, known)) return -1;
   const char *names[2] = {"q", "v"};
-  double *dest[2] = {st->x0.q, st->x0.v};
+  double *dest[2] = {x->q, x->v};
   for (int k = 0; k < 2; k++) {
     const config_setting_t *s = require(c, ic, names[k]);
     double *vals = NULL;
@@ -396,23 +391,53 @@ static int load_initial(const ctx *c, const config_setting_t *root, nh_study *st
     memcpy(dest[k], vals, sizeof(double) * (size_t)n);
     free(vals);
   }
-  double r = nh_constraint_residual(&st->sys, st->x0.q, st->x0.v);
-  if (r > 1e-12) return fail_at(c, ic, "initial state is not on the constraint distribution D: |A(q)v| = %.3g", r);
+  double r = nh_constraint_residual(&st->sys, x->q, x->v);
+  if (r > 1e-12) return fail_at(c, ic, "initial state is not on the constraint distribution D: |A(q)v + b| = %.3g", r);
   return 0;
 }
 
-static int load_convergence(const ctx *c, const config_setting_t *root, nh_study *st) {
-  static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0",
-                                      "halvings", "methods", "grids", "fit_points", "error_floor",
-                                      "reference_tol", "order_tolerance", "expected_orders", NULL};
-  if (check_members(c, root, known)) return -1;
-  /* A preset may set system parameters; system_params given in the spec override them. */
-  if (load_initial(c, root, st) || load_system_params(c, root, st)) return -1;
+/* `initial`: one initial condition or a list ( ... ) / [ ... ] of them; default: the system's. */
+static int load_initial(const ctx *c, const config_setting_t *root, nh_study *st) {
+  const config_setting_t *ic = config_setting_get_member(root, "initial");
+  int list = ic && (config_setting_is_list(ic) || config_setting_is_array(ic));
+  st->nic = list ? config_setting_length(ic) : 1;
+  if (st->nic == 0) return fail_at(c, ic, "'initial' is an empty list");
+  st->ics = calloc((size_t)st->nic, sizeof *st->ics);
+  st->ic_names = calloc((size_t)st->nic, sizeof *st->ic_names);
+  double params0[NH_MAX_PARAMS];
+  for (int i = 0; i < st->nic; i++) {
+    if (!ic) {
+      nh_system_default_state(&st->sys, &st->ics[0]);
+      st->ic_names[0] = dup_str("default");
+    } else if (load_one_initial(c, list ? config_setting_get_elem(ic, (unsigned)i) : ic, st, &st->ics[i],
+                                &st->ic_names[i])) {
+      return -1;
+    }
+    /* One study, one system: presets of a list must agree on the parameters they set. */
+    if (i == 0) memcpy(params0, st->sys.p, sizeof params0);
+    else if (memcmp(params0, st->sys.p, sizeof params0) != 0)
+      return fail_at(c, config_setting_get_elem(ic, (unsigned)i),
+                     "initial condition '%s' sets other system parameters than '%s'; run them as separate studies",
+                     st->ic_names[i], st->ic_names[0]);
+  }
+  st->x0 = st->ics[0];
+  st->initial = dup_str(st->ic_names[0]);
+  return 0;
+}
+
+/* `h = [...]` or `h0` and `halvings` (h0, h0/2, …): the step sizes, positive, distinct. */
+static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, int min_count) {
   const config_setting_t *hs = config_setting_get_member(root, "h");
-  if (hs) {
+  if (hs && config_setting_type(hs) != CONFIG_TYPE_ARRAY && config_setting_type(hs) != CONFIG_TYPE_LIST) {
+    if (get_positive(c, root, "h", &st->step)) return -1;
+    st->nh = 1;
+    st->h = malloc(sizeof(double));
+    st->h[0] = st->step;
+  } else if (hs) {
     if (get_numbers(c, hs, &st->h, &st->nh)) return -1;
     for (int i = 0; i < st->nh; i++)
-      if (!(st->h[i] > 0)) return fail_at(c, hs, "step sizes must be positive; h[%d] = %g", i, st->h[i]);
+      if (!(st->h[i] > 0) || !isfinite(st->h[i]))
+        return fail_at(c, hs, "step sizes must be positive; h[%d] = %g", i, st->h[i]);
   } else {
     double h0;
     int halvings;
@@ -423,21 +448,143 @@ static int load_convergence(const ctx *c, const config_setting_t *root, nh_study
     st->h = malloc(sizeof(double) * (size_t)st->nh);
     for (int i = 0; i < st->nh; i++) st->h[i] = ldexp(h0, -i);
   }
-  if (st->nh < 2) return fail_at(c, hs, "a convergence study needs at least two step sizes");
+  if (st->nh < min_count)
+    return fail_at(c, hs ? hs : root, "this study needs at least %d step sizes", min_count);
+  for (int i = 0; i < st->nh; i++)
+    for (int j = 0; j < i; j++)
+      if (st->h[i] == st->h[j]) return fail_at(c, hs ? hs : root, "step size h = %g is listed twice", st->h[i]);
+  st->step = st->h[0];
+  return 0;
+}
+
+/* T must be a whole number of steps of every h. */
+static int check_whole_steps(const ctx *c, const config_setting_t *root, const nh_study *st) {
+  const config_setting_t *hs = config_setting_get_member(root, "h");
   for (int i = 0; i < st->nh; i++) {
     double steps = st->T / st->h[i];
-    if (fabs(steps - round(steps)) > 1e-9 * steps)
+    if (fabs(steps - round(steps)) > 1e-9 * steps || steps > 9.0e15)
       return fail_at(c, hs ? hs : root, "T = %g is not a whole number of steps of h = %g", st->T, st->h[i]);
   }
-  if (get_count(c, root, "fit_points", 2, 100, 3, &st->fit_points)) return -1;
-  st->error_floor = 1e-11;
-  st->reference_tol = 1e-13;
-  const config_setting_t *s;
-  if ((s = config_setting_get_member(root, "error_floor")) && get_number(c, s, &st->error_floor)) return -1;
-  if ((s = config_setting_get_member(root, "reference_tol")) && get_number(c, s, &st->reference_tol)) return -1;
-  st->order_tolerance = 0.15;
-  if ((s = config_setting_get_member(root, "order_tolerance")) && get_number(c, s, &st->order_tolerance)) return -1;
   return 0;
+}
+
+/* `norm = "max"` (default) or `"2"`. */
+static int load_norm(const ctx *c, const config_setting_t *root, nh_study *st) {
+  const config_setting_t *s = config_setting_get_member(root, "norm");
+  st->norm = NH_NORM_MAX;
+  if (!s) return 0;
+  const char *v = config_setting_get_string(s);
+  int two = config_setting_type(s) == CONFIG_TYPE_INT || config_setting_type(s) == CONFIG_TYPE_INT64;
+  if (two && config_setting_get_int64(s) == 2) return st->norm = NH_NORM_2, 0; /* --set norm=2 */
+  if (v && strcmp(v, "max") == 0) return 0;
+  if (v && strcmp(v, "2") == 0) return st->norm = NH_NORM_2, 0;
+  return fail_at(c, s, "norm = '%s': expected \"max\" or \"2\"", v ? v : "(not a string)");
+}
+
+/* `observables = ["energy", ...]`: names from the registry (`nhbench list observables`). */
+static int load_observables(const ctx *c, const config_setting_t *root, nh_study *st) {
+  const config_setting_t *list = config_setting_get_member(root, "observables");
+  if (!list) return 0;
+  if (!config_setting_is_aggregate(list) || config_setting_is_group(list))
+    return fail_at(c, list, "'observables' must be a list of names, e.g. [\"energy\", \"error_q_2\"]");
+  st->nobs = config_setting_length(list);
+  st->obs = calloc((size_t)st->nobs + 1, sizeof *st->obs);
+  for (int i = 0; i < st->nobs; i++) {
+    const config_setting_t *s = config_setting_get_elem(list, (unsigned)i);
+    const char *name = config_setting_get_string(s);
+    st->obs[i] = name ? nh_observable_find(name) : NULL;
+    if (!st->obs[i]) {
+      char known[1024] = "";
+      for (int j = 0; nh_observables[j]; j++) {
+        strncat(known, j ? ", " : "", sizeof known - strlen(known) - 1);
+        strncat(known, nh_observables[j]->name, sizeof known - strlen(known) - 1);
+      }
+      return fail_at(c, s, "unknown observable '%s' (observables: %s)", name ? name : "(not a string)", known);
+    }
+    for (int j = 0; j < i; j++)
+      if (st->obs[j] == st->obs[i]) return fail_at(c, s, "observable '%s' is listed twice", name);
+  }
+  return 0;
+}
+
+/* Optional settings with defaults. */
+static int get_optional(const ctx *c, const config_setting_t *root, const char *name, double def, double *out) {
+  const config_setting_t *s = config_setting_get_member(root, name);
+  *out = def;
+  return s ? get_number(c, s, out) : 0;
+}
+
+static int load_fit(const ctx *c, const config_setting_t *root, nh_study *st) {
+  if (get_count(c, root, "fit_points", 2, 100, 3, &st->fit_points)) return -1;
+  if (get_optional(c, root, "error_floor", 1e-11, &st->error_floor)) return -1;
+  return get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol);
+}
+
+static int check_reference_tol(const ctx *c, const config_setting_t *root, const nh_study *st) {
+  if (st->reference_tol >= 1e-16 && st->reference_tol <= 1e-3) return 0;
+  return fail_at(c, config_setting_get_member(root, "reference_tol"),
+                 "reference_tol = %g must lie in [1e-16, 1e-3]", st->reference_tol);
+}
+
+static int load_convergence(const ctx *c, const config_setting_t *root, nh_study *st) {
+  static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0",
+                                      "halvings", "methods", "grids", "fit_points", "error_floor",
+                                      "reference_tol", "order_tolerance", "expected_orders", "norm", NULL};
+  if (check_members(c, root, known)) return -1;
+  /* A preset may set system parameters; system_params given in the spec override them. */
+  if (load_initial(c, root, st) || load_system_params(c, root, st)) return -1;
+  if (st->nic != 1) return fail_at(c, config_setting_get_member(root, "initial"), "a convergence study takes one initial condition");
+  if (load_steps(c, root, st, 2) || check_whole_steps(c, root, st)) return -1;
+  if (load_fit(c, root, st) || check_reference_tol(c, root, st) || load_norm(c, root, st)) return -1;
+  return get_optional(c, root, "order_tolerance", 0.15, &st->order_tolerance);
+}
+
+/* Trajectory: fixed initial conditions, several methods and step sizes, observables sampled every
+ * sample_every steps. */
+static int load_trajectory(const ctx *c, const config_setting_t *root, nh_study *st) {
+  static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0", "halvings",
+                                      "methods", "grids", "observables", "sample_every", "divergence",
+                                      "reference_tol", NULL};
+  if (check_members(c, root, known)) return -1;
+  if (load_initial(c, root, st) || load_system_params(c, root, st)) return -1;
+  if (load_steps(c, root, st, 1) || check_whole_steps(c, root, st)) return -1;
+  if (get_count(c, root, "sample_every", 1, 1 << 30, 1, &st->sample_every)) return -1;
+  for (int i = 0; i < st->nh; i++)
+    if (lround(st->T / st->h[i]) % st->sample_every)
+      return fail_at(c, config_setting_get_member(root, "sample_every"),
+                     "sample_every = %d does not divide the %ld steps of h = %g", st->sample_every,
+                     lround(st->T / st->h[i]), st->h[i]);
+  if (get_optional(c, root, "divergence", 1e3, &st->divergence) || !(st->divergence > 0))
+    return fail_at(c, config_setting_get_member(root, "divergence"), "divergence must be a positive number (default 1e3)");
+  if (get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol) || check_reference_tol(c, root, st)) return -1;
+  if (load_observables(c, root, st)) return -1;
+  if (st->nobs == 0) return fail_at(c, root, "a trajectory study needs 'observables', e.g. [\"energy_error\"] (nhbench list observables)");
+  return 0;
+}
+
+/* One-step: points along the true solution from each initial condition. */
+static int load_onestep(const ctx *c, const config_setting_t *root, nh_study *st) {
+  static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0", "halvings",
+                                      "methods", "grids", "points", "norm", "fit_points", "error_floor",
+                                      "reference_tol", NULL};
+  if (check_members(c, root, known)) return -1;
+  if (load_initial(c, root, st) || load_system_params(c, root, st)) return -1;
+  if (load_steps(c, root, st, 2) || get_count(c, root, "points", 1, 100000, 8, &st->npoints)) return -1;
+  return load_fit(c, root, st) || check_reference_tol(c, root, st) || load_norm(c, root, st) ? -1 : 0;
+}
+
+/* Work-precision: error at T against counted work and wall time. */
+static int load_work_precision(const ctx *c, const config_setting_t *root, nh_study *st) {
+  static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0", "halvings",
+                                      "methods", "grids", "norm", "repeats", "time_limit", "reference_tol", NULL};
+  if (check_members(c, root, known)) return -1;
+  if (load_initial(c, root, st) || load_system_params(c, root, st)) return -1;
+  if (st->nic != 1) return fail_at(c, config_setting_get_member(root, "initial"), "a work-precision study takes one initial condition");
+  if (load_steps(c, root, st, 1) || check_whole_steps(c, root, st) || load_norm(c, root, st)) return -1;
+  if (get_count(c, root, "repeats", 1, 1000, 3, &st->repeats)) return -1;
+  if (get_optional(c, root, "time_limit", 60, &st->time_limit) || !(st->time_limit > 0) || !isfinite(st->time_limit))
+    return fail_at(c, config_setting_get_member(root, "time_limit"), "time_limit must be a positive number of seconds (default 60)");
+  return get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol) || check_reference_tol(c, root, st) ? -1 : 0;
 }
 
 /* The expected order of each method: its claimed order unless `expected_orders` documents an
@@ -480,12 +627,13 @@ static int load_expected_orders(const ctx *c, const config_setting_t *root, nh_s
 
 static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *st) {
   static const char *const known[] = {"study", "system", "system_params", "T", "h", "sample_every",
-                                      "divergence", "ensemble", "methods", "grids", NULL};
+                                      "divergence", "ensemble", "initial", "observables", "methods", "grids",
+                                      "reference_tol", NULL};
   static const char *const known_ens[] = {"count", "energy", "seed", NULL};
   if (check_members(c, root, known)) return -1;
   if (get_positive(c, root, "h", &st->step)) return -1;
   double steps = st->T / st->step;
-  if (fabs(steps - round(steps)) > 1e-9 * steps)
+  if (fabs(steps - round(steps)) > 1e-9 * steps || steps > 9.0e15)
     return fail_at(c, config_setting_get_member(root, "h"), "T = %g is not a whole number of steps of h = %g",
                    st->T, st->step);
   st->nsteps = lround(steps);
@@ -498,8 +646,17 @@ static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *s
   const config_setting_t *dv = config_setting_get_member(root, "divergence");
   if (dv && (get_number(c, dv, &st->divergence) || !(st->divergence > 0)))
     return fail_at(c, dv, "divergence must be a positive number (default 1e3)");
-  const config_setting_t *ens = require(c, root, "ensemble");
-  if (!ens) return -1;
+  if (get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol) || check_reference_tol(c, root, st)) return -1;
+  if (load_observables(c, root, st)) return -1;
+  const config_setting_t *ens = config_setting_get_member(root, "ensemble");
+  const config_setting_t *given = config_setting_get_member(root, "initial");
+  if (ens && given) return fail_at(c, given, "an ensemble takes either 'ensemble' (random states) or 'initial', not both");
+  if (given) {
+    if (load_initial(c, root, st) || load_system_params(c, root, st)) return -1;
+    st->count = st->nic;
+    return 0;
+  }
+  if (!ens) return fail_at(c, root, "missing setting 'ensemble' ({ count; energy; seed; }) or 'initial'");
   if (!config_setting_is_group(ens)) return fail_at(c, ens, "'ensemble' must be a group { count = ...; energy = ...; seed = ...; }");
   if (check_members(c, ens, known_ens)) return -1;
   if (get_count(c, ens, "count", 1, 1000000, -1, &st->count)) return -1;
@@ -511,7 +668,30 @@ static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *s
   if (seed < 0 || seed != floor(seed) || seed > 9007199254740992.0)
     return fail_at(c, sd, "seed = %g must be a whole number >= 0", seed);
   st->seed = (uint64_t)seed;
+  st->random_ics = 1;
+  if (!st->sys.type->sample && (nh_system_features(&st->sys) & NH_SYS_AFFINE_CONSTRAINTS || st->sys.type->holonomic))
+    return fail_at(c, ens, "system %s has no random sampler on D: %s", st->sys.type->name,
+                   st->sys.type->sampler_doc ? st->sys.type->sampler_doc : "affine or holonomic constraints");
   return 0;
+}
+
+static const char *const kind_names[NH_STUDY_KINDS] = {"convergence", "ensemble", "trajectory", "onestep",
+                                                       "work_precision"};
+
+const char *nh_study_kind_name(nh_study_kind kind) { return kind_names[kind]; }
+
+typedef int (*kind_loader)(const ctx *c, const config_setting_t *root, nh_study *st);
+static const kind_loader kind_loaders[NH_STUDY_KINDS] = {load_convergence, load_ensemble, load_trajectory,
+                                                         load_onestep, load_work_precision};
+
+static int load_kind(const ctx *c, const config_setting_t *root, nh_study *st) {
+  const config_setting_t *kind = require(c, root, "study");
+  if (!kind) return -1;
+  const char *k = config_setting_get_string(kind);
+  for (int i = 0; i < NH_STUDY_KINDS; i++)
+    if (k && strcmp(k, kind_names[i]) == 0) return st->kind = (nh_study_kind)i, 0;
+  return fail_at(c, kind, "study = '%s': expected \"convergence\", \"ensemble\", \"trajectory\", \"onestep\" or "
+                 "\"work_precision\"", k ? k : "(not a string)");
 }
 
 int nh_study_load(const char *path, const char *const *overrides, int noverrides, nh_study *st,
@@ -541,17 +721,8 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
     strcat(st->overrides, overrides[i]);
   }
   const config_setting_t *root = config_root_setting(&cfg);
-  const config_setting_t *kind = require(&c, root, "study");
-  if (!kind) goto done;
-  const char *k = config_setting_get_string(kind);
-  if (k && strcmp(k, "convergence") == 0) st->kind = NH_STUDY_CONVERGENCE;
-  else if (k && strcmp(k, "ensemble") == 0) st->kind = NH_STUDY_ENSEMBLE;
-  else {
-    fail_at(&c, kind, "study = '%s': expected \"convergence\" or \"ensemble\"", k ? k : "(not a string)");
-    goto done;
-  }
-  if (load_system(&c, root, st) || get_positive(&c, root, "T", &st->T)) goto done;
-  if ((st->kind == NH_STUDY_CONVERGENCE ? load_convergence : load_ensemble)(&c, root, st)) goto done;
+  if (load_kind(&c, root, st) || load_system(&c, root, st) || get_positive(&c, root, "T", &st->T)) goto done;
+  if (kind_loaders[st->kind](&c, root, st)) goto done;
   if (load_methods(&c, root, st) || load_grids(&c, root, st)) goto done;
   if (st->nmethods == 0) {
     fail_at(&c, root, "no methods to run");
@@ -579,6 +750,10 @@ void nh_study_free(nh_study *st) {
   free(st->order_reason);
   free(st->order_expected);
   free(st->initial);
+  for (int i = 0; st->ic_names && i < st->nic; i++) free(st->ic_names[i]);
+  free(st->ic_names);
+  free(st->ics);
+  free(st->obs);
   free(st->grids);
   free(st->methods);
   free(st->method_names);

@@ -108,7 +108,7 @@ typedef struct {
   int nobs, row;
   int *width, *offset;     /* [obs] */
   double *values;          /* [run][sample][row]; NaN where absent or after a failed step */
-  char **absent;           /* [obs × method]: NULL, or why that method does not define it */
+  const char **absent;     /* [obs × method]: NULL, or why that method does not define it (static text) */
 } nh_samples;
 
 typedef struct {

@@ -1,0 +1,312 @@
+/* The observables registry (studies/observables.h). Each entry is a const table: name,
+ * documentation with its source, units, what it needs, its components and who defines it. */
+#include "studies/observables.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Norms and shared pieces                                                                        */
+
+double nh_norm_max(int n, const double *d) {
+  double m = 0;
+  for (int i = 0; i < n; i++) m = fmax(m, fabs(d[i]));
+  return m;
+}
+
+/* Scaled by the largest entry so that squares neither overflow nor underflow. */
+double nh_norm_2(int n, const double *d) {
+  double m = nh_norm_max(n, d), s = 0;
+  if (m == 0 || !isfinite(m)) return m;
+  for (int i = 0; i < n; i++) s += (d[i] / m) * (d[i] / m);
+  return m * sqrt(s);
+}
+
+static int one(const nh_system *sys) { (void)sys; return 1; }
+static int dim_n(const nh_system *sys) { return sys->n; }
+static int dim_k(const nh_system *sys) { return sys->k; }
+static int dim_2n(const nh_system *sys) { return 2 * sys->n; }
+static int dim_invariants(const nh_system *sys) { return sys->type->ninvariants; }
+static int dim_derived(const nh_system *sys) { return sys->type->nderived; }
+
+static void label_none(const nh_system *sys, int i, char *buf, size_t len) {
+  (void)sys, (void)i;
+  snprintf(buf, len, "value");
+}
+static void label_q(const nh_system *sys, int i, char *buf, size_t len) { (void)sys, snprintf(buf, len, "q[%d]", i); }
+static void label_v(const nh_system *sys, int i, char *buf, size_t len) { (void)sys, snprintf(buf, len, "v[%d]", i); }
+static void label_qv(const nh_system *sys, int i, char *buf, size_t len) {
+  if (i < sys->n) snprintf(buf, len, "q[%d]", i);
+  else snprintf(buf, len, "v[%d]", i - sys->n);
+}
+static void label_constraint(const nh_system *sys, int i, char *buf, size_t len) {
+  (void)sys, snprintf(buf, len, "constraint %d", i);
+}
+static void label_lambda(const nh_system *sys, int i, char *buf, size_t len) {
+  (void)sys, snprintf(buf, len, "lambda[%d]", i);
+}
+static void label_invariant(const nh_system *sys, int i, char *buf, size_t len) {
+  snprintf(buf, len, "%s", sys->type->invariant_names[i]);
+}
+static void label_derived(const nh_system *sys, int i, char *buf, size_t len) {
+  snprintf(buf, len, "%s", sys->type->derived_names[i]);
+}
+
+/* Absence reasons. */
+static const char *always(const nh_method *m, const nh_system *sys) { (void)m, (void)sys; return NULL; }
+
+static const char *needs_constraints(const nh_method *m, const nh_system *sys) {
+  (void)m;
+  return sys->k == 0 ? "the system has no constraints" : NULL;
+}
+
+static const char *has_lambda(const nh_method *m, const nh_system *sys) {
+  if (sys->k == 0) return "the system has no constraints";
+  if (!m) return NULL;
+  if (nh_method_lambda_time(m) == NH_LAMBDA_NONE)
+    return m->base ? "a composition's multiplier is its last sub-step's, defined only when that ends at t_{k+1}"
+                   : "the method defines no multiplier (it integrates the index-reduced ODE or eliminates lambda)";
+  return NULL;
+}
+
+static const char *has_discrete_constraint(const nh_method *m, const nh_system *sys) {
+  if (sys->k == 0) return "the system has no constraints";
+  if (!m) return NULL;
+  if (m->base) return "compositions define discrete constraints per sub-step only";
+  return m->type->discrete_constraint ? NULL : "the method has no discrete constraint of its own";
+}
+
+static const char *has_discrete_energy(const nh_method *m, const nh_system *sys) {
+  (void)sys;
+  if (!m) return NULL;
+  if (m->base) return "compositions define discrete energies per sub-step only";
+  return m->type->discrete_energy ? NULL : "the method defines no discrete energy";
+}
+
+static const char *tracks_action(const nh_method *m, const nh_system *sys) {
+  (void)sys;
+  if (!m) return NULL;
+  const nh_method *b = m;
+  while (b->base) b = b->base;
+  return b->type->properties & NH_TRACKS_ACTION ? NULL : "only contact (Herglotz) methods track the action z";
+}
+
+static const char *has_invariants(const nh_method *m, const nh_system *sys) {
+  (void)m;
+  return sys->type->ninvariants > 0 ? NULL : "the system declares no invariants besides energy";
+}
+
+static const char *has_derived(const nh_method *m, const nh_system *sys) {
+  (void)m;
+  return sys->type->nderived > 0 && sys->type->derived ? NULL : "the system declares no derived quantities";
+}
+
+/* The time t* whose λ(t*) the method's multiplier approximates, for the step prev → cur. */
+static double lambda_time_of(const nh_obs_ctx *c) {
+  double h = c->cur->t - c->prev->t;
+  switch (nh_method_lambda_time(c->m)) {
+  case NH_LAMBDA_START: return c->prev->t;
+  case NH_LAMBDA_MIDPOINT: return c->prev->t + 0.5 * h;
+  case NH_LAMBDA_END: return c->cur->t;
+  default: return NAN;
+  }
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Evaluations                                                                                    */
+
+static void eval_energy(const nh_obs_ctx *c, double *out) { out[0] = nh_energy(c->sys, c->cur->q, c->cur->v); }
+
+static void eval_energy_error(const nh_obs_ctx *c, double *out) {
+  out[0] = nh_energy(c->sys, c->cur->q, c->cur->v) - c->E0;
+}
+
+static void eval_relative_energy_error(const nh_obs_ctx *c, double *out) {
+  out[0] = (nh_energy(c->sys, c->cur->q, c->cur->v) - c->E0) / fabs(c->E0);
+}
+
+static void eval_reference_energy(const nh_obs_ctx *c, double *out) {
+  out[0] = nh_energy(c->sys, c->ref->q, c->ref->v);
+}
+
+static void eval_discrete_energy(const nh_obs_ctx *c, double *out) {
+  out[0] = c->m->type->discrete_energy(c->m, c->sys, c->prev, c->cur, c->cur->t - c->prev->t);
+}
+
+/* Signed residual of each constraint, A(q)v + b(q). */
+static void eval_constraint_residual(const nh_obs_ctx *c, double *out) {
+  const nh_system *sys = c->sys;
+  const int n = sys->n, k = sys->k;
+  double A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K] = {0};
+  sys->type->constraints(sys->p, c->cur->q, A);
+  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, c->cur->q, b);
+  for (int a = 0; a < k; a++) {
+    double r = b[a];
+    for (int i = 0; i < n; i++) r += A[a * n + i] * c->cur->v[i];
+    out[a] = r;
+  }
+}
+
+static void eval_discrete_constraint(const nh_obs_ctx *c, double *out) {
+  c->m->type->discrete_constraint(c->m, c->sys, c->prev, c->cur, c->cur->t - c->prev->t, out);
+}
+
+static void eval_multiplier(const nh_obs_ctx *c, double *out) {
+  memcpy(out, c->cur->lambda, sizeof(double) * (size_t)c->sys->k);
+}
+
+static void eval_multiplier_time(const nh_obs_ctx *c, double *out) { out[0] = lambda_time_of(c); }
+
+static void eval_multiplier_error(const nh_obs_ctx *c, double *out) {
+  double lam[NH_MAX_K];
+  const nh_state *r = c->ref_lambda;
+  if (nh_multiplier(c->sys, r->t, r->q, r->v, lam)) {
+    for (int a = 0; a < c->sys->k; a++) out[a] = NAN;
+    return;
+  }
+  for (int a = 0; a < c->sys->k; a++) out[a] = c->cur->lambda[a] - lam[a];
+}
+
+static void eval_action(const nh_obs_ctx *c, double *out) { out[0] = c->cur->z; }
+
+static void eval_invariants(const nh_obs_ctx *c, double *out) {
+  c->sys->type->invariants(c->sys->p, c->cur->q, c->cur->v, out);
+}
+
+static void eval_invariants_error(const nh_obs_ctx *c, double *out) {
+  double ref[NH_MAX_INVARIANTS];
+  c->sys->type->invariants(c->sys->p, c->cur->q, c->cur->v, out);
+  c->sys->type->invariants(c->sys->p, c->ref->q, c->ref->v, ref);
+  for (int i = 0; i < c->sys->type->ninvariants; i++) out[i] -= ref[i];
+}
+
+static void eval_derived(const nh_obs_ctx *c, double *out) {
+  c->sys->type->derived(c->sys->p, c->cur->t, c->cur->q, c->cur->v, out);
+}
+
+static void eval_derived_reference(const nh_obs_ctx *c, double *out) {
+  c->sys->type->derived(c->sys->p, c->ref->t, c->ref->q, c->ref->v, out);
+}
+
+static void eval_q(const nh_obs_ctx *c, double *out) { memcpy(out, c->cur->q, sizeof(double) * (size_t)c->sys->n); }
+static void eval_v(const nh_obs_ctx *c, double *out) { memcpy(out, c->cur->v, sizeof(double) * (size_t)c->sys->n); }
+
+/* Differences to the true solution: (q, v) − (q_ref, v_ref), 2n entries. */
+static void difference(const nh_obs_ctx *c, double *d) {
+  const int n = c->sys->n;
+  for (int i = 0; i < n; i++) {
+    d[i] = c->cur->q[i] - c->ref->q[i];
+    d[n + i] = c->cur->v[i] - c->ref->v[i];
+  }
+}
+
+static void eval_error(const nh_obs_ctx *c, double *out) { difference(c, out); }
+
+#define NORM_EVAL(NAME, NORM, FIRST, COUNT)                                                           \
+  static void NAME(const nh_obs_ctx *c, double *out) {                                              \
+    double d[2 * NH_MAX_N];                                                                         \
+    difference(c, d);                                                                               \
+    out[0] = NORM(COUNT, d + (FIRST));                                                              \
+  }
+NORM_EVAL(eval_error_max, nh_norm_max, 0, 2 * c->sys->n)
+NORM_EVAL(eval_error_2, nh_norm_2, 0, 2 * c->sys->n)
+NORM_EVAL(eval_error_q_max, nh_norm_max, 0, c->sys->n)
+NORM_EVAL(eval_error_q_2, nh_norm_2, 0, c->sys->n)
+NORM_EVAL(eval_error_v_max, nh_norm_max, c->sys->n, c->sys->n)
+NORM_EVAL(eval_error_v_2, nh_norm_2, c->sys->n, c->sys->n)
+
+/* ---------------------------------------------------------------------------------------------- */
+/* The registry                                                                                   */
+
+#define OBSERVABLE(ID, NAME, UNITS, NEEDS, WIDTH, LABEL, ABSENT, EVAL, DOC)                            \
+  static const nh_observable ID = {.name = NAME, .doc = DOC, .units = UNITS, .needs = NEEDS,          \
+                                   .width = WIDTH, .label = LABEL, .absent = ABSENT, .eval = EVAL}
+
+OBSERVABLE(o_energy, "energy", "energy", 0, one, label_none, always, eval_energy,
+           "E(q, v) = ½ vᵀM(q)v + V(q) of the sampled state (spec/newmark.md §2.0)");
+OBSERVABLE(o_energy_error, "energy_error", "energy", 0, one, label_none, always, eval_energy_error,
+           "E(q, v) − E0, the energy drift (spec/newmark.md §4, A6)");
+OBSERVABLE(o_rel_energy_error, "relative_energy_error", "1", 0, one, label_none, always,
+           eval_relative_energy_error, "(E(q, v) − E0) / |E0| (spec/newmark.md §6 A6)");
+OBSERVABLE(o_ref_energy, "reference_energy", "energy", NH_OBS_REFERENCE, one, label_none, always,
+           eval_reference_energy,
+           "E of the exact or reference solution at the sample time: the energy a damped or forced run "
+           "should follow (spec/herglotz.md §5 items 10-12)");
+OBSERVABLE(o_discrete_energy, "discrete_energy", "energy", NH_OBS_STEP, one, label_none, has_discrete_energy,
+           eval_discrete_energy,
+           "the method's own discrete energy of its last step, e.g. E_d of nh_rattle (spec/rattle.md §2.9) "
+           "or the midpoint energy of the contact schemes (spec/herglotz.md §6); see `nhbench list methods`");
+OBSERVABLE(o_residual, "constraint_residual", "as A v", 0, dim_k, label_constraint, needs_constraints,
+           eval_constraint_residual,
+           "A(q)v + b(q) per constraint, the continuous constraint at the sampled state (signed)");
+OBSERVABLE(o_discrete_residual, "discrete_constraint", "as A v", NH_OBS_STEP, dim_k, label_constraint,
+           has_discrete_constraint, eval_discrete_constraint,
+           "the method's own discrete constraint for its last step, e.g. Phi(q_k, q_k+1) of nh_newmark "
+           "(spec/newmark.md §2.4, C2), A(q̄)Δq/h of the contact schemes (spec/herglotz.md §5 item 3), "
+           "the deformed constraint of js_p2orig (spec/discretization.md R14)");
+OBSERVABLE(o_multiplier, "multiplier", "as lambda", NH_OBS_STEP, dim_k, label_lambda, has_lambda,
+           eval_multiplier,
+           "the multipliers of the method's last step, +Aᵀλ convention, scaled to approximate the "
+           "continuous λ at multiplier_time (spec/discretization.md §6.5)");
+OBSERVABLE(o_multiplier_time, "multiplier_time", "time", NH_OBS_STEP, one, label_none, has_lambda,
+           eval_multiplier_time,
+           "the time t* whose continuous λ(t*) the method's multiplier approximates: the start, "
+           "midpoint or end of its last step");
+OBSERVABLE(o_multiplier_error, "multiplier_error", "as lambda", NH_OBS_STEP | NH_OBS_LAMBDA_REFERENCE, dim_k,
+           label_lambda, has_lambda, eval_multiplier_error,
+           "multiplier − λ(t*) of the exact or reference solution at multiplier_time (spec/discretization.md "
+           "R3, R6; spec/rattle.md §5.2 A)");
+OBSERVABLE(o_action, "action", "action", 0, one, label_none, tracks_action, eval_action,
+           "the Herglotz action z of contact methods, z(0) = 0 (spec/herglotz.md §2.2, §2.6)");
+OBSERVABLE(o_invariants, "invariants", "as declared", 0, dim_invariants, label_invariant, has_invariants,
+           eval_invariants, "the system's first integrals besides energy, e.g. momentum maps (`nhbench list systems`)");
+OBSERVABLE(o_invariants_error, "invariants_error", "as declared", NH_OBS_REFERENCE, dim_invariants,
+           label_invariant, has_invariants, eval_invariants_error,
+           "invariants − their value on the exact or reference solution");
+OBSERVABLE(o_derived, "derived", "as declared", 0, dim_derived, label_derived, has_derived, eval_derived,
+           "quantities the system declares, e.g. the Foucault pendulum's oscillation-plane angle "
+           "(spec/herglotz.md §5 item 13; `nhbench list systems`)");
+OBSERVABLE(o_derived_ref, "derived_reference", "as declared", NH_OBS_REFERENCE, dim_derived, label_derived,
+           has_derived, eval_derived_reference,
+           "the system's derived quantities on the exact or reference solution (e.g. the exact plane angle)");
+OBSERVABLE(o_q, "q", "as q", 0, dim_n, label_q, always, eval_q, "the positions q");
+OBSERVABLE(o_v, "v", "as v", 0, dim_n, label_v, always, eval_v, "the velocities v");
+OBSERVABLE(o_error, "error", "as q, v", NH_OBS_REFERENCE, dim_2n, label_qv, always, eval_error,
+           "(q, v) − (q, v) of the exact or reference solution, per coordinate (signed)");
+OBSERVABLE(o_error_max, "error_max", "as q, v", NH_OBS_REFERENCE, one, label_none, always, eval_error_max,
+           "max-norm of the (q, v) error");
+OBSERVABLE(o_error_2, "error_2", "as q, v", NH_OBS_REFERENCE, one, label_none, always, eval_error_2,
+           "2-norm of the (q, v) error");
+OBSERVABLE(o_error_q_max, "error_q_max", "as q", NH_OBS_REFERENCE, one, label_none, always, eval_error_q_max,
+           "max-norm of the q error");
+OBSERVABLE(o_error_q_2, "error_q_2", "as q", NH_OBS_REFERENCE, one, label_none, always, eval_error_q_2,
+           "2-norm of the q error, ‖q − q_ref‖₂ (spec/herglotz.md §4, Fig. 6a)");
+OBSERVABLE(o_error_v_max, "error_v_max", "as v", NH_OBS_REFERENCE, one, label_none, always, eval_error_v_max,
+           "max-norm of the v error");
+OBSERVABLE(o_error_v_2, "error_v_2", "as v", NH_OBS_REFERENCE, one, label_none, always, eval_error_v_2,
+           "2-norm of the v error");
+
+const nh_observable *const nh_observables[] = {
+    &o_energy, &o_energy_error, &o_rel_energy_error, &o_ref_energy, &o_discrete_energy, &o_residual,
+    &o_discrete_residual, &o_multiplier, &o_multiplier_time, &o_multiplier_error, &o_action, &o_invariants,
+    &o_invariants_error, &o_derived, &o_derived_ref, &o_q, &o_v, &o_error, &o_error_max, &o_error_2,
+    &o_error_q_max, &o_error_q_2, &o_error_v_max, &o_error_v_2, NULL,
+};
+
+const nh_observable *nh_observable_find(const char *name) {
+  for (int i = 0; nh_observables[i]; i++)
+    if (strcmp(nh_observables[i]->name, name) == 0) return nh_observables[i];
+  return NULL;
+}
+
+void nh_observable_sample(const nh_observable *o, const nh_obs_ctx *c, double *out) {
+  const int w = o->width(c->sys);
+  int ok = o->absent(c->m, c->sys) == NULL;
+  if ((o->needs & NH_OBS_STEP) && !c->prev) ok = 0;
+  if ((o->needs & NH_OBS_REFERENCE) && !c->ref) ok = 0;
+  if ((o->needs & NH_OBS_LAMBDA_REFERENCE) && !c->ref_lambda) ok = 0;
+  if (ok) o->eval(c, out);
+  else
+    for (int i = 0; i < w; i++) out[i] = NAN;
+}

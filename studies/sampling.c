@@ -1,0 +1,141 @@
+/* Runs sampled along the way (studies/sampling.h). With no observables the loop is the plain
+ * stepping loop nh_integrate between samples, so sampling costs nothing when nothing is asked. */
+#include "studies/sampling.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int nh_truth_start(nh_truth *tr, const nh_system *sys, const nh_state *x0, double tol) {
+  tr->sys = sys;
+  tr->x0 = tr->x = *x0;
+  tr->tol = tol;
+  nh_state probe;
+  tr->exact = sys->type->exact && sys->type->exact(sys->p, x0, x0->t, &probe) == 0;
+  tr->kind = tr->exact ? "exact" : "rk8pd";
+  return 0;
+}
+
+int nh_truth_at(nh_truth *tr, double t, nh_state *out) {
+  if (tr->exact) return tr->sys->type->exact(tr->sys->p, &tr->x0, t, out);
+  if (t != tr->x.t && nh_reference_solve(tr->sys, &tr->x, t, tr->tol, &tr->x)) return -1;
+  *out = tr->x;
+  return 0;
+}
+
+int nh_samples_init(nh_samples *s, const nh_study *st, size_t runs, int nsamples) {
+  memset(s, 0, sizeof *s);
+  s->nobs = st->nobs;
+  if (st->nobs == 0) return 0;
+  s->width = calloc((size_t)st->nobs, sizeof *s->width);
+  s->offset = calloc((size_t)st->nobs, sizeof *s->offset);
+  s->absent = calloc((size_t)st->nobs * (size_t)st->nmethods, sizeof *s->absent);
+  for (int o = 0; o < st->nobs; o++) {
+    s->width[o] = st->obs[o]->width(&st->sys);
+    s->offset[o] = s->row;
+    s->row += s->width[o];
+    for (int mi = 0; mi < st->nmethods; mi++)
+      s->absent[(size_t)o * st->nmethods + mi] = st->obs[o]->absent(st->methods[mi], &st->sys);
+  }
+  size_t count = runs * (size_t)nsamples * (size_t)s->row;
+  s->values = malloc(sizeof(double) * (count ? count : 1));
+  if (!s->width || !s->offset || !s->absent || !s->values) return -1;
+  for (size_t i = 0; i < count; i++) s->values[i] = NAN;
+  return 0;
+}
+
+void nh_samples_free(nh_samples *s) {
+  free(s->width), free(s->offset), free(s->absent), free(s->values);
+  memset(s, 0, sizeof *s);
+}
+
+/* What the true solution must supply for this run's observables. */
+static unsigned needs_of(const nh_sampled_run *r) {
+  unsigned needs = 0;
+  for (int o = 0; r->layout && o < r->layout->nobs; o++)
+    if (!r->layout->absent[(size_t)o * r->st->nmethods + r->method_index]) needs |= r->st->obs[o]->needs;
+  return needs;
+}
+
+/* The time a step prev → cur's multiplier approximates. */
+static double multiplier_time(const nh_method *m, const nh_state *prev, const nh_state *cur) {
+  switch (nh_method_lambda_time(m)) {
+  case NH_LAMBDA_START: return prev->t;
+  case NH_LAMBDA_MIDPOINT: return 0.5 * (prev->t + cur->t);
+  default: return cur->t;
+  }
+}
+
+/* Every observable at one sample; -1 if the true solution failed. */
+static int sample(nh_sampled_run *r, nh_truth *tr, unsigned needs, double E0, const nh_state *prev,
+                  const nh_state *cur, double *row) {
+  nh_state ref, ref_lambda;
+  nh_obs_ctx c = {&r->st->sys, r->m, r->h, E0, prev, cur, NULL, NULL};
+  if ((needs & NH_OBS_LAMBDA_REFERENCE) && prev) {
+    if (nh_truth_at(tr, multiplier_time(r->m, prev, cur), &ref_lambda)) return -1;
+    c.ref_lambda = &ref_lambda;
+  }
+  if (needs & NH_OBS_REFERENCE) {
+    if (nh_truth_at(tr, cur->t, &ref)) return -1;
+    c.ref = &ref;
+  }
+  for (int o = 0; o < r->layout->nobs; o++) nh_observable_sample(r->st->obs[o], &c, row + r->layout->offset[o]);
+  return 0;
+}
+
+/* K steps from *x, leaving the state before the last step in *prev. */
+static int steps_keeping_last(nh_sampled_run *r, nh_state *x, nh_state *prev, double *residual) {
+  const nh_system *sys = &r->st->sys;
+  const double t0 = r->x0.t;
+  long first = lround((x->t - t0) / r->h);
+  for (int j = 0; j < r->K; j++) {
+    nh_state y;
+    int st = nh_method_step(r->m, sys, x, &y, r->h, &r->cost);
+    if (st != NH_STEP_OK) return st;
+    *prev = *x;
+    *x = y;
+    x->t = t0 + (double)(first + j + 1) * r->h; /* as nh_integrate: no accumulated round-off in t */
+    *residual = fmax(*residual, nh_constraint_residual(sys, x->q, x->v));
+  }
+  return NH_STEP_OK;
+}
+
+int nh_sampled_run_go(nh_sampled_run *r) {
+  const nh_system *sys = &r->st->sys;
+  const int nsamples = (int)(r->nsteps / r->K) + 1, row = r->layout ? r->layout->row : 0;
+  const unsigned needs = needs_of(r);
+  const double E0 = nh_energy(sys, r->x0.q, r->x0.v);
+  nh_state x = r->x0, prev;
+  nh_truth tr;
+  nh_truth_start(&tr, sys, &r->x0, r->st->reference_tol);
+  memset(&r->cost, 0, sizeof r->cost);
+  r->max_abs_dE = 0;
+  r->max_residual = nh_constraint_residual(sys, x.q, x.v);
+  r->status = nh_method_init(r->m, sys, &x, r->h, &r->cost);
+  r->reached = 0;
+  int rc = 0;
+  for (int s = 0; s < nsamples && r->status == NH_STEP_OK; s++) {
+    double res = 0;
+    if (s > 0) {
+      r->status = row ? steps_keeping_last(r, &x, &prev, &res)
+                      : nh_integrate(r->m, sys, &x, r->K, r->h, &r->cost, 0, &res);
+      if (r->status != NH_STEP_OK) break;
+    }
+    r->max_residual = fmax(r->max_residual, res);
+    double dE = nh_energy(sys, x.q, x.v) - E0;
+    if (r->dE) r->dE[s] = dE;
+    if (row && sample(r, &tr, needs, E0, s ? &prev : NULL, &x, r->values + (size_t)s * row)) {
+      r->status = NH_STEP_SOLVER_FAILED;
+      rc = -1;
+      break;
+    }
+    r->reached = s + 1;
+    r->max_abs_dE = fmax(r->max_abs_dE, fabs(dE));
+    /* A blown-up trajectory may stay finite for long; stop it and say so. */
+    if (r->divergence > 0 && fabs(dE) > r->divergence * fmax(1, fabs(E0))) r->status = NH_RUN_DIVERGED;
+  }
+  for (int s = r->reached; r->dE && s < nsamples; s++) r->dE[s] = NAN;
+  for (size_t i = (size_t)r->reached * row; r->values && i < (size_t)nsamples * row; i++) r->values[i] = NAN;
+  r->final = x;
+  return rc;
+}

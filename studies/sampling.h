@@ -1,0 +1,51 @@
+/* Runs sampled along the way (studies/sampling.c): the one loop that trajectory and ensemble
+ * studies share. Internal to studies/. */
+#ifndef NH_SAMPLING_H
+#define NH_SAMPLING_H
+
+#include "studies/study.h"
+
+/* The true solution along a run, advanced forward only: the exact solution when the system has
+ * one for the run's initial state, else the rk8pd reference integrated from sample to sample. */
+typedef struct {
+  const nh_system *sys;
+  nh_state x0, x;
+  double tol;
+  int exact;
+  const char *kind; /* "exact" or "rk8pd" */
+} nh_truth;
+int nh_truth_start(nh_truth *tr, const nh_system *sys, const nh_state *x0, double tol);
+/* The true state at time t ≥ the last time asked. Returns 0 or -1. */
+int nh_truth_at(nh_truth *tr, double t, nh_state *out);
+
+/* Sets up the layout of st's observables: widths, offsets, and for every method why it does not
+ * define each observable. values (runs × nsamples rows) is allocated, NaN-filled. */
+int nh_samples_init(nh_samples *s, const nh_study *st, size_t runs, int nsamples);
+void nh_samples_free(nh_samples *s);
+
+/* One run of a method from x0: nsteps steps of size h, sampling every K steps. */
+typedef struct {
+  /* in */
+  const nh_study *st;
+  const nh_method *m;
+  int method_index;  /* into st->methods, for the absence table */
+  double h;
+  long nsteps;
+  int K;
+  nh_state x0;
+  double divergence; /* stop with NH_RUN_DIVERGED when |E − E0| > divergence · max(1, |E0|); 0: never */
+  const nh_samples *layout; /* NULL: no observables */
+  double *values;    /* [nsamples][layout->row] when layout is given */
+  double *dE;        /* [nsamples] E − E0 at the samples, or NULL */
+  /* out */
+  int status;
+  int reached;       /* samples written (the first is t = t0) */
+  double max_abs_dE, max_residual;
+  nh_cost cost;
+  nh_state final;
+} nh_sampled_run;
+/* Runs r; a failed run leaves NaN in the samples it did not reach. Returns 0, or -1 when the true
+ * solution that an observable needs could not be computed (status then says the run failed). */
+int nh_sampled_run_go(nh_sampled_run *r);
+
+#endif

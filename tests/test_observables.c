@@ -1,0 +1,269 @@
+/* Observables (studies/observables.c) against values computed here from the spec's formulas, and
+ * the trajectory study that samples them (studies/trajectory.c) against independent runs. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "studies/study.h"
+#include "tests/helpers.h"
+
+#define DATA NHBENCH_SOURCE_DIR "/tests/data/"
+
+static const nh_observable *obs(const char *name) {
+  const nh_observable *o = nh_observable_find(name);
+  cr_assert(o != NULL, "observable %s missing from the registry", name);
+  return o;
+}
+
+Test(observables, norms_by_hand) {
+  const double d[] = {3, -4, 0};
+  cr_expect_eq(nh_norm_max(3, d), 4);
+  cr_expect_eq(nh_norm_2(3, d), 5);
+  const double big[] = {3e200, 4e200}, tiny[] = {3e-200, -4e-200};
+  cr_expect(fabs(nh_norm_2(2, big) - 5e200) <= 1e-15 * 5e200, "no overflow: %g", nh_norm_2(2, big));
+  cr_expect(fabs(nh_norm_2(2, tiny) - 5e-200) <= 1e-15 * 5e-200, "no underflow: %g", nh_norm_2(2, tiny));
+  cr_expect_eq(nh_norm_2(1, (double[]){-2}), 2);
+  cr_expect_eq(nh_norm_max(0, d), 0);
+}
+
+Test(observables, registry_names_unique_and_documented) {
+  for (int i = 0; nh_observables[i]; i++) {
+    const nh_observable *o = nh_observables[i];
+    cr_expect(o->doc && strlen(o->doc) > 10 && o->units && o->units[0], "%s undocumented", o->name);
+    cr_expect_eq(nh_observable_find(o->name), o);
+    for (int j = 0; j < i; j++) cr_expect_neq(strcmp(o->name, nh_observables[j]->name), 0, "%s twice", o->name);
+  }
+  cr_expect_null(nh_observable_find("energies"));
+}
+
+/* The particle (spec/newmark.md §3.1): E = ½|v|², constraint ż − y ẋ = 0, λ = ẋẏ/(1 + y²). */
+Test(observables, particle_values_by_hand) {
+  nh_system sys = test_system("particle", NULL);
+  nh_method *m = test_method("rk4");
+  nh_state x = {0}, ref = {0};
+  x.t = 0.5;
+  double q[] = {1, 2, 3}, v[] = {0.5, -1, 0.25};
+  memcpy(x.q, q, sizeof q), memcpy(x.v, v, sizeof v);
+  ref = x;
+  const double e1 = 0x1p-10, e2 = 0x1p-9; /* exact in binary, so the differences are exact */
+  ref.q[1] += e1, ref.v[2] -= e2;
+  nh_obs_ctx c = {&sys, m, 0.1, 0.5, NULL, &x, &ref, NULL};
+  double out[8];
+  nh_observable_sample(obs("energy"), &c, out);
+  cr_expect_eq(out[0], 0.5 * (0.25 + 1 + 0.0625));
+  nh_observable_sample(obs("energy_error"), &c, out);
+  cr_expect_eq(out[0], 0.5 * (0.25 + 1 + 0.0625) - 0.5);
+  nh_observable_sample(obs("relative_energy_error"), &c, out);
+  cr_expect(fabs(out[0] - (0.65625 - 0.5) / 0.5) < 1e-15);
+  nh_observable_sample(obs("constraint_residual"), &c, out);
+  cr_expect_eq(out[0], 0.25 - 2 * 0.5, "signed ż − y ẋ: %g", out[0]);
+  nh_observable_sample(obs("q"), &c, out);
+  cr_expect(out[0] == 1 && out[1] == 2 && out[2] == 3);
+  nh_observable_sample(obs("v"), &c, out);
+  cr_expect(out[0] == 0.5 && out[1] == -1 && out[2] == 0.25);
+  nh_observable_sample(obs("error"), &c, out);
+  cr_expect(out[0] == 0 && out[1] == -e1 && out[2] == 0 && out[3] == 0 && out[4] == 0 && out[5] == e2,
+            "per coordinate, signed, q then v");
+  nh_observable_sample(obs("error_max"), &c, out);
+  cr_expect_eq(out[0], e2);
+  nh_observable_sample(obs("error_2"), &c, out);
+  cr_expect(fabs(out[0] - sqrt(e1 * e1 + e2 * e2)) < 1e-18);
+  nh_observable_sample(obs("error_q_max"), &c, out);
+  cr_expect_eq(out[0], e1);
+  nh_observable_sample(obs("error_v_2"), &c, out);
+  cr_expect_eq(out[0], e2);
+  nh_observable_sample(obs("error_v_max"), &c, out);
+  cr_expect_eq(out[0], e2);
+  nh_observable_sample(obs("error_q_2"), &c, out);
+  cr_expect_eq(out[0], e1);
+  nh_observable_sample(obs("reference_energy"), &c, out);
+  cr_expect(fabs(out[0] - 0.5 * (0.25 + 1 + pow(0.25 - e2, 2))) < 1e-15, "%.17g", out[0]);
+  nh_method_free(m);
+}
+
+/* The Foucault pendulum's constraint is affine: −yẋ + xẏ + s(x² + y²) (spec/herglotz.md §3.1). */
+Test(observables, affine_constraint_residual_includes_b) {
+  nh_system sys = test_system("foucault_pendulum", NULL);
+  nh_method *m = test_method("herglotz1");
+  nh_state x = {0};
+  x.q[0] = 2, x.q[1] = -1, x.v[0] = 0.5, x.v[1] = 0.25;
+  nh_obs_ctx c = {&sys, m, 0.1, 1, NULL, &x, NULL, NULL};
+  double out[2], b[1];
+  sys.type->constraint_affine(sys.p, x.q, b);
+  cr_assert(b[0] > 0, "b = s (x² + y²) > 0");
+  nh_observable_sample(obs("constraint_residual"), &c, out);
+  cr_expect(fabs(out[0] - (1 * 0.5 + 2 * 0.25 + b[0])) < 1e-15, "%.17g", out[0]);
+  nh_method_free(m);
+}
+
+/* Absent quantities are NaN with a reason, never 0; so are step quantities at the first sample
+ * and reference quantities without a reference. */
+Test(observables, absence_is_nan_with_reason) {
+  nh_system sys = test_system("particle", NULL);
+  nh_method *rk4 = test_method("rk4");
+  nh_state x = {0}, prev = {0};
+  x.v[0] = 1, x.z = 7;
+  nh_obs_ctx c = {&sys, rk4, 0.1, 0.5, &prev, &x, NULL, NULL};
+  const char *absent_for_rk4[] = {"multiplier", "multiplier_time", "multiplier_error", "discrete_constraint",
+                                  "discrete_energy", "action"};
+  for (size_t i = 0; i < sizeof absent_for_rk4 / sizeof *absent_for_rk4; i++) {
+    const nh_observable *o = obs(absent_for_rk4[i]);
+    const char *why = o->absent(rk4, &sys);
+    cr_expect(why && strlen(why) > 5, "%s: rk4 must give a reason", o->name);
+    double out[4] = {0, 0, 0, 0};
+    nh_observable_sample(o, &c, out);
+    cr_expect(isnan(out[0]), "%s: absent must be NaN, got %g", o->name, out[0]);
+  }
+  double out[8];
+  nh_observable_sample(obs("error"), &c, out);
+  cr_expect(isnan(out[0]) && isnan(out[5]), "no reference: NaN");
+  cr_expect_null(obs("energy")->absent(rk4, &sys));
+  /* The action is defined for contact methods; step quantities are NaN at the first sample. */
+  nh_method *h2 = test_method("herglotz2");
+  c.m = h2;
+  nh_observable_sample(obs("action"), &c, out);
+  cr_expect_eq(out[0], 7);
+  nh_system disk = test_system("falling_disk", NULL);
+  c.sys = &disk;
+  c.prev = NULL;
+  cr_expect_null(obs("discrete_energy")->absent(h2, &disk), "herglotz2 defines a discrete energy");
+  nh_observable_sample(obs("discrete_energy"), &c, out);
+  cr_expect(isnan(out[0]), "no step yet at the first sample");
+  /* Compositions define no discrete constraint of their own. */
+  nh_method *pair = test_method("adjoint_pair(nh_newmark(alpha=0))");
+  cr_expect_not_null(obs("discrete_constraint")->absent(pair, &sys));
+  /* A system without invariants or derived quantities. */
+  nh_system chaotic = test_system("chaotic_particle", NULL);
+  cr_expect_not_null(obs("invariants")->absent(rk4, &chaotic));
+  cr_expect_eq(obs("invariants")->width(&chaotic), 0);
+  nh_method_free(rk4), nh_method_free(h2), nh_method_free(pair);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Trajectory studies                                                                             */
+
+static void load(const char *path, const char *const *ov, int nov, nh_study *st) {
+  char err[1024];
+  cr_assert_eq(nh_study_load(path, ov, nov, st, err, sizeof err), 0, "%s", err);
+}
+
+/* The samples of a trajectory equal an independent run of the same method (stepped here with
+ * nh_integrate) and the exact solution of the particle; sample times are t0 + s K h. */
+Test(trajectory, samples_match_independent_run) {
+  nh_study st;
+  nh_trajectory_result r;
+  char err[1024];
+  load(DATA "trajectory_particle.cfg", NULL, 0, &st);
+  cr_assert_eq(st.kind, NH_STUDY_TRAJECTORY);
+  cr_assert_eq(nh_run_trajectory(&st, &r, err, sizeof err), 0, "%s", err);
+  cr_assert_str_eq(r.reference_kind, "exact");
+  const int n = st.sys.n, nh = st.nh, nic = st.nic, K = st.sample_every, row = r.samples.row;
+  cr_assert_eq(nh, 2);
+  cr_expect_eq(r.nsamples_h[0], (int)lround(st.T / st.h[0]) / K + 1);
+  cr_expect_eq(r.nsamples, r.nsamples_h[1], "the finer h has the most samples");
+  cr_expect(isnan(r.t[r.nsamples - 1]), "coarser h padded with NaN");
+  const int o_err = 1, o_q = 0; /* observables = ["q", "error_q_max", ...] */
+  for (int mi = 0; mi < st.nmethods; mi++)
+    for (int hi = 0; hi < nh; hi++)
+      for (int ic = 0; ic < nic; ic++) {
+        size_t run = ((size_t)mi * nh + hi) * nic + ic;
+        cr_assert_eq(r.status[run], 0);
+        nh_state x = st.ics[ic], ex;
+        nh_cost cost = {0};
+        nh_method_init(st.methods[mi], &st.sys, &x, st.h[hi], &cost);
+        for (int s = 0; s < r.nsamples_h[hi]; s++) {
+          double t = r.t[(size_t)hi * r.nsamples + s];
+          cr_assert_eq(t, st.ics[ic].t + s * K * st.h[hi]);
+          if (s) cr_assert_eq(nh_integrate(st.methods[mi], &st.sys, &x, K, st.h[hi], &cost, 0, NULL), 0);
+          const double *v = r.samples.values + (run * r.nsamples + s) * row;
+          for (int i = 0; i < n; i++) cr_assert_eq(v[r.samples.offset[o_q] + i], x.q[i], "q sample %d", s);
+          cr_assert_eq(st.sys.type->exact(st.sys.p, &st.ics[ic], t, &ex), 0);
+          double e = 0;
+          for (int i = 0; i < n; i++) e = fmax(e, fabs(x.q[i] - ex.q[i]));
+          cr_assert_eq(v[r.samples.offset[o_err]], e, "error_q_max sample %d: %g vs %g", s, v[r.samples.offset[o_err]], e);
+        }
+        cr_expect_eq(memcmp(r.final_state + run * 2 * n, x.q, sizeof(double) * n), 0);
+        cr_expect_eq(memcmp(r.final_state + run * 2 * n + n, x.v, sizeof(double) * n), 0);
+      }
+  nh_trajectory_result_free(&r);
+  nh_study_free(&st);
+}
+
+/* Same bits with 1 and 2 threads. */
+Test(trajectory, thread_count_independent) {
+  nh_study st;
+  nh_trajectory_result a, b;
+  char err[1024];
+  load(DATA "trajectory_particle.cfg", NULL, 0, &st);
+  omp_set_num_threads(1);
+  cr_assert_eq(nh_run_trajectory(&st, &a, err, sizeof err), 0, "%s", err);
+  omp_set_num_threads(2);
+  cr_assert_eq(nh_run_trajectory(&st, &b, err, sizeof err), 0, "%s", err);
+  size_t count = (size_t)st.nmethods * st.nh * st.nic * a.nsamples * a.samples.row;
+  cr_expect_eq(memcmp(a.samples.values, b.samples.values, count * sizeof(double)), 0);
+  nh_trajectory_result_free(&a), nh_trajectory_result_free(&b);
+  nh_study_free(&st);
+}
+
+/* Bad input: an unknown observable names the file, the line and the valid names. */
+Test(trajectory, unknown_observable_is_refused) {
+  nh_study st;
+  char err[2048];
+  const char *ov[] = {"T=1"};
+  cr_assert_eq(nh_study_load(DATA "bad_observable.cfg", ov, 1, &st, err, sizeof err), -1);
+  cr_expect(strstr(err, "bad_observable.cfg:8:") != NULL, "file and line: %s", err);
+  cr_expect(strstr(err, "'energies'") != NULL && strstr(err, "energy_error") != NULL, "value and valid names: %s", err);
+  nh_study_free(&st);
+}
+
+/* An ensemble over fixed initial conditions samples its observables: energy_error equals dE. */
+Test(ensemble, fixed_initial_conditions_and_observables) {
+  nh_study st;
+  nh_ensemble_result r;
+  char err[1024];
+  load(DATA "ensemble_fixed.cfg", NULL, 0, &st);
+  cr_assert_eq(st.random_ics, 0);
+  cr_assert_eq(st.count, 2);
+  cr_assert_eq(nh_run_ensemble(&st, &r, err, sizeof err), 0, "%s", err);
+  for (int ic = 0; ic < st.count; ic++)
+    cr_expect_eq(memcmp(r.q0 + ic * st.sys.n, st.ics[ic].q, sizeof(double) * st.sys.n), 0);
+  cr_expect_neq(r.q0[0], r.q0[st.sys.n], "two different presets");
+  for (size_t run = 0; run < (size_t)st.nmethods * st.count; run++)
+    for (int s = 0; s < st.nsamples; s++)
+      cr_assert_eq(r.samples.values[(run * st.nsamples + s) * r.samples.row], r.dE[run * st.nsamples + s]);
+  nh_ensemble_result_free(&r);
+  nh_study_free(&st);
+}
+
+/* Convergence: the extra error norms agree with the final state and the reference. */
+Test(convergence, norms_final_state_and_coordinates) {
+  nh_study st;
+  nh_convergence_result r;
+  char err[1024];
+  const char *ov[] = {"norm=2"};
+  load(DATA "convergence_norms.cfg", ov, 1, &st);
+  cr_assert_eq(st.norm, NH_NORM_2);
+  cr_assert_eq(nh_run_convergence(&st, &r, err, sizeof err), 0, "%s", err);
+  const int n = st.sys.n;
+  for (int cell = 0; cell < st.nmethods * st.nh; cell++) {
+    const double *fin = r.final_state + (size_t)cell * 2 * n, *d = r.err_coord + (size_t)cell * 2 * n;
+    double m = 0, s2 = 0, s2q = 0;
+    for (int i = 0; i < 2 * n; i++) {
+      double ref = i < n ? r.reference.q[i] : r.reference.v[i - n];
+      cr_expect_eq(d[i], fin[i] - ref);
+      m = fmax(m, fabs(d[i])), s2 += d[i] * d[i];
+      if (i < n) s2q += d[i] * d[i];
+    }
+    cr_expect_eq(r.err_max[cell], m);
+    cr_expect(fabs(r.err_2[cell] - sqrt(s2)) <= 1e-15 * sqrt(s2));
+    cr_expect_eq(r.err[cell], r.err_2[cell], "the study norm is 2");
+    cr_expect(fabs(r.err_q[cell] - sqrt(s2q)) <= 1e-15 * sqrt(s2q));
+    cr_expect(r.err_2[cell] >= r.err_max[cell] && r.err_2[cell] <= sqrt(2.0 * n) * r.err_max[cell]);
+  }
+  /* rk4 defines neither a multiplier nor a discrete constraint. */
+  cr_expect(isnan(r.lambda_err[0]) && isnan(r.discrete_residual[0]), "rk4 is method 0");
+  nh_convergence_result_free(&r);
+  nh_study_free(&st);
+}
