@@ -10,7 +10,7 @@ ifeq ($(FULL),1)
 CHAOTIC_SET = --set ensemble.count=100 --set T=10000 --set sample_every=25
 endif
 
-.PHONY: all deps build test asan study-chaotic plots bench clean
+.PHONY: all deps build test asan study-chaotic examples plots bench clean
 
 all: build
 
@@ -35,6 +35,15 @@ study-chaotic: build
 	$(NHBENCH) run studies/chaotic_ensemble.cfg -o $(RESULTS)/chaotic_ensemble.h5 $(CHAOTIC_SET)
 	$(NHBENCH) run studies/chaotic_convergence.cfg -o $(RESULTS)/chaotic_convergence.h5
 	@$(MAKE) --no-print-directory plots
+
+# One small spec per study kind (studies/examples/), run and plotted into results/examples/.
+EXAMPLES = $(sort $(wildcard studies/examples/*.cfg))
+examples: build
+	@mkdir -p $(RESULTS)/examples
+	@for spec in $(EXAMPLES); do \
+	  $(NHBENCH) run $$spec -o $(RESULTS)/examples/$$(basename $$spec .cfg).h5 || exit 1; \
+	done
+	@NHBENCH=$(NHBENCH) plots/make_plots.sh $(RESULTS)/examples
 
 plots: build
 	@NHBENCH=$(NHBENCH) plots/make_plots.sh $(RESULTS)

@@ -76,6 +76,9 @@ const nh_system_type nh_system_chaotic_particle = {
     .v0 = v0,
     .ic_doc = "q0 = (1, 0, 1, -1, -1), v0 = (0.05, 0.5, -0.5, -0.1, -0.05), E0 = 3.2575 (paper Fig. 2)",
     .sample_box = 1,
+    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^5 with V(q) < E - 0.1, v ~ N(0, I) "
+                   "projected on D (M = I) and rescaled to kinetic energy E - V(q); the paper's Fig. 3 ensemble "
+                   "uses E = 1.535",
     .mass = mass,
     .potential = potential,
     .grad_potential = grad_potential,

@@ -53,6 +53,22 @@ static void constraints_jacobian(const double *p, const double *q, double *dA) {
   dA[Y * N + TH] = -sin(q[TH]); /* ∂μ_y/∂θ */
 }
 
+/* The reduced velocities of spec/rattle.md §4 B: the forward speed u = ẋ cos θ + ẏ sin θ along the
+ * blade and ω = θ̇, which obey u̇ = aω², ω̇ = −(m a/(I + m a²)) u ω (on D the lateral speed is aω).
+ * u sets the growth rate m a u/(I + m a²) of SHAKE's parasitic period-2 mode (spec/rattle.md §3.6). */
+static const char *const derived_names[] = {"forward_speed", "angular_velocity"};
+static const char *const derived_docs[] = {
+    "u = xdot cos(theta) + ydot sin(theta), the centre-of-mass speed along the blade; udot = a omega^2, "
+    "u -> sqrt(2H/m); the parasitic period-2 mode grows at rate m a u/(I + m a^2) (spec/rattle.md 4 B, 3.6)",
+    "omega = thetadot; omegadot = -(m a/(I + m a^2)) u omega, omega -> 0 (spec/rattle.md 4 B)",
+};
+
+static void derived(const double *p, double t, const double *q, const double *v, double *out) {
+  (void)p, (void)t;
+  out[0] = v[X] * cos(q[TH]) + v[Y] * sin(q[TH]);
+  out[1] = v[TH];
+}
+
 /* spec/rattle.md §4 B: q0 = 0, v0 = p0 = (1, 0.5, 1): u0 = 1, ω0 = 1, lateral speed aω0 = 0.5. */
 static const double q_ic1[] = {0, 0, 0};
 static const double v_ic1[] = {1, 0.5, 1};
@@ -76,6 +92,8 @@ const nh_system_type nh_system_chaplygin_sleigh = {
     .v0 = v_ic1,
     .ic_doc = "preset ic1: q0 = (0, 0, 0), v0 = (1, 0.5, 1), H0 = 1.125 (spec/rattle.md 4 B)",
     .sample_box = 1,
+    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^3 (V = 0, so E > 0.1), v ~ N(0, I) "
+                   "projected M-orthogonally on D (M = diag(m, m, I)) and rescaled to kinetic energy E",
     .mass = mass,
     .potential = potential,
     .grad_potential = grad_potential,
@@ -84,4 +102,8 @@ const nh_system_type nh_system_chaplygin_sleigh = {
     .constraints_jacobian = constraints_jacobian,
     .npresets = sizeof presets / sizeof presets[0],
     .presets = presets,
+    .nderived = 2,
+    .derived_names = derived_names,
+    .derived_docs = derived_docs,
+    .derived = derived,
 };

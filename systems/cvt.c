@@ -96,6 +96,8 @@ const nh_system_type nh_system_cvt = {
     .ic_doc = "preset eps0: q0 = (1, 0, -2), v0 = (-0.4481, -0.40745617696, 0.1) (printed v0 projected on D), "
               "E0 = 0.2722602 (paper Fig. 4, spec/newmark.md 6 A7)",
     .sample_box = 3.141592653589793,
+    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-pi,pi]^3 with V(q) < E - 0.1, v ~ N(0, I) "
+                   "projected on D (M = I) and rescaled to kinetic energy E - V(q)",
     .mass = mass,
     .potential = potential,
     .grad_potential = grad_potential,

@@ -196,6 +196,10 @@ const nh_system_type nh_system_falling_disk = {
     .v0 = v_exp2,
     .ic_doc = "paper Exp 2: theta0 = pi/36, psidot0 = 2 pi, Xdot0 = pi, the rest 0; E0 = 61.44269147 J",
     .sample_box = 1,
+    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^5 (|theta| <= 1, inside the chart) with "
+                   "V = m g R cos(theta) < E - 0.1, v ~ N(0, I) projected M(q)-orthogonally on D and rescaled to "
+                   "kinetic energy v^T M(q) v / 2 = E - V(q) (linear constraints, so both stay on D); damping and "
+                   "forcing play no part",
     .mass = mass,
     .mass_jacobian = mass_jacobian,
     .potential = potential,

@@ -5,12 +5,23 @@
  * i.e. A(q) = (−y, x), b(q) = s (x² + y²). The index-reduced ODE has a removable singularity at
  * the origin (the multiplier divides by x² + y²), which every consistent motion crosses; the
  * exact solution below has none. */
+#include <gsl/gsl_randist.h>
 #include <math.h>
 #include <string.h>
 
 #include "systems/system.h"
 
+/* The kinetic-energy margin and the number of draws of the generic sampler (systems/system.c,
+ * spec/newmark.md §6 A10), so that both samplers read the energy E the same way. */
+#ifndef NH_SAMPLE_MARGIN
+#define NH_SAMPLE_MARGIN 0.1
+#endif
+#ifndef NH_SAMPLE_TRIES
+#define NH_SAMPLE_TRIES 1000000
+#endif
+
 enum { P_M, P_L, P_G, P_BETA, P_OMEGA, P_ALPHA };
+#define SAMPLE_BOX 1.0 /* [m] */
 
 static const nh_param_desc params[] = {
     {"m", NH_PARAM_REAL, 28, 1e-6, 1e6, "bob mass [kg] (paper: 28, Paris 1851)", 0},
@@ -116,6 +127,85 @@ static int exact(const double *p, const nh_state *x0, double t, nh_state *x) {
   return 0;
 }
 
+/* A random state on D at energy E. The constraint A(q)v + b(q) = 0 is affine, so the generic
+ * sampler's rescaling of v would leave it; instead
+ *  - q uniform in the sample box with V(q) < E − margin (as the generic sampler), q ≠ 0;
+ *  - v = v_p + κ w: v_p = −M⁻¹Aᵀ C⁻¹ b = s (y, −x) is the M-orthogonal (least kinetic energy)
+ *    solution of A v + b = 0, C = A M⁻¹Aᵀ = |q|²/m; w is g ~ N(0, I) projected M-orthogonally on
+ *    ker A = span q (M = m I: w = (g·q̂) q̂); κ > 0 solves ½(v_p + κw)ᵀM(v_p + κw) = E − V(q),
+ *    a κ² + β κ + c = 0 with a = ½wᵀMw, β = v_pᵀMw (0 up to rounding, v_p ⟂_M ker A),
+ *    c = ½v_pᵀMv_p − (E − V). Draws without a positive root (c ≥ 0: the rotation alone has more
+ *    kinetic energy than E − V allows) or with w = 0 are rejected.
+ * Returns 0, or -1 when no draw in NH_SAMPLE_TRIES succeeds. */
+static int sample(const double *p, double E, gsl_rng *rng, nh_state *x) {
+  const double box = SAMPLE_BOX, m = p[P_M], s = rate(p);
+  memset(x, 0, sizeof *x);
+  if (!(E - NH_SAMPLE_MARGIN > 0)) return -1; /* min V = 0: no admissible q */
+  for (long tries = 0; tries < NH_SAMPLE_TRIES; tries++) {
+    const double qx = gsl_ran_flat(rng, -box, box), qy = gsl_ran_flat(rng, -box, box);
+    const double q[2] = {qx, qy}, V = potential(p, q), r = hypot(qx, qy);
+    if (V >= E - NH_SAMPLE_MARGIN || r == 0) continue;
+    const double g0 = gsl_ran_gaussian_ziggurat(rng, 1.0), g1 = gsl_ran_gaussian_ziggurat(rng, 1.0);
+    const double ex = qx / r, ey = qy / r, gr = g0 * ex + g1 * ey;
+    const double vp[2] = {s * qy, -s * qx}, w[2] = {gr * ex, gr * ey};
+    const double a = 0.5 * m * (w[0] * w[0] + w[1] * w[1]), beta = m * (vp[0] * w[0] + vp[1] * w[1]);
+    const double c = 0.5 * m * (vp[0] * vp[0] + vp[1] * vp[1]) - (E - V), disc = beta * beta - 4 * a * c;
+    if (!(a > 0) || !(c < 0) || !(disc >= 0)) continue;
+    /* The positive root, in the form without cancellation for either sign of β. */
+    const double kappa = beta >= 0 ? -2 * c / (beta + sqrt(disc)) : (-beta + sqrt(disc)) / (2 * a);
+    x->q[0] = qx, x->q[1] = qy;
+    x->v[0] = vp[0] + kappa * w[0];
+    x->v[1] = vp[1] + kappa * w[1];
+    return 0;
+  }
+  return -1;
+}
+
+/* The oscillation plane. On D, q × q̇ = −s|q|², so w = q̇ + s Jq (Jq = (−y, x): q̇ with the
+ * frame rotation −s removed) is parallel to q: both lie along e = (cos φ, sin φ), the plane,
+ * and along the exact solution q = u e, w = u̇ e. The plane angle is the principal axis of
+ * S = ω0² q qᵀ + w wᵀ (ω0² = g/l, or 1 s⁻² when g = 0), ½ atan2(2S_xy, S_xx − S_yy) ∈ (−π/2, π/2]:
+ * φ modulo π. The weights make ½ tr S = ½(ω0²u² + u̇²) the radial oscillation's energy per unit
+ * mass (up to the O(s²) frequency shift), so S does not vanish along a motion: near u = 0 the
+ * plane comes from w, near u̇ = 0 from q, and u = 0 needs no special case. Off D (a method's
+ * drift) it is the energy-weighted average direction. At rest at the origin there is no plane: NaN. out[1] is the same angle plus s t, reduced
+ * likewise: the plane in the frame that turns with the exact precession −s, constant (φ0) along
+ * the exact solution, so its changes are the precession error and the plane jumps themselves
+ * (spec/herglotz.md §5 item 13). */
+static const char *const derived_names[] = {"plane_angle", "plane_angle_corotating"};
+static const char *const derived_docs[] = {
+    "oscillation-plane angle modulo pi in (-pi/2, pi/2]: principal axis of (g/l) q q^T + w w^T with "
+    "w = qdot + s (-y, x) (the velocity without the frame rotation, parallel to q on D); equals phi0 - s t "
+    "mod pi along the exact solution, including at the crossings of the origin (there from w); NaN at rest "
+    "at the origin. An angle modulo pi: take differences modulo pi (spec/herglotz.md 5 item 13)",
+    "plane angle + s t, reduced to (-pi/2, pi/2]: the plane in the frame turning with the exact precession "
+    "-s, constant phi0 mod pi along the exact solution; its drift is the precession error and its "
+    "single-step changes the plane jumps (spec/herglotz.md 5 item 13). Modulo pi like plane_angle",
+};
+
+/* ½ atan2(y, x) in (−π/2, π/2]: atan2(−0, x < 0) = −π would give −π/2. */
+static double half_angle(double y, double x) {
+  const double h = 0.5 * atan2(y, x);
+  return h <= -0.5 * 3.14159265358979323846 ? h + 3.14159265358979323846 : h;
+}
+
+static void derived(const double *p, double t, const double *q, const double *v, double *out) {
+  const double s = rate(p), w2 = p[P_G] > 0 ? p[P_G] / p[P_L] : 1, w0 = sqrt(w2);
+  double a[2] = {w0 * q[0], w0 * q[1]}, w[2] = {v[0] - s * q[1], v[1] + s * q[0]};
+  /* Scale both by their size so that the squares neither underflow nor overflow. */
+  const double size = fmax(fmax(fabs(a[0]), fabs(a[1])), fmax(fabs(w[0]), fabs(w[1])));
+  if (!(size > 0)) {
+    out[0] = out[1] = NAN;
+    return;
+  }
+  for (int i = 0; i < 2; i++) a[i] /= size, w[i] /= size;
+  const double C = a[0] * a[0] - a[1] * a[1] + w[0] * w[0] - w[1] * w[1]; /* S_xx − S_yy */
+  const double S = 2 * (a[0] * a[1] + w[0] * w[1]);                       /* 2 S_xy */
+  const double c2 = cos(2 * s * t), s2 = sin(2 * s * t);
+  out[0] = half_angle(S, C);
+  out[1] = half_angle(S * c2 + C * s2, C * c2 - S * s2); /* the doubled angle turned by 2 s t */
+}
+
 /* The default initial condition and the presets assume the default Ω and β:
  * s = 7.2921159e-5 sin(49°) = 5.50342972982480e-5 rad/s; q0 = (A, 0), q̇0 = (0, −sA) ("at rest in the
  * inertial frame", spec §6). */
@@ -144,7 +234,7 @@ const nh_system_type nh_system_foucault_pendulum = {
     .v0 = v_a1,
     .ic_doc = "q0 = (1, 0) m, v0 = (0, -s) with s = Omega sin(beta) = 5.50343e-5 rad/s (default Omega, "
               "beta; at rest in the inertial frame, spec 6); E0 = 2.049850789 J",
-    .sample_box = 1,
+    .sample_box = SAMPLE_BOX,
     .mass = mass,
     .potential = potential,
     .grad_potential = grad_potential,
@@ -157,4 +247,13 @@ const nh_system_type nh_system_foucault_pendulum = {
     .exact = exact,
     .npresets = sizeof presets / sizeof presets[0],
     .presets = presets,
+    .nderived = 2,
+    .derived_names = derived_names,
+    .derived_docs = derived_docs,
+    .derived = derived,
+    .sample = sample,
+    .sampler_doc = "own sampler (affine constraint): q uniform in [-1,1]^2 with V(q) < E - 0.1, q != 0; "
+                   "v = s (y, -x) (the M-orthogonal solution -M^-1 A^T C^-1 b of A v + b = 0, at rest in the "
+                   "inertial frame) + kappa w, w = N(0, I) projected on ker A = span q, kappa > 0 the root of "
+                   "m |v|^2 / 2 = E - V(q); draws without a real root are rejected",
 };

@@ -89,6 +89,8 @@ const nh_system_type nh_system_oscillator = {
     .v0 = v_ellipse,
     .ic_doc = "preset ellipse: q0 = (1, 0), v0 = (0, 0.5), E0 = 0.625 with omega = 1",
     .sample_box = 1,
+    .sampler_doc = "generic (spec/newmark.md 6 A10) without constraints: q uniform in [-1,1]^2 with V(q) < E - 0.1, "
+                   "v ~ N(0, I) rescaled to kinetic energy E - V(q)",
     .mass = mass,
     .potential = potential,
     .grad_potential = grad_potential,

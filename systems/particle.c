@@ -115,6 +115,8 @@ const nh_system_type nh_system_particle = {
     .v0 = newmark_v,
     .ic_doc = "q0 = (1, 1, -1), v0 = (1, -1, 1), E0 = 1.5 (paper Fig. 1; preset \"newmark\")",
     .sample_box = 1,
+    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^3 with V(q) < E - 0.1, v ~ N(0, I) "
+                   "projected on D (M = I) and rescaled to kinetic energy E - V(q); V = 0 when omega2 = 0, so E > 0.1",
     .mass = mass,
     .potential = potential,
     .grad_potential = grad_potential,

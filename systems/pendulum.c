@@ -3,12 +3,22 @@
  * With q = l(sin θ, −cos θ) the motion is θ̈ = −(g/l) sin θ, solved exactly with Jacobi elliptic
  * functions (below). g = 0 is the free particle on the circle (spec/rattle.md §5.2 F). */
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_sf_elljac.h>
 #include <gsl/gsl_sf_ellint.h>
 #include <math.h>
 #include <string.h>
 
 #include "systems/system.h"
+
+/* The kinetic-energy margin and the number of draws of the generic sampler (systems/system.c,
+ * spec/newmark.md §6 A10), so that both samplers read the energy E the same way. */
+#ifndef NH_SAMPLE_MARGIN
+#define NH_SAMPLE_MARGIN 0.1
+#endif
+#ifndef NH_SAMPLE_TRIES
+#define NH_SAMPLE_TRIES 1000000
+#endif
 
 enum { P_M, P_G, P_L };
 
@@ -109,6 +119,31 @@ static int exact(const double *p, const nh_state *x0, double t, nh_state *x) {
   return 0;
 }
 
+/* A random state on D at energy E. The constraint is holonomic, so q must lie on the circle
+ * |q| = l, which a box draw never hits: θ uniform in [−π, π) with V = −m g l cos θ < E − margin,
+ * q = l(sin θ, −cos θ); v = σ|v| t̂ along the tangent t̂ = (cos θ, sin θ), σ the sign of the
+ * tangential component of g ~ N(0, I) (the generic recipe: g projected on the tangent line and
+ * rescaled), |v| = √(2(E − V)/m). Returns 0, or -1 if no θ is admissible (E − margin ≤ −m g l). */
+static int sample(const double *p, double E, gsl_rng *rng, nh_state *x) {
+  const double m = p[P_M], l = p[P_L], pi = 3.14159265358979323846;
+  memset(x, 0, sizeof *x);
+  if (!(E - NH_SAMPLE_MARGIN > -m * p[P_G] * l)) return -1;
+  for (long tries = 0; tries < NH_SAMPLE_TRIES; tries++) {
+    const double th = gsl_ran_flat(rng, -pi, pi), c = cos(th), sn = sin(th);
+    const double q[2] = {l * sn, -l * c}, V = potential(p, q);
+    if (V >= E - NH_SAMPLE_MARGIN) continue;
+    const double g0 = gsl_ran_gaussian_ziggurat(rng, 1.0), g1 = gsl_ran_gaussian_ziggurat(rng, 1.0);
+    const double gt = g0 * c + g1 * sn;
+    if (gt == 0) continue;
+    const double speed = copysign(sqrt(2 * (E - V) / m), gt);
+    x->q[0] = q[0], x->q[1] = q[1];
+    x->v[0] = speed * c;
+    x->v[1] = speed * sn;
+    return 0;
+  }
+  return -1;
+}
+
 /* θ0 = 0.5, θ̇0 = 1 on the unit circle (spec/rattle.md §4 F): q0 = (sin 0.5, −cos 0.5),
  * v0 = (cos 0.5, sin 0.5); q0·v0 = 0 exactly in floating point. */
 static const double q0[] = {0.479425538604203, -0.8775825618903728};
@@ -144,4 +179,8 @@ const nh_system_type nh_system_pendulum = {
     .exact = exact,
     .npresets = sizeof presets / sizeof presets[0],
     .presets = presets,
+    .sample = sample,
+    .sampler_doc = "own sampler (holonomic constraint, q on the circle): theta uniform in [-pi, pi) with "
+                   "V = -m g l cos(theta) < E - 0.1, q = l (sin theta, -cos theta); v tangent, l thetadot = "
+                   "+-sqrt(2 (E - V)/m) with the sign of the tangential part of N(0, I); sample_box unused",
 };

@@ -303,10 +303,15 @@ int nh_project_velocity_multiplier(const nh_system *sys, const double *q, double
   return 0;
 }
 
+/* A system's own sampler (type->sample) when it has one, for affine or holonomic constraints
+ * where projecting and rescaling v would leave D; otherwise the generic draw of spec/newmark.md
+ * §6 A10, whose sequence of random numbers is unchanged so that existing ensembles reproduce bit
+ * for bit. */
 int nh_sample_on_D(const nh_system *sys, double E, gsl_rng *rng, nh_state *x) {
   int n = sys->n;
   const double box = sys->type->sample_box;
   memset(x, 0, sizeof *x);
+  if (sys->type->sample) return sys->type->sample(sys->p, E, rng, x);
   if (sys->type->constraint_affine || sys->type->holonomic) return -2;
   for (long tries = 0; tries < NH_SAMPLE_TRIES; tries++) {
     for (int i = 0; i < n; i++) x->q[i] = gsl_ran_flat(rng, -box, box);

@@ -109,6 +109,9 @@ const nh_system_type nh_system_vertical_disk = {
     .v0 = v_ic1,
     .ic_doc = "preset ic1: q0 = (0, 0, 0, 0), v0 = (1, 0, 1, 1), H0 = 0.875 (spec/rattle.md 4 D)",
     .sample_box = 1,
+    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^4 (V = 0, so E > 0.1), v ~ N(0, I) "
+                   "projected M-orthogonally on D (both rolling constraints; M = diag(m, m, I_r, I_h)) and rescaled "
+                   "to kinetic energy E",
     .mass = mass,
     .potential = potential,
     .grad_potential = grad_potential,
