@@ -162,8 +162,8 @@ static int sample_initial_conditions(const nh_study *st, nh_ensemble_result *r, 
     int rc = rng ? nh_sample_on_D(&st->sys, st->energy, rng, &x) : 0;
     if (rc) {
       if (rc == -2)
-        snprintf(err, errlen, "%s: the random sampler cannot draw states of %s (affine or holonomic constraints)",
-                 st->spec_file, st->sys.type->name);
+        snprintf(err, errlen, "%s: the random sampler cannot draw states of %s: %s", st->spec_file,
+                 st->sys.type->name, st->sys.type->sampler_doc ? st->sys.type->sampler_doc : "affine or holonomic constraints");
       else
         snprintf(err, errlen, "%s: no initial condition of %s with energy %g found in the sample box",
                  st->spec_file, st->sys.type->name, st->energy);

@@ -156,11 +156,12 @@ int nh_project_velocity(const nh_system *sys, const double *q, double *v);
 int nh_project_velocity_multiplier(const nh_system *sys, const double *q, double *v, double *y);
 /* W = M⁻¹Aᵀ (n×k) and C = A M⁻¹Aᵀ (k×k) at q, for the given A = A(q). Returns 0, or -1. */
 int nh_constraint_gram(const nh_system *sys, const double *q, const double *A, double *W, double *C);
-/* A random state on D at energy E (spec/newmark.md §6 A10): q uniform in the sample box with
- * V(q) < E − margin, v ~ N(0, I) projected on D and rescaled to kinetic energy E − V(q).
- * Returns 0; -1 if no admissible q was found in 10⁶ draws; -2 if the system is outside the
- * sampler's reach: affine constraints (rescaling v leaves them) or a holonomic constraint (q
- * would have to lie on φ = 0). */
+/* A random state on D at energy E for ensembles: the system's own sampler (type->sample) when it
+ * has one; otherwise the generic sampler of spec/newmark.md §6 A10: q uniform in the sample box
+ * with V(q) < E − margin, v ~ N(0, I) projected M-orthogonally on D and rescaled to kinetic energy
+ * E − V(q). Returns 0; -1 if no admissible state was found in 10⁶ draws; -2 if the system is
+ * outside the generic sampler's reach (affine or holonomic constraints) and has no sampler of its
+ * own. type->sampler_doc says which. */
 int nh_sample_on_D(const nh_system *sys, double E, gsl_rng *rng, nh_state *x);
 
 /* Small dense helpers shared by the library (no allocation). */
