@@ -19,7 +19,21 @@
  *   d_{k+1}/h − (h/2)M⁻¹∇V(q_{k+2})
  * (from (N2): h v = d − (h²/2)M⁻¹∇V + M⁻¹AᵀΛ' with A v = 0). With this start and velocity, dla's
  * (q, v) sequence is nh_newmark(0,0,α)'s (Prop 3.5: (N2) at step k plus (N1) at step k+1 is the
- * DLA recurrence with Λ = (h²/2)(λ_{k+1} + λ'_{k+1})). */
+ * DLA recurrence with Λ = (h²/2)(λ_{k+1} + λ'_{k+1})).
+ *
+ * Multiplier (integrator.h, the observables). The step x → y solves the DLA equation centred at
+ * x's node q_{k+1}: M(q_{k+2} − 2q_{k+1} + q_k)/h² = −∇V(q_{k+1}) + A(q_{k+1})ᵀλ_DLA with
+ * λ_DLA = Λ/h² = (λ_{k+1} + λ'_{k+1})/2 of nh_newmark(0,0,α) (Prop 3.5 above), in the +Aᵀλ
+ * convention: a central second difference at t_{k+1}, so λ_DLA approximates λ at the step's START
+ * (x->t), not at its end: to O(h²) for α = ½ and O(h) for other α (the O(1) curvature offsets
+ * ±(1−2α)C⁻¹(DA[v])v of λ_{k+1} and λ'_{k+1}, see nh_newmark.c, cancel in the mean); against the
+ * step's end it is only O(h). The first step has no true previous position: the virtual start is
+ * (N2) with λ' = 0, so Λ = (h²/2)λ_0 there (λ_0 of (N1)), and y->lambda = 2Λ/h² = λ_0 for that step
+ * (aux[n+1] = 1 marks a state fresh from init): O(h) for α = ½, but λ_0 → λ + (1−2α)C⁻¹(DA[v])v
+ * otherwise.
+ * Discrete constraint: Φ(q_{k+1}, q_{k+2}) of (14)/(15), as nh_newmark's. Discrete action:
+ * L_d^{sym,α}. Newton system: the k-dimensional problem R(Λ) = h Φ(q_{k+1}, q_{k+1} + d(Λ)) in the
+ * unknown Λ (nh_newmark_increment_eval; closed form when linear, Newton otherwise). */
 #include <string.h>
 
 #include "integrators/integrator.h"
@@ -27,8 +41,9 @@
 
 enum { P_ALPHA, P_DISC };
 
-/* aux layout: the last increment d (n entries), then the step size it was made with. */
-_Static_assert(NH_MAX_AUX >= NH_MAX_N + 1, "dla keeps an increment and h in aux");
+/* aux layout: the last increment d (n entries), the step size it was made with, and 1 for a state
+ * fresh from init (its increment is the virtual start, with λ' = 0), else 0. */
+_Static_assert(NH_MAX_AUX >= NH_MAX_N + 2, "dla keeps an increment, h and a start flag in aux");
 
 static const nh_param_desc params[] = {
     {"alpha", NH_PARAM_REAL, 0.5, 0, 1, "constraint discretisation point: mu at (1-alpha) q_k + alpha q_{k+1}", 0},
@@ -52,7 +67,13 @@ static nh_step_status dla_init(const nh_method *m, const nh_system *sys, nh_stat
   for (int i = 0; i < sys->n; i++) hv[i] = h * x->v[i];
   add_scaled_force(sys, x->q, hv, 0.5 * h * h, x->aux, cost);
   x->aux[sys->n] = h;
+  x->aux[sys->n + 1] = 1;
   return NH_STEP_OK;
+}
+
+/* λ_DLA = Λ/scale: h² after a true previous position, h²/2 for the first step from init. */
+static double start_scale(const nh_system *sys, const nh_state *x, double h) {
+  return x->aux[sys->n + 1] != 0 ? 0.5 * h * h : h * h;
 }
 
 static nh_step_status dla_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
@@ -60,19 +81,55 @@ static nh_step_status dla_step(const nh_method *m, const nh_system *sys, const n
   const int n = sys->n;
   /* History made for another step size (or never made: init not called) means a wrong method. */
   if (x->aux[n] != h) return NH_STEP_SOLVER_FAILED;
-  double dp[NH_MAX_N], d[NH_MAX_N], q[NH_MAX_N], v[NH_MAX_N];
+  double dp[NH_MAX_N], d[NH_MAX_N], q[NH_MAX_N], v[NH_MAX_N], L[NH_MAX_K];
   cost->steps++;
   add_scaled_force(sys, x->q, x->aux, -h * h, dp, cost);
-  nh_step_status st = nh_newmark_constrained_increment(sys, (int)m->p[P_DISC], m->p[P_ALPHA], x->q, dp, d, cost);
+  nh_step_status st =
+      nh_newmark_constrained_increment(sys, (int)m->p[P_DISC], m->p[P_ALPHA], x->q, dp, d, L, cost);
   if (st != NH_STEP_OK) return st;
   for (int i = 0; i < n; i++) q[i] = x->q[i] + d[i];
-  if ((st = nh_newmark_end_velocity(sys, q, d, h, v, cost)) != NH_STEP_OK) return st;
+  if ((st = nh_newmark_end_velocity(sys, q, d, h, v, NULL, cost)) != NH_STEP_OK) return st;
   *y = *x;
   y->t = x->t + h;
   memcpy(y->q, q, sizeof(double) * (size_t)n);
   memcpy(y->v, v, sizeof(double) * (size_t)n);
   memcpy(y->aux, d, sizeof(double) * (size_t)n);
+  y->aux[n + 1] = 0;
+  const double scale = start_scale(sys, x, h);
+  for (int a = 0; a < sys->k; a++) y->lambda[a] = L[a] / scale;
   return NH_STEP_OK;
+}
+
+static void discrete_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                double h, double *out) {
+  nh_newmark_discrete_constraint(sys, (int)m->p[P_DISC], m->p[P_ALPHA], x->q, y->q, h, out);
+}
+
+static double discrete_action(const nh_method *m, const nh_system *sys, double t, const double *q0,
+                              const double *q1, double h) {
+  (void)t;
+  return nh_newmark_discrete_action(sys, m->p[P_ALPHA], q0, q1, h);
+}
+
+static int newton_size(const nh_method *m, const nh_system *sys) {
+  (void)m;
+  return sys->k;
+}
+
+/* R(Λ) = ⟨μ̄, d(Λ)⟩ with d(Λ) = dp + M⁻¹A(q_{k+1})ᵀΛ and dp = d_k − h²M⁻¹∇V(q_{k+1}) from x. */
+static void newton_eval(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X,
+                        double *F, double *J) {
+  double dp[NH_MAX_N];
+  nh_cost unused = {0};
+  add_scaled_force(sys, x->q, x->aux, -h * h, dp, &unused);
+  nh_newmark_increment_eval(sys, (int)m->p[P_DISC], m->p[P_ALPHA], x->q, dp, X, F, J, &unused);
+}
+
+static void newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                            double h, double *X) {
+  (void)m;
+  const double scale = start_scale(sys, x, h);
+  for (int a = 0; a < sys->k; a++) X[a] = scale * y->lambda[a];
 }
 
 /* The recurrence is invariant under q_k ↔ q_{k+2}, h → −h exactly when Φ is symmetric (α = ½). */
@@ -98,4 +155,15 @@ const nh_integrator_type nh_integrator_dla = {
     .is_symmetric = is_symmetric,
     .init = dla_init,
     .step = dla_step,
+    .lambda_time = NH_LAMBDA_START,
+    .lambda_doc = "lambda_DLA = Lambda/h^2 = (lambda_{k+1} + lambda'_{k+1})/2 of the DLA equation centred at the "
+                  "step's start node (Prop 3.5): approximates lambda at the step's start, O(h^2) for alpha = 1/2, "
+                  "O(h) otherwise; first step: lambda_0 of (N1) (virtual start with lambda' = 0), O(h) for "
+                  "alpha = 1/2 only",
+    .discrete_constraint = discrete_constraint,
+    .discrete_constraint_doc = "Phi(q_{k+1}, q_{k+2}) of (14)/(15) (spec/newmark.md 2.4), as nh_newmark(0,0,alpha)",
+    .discrete_action = discrete_action,
+    .newton_size = newton_size,
+    .newton_eval = newton_eval,
+    .newton_unknowns = newton_unknowns,
 };

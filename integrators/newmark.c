@@ -9,7 +9,13 @@
  * damping, forcing, affine constraints), so the method is implicit unless β = γ = 0. The Newton
  * Jacobian I − ∂Γ/∂a is taken by forward differences: an analytic ∂λ/∂(q, v) would need second
  * derivatives of M(q), A(q) and b(q) that the system interface does not provide. Newton still
- * converges to round-off, linearly at a rate of the Jacobian's O(√ε) error times h. */
+ * converges to round-off, linearly at a rate of the Jacobian's O(√ε) error times h.
+ *
+ * For the observables it defines no multiplier and no discrete constraint (it solves an ODE). Its
+ * Newton hooks expose the a-form system above: X = a_{k+1} (n unknowns; none for β = γ = 0), F as
+ * above and J the solver's own forward-difference Jacobian (not analytic, for the reason above);
+ * the unknowns of a result are a_{k+1} = Γ(t_{k+1}, q_{k+1}, q̇_{k+1}). Cost: each Γ evaluates ∇V
+ * and, for k > 0, A(q) once (nh_acceleration), counted in rhs_evals and constraint_evals. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -41,10 +47,11 @@ static int acceleration_at(const newmark_ctx *C, const double *a, double *G) {
     v[i] = C->vhat[i] + C->hg * a[i];
   }
   C->cost->rhs_evals++;
+  if (C->sys->k) C->cost->constraint_evals++;
   return nh_acceleration(C->sys, C->t1, q, v, G);
 }
 
-/* F(a) = a − Γ(a) and J = I − ∂Γ/∂a by forward differences (one Γ per column). */
+/* F(a) = a − Γ(a) and J = I − ∂Γ/∂a by forward differences (one Γ per column; none if J is NULL). */
 static void newmark_residual(void *vctx, const double *a, double *F, double *J) {
   const newmark_ctx *C = vctx;
   const int n = C->n;
@@ -54,6 +61,7 @@ static void newmark_residual(void *vctx, const double *a, double *F, double *J) 
     return;
   }
   for (int i = 0; i < n; i++) F[i] = a[i] - G[i];
+  if (!J) return;
   memcpy(aj, a, sizeof(double) * (size_t)n);
   for (int j = 0; j < n; j++) {
     aj[j] = a[j] + sqrt(DBL_EPSILON) * fmax(1, fabs(a[j]));
@@ -67,19 +75,30 @@ static void newmark_residual(void *vctx, const double *a, double *F, double *J) 
   }
 }
 
+/* The context of the step from x of size h: a_k = Γ(t_k, q_k, q̇_k) into a, and q̂, v̂. */
+static int newmark_setup(const nh_method *m, const nh_system *sys, const nh_state *x, double h, newmark_ctx *C,
+                         double *a, nh_cost *cost) {
+  const int n = sys->n;
+  const double beta = m->p[P_BETA], gamma = m->p[P_GAMMA];
+  *C = (newmark_ctx){.sys = sys, .n = n, .t1 = x->t + h, .hb = h * h * beta, .hg = h * gamma, .cost = cost};
+  cost->rhs_evals++;
+  if (sys->k) cost->constraint_evals++;
+  if (nh_acceleration(sys, x->t, x->q, x->v, a)) return -1;
+  for (int i = 0; i < n; i++) {
+    C->qhat[i] = x->q[i] + h * x->v[i] + h * h * (0.5 - beta) * a[i];
+    C->vhat[i] = x->v[i] + h * (1 - gamma) * a[i];
+  }
+  return 0;
+}
+
 static nh_step_status newmark_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                                    double h, nh_cost *cost) {
   const int n = sys->n;
   const double beta = m->p[P_BETA], gamma = m->p[P_GAMMA];
-  newmark_ctx C = {.sys = sys, .n = n, .t1 = x->t + h, .hb = h * h * beta, .hg = h * gamma, .cost = cost};
+  newmark_ctx C;
   double a[NH_MAX_N];
   cost->steps++;
-  cost->rhs_evals++;
-  if (nh_acceleration(sys, x->t, x->q, x->v, a)) return NH_STEP_SOLVER_FAILED;
-  for (int i = 0; i < n; i++) {
-    C.qhat[i] = x->q[i] + h * x->v[i] + h * h * (0.5 - beta) * a[i];
-    C.vhat[i] = x->v[i] + h * (1 - gamma) * a[i];
-  }
+  if (newmark_setup(m, sys, x, h, &C, a, cost)) return NH_STEP_SOLVER_FAILED;
   /* β = γ = 0 is explicit; otherwise solve for a_{k+1}, predicted by a_k. */
   if (beta != 0 || gamma != 0) {
     nh_step_status st = nh_newton_solve(n, a, newmark_residual, &C, cost);
@@ -92,6 +111,31 @@ static nh_step_status newmark_step(const nh_method *m, const nh_system *sys, con
     y->v[i] = C.vhat[i] + C.hg * a[i];
   }
   return NH_STEP_OK;
+}
+
+static int newton_size(const nh_method *m, const nh_system *sys) {
+  return m->p[P_BETA] == 0 && m->p[P_GAMMA] == 0 ? 0 : sys->n;
+}
+
+static void newton_eval(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X,
+                        double *F, double *J) {
+  newmark_ctx C;
+  double a[NH_MAX_N];
+  nh_cost unused = {0};
+  if (newmark_setup(m, sys, x, h, &C, a, &unused)) {
+    for (int i = 0; i < sys->n; i++) F[i] = NAN;
+    return;
+  }
+  newmark_residual(&C, X, F, J);
+}
+
+/* a_{k+1} = Γ(t_{k+1}, q_{k+1}, q̇_{k+1}) of the result: at the solution q_{k+1} = q̂ + h²β a and
+ * q̇_{k+1} = v̂ + hγ a, so F vanishes there up to the rounding of those two sums. */
+static void newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                            double h, double *X) {
+  (void)m, (void)x, (void)h;
+  if (nh_acceleration(sys, y->t, y->q, y->v, X))
+    for (int i = 0; i < sys->n; i++) X[i] = NAN;
 }
 
 static int is_symmetric(const nh_method *m) { return m->p[P_GAMMA] == 0.5; }
@@ -128,4 +172,7 @@ const nh_integrator_type nh_integrator_newmark = {
     .is_symmetric = is_symmetric,
     .adjoint = adjoint,
     .step = newmark_step,
+    .newton_size = newton_size,
+    .newton_eval = newton_eval,
+    .newton_unknowns = newton_unknowns,
 };

@@ -7,12 +7,16 @@
 #define NEWTON_MAX_ITER 50
 #define NEWTON_TOL 1e-14
 #define NEWTON_STAGNATION 1e-9
+/* An iterate this many times larger than the initial guess has diverged: the tolerances, relative
+ * to |x|, would otherwise accept a blown-up iterate (e.g. an exactly singular system). */
+#define NEWTON_DIVERGED 1e6
 
 nh_step_status nh_newton_solve(int dim, double *x, nh_newton_fn fn, void *ctx, nh_cost *cost) {
   double F[NH_NEWTON_MAX_DIM], J[NH_NEWTON_MAX_DIM * NH_NEWTON_MAX_DIM];
   size_t perm_data[NH_NEWTON_MAX_DIM];
   gsl_permutation perm = {(size_t)dim, perm_data};
-  double prev = INFINITY;
+  double prev = INFINITY, x0n = 0;
+  for (int i = 0; i < dim; i++) x0n = fmax(x0n, fabs(x[i]));
   for (int it = 0; it < NEWTON_MAX_ITER; it++) {
     fn(ctx, x, F, J);
     cost->jacobian_evals++;
@@ -31,7 +35,7 @@ nh_step_status nh_newton_solve(int dim, double *x, nh_newton_fn fn, void *ctx, n
       dx = fmax(dx, fabs(F[i]));
       xn = fmax(xn, fabs(x[i]));
     }
-    if (!isfinite(dx)) return NH_STEP_SOLVER_FAILED;
+    if (!isfinite(dx) || xn > NEWTON_DIVERGED * (1 + x0n)) return NH_STEP_SOLVER_FAILED;
     if (dx <= NEWTON_TOL * (1 + xn)) return NH_STEP_OK;
     /* No more progress, but already at round-off level for this conditioning. */
     if (dx > 0.5 * prev && dx <= NEWTON_STAGNATION * (1 + xn)) return NH_STEP_OK;

@@ -12,7 +12,8 @@ typedef void (*nh_newton_fn)(void *ctx, const double *x, double *F, double *J);
 
 /* Solves F(x) = 0 from the initial guess in x. Stops when the Newton update is below
  * 1e-14 (1 + |x|∞) or stagnates at round-off below 1e-9. Returns NH_STEP_OK or
- * NH_STEP_SOLVER_FAILED (singular Jacobian, no convergence in 50 iterations, NaN). */
+ * NH_STEP_SOLVER_FAILED (singular Jacobian, no convergence in 50 iterations, NaN, or an iterate
+ * 1e6 times larger than the initial guess: diverged). */
 nh_step_status nh_newton_solve(int dim, double *x, nh_newton_fn fn, void *ctx, nh_cost *cost);
 
 #endif

@@ -14,7 +14,26 @@
  * Fast path for β = β' = 0 (spec/newmark.md §2.9, Prop 3.8 and its [derived] general-α form):
  * (N1) makes q1 = q0 + dp + M⁻¹A0ᵀΛ0 affine in Λ0, dp = h v0 − c M⁻¹g0, so (N3) is a
  * k-dimensional equation in Λ0; (N2)+(N4) are then linear in (v1, Λ1): one k×k solve
- * (nh_newmark.h). Chosen automatically; fast=0 keeps the full Newton system for comparison. */
+ * (nh_newmark.h). Chosen automatically; fast=0 keeps the full Newton system for comparison.
+ *
+ * What a step leaves besides (q1, v1), on either path (integrator.h, the observables):
+ *   y->lambda = λ'_{k+1} = Λ1/c, the multiplier of (N2) at q_{k+1}, in the +Aᵀλ convention;
+ *   y->aux[0..k) = λ_k = Λ0/c, the multiplier of (N1) at q_k (a fresh unknown of every step, §2.3),
+ *   so that newton_unknowns can rebuild the whole solution X of the step from its result.
+ * λ'_{k+1} approximates λ(t_{k+1}) to O(h) only for α = ½ [derived; not in the spec]. Multiplying
+ * (N1) by A(q_k) and (N2) by A(q_{k+1}), with A_k v_k = 0 and Φ = 0 (so A_k Δq ≈ −αh²(DA[v])v and
+ * A_{k+1} Δq ≈ (1−α)h²(DA[v])v), gives, with λ* the continuous multiplier and κ = C⁻¹(DA[v])v,
+ *   (1−2β) λ_k + 2β λ'_{k+1} = λ* + (1−2α) κ,    2β' λ_k + (1−2β') λ'_{k+1} = λ* − (1−2α) κ + O(h),
+ * so λ'_{k+1} → λ* − (1−2α)(1−2β+2β')/(1−2β−2β') κ: an O(1) offset for α ≠ ½ (e.g. the last
+ * sub-step of Ψ_h, α = 1, gives λ* + κ). The determinant 1−2β−2β' is Remark 3.3's ill-conditioning.
+ * The velocity-weighted (1−γ)λ_k + γλ'_{k+1}, γ = ½+β−β', is consistent for every α
+ * (tests/test_method_hooks_newmark.c checks both limits).
+ * The hooks: discrete_constraint Φ(q_k, q_{k+1}) of (N3) (not multiplied by h), discrete_action
+ * L_d^{sym,α} for β = β' = 0 (Prop 3.5; NaN otherwise), and the Newton system (R1)–(R4) in the
+ * scaled unknowns, 2n + 2k whatever path the step takes.
+ * Cost: every evaluation of A(q) is counted in constraint_evals: per Newton iteration A(q1), plus
+ * A(q_α) for (14) with 0 < α < 1 ((15) and α ∈ {0, 1} reuse A(q0), A(q1)); per step A(q0) and the
+ * predictor's multiplier. */
 #include "integrators/nh_newmark.h"
 
 #include <gsl/gsl_linalg.h>
@@ -48,21 +67,38 @@ typedef struct {
   nh_cost *cost;
 } newmark_ctx;
 
-/* μ̄ of (N3) for the step q0 → q1, and dμ̄ with ∂μ̄/∂q1 = α dμ̄: (14) μ and dA at
- * (1−α) q0 + α q1; (15) (1−α) μ(q0) + α μ(q1) and dA at q1. A0 = A(q0). */
+/* μ̄ (k×n) of (N3) for the step q0 → q1, and dμ̄ with ∂μ̄/∂q1 = α dμ̄: (14) μ and dA at
+ * q_α = (1−α) q0 + α q1; (15) (1−α) μ(q0) + α μ(q1) and dA at q1. A0 = A(q0); A1, dA1 = A(q1) and
+ * its derivative when the caller has them, else NULL. At most one evaluation of A, counted in cost:
+ * none for α = 0 (μ̄ = A0 in both forms, exactly as q_α = q0; dμ̄ enters with the factor α and is
+ * set to 0) nor when A1 is given for (15) or α = 1 (q_α = q1 exactly). */
 static void discrete_constraint_matrix(const nh_system *sys, int disc, double alpha, const double *q0,
-                                       const double *A0, const double *q1, double *Abar, double *dAbar) {
+                                       const double *A0, const double *q1, const double *A1, const double *dA1,
+                                       double *Abar, double *dAbar, nh_cost *cost) {
   const int n = sys->n, k = sys->k;
-  if (disc == 14) {
+  if (alpha == 0) {
+    memcpy(Abar, A0, sizeof(double) * (size_t)(k * n));
+    memset(dAbar, 0, sizeof(double) * (size_t)(k * n * n));
+    return;
+  }
+  if (disc == 14 && alpha != 1) {
     double qa[NH_MAX_N];
     for (int i = 0; i < n; i++) qa[i] = (1 - alpha) * q0[i] + alpha * q1[i];
     sys->type->constraints(sys->p, qa, Abar);
     sys->type->constraints_jacobian(sys->p, qa, dAbar);
+    cost->constraint_evals++;
+    return;
+  }
+  /* (15), or (14) at α = 1: μ̄ = (1−α) A0 + α A(q1) (= A(q1) for α = 1), dμ̄ = dA(q1). */
+  if (A1) {
+    memcpy(Abar, A1, sizeof(double) * (size_t)(k * n));
+    memcpy(dAbar, dA1, sizeof(double) * (size_t)(k * n * n));
   } else {
     sys->type->constraints(sys->p, q1, Abar);
     sys->type->constraints_jacobian(sys->p, q1, dAbar);
-    for (int i = 0; i < k * n; i++) Abar[i] = (1 - alpha) * A0[i] + alpha * Abar[i];
+    cost->constraint_evals++;
   }
+  for (int i = 0; i < k * n; i++) Abar[i] = (1 - alpha) * A0[i] + alpha * Abar[i];
 }
 
 /* Residual and Jacobian of (R1..R4); unknown layout X = [q1 | v1 | Λ0 | Λ1]. */
@@ -79,9 +115,12 @@ static void newmark_residual(void *vctx, const double *X, double *F, double *J) 
 
   sys->type->grad_potential(sys->p, q1, g1);
   sys->type->hess_potential(sys->p, q1, H1);
-  sys->type->constraints(sys->p, q1, A1);
-  sys->type->constraints_jacobian(sys->p, q1, dA1);
   C->cost->rhs_evals++;
+  if (k) {
+    sys->type->constraints(sys->p, q1, A1);
+    sys->type->constraints_jacobian(sys->p, q1, dA1);
+    C->cost->constraint_evals++;
+  }
   for (int i = 0; i < n; i++) dq[i] = q1[i] - C->q0[i];
   memset(J, 0, sizeof(double) * (size_t)(dim * dim));
 
@@ -113,10 +152,11 @@ static void newmark_residual(void *vctx, const double *X, double *F, double *J) 
       J[(r2 + i) * dim + iL1 + l] = -(1 - 2 * b2) * A1[l * n + i];
     }
   }
+  if (k == 0) return;
 
   /* (N3)·h: ⟨μ̄, q1 − q0⟩ with μ̄ from (14) or (15); ∂/∂q1_j = μ̄_j + α Σ_i ∂_j μ_i(point) dq_i. */
   double Abar[NH_MAX_K * NH_MAX_N], dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N];
-  discrete_constraint_matrix(sys, C->disc, a, C->q0, C->A0, q1, Abar, dAbar);
+  discrete_constraint_matrix(sys, C->disc, a, C->q0, C->A0, q1, A1, dA1, Abar, dAbar, C->cost);
   for (int l = 0; l < k; l++) {
     double s = 0, r = 0;
     for (int i = 0; i < n; i++) {
@@ -135,6 +175,20 @@ static void newmark_residual(void *vctx, const double *X, double *F, double *J) 
       J[(r4 + l) * dim + iq + j] = curv4;
       J[(r4 + l) * dim + iv + j] = A1[l * n + j];
     }
+  }
+}
+
+/* The context of the full system for the step from x of size h: ∇V(q0) and A(q0). */
+static void newmark_setup(const nh_method *m, const nh_system *sys, const nh_state *x, double h, newmark_ctx *C,
+                          nh_cost *cost) {
+  *C = (newmark_ctx){.sys = sys, .n = sys->n, .k = sys->k, .disc = (int)m->p[P_DISC], .beta = m->p[P_BETA],
+                     .beta2 = m->p[P_BETA2], .alpha = m->p[P_ALPHA], .h = h, .c = 0.5 * h * h,
+                     .q0 = x->q, .v0 = x->v, .cost = cost};
+  sys->type->grad_potential(sys->p, x->q, C->g0);
+  cost->rhs_evals++;
+  if (sys->k) {
+    sys->type->constraints(sys->p, x->q, C->A0);
+    cost->constraint_evals++;
   }
 }
 
@@ -157,7 +211,22 @@ typedef struct {
   double alpha;
   const double *q0, *dp;
   double A0[NH_MAX_K * NH_MAX_N], B[NH_MAX_N * NH_MAX_K];
+  nh_cost *cost;
 } constraint_ctx;
+
+/* A0 = A(q0) (one evaluation) and B = M⁻¹A0ᵀ. */
+static void constraint_setup(constraint_ctx *C) {
+  const nh_system *sys = C->sys;
+  const int n = C->n, k = C->k;
+  sys->type->constraints(sys->p, C->q0, C->A0);
+  C->cost->constraint_evals++;
+  for (int i = 0; i < n; i++)
+    for (int b = 0; b < k; b++) {
+      double s = 0;
+      for (int j = 0; j < n; j++) s += sys->Minv[i * n + j] * C->A0[b * n + j];
+      C->B[i * k + b] = s;
+    }
+}
 
 static void constrained_increment(const constraint_ctx *C, const double *L, double *dq) {
   for (int i = 0; i < C->n; i++) {
@@ -177,7 +246,7 @@ static int constraint_eval(const constraint_ctx *C, const double *L, double *R, 
   double q1[NH_MAX_N], dq[NH_MAX_N], Abar[NH_MAX_K * NH_MAX_N], dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N];
   constrained_increment(C, L, dq);
   for (int i = 0; i < n; i++) q1[i] = C->q0[i] + dq[i];
-  discrete_constraint_matrix(C->sys, C->disc, a, C->q0, C->A0, q1, Abar, dAbar);
+  discrete_constraint_matrix(C->sys, C->disc, a, C->q0, C->A0, q1, NULL, NULL, Abar, dAbar, C->cost);
   int moves = 0;
   for (int l = 0; l < k; l++) {
     double r = 0;
@@ -201,6 +270,16 @@ static void constraint_newton_fn(void *ctx, const double *L, double *R, double *
   constraint_eval(ctx, L, R, J);
 }
 
+void nh_newmark_increment_eval(const nh_system *sys, int disc, double alpha, const double *q0, const double *dp,
+                               const double *Lambda, double *R, double *J, nh_cost *cost) {
+  if (sys->k == 0) return;
+  constraint_ctx C = {.sys = sys, .n = sys->n, .k = sys->k, .disc = disc, .alpha = alpha, .q0 = q0, .dp = dp,
+                      .cost = cost};
+  double Jl[NH_MAX_K * NH_MAX_K];
+  constraint_setup(&C);
+  constraint_eval(&C, Lambda, R, J ? J : Jl);
+}
+
 /* Solves J x = b (k×k, LU with partial pivoting) in place; -1 if J is singular. */
 static int small_lu_solve(int k, double *J, double *b) {
   size_t perm_data[NH_MAX_K];
@@ -215,21 +294,15 @@ static int small_lu_solve(int k, double *J, double *b) {
 }
 
 nh_step_status nh_newmark_constrained_increment(const nh_system *sys, int disc, double alpha, const double *q0,
-                                                const double *dp, double *dq, nh_cost *cost) {
+                                                const double *dp, double *dq, double *Lambda, nh_cost *cost) {
   const int n = sys->n, k = sys->k;
-  constraint_ctx C = {.sys = sys, .n = n, .k = k, .disc = disc, .alpha = alpha, .q0 = q0, .dp = dp};
+  constraint_ctx C = {.sys = sys, .n = n, .k = k, .disc = disc, .alpha = alpha, .q0 = q0, .dp = dp, .cost = cost};
   double L[NH_MAX_K] = {0}, R[NH_MAX_K], J[NH_MAX_K * NH_MAX_K];
   if (k == 0) {
     memcpy(dq, dp, sizeof(double) * (size_t)n);
     return NH_STEP_OK;
   }
-  sys->type->constraints(sys->p, q0, C.A0);
-  for (int i = 0; i < n; i++)
-    for (int b = 0; b < k; b++) {
-      double s = 0;
-      for (int j = 0; j < n; j++) s += sys->Minv[i * n + j] * C.A0[b * n + j];
-      C.B[i * k + b] = s;
-    }
+  constraint_setup(&C);
   /* One Newton step from Λ = 0; it is the exact solution when R is linear in Λ. */
   int linear = constraint_eval(&C, L, R, J);
   cost->jacobian_evals++;
@@ -237,25 +310,70 @@ nh_step_status nh_newmark_constrained_increment(const nh_system *sys, int disc, 
   if (small_lu_solve(k, J, R)) return NH_STEP_SOLVER_FAILED;
   for (int b = 0; b < k; b++) L[b] = -R[b];
   /* A pointwise test of dμ̄·B = 0 could meet an accidental zero: it must hold at the solution too. */
-  if (linear && alpha != 0) linear = constraint_eval(&C, L, R, J);
+  if (linear && alpha != 0) {
+    linear = constraint_eval(&C, L, R, J);
+    cost->jacobian_evals++;
+  }
   if (!linear) {
     nh_step_status st = nh_newton_solve(k, L, constraint_newton_fn, &C, cost);
     if (st != NH_STEP_OK) return st;
   }
   constrained_increment(&C, L, dq);
+  if (Lambda) memcpy(Lambda, L, sizeof(double) * (size_t)k);
   return NH_STEP_OK;
 }
 
 nh_step_status nh_newmark_end_velocity(const nh_system *sys, const double *q1, const double *dq, double h,
-                                       double *v1, nh_cost *cost) {
-  const int n = sys->n;
-  double g1[NH_MAX_N], Mg1[NH_MAX_N];
+                                       double *v1, double *Lambda1, nh_cost *cost) {
+  const int n = sys->n, k = sys->k;
+  double g1[NH_MAX_N], Mg1[NH_MAX_N], y[NH_MAX_K];
   sys->type->grad_potential(sys->p, q1, g1);
   cost->rhs_evals++;
   nh_newmark_minv(sys, g1, Mg1);
   for (int i = 0; i < n; i++) v1[i] = dq[i] / h - 0.5 * h * Mg1[i];
-  if (sys->k > 0) cost->linear_solves++;
-  return nh_project_velocity(sys, q1, v1) ? NH_STEP_SOLVER_FAILED : NH_STEP_OK;
+  if (k > 0) {
+    cost->linear_solves++;
+    cost->constraint_evals++;
+  }
+  /* v1 = w − M⁻¹A1ᵀy with y = C⁻¹A1w; (N2) reads v1 = w + M⁻¹A1ᵀΛ1/h, so Λ1 = −h y. */
+  if (nh_project_velocity_multiplier(sys, q1, v1, y)) return NH_STEP_SOLVER_FAILED;
+  if (Lambda1)
+    for (int a = 0; a < k; a++) Lambda1[a] = -h * y[a];
+  return NH_STEP_OK;
+}
+
+/* ---- what the method defines for the observables (integrator.h) ----------------------------- */
+
+void nh_newmark_discrete_constraint(const nh_system *sys, int disc, double alpha, const double *q0,
+                                    const double *q1, double h, double *phi) {
+  const int n = sys->n, k = sys->k;
+  double A0[NH_MAX_K * NH_MAX_N], Abar[NH_MAX_K * NH_MAX_N], dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N];
+  nh_cost unused = {0};
+  if (k == 0) return;
+  sys->type->constraints(sys->p, q0, A0);
+  discrete_constraint_matrix(sys, disc, alpha, q0, A0, q1, NULL, NULL, Abar, dAbar, &unused);
+  for (int a = 0; a < k; a++) {
+    double s = 0;
+    for (int i = 0; i < n; i++) s += Abar[a * n + i] * (q1[i] - q0[i]);
+    phi[a] = s / h;
+  }
+}
+
+double nh_newmark_discrete_action(const nh_system *sys, double alpha, const double *q0, const double *q1, double h) {
+  const int n = sys->n;
+  double dq[NH_MAX_N], T = 0;
+  for (int i = 0; i < n; i++) dq[i] = q1[i] - q0[i];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) T += dq[i] * sys->M[i * n + j] * dq[j];
+  return T / (2 * h) - h * ((1 - alpha) * sys->type->potential(sys->p, q0) + alpha * sys->type->potential(sys->p, q1));
+}
+
+/* The step's multipliers: y->lambda = λ'_{k+1} = Λ1/c and y->aux = λ_k = Λ0/c (c = h²/2). */
+static void store_multipliers(int k, double c, const double *L0, const double *L1, nh_state *y) {
+  for (int a = 0; a < k; a++) {
+    y->aux[a] = L0[a] / c;
+    y->lambda[a] = L1[a] / c;
+  }
 }
 
 /* F^{0,0,α}: q1 from (N1)+(N3), v1 from (N2)+(N4). */
@@ -263,19 +381,22 @@ static nh_step_status fast_step(const nh_method *m, const nh_system *sys, const 
                                 double h, nh_cost *cost) {
   const int n = sys->n;
   double g0[NH_MAX_N], Mg0[NH_MAX_N], dp[NH_MAX_N], dq[NH_MAX_N], q1[NH_MAX_N], v1[NH_MAX_N];
+  double L0[NH_MAX_K], L1[NH_MAX_K];
   sys->type->grad_potential(sys->p, x->q, g0);
   cost->rhs_evals++;
   cost->steps++;
   nh_newmark_minv(sys, g0, Mg0);
   for (int i = 0; i < n; i++) dp[i] = h * x->v[i] - 0.5 * h * h * Mg0[i];
-  nh_step_status st = nh_newmark_constrained_increment(sys, (int)m->p[P_DISC], m->p[P_ALPHA], x->q, dp, dq, cost);
+  nh_step_status st =
+      nh_newmark_constrained_increment(sys, (int)m->p[P_DISC], m->p[P_ALPHA], x->q, dp, dq, L0, cost);
   if (st != NH_STEP_OK) return st;
   for (int i = 0; i < n; i++) q1[i] = x->q[i] + dq[i];
-  if ((st = nh_newmark_end_velocity(sys, q1, dq, h, v1, cost)) != NH_STEP_OK) return st;
+  if ((st = nh_newmark_end_velocity(sys, q1, dq, h, v1, L1, cost)) != NH_STEP_OK) return st;
   *y = *x;
   y->t = x->t + h;
   memcpy(y->q, q1, sizeof(double) * (size_t)n);
   memcpy(y->v, v1, sizeof(double) * (size_t)n);
+  store_multipliers(sys->k, 0.5 * h * h, L0, L1, y);
   return NH_STEP_OK;
 }
 
@@ -283,19 +404,21 @@ static nh_step_status nh_newmark_step(const nh_method *m, const nh_system *sys, 
                                       nh_state *y, double h, nh_cost *cost) {
   if (m->p[P_BETA] == 0 && m->p[P_BETA2] == 0 && m->p[P_FAST]) return fast_step(m, sys, x, y, h, cost);
   const int n = sys->n, k = sys->k;
-  newmark_ctx C = {.sys = sys, .n = n, .k = k, .disc = (int)m->p[P_DISC], .beta = m->p[P_BETA],
-                   .beta2 = m->p[P_BETA2], .alpha = m->p[P_ALPHA], .h = h, .c = 0.5 * h * h,
-                   .q0 = x->q, .v0 = x->v, .cost = cost};
-  sys->type->grad_potential(sys->p, x->q, C.g0);
-  sys->type->constraints(sys->p, x->q, C.A0);
-  cost->rhs_evals++;
+  newmark_ctx C;
+  newmark_setup(m, sys, x, h, &C, cost);
   cost->steps++;
 
-  /* Predictor (§6 A13, with the eliminated multiplier): one explicit Taylor step. */
-  double X[NH_NEWTON_MAX_DIM], lambda[NH_MAX_K], acc[NH_MAX_N];
-  if (nh_multiplier(sys, x->t, x->q, x->v, lambda) || nh_acceleration(sys, x->t, x->q, x->v, acc))
-    return NH_STEP_SOLVER_FAILED;
+  /* Predictor (§6 A13, with the eliminated multiplier λ(q0, v0)): one explicit Taylor step with
+   * Γ(q0, λ) = M⁻¹(−∇V(q0) + A0ᵀλ); nh_multiplier evaluates ∇V and A once more. */
+  double X[NH_NEWTON_MAX_DIM], lambda[NH_MAX_K], f[NH_MAX_N], acc[NH_MAX_N];
+  if (nh_multiplier(sys, x->t, x->q, x->v, lambda)) return NH_STEP_SOLVER_FAILED;
   cost->rhs_evals++;
+  if (k) cost->constraint_evals++;
+  for (int i = 0; i < n; i++) {
+    f[i] = -C.g0[i];
+    for (int l = 0; l < k; l++) f[i] += C.A0[l * n + i] * lambda[l];
+  }
+  nh_newmark_minv(sys, f, acc);
   for (int i = 0; i < n; i++) {
     X[i] = x->q[i] + h * x->v[i] + C.c * acc[i];
     X[n + i] = x->v[i] + h * acc[i];
@@ -308,7 +431,51 @@ static nh_step_status nh_newmark_step(const nh_method *m, const nh_system *sys, 
   y->t = x->t + h;
   memcpy(y->q, X, sizeof(double) * (size_t)n);
   memcpy(y->v, X + n, sizeof(double) * (size_t)n);
+  store_multipliers(k, C.c, X + 2 * n, X + 2 * n + k, y);
   return NH_STEP_OK;
+}
+
+/* ---- hooks ------------------------------------------------------------------------------------ */
+
+static void discrete_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                double h, double *out) {
+  nh_newmark_discrete_constraint(sys, (int)m->p[P_DISC], m->p[P_ALPHA], x->q, y->q, h, out);
+}
+
+/* Prop 3.5: F^{0,0,α} is DLA with L_d^{sym,α}; with β or β' ≠ 0 the method is not variational. */
+static double discrete_action(const nh_method *m, const nh_system *sys, double t, const double *q0,
+                              const double *q1, double h) {
+  (void)t;
+  if (m->p[P_BETA] != 0 || m->p[P_BETA2] != 0) return NAN;
+  return nh_newmark_discrete_action(sys, m->p[P_ALPHA], q0, q1, h);
+}
+
+static int newton_size(const nh_method *m, const nh_system *sys) {
+  (void)m;
+  return 2 * sys->n + 2 * sys->k;
+}
+
+static void newton_eval(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X,
+                        double *F, double *J) {
+  double Jl[NH_NEWTON_MAX_DIM * NH_NEWTON_MAX_DIM];
+  nh_cost unused = {0};
+  newmark_ctx C;
+  newmark_setup(m, sys, x, h, &C, &unused);
+  newmark_residual(&C, X, F, J ? J : Jl);
+}
+
+/* X = [q1 | v1 | Λ0 | Λ1] from the step's result: Λ0 = c λ_k (y->aux), Λ1 = c λ'_{k+1} (y->lambda). */
+static void newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                            double h, double *X) {
+  (void)m, (void)x;
+  const int n = sys->n, k = sys->k;
+  const double c = 0.5 * h * h;
+  memcpy(X, y->q, sizeof(double) * (size_t)n);
+  memcpy(X + n, y->v, sizeof(double) * (size_t)n);
+  for (int a = 0; a < k; a++) {
+    X[2 * n + a] = c * y->aux[a];
+    X[2 * n + k + a] = c * y->lambda[a];
+  }
 }
 
 static int validate(const nh_method *m, char *err, size_t errlen) {
@@ -338,6 +505,8 @@ static int adjoint(const nh_method *m, nh_method *adj) {
   return 0;
 }
 
+_Static_assert(NH_MAX_AUX >= NH_MAX_K, "nh_newmark keeps lambda_k in aux");
+
 const nh_integrator_type nh_integrator_nh_newmark = {
     .name = "nh_newmark",
     .doc = "Nonholonomic Newmark F_h^{beta,beta',alpha} (spec/newmark.md 2.3-2.5), equations (N1)-(N4), "
@@ -356,4 +525,17 @@ const nh_integrator_type nh_integrator_nh_newmark = {
     .is_symmetric = is_symmetric,
     .adjoint = adjoint,
     .step = nh_newmark_step,
+    .lambda_time = NH_LAMBDA_END,
+    .lambda_doc = "lambda'_{k+1} of (N2) (= 2 Lambda1/h^2, the multiplier of Gamma_nh at q_{k+1}): an O(h) "
+                  "approximation of lambda(t_{k+1}) for alpha = 1/2; for alpha != 1/2 it tends to lambda - c "
+                  "C^-1 (DA[v])v, c = (1-2 alpha)(1-2 beta+2 beta2)/(1-2 beta-2 beta2), an O(1) offset. "
+                  "aux[0..k) holds lambda_k of (N1) at q_k",
+    .discrete_constraint = discrete_constraint,
+    .discrete_constraint_doc = "Phi(q_k, q_{k+1}) of (N3): (14) <mu((1-alpha) q_k + alpha q_{k+1}), (q_{k+1}-q_k)/h> "
+                               "or (15) <(1-alpha) mu(q_k) + alpha mu(q_{k+1}), (q_{k+1}-q_k)/h> "
+                               "(spec/newmark.md 2.4)",
+    .discrete_action = discrete_action,
+    .newton_size = newton_size,
+    .newton_eval = newton_eval,
+    .newton_unknowns = newton_unknowns,
 };

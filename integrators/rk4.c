@@ -1,5 +1,6 @@
 /* Classical 4-stage RK4 on the index-reduced ODE q̇ = v, v̇ = M⁻¹(−∇V + Aᵀλ(q,v)), no projection
- * (spec/newmark.md §2.10, §6 A5). Does not preserve the constraint. */
+ * (spec/newmark.md §2.10, §6 A5). Does not preserve the constraint. Cost per step: 4 right-hand
+ * sides, each one evaluation of ∇V and (k > 0) of A(q). No multiplier of its own. */
 #include <stddef.h>
 
 #include "integrators/integrator.h"
@@ -14,6 +15,7 @@ static int stage(const nh_system *sys, const nh_state *x, const double *dq, cons
     kq[i] = v[i];
   }
   cost->rhs_evals++;
+  if (sys->k) cost->constraint_evals++; /* nh_acceleration evaluates A(q) once */
   return nh_acceleration(sys, x->t + s, q, v, kv);
 }
 
