@@ -1,4 +1,5 @@
-/* Order estimates and per-task random streams. */
+/* Statistics of studies: order fits, drift slopes, statistics across an ensemble, and per-task
+ * random streams. */
 #include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdlib.h>
@@ -46,4 +47,32 @@ uint64_t nh_stream_seed(uint64_t seed, uint64_t index) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
+}
+
+double nh_drift_slope(int n, const double *t, const double *y) {
+  double c0, c1, cov00, cov01, cov11, sumsq;
+  if (n < 2) return NAN;
+  gsl_fit_linear(t, 1, y, 1, (size_t)n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+  return c1;
+}
+
+/* Two passes (mean, then squared deviations) in a fixed order: the same bits whatever the thread
+ * count, and no cancellation of a sum of squares minus a squared sum. */
+void nh_column_stats(int rows, int cols, const double *x, double *mean, double *var, int *count) {
+  for (int c = 0; c < cols; c++) {
+    double sum = 0, sum2 = 0;
+    int k = 0;
+    for (int r = 0; r < rows; r++) {
+      double d = x[(size_t)r * cols + c];
+      if (isfinite(d)) sum += d, k++;
+    }
+    double m = k ? sum / k : NAN;
+    for (int r = 0; r < rows; r++) {
+      double d = x[(size_t)r * cols + c];
+      if (isfinite(d)) sum2 += (d - m) * (d - m);
+    }
+    mean[c] = m;
+    var[c] = k > 1 ? sum2 / (k - 1) : NAN;
+    count[c] = k;
+  }
 }

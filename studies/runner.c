@@ -2,7 +2,6 @@
  * schedule). Each task writes only its own slots and draws only from its own random stream, and
  * every statistic across tasks is computed afterwards in a fixed order: results are bit-identical
  * whatever the number of threads. */
-#include <gsl/gsl_fit.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <omp.h>
@@ -197,11 +196,7 @@ static int run_trajectory(const nh_study *st, nh_ensemble_result *r, long task, 
   r->max_abs_dE[task] = run.max_abs_dE;
   *cost = run.cost;
   /* Drift: least-squares slope of dE against t over the samples reached. */
-  double c0, cov00, cov01, cov11, sumsq;
-  r->drift_slope[task] = NAN;
-  if (run.reached >= 2)
-    gsl_fit_linear(r->t, 1, run.dE, 1, (size_t)run.reached, &c0, &r->drift_slope[task], &cov00, &cov01, &cov11,
-                   &sumsq);
+  r->drift_slope[task] = nh_drift_slope(run.reached, r->t, run.dE);
   return rc ? -1 : 0;
 }
 
@@ -253,22 +248,8 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
       nh_cost_add(&r->cost[mi], &task_cost[(size_t)mi * nic + ic]);
       r->wall_time[mi] += task_time[(size_t)mi * nic + ic];
     }
-    for (int s = 0; s < ns; s++) {
-      double sum = 0, sum2 = 0;
-      int count = 0;
-      for (int ic = 0; ic < nic; ic++) {
-        double d = r->dE[((size_t)mi * nic + ic) * ns + s];
-        if (isfinite(d)) sum += d, count++;
-      }
-      double mean = count ? sum / count : NAN;
-      for (int ic = 0; ic < nic; ic++) {
-        double d = r->dE[((size_t)mi * nic + ic) * ns + s];
-        if (isfinite(d)) sum2 += (d - mean) * (d - mean);
-      }
-      r->dE_mean[(size_t)mi * ns + s] = mean;
-      r->dE_var[(size_t)mi * ns + s] = count > 1 ? sum2 / (count - 1) : NAN;
-      r->dE_count[(size_t)mi * ns + s] = count;
-    }
+    nh_column_stats(nic, ns, r->dE + (size_t)mi * nic * ns, r->dE_mean + (size_t)mi * ns, r->dE_var + (size_t)mi * ns,
+                    r->dE_count + (size_t)mi * ns);
   }
   free(task_cost);
   free(task_time);

@@ -1,0 +1,156 @@
+/* The statistics a study stores, against values computed by hand on small inputs: the ensemble
+ * mean and unbiased variance (with NaN, stopped runs, one sample, equal samples), the drift slope,
+ * the order fit, the running maximum of the constraint residual, and the random streams. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+#include "studies/study.h"
+#include "tests/helpers.h"
+
+#define DATA NHBENCH_SOURCE_DIR "/tests/data/"
+
+/* Columns: [1, 2, 6] → mean 3, variance ((−2)² + (−1)² + 3²)/2 = 7; with a stopped run (NaN) and
+ * an infinite value left out; one finite entry → variance NaN; none → mean NaN; equal entries → 0. */
+Test(statistics, column_mean_and_unbiased_variance_by_hand) {
+  const double N = NAN, I = INFINITY;
+  const double x[4 * 5] = {
+      1, 5, N, 2, N,  /* run 0 */
+      2, N, N, 2, N,  /* run 1 stopped at column 1 */
+      6, 7, 4, 2, N,  /* run 2 */
+      N, I, N, 2, N,  /* run 3 failed at once */
+  };
+  double mean[5], var[5];
+  int count[5];
+  nh_column_stats(4, 5, x, mean, var, count);
+  cr_expect_eq(count[0], 3);
+  cr_expect_eq(mean[0], 3);
+  cr_expect_eq(var[0], 7);
+  cr_expect_eq(count[1], 2);
+  cr_expect_eq(mean[1], 6);
+  cr_expect_eq(var[1], 2, "(5−6)² + (7−6)² over 1: %g", var[1]);
+  cr_expect_eq(count[2], 1);
+  cr_expect_eq(mean[2], 4);
+  cr_expect(isnan(var[2]), "one sample: no variance");
+  cr_expect_eq(count[3], 4);
+  cr_expect_eq(mean[3], 2);
+  cr_expect_eq(var[3], 0, "equal samples");
+  cr_expect_eq(count[4], 0);
+  cr_expect(isnan(mean[4]) && isnan(var[4]));
+}
+
+/* The two-pass variance does not lose the digits a one-pass Σx² − (Σx)²/n would: 1e8 + {1, 2, 3}. */
+Test(statistics, variance_without_cancellation) {
+  const double x[3] = {1e8 + 1, 1e8 + 2, 1e8 + 3};
+  double mean, var;
+  int count;
+  nh_column_stats(3, 1, x, &mean, &var, &count);
+  cr_expect_eq(var, 1);
+  cr_expect_eq(mean, 1e8 + 2);
+}
+
+/* Least squares by hand: y = 2 + 3t exactly → 3; y = t² on t = 0, 1, 2 → slope 2 (the normal
+ * equations: Σ(t − 1)(y − 5/3) / Σ(t − 1)² = (−1·−5/3 + 1·7/3)/2 = 2); fewer than two points → NaN. */
+Test(statistics, drift_slope_by_hand) {
+  const double t[4] = {0, 1, 2, 3}, y[4] = {2, 5, 8, 11}, y2[3] = {0, 1, 4};
+  cr_expect(fabs(nh_drift_slope(4, t, y) - 3) < 1e-15);
+  cr_expect(fabs(nh_drift_slope(3, t, y2) - 2) < 1e-15);
+  cr_expect(isnan(nh_drift_slope(1, t, y)));
+  const double down[3] = {1, 0, -1};
+  cr_expect(fabs(nh_drift_slope(3, t, down) + 1) < 1e-15, "sign of a downward drift");
+}
+
+/* Order fit: exact power laws, a power law with a round-off floor, noisy data with known slope. */
+Test(statistics, order_fit_by_hand) {
+  double h[6], e[6], p, se;
+  int first, count;
+  for (int i = 0; i < 6; i++) h[i] = ldexp(0.1, -i), e[i] = 3 * pow(h[i], 2);
+  cr_assert_eq(nh_fit_order(6, h, e, 3, 1e-11, &p, &se, &first, &count), 0);
+  cr_expect(fabs(p - 2) < 1e-12 && first == 5 && count == 3, "p %.15g first %d", p, first);
+  /* Floor: the three finest points sit on round-off and are skipped; the fit uses h[0..2]. */
+  e[3] = e[4] = e[5] = 1e-13;
+  cr_assert_eq(nh_fit_order(6, h, e, 3, 1e-11, &p, &se, &first, &count), 0);
+  cr_expect(fabs(p - 2) < 1e-12 && first == 2 && count == 3, "p %g first %d count %d", p, first, count);
+  /* Noise ±10% alternating on an order-4 law: slope by hand from the three points. */
+  double hh[3] = {0.4, 0.2, 0.1}, ee[3];
+  for (int i = 0; i < 3; i++) ee[i] = pow(hh[i], 4) * (i == 1 ? 1.1 : 0.9);
+  cr_assert_eq(nh_fit_order(3, hh, ee, 3, 0, &p, &se, &first, &count), 0);
+  double x[3], y[3], xm = 0, ym = 0, sxy = 0, sxx = 0;
+  for (int i = 0; i < 3; i++) x[i] = log(hh[i]), y[i] = log(ee[i]), xm += x[i] / 3, ym += y[i] / 3;
+  for (int i = 0; i < 3; i++) sxy += (x[i] - xm) * (y[i] - ym), sxx += (x[i] - xm) * (x[i] - xm);
+  cr_expect(fabs(p - sxy / sxx) < 1e-12, "p %.15g vs %.15g", p, sxy / sxx);
+  cr_expect(se > 0.01, "noisy data: a real standard error, %g", se);
+  /* Two points: a slope but no standard error. */
+  cr_assert_eq(nh_fit_order(2, hh, ee, 3, 0, &p, &se, &first, &count), 0);
+  cr_expect(isnan(se) && count == 2);
+}
+
+/* A first-order method claimed as order 2 fails the order check; the real order passes. */
+Test(statistics, order_check_negative_control) {
+  nh_study st;
+  nh_convergence_result r;
+  char err[1024];
+  const char *ov[] = {"T=1", "h0=0.05", "halvings=3"};
+  cr_assert_eq(nh_study_load(DATA "order_claim.cfg", ov, 3, &st, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(nh_run_convergence(&st, &r, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(st.nmethods, 2);
+  cr_expect_eq(st.order_expected[0], 2, "js_a is claimed as order 2 in the spec");
+  cr_expect(fabs(r.order[0] - 1) < 0.15, "js_a is order 1: %g", r.order[0]);
+  cr_expect_eq(r.order_ok[0], 0, "order 1 against a claim of 2 must fail");
+  cr_expect_eq(r.order_ok[1], 1, "js_b at its true order 2 passes: %g", r.order[1]);
+  nh_convergence_result_free(&r);
+  nh_study_free(&st);
+}
+
+/* The running maximum of the constraint residual is over every step, not the last one: recomputed
+ * here step by step for rk4 on the chaotic particle. */
+Test(statistics, running_max_of_constraint_residual) {
+  nh_system sys = test_system("chaotic_particle", NULL);
+  nh_method *m = test_method("rk4");
+  nh_state x, y;
+  nh_cost cost = {0};
+  nh_system_default_state(&sys, &x);
+  nh_state x0 = x;
+  double hand = nh_constraint_residual(&sys, x.q, x.v), last = 0;
+  for (int s = 0; s < 100; s++) {
+    cr_assert_eq(nh_method_step(m, &sys, &x, &y, 0.2, &cost), NH_STEP_OK);
+    x = y;
+    last = nh_constraint_residual(&sys, x.q, x.v);
+    hand = fmax(hand, last);
+  }
+  double res;
+  cr_assert_eq(nh_integrate(m, &sys, &x0, 100, 0.2, &cost, 0, &res), NH_STEP_OK);
+  cr_expect_eq(res, hand);
+  cr_expect(hand > last, "the maximum is not the last residual here (%g vs %g)", hand, last);
+  nh_method_free(m);
+}
+
+/* Random streams: the same seed gives the same initial conditions whatever the thread count and
+ * ensemble size; another seed gives others; stream seeds differ per index. */
+Test(statistics, random_streams) {
+  nh_study st;
+  char err[1024];
+  double q3[2][5];
+  const char *sizes[2][1] = {{"ensemble.count=3"}, {"ensemble.count=5"}};
+  for (int k = 0; k < 2; k++) {
+    nh_ensemble_result r;
+    cr_assert_eq(nh_study_load(DATA "small_ensemble.cfg", sizes[k], 1, &st, err, sizeof err), 0, "%s", err);
+    omp_set_num_threads(k + 1);
+    cr_assert_eq(nh_run_ensemble(&st, &r, err, sizeof err), 0, "%s", err);
+    memcpy(q3[k], r.q0 + 2 * 5, sizeof q3[k]); /* initial condition 2 */
+    nh_ensemble_result_free(&r);
+    nh_study_free(&st);
+  }
+  cr_expect_eq(memcmp(q3[0], q3[1], sizeof q3[0]), 0, "IC 2 depends on (seed, 2) only");
+  nh_ensemble_result r;
+  const char *other[] = {"ensemble.count=3", "ensemble.seed=8"};
+  cr_assert_eq(nh_study_load(DATA "small_ensemble.cfg", other, 2, &st, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(nh_run_ensemble(&st, &r, err, sizeof err), 0, "%s", err);
+  cr_expect_neq(memcmp(q3[0], r.q0 + 2 * 5, sizeof q3[0]), 0, "another seed, another IC");
+  nh_ensemble_result_free(&r);
+  nh_study_free(&st);
+  cr_expect_neq(nh_stream_seed(7, 0), nh_stream_seed(7, 1));
+  cr_expect_neq(nh_stream_seed(7, 0), nh_stream_seed(8, 0));
+  cr_expect_eq(nh_stream_seed(7, 3), nh_stream_seed(7, 3));
+}
