@@ -723,7 +723,9 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
   const config_setting_t *root = config_root_setting(&cfg);
   if (load_kind(&c, root, st) || load_system(&c, root, st) || get_positive(&c, root, "T", &st->T)) goto done;
   if (kind_loaders[st->kind](&c, root, st)) goto done;
-  if (load_methods(&c, root, st) || load_grids(&c, root, st)) goto done;
+  if (load_methods(&c, root, st)) goto done;
+  st->nprimary = st->nmethods;
+  if (load_grids(&c, root, st)) goto done;
   if (st->nmethods == 0) {
     fail_at(&c, root, "no methods to run");
     goto done;

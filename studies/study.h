@@ -48,6 +48,7 @@ typedef struct {
   int nmethods;
   nh_method **methods;
   char **method_names; /* canonical names */
+  int nprimary;        /* methods[0 .. nprimary) are the spec's `methods`; the rest only grids added */
 
   /* Initial conditions: `initial` (a preset name, "default", or { q; v; }, or a list of these).
    * Convergence and work-precision use the first; trajectory and one-step studies, and ensembles
@@ -210,6 +211,13 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
 void nh_onestep_result_free(nh_onestep_result *r);
 int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char *err, size_t errlen);
 void nh_work_precision_result_free(nh_work_precision_result *r);
+
+/* Least-squares slope of y against t over n points (the energy drift slope); NaN if n < 2. */
+double nh_drift_slope(int n, const double *t, const double *y);
+/* Per column c of x (rows × cols, row-major): the mean, the unbiased variance and the number of
+ * finite entries, NaN and infinite entries (stopped runs) left out; mean NaN when no entry is
+ * finite, variance NaN when fewer than two are (spec/newmark.md §6 A11). */
+void nh_column_stats(int rows, int cols, const double *x, double *mean, double *var, int *count);
 
 /* Integrates nsteps steps of size h from x; x->t advances as t0 + s·h exactly. residual (may be
  * NULL) receives the maximal constraint residual max_a |A(q)v + b| over the run, the start
