@@ -1,5 +1,6 @@
 /* nhbench export FILE.h5 TABLE [options]: whitespace-separated tables for gnuplot (columns and
- * blocks documented in results/README.md, "Export tables"). */
+ * blocks documented in results/README.md, "Export tables"). Every number comes from the file as
+ * the writer stored it; nothing is derived here. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -7,24 +8,28 @@
 #include <string.h>
 
 #include "bench/cli.h"
-#include "bench/cli_h5read.h"
+#include "results/results.h"
 
 static const char usage[] =
     "usage: nhbench export FILE.h5 TABLE [options]\n"
     "  Writes a whitespace-separated table on stdout for gnuplot. Lines starting with '#' are\n"
     "  comments; the first names the columns. Tables with blocks (one per method or trajectory)\n"
-    "  separate them by two blank lines, so gnuplot's `index N` selects block N. Numbers are\n"
-    "  written in the shortest form that reads back exactly; NaN marks a missing value.\n"
+    "  separate them by two blank lines, so gnuplot's `index N` selects block N; each block starts\n"
+    "  with a comment naming it. Numbers are written in the shortest form that reads back exactly;\n"
+    "  NaN marks a missing value. Details: results/README.md, \"Export tables\".\n"
     "\n"
     "tables, any study:\n"
-    "  study                   prints \"convergence\" or \"ensemble\"\n"
-    "  attr NAME               the value of attribute NAME of the root or the study group\n"
-    "                          (system, T, h, count, energy, seed, ...)\n"
+    "  study                   the study kind: convergence, ensemble, trajectory, onestep or\n"
+    "                          work_precision\n"
+    "  attr NAME               the value of attribute NAME of the root or the study group (system, T,\n"
+    "                          h, count, ...), or OBJ/NAME of an object in the study group\n"
+    "                          (grid0/param0, err/units)\n"
     "  methods [--primary]     index name, one method a line; --primary: only the default LIST\n"
     "convergence studies:\n"
     "  convergence [--methods LIST]\n"
-    "                          a block per method: h err err_q err_v constraint_residual status\n"
-    "  orders                  index claimed observed stderr fit_h_min fit_h_max name\n"
+    "                          a block per method (default all): h err err_q err_v\n"
+    "                          constraint_residual status z err_max err_2 lambda_err discrete_residual\n"
+    "  orders                  index claimed observed stderr fit_h_min fit_h_max expected ok name\n"
     "ensemble studies:\n"
     "  energy [--method I] [--ics A:B] [--relative]\n"
     "                          a block per initial condition (IC) A, ..., B-1 (default 0:5) of\n"
@@ -40,17 +45,46 @@ static const char usage[] =
     "                          order); stat is NaN where skipped or every IC failed; lo/hi: cell edges\n"
     "                          halfway to the neighbouring values\n"
     "  STAT: median_max_abs_dE (default), max_max_abs_dE, mean_drift_slope, median_abs_drift_slope,\n"
-    "        final_var; over the ICs that ran to T (status 0)\n"
+    "        final_var; as the writer stored them in /ensemble/summary (over the ICs that ran to T)\n"
+    "trajectory studies (and ensembles that sample observables):\n"
+    "  observables             index name width units, one observable a line, then its component\n"
+    "                          labels and the methods that do not define it as comments\n"
+    "  series [--observable NAME] [--method I] [--h J] [--ic K]\n"
+    "                          one block: t c0 c1 ..., the components of observable NAME (default:\n"
+    "                          the first) along the run of method I (default 0) with step size h[J]\n"
+    "                          (default 0; trajectory only) from IC K (default 0); the first comment\n"
+    "                          names the columns by their labels\n"
+    "onestep studies:\n"
+    "  local_error [--methods LIST]\n"
+    "                          a block per method: h max_local_err max_action_err (max over the start\n"
+    "                          points, for slope plots); the block comment gives the fitted slope\n"
+    "  slopes                  index claimed expected slope stderr fit_h_min fit_h_max action_slope\n"
+    "                          max_adjoint_defect cond_min cond_max name\n"
+    "work_precision studies:\n"
+    "  work_precision [--methods LIST] [--norm NORM]\n"
+    "                          a block per method: h work wall_time err pareto_work pareto_time status,\n"
+    "                          err in NORM (default: the study's pareto_norm); pareto flags (1: on the\n"
+    "                          front) are always those of pareto_norm\n"
+    "  NORM: qv_max, qv_2, q_max, q_2, v_max, v_2\n"
+    "\n"
     "  LIST: comma-separated method indices, or all; default: the methods listed in the spec itself,\n"
-    "        not those added by a grid (all methods if the spec lists none)\n";
+    "        not those added by a grid (the file's `primary` dataset; all if it flags none)\n"
+    "Exit status 2 for bad usage, a table of another study kind, an index out of range, or a file\n"
+    "that is not a readable results file of schema version 2.\n";
 
-enum { O_METHOD = 1, O_ICS = 2, O_RELATIVE = 4, O_IC = 8, O_METHODS = 16, O_GRID = 32, O_STAT = 64, O_PRIMARY = 128 };
+enum {
+  O_METHOD = 1, O_ICS = 2, O_RELATIVE = 4, O_IC = 8, O_METHODS = 16, O_GRID = 32, O_STAT = 64, O_PRIMARY = 128,
+  O_H = 256, O_OBS = 512, O_NORM = 1024
+};
+static const char *const option_names[] = {"--method", "--ics",    "--relative", "--ic",         "--methods", "--grid",
+                                           "--stat",   "--primary", "--h",       "--observable", "--norm"};
+#define NOPTIONS 11
 
 typedef struct {
   int given; /* O_* flags of the options on the command line */
-  int method, ic, grid, relative, primary;
+  int method, ic, grid, relative, primary, h;
   long ics_a, ics_b; /* -1: default */
-  const char *methods, *stat, *attr;
+  const char *methods, *stat, *attr, *observable, *norm;
 } opts;
 
 static const char *prog = "nhbench export";
@@ -74,9 +108,24 @@ static void put(double v) {
   fputs(nh_h5_fmt(buf, sizeof buf, v), stdout);
 }
 
+/* Numbers separated by blanks, then a newline. */
+static void row(int n, const double *v) {
+  for (int i = 0; i < n; i++) {
+    if (i) putchar(' ');
+    put(v[i]);
+  }
+  putchar('\n');
+}
+
 static void block_sep(int *first) {
   if (!*first) fputs("\n\n", stdout);
   *first = 0;
+}
+
+static int out_of_range(const nh_h5 *f, const char *option, long v, long long n, const char *what) {
+  if (v < n) return 0;
+  fprintf(stderr, "%s: %s %ld: %s has %s 0..%lld\n", prog, option, v, f->path, what, n - 1);
+  return 1;
 }
 
 /* The method list of --methods (or the default); returns the count, or -1 with a message. */
@@ -84,17 +133,12 @@ static int method_list(const nh_h5 *f, const char *spec, int **out) {
   int *list = malloc(sizeof(int) * (size_t)f->nmethods * 4 + sizeof(int)), n = 0, nprimary = 0;
   *out = list;
   for (int m = 0; m < f->nmethods; m++) nprimary += f->primary[m];
-  if (!spec) {
+  if (!spec || strcmp(spec, "all") == 0) {
     for (int m = 0; m < f->nmethods; m++)
-      if (f->primary[m] || !nprimary) list[n++] = m;
+      if (spec || f->primary[m] || !nprimary) list[n++] = m;
     return n;
   }
-  if (strcmp(spec, "all") == 0) {
-    for (int m = 0; m < f->nmethods; m++) list[n++] = m;
-    return n;
-  }
-  const char *p = spec;
-  while (*p) {
+  for (const char *p = spec; *p;) {
     char *end;
     long v = strtol(p, &end, 10);
     if (end == p || (*end && *end != ',') || v < 0 || v >= f->nmethods || n >= f->nmethods * 4) {
@@ -105,24 +149,22 @@ static int method_list(const nh_h5 *f, const char *spec, int **out) {
     list[n++] = (int)v;
     p = *end ? end + 1 : end;
   }
-  if (n == 0) {
-    fprintf(stderr, "%s: --methods '%s': no methods\n", prog, spec);
-    return -1;
-  }
-  return n;
+  if (n == 0) fprintf(stderr, "%s: --methods '%s': no methods\n", prog, spec);
+  return n ? n : -1;
 }
 
-static int need(const nh_h5 *f, int ensemble, const char *table) {
-  if (f->ensemble == ensemble) return 0;
-  fprintf(stderr, "%s: %s is a%s study; table '%s' needs a%s study\n", prog, f->path,
-          f->ensemble ? "n ensemble" : " convergence", table, ensemble ? "n ensemble" : " convergence");
-  return 2;
+/* ---- any study ----------------------------------------------------------------------------- */
+
+static int t_study(nh_h5 *f, const opts *o) {
+  (void)o;
+  printf("%s\n", f->kind_name);
+  return 0;
 }
 
-static int t_attr(const nh_h5 *f, const char *arg) {
+static int t_attr(nh_h5 *f, const opts *o) {
   /* NAME on the root or the study group, or OBJ/NAME on an object inside the study group. */
   char objbuf[256];
-  const char *name = arg, *obj = NULL, *slash = strrchr(arg, '/');
+  const char *arg = o->attr, *name = arg, *obj = NULL, *slash = strrchr(arg, '/');
   if (slash) {
     snprintf(objbuf, sizeof objbuf, "%.*s", (int)(slash - arg), arg);
     name = slash + 1;
@@ -135,253 +177,185 @@ static int t_attr(const nh_h5 *f, const char *arg) {
     else fprintf(stderr, "%s: %s: no attribute '%s' on / or on the study group\n", prog, f->path, name);
     return 2;
   }
-  char *s = NULL;
   int n = 0;
-  double *v = NULL;
-  /* Strings as they are, numbers in the shortest exact form. */
-  hid_t loc = obj[0] == '/' ? f->file : f->group;
-  hid_t a = H5Aopen_by_name(loc, obj, name, H5P_DEFAULT, H5P_DEFAULT);
-  hid_t type = a < 0 ? -1 : H5Aget_type(a);
-  int is_string = type >= 0 && H5Tget_class(type) == H5T_STRING;
-  if (type >= 0) H5Tclose(type);
-  if (a >= 0) H5Aclose(a);
-  if (is_string) s = nh_h5_attr_string(f, obj, name);
-  else v = nh_h5_attr_doubles(f, obj, name, &n);
-  if (!s && !v) return 2;
-  if (s) {
-    printf("%s\n", s);
-  } else {
-    for (int i = 0; i < n; i++) {
-      if (i) putchar(' ');
-      put(v[i]);
-    }
-    putchar('\n');
+  if (nh_h5_attr_is_string(f, obj, name)) {
+    char **s = nh_h5_attr_strings(f, obj, name, &n);
+    for (int i = 0; s && i < n; i++) printf("%s\n", s[i]);
+    nh_h5_free_strings(s, n);
+    return s ? 0 : 2;
   }
-  free(s);
+  double *v = nh_h5_attr_doubles(f, obj, name, &n);
+  if (v) row(n, v);
   free(v);
-  return 0;
+  return v ? 0 : 2;
 }
 
-static int t_methods(const nh_h5 *f, const opts *o) {
-  int *list, n = method_list(f, NULL, &list);
+static int t_methods(nh_h5 *f, const opts *o) {
+  int *list = NULL, n = method_list(f, o->primary ? NULL : "all", &list);
   printf("# index name\n");
-  if (o->primary)
-    for (int k = 0; k < n; k++) printf("%d %s\n", list[k], f->methods[list[k]]);
-  else
-    for (int m = 0; m < f->nmethods; m++) printf("%d %s\n", m, f->methods[m]);
+  for (int k = 0; k < n; k++) printf("%d %s\n", list[k], f->methods[list[k]]);
   free(list);
   return 0;
 }
 
-static int t_convergence(const nh_h5 *f, const opts *o) {
-  const int nm = f->nmethods;
-  int *list, n = o->methods ? method_list(f, o->methods, &list) : method_list(f, "all", &list);
-  hsize_t dh[1];
-  double *h = n < 0 ? NULL : nh_h5_doubles(f, "h", 1, NULL, dh);
-  hsize_t dmh[2] = {(hsize_t)nm, h ? dh[0] : 0};
-  double *err = h ? nh_h5_doubles(f, "err", 2, dmh, NULL) : NULL;
-  double *eq = err ? nh_h5_doubles(f, "err_q", 2, dmh, NULL) : NULL;
-  double *ev = eq ? nh_h5_doubles(f, "err_v", 2, dmh, NULL) : NULL;
-  double *res = ev ? nh_h5_doubles(f, "constraint_residual", 2, dmh, NULL) : NULL;
-  int *status = res ? nh_h5_ints(f, "status", 2, dmh, NULL) : NULL;
-  double *z = status && nh_h5_has_dataset(f, "z") ? nh_h5_doubles(f, "z", 2, dmh, NULL) : NULL; /* newer files */
-  int rc = 2;
-  if (status) {
-    const int nh = (int)dh[0];
+/* ---- convergence --------------------------------------------------------------------------- */
+
+static int t_convergence(nh_h5 *f, const opts *o) {
+  static const char *const names[] = {"err", "err_q", "err_v", "constraint_residual", "z",
+                                      "err_max", "err_2", "lambda_err", "discrete_residual"};
+  double *h = nh_h5_doubles(f, "h", "h", NULL), *col[9] = {0};
+  int *status = h ? nh_h5_ints(f, "status", "method,h", NULL) : NULL, *list = NULL, rc = 2, good = status != NULL;
+  for (int k = 0; k < 9 && good; k++) good = (col[k] = nh_h5_doubles(f, names[k], "method,h", NULL)) != NULL;
+  int n = good ? method_list(f, o->methods ? o->methods : "all", &list) : -1;
+  if (n >= 0) {
+    const long long nh = nh_h5_dim(f, "h");
     int first = 1;
-    printf("# h err err_q err_v constraint_residual status z\n");
+    printf("# h err err_q err_v constraint_residual status z err_max err_2 lambda_err discrete_residual\n");
     for (int k = 0; k < n; k++) {
-      int m = list[k];
       block_sep(&first);
-      printf("# method %d %s\n", m, f->methods[m]);
-      for (int i = 0; i < nh; i++) {
-        size_t c = (size_t)m * (size_t)nh + (size_t)i;
-        put(h[i]), putchar(' '), put(err[c]), putchar(' '), put(eq[c]), putchar(' '), put(ev[c]);
-        putchar(' '), put(res[c]), printf(" %d ", status[c]), put(z ? z[c] : NAN), putchar('\n');
+      printf("# method %d %s\n", list[k], f->methods[list[k]]);
+      for (long long i = 0; i < nh; i++) {
+        size_t c = (size_t)list[k] * (size_t)nh + (size_t)i;
+        put(h[i]);
+        for (int j = 0; j < 9; j++) {
+          if (j == 4) printf(" %d", status[c]); /* status comes before z */
+          putchar(' '), put(col[j][c]);
+        }
+        putchar('\n');
       }
     }
     rc = 0;
   }
-  free(list);
-  free(h);
-  free(err);
-  free(eq);
-  free(ev);
-  free(res);
-  free(status);
-  free(z);
+  free(h), free(status), free(list);
+  for (int k = 0; k < 9; k++) free(col[k]);
   return rc;
 }
 
-static int t_orders(const nh_h5 *f) {
-  const int nm = f->nmethods;
-  hsize_t dm[1] = {(hsize_t)nm}, dh[1];
-  double *h = nh_h5_doubles(f, "h", 1, NULL, dh);
-  int *claimed = h ? nh_h5_ints(f, "order_claimed", 1, dm, NULL) : NULL;
-  double *order = claimed ? nh_h5_doubles(f, "order", 1, dm, NULL) : NULL;
-  double *se = order ? nh_h5_doubles(f, "order_stderr", 1, dm, NULL) : NULL;
-  int *first = se ? nh_h5_ints(f, "fit_first", 1, dm, NULL) : NULL;
-  int *count = first ? nh_h5_ints(f, "fit_count", 1, dm, NULL) : NULL;
-  /* Newer files only. */
-  int *expected = count && nh_h5_has_dataset(f, "order_expected") ? nh_h5_ints(f, "order_expected", 1, dm, NULL) : NULL;
-  int *ok = count && nh_h5_has_dataset(f, "order_ok") ? nh_h5_ints(f, "order_ok", 1, dm, NULL) : NULL;
-  int rc = 2;
-  if (count) {
-    const int nh = (int)dh[0];
-    printf("# index claimed observed stderr fit_h_min fit_h_max expected ok name\n");
-    for (int m = 0; m < nm; m++) {
-      double lo, hi;
-      nh_h5_fit_range(h, nh, first[m], count[m], &lo, &hi);
-      printf("%d %d ", m, claimed[m]);
-      put(order[m]), putchar(' '), put(se[m]), putchar(' '), put(lo), putchar(' '), put(hi);
-      printf(" %d %d %s\n", expected ? expected[m] : claimed[m], ok ? ok[m] : -1, f->methods[m]);
-    }
-    rc = 0;
+static int t_orders(nh_h5 *f, const opts *o) {
+  (void)o;
+  nh_order_row *r = nh_h5_read_orders(f);
+  if (!r) return 2;
+  printf("# index claimed observed stderr fit_h_min fit_h_max expected ok name\n");
+  for (int m = 0; m < f->nmethods; m++) {
+    printf("%d %d ", m, r[m].claimed);
+    put(r[m].observed), putchar(' '), put(r[m].stderr_), putchar(' '), put(r[m].fit_h_min), putchar(' ');
+    put(r[m].fit_h_max);
+    printf(" %d %d %s\n", r[m].expected, r[m].ok, r[m].method);
   }
-  free(h);
-  free(claimed);
-  free(order);
-  free(se);
-  free(first);
-  free(count);
-  free(expected);
-  free(ok);
-  return rc;
+  nh_h5_free_orders(r, f->nmethods);
+  return 0;
 }
 
-/* t, E0 and the ensemble sizes shared by the energy tables. */
+/* ---- ensemble ------------------------------------------------------------------------------ */
+
+/* t, E0 and the statuses shared by the energy tables. */
 typedef struct {
-  int nic, ns;
+  long long nic, ns;
   double *t, *E0;
   int *status;
 } ens_base;
 
-static int read_base(const nh_h5 *f, ens_base *b) {
-  hsize_t ds[1], dic[1], d[2];
+static int read_base(nh_h5 *f, ens_base *b) {
   memset(b, 0, sizeof *b);
-  b->t = nh_h5_doubles(f, "t", 1, NULL, ds);
-  b->E0 = b->t ? nh_h5_doubles(f, "E0", 1, NULL, dic) : NULL;
-  hsize_t dm[2] = {(hsize_t)f->nmethods, b->E0 ? dic[0] : 0};
-  b->status = b->E0 ? nh_h5_ints(f, "status", 2, dm, d) : NULL;
+  b->t = nh_h5_doubles(f, "t", "sample", NULL);
+  b->E0 = b->t ? nh_h5_doubles(f, "E0", "ic", NULL) : NULL;
+  b->status = b->E0 ? nh_h5_ints(f, "status", "method,ic", NULL) : NULL;
   if (!b->status) {
-    free(b->t);
-    free(b->E0);
+    free(b->t), free(b->E0);
     return -1;
   }
-  b->ns = (int)ds[0];
-  b->nic = (int)dic[0];
+  b->ns = nh_h5_dim(f, "sample");
+  b->nic = nh_h5_dim(f, "ic");
   return 0;
 }
 
-static void free_base(ens_base *b) {
-  free(b->t);
-  free(b->E0);
-  free(b->status);
-}
+static void free_base(ens_base *b) { free(b->t), free(b->E0), free(b->status); }
 
-/* One trajectory: t dE (or dE/E0). */
-static void energy_block(const ens_base *b, const double *dE, int ic, int relative) {
-  const double *row = dE + (size_t)ic * (size_t)b->ns;
-  for (int s = 0; s < b->ns; s++) {
+/* One trajectory of method m, IC ic: its comment and t dE (or dE/E0). */
+static void energy_block(const nh_h5 *f, const ens_base *b, const double *dE, int m, long ic, int relative) {
+  const double *r = dE + (size_t)ic * (size_t)b->ns;
+  printf("# method %d %s, IC %ld, E0 ", m, f->methods[m], ic);
+  put(b->E0[ic]);
+  printf(", status %d\n", b->status[(size_t)m * (size_t)b->nic + (size_t)ic]);
+  for (long long s = 0; s < b->ns; s++) {
     put(b->t[s]);
     putchar(' ');
-    put(relative ? row[s] / b->E0[ic] : row[s]);
+    put(relative ? r[s] / b->E0[ic] : r[s]);
     putchar('\n');
   }
 }
 
-static int t_energy(const nh_h5 *f, const opts *o) {
+static int t_energy(nh_h5 *f, const opts *o) {
   ens_base b;
   if (read_base(f, &b)) return 2;
   int rc = 2;
-  long a = o->ics_a < 0 ? 0 : o->ics_a, z = o->ics_b < 0 ? (b.nic < 5 ? b.nic : 5) : o->ics_b;
-  if (o->ics_b == -2) z = b.nic; /* "A:" to the end */
+  long a = o->ics_a < 0 ? 0 : o->ics_a, z = o->ics_b < 0 ? (b.nic < 5 ? (long)b.nic : 5) : o->ics_b;
+  if (o->ics_b == -2) z = (long)b.nic;            /* "A:" to the end */
   if (o->ics_a >= 0 && o->ics_b == -1) z = a + 1; /* a single index */
-  if (o->method >= f->nmethods) {
-    fprintf(stderr, "%s: --method %d: %s has methods 0..%d\n", prog, o->method, f->path, f->nmethods - 1);
+  if (out_of_range(f, "--method", o->method, f->nmethods, "methods")) {
   } else if (a >= b.nic || z > b.nic || a >= z) {
-    fprintf(stderr, "%s: --ics %ld:%ld: %s has initial conditions 0..%d (A:B selects A, ..., B-1)\n", prog, a, z,
+    fprintf(stderr, "%s: --ics %ld:%ld: %s has initial conditions 0..%lld (A:B selects A, ..., B-1)\n", prog, a, z,
             f->path, b.nic - 1);
   } else {
-    hsize_t dims[3] = {(hsize_t)f->nmethods, (hsize_t)b.nic, (hsize_t)b.ns};
-    double *dE = nh_h5_doubles_row(f, "dE", (hsize_t)o->method, 3, dims);
-    if (dE) {
-      int first = 1;
-      printf("# t %s\n", o->relative ? "dE/E0" : "dE");
-      for (long ic = a; ic < z; ic++) {
-        block_sep(&first);
-        printf("# method %d %s, IC %ld, E0 ", o->method, f->methods[o->method], ic);
-        put(b.E0[ic]);
-        printf(", status %d\n", b.status[(size_t)o->method * (size_t)b.nic + (size_t)ic]);
-        energy_block(&b, dE, (int)ic, o->relative);
-      }
-      free(dE);
-      rc = 0;
+    long long m = o->method;
+    double *dE = nh_h5_doubles_at(f, "dE", "method,ic,sample", 1, &m, NULL);
+    int first = 1;
+    if (dE) printf("# t %s\n", o->relative ? "dE/E0" : "dE");
+    for (long ic = a; dE && ic < z; ic++) {
+      block_sep(&first);
+      energy_block(f, &b, dE, o->method, ic, o->relative);
     }
+    rc = dE ? 0 : 2;
+    free(dE);
   }
   free_base(&b);
   return rc;
 }
 
-static int t_energy_all(const nh_h5 *f, const opts *o) {
+static int t_energy_all(nh_h5 *f, const opts *o) {
   ens_base b;
   if (read_base(f, &b)) return 2;
-  int *list, n = method_list(f, o->methods, &list), rc = 2;
-  if (n >= 0 && o->ic >= b.nic) {
-    fprintf(stderr, "%s: --ic %d: %s has initial conditions 0..%d\n", prog, o->ic, f->path, b.nic - 1);
-  } else if (n >= 0) {
-    hsize_t dims[3] = {(hsize_t)f->nmethods, (hsize_t)b.nic, (hsize_t)b.ns};
-    int first = 1;
-    rc = 0;
-    printf("# t %s\n", o->relative ? "dE/E0" : "dE");
-    for (int k = 0; k < n && rc == 0; k++) {
-      int m = list[k];
-      double *dE = nh_h5_doubles_row(f, "dE", (hsize_t)m, 3, dims);
-      if (!dE) {
-        rc = 2;
-        break;
-      }
-      block_sep(&first);
-      printf("# method %d %s, IC %d, E0 ", m, f->methods[m], o->ic);
-      put(b.E0[o->ic]);
-      printf(", status %d\n", b.status[(size_t)m * (size_t)b.nic + (size_t)o->ic]);
-      energy_block(&b, dE, o->ic, o->relative);
-      free(dE);
+  int *list = NULL, n = method_list(f, o->methods, &list), rc = n < 0 ? 2 : 0;
+  if (n >= 0 && out_of_range(f, "--ic", o->ic, b.nic, "initial conditions")) rc = 2;
+  int first = 1;
+  if (rc == 0) printf("# t %s\n", o->relative ? "dE/E0" : "dE");
+  for (int k = 0; k < n && rc == 0; k++) {
+    long long m = list[k];
+    double *dE = nh_h5_doubles_at(f, "dE", "method,ic,sample", 1, &m, NULL);
+    if (!dE) {
+      rc = 2;
+      break;
     }
+    block_sep(&first);
+    energy_block(f, &b, dE, list[k], o->ic, o->relative);
+    free(dE);
   }
   free(list);
   free_base(&b);
   return rc;
 }
 
-static int t_variance(const nh_h5 *f, const opts *o) {
-  hsize_t ds[1];
-  int *list, n = method_list(f, o->methods, &list), rc = 2;
-  double *t = n < 0 ? NULL : nh_h5_doubles(f, "t", 1, NULL, ds);
-  hsize_t dms[2] = {(hsize_t)f->nmethods, t ? ds[0] : 0};
-  double *mean = t ? nh_h5_doubles(f, "dE_mean", 2, dms, NULL) : NULL;
-  double *var = mean ? nh_h5_doubles(f, "dE_var", 2, dms, NULL) : NULL;
-  int *count = var ? nh_h5_ints(f, "dE_count", 2, dms, NULL) : NULL;
+static int t_variance(nh_h5 *f, const opts *o) {
+  int *list = NULL, n = method_list(f, o->methods, &list), rc = 2;
+  double *t = n < 0 ? NULL : nh_h5_doubles(f, "t", "sample", NULL);
+  double *mean = t ? nh_h5_doubles(f, "dE_mean", "method,sample", NULL) : NULL;
+  double *var = mean ? nh_h5_doubles(f, "dE_var", "method,sample", NULL) : NULL;
+  int *count = var ? nh_h5_ints(f, "dE_count", "method,sample", NULL) : NULL;
   if (count) {
-    const int ns = (int)ds[0];
+    const long long ns = nh_h5_dim(f, "sample");
     int first = 1;
     printf("# t mean var count\n");
     for (int k = 0; k < n; k++) {
-      int m = list[k];
       block_sep(&first);
-      printf("# method %d %s\n", m, f->methods[m]);
-      for (int s = 0; s < ns; s++) {
-        size_t c = (size_t)m * (size_t)ns + (size_t)s;
+      printf("# method %d %s\n", list[k], f->methods[list[k]]);
+      for (long long s = 0; s < ns; s++) {
+        size_t c = (size_t)list[k] * (size_t)ns + (size_t)s;
         put(t[s]), putchar(' '), put(mean[c]), putchar(' '), put(var[c]), printf(" %d\n", count[c]);
       }
     }
     rc = 0;
   }
-  free(list);
-  free(t);
-  free(mean);
-  free(var);
-  free(count);
+  free(list), free(t), free(mean), free(var), free(count);
   return rc;
 }
 
@@ -397,59 +371,358 @@ static void edges(const double *v, int n, int i, double *lo, double *hi) {
   *lo = v[i] - left, *hi = v[i] + right;
 }
 
-static int t_grid(const nh_h5 *f, const opts *o) {
-  static const char *const stats[] = {"median_max_abs_dE", "max_max_abs_dE", "mean_drift_slope",
-                                      "median_abs_drift_slope", "final_var"};
-  int which = -1;
-  const char *stat = o->stat ? o->stat : stats[0];
+static const char *const grid_stats[] = {"median_max_abs_dE", "max_max_abs_dE", "mean_drift_slope",
+                                         "median_abs_drift_slope", "final_var"};
+
+static double stat_of(const nh_ensemble_summary *s, int which) {
+  const double all[5] = {s->median_max_abs_dE, s->max_max_abs_dE, s->mean_drift_slope, s->median_abs_drift_slope,
+                         s->final_var};
+  return s->ok > 0 ? all[which] : NAN;
+}
+
+static void grid_rows(const nh_h5_grid *g, const nh_ensemble_summary *sum, int which) {
+  for (int i = 0; i < g->n[0]; i++) {
+    if (i) putchar('\n');
+    double lo0, hi0, lo1, hi1;
+    edges(g->values[0], g->n[0], i, &lo0, &hi0);
+    for (int j = 0; j < g->n[1]; j++) {
+      int m = g->method_index[i * g->n[1] + j];
+      edges(g->values[1], g->n[1], j, &lo1, &hi1);
+      put(g->values[0][i]), putchar(' '), put(g->values[1][j]), putchar(' '), put(m >= 0 ? stat_of(&sum[m], which) : NAN);
+      printf(" %d %d %d ", m, m >= 0 ? sum[m].failures : 0, m >= 0 ? sum[m].ok + sum[m].failures : 0);
+      const double e[4] = {lo0, hi0, lo1, hi1};
+      row(4, e);
+    }
+  }
+}
+
+static int t_grid(nh_h5 *f, const opts *o) {
+  int which = -1, ngrids = 0;
+  const char *stat = o->stat ? o->stat : grid_stats[0];
   for (int i = 0; i < 5; i++)
-    if (strcmp(stat, stats[i]) == 0) which = i;
+    if (strcmp(stat, grid_stats[i]) == 0) which = i;
   if (which < 0)
     return bad("--stat '%s': expected median_max_abs_dE, max_max_abs_dE, mean_drift_slope, "
                "median_abs_drift_slope or final_var",
                stat);
-  int ngrids;
-  nh_h5_grid *grids;
+  nh_h5_grid *grids = NULL;
   if (nh_h5_read_grids(f, &ngrids, &grids)) return 2;
-  if (o->grid >= ngrids) {
-    if (ngrids == 0) fprintf(stderr, "%s: %s has no parameter grids\n", prog, f->path);
-    else fprintf(stderr, "%s: --grid %d: %s has grids 0..%d\n", prog, o->grid, f->path, ngrids - 1);
-    nh_h5_free_grids(ngrids, grids);
-    return 2;
+  nh_ensemble_summary *sum = NULL;
+  int rc = 2;
+  if (ngrids == 0) fprintf(stderr, "%s: %s has no parameter grids\n", prog, f->path);
+  else if (!out_of_range(f, "--grid", o->grid, ngrids, "grids") && (sum = nh_h5_read_ensemble_summary(f))) {
+    const nh_h5_grid *g = &grids[o->grid];
+    printf("# value0 value1 stat method_index failed count lo0 hi0 lo1 hi1\n");
+    printf("# grid %d: %s, value0 = %s, value1 = %s, stat = %s over the ICs that ran to T\n", o->grid, g->method,
+           g->param[0], g->param[1], stat);
+    grid_rows(g, sum, which);
+    rc = 0;
   }
-  nh_h5_ensemble e;
-  if (nh_h5_read_ensemble(f, &e)) {
-    nh_h5_free_grids(ngrids, grids);
-    return 2;
+  free(sum);
+  nh_h5_free_grids(ngrids, grids);
+  return rc;
+}
+
+/* ---- observables (trajectory, ensemble) ---------------------------------------------------- */
+
+static int t_observables(nh_h5 *f, const opts *o) {
+  (void)o;
+  int nobs;
+  nh_h5_observable *obs;
+  if (nh_h5_read_observables(f, &nobs, &obs)) return 2;
+  printf("# index name width units\n");
+  for (int i = 0; i < nobs; i++) {
+    printf("%d %s %d %s\n", i, obs[i].name, obs[i].width, obs[i].units);
+    printf("#   components:");
+    for (int c = 0; c < obs[i].width; c++) printf(" %s%s", obs[i].labels[c], c + 1 < obs[i].width ? "," : "");
+    printf("\n");
+    for (int m = 0; m < f->nmethods; m++)
+      if (obs[i].absent[m][0]) printf("#   absent for method %d: %s\n", m, obs[i].absent[m]);
   }
-  const nh_h5_grid *g = &grids[o->grid];
-  printf("# value0 value1 stat method_index failed count lo0 hi0 lo1 hi1\n");
-  printf("# grid %d: %s, value0 = %s, value1 = %s, stat = %s over the ICs that ran to T\n", o->grid, g->method,
-         g->param[0], g->param[1], stat);
-  for (int i = 0; i < g->n[0]; i++) {
-    if (i) putchar('\n');
-    double lo0, hi0;
-    edges(g->values[0], g->n[0], i, &lo0, &hi0);
-    for (int j = 0; j < g->n[1]; j++) {
-      int m = g->method_index[i * g->n[1] + j];
-      nh_h5_stats s = {0};
-      double v = NAN;
-      if (m >= 0) {
-        nh_h5_method_stats(&e, m, &s);
-        const double all[5] = {s.median_max_abs_dE, s.max_max_abs_dE, s.mean_drift_slope, s.median_abs_drift_slope,
-                               s.final_var};
-        v = s.failures < s.count ? all[which] : NAN;
+  nh_h5_free_observables(nobs, obs);
+  return 0;
+}
+
+/* The run of --method, --h, --ic: its index into the run dimensions and its comment. */
+static int series_run(nh_h5 *f, const opts *o, long long *idx, int *nidx) {
+  const int traj = f->kind == NH_STUDY_TRAJECTORY;
+  if (!traj && (o->given & O_H)) {
+    fprintf(stderr, "%s: --h: %s is an ensemble study, with one step size\n", prog, f->path);
+    return -1;
+  }
+  long long nh = traj ? nh_h5_dim(f, "h") : 1, nic = nh_h5_dim(f, "ic");
+  if (nh < 0 || nic < 0 || out_of_range(f, "--method", o->method, f->nmethods, "methods") ||
+      out_of_range(f, "--h", o->h, nh, "step sizes") || out_of_range(f, "--ic", o->ic, nic, "initial conditions"))
+    return -1;
+  *nidx = 0;
+  idx[(*nidx)++] = o->method;
+  if (traj) idx[(*nidx)++] = o->h;
+  idx[(*nidx)++] = o->ic;
+  return 0;
+}
+
+static int find_observable(const nh_h5 *f, const opts *o, int nobs, const nh_h5_observable *obs) {
+  if (nobs == 0) {
+    fprintf(stderr, "%s: %s has no sampled observables\n", prog, f->path);
+    return -1;
+  }
+  for (int i = 0; i < nobs; i++)
+    if (!o->observable || strcmp(obs[i].name, o->observable) == 0) return i;
+  fprintf(stderr, "%s: --observable '%s': %s has", prog, o->observable, f->path);
+  for (int i = 0; i < nobs; i++) fprintf(stderr, " %s", obs[i].name);
+  fprintf(stderr, "\n");
+  return -1;
+}
+
+/* The sample times of the run and how many there are. */
+static double *series_times(nh_h5 *f, const opts *o, long long *ns) {
+  if (f->kind != NH_STUDY_TRAJECTORY) {
+    *ns = nh_h5_dim(f, "sample");
+    return nh_h5_doubles(f, "t", "sample", NULL);
+  }
+  long long h = o->h;
+  int *nsh = nh_h5_ints(f, "nsamples_h", "h", NULL);
+  double *t = nsh ? nh_h5_doubles_at(f, "t", "h,sample", 1, &h, NULL) : NULL;
+  *ns = t ? nsh[h] : 0;
+  if (t && (*ns < 0 || *ns > nh_h5_dim(f, "sample"))) *ns = nh_h5_dim(f, "sample");
+  free(nsh);
+  return t;
+}
+
+static void series_header(const nh_h5 *f, const opts *o, const nh_h5_observable *ob, const long long *idx,
+                          int status) {
+  printf("# t");
+  for (int c = 0; c < ob->width; c++) {
+    putchar(' ');
+    for (const char *p = ob->labels[c]; *p; p++) putchar(*p == ' ' ? '_' : *p);
+  }
+  printf("\n# %s [%s] of method %d %s, ", ob->name, ob->units, o->method, f->methods[o->method]);
+  if (f->kind == NH_STUDY_TRAJECTORY) printf("h index %d, ", o->h);
+  printf("IC %lld, status %d\n", idx[f->kind == NH_STUDY_TRAJECTORY ? 2 : 1], status);
+  if (ob->absent[o->method][0]) printf("# absent for this method: %s\n", ob->absent[o->method]);
+}
+
+static int t_series(nh_h5 *f, const opts *o) {
+  int nobs = 0, nidx, rc = 2;
+  nh_h5_observable *obs = NULL;
+  long long idx[4], ns = 0;
+  if (series_run(f, o, idx, &nidx) || nh_h5_read_observables(f, &nobs, &obs)) return 2;
+  int which = find_observable(f, o, nobs, obs);
+  char name[256], dims[64];
+  snprintf(dims, sizeof dims, "%s,sample,component", nidx == 3 ? "method,h,ic" : "method,ic");
+  double *t = which < 0 ? NULL : series_times(f, o, &ns);
+  if (which >= 0) snprintf(name, sizeof name, "observables/%s", obs[which].name);
+  double *x = t ? nh_h5_doubles_at(f, name, dims, nidx, idx, NULL) : NULL;
+  int *status = x ? nh_h5_ints(f, "status", nidx == 3 ? "method,h,ic" : "method,ic", NULL) : NULL;
+  if (status) {
+    long long cell = nidx == 3 ? (idx[0] * nh_h5_dim(f, "h") + idx[1]) * nh_h5_dim(f, "ic") + idx[2]
+                               : idx[0] * nh_h5_dim(f, "ic") + idx[1];
+    series_header(f, o, &obs[which], idx, status[cell]);
+    const int w = obs[which].width;
+    for (long long s = 0; s < ns; s++) {
+      put(t[s]);
+      for (int c = 0; c < w; c++) putchar(' '), put(x[s * w + c]);
+      putchar('\n');
+    }
+    rc = 0;
+  }
+  free(t), free(x), free(status);
+  nh_h5_free_observables(nobs, obs);
+  return rc;
+}
+
+/* ---- onestep ------------------------------------------------------------------------------- */
+
+static int t_local_error(nh_h5 *f, const opts *o) {
+  int *list = NULL, n = method_list(f, o->methods, &list), rc = 2;
+  double *h = n < 0 ? NULL : nh_h5_doubles(f, "h", "h", NULL);
+  double *le = h ? nh_h5_doubles(f, "max_local_err", "method,h", NULL) : NULL;
+  double *ae = le ? nh_h5_doubles(f, "max_action_err", "method,h", NULL) : NULL;
+  double *slope = ae ? nh_h5_doubles(f, "slope", "method", NULL) : NULL;
+  int *expected = slope ? nh_h5_ints(f, "slope_expected", "method", NULL) : NULL;
+  if (expected) {
+    const long long nh = nh_h5_dim(f, "h");
+    int first = 1;
+    printf("# h max_local_err max_action_err\n");
+    for (int k = 0; k < n; k++) {
+      const int m = list[k];
+      block_sep(&first);
+      printf("# method %d %s, slope ", m, f->methods[m]);
+      put(slope[m]);
+      printf(" (expected %d)\n", expected[m]);
+      for (long long i = 0; i < nh; i++) {
+        const double v[3] = {h[i], le[(size_t)m * nh + i], ae[(size_t)m * nh + i]};
+        row(3, v);
       }
-      double lo1, hi1;
-      edges(g->values[1], g->n[1], j, &lo1, &hi1);
-      put(g->values[0][i]), putchar(' '), put(g->values[1][j]), putchar(' '), put(v);
-      printf(" %d %d %d ", m, m >= 0 ? s.failures : 0, m >= 0 ? s.count : 0);
-      put(lo0), putchar(' '), put(hi0), putchar(' '), put(lo1), putchar(' '), put(hi1), putchar('\n');
+    }
+    rc = 0;
+  }
+  free(list), free(h), free(le), free(ae), free(slope), free(expected);
+  return rc;
+}
+
+static int t_slopes(nh_h5 *f, const opts *o) {
+  (void)o;
+  static const char *const dn[] = {"slope", "slope_stderr", "fit_h_min", "fit_h_max", "action_slope",
+                                   "summary/max_adjoint_defect", "summary/cond_min", "summary/cond_max"};
+  double *d[8] = {0};
+  int *claimed = nh_h5_ints(f, "order_claimed", "method", NULL), good = claimed != NULL;
+  int *expected = good ? nh_h5_ints(f, "slope_expected", "method", NULL) : NULL;
+  good = expected != NULL;
+  for (int k = 0; k < 8 && good; k++) good = (d[k] = nh_h5_doubles(f, dn[k], "method", NULL)) != NULL;
+  if (good) {
+    printf("# index claimed expected slope stderr fit_h_min fit_h_max action_slope max_adjoint_defect cond_min "
+           "cond_max name\n");
+    for (int m = 0; m < f->nmethods; m++) {
+      printf("%d %d %d", m, claimed[m], expected[m]);
+      for (int k = 0; k < 8; k++) putchar(' '), put(d[k][m]);
+      printf(" %s\n", f->methods[m]);
     }
   }
-  nh_h5_free_ensemble(&e);
-  nh_h5_free_grids(ngrids, grids);
+  free(claimed), free(expected);
+  for (int k = 0; k < 8; k++) free(d[k]);
+  return good ? 0 : 2;
+}
+
+/* ---- work-precision ------------------------------------------------------------------------ */
+
+static int norm_index(nh_h5 *f, const opts *o) {
+  char *pareto = o->norm ? NULL : nh_h5_attr_string(f, ".", "pareto_norm");
+  const char *want = o->norm ? o->norm : pareto;
+  int k = -1;
+  for (int i = 0; want && i < NH_WP_NORMS; i++)
+    if (strcmp(want, nh_wp_norm_names[i]) == 0) k = i;
+  if (want && k < 0) fprintf(stderr, "%s: --norm '%s': expected qv_max, qv_2, q_max, q_2, v_max or v_2\n", prog, want);
+  free(pareto);
+  return k;
+}
+
+static int t_work_precision(nh_h5 *f, const opts *o) {
+  int *list = NULL, n = method_list(f, o->methods, &list), k = n < 0 ? -1 : norm_index(f, o), rc = 2;
+  double *h = k < 0 ? NULL : nh_h5_doubles(f, "h", "h", NULL);
+  double *err = h ? nh_h5_doubles(f, "err", "method,h,norm", NULL) : NULL;
+  double *work = err ? nh_h5_doubles(f, "work", "method,h", NULL) : NULL;
+  double *wall = work ? nh_h5_doubles(f, "wall_time", "method,h", NULL) : NULL;
+  int *pw = wall ? nh_h5_ints(f, "pareto_work", "method,h", NULL) : NULL;
+  int *pt = pw ? nh_h5_ints(f, "pareto_time", "method,h", NULL) : NULL;
+  int *status = pt ? nh_h5_ints(f, "status", "method,h", NULL) : NULL;
+  if (status) {
+    const long long nh = nh_h5_dim(f, "h");
+    int first = 1;
+    printf("# h work wall_time err pareto_work pareto_time status (err: %s)\n", nh_wp_norm_names[k]);
+    for (int j = 0; j < n; j++) {
+      block_sep(&first);
+      printf("# method %d %s\n", list[j], f->methods[list[j]]);
+      for (long long i = 0; i < nh; i++) {
+        size_t c = (size_t)list[j] * (size_t)nh + (size_t)i;
+        put(h[i]), putchar(' '), put(work[c]), putchar(' '), put(wall[c]), putchar(' ');
+        put(err[c * NH_WP_NORMS + (size_t)k]);
+        printf(" %d %d %d\n", pw[c], pt[c], status[c]);
+      }
+    }
+    rc = 0;
+  }
+  free(list), free(h), free(err), free(work), free(wall), free(pw), free(pt), free(status);
+  return rc;
+}
+
+/* ---- the command --------------------------------------------------------------------------- */
+
+enum { K_ANY = 0, K_CONV = 1 << NH_STUDY_CONVERGENCE, K_ENS = 1 << NH_STUDY_ENSEMBLE,
+       K_TRAJ = 1 << NH_STUDY_TRAJECTORY, K_ONE = 1 << NH_STUDY_ONESTEP, K_WP = 1 << NH_STUDY_WORK_PRECISION };
+
+static const struct {
+  const char *name;
+  int options, kinds;
+  int (*fn)(nh_h5 *f, const opts *o);
+} tables[] = {
+    {"study", 0, K_ANY, t_study},
+    {"attr", 0, K_ANY, t_attr},
+    {"methods", O_PRIMARY, K_ANY, t_methods},
+    {"convergence", O_METHODS, K_CONV, t_convergence},
+    {"orders", 0, K_CONV, t_orders},
+    {"energy", O_METHOD | O_ICS | O_RELATIVE, K_ENS, t_energy},
+    {"energy-all-methods", O_IC | O_METHODS | O_RELATIVE, K_ENS, t_energy_all},
+    {"variance", O_METHODS, K_ENS, t_variance},
+    {"grid", O_GRID | O_STAT, K_ENS, t_grid},
+    {"observables", 0, K_TRAJ | K_ENS, t_observables},
+    {"series", O_OBS | O_METHOD | O_H | O_IC, K_TRAJ | K_ENS, t_series},
+    {"local_error", O_METHODS, K_ONE, t_local_error},
+    {"slopes", 0, K_ONE, t_slopes},
+    {"work_precision", O_METHODS | O_NORM, K_WP, t_work_precision},
+};
+#define NTABLES (int)(sizeof tables / sizeof tables[0])
+
+/* One option (and its value) at argv[*i]; 0, or an exit status. */
+static int parse_option(int argc, char **argv, int *i, opts *o) {
+  const char *a = argv[*i];
+  const int has = *i + 1 < argc;
+  long v;
+  if (strcmp(a, "--relative") == 0) {
+    o->given |= O_RELATIVE, o->relative = 1;
+  } else if (strcmp(a, "--primary") == 0) {
+    o->given |= O_PRIMARY, o->primary = 1;
+  } else if (!strcmp(a, "--method") || !strcmp(a, "--ic") || !strcmp(a, "--grid") || !strcmp(a, "--h")) {
+    if (!has || parse_index(argv[*i + 1], &v)) return bad("%s needs a whole number >= 0", a);
+    ++*i;
+    if (!strcmp(a, "--method")) o->given |= O_METHOD, o->method = (int)v;
+    else if (!strcmp(a, "--ic")) o->given |= O_IC, o->ic = (int)v;
+    else if (!strcmp(a, "--grid")) o->given |= O_GRID, o->grid = (int)v;
+    else o->given |= O_H, o->h = (int)v;
+  } else if (strcmp(a, "--ics") == 0) {
+    if (!has) return bad("%s needs A:B (initial conditions A, ..., B-1), A: or A", a);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", argv[++*i]);
+    char *colon = strchr(buf, ':');
+    if (colon) *colon = '\0';
+    long x, y = -2;
+    if (parse_index(buf, &x) || (colon && colon[1] && parse_index(colon + 1, &y)))
+      return bad("--ics '%s': expected A:B (initial conditions A, ..., B-1), A: or A", argv[*i]);
+    o->given |= O_ICS, o->ics_a = x, o->ics_b = colon ? y : -1;
+  } else if (!strcmp(a, "--methods") || !strcmp(a, "--stat") || !strcmp(a, "--observable") || !strcmp(a, "--norm")) {
+    if (!has) return bad("%s needs a value", a);
+    const char *val = argv[++*i];
+    if (!strcmp(a, "--methods")) o->given |= O_METHODS, o->methods = val;
+    else if (!strcmp(a, "--stat")) o->given |= O_STAT, o->stat = val;
+    else if (!strcmp(a, "--observable")) o->given |= O_OBS, o->observable = val;
+    else o->given |= O_NORM, o->norm = val;
+  } else {
+    return bad("unknown option '%s'", a);
+  }
   return 0;
+}
+
+/* An option the table does not take: an exit status of 2 with a message, else 0. */
+static int check_options(int t, const opts *o) {
+  int extra = o->given & ~tables[t].options;
+  if (!extra) return 0;
+  char takes[256] = "";
+  for (int b = 0; b < NOPTIONS; b++)
+    if (tables[t].options & (1 << b)) strcat(strcat(takes, " "), option_names[b]);
+  for (int b = 0; b < NOPTIONS; b++)
+    if (extra & (1 << b)) {
+      fprintf(stderr, "%s: table '%s' takes no option %s (its options:%s)\n", prog, tables[t].name, option_names[b],
+              *takes ? takes : " none");
+      break;
+    }
+  return 2;
+}
+
+static int run_table(int t, const char *path, const opts *o) {
+  nh_h5 f;
+  if (nh_h5_open(&f, prog, path)) return 2;
+  int rc;
+  if (tables[t].kinds && !(tables[t].kinds & (1 << f.kind))) {
+    fprintf(stderr, "%s: %s is a %s study; table '%s' is for", prog, f.path, f.kind_name, tables[t].name);
+    for (int k = 0, first = 1; k < NH_STUDY_KINDS; k++)
+      if (tables[t].kinds & (1 << k)) fprintf(stderr, "%s %s", first ? "" : " and", nh_study_kind_name((nh_study_kind)k)), first = 0;
+    fprintf(stderr, " studies\n");
+    rc = 2;
+  } else {
+    rc = tables[t].fn(&f, o);
+  }
+  nh_h5_close(&f);
+  return rc;
 }
 
 int nh_cli_export(int argc, char **argv) {
@@ -458,97 +731,30 @@ int nh_cli_export(int argc, char **argv) {
   o.ics_a = o.ics_b = -1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    const int has = i + 1 < argc;
-    long v;
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(usage, stdout);
       return 0;
-    } else if (strcmp(a, "--relative") == 0) {
-      o.given |= O_RELATIVE, o.relative = 1;
-    } else if (strcmp(a, "--primary") == 0) {
-      o.given |= O_PRIMARY, o.primary = 1;
-    } else if (strcmp(a, "--method") == 0 || strcmp(a, "--ic") == 0 || strcmp(a, "--grid") == 0) {
-      if (!has || parse_index(argv[i + 1], &v)) return bad("%s needs a whole number >= 0", a);
-      i++;
-      if (a[2] == 'm') o.given |= O_METHOD, o.method = (int)v;
-      else if (a[2] == 'i') o.given |= O_IC, o.ic = (int)v;
-      else o.given |= O_GRID, o.grid = (int)v;
-    } else if (strcmp(a, "--ics") == 0) {
-      if (!has) return bad("%s needs A:B (initial conditions A, ..., B-1), A: or A", a);
-      char buf[64];
-      snprintf(buf, sizeof buf, "%s", argv[++i]);
-      char *colon = strchr(buf, ':');
-      if (colon) *colon = '\0';
-      long x, y = -2;
-      if (parse_index(buf, &x) || (colon && colon[1] && parse_index(colon + 1, &y)))
-        return bad("--ics '%s': expected A:B (initial conditions A, ..., B-1), A: or A", argv[i]);
-      o.given |= O_ICS, o.ics_a = x, o.ics_b = colon ? y : -1;
-    } else if (strcmp(a, "--methods") == 0 || strcmp(a, "--stat") == 0) {
-      if (!has) return bad("%s needs a value", a);
-      if (a[3] == 'e') o.given |= O_METHODS, o.methods = argv[++i];
-      else o.given |= O_STAT, o.stat = argv[++i];
-    } else if (a[0] == '-' && a[1]) {
-      return bad("unknown option '%s'", a);
-    } else if (!path) {
-      path = a;
-    } else if (!table) {
-      table = a;
-    } else if (strcmp(table, "attr") == 0 && !o.attr) {
-      o.attr = a;
-    } else {
-      return bad("unexpected argument '%s'", a);
     }
+    int rc = a[0] == '-' && a[1] ? parse_option(argc, argv, &i, &o) : 0;
+    if (rc) return rc;
+    if (a[0] == '-' && a[1]) continue;
+    if (!path) path = a;
+    else if (!table) table = a;
+    else if (strcmp(table, "attr") == 0 && !o.attr) o.attr = a;
+    else return bad("unexpected argument '%s'", a);
   }
   if (!path || !table) {
     fputs(usage, stderr);
     return 2;
   }
-  static const struct {
-    const char *name;
-    int options;
-  } tables[] = {{"study", 0},
-                {"attr", 0},
-                {"methods", O_PRIMARY},
-                {"convergence", O_METHODS},
-                {"orders", 0},
-                {"energy", O_METHOD | O_ICS | O_RELATIVE},
-                {"energy-all-methods", O_IC | O_METHODS | O_RELATIVE},
-                {"variance", O_METHODS},
-                {"grid", O_GRID | O_STAT}};
   int t = -1;
-  for (int i = 0; i < (int)(sizeof tables / sizeof tables[0]); i++)
+  for (int i = 0; i < NTABLES; i++)
     if (strcmp(table, tables[i].name) == 0) t = i;
   if (t < 0) return bad("unknown table '%s'", table);
-  if (o.given & ~tables[t].options) {
-    static const char *const names[] = {"--method", "--ics", "--relative", "--ic", "--methods", "--grid", "--stat",
-                                        "--primary"};
-    char takes[128] = "";
-    for (int b = 0; b < 8; b++)
-      if (tables[t].options & (1 << b)) strcat(strcat(takes, " "), names[b]);
-    for (int b = 0; b < 8; b++)
-      if ((o.given & ~tables[t].options) & (1 << b)) {
-        fprintf(stderr, "%s: table '%s' takes no option %s (its options:%s)\n", prog, table, names[b],
-                *takes ? takes : " none");
-        break;
-      }
-    return 2;
-  }
-  if (t == 1 && !o.attr) return bad("%s", "attr needs an attribute NAME, e.g. nhbench export FILE.h5 attr system");
-  nh_h5 f;
-  if (nh_h5_open(&f, prog, path)) return 2;
-  int rc;
-  switch (t) {
-  case 0: printf("%s\n", f.ensemble ? "ensemble" : "convergence"), rc = 0; break;
-  case 1: rc = t_attr(&f, o.attr); break;
-  case 2: rc = t_methods(&f, &o); break;
-  case 3: rc = need(&f, 0, table) ? 2 : t_convergence(&f, &o); break;
-  case 4: rc = need(&f, 0, table) ? 2 : t_orders(&f); break;
-  case 5: rc = need(&f, 1, table) ? 2 : t_energy(&f, &o); break;
-  case 6: rc = need(&f, 1, table) ? 2 : t_energy_all(&f, &o); break;
-  case 7: rc = need(&f, 1, table) ? 2 : t_variance(&f, &o); break;
-  default: rc = need(&f, 1, table) ? 2 : t_grid(&f, &o); break;
-  }
-  nh_h5_close(&f);
+  if (check_options(t, &o)) return 2;
+  if (strcmp(table, "attr") == 0 && !o.attr)
+    return bad("%s", "attr needs an attribute NAME, e.g. nhbench export FILE.h5 attr system");
+  int rc = run_table(t, path, &o);
   /* A reader that stops early (gnuplot's `index N` does) is no error: EPIPE passes quietly. */
   errno = 0;
   if ((fflush(stdout) != 0 || ferror(stdout)) && errno != EPIPE) {

@@ -1,11 +1,12 @@
-/* nhbench info FILE.h5: a readable summary of a results file (schema: results/README.md). */
+/* nhbench info FILE.h5: a readable summary of a results file (schema: results/README.md). Every
+ * statistic shown is read from the file, as the writer derived it. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/cli.h"
-#include "bench/cli_h5read.h"
+#include "results/results.h"
 
 #define WIDTH 120 /* terminal columns the tables fit in; longer method names are cut */
 
@@ -13,14 +14,22 @@ static const char usage[] =
     "usage: nhbench info FILE.h5\n"
     "  A readable summary of a results file written by `nhbench run`: the study, its provenance,\n"
     "  and per method\n"
-    "  - convergence studies: the observed order (least-squares slope of log err against log h over\n"
-    "    the finest step sizes, with its standard error), the error at the finest h, the constraint\n"
-    "    residual and the cost;\n"
-    "  - ensemble studies: the energy error dE = E(t) - E0 over the initial conditions (ICs),\n"
-    "    failures, the constraint residual and the cost, and each (beta, beta2) grid as a matrix\n"
-    "    of the median over the ICs of max_t |dE|.\n"
-    "  Statistics over ICs use the ICs that ran to T (status 0). Full method names:\n"
-    "  nhbench export FILE.h5 methods. Exit status 2 if FILE is not a readable results file.\n";
+    "  - convergence: the expected and observed order (least-squares slope of log err against\n"
+    "    log h over the finest step sizes, with its standard error), the error at the finest h,\n"
+    "    failed runs, the constraint residual and the cost;\n"
+    "  - ensemble: the energy error dE = E(t) - E0 over the initial conditions (ICs): failures,\n"
+    "    largest and median max_t |dE|, mean drift slope, variance at T, the constraint residual and\n"
+    "    the cost; each (beta, beta2) grid as a matrix of the median over the ICs of max_t |dE|;\n"
+    "  - trajectory: per method, step size and IC the run's status and, for each sampled\n"
+    "    observable, its first and last value and its largest magnitude;\n"
+    "  - onestep: the local error slope against the expected p + 1, the action error slope, the\n"
+    "    largest adjoint defect and the range of the Newton Jacobian's condition number;\n"
+    "  - work_precision: error, counted work and wall time per method and h, Pareto fronts marked.\n"
+    "  Statistics are those the writer stored (results/README.md). Full method names:\n"
+    "  nhbench export FILE.h5 methods. Exit status 2 if FILE is not a readable results file of\n"
+    "  schema version 2.\n";
+
+static int cut_names; /* a name was shortened in a table */
 
 /* "%.2e", or "-" for NaN (a statistic over no values). */
 static const char *num(char *buf, size_t len, double v) {
@@ -28,8 +37,6 @@ static const char *num(char *buf, size_t len, double v) {
   else snprintf(buf, len, "%.2e", v);
   return buf;
 }
-
-static int cut_names; /* a name was shortened in a table */
 
 /* Prints NAME in the room left after `used` columns, and a newline. */
 static void put_name(const char *name, int used) {
@@ -43,7 +50,12 @@ static void put_name(const char *name, int used) {
   }
 }
 
-static void print_header(const nh_h5 *f) {
+static const char *status_name(int s) {
+  static const char *const names[] = {"ok", "solver failed", "non-finite", "diverged", "timed out"};
+  return s >= 0 && s <= 4 ? names[s] : "unknown status";
+}
+
+static void print_header(nh_h5 *f) {
   static const char *const keys[] = {"system", "spec_file", "overrides", "date", "version", "compiler", "command"};
   char *v[7] = {0};
   int threads = 0;
@@ -52,7 +64,7 @@ static void print_header(const nh_h5 *f) {
     if (nh_h5_has_attr(f, "/", keys[i])) v[i] = nh_h5_attr_string(f, "/", keys[i]);
   if (nh_h5_has_attr(f, "/", "threads")) nh_h5_attr_int(f, "/", "threads", &threads);
   if (nh_h5_has_attr(f, "/", "T")) nh_h5_attr_double(f, "/", "T", &T);
-  printf("%s: %s study\n", f->path, f->ensemble ? "ensemble" : "convergence");
+  printf("%s: %s study\n", f->path, f->kind_name);
   printf("  system       %s\n", v[0] ? v[0] : "?");
   printf("  T            %g\n", T);
   printf("  spec         %s\n", v[1] ? v[1] : "?");
@@ -63,40 +75,36 @@ static void print_header(const nh_h5 *f) {
   for (int i = 0; i < 7; i++) free(v[i]);
 }
 
-static void print_vector(const nh_h5 *f, const char *label, const char *name) {
-  int n = 0;
-  double *x = nh_h5_has_attr(f, ".", name) ? nh_h5_attr_doubles(f, ".", name, &n) : NULL;
-  if (!x) return;
-  printf("  %-12s (", label);
-  for (int i = 0; i < n; i++) printf("%s%.10g", i ? ", " : "", x[i]);
-  printf(")\n");
-  free(x);
+/* A string attribute of the study group, or "?" (malloc'd). */
+static char *group_str(nh_h5 *f, const char *name) {
+  char *s = nh_h5_has_attr(f, ".", name) ? nh_h5_attr_string(f, ".", name) : NULL;
+  return s ? s : strcpy(malloc(2), "?");
 }
 
-static int info_convergence(const nh_h5 *f) {
-  const int nm = f->nmethods;
-  hsize_t dh[1], dm[1] = {(hsize_t)nm};
-  int rc = 2;
-  double *h = nh_h5_doubles(f, "h", 1, NULL, dh);
-  if (!h) return 2;
-  const int nh = (int)dh[0];
-  hsize_t dmh[2] = {(hsize_t)nm, (hsize_t)nh}, dcost[3] = {(hsize_t)nm, (hsize_t)nh, 5};
-  double *err = nh_h5_doubles(f, "err", 2, dmh, NULL);
-  double *res = err ? nh_h5_doubles(f, "constraint_residual", 2, dmh, NULL) : NULL;
-  double *wall = res ? nh_h5_doubles(f, "wall_time", 2, dmh, NULL) : NULL;
-  int *status = wall ? nh_h5_ints(f, "status", 2, dmh, NULL) : NULL;
-  unsigned long long *cost = status ? nh_h5_u64(f, "cost", 3, dcost, NULL) : NULL;
-  int *claimed = cost ? nh_h5_ints(f, "order_claimed", 1, dm, NULL) : NULL;
-  double *order = claimed ? nh_h5_doubles(f, "order", 1, dm, NULL) : NULL;
-  double *se = order ? nh_h5_doubles(f, "order_stderr", 1, dm, NULL) : NULL;
-  int *first = se ? nh_h5_ints(f, "fit_first", 1, dm, NULL) : NULL;
-  int *count = first ? nh_h5_ints(f, "fit_count", 1, dm, NULL) : NULL;
-  if (!count || nh == 0) {
-    if (count) fprintf(stderr, "%s: %s: no step sizes in /convergence/h\n", f->prog, f->path);
-    goto done;
+/* The initial conditions: names and (q0, v0). */
+static int print_ics(nh_h5 *f) {
+  int nic = 0;
+  char **names = nh_h5_strings(f, "ic_names", "ic", &nic);
+  double *q = names ? nh_h5_doubles(f, "q0", "ic,dof", NULL) : NULL;
+  double *v = q ? nh_h5_doubles(f, "v0", "ic,dof", NULL) : NULL;
+  const long long n = v ? nh_h5_dim(f, "dof") : 0;
+  for (int i = 0; v && i < nic && i < 10; i++) {
+    printf("  IC %-9d %s: q0 = (", i, names[i]);
+    for (long long j = 0; j < n; j++) printf("%s%.10g", j ? ", " : "", q[i * n + j]);
+    printf("), v0 = (");
+    for (long long j = 0; j < n; j++) printf("%s%.10g", j ? ", " : "", v[i * n + j]);
+    printf(")\n");
   }
-  /* h indices by increasing h, as the fit (studies/fit.c) walks them. */
-  int *byh = malloc(sizeof(int) * (size_t)nh);
+  if (v && nic > 10) printf("  ...          %d initial conditions in all (nhbench export or h5dump for the rest)\n", nic);
+  nh_h5_free_strings(names, nic);
+  int ok = v != NULL;
+  free(q), free(v);
+  return ok ? 0 : -1;
+}
+
+/* The step sizes by increasing h, as the fits walk them; the finest is byh[0]. */
+static int *by_h(const double *h, int nh) {
+  int *byh = malloc(sizeof(int) * (size_t)(nh + 1));
   for (int i = 0; i < nh; i++) byh[i] = i;
   for (int i = 1; i < nh; i++)
     for (int j = i; j > 0 && h[byh[j]] < h[byh[j - 1]]; j--) {
@@ -104,107 +112,105 @@ static int info_convergence(const nh_h5 *f) {
       byh[j] = byh[j - 1];
       byh[j - 1] = t;
     }
-  const int fin = byh[0];
+  return byh;
+}
 
-  print_header(f);
-  char *ref = nh_h5_has_attr(f, ".", "reference") ? nh_h5_attr_string(f, ".", "reference") : NULL;
+static void print_cost_header(void) {
+  printf("%4s %10s %12s %12s %12s %12s %9s  %s\n", "#", "max resid", "steps", "rhs evals", "Newton its",
+         "constr evals", "wall[s]", "method");
+}
+
+static void print_cost_row(int m, const char *name, double resid, const nh_cost *c, double wall) {
+  char a[24];
+  printf("%4d %10s %12llu %12llu %12llu %12llu %9.3g  ", m, num(a, sizeof a, resid), c->steps, c->rhs_evals,
+         c->newton_iterations, c->constraint_evals, wall);
+  put_name(name, 4 + 11 + 4 * 13 + 10 + 2);
+}
+
+/* ---- convergence --------------------------------------------------------------------------- */
+
+static void print_order_row(const nh_h5 *f, int m, const nh_order_row *o, double err_fin, int failed) {
+  char exp_[24], obs[48], range[48], e[24];
+  snprintf(exp_, sizeof exp_, "%d%s", o->expected, o->expected != o->claimed ? "*" : " ");
+  if (isnan(o->observed)) snprintf(obs, sizeof obs, "no fit");
+  else if (isnan(o->stderr_)) snprintf(obs, sizeof obs, "%.3f +- n/a    ", o->observed);
+  else snprintf(obs, sizeof obs, "%.3f +- %.1e", o->observed, o->stderr_);
+  if (isnan(o->fit_h_min)) snprintf(range, sizeof range, "-");
+  else if (o->fit_count == 1) snprintf(range, sizeof range, "%.3g only", o->fit_h_min);
+  else snprintf(range, sizeof range, "%.3g .. %.3g", o->fit_h_min, o->fit_h_max);
+  printf("%4d %8s %17s %3s %16s %10s %6d  ", m, exp_, obs, o->ok ? "ok" : "NO", range, num(e, sizeof e, err_fin),
+         failed);
+  put_name(f->methods[m], 4 + 9 + 18 + 4 + 17 + 11 + 7 + 2);
+}
+
+static void print_orders(nh_h5 *f, const nh_order_row *o, const double *err, const int *failures, int nh, int fin) {
+  double otol = NAN;
+  if (nh_h5_has_attr(f, ".", "order_tolerance")) nh_h5_attr_double(f, ".", "order_tolerance", &otol);
+  char *norm = group_str(f, "norm");
+  printf("Observed order of the error at T, %s-norm over (q, v) against the reference (expected: the claimed\n"
+         "order, * a documented exception; ok: |observed - expected| <= %g):\n", norm, otol);
+  free(norm);
+  printf("%4s %8s %17s %3s %16s %10s %6s  %s\n", "#", "expected", "observed +- se", "ok", "fit h range", "err(h_min)",
+         "failed", "method");
+  int exceptions = 0;
+  for (int m = 0; m < f->nmethods; m++) {
+    print_order_row(f, m, &o[m], err[(size_t)m * nh + fin], failures[m]);
+    exceptions += o[m].expected != o[m].claimed;
+  }
+  if (exceptions) printf("* expected order differs from the claimed one:\n");
+  for (int m = 0; exceptions && m < f->nmethods; m++)
+    if (o[m].expected != o[m].claimed)
+      printf("%4d claimed %d, expected %d: %s\n", m, o[m].claimed, o[m].expected,
+             o[m].reason[0] ? o[m].reason : "(no reason recorded)");
+}
+
+static void print_convergence_setup(nh_h5 *f, const double *h, int nh, const int *byh) {
+  char *ref = group_str(f, "reference");
   double tol = NAN, floor_ = NAN;
   int fit_points = 0;
   if (nh_h5_has_attr(f, ".", "reference_tol")) nh_h5_attr_double(f, ".", "reference_tol", &tol);
   if (nh_h5_has_attr(f, ".", "error_floor")) nh_h5_attr_double(f, ".", "error_floor", &floor_);
   if (nh_h5_has_attr(f, ".", "fit_points")) nh_h5_attr_int(f, ".", "fit_points", &fit_points);
-  printf("  h            %d values, %g .. %g\n", nh, h[byh[nh - 1]], h[fin]);
-  printf("  reference    %s, tolerance %g\n", ref ? ref : "?", tol);
+  printf("  h            %d values, %g .. %g\n", nh, h[byh[nh - 1]], h[byh[0]]);
+  printf("  reference    %s, tolerance %g\n", ref, tol);
   printf("  order fit    the %d finest consecutive h whose error is finite and above %g\n", fit_points, floor_);
   free(ref);
-  char *initial = nh_h5_has_attr(f, ".", "initial") ? nh_h5_attr_string(f, ".", "initial") : NULL;
-  if (initial) printf("  initial      %s\n", initial);
-  free(initial);
-  print_vector(f, "q0", "q0");
-  print_vector(f, "v0", "v0");
-  printf("  methods      %d\n\n", nm);
+}
 
-  /* Newer files: the expected order (the claim or a documented exception) and the check. */
-  int *expected = nh_h5_has_dataset(f, "order_expected") ? nh_h5_ints(f, "order_expected", 1, dm, NULL) : NULL;
-  int *ok = nh_h5_has_dataset(f, "order_ok") ? nh_h5_ints(f, "order_ok", 1, dm, NULL) : NULL;
-  int nreason = 0;
-  char **reason = nh_h5_has_dataset(f, "order_reason") ? nh_h5_strings(f, "order_reason", &nreason) : NULL;
-  double otol = NAN;
-  if (nh_h5_has_attr(f, ".", "order_tolerance")) nh_h5_attr_double(f, ".", "order_tolerance", &otol);
-
-  printf("Observed order of the error at T, max-norm over (q, v) against the reference (expected: the\n"
-         "claimed order, * a documented exception");
-  if (ok) printf("; ok: |observed - expected| <= %g", otol);
-  printf("):\n");
-  printf("%4s %8s %17s %3s %16s %10s %6s  %s\n", "#", "expected", "observed +- se", "ok", "fit h range",
-         "err(h_min)", "failed", "method");
-  int exceptions = 0;
-  for (int m = 0; m < nm; m++) {
-    char exp_[24], obs[48], range[48], e[24];
-    const int p = expected ? expected[m] : claimed[m];
-    exceptions += p != claimed[m];
-    snprintf(exp_, sizeof exp_, "%d%s", p, p != claimed[m] ? "*" : " ");
-    if (isnan(order[m])) snprintf(obs, sizeof obs, "no fit");
-    else if (isnan(se[m])) snprintf(obs, sizeof obs, "%.3f +- n/a    ", order[m]);
-    else snprintf(obs, sizeof obs, "%.3f +- %.1e", order[m], se[m]);
-    double lo, hi;
-    nh_h5_fit_range(h, nh, first[m], count[m], &lo, &hi);
-    if (isnan(lo)) snprintf(range, sizeof range, "-");
-    else if (count[m] == 1) snprintf(range, sizeof range, "%.3g only", lo);
-    else snprintf(range, sizeof range, "%.3g .. %.3g", lo, hi);
-    int failed = 0;
-    for (int i = 0; i < nh; i++) failed += status[m * nh + i] != 0;
-    printf("%4d %8s %17s %3s %16s %10s %6d  ", m, exp_, obs, ok ? (ok[m] ? "ok" : "NO") : "-", range,
-           num(e, sizeof e, err[m * nh + fin]), failed);
-    put_name(f->methods[m], 4 + 9 + 18 + 4 + 17 + 11 + 7 + 2);
+static int info_convergence(nh_h5 *f) {
+  const int nm = f->nmethods;
+  double *h = nh_h5_doubles(f, "h", "h", NULL);
+  double *err = h ? nh_h5_doubles(f, "err", "method,h", NULL) : NULL;
+  nh_cost *cost = err ? nh_h5_costs(f, "cost", "method,h", NULL) : NULL;
+  int *failures = cost ? nh_h5_ints(f, "summary/failures", "method", NULL) : NULL;
+  double *resid = failures ? nh_h5_doubles(f, "summary/max_constraint_residual", "method", NULL) : NULL;
+  double *wall = resid ? nh_h5_doubles(f, "summary/wall_time", "method", NULL) : NULL;
+  nh_order_row *orders = wall ? nh_h5_read_orders(f) : NULL;
+  const int nh = orders ? (int)nh_h5_dim(f, "h") : 0;
+  int rc = 2;
+  if (orders && nh == 0) fprintf(stderr, "nhbench info: %s: no step sizes in /convergence/h\n", f->path);
+  if (orders && nh > 0) {
+    int *byh = by_h(h, nh);
+    print_header(f);
+    print_convergence_setup(f, h, nh, byh);
+    rc = print_ics(f) ? 2 : 0;
+    printf("  methods      %d\n\n", nm);
+    if (rc == 0) print_orders(f, orders, err, failures, nh, byh[0]);
+    if (rc == 0) printf("\nCost at the finest h = %g; max resid: max over all h of max_t |mu(q).v|; wall: all h:\n", h[byh[0]]);
+    if (rc == 0) print_cost_header();
+    for (int m = 0; rc == 0 && m < nm; m++)
+      print_cost_row(m, f->methods[m], resid[m], &cost[(size_t)m * nh + byh[0]], wall[m]);
+    free(byh);
   }
-  if (exceptions) {
-    printf("* expected order differs from the claimed one:\n");
-    for (int m = 0; m < nm; m++) {
-      const int p = expected ? expected[m] : claimed[m];
-      if (p != claimed[m])
-        printf("%4d claimed %d, expected %d: %s\n", m, claimed[m], p,
-               reason && m < nreason && reason[m][0] ? reason[m] : "(no reason recorded)");
-    }
-  }
-  free(expected);
-  free(ok);
-  nh_h5_free_strings(reason, nreason);
-  printf("\nCost at the finest h = %g; max resid: max over all h of max_t |mu(q).v|; wall: all h:\n", h[fin]);
-  printf("%4s %10s %10s %10s %10s %10s  %s\n", "#", "max resid", "steps", "rhs evals", "Newton its", "wall[s]",
-         "method");
-  for (int m = 0; m < nm; m++) {
-    double rmax = 0, w = 0;
-    for (int i = 0; i < nh; i++) {
-      double r = res[m * nh + i];
-      if (!(r <= rmax)) rmax = r;
-      w += wall[m * nh + i];
-    }
-    const unsigned long long *c = cost + ((size_t)m * (size_t)nh + (size_t)fin) * 5;
-    char e[24];
-    printf("%4d %10s %10llu %10llu %10llu %10.3g  ", m, num(e, sizeof e, rmax), c[0], c[1], c[4], w);
-    put_name(f->methods[m], 4 + 5 * 11 + 2);
-  }
-  free(byh);
-  rc = 0;
-done:
-  free(h);
-  free(err);
-  free(res);
-  free(wall);
-  free(status);
-  free(cost);
-  free(claimed);
-  free(order);
-  free(se);
-  free(first);
-  free(count);
+  nh_h5_free_orders(orders, nm);
+  free(h), free(err), free(cost), free(failures), free(resid), free(wall);
   return rc;
 }
 
-static void print_grid(const nh_h5_grid *g, int k, const nh_h5_ensemble *e) {
-  printf("\nGrid %d: %s over (%s, %s): median over the ICs of max_t |dE|\n", k, g->method, g->param[0],
-         g->param[1]);
+/* ---- ensemble ------------------------------------------------------------------------------ */
+
+static void print_grid(const nh_h5_grid *g, int k, const nh_ensemble_summary *sum) {
+  printf("\nGrid %d: %s over (%s, %s): median over the ICs of max_t |dE|\n", k, g->method, g->param[0], g->param[1]);
   printf("(fail: every IC failed; skip: not run, an invalid combination; *: some ICs failed, median of the rest)\n");
   char corner[64];
   snprintf(corner, sizeof corner, "%s \\ %s", g->param[0], g->param[1]);
@@ -218,14 +224,9 @@ static void print_grid(const nh_h5_grid *g, int k, const nh_h5_ensemble *e) {
     for (int j = 0; j < g->n[1] && len < sizeof row; j++) {
       int m = g->method_index[i * g->n[1] + j];
       char cell[32];
-      if (m < 0) {
-        snprintf(cell, sizeof cell, "skip ");
-      } else {
-        nh_h5_stats s;
-        nh_h5_method_stats(e, m, &s);
-        if (s.failures == s.count) snprintf(cell, sizeof cell, "fail ");
-        else snprintf(cell, sizeof cell, "%.2e%s", s.median_max_abs_dE, s.failures ? "*" : " ");
-      }
+      if (m < 0) snprintf(cell, sizeof cell, "skip ");
+      else if (sum[m].ok == 0) snprintf(cell, sizeof cell, "fail ");
+      else snprintf(cell, sizeof cell, "%.2e%s", sum[m].median_max_abs_dE, sum[m].failures ? "*" : " ");
       len += (size_t)snprintf(row + len, sizeof row - len, " %9s", cell);
     }
     len = strlen(row);
@@ -234,74 +235,298 @@ static void print_grid(const nh_h5_grid *g, int k, const nh_h5_ensemble *e) {
   }
 }
 
-static int info_ensemble(const nh_h5 *f) {
-  const int nm = f->nmethods;
-  nh_h5_ensemble e;
-  int ngrids = 0, rc = 2;
-  nh_h5_grid *grids = NULL;
-  hsize_t dm[1] = {(hsize_t)nm}, dc[2] = {(hsize_t)nm, 5};
-  if (nh_h5_read_ensemble(f, &e)) return 2;
-  unsigned long long *cost = nh_h5_u64(f, "cost", 2, dc, NULL);
-  double *wall = cost ? nh_h5_doubles(f, "wall_time", 1, dm, NULL) : NULL;
-  double h = NAN, energy = NAN, T = NAN;
-  int every = 0, count = 0;
-  long long seed = 0;
-  if (!wall || nh_h5_attr_double(f, ".", "h", &h) || nh_h5_attr_double(f, ".", "energy", &energy) ||
-      nh_h5_attr_int(f, ".", "sample_every", &every) || nh_h5_attr_int(f, ".", "count", &count) ||
-      nh_h5_attr_ll(f, ".", "seed", &seed) || nh_h5_read_grids(f, &ngrids, &grids))
-    goto done;
-  if (nh_h5_has_attr(f, "/", "T")) nh_h5_attr_double(f, "/", "T", &T);
-  int nprimary = 0;
-  for (int m = 0; m < nm; m++) nprimary += f->primary[m];
+static int count_primary(const nh_h5 *f) {
+  int n = 0;
+  for (int m = 0; m < f->nmethods; m++) n += f->primary[m];
+  return n;
+}
 
-  print_header(f);
-  printf("  h            %g (%.0f steps); dE sampled every %d steps, %d samples\n", h, T / h, every, e.nsamples);
-  printf("  ensemble     %d initial conditions at energy %g, seed %lld\n", count, energy, seed);
-  printf("  methods      %d: %d listed in the spec, %d more from %d grid%s\n\n", nm, nprimary, nm - nprimary,
-         ngrids, ngrids == 1 ? "" : "s");
-
+/* The methods in two passes: those the spec lists, then those only grids added. */
+static void print_energy_table(const nh_h5 *f, const nh_ensemble_summary *sum) {
+  const int np = count_primary(f);
   printf("Energy error dE = E(t) - E0, over the ICs that ran to T (max|dE|: largest max_t |dE|; median\n"
          "max|dE|: median over the ICs; slope: least-squares slope of dE against t; var: ensemble variance at T):\n");
   printf("%4s %7s %10s %14s %11s %10s  %s\n", "#", "failed", "max|dE|", "median max|dE|", "mean slope", "var(dE,T)",
          "method");
   for (int pass = 0; pass < 2; pass++) {
-    if (pass == 1 && nprimary < nm && nprimary > 0) printf("  grid methods not listed in the spec:\n");
-    for (int m = 0; m < nm; m++) {
+    if (pass == 1 && np < f->nmethods && np > 0) printf("  grid methods not listed in the spec:\n");
+    for (int m = 0; m < f->nmethods; m++) {
       if (f->primary[m] != !pass) continue;
-      nh_h5_stats s;
-      nh_h5_method_stats(&e, m, &s);
-      char a[24], b[24], c[24], d[24], fl[24];
-      snprintf(fl, sizeof fl, "%d/%d", s.failures, s.count);
-      printf("%4d %7s %10s %14s %11s %10s  ", m, fl, num(a, sizeof a, s.max_max_abs_dE),
-             num(b, sizeof b, s.median_max_abs_dE), num(c, sizeof c, s.mean_drift_slope),
-             num(d, sizeof d, s.final_var));
+      const nh_ensemble_summary *s = &sum[m];
+      char a[24], b[24], c[24], d[24], fl[32];
+      snprintf(fl, sizeof fl, "%d/%d", s->failures, s->ok + s->failures);
+      printf("%4d %7s %10s %14s %11s %10s  ", m, fl, num(a, sizeof a, s->max_max_abs_dE),
+             num(b, sizeof b, s->median_max_abs_dE), num(c, sizeof c, s->mean_drift_slope),
+             num(d, sizeof d, s->final_var));
       put_name(f->methods[m], 4 + 8 + 11 + 15 + 12 + 11 + 2);
     }
   }
+}
+
+static void print_ensemble_cost(const nh_h5 *f, const nh_ensemble_summary *sum, const nh_cost *cost, const double *wall) {
+  const int np = count_primary(f);
   printf("\nCost, summed over the ICs (steps: calls of a base method's step); max resid: max_t |mu(q).v| over the\n"
          "ICs that ran to T:\n");
-  printf("%4s %10s %11s %11s %11s %9s  %s\n", "#", "max resid", "steps", "rhs evals", "Newton its", "wall[s]",
-         "method");
+  print_cost_header();
   for (int pass = 0; pass < 2; pass++) {
-    if (pass == 1 && nprimary < nm && nprimary > 0) printf("  grid methods not listed in the spec:\n");
-    for (int m = 0; m < nm; m++) {
-      if (f->primary[m] != !pass) continue;
-      nh_h5_stats s;
-      nh_h5_method_stats(&e, m, &s);
-      const unsigned long long *c = cost + (size_t)m * 5;
-      char a[24];
-      printf("%4d %10s %11llu %11llu %11llu %9.3g  ", m, num(a, sizeof a, s.max_residual), c[0], c[1], c[4],
-             wall[m]);
-      put_name(f->methods[m], 4 + 11 + 3 * 12 + 10 + 2);
+    if (pass == 1 && np < f->nmethods && np > 0) printf("  grid methods not listed in the spec:\n");
+    for (int m = 0; m < f->nmethods; m++)
+      if (f->primary[m] == !pass) print_cost_row(m, f->methods[m], sum[m].max_residual, &cost[m], wall[m]);
+  }
+}
+
+static int print_ensemble_setup(nh_h5 *f, int ngrids) {
+  double h = NAN, energy = NAN, T = NAN;
+  int every = 0, count = 0, random = 1;
+  long long seed = 0;
+  if (nh_h5_attr_double(f, ".", "h", &h) || nh_h5_attr_double(f, ".", "energy", &energy) ||
+      nh_h5_attr_int(f, ".", "sample_every", &every) || nh_h5_attr_int(f, ".", "count", &count) ||
+      nh_h5_attr_ll(f, ".", "seed", &seed) || nh_h5_attr_int(f, ".", "random_ics", &random))
+    return -1;
+  nh_h5_attr_double(f, "/", "T", &T);
+  const int np = count_primary(f);
+  print_header(f);
+  printf("  h            %g (%.0f steps); dE sampled every %d steps, %lld samples\n", h, T / h, every,
+         nh_h5_dim(f, "sample"));
+  if (random) printf("  ensemble     %d random initial conditions on D at energy %g, seed %lld\n", count, energy, seed);
+  else if (print_ics(f)) return -1;
+  printf("  methods      %d: %d listed in the spec, %d more from %d grid%s\n\n", f->nmethods, np, f->nmethods - np,
+         ngrids, ngrids == 1 ? "" : "s");
+  return 0;
+}
+
+static void print_observable_names(nh_h5 *f) {
+  int nobs = 0;
+  nh_h5_observable *obs = NULL;
+  if (nh_h5_read_observables(f, &nobs, &obs) || nobs == 0) return;
+  printf("\nSampled observables (nhbench export %s series --observable NAME):", f->path);
+  for (int i = 0; i < nobs; i++) printf(" %s", obs[i].name);
+  printf("\n");
+  nh_h5_free_observables(nobs, obs);
+}
+
+static int info_ensemble(nh_h5 *f) {
+  int ngrids = 0, rc = 2;
+  nh_h5_grid *grids = NULL;
+  nh_ensemble_summary *sum = nh_h5_read_ensemble_summary(f);
+  nh_cost *cost = sum ? nh_h5_costs(f, "cost", "method", NULL) : NULL;
+  double *wall = cost ? nh_h5_doubles(f, "wall_time", "method", NULL) : NULL;
+  double *t = wall ? nh_h5_doubles(f, "t", "sample", NULL) : NULL;
+  if (t && nh_h5_read_grids(f, &ngrids, &grids) == 0 && print_ensemble_setup(f, ngrids) == 0) {
+    print_energy_table(f, sum);
+    print_ensemble_cost(f, sum, cost, wall);
+    for (int k = 0; k < ngrids; k++) print_grid(&grids[k], k, sum);
+    print_observable_names(f);
+    rc = 0;
+  }
+  nh_h5_free_grids(ngrids, grids);
+  free(sum), free(cost), free(wall), free(t);
+  return rc;
+}
+
+/* ---- trajectory ---------------------------------------------------------------------------- */
+
+typedef struct {
+  int nobs;
+  nh_h5_observable *obs;
+  double **max_abs, **last; /* [obs]: [method][h][ic][component] */
+} traj_obs;
+
+static void free_traj_obs(traj_obs *o) {
+  for (int i = 0; i < o->nobs; i++) free(o->max_abs ? o->max_abs[i] : NULL), free(o->last ? o->last[i] : NULL);
+  free(o->max_abs), free(o->last);
+  nh_h5_free_observables(o->nobs, o->obs);
+}
+
+static int read_traj_obs(nh_h5 *f, traj_obs *o) {
+  memset(o, 0, sizeof *o);
+  if (nh_h5_read_observables(f, &o->nobs, &o->obs)) return -1;
+  o->max_abs = calloc((size_t)o->nobs + 1, sizeof(double *));
+  o->last = calloc((size_t)o->nobs + 1, sizeof(double *));
+  for (int i = 0; i < o->nobs; i++) {
+    char a[256], b[256];
+    snprintf(a, sizeof a, "observables_max_abs/%s", o->obs[i].name);
+    snprintf(b, sizeof b, "observables_last/%s", o->obs[i].name);
+    if (!(o->max_abs[i] = nh_h5_doubles(f, a, "method,h,ic,component", NULL)) ||
+        !(o->last[i] = nh_h5_doubles(f, b, "method,h,ic,component", NULL)))
+      return -1;
+  }
+  return 0;
+}
+
+/* One run's observables: first value (sample 0), last value, max |.|, per component. */
+static int print_run_observables(nh_h5 *f, const traj_obs *o, int m, long long run) {
+  const long long nh = nh_h5_dim(f, "h"), nic = nh_h5_dim(f, "ic");
+  long long idx[3] = {run / (nh * nic), run / nic % nh, run % nic};
+  for (int i = 0; i < o->nobs; i++) {
+    const nh_h5_observable *ob = &o->obs[i];
+    if (ob->absent[m][0]) {
+      printf("      %-24s absent: %s\n", ob->name, ob->absent[m]);
+      continue;
+    }
+    char name[256];
+    snprintf(name, sizeof name, "observables/%s", ob->name);
+    double *x = nh_h5_doubles_at(f, name, "method,h,ic,sample,component", 3, idx, NULL);
+    if (!x) return -1;
+    for (int c = 0; c < ob->width; c++) {
+      char a[24], b[24], d[24], label[300];
+      snprintf(label, sizeof label, "%s%s%s", ob->name, ob->width > 1 ? " " : "", ob->width > 1 ? ob->labels[c] : "");
+      printf("      %-24s first %10s  last %10s  max|.| %10s  [%s]\n", label, num(a, sizeof a, x[c]),
+             num(b, sizeof b, o->last[i][run * ob->width + c]), num(d, sizeof d, o->max_abs[i][run * ob->width + c]),
+             ob->units);
+    }
+    free(x);
+  }
+  return 0;
+}
+
+static int print_trajectory_runs(nh_h5 *f, const traj_obs *o, const double *h, const int *status, const int *nsh) {
+  const long long nh = nh_h5_dim(f, "h"), nic = nh_h5_dim(f, "ic");
+  int nnames = 0;
+  char **ics = nh_h5_strings(f, "ic_names", "ic", &nnames);
+  if (!ics) return -1;
+  printf("Runs: status, and for each sampled observable its value at t = 0 (first), at the end of the run\n"
+         "(last) and its largest magnitude over the samples (max|.|):\n");
+  int rc = 0;
+  for (int m = 0; m < f->nmethods && rc == 0; m++) {
+    printf("%4d ", m);
+    put_name(f->methods[m], 5);
+    for (long long j = 0; j < nh && rc == 0; j++)
+      for (long long i = 0; i < nic && rc == 0; i++) {
+        long long run = ((long long)m * nh + j) * nic + i;
+        printf("    h = %g, IC %lld (%s): %s, %d samples\n", h[j], i, ics[i], status_name(status[run]), nsh[j]);
+        rc = print_run_observables(f, o, m, run);
+      }
+  }
+  nh_h5_free_strings(ics, nnames);
+  return rc;
+}
+
+static int info_trajectory(nh_h5 *f) {
+  traj_obs o;
+  int rc = 2;
+  double *h = nh_h5_doubles(f, "h", "h", NULL);
+  int *status = h ? nh_h5_ints(f, "status", "method,h,ic", NULL) : NULL;
+  int *nsh = status ? nh_h5_ints(f, "nsamples_h", "h", NULL) : NULL;
+  int ok = nsh && read_traj_obs(f, &o) == 0;
+  if (ok) {
+    char *ref = group_str(f, "reference");
+    print_header(f);
+    printf("  h           ");
+    for (long long j = 0; j < nh_h5_dim(f, "h"); j++) printf(" %g", h[j]);
+    printf("\n  reference    %s\n", ref);
+    free(ref);
+    if (print_ics(f) == 0) {
+      printf("  methods      %d; observables %d\n\n", f->nmethods, o.nobs);
+      rc = print_trajectory_runs(f, &o, h, status, nsh) ? 2 : 0;
     }
   }
-  for (int k = 0; k < ngrids; k++) print_grid(&grids[k], k, &e);
-  rc = 0;
-done:
-  nh_h5_free_grids(ngrids, grids);
-  nh_h5_free_ensemble(&e);
-  free(cost);
-  free(wall);
+  if (nsh) free_traj_obs(&o);
+  free(h), free(status), free(nsh);
+  return rc;
+}
+
+/* ---- onestep ------------------------------------------------------------------------------- */
+
+static const char *const onestep_columns[] = {"slope", "slope_stderr", "fit_h_min", "fit_h_max", "action_slope",
+                                              "summary/max_adjoint_defect", "summary/cond_min", "summary/cond_max"};
+
+/* Method m's row; d[k] the datasets onestep_columns[k]. */
+static void print_slope_row(const nh_h5 *f, int m, int expected, int failures, double *const *d) {
+  char s[48], r[48], a[24], ad[24], c0[24], c1[24], cr[64];
+  if (isnan(d[0][m])) snprintf(s, sizeof s, "no fit");
+  else snprintf(s, sizeof s, "%.3f +- %.1e", d[0][m], d[1][m]);
+  if (isnan(d[2][m])) snprintf(r, sizeof r, "-");
+  else snprintf(r, sizeof r, "%.3g .. %.3g", d[2][m], d[3][m]);
+  if (isnan(d[4][m])) snprintf(a, sizeof a, "-");
+  else snprintf(a, sizeof a, "%.3f", d[4][m]);
+  if (isnan(d[6][m])) snprintf(cr, sizeof cr, "-");
+  else snprintf(cr, sizeof cr, "%s..%s", num(c0, sizeof c0, d[6][m]), num(c1, sizeof c1, d[7][m]));
+  printf("%4d %8d %17s %16s %7s %10s %19s %6d  ", m, expected, s, r, a, num(ad, sizeof ad, d[5][m]), cr, failures);
+  put_name(f->methods[m], 4 + 9 + 18 + 17 + 8 + 11 + 20 + 7 + 2);
+}
+
+static int info_onestep(nh_h5 *f) {
+  double *d[8] = {0};
+  int *expected = nh_h5_ints(f, "slope_expected", "method", NULL), good = expected != NULL;
+  int *failures = good ? nh_h5_ints(f, "summary/failures", "method", NULL) : NULL;
+  good = failures != NULL;
+  for (int k = 0; k < 8 && good; k++) good = (d[k] = nh_h5_doubles(f, onestep_columns[k], "method", NULL)) != NULL;
+  int npoints = 0;
+  if (good && nh_h5_attr_int(f, ".", "npoints", &npoints)) good = 0;
+  if (good) {
+    print_header(f);
+    printf("  points       %d per IC, %lld in all; %lld step sizes\n", npoints, nh_h5_dim(f, "point"), nh_h5_dim(f, "h"));
+    good = print_ics(f) == 0;
+  }
+  if (good) {
+    printf("\nLocal error slope (max over the points of |F_h(x) - phi_h(x)| against h; expected p + 1), action\n"
+           "error slope, largest adjoint defect |F*_{-h}(F_h(x)) - x|, range of cond(J) of the Newton system:\n");
+    printf("%4s %8s %17s %16s %7s %10s %19s %6s  %s\n", "#", "expected", "slope +- se", "fit h range", "action",
+           "adj defect", "cond(J)", "failed", "method");
+    for (int m = 0; m < f->nmethods; m++) print_slope_row(f, m, expected[m], failures[m], d);
+  }
+  free(expected), free(failures);
+  for (int k = 0; k < 8; k++) free(d[k]);
+  return good ? 0 : 2;
+}
+
+/* ---- work-precision ------------------------------------------------------------------------ */
+
+typedef struct {
+  double *h, *err, *work, *wall;
+  int *pw, *pt, *status, k;
+} wp_data;
+
+static int read_wp(nh_h5 *f, wp_data *w) {
+  memset(w, 0, sizeof *w);
+  char *pn = nh_h5_attr_string(f, ".", "pareto_norm");
+  w->k = -1;
+  for (int i = 0; pn && i < NH_WP_NORMS; i++)
+    if (strcmp(pn, nh_wp_norm_names[i]) == 0) w->k = i;
+  if (pn && w->k < 0) fprintf(stderr, "nhbench info: %s: unknown pareto_norm '%s'\n", f->path, pn);
+  free(pn);
+  return w->k < 0 || !(w->h = nh_h5_doubles(f, "h", "h", NULL)) ||
+                 !(w->err = nh_h5_doubles(f, "err", "method,h,norm", NULL)) ||
+                 !(w->work = nh_h5_doubles(f, "work", "method,h", NULL)) ||
+                 !(w->wall = nh_h5_doubles(f, "wall_time", "method,h", NULL)) ||
+                 !(w->pw = nh_h5_ints(f, "pareto_work", "method,h", NULL)) ||
+                 !(w->pt = nh_h5_ints(f, "pareto_time", "method,h", NULL)) ||
+                 !(w->status = nh_h5_ints(f, "status", "method,h", NULL))
+             ? -1
+             : 0;
+}
+
+static void free_wp(wp_data *w) { free(w->h), free(w->err), free(w->work), free(w->wall), free(w->pw), free(w->pt), free(w->status); }
+
+static int info_work_precision(nh_h5 *f) {
+  wp_data w;
+  int rc = 2, repeats = 0;
+  if (read_wp(f, &w) == 0 && nh_h5_attr_int(f, ".", "repeats", &repeats) == 0) {
+    const long long nh = nh_h5_dim(f, "h");
+    print_header(f);
+    printf("  h            %lld values; wall time: the median of %d runs\n", nh, repeats);
+    if (print_ics(f) == 0) {
+      printf("\nError at T in the %s norm against counted work (rhs + Jacobian + constraint evaluations) and\n"
+             "wall time; pareto: W on the work front, T on the time front (no other run is better in both):\n",
+             nh_wp_norm_names[w.k]);
+      printf("%4s %10s %10s %12s %10s %6s  %s\n", "#", "h", "err", "work", "wall[s]", "pareto", "status");
+      for (int m = 0; m < f->nmethods; m++) {
+        printf("%4d ", m);
+        put_name(f->methods[m], 5);
+        for (long long i = 0; i < nh; i++) {
+          size_t c = (size_t)m * (size_t)nh + (size_t)i;
+          char e[24], marks[4] = "";
+          if (w.pw[c]) strcat(marks, "W");
+          if (w.pt[c]) strcat(marks, "T");
+          printf("%4s %10.4g %10s %12.6g %10.3g %6s  %s\n", "", w.h[i], num(e, sizeof e, w.err[c * NH_WP_NORMS + (size_t)w.k]),
+                 w.work[c], w.wall[c], marks, status_name(w.status[c]));
+        }
+      }
+      rc = 0;
+    }
+  }
+  free_wp(&w);
   return rc;
 }
 
@@ -324,8 +549,12 @@ int nh_cli_info(int argc, char **argv) {
   }
   nh_h5 f;
   if (nh_h5_open(&f, "nhbench info", path)) return 2;
+  static int (*const by_kind[NH_STUDY_KINDS])(nh_h5 *) = {
+      [NH_STUDY_CONVERGENCE] = info_convergence, [NH_STUDY_ENSEMBLE] = info_ensemble,
+      [NH_STUDY_TRAJECTORY] = info_trajectory,   [NH_STUDY_ONESTEP] = info_onestep,
+      [NH_STUDY_WORK_PRECISION] = info_work_precision};
   cut_names = 0;
-  int rc = f.ensemble ? info_ensemble(&f) : info_convergence(&f);
+  int rc = by_kind[f.kind](&f);
   if (rc == 0 && cut_names) printf("\n(names cut to %d columns; full names: nhbench export %s methods)\n", WIDTH, path);
   nh_h5_close(&f);
   return rc;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench/cli.h"
+#include "results/results.h"
 #include "studies/study.h"
 
 static const char usage[] =
@@ -47,6 +48,29 @@ static int report_orders(const nh_study *st, const nh_convergence_result *r) {
   if (failed) fprintf(stderr, "nhbench: %d of %d observed orders off by more than %g\n", failed, st->nmethods,
                       st->order_tolerance);
   return failed ? 1 : 0;
+}
+
+/* Runs a study of the other kinds and writes its file: 0, or 1 with a message in err. */
+#define RUN_AND_WRITE(KIND)                                                                            \
+  static int run_##KIND(const nh_study *st, const char *path, const char *command, char *err, size_t len) { \
+    nh_##KIND##_result r;                                                                              \
+    int rc = nh_run_##KIND(st, &r, err, len) || nh_write_##KIND(path, st, &r, command, err, len);     \
+    nh_##KIND##_result_free(&r);                                                                       \
+    return rc ? 1 : 0;                                                                                 \
+  }
+RUN_AND_WRITE(ensemble)
+RUN_AND_WRITE(trajectory)
+RUN_AND_WRITE(onestep)
+RUN_AND_WRITE(work_precision)
+
+static int run_and_write(const nh_study *st, const char *path, const char *command, char *err, size_t len) {
+  switch (st->kind) {
+  case NH_STUDY_ENSEMBLE: return run_ensemble(st, path, command, err, len);
+  case NH_STUDY_TRAJECTORY: return run_trajectory(st, path, command, err, len);
+  case NH_STUDY_ONESTEP: return run_onestep(st, path, command, err, len);
+  case NH_STUDY_WORK_PRECISION: return run_work_precision(st, path, command, err, len);
+  default: return snprintf(err, len, "study kind %d has no runner", (int)st->kind), 1;
+  }
 }
 
 int nh_cli_run(int argc, char **argv) {
@@ -97,9 +121,8 @@ int nh_cli_run(int argc, char **argv) {
     goto done;
   }
   rc = 1;
-  fprintf(stderr, "nhbench: %s study of %s, %d methods, %d threads -> %s\n",
-          st.kind == NH_STUDY_CONVERGENCE ? "convergence" : "ensemble", st.sys.type->name, st.nmethods,
-          omp_get_max_threads(), path);
+  fprintf(stderr, "nhbench: %s study of %s, %d methods, %d threads -> %s\n", nh_study_kind_name(st.kind),
+          st.sys.type->name, st.nmethods, omp_get_max_threads(), path);
   if (st.kind == NH_STUDY_CONVERGENCE) {
     nh_convergence_result r;
     if (nh_run_convergence(&st, &r, err, sizeof err) == 0 &&
@@ -108,11 +131,7 @@ int nh_cli_run(int argc, char **argv) {
     orders_failed = rc == 0 && check_orders && report_orders(&st, &r);
     nh_convergence_result_free(&r);
   } else {
-    nh_ensemble_result r;
-    if (nh_run_ensemble(&st, &r, err, sizeof err) == 0 &&
-        nh_write_ensemble(path, &st, &r, command, err, sizeof err) == 0)
-      rc = 0;
-    nh_ensemble_result_free(&r);
+    rc = run_and_write(&st, path, command, err, sizeof err);
   }
   if (rc) fprintf(stderr, "nhbench: %s\n", err);
   else fprintf(stderr, "nhbench: wrote %s\n", path);

@@ -24,6 +24,7 @@ extern const nh_integrator_type nh_integrator_js_p2orig;
 extern const nh_integrator_type nh_integrator_herglotz1;
 extern const nh_integrator_type nh_integrator_herglotz2;
 extern const nh_integrator_type nh_integrator_la1;
+extern const nh_integrator_type nh_integrator_m11;
 
 const nh_integrator_type *const nh_integrator_types[] = {
     &nh_integrator_rk4,
@@ -47,6 +48,7 @@ const nh_integrator_type *const nh_integrator_types[] = {
     &nh_integrator_herglotz1,
     &nh_integrator_herglotz2,
     &nh_integrator_la1,
+    &nh_integrator_m11,
     NULL,
 };
 

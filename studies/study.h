@@ -235,12 +235,8 @@ uint64_t nh_stream_seed(uint64_t seed, uint64_t index);
 int nh_fit_order(int nh, const double *h, const double *err, int fit_points, double floor,
                  double *order, double *stderr_, int *first, int *count);
 
-/* Results file (studies/h5out.c): written to PATH.tmp-PID and renamed onto PATH when complete.
- * argv is recorded as provenance. Returns 0, or -1 with a message (PATH untouched). */
-int nh_write_convergence(const char *path, const nh_study *st, const nh_convergence_result *r,
-                         const char *command, char *err, size_t errlen);
-int nh_write_ensemble(const char *path, const nh_study *st, const nh_ensemble_result *r,
-                      const char *command, char *err, size_t errlen);
+/* Results files: written and read by the results layer one floor up (results/results.h,
+ * nh_write_<kind>). */
 
 /* Progress on stderr for runs longer than a second (studies/progress.c). */
 typedef struct {

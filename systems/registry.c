@@ -13,6 +13,7 @@ extern const nh_system_type nh_system_falling_disk;
 extern const nh_system_type nh_system_foucault_pendulum;
 extern const nh_system_type nh_system_pendulum;
 extern const nh_system_type nh_system_oscillator;
+extern const nh_system_type nh_system_rotational_symmetry;
 
 const nh_system_type *const nh_system_types[] = {
     &nh_system_particle,
@@ -25,6 +26,7 @@ const nh_system_type *const nh_system_types[] = {
     &nh_system_foucault_pendulum,
     &nh_system_pendulum,
     &nh_system_oscillator,
+    &nh_system_rotational_symmetry,
     NULL,
 };
 

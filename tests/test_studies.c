@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "results/results.h"
 #include "studies/study.h"
 
 #define DATA NHBENCH_SOURCE_DIR "/tests/data/"

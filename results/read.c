@@ -1,0 +1,338 @@
+/* Opening results files and reading their datasets (results/results.h). */
+#define _POSIX_C_SOURCE 200809L /* stat */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "results/reader.h"
+#include "results/schema.h"
+
+/* ---- dimensions ---------------------------------------------------------------------------- */
+
+/* Dimensions whose size differs from dataset to dataset (an observable's components). */
+static int per_dataset(const char *dim) { return strcmp(dim, "component") == 0; }
+
+static int split_dims(const char *dims, char names[][32], int max) {
+  int n = 0;
+  for (const char *p = dims; *p && n < max;) {
+    size_t len = strcspn(p, ",");
+    snprintf(names[n++], 32, "%.*s", (int)len, p);
+    p += len + (p[len] == ',');
+  }
+  return n;
+}
+
+static long long known(const nh_h5 *f, const char *name) {
+  for (int i = 0; i < f->ndims; i++)
+    if (strcmp(f->dim_name[i], name) == 0) return f->dim_size[i];
+  return -1;
+}
+
+static void learn(nh_h5 *f, const char *name, long long size) {
+  if (per_dataset(name) || known(f, name) >= 0 || f->ndims == NH_H5_MAX_DIMS) return;
+  snprintf(f->dim_name[f->ndims], sizeof f->dim_name[0], "%.31s", name);
+  f->dim_size[f->ndims++] = size;
+}
+
+/* Opens dataset NAME, checks its `dimensions` against DIMS and its shape against the sizes
+ * known; rank and shape out. -1 with a message. */
+static hid_t open_checked(nh_h5 *f, const char *name, const char *dims, int *rank, hsize_t *shape) {
+  char where[512], names[NH_R_MAX_RANK + 1][32];
+  nh_r_where(f, name, where, sizeof where);
+  if (!nh_h5_has(f, name)) {
+    fprintf(stderr, "%s: %s: missing dataset %s\n", f->prog, f->path, where);
+    return -1;
+  }
+  hid_t ds = H5Dopen2(f->group, name, H5P_DEFAULT);
+  hid_t space = ds < 0 ? -1 : H5Dget_space(ds);
+  int r = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
+  char *stored = ds < 0 ? NULL : nh_r_attr_of(ds, "dimensions");
+  int want = split_dims(dims, names, NH_R_MAX_RANK + 1), ok = 0;
+  if (r < 0 || r > NH_R_MAX_RANK) {
+    fprintf(stderr, "%s: %s: cannot read dataset %s\n", f->prog, f->path, where);
+  } else if (!stored || strcmp(stored, dims) != 0) {
+    fprintf(stderr, "%s: %s: dataset %s has dimensions '%s', expected '%s'\n", f->prog, f->path, where,
+            stored ? stored : "(no 'dimensions' attribute)", dims);
+  } else if (r != want) {
+    fprintf(stderr, "%s: %s: dataset %s has rank %d, but its dimensions are '%s'\n", f->prog, f->path, where, r, dims);
+  } else {
+    H5Sget_simple_extent_dims(space, shape, NULL);
+    ok = 1;
+    for (int i = 0; ok && i < r; i++) {
+      long long k = per_dataset(names[i]) ? -1 : known(f, names[i]);
+      if (k >= 0 && (long long)shape[i] != k) {
+        fprintf(stderr, "%s: %s: dataset %s has %llu entries along dimension %s, other datasets %lld\n", f->prog,
+                f->path, where, (unsigned long long)shape[i], names[i], k);
+        ok = 0;
+      }
+    }
+    for (int i = 0; ok && i < r; i++) learn(f, names[i], (long long)shape[i]);
+  }
+  free(stored);
+  if (space >= 0) H5Sclose(space);
+  if (!ok && ds >= 0) H5Dclose(ds), ds = -1;
+  *rank = r;
+  return ds;
+}
+
+int nh_h5_has(const nh_h5 *f, const char *name) {
+  if (f->group < 0 || H5Lexists(f->group, name, H5P_DEFAULT) <= 0) return 0;
+  return H5Oexists_by_name(f->group, name, H5P_DEFAULT) > 0;
+}
+
+/* Where each dimension can be learned from: a dataset that has it. */
+long long nh_h5_dim(nh_h5 *f, const char *name) {
+  static const char *const from[][2] = {{"method", "methods"},   {"h", "h"},         {"ic", "ic_names"},
+                                        {"state", "state_labels"}, {"point", "point_t"}, {"norm", "norms"},
+                                        {"dof", "q0"},           {"repeat", "wall_times"}, {"sample", "t"},
+                                        {"multiplier", "lambda"}};
+  long long k = known(f, name);
+  if (k >= 0) return k;
+  for (size_t i = 0; i < sizeof from / sizeof from[0]; i++) {
+    if (strcmp(from[i][0], name) != 0 || !nh_h5_has(f, from[i][1])) continue;
+    hid_t ds = H5Dopen2(f->group, from[i][1], H5P_DEFAULT);
+    char *dims = ds < 0 ? NULL : nh_r_attr_of(ds, "dimensions");
+    int rank;
+    hsize_t shape[NH_R_MAX_RANK];
+    if (ds >= 0) H5Dclose(ds);
+    if (dims) {
+      ds = open_checked(f, from[i][1], dims, &rank, shape);
+      if (ds >= 0) H5Dclose(ds);
+    }
+    free(dims);
+    if ((k = known(f, name)) >= 0) return k;
+  }
+  fprintf(stderr, "%s: %s: cannot tell the size of dimension '%s'\n", f->prog, f->path, name);
+  return -1;
+}
+
+static const char *class_name(H5T_class_t c) {
+  return c == H5T_FLOAT ? "floating-point numbers" : c == H5T_INTEGER ? "integers" : c == H5T_COMPOUND ? "records"
+                                                                                    : "something else";
+}
+
+/* Dataset NAME, whole or its slice at the first nfixed indices, converted to memtype. */
+static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memtype, H5T_class_t cls, size_t elsize,
+                       int nfixed, const long long *index, hsize_t *shape_out) {
+  int rank;
+  hsize_t shape[NH_R_MAX_RANK];
+  char where[512];
+  nh_r_where(f, name, where, sizeof where);
+  hid_t ds = open_checked(f, name, dims, &rank, shape);
+  if (ds < 0) return NULL;
+  hid_t type = H5Dget_type(ds), space = H5Dget_space(ds), mspace = -1;
+  void *data = NULL;
+  hsize_t start[NH_R_MAX_RANK] = {0}, count[NH_R_MAX_RANK], n = 1;
+  int ok = H5Tget_class(type) == cls;
+  if (!ok)
+    fprintf(stderr, "%s: %s: dataset %s holds %s, expected %s\n", f->prog, f->path, where,
+            class_name(H5Tget_class(type)), class_name(cls));
+  for (int i = 0; ok && i < rank; i++) {
+    count[i] = i < nfixed ? 1 : shape[i];
+    start[i] = i < nfixed ? (hsize_t)index[i] : 0;
+    if (i < nfixed && (index[i] < 0 || (hsize_t)index[i] >= shape[i])) {
+      fprintf(stderr, "%s: %s: dataset %s has no index %lld along dimension %d\n", f->prog, f->path, where,
+              index[i], i);
+      ok = 0;
+    }
+    n *= count[i];
+  }
+  if (ok && nfixed > rank) ok = 0;
+  if (ok) {
+    data = malloc(n ? (size_t)n * elsize : 1);
+    mspace = H5Screate_simple(1, &n, NULL);
+    herr_t rc = n == 0 ? 0
+                       : H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0
+                             ? -1
+                             : H5Dread(ds, memtype, mspace, space, H5P_DEFAULT, data);
+    if (rc < 0) {
+      fprintf(stderr, "%s: %s: cannot read dataset %s\n", f->prog, f->path, where);
+      free(data);
+      data = NULL;
+    }
+  }
+  if (data && shape_out)
+    for (int i = 0; i < rank; i++) shape_out[i] = shape[i];
+  if (mspace >= 0) H5Sclose(mspace);
+  H5Tclose(type);
+  H5Sclose(space);
+  H5Dclose(ds);
+  return data;
+}
+
+double *nh_h5_doubles(nh_h5 *f, const char *name, const char *dims, hsize_t *shape) {
+  return read_data(f, name, dims, H5T_NATIVE_DOUBLE, H5T_FLOAT, sizeof(double), 0, NULL, shape);
+}
+
+int *nh_h5_ints(nh_h5 *f, const char *name, const char *dims, hsize_t *shape) {
+  return read_data(f, name, dims, H5T_NATIVE_INT, H5T_INTEGER, sizeof(int), 0, NULL, shape);
+}
+
+void *nh_h5_records(nh_h5 *f, const char *name, const char *dims, hid_t memtype, size_t size, hsize_t *shape) {
+  return read_data(f, name, dims, memtype, H5T_COMPOUND, size, 0, NULL, shape);
+}
+
+nh_cost *nh_h5_costs(nh_h5 *f, const char *name, const char *dims, hsize_t *shape) {
+  hid_t t = nh_schema_cost_type(0);
+  nh_cost *c = read_data(f, name, dims, t, H5T_COMPOUND, sizeof(nh_cost), 0, NULL, shape);
+  H5Tclose(t);
+  return c;
+}
+
+double *nh_h5_doubles_at(nh_h5 *f, const char *name, const char *dims, int nfixed, const long long *index,
+                         hsize_t *shape) {
+  return read_data(f, name, dims, H5T_NATIVE_DOUBLE, H5T_FLOAT, sizeof(double), nfixed, index, shape);
+}
+
+char **nh_h5_strings(nh_h5 *f, const char *name, const char *dims, int *count) {
+  int rank;
+  hsize_t shape[NH_R_MAX_RANK];
+  char where[512];
+  nh_r_where(f, name, where, sizeof where);
+  hid_t ds = open_checked(f, name, dims, &rank, shape);
+  if (ds < 0) return NULL;
+  hid_t type = H5Dget_type(ds), space = H5Dget_space(ds);
+  char **out = NULL;
+  const hsize_t n = rank == 1 ? shape[0] : 0;
+  if (rank != 1 || H5Tget_class(type) != H5T_STRING) {
+    fprintf(stderr, "%s: %s: dataset %s is not a list of strings\n", f->prog, f->path, where);
+  } else {
+    int vlen = H5Tis_variable_str(type) > 0;
+    size_t size = vlen ? sizeof(char *) : H5Tget_size(type);
+    hid_t mt = vlen ? H5Tcopy(H5T_C_S1) : H5Tcopy(type);
+    if (vlen) H5Tset_size(mt, H5T_VARIABLE), H5Tset_cset(mt, H5Tget_cset(type));
+    char *raw = calloc((size_t)n * size + 1, 1);
+    if (n == 0 || H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0) {
+      out = calloc((size_t)n + 1, sizeof *out);
+      for (hsize_t i = 0; i < n; i++) {
+        if (vlen) out[i] = nh_r_dup(((char **)raw)[i]);
+        else out[i] = calloc(size + 1, 1), memcpy(out[i], raw + i * size, size);
+      }
+      if (vlen && n) nh_schema_reclaim(mt, space, raw);
+      *count = (int)n;
+    } else {
+      fprintf(stderr, "%s: %s: cannot read dataset %s\n", f->prog, f->path, where);
+    }
+    free(raw);
+    H5Tclose(mt);
+  }
+  H5Tclose(type);
+  H5Sclose(space);
+  H5Dclose(ds);
+  return out;
+}
+
+/* ---- opening ------------------------------------------------------------------------------- */
+
+/* A file from before schema version 2: the message says what to do. */
+static void refuse_old(const nh_h5 *f) {
+  char *spec = nh_r_attr_of(f->file, "spec_file");
+  fprintf(stderr,
+          "%s: %s: written with results schema version 1 by an older nhbench; re-run the study "
+          "(`nhbench run %s`) to get version 2\n",
+          f->prog, f->path, spec && *spec ? spec : "SPEC");
+  free(spec);
+}
+
+/* Checks schema_version; 0 if this reader reads the file. */
+static int check_version(nh_h5 *f) {
+  int has_study = nh_h5_has_attr(f, "/", "study");
+  if (!nh_h5_has_attr(f, "/", "schema_version")) {
+    if (has_study || H5Lexists(f->file, "convergence", H5P_DEFAULT) > 0 ||
+        H5Lexists(f->file, "ensemble", H5P_DEFAULT) > 0)
+      refuse_old(f);
+    else
+      fprintf(stderr, "%s: %s: not an nhbench results file (no root attributes 'study' and 'schema_version')\n",
+              f->prog, f->path);
+    return -1;
+  }
+  int version;
+  if (nh_h5_attr_int(f, "/", "schema_version", &version)) return -1;
+  if (version == 1) {
+    refuse_old(f);
+    return -1;
+  }
+  if (version != NH_SCHEMA_VERSION) {
+    fprintf(stderr, "%s: %s: results schema version %d%s; this nhbench reads version %d\n", f->prog, f->path, version,
+            version > NH_SCHEMA_VERSION ? " (written by a newer nhbench)" : "", NH_SCHEMA_VERSION);
+    return -1;
+  }
+  if (!has_study) fprintf(stderr, "%s: %s: missing root attribute 'study'\n", f->prog, f->path);
+  return has_study ? 0 : -1;
+}
+
+static int open_study_group(nh_h5 *f) {
+  char *study = nh_h5_attr_string(f, "/", "study");
+  if (!study) return -1;
+  f->kind_name = NULL;
+  for (int k = 0; k < NH_STUDY_KINDS; k++)
+    if (strcmp(study, nh_study_kind_name((nh_study_kind)k)) == 0) {
+      f->kind = (nh_study_kind)k;
+      f->kind_name = nh_study_kind_name((nh_study_kind)k);
+    }
+  if (!f->kind_name) fprintf(stderr, "%s: %s: unknown study kind '%s'\n", f->prog, f->path, study);
+  free(study);
+  if (!f->kind_name) return -1;
+  if (H5Lexists(f->file, f->kind_name, H5P_DEFAULT) <= 0 || (f->group = H5Gopen2(f->file, f->kind_name, H5P_DEFAULT)) < 0) {
+    fprintf(stderr, "%s: %s: missing group /%s: not a complete nhbench results file\n", f->prog, f->path,
+            f->kind_name);
+    return -1;
+  }
+  return 0;
+}
+
+static int check_path(const char *prog, const char *path) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) {
+    fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+    return -1;
+  }
+  fclose(fp);
+  struct stat sb;
+  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    fprintf(stderr, "%s: %s: is a directory, not a results file\n", prog, path);
+    return -1;
+  }
+  if (H5Fis_hdf5(path) <= 0) {
+    fprintf(stderr, "%s: %s: not an HDF5 file\n", prog, path);
+    return -1;
+  }
+  return 0;
+}
+
+int nh_h5_open(nh_h5 *f, const char *prog, const char *path) {
+  memset(f, 0, sizeof *f);
+  f->prog = prog;
+  f->path = path;
+  f->file = f->group = -1;
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  if (check_path(prog, path)) return -1;
+  if ((f->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
+    fprintf(stderr, "%s: %s: cannot open the HDF5 file\n", prog, path);
+    return -1;
+  }
+  if (check_version(f) || open_study_group(f)) goto fail;
+  if (!(f->methods = nh_h5_strings(f, "methods", "method", &f->nmethods))) goto fail;
+  if (f->nmethods == 0) {
+    fprintf(stderr, "%s: %s: no methods in /%s/methods\n", prog, path, f->kind_name);
+    goto fail;
+  }
+  if (!(f->primary = nh_h5_ints(f, "primary", "method", NULL))) goto fail;
+  return 0;
+fail:
+  nh_h5_close(f);
+  return -1;
+}
+
+void nh_h5_close(nh_h5 *f) {
+  nh_h5_free_strings(f->methods, f->nmethods);
+  free(f->primary);
+  if (f->group >= 0) H5Gclose(f->group);
+  if (f->file >= 0) H5Fclose(f->file);
+  f->methods = NULL;
+  f->primary = NULL;
+  f->nmethods = 0;
+  f->group = f->file = -1;
+}

@@ -1,0 +1,215 @@
+/* Reading attributes and string datasets of results files (results/results.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/reader.h"
+#include "results/schema.h"
+
+char *nh_r_dup(const char *s) {
+  size_t n = strlen(s ? s : "") + 1;
+  char *d = malloc(n);
+  memcpy(d, s ? s : "", n);
+  return d;
+}
+
+hid_t nh_r_loc(const nh_h5 *f, const char *obj) { return obj[0] == '/' ? f->file : f->group; }
+
+const char *nh_r_where(const nh_h5 *f, const char *obj, char *buf, size_t len) {
+  if (obj[0] == '/') snprintf(buf, len, "%s", obj);
+  else if (strcmp(obj, ".") == 0) snprintf(buf, len, "/%s", f->kind_name ? f->kind_name : "?");
+  else snprintf(buf, len, "/%s/%s", f->kind_name ? f->kind_name : "?", obj);
+  return buf;
+}
+
+/* Strings: variable-length (as written) or fixed-length; `count` elements of an open attribute. */
+static char **read_attr_strings(hid_t a, hid_t type, hid_t space, int count) {
+  char **out = calloc((size_t)count + 1, sizeof *out);
+  if (H5Tis_variable_str(type) > 0) {
+    hid_t mt = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mt, H5T_VARIABLE);
+    H5Tset_cset(mt, H5Tget_cset(type));
+    char **raw = calloc((size_t)count + 1, sizeof *raw);
+    int ok = count == 0 || H5Aread(a, mt, raw) >= 0;
+    for (int i = 0; ok && i < count; i++) out[i] = nh_r_dup(raw[i]);
+    if (ok && count) nh_schema_reclaim(mt, space, raw);
+    free(raw);
+    H5Tclose(mt);
+    if (!ok) free(out), out = NULL;
+  } else {
+    size_t size = H5Tget_size(type);
+    char *raw = calloc((size_t)count * size + 1, 1);
+    int ok = count == 0 || H5Aread(a, type, raw) >= 0;
+    for (int i = 0; ok && i < count; i++) {
+      out[i] = calloc(size + 1, 1);
+      memcpy(out[i], raw + (size_t)i * size, size);
+    }
+    free(raw);
+    if (!ok) free(out), out = NULL;
+  }
+  return out;
+}
+
+char *nh_r_attr_of(hid_t obj, const char *name) {
+  if (H5Aexists(obj, name) <= 0) return NULL;
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  hid_t type = a < 0 ? -1 : H5Aget_type(a), space = a < 0 ? -1 : H5Aget_space(a);
+  char *s = NULL;
+  if (type >= 0 && H5Tget_class(type) == H5T_STRING && H5Sget_simple_extent_npoints(space) == 1) {
+    char **v = read_attr_strings(a, type, space, 1);
+    if (v) s = v[0];
+    free(v);
+  }
+  if (space >= 0) H5Sclose(space);
+  if (type >= 0) H5Tclose(type);
+  if (a >= 0) H5Aclose(a);
+  return s;
+}
+
+int nh_h5_has_attr(const nh_h5 *f, const char *obj, const char *name) {
+  hid_t loc = nh_r_loc(f, obj);
+  if (loc < 0 || H5Oexists_by_name(loc, obj, H5P_DEFAULT) <= 0) return 0;
+  return H5Aexists_by_name(loc, obj, name, H5P_DEFAULT) > 0;
+}
+
+/* Opens attribute NAME of OBJ with its type, space and element count; -1 with a message. */
+static hid_t open_attr(const nh_h5 *f, const char *obj, const char *name, hid_t *type, hid_t *space, int *count) {
+  char where[512];
+  if (!nh_h5_has_attr(f, obj, name)) {
+    fprintf(stderr, "%s: %s: missing attribute '%s' of %s\n", f->prog, f->path, name,
+            nh_r_where(f, obj, where, sizeof where));
+    return -1;
+  }
+  hid_t a = H5Aopen_by_name(nh_r_loc(f, obj), obj, name, H5P_DEFAULT, H5P_DEFAULT);
+  *type = a < 0 ? -1 : H5Aget_type(a);
+  *space = a < 0 ? -1 : H5Aget_space(a);
+  hssize_t n = *space < 0 ? -1 : H5Sget_simple_extent_npoints(*space);
+  if (a < 0 || *type < 0 || n < 0 || n > 100000000) {
+    fprintf(stderr, "%s: %s: cannot read attribute '%s' of %s\n", f->prog, f->path, name,
+            nh_r_where(f, obj, where, sizeof where));
+    if (*type >= 0) H5Tclose(*type);
+    if (*space >= 0) H5Sclose(*space);
+    if (a >= 0) H5Aclose(a);
+    return -1;
+  }
+  *count = (int)n;
+  return a;
+}
+
+static void close_attr(hid_t a, hid_t type, hid_t space) {
+  H5Tclose(type);
+  H5Sclose(space);
+  H5Aclose(a);
+}
+
+int nh_h5_attr_is_string(const nh_h5 *f, const char *obj, const char *name) {
+  if (!nh_h5_has_attr(f, obj, name)) return 0;
+  hid_t a = H5Aopen_by_name(nh_r_loc(f, obj), obj, name, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t type = a < 0 ? -1 : H5Aget_type(a);
+  int s = type >= 0 && H5Tget_class(type) == H5T_STRING;
+  if (type >= 0) H5Tclose(type);
+  if (a >= 0) H5Aclose(a);
+  return s;
+}
+
+char **nh_h5_attr_strings(const nh_h5 *f, const char *obj, const char *name, int *count) {
+  hid_t type, space;
+  char where[512];
+  hid_t a = open_attr(f, obj, name, &type, &space, count);
+  if (a < 0) return NULL;
+  char **s = NULL;
+  if (H5Tget_class(type) != H5T_STRING)
+    fprintf(stderr, "%s: %s: attribute '%s' of %s is not text\n", f->prog, f->path, name,
+            nh_r_where(f, obj, where, sizeof where));
+  else if (!(s = read_attr_strings(a, type, space, *count)))
+    fprintf(stderr, "%s: %s: cannot read attribute '%s' of %s\n", f->prog, f->path, name,
+            nh_r_where(f, obj, where, sizeof where));
+  close_attr(a, type, space);
+  return s;
+}
+
+char *nh_h5_attr_string(const nh_h5 *f, const char *obj, const char *name) {
+  int n = 0;
+  char where[512];
+  char **s = nh_h5_attr_strings(f, obj, name, &n);
+  if (!s) return NULL;
+  char *one = NULL;
+  if (n == 1) one = s[0], s[0] = NULL;
+  else fprintf(stderr, "%s: %s: attribute '%s' of %s is not a single string\n", f->prog, f->path, name,
+               nh_r_where(f, obj, where, sizeof where));
+  nh_h5_free_strings(s, n);
+  return one;
+}
+
+double *nh_h5_attr_doubles(const nh_h5 *f, const char *obj, const char *name, int *n) {
+  hid_t type, space;
+  char where[512];
+  hid_t a = open_attr(f, obj, name, &type, &space, n);
+  if (a < 0) return NULL;
+  H5T_class_t cls = H5Tget_class(type);
+  double *v = NULL;
+  if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
+    fprintf(stderr, "%s: %s: attribute '%s' of %s is not numeric\n", f->prog, f->path, name,
+            nh_r_where(f, obj, where, sizeof where));
+  } else {
+    v = malloc(sizeof(double) * (size_t)(*n + 1));
+    if (*n && H5Aread(a, H5T_NATIVE_DOUBLE, v) < 0) {
+      fprintf(stderr, "%s: %s: cannot read attribute '%s' of %s\n", f->prog, f->path, name,
+              nh_r_where(f, obj, where, sizeof where));
+      free(v);
+      v = NULL;
+    }
+  }
+  close_attr(a, type, space);
+  return v;
+}
+
+/* A numeric attribute holding exactly one value, converted to memtype. */
+static int attr_scalar(const nh_h5 *f, const char *obj, const char *name, hid_t memtype, void *v) {
+  hid_t type, space;
+  int n, rc = -1;
+  char where[512];
+  hid_t a = open_attr(f, obj, name, &type, &space, &n);
+  if (a < 0) return -1;
+  H5T_class_t cls = H5Tget_class(type);
+  if ((cls != H5T_INTEGER && cls != H5T_FLOAT) || n != 1)
+    fprintf(stderr, "%s: %s: attribute '%s' of %s is not a single number\n", f->prog, f->path, name,
+            nh_r_where(f, obj, where, sizeof where));
+  else if (H5Aread(a, memtype, v) < 0)
+    fprintf(stderr, "%s: %s: cannot read attribute '%s' of %s\n", f->prog, f->path, name,
+            nh_r_where(f, obj, where, sizeof where));
+  else
+    rc = 0;
+  close_attr(a, type, space);
+  return rc;
+}
+
+int nh_h5_attr_double(const nh_h5 *f, const char *obj, const char *name, double *v) {
+  return attr_scalar(f, obj, name, H5T_NATIVE_DOUBLE, v);
+}
+
+int nh_h5_attr_int(const nh_h5 *f, const char *obj, const char *name, int *v) {
+  return attr_scalar(f, obj, name, H5T_NATIVE_INT, v);
+}
+
+int nh_h5_attr_ll(const nh_h5 *f, const char *obj, const char *name, long long *v) {
+  return attr_scalar(f, obj, name, H5T_NATIVE_LLONG, v);
+}
+
+void nh_h5_free_strings(char **s, int count) {
+  if (!s) return;
+  for (int i = 0; i < count; i++) free(s[i]);
+  free(s);
+}
+
+const char *nh_h5_fmt(char *buf, size_t len, double v) {
+  if (isnan(v)) snprintf(buf, len, "NaN");
+  else if (isinf(v)) snprintf(buf, len, v > 0 ? "Inf" : "-Inf");
+  else
+    for (int p = 15; p <= 17; p++) {
+      snprintf(buf, len, "%.*g", p, v);
+      if (strtod(buf, NULL) == v) break;
+    }
+  return buf;
+}

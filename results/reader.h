@@ -1,0 +1,22 @@
+/* Shared by the reader's files (internal to results/). */
+#ifndef NH_RESULTS_READER_H
+#define NH_RESULTS_READER_H
+
+#include <stddef.h>
+
+#include "results/results.h"
+
+#define NH_R_MAX_RANK 8
+
+char *nh_r_dup(const char *s);
+/* "/kind/NAME" (or "/NAME" for the root) for messages. */
+const char *nh_r_where(const nh_h5 *f, const char *obj, char *buf, size_t len);
+/* The location an object path is relative to: the file for "/...", else the study group. */
+hid_t nh_r_loc(const nh_h5 *f, const char *obj);
+/* Reads a string attribute of an open object (NULL if it has none or it is not a string). */
+char *nh_r_attr_of(hid_t obj, const char *name);
+
+/* A compound dataset read as records of memtype (size bytes each), members matched by name. */
+void *nh_h5_records(nh_h5 *f, const char *name, const char *dims, hid_t memtype, size_t size, hsize_t *shape);
+
+#endif

@@ -1,0 +1,310 @@
+/* The writer's building blocks (results/writer.h) and the atomic file (temporary name, rename). */
+#include <hdf5.h>
+#include <hdf5_hl.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "results/schema.h"
+#include "results/writer.h"
+
+#ifndef NHBENCH_VERSION
+#define NHBENCH_VERSION "unknown"
+#endif
+#ifndef NHBENCH_COMPILER
+#define NHBENCH_COMPILER "unknown"
+#endif
+
+void nh_w_fail(nh_writer *w, const char *fmt, const char *what) {
+  if (w->failed) return;
+  w->failed = 1;
+  snprintf(w->err, sizeof w->err, fmt, what);
+}
+
+static nh_wdim *find_dim(nh_writer *w, const char *name) {
+  for (int i = 0; i < w->ndims; i++)
+    if (strcmp(w->dim[i].name, name) == 0) return &w->dim[i];
+  return NULL;
+}
+
+void nh_w_dim(nh_writer *w, const char *name, long long size) {
+  nh_wdim *d = find_dim(w, name);
+  if (!d && w->ndims == NH_W_DIMS) {
+    nh_w_fail(w, "too many dimensions (%s)", name);
+    return;
+  }
+  if (!d) {
+    d = &w->dim[w->ndims++];
+    snprintf(d->name, sizeof d->name, "%s", name);
+    d->scale = -1;
+  } else if (d->scale >= 0 && d->size != (hsize_t)size) {
+    nh_w_fail(w, "dimension %s has a coordinate dataset and cannot change size", name);
+    return;
+  }
+  d->size = size < 0 ? 0 : (hsize_t)size;
+}
+
+void nh_w_undim(nh_writer *w, const char *name) {
+  nh_wdim *d = find_dim(w, name);
+  if (!d) return;
+  if (d->scale >= 0) H5Dclose(d->scale);
+  *d = w->dim[--w->ndims];
+}
+
+/* Splits DIMS into the declared dimensions; returns the rank or -1. */
+static int parse_dims(nh_writer *w, const char *dims, nh_wdim **out) {
+  int rank = 0;
+  for (const char *p = dims; *p && !w->failed;) {
+    size_t len = strcspn(p, ",");
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)len, p);
+    nh_wdim *d = find_dim(w, name);
+    if (!d || rank == NH_W_DIMS) {
+      nh_w_fail(w, "undeclared dimension '%s'", name);
+      return -1;
+    }
+    out[rank++] = d;
+    p += len + (p[len] == ',');
+  }
+  return w->failed ? -1 : rank;
+}
+
+static hid_t vlen_str(void) { return nh_schema_vlen_string(); }
+
+static void attr_write(nh_writer *w, hid_t obj, const char *name, hid_t ftype, hid_t mtype, hid_t space,
+                       const void *v) {
+  if (w->failed) return;
+  if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
+  hid_t a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+  if (a < 0 || H5Awrite(a, mtype, v) < 0) nh_w_fail(w, "cannot write attribute %s", name);
+  if (a >= 0) H5Aclose(a);
+}
+
+static void attr_scalar(nh_writer *w, hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *v) {
+  hid_t s = H5Screate(H5S_SCALAR);
+  attr_write(w, obj, name, ftype, mtype, s, v);
+  H5Sclose(s);
+}
+
+void nh_w_attr_str(nh_writer *w, hid_t obj, const char *name, const char *value) {
+  hid_t t = vlen_str();
+  const char *v = value ? value : "";
+  attr_scalar(w, obj, name, t, t, &v);
+  H5Tclose(t);
+}
+
+void nh_w_attr_f64(nh_writer *w, hid_t obj, const char *name, double value) {
+  attr_scalar(w, obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+}
+
+void nh_w_attr_i32(nh_writer *w, hid_t obj, const char *name, int value) {
+  attr_scalar(w, obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, &value);
+}
+
+void nh_w_attr_i64(nh_writer *w, hid_t obj, const char *name, long long value) {
+  attr_scalar(w, obj, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &value);
+}
+
+void nh_w_attr_strings(nh_writer *w, hid_t obj, const char *name, int count, const char *const *values) {
+  hsize_t n = (hsize_t)(count < 0 ? 0 : count);
+  const char **v = calloc(n + 1, sizeof *v);
+  for (hsize_t i = 0; i < n; i++) v[i] = values[i] ? values[i] : "";
+  hid_t t = vlen_str(), s = H5Screate_simple(1, &n, NULL);
+  attr_write(w, obj, name, t, t, s, v);
+  H5Sclose(s);
+  H5Tclose(t);
+  free(v);
+}
+
+hid_t nh_w_group(nh_writer *w, hid_t loc, const char *name, const char *desc) {
+  if (w->failed) return -1;
+  hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0) {
+    nh_w_fail(w, "cannot create group %s", name);
+    return -1;
+  }
+  nh_w_attr_str(w, g, "description", desc);
+  return g;
+}
+
+/* Attributes, labels and scales of an open dataset of shape d[0..rank-1]. */
+static void finish_dataset(nh_writer *w, hid_t ds, const char *name, const char *dims, nh_wdim **d, int rank,
+                           const char *units, const char *desc) {
+  char what[256];
+  nh_w_attr_str(w, ds, "description", desc);
+  nh_w_attr_str(w, ds, "units", units);
+  nh_w_attr_str(w, ds, "dimensions", dims);
+  for (int i = 0; i < rank && !w->failed; i++) {
+    snprintf(what, sizeof what, "%.100s (dimension %.100s)", name, d[i]->name);
+    if (H5DSset_label(ds, (unsigned)i, d[i]->name) < 0) nh_w_fail(w, "cannot label %s", what);
+    else if (d[i]->scale >= 0 && d[i]->scale != ds && H5DSattach_scale(ds, d[i]->scale, (unsigned)i) < 0)
+      nh_w_fail(w, "cannot attach the coordinate dataset to %s", what);
+  }
+}
+
+/* Creates and writes one dataset; returns it open (or -1). */
+static hid_t put(nh_writer *w, hid_t loc, const char *name, const char *dims, hid_t ftype, hid_t mtype,
+                 const void *data, const char *units, const char *desc) {
+  nh_wdim *d[NH_W_DIMS];
+  int rank = parse_dims(w, dims, d);
+  if (rank < 0) return -1;
+  if (!data) {
+    nh_w_fail(w, "no data for dataset %s (a result field left unset)", name);
+    return -1;
+  }
+  hsize_t shape[NH_W_DIMS], n = 1;
+  for (int i = 0; i < rank; i++) n *= (shape[i] = d[i]->size);
+  hid_t space = H5Screate_simple(rank, shape, NULL);
+  hid_t ds = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (ds < 0 || (n > 0 && H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)) {
+    nh_w_fail(w, "cannot write dataset %s", name);
+  } else {
+    finish_dataset(w, ds, name, dims, d, rank, units, desc);
+  }
+  H5Sclose(space);
+  if (w->failed && ds >= 0) {
+    H5Dclose(ds);
+    ds = -1;
+  }
+  return ds;
+}
+
+static void put_close(nh_writer *w, hid_t loc, const char *name, const char *dims, hid_t ftype, hid_t mtype,
+                      const void *data, const char *units, const char *desc) {
+  hid_t ds = put(w, loc, name, dims, ftype, mtype, data, units, desc);
+  if (ds >= 0) H5Dclose(ds);
+}
+
+void nh_w_f64(nh_writer *w, hid_t loc, const char *name, const char *dims, const double *data, const char *units,
+              const char *desc) {
+  put_close(w, loc, name, dims, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, data, units, desc);
+}
+
+void nh_w_i32(nh_writer *w, hid_t loc, const char *name, const char *dims, const int *data, const char *units,
+              const char *desc) {
+  put_close(w, loc, name, dims, H5T_STD_I32LE, H5T_NATIVE_INT, data, units, desc);
+}
+
+void nh_w_compound(nh_writer *w, hid_t loc, const char *name, const char *dims, hid_t ftype, hid_t mtype,
+                   const void *data, const char *units, const char *desc) {
+  put_close(w, loc, name, dims, ftype, mtype, data, units, desc);
+}
+
+void nh_w_cost(nh_writer *w, hid_t loc, const char *name, const char *dims, const nh_cost *data, const char *desc) {
+  hid_t ft = nh_schema_cost_type(1), mt = nh_schema_cost_type(0);
+  put_close(w, loc, name, dims, ft, mt, data, nh_schema_cost_units, desc);
+  H5Tclose(ft);
+  H5Tclose(mt);
+}
+
+static hid_t put_strings(nh_writer *w, hid_t loc, const char *name, const char *dim, const char *const *data,
+                         const char *desc) {
+  nh_wdim *d[NH_W_DIMS];
+  if (!data && !w->failed) {
+    nh_w_fail(w, "no data for dataset %s (a result field left unset)", name);
+    return -1;
+  }
+  if (parse_dims(w, dim, d) != 1) return -1;
+  const char **v = calloc(d[0]->size + 1, sizeof *v);
+  for (hsize_t i = 0; i < d[0]->size; i++) v[i] = data[i] ? data[i] : "";
+  hid_t t = vlen_str();
+  hid_t ds = put(w, loc, name, dim, t, t, v, "-", desc);
+  H5Tclose(t);
+  free(v);
+  return ds;
+}
+
+void nh_w_strings(nh_writer *w, hid_t loc, const char *name, const char *dim, const char *const *data,
+                  const char *desc) {
+  hid_t ds = put_strings(w, loc, name, dim, data, desc);
+  if (ds >= 0) H5Dclose(ds);
+}
+
+static void make_scale(nh_writer *w, hid_t ds, const char *dim) {
+  if (ds < 0) return;
+  nh_wdim *d = find_dim(w, dim);
+  if (H5DSset_scale(ds, dim) < 0) {
+    nh_w_fail(w, "cannot make the coordinate dataset of dimension %s", dim);
+    H5Dclose(ds);
+    return;
+  }
+  if (d->scale >= 0) H5Dclose(d->scale);
+  d->scale = ds; /* kept open for attaching; closed with the file */
+}
+
+void nh_w_scale_f64(nh_writer *w, hid_t loc, const char *name, const char *dim, const double *data,
+                    const char *units, const char *desc) {
+  make_scale(w, put(w, loc, name, dim, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, data, units, desc), dim);
+}
+
+void nh_w_scale_strings(nh_writer *w, hid_t loc, const char *name, const char *dim, const char *const *data,
+                        const char *desc) {
+  make_scale(w, put_strings(w, loc, name, dim, data, desc), dim);
+}
+
+/* ---- the file ------------------------------------------------------------------------------ */
+
+/* Root attributes: the study and its full provenance. */
+static void provenance(nh_writer *w, const char *command) {
+  const nh_study *st = w->st;
+  char sys[512], date[64];
+  time_t now = time(NULL);
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  nh_system_format(&st->sys, sys, sizeof sys);
+  hid_t f = w->file;
+  nh_w_attr_i32(w, f, "schema_version", NH_SCHEMA_VERSION);
+  nh_w_attr_str(w, f, "study", nh_study_kind_name(st->kind));
+  nh_w_attr_str(w, f, "system", sys);
+  nh_w_attr_i32(w, f, "n", st->sys.n);
+  nh_w_attr_i32(w, f, "k", st->sys.k);
+  nh_w_attr_f64(w, f, "T", st->T);
+  nh_w_attr_str(w, f, "spec_file", st->spec_file);
+  nh_w_attr_str(w, f, "spec_text", st->spec_text);
+  nh_w_attr_str(w, f, "overrides", st->overrides);
+  nh_w_attr_str(w, f, "command", command);
+  nh_w_attr_str(w, f, "version", NHBENCH_VERSION);
+  nh_w_attr_str(w, f, "compiler", NHBENCH_COMPILER);
+  nh_w_attr_str(w, f, "date", date);
+  nh_w_attr_i32(w, f, "threads", omp_get_max_threads());
+  nh_w_attr_str(w, f, "conventions", "nhbench results schema 2 (results/README.md): every dataset has attributes "
+                                     "description, units and dimensions");
+}
+
+static void close_scales(nh_writer *w) {
+  for (int i = 0; i < w->ndims; i++)
+    if (w->dim[i].scale >= 0) H5Dclose(w->dim[i].scale);
+  w->ndims = 0;
+}
+
+int nh_w_file(const char *path, const nh_study *st, nh_w_body body, const void *r, const char *command, char *err,
+              size_t errlen) {
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  nh_writer w = {.st = st};
+  w.file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (w.file < 0) {
+    snprintf(err, errlen, "%s: cannot create the results file (as %s); any earlier file there is unchanged", path,
+             tmp);
+    return -1;
+  }
+  provenance(&w, command);
+  const char *kind = nh_study_kind_name(st->kind);
+  hid_t g = nh_w_group(&w, w.file, kind, "the study's results (results/README.md)");
+  if (g >= 0) {
+    body(&w, g, r);
+    H5Gclose(g);
+  }
+  close_scales(&w);
+  if (H5Fclose(w.file) < 0) nh_w_fail(&w, "%s", "cannot close the file");
+  if (!w.failed && rename(tmp, path) != 0) nh_w_fail(&w, "%s", "cannot rename the temporary file onto it");
+  if (w.failed) {
+    snprintf(err, errlen, "%s: writing the results failed: %s; any earlier file there is unchanged", path, w.err);
+    remove(tmp);
+    return -1;
+  }
+  return 0;
+}

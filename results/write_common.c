@@ -1,0 +1,153 @@
+/* What every study group holds, and the sampled observables (results/writer.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/writer.h"
+
+static char **labels_state(int n) {
+  char **s = malloc(sizeof(char *) * (size_t)(2 * n + 1));
+  for (int i = 0; i < 2 * n; i++) {
+    s[i] = malloc(16);
+    snprintf(s[i], 16, "%c[%d]", i < n ? 'q' : 'v', i < n ? i : i - n);
+  }
+  return s;
+}
+
+static void free_strings(char **s, int n) {
+  for (int i = 0; i < n; i++) free(s[i]);
+  free(s);
+}
+
+static void methods_part(nh_writer *w, hid_t g) {
+  const nh_study *st = w->st;
+  const int nm = st->nmethods;
+  int *primary = malloc(sizeof(int) * (size_t)(nm + 1)), *claimed = malloc(sizeof(int) * (size_t)(nm + 1));
+  nh_primary_methods(st, primary);
+  for (int m = 0; m < nm; m++) claimed[m] = nh_method_order(st->methods[m]);
+  nh_w_dim(w, "method", nm);
+  nh_w_scale_strings(w, g, "methods", "method", (const char *const *)st->method_names,
+                     "canonical method names (nhbench list methods): the spec's `methods` in order, then "
+                     "the methods its grids add, each once");
+  nh_w_i32(w, g, "primary", "method", primary, "1",
+           "1: the method is listed in the spec's `methods`; 0: only a parameter grid added it");
+  nh_w_i32(w, g, "order_claimed", "method", claimed, "1", "the method's theoretical global order");
+  free(primary);
+  free(claimed);
+}
+
+void nh_w_common(nh_writer *w, hid_t g, int nic, const double *q0, const double *v0, char *const *names) {
+  const nh_study *st = w->st;
+  const int n = st->sys.n;
+  methods_part(w, g);
+  nh_w_dim(w, "ic", nic);
+  nh_w_dim(w, "dof", n);
+  nh_w_dim(w, "state", 2 * n);
+  nh_w_dim(w, "multiplier", st->sys.k);
+  char **ic = malloc(sizeof(char *) * (size_t)(nic + 1));
+  for (int i = 0; i < nic; i++) {
+    ic[i] = malloc(32);
+    snprintf(ic[i], 32, "random %d", i);
+  }
+  nh_w_scale_strings(w, g, "ic_names", "ic", (const char *const *)(names ? names : ic),
+                     "the initial conditions: a preset name, \"default\" (the system's documented one), "
+                     "\"given\" (q, v in the spec) or \"random I\" (drawn on D from stream (seed, I))");
+  free_strings(ic, nic);
+  char **labels = labels_state(n);
+  nh_w_scale_strings(w, g, "state_labels", "state", (const char *const *)labels,
+                     "the components of a state (q, v): q[0], ..., q[n-1], v[0], ..., v[n-1]");
+  free_strings(labels, 2 * n);
+  nh_w_f64(w, g, "q0", "ic,dof", q0, "as q", "initial positions");
+  nh_w_f64(w, g, "v0", "ic,dof", v0, "as v", "initial velocities");
+}
+
+/* ---- sampled observables ------------------------------------------------------------------- */
+
+/* Observable o of every run: [run][sample][width] out of the samples' rows. */
+static double *gather(const nh_samples *s, int o, long long runs, int nsamples) {
+  const int wd = s->width[o];
+  double *out = malloc(sizeof(double) * (size_t)(runs * nsamples * wd + 1));
+  for (long long r = 0; r < runs; r++)
+    for (int k = 0; k < nsamples; k++)
+      for (int c = 0; c < wd; c++)
+        out[(r * nsamples + k) * wd + c] = s->values[(size_t)(r * nsamples + k) * (size_t)s->row + (size_t)(s->offset[o] + c)];
+  return out;
+}
+
+/* Per run and component: max over the samples of |value| and the value at the last sample where
+ * it is not NaN (NaN if there is none). */
+static void summarize(const double *x, long long runs, int nsamples, int wd, double *max_abs, double *last) {
+  for (long long r = 0; r < runs; r++)
+    for (int c = 0; c < wd; c++) {
+      double m = NAN, l = NAN;
+      for (int k = 0; k < nsamples; k++) {
+        double v = x[(r * nsamples + k) * wd + c];
+        if (isnan(v)) continue;
+        if (isnan(m) || fabs(v) > m) m = fabs(v);
+        l = v;
+      }
+      max_abs[r * wd + c] = m;
+      last[r * wd + c] = l;
+    }
+}
+
+static void observable_attrs(nh_writer *w, hid_t ds, const nh_observable *o, int wd, const char *const *absent) {
+  const nh_study *st = w->st;
+  char **labels = malloc(sizeof(char *) * (size_t)(wd + 1));
+  for (int c = 0; c < wd; c++) {
+    labels[c] = calloc(1, 128);
+    o->label(&st->sys, c, labels[c], 128);
+  }
+  nh_w_attr_str(w, ds, "name", o->name);
+  nh_w_attr_strings(w, ds, "labels", wd, (const char *const *)labels);
+  nh_w_attr_strings(w, ds, "absent", st->nmethods, absent);
+  free_strings(labels, wd);
+}
+
+static void one_observable(nh_writer *w, hid_t g, hid_t gmax, hid_t glast, const char *run_dims, long long runs,
+                           int nsamples, const nh_samples *s, int o) {
+  const nh_study *st = w->st;
+  const nh_observable *obs = st->obs[o];
+  const int wd = s->width[o];
+  char dims[256], sdims[256], desc[1024];
+  snprintf(dims, sizeof dims, "%s,sample,component", run_dims);
+  snprintf(sdims, sizeof sdims, "%s,component", run_dims);
+  nh_w_dim(w, "component", wd);
+  double *x = gather(s, o, runs, nsamples);
+  double *mx = malloc(sizeof(double) * (size_t)(runs * wd + 1)), *last = malloc(sizeof(double) * (size_t)(runs * wd + 1));
+  summarize(x, runs, nsamples, wd, mx, last);
+  nh_w_f64(w, g, obs->name, dims, x, obs->units, obs->doc);
+  hid_t ds = w->failed ? -1 : H5Dopen2(g, obs->name, H5P_DEFAULT);
+  const char *const *absent = (const char *const *)(s->absent + (size_t)o * (size_t)st->nmethods);
+  if (ds >= 0) observable_attrs(w, ds, obs, wd, absent), H5Dclose(ds);
+  snprintf(desc, sizeof desc, "max over the samples of |%s| (NaN samples left out; NaN if none)", obs->name);
+  nh_w_f64(w, gmax, obs->name, sdims, mx, obs->units, desc);
+  snprintf(desc, sizeof desc, "%s at the last sample where it is not NaN (the end of the run; NaN if none)",
+           obs->name);
+  nh_w_f64(w, glast, obs->name, sdims, last, obs->units, desc);
+  free(x), free(mx), free(last);
+}
+
+void nh_w_observables(nh_writer *w, hid_t g, const char *run_dims, long long runs, int nsamples,
+                      const nh_samples *s) {
+  const nh_study *st = w->st;
+  if (st->nobs == 0 || w->failed) return;
+  if (!s->values || !s->width || !s->offset || !s->absent) {
+    nh_w_fail(w, "%s", "no data for the observables (result field samples left unset)");
+    return;
+  }
+  hid_t go = nh_w_group(w, g, "observables",
+                        "sampled observables, one dataset per observable [runs..., sample, component]; "
+                        "attributes: description, units, labels [component], absent [method]");
+  hid_t gm = nh_w_group(w, g, "observables_max_abs", "per run and component: max over the samples of |value|");
+  hid_t gl = nh_w_group(w, g, "observables_last", "per run and component: the value at the last sample reached");
+  const char **names = malloc(sizeof(char *) * (size_t)st->nobs);
+  for (int o = 0; o < st->nobs; o++) names[o] = st->obs[o]->name;
+  if (go >= 0) nh_w_attr_strings(w, go, "order", st->nobs, names);
+  free(names);
+  for (int o = 0; o < st->nobs && !w->failed; o++) one_observable(w, go, gm, gl, run_dims, runs, nsamples, s, o);
+  if (go >= 0) H5Gclose(go);
+  if (gm >= 0) H5Gclose(gm);
+  if (gl >= 0) H5Gclose(gl);
+}

@@ -1,0 +1,433 @@
+/* The study groups of the five study kinds (schema: results/README.md). */
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/schema.h"
+#include "results/writer.h"
+
+static const char *norm_name(nh_norm n) { return n == NH_NORM_2 ? "2" : "max"; }
+
+/* A result field a derivation reads: 1 if there, else the write fails naming it. */
+static int have(nh_writer *w, const void *field, const char *name) {
+  if (!field) nh_w_fail(w, "no data for %s (a result field left unset)", name);
+  return !w->failed;
+}
+
+/* States as [count][n] rows of q (or v). */
+static double *state_rows(const nh_state *x, int count, int n, int velocities) {
+  double *out = malloc(sizeof(double) * (size_t)(count * n + 1));
+  for (int i = 0; i < count; i++) memcpy(out + (size_t)i * n, velocities ? x[i].v : x[i].q, sizeof(double) * (size_t)n);
+  return out;
+}
+
+/* The given initial conditions st->ics, [ic][dof]. */
+static void common_given(nh_writer *w, hid_t g, int nic) {
+  const nh_study *st = w->st;
+  if (!st->ics && nic > 1) nh_w_fail(w, "%s", "no initial conditions (study field ics unset)");
+  if (w->failed) return;
+  double *q = state_rows(st->ics ? st->ics : &st->x0, nic, st->sys.n, 0);
+  double *v = state_rows(st->ics ? st->ics : &st->x0, nic, st->sys.n, 1);
+  char *const first[1] = {st->initial};
+  nh_w_common(w, g, nic, q, v, st->ic_names ? st->ic_names : first);
+  free(q), free(v);
+}
+
+static void step_sizes(nh_writer *w, hid_t g) {
+  nh_w_dim(w, "h", w->st->nh);
+  nh_w_scale_f64(w, g, "h", "h", w->st->h, "time", "step sizes, in the spec's order");
+}
+
+static void reference_state(nh_writer *w, hid_t g, const nh_state *ref, const char *kind, const char *what) {
+  const int n = w->st->sys.n;
+  double x[2 * NH_MAX_N];
+  memcpy(x, ref->q, sizeof(double) * (size_t)n);
+  memcpy(x + n, ref->v, sizeof(double) * (size_t)n);
+  nh_w_f64(w, g, "reference_state", "state", x, "as q, v", what);
+  nh_w_attr_str(w, g, "reference", kind);
+  nh_w_attr_f64(w, g, "reference_tol", w->st->reference_tol);
+}
+
+/* Per method over h: runs that failed, the largest residual (NaN values left out), total wall time. */
+static void run_summary(nh_writer *w, hid_t g, const int *status, const double *residual, const double *wall) {
+  const int nm = w->st->nmethods, nh = w->st->nh;
+  if (w->failed) return;
+  int *failures = calloc((size_t)nm + 1, sizeof(int));
+  double *rmax = malloc(sizeof(double) * (size_t)(nm + 1)), *wsum = calloc((size_t)nm + 1, sizeof(double));
+  for (int m = 0; m < nm; m++) {
+    rmax[m] = NAN;
+    for (int i = 0; i < nh; i++) {
+      size_t c = (size_t)m * nh + i;
+      failures[m] += status[c] != 0;
+      if (!isnan(residual[c]) && (isnan(rmax[m]) || residual[c] > rmax[m])) rmax[m] = residual[c];
+      wsum[m] += wall[c];
+    }
+  }
+  hid_t s = nh_w_group(w, g, "summary", "per method, over the step sizes");
+  nh_w_i32(w, s, "failures", "method", failures, "1", "runs (step sizes) with status != 0");
+  nh_w_f64(w, s, "max_constraint_residual", "method", rmax, "as v",
+           "max over h of constraint_residual (NaN values left out; NaN if none)");
+  nh_w_f64(w, s, "wall_time", "method", wsum, "s", "wall time summed over h");
+  if (s >= 0) H5Gclose(s);
+  free(failures), free(rmax), free(wsum);
+}
+
+/* ---- convergence --------------------------------------------------------------------------- */
+
+static void orders_table(nh_writer *w, hid_t g, const nh_convergence_result *r) {
+  const nh_study *st = w->st;
+  const int nm = st->nmethods;
+  if (!have(w, r->order, "order") || !have(w, r->order_stderr, "order_stderr") || !have(w, r->fit_first, "fit_first") ||
+      !have(w, r->fit_count, "fit_count") || !have(w, r->order_ok, "order_ok") ||
+      !have(w, st->order_expected, "order_expected"))
+    return;
+  nh_order_row *rows = calloc((size_t)nm + 1, sizeof *rows);
+  for (int m = 0; m < nm; m++) {
+    nh_order_row *o = &rows[m];
+    o->method = st->method_names[m];
+    o->claimed = nh_method_order(st->methods[m]);
+    o->expected = st->order_expected[m];
+    o->observed = r->order[m], o->stderr_ = r->order_stderr[m];
+    o->fit_first = r->fit_first[m], o->fit_count = r->fit_count[m];
+    nh_fit_h_range(st->h, st->nh, o->fit_first, o->fit_count, &o->fit_h_min, &o->fit_h_max);
+    o->ok = r->order_ok[m];
+    o->reason = st->order_reason[m] ? st->order_reason[m] : "";
+  }
+  hid_t ft = nh_schema_orders_type(1), mt = nh_schema_orders_type(0);
+  nh_w_compound(w, g, "orders", "method", ft, mt, rows, nh_schema_orders_units,
+                "per method: claimed order; expected (the claim or a documented exception, reason); observed "
+                "order (least-squares slope of log err against log h) and its standard error; the fit's "
+                "step sizes (fit_count consecutive h by increasing size from h[fit_first], fit_h_min .. "
+                "fit_h_max); ok: |observed - expected| <= order_tolerance");
+  H5Tclose(ft), H5Tclose(mt);
+  free(rows);
+}
+
+static void convergence_errors(nh_writer *w, hid_t g, const nh_convergence_result *r) {
+  nh_w_f64(w, g, "err", "method,h", r->err, "as q, v",
+           "error at T over (q, v) in the study norm (attribute norm) against the reference; NaN if the run failed");
+  nh_w_f64(w, g, "err_q", "method,h", r->err_q, "as q", "error at T over q in the study norm");
+  nh_w_f64(w, g, "err_v", "method,h", r->err_v, "as v", "error at T over v in the study norm");
+  nh_w_f64(w, g, "err_max", "method,h", r->err_max, "as q, v", "error at T over (q, v), max-norm");
+  nh_w_f64(w, g, "err_2", "method,h", r->err_2, "as q, v", "error at T over (q, v), 2-norm");
+  nh_w_f64(w, g, "err_coord", "method,h,state", r->err_coord, "as q, v",
+           "(q, v)(T) - reference, per component (state_labels)");
+  nh_w_f64(w, g, "final_state", "method,h,state", r->final_state, "as q, v", "(q, v) at T");
+  nh_w_f64(w, g, "lambda_err", "method,h", r->lambda_err, "as lambda",
+           "max_a |lambda_N - lambda(t*)| of the last step, t* the time its multiplier approximates; NaN: the "
+           "method defines no multiplier");
+  nh_w_f64(w, g, "discrete_residual", "method,h", r->discrete_residual, "as v",
+           "max over the run of the method's own discrete constraint; NaN: the method defines none");
+  nh_w_f64(w, g, "constraint_residual", "method,h", r->residual, "as v",
+           "max over the run (every step, t = 0 included) of max_a |A_a(q) v + b_a(q)|");
+}
+
+static void convergence_body(nh_writer *w, hid_t g, const void *vr) {
+  const nh_convergence_result *r = vr;
+  const nh_study *st = w->st;
+  common_given(w, g, 1);
+  step_sizes(w, g);
+  convergence_errors(w, g, r);
+  nh_w_i32(w, g, "status", "method,h", r->status, "1", "status code of the run (README: Status codes)");
+  nh_w_f64(w, g, "z", "method,h", r->z, "action", "the Herglotz action z at T (0 for methods that do not track it)");
+  nh_w_cost(w, g, "cost", "method,h", r->cost, "cost counters of the run");
+  nh_w_f64(w, g, "wall_time", "method,h", r->wall_time, "s", "wall time of the run");
+  orders_table(w, g, r);
+  reference_state(w, g, &r->reference, r->reference_kind, "the solution at T the errors are measured against");
+  run_summary(w, g, r->status, r->residual, r->wall_time);
+  nh_w_attr_str(w, g, "norm", norm_name(st->norm));
+  nh_w_attr_str(w, g, "initial", st->initial);
+  nh_w_attr_i32(w, g, "fit_points", st->fit_points);
+  nh_w_attr_f64(w, g, "error_floor", st->error_floor);
+  nh_w_attr_f64(w, g, "order_tolerance", st->order_tolerance);
+}
+
+int nh_write_convergence(const char *path, const nh_study *st, const nh_convergence_result *r,
+                         const char *command, char *err, size_t errlen) {
+  return nh_w_file(path, st, convergence_body, r, command, err, errlen);
+}
+
+/* ---- ensemble ------------------------------------------------------------------------------ */
+
+static void ensemble_summary(nh_writer *w, hid_t g, const nh_ensemble_result *r) {
+  const int nm = w->st->nmethods;
+  if (w->failed) return;
+  int *ok = malloc(sizeof(int) * (size_t)(nm + 1)), *failures = malloc(sizeof(int) * (size_t)(nm + 1));
+  double *v = malloc(sizeof(double) * (size_t)(6 * nm + 1));
+  for (int m = 0; m < nm; m++) {
+    nh_ensemble_summary s;
+    nh_ensemble_summarize(w->st, r, m, &s);
+    ok[m] = s.ok, failures[m] = s.failures;
+    const double x[6] = {s.max_max_abs_dE, s.median_max_abs_dE, s.mean_drift_slope, s.median_abs_drift_slope,
+                         s.max_residual, s.final_var};
+    for (int k = 0; k < 6; k++) v[k * nm + m] = x[k];
+  }
+  hid_t s = nh_w_group(w, g, "summary",
+                       "per method over the initial conditions: each statistic over the runs with status 0 whose "
+                       "value is not NaN (NaN if there is none)");
+  nh_w_i32(w, s, "ok", "method", ok, "1", "runs that reached T (status 0)");
+  nh_w_i32(w, s, "failures", "method", failures, "1", "runs with status != 0");
+  nh_w_f64(w, s, "max_max_abs_dE", "method", v, "energy", "max over the runs of max_abs_dE");
+  nh_w_f64(w, s, "median_max_abs_dE", "method", v + nm, "energy", "median over the runs of max_abs_dE");
+  nh_w_f64(w, s, "mean_drift_slope", "method", v + 2 * nm, "energy/time", "mean over the runs of drift_slope");
+  nh_w_f64(w, s, "median_abs_drift_slope", "method", v + 3 * nm, "energy/time",
+           "median over the runs of |drift_slope|");
+  nh_w_f64(w, s, "max_constraint_residual", "method", v + 4 * nm, "as v",
+           "max over the runs of max_constraint_residual");
+  nh_w_f64(w, s, "final_var", "method", v + 5 * nm, "energy^2",
+           "dE_var at the last sample (every IC counted that is still running); NaN if dE_count < 2 there");
+  if (s >= 0) H5Gclose(s);
+  free(ok), free(failures), free(v);
+}
+
+static void grid_group(nh_writer *w, hid_t parent, const nh_grid *grid, int index) {
+  char name[32];
+  snprintf(name, sizeof name, "grid%d", index);
+  hid_t g = nh_w_group(w, parent, name, "a template method run at every pair (values0[i], values1[j]) of two parameters");
+  nh_w_undim(w, "value0");
+  nh_w_undim(w, "value1");
+  nh_w_dim(w, "value0", grid->nvalues[0]);
+  nh_w_dim(w, "value1", grid->nvalues[1]);
+  nh_w_scale_f64(w, g, "values0", "value0", grid->values[0], "1", "values of param0 (rows)");
+  nh_w_scale_f64(w, g, "values1", "value1", grid->values[1], "1", "values of param1 (columns)");
+  nh_w_i32(w, g, "method_index", "value0,value1", grid->method_index, "1",
+           "index into methods of the method run at (values0[i], values1[j]); -1: skipped (the method refuses "
+           "the pair)");
+  if (g >= 0) {
+    nh_w_attr_str(w, g, "method", grid->template_name);
+    nh_w_attr_str(w, g, "param0", grid->param[0]);
+    nh_w_attr_str(w, g, "param1", grid->param[1]);
+    H5Gclose(g);
+  }
+}
+
+static void ensemble_runs(nh_writer *w, hid_t g, const nh_ensemble_result *r) {
+  nh_w_f64(w, g, "E0", "ic", r->E0, "energy", "energies of the initial conditions");
+  nh_w_f64(w, g, "dE", "method,ic,sample", r->dE, "energy",
+           "E(t) - E0 at the samples; NaN from the first sample after a failed step");
+  nh_w_f64(w, g, "max_abs_dE", "method,ic", r->max_abs_dE, "energy", "max over the samples reached of |dE|");
+  nh_w_f64(w, g, "drift_slope", "method,ic", r->drift_slope, "energy/time",
+           "least-squares slope of dE against t over the samples reached; NaN with fewer than 2");
+  nh_w_f64(w, g, "max_constraint_residual", "method,ic", r->max_residual, "as v",
+           "max over the run of max_a |A_a(q) v + b_a(q)|");
+  nh_w_i32(w, g, "status", "method,ic", r->status, "1", "status code of the run (README: Status codes)");
+  nh_w_f64(w, g, "dE_mean", "method,sample", r->dE_mean, "energy", "mean of dE over the ICs still running");
+  nh_w_f64(w, g, "dE_var", "method,sample", r->dE_var, "energy^2",
+           "unbiased variance of dE over the ICs still running (spec/newmark.md A11); NaN if fewer than 2");
+  nh_w_i32(w, g, "dE_count", "method,sample", r->dE_count, "1", "ICs with a finite dE at the sample");
+  nh_w_cost(w, g, "cost", "method", r->cost, "cost counters, summed over the ICs");
+  nh_w_f64(w, g, "wall_time", "method", r->wall_time, "s", "wall time, summed over the ICs");
+}
+
+static void ensemble_body(nh_writer *w, hid_t g, const void *vr) {
+  const nh_ensemble_result *r = vr;
+  const nh_study *st = w->st;
+  if (!st->random_ics && st->nic != st->count)
+    nh_w_fail(w, "%s", "an ensemble of given initial conditions with count != nic");
+  nh_w_common(w, g, st->count, r->q0, r->v0, st->random_ics ? NULL : st->ic_names);
+  nh_w_dim(w, "sample", st->nsamples);
+  nh_w_scale_f64(w, g, "t", "sample", r->t, "time", "sample times t_s = s * sample_every * h");
+  ensemble_runs(w, g, r);
+  ensemble_summary(w, g, r);
+  for (int i = 0; i < st->ngrids; i++) grid_group(w, g, &st->grids[i], i);
+  nh_w_observables(w, g, "method,ic", (long long)st->nmethods * st->count, st->nsamples, &r->samples);
+  nh_w_attr_f64(w, g, "h", st->step);
+  nh_w_attr_i32(w, g, "sample_every", st->sample_every);
+  nh_w_attr_f64(w, g, "divergence", st->divergence);
+  nh_w_attr_i32(w, g, "count", st->count);
+  nh_w_attr_i32(w, g, "random_ics", st->random_ics);
+  nh_w_attr_f64(w, g, "energy", st->energy);
+  nh_w_attr_i64(w, g, "seed", (long long)st->seed); /* at most 2^53, checked by the spec loader */
+  nh_w_attr_i32(w, g, "grids", st->ngrids);
+}
+
+int nh_write_ensemble(const char *path, const nh_study *st, const nh_ensemble_result *r, const char *command,
+                      char *err, size_t errlen) {
+  return nh_w_file(path, st, ensemble_body, r, command, err, errlen);
+}
+
+/* ---- trajectory ---------------------------------------------------------------------------- */
+
+static void trajectory_body(nh_writer *w, hid_t g, const void *vr) {
+  const nh_trajectory_result *r = vr;
+  const nh_study *st = w->st;
+  common_given(w, g, st->nic);
+  step_sizes(w, g);
+  nh_w_dim(w, "sample", r->nsamples);
+  nh_w_i32(w, g, "nsamples_h", "h", r->nsamples_h, "1", "samples stored for each h (the rest of t is NaN)");
+  nh_w_f64(w, g, "t", "h,sample", r->t, "time", "sample times of each h; NaN beyond nsamples_h");
+  nh_w_i32(w, g, "status", "method,h,ic", r->status, "1", "status code of the run (README: Status codes)");
+  nh_w_cost(w, g, "cost", "method,h,ic", r->cost, "cost counters of the run");
+  nh_w_f64(w, g, "wall_time", "method,h,ic", r->wall_time, "s", "wall time of the run");
+  nh_w_f64(w, g, "final_state", "method,h,ic,state", r->final_state, "as q, v", "(q, v) at the end of the run");
+  long long runs = (long long)st->nmethods * st->nh * st->nic;
+  nh_w_observables(w, g, "method,h,ic", runs, r->nsamples, &r->samples);
+  nh_w_attr_i32(w, g, "sample_every", st->sample_every);
+  nh_w_attr_f64(w, g, "divergence", st->divergence);
+  nh_w_attr_str(w, g, "reference", r->reference_kind);
+  nh_w_attr_f64(w, g, "reference_tol", st->reference_tol);
+}
+
+int nh_write_trajectory(const char *path, const nh_study *st, const nh_trajectory_result *r, const char *command,
+                        char *err, size_t errlen) {
+  return nh_w_file(path, st, trajectory_body, r, command, err, errlen);
+}
+
+/* ---- one-step ------------------------------------------------------------------------------ */
+
+/* Over the points of each (method, h): the max of x, NaN if any is NaN (as the slope fit sees it). */
+static double *max_over_points(const double *x, int cells, int np) {
+  double *out = malloc(sizeof(double) * (size_t)(cells + 1));
+  for (int c = 0; c < cells; c++) {
+    double m = -INFINITY;
+    for (int p = 0; p < np; p++) {
+      double v = x[(size_t)c * np + p];
+      m = isnan(v) || isnan(m) ? NAN : v > m ? v : m;
+    }
+    out[c] = np ? m : NAN;
+  }
+  return out;
+}
+
+/* min and max over h and points of x per method, NaN values left out. */
+static void range_per_method(const double *x, int nm, int per, double *lo, double *hi) {
+  for (int m = 0; m < nm; m++) {
+    lo[m] = hi[m] = NAN;
+    for (int i = 0; i < per; i++) {
+      double v = x[(size_t)m * per + i];
+      if (isnan(v)) continue;
+      if (isnan(lo[m]) || v < lo[m]) lo[m] = v;
+      if (isnan(hi[m]) || v > hi[m]) hi[m] = v;
+    }
+  }
+}
+
+static void onestep_summary(nh_writer *w, hid_t g, const nh_onestep_result *r) {
+  const nh_study *st = w->st;
+  const int nm = st->nmethods, per = st->nh * r->npoints;
+  if (w->failed) return;
+  double *lo = malloc(sizeof(double) * (size_t)(2 * nm + 1)), *hi = malloc(sizeof(double) * (size_t)(2 * nm + 1));
+  int *failures = calloc((size_t)nm + 1, sizeof(int));
+  for (int m = 0; m < nm; m++)
+    for (int i = 0; i < per; i++) failures[m] += r->status[(size_t)m * per + i] != 0;
+  range_per_method(r->cond, nm, per, lo, hi);
+  range_per_method(r->adjoint_defect, nm, per, lo + nm, hi + nm);
+  hid_t s = nh_w_group(w, g, "summary", "per method over h and the points (NaN values left out; NaN if none)");
+  nh_w_i32(w, s, "failures", "method", failures, "1", "steps with status != 0");
+  nh_w_f64(w, s, "cond_min", "method", lo, "1", "min of cond");
+  nh_w_f64(w, s, "cond_max", "method", hi, "1", "max of cond");
+  nh_w_f64(w, s, "max_adjoint_defect", "method", hi + nm, "as q, v", "max of adjoint_defect");
+  if (s >= 0) H5Gclose(s);
+  free(lo), free(hi), free(failures);
+}
+
+static void onestep_slopes(nh_writer *w, hid_t g, const nh_onestep_result *r) {
+  const nh_study *st = w->st;
+  const int nm = st->nmethods;
+  if (!have(w, r->fit_first, "fit_first") || !have(w, r->fit_count, "fit_count")) return;
+  int *expected = malloc(sizeof(int) * (size_t)(nm + 1));
+  double *range = malloc(sizeof(double) * (size_t)(2 * nm + 1));
+  for (int m = 0; m < nm; m++) {
+    expected[m] = nh_method_order(st->methods[m]) + 1;
+    nh_fit_h_range(st->h, st->nh, r->fit_first[m], r->fit_count[m], &range[m], &range[nm + m]);
+  }
+  nh_w_f64(w, g, "slope", "method", r->slope, "1",
+           "least-squares slope of log max_local_err against log h (expected: slope_expected)");
+  nh_w_f64(w, g, "slope_stderr", "method", r->slope_stderr, "1", "its standard error; NaN with 2 points");
+  nh_w_i32(w, g, "slope_expected", "method", expected, "1", "order_claimed + 1, the local error order");
+  nh_w_i32(w, g, "fit_first", "method", r->fit_first, "1", "index into h of the finest step size of the fit");
+  nh_w_i32(w, g, "fit_count", "method", r->fit_count, "1", "number of step sizes of the fit");
+  nh_w_f64(w, g, "fit_h_min", "method", range, "time", "smallest h of the fit; NaN if none");
+  nh_w_f64(w, g, "fit_h_max", "method", range + nm, "time", "largest h of the fit; NaN if none");
+  nh_w_f64(w, g, "action_slope", "method", r->action_slope, "1",
+           "slope of log max_action_err against log h (3 for a second-order L_d, 2 otherwise); NaN: not "
+           "variational");
+  free(expected), free(range);
+}
+
+static void onestep_steps(nh_writer *w, hid_t g, const nh_onestep_result *r) {
+  const char *d = "method,h,point", *dx = "method,h,point,state";
+  nh_w_f64(w, g, "local_err", d, r->local_err, "as q, v", "|F_h(x) - phi_h(x)| over (q, v) in the study norm");
+  nh_w_f64(w, g, "local_err_q", d, r->local_err_q, "as q", "the same over q");
+  nh_w_f64(w, g, "local_err_v", d, r->local_err_v, "as v", "the same over v");
+  nh_w_f64(w, g, "stepped", dx, r->stepped, "as q, v", "F_h(x)");
+  nh_w_f64(w, g, "backward", dx, r->backward, "as q, v", "F_{-h}(x)");
+  nh_w_f64(w, g, "lambda", "method,h,point,multiplier", r->lambda, "as lambda",
+           "the step's multipliers (NaN: the method defines none)");
+  nh_w_f64(w, g, "lambda_err", d, r->lambda_err, "as lambda", "max_a |lambda - lambda(t*)| (NaN: none)");
+  nh_w_f64(w, g, "adjoint_defect", d, r->adjoint_defect, "as q, v",
+           "|F*_{-h}(F_h(x)) - x|, F* the declared adjoint (NaN: none declared)");
+  nh_w_f64(w, g, "cond", d, r->cond, "1",
+           "1-norm condition number of the Newton Jacobian at the solution (NaN: explicit method)");
+  nh_w_f64(w, g, "action_err", d, r->action_err, "action", "|L_d(q(0), q(h)) - int_0^h L dt| (NaN: not variational)");
+  nh_w_i32(w, g, "status", d, r->status, "1", "status code of the step");
+}
+
+static void onestep_body(nh_writer *w, hid_t g, const void *vr) {
+  const nh_onestep_result *r = vr;
+  const nh_study *st = w->st;
+  const int cells = st->nmethods * st->nh;
+  common_given(w, g, st->nic);
+  if (w->failed) return;
+  step_sizes(w, g);
+  nh_w_dim(w, "point", r->npoints);
+  nh_w_scale_f64(w, g, "point_t", "point", r->point_t, "time", "time of each start point along its solution");
+  int *pic = malloc(sizeof(int) * (size_t)(r->npoints + 1));
+  for (int p = 0; p < r->npoints; p++) pic[p] = st->npoints > 0 ? p / st->npoints : 0;
+  nh_w_i32(w, g, "point_ic", "point", pic, "1", "the initial condition (index into ic_names) of each point");
+  free(pic);
+  nh_w_f64(w, g, "points", "point,state", r->points, "as q, v", "the start states (q, v)");
+  onestep_steps(w, g, r);
+  double *ml = r->local_err ? max_over_points(r->local_err, cells, r->npoints) : NULL;
+  double *ma = r->action_err ? max_over_points(r->action_err, cells, r->npoints) : NULL;
+  nh_w_f64(w, g, "max_local_err", "method,h", ml, "as q, v",
+           "max over the points of local_err (NaN if any point has none): what slope is fitted to");
+  nh_w_f64(w, g, "max_action_err", "method,h", ma, "action", "max over the points of action_err (NaN if any is NaN)");
+  free(ml), free(ma);
+  onestep_slopes(w, g, r);
+  onestep_summary(w, g, r);
+  nh_w_attr_str(w, g, "norm", norm_name(st->norm));
+  nh_w_attr_i32(w, g, "npoints", st->npoints);
+  nh_w_attr_str(w, g, "reference", r->reference_kind);
+  nh_w_attr_f64(w, g, "reference_tol", st->reference_tol);
+}
+
+int nh_write_onestep(const char *path, const nh_study *st, const nh_onestep_result *r, const char *command,
+                     char *err, size_t errlen) {
+  return nh_w_file(path, st, onestep_body, r, command, err, errlen);
+}
+
+/* ---- work-precision ------------------------------------------------------------------------ */
+
+static void work_precision_body(nh_writer *w, hid_t g, const void *vr) {
+  const nh_work_precision_result *r = vr;
+  const nh_study *st = w->st;
+  common_given(w, g, 1);
+  step_sizes(w, g);
+  nh_w_dim(w, "norm", NH_WP_NORMS);
+  nh_w_dim(w, "repeat", st->repeats);
+  nh_w_scale_strings(w, g, "norms", "norm", nh_wp_norm_names,
+                     "the error norms: (q, v), q or v, each in max-norm and 2-norm");
+  nh_w_f64(w, g, "err", "method,h,norm", r->err, "as q, v", "error at T against the reference in each norm");
+  nh_w_cost(w, g, "cost", "method,h", r->cost, "cost counters of one run");
+  nh_w_f64(w, g, "work", "method,h", r->work, "1", "rhs + Jacobian + constraint evaluations of one run");
+  nh_w_f64(w, g, "wall_time", "method,h", r->wall_time, "s", "median wall time over the repeats");
+  nh_w_f64(w, g, "wall_times", "method,h,repeat", r->wall_times, "s", "wall time of each repeat");
+  nh_w_i32(w, g, "status", "method,h", r->status, "1", "status code of the run (4: timed out)");
+  nh_w_i32(w, g, "pareto_work", "method,h", r->pareto_work, "1",
+           "1: no other run has smaller-or-equal error (norm pareto_norm) and work, one of them strictly");
+  nh_w_i32(w, g, "pareto_time", "method,h", r->pareto_time, "1", "the same against wall time");
+  reference_state(w, g, &r->reference, r->reference_kind, "the solution at T the errors are measured against");
+  nh_w_attr_str(w, g, "norm", norm_name(st->norm));
+  nh_w_attr_str(w, g, "pareto_norm", nh_wp_norm_names[st->norm == NH_NORM_2 ? 1 : 0]);
+  nh_w_attr_str(w, g, "initial", st->initial);
+  nh_w_attr_i32(w, g, "repeats", st->repeats);
+  nh_w_attr_f64(w, g, "time_limit", st->time_limit);
+}
+
+int nh_write_work_precision(const char *path, const nh_study *st, const nh_work_precision_result *r,
+                            const char *command, char *err, size_t errlen) {
+  return nh_w_file(path, st, work_precision_body, r, command, err, errlen);
+}

@@ -1,0 +1,1330 @@
+/* The results layer (results/): every study kind written from hand-filled results with distinct
+ * values and read back bit for bit, through the reader and directly with H5LT; shapes, dimension
+ * names, scales and units; what the writer derives (primary flags, ensemble statistics, maxima,
+ * fit ranges) against values worked out by hand; version-1 and damaged files refused with exit
+ * status 2; failed writes that leave an earlier file untouched; nhbench info and export. */
+#define _GNU_SOURCE /* popen, setresuid */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <hdf5.h>
+#include <hdf5_hl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "results/results.h"
+#include "studies/study.h"
+#include "tests/helpers.h"
+
+/* ---- fixtures: a study and results filled by hand ----------------------------------------- */
+
+static char *dup_s(const char *s) {
+  char *d = malloc(strlen(s) + 1);
+  return strcpy(d, s);
+}
+
+/* A study of `kind` on falling_disk (n = 5, k = 2) with the given methods. */
+static void study_init(nh_study *st, nh_study_kind kind, int nm, const char *const *methods) {
+  memset(st, 0, sizeof *st);
+  st->kind = kind;
+  st->spec_file = dup_s("tests/fixture.cfg");
+  st->spec_text = dup_s("# a hand-filled study\n");
+  st->overrides = dup_s("");
+  st->sys = test_system("falling_disk", NULL);
+  st->T = 2.5;
+  st->nmethods = st->nprimary = nm;
+  st->methods = calloc((size_t)nm, sizeof *st->methods);
+  st->method_names = calloc((size_t)nm, sizeof *st->method_names);
+  for (int m = 0; m < nm; m++) {
+    char name[512];
+    st->methods[m] = test_method(methods[m]);
+    nh_method_format(st->methods[m], name, sizeof name);
+    st->method_names[m] = dup_s(name);
+  }
+  nh_system_default_state(&st->sys, &st->x0);
+  st->initial = dup_s("default");
+  st->norm = NH_NORM_MAX;
+  st->reference_tol = 1e-13;
+}
+
+/* nic given initial conditions, distinct. */
+static void study_ics(nh_study *st, int nic) {
+  st->nic = nic;
+  st->ics = calloc((size_t)nic, sizeof *st->ics);
+  st->ic_names = calloc((size_t)nic, sizeof *st->ic_names);
+  for (int i = 0; i < nic; i++) {
+    for (int j = 0; j < st->sys.n; j++) st->ics[i].q[j] = 10 * i + j + 0.5, st->ics[i].v[j] = -(10 * i + j) - 0.25;
+    char name[32];
+    snprintf(name, sizeof name, "ic_%d", i);
+    st->ic_names[i] = dup_s(name);
+  }
+}
+
+static void study_h(nh_study *st, int nh, const double *h) {
+  st->nh = nh;
+  st->h = malloc(sizeof(double) * (size_t)nh);
+  memcpy(st->h, h, sizeof(double) * (size_t)nh);
+}
+
+static void study_free(nh_study *st) {
+  for (int m = 0; m < st->nmethods; m++) nh_method_free(st->methods[m]), free(st->method_names[m]);
+  for (int i = 0; i < st->nic; i++) free(st->ic_names[i]);
+  for (int g = 0; g < st->ngrids; g++) {
+    free(st->grids[g].template_name), free(st->grids[g].param[0]), free(st->grids[g].param[1]);
+    free(st->grids[g].values[0]), free(st->grids[g].values[1]), free(st->grids[g].method_index);
+  }
+  for (int m = 0; st->order_reason && m < st->nmethods; m++) free(st->order_reason[m]);
+  free(st->order_reason), free(st->order_expected), free(st->grids);
+  free(st->methods), free(st->method_names), free(st->ics), free(st->ic_names), free(st->h);
+  free(st->spec_file), free(st->spec_text), free(st->overrides), free(st->initial), free(st->obs);
+}
+
+/* Distinct values: base + i + 1/8 (exact in binary), so a wrong index or order shows. */
+static double *dseq(size_t n, double base) {
+  double *x = malloc(sizeof(double) * (n ? n : 1));
+  for (size_t i = 0; i < n; i++) x[i] = base + (double)i + 0.125;
+  return x;
+}
+
+static int *iseq(size_t n, int base) {
+  int *x = malloc(sizeof(int) * (n ? n : 1));
+  for (size_t i = 0; i < n; i++) x[i] = base + (int)i;
+  return x;
+}
+
+static nh_cost *cseq(size_t n) {
+  nh_cost *c = calloc(n ? n : 1, sizeof *c);
+  for (size_t i = 0; i < n; i++)
+    c[i] = (nh_cost){10 * i + 1, 10 * i + 2, 10 * i + 3, 10 * i + 4, 10 * i + 5, 10 * i + 6};
+  return c;
+}
+
+static void tmp_path(char *buf, size_t len, const char *tag) {
+  snprintf(buf, len, "/tmp/nhbench-results-%d-%s.h5", (int)getpid(), tag);
+}
+
+/* Two observables for the sampled kinds: obs_a (1 component), obs_b (`wb` components). */
+static int width_one(const nh_system *sys) { return (void)sys, 1; }
+static int width_three(const nh_system *sys) { return (void)sys, 3; }
+static void label_c(const nh_system *sys, int i, char *buf, size_t len) { (void)sys, snprintf(buf, len, "c %d", i); }
+static const nh_observable obs_a = {.name = "obs_a", .doc = "observable a", .units = "energy", .width = width_one,
+                                    .label = label_c};
+static const nh_observable obs_b = {.name = "obs_b", .doc = "observable b", .units = "as q", .width = width_three,
+                                    .label = label_c};
+
+/* Observable o, component c of run r at sample s: its value in the fixture (obs_b c = 1 negative). */
+static double obs_value(long run, int s, int o, int c) {
+  double v = run * 1e4 + s * 100 + o * 10 + c;
+  return o == 1 && c == 1 ? -v : v;
+}
+
+/* Samples of both observables over `runs` runs; run nan_run has NaN from sample nan_from on. */
+static void samples_fill(nh_study *st, nh_samples *s, long runs, int ns, long nan_run, int nan_from) {
+  st->nobs = 2;
+  st->obs = malloc(2 * sizeof *st->obs);
+  st->obs[0] = &obs_a, st->obs[1] = &obs_b;
+  s->nobs = 2, s->row = 4;
+  s->width = iseq(2, 0), s->offset = iseq(2, 0);
+  s->width[0] = 1, s->width[1] = 3, s->offset[0] = 0, s->offset[1] = 1;
+  s->values = malloc(sizeof(double) * (size_t)(runs * ns * 4));
+  for (long r = 0; r < runs; r++)
+    for (int k = 0; k < ns; k++)
+      for (int o = 0; o < 2; o++)
+        for (int c = 0; c < s->width[o]; c++)
+          s->values[(r * ns + k) * 4 + s->offset[o] + c] = r == nan_run && k >= nan_from ? NAN : obs_value(r, k, o, c);
+  s->absent = calloc((size_t)(2 * st->nmethods), sizeof *s->absent);
+  s->absent[0 * st->nmethods + 1] = "method 1 has no a";
+}
+
+static void samples_free(nh_samples *s) { free(s->width), free(s->offset), free(s->values), free(s->absent); }
+
+/* ---- checks ------------------------------------------------------------------------------- */
+
+/* The coordinate dataset each dimension must be attached to (NULL: none). */
+static const char *coordinate_of(const char *dim) {
+  static const char *const map[][2] = {{"method", "methods"}, {"h", "h"},         {"ic", "ic_names"},
+                                       {"state", "state_labels"}, {"point", "point_t"}, {"norm", "norms"}};
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (strcmp(map[i][0], dim) == 0) return map[i][1];
+  return NULL;
+}
+
+static char *attr_str(hid_t obj, const char *name) {
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  cr_assert_geq(a, 0, "attribute %s missing", name);
+  hid_t t = H5Aget_type(a), s = H5Aget_space(a);
+  cr_assert_eq(H5Tget_class(t), H5T_STRING, "attribute %s is not a string", name);
+  cr_assert_gt(H5Tis_variable_str(t), 0, "attribute %s: not variable-length", name);
+  cr_assert_eq(H5Tget_cset(t), H5T_CSET_UTF8, "attribute %s: not UTF-8", name);
+  cr_assert_eq(H5Sget_simple_extent_type(s), H5S_SCALAR, "attribute %s: not scalar", name);
+  char *p = NULL;
+  cr_assert_geq(H5Aread(a, t, &p), 0);
+  char *out = dup_s(p);
+  H5free_memory(p);
+  H5Tclose(t), H5Sclose(s), H5Aclose(a);
+  return out;
+}
+
+static void expect_attr_str(hid_t obj, const char *name, const char *want) {
+  char *got = attr_str(obj, name);
+  cr_expect_str_eq(got, want, "attribute %s", name);
+  free(got);
+}
+
+/* A scalar numeric attribute (dataspace H5S_SCALAR). */
+static double attr_num(hid_t obj, const char *name) {
+  double v = NAN;
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  cr_assert_geq(a, 0, "attribute %s missing", name);
+  hid_t s = H5Aget_space(a);
+  cr_expect_eq(H5Sget_simple_extent_type(s), H5S_SCALAR, "attribute %s: not scalar", name);
+  cr_assert_geq(H5Aread(a, H5T_NATIVE_DOUBLE, &v), 0);
+  H5Sclose(s), H5Aclose(a);
+  return v;
+}
+
+/* Dimension names, labels, scales and attributes of dataset NAME of group g. */
+static void check_layout(hid_t g, const char *name, const char *dims, int rank, const hsize_t *shape,
+                         const char *units) {
+  hid_t ds = H5Dopen2(g, name, H5P_DEFAULT);
+  cr_assert_geq(ds, 0, "dataset %s missing", name);
+  hid_t space = H5Dget_space(ds);
+  hsize_t got[16];
+  cr_assert_eq(H5Sget_simple_extent_ndims(space), rank, "%s: rank", name);
+  H5Sget_simple_extent_dims(space, got, NULL);
+  for (int i = 0; i < rank; i++) cr_expect_eq(got[i], shape[i], "%s: dimension %d has %llu, want %llu", name, i,
+                                              (unsigned long long)got[i], (unsigned long long)shape[i]);
+  expect_attr_str(ds, "dimensions", dims);
+  if (units) expect_attr_str(ds, "units", units);
+  char *desc = attr_str(ds, "description");
+  cr_expect_gt(strlen(desc), 5, "%s: no description", name);
+  free(desc);
+  char dim[64];
+  const char *p = dims;
+  for (int i = 0; i < rank; i++) {
+    size_t len = strcspn(p, ",");
+    snprintf(dim, sizeof dim, "%.*s", (int)len, p);
+    p += len + (p[len] == ',');
+    char label[64] = "";
+    H5DSget_label(ds, (unsigned)i, label, sizeof label);
+    cr_expect_str_eq(label, dim, "%s: label of dimension %d", name, i);
+    const char *coord = coordinate_of(dim);
+    if (coord && strcmp(coord, name) != 0) {
+      hid_t sc = H5Dopen2(g, coord, H5P_DEFAULT);
+      cr_expect_gt(H5DSis_attached(ds, sc, (unsigned)i), 0, "%s: dimension %d not attached to %s", name, i, coord);
+      H5Dclose(sc);
+    }
+  }
+  H5Sclose(space), H5Dclose(ds);
+}
+
+static int same_bits(const void *a, const void *b, size_t n) { return memcmp(a, b, n) == 0; }
+
+static size_t count_of(int rank, const hsize_t *shape) {
+  size_t n = 1;
+  for (int i = 0; i < rank; i++) n *= shape[i];
+  return n;
+}
+
+/* Doubles: through the reader and through H5LT, bit for bit, and the layout. */
+static void check_f64(nh_h5 *f, const char *name, const char *dims, int rank, const hsize_t *shape,
+                      const double *want, const char *units) {
+  hsize_t got[16];
+  double *a = nh_h5_doubles(f, name, dims, got);
+  cr_assert(a != NULL, "reader: %s", name);
+  for (int i = 0; i < rank; i++) cr_expect_eq(got[i], shape[i], "reader: %s dimension %d", name, i);
+  const size_t n = count_of(rank, shape);
+  cr_expect(same_bits(a, want, n * sizeof(double)), "reader: %s differs from what was written", name);
+  double *b = malloc(sizeof(double) * (n ? n : 1));
+  cr_assert_geq(H5LTread_dataset_double(f->group, name, b), 0, "H5LT: %s", name);
+  cr_expect(same_bits(b, want, n * sizeof(double)), "H5LT: %s differs from what was written", name);
+  free(a), free(b);
+  check_layout(f->group, name, dims, rank, shape, units);
+}
+
+static void check_i32(nh_h5 *f, const char *name, const char *dims, int rank, const hsize_t *shape, const int *want) {
+  hsize_t got[16];
+  int *a = nh_h5_ints(f, name, dims, got);
+  cr_assert(a != NULL, "reader: %s", name);
+  const size_t n = count_of(rank, shape);
+  cr_expect(same_bits(a, want, n * sizeof(int)), "reader: %s differs from what was written", name);
+  int *b = malloc(sizeof(int) * (n ? n : 1));
+  cr_assert_geq(H5LTread_dataset_int(f->group, name, b), 0, "H5LT: %s", name);
+  cr_expect(same_bits(b, want, n * sizeof(int)), "H5LT: %s differs from what was written", name);
+  free(a), free(b);
+  check_layout(f->group, name, dims, rank, shape, "1");
+}
+
+/* Cost records: through the reader, and with a compound type of the documented member names. */
+static void check_cost(nh_h5 *f, const char *dims, int rank, const hsize_t *shape, const nh_cost *want) {
+  const size_t n = count_of(rank, shape);
+  nh_cost *a = nh_h5_costs(f, "cost", dims, NULL);
+  cr_assert(a != NULL);
+  cr_expect(same_bits(a, want, n * sizeof(nh_cost)), "reader: cost differs");
+  static const char *const names[] = {"steps", "rhs_evals", "jacobian_evals", "linear_solves", "newton_iterations",
+                                      "constraint_evals"};
+  hid_t t = H5Tcreate(H5T_COMPOUND, 6 * sizeof(unsigned long long));
+  for (int i = 0; i < 6; i++) H5Tinsert(t, names[i], (size_t)i * sizeof(unsigned long long), H5T_NATIVE_ULLONG);
+  unsigned long long *b = malloc(sizeof(unsigned long long) * 6 * (n ? n : 1));
+  cr_assert_geq(H5LTread_dataset(f->group, "cost", t, b), 0);
+  for (size_t i = 0; i < n; i++)
+    cr_expect(b[6 * i] == want[i].steps && b[6 * i + 1] == want[i].rhs_evals && b[6 * i + 2] == want[i].jacobian_evals &&
+                  b[6 * i + 3] == want[i].linear_solves && b[6 * i + 4] == want[i].newton_iterations &&
+                  b[6 * i + 5] == want[i].constraint_evals,
+              "cost record %zu", i);
+  H5Tclose(t);
+  free(a), free(b);
+  check_layout(f->group, "cost", dims, rank, shape, NULL);
+}
+
+static void check_strings(nh_h5 *f, const char *name, const char *dim, int n, char *const *want) {
+  int count = 0;
+  char **got = nh_h5_strings(f, name, dim, &count);
+  cr_assert(got != NULL, "%s", name);
+  cr_assert_eq(count, n, "%s: %d strings", name, count);
+  for (int i = 0; i < n; i++) cr_expect_str_eq(got[i], want[i], "%s[%d]", name, i);
+  nh_h5_free_strings(got, count);
+  hsize_t shape[1] = {(hsize_t)n};
+  check_layout(f->group, name, dim, 1, shape, "-");
+}
+
+static void open_ok(nh_h5 *f, const char *path) {
+  cr_assert_eq(nh_h5_open(f, "test", path), 0, "cannot read back %s", path);
+}
+
+/* Root attributes, the common part of every study group. */
+static void check_common(nh_h5 *f, const nh_study *st, int nic, const double *q0, const double *v0, char *const *names) {
+  cr_expect_eq(attr_num(f->file, "schema_version"), 2);
+  cr_expect_eq(attr_num(f->file, "T"), st->T);
+  cr_expect_eq(attr_num(f->file, "n"), 5);
+  expect_attr_str(f->file, "study", nh_study_kind_name(st->kind));
+  char sys[512];
+  nh_system_format(&st->sys, sys, sizeof sys);
+  expect_attr_str(f->file, "system", sys);
+  expect_attr_str(f->file, "spec_text", st->spec_text);
+  cr_expect_eq(f->kind, st->kind);
+  check_strings(f, "methods", "method", st->nmethods, st->method_names);
+  int *claimed = malloc(sizeof(int) * (size_t)st->nmethods);
+  for (int m = 0; m < st->nmethods; m++) claimed[m] = nh_method_order(st->methods[m]);
+  hsize_t dm[1] = {(hsize_t)st->nmethods}, dicn[2] = {(hsize_t)nic, 5};
+  check_i32(f, "order_claimed", "method", 1, dm, claimed);
+  free(claimed);
+  check_strings(f, "ic_names", "ic", nic, names);
+  check_f64(f, "q0", "ic,dof", 2, dicn, q0, "as q");
+  check_f64(f, "v0", "ic,dof", 2, dicn, v0, "as v");
+  char *labels[10] = {"q[0]", "q[1]", "q[2]", "q[3]", "q[4]", "v[0]", "v[1]", "v[2]", "v[3]", "v[4]"};
+  check_strings(f, "state_labels", "state", 10, labels);
+}
+
+/* The rows of st->ics as [ic][n]. */
+static double *ic_rows(const nh_study *st, int velocities) {
+  double *x = malloc(sizeof(double) * (size_t)(st->nic * 5));
+  for (int i = 0; i < st->nic; i++)
+    for (int j = 0; j < 5; j++) x[i * 5 + j] = velocities ? st->ics[i].v[j] : st->ics[i].q[j];
+  return x;
+}
+
+/* NaN-aware equality, for values the writer derived. */
+static int same(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
+
+/* ---- convergence -------------------------------------------------------------------------- */
+
+static const char *const conv_methods[] = {"rk4", "nh_newmark(alpha=0.5)", "nh_newmark(alpha=0)"};
+
+typedef struct {
+  nh_study st;
+  nh_convergence_result r;
+} conv_fx;
+
+static void conv_build(conv_fx *x, const char *path) {
+  nh_study *st = &x->st;
+  nh_convergence_result *r = &x->r;
+  study_init(st, NH_STUDY_CONVERGENCE, 3, conv_methods);
+  const double h[4] = {0.4, 0.1, 0.2, 0.05};
+  study_h(st, 4, h);
+  st->norm = NH_NORM_2, st->fit_points = 3, st->error_floor = 1e-11, st->order_tolerance = 0.15;
+  st->order_expected = iseq(3, 0);
+  st->order_expected[0] = 4, st->order_expected[1] = 2, st->order_expected[2] = 2;
+  st->order_reason = calloc(3, sizeof(char *));
+  st->order_reason[0] = dup_s(""), st->order_reason[1] = dup_s(""), st->order_reason[2] = dup_s("an exception");
+  memset(r, 0, sizeof *r);
+  r->err = dseq(12, 100), r->err_q = dseq(12, 200), r->err_v = dseq(12, 300), r->err_max = dseq(12, 400);
+  r->err_2 = dseq(12, 500), r->err_coord = dseq(120, 1000), r->final_state = dseq(120, 2000);
+  r->lambda_err = dseq(12, 600), r->discrete_residual = dseq(12, 650), r->residual = dseq(12, 700);
+  r->residual[11] = NAN;
+  r->z = dseq(12, 750), r->wall_time = dseq(12, 800), r->cost = cseq(12);
+  r->status = iseq(12, 0);
+  const int status[12] = {0, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0, 3};
+  memcpy(r->status, status, sizeof status);
+  r->order = dseq(3, 0), r->order_stderr = dseq(3, 0);
+  r->order[0] = 4.0625, r->order[1] = 2.03125, r->order[2] = NAN;
+  r->order_stderr[0] = 0.001, r->order_stderr[1] = NAN, r->order_stderr[2] = NAN;
+  r->fit_first = iseq(3, 0), r->fit_count = iseq(3, 0), r->order_ok = iseq(3, 0);
+  r->fit_first[0] = 3, r->fit_first[1] = 1, r->fit_first[2] = -1;
+  r->fit_count[0] = 3, r->fit_count[1] = 2, r->fit_count[2] = 0;
+  r->order_ok[0] = 1, r->order_ok[1] = 1, r->order_ok[2] = 0;
+  for (int i = 0; i < 5; i++) r->reference.q[i] = i + 0.5, r->reference.v[i] = -i - 0.75;
+  r->reference_kind = "rk8pd";
+  char err[1024];
+  cr_assert_eq(nh_write_convergence(path, st, r, "nhbench run tests/fixture.cfg", err, sizeof err), 0, "%s", err);
+}
+
+static void conv_free(conv_fx *x) {
+  nh_convergence_result *r = &x->r;
+  free(r->err), free(r->err_q), free(r->err_v), free(r->err_max), free(r->err_2), free(r->err_coord);
+  free(r->final_state), free(r->lambda_err), free(r->discrete_residual), free(r->residual), free(r->z);
+  free(r->wall_time), free(r->cost), free(r->status), free(r->order), free(r->order_stderr), free(r->fit_first);
+  free(r->fit_count), free(r->order_ok);
+  study_free(&x->st);
+}
+
+static void check_orders(nh_h5 *f) {
+  nh_order_row *o = nh_h5_read_orders(f);
+  cr_assert(o != NULL);
+  const int claimed[3] = {4, 2, 1}, expected[3] = {4, 2, 2}, first[3] = {3, 1, -1}, count[3] = {3, 2, 0};
+  const double obs[3] = {4.0625, 2.03125, NAN}, se[3] = {0.001, NAN, NAN};
+  const double lo[3] = {0.05, 0.1, NAN}, hi[3] = {0.2, 0.2, NAN}; /* h sorted: 0.05 0.1 0.2 0.4 */
+  const char *reason[3] = {"", "", "an exception"};
+  for (int m = 0; m < 3; m++) {
+    cr_expect_str_eq(o[m].method, f->methods[m]);
+    cr_expect_eq(o[m].claimed, claimed[m], "claimed[%d]", m);
+    cr_expect_eq(o[m].expected, expected[m], "expected[%d]", m);
+    cr_expect(same(o[m].observed, obs[m]) && same(o[m].stderr_, se[m]), "observed[%d]", m);
+    cr_expect(o[m].fit_first == first[m] && o[m].fit_count == count[m], "fit points[%d]", m);
+    cr_expect(same(o[m].fit_h_min, lo[m]) && same(o[m].fit_h_max, hi[m]), "fit range[%d]: %g .. %g", m,
+              o[m].fit_h_min, o[m].fit_h_max);
+    cr_expect_eq(o[m].ok, m < 2, "ok[%d]", m);
+    cr_expect_str_eq(o[m].reason, reason[m]);
+  }
+  nh_h5_free_orders(o, 3);
+  /* Directly, by member name, as h5py or h5dump see it. */
+  struct {
+    double observed, fit_h_min;
+  } rows[3];
+  hid_t t = H5Tcreate(H5T_COMPOUND, sizeof rows[0]);
+  H5Tinsert(t, "observed", 0, H5T_NATIVE_DOUBLE);
+  H5Tinsert(t, "fit_h_min", sizeof(double), H5T_NATIVE_DOUBLE);
+  cr_assert_geq(H5LTread_dataset(f->group, "orders", t, rows), 0);
+  cr_expect(rows[0].observed == 4.0625 && rows[1].fit_h_min == 0.1);
+  H5Tclose(t);
+  hsize_t dm[1] = {3};
+  check_layout(f->group, "orders", "method", 1, dm, NULL);
+}
+
+Test(results, convergence_round_trip) {
+  char path[128];
+  tmp_path(path, sizeof path, "conv");
+  conv_fx x;
+  conv_build(&x, path);
+  const nh_convergence_result *r = &x.r;
+  nh_h5 f;
+  open_ok(&f, path);
+  char *names[1] = {"default"};
+  check_common(&f, &x.st, 1, x.st.x0.q, x.st.x0.v, names);
+  hsize_t dh[1] = {4}, dmh[2] = {3, 4}, dmhx[3] = {3, 4, 10}, dx[1] = {10}, dm[1] = {3};
+  check_f64(&f, "h", "h", 1, dh, x.st.h, "time");
+  const char *const mh[] = {"err", "err_q", "err_v", "err_max", "err_2", "lambda_err", "discrete_residual",
+                            "constraint_residual", "z", "wall_time"};
+  const double *mhv[] = {r->err, r->err_q, r->err_v, r->err_max, r->err_2, r->lambda_err, r->discrete_residual,
+                         r->residual, r->z, r->wall_time};
+  for (int i = 0; i < 10; i++) check_f64(&f, mh[i], "method,h", 2, dmh, mhv[i], NULL);
+  check_f64(&f, "err_coord", "method,h,state", 3, dmhx, r->err_coord, "as q, v");
+  check_f64(&f, "final_state", "method,h,state", 3, dmhx, r->final_state, "as q, v");
+  check_i32(&f, "status", "method,h", 2, dmh, r->status);
+  check_cost(&f, "method,h", 2, dmh, r->cost);
+  const double ref[10] = {0.5, 1.5, 2.5, 3.5, 4.5, -0.75, -1.75, -2.75, -3.75, -4.75};
+  check_f64(&f, "reference_state", "state", 1, dx, ref, "as q, v");
+  check_orders(&f);
+  /* The summary over h, worked out by hand: statuses 0000 / 1020 / 0003; residual 700.125 + i, the
+   * last NaN; wall 800.125 + i summed over each row. */
+  const int failures[3] = {0, 2, 1};
+  const double rmax[3] = {703.125, 707.125, 710.125}, wall[3] = {3206.5, 3222.5, 3238.5};
+  check_i32(&f, "summary/failures", "method", 1, dm, failures);
+  check_f64(&f, "summary/max_constraint_residual", "method", 1, dm, rmax, "as v");
+  check_f64(&f, "summary/wall_time", "method", 1, dm, wall, "s");
+  int primary[3] = {1, 1, 1};
+  check_i32(&f, "primary", "method", 1, dm, primary);
+  expect_attr_str(f.group, "norm", "2");
+  expect_attr_str(f.group, "reference", "rk8pd");
+  expect_attr_str(f.group, "initial", "default");
+  cr_expect_eq(attr_num(f.group, "fit_points"), 3);
+  cr_expect_eq(attr_num(f.group, "order_tolerance"), 0.15);
+  cr_expect_eq(attr_num(f.group, "reference_tol"), 1e-13);
+  nh_h5_close(&f);
+  conv_free(&x);
+  remove(path);
+}
+
+/* ---- ensemble ----------------------------------------------------------------------------- */
+
+/* Listed: rk4, nh_newmark(beta=0.1,beta2=0.1,...); the grid adds nh_newmark(alpha=0.5) at (0, 0) and
+ * nh_newmark(beta=0.1,beta2=0,...) at (0.1, 0), skips (0, 0.1), and finds a listed one at (0.1, 0.1). */
+static const char *const ens_methods[] = {"rk4", "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "nh_newmark(alpha=0.5)",
+                                          "nh_newmark(beta=0.1,beta2=0,alpha=0.5)"};
+
+static void grid_fill(nh_study *st, const int *index) {
+  st->ngrids = 1;
+  st->grids = calloc(1, sizeof *st->grids);
+  nh_grid *g = &st->grids[0];
+  g->template_name = dup_s("nh_newmark(alpha=0.5)");
+  g->param[0] = dup_s("beta"), g->param[1] = dup_s("beta2");
+  g->nvalues[0] = g->nvalues[1] = 2;
+  g->values[0] = dseq(2, 0), g->values[1] = dseq(2, 10);
+  g->method_index = iseq(4, 0);
+  memcpy(g->method_index, index, 4 * sizeof(int));
+}
+
+typedef struct {
+  nh_study st;
+  nh_ensemble_result r;
+} ens_fx;
+
+enum { ENS_M = 4, ENS_IC = 3, ENS_S = 6 };
+
+static void ens_build(ens_fx *x, const char *path) {
+  nh_study *st = &x->st;
+  nh_ensemble_result *r = &x->r;
+  study_init(st, NH_STUDY_ENSEMBLE, ENS_M, ens_methods);
+  const int index[4] = {2, -1, 3, 1};
+  grid_fill(st, index);
+  st->nprimary = 2;
+  st->count = ENS_IC, st->nsamples = ENS_S, st->random_ics = 1, st->step = 0.25, st->sample_every = 2;
+  st->nsteps = 10, st->divergence = 1e3, st->energy = 1.5, st->seed = 12345;
+  memset(r, 0, sizeof *r);
+  const size_t runs = ENS_M * ENS_IC, cells = ENS_M * ENS_S;
+  r->t = dseq(ENS_S, 0), r->q0 = dseq(ENS_IC * 5, 10), r->v0 = dseq(ENS_IC * 5, 30), r->E0 = dseq(ENS_IC, 50);
+  r->dE = dseq(runs * ENS_S, 1000), r->max_abs_dE = dseq(runs, 100), r->drift_slope = dseq(runs, -20);
+  r->max_residual = dseq(runs, 200), r->status = iseq(runs, 0);
+  for (size_t i = 0; i < runs; i++) r->status[i] = i % 4 == 1; /* runs 1, 5, 9 failed */
+  r->dE_mean = dseq(cells, 300), r->dE_var = dseq(cells, 500), r->dE_count = iseq(cells, 0);
+  for (size_t i = 0; i < cells; i++) r->dE_count[i] = 3;
+  r->dE_count[2 * ENS_S + ENS_S - 1] = 1; /* method 2: one IC left at T */
+  r->cost = cseq(ENS_M), r->wall_time = dseq(ENS_M, 900);
+  samples_fill(st, &r->samples, (long)runs, ENS_S, 5, 4);
+  char err[1024];
+  cr_assert_eq(nh_write_ensemble(path, st, r, "nhbench run tests/fixture.cfg", err, sizeof err), 0, "%s", err);
+}
+
+static void ens_free(ens_fx *x) {
+  nh_ensemble_result *r = &x->r;
+  free(r->t), free(r->q0), free(r->v0), free(r->E0), free(r->dE), free(r->max_abs_dE), free(r->drift_slope);
+  free(r->max_residual), free(r->status), free(r->dE_mean), free(r->dE_var), free(r->dE_count), free(r->cost);
+  free(r->wall_time);
+  samples_free(&r->samples);
+  study_free(&x->st);
+}
+
+/* observables/obs_b and its summaries for runs [R][...], in the fixture's formula. */
+static void check_obs_b(nh_h5 *f, const char *run_dims, long runs, int ns, long nan_run, int nan_from) {
+  char dims[128], sdims[128];
+  snprintf(dims, sizeof dims, "%s,sample,component", run_dims);
+  snprintf(sdims, sizeof sdims, "%s,component", run_dims);
+  double *x = nh_h5_doubles(f, "observables/obs_b", dims, NULL);
+  double *mx = nh_h5_doubles(f, "observables_max_abs/obs_b", sdims, NULL);
+  double *last = nh_h5_doubles(f, "observables_last/obs_b", sdims, NULL);
+  cr_assert(x && mx && last);
+  for (long r = 0; r < runs; r++)
+    for (int c = 0; c < 3; c++) {
+      const int end = r == nan_run ? nan_from - 1 : ns - 1; /* the last sample with a value */
+      for (int k = 0; k < ns; k++) {
+        double want = r == nan_run && k >= nan_from ? NAN : obs_value(r, k, 1, c);
+        cr_expect(same(x[(r * ns + k) * 3 + c], want), "obs_b run %ld sample %d component %d: %g, want %g", r, k, c,
+                  x[(r * ns + k) * 3 + c], want);
+      }
+      cr_expect_eq(mx[r * 3 + c], fabs(obs_value(r, end, 1, c)), "max |obs_b| run %ld component %d", r, c);
+      cr_expect_eq(last[r * 3 + c], obs_value(r, end, 1, c), "last obs_b run %ld component %d", r, c);
+    }
+  free(x), free(mx), free(last);
+}
+
+static void check_observable_attrs(nh_h5 *f, int nm) {
+  int nobs = 0;
+  nh_h5_observable *o = NULL;
+  cr_assert_eq(nh_h5_read_observables(f, &nobs, &o), 0);
+  cr_assert_eq(nobs, 2);
+  cr_expect_str_eq(o[0].name, "obs_a");
+  cr_expect_str_eq(o[1].name, "obs_b");
+  cr_expect_str_eq(o[0].units, "energy");
+  cr_expect_str_eq(o[1].description, "observable b");
+  cr_expect_eq(o[0].width, 1);
+  cr_assert_eq(o[1].width, 3);
+  cr_expect_str_eq(o[1].labels[2], "c 2");
+  for (int m = 0; m < nm; m++) {
+    cr_expect_str_eq(o[0].absent[m], m == 1 ? "method 1 has no a" : "");
+    cr_expect_str_eq(o[1].absent[m], "");
+  }
+  nh_h5_free_observables(nobs, o);
+}
+
+Test(results, ensemble_round_trip) {
+  char path[128];
+  tmp_path(path, sizeof path, "ens");
+  ens_fx x;
+  ens_build(&x, path);
+  const nh_ensemble_result *r = &x.r;
+  nh_h5 f;
+  open_ok(&f, path);
+  char *names[3] = {"random 0", "random 1", "random 2"};
+  check_common(&f, &x.st, ENS_IC, r->q0, r->v0, names);
+  hsize_t ds[1] = {ENS_S}, dic[1] = {ENS_IC}, dm[1] = {ENS_M}, dmic[2] = {ENS_M, ENS_IC};
+  hsize_t dms[2] = {ENS_M, ENS_S}, dmics[3] = {ENS_M, ENS_IC, ENS_S};
+  check_f64(&f, "t", "sample", 1, ds, r->t, "time");
+  check_f64(&f, "E0", "ic", 1, dic, r->E0, "energy");
+  check_f64(&f, "dE", "method,ic,sample", 3, dmics, r->dE, "energy");
+  check_f64(&f, "max_abs_dE", "method,ic", 2, dmic, r->max_abs_dE, "energy");
+  check_f64(&f, "drift_slope", "method,ic", 2, dmic, r->drift_slope, "energy/time");
+  check_f64(&f, "max_constraint_residual", "method,ic", 2, dmic, r->max_residual, "as v");
+  check_i32(&f, "status", "method,ic", 2, dmic, r->status);
+  check_f64(&f, "dE_mean", "method,sample", 2, dms, r->dE_mean, "energy");
+  check_f64(&f, "dE_var", "method,sample", 2, dms, r->dE_var, "energy^2");
+  check_i32(&f, "dE_count", "method,sample", 2, dms, r->dE_count);
+  check_cost(&f, "method", 1, dm, r->cost);
+  check_f64(&f, "wall_time", "method", 1, dm, r->wall_time, "s");
+  const int primary[4] = {1, 1, 0, 0};
+  check_i32(&f, "primary", "method", 1, dm, primary);
+  for (int m = 0; m < ENS_M; m++) cr_expect_eq(f.primary[m], primary[m]);
+  /* Grid. */
+  int ngrids = 0;
+  nh_h5_grid *g = NULL;
+  cr_assert_eq(nh_h5_read_grids(&f, &ngrids, &g), 0);
+  cr_assert_eq(ngrids, 1);
+  cr_expect_str_eq(g[0].param[1], "beta2");
+  cr_expect(g[0].method_index[0] == 2 && g[0].method_index[1] == -1 && g[0].method_index[3] == 1);
+  cr_expect(g[0].values[1][1] == 11.125);
+  nh_h5_free_grids(ngrids, g);
+  /* The stored summary is the writer's one, with final_var from the last sample (index 5). */
+  nh_ensemble_summary *s = nh_h5_read_ensemble_summary(&f);
+  cr_assert(s != NULL);
+  for (int m = 0; m < ENS_M; m++) {
+    nh_ensemble_summary w;
+    nh_ensemble_summarize(&x.st, r, m, &w);
+    cr_expect(same_bits(&s[m], &w, sizeof w), "summary of method %d", m);
+    cr_expect(same(s[m].final_var, m == 2 ? NAN : r->dE_var[m * ENS_S + ENS_S - 1]), "final_var[%d]", m);
+  }
+  free(s);
+  check_observable_attrs(&f, ENS_M);
+  check_obs_b(&f, "method,ic", ENS_M * ENS_IC, ENS_S, 5, 4);
+  cr_expect_eq(attr_num(f.group, "seed"), 12345);
+  cr_expect_eq(attr_num(f.group, "random_ics"), 1);
+  cr_expect_eq(attr_num(f.group, "h"), 0.25);
+  nh_h5_close(&f);
+  ens_free(&x);
+  remove(path);
+}
+
+/* Statistics over the ICs, worked out by hand: NaN values, a failed run, a single run, equal values,
+ * an even count; one sample (the last is index 0). */
+Test(results, ensemble_summary_by_hand) {
+  nh_study st;
+  study_init(&st, NH_STUDY_ENSEMBLE, 4, ens_methods);
+  st.count = 5, st.nsamples = 1;
+  nh_ensemble_result r = {0};
+  const int status[20] = {0, 0, 1, 0, 0, /**/ 0, 3, 3, 3, 3, /**/ 0, 0, 0, 2, 0, /**/ 0, 0, 0, 0, 0};
+  double max_abs[20] = {3, NAN, 100, 1, 2, /**/ 7, 1, 1, 1, 1, /**/ 0.5, 0.5, 0.5, 9, 0.5, /**/ 4, 1, 3, 2, NAN};
+  double slope[20] = {-4, 2, 50, NAN, 1, /**/ NAN, 1, 1, 1, 1, /**/ -0.25, -0.25, -0.25, 9, -0.25, /**/ 1, 2, 3, 4, 5};
+  double resid[20] = {1e-3, 2e-3, 9, NAN, 5e-4, /**/ 0.5, 9, 9, 9, 9, /**/ 1, 1, 1, 1, 1, /**/ 1, 2, 3, 4, 5};
+  double var[4] = {0.25, 123, 0, 2};
+  int count[4] = {3, 1, 4, 5};
+  r.status = (int *)status, r.max_abs_dE = max_abs, r.drift_slope = slope, r.max_residual = resid;
+  r.dE_var = var, r.dE_count = count;
+  const nh_ensemble_summary want[4] = {
+      {4, 1, 3, 2, -1.0 / 3, 2, 2e-3, 0.25},         /* {3,1,2}; {-4,2,1}; {1e-3,2e-3,5e-4} */
+      {1, 4, 7, 7, NAN, NAN, 0.5, NAN},              /* one run; its slope NaN; count 1 at T */
+      {4, 1, 0.5, 0.5, -0.25, 0.25, 1, 0},           /* equal values */
+      {5, 0, 4, 2.5, 3, 3, 5, 2},                    /* {4,1,3,2}: even count */
+  };
+  for (int m = 0; m < 4; m++) {
+    nh_ensemble_summary s;
+    nh_ensemble_summarize(&st, &r, m, &s);
+    cr_expect(s.ok == want[m].ok && s.failures == want[m].failures, "method %d: ok %d failures %d", m, s.ok,
+              s.failures);
+    cr_expect(same(s.max_max_abs_dE, want[m].max_max_abs_dE), "method %d: max %g", m, s.max_max_abs_dE);
+    cr_expect(same(s.median_max_abs_dE, want[m].median_max_abs_dE), "method %d: median %g", m, s.median_max_abs_dE);
+    cr_expect(same(s.mean_drift_slope, want[m].mean_drift_slope) ||
+                  fabs(s.mean_drift_slope - want[m].mean_drift_slope) <= 1e-16,
+              "method %d: mean slope %.17g", m, s.mean_drift_slope);
+    cr_expect(same(s.median_abs_drift_slope, want[m].median_abs_drift_slope), "method %d: median |slope| %g", m,
+              s.median_abs_drift_slope);
+    cr_expect(same(s.max_residual, want[m].max_residual), "method %d: max residual %g", m, s.max_residual);
+    cr_expect(same(s.final_var, want[m].final_var), "method %d: final var %g", m, s.final_var);
+  }
+  study_free(&st);
+}
+
+/* Which methods the spec listed: the first nprimary, as the loader says. */
+Test(results, primary_flags) {
+  nh_study st;
+  study_init(&st, NH_STUDY_ENSEMBLE, 4, ens_methods);
+  int got[4];
+  const int want[5][4] = {{0, 0, 0, 0}, {1, 0, 0, 0}, {1, 1, 0, 0}, {1, 1, 1, 0}, {1, 1, 1, 1}};
+  for (int np = 0; np <= 4; np++) {
+    st.nprimary = np;
+    nh_primary_methods(&st, got);
+    for (int m = 0; m < 4; m++) cr_expect_eq(got[m], want[np][m], "nprimary %d: method %d", np, m);
+  }
+  study_free(&st);
+}
+
+/* ---- trajectory --------------------------------------------------------------------------- */
+
+typedef struct {
+  nh_study st;
+  nh_trajectory_result r;
+} traj_fx;
+
+enum { TR_M = 2, TR_H = 3, TR_IC = 4, TR_S = 7 };
+
+static void traj_build(traj_fx *x, const char *path) {
+  nh_study *st = &x->st;
+  nh_trajectory_result *r = &x->r;
+  study_init(st, NH_STUDY_TRAJECTORY, TR_M, conv_methods);
+  study_ics(st, TR_IC);
+  const double h[TR_H] = {0.1, 0.2, 0.4};
+  study_h(st, TR_H, h);
+  st->sample_every = 3, st->divergence = 1e3;
+  memset(r, 0, sizeof *r);
+  const size_t runs = TR_M * TR_H * TR_IC;
+  r->nsamples = TR_S;
+  r->nsamples_h = iseq(TR_H, 0);
+  r->nsamples_h[0] = 7, r->nsamples_h[1] = 4, r->nsamples_h[2] = 2;
+  r->t = dseq(TR_H * TR_S, 0);
+  for (int j = 0; j < TR_H; j++)
+    for (int k = r->nsamples_h[j]; k < TR_S; k++) r->t[j * TR_S + k] = NAN;
+  r->status = iseq(runs, 0), r->cost = cseq(runs), r->wall_time = dseq(runs, 50);
+  r->final_state = dseq(runs * 10, 100);
+  r->reference_kind = "exact";
+  samples_fill(st, &r->samples, (long)runs, TR_S, 13, 2);
+  char err[1024];
+  cr_assert_eq(nh_write_trajectory(path, st, r, "nhbench run tests/fixture.cfg", err, sizeof err), 0, "%s", err);
+}
+
+static void traj_free(traj_fx *x) {
+  nh_trajectory_result *r = &x->r;
+  free(r->nsamples_h), free(r->t), free(r->status), free(r->cost), free(r->wall_time), free(r->final_state);
+  samples_free(&r->samples);
+  study_free(&x->st);
+}
+
+Test(results, trajectory_round_trip) {
+  char path[128];
+  tmp_path(path, sizeof path, "traj");
+  traj_fx x;
+  traj_build(&x, path);
+  const nh_trajectory_result *r = &x.r;
+  nh_h5 f;
+  open_ok(&f, path);
+  double *q = ic_rows(&x.st, 0), *v = ic_rows(&x.st, 1);
+  check_common(&f, &x.st, TR_IC, q, v, x.st.ic_names);
+  free(q), free(v);
+  hsize_t dh[1] = {TR_H}, dhs[2] = {TR_H, TR_S}, dr[3] = {TR_M, TR_H, TR_IC}, drx[4] = {TR_M, TR_H, TR_IC, 10};
+  check_f64(&f, "h", "h", 1, dh, x.st.h, "time");
+  check_i32(&f, "nsamples_h", "h", 1, dh, r->nsamples_h);
+  check_f64(&f, "t", "h,sample", 2, dhs, r->t, "time");
+  check_i32(&f, "status", "method,h,ic", 3, dr, r->status);
+  check_cost(&f, "method,h,ic", 3, dr, r->cost);
+  check_f64(&f, "wall_time", "method,h,ic", 3, dr, r->wall_time, "s");
+  check_f64(&f, "final_state", "method,h,ic,state", 4, drx, r->final_state, "as q, v");
+  check_observable_attrs(&f, TR_M);
+  check_obs_b(&f, "method,h,ic", TR_M * TR_H * TR_IC, TR_S, 13, 2);
+  hsize_t dobs[5] = {TR_M, TR_H, TR_IC, TR_S, 1};
+  check_layout(f.group, "observables/obs_a", "method,h,ic,sample,component", 5, dobs, "energy");
+  /* One run's slice: method 1, h[2], IC 3 is run (1·3 + 2)·4 + 3 = 23. */
+  long long idx[3] = {1, 2, 3};
+  hsize_t shape[5];
+  double *s = nh_h5_doubles_at(&f, "observables/obs_b", "method,h,ic,sample,component", 3, idx, shape);
+  cr_assert(s != NULL);
+  for (int k = 0; k < TR_S; k++)
+    for (int c = 0; c < 3; c++) cr_expect_eq(s[k * 3 + c], obs_value(23, k, 1, c), "slice sample %d component %d", k, c);
+  free(s);
+  expect_attr_str(f.group, "reference", "exact");
+  cr_expect_eq(attr_num(f.group, "sample_every"), 3);
+  nh_h5_close(&f);
+  traj_free(&x);
+  remove(path);
+}
+
+/* ---- one-step ----------------------------------------------------------------------------- */
+
+typedef struct {
+  nh_study st;
+  nh_onestep_result r;
+} one_fx;
+
+enum { OS_M = 3, OS_H = 4, OS_IC = 2, OS_PER = 3, OS_P = OS_IC * OS_PER };
+
+static void one_build(one_fx *x, const char *path) {
+  nh_study *st = &x->st;
+  nh_onestep_result *r = &x->r;
+  study_init(st, NH_STUDY_ONESTEP, OS_M, conv_methods);
+  study_ics(st, OS_IC);
+  const double h[OS_H] = {0.1, 0.05, 0.2, 0.025};
+  study_h(st, OS_H, h);
+  st->npoints = OS_PER;
+  memset(r, 0, sizeof *r);
+  const size_t cells = OS_M * OS_H * OS_P;
+  r->npoints = OS_P;
+  r->point_t = dseq(OS_P, 0), r->points = dseq(OS_P * 10, 10);
+  r->local_err = dseq(cells, 0), r->local_err_q = dseq(cells, 100), r->local_err_v = dseq(cells, 200);
+  r->local_err[(1 * OS_H + 2) * OS_P + 4] = NAN;
+  r->stepped = dseq(cells * 10, 1000), r->backward = dseq(cells * 10, 3000), r->lambda = dseq(cells * 2, 5000);
+  r->lambda_err = dseq(cells, 300), r->adjoint_defect = dseq(cells, 400), r->cond = dseq(cells, 500);
+  r->action_err = dseq(cells, 600), r->status = iseq(cells, 0);
+  for (size_t i = 0; i < (size_t)OS_H * OS_P; i++) r->adjoint_defect[i] = r->cond[i] = NAN; /* method 0: none */
+  for (size_t i = 0; i < cells; i++) r->status[i] = i == 30 || i == 31;
+  r->slope = dseq(OS_M, 0), r->slope_stderr = dseq(OS_M, 0), r->action_slope = dseq(OS_M, 0);
+  r->slope[0] = 5.0625, r->slope[1] = 3.125, r->slope[2] = NAN;
+  r->fit_first = iseq(OS_M, 0), r->fit_count = iseq(OS_M, 0);
+  r->fit_first[0] = 3, r->fit_first[1] = 1, r->fit_first[2] = -1;
+  r->fit_count[0] = 2, r->fit_count[1] = 3, r->fit_count[2] = 0;
+  r->reference_kind = "exact";
+  char err[1024];
+  cr_assert_eq(nh_write_onestep(path, st, r, "nhbench run tests/fixture.cfg", err, sizeof err), 0, "%s", err);
+}
+
+static void one_free(one_fx *x) {
+  nh_onestep_result *r = &x->r;
+  free(r->point_t), free(r->points), free(r->local_err), free(r->local_err_q), free(r->local_err_v);
+  free(r->stepped), free(r->backward), free(r->lambda), free(r->lambda_err), free(r->adjoint_defect), free(r->cond);
+  free(r->action_err), free(r->status), free(r->slope), free(r->slope_stderr), free(r->action_slope);
+  free(r->fit_first), free(r->fit_count);
+  study_free(&x->st);
+}
+
+Test(results, onestep_round_trip) {
+  char path[128];
+  tmp_path(path, sizeof path, "one");
+  one_fx x;
+  one_build(&x, path);
+  const nh_onestep_result *r = &x.r;
+  nh_h5 f;
+  open_ok(&f, path);
+  double *q = ic_rows(&x.st, 0), *v = ic_rows(&x.st, 1);
+  check_common(&f, &x.st, OS_IC, q, v, x.st.ic_names);
+  free(q), free(v);
+  hsize_t dp[1] = {OS_P}, dpx[2] = {OS_P, 10}, dc[3] = {OS_M, OS_H, OS_P}, dcx[4] = {OS_M, OS_H, OS_P, 10};
+  hsize_t dcl[4] = {OS_M, OS_H, OS_P, 2}, dm[1] = {OS_M}, dmh[2] = {OS_M, OS_H};
+  check_f64(&f, "point_t", "point", 1, dp, r->point_t, "time");
+  check_f64(&f, "points", "point,state", 2, dpx, r->points, "as q, v");
+  check_i32(&f, "point_ic", "point", 1, dp, (int[]){0, 0, 0, 1, 1, 1});
+  const char *const c[] = {"local_err", "local_err_q", "local_err_v", "lambda_err", "adjoint_defect", "cond",
+                           "action_err"};
+  const double *cv[] = {r->local_err, r->local_err_q, r->local_err_v, r->lambda_err, r->adjoint_defect, r->cond,
+                        r->action_err};
+  for (int i = 0; i < 7; i++) check_f64(&f, c[i], "method,h,point", 3, dc, cv[i], NULL);
+  check_i32(&f, "status", "method,h,point", 3, dc, r->status);
+  check_f64(&f, "stepped", "method,h,point,state", 4, dcx, r->stepped, "as q, v");
+  check_f64(&f, "backward", "method,h,point,state", 4, dcx, r->backward, "as q, v");
+  check_f64(&f, "lambda", "method,h,point,multiplier", 4, dcl, r->lambda, "as lambda");
+  check_f64(&f, "slope", "method", 1, dm, r->slope, "1");
+  check_i32(&f, "fit_first", "method", 1, dm, r->fit_first);
+  check_i32(&f, "slope_expected", "method", 1, dm, (int[]){5, 3, 2});
+  /* h sorted: 0.025 0.05 0.1 0.2; method 0 from h[3] = 0.025, 2 points; method 1 from 0.05, 3. */
+  check_f64(&f, "fit_h_min", "method", 1, dm, (double[]){0.025, 0.05, NAN}, "time");
+  check_f64(&f, "fit_h_max", "method", 1, dm, (double[]){0.05, 0.2, NAN}, "time");
+  /* Max over the 6 points of (m·4 + h)·6 + p + 1/8 is p = 5; NaN where one point is NaN. */
+  double ml[OS_M * OS_H], ma[OS_M * OS_H];
+  for (int i = 0; i < OS_M * OS_H; i++) ml[i] = i * 6 + 5.125, ma[i] = 600 + i * 6 + 5.125;
+  ml[1 * OS_H + 2] = NAN;
+  check_f64(&f, "max_local_err", "method,h", 2, dmh, ml, "as q, v");
+  check_f64(&f, "max_action_err", "method,h", 2, dmh, ma, "action");
+  /* cond 500.125 + i over method m's cells i = 24m .. 24m + 23; none for method 0. */
+  check_f64(&f, "summary/cond_min", "method", 1, dm, (double[]){NAN, 524.125, 548.125}, "1");
+  check_f64(&f, "summary/cond_max", "method", 1, dm, (double[]){NAN, 547.125, 571.125}, "1");
+  check_f64(&f, "summary/max_adjoint_defect", "method", 1, dm, (double[]){NAN, 447.125, 471.125}, "as q, v");
+  check_i32(&f, "summary/failures", "method", 1, dm, (int[]){0, 2, 0});
+  cr_expect_eq(attr_num(f.group, "npoints"), OS_PER);
+  expect_attr_str(f.group, "norm", "max");
+  nh_h5_close(&f);
+  one_free(&x);
+  remove(path);
+}
+
+/* ---- work-precision ----------------------------------------------------------------------- */
+
+typedef struct {
+  nh_study st;
+  nh_work_precision_result r;
+} wp_fx;
+
+enum { WP_M = 3, WP_H = 4, WP_R = 5 };
+
+static void wp_build(wp_fx *x, const char *path) {
+  nh_study *st = &x->st;
+  nh_work_precision_result *r = &x->r;
+  study_init(st, NH_STUDY_WORK_PRECISION, WP_M, conv_methods);
+  const double h[WP_H] = {0.2, 0.1, 0.05, 0.025};
+  study_h(st, WP_H, h);
+  st->repeats = WP_R, st->time_limit = 60, st->norm = NH_NORM_2;
+  memset(r, 0, sizeof *r);
+  const size_t cells = WP_M * WP_H;
+  r->err = dseq(cells * NH_WP_NORMS, 0), r->cost = cseq(cells), r->work = dseq(cells, 100);
+  r->wall_time = dseq(cells, 200), r->wall_times = dseq(cells * WP_R, 300), r->status = iseq(cells, 0);
+  r->pareto_work = iseq(cells, 0), r->pareto_time = iseq(cells, 0);
+  for (size_t i = 0; i < cells; i++) r->status[i] = i == 7 ? NH_RUN_TIMED_OUT : 0, r->pareto_work[i] = i % 3 == 0,
+                                      r->pareto_time[i] = i % 4 == 1;
+  for (int i = 0; i < 5; i++) r->reference.q[i] = i, r->reference.v[i] = 10 + i;
+  r->reference_kind = "rk8pd";
+  char err[1024];
+  cr_assert_eq(nh_write_work_precision(path, st, r, "nhbench run tests/fixture.cfg", err, sizeof err), 0, "%s", err);
+}
+
+static void wp_free(wp_fx *x) {
+  nh_work_precision_result *r = &x->r;
+  free(r->err), free(r->cost), free(r->work), free(r->wall_time), free(r->wall_times), free(r->status);
+  free(r->pareto_work), free(r->pareto_time);
+  study_free(&x->st);
+}
+
+Test(results, work_precision_round_trip) {
+  char path[128];
+  tmp_path(path, sizeof path, "wp");
+  wp_fx x;
+  wp_build(&x, path);
+  const nh_work_precision_result *r = &x.r;
+  nh_h5 f;
+  open_ok(&f, path);
+  char *names[1] = {"default"};
+  check_common(&f, &x.st, 1, x.st.x0.q, x.st.x0.v, names);
+  hsize_t dmh[2] = {WP_M, WP_H}, dmhn[3] = {WP_M, WP_H, NH_WP_NORMS};
+  hsize_t dmhr[3] = {WP_M, WP_H, WP_R};
+  char *norms[NH_WP_NORMS] = {"qv_max", "qv_2", "q_max", "q_2", "v_max", "v_2"};
+  check_strings(&f, "norms", "norm", NH_WP_NORMS, norms);
+  check_f64(&f, "err", "method,h,norm", 3, dmhn, r->err, "as q, v");
+  check_cost(&f, "method,h", 2, dmh, r->cost);
+  check_f64(&f, "work", "method,h", 2, dmh, r->work, "1");
+  check_f64(&f, "wall_time", "method,h", 2, dmh, r->wall_time, "s");
+  check_f64(&f, "wall_times", "method,h,repeat", 3, dmhr, r->wall_times, "s");
+  check_i32(&f, "status", "method,h", 2, dmh, r->status);
+  check_i32(&f, "pareto_work", "method,h", 2, dmh, r->pareto_work);
+  check_i32(&f, "pareto_time", "method,h", 2, dmh, r->pareto_time);
+  expect_attr_str(f.group, "pareto_norm", "qv_2");
+  expect_attr_str(f.group, "norm", "2");
+  cr_expect_eq(attr_num(f.group, "repeats"), WP_R);
+  cr_expect_eq(attr_num(f.group, "time_limit"), 60);
+  nh_h5_close(&f);
+  wp_free(&x);
+  remove(path);
+}
+
+/* ---- failed writes ------------------------------------------------------------------------ */
+
+static void write_file(const char *path, const char *text) {
+  FILE *fp = fopen(path, "w");
+  cr_assert(fp, "cannot write %s", path);
+  fputs(text, fp);
+  fclose(fp);
+}
+
+static void expect_file(const char *path, const char *text) {
+  char buf[256] = "";
+  FILE *fp = fopen(path, "r");
+  cr_assert(fp, "%s is gone", path);
+  size_t n = fread(buf, 1, sizeof buf - 1, fp);
+  buf[n] = '\0';
+  fclose(fp);
+  cr_expect_str_eq(buf, text, "%s was changed", path);
+}
+
+/* Files in dir other than `keep`. */
+static int others_in(const char *dir, const char *keep) {
+  DIR *d = opendir(dir);
+  cr_assert(d);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, keep)) n++;
+  closedir(d);
+  return n;
+}
+
+/* A child process writes x's convergence file to path (as user nobody when run as root, so that
+ * permissions hold), optionally under a file-size limit; no Criterion call happens in the child.
+ * Its exit status: 0 if the write failed with a message naming path, 1 if it succeeded, 2 if the
+ * message is wrong, 3 if it could not drop root. */
+static int child_write(const char *path, const conv_fx *x, int drop_root, long fsize_limit) {
+  fflush(NULL);
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    if (drop_root && geteuid() == 0 && (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))) _exit(3);
+    if (fsize_limit > 0) {
+      signal(SIGXFSZ, SIG_IGN);
+      struct rlimit rl = {(rlim_t)fsize_limit, (rlim_t)fsize_limit};
+      setrlimit(RLIMIT_FSIZE, &rl);
+    }
+    char err[2048] = "";
+    int rc = nh_write_convergence(path, &x->st, &x->r, "test", err, sizeof err);
+    _exit(rc == 0 ? 1 : strstr(err, path) && strstr(err, "unchanged") ? 0 : 2);
+  }
+  int status;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A convergence fixture (written once to a scratch file) and an old file at DIR/out.h5. */
+static void failing_setup(conv_fx *x, char *dir, size_t dlen, char *path, size_t plen, const char *tag) {
+  char scratch[128];
+  tmp_path(scratch, sizeof scratch, tag);
+  conv_build(x, scratch);
+  remove(scratch);
+  snprintf(dir, dlen, "/tmp/nhbench-results-%s-%d", tag, (int)getpid());
+  snprintf(path, plen, "%s/out.h5", dir);
+  cr_assert_eq(mkdir(dir, 0755), 0, "mkdir %s", dir);
+  write_file(path, "old results");
+}
+
+Test(results, failed_write_in_unwritable_directory_keeps_old_file) {
+  char dir[128], path[192];
+  conv_fx x;
+  failing_setup(&x, dir, sizeof dir, path, sizeof path, "ro");
+  chmod(path, 0644);
+  chmod(dir, 0555);
+  int rc = child_write(path, &x, 1, 0);
+  chmod(dir, 0755);
+  cr_expect_eq(rc, 0, "the write into a read-only directory: child status %d", rc);
+  expect_file(path, "old results");
+  cr_expect_eq(others_in(dir, "out.h5"), 0, "a temporary file was left behind");
+  remove(path), rmdir(dir);
+  conv_free(&x);
+}
+
+Test(results, failed_write_disk_full_keeps_old_file) {
+  char dir[128], path[192];
+  conv_fx x;
+  failing_setup(&x, dir, sizeof dir, path, sizeof path, "full");
+  int rc = child_write(path, &x, 0, 6000); /* the file needs more than 6000 bytes */
+  cr_expect_eq(rc, 0, "the write with a 6000-byte file limit: child status %d", rc);
+  expect_file(path, "old results");
+  cr_expect_eq(others_in(dir, "out.h5"), 0, "a temporary file was left behind");
+  remove(path), rmdir(dir);
+  conv_free(&x);
+}
+
+Test(results, failed_write_missing_field_keeps_old_file) {
+  char dir[128], path[192];
+  snprintf(dir, sizeof dir, "/tmp/nhbench-results-field-%d", (int)getpid());
+  snprintf(path, sizeof path, "%s/out.h5", dir);
+  cr_assert_eq(mkdir(dir, 0755), 0);
+  write_file(path, "old results");
+  traj_fx x;
+  traj_build(&x, path); /* a good file first, then the failing one over it */
+  char before[64];
+  FILE *fp = fopen(path, "rb");
+  cr_assert(fp && fread(before, 1, sizeof before, fp) == sizeof before);
+  fclose(fp);
+  double *keep = x.r.final_state;
+  x.r.final_state = NULL;
+  char err[2048];
+  cr_expect_eq(nh_write_trajectory(path, &x.st, &x.r, "test", err, sizeof err), -1);
+  cr_expect(strstr(err, "final_state") && strstr(err, path), "the message names the path and the field: %s", err);
+  x.r.final_state = keep;
+  char after[64];
+  fp = fopen(path, "rb");
+  cr_assert(fp && fread(after, 1, sizeof after, fp) == sizeof after);
+  fclose(fp);
+  cr_expect(memcmp(before, after, sizeof before) == 0, "the good file was changed");
+  nh_h5 f;
+  open_ok(&f, path);
+  nh_h5_close(&f);
+  cr_expect_eq(others_in(dir, "out.h5"), 0, "a temporary file was left behind");
+  traj_free(&x);
+  remove(path), rmdir(dir);
+}
+
+/* ---- nhbench info and export -------------------------------------------------------------- */
+
+/* Runs `nhbench ARGS`, stdout and stderr into out; the exit status, or -1 if it did not exit. */
+static int run_nhbench(const char *args, char *out, size_t outlen) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "%s %s 2>&1", NHBENCH_EXE, args);
+  fflush(NULL);
+  FILE *p = popen(cmd, "r");
+  cr_assert(p, "cannot run %s", cmd);
+  size_t len = fread(out, 1, outlen - 1, p);
+  out[len] = '\0';
+  int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void expect_run(const char *args, int want, const char *needle) {
+  static char out[1 << 18];
+  int rc = run_nhbench(args, out, sizeof out);
+  cr_expect_eq(rc, want, "nhbench %s: exit status %d, want %d; output:\n%.3000s", args, rc, want, out);
+  if (needle) cr_expect(strstr(out, needle) != NULL, "nhbench %s: output lacks '%s':\n%.3000s", args, needle, out);
+}
+
+/* The data rows (not comments, not blank) of an export, as numbers: row r, column c. */
+typedef struct {
+  int rows, cols[512];
+  double v[512][16];
+  int blocks;
+} table;
+
+static void export_table(const char *args, table *t) {
+  static char out[1 << 18];
+  int rc = run_nhbench(args, out, sizeof out);
+  cr_assert_eq(rc, 0, "nhbench %s: exit status %d:\n%.3000s", args, rc, out);
+  memset(t, 0, sizeof *t);
+  for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+    if (line[0] == '#') {
+      if (strncmp(line, "# method", 8) == 0) t->blocks++;
+      continue;
+    }
+    char *p = line, *end;
+    int c = 0;
+    for (double x = strtod(p, &end); end != p && c < 16; x = strtod(p, &end)) t->v[t->rows][c++] = x, p = end;
+    if (c && t->rows < 511) t->cols[t->rows++] = c;
+  }
+}
+
+Test(results_cli, info_and_export_convergence) {
+  char path[128], args[512];
+  tmp_path(path, sizeof path, "cli-conv");
+  conv_fx x;
+  conv_build(&x, path);
+  snprintf(args, sizeof args, "info %s", path);
+  expect_run(args, 0, "4.062 +- 1.0e-03  ok      0.05 .. 0.2   1.03e+02      0  rk4");
+  expect_run(args, 0, "claimed 1, expected 2: an exception");
+  snprintf(args, sizeof args, "export %s study", path);
+  expect_run(args, 0, "convergence\n");
+  table t;
+  snprintf(args, sizeof args, "export %s orders", path);
+  export_table(args, &t);
+  cr_assert_eq(t.rows, 3);
+  cr_expect(t.v[0][4] == 0.05 && t.v[0][5] == 0.2 && t.v[1][4] == 0.1 && isnan(t.v[2][4]), "fit h range columns");
+  cr_expect(t.v[2][6] == 2 && t.v[2][7] == 0 && t.v[1][2] == 2.03125, "expected, ok, observed");
+  snprintf(args, sizeof args, "export %s convergence --methods 2", path);
+  export_table(args, &t);
+  cr_assert_eq(t.rows, 4);
+  cr_assert_eq(t.cols[1], 11);
+  /* Method 2, h[1]: cell 9 of the [method][h] datasets. */
+  const double want[11] = {0.1, 109.125, 209.125, 309.125, 709.125, 0, 759.125, 409.125, 509.125, 609.125, 659.125};
+  for (int c = 0; c < 11; c++) cr_expect_eq(t.v[1][c], want[c], "convergence column %d: %g", c, t.v[1][c]);
+  snprintf(args, sizeof args, "export %s energy", path);
+  expect_run(args, 2, "is a convergence study; table 'energy' is for ensemble studies");
+  snprintf(args, sizeof args, "export %s convergence --methods 3", path);
+  expect_run(args, 2, "method indices 0..2");
+  snprintf(args, sizeof args, "export %s attr reference", path);
+  expect_run(args, 0, "rk8pd\n");
+  snprintf(args, sizeof args, "export %s attr err/units", path);
+  expect_run(args, 0, "as q, v\n");
+  conv_free(&x);
+  remove(path);
+}
+
+Test(results_cli, info_and_export_ensemble) {
+  char path[128], args[512];
+  tmp_path(path, sizeof path, "cli-ens");
+  ens_fx x;
+  ens_build(&x, path);
+  snprintf(args, sizeof args, "info %s", path);
+  expect_run(args, 0, "methods      4: 2 listed in the spec, 2 more from 1 grid");
+  snprintf(args, sizeof args, "export %s methods --primary", path);
+  expect_run(args, 0, "# index name\n0 rk4\n1 nh_newmark(beta=0.1,beta2=0.1,");
+  table t;
+  export_table(args, &t);
+  cr_expect_eq(t.rows, 2, "only the listed methods");
+  snprintf(args, sizeof args, "export %s variance", path);
+  export_table(args, &t);
+  cr_expect(t.blocks == 2 && t.rows == 2 * ENS_S, "variance: a block per listed method");
+  snprintf(args, sizeof args, "export %s grid --stat final_var", path);
+  export_table(args, &t);
+  cr_assert_eq(t.rows, 4);
+  /* (0, 0) is method 2: one IC left at T, so no variance; (0.1, 0.1) method 1: dE_var[1][5]. */
+  cr_expect(isnan(t.v[0][2]) && t.v[0][3] == 2, "cell (0, 0): %g, method %g", t.v[0][2], t.v[0][3]);
+  cr_expect(isnan(t.v[1][2]) && t.v[1][3] == -1, "cell (0, 0.1) skipped");
+  cr_expect(t.v[3][2] == 511.125 && t.v[3][3] == 1 && t.v[3][4] == 1 && t.v[3][5] == 3, "cell (0.1, 0.1)");
+  snprintf(args, sizeof args, "export %s energy --method 3 --ics 1:3", path);
+  export_table(args, &t);
+  cr_assert_eq(t.rows, 12);
+  cr_expect_eq(t.blocks, 2);
+  cr_expect(t.v[0][1] == 1000 + (3 * 3 + 1) * 6 + 0.125 && t.v[7][1] == 1000 + (3 * 3 + 2) * 6 + 1.125, "dE rows");
+  snprintf(args, sizeof args, "export %s series --observable obs_b --method 1 --ic 2", path);
+  export_table(args, &t);
+  cr_assert_eq(t.rows, 6);
+  for (int k = 0; k < 6; k++)
+    for (int c = 0; c < 3; c++)
+      cr_expect(same(t.v[k][1 + c], k >= 4 ? NAN : obs_value(5, k, 1, c)), "series sample %d component %d", k, c);
+  snprintf(args, sizeof args, "export %s series --h 1", path);
+  expect_run(args, 2, "one step size");
+  snprintf(args, sizeof args, "export %s observables", path);
+  expect_run(args, 0, "absent for method 1: method 1 has no a");
+  ens_free(&x);
+  remove(path);
+}
+
+Test(results_cli, info_and_export_trajectory) {
+  char path[128], args[512];
+  tmp_path(path, sizeof path, "cli-traj");
+  traj_fx x;
+  traj_build(&x, path);
+  snprintf(args, sizeof args, "info %s", path);
+  expect_run(args, 0, "obs_a                    absent: method 1 has no a");
+  /* Method 1, h[2], IC 3 (run 23): status 23 is no known status; 2 samples. */
+  expect_run(args, 0, "h = 0.4, IC 3 (ic_3): unknown status, 2 samples");
+  table t;
+  snprintf(args, sizeof args, "export %s series --observable obs_b --method 1 --h 1 --ic 2", path);
+  export_table(args, &t);
+  cr_assert_eq(t.rows, 4, "nsamples_h[1] = 4 rows");
+  for (int k = 0; k < 4; k++) {
+    cr_expect_eq(t.v[k][0], 1 * 7 + k + 0.125, "t of sample %d", k);
+    for (int c = 0; c < 3; c++) cr_expect_eq(t.v[k][1 + c], obs_value((1 * 3 + 1) * 4 + 2, k, 1, c));
+  }
+  snprintf(args, sizeof args, "export %s series --h 3", path);
+  expect_run(args, 2, "--h 3");
+  snprintf(args, sizeof args, "export %s series --observable nosuch", path);
+  expect_run(args, 2, "has obs_a obs_b");
+  traj_free(&x);
+  remove(path);
+}
+
+Test(results_cli, info_and_export_onestep) {
+  char path[128], args[512];
+  tmp_path(path, sizeof path, "cli-one");
+  one_fx x;
+  one_build(&x, path);
+  snprintf(args, sizeof args, "info %s", path);
+  expect_run(args, 0, "       5  5.062 +- 1.2e-01    0.025 .. 0.05   0.125          -");
+  table t;
+  snprintf(args, sizeof args, "export %s local_error --methods 1", path);
+  export_table(args, &t);
+  cr_assert_eq(t.rows, 4);
+  cr_expect(t.v[0][0] == 0.1 && t.v[0][1] == (1 * 4 + 0) * 6 + 5.125 && isnan(t.v[2][1]), "max local error");
+  cr_expect(t.v[3][2] == 600 + (1 * 4 + 3) * 6 + 5.125, "max action error");
+  snprintf(args, sizeof args, "export %s slopes", path);
+  export_table(args, &t);
+  cr_assert_eq(t.rows, 3);
+  cr_expect(t.v[1][2] == 3 && t.v[1][3] == 3.125 && t.v[1][5] == 0.05 && t.v[1][6] == 0.2, "slopes row 1");
+  cr_expect(t.v[2][9] == 548.125 && t.v[2][10] == 571.125, "cond range of method 2");
+  one_free(&x);
+  remove(path);
+}
+
+Test(results_cli, info_and_export_work_precision) {
+  char path[128], args[512];
+  tmp_path(path, sizeof path, "cli-wp");
+  wp_fx x;
+  wp_build(&x, path);
+  snprintf(args, sizeof args, "info %s", path);
+  expect_run(args, 0, "timed out");
+  expect_run(args, 0, "Error at T in the qv_2 norm");
+  table t;
+  snprintf(args, sizeof args, "export %s work_precision --methods 1 --norm q_2", path);
+  export_table(args, &t);
+  cr_assert_eq(t.rows, 4);
+  /* Method 1, h[3]: cell 7, err column 3 (q_2); timed out; pareto_work 7 % 3 != 0, pareto_time 7 % 4 != 1. */
+  cr_expect(t.v[3][0] == 0.025 && t.v[3][1] == 107.125 && t.v[3][2] == 207.125, "h work wall_time");
+  cr_expect(t.v[3][3] == 7 * 6 + 3 + 0.125, "err in q_2: %g", t.v[3][3]);
+  cr_expect(t.v[3][4] == 0 && t.v[3][5] == 0 && t.v[3][6] == NH_RUN_TIMED_OUT, "flags and status");
+  cr_expect(t.v[2][4] == 1 && t.v[1][5] == 1, "pareto flags of cells 6 and 5");
+  snprintf(args, sizeof args, "export %s work_precision --norm l_3", path);
+  expect_run(args, 2, "--norm 'l_3'");
+  wp_free(&x);
+  remove(path);
+}
+
+/* ---- files this nhbench refuses ----------------------------------------------------------- */
+
+/* A file as nhbench wrote schema version 1 (version attribute: 1, `version` = -1: none). */
+static void write_v1(const char *path, int version) {
+  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  cr_assert_geq(f, 0);
+  if (version >= 0) H5LTset_attribute_int(f, "/", "schema_version", &version, 1);
+  H5LTset_attribute_string(f, "/", "study", "convergence");
+  H5LTset_attribute_string(f, "/", "spec_file", "studies/chaotic_convergence.cfg");
+  hid_t g = H5Gcreate2(f, "convergence", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hsize_t n = 2;
+  double h[2] = {0.1, 0.05};
+  H5LTmake_dataset_double(g, "h", 1, &n, h);
+  H5Gclose(g);
+  H5Fclose(f);
+}
+
+Test(results_cli, version_1_files_refused) {
+  char path[128], args[512];
+  tmp_path(path, sizeof path, "v1");
+  const char *msg = "written with results schema version 1 by an older nhbench; re-run the study "
+                    "(`nhbench run studies/chaotic_convergence.cfg`) to get version 2";
+  write_v1(path, 1);
+  snprintf(args, sizeof args, "info %s", path);
+  expect_run(args, 2, msg);
+  snprintf(args, sizeof args, "export %s study", path);
+  expect_run(args, 2, msg);
+  write_v1(path, -1); /* before schema_version existed */
+  snprintf(args, sizeof args, "info %s", path);
+  expect_run(args, 2, msg);
+  write_v1(path, 3);
+  expect_run(args, 2, "results schema version 3 (written by a newer nhbench); this nhbench reads version 2");
+  /* Negative control: the same reader opens a version-2 file. */
+  conv_fx x;
+  conv_build(&x, path);
+  expect_run(args, 0, "convergence study");
+  conv_free(&x);
+  remove(path);
+}
+
+/* Copies the first `bytes` of src to dst (bytes < 0: all). */
+static void copy_file(const char *src, const char *dst, long bytes) {
+  FILE *a = fopen(src, "rb"), *b = fopen(dst, "wb");
+  cr_assert(a && b);
+  char buf[4096];
+  long total = 0;
+  for (size_t n; (n = fread(buf, 1, sizeof buf, a)) > 0 && (bytes < 0 || total < bytes); total += (long)n)
+    fwrite(buf, 1, bytes < 0 || total + (long)n <= bytes ? n : (size_t)(bytes - total), b);
+  fclose(a), fclose(b);
+}
+
+Test(results_cli, damaged_and_foreign_files_refused) {
+  char good[128], bad[128], args[512];
+  tmp_path(good, sizeof good, "good");
+  tmp_path(bad, sizeof bad, "bad");
+  ens_fx x;
+  ens_build(&x, good);
+  ens_free(&x);
+  /* Cut short: the HDF5 library cannot read it; exit 2, no crash. */
+  struct stat sb;
+  cr_assert_eq(stat(good, &sb), 0);
+  for (long cut = 512; cut < sb.st_size; cut += sb.st_size / 7) {
+    copy_file(good, bad, cut);
+    snprintf(args, sizeof args, "info %s", bad);
+    expect_run(args, 2, bad);
+    snprintf(args, sizeof args, "export %s energy", bad);
+    expect_run(args, 2, bad);
+  }
+  /* Not HDF5; missing; a directory; HDF5 but not nhbench's. */
+  write_file(bad, "method,h\n1,2\n");
+  snprintf(args, sizeof args, "info %s", bad);
+  expect_run(args, 2, "not an HDF5 file");
+  remove(bad);
+  expect_run(args, 2, "No such file");
+  expect_run("info /tmp", 2, "is a directory");
+  hid_t f = H5Fcreate(bad, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  H5Fclose(f);
+  expect_run(args, 2, "not an nhbench results file");
+  /* A dataset whose dimensions attribute disagrees with the schema (swapped). */
+  copy_file(good, bad, -1);
+  f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
+  hid_t ds = H5Dopen2(f, "/ensemble/dE", H5P_DEFAULT);
+  H5Adelete(ds, "dimensions");
+  H5LTset_attribute_string(f, "/ensemble/dE", "dimensions", "ic,method,sample");
+  H5Dclose(ds), H5Fclose(f);
+  snprintf(args, sizeof args, "export %s energy", bad);
+  expect_run(args, 2, "dataset /ensemble/dE has dimensions 'ic,method,sample', expected 'method,ic,sample'");
+  /* A summary dataset of the wrong length. */
+  copy_file(good, bad, -1);
+  f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(f, "/ensemble/summary/ok", H5P_DEFAULT);
+  hsize_t n = 3;
+  int ok[3] = {1, 2, 3};
+  H5LTmake_dataset_int(f, "/ensemble/summary/ok", 1, &n, ok);
+  H5LTset_attribute_string(f, "/ensemble/summary/ok", "dimensions", "method");
+  H5Fclose(f);
+  snprintf(args, sizeof args, "info %s", bad);
+  expect_run(args, 2, "has 3 entries along dimension method, other datasets 4");
+  remove(good), remove(bad);
+}
