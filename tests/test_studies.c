@@ -187,6 +187,18 @@ Test(spec_errors, grid_value_out_of_range) {
 Test(spec_errors, method_not_applicable) {
   expect_spec_error("bad_not_applicable.cfg", "bad_not_applicable.cfg:6:", "nh_rattle does not apply to falling_disk");
 }
+Test(spec_errors, unknown_observable) {
+  expect_spec_error("bad_observable.cfg", "bad_observable.cfg:8:", "unknown observable 'energies' (observables: energy,");
+}
+Test(spec_errors, duplicate_step_size) {
+  expect_spec_error("bad_duplicate_h.cfg", "bad_duplicate_h.cfg:6:", "h = 0.1 is listed twice");
+}
+Test(spec_errors, unknown_norm) {
+  expect_spec_error("bad_norm.cfg", "bad_norm.cfg:7:", "norm = 'euclid'");
+}
+Test(spec_errors, unknown_study_kind) {
+  expect_spec_error("bad_study_kind.cfg", "bad_study_kind.cfg:2:", "\"work_precision\"");
+}
 Test(spec_errors, missing_spec_file) {
   expect_spec_error("no_such_file.cfg", "no_such_file.cfg", "cannot read");
 }
