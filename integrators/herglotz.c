@@ -28,6 +28,18 @@
  * interface: L_d = h L(q_j, Δq/h) (left point, so σ = ν = 0 below), forces
  * F_d^− = −α M(q_j)Δq + h F(t_j), F_d^+ = 0, and the same left-point discrete constraint as herglotz1.
  *
+ * Observables (integrator.h). Multiplier: (3.4)'s λ has the opposite sign of nh_multiplier's (its
+ * equation reads −(ṗ − ∂L/∂q) = λA with L_d ≈ L), and since the step starts from the projected
+ * p_j (a multiple of A(q_j)ᵀ away from the paper's p_j⁺), it carries only the part of the node
+ * impulse that falls after t_j; the paper's node multiplier is λ + (1 + hD3)y_j/h, with y_j the
+ * previous projection's multiplier. The step therefore reports its whole constraint impulse per
+ * unit time, λ̄ = −Λ/(h²(1 + hD3)) − y_{j+1}/h: (3.4)'s part at A(q_j) and the end projection's at
+ * A(q_{j+1}), each half a step, which approximates λ(t_j + h/2) (to O(h²) for herglotz2, O(h) for
+ * herglotz1 and la1; tests/test_method_hooks_js_herglotz.c). Discrete constraint: A(q_d)Δq/h +
+ * b(q_d) at the scheme's point; energy: the midpoint energy of spec §6; Newton: the system below.
+ * constraint_evals counts A(q_j), the predictor's A(q_j), one per iteration at x_γ (none for γ = 0:
+ * the left-point constraint reuses A(q_j)) and the end projection's A(q_{j+1}).
+ *
  * The unknowns are X = (q_{j+1}, Λ) with Λ = h²λ, and the first equation is multiplied by h², so the
  * Jacobian is O(1). The Jacobian is analytic except for the term ⅛ ∂²M[Δq, Δq] (the interface has
  * no second derivative of M), which is taken by central differences of ∂M; it is O(h²) relative to
@@ -68,7 +80,8 @@ typedef struct {
   double h, kappa; /* kappa: coefficient of −M(x_σ)Δq, 1 + αh for la1, else 1 */
   const double *q0;
   double c[NH_MAX_N];             /* constant part of the first equation (·h²) */
-  double A0[NH_MAX_K * NH_MAX_N]; /* A(q_j): the multiplier term */
+  double A0[NH_MAX_K * NH_MAX_N]; /* A(q_j): the multiplier term, and the left-point constraint */
+  double b0[NH_MAX_K];            /* b(q_j) */
   nh_cost *cost;
 } engine_ctx;
 
@@ -124,15 +137,26 @@ static void add_mass_terms(const engine_ctx *C, const double *xs, const double *
   }
 }
 
-/* The discrete constraint rows, ·h: G_a = A_a(x_γ)Δq + h b_a(x_γ), and their Jacobian. */
+/* The discrete constraint rows, ·h: G_a = A_a(x_γ)Δq + h b_a(x_γ), and their Jacobian. At the left
+ * point (γ = 0) they are linear in Δq with the matrix A(q_j) of the multiplier term. */
 static void constraint_rows(const engine_ctx *C, const double *dq, double *F, double *J, int dim) {
   const nh_system *sys = C->sys;
   const int n = C->n, k = C->k;
   const double gm = C->sc->gamma, h = C->h;
+  if (gm == 0) {
+    for (int a = 0; a < k; a++) {
+      double s = h * C->b0[a];
+      for (int i = 0; i < n; i++) s += C->A0[a * n + i] * dq[i];
+      F[n + a] = s;
+      for (int l = 0; l < n; l++) J[(n + a) * dim + l] = C->A0[a * n + l];
+    }
+    return;
+  }
   double x[NH_MAX_N], A[NH_MAX_K * NH_MAX_N], dA[NH_MAX_K * NH_MAX_N * NH_MAX_N];
   double b[NH_MAX_K] = {0}, db[NH_MAX_K * NH_MAX_N] = {0};
   for (int i = 0; i < n; i++) x[i] = C->q0[i] + gm * dq[i];
   sys->type->constraints(sys->p, x, A);
+  C->cost->constraint_evals++;
   sys->type->constraints_jacobian(sys->p, x, dA);
   if (sys->type->constraint_affine) {
     sys->type->constraint_affine(sys->p, x, b);
@@ -193,13 +217,16 @@ static void force_at(const nh_system *sys, double t, double *F, nh_cost *cost) {
   cost->rhs_evals++;
 }
 
-/* M(q) v = p, then the M-orthogonal projection onto D_q: the state velocity (see the header). */
-static int velocity_from_momentum(const nh_system *sys, const double *q, const double *p, double *v) {
+/* M(q) v = p, then the M-orthogonal projection onto D_q: the state velocity (see the header); y its
+ * multiplier, p − A(q)ᵀy = M(q)v. */
+static int velocity_from_momentum(const nh_system *sys, const double *q, const double *p, double *v, double *y,
+                                  nh_cost *cost) {
   double M[NH_MAX_N * NH_MAX_N];
   nh_mass(sys, q, M);
   memcpy(v, p, sizeof(double) * (size_t)sys->n);
   if (nh_spd_solve(sys->n, M, v)) return -1;
-  return nh_project_velocity(sys, q, v);
+  if (sys->k) cost->constraint_evals++;
+  return nh_project_velocity_multiplier(sys, q, v, y);
 }
 
 /* h·D2L_d(q_j, q_{j+1}) = M(x_σ)Δq/h + (σ/(2h)) ∂M(x_σ)[Δq, Δq] + hν (F_b − ∇V(q_{j+1})). */
@@ -240,40 +267,61 @@ static double lagrangian_d(const nh_system *sys, const double *q0, const double 
   return nh_kinetic_energy(sys, qbar, vel) - V + work;
 }
 
-static nh_step_status engine_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
-                                  double h, nh_cost *cost) {
+/* (1 + h D3) and (1 − h D4) of the scheme; la1 keeps 1 and puts the damping into κ. */
+static void damping_factors(const scheme *sc, double alpha, double h, double *c_minus, double *c_plus) {
+  *c_minus = sc->la ? 1 : 1 - alpha * (1 - sc->w) * h;
+  *c_plus = sc->la ? 1 : 1 + alpha * sc->w * h;
+}
+
+/* The Newton system of the step from x (the forces at the time level of m's `force`), with one
+ * counted evaluation of A(q_j). */
+static void engine_setup(const nh_method *m, const nh_system *sys, const nh_state *x, double h, engine_ctx *C,
+                         double *Fa, double *Fb, nh_cost *cost) {
   const scheme *sc = m->type->data;
   const int n = sys->n, k = sys->k;
   const double alpha = damping_of(sys);
-  /* (1 + h D3) and (1 − h D4); la1 keeps 1 and puts the damping into κ. */
-  const double c_minus = sc->la ? 1 : 1 - alpha * (1 - sc->w) * h, c_plus = sc->la ? 1 : 1 + alpha * sc->w * h;
-  engine_ctx C = {.sys = sys, .sc = sc, .n = n, .k = k, .h = h, .kappa = sc->la ? 1 + alpha * h : 1,
-                  .q0 = x->q, .cost = cost};
-  cost->steps++;
-
-  double Fa[NH_MAX_N], Fb[NH_MAX_N], M[NH_MAX_N * NH_MAX_N], g0[NH_MAX_N];
+  double c_minus, c_plus, M[NH_MAX_N * NH_MAX_N], g0[NH_MAX_N];
+  damping_factors(sc, alpha, h, &c_minus, &c_plus);
+  *C = (engine_ctx){.sys = sys, .sc = sc, .n = n, .k = k, .h = h, .kappa = sc->la ? 1 + alpha * h : 1,
+                    .q0 = x->q, .cost = cost};
   if (m->p[P_FORCE] == 1) {
     force_at(sys, x->t + 0.5 * h, Fa, cost);
-    memcpy(Fb, Fa, sizeof Fa);
+    memcpy(Fb, Fa, sizeof(double) * (size_t)n);
   } else {
     force_at(sys, x->t, Fa, cost);
     force_at(sys, x->t + h, Fb, cost);
   }
   nh_mass(sys, x->q, M);
   sys->type->grad_potential(sys->p, x->q, g0);
-  sys->type->constraints(sys->p, x->q, C.A0);
+  if (k) {
+    sys->type->constraints(sys->p, x->q, C->A0);
+    cost->constraint_evals++;
+    if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, x->q, C->b0);
+  }
   cost->rhs_evals++;
   for (int i = 0; i < n; i++) {
     double p = 0; /* p_j = M(q_j) v_j */
     for (int j = 0; j < n; j++) p += M[i * n + j] * x->v[j];
-    C.c[i] = h * c_minus * p + h * h * (1 - sc->nu) * (Fa[i] - g0[i]);
+    C->c[i] = h * c_minus * p + h * h * (1 - sc->nu) * (Fa[i] - g0[i]);
   }
+}
+
+static nh_step_status engine_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+                                  double h, nh_cost *cost) {
+  const scheme *sc = m->type->data;
+  const int n = sys->n, k = sys->k;
+  double c_minus, c_plus, Fa[NH_MAX_N], Fb[NH_MAX_N];
+  engine_ctx C;
+  damping_factors(sc, damping_of(sys), h, &c_minus, &c_plus);
+  cost->steps++;
+  engine_setup(m, sys, x, h, &C, Fa, Fb, cost);
 
   /* Predictor: a Taylor step with the index-reduced acceleration; Λ enters linearly with a
    * constant Jacobian column, so its start value does not matter. */
   double X[NH_NEWTON_MAX_DIM] = {0}, acc[NH_MAX_N];
   if (nh_acceleration(sys, x->t, x->q, x->v, acc)) return NH_STEP_SOLVER_FAILED;
   cost->rhs_evals++;
+  if (k) cost->constraint_evals++; /* nh_acceleration evaluates A(q_j) */
   for (int i = 0; i < n; i++) X[i] = x->q[i] + h * x->v[i] + 0.5 * h * h * acc[i];
   nh_step_status st = nh_newton_solve(n + k, X, engine_residual, &C, cost);
   if (st != NH_STEP_OK) return st;
@@ -281,15 +329,99 @@ static nh_step_status engine_step(const nh_method *m, const nh_system *sys, cons
   *y = *x;
   y->t = x->t + h;
   memcpy(y->q, X, sizeof(double) * (size_t)n);
-  double p1[NH_MAX_N];
+  double p1[NH_MAX_N], yk[NH_MAX_K];
   right_momentum(sys, sc, x->q, y->q, Fb, h, p1);
   cost->rhs_evals++;
   for (int i = 0; i < n; i++) p1[i] /= c_plus;
-  if (velocity_from_momentum(sys, y->q, p1, y->v)) return NH_STEP_SOLVER_FAILED;
+  if (velocity_from_momentum(sys, y->q, p1, y->v, yk, cost)) return NH_STEP_SOLVER_FAILED;
+  /* The step's constraint impulse, in the +Aᵀλ sign: −(h/c₋)λ A(q_j)ᵀ from (3.4) (p_j − p_j^− with
+   * Λ = h²λ) and −A(q_{j+1})ᵀy from the projection; per unit time, the step's multiplier. */
+  for (int a = 0; a < k; a++) y->lambda[a] = -X[n + a] / (h * h * c_minus) - yk[a] / h;
   /* (3.2): z_{j+1} − z_j = h L_d, solved for z_{j+1} (L_d is affine in z). */
   if (!sc->la) y->z = (c_minus * x->z + h * lagrangian_d(sys, x->q, y->q, Fa, Fb, h)) / c_plus;
   return NH_STEP_OK;
 }
+
+/* ---- what the schemes define, for the observables (integrator.h) ------------------------------ */
+
+static int engine_newton_size(const nh_method *m, const nh_system *sys) {
+  (void)m;
+  return sys->n + sys->k;
+}
+
+/* F and J of engine_residual for the step from x: X = [q_{j+1} | h²λ]. */
+static void engine_newton_eval(const nh_method *m, const nh_system *sys, const nh_state *x, double h,
+                               const double *X, double *F, double *J) {
+  nh_cost scratch = {0};
+  double Fa[NH_MAX_N], Fb[NH_MAX_N];
+  engine_ctx C;
+  engine_setup(m, sys, x, h, &C, Fa, Fb, &scratch);
+  engine_residual(&C, X, F, J);
+}
+
+/* X of a result: q_{j+1} = y->q and Λ from the first equation, A(q_j)ᵀΛ = R|_{Λ=0}, solved in the
+ * least-squares sense (exact at a solution): Λ = (A Aᵀ)⁻¹ A R|_{Λ=0}. */
+static void engine_newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                   double h, double *X) {
+  const int n = sys->n, k = sys->k, dim = n + k;
+  nh_cost scratch = {0};
+  double Fa[NH_MAX_N], Fb[NH_MAX_N], F[NH_NEWTON_MAX_DIM], J[NH_NEWTON_MAX_DIM * NH_NEWTON_MAX_DIM];
+  double G[NH_MAX_K * NH_MAX_K];
+  engine_ctx C;
+  engine_setup(m, sys, x, h, &C, Fa, Fb, &scratch);
+  for (int i = 0; i < dim; i++) X[i] = i < n ? y->q[i] : 0;
+  engine_residual(&C, X, F, J);
+  for (int a = 0; a < k; a++) {
+    X[n + a] = 0;
+    for (int i = 0; i < n; i++) X[n + a] += C.A0[a * n + i] * F[i];
+    for (int b = 0; b < k; b++) {
+      G[a * k + b] = 0;
+      for (int i = 0; i < n; i++) G[a * k + b] += C.A0[a * n + i] * C.A0[b * n + i];
+    }
+  }
+  if (k > 0 && nh_spd_solve(k, G, X + n))
+    for (int a = 0; a < k; a++) X[n + a] = NAN;
+}
+
+/* A(q_d)Δq/h + b(q_d) with q_d = q_j + γΔq: the scheme's discrete constraint (spec §2.3, §6). */
+static void engine_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                              double h, double *out) {
+  const scheme *sc = m->type->data;
+  const int n = sys->n, k = sys->k;
+  double qd[NH_MAX_N], A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K] = {0};
+  if (k == 0) return;
+  for (int i = 0; i < n; i++) qd[i] = x->q[i] + sc->gamma * (y->q[i] - x->q[i]);
+  sys->type->constraints(sys->p, qd, A);
+  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, qd, b);
+  for (int a = 0; a < k; a++) {
+    out[a] = b[a];
+    for (int i = 0; i < n; i++) out[a] += A[a * n + i] * (y->q[i] - x->q[i]) / h;
+  }
+}
+
+/* The midpoint energy T(q̄, Δq/h) + ½(V(q_j) + V(q_{j+1})) (spec §6, §5 items 9-10), at t_j + h/2. */
+static double engine_energy(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                            double h) {
+  (void)m;
+  const int n = sys->n;
+  double qbar[NH_MAX_N], vel[NH_MAX_N];
+  for (int i = 0; i < n; i++) {
+    qbar[i] = 0.5 * (x->q[i] + y->q[i]);
+    vel[i] = (y->q[i] - x->q[i]) / h;
+  }
+  return nh_kinetic_energy(sys, qbar, vel) +
+         0.5 * (sys->type->potential(sys->p, x->q) + sys->type->potential(sys->p, y->q));
+}
+
+#define ENGINE_LAMBDA_DOC                                                                                      \
+  "the step's constraint impulse per unit time, in the +A^T lambda sign of nh_multiplier: "                     \
+  "-Lambda/(h^2 (1 + h D3)) - y_{j+1}/h. Lambda = h^2 lambda is the Newton unknown of (3.4), whose lambda "     \
+  "pushes p_j by -(h/(1 + h D3)) lambda A(q_j)^T (the opposite sign) and, p_j being already projected on D, "   \
+  "carries only the half of the node impulse after t_j; y_{j+1}, the multiplier of the projection of v_{j+1} "  \
+  "on D_{q_{j+1}} (p -= A(q_{j+1})^T y_{j+1}), carries the half before t_{j+1}. Approximates lambda(t_j + h/2)"
+#define ENGINE_ENERGY_DOC                                                                                      \
+  "midpoint energy T(qbar, dq/h) + (V(q_j) + V(q_{j+1}))/2 of the step, at t_j + h/2 (spec/herglotz.md 6, "    \
+  "5 items 9-10)"
 
 /* z_0 = 0 (spec §2.2, (3.2)); p_0 = M(q_0) q̇_0 is the state itself (see the header). */
 static nh_step_status herglotz_init(const nh_method *m, const nh_system *sys, nh_state *x, double h,
@@ -327,6 +459,15 @@ const nh_integrator_type nh_integrator_herglotz2 = {
     .is_symmetric = is_symmetric,
     .init = herglotz_init,
     .step = engine_step,
+    .lambda_time = NH_LAMBDA_MIDPOINT,
+    .lambda_doc = ENGINE_LAMBDA_DOC " to O(h^2)",
+    .discrete_constraint = engine_constraint,
+    .discrete_constraint_doc = "A(qbar) dq/h + b(qbar), qbar = (q_j + q_{j+1})/2 (spec/herglotz.md 2.5, A.2-A.3)",
+    .discrete_energy = engine_energy,
+    .discrete_energy_doc = ENGINE_ENERGY_DOC,
+    .newton_size = engine_newton_size,
+    .newton_eval = engine_newton_eval,
+    .newton_unknowns = engine_newton_unknowns,
 };
 
 const nh_integrator_type nh_integrator_herglotz1 = {
@@ -344,6 +485,15 @@ const nh_integrator_type nh_integrator_herglotz1 = {
     .is_symmetric = is_symmetric,
     .init = herglotz_init,
     .step = engine_step,
+    .lambda_time = NH_LAMBDA_MIDPOINT,
+    .lambda_doc = ENGINE_LAMBDA_DOC " to O(h)",
+    .discrete_constraint = engine_constraint,
+    .discrete_constraint_doc = "A(q_j) dq/h + b(q_j), the left point (spec/herglotz.md 2.5, (4.7))",
+    .discrete_energy = engine_energy,
+    .discrete_energy_doc = ENGINE_ENERGY_DOC,
+    .newton_size = engine_newton_size,
+    .newton_eval = engine_newton_eval,
+    .newton_unknowns = engine_newton_unknowns,
 };
 
 const nh_integrator_type nh_integrator_la1 = {
@@ -360,4 +510,14 @@ const nh_integrator_type nh_integrator_la1 = {
     .order = order,
     .is_symmetric = is_symmetric,
     .step = engine_step,
+    .lambda_time = NH_LAMBDA_MIDPOINT,
+    .lambda_doc = ENGINE_LAMBDA_DOC " to O(h) (the multiplier of (2.4); la1 has no D3, its damping is the force "
+                                    "-alpha M(q_j) dq)",
+    .discrete_constraint = engine_constraint,
+    .discrete_constraint_doc = "A(q_j) dq/h + b(q_j), the left point (spec/herglotz.md 2.7, (4.4))",
+    .discrete_energy = engine_energy,
+    .discrete_energy_doc = ENGINE_ENERGY_DOC,
+    .newton_size = engine_newton_size,
+    .newton_eval = engine_newton_eval,
+    .newton_unknowns = engine_newton_unknowns,
 };

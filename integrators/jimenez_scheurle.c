@@ -9,7 +9,17 @@
  *   js_p2orig P2 at the original nodes (§2.7, (97)–(99)): keeps the deformed constraint D_h (98),
  *             not D; order 1.
  * The particle forms include the optional harmonic potential V = ½ω²(x² + y²) (§3.3): the
- * trapezoidal force is linear in the unknowns, so P2 stays closed-form. */
+ * trapezoidal force is linear in the unknowns, so P2 stays closed-form.
+ *
+ * Observables (integrator.h; spec §6.5 "Multipliers"): every step leaves λ of its DLA equation in
+ * y->lambda, in the +μᵀλ sign of the spec (§7 choice 2, = nh_multiplier's) and the scaling of
+ * M(q_{k+1} − 2q_k + q_{k−1})/h² = … + μᵀλ_k, which approximates λ(t): at t_{k+1} for A, P1 and
+ * P2-orig (the node where μ acts), at t_k + h/2 for B and P2-new (the original node q̄ between the
+ * new nodes). Each method gives its own discrete constraint (§6.5), its L_d^α (§2.1: α = 0 for A
+ * and P1, α = ½ for the P2 and B schemes), and B its Newton system. constraint_evals counts the
+ * evaluations of μ; the particle closed forms read μ = (−y, 0, 1) inline and count each point at
+ * which they do (as rhs_evals counts their inline ∇V), so P1 costs what A does. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,6 +57,81 @@ static int symmetric(const nh_method *m) {
   return 1;
 }
 
+/* ---- what the schemes define, for the observables -------------------------------------------- */
+
+/* ΔqᵀMΔq/(2h) with Δq = q1 − q0: the kinetic part of every L_d^α. */
+static double kinetic_action(const nh_system *sys, const double *q0, const double *q1, double h) {
+  const int n = sys->n;
+  double dq[NH_MAX_N], s = 0;
+  for (int i = 0; i < n; i++) dq[i] = q1[i] - q0[i];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) s += dq[i] * sys->M[i * n + j] * dq[j];
+  return s / (2 * h);
+}
+
+/* L_d^0(q0, q1) = ΔqᵀMΔq/(2h) − h V(q0), (80). */
+static double action_alpha0(const nh_method *m, const nh_system *sys, double t, const double *q0, const double *q1,
+                            double h) {
+  (void)m, (void)t;
+  return kinetic_action(sys, q0, q1, h) - h * sys->type->potential(sys->p, q0);
+}
+
+/* L_d^{1/2}(q0, q1) = ΔqᵀMΔq/(2h) − h V((q0 + q1)/2), §2.5. */
+static double action_midpoint(const nh_method *m, const nh_system *sys, double t, const double *q0,
+                              const double *q1, double h) {
+  (void)m, (void)t;
+  double qm[NH_MAX_N];
+  for (int i = 0; i < sys->n; i++) qm[i] = 0.5 * (q0[i] + q1[i]);
+  return kinetic_action(sys, q0, q1, h) - h * sys->type->potential(sys->p, qm);
+}
+
+/* μ(q_k)(q_{k+1} − q_k)/h: the discrete constraint D_d of ψ⁰ (§2.4; (91) for P1). */
+static void constraint_alpha0(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                              double h, double *out) {
+  (void)m;
+  const int n = sys->n;
+  double A[NH_MAX_K * NH_MAX_N];
+  if (sys->k == 0) return;
+  sys->type->constraints(sys->p, x->q, A);
+  for (int a = 0; a < sys->k; a++) {
+    out[a] = 0;
+    for (int i = 0; i < n; i++) out[a] += A[a * n + i] * (y->q[i] - x->q[i]) / h;
+  }
+}
+
+/* μ(q + s v) v at the result's state, s = 0: (86d) μ(Q_{k+1})W_{k+1} at the new nodes (B, P2-new);
+ * s = h/2: the deformed constraint (98) of P2-orig (§2.7, R14). */
+static void constraint_at(const nh_system *sys, const nh_state *y, double s, double *out) {
+  const int n = sys->n;
+  double q[NH_MAX_N], A[NH_MAX_K * NH_MAX_N];
+  if (sys->k == 0) return;
+  for (int i = 0; i < n; i++) q[i] = y->q[i] + s * y->v[i];
+  sys->type->constraints(sys->p, q, A);
+  for (int a = 0; a < sys->k; a++) {
+    out[a] = 0;
+    for (int i = 0; i < n; i++) out[a] += A[a * n + i] * y->v[i];
+  }
+}
+
+static void constraint_new_nodes(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                 double h, double *out) {
+  (void)m, (void)x, (void)h;
+  constraint_at(sys, y, 0, out);
+}
+
+static void constraint_deformed(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                double h, double *out) {
+  (void)m, (void)x;
+  constraint_at(sys, y, 0.5 * h, out);
+}
+
+static const char *const lambda_a_doc =
+    "lambda_{k+1} of (81b)/(82) (spec/discretization.md 2.4), M v_{k+1} = M v_k - h grad V(q_{k+1}) + h "
+    "mu(q_{k+1})^T lambda_{k+1}: approximates lambda(t_{k+1}) to O(h) (Prop 6.1, R3)";
+static const char *const lambda_b_doc =
+    "lambda of (86c) (spec/discretization.md 2.5), h mu(qbar)^T lambda with qbar = Q_k + (h/2) W_k the original "
+    "node: approximates lambda(t_k + h/2) to O(h^2), lambda(t_{k+1}) only to O(h) (Prop 6.2, R6, 6.5)";
+
 /* ---- Scheme A (spec/discretization.md §2.4) -------------------------------------------------- */
 
 /* (81a) q_{k+1} = q_k + h v_k; (81b)–(82) in the equivalent projected form (§2.4, derived):
@@ -66,7 +151,12 @@ static nh_step_status a_step(const nh_method *m, const nh_system *sys, const nh_
   cost->rhs_evals++;
   if (sys->k == 0) return NH_STEP_OK;
   cost->linear_solves++; /* the k×k solve with C(q_{k+1}) of (82) */
-  return nh_project_velocity(sys, y->q, y->v) ? NH_STEP_SOLVER_FAILED : NH_STEP_OK;
+  cost->constraint_evals++;
+  /* The projection removes M⁻¹μᵀ y; (81b) adds h M⁻¹μᵀλ_{k+1}: λ_{k+1} = −y/h, i.e. (82). */
+  double yk[NH_MAX_K];
+  if (nh_project_velocity_multiplier(sys, y->q, y->v, yk)) return NH_STEP_SOLVER_FAILED;
+  for (int a = 0; a < sys->k; a++) y->lambda[a] = -yk[a] / h;
+  return NH_STEP_OK;
 }
 
 const nh_integrator_type nh_integrator_js_a = {
@@ -79,6 +169,12 @@ const nh_integrator_type nh_integrator_js_a = {
     .applies_doc = constant_mass_doc,
     .order = order_one,
     .step = a_step,
+    .lambda_time = NH_LAMBDA_END,
+    .lambda_doc = lambda_a_doc,
+    .discrete_constraint = constraint_alpha0,
+    .discrete_constraint_doc = "mu(q_k)(q_{k+1} - q_k)/h, the discrete constraint of psi^0 (spec/discretization.md "
+                               "2.4); q_{k+1} - q_k = h v_k, so it is the constraint of the step's start state",
+    .discrete_action = action_alpha0,
 };
 
 /* ---- Scheme B (spec/discretization.md §2.5) -------------------------------------------------- */
@@ -124,6 +220,7 @@ static void b_residual(void *vctx, const double *X, double *F, double *J) {
   }
   if (k == 0) return;
   sys->type->constraints(sys->p, Q1, A1);
+  C->cost->constraint_evals++;
   sys->type->constraints_jacobian(sys->p, Q1, dA1);
   for (int a = 0; a < k; a++) {
     double r = 0;
@@ -137,28 +234,42 @@ static void b_residual(void *vctx, const double *X, double *F, double *J) {
   }
 }
 
+/* The part of (86c) that the step fixes: q̄ = Q_k + (h/2)W_k (86a), M W_k − (h/2)∇V(Q_k) and μ(q̄). */
+static void b_setup(const nh_system *sys, const nh_state *x, double h, b_ctx *C, nh_cost *cost) {
+  const int n = sys->n;
+  double g0[NH_MAX_N];
+  C->sys = sys;
+  C->h = h;
+  C->cost = cost;
+  sys->type->grad_potential(sys->p, x->q, g0);
+  cost->rhs_evals++;
+  for (int i = 0; i < n; i++) {
+    double MW = 0;
+    for (int j = 0; j < n; j++) MW += sys->M[i * n + j] * x->v[j];
+    C->qbar[i] = x->q[i] + 0.5 * h * x->v[i];
+    C->known[i] = MW - 0.5 * h * g0[i];
+  }
+  if (sys->k > 0) {
+    sys->type->constraints(sys->p, C->qbar, C->Abar);
+    cost->constraint_evals++;
+  }
+}
+
 /* (Q_k, W_k) → (Q_{k+1}, W_{k+1}) by (86a)–(86d); the harness state (q, v) is (Q_k, W_k). */
 static nh_step_status b_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                              double h, nh_cost *cost) {
   (void)m;
   const int n = sys->n, k = sys->k;
-  b_ctx C = {.sys = sys, .h = h, .cost = cost};
-  double g0[NH_MAX_N], X[NH_NEWTON_MAX_DIM], lambda[NH_MAX_K];
-  sys->type->grad_potential(sys->p, x->q, g0);
+  b_ctx C;
+  double X[NH_NEWTON_MAX_DIM], lambda[NH_MAX_K];
   cost->steps++;
-  cost->rhs_evals++;
-  for (int i = 0; i < n; i++) {
-    double MW = 0;
-    for (int j = 0; j < n; j++) MW += sys->M[i * n + j] * x->v[j];
-    C.qbar[i] = x->q[i] + 0.5 * h * x->v[i];
-    C.known[i] = MW - 0.5 * h * g0[i];
-    X[i] = x->v[i]; /* initial guess W' = W_k (§2.5) */
-  }
+  b_setup(sys, x, h, &C, cost);
+  for (int i = 0; i < n; i++) X[i] = x->v[i]; /* initial guess W' = W_k (§2.5) */
   if (k > 0) {
-    /* Initial guess hλ(q̄, W_k) from (77) (§2.5). */
-    sys->type->constraints(sys->p, C.qbar, C.Abar);
+    /* Initial guess hλ(q̄, W_k) from (77) (§2.5); nh_multiplier evaluates μ(q̄) once more. */
     if (nh_multiplier(sys, x->t, C.qbar, x->v, lambda)) return NH_STEP_SOLVER_FAILED;
     cost->rhs_evals++;
+    cost->constraint_evals++;
     for (int a = 0; a < k; a++) X[n + a] = h * lambda[a];
   }
   nh_step_status st = nh_newton_solve(n + k, X, b_residual, &C, cost);
@@ -169,7 +280,47 @@ static nh_step_status b_step(const nh_method *m, const nh_system *sys, const nh_
     y->q[i] = C.qbar[i] + 0.5 * h * X[i]; /* (86b) */
     y->v[i] = X[i];
   }
+  for (int a = 0; a < k; a++) y->lambda[a] = X[n + a] / h; /* Λ = hλ, λ at q̄ ≈ q(t_k + h/2) */
   return NH_STEP_OK;
+}
+
+static int b_newton_size(const nh_method *m, const nh_system *sys) {
+  (void)m;
+  return sys->n + sys->k;
+}
+
+/* F and J of b_residual for the step from x: X = [W_{k+1} | hλ]. */
+static void b_newton_eval(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X,
+                          double *F, double *J) {
+  (void)m;
+  nh_cost scratch = {0};
+  b_ctx C;
+  b_setup(sys, x, h, &C, &scratch);
+  b_residual(&C, X, F, J);
+}
+
+/* X of a result: W_{k+1} = y->v and hλ from R1 = 0, μ(q̄)ᵀΛ = M W' − known + (h/2)∇V(Q'), solved in
+ * the least-squares sense (exact at a solution): Λ = (μμᵀ)⁻¹ μ R1|_{Λ=0}. */
+static void b_newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                              double h, double *X) {
+  (void)m;
+  const int n = sys->n, k = sys->k, dim = n + k;
+  nh_cost scratch = {0};
+  b_ctx C;
+  double F[NH_NEWTON_MAX_DIM], J[NH_NEWTON_MAX_DIM * NH_NEWTON_MAX_DIM], G[NH_MAX_K * NH_MAX_K];
+  b_setup(sys, x, h, &C, &scratch);
+  for (int i = 0; i < dim; i++) X[i] = i < n ? y->v[i] : 0;
+  b_residual(&C, X, F, J);
+  for (int a = 0; a < k; a++) {
+    X[n + a] = 0;
+    for (int i = 0; i < n; i++) X[n + a] += C.Abar[a * n + i] * F[i];
+    for (int b = 0; b < k; b++) {
+      G[a * k + b] = 0;
+      for (int i = 0; i < n; i++) G[a * k + b] += C.Abar[a * n + i] * C.Abar[b * n + i];
+    }
+  }
+  if (k > 0 && nh_spd_solve(k, G, X + n))
+    for (int a = 0; a < k; a++) X[n + a] = NAN;
 }
 
 const nh_integrator_type nh_integrator_js_b = {
@@ -184,6 +335,14 @@ const nh_integrator_type nh_integrator_js_b = {
     .order = order_two,
     .is_symmetric = symmetric,
     .step = b_step,
+    .lambda_time = NH_LAMBDA_MIDPOINT,
+    .lambda_doc = lambda_b_doc,
+    .discrete_constraint = constraint_new_nodes,
+    .discrete_constraint_doc = "(86d) at the new nodes: mu(Q_{k+1}) W_{k+1} (spec/discretization.md 2.5, 6.5)",
+    .discrete_action = action_midpoint,
+    .newton_size = b_newton_size,
+    .newton_eval = b_newton_eval,
+    .newton_unknowns = b_newton_unknowns,
 };
 
 /* ---- The particle schemes (spec/discretization.md §2.6–2.7) ---------------------------------- */
@@ -220,8 +379,10 @@ static nh_step_status p1_step(const nh_method *m, const nh_system *sys, const nh
   y->v[X_] = ut - y1 * Lam;
   y->v[Y_] = x->v[Y_] - h * w2 * y1;
   y->v[Z_] = x->v[Z_] + Lam;
+  y->lambda[0] = Lam / h;
   cost->steps++;
   cost->rhs_evals++;
+  cost->constraint_evals++; /* μ(q_{k+1}) = (−y1, 0, 1), inline */
   return NH_STEP_OK;
 }
 
@@ -236,6 +397,12 @@ const nh_integrator_type nh_integrator_js_p1 = {
     .applies = particle_only,
     .order = order_one,
     .step = p1_step,
+    .lambda_time = NH_LAMBDA_END,
+    .lambda_doc = "lambda_{k+1} = Lam/h of (92) in velocity form (spec/discretization.md 2.6, = js_a's): "
+                  "approximates lambda(t_{k+1}) to O(h)",
+    .discrete_constraint = constraint_alpha0,
+    .discrete_constraint_doc = "(91): (z_{k+1} - z_k - y_k (x_{k+1} - x_k))/h (spec/discretization.md 2.6)",
+    .discrete_action = action_alpha0,
 };
 
 /* Scheme B's velocity update (86c)–(86d) for the particle, solved in closed form: Q is the new
@@ -243,8 +410,8 @@ const nh_integrator_type nh_integrator_js_p1 = {
  * a = 1 + h²ω²/4, the trapezoidal force makes the (u, w) equations linear:
  *   w' = [w − (h/2)ω²(Y + ȳ)]/a,   Y' = ȳ + (h/2)w',   ũ = [u − (h/2)ω²(X + x̄)]/a,
  *   u' = ũ − ȳΛ/a,   ζ' = ζ + Λ,   and (86d) ζ' = Y'u' gives Λ = hλ = (Y'ũ − ζ)/(1 + Y'ȳ/a).
- * For ω = 0 this is spec §2.7's λ = (ỹ_{k+1}u_k − ζ_k)/(h(1 + ỹ_{k+1}ȳ)) (P2-new). */
-static void p2_velocity(double w2, double h, const double *Q, const double *qb, const double *W, double *W1) {
+ * For ω = 0 this is spec §2.7's λ = (ỹ_{k+1}u_k − ζ_k)/(h(1 + ỹ_{k+1}ȳ)) (P2-new). Returns Λ. */
+static double p2_velocity(double w2, double h, const double *Q, const double *qb, const double *W, double *W1) {
   const double a = 1 + 0.25 * h * h * w2;
   W1[Y_] = (W[Y_] - 0.5 * h * w2 * (Q[Y_] + qb[Y_])) / a;
   const double Y1 = qb[Y_] + 0.5 * h * W1[Y_];
@@ -252,6 +419,7 @@ static void p2_velocity(double w2, double h, const double *Q, const double *qb, 
   const double Lam = (Y1 * ut - W[Z_]) / (1 + Y1 * qb[Y_] / a);
   W1[X_] = ut - qb[Y_] * Lam / a;
   W1[Z_] = W[Z_] + Lam;
+  return Lam;
 }
 
 /* P2-new (§2.7, (95)/(96)): q̄ = Q_k + (h/2)W_k, W_{k+1} as above, Q_{k+1} = q̄ + (h/2)W_{k+1}. */
@@ -262,10 +430,11 @@ static nh_step_status p2new_step(const nh_method *m, const nh_system *sys, const
   *y = *x;
   y->t = x->t + h;
   for (int i = 0; i < 3; i++) qb[i] = x->q[i] + 0.5 * h * x->v[i];
-  p2_velocity(omega2(sys), h, x->q, qb, x->v, y->v);
+  y->lambda[0] = p2_velocity(omega2(sys), h, x->q, qb, x->v, y->v) / h;
   for (int i = 0; i < 3; i++) y->q[i] = qb[i] + 0.5 * h * y->v[i];
   cost->steps++;
   cost->rhs_evals++;
+  cost->constraint_evals += 2; /* μ(q̄) and μ(Q_{k+1}), inline */
   return NH_STEP_OK;
 }
 
@@ -282,6 +451,13 @@ const nh_integrator_type nh_integrator_js_p2new = {
     .order = order_two,
     .is_symmetric = symmetric,
     .step = p2new_step,
+    .lambda_time = NH_LAMBDA_MIDPOINT,
+    .lambda_doc = "lambda = Lam/h of (96) (spec/discretization.md 2.7, = js_b's), at the original node "
+                  "qbar: approximates lambda(t_k + h/2) to O(h^2) (6.5)",
+    .discrete_constraint = constraint_new_nodes,
+    .discrete_constraint_doc = "(86d) at the new nodes: zeta_{k+1} - y_{k+1} u_{k+1} of (Q_{k+1}, W_{k+1}) "
+                               "(spec/discretization.md 2.7, 6.5)",
+    .discrete_action = action_midpoint,
 };
 
 enum { P_START };
@@ -314,9 +490,10 @@ static nh_step_status p2orig_step(const nh_method *m, const nh_system *sys, cons
     Q[i] = x->q[i] + 0.5 * h * x->v[i];
     y->q[i] = x->q[i] + h * x->v[i];
   }
-  p2_velocity(omega2(sys), h, Q, y->q, x->v, y->v);
+  y->lambda[0] = p2_velocity(omega2(sys), h, Q, y->q, x->v, y->v) / h;
   cost->steps++;
   cost->rhs_evals++;
+  cost->constraint_evals += 2; /* μ(q_{k+1}) and μ(q_{k+1} + (h/2)v_{k+1}), inline */
   return NH_STEP_OK;
 }
 
@@ -334,4 +511,11 @@ const nh_integrator_type nh_integrator_js_p2orig = {
     .order = order_one,
     .init = p2orig_init,
     .step = p2orig_step,
+    .lambda_time = NH_LAMBDA_END,
+    .lambda_doc = "lambda_{k+1} of (97)/(99) (spec/discretization.md 2.7), acting at mu(q_{k+1}): "
+                  "approximates lambda(t_{k+1}) (6.5)",
+    .discrete_constraint = constraint_deformed,
+    .discrete_constraint_doc = "the deformed constraint (98), mu(q_{k+1} + (h/2) v_{k+1}) v_{k+1} = zeta - "
+                               "(y + (h/2) w) u: round-off from step 1 on (spec/discretization.md 2.7, R14)",
+    .discrete_action = action_midpoint,
 };

@@ -10,8 +10,17 @@
  * is −1 times the code base's (nh_multiplier). p = M v; the state carries v = M⁻¹p.
  *
  * The gradient ∇V(q_k) is kept in aux next to the multiplier or the previous position, so that
- * each step evaluates ∇V once, at q_{k+1} (spec §2.5 "Cost per step: 1 gradient", §6 item 12).
- * aux is set by init; a step must therefore start from init's or a previous step's output. */
+ * each step evaluates ∇V once, at q_{k+1} (spec §2.5 "Cost per step: 1 gradient", §6 item 12);
+ * nh_rattle keeps the whole force ∇V(q_k) + μ(q_k)ᵀλ_k instead, so that it also evaluates μ once
+ * per step, at q_{k+1} (same items: "1 evaluation of μ"). aux is set by init; a step must
+ * therefore start from init's or a previous step's output.
+ *
+ * Observables (integrator.h): every step leaves a multiplier in y->lambda, converted to the code
+ * base's sign: nh_rattle/nh_shake λ_{k+1} of (9d)-(9e), at t_{k+1}; rattle the mean of its two
+ * multipliers, at t_k + h/2; shake its λ_k of (6a), at t_k (each O(h²) at that time). All four
+ * define their discrete constraint and the trapezoidal discrete Lagrangian of §2.8,
+ * nh_rattle/nh_shake the discrete energy E_d of §2.9, rattle/shake their Newton system for the
+ * position multiplier. constraint_evals counts every evaluation of μ(q). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,9 +28,11 @@
 #include "integrators/integrator.h"
 #include "integrators/newton.h"
 
-/* aux layouts. One-step methods: [λ_k | ∇V(q_k)]; two-step methods: [q_{k−1} | ∇V(q_k)]. */
+/* aux layouts. nh_rattle: [λ_k | ∇V(q_k) + μ(q_k)ᵀλ_k]; rattle: [λ̄_k | ∇V(q_k)]; two-step
+ * methods: [q_{k−1} | ∇V(q_k)]. */
 #define AUX_LAMBDA 0
 #define AUX_GRAD1 NH_MAX_K
+#define AUX_FORCE NH_MAX_K
 #define AUX_QPREV 0
 #define AUX_GRAD2 NH_MAX_N
 _Static_assert(NH_MAX_K + NH_MAX_N <= NH_MAX_AUX, "aux holds λ and ∇V");
@@ -54,11 +65,32 @@ static void add_constraint_force(const nh_system *sys, const double *A, const do
     for (int a = 0; a < sys->k; a++) f[i] += A[a * sys->n + i] * lambda[a];
 }
 
-/* The M-orthogonal projection of w onto ker A(q) with its multiplier y = C⁻¹ A w: the RATTLE
- * half-steps need y, (h/2)λ = y in (9d)-(9e), (7d)-(7e). Returns 0, or -1 if C is singular. */
-static int project(const nh_system *sys, const double *q, double *w, double *y, nh_cost *cost) {
+/* A(q), one counted evaluation of the constraint matrix (nh_cost.constraint_evals); nothing for
+ * k = 0. */
+static void constraint_matrix(const nh_system *sys, const double *q, double *A, nh_cost *cost) {
+  if (sys->k == 0) return;
+  sys->type->constraints(sys->p, q, A);
+  cost->constraint_evals++;
+}
+
+/* The M-orthogonal projection of w onto ker A(q), for the given A = A(q), with its multiplier
+ * y = C⁻¹ A w: the RATTLE half-steps need y, (h/2)λ = y in (9d)-(9e), (7d)-(7e). The arithmetic
+ * of nh_project_velocity_multiplier, without its own evaluation of A. Returns 0, or -1 if C is
+ * singular. */
+static int project(const nh_system *sys, const double *q, const double *A, double *w, double *y, nh_cost *cost) {
+  const int n = sys->n, k = sys->k;
+  double W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K];
   cost->linear_solves++;
-  return nh_project_velocity_multiplier(sys, q, w, y);
+  if (k == 0) return 0;
+  if (nh_constraint_gram(sys, q, A, W, C)) return -1;
+  for (int a = 0; a < k; a++) {
+    y[a] = 0;
+    for (int i = 0; i < n; i++) y[a] += A[a * n + i] * w[i];
+  }
+  if (nh_spd_solve(k, C, y)) return -1;
+  for (int i = 0; i < n; i++)
+    for (int a = 0; a < k; a++) w[i] -= W[i * k + a] * y[a];
+  return 0;
 }
 
 static void gradient(const nh_system *sys, const double *q, double *g, nh_cost *cost) {
@@ -67,17 +99,22 @@ static void gradient(const nh_system *sys, const double *q, double *g, nh_cost *
 }
 
 /* Second half-step shared by all four methods, (9d)-(9e) and (7d)-(7e): from the half-step
- * velocity v_{k+1/2} = M⁻¹p_{k+1/2} at q_{k+1} with g1 = ∇V(q_{k+1}),
+ * velocity v_{k+1/2} = M⁻¹p_{k+1/2} at q_{k+1} with g1 = ∇V(q_{k+1}) and A1 = μ(q_{k+1}),
  *   p̃ = p_{k+1/2} − (h/2) V_q(q_{k+1}),  λ̄ = (2/h) C⁻¹ μ M⁻¹ p̃,  p_{k+1} = p̃ − (h/2) μᵀλ̄
  * (spec §2.5 closed form; λ̄ as derived in §2.3). */
-static int second_half_step(const nh_system *sys, const double *q1, const double *vh, const double *g1, double h,
-                            double *v1, double *lambda1, nh_cost *cost) {
+static int second_half_step(const nh_system *sys, const double *q1, const double *A1, const double *vh,
+                            const double *g1, double h, double *v1, double *lambda1, nh_cost *cost) {
   double mg[NH_MAX_N];
   minv_apply(sys, g1, mg);
   for (int i = 0; i < sys->n; i++) v1[i] = vh[i] - 0.5 * h * mg[i];
-  if (project(sys, q1, v1, lambda1, cost)) return -1;
+  if (project(sys, q1, A1, v1, lambda1, cost)) return -1;
   for (int a = 0; a < sys->k; a++) lambda1[a] *= 2 / h;
   return 0;
+}
+
+/* The code base's multiplier (+Aᵀλ, nh_multiplier) from the spec's (−μᵀλ, (3)). */
+static void store_multiplier(const nh_system *sys, const double *spec_lambda, nh_state *y) {
+  for (int a = 0; a < sys->k; a++) y->lambda[a] = -spec_lambda[a];
 }
 
 /* The starting multiplier λ0 in the spec's sign: from (4) (= −nh_multiplier) or 0 (Remark 1). */
@@ -85,29 +122,34 @@ static int starting_multiplier(int mode, const nh_system *sys, const nh_state *x
   for (int a = 0; a < sys->k; a++) lambda[a] = 0;
   if (mode == LAMBDA0_ZERO || sys->k == 0) return 0;
   cost->rhs_evals++;
+  cost->constraint_evals++; /* nh_multiplier evaluates A(q0) */
   if (nh_multiplier(sys, x->t, x->q, x->v, lambda)) return -1;
   for (int a = 0; a < sys->k; a++) lambda[a] = -lambda[a];
   return 0;
 }
 
-/* M⁻¹(V_q + μ(q)ᵀλ): minus the acceleration in the spec's sign convention, (3). */
-static void minus_acceleration(const nh_system *sys, const double *q, const double *g, const double *lambda,
+/* M⁻¹(V_q + μᵀλ) for the given A = μ(q): minus the acceleration in the spec's sign, (3). */
+static void minus_acceleration(const nh_system *sys, const double *A, const double *g, const double *lambda,
                                double *a) {
   double f[NH_MAX_N];
   memcpy(f, g, sizeof(double) * (size_t)sys->n);
-  if (sys->k) {
-    double A[NH_MAX_K * NH_MAX_N];
-    sys->type->constraints(sys->p, q, A);
-    add_constraint_force(sys, A, lambda, f);
-  }
+  if (sys->k) add_constraint_force(sys, A, lambda, f);
   minv_apply(sys, f, a);
 }
 
-/* Half kick with the constraint force: v − (h/2) M⁻¹(V_q + μ(q)ᵀλ), (9a)/(7a). */
+/* Half kick with the constraint force: v − (h/2) M⁻¹(V_q + μ(q)ᵀλ), (9a)/(7a); evaluates μ(q). */
 static void half_kick(const nh_system *sys, const double *q, const double *v, const double *g,
-                      const double *lambda, double h, double *vh) {
+                      const double *lambda, double h, double *vh, nh_cost *cost) {
+  double a[NH_MAX_N], A[NH_MAX_K * NH_MAX_N];
+  constraint_matrix(sys, q, A, cost);
+  minus_acceleration(sys, A, g, lambda, a);
+  for (int i = 0; i < sys->n; i++) vh[i] = v[i] - 0.5 * h * a[i];
+}
+
+/* Half kick by a known force f: v − (h/2) M⁻¹ f. */
+static void kick(const nh_system *sys, const double *v, const double *f, double h, double *vh) {
   double a[NH_MAX_N];
-  minus_acceleration(sys, q, g, lambda, a);
+  minv_apply(sys, f, a);
   for (int i = 0; i < sys->n; i++) vh[i] = v[i] - 0.5 * h * a[i];
 }
 
@@ -123,31 +165,42 @@ static int symmetric(const nh_method *m) {
 
 /* ---- nonholonomic RATTLE (spec §2.5) --------------------------------------------------------- */
 
+/* aux = [λ0 | ∇V(q0) + μ(q0)ᵀλ0]; y->lambda = λ0 in the code base's sign. */
 static nh_step_status nh_rattle_init(const nh_method *m, const nh_system *sys, nh_state *x, double h,
                                      nh_cost *cost) {
   (void)h;
-  gradient(sys, x->q, x->aux + AUX_GRAD1, cost);
-  return starting_multiplier((int)m->p[P_LAMBDA0], sys, x, x->aux + AUX_LAMBDA, cost) ? NH_STEP_SOLVER_FAILED
-                                                                                     : NH_STEP_OK;
+  double A[NH_MAX_K * NH_MAX_N];
+  double *lambda = x->aux + AUX_LAMBDA, *f = x->aux + AUX_FORCE;
+  gradient(sys, x->q, f, cost);
+  if (starting_multiplier((int)m->p[P_LAMBDA0], sys, x, lambda, cost)) return NH_STEP_SOLVER_FAILED;
+  if (sys->k) {
+    constraint_matrix(sys, x->q, A, cost);
+    add_constraint_force(sys, A, lambda, f);
+  }
+  store_multiplier(sys, lambda, x);
+  return NH_STEP_OK;
 }
 
 /* (q_k, p_k, λ_k) ↦ (q_{k+1}, p_{k+1}, λ_{k+1}), spec §2.5 closed form:
- *   (9a) p_{k+1/2} = p_k − (h/2)(V_q(q_k) + μᵀ(q_k)λ_k)
+ *   (9a) p_{k+1/2} = p_k − (h/2)(V_q(q_k) + μᵀ(q_k)λ_k)   (the force kept in aux)
  *   (9b) q_{k+1} = q_k + h M⁻¹ p_{k+1/2}
- *   (9d)-(9e) p_{k+1}, λ_{k+1} by second_half_step. */
+ *   (9d)-(9e) p_{k+1}, λ_{k+1} by second_half_step, with the one evaluation of μ, at q_{k+1}. */
 static nh_step_status nh_rattle_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                                      double h, nh_cost *cost) {
   (void)m;
   const int n = sys->n;
-  double vh[NH_MAX_N];
+  double vh[NH_MAX_N], A1[NH_MAX_K * NH_MAX_N];
+  double *lambda1 = y->aux + AUX_LAMBDA, *f1 = y->aux + AUX_FORCE;
   *y = *x;
   y->t = x->t + h;
   cost->steps++;
-  half_kick(sys, x->q, x->v, x->aux + AUX_GRAD1, x->aux + AUX_LAMBDA, h, vh);
+  kick(sys, x->v, x->aux + AUX_FORCE, h, vh);
   for (int i = 0; i < n; i++) y->q[i] = x->q[i] + h * vh[i];
-  gradient(sys, y->q, y->aux + AUX_GRAD1, cost);
-  if (second_half_step(sys, y->q, vh, y->aux + AUX_GRAD1, h, y->v, y->aux + AUX_LAMBDA, cost))
-    return NH_STEP_SOLVER_FAILED;
+  gradient(sys, y->q, f1, cost);
+  constraint_matrix(sys, y->q, A1, cost);
+  if (second_half_step(sys, y->q, A1, vh, f1, h, y->v, lambda1, cost)) return NH_STEP_SOLVER_FAILED;
+  if (sys->k) add_constraint_force(sys, A1, lambda1, f1);
+  store_multiplier(sys, lambda1, y);
   return NH_STEP_OK;
 }
 
@@ -161,19 +214,24 @@ static nh_step_status two_step_init(int lambda0_mode, const nh_system *sys, nh_s
   double *g = x->aux + AUX_GRAD2;
   gradient(sys, x->q, g, cost);
   if (starting_multiplier(lambda0_mode, sys, x, lambda, cost)) return NH_STEP_SOLVER_FAILED;
-  half_kick(sys, x->q, x->v, g, lambda, -h, vh);
+  half_kick(sys, x->q, x->v, g, lambda, -h, vh, cost);
   for (int i = 0; i < sys->n; i++) x->aux[AUX_QPREV + i] = x->q[i] - h * vh[i];
+  store_multiplier(sys, lambda, x);
   return NH_STEP_OK;
 }
 
 /* Ends a two-step step: the output velocity v_{k+1} from (q_k, q_{k+1}) by RATTLE's second half-step
- * with p_{k+1/2} = M(q_{k+1} − q_k)/h (spec §2.4 "Momenta", §3.4), and the history shift. */
+ * with p_{k+1/2} = M(q_{k+1} − q_k)/h (spec §2.4 "Momenta", §3.4), its multiplier λ_{k+1} into
+ * y->lambda, and the history shift. */
 static nh_step_status two_step_finish(const nh_system *sys, const nh_state *x, nh_state *y, double h,
                                       nh_cost *cost) {
-  double vh[NH_MAX_N], lambda1[NH_MAX_K];
+  double vh[NH_MAX_N], lambda1[NH_MAX_K], A1[NH_MAX_K * NH_MAX_N];
   for (int i = 0; i < sys->n; i++) vh[i] = (y->q[i] - x->q[i]) / h;
   gradient(sys, y->q, y->aux + AUX_GRAD2, cost);
-  if (second_half_step(sys, y->q, vh, y->aux + AUX_GRAD2, h, y->v, lambda1, cost)) return NH_STEP_SOLVER_FAILED;
+  constraint_matrix(sys, y->q, A1, cost);
+  if (second_half_step(sys, y->q, A1, vh, y->aux + AUX_GRAD2, h, y->v, lambda1, cost))
+    return NH_STEP_SOLVER_FAILED;
+  store_multiplier(sys, lambda1, y);
   memcpy(y->aux + AUX_QPREV, x->q, sizeof(double) * (size_t)sys->n);
   return NH_STEP_OK;
 }
@@ -186,20 +244,22 @@ static nh_step_status nh_shake_init(const nh_method *m, const nh_system *sys, nh
 }
 
 /* (8a)-(8b), explicit (spec §2.4 [derived]): with r = 2(q_k − q_{k−1})/h² − M⁻¹V_q(q_k),
- * λ_k = C⁻¹ μ r and q_{k+1} = 2q_k − q_{k−1} − h² M⁻¹(V_q(q_k) + μᵀλ_k), all at q_k. */
+ * λ_k = C⁻¹ μ r and q_{k+1} = 2q_k − q_{k−1} − h² M⁻¹(V_q(q_k) + μᵀλ_k), all at q_k (one
+ * evaluation of μ(q_k); the output velocity needs a second one, at q_{k+1}). */
 static nh_step_status nh_shake_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                                     double h, nh_cost *cost) {
   (void)m;
   const int n = sys->n;
   const double *qprev = x->aux + AUX_QPREV, *g = x->aux + AUX_GRAD2;
-  double r[NH_MAX_N], mg[NH_MAX_N], lambda[NH_MAX_K], a[NH_MAX_N];
+  double r[NH_MAX_N], mg[NH_MAX_N], lambda[NH_MAX_K], a[NH_MAX_N], A[NH_MAX_K * NH_MAX_N];
   *y = *x;
   y->t = x->t + h;
   cost->steps++;
   minv_apply(sys, g, mg);
   for (int i = 0; i < n; i++) r[i] = 2 * (x->q[i] - qprev[i]) / (h * h) - mg[i];
-  if (project(sys, x->q, r, lambda, cost)) return NH_STEP_SOLVER_FAILED;
-  minus_acceleration(sys, x->q, g, lambda, a);
+  constraint_matrix(sys, x->q, A, cost);
+  if (project(sys, x->q, A, r, lambda, cost)) return NH_STEP_SOLVER_FAILED;
+  minus_acceleration(sys, A, g, lambda, a);
   for (int i = 0; i < n; i++) y->q[i] = 2 * x->q[i] - qprev[i] - h * h * a[i];
   return two_step_finish(sys, x, y, h, cost);
 }
@@ -212,6 +272,7 @@ typedef struct {
   const nh_system *sys;
   const double *qf;
   double W[NH_MAX_N * NH_MAX_K];
+  nh_cost *cost;
 } position_ctx;
 
 /* d = W Λ and q = q_f − d. */
@@ -231,7 +292,7 @@ static void position_residual(void *vctx, const double *L, double *F, double *J)
   double q[NH_MAX_N], d[NH_MAX_N], A[NH_MAX_K * NH_MAX_N];
   position_point(c, L, q, d);
   sys->type->holonomic(sys->p, q, F);
-  sys->type->constraints(sys->p, q, A);
+  constraint_matrix(sys, q, A, c->cost);
   for (int a = 0; a < k; a++)
     for (int b = 0; b < k; b++) {
       double s = 0;
@@ -240,14 +301,22 @@ static void position_residual(void *vctx, const double *L, double *F, double *J)
     }
 }
 
+/* The Newton system of one step from x: q_f and W = M⁻¹G(q_k)ᵀ (one evaluation of G(q_k));
+ * C = G W when wanted. */
+static int position_setup(position_ctx *c, const nh_system *sys, const double *q, double *C, nh_cost *cost) {
+  double A[NH_MAX_K * NH_MAX_N], Cl[NH_MAX_K * NH_MAX_K];
+  c->sys = sys;
+  c->cost = cost;
+  constraint_matrix(sys, q, A, cost);
+  return nh_constraint_gram(sys, q, A, c->W, C ? C : Cl);
+}
+
 /* Solves φ(q_f − M⁻¹G(q)ᵀΛ) = 0 from the guess in L; writes the constrained position q1 and the
  * correction d = M⁻¹G(q)ᵀΛ = q_f − q1. */
 static nh_step_status solve_position(const nh_system *sys, const double *q, const double *qf, double *L, double *q1,
                                      double *d, nh_cost *cost) {
-  position_ctx c = {.sys = sys, .qf = qf};
-  double A[NH_MAX_K * NH_MAX_N], C[NH_MAX_K * NH_MAX_K];
-  sys->type->constraints(sys->p, q, A);
-  if (nh_constraint_gram(sys, q, A, c.W, C)) return NH_STEP_SOLVER_FAILED;
+  position_ctx c = {.qf = qf};
+  if (position_setup(&c, sys, q, NULL, cost)) return NH_STEP_SOLVER_FAILED;
   nh_step_status st = nh_newton_solve(sys->k, L, position_residual, &c, cost);
   if (st == NH_STEP_OK) position_point(&c, L, q1, d);
   return st;
@@ -264,8 +333,16 @@ static int holonomic_only(const nh_method *m, const nh_system *sys, char *err, s
 static nh_step_status rattle_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
   (void)m, (void)h;
   gradient(sys, x->q, x->aux + AUX_GRAD1, cost);
-  return starting_multiplier(LAMBDA0_CONTINUOUS, sys, x, x->aux + AUX_LAMBDA, cost) ? NH_STEP_SOLVER_FAILED
-                                                                                   : NH_STEP_OK;
+  if (starting_multiplier(LAMBDA0_CONTINUOUS, sys, x, x->aux + AUX_LAMBDA, cost)) return NH_STEP_SOLVER_FAILED;
+  store_multiplier(sys, x->aux + AUX_LAMBDA, x);
+  return NH_STEP_OK;
+}
+
+/* The unconstrained position of (7a)-(7b), q_f = q_k + h v_free with v_free = v_k − (h/2)M⁻¹V_q(q_k). */
+static void rattle_free_position(const nh_system *sys, const double *q, const double *v, const double *g, double h,
+                                 double *vh, double *qf) {
+  kick(sys, v, g, h, vh);
+  for (int i = 0; i < sys->n; i++) qf[i] = q[i] + h * vh[i];
 }
 
 /* (7a)-(7c): q_{k+1} = q_k + h v_k − (h²/2)M⁻¹(V_q(q_k) + Gᵀλ_k) with φ(q_{k+1}) = 0 (Newton in
@@ -274,21 +351,23 @@ static nh_step_status rattle_step(const nh_method *m, const nh_system *sys, cons
                                   double h, nh_cost *cost) {
   (void)m;
   const int n = sys->n, k = sys->k;
-  const double *g = x->aux + AUX_GRAD1;
-  double zero[NH_MAX_K] = {0}, qf[NH_MAX_N], vh[NH_MAX_N], d[NH_MAX_N], L[NH_MAX_K];
+  double qf[NH_MAX_N], vh[NH_MAX_N], d[NH_MAX_N], L[NH_MAX_K], A1[NH_MAX_K * NH_MAX_N];
   *y = *x;
   y->t = x->t + h;
   cost->steps++;
-  half_kick(sys, x->q, x->v, g, zero, h, vh);
-  for (int i = 0; i < n; i++) qf[i] = x->q[i] + h * vh[i];
+  rattle_free_position(sys, x->q, x->v, x->aux + AUX_GRAD1, h, vh, qf);
   for (int a = 0; a < k; a++) L[a] = 0.5 * h * h * x->aux[AUX_LAMBDA + a];
   nh_step_status st = solve_position(sys, x->q, qf, L, y->q, d, cost);
   if (st != NH_STEP_OK) return st;
   /* (7a) as v_{k+1/2} = v_free − M⁻¹GᵀΛ/h: no cancellation in (q_{k+1} − q_k)/h for small h. */
   for (int i = 0; i < n; i++) vh[i] -= d[i] / h;
   gradient(sys, y->q, y->aux + AUX_GRAD1, cost);
-  if (second_half_step(sys, y->q, vh, y->aux + AUX_GRAD1, h, y->v, y->aux + AUX_LAMBDA, cost))
+  constraint_matrix(sys, y->q, A1, cost);
+  if (second_half_step(sys, y->q, A1, vh, y->aux + AUX_GRAD1, h, y->v, y->aux + AUX_LAMBDA, cost))
     return NH_STEP_SOLVER_FAILED;
+  /* The step's impulse −(h/2)Gᵀ(λ_k + λ̄_{k+1}) per unit time: each of λ_k, λ̄_{k+1} is only O(h) at
+   * its node, their mean O(h²) at t_k + h/2. */
+  for (int a = 0; a < k; a++) y->lambda[a] = -0.5 * (2 * L[a] / (h * h) + y->aux[AUX_LAMBDA + a]);
   return NH_STEP_OK;
 }
 
@@ -299,35 +378,167 @@ static nh_step_status shake_init(const nh_method *m, const nh_system *sys, nh_st
   return two_step_init(LAMBDA0_CONTINUOUS, sys, x, h, cost);
 }
 
+/* The unconstrained position of (6a), q_f = 2q_k − q_{k−1} − h²M⁻¹V_q(q_k). */
+static void shake_free_position(const nh_system *sys, const double *q, const double *qprev, const double *g,
+                                double h, double *qf) {
+  double mg[NH_MAX_N];
+  minv_apply(sys, g, mg);
+  for (int i = 0; i < sys->n; i++) qf[i] = 2 * q[i] - qprev[i] - h * h * mg[i];
+}
+
 /* (6a) with φ(q_{k+1}) = 0 (spec §7 A3): q_{k+1} = 2q_k − q_{k−1} − h²M⁻¹(V_q(q_k) + G(q_k)ᵀλ_k),
  * Newton in Λ = h²λ_k from Λ = 0. */
 static nh_step_status shake_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                                  double h, nh_cost *cost) {
   (void)m;
-  const int n = sys->n;
-  const double *qprev = x->aux + AUX_QPREV;
-  double mg[NH_MAX_N], qf[NH_MAX_N], d[NH_MAX_N], L[NH_MAX_K] = {0};
+  double qf[NH_MAX_N], d[NH_MAX_N], L[NH_MAX_K] = {0};
   *y = *x;
   y->t = x->t + h;
   cost->steps++;
-  minv_apply(sys, x->aux + AUX_GRAD2, mg);
-  for (int i = 0; i < n; i++) qf[i] = 2 * x->q[i] - qprev[i] - h * h * mg[i];
+  shake_free_position(sys, x->q, x->aux + AUX_QPREV, x->aux + AUX_GRAD2, h, qf);
   nh_step_status st = solve_position(sys, x->q, qf, L, y->q, d, cost);
   if (st != NH_STEP_OK) return st;
-  return two_step_finish(sys, x, y, h, cost);
+  st = two_step_finish(sys, x, y, h, cost);
+  /* SHAKE's own λ_k of (6a), Λ = h²λ_k: the whole impulse at q_k, O(h²) at t_k. */
+  for (int a = 0; a < sys->k; a++) y->lambda[a] = -L[a] / (h * h);
+  return st;
+}
+
+/* ---- what the methods define, for the observables (integrator.h) ------------------------------ */
+
+#define LAMBDA_DOC                                                                                             \
+  "lambda_{k+1} of the second half-step (9d)-(9e) (spec/rattle.md 2.5), which approximates lambda(t_{k+1}) "  \
+  "(order 2 with lambda0 = 1; with lambda0 = 0 it carries the period-2 mode of 3.6), in the +A^T lambda "      \
+  "sign of nh_multiplier: minus the spec's lambda of (3)"
+#define RATTLE_LAMBDA_DOC                                                                                      \
+  "(lambda_k + lambdabar_{k+1})/2, the mean of the position multiplier of (7a)-(7c) and the velocity "          \
+  "multiplier of (7d)-(7e) (spec/rattle.md 2.3): the step's impulse -(h/2) G^T (lambda_k + lambdabar_{k+1}) "   \
+  "per unit time, which approximates lambda(t_k + h/2) to O(h^2) (each alone is O(h) at its node); in the "    \
+  "+A^T lambda sign of nh_multiplier: minus the spec's lambda of (3)"
+#define SHAKE_LAMBDA_DOC                                                                                       \
+  "lambda_k of (6a) (spec/rattle.md 2.2), the whole constraint impulse h^2 G^T lambda_k at q_k, which "         \
+  "approximates lambda(t_k) to O(h^2); in the +A^T lambda sign of nh_multiplier: minus the spec's lambda of (3)"
+
+/* (q_{k+1} − q_k)ᵀM(q_{k+1} − q_k)/h², shared by E_d and L_d. */
+static double chord_norm2(const nh_system *sys, const double *q0, const double *q1, double h) {
+  const int n = sys->n;
+  double dq[NH_MAX_N], s = 0;
+  for (int i = 0; i < n; i++) dq[i] = (q1[i] - q0[i]) / h;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) s += dq[i] * sys->M[i * n + j] * dq[j];
+  return s;
+}
+
+/* E_d = (q_{k+1} − q_k)ᵀM(q_{k+1} − q_k)/(2h²) + ½(V(q_k) + V(q_{k+1})) (spec §2.9, A5). */
+static double rattle_energy(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                            double h) {
+  (void)m;
+  const double V = 0.5 * (sys->type->potential(sys->p, x->q) + sys->type->potential(sys->p, y->q));
+  return 0.5 * chord_norm2(sys, x->q, y->q, h) + V;
+}
+
+/* The trapezoidal L_d of §2.8: (1/2h)ΔqᵀMΔq − (h/2)(V(q0) + V(q1)) ≈ ∫L over the step. */
+static double rattle_action(const nh_method *m, const nh_system *sys, double t, const double *q0, const double *q1,
+                            double h) {
+  (void)m, (void)t;
+  const double V = sys->type->potential(sys->p, q0) + sys->type->potential(sys->p, q1);
+  return 0.5 * h * chord_norm2(sys, q0, q1, h) - 0.5 * h * V;
+}
+
+/* nh_rattle: (9e), μ(q_{k+1})M⁻¹p_{k+1} = A(q_{k+1})v_{k+1} (spec A6: the nodes carry the constraint). */
+static void nh_rattle_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                 double h, double *out) {
+  (void)m, (void)x, (void)h;
+  const int n = sys->n;
+  double A[NH_MAX_K * NH_MAX_N];
+  if (sys->k == 0) return;
+  sys->type->constraints(sys->p, y->q, A);
+  for (int a = 0; a < sys->k; a++) {
+    out[a] = 0;
+    for (int i = 0; i < n; i++) out[a] += A[a * n + i] * y->v[i];
+  }
+}
+
+/* nh_shake: (8b) at the step's start node, μ(q_k)(q_{k+1} − q_{k−1})/(2h) = μ(q_k)M⁻¹p_k, the
+ * equation the step solves (q_{k−1} from x's history). */
+static void nh_shake_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                double h, double *out) {
+  (void)m;
+  const int n = sys->n;
+  const double *qprev = x->aux + AUX_QPREV;
+  double A[NH_MAX_K * NH_MAX_N];
+  if (sys->k == 0) return;
+  sys->type->constraints(sys->p, x->q, A);
+  for (int a = 0; a < sys->k; a++) {
+    out[a] = 0;
+    for (int i = 0; i < n; i++) out[a] += A[a * n + i] * (y->q[i] - qprev[i]) / (2 * h);
+  }
+}
+
+/* rattle, shake: (7c)/(6b) with spec A3, φ(q_{k+1}). */
+static void holonomic_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                 double h, double *out) {
+  (void)m, (void)x, (void)h;
+  sys->type->holonomic(sys->p, y->q, out);
+}
+
+static int position_size(const nh_method *m, const nh_system *sys) {
+  (void)m;
+  return sys->type->holonomic ? sys->k : 0;
+}
+
+/* q_f of the step from x: (7a)-(7b) for rattle, (6a) for shake (x's history). */
+static void free_position(const nh_method *m, const nh_system *sys, const nh_state *x, double h, double *qf) {
+  double g[NH_MAX_N], vh[NH_MAX_N];
+  sys->type->grad_potential(sys->p, x->q, g);
+  if (m->type->step == rattle_step) rattle_free_position(sys, x->q, x->v, g, h, vh, qf);
+  else shake_free_position(sys, x->q, x->aux + AUX_QPREV, g, h, qf);
+}
+
+/* F(Λ) = φ(q_f − M⁻¹G(q_k)ᵀΛ), J = −G(q)M⁻¹G(q_k)ᵀ: the system solve_position hands to Newton. */
+static void position_eval(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X,
+                          double *F, double *J) {
+  double qf[NH_MAX_N];
+  nh_cost scratch = {0};
+  position_ctx c = {.qf = qf};
+  free_position(m, sys, x, h, qf);
+  if (position_setup(&c, sys, x->q, NULL, &scratch)) {
+    for (int a = 0; a < sys->k; a++) F[a] = NAN;
+    return;
+  }
+  position_residual(&c, X, F, J);
+}
+
+/* Λ of the result: q_f − q_{k+1} = M⁻¹G(q_k)ᵀΛ, so Λ = C(q_k)⁻¹G(q_k)(q_f − q_{k+1}). */
+static void position_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                              double h, double *X) {
+  const int n = sys->n, k = sys->k;
+  double qf[NH_MAX_N], A[NH_MAX_K * NH_MAX_N], W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K];
+  free_position(m, sys, x, h, qf);
+  sys->type->constraints(sys->p, x->q, A);
+  for (int a = 0; a < k; a++) {
+    X[a] = 0;
+    for (int i = 0; i < n; i++) X[a] += A[a * n + i] * (qf[i] - y->q[i]);
+  }
+  if (nh_constraint_gram(sys, x->q, A, W, C) || nh_spd_solve(k, C, X))
+    for (int a = 0; a < k; a++) X[a] = NAN;
 }
 
 /* ---- the tables -------------------------------------------------------------------------------- */
 
 #define RATTLE_APPLIES_DOC \
   "needs a constant mass matrix, linear homogeneous constraints and no damping or forcing (spec/rattle.md 2.0)"
+#define ENERGY_DOC                                                                                             \
+  "E_d = (q_{k+1} - q_k)^T M (q_{k+1} - q_k)/(2h^2) + (V(q_k) + V(q_{k+1}))/2 (spec/rattle.md 2.9); for V = 0 " \
+  "this is |p_{k+1/2}|^2_{M^-1}/2, exactly conserved (Thm 5.1), with H(q_k, p_k) = E_d - (h^2/8) "              \
+  "lambda_k^T C(q_k) lambda_k; for V != 0 the paper claims nothing (A5)"
 
 const nh_integrator_type nh_integrator_nh_rattle = {
     .name = "nh_rattle",
-    .doc = "Nonholonomic RATTLE (spec/rattle.md 2.5, (9a)-(9e)): explicit, one gradient and one k x k SPD solve "
-           "per step, on triples (q_k, p_k, lambda_k) with lambda_k kept in the state; mu(q)M^-1 p = 0 exactly. "
-           "Order 2 (Thm 4.1), symmetric; exact energy for V = 0 (Thm 5.1). On a holonomic system it keeps "
-           "G M^-1 p = 0 but phi(q) only to O(h^2) (Remark 2).",
+    .doc = "Nonholonomic RATTLE (spec/rattle.md 2.5, (9a)-(9e)): explicit, one gradient, one evaluation of mu "
+           "and one k x k SPD solve per step, on triples (q_k, p_k, lambda_k) with lambda_k kept in the state; "
+           "mu(q)M^-1 p = 0 exactly. Order 2 (Thm 4.1), symmetric; exact energy for V = 0 (Thm 5.1). On a "
+           "holonomic system it keeps G M^-1 p = 0 but phi(q) only to O(h^2) (Remark 2).",
     .params = lambda0_params,
     .nparams = 1,
     .properties = NH_PRESERVES_CONSTRAINT,
@@ -337,6 +548,14 @@ const nh_integrator_type nh_integrator_nh_rattle = {
     .is_symmetric = symmetric,
     .init = nh_rattle_init,
     .step = nh_rattle_step,
+    .lambda_time = NH_LAMBDA_END,
+    .lambda_doc = LAMBDA_DOC,
+    .discrete_constraint = nh_rattle_constraint,
+    .discrete_constraint_doc = "mu(q_{k+1}) M^-1 p_{k+1} = A(q_{k+1}) v_{k+1} of (9e): the constraint holds at the "
+                               "nodes with the averaged momentum (spec/rattle.md 7 A6)",
+    .discrete_energy = rattle_energy,
+    .discrete_energy_doc = ENERGY_DOC,
+    .discrete_action = rattle_action,
 };
 
 const nh_integrator_type nh_integrator_nh_shake = {
@@ -353,6 +572,15 @@ const nh_integrator_type nh_integrator_nh_shake = {
     .is_symmetric = symmetric,
     .init = nh_shake_init,
     .step = nh_shake_step,
+    .lambda_time = NH_LAMBDA_END,
+    .lambda_doc = LAMBDA_DOC "; computed from p_{k+1/2} = M(q_{k+1} - q_k)/h (spec 2.4, 3.4), not SHAKE's "
+                             "lambda_k of (8a), which sits at t_k",
+    .discrete_constraint = nh_shake_constraint,
+    .discrete_constraint_doc = "(8b) at the step's start node: mu(q_k)(q_{k+1} - q_{k-1})/(2h) = mu(q_k) M^-1 p_k "
+                               "(spec/rattle.md 2.4, 7 A6)",
+    .discrete_energy = rattle_energy,
+    .discrete_energy_doc = ENERGY_DOC,
+    .discrete_action = rattle_action,
 };
 
 const nh_integrator_type nh_integrator_rattle = {
@@ -368,6 +596,14 @@ const nh_integrator_type nh_integrator_rattle = {
     .is_symmetric = symmetric,
     .init = rattle_init,
     .step = rattle_step,
+    .lambda_time = NH_LAMBDA_MIDPOINT,
+    .lambda_doc = RATTLE_LAMBDA_DOC,
+    .discrete_constraint = holonomic_constraint,
+    .discrete_constraint_doc = "phi(q_{k+1}) of (7c) (spec/rattle.md 2.3)",
+    .discrete_action = rattle_action,
+    .newton_size = position_size,
+    .newton_eval = position_eval,
+    .newton_unknowns = position_unknowns,
 };
 
 const nh_integrator_type nh_integrator_shake = {
@@ -383,4 +619,12 @@ const nh_integrator_type nh_integrator_shake = {
     .is_symmetric = symmetric,
     .init = shake_init,
     .step = shake_step,
+    .lambda_time = NH_LAMBDA_START,
+    .lambda_doc = SHAKE_LAMBDA_DOC,
+    .discrete_constraint = holonomic_constraint,
+    .discrete_constraint_doc = "phi(q_{k+1}) of (6b), read as in spec/rattle.md 7 A3",
+    .discrete_action = rattle_action,
+    .newton_size = position_size,
+    .newton_eval = position_eval,
+    .newton_unknowns = position_unknowns,
 };

@@ -1,0 +1,737 @@
+/* What the Jiménez–Scheurle schemes (integrators/jimenez_scheurle.c) and the Herglotz family
+ * (integrators/herglotz.c) define for the observables (integrators/integrator.h): multipliers and
+ * the time they approximate, discrete constraints, the midpoint energy, discrete Lagrangians, the
+ * Newton systems, and the constraint_evals counter. Expected values come from the specs
+ * (spec/discretization.md §2.4–2.8, §5 R1–R15, §6.5; spec/herglotz.md §2.3–2.7, §5–6), exact
+ * solutions, finite differences, or a counter wrapped around the system's own A(q); each
+ * acceptance check has a negative control beside it. */
+#include <criterion/criterion.h>
+#include <gsl/gsl_integration.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "integrators/integrator.h"
+#include "tests/helpers.h"
+
+#define DMAX (2 * NH_MAX_N + 2 * NH_MAX_K)
+
+/* ---- helpers ---------------------------------------------------------------------------------- */
+
+static void init_ok(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
+  cr_assert(nh_method_init(m, sys, x, h, cost) == NH_STEP_OK, "init of %s on %s failed", m->type->name,
+            sys->type->name);
+}
+
+static void step_ok(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y, double h,
+                    nh_cost *cost) {
+  nh_step_status st = nh_method_step(m, sys, x, y, h, cost);
+  cr_assert(st == NH_STEP_OK, "%s on %s: step of h=%g failed (%d)", m->type->name, sys->type->name, h, (int)st);
+}
+
+static double max_abs(int n, const double *v) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s = fmax(s, fabs(v[i]));
+  return s;
+}
+
+static nh_state preset_of(nh_system *sys, const char *preset) {
+  if (!preset) {
+    nh_state x;
+    nh_system_default_state(sys, &x);
+    return x;
+  }
+  return test_preset(sys, preset);
+}
+
+static nh_state true_state(const nh_system *sys, const nh_state *x0, double t) {
+  nh_state ex;
+  cr_assert(nh_true_solution(sys, x0, t, 1e-13, &ex, NULL) == 0, "no true solution of %s at t = %g",
+            sys->type->name, t);
+  return ex;
+}
+
+/* λ(t) of nh_multiplier along the true solution from x0. */
+static void true_lambda(const nh_system *sys, const nh_state *x0, double t, double *lam) {
+  nh_state ex = true_state(sys, x0, t);
+  cr_assert(nh_multiplier(sys, t, ex.q, ex.v, lam) == 0);
+}
+
+/* Runs `method` for T/h steps; the last state. */
+static nh_state run(const char *method, const nh_system *sys, nh_state x, double h, double T) {
+  nh_method *m = test_method(method);
+  nh_cost cost = {0};
+  nh_state y;
+  init_ok(m, sys, &x, h, &cost);
+  for (long s = 0; s < lround(T / h); s++) {
+    step_ok(m, sys, &x, &y, h, &cost);
+    x = y;
+  }
+  nh_method_free(m);
+  return x;
+}
+
+/* Signed error of component a of the last step's multiplier against λ at T + offset·h (−½: the
+ * step's midpoint, 0: its end). */
+static double lambda_error(const char *method, const char *system, const char *params, const char *preset, int a,
+                           double h, double T, double offset) {
+  nh_system sys = test_system(system, params);
+  nh_state x0 = preset_of(&sys, preset), x = run(method, &sys, x0, h, T);
+  double lam[NH_MAX_K];
+  true_lambda(&sys, &x0, T + offset * h, lam);
+  return x.lambda[a] - lam[a];
+}
+
+typedef struct {
+  const char *method, *system, *params, *preset;
+  int a;
+  double T, h, offset; /* the declared time */
+  double order;        /* expected at the declared time */
+  double control;      /* order at the step's end (offset 0) when that differs, else 0 */
+} lambda_case;
+
+/* The signed error ratio e(h)/e(h/2) ≈ 2^order at the declared time (within 10%) and |e| < λ/5;
+ * a sign error (e ≈ −2λ) fails both, and the wrong time fails the ratio when it has another order. */
+static void check_lambda_case(const lambda_case *c) {
+  double lam[NH_MAX_K];
+  nh_system sys = test_system(c->system, c->params);
+  nh_state x0 = preset_of(&sys, c->preset);
+  true_lambda(&sys, &x0, c->T, lam);
+  const double e1 = lambda_error(c->method, c->system, c->params, c->preset, c->a, c->h, c->T, c->offset);
+  const double e2 = lambda_error(c->method, c->system, c->params, c->preset, c->a, c->h / 2, c->T, c->offset);
+  const double want = pow(2, c->order);
+  cr_expect(fabs(e1 / e2 - want) < 0.1 * want, "%s on %s: signed error ratio %.3f (errors %.3e, %.3e), expected %g",
+            c->method, c->system, e1 / e2, e1, e2, want);
+  cr_expect(fabs(e1) < 0.2 * fabs(lam[c->a]), "%s on %s: error %.3e against lambda = %.4f", c->method, c->system, e1,
+            lam[c->a]);
+  if (c->control > 0) {
+    const double f1 = lambda_error(c->method, c->system, c->params, c->preset, c->a, c->h, c->T, 0);
+    const double f2 = lambda_error(c->method, c->system, c->params, c->preset, c->a, c->h / 2, c->T, 0);
+    const double w = pow(2, c->control);
+    cr_expect(fabs(f1 / f2 - w) < 0.1 * w, "%s on %s: control at t_{k+1}, ratio %.3f, expected %g", c->method,
+              c->system, f1 / f2, w);
+  }
+}
+
+/* ---- multipliers (spec/discretization.md §6.5, R3, R6; spec/herglotz.md (3.4)) ------------------ */
+
+/* Scheme A and P1: λ_{k+1} of (82) is first order at t_{k+1} (R3, Prop 6.1), on the free particle
+ * (exact solution, §3.2) and on the knife edge. */
+Test(hooks_js_herglotz, js_a_multiplier_order_one_at_step_end) {
+  const lambda_case cases[] = {
+      {"js_a", "particle", NULL, "discretization", 0, 2, 0.02, 0, 1, 0},
+      {"js_p1", "particle", NULL, "discretization", 0, 2, 0.02, 0, 1, 0},
+      {"js_a", "knife_edge", NULL, "ic2", 0, 2, 0.02, 0, 1, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_lambda_case(&cases[i]);
+  /* R10: P1 is Scheme A written out, the same multiplier. */
+  nh_system sys = test_system("particle", NULL);
+  nh_state x0 = test_preset(&sys, "discretization");
+  nh_state a = run("js_a", &sys, x0, 0.01, 1), b = run("js_p1", &sys, x0, 0.01, 1);
+  cr_expect(fabs(a.lambda[0] - b.lambda[0]) < 1e-12, "js_a %.17g, js_p1 %.17g", a.lambda[0], b.lambda[0]);
+}
+
+/* Scheme B and P2-new: λ of (86c) is second order at t_k + h/2, the original node, and only first
+ * order at t_{k+1} (R6, §6.5): the control is the declared time itself. */
+Test(hooks_js_herglotz, js_b_multiplier_order_two_at_midpoint) {
+  const lambda_case cases[] = {
+      {"js_b", "particle", NULL, "discretization", 0, 2, 0.02, -0.5, 2, 1},
+      {"js_p2new", "particle", NULL, "discretization", 0, 2, 0.02, -0.5, 2, 1},
+      {"js_b", "knife_edge", NULL, "ic2", 0, 2, 0.02, -0.5, 2, 1},
+      {"js_b", "vertical_disk", NULL, NULL, 1, 2, 0.02, -0.5, 2, 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_lambda_case(&cases[i]);
+}
+
+/* P2-orig: its λ acts at μ(q_{k+1}) and sits at t_{k+1} (§6.5). On the free particle it is even
+ * second order there (not claimed by the paper; like R13's superconvergence of q), while read at
+ * t_k + h/2 (control) it is first order with a far larger error. */
+Test(hooks_js_herglotz, js_p2orig_multiplier_at_step_end) {
+  const double e1 = lambda_error("js_p2orig", "particle", NULL, "discretization", 0, 0.02, 2, 0);
+  const double e2 = lambda_error("js_p2orig", "particle", NULL, "discretization", 0, 0.01, 2, 0);
+  const double m1 = lambda_error("js_p2orig", "particle", NULL, "discretization", 0, 0.02, 2, -0.5);
+  cr_expect(e1 / e2 > 3.6 && e1 / e2 < 4.4, "signed error ratio %.3f (errors %.3e, %.3e)", e1 / e2, e1, e2);
+  cr_expect(fabs(m1) > 50 * fabs(e1), "control: at t_k + h/2 the error %.3e should dwarf %.3e", m1, e1);
+}
+
+/* The Herglotz family: the step's constraint impulse per unit time (see lambda_doc) is second
+ * order at t_j + h/2 for herglotz2 and first order for herglotz1 and la1. Cases: the Foucault
+ * pendulum with damping (affine constraint, exact solution), the free particle, and the upright
+ * rolling disk with damping and torque (exact; λ = (m R F/J, 0) is constant, so no control). */
+Test(hooks_js_herglotz, herglotz_multiplier_orders) {
+  const lambda_case cases[] = {
+      {"herglotz2", "foucault_pendulum", "alpha=0.1", "amplitude3", 0, 5, 0.025, -0.5, 2, 1},
+      {"herglotz2", "particle", NULL, "discretization", 0, 2, 0.02, -0.5, 2, 1},
+      {"herglotz2", "falling_disk", "alpha=0.1", "exp1", 0, 2, 0.05, -0.5, 2, 0},
+      {"herglotz2(force=1)", "falling_disk", "alpha=0.1", "exp1", 0, 2, 0.05, -0.5, 2, 0},
+      {"herglotz1", "foucault_pendulum", "alpha=0.1", "amplitude3", 0, 5, 0.05, -0.5, 1, 0},
+      {"herglotz1", "falling_disk", "alpha=0.1", "exp1", 0, 2, 0.05, -0.5, 1, 0},
+      {"la1", "foucault_pendulum", "alpha=0.1", "amplitude3", 0, 5, 0.05, -0.5, 1, 0},
+      {"la1", "particle", NULL, "discretization", 0, 2, 0.02, -0.5, 1, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_lambda_case(&cases[i]);
+  nh_system disk = test_system("falling_disk", "alpha=0.1");
+  nh_state x0 = test_preset(&disk, "exp1");
+  double lam[2];
+  true_lambda(&disk, &x0, 1, lam);
+  cr_expect(fabs(lam[0] - 5 * 0.5 * 12 / 1.875) < 1e-12 && fabs(lam[1]) < 1e-12,
+            "disk Exp 1: lambda = (m R F/J, 0) = (16, 0), got (%.15g, %.3g)", lam[0], lam[1]);
+}
+
+Test(hooks_js_herglotz, declared_multiplier_times) {
+  const char *names[] = {"js_a", "js_p1", "js_p2orig", "js_b", "js_p2new", "herglotz1", "herglotz2", "la1"};
+  const nh_lambda_time want[] = {NH_LAMBDA_END,      NH_LAMBDA_END,      NH_LAMBDA_END,      NH_LAMBDA_MIDPOINT,
+                                 NH_LAMBDA_MIDPOINT, NH_LAMBDA_MIDPOINT, NH_LAMBDA_MIDPOINT, NH_LAMBDA_MIDPOINT};
+  for (int i = 0; i < 8; i++) {
+    nh_method *m = test_method(names[i]);
+    cr_expect_eq(nh_method_lambda_time(m), want[i], "%s", names[i]);
+    cr_expect(m->type->lambda_doc != NULL && m->type->discrete_constraint_doc != NULL, "%s: docs", names[i]);
+    nh_method_free(m);
+  }
+}
+
+/* ---- discrete constraints ------------------------------------------------------------------------ */
+
+static void discrete_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                double h, double *out) {
+  cr_assert(m->type->discrete_constraint != NULL, "%s defines no discrete constraint", m->type->name);
+  m->type->discrete_constraint(m, sys, x, y, h, out);
+}
+
+/* A(q)w + s·b(q), max over rows. */
+static double residual(const nh_system *sys, const double *q, const double *w, double s) {
+  double A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K] = {0}, r = 0;
+  sys->type->constraints(sys->p, q, A);
+  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, q, b);
+  for (int a = 0; a < sys->k; a++) {
+    double t = s * b[a];
+    for (int i = 0; i < sys->n; i++) t += A[a * sys->n + i] * w[i];
+    r = fmax(r, fabs(t));
+  }
+  return r;
+}
+
+/* Scheme A, P1: μ(q_k)(q_{k+1} − q_k)/h at round-off; Scheme B, P2-new: (86d) at the new nodes at
+ * round-off. Controls: at the other node the same chord violates the constraint at O(h) (R9; the
+ * numerical note of §2.4). */
+Test(hooks_js_herglotz, js_discrete_constraints_at_round_off) {
+  const char *methods[] = {"js_a", "js_p1", "js_b", "js_p2new"};
+  for (int i = 0; i < 4; i++) {
+    nh_system sys = test_system("particle", NULL);
+    nh_state x = test_preset(&sys, "harmonic"), y;
+    nh_method *m = test_method(methods[i]);
+    nh_cost cost = {0};
+    const double h = 0.05;
+    double worst = 0, control = 0;
+    init_ok(m, &sys, &x, h, &cost);
+    for (int s = 0; s < 200; s++) {
+      double r, chord[3], node[3];
+      step_ok(m, &sys, &x, &y, h, &cost);
+      discrete_constraint(m, &sys, &x, &y, h, &r);
+      worst = fmax(worst, fabs(r));
+      for (int j = 0; j < 3; j++) {
+        chord[j] = (y.q[j] - x.q[j]) / h;
+        node[j] = i < 2 ? y.q[j] : x.q[j] + 0.5 * h * x.v[j]; /* A: q_{k+1}; B: the original node q̄ */
+      }
+      control = fmax(control, residual(&sys, node, i < 2 ? chord : x.v, 0));
+      x = y;
+    }
+    cr_expect(worst < 1e-14, "%s: discrete constraint up to %.3e", methods[i], worst);
+    cr_expect(control > 1e-3, "%s: control at the other node %.3e should be O(h)", methods[i], control);
+    nh_method_free(m);
+  }
+}
+
+/* P2-orig, free particle, data on D (first case): the deformed constraint (98) is at round-off from
+ * step 1 on (R14), and the original residual r_k = ζ_k − y_k u_k equals (h/2) w u_k (R15) and
+ * halves with h. Control: r_k itself is O(h), and the initial state (on D) violates (98). */
+static void p2orig_run(double h, double *deformed, double *r_max, double *r_dev, double *start) {
+  nh_system sys = test_system("particle", NULL);
+  nh_state x = test_preset(&sys, "discretization"), y;
+  nh_method *m = test_method("js_p2orig(start=0)");
+  nh_cost cost = {0};
+  init_ok(m, &sys, &x, h, &cost);
+  *start = fabs(x.v[2] - (x.q[1] + 0.5 * h * x.v[1]) * x.v[0]);
+  *deformed = *r_max = *r_dev = 0;
+  for (long s = 0; s < lround(2 / h); s++) {
+    double d;
+    step_ok(m, &sys, &x, &y, h, &cost);
+    discrete_constraint(m, &sys, &x, &y, h, &d);
+    *deformed = fmax(*deformed, fabs(d));
+    const double r = y.v[2] - y.q[1] * y.v[0];
+    *r_max = fmax(*r_max, fabs(r));
+    *r_dev = fmax(*r_dev, fabs(r - 0.5 * h * y.v[1] * y.v[0]));
+    x = y;
+  }
+  nh_method_free(m);
+}
+
+Test(hooks_js_herglotz, js_p2orig_deformed_constraint) {
+  double d1, r1, dev1, s1, d2, r2, dev2, s2;
+  p2orig_run(0.02, &d1, &r1, &dev1, &s1);
+  p2orig_run(0.01, &d2, &r2, &dev2, &s2);
+  cr_expect(d1 < 1e-15 && d2 < 1e-15, "deformed constraint (98) up to %.3e, %.3e", d1, d2);
+  cr_expect(dev1 < 1e-15 && dev2 < 1e-15, "r_k - (h/2) w u_k up to %.3e, %.3e", dev1, dev2);
+  cr_expect(fabs(r1 / r2 - 2) < 0.05, "original residual %.4e, %.4e: ratio %.3f, expected 2", r1, r2, r1 / r2);
+  cr_expect(r1 > 1e-3, "control: the original residual %.3e is O(h)", r1);
+  cr_expect(s1 > 1e-3, "control: data on D violate (98) by %.3e", s1);
+}
+
+/* The contact schemes' own constraints A(q_d)Δq/h + b(q_d) at round-off (spec/herglotz.md §5 item
+ * 3), on the falling disk (Exp 2, damped, h = 0.1, T = 20) and the Foucault pendulum (affine b,
+ * Exp 1): the round-off of A(q_d)(q_{j+1} − q_j)/h is that of the difference, ε|q|/h (the disk's
+ * spin angle reaches 80), the tolerance 2ε(1 + max|q|)/h. The continuous constraint with
+ * central-difference velocities at q_j is clearly nonzero
+ * and O(h²) (ratio ≈ 4, the control). The state's v is the projection of M⁻¹p on D, so A(q)v + b
+ * is at round-off too (the brief's "continuous residual with the state's v" is not O(h²) here).
+ * herglotz1 and la1 keep the left-point constraint; read at the midpoint (control) it is O(h). */
+typedef struct {
+  double discrete, state_v, central, other_point, qmax;
+} constraint_stats;
+
+static constraint_stats contact_constraints(const char *method, const char *system, const char *params,
+                                            const char *preset, double h, double T) {
+  nh_system sys = test_system(system, params);
+  nh_state x = preset_of(&sys, preset), y, prev;
+  nh_method *m = test_method(method);
+  nh_cost cost = {0};
+  constraint_stats st = {0, 0, 0, 0, 0};
+  const int n = sys.n, midpoint = strncmp(method, "herglotz2", 9) == 0;
+  init_ok(m, &sys, &x, h, &cost);
+  for (long s = 0; s < lround(T / h); s++) {
+    double r[NH_MAX_K], qo[NH_MAX_N], chord[NH_MAX_N], cd[NH_MAX_N];
+    step_ok(m, &sys, &x, &y, h, &cost);
+    discrete_constraint(m, &sys, &x, &y, h, r);
+    for (int a = 0; a < sys.k; a++) st.discrete = fmax(st.discrete, fabs(r[a]));
+    st.state_v = fmax(st.state_v, nh_constraint_residual(&sys, y.q, y.v));
+    st.qmax = fmax(st.qmax, max_abs(n, y.q));
+    for (int i = 0; i < n; i++) {
+      qo[i] = midpoint ? x.q[i] : 0.5 * (x.q[i] + y.q[i]);
+      chord[i] = (y.q[i] - x.q[i]) / h;
+    }
+    st.other_point = fmax(st.other_point, residual(&sys, qo, chord, 1));
+    if (s > 0) {
+      for (int i = 0; i < n; i++) cd[i] = (y.q[i] - prev.q[i]) / (2 * h);
+      st.central = fmax(st.central, residual(&sys, x.q, cd, 1));
+    }
+    prev = x;
+    x = y;
+  }
+  nh_method_free(m);
+  return st;
+}
+
+Test(hooks_js_herglotz, herglotz_discrete_constraints) {
+  const struct {
+    const char *method, *system, *params, *preset;
+    double h, T, state_tol;
+  } cases[] = {
+      {"herglotz2", "falling_disk", "alpha=0.1", "exp2", 0.1, 20, 1e-14},
+      {"herglotz2", "foucault_pendulum", NULL, "exp1", 0.1, 20, 1e-16},
+      {"herglotz1", "foucault_pendulum", NULL, "exp1", 0.1, 20, 1e-16},
+      {"la1", "falling_disk", "alpha=0.1", "exp2", 0.1, 20, 1e-14},
+  };
+  for (int c = 0; c < 4; c++) {
+    constraint_stats a = contact_constraints(cases[c].method, cases[c].system, cases[c].params, cases[c].preset,
+                                             cases[c].h, cases[c].T);
+    const double tol = 2 * 2.2e-16 * (1 + a.qmax) / cases[c].h;
+    cr_expect(a.discrete < tol, "%s on %s: discrete constraint up to %.3e (tol %.1e)", cases[c].method,
+              cases[c].system, a.discrete, tol);
+    cr_expect(a.state_v < cases[c].state_tol, "%s on %s: A(q)v + b with the state's v up to %.3e", cases[c].method,
+              cases[c].system, a.state_v);
+    cr_expect(a.other_point > 1e6 * tol, "%s on %s: control at the other point %.3e should be O(h)",
+              cases[c].method, cases[c].system, a.other_point);
+    if (c < 2) {
+      constraint_stats b = contact_constraints(cases[c].method, cases[c].system, cases[c].params, cases[c].preset,
+                                               cases[c].h / 2, cases[c].T);
+      cr_expect(a.central > 1e6 * tol, "%s on %s: central-difference residual %.3e not clearly nonzero",
+                cases[c].method, cases[c].system, a.central);
+      cr_expect(a.central / b.central > 3.5 && a.central / b.central < 4.5,
+                "%s on %s: central-difference residual %.3e, %.3e: ratio %.3f, expected 4 (O(h^2))", cases[c].method,
+                cases[c].system, a.central, b.central, a.central / b.central);
+    }
+  }
+}
+
+/* ---- the contact schemes' midpoint energy (spec/herglotz.md §6, §5 items 9-10) ------------------------ */
+
+/* The formula T(q̄, Δq/h) + ½(V_j + V_{j+1}) computed here, over steps with damping and forcing. */
+Test(hooks_js_herglotz, herglotz_energy_formula) {
+  const char *methods[] = {"herglotz2", "herglotz1", "la1"};
+  for (int i = 0; i < 3; i++) {
+    nh_system sys = test_system("falling_disk", "alpha=0.1,F_phi_slope=0.5");
+    nh_state x = test_preset(&sys, "exp2"), y; /* the preset clears the forces: set one again */
+    char err[256];
+    cr_assert(nh_system_set_params_text(&sys, "F_phi_slope=0.5", err, sizeof err) == 0, "%s", err);
+    nh_method *m = test_method(methods[i]);
+    nh_cost cost = {0};
+    const double h = 0.1;
+    init_ok(m, &sys, &x, h, &cost);
+    for (int s = 0; s < 10; s++) {
+      double qb[5], vel[5];
+      step_ok(m, &sys, &x, &y, h, &cost);
+      for (int j = 0; j < 5; j++) qb[j] = 0.5 * (x.q[j] + y.q[j]), vel[j] = (y.q[j] - x.q[j]) / h;
+      const double want = nh_kinetic_energy(&sys, qb, vel) +
+                          0.5 * (sys.type->potential(sys.p, x.q) + sys.type->potential(sys.p, y.q));
+      const double got = m->type->discrete_energy(m, &sys, &x, &y, h);
+      cr_expect(fabs(got - want) < 1e-14 * fabs(want), "%s step %d: %.17g, formula %.17g", methods[i], s, got, want);
+      /* Control: the energy at the node, T(q_{j+1}, Δq/h) + V(q_{j+1}), is another number. */
+      const double node = nh_kinetic_energy(&sys, y.q, vel) + sys.type->potential(sys.p, y.q);
+      cr_expect(fabs(got - node) > 1e-6, "%s: control, node energy equals the midpoint energy", methods[i]);
+      x = y;
+    }
+    nh_method_free(m);
+  }
+}
+
+/* The midpoint energy sits at t_j + h/2: against the exact energy of the upright rolling disk with
+ * damping and torque (Exp 1, E = ½Jψ̇² + mgR, dE/dt ≠ 0) its signed error is second order for
+ * herglotz2 at t_j + h/2 and only first order at t_{j+1} (control). */
+static double energy_error(const char *method, double h, double offset) {
+  const double T = 2;
+  nh_system sys = test_system("falling_disk", "alpha=0.1");
+  nh_state x0 = test_preset(&sys, "exp1"), x = x0, y, prev = x0;
+  nh_method *m = test_method(method);
+  nh_cost cost = {0};
+  init_ok(m, &sys, &x, h, &cost);
+  for (long s = 0; s < lround(T / h); s++) {
+    step_ok(m, &sys, &x, &y, h, &cost);
+    prev = x;
+    x = y;
+  }
+  nh_state ex = true_state(&sys, &x0, T + offset * h);
+  const double Ed = m->type->discrete_energy(m, &sys, &prev, &x, h);
+  nh_method_free(m);
+  return Ed - nh_energy(&sys, ex.q, ex.v);
+}
+
+Test(hooks_js_herglotz, herglotz2_energy_at_midpoint_time) {
+  const double e1 = energy_error("herglotz2", 0.05, -0.5), e2 = energy_error("herglotz2", 0.025, -0.5);
+  cr_expect(e1 / e2 > 3.6 && e1 / e2 < 4.4, "signed error ratio %.3f (errors %.3e, %.3e)", e1 / e2, e1, e2);
+  const double f1 = energy_error("herglotz2", 0.05, 0), f2 = energy_error("herglotz2", 0.025, 0);
+  cr_expect(f1 / f2 > 1.8 && f1 / f2 < 2.2, "control at t_{j+1}: ratio %.3f, expected 2", f1 / f2);
+}
+
+/* Exp 2 without damping (item 9): the midpoint energy stays in a narrow band about E0 with no
+ * drift (first and last fifths of 2000 steps of h = 0.1 alike). Control: with α = 0.1 it falls. */
+Test(hooks_js_herglotz, herglotz2_energy_bounded_without_damping) {
+  for (int damped = 0; damped < 2; damped++) {
+    nh_system sys = test_system("falling_disk", damped ? "alpha=0.1" : NULL);
+    nh_state x = test_preset(&sys, "exp2"), y;
+    nh_method *m = test_method("herglotz2");
+    nh_cost cost = {0};
+    const double h = 0.1, E0 = 61.44269147;
+    const int N = damped ? 100 : 2000;
+    double first = 0, last = 0, Ed = 0;
+    init_ok(m, &sys, &x, h, &cost);
+    for (int s = 0; s < N; s++) {
+      step_ok(m, &sys, &x, &y, h, &cost);
+      Ed = m->type->discrete_energy(m, &sys, &x, &y, h);
+      if (s < N / 5) first = fmax(first, fabs(Ed - E0));
+      if (s >= N - N / 5) last = fmax(last, fabs(Ed - E0));
+      x = y;
+    }
+    if (!damped) {
+      cr_expect(first < 0.02 * E0 && last < 0.02 * E0, "band %.3e, %.3e about E0", first, last);
+      cr_expect(last < 2 * first + 1e-3, "drift: %.3e in the first fifth, %.3e in the last", first, last);
+    } else {
+      cr_expect(E0 - Ed > 0.1 * E0, "control: with alpha = 0.1 the energy should fall, %.4f -> %.4f", E0, Ed);
+    }
+    nh_method_free(m);
+  }
+}
+
+/* ---- discrete Lagrangians (spec/discretization.md §2.1, R1) ------------------------------------------ */
+
+typedef struct {
+  const nh_system *sys;
+  const nh_state *x0;
+} lagrangian_ctx;
+
+static double lagrangian_at(double t, void *vctx) {
+  const lagrangian_ctx *c = vctx;
+  nh_state ex = true_state(c->sys, c->x0, t);
+  return nh_kinetic_energy(c->sys, ex.q, ex.v) - c->sys->type->potential(c->sys->p, ex.q);
+}
+
+/* L_d(q(t0), q(t0 + h)) − ∫L along the true solution. */
+static double action_error(const nh_method *m, const nh_system *sys, const nh_state *x0, double t0, double h) {
+  gsl_integration_glfixed_table *tab = gsl_integration_glfixed_table_alloc(10);
+  lagrangian_ctx c = {sys, x0};
+  gsl_function f = {lagrangian_at, &c};
+  const double exact = gsl_integration_glfixed(&f, t0, t0 + h, tab);
+  gsl_integration_glfixed_table_free(tab);
+  nh_state a = true_state(sys, x0, t0), b = true_state(sys, x0, t0 + h);
+  return m->type->discrete_action(m, sys, t0, a.q, b.q, h) - exact;
+}
+
+/* R1: L_d^α − ∫L = (α − ½)h² ∂L/∂q·q̇(t0) + O(h³): slope 3 for α = ½ (B, P2), slope 2 for α = 0
+ * (A, P1) with the leading coefficient e/h² → −½ ∂L/∂q·q̇ = ½∇V·v (signed; the control of the
+ * α = ½ case, whose e/h² → 0). Oscillator (k = 0) and knife edge: exact solutions; particle with
+ * V = ½(x² + y²): the rk8pd reference. */
+Test(hooks_js_herglotz, discrete_action_slopes) {
+  const struct {
+    const char *method, *system, *preset;
+    double alpha;
+  } cases[] = {
+      {"js_a", "oscillator", NULL, 0},          {"js_b", "oscillator", NULL, 0.5},
+      {"js_a", "knife_edge", "ic2", 0},         {"js_b", "knife_edge", "ic2", 0.5},
+      {"js_p1", "particle", "harmonic", 0},     {"js_p2new", "particle", "harmonic", 0.5},
+      {"js_p2orig", "particle", "harmonic", 0.5},
+  };
+  const double t0 = 0.3;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    nh_system sys = test_system(cases[c].system, NULL);
+    nh_state x0 = preset_of(&sys, cases[c].preset);
+    nh_method *m = test_method(cases[c].method);
+    cr_assert(m->type->discrete_action != NULL, "%s defines no discrete action", cases[c].method);
+    const double h1 = 0.02, e1 = action_error(m, &sys, &x0, t0, h1), e2 = action_error(m, &sys, &x0, t0, h1 / 2);
+    const double slope = log2(e1 / e2), want = cases[c].alpha == 0 ? 2 : 3;
+    cr_expect(fabs(slope - want) < 0.1, "%s on %s: slope %.3f (errors %.3e, %.3e), expected %g", cases[c].method,
+              cases[c].system, slope, e1, e2, want);
+    /* The leading coefficient (α − ½) ∂L/∂q·q̇ = (½ − α) ∇V·v at t0. */
+    nh_state s0 = true_state(&sys, &x0, t0);
+    double g[NH_MAX_N], gv = 0;
+    sys.type->grad_potential(sys.p, s0.q, g);
+    for (int i = 0; i < sys.n; i++) gv += g[i] * s0.v[i];
+    const double lead = (0.5 - cases[c].alpha) * gv, h3 = h1 / 4;
+    const double e3 = action_error(m, &sys, &x0, t0, h3);
+    if (cases[c].alpha == 0)
+      cr_expect(fabs(e3 / (h3 * h3) - lead) < 0.05 * fabs(lead), "%s on %s: e/h^2 = %.5f, (1/2) gradV.v = %.5f",
+                cases[c].method, cases[c].system, e3 / (h3 * h3), lead);
+    else
+      cr_expect(fabs(e3 / (h3 * h3)) < 0.05 * fabs(gv), "%s on %s: control, e/h^2 = %.3e should vanish like h",
+                cases[c].method, cases[c].system, e3 / (h3 * h3));
+    nh_method_free(m);
+  }
+}
+
+/* ---- Newton systems ------------------------------------------------------------------------------- */
+
+/* A random state near the default of the system: q + 0.3 U(−1, 1)(1 + |q|), v + N(0, ½), projected on D. */
+static nh_state random_state(const nh_system *sys, gsl_rng *r) {
+  nh_state x;
+  nh_system_default_state(sys, &x);
+  for (int i = 0; i < sys->n; i++) {
+    x.q[i] += 0.3 * gsl_ran_flat(r, -1, 1) * (1 + fabs(x.q[i]));
+    x.v[i] += gsl_ran_gaussian(r, 0.5);
+  }
+  cr_assert(nh_project_velocity(sys, x.q, x.v) == 0);
+  return x;
+}
+
+/* The column-relative error of J against central differences of F at X. */
+static double jacobian_fd_error(const nh_method *m, const nh_system *sys, const nh_state *x, double h,
+                                const double *X, const double *J, int dim) {
+  double Fp[DMAX], Fm[DMAX], Jd[DMAX * DMAX], Xp[DMAX], err = 0;
+  const double jmax = max_abs(dim * dim, J);
+  for (int j = 0; j < dim; j++) {
+    const double eps = 1e-6 * (1 + fabs(X[j]));
+    memcpy(Xp, X, sizeof(double) * (size_t)dim);
+    Xp[j] = X[j] + eps;
+    m->type->newton_eval(m, sys, x, h, Xp, Fp, Jd);
+    Xp[j] = X[j] - eps;
+    m->type->newton_eval(m, sys, x, h, Xp, Fm, Jd);
+    double col = 0, d = 0;
+    for (int i = 0; i < dim; i++) col = fmax(col, fabs(J[i * dim + j]));
+    for (int i = 0; i < dim; i++) d = fmax(d, fabs((Fp[i] - Fm[i]) / (2 * eps) - J[i * dim + j]));
+    err = fmax(err, d / fmax(col, 1e-3 * jmax));
+  }
+  return err;
+}
+
+/* Newton from X0, or (wrong) with every Jacobian 10% too large, which makes it converge linearly
+ * at rate 1/11; e[i] = max_j |X_i − X*|_j/(1 + |X*_j|). */
+static void newton_errors(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *Xs,
+                          const double *X0, int dim, int wrong, double e[4]) {
+  double X[DMAX], F[DMAX], J[DMAX * DMAX];
+  size_t pd[DMAX];
+  memcpy(X, X0, sizeof(double) * (size_t)dim);
+  for (int it = 0; it < 4; it++) {
+    e[it] = 0;
+    for (int i = 0; i < dim; i++) e[it] = fmax(e[it], fabs(X[i] - Xs[i]) / (1 + fabs(Xs[i])));
+    if (it == 3) break;
+    m->type->newton_eval(m, sys, x, h, X, F, J);
+    if (wrong)
+      for (int i = 0; i < dim * dim; i++) J[i] *= 1.1;
+    gsl_matrix_view Jv = gsl_matrix_view_array(J, (size_t)dim, (size_t)dim);
+    gsl_vector_view Fv = gsl_vector_view_array(F, (size_t)dim);
+    gsl_permutation perm = {(size_t)dim, pd};
+    int sg;
+    gsl_linalg_LU_decomp(&Jv.matrix, &perm, &sg);
+    gsl_linalg_LU_svx(&Jv.matrix, &perm, &Fv.vector);
+    for (int i = 0; i < dim; i++) X[i] -= F[i];
+  }
+}
+
+/* The systems of the registry with their defaults, plus the disk with damping and time-dependent
+ * torques (so that the damping factors and the force levels enter the Newton system). */
+static int system_variant(int i, nh_system *sys) {
+  int n = 0;
+  while (nh_system_types[n]) n++;
+  if (i < n) {
+    *sys = test_system_of(nh_system_types[i], NULL);
+    return 1;
+  }
+  if (i == n) {
+    *sys = test_system("falling_disk", "alpha=0.1,F_psi_const=2,F_psi_slope=0.5,F_phi_slope=0.25");
+    return 1;
+  }
+  return 0;
+}
+
+/* Every method of these files with a Newton system, on every system it applies to and three random
+ * states each (h = 0.05, the step started at t = 0.7 so that F(t) ≠ F(0)):
+ *  - the analytic Jacobian against central differences, at the solution and off it: ≤ 1e-8
+ *    column-relative (the brief asks 1e-6; 2e-10 is reached);
+ *  - F(X*) ≈ 0 at the unknowns of the step's result: ≤ 1e-14 |J|(1 + |X*|) (6e-17 is reached);
+ *  - Newton's order from X* + 1e-2 relative: ≈ 2, where the third error is above round-off.
+ * Controls: the largest Jacobian entry off by 1e-6 fails the FD check; X* moved by 1e-7 fails the
+ * F ≈ 0 check; Newton with every Jacobian 10% off converges at order ≈ 1. */
+Test(hooks_js_herglotz, newton_systems) {
+  const char *methods[] = {"js_b", "herglotz2", "herglotz2(force=1)", "herglotz1", "la1"};
+  gsl_rng *r = test_rng(8);
+  int checked = 0, orders = 0;
+  for (int mi = 0; mi < 5; mi++) {
+    nh_method *m = test_method(methods[mi]);
+    cr_assert(m->type->newton_eval && m->type->newton_size && m->type->newton_unknowns, "%s", methods[mi]);
+    nh_system sys;
+    for (int s = 0; system_variant(s, &sys); s++) {
+      char err[512];
+      if (nh_method_applies(m, &sys, err, sizeof err)) continue;
+      const int dim = m->type->newton_size(m, &sys);
+      cr_assert_eq(dim, sys.n + sys.k, "%s on %s: size %d", methods[mi], sys.type->name, dim);
+      for (int trial = 0; trial < 3; trial++) {
+        const double h = 0.05;
+        nh_state x = random_state(&sys, r), y;
+        nh_cost cost = {0};
+        double Xs[DMAX], F[DMAX], J[DMAX * DMAX], X0[DMAX], e[4], ef[4];
+        x.t = 0.7;
+        init_ok(m, &sys, &x, h, &cost);
+        if (nh_method_step(m, &sys, &x, &y, h, &cost) != NH_STEP_OK) continue; /* a far random state */
+        m->type->newton_unknowns(m, &sys, &x, &y, h, Xs);
+        m->type->newton_eval(m, &sys, &x, h, Xs, F, J);
+        const double tol = 1e-14 * max_abs(dim * dim, J) * (1 + max_abs(dim, Xs));
+        cr_expect(max_abs(dim, F) < tol, "%s on %s: |F(X*)| = %.3e (tol %.1e)", methods[mi], sys.type->name,
+                  max_abs(dim, F), tol);
+        for (int i = 0; i < dim; i++) X0[i] = Xs[i] + 1e-7 * (1 + fabs(Xs[i]));
+        m->type->newton_eval(m, &sys, &x, h, X0, F, J);
+        cr_expect(max_abs(dim, F) > 10 * tol, "control: F at X* + 1e-7 is %.3e", max_abs(dim, F));
+        for (int at = 0; at < 2; at++) {
+          for (int i = 0; i < dim; i++) X0[i] = Xs[i] + at * 0.05 * gsl_ran_flat(r, -1, 1) * (1 + fabs(Xs[i]));
+          m->type->newton_eval(m, &sys, &x, h, X0, F, J);
+          const double fe = jacobian_fd_error(m, &sys, &x, h, X0, J, dim);
+          cr_expect(fe <= 1e-8, "%s on %s: Jacobian vs finite differences %.3e", methods[mi], sys.type->name, fe);
+          int big = 0;
+          for (int i = 1; i < dim * dim; i++) big = fabs(J[i]) > fabs(J[big]) ? i : big;
+          J[big] *= 1 + 1e-6;
+          cr_expect(jacobian_fd_error(m, &sys, &x, h, X0, J, dim) > 1e-8, "control: a wrong entry passes");
+        }
+        for (int i = 0; i < dim; i++) X0[i] = Xs[i] + 1e-2 * (1 + fabs(Xs[i])) * (i % 2 ? -1 : 1);
+        newton_errors(m, &sys, &x, h, Xs, X0, dim, 0, e);
+        newton_errors(m, &sys, &x, h, Xs, X0, dim, 1, ef);
+        if (e[2] > 1e-12) {
+          const double p = log(e[2] / e[1]) / log(e[1] / e[0]), pf = log(ef[2] / ef[1]) / log(ef[1] / ef[0]);
+          cr_expect(p > 1.7, "%s on %s: Newton order %.2f (errors %.2e %.2e %.2e)", methods[mi], sys.type->name, p,
+                    e[0], e[1], e[2]);
+          cr_expect(pf < 1.3, "%s on %s: control, a 10%% Jacobian error converges at order %.2f", methods[mi],
+                    sys.type->name, pf);
+          orders++;
+        } else {
+          cr_expect(e[1] <= 10 * e[0] * e[0], "%s on %s: errors %.2e %.2e %.2e", methods[mi], sys.type->name, e[0],
+                    e[1], e[2]);
+        }
+        checked++;
+      }
+    }
+    nh_method_free(m);
+  }
+  gsl_rng_free(r);
+  cr_expect_geq(checked, 100, "only %d states checked", checked);
+  cr_expect_geq(orders, 30, "Newton's order measured on only %d states", orders);
+}
+
+/* Scheme B's y->lambda is Λ/h with Λ the Newton unknown (86c): the two routes (the step's λ and
+ * the least-squares recovery of Λ from the result) agree. */
+Test(hooks_js_herglotz, js_b_lambda_is_newton_unknown_over_h) {
+  const char *systems[] = {"particle", "knife_edge", "vertical_disk", "chaotic_particle"};
+  for (int s = 0; s < 4; s++) {
+    nh_system sys = test_system(systems[s], NULL);
+    nh_state x, y;
+    nh_system_default_state(&sys, &x);
+    nh_method *m = test_method("js_b");
+    nh_cost cost = {0};
+    const double h = 0.05;
+    double X[DMAX];
+    step_ok(m, &sys, &x, &y, h, &cost);
+    m->type->newton_unknowns(m, &sys, &x, &y, h, X);
+    for (int a = 0; a < sys.k; a++)
+      cr_expect(fabs(X[sys.n + a] / h - y.lambda[a]) < 1e-12 * (1 + fabs(y.lambda[a])),
+                "%s: Lambda/h = %.17g, y->lambda = %.17g", systems[s], X[sys.n + a] / h, y.lambda[a]);
+    nh_method_free(m);
+  }
+}
+
+/* ---- the constraint_evals counter ------------------------------------------------------------------ */
+
+static const nh_system_type *counted_base;
+static long counted_calls;
+static nh_system_type counted_type;
+
+static void counting_constraints(const double *p, const double *q, double *A) {
+  counted_calls++;
+  counted_base->constraints(p, q, A);
+}
+
+static nh_system counted_system(const char *name, const char *params) {
+  counted_base = nh_system_type_find(name);
+  cr_assert(counted_base != NULL);
+  counted_type = *counted_base;
+  counted_type.constraints = counting_constraints;
+  return test_system_of(&counted_type, params);
+}
+
+/* One step each: cost.constraint_evals equals the calls of the system's A(q) and the count of
+ * each method: js_a 1 (μ(q_{k+1}) in (82)); js_b 2 (μ(q̄), and again inside the (77) guess) + one
+ * per Newton iteration; herglotz2 3 (A(q_j), the predictor's, the projection's) + one per
+ * iteration; herglotz1 and la1 3 (their constraint is at A(q_j), evaluated once). The particle
+ * closed forms call no A(q) but count the points where they read μ inline (P1: 1, as js_a; P2:
+ * 2): the control, where the counter (0 calls) and the cost differ by design. */
+Test(hooks_js_herglotz, constraint_evals_counted_exactly) {
+  const struct {
+    const char *method, *system, *params;
+    int fixed, per_iteration, inline_only;
+  } cases[] = {
+      {"js_a", "particle", "omega2=1", 1, 0, 0},         {"js_a", "vertical_disk", NULL, 1, 0, 0},
+      {"js_b", "particle", "omega2=1", 2, 1, 0},         {"js_b", "knife_edge", NULL, 2, 1, 0},
+      {"herglotz2", "falling_disk", NULL, 3, 1, 0},      {"herglotz2", "foucault_pendulum", NULL, 3, 1, 0},
+      {"herglotz1", "falling_disk", "alpha=0.1", 3, 0, 0}, {"la1", "foucault_pendulum", NULL, 3, 0, 0},
+      {"js_p1", "particle", "omega2=1", 1, 0, 1},        {"js_p2new", "particle", "omega2=1", 2, 0, 1},
+      {"js_p2orig", "particle", "omega2=1", 2, 0, 1},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    nh_system sys = counted_system(cases[c].system, cases[c].params);
+    nh_method *m = test_method(cases[c].method);
+    nh_state x, y;
+    nh_system_default_state(&sys, &x);
+    nh_cost cost = {0};
+    init_ok(m, &sys, &x, 0.05, &cost);
+    for (int s = 0; s < 3; s++) {
+      nh_cost one = {0};
+      counted_calls = 0;
+      step_ok(m, &sys, &x, &y, 0.05, &one);
+      const unsigned long long want = cases[c].fixed + cases[c].per_iteration * one.newton_iterations;
+      cr_expect_eq(one.constraint_evals, want, "%s on %s: %llu evaluations, expected %llu (%llu Newton iterations)",
+                   cases[c].method, cases[c].system, one.constraint_evals, want, one.newton_iterations);
+      if (cases[c].inline_only)
+        cr_expect_eq(counted_calls, 0, "%s: the closed form calls A(q) %ld times", cases[c].method, counted_calls);
+      else
+        cr_expect_eq((long)one.constraint_evals, counted_calls, "%s on %s: counted %llu, A(q) called %ld times",
+                     cases[c].method, cases[c].system, one.constraint_evals, counted_calls);
+      x = y;
+    }
+    nh_method_free(m);
+  }
+}
