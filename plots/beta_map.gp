@@ -41,7 +41,7 @@ if (!uselog) { a = abs(vmin) > abs(vmax) ? abs(vmin) : abs(vmax); vmin = -a; vma
 textrgb(v) = uselog ? ((v - vmin) / (vmax - vmin) < 0.6 ? 0xffffff : 0x000000) : (abs(v) / vmax > 0.6 ? 0xffffff : 0x000000)
 celltext(v, failed) = sprintf(uselog ? "%.2g%s" : "%.0e%s", v, failed > 0 ? "*" : "")
 
-set title sprintf("%s, T = %s, h = %s, %s ICs\n%s", sys, T, h, count, tmpl) noenhanced font ",9"
+set title sprintf("%s, T = %s, h = %s, %s ICs\n%s", wrap(sys, 45), T, h, count, tmpl) noenhanced font ",9"
 set xlabel symbol(p0)
 set ylabel symbol(p1)
 v0s = system(sprintf("%s export '%s' grid --grid %d | awk '!/^#/ && NF {print $1}' | sort -gu", nhbench, file, grid))

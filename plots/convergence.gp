@@ -28,10 +28,12 @@ do for [i=1:n] {
 }
 slope(h, p) = anchor[p] * (h / hmax)**p
 
-set title sprintf("%s: error at T = %s against the %s reference", sys, T, ref) noenhanced font ",10"
+norm = query("attr norm")
+# A long system name (all its parameters) is wrapped after a comma.
+set title sprintf("%s%serror at T = %s against the %s reference", wrap(sys, 62), strlen(sys) > 30 ? ":\n" : ": ", T, ref) noenhanced font ",10"
 set logscale xy
 set xlabel "step size h"
-set ylabel "error  ‖(q,v)_h(T) − (q,v)(T)‖_∞"
+set ylabel "error  ‖(q,v)_h(T) − (q,v)(T)‖_".(norm eq "2" ? "2" : "∞")
 set format y "10^{%L}"
 set xrange [hmin / 1.5 : hmax * 1.25]
 set xtics ()

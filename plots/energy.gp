@@ -22,13 +22,13 @@ if (method >= 0) {
   data = export(sprintf("energy --method %d --ics 0:%d%s", method, k, rel))
   nblocks = k
   block_title(b) = sprintf("IC %d", b)
-  set title sprintf("%s, T = %s, h = %s\n%s", sys, T, h, word(names, method + 1)) noenhanced font ",9"
+  set title sprintf("%s, T = %s, h = %s\n%s", wrap(sys, 50), T, h, word(names, method + 1)) noenhanced font ",9"
 } else {
   primary = method_names("--primary")
   nblocks = words(primary)
   data = export(sprintf("energy-all-methods --ic %d%s", ic, rel))
   block_title(b) = word(primary, b + 1)
-  set title sprintf("%s, T = %s, h = %s: initial condition %d", sys, T, h, ic) noenhanced font ",9"
+  set title sprintf("%s, T = %s, h = %s: initial condition %d", wrap(sys, 40), T, h, ic) noenhanced font ",9"
 }
 
 # Status of each block's run (the last word of its "# method ..." comment). Failed runs often blow

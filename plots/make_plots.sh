@@ -1,18 +1,40 @@
 #!/bin/sh
-# Plots every results file RESULTS_DIR/*.h5 into RESULTS_DIR/plots/, as PDF and PNG:
-#   NHBENCH=build/nhbench plots/make_plots.sh RESULTS_DIR
-# convergence studies: NAME_convergence (error against h);
-# ensemble studies:    NAME_energy_mI (the first trajectories of method I, for the first 4 methods
-#                      the spec lists, or those in ENERGY_METHODS="I J ..."), NAME_energy_methods
-#                      (the spec's methods on initial condition 0), NAME_variance (ensemble variance
-#                      of E - E0 against t) and NAME_beta_map_gG (each parameter grid G).
-# Exit status: 0, or 1 if a file could not be plotted (the others are still plotted).
+# Plots results files by their study kind, as PDF and PNG:
+#   NHBENCH=build/nhbench plots/make_plots.sh RESULTS_DIR    every RESULTS_DIR/*.h5 into RESULTS_DIR/plots/
+#   NHBENCH=build/nhbench plots/make_plots.sh FILE.h5        one file, into its directory's plots/
+# convergence:     NAME_convergence (error against h);
+# ensemble:        NAME_energy_mI (the first trajectories of method I, for the first 4 methods the
+#                  spec lists, or those in ENERGY_METHODS="I J ..."), NAME_energy_methods (the
+#                  spec's methods on initial condition 0), NAME_variance (ensemble variance of
+#                  E - E0 against t), NAME_beta_map_gG (each parameter grid G), and NAME_series_OBS
+#                  (each sampled observable on initial condition 0);
+# trajectory:      NAME_series_OBS (each sampled observable against t, one curve per method, a line
+#                  style per h); with more than 3 step sizes one figure per h (_hJ, or one figure
+#                  with the h indices in SERIES_HS="J ..."), with several initial conditions one per
+#                  IC (_icK; the first 4, or those in SERIES_ICS="K ..."), with more than 4
+#                  components one figure per 4 (_cA-B);
+# onestep:         NAME_local_error (local error against h, fitted slopes, reference slopes p + 1)
+#                  and NAME_action_error (when a method has a discrete action);
+# work_precision:  NAME_err_work and NAME_err_time (error against counted work and wall time,
+#                  Pareto-efficient runs filled, the Pareto front).
+# Exit status: 0; 1 if a file could not be plotted (the others are still plotted); 2 bad usage.
 set -u
 
-usage="usage: NHBENCH=build/nhbench plots/make_plots.sh RESULTS_DIR"
+usage="usage: NHBENCH=build/nhbench plots/make_plots.sh RESULTS_DIR|FILE.h5"
 [ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
-dir=$1
-[ -d "$dir" ] || { echo "make_plots.sh: $dir: no such directory" >&2; exit 2; }
+if [ -d "$1" ]; then
+  dir=$1
+  set -- "$dir"/*.h5
+elif [ -f "$1" ]; then
+  case $1 in
+    *.h5) ;;
+    *) echo "make_plots.sh: $1: not a .h5 results file" >&2; echo "$usage" >&2; exit 2 ;;
+  esac
+  case $1 in */*) dir=${1%/*} ;; *) dir=. ;; esac
+else
+  echo "make_plots.sh: $1: no such file or directory" >&2
+  exit 2
+fi
 NHBENCH=${NHBENCH:-nhbench}
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 
@@ -25,9 +47,7 @@ case $NHBENCH in
   *) command -v "$NHBENCH" >/dev/null 2>&1 || { echo "make_plots.sh: $NHBENCH not on PATH; set NHBENCH=build/nhbench" >&2; exit 1; } ;;
 esac
 
-found=0
-for f in "$dir"/*.h5; do [ -e "$f" ] && found=1 && break; done
-if [ $found -eq 0 ]; then
+if [ ! -e "$1" ]; then
   echo "make_plots.sh: no .h5 files in $dir, nothing to plot (make study-chaotic writes some)"
   exit 0
 fi
@@ -43,8 +63,41 @@ plot() {
   fi
 }
 
+# count FILE OPTION OBS: how many indices --OPTION accepts in `export series` (h or ic).
+count() {
+  n=0
+  while "$NHBENCH" export "$1" series --observable "$3" "--$2" $n >/dev/null 2>&1; do n=$((n + 1)); done
+  echo $n
+}
+
+# series FILE OUT OBS WIDTH ICS HS: the figures of one sampled observable (see the top).
+series() {
+  if [ "$4" -eq 0 ]; then
+    echo "  $3: no components (nothing the system declares), not plotted"
+    return
+  fi
+  for k in $5; do
+    sfx=
+    [ "$5" = 0 ] || sfx=_ic$k
+    for hset in $6; do
+      hs=$(echo "$hset" | tr , ' ')
+      hsfx=
+      case $6 in *" "*) hsfx=_h$hset ;; esac
+      c=0
+      while [ $c -lt "$4" ]; do
+        c1=$((c + 3))
+        [ $c1 -lt "$4" ] || c1=$(($4 - 1))
+        csfx=
+        [ "$4" -le 4 ] || csfx=_c$c-$c1
+        plot series.gp "$1" "${2}_series_$3$sfx$hsfx$csfx" "observable='$3'; ic=$k; comps='$c:$c1'${hs:+; hs='$hs'}"
+        c=$((c1 + 1))
+      done
+    done
+  done
+}
+
 status=0
-for f in "$dir"/*.h5; do
+for f in "$@"; do
   case $f in *"'"*) echo "make_plots.sh: $f: skipped, a quote in the name" >&2; status=1; continue ;; esac
   name=$(basename "$f" .h5)
   out="$dir/plots/$name"
@@ -72,6 +125,48 @@ for f in "$dir"/*.h5; do
         plot beta_map.gp "$f" "${out}_beta_map_g$g" "grid=$g"
         g=$((g + 1))
       done
+      "$NHBENCH" export "$f" observables 2>/dev/null | awk '!/^#/ {print $2, $3}' | {
+        while read -r obs width; do series "$f" "$out" "$obs" "$width" 0 0; done
+        exit $status
+      } || status=1
+      ;;
+    trajectory)
+      obslist=$("$NHBENCH" export "$f" observables | awk '!/^#/ {print $2, $3}')
+      if [ -z "$obslist" ]; then
+        echo "  no sampled observables, nothing to plot (the spec's observables = [...])"
+        continue
+      fi
+      first=$(echo "$obslist" | awk 'NR == 1 {print $1}')
+      nh=$(count "$f" h "$first")
+      nic=$(count "$f" ic "$first")
+      # Initial conditions: those in SERIES_ICS, else the first 4 ("0" alone: no _icK suffix).
+      ics=${SERIES_ICS:-$(awk -v n="$nic" 'BEGIN {for (k = 0; k < n && k < 4; k++) printf "%d ", k}')}
+      [ "$nic" -gt 1 ] || ics=0
+      # Step sizes: one figure with all (up to 3) or with SERIES_HS, else one figure per h.
+      if [ -n "${SERIES_HS:-}" ]; then hsets=$(echo "$SERIES_HS" | tr ' ' ,)
+      elif [ "$nh" -le 3 ]; then hsets=$(awk -v n="$nh" 'BEGIN {for (j = 0; j < n; j++) printf "%s%d", j ? "," : "", j}')
+      else hsets=$(awk -v n="$nh" 'BEGIN {for (j = 0; j < n; j++) printf "%d ", j}')
+      fi
+      echo "$obslist" | {
+        while read -r obs width; do series "$f" "$out" "$obs" "$width" "$ics" "$hsets"; done
+        exit $status
+      } || status=1
+      ;;
+    onestep)
+      plot local_error.gp "$f" "${out}_local_error"
+      if "$NHBENCH" export "$f" local_error | awk '!/^#/ && NF && $3 !~ /[Nn][Aa][Nn]|[Ii][Nn][Ff]/ {found = 1} END {exit !found}'; then
+        plot local_error.gp "$f" "${out}_action_error" "quantity='action'"
+      else
+        echo "  no method has a discrete action: no action error plot"
+      fi
+      ;;
+    work_precision)
+      plot work_precision.gp "$f" "${out}_err_work" "x='work'"
+      plot work_precision.gp "$f" "${out}_err_time" "x='time'"
+      ;;
+    *)
+      echo "make_plots.sh: $f: study kind '$study' has no plots" >&2
+      status=1
       ;;
   esac
 done

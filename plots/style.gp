@@ -29,3 +29,11 @@ set tics nomirror out scale 0.6
 set grid back linetype 1 linecolor rgb "#e6e6e6" linewidth 0.6
 set key noenhanced
 set encoding utf8
+
+# String helpers. subst(s, a, b): every a in s replaced by b. wrap(s, w): s broken into lines of at
+# most w characters after a ',' or '(' where possible (long system names in titles).
+subst(s, a, b) = strstrt(s, a) == 0 ? s : s[1:strstrt(s, a) - 1].b.subst(s[strstrt(s, a) + strlen(a):], a, b)
+_brk(s, k) = k < 2 ? 0 : (s[k:k] eq "," || s[k:k] eq "(" ? k : _brk(s, k - 1))
+wrap(s, w) = strlen(s) <= w || _brk(s, w) == 0 ? s : s[1:_brk(s, w)]."\n".wrap(s[_brk(s, w) + 1:], w)
+# A number as text, short: 0.05, 1e-05, 400.
+num(x) = sprintf("%.6g", x)

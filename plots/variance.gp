@@ -10,7 +10,7 @@ T = query("attr T")
 h = query("attr h")
 count = query("attr count")
 
-set title sprintf("%s, T = %s, h = %s\nvariance of E(t) − E₀ over %s initial conditions", sys, T, h, count) noenhanced font ",9"
+set title sprintf("%s, T = %s, h = %s\nvariance of E(t) − E₀ over %s initial conditions", wrap(sys, 50), T, h, count) noenhanced font ",9"
 set logscale y
 set format y "10^{%L}"
 set xlabel "t" offset 0, 0.3
