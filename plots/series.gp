@@ -156,7 +156,9 @@ H = title_h + nc * panel_h + (nc - 1) * gap + bottom_h
 ytop(p) = 1 - (title_h + p * (panel_h + gap)) / H
 ybot(p) = ytop(p) - panel_h / H
 
-title2 = observable." [".units."], T = ".num(T).", ".ictext.(nhs == 1 || is_ref ? ", h = ".hval(jfine) : "")
+# Observables whose units differ per component carry them in the component labels.
+units_shown = strstrt(units, "labels") ? "" : " [".units."]"
+title2 = observable.units_shown.", T = ".num(T).", ".ictext.(nhs == 1 || is_ref ? ", h = ".hval(jfine) : "")
 # Linear tick labels with enough digits to tell the ticks apart (an energy that varies by 1e-8).
 digits(lo, hi) = hi > lo ? int(ceil(log10((abs(lo) > abs(hi) ? abs(lo) : abs(hi)) / (hi - lo)))) + 2 : 3
 clampd(d) = d < 3 ? 3 : d > 12 ? 12 : d
@@ -181,7 +183,7 @@ do for [termk=1:2] {
       set label 102 title2 at screen 0.5, screen 1 - (0.1 + 0.18 * title_lines) / H center front noenhanced font ",8"
     }
     if (nc > 1) { set title label(c) noenhanced font ",8" offset 0, -0.6 }
-    unit_text = "[".units."]"
+    unit_text = strstrt(units, "labels") ? "" : "[".units."]"
     # The y label at a fixed distance from the page edge, so that the panels' labels line up.
     ylab = nc == 1 ? (logy ? "|".observable."|  " : observable."  ").unit_text : (logy ? "|·|  " : "").unit_text
     set label 104 ylab at screen 0.03, screen (ytop(p) + ybot(p)) / 2 center rotate by 90 noenhanced font ",9"

@@ -50,7 +50,9 @@ static void label_invariant(const nh_system *sys, int i, char *buf, size_t len) 
   snprintf(buf, len, "%s", sys->type->invariant_names[i]);
 }
 static void label_derived(const nh_system *sys, int i, char *buf, size_t len) {
-  snprintf(buf, len, "%s", sys->type->derived_names[i]);
+  const char *const *u = sys->type->derived_units;
+  if (u && u[i] && u[i][0]) snprintf(buf, len, "%s [%s]", sys->type->derived_names[i], u[i]);
+  else snprintf(buf, len, "%s", sys->type->derived_names[i]);
 }
 
 /* Absence reasons. */
@@ -264,10 +266,10 @@ OBSERVABLE(o_invariants, "invariants", "as declared", 0, dim_invariants, label_i
 OBSERVABLE(o_invariants_error, "invariants_error", "as declared", NH_OBS_REFERENCE, dim_invariants,
            label_invariant, has_invariants, eval_invariants_error,
            "invariants − their value on the exact or reference solution");
-OBSERVABLE(o_derived, "derived", "as declared", 0, dim_derived, label_derived, has_derived, eval_derived,
+OBSERVABLE(o_derived, "derived", "per component (labels)", 0, dim_derived, label_derived, has_derived, eval_derived,
            "quantities the system declares, e.g. the Foucault pendulum's oscillation-plane angle "
            "(spec/herglotz.md §5 item 13; `nhbench list systems`)");
-OBSERVABLE(o_derived_ref, "derived_reference", "as declared", NH_OBS_REFERENCE, dim_derived, label_derived,
+OBSERVABLE(o_derived_ref, "derived_reference", "per component (labels)", NH_OBS_REFERENCE, dim_derived, label_derived,
            has_derived, eval_derived_reference,
            "the system's derived quantities on the exact or reference solution (e.g. the exact plane angle)");
 OBSERVABLE(o_q, "q", "as q", 0, dim_n, label_q, always, eval_q, "the positions q");

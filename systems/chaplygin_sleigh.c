@@ -57,6 +57,7 @@ static void constraints_jacobian(const double *p, const double *q, double *dA) {
  * blade and ω = θ̇, which obey u̇ = aω², ω̇ = −(m a/(I + m a²)) u ω (on D the lateral speed is aω).
  * u sets the growth rate m a u/(I + m a²) of SHAKE's parasitic period-2 mode (spec/rattle.md §3.6). */
 static const char *const derived_names[] = {"forward_speed", "angular_velocity"};
+static const char *const derived_units[] = {"m/s", "rad/s"};
 static const char *const derived_docs[] = {
     "u = xdot cos(theta) + ydot sin(theta), the centre-of-mass speed along the blade; udot = a omega^2, "
     "u -> sqrt(2H/m); the parasitic period-2 mode grows at rate m a u/(I + m a^2) (spec/rattle.md 4 B, 3.6)",
@@ -105,5 +106,6 @@ const nh_system_type nh_system_chaplygin_sleigh = {
     .nderived = 2,
     .derived_names = derived_names,
     .derived_docs = derived_docs,
+    .derived_units = derived_units,
     .derived = derived,
 };

@@ -173,6 +173,7 @@ static int sample(const double *p, double E, gsl_rng *rng, nh_state *x) {
  * the exact solution, so its changes are the precession error and the plane jumps themselves
  * (spec/herglotz.md §5 item 13). */
 static const char *const derived_names[] = {"plane_angle", "plane_angle_corotating"};
+static const char *const derived_units[] = {"rad", "rad"};
 static const char *const derived_docs[] = {
     "oscillation-plane angle modulo pi in (-pi/2, pi/2]: principal axis of (g/l) q q^T + w w^T with "
     "w = qdot + s (-y, x) (the velocity without the frame rotation, parallel to q on D); equals phi0 - s t "
@@ -250,6 +251,7 @@ const nh_system_type nh_system_foucault_pendulum = {
     .nderived = 2,
     .derived_names = derived_names,
     .derived_docs = derived_docs,
+    .derived_units = derived_units,
     .derived = derived,
     .sample = sample,
     .sampler_doc = "own sampler (affine constraint): q uniform in [-1,1]^2 with V(q) < E - 0.1, q != 0; "

@@ -90,6 +90,7 @@ typedef struct nh_system_type {
   int nderived;
   const char *const *derived_names;
   const char *const *derived_docs;
+  const char *const *derived_units; /* e.g. "rad"; NULL: dimensionless or as documented */
   void (*derived)(const double *p, double t, const double *q, const double *v, double *out);
   /* A random state on D at energy E for ensembles, when the generic sampler (nh_sample_on_D)
    * cannot draw one (affine or holonomic constraints); sampler_doc says how it draws, or, with
