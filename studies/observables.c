@@ -9,16 +9,20 @@
 /* ---------------------------------------------------------------------------------------------- */
 /* Norms and shared pieces                                                                        */
 
+/* NaN propagates: fmax alone would drop it, and a failed run's error would read as 0. */
 double nh_norm_max(int n, const double *d) {
   double m = 0;
-  for (int i = 0; i < n; i++) m = fmax(m, fabs(d[i]));
+  for (int i = 0; i < n; i++) {
+    if (isnan(d[i])) return NAN;
+    m = fmax(m, fabs(d[i]));
+  }
   return m;
 }
 
 /* Scaled by the largest entry so that squares neither overflow nor underflow. */
 double nh_norm_2(int n, const double *d) {
   double m = nh_norm_max(n, d), s = 0;
-  if (m == 0 || !isfinite(m)) return m;
+  if (m == 0 || !isfinite(m)) return m; /* 0, Inf or NaN */
   for (int i = 0; i < n; i++) s += (d[i] / m) * (d[i] / m);
   return m * sqrt(s);
 }

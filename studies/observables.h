@@ -49,7 +49,8 @@ typedef struct nh_observable {
 extern const nh_observable *const nh_observables[];
 const nh_observable *nh_observable_find(const char *name);
 
-/* The error norm of a difference vector: max |d_i|, or sqrt(Σ d_i²) (no overflow for |d| < 1e150). */
+/* The error norm of a difference vector: max |d_i|, or sqrt(Σ d_i²) without overflow or
+ * underflow; NaN when any entry is NaN. */
 double nh_norm_max(int n, const double *d);
 double nh_norm_2(int n, const double *d);
 

@@ -212,6 +212,17 @@ void nh_onestep_result_free(nh_onestep_result *r);
 int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char *err, size_t errlen);
 void nh_work_precision_result_free(nh_work_precision_result *r);
 
+/* Pareto efficiency of n runs (studies/work_precision.c): efficient[i] = 1 when run i is ok and
+ * finite and no other such run has err ≤ and cost ≤ with one strictly smaller. */
+void nh_pareto_front(int n, const double *err, const double *cost, const int *ok, int *efficient);
+/* |adj_{−h}(y) − x| in the norm, y = F_h(x) as the step left it (studies/onestep.c); NaN if a
+ * step fails. */
+double nh_onestep_adjoint_defect(const nh_method *m, const nh_method *adj, const nh_system *sys, const nh_state *x,
+                                 const nh_state *y, double h, nh_norm norm);
+/* ‖J‖₁‖J⁻¹‖₁ of m's Newton Jacobian at the step x → y (studies/onestep.c); NaN without Newton
+ * hooks, +Inf for an exactly singular Jacobian. */
+double nh_onestep_newton_cond(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y, double h);
+
 /* Least-squares slope of y against t over n points (the energy drift slope); NaN if n < 2. */
 double nh_drift_slope(int n, const double *t, const double *y);
 /* Per column c of x (rows × cols, row-major): the mean, the unbiased variance and the number of

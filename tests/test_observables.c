@@ -26,6 +26,9 @@ Test(observables, norms_by_hand) {
   cr_expect(fabs(nh_norm_2(2, tiny) - 5e-200) <= 1e-15 * 5e-200, "no underflow: %g", nh_norm_2(2, tiny));
   cr_expect_eq(nh_norm_2(1, (double[]){-2}), 2);
   cr_expect_eq(nh_norm_max(0, d), 0);
+  const double with_nan[] = {1, NAN, 2};
+  cr_expect(isnan(nh_norm_max(3, with_nan)) && isnan(nh_norm_2(3, with_nan)), "a failed run's error is NaN, not 2");
+  cr_expect(isinf(nh_norm_max(2, (double[]){1, -INFINITY})));
 }
 
 Test(observables, registry_names_unique_and_documented) {

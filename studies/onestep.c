@@ -1,0 +1,398 @@
+/* One-step study (issue 8; spec/discretization.md §6.3, R1, R17, R18; spec/newmark.md §2.5, §2.7,
+ * C8, C12): one step of every method and h from points on the exact (or rk8pd reference)
+ * solution, and what that single step shows:
+ *   local_err       |F_h(x) − φ_h(x)| in the study's norm over (q, v), and over q and v alone;
+ *                   slope p + 1 against h for a method of order p (§6.3, R18)
+ *   stepped         F_h(x); lambda, lambda_err: the step's multiplier against λ(t*) of
+ *                   nh_multiplier on the true solution, t* = the method's multiplier time
+ *   backward        F_{−h}(x), after init with −h
+ *   adjoint_defect  |F*_{−h}(F_h(x)) − x|, F* = nh_method_adjoint: round-off when F* is the
+ *                   true adjoint (C8), O(h^{p+1}) otherwise (nh_onestep_adjoint_defect with
+ *                   F* = F for a non-symmetric F: the O(h²) negative control of C8)
+ *   cond            ‖J‖₁‖J⁻¹‖₁ of the method's Newton Jacobian at the step's solution (§2.5, C12, R17)
+ *   action_err      |L_d(q(t), q(t+h)) − ∫_t^{t+h} L dt| for variational methods (R1)
+ *
+ * Points: for initial condition i and j = 0 … npoints−1, the true solution from ics[i] at
+ * t_j = ics[i].t + j·T/npoints, point index i·npoints + j; j = 0 is ics[i] itself. A point keeps
+ * ics[i]'s z; its multiplier and aux are zero until the method's init fills them.
+ *
+ * Truth per (h, point), shared by all methods and computed once: the true solution from the point
+ * at t + h/2 and t + h, λ at t, t + h/2, t + h, and the action integral by 20-point Gauss–Legendre
+ * over [t, t + h] (L analytic, |h| small: the quadrature error is far below round-off of L_d).
+ * reference_kind is "exact" when every true state came from the system's exact solution, else
+ * "rk8pd".
+ *
+ * Per task (method, h, point), OpenMP dynamic schedule, each task writing only its own slots:
+ * results are bit-identical whatever the number of threads.
+ *   status          the forward step's: init(x, h) then F_h(x). On failure every field of the
+ *                   task is NaN. A failing backward or adjoint step leaves NaN in its own field
+ *                   only (the forward values stay valid; status does not record it).
+ *   adjoint_defect  NaN when the method declares no adjoint (nh_method_adjoint NULL: rk4, js_a …),
+ *                   and for two-step methods (NH_HISTORY: dla, nh_shake, shake, or a composition
+ *                   over one): their state carries the increment made with +h, and a step of −h
+ *                   from it would need the history of the reversed trajectory (q_{k+2}), which a
+ *                   single step does not have; their reversibility is a property of the
+ *                   recurrence, not of the map on (q, v). F*_{−h} starts from y = F_h(x) as the
+ *                   step left it, aux included (RATTLE's λ_{k+1}, nh_newmark's λ_k): for a
+ *                   symmetric method F* = F and that is exactly the state a next step needs; an
+ *                   adjoint of another type (none today) is first initialised on y with −h. x is
+ *                   the state F_h started from, after init (js_p2orig's init moves it onto D_h).
+ *   cond            NaN when the type has no Newton hooks (newton_size NULL or 0: explicit
+ *                   methods, compositions) or the Jacobian has a non-finite entry; +Inf when LU
+ *                   meets an exactly zero pivot (nh_newmark at (β, β') = (½, 0)). The Jacobian is
+ *                   newton_eval at newton_unknowns(x, y): the method's own (scaled) unknowns.
+ *   action_err      NaN when the type has no discrete_action, the hook returns NaN (nh_newmark
+ *                   with β or β' ≠ 0), or the system has damping or forcing (L = T − V is then
+ *                   not the Lagrangian of the motion).
+ * Per method: slope = nh_fit_order over h of max over points of local_err, and action_slope over
+ * max over points of action_err; an h at which any point is NaN is left out of the fit. */
+#include <gsl/gsl_integration.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_permutation.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "studies/study.h"
+
+#define GL_NODES 20
+
+/* The study norm of d (n entries); NaN if any entry is NaN (nh_norm_max alone would skip it). */
+static double norm_nan(nh_norm norm, int n, const double *d) {
+  for (int i = 0; i < n; i++)
+    if (isnan(d[i])) return NAN;
+  return norm == NH_NORM_2 ? nh_norm_2(n, d) : nh_norm_max(n, d);
+}
+
+/* (q, v) of a − b into d (2n). */
+static void state_diff(int n, const nh_state *a, const nh_state *b, double *d) {
+  for (int i = 0; i < n; i++) d[i] = a->q[i] - b->q[i], d[n + i] = a->v[i] - b->v[i];
+}
+
+static void fill_nan(double *p, size_t count) {
+  for (size_t i = 0; i < count; i++) p[i] = NAN;
+}
+
+static int uses_history(const nh_method *m) {
+  for (; m; m = m->base)
+    if (m->type->properties & NH_HISTORY) return 1;
+  return 0;
+}
+
+double nh_onestep_adjoint_defect(const nh_method *m, const nh_method *adj, const nh_system *sys, const nh_state *x,
+                                 const nh_state *y, double h, nh_norm norm) {
+  if (!adj || uses_history(m) || uses_history(adj)) return NAN;
+  nh_cost unused = {0};
+  nh_state start = *y, z;
+  if (adj->type != m->type && nh_method_init(adj, sys, &start, -h, &unused) != NH_STEP_OK) return NAN;
+  if (nh_method_step(adj, sys, &start, &z, -h, &unused) != NH_STEP_OK) return NAN;
+  double d[2 * NH_MAX_N];
+  state_diff(sys->n, &z, x, d);
+  return norm_nan(norm, 2 * sys->n, d);
+}
+
+/* The largest column sum of |A| (m×m, row-major). */
+static double norm1(int m, const double *A) {
+  double best = 0;
+  for (int j = 0; j < m; j++) {
+    double s = 0;
+    for (int i = 0; i < m; i++) s += fabs(A[i * m + j]);
+    if (s > best || isnan(s)) best = s;
+  }
+  return best;
+}
+
+double nh_onestep_newton_cond(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                              double h) {
+  const nh_integrator_type *t = m->type;
+  if (!t->newton_size || !t->newton_eval || !t->newton_unknowns) return NAN;
+  const int dim = t->newton_size(m, sys);
+  if (dim <= 0 || dim > NH_MAX_NEWTON) return NAN;
+  double X[NH_MAX_NEWTON], F[NH_MAX_NEWTON], J[NH_MAX_NEWTON * NH_MAX_NEWTON];
+  double inv[NH_MAX_NEWTON * NH_MAX_NEWTON];
+  t->newton_unknowns(m, sys, x, y, h, X);
+  t->newton_eval(m, sys, x, h, X, F, J);
+  for (int i = 0; i < dim * dim; i++)
+    if (!isfinite(J[i])) return NAN;
+  const double nJ = norm1(dim, J);
+  size_t perm_data[NH_MAX_NEWTON];
+  gsl_permutation perm = {(size_t)dim, perm_data};
+  gsl_matrix_view Jv = gsl_matrix_view_array(J, (size_t)dim, (size_t)dim);
+  gsl_matrix_view Iv = gsl_matrix_view_array(inv, (size_t)dim, (size_t)dim);
+  int signum;
+  if (gsl_linalg_LU_decomp(&Jv.matrix, &perm, &signum)) return NAN;
+  for (int i = 0; i < dim; i++)
+    if (J[i * dim + i] == 0) return INFINITY;
+  if (gsl_linalg_LU_invert(&Jv.matrix, &perm, &Iv.matrix)) return NAN;
+  return nJ * norm1(dim, inv);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+
+/* The truth for one (h, point). */
+typedef struct {
+  nh_state end;               /* φ_h(x) */
+  double lambda[3][NH_MAX_K]; /* λ at t, t + h/2, t + h (NaN if nh_multiplier failed) */
+  double action;              /* ∫_t^{t+h} (T − V) dt; NaN without a Lagrangian */
+  int exact;                  /* every state from the exact solution */
+} truth;
+
+typedef struct {
+  int lambda, action; /* whether any method needs them */
+} needs;
+
+static int true_state(const nh_study *st, const nh_state *from, double t, nh_state *x, int *exact) {
+  const char *kind = NULL;
+  if (nh_true_solution(&st->sys, from, t, st->reference_tol, x, &kind)) return -1;
+  if (strcmp(kind, "exact") != 0) *exact = 0;
+  return 0;
+}
+
+static void multiplier_at(const nh_system *sys, const nh_state *x, double *lambda) {
+  if (nh_multiplier(sys, x->t, x->q, x->v, lambda)) fill_nan(lambda, (size_t)sys->k);
+}
+
+static int make_truth(const nh_study *st, const nh_state *p, double h, needs nd,
+                      const gsl_integration_glfixed_table *gl, truth *tr) {
+  const nh_system *sys = &st->sys;
+  tr->exact = 1;
+  tr->action = NAN;
+  fill_nan(&tr->lambda[0][0], 3 * NH_MAX_K);
+  if (true_state(st, p, p->t + h, &tr->end, &tr->exact)) return -1;
+  if (nd.lambda && sys->k) {
+    nh_state mid;
+    if (true_state(st, p, p->t + 0.5 * h, &mid, &tr->exact)) return -1;
+    multiplier_at(sys, p, tr->lambda[0]);
+    multiplier_at(sys, &mid, tr->lambda[1]);
+    multiplier_at(sys, &tr->end, tr->lambda[2]);
+  }
+  if (nd.action && !(nh_system_features(sys) & (NH_SYS_DAMPING | NH_SYS_FORCING))) {
+    double sum = 0;
+    for (size_t g = 0; g < GL_NODES; g++) {
+      double tg, wg;
+      nh_state xg;
+      gsl_integration_glfixed_point(p->t, p->t + h, g, &tg, &wg, gl);
+      if (true_state(st, p, tg, &xg, &tr->exact)) return -1;
+      sum += wg * (nh_kinetic_energy(sys, xg.q, xg.v) - sys->type->potential(sys->p, xg.q));
+    }
+    tr->action = sum;
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+
+static void onestep_task(const nh_study *st, nh_onestep_result *r, const truth *truths, nh_method *const *adjoints,
+                         long task) {
+  const nh_system *sys = &st->sys;
+  const int n = sys->n, k = sys->k, nh = st->nh, np = r->npoints;
+  const int mi = (int)(task / ((long)nh * np)), hi = (int)(task / np % nh), pi = (int)(task % np);
+  const nh_method *m = st->methods[mi];
+  const double h = st->h[hi];
+  const truth *tr = &truths[(size_t)hi * np + pi];
+  const size_t s2 = (size_t)task * 2 * n, sk = (size_t)task * (size_t)k;
+  nh_state point = {0}, x, y;
+  nh_cost unused = {0};
+  double d[2 * NH_MAX_N];
+
+  point.t = r->point_t[pi];
+  point.z = st->ics[pi / st->npoints].z;
+  memcpy(point.q, r->points + (size_t)pi * 2 * n, sizeof(double) * (size_t)n);
+  memcpy(point.v, r->points + (size_t)pi * 2 * n + n, sizeof(double) * (size_t)n);
+
+  /* Everything NaN until computed. */
+  r->local_err[task] = r->local_err_q[task] = r->local_err_v[task] = NAN;
+  r->lambda_err[task] = r->adjoint_defect[task] = r->cond[task] = r->action_err[task] = NAN;
+  fill_nan(r->stepped + s2, 2 * (size_t)n);
+  fill_nan(r->backward + s2, 2 * (size_t)n);
+  fill_nan(r->lambda + sk, (size_t)k);
+
+  /* Backward step F_{−h}(x), its own init. */
+  nh_state xb = point, yb;
+  if (nh_method_init(m, sys, &xb, -h, &unused) == NH_STEP_OK &&
+      nh_method_step(m, sys, &xb, &yb, -h, &unused) == NH_STEP_OK)
+    for (int i = 0; i < n; i++) r->backward[s2 + i] = yb.q[i], r->backward[s2 + n + i] = yb.v[i];
+
+  x = point;
+  int status = nh_method_init(m, sys, &x, h, &unused);
+  if (status == NH_STEP_OK) status = nh_method_step(m, sys, &x, &y, h, &unused);
+  r->status[task] = status;
+  if (status != NH_STEP_OK) return;
+
+  for (int i = 0; i < n; i++) r->stepped[s2 + i] = y.q[i], r->stepped[s2 + n + i] = y.v[i];
+  state_diff(n, &y, &tr->end, d);
+  r->local_err[task] = norm_nan(st->norm, 2 * n, d);
+  r->local_err_q[task] = norm_nan(st->norm, n, d);
+  r->local_err_v[task] = norm_nan(st->norm, n, d + n);
+
+  nh_lambda_time when = nh_method_lambda_time(m);
+  if (when != NH_LAMBDA_NONE && k > 0) {
+    const double *ref = tr->lambda[when == NH_LAMBDA_START ? 0 : when == NH_LAMBDA_MIDPOINT ? 1 : 2];
+    double dl[NH_MAX_K];
+    for (int a = 0; a < k; a++) r->lambda[sk + a] = y.lambda[a], dl[a] = y.lambda[a] - ref[a];
+    r->lambda_err[task] = norm_nan(NH_NORM_MAX, k, dl);
+  }
+
+  r->adjoint_defect[task] = nh_onestep_adjoint_defect(m, adjoints[mi], sys, &x, &y, h, st->norm);
+  r->cond[task] = nh_onestep_newton_cond(m, sys, &x, &y, h);
+  if (m->type->discrete_action && isfinite(tr->action)) {
+    double Ld = m->type->discrete_action(m, sys, point.t, point.q, tr->end.q, h);
+    r->action_err[task] = isnan(Ld) ? NAN : fabs(Ld - tr->action);
+  }
+}
+
+/* The largest value over the points of (method, h); NaN if any point is NaN. */
+static double max_over_points(const double *v, int np) {
+  double best = 0;
+  for (int p = 0; p < np; p++) {
+    if (isnan(v[p])) return NAN;
+    best = fmax(best, v[p]);
+  }
+  return best;
+}
+
+static int allocate(const nh_study *st, nh_onestep_result *r) {
+  const size_t n = (size_t)st->sys.n, k = (size_t)st->sys.k, np = (size_t)r->npoints, nm = (size_t)st->nmethods;
+  const size_t cells = nm * (size_t)st->nh * np;
+  double **per_cell[] = {&r->local_err,      &r->local_err_q, &r->local_err_v, &r->lambda_err,
+                         &r->adjoint_defect, &r->cond,        &r->action_err};
+  for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++) *per_cell[i] = calloc(cells, sizeof(double));
+  r->point_t = calloc(np, sizeof(double));
+  r->points = calloc(np * 2 * n, sizeof(double));
+  r->stepped = calloc(cells * 2 * n, sizeof(double));
+  r->backward = calloc(cells * 2 * n, sizeof(double));
+  r->lambda = calloc(k ? cells * k : 1, sizeof(double));
+  r->status = calloc(cells, sizeof *r->status);
+  r->slope = calloc(nm, sizeof(double));
+  r->slope_stderr = calloc(nm, sizeof(double));
+  r->action_slope = calloc(nm, sizeof(double));
+  r->fit_first = calloc(nm, sizeof(int));
+  r->fit_count = calloc(nm, sizeof(int));
+  for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++)
+    if (!*per_cell[i]) return -1;
+  return r->point_t && r->points && r->stepped && r->backward && r->lambda && r->status && r->slope &&
+                 r->slope_stderr && r->action_slope && r->fit_first && r->fit_count
+             ? 0
+             : -1;
+}
+
+int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t errlen) {
+  const nh_system *sys = &st->sys;
+  const int n = sys->n, nm = st->nmethods, nh = st->nh;
+  memset(r, 0, sizeof *r);
+  if (st->nic < 1 || st->npoints < 1 || nh < 1 || nm < 1) {
+    snprintf(err, errlen, "%s: a one-step study needs initial conditions, points >= 1, step sizes and methods",
+             st->spec_file);
+    return -1;
+  }
+  r->npoints = st->nic * st->npoints;
+  const int np = r->npoints;
+  const size_t cells = (size_t)nm * nh * np;
+  if (allocate(st, r)) {
+    snprintf(err, errlen, "%s: out of memory for %zu one-step tasks", st->spec_file, cells);
+    return -1;
+  }
+
+  needs nd = {0, 0};
+  nh_method **adjoints = calloc((size_t)nm, sizeof *adjoints);
+  truth *truths = calloc((size_t)nh * np, sizeof *truths);
+  gsl_integration_glfixed_table *gl = gsl_integration_glfixed_table_alloc(GL_NODES);
+  if (!adjoints || !truths || !gl) {
+    snprintf(err, errlen, "%s: out of memory for %zu one-step tasks", st->spec_file, cells);
+    free(adjoints), free(truths);
+    if (gl) gsl_integration_glfixed_table_free(gl);
+    return -1;
+  }
+  for (int mi = 0; mi < nm; mi++) {
+    adjoints[mi] = nh_method_adjoint(st->methods[mi]);
+    nd.lambda |= nh_method_lambda_time(st->methods[mi]) != NH_LAMBDA_NONE;
+    nd.action |= st->methods[mi]->type->discrete_action != NULL;
+  }
+
+  /* Points along the true solution from each initial condition. */
+  int failed = 0, exact = 1;
+#pragma omp parallel for schedule(dynamic) reduction(| : failed) reduction(& : exact)
+  for (int p = 0; p < np; p++) {
+    const nh_state *ic = &st->ics[p / st->npoints];
+    const int j = p % st->npoints;
+    nh_state x = *ic;
+    double t = ic->t + (double)j * st->T / st->npoints;
+    if (j > 0) failed |= true_state(st, ic, t, &x, &exact) != 0;
+    r->point_t[p] = t;
+    for (int i = 0; i < n; i++)
+      r->points[(size_t)p * 2 * n + i] = x.q[i], r->points[(size_t)p * 2 * n + n + i] = x.v[i];
+  }
+  if (failed) {
+    snprintf(err, errlen, "%s: the reference solver (rk8pd) failed on the way to a point", st->spec_file);
+    goto fail;
+  }
+
+  /* The truth per (h, point), shared by every method. */
+#pragma omp parallel for schedule(dynamic) reduction(| : failed) reduction(& : exact)
+  for (long c = 0; c < (long)nh * np; c++) {
+    const int hi = (int)(c / np), p = (int)(c % np);
+    nh_state x = {0};
+    x.t = r->point_t[p];
+    x.z = st->ics[p / st->npoints].z;
+    memcpy(x.q, r->points + (size_t)p * 2 * n, sizeof(double) * (size_t)n);
+    memcpy(x.v, r->points + (size_t)p * 2 * n + n, sizeof(double) * (size_t)n);
+    failed |= make_truth(st, &x, st->h[hi], nd, gl, &truths[c]) != 0;
+    exact &= truths[c].exact;
+  }
+  if (failed) {
+    snprintf(err, errlen, "%s: the reference solver (rk8pd) failed over one step from a point", st->spec_file);
+    goto fail;
+  }
+  r->reference_kind = exact ? "exact" : "rk8pd";
+
+  nh_progress prog;
+  nh_progress_start(&prog, "onestep", (long)cells);
+#pragma omp parallel for schedule(dynamic)
+  for (long task = 0; task < (long)cells; task++) {
+    onestep_task(st, r, truths, adjoints, task);
+    nh_progress_tick(&prog);
+  }
+  nh_progress_end(&prog);
+
+  /* Slopes over h, in a fixed order. */
+  double *emax = malloc(sizeof(double) * (size_t)nh), *amax = malloc(sizeof(double) * (size_t)nh);
+  if (!emax || !amax) {
+    free(emax), free(amax);
+    snprintf(err, errlen, "%s: out of memory", st->spec_file);
+    goto fail;
+  }
+  for (int mi = 0; mi < nm; mi++) {
+    for (int hi = 0; hi < nh; hi++) {
+      const size_t at = ((size_t)mi * nh + hi) * np;
+      emax[hi] = max_over_points(r->local_err + at, np);
+      amax[hi] = max_over_points(r->action_err + at, np);
+    }
+    nh_fit_order(nh, st->h, emax, st->fit_points, st->error_floor, &r->slope[mi], &r->slope_stderr[mi],
+                 &r->fit_first[mi], &r->fit_count[mi]);
+    double se;
+    int first, count;
+    nh_fit_order(nh, st->h, amax, st->fit_points, st->error_floor, &r->action_slope[mi], &se, &first, &count);
+  }
+  free(emax), free(amax);
+  for (int mi = 0; mi < nm; mi++) nh_method_free(adjoints[mi]);
+  free(adjoints), free(truths);
+  gsl_integration_glfixed_table_free(gl);
+  return 0;
+
+fail:
+  for (int mi = 0; mi < nm; mi++) nh_method_free(adjoints[mi]);
+  free(adjoints), free(truths);
+  gsl_integration_glfixed_table_free(gl);
+  nh_onestep_result_free(r);
+  return -1;
+}
+
+void nh_onestep_result_free(nh_onestep_result *r) {
+  free(r->point_t), free(r->points), free(r->local_err), free(r->local_err_q), free(r->local_err_v);
+  free(r->stepped), free(r->lambda), free(r->lambda_err), free(r->backward), free(r->adjoint_defect);
+  free(r->cond), free(r->action_err), free(r->status), free(r->slope), free(r->slope_stderr);
+  free(r->fit_first), free(r->fit_count), free(r->action_slope);
+  memset(r, 0, sizeof *r);
+}

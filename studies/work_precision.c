@@ -1,0 +1,166 @@
+/* Work-precision study (issue 8): per (method, h), the error at T from ics[0] against counted work
+ * and against wall time, and the Pareto-efficient runs (least error for their cost).
+ *
+ * Reference: the true solution at ics[0].t + T (nh_true_solution: exact, or rk8pd), once.
+ * Per task (method, h), `repeats` runs from ics[0]: init, then nh_integrate over lround(T/h) steps
+ * with the deadline (run start) + time_limit.
+ *   err[NH_WP_NORMS]  from the first run's final state: (q,v) max, (q,v) 2, q max, q 2, v max, v 2
+ *   cost              the first run's counters (init included); deterministic, the same for every
+ *                     repeat and whatever the thread count
+ *   work              rhs_evals + jacobian_evals + constraint_evals of that cost: the function
+ *                     evaluations (∇V or the ODE right-hand side, Jacobian assemblies, A(q)).
+ *                     Newton iterations and linear solves are not added (each iteration already
+ *                     counts its residual and Jacobian evaluations); they stay in `cost`.
+ *   wall_times[r]     seconds of run r (init + integration); wall_time is their median
+ *                     (gsl_stats_median_from_sorted_data: the mean of the two middle values for an
+ *                     even count)
+ *   status            NH_STEP_OK, the failing nh_step_status, or NH_RUN_TIMED_OUT. A run that does
+ *                     not end OK (a failed step, or any repeat past time_limit) ends the task: its
+ *                     errors and wall_time are NaN, wall_times keeps the runs made (the last one
+ *                     the failing run's time), NaN for the runs not made; cost and work are those
+ *                     of the first run as far as it went.
+ * Pareto front over all runs of the study (nh_pareto_front): pareto_work against work, pareto_time
+ * against wall_time, both with the error in the study norm ((q,v) max for NH_NORM_MAX, (q,v) 2
+ * for NH_NORM_2). Runs not OK are never efficient.
+ *
+ * Timing: the tasks run in parallel (OpenMP, dynamic schedule), so wall times are measured under
+ * contention from the other threads (shared caches, memory bandwidth, turbo clocks); for clean
+ * timings run with OMP_NUM_THREADS=1. Counted work and errors are exact and do not depend on the
+ * thread count; only wall times (and, near time_limit, which runs time out) do. */
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "studies/study.h"
+
+/* Pareto efficiency of n runs: efficient[i] = 1 when run i is ok (ok[i] != 0, err[i] and cost[i]
+ * finite) and no other such run j has err[j] <= err[i] and cost[j] <= cost[i] with at least one
+ * strictly smaller; else 0. Runs with equal (err, cost) do not dominate each other: both can be
+ * efficient. O(n²), in a fixed order. */
+void nh_pareto_front(int n, const double *err, const double *cost, const int *ok, int *efficient) {
+  for (int i = 0; i < n; i++) {
+    int eff = ok[i] && isfinite(err[i]) && isfinite(cost[i]);
+    for (int j = 0; j < n && eff; j++) {
+      if (j == i || !ok[j] || !isfinite(err[j]) || !isfinite(cost[j])) continue;
+      if (err[j] <= err[i] && cost[j] <= cost[i] && (err[j] < err[i] || cost[j] < cost[i])) eff = 0;
+    }
+    efficient[i] = eff;
+  }
+}
+
+static double work_of(const nh_cost *c) {
+  return (double)c->rhs_evals + (double)c->jacobian_evals + (double)c->constraint_evals;
+}
+
+static void errors_at_T(const nh_system *sys, const nh_state *x, const nh_state *ref, double *e) {
+  const int n = sys->n;
+  double d[2 * NH_MAX_N];
+  for (int i = 0; i < n; i++) d[i] = x->q[i] - ref->q[i], d[n + i] = x->v[i] - ref->v[i];
+  e[0] = nh_norm_max(2 * n, d);
+  e[1] = nh_norm_2(2 * n, d);
+  e[2] = nh_norm_max(n, d);
+  e[3] = nh_norm_2(n, d);
+  e[4] = nh_norm_max(n, d + n);
+  e[5] = nh_norm_2(n, d + n);
+}
+
+static void wp_task(const nh_study *st, nh_work_precision_result *r, long task) {
+  const nh_system *sys = &st->sys;
+  const int nh = st->nh, R = st->repeats;
+  const nh_method *m = st->methods[task / nh];
+  const double h = st->h[task % nh];
+  const long nsteps = lround(st->T / h);
+  double *e = r->err + (size_t)task * NH_WP_NORMS, *wt = r->wall_times + (size_t)task * R;
+  int status = NH_STEP_OK, made = 0;
+
+  for (int i = 0; i < NH_WP_NORMS; i++) e[i] = NAN;
+  for (int rep = 0; rep < R; rep++) wt[rep] = NAN;
+  for (int rep = 0; rep < R && status == NH_STEP_OK; rep++) {
+    nh_state x = st->ics[0];
+    nh_cost cost = {0};
+    const double t0 = omp_get_wtime();
+    status = nh_method_init(m, sys, &x, h, &cost);
+    if (status == NH_STEP_OK)
+      status = nh_integrate(m, sys, &x, nsteps, h, &cost, st->time_limit > 0 ? t0 + st->time_limit : 0, NULL);
+    wt[rep] = omp_get_wtime() - t0;
+    made = rep + 1;
+    if (rep == 0) {
+      r->cost[task] = cost;
+      r->work[task] = work_of(&cost);
+      if (status == NH_STEP_OK) errors_at_T(sys, &x, &r->reference, e);
+    }
+  }
+  r->status[task] = status;
+  if (status != NH_STEP_OK) {
+    for (int i = 0; i < NH_WP_NORMS; i++) e[i] = NAN;
+    r->wall_time[task] = NAN;
+    return;
+  }
+  double sorted[made];
+  memcpy(sorted, wt, sizeof(double) * (size_t)made);
+  gsl_sort(sorted, 1, (size_t)made);
+  r->wall_time[task] = gsl_stats_median_from_sorted_data(sorted, 1, (size_t)made);
+}
+
+int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char *err, size_t errlen) {
+  const int nm = st->nmethods, nh = st->nh, R = st->repeats;
+  const size_t cells = (size_t)nm * (size_t)nh;
+  memset(r, 0, sizeof *r);
+  if (nm < 1 || nh < 1 || R < 1) {
+    snprintf(err, errlen, "%s: a work-precision study needs methods, step sizes and repeats >= 1", st->spec_file);
+    return -1;
+  }
+  r->err = calloc(cells * NH_WP_NORMS, sizeof(double));
+  r->cost = calloc(cells, sizeof *r->cost);
+  r->work = calloc(cells, sizeof(double));
+  r->wall_time = calloc(cells, sizeof(double));
+  r->wall_times = calloc(cells * (size_t)R, sizeof(double));
+  r->status = calloc(cells, sizeof(int));
+  r->pareto_work = calloc(cells, sizeof(int));
+  r->pareto_time = calloc(cells, sizeof(int));
+  double *front_err = calloc(cells, sizeof(double));
+  int *ok = calloc(cells, sizeof(int));
+  if (!r->err || !r->cost || !r->work || !r->wall_time || !r->wall_times || !r->status || !r->pareto_work ||
+      !r->pareto_time || !front_err || !ok) {
+    snprintf(err, errlen, "%s: out of memory for %zu work-precision tasks", st->spec_file, cells);
+    free(front_err), free(ok);
+    nh_work_precision_result_free(r);
+    return -1;
+  }
+  if (nh_true_solution(&st->sys, &st->ics[0], st->ics[0].t + st->T, st->reference_tol, &r->reference,
+                       &r->reference_kind)) {
+    snprintf(err, errlen, "%s: the reference solver (rk8pd) failed", st->spec_file);
+    free(front_err), free(ok);
+    nh_work_precision_result_free(r);
+    return -1;
+  }
+
+  nh_progress prog;
+  nh_progress_start(&prog, "work_precision", (long)cells);
+#pragma omp parallel for schedule(dynamic)
+  for (long task = 0; task < (long)cells; task++) {
+    wp_task(st, r, task);
+    nh_progress_tick(&prog);
+  }
+  nh_progress_end(&prog);
+
+  const int col = st->norm == NH_NORM_2 ? 1 : 0;
+  for (size_t c = 0; c < cells; c++) {
+    front_err[c] = r->err[c * NH_WP_NORMS + col];
+    ok[c] = r->status[c] == NH_STEP_OK;
+  }
+  nh_pareto_front((int)cells, front_err, r->work, ok, r->pareto_work);
+  nh_pareto_front((int)cells, front_err, r->wall_time, ok, r->pareto_time);
+  free(front_err), free(ok);
+  return 0;
+}
+
+void nh_work_precision_result_free(nh_work_precision_result *r) {
+  free(r->err), free(r->cost), free(r->work), free(r->wall_time), free(r->wall_times), free(r->status);
+  free(r->pareto_work), free(r->pareto_time);
+  memset(r, 0, sizeof *r);
+}

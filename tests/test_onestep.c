@@ -1,0 +1,625 @@
+/* One-step study (studies/onestep.c) against values computed here independently: steps taken by
+ * the test itself, norms by hand-written loops, the particle's exact solution, multiplier and
+ * action in closed form (spec/newmark.md §3.1), and the condition number by QR instead of LU.
+ * Expectations: spec/discretization.md §6.3, R1, R18; spec/newmark.md §2.5, §2.7, C8, C12. The
+ * study is built by hand here (the spec loader is tested elsewhere). */
+#include <criterion/criterion.h>
+#include <gsl/gsl_fit.h>
+#include <gsl/gsl_linalg.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "studies/study.h"
+#include "tests/helpers.h"
+
+
+/* ---- set-up ------------------------------------------------------------------------------------ */
+
+typedef struct {
+  const char *system, *params;
+  const char *const *methods;
+  int nm;
+  const nh_state *ics; /* NULL: the system's default state */
+  int nic;
+  double T;
+  int npoints;
+  double h0; /* h = h0 / 2^i, i = 0 … nh−1 */
+  int nh;
+  nh_norm norm;
+  int fit_points;
+} setup;
+
+static nh_study build(const setup *s) {
+  nh_study st;
+  memset(&st, 0, sizeof st);
+  st.kind = NH_STUDY_ONESTEP;
+  st.spec_file = "test_onestep";
+  st.sys = test_system(s->system, s->params);
+  st.nmethods = st.nprimary = s->nm;
+  st.methods = calloc((size_t)s->nm, sizeof *st.methods);
+  st.method_names = calloc((size_t)s->nm, sizeof *st.method_names);
+  for (int i = 0; i < s->nm; i++) {
+    st.methods[i] = test_method(s->methods[i]);
+    st.method_names[i] = (char *)s->methods[i];
+  }
+  st.nic = s->ics ? s->nic : 1;
+  st.ics = calloc((size_t)st.nic, sizeof *st.ics);
+  if (s->ics)
+    memcpy(st.ics, s->ics, sizeof *st.ics * (size_t)st.nic);
+  else
+    nh_system_default_state(&st.sys, &st.ics[0]);
+  st.x0 = st.ics[0];
+  st.T = s->T;
+  st.npoints = s->npoints;
+  st.nh = s->nh;
+  st.h = calloc((size_t)s->nh, sizeof *st.h);
+  for (int i = 0; i < s->nh; i++) st.h[i] = ldexp(s->h0, -i);
+  st.norm = s->norm;
+  st.fit_points = s->fit_points ? s->fit_points : s->nh;
+  st.error_floor = 1e-13;
+  st.reference_tol = 1e-13;
+  return st;
+}
+
+static void release(nh_study *st) {
+  for (int i = 0; i < st->nmethods; i++) nh_method_free(st->methods[i]);
+  free(st->methods), free(st->method_names), free(st->ics), free(st->h);
+}
+
+static void run(const nh_study *st, nh_onestep_result *r) {
+  char err[512] = "";
+  cr_assert_eq(nh_run_onestep(st, r, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(r->npoints, st->nic * st->npoints);
+}
+
+static size_t cell(const nh_study *st, const nh_onestep_result *r, int mi, int hi, int p) {
+  return ((size_t)mi * st->nh + hi) * r->npoints + p;
+}
+
+/* The start state of point p, rebuilt from the result. */
+static nh_state point_state(const nh_study *st, const nh_onestep_result *r, int p) {
+  const int n = st->sys.n;
+  nh_state x = {0};
+  x.t = r->point_t[p];
+  memcpy(x.q, r->points + (size_t)p * 2 * n, sizeof(double) * (size_t)n);
+  memcpy(x.v, r->points + (size_t)p * 2 * n + n, sizeof(double) * (size_t)n);
+  return x;
+}
+
+/* One step of m from x (after init), as a user would take it. */
+static void step_from(const nh_method *m, const nh_system *sys, nh_state *x, nh_state *y, double h) {
+  nh_cost c = {0};
+  cr_assert_eq(nh_method_init(m, sys, x, h, &c), NH_STEP_OK);
+  cr_assert_eq(nh_method_step(m, sys, x, y, h, &c), NH_STEP_OK);
+}
+
+static double max_abs(int n, const double *d) {
+  double m = 0;
+  for (int i = 0; i < n; i++)
+    if (fabs(d[i]) > m) m = fabs(d[i]);
+  return m;
+}
+
+static double root_sum_sq(int n, const double *d) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += d[i] * d[i];
+  return sqrt(s);
+}
+
+/* Least-squares slope of log y against log x. */
+static double loglog_slope(int n, const double *x, const double *y) {
+  double lx[16], ly[16], c0, c1, c00, c01, c11, ss;
+  for (int i = 0; i < n; i++) lx[i] = log(x[i]), ly[i] = log(y[i]);
+  gsl_fit_linear(lx, 1, ly, 1, (size_t)n, &c0, &c1, &c00, &c01, &c11, &ss);
+  return c1;
+}
+
+/* The particle's second initial condition (spec/discretization.md §5): on D (ż = y ẋ), y ≠ 0 along
+ * the whole run. The first is the paper's (preset "newmark"). */
+static nh_state particle_ic(int which) {
+  nh_state x = {0};
+  const double q[2][3] = {{1, 1, -1}, {0, 0.3, 0}}, v[2][3] = {{1, -1, 1}, {1, 0.8, 0.3}};
+  memcpy(x.q, q[which], sizeof q[0]);
+  memcpy(x.v, v[which], sizeof v[0]);
+  return x;
+}
+
+/* ---- points ------------------------------------------------------------------------------------ */
+
+/* Points are the true solution from ics[i] at ics[i].t + j T/npoints, index i·npoints + j; the
+ * chaotic particle has no exact solution, so this exercises the rk8pd reference. The second IC
+ * starts at t = 0.5 so that a missing time offset would show. */
+Test(onestep, points_follow_the_true_solution) {
+  nh_system sys = test_system("chaotic_particle", NULL);
+  nh_state ics[2];
+  nh_system_default_state(&sys, &ics[0]);
+  gsl_rng *rng = test_rng(7);
+  cr_assert_eq(nh_sample_on_D(&sys, 1.535, rng, &ics[1]), 0);
+  gsl_rng_free(rng);
+  ics[1].t = 0.5;
+  const char *methods[] = {"rk4"};
+  setup s = {"chaotic_particle", NULL, methods, 1, ics, 2, 1.5, 3, 0.1, 1, NH_NORM_MAX, 0};
+  nh_study st = build(&s);
+  nh_onestep_result r;
+  run(&st, &r);
+  const int n = st.sys.n;
+  cr_expect_str_eq(r.reference_kind, "rk8pd");
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 3; j++) {
+      const int p = i * 3 + j;
+      const double t = ics[i].t + j * 0.5;
+      cr_expect(fabs(r.point_t[p] - t) <= 1e-15, "point %d at t = %.17g, expected %.17g", p, r.point_t[p], t);
+      nh_state x = ics[i];
+      if (j > 0) cr_assert_eq(nh_true_solution(&sys, &ics[i], t, 1e-13, &x, NULL), 0);
+      for (int c = 0; c < n; c++) {
+        cr_expect_eq(r.points[p * 2 * n + c], x.q[c], "point %d q[%d]", p, c);
+        cr_expect_eq(r.points[p * 2 * n + n + c], x.v[c], "point %d v[%d]", p, c);
+      }
+    }
+  /* Not trivially equal: the points move along each solution and the two ICs differ. */
+  cr_expect(fabs(r.points[0] - r.points[2 * n]) > 1e-3, "points 0 and 1 coincide");
+  cr_expect(fabs(r.points[0] - r.points[3 * 2 * n]) > 1e-3, "IC 0 and IC 1 coincide");
+  nh_onestep_result_free(&r);
+  release(&st);
+}
+
+/* ---- local error, stepped state, slopes -------------------------------------------------------- */
+
+/* Particle (exact solution): local error slope p + 1 (discretization §6.3, R18): 2 for the order-1
+ * nh_newmark(alpha=0), 3 for the order-2 nh_newmark(alpha=0.5), 5 for rk4. Every local error and
+ * stepped state equals a step taken here against the exact solution, and the slope equals a fit
+ * of the maxima over the points made here. */
+Test(onestep, local_error_slopes_and_values_particle) {
+  const char *methods[] = {"nh_newmark(alpha=0)", "nh_newmark(alpha=0.5)", "rk4"};
+  const double expected[] = {2, 3, 5};
+  const nh_state ics[] = {particle_ic(0), particle_ic(1)};
+  setup s = {"particle", NULL, methods, 3, ics, 2, 2.0, 2, 0.1, 5, NH_NORM_MAX, 0};
+  nh_study st = build(&s);
+  nh_onestep_result r;
+  run(&st, &r);
+  cr_expect_str_eq(r.reference_kind, "exact");
+  const int n = st.sys.n;
+  int checked = 0;
+  for (int mi = 0; mi < 3; mi++) {
+    double emax[5];
+    for (int hi = 0; hi < st.nh; hi++) {
+      emax[hi] = 0;
+      for (int p = 0; p < r.npoints; p++) {
+        const size_t c = cell(&st, &r, mi, hi, p);
+        const double h = st.h[hi];
+        nh_state x = point_state(&st, &r, p), y, ex;
+        const nh_state start = x;
+        step_from(st.methods[mi], &st.sys, &x, &y, h);
+        cr_assert_eq(st.sys.type->exact(st.sys.p, &start, start.t + h, &ex), 0);
+        double d[2 * NH_MAX_N];
+        for (int i = 0; i < n; i++) d[i] = y.q[i] - ex.q[i], d[n + i] = y.v[i] - ex.v[i];
+        cr_expect_eq(r.status[c], NH_STEP_OK);
+        cr_expect(fabs(r.local_err[c] - max_abs(2 * n, d)) <= 1e-15 * max_abs(2 * n, d), "%s h=%g p=%d: %.17g vs %.17g",
+                  methods[mi], h, p, r.local_err[c], max_abs(2 * n, d));
+        cr_expect(fabs(r.local_err_q[c] - max_abs(n, d)) <= 1e-15 * max_abs(n, d), "q part");
+        cr_expect(fabs(r.local_err_v[c] - max_abs(n, d + n)) <= 1e-15 * max_abs(n, d + n), "v part");
+        for (int i = 0; i < n; i++) {
+          cr_expect_eq(r.stepped[c * 2 * n + i], y.q[i], "stepped q[%d]", i);
+          cr_expect_eq(r.stepped[c * 2 * n + n + i], y.v[i], "stepped v[%d]", i);
+        }
+        emax[hi] = fmax(emax[hi], max_abs(2 * n, d));
+        checked++;
+      }
+    }
+    cr_expect(fabs(r.slope[mi] - expected[mi]) < 0.1, "%s: local error slope %.3f, expected %g", methods[mi],
+              r.slope[mi], expected[mi]);
+    cr_expect_eq(r.fit_count[mi], 5);
+    cr_expect_eq(r.fit_first[mi], 4, "the finest h is h[4]");
+    const double slope = loglog_slope(5, st.h, emax);
+    cr_expect(fabs(r.slope[mi] - slope) < 1e-10, "%s: slope %.15g, fit here %.15g", methods[mi], r.slope[mi], slope);
+  }
+  cr_expect_eq(checked, 3 * 5 * 4);
+  /* The q and v parts are different numbers here, so a swap would show. */
+  const size_t c = cell(&st, &r, 1, 0, 0);
+  cr_expect(fabs(r.local_err_q[c] - r.local_err_v[c]) > 0.1 * r.local_err_q[c], "q %g v %g", r.local_err_q[c],
+            r.local_err_v[c]);
+  nh_onestep_result_free(&r);
+  release(&st);
+}
+
+/* rk4 by itself on the chaotic particle (reference solution): slope 5; a failing method in the
+ * same study records its status and NaN values while the others go on. nh_newmark at
+ * (β, β') = (½, 0) has an exactly singular Jacobian (spec/newmark.md §2.5): Newton fails. */
+Test(onestep, rk4_slope_and_failed_steps) {
+  const char *methods[] = {"nh_newmark(beta=0.5,beta2=0,alpha=0.5,force=1)", "rk4"};
+  setup s = {"chaotic_particle", NULL, methods, 2, NULL, 1, 2.0, 2, 0.1, 4, NH_NORM_MAX, 0};
+  nh_study st = build(&s);
+  nh_onestep_result r;
+  run(&st, &r);
+  cr_expect(fabs(r.slope[1] - 5) < 0.1, "rk4 local error slope %.3f, expected 5", r.slope[1]);
+  for (int hi = 0; hi < st.nh; hi++)
+    for (int p = 0; p < r.npoints; p++) {
+      const size_t c = cell(&st, &r, 0, hi, p);
+      cr_expect_eq(r.status[c], NH_STEP_SOLVER_FAILED, "h=%g p=%d", st.h[hi], p);
+      cr_expect(isnan(r.local_err[c]) && isnan(r.local_err_q[c]) && isnan(r.local_err_v[c]) && isnan(r.cond[c]) &&
+                    isnan(r.lambda_err[c]) && isnan(r.adjoint_defect[c]) && isnan(r.stepped[c * 2 * st.sys.n]),
+                "failed step leaves NaN");
+      cr_expect_eq(r.status[cell(&st, &r, 1, hi, p)], NH_STEP_OK);
+    }
+  cr_expect(isnan(r.slope[0]), "no slope from failed steps: %g", r.slope[0]);
+  cr_expect_eq(r.fit_count[0], 0);
+  nh_onestep_result_free(&r);
+  release(&st);
+}
+
+/* ---- the 2-norm and the multipliers ------------------------------------------------------------- */
+
+/* With norm = "2": the local error is sqrt(Σ d²) over (q, v). Multipliers: nh_newmark's λ'_{k+1}
+ * approximates λ(t + h) (NH_LAMBDA_END), dla's λ_DLA λ(t) (NH_LAMBDA_START); the errors are against
+ * the particle's closed form λ = ẋẏ/(1 + y²) at those times, and rk4 defines none (NaN). */
+Test(onestep, norm_2_and_multipliers) {
+  const char *methods[] = {"nh_newmark(alpha=0.5)", "dla", "rk4"};
+  const nh_state ics[] = {particle_ic(1)};
+  setup s = {"particle", NULL, methods, 3, ics, 1, 2.0, 2, 0.2, 2, NH_NORM_2, 0};
+  nh_study st = build(&s);
+  nh_onestep_result r;
+  run(&st, &r);
+  const int n = st.sys.n;
+  for (int hi = 0; hi < st.nh; hi++)
+    for (int p = 0; p < r.npoints; p++) {
+      const double h = st.h[hi];
+      nh_state x0 = point_state(&st, &r, p), ex;
+      cr_assert_eq(st.sys.type->exact(st.sys.p, &x0, x0.t + h, &ex), 0);
+      const double lam_start = x0.v[0] * x0.v[1] / (1 + x0.q[1] * x0.q[1]);
+      const double lam_end = ex.v[0] * ex.v[1] / (1 + ex.q[1] * ex.q[1]);
+      for (int mi = 0; mi < 3; mi++) {
+        const size_t c = cell(&st, &r, mi, hi, p);
+        nh_state x = x0, y;
+        step_from(st.methods[mi], &st.sys, &x, &y, h);
+        double d[2 * NH_MAX_N];
+        for (int i = 0; i < n; i++) d[i] = y.q[i] - ex.q[i], d[n + i] = y.v[i] - ex.v[i];
+        const double e2 = root_sum_sq(2 * n, d);
+        cr_expect(fabs(r.local_err[c] - e2) <= 1e-14 * e2, "%s: 2-norm %.17g vs %.17g", methods[mi], r.local_err[c],
+                  e2);
+        cr_expect(fabs(r.local_err_v[c] - root_sum_sq(n, d + n)) <= 1e-14 * root_sum_sq(n, d + n));
+        cr_expect(r.local_err[c] > max_abs(2 * n, d) * (1 + 1e-6), "the 2-norm is not the max-norm here");
+        if (mi == 2) {
+          cr_expect(isnan(r.lambda[c]) && isnan(r.lambda_err[c]), "rk4 has no multiplier");
+          continue;
+        }
+        const double ref = mi == 0 ? lam_end : lam_start, other = mi == 0 ? lam_start : lam_end;
+        cr_expect_eq(r.lambda[c], y.lambda[0], "%s: lambda is the step's", methods[mi]);
+        cr_expect(fabs(r.lambda_err[c] - fabs(y.lambda[0] - ref)) <= 1e-13 * fmax(1, fabs(ref)),
+                  "%s h=%g p=%d: lambda_err %.17g, expected %.17g", methods[mi], h, p, r.lambda_err[c],
+                  fabs(y.lambda[0] - ref));
+        cr_expect(fabs(r.lambda_err[c] - fabs(y.lambda[0] - other)) > 1e-6,
+                  "%s: lambda_err must use the method's own multiplier time", methods[mi]);
+      }
+    }
+  nh_onestep_result_free(&r);
+  release(&st);
+}
+
+/* ---- adjoint defects and backward steps (spec/newmark.md §2.7, C8) ------------------------------ */
+
+/* Chaotic particle: |F*_{−h}(F_h(x)) − x| at round-off for symmetric methods (F* = F: the β = β' =
+ * 0.1, α = ½ Newmark, nh_rattle carrying its λ in the state, the adjoint pair Ψ_h) and for
+ * nh_newmark(alpha=0) with its declared adjoint nh_newmark(alpha=1) (Prop 3.7); NaN where no
+ * adjoint is declared (rk4) or the method is two-step (dla, nh_shake: the history in their state
+ * was made with +h). Negative control: nh_newmark(alpha=0) composed with itself,
+ * F_{−h}∘F_h − id = O(h²), slope 2 and far above round-off, through the study's own defect
+ * routine and equal to the same composition stepped here. */
+Test(onestep, adjoint_defects) {
+  const char *methods[] = {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)",
+                           "nh_rattle",
+                           "adjoint_pair(nh_newmark(alpha=0))",
+                           "nh_newmark(alpha=0)",
+                           "rk4",
+                           "dla",
+                           "nh_shake"};
+  setup s = {"chaotic_particle", NULL, methods, 7, NULL, 1, 2.0, 2, 0.2, 4, NH_NORM_MAX, 0};
+  nh_study st = build(&s);
+  nh_onestep_result r;
+  run(&st, &r);
+  const int n = st.sys.n;
+  double worst = 0;
+  for (int hi = 0; hi < st.nh; hi++)
+    for (int p = 0; p < r.npoints; p++) {
+      nh_state x = point_state(&st, &r, p);
+      const double scale = fmax(max_abs(n, x.q), max_abs(n, x.v));
+      for (int mi = 0; mi < 4; mi++) {
+        const double dfc = r.adjoint_defect[cell(&st, &r, mi, hi, p)];
+        cr_expect(dfc <= 1e-13 * scale, "%s h=%g p=%d: adjoint defect %.3e", methods[mi], st.h[hi], p, dfc);
+        worst = fmax(worst, dfc / scale);
+      }
+      cr_expect(isnan(r.adjoint_defect[cell(&st, &r, 4, hi, p)]), "rk4 declares no adjoint");
+      cr_expect(isnan(r.adjoint_defect[cell(&st, &r, 5, hi, p)]), "dla is two-step: not meaningful");
+      cr_expect(isnan(r.adjoint_defect[cell(&st, &r, 6, hi, p)]), "nh_shake is two-step: not meaningful");
+    }
+  cr_log_info("adjoint defects of symmetric methods and of the Prop 3.7 pair <= %.2e relative", worst);
+
+  /* Negative control: F = F* wrongly assumed for the non-symmetric nh_newmark(alpha=0). */
+  const nh_method *m = st.methods[3];
+  double defect[4];
+  nh_state x0 = point_state(&st, &r, 1);
+  for (int hi = 0; hi < st.nh; hi++) {
+    const double h = st.h[hi];
+    nh_state x = x0, y, z;
+    nh_cost c = {0};
+    step_from(m, &st.sys, &x, &y, h);
+    defect[hi] = nh_onestep_adjoint_defect(m, m, &st.sys, &x, &y, h, NH_NORM_MAX);
+    cr_assert_eq(nh_method_step(m, &st.sys, &y, &z, -h, &c), NH_STEP_OK);
+    double d[2 * NH_MAX_N];
+    for (int i = 0; i < n; i++) d[i] = z.q[i] - x.q[i], d[n + i] = z.v[i] - x.v[i];
+    cr_expect_eq(defect[hi], max_abs(2 * n, d), "the study's defect is |F_{-h}(F_h(x)) - x|");
+  }
+  const double slope = loglog_slope(4, st.h, defect);
+  cr_expect(fabs(slope - 2) < 0.15, "F_{-h} o F_h - id of nh_newmark(alpha=0): slope %.3f, expected 2", slope);
+  /* measured 6.8e-2 at h = 0.2 and 1.2e-3 at h = 0.025, against round-off ~1e-15 */
+  cr_expect(defect[0] > 1e-2 && defect[3] > 1e-4, "far above round-off: %.3e at h = 0.2, %.3e at h = 0.025", defect[0],
+            defect[3]);
+  cr_log_info("nh_newmark(alpha=0) with itself: defect %.3e .. %.3e, slope %.3f", defect[0], defect[3], slope);
+  nh_onestep_result_free(&r);
+  release(&st);
+}
+
+/* backward = F_{−h}(x) as stepped here; for a symmetric method F_h(F_{−h}(x)) = x to round-off
+ * (nh_newmark needs no state beyond (q, v), so the stored backward state can be stepped again);
+ * rk4 is not symmetric: F_h∘F_{−h} − id = O(h⁵), small but far above round-off at h = 0.2
+ * (negative control). */
+Test(onestep, backward_step) {
+  const char *methods[] = {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "rk4"};
+  const nh_state ics[] = {particle_ic(0), particle_ic(1)};
+  setup s = {"particle", NULL, methods, 2, ics, 2, 2.0, 2, 0.2, 3, NH_NORM_MAX, 0};
+  nh_study st = build(&s);
+  nh_onestep_result r;
+  run(&st, &r);
+  const int n = st.sys.n;
+  double rk4_min = INFINITY;
+  for (int mi = 0; mi < 2; mi++)
+    for (int hi = 0; hi < st.nh; hi++)
+      for (int p = 0; p < r.npoints; p++) {
+        const double h = st.h[hi];
+        const size_t c = cell(&st, &r, mi, hi, p);
+        const nh_state x0 = point_state(&st, &r, p);
+        nh_state x = x0, b, back = {0}, fwd;
+        nh_cost cost = {0};
+        step_from(st.methods[mi], &st.sys, &x, &b, -h);
+        for (int i = 0; i < n; i++) {
+          cr_expect_eq(r.backward[c * 2 * n + i], b.q[i], "%s backward q[%d]", methods[mi], i);
+          cr_expect_eq(r.backward[c * 2 * n + n + i], b.v[i], "%s backward v[%d]", methods[mi], i);
+          back.q[i] = r.backward[c * 2 * n + i], back.v[i] = r.backward[c * 2 * n + n + i];
+        }
+        back.t = x0.t - h;
+        cr_assert_eq(nh_method_step(st.methods[mi], &st.sys, &back, &fwd, h, &cost), NH_STEP_OK);
+        double d[2 * NH_MAX_N];
+        for (int i = 0; i < n; i++) d[i] = fwd.q[i] - x0.q[i], d[n + i] = fwd.v[i] - x0.v[i];
+        if (mi == 0)
+          cr_expect(max_abs(2 * n, d) <= 1e-13 * fmax(max_abs(n, x0.q), max_abs(n, x0.v)),
+                    "F_h(F_{-h}(x)) - x = %.3e for a symmetric method", max_abs(2 * n, d));
+        else if (hi == 0)
+          rk4_min = fmin(rk4_min, max_abs(2 * n, d));
+      }
+  /* measured 1.9e-8 .. 1.6e-7 at h = 0.2, against round-off 1e-13 */
+  cr_expect(rk4_min > 1e-9, "rk4 is not symmetric: smallest |F_h(F_{-h}(x)) - x| at h = 0.2: %.3e", rk4_min);
+  nh_onestep_result_free(&r);
+  release(&st);
+}
+
+/* ---- condition number of the Newton Jacobian (spec/newmark.md §2.5, C12; R17) -------------------- */
+
+/* ‖J‖₁‖J⁻¹‖₁ with J⁻¹ column by column from a QR factorisation (the study uses LU). */
+static double cond_by_qr(int d, const double *J0) {
+  double J[NH_MAX_NEWTON * NH_MAX_NEWTON], tau[NH_MAX_NEWTON], e[NH_MAX_NEWTON], col[NH_MAX_NEWTON];
+  double nJ = 0, nI = 0;
+  memcpy(J, J0, sizeof(double) * (size_t)(d * d));
+  for (int j = 0; j < d; j++) {
+    double s = 0;
+    for (int i = 0; i < d; i++) s += fabs(J0[i * d + j]);
+    nJ = fmax(nJ, s);
+  }
+  gsl_matrix_view Jv = gsl_matrix_view_array(J, (size_t)d, (size_t)d);
+  gsl_vector_view tv = gsl_vector_view_array(tau, (size_t)d);
+  cr_assert_eq(gsl_linalg_QR_decomp(&Jv.matrix, &tv.vector), 0);
+  for (int j = 0; j < d; j++) {
+    for (int i = 0; i < d; i++) e[i] = i == j;
+    gsl_vector_view ev = gsl_vector_view_array(e, (size_t)d), cv = gsl_vector_view_array(col, (size_t)d);
+    cr_assert_eq(gsl_linalg_QR_solve(&Jv.matrix, &tv.vector, &ev.vector, &cv.vector), 0);
+    double s = 0;
+    for (int i = 0; i < d; i++) s += fabs(col[i]);
+    nI = fmax(nI, s);
+  }
+  return nJ * nI;
+}
+
+/* Chaotic particle, first step from the paper's IC. The study's cond equals the QR value from the
+ * method's own Jacobian. nh_newmark solves in scaled unknowns (Λ = (h²/2)λ, (N3)·h, §2.5 harness
+ * tip), so its cond grows like h^-1 for β = β' = 0.1 and like h^-2 at β + β' = ½, three orders of
+ * magnitude larger at the finest h. Undoing the scaling gives the paper's unknowns, where the
+ * growth is h^-3 and h^-5 (C12). rk4 solves nothing: NaN. */
+Test(onestep, newton_condition_number) {
+  const char *methods[] = {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)",
+                           "nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,force=1)", "rk4"};
+  nh_method *probe = test_method(methods[0]);
+  const int hooks = probe->type->newton_size && probe->type->newton_eval && probe->type->newton_unknowns;
+  nh_method_free(probe);
+  if (!hooks) cr_skip_test("nh_newmark defines no Newton hooks yet: the condition number is NaN by design");
+  setup s = {"chaotic_particle", NULL, methods, 3, NULL, 1, 1.0, 1, 0.025, 4, NH_NORM_MAX, 0};
+  nh_study st = build(&s);
+  nh_onestep_result r;
+  run(&st, &r);
+  const int n = st.sys.n, k = st.sys.k, d = 2 * n + 2 * k;
+  double cs[2][4], cu[2][4];
+  for (int mi = 0; mi < 2; mi++)
+    for (int hi = 0; hi < st.nh; hi++) {
+      const double h = st.h[hi];
+      const nh_method *m = st.methods[mi];
+      nh_state x = point_state(&st, &r, 0), y;
+      step_from(m, &st.sys, &x, &y, h);
+      cr_assert_eq(m->type->newton_size(m, &st.sys), d);
+      double X[NH_MAX_NEWTON], F[NH_MAX_NEWTON], J[NH_MAX_NEWTON * NH_MAX_NEWTON];
+      m->type->newton_unknowns(m, &st.sys, &x, &y, h, X);
+      m->type->newton_eval(m, &st.sys, &x, h, X, F, J);
+      cs[mi][hi] = r.cond[cell(&st, &r, mi, hi, 0)];
+      const double ref = cond_by_qr(d, J);
+      cr_expect(fabs(cs[mi][hi] - ref) <= 1e-8 * ref, "%s h=%g: cond %.10g, by QR %.10g", methods[mi], h, cs[mi][hi],
+                ref);
+      cr_expect(fabs(nh_onestep_newton_cond(m, &st.sys, &x, &y, h) - cs[mi][hi]) <= 1e-12 * ref);
+      /* The paper's unknowns: λ = Λ/(h²/2) (columns 2n …) and (N3) = row 2n … 2n+k−1 divided by h. */
+      for (int i = 0; i < d; i++)
+        for (int j = 2 * n; j < d; j++) J[i * d + j] *= 0.5 * h * h;
+      for (int i = 2 * n; i < 2 * n + k; i++)
+        for (int j = 0; j < d; j++) J[i * d + j] /= h;
+      cu[mi][hi] = cond_by_qr(d, J);
+    }
+  const double s_reg = loglog_slope(4, st.h, cs[0]), s_half = loglog_slope(4, st.h, cs[1]);
+  const double u_reg = loglog_slope(4, st.h, cu[0]), u_half = loglog_slope(4, st.h, cu[1]);
+  cr_log_info(
+      "cond1, scaled unknowns: h^%.2f (beta = 0.1), h^%.2f (beta + beta2 = 1/2); paper's unknowns: h^%.2f, h^%.2f",
+      s_reg, s_half, u_reg, u_half);
+  cr_expect(fabs(s_reg + 1) < 0.15, "scaled, beta = beta2 = 0.1: slope %.3f, expected -1", s_reg);
+  cr_expect(fabs(s_half + 2) < 0.15, "scaled, beta + beta2 = 1/2: slope %.3f, expected -2", s_half);
+  cr_expect(cs[1][3] > 1000 * cs[0][3], "beta + beta2 = 1/2 far worse: %.3g vs %.3g", cs[1][3], cs[0][3]);
+  cr_expect(fabs(u_reg + 3) < 0.15, "C12 unscaled: slope %.3f, expected -3", u_reg);
+  cr_expect(fabs(u_half + 5) < 0.15, "C12 unscaled at beta + beta2 = 1/2: slope %.3f, expected -5", u_half);
+  for (int hi = 0; hi < st.nh; hi++) cr_expect(isnan(r.cond[cell(&st, &r, 2, hi, 0)]), "rk4: no Newton system");
+  nh_onestep_result_free(&r);
+  release(&st);
+}
+
+/* ---- local action error (spec/discretization.md §2.1, R1) -------------------------------------- */
+
+/* Free particle (V = 0): ∫_t^{t+h} L dt = h E exactly (E conserved) and L_d^α = |Δq|²/(2h) for every
+ * α, so action_err = ||Δq|²/(2h) − hE| with the exact Δq, slope 3. Methods without a discrete
+ * Lagrangian (rk4, a composition) or not variational (β ≠ 0) give NaN. */
+Test(onestep, action_error_particle) {
+  const char *methods[] = {"nh_newmark(alpha=0)", "nh_rattle", "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "rk4",
+                           "adjoint_pair(nh_newmark(alpha=0))"};
+  const nh_state ics[] = {particle_ic(0), particle_ic(1)};
+  setup s = {"particle", NULL, methods, 5, ics, 2, 2.0, 2, 0.1, 4, NH_NORM_MAX, 0};
+  nh_study st = build(&s);
+  nh_onestep_result r;
+  run(&st, &r);
+  const int n = st.sys.n;
+  for (int hi = 0; hi < st.nh; hi++)
+    for (int p = 0; p < r.npoints; p++) {
+      const double h = st.h[hi];
+      nh_state x = point_state(&st, &r, p), ex;
+      cr_assert_eq(st.sys.type->exact(st.sys.p, &x, x.t + h, &ex), 0);
+      double dq2 = 0, E = 0;
+      for (int i = 0; i < n; i++) dq2 += (ex.q[i] - x.q[i]) * (ex.q[i] - x.q[i]), E += 0.5 * x.v[i] * x.v[i];
+      const double expected = fabs(dq2 / (2 * h) - h * E);
+      for (int mi = 0; mi < 2; mi++) {
+        const double a = r.action_err[cell(&st, &r, mi, hi, p)];
+        cr_expect(fabs(a - expected) <= 1e-14 * h * E + 1e-6 * expected, "%s h=%g p=%d: %.6e, expected %.6e",
+                  methods[mi], h, p, a, expected);
+      }
+      for (int mi = 2; mi < 5; mi++)
+        cr_expect(isnan(r.action_err[cell(&st, &r, mi, hi, p)]), "%s: no L_d", methods[mi]);
+    }
+  cr_expect(fabs(r.action_slope[0] - 3) < 0.1, "V = 0: slope %.3f, expected 3", r.action_slope[0]);
+  cr_expect(isnan(r.action_slope[2]) && isnan(r.action_slope[3]));
+  nh_onestep_result_free(&r);
+  release(&st);
+}
+
+/* Chaotic particle (V ≠ 0): L_d^α − ∫L = (α − ½)h² ∂L/∂q·q̇ + O(h³) (R1): slope 2 for α = 0, 3 for
+ * α = ½. The α = 0 slope is the negative control of the α = ½ one. */
+Test(onestep, action_error_slopes_R1) {
+  const char *methods[] = {"nh_newmark(alpha=0)", "nh_newmark(alpha=0.5)"};
+  setup s = {"chaotic_particle", NULL, methods, 2, NULL, 1, 2.0, 2, 0.025, 4, NH_NORM_MAX, 3};
+  nh_study st = build(&s);
+  nh_onestep_result r;
+  run(&st, &r);
+  cr_log_info("action slopes: alpha = 0: %.3f, alpha = 1/2: %.3f", r.action_slope[0], r.action_slope[1]);
+  cr_expect(fabs(r.action_slope[0] - 2) < 0.15, "alpha = 0: slope %.3f, expected 2", r.action_slope[0]);
+  cr_expect(fabs(r.action_slope[1] - 3) < 0.15, "alpha = 1/2: slope %.3f, expected 3", r.action_slope[1]);
+  nh_onestep_result_free(&r);
+  release(&st);
+}
+
+/* Damping makes T − V no Lagrangian of the motion: the action error is NaN then, and finite for the
+ * same system and method without damping. */
+Test(onestep, action_error_absent_with_damping) {
+  const char *methods[] = {"nh_newmark(alpha=0.5)"};
+  double a[2];
+  const char *params[] = {"alpha=0", "alpha=0.001"};
+  for (int i = 0; i < 2; i++) {
+    setup s = {"foucault_pendulum", params[i], methods, 1, NULL, 1, 1.0, 1, 0.1, 1, NH_NORM_MAX, 0};
+    nh_study st = build(&s);
+    nh_onestep_result r;
+    run(&st, &r);
+    cr_expect_eq(r.status[0], NH_STEP_OK);
+    a[i] = r.action_err[0];
+    nh_onestep_result_free(&r);
+    release(&st);
+  }
+  cr_expect(isfinite(a[0]), "no damping: action error %g", a[0]);
+  cr_expect(isnan(a[1]), "damping: action error %g, expected NaN", a[1]);
+}
+
+/* ---- reproducibility ---------------------------------------------------------------------------- */
+
+static void run_threads(const nh_study *st, nh_onestep_result *r, int threads) {
+  omp_set_num_threads(threads);
+  run(st, r);
+}
+
+#define SAME(field, count) \
+  cr_expect(memcmp(a.field, b.field, sizeof *a.field *(count)) == 0, #field " differs between 1 and 2 threads")
+
+Test(onestep, bit_identical_with_1_and_2_threads) {
+  const char *methods[] = {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "nh_rattle", "rk4"};
+  setup s = {"chaotic_particle", NULL, methods, 3, NULL, 1, 2.0, 3, 0.1, 3, NH_NORM_MAX, 0};
+  nh_study st = build(&s);
+  nh_onestep_result a, b;
+  run_threads(&st, &a, 1);
+  run_threads(&st, &b, 2);
+  const size_t cells = (size_t)st.nmethods * st.nh * a.npoints, n2 = 2 * (size_t)st.sys.n;
+  SAME(points, a.npoints * n2);
+  SAME(local_err, cells);
+  SAME(local_err_q, cells);
+  SAME(local_err_v, cells);
+  SAME(stepped, cells * n2);
+  SAME(backward, cells * n2);
+  SAME(lambda, cells * st.sys.k);
+  SAME(lambda_err, cells);
+  SAME(adjoint_defect, cells);
+  SAME(cond, cells);
+  SAME(action_err, cells);
+  SAME(status, cells);
+  SAME(slope, st.nmethods);
+  SAME(action_slope, st.nmethods);
+  nh_onestep_result_free(&a);
+  nh_onestep_result_free(&b);
+  release(&st);
+}
+
+/* A step that fails at some points only: rk4 on the Foucault pendulum cannot start at the origin,
+ * where the index-reduced ODE is singular (C = A M⁻¹Aᵀ = 0). That point records the failure, the
+ * others their errors, and the slope leaves out every h at which a point failed (a maximum over
+ * the remaining points would understate the error): here all of them, so no slope. */
+Test(onestep, partial_failure_leaves_h_out_of_the_fit) {
+  nh_system sys = test_system("foucault_pendulum", NULL);
+  nh_state ics[2];
+  memset(ics, 0, sizeof ics);
+  nh_system_default_state(&sys, &ics[0]);
+  ics[1].v[0] = 0.3, ics[1].v[1] = 0.1; /* at the origin, on D (A(0) = 0, b(0) = 0) */
+  const char *methods[] = {"rk4"};
+  setup s = {"foucault_pendulum", NULL, methods, 1, ics, 2, 2.0, 2, 0.1, 3, NH_NORM_MAX, 0};
+  nh_study st = build(&s);
+  nh_onestep_result r;
+  run(&st, &r);
+  for (int hi = 0; hi < st.nh; hi++)
+    for (int p = 0; p < 4; p++) {
+      const size_t c = cell(&st, &r, 0, hi, p);
+      if (p == 2) {
+        cr_expect_eq(r.status[c], NH_STEP_SOLVER_FAILED, "h=%g: rk4 at the origin", st.h[hi]);
+        cr_expect(isnan(r.local_err[c]));
+      } else {
+        cr_expect_eq(r.status[c], NH_STEP_OK, "h=%g p=%d", st.h[hi], p);
+        cr_expect(isfinite(r.local_err[c]) && r.local_err[c] > 0, "h=%g p=%d: %g", st.h[hi], p, r.local_err[c]);
+      }
+    }
+  cr_expect(isnan(r.slope[0]) && r.fit_count[0] == 0, "slope %g from %d points", r.slope[0], r.fit_count[0]);
+  nh_onestep_result_free(&r);
+  release(&st);
+}
