@@ -277,20 +277,6 @@ int nh_write_trajectory(const char *path, const nh_study *st, const nh_trajector
 
 /* ---- one-step ------------------------------------------------------------------------------ */
 
-/* Over the points of each (method, h): the max of x, NaN if any is NaN (as the slope fit sees it). */
-static double *max_over_points(const double *x, int cells, int np) {
-  double *out = malloc(sizeof(double) * (size_t)(cells + 1));
-  for (int c = 0; c < cells; c++) {
-    double m = -INFINITY;
-    for (int p = 0; p < np; p++) {
-      double v = x[(size_t)c * np + p];
-      m = isnan(v) || isnan(m) ? NAN : v > m ? v : m;
-    }
-    out[c] = np ? m : NAN;
-  }
-  return out;
-}
-
 /* min and max over h and points of x per method, NaN values left out. */
 static void range_per_method(const double *x, int nm, int per, double *lo, double *hi) {
   for (int m = 0; m < nm; m++) {
@@ -368,7 +354,6 @@ static void onestep_steps(nh_writer *w, hid_t g, const nh_onestep_result *r) {
 static void onestep_body(nh_writer *w, hid_t g, const void *vr) {
   const nh_onestep_result *r = vr;
   const nh_study *st = w->st;
-  const int cells = st->nmethods * st->nh;
   common_given(w, g, st->nic);
   if (w->failed) return;
   step_sizes(w, g);
@@ -380,12 +365,10 @@ static void onestep_body(nh_writer *w, hid_t g, const void *vr) {
   free(pic);
   nh_w_f64(w, g, "points", "point,state", r->points, "as q, v", "the start states (q, v)");
   onestep_steps(w, g, r);
-  double *ml = r->local_err ? max_over_points(r->local_err, cells, r->npoints) : NULL;
-  double *ma = r->action_err ? max_over_points(r->action_err, cells, r->npoints) : NULL;
-  nh_w_f64(w, g, "max_local_err", "method,h", ml, "as q, v",
+  nh_w_f64(w, g, "max_local_err", "method,h", r->max_local_err, "as q, v",
            "max over the points of local_err (NaN if any point has none): what slope is fitted to");
-  nh_w_f64(w, g, "max_action_err", "method,h", ma, "action", "max over the points of action_err (NaN if any is NaN)");
-  free(ml), free(ma);
+  nh_w_f64(w, g, "max_action_err", "method,h", r->max_action_err, "action",
+           "max over the points of action_err (NaN if any is NaN)");
   onestep_slopes(w, g, r);
   onestep_summary(w, g, r);
   nh_w_attr_str(w, g, "norm", norm_name(st->norm));

@@ -265,6 +265,8 @@ static int allocate(const nh_study *st, nh_onestep_result *r) {
   r->backward = calloc(cells * 2 * n, sizeof(double));
   r->lambda = calloc(k ? cells * k : 1, sizeof(double));
   r->status = calloc(cells, sizeof *r->status);
+  r->max_local_err = calloc(nm * (size_t)st->nh, sizeof(double));
+  r->max_action_err = calloc(nm * (size_t)st->nh, sizeof(double));
   r->slope = calloc(nm, sizeof(double));
   r->slope_stderr = calloc(nm, sizeof(double));
   r->action_slope = calloc(nm, sizeof(double));
@@ -356,14 +358,9 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
   }
   nh_progress_end(&prog);
 
-  /* Slopes over h, in a fixed order. */
-  double *emax = malloc(sizeof(double) * (size_t)nh), *amax = malloc(sizeof(double) * (size_t)nh);
-  if (!emax || !amax) {
-    free(emax), free(amax);
-    snprintf(err, errlen, "%s: out of memory", st->spec_file);
-    goto fail;
-  }
+  /* The maxima over the points, and the slopes over h, in a fixed order. */
   for (int mi = 0; mi < nm; mi++) {
+    double *emax = r->max_local_err + (size_t)mi * nh, *amax = r->max_action_err + (size_t)mi * nh;
     for (int hi = 0; hi < nh; hi++) {
       const size_t at = ((size_t)mi * nh + hi) * np;
       emax[hi] = max_over_points(r->local_err + at, np);
@@ -375,7 +372,6 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
     int first, count;
     nh_fit_order(nh, st->h, amax, st->fit_points, st->error_floor, &r->action_slope[mi], &se, &first, &count);
   }
-  free(emax), free(amax);
   for (int mi = 0; mi < nm; mi++) nh_method_free(adjoints[mi]);
   free(adjoints), free(truths);
   gsl_integration_glfixed_table_free(gl);
@@ -393,6 +389,6 @@ void nh_onestep_result_free(nh_onestep_result *r) {
   free(r->point_t), free(r->points), free(r->local_err), free(r->local_err_q), free(r->local_err_v);
   free(r->stepped), free(r->lambda), free(r->lambda_err), free(r->backward), free(r->adjoint_defect);
   free(r->cond), free(r->action_err), free(r->status), free(r->slope), free(r->slope_stderr);
-  free(r->fit_first), free(r->fit_count), free(r->action_slope);
+  free(r->fit_first), free(r->fit_count), free(r->action_slope), free(r->max_local_err), free(r->max_action_err);
   memset(r, 0, sizeof *r);
 }

@@ -178,8 +178,10 @@ typedef struct {
   double *cond;         /* 1-norm condition number of the Newton Jacobian at the solution (NaN: none) */
   double *action_err;   /* |L_d(q(0), q(h)) − ∫_0^h L dt| (NaN: not variational) */
   int *status;
-  /* [method]: least-squares slope of log(max over points of local_err) against log h (expected
-   * p + 1), and of the action error (expected 3 for a second-order L_d, 2 otherwise). */
+  /* [method][h]: the largest local_err and action_err over the points (NaN if any is NaN) */
+  double *max_local_err, *max_action_err;
+  /* [method]: least-squares slope of log max_local_err against log h (expected p + 1), and of
+   * log max_action_err (expected 3 for a second-order L_d, 2 otherwise). */
   double *slope, *slope_stderr;
   int *fit_first, *fit_count;
   double *action_slope;

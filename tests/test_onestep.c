@@ -620,6 +620,37 @@ Test(onestep, partial_failure_leaves_h_out_of_the_fit) {
       }
     }
   cr_expect(isnan(r.slope[0]) && r.fit_count[0] == 0, "slope %g from %d points", r.slope[0], r.fit_count[0]);
+  /* The stored maxima over the points: NaN here, where one point failed at every h. */
+  for (int hi = 0; hi < st.nh; hi++) cr_expect(isnan(r.max_local_err[hi]), "h=%g: one point failed", st.h[hi]);
+  nh_onestep_result_free(&r);
+  release(&st);
+}
+
+/* The stored maxima over the points are the largest local and action errors, computed here. */
+Test(onestep, maxima_over_points_by_hand) {
+  nh_system sys = test_system("particle", "omega2=1");
+  nh_state ics[1];
+  memset(ics, 0, sizeof ics);
+  nh_system_default_state(&sys, &ics[0]);
+  const char *methods[] = {"nh_newmark(alpha=0.5)", "rk4"};
+  setup s = {"particle", "omega2=1", methods, 2, ics, 1, 2.0, 3, 0.1, 3, NH_NORM_MAX, 0};
+  nh_study st = build(&s);
+  nh_onestep_result r;
+  run(&st, &r);
+  for (int mi = 0; mi < st.nmethods; mi++)
+    for (int hi = 0; hi < st.nh; hi++) {
+      double e = 0, a = 0;
+      for (int p = 0; p < r.npoints; p++) {
+        const size_t c = cell(&st, &r, mi, hi, p);
+        e = fmax(e, r.local_err[c]);
+        a = isnan(r.action_err[c]) || isnan(a) ? NAN : fmax(a, r.action_err[c]);
+      }
+      const size_t mh = (size_t)mi * st.nh + hi;
+      cr_expect_eq(r.max_local_err[mh], e, "%s h=%g", st.method_names[mi], st.h[hi]);
+      cr_expect(a == r.max_action_err[mh] || (isnan(a) && isnan(r.max_action_err[mh])), "%s h=%g action",
+                st.method_names[mi], st.h[hi]);
+    }
+  cr_expect(isfinite(r.max_action_err[0]) && isnan(r.max_action_err[st.nh]), "nh_newmark(0,0,½) is variational, rk4 not");
   nh_onestep_result_free(&r);
   release(&st);
 }

@@ -782,6 +782,10 @@ static void one_build(one_fx *x, const char *path) {
   r->fit_first = iseq(OS_M, 0), r->fit_count = iseq(OS_M, 0);
   r->fit_first[0] = 3, r->fit_first[1] = 1, r->fit_first[2] = -1;
   r->fit_count[0] = 2, r->fit_count[1] = 3, r->fit_count[2] = 0;
+  /* The runner's maxima over the points (studies/onestep.c, tested there): here distinct values. */
+  r->max_local_err = dseq(OS_M * OS_H, 0), r->max_action_err = dseq(OS_M * OS_H, 600);
+  for (int i = 0; i < OS_M * OS_H; i++) r->max_local_err[i] = i * 6 + 5.125, r->max_action_err[i] = 600 + i * 6 + 5.125;
+  r->max_local_err[1 * OS_H + 2] = NAN;
   r->reference_kind = "exact";
   char err[1024];
   cr_assert_eq(nh_write_onestep(path, st, r, "nhbench run tests/fixture.cfg", err, sizeof err), 0, "%s", err);
@@ -792,7 +796,7 @@ static void one_free(one_fx *x) {
   free(r->point_t), free(r->points), free(r->local_err), free(r->local_err_q), free(r->local_err_v);
   free(r->stepped), free(r->backward), free(r->lambda), free(r->lambda_err), free(r->adjoint_defect), free(r->cond);
   free(r->action_err), free(r->status), free(r->slope), free(r->slope_stderr), free(r->action_slope);
-  free(r->fit_first), free(r->fit_count);
+  free(r->fit_first), free(r->fit_count), free(r->max_local_err), free(r->max_action_err);
   study_free(&x->st);
 }
 
@@ -827,7 +831,7 @@ Test(results, onestep_round_trip) {
   /* h sorted: 0.025 0.05 0.1 0.2; method 0 from h[3] = 0.025, 2 points; method 1 from 0.05, 3. */
   check_f64(&f, "fit_h_min", "method", 1, dm, (double[]){0.025, 0.05, NAN}, "time");
   check_f64(&f, "fit_h_max", "method", 1, dm, (double[]){0.05, 0.2, NAN}, "time");
-  /* Max over the 6 points of (m·4 + h)·6 + p + 1/8 is p = 5; NaN where one point is NaN. */
+  /* As the fixture set them: (m·4 + h)·6 + 5 + 1/8, NaN at (1, 2). */
   double ml[OS_M * OS_H], ma[OS_M * OS_H];
   for (int i = 0; i < OS_M * OS_H; i++) ml[i] = i * 6 + 5.125, ma[i] = 600 + i * 6 + 5.125;
   ml[1 * OS_H + 2] = NAN;
