@@ -1,8 +1,10 @@
 /* Statistics of studies: order fits, drift slopes, statistics across an ensemble, and per-task
  * random streams. */
 #include <gsl/gsl_fit.h>
+#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "studies/study.h"
 
@@ -75,4 +77,18 @@ void nh_column_stats(int rows, int cols, const double *x, double *mean, double *
     var[c] = k > 1 ? sum2 / (k - 1) : NAN;
     count[c] = k;
   }
+}
+
+int nh_draw_states(const nh_system *sys, int count, double energy, uint64_t seed, nh_state *x) {
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  if (!rng) return -1;
+  int rc = 0;
+  for (int i = 0; i < count && rc == 0; i++) {
+    memset(&x[i], 0, sizeof x[i]);
+    /* State i's stream depends on (seed, i) only. */
+    gsl_rng_set(rng, (unsigned long)nh_stream_seed(seed, (uint64_t)i));
+    rc = nh_sample_on_D(sys, energy, rng, &x[i]);
+  }
+  gsl_rng_free(rng);
+  return rc;
 }

@@ -152,29 +152,21 @@ void nh_convergence_result_free(nh_convergence_result *r) {
 
 static int sample_initial_conditions(const nh_study *st, nh_ensemble_result *r, char *err, size_t errlen) {
   const int n = st->sys.n;
-  gsl_rng *rng = st->random_ics ? gsl_rng_alloc(gsl_rng_mt19937) : NULL;
-  if (st->random_ics && !rng) return -1;
-  for (int ic = 0; ic < st->count; ic++) {
-    nh_state x = st->random_ics ? (nh_state){0} : st->ics[ic];
-    /* The stream of IC `ic` depends on (seed, ic) only. */
-    if (rng) gsl_rng_set(rng, (unsigned long)nh_stream_seed(st->seed, (uint64_t)ic));
-    int rc = rng ? nh_sample_on_D(&st->sys, st->energy, rng, &x) : 0;
-    if (rc) {
-      if (rc == -2)
-        snprintf(err, errlen, "%s: the random sampler cannot draw states of %s: %s", st->spec_file,
-                 st->sys.type->name, st->sys.type->sampler_doc ? st->sys.type->sampler_doc : "affine or holonomic constraints");
-      else
-        snprintf(err, errlen, "%s: no initial condition of %s with energy %g found in the sample box",
-                 st->spec_file, st->sys.type->name, st->energy);
-      gsl_rng_free(rng);
-      return -1;
-    }
-    memcpy(r->q0 + (size_t)ic * n, x.q, sizeof(double) * (size_t)n);
-    memcpy(r->v0 + (size_t)ic * n, x.v, sizeof(double) * (size_t)n);
-    r->E0[ic] = nh_energy(&st->sys, x.q, x.v);
+  nh_state *x = st->random_ics ? malloc(sizeof *x * (size_t)st->count) : (nh_state *)st->ics;
+  int rc = !x ? -1 : st->random_ics ? nh_draw_states(&st->sys, st->count, st->energy, st->seed, x) : 0;
+  if (rc == -2)
+    snprintf(err, errlen, "%s: the random sampler cannot draw states of %s: %s", st->spec_file, st->sys.type->name,
+             st->sys.type->sampler_doc ? st->sys.type->sampler_doc : "affine or holonomic constraints");
+  else if (rc)
+    snprintf(err, errlen, "%s: no initial condition of %s with energy %g found in the sample box", st->spec_file,
+             st->sys.type->name, st->energy);
+  for (int ic = 0; rc == 0 && ic < st->count; ic++) {
+    memcpy(r->q0 + (size_t)ic * n, x[ic].q, sizeof(double) * (size_t)n);
+    memcpy(r->v0 + (size_t)ic * n, x[ic].v, sizeof(double) * (size_t)n);
+    r->E0[ic] = nh_energy(&st->sys, x[ic].q, x[ic].v);
   }
-  if (rng) gsl_rng_free(rng);
-  return 0;
+  if (st->random_ics) free(x);
+  return rc ? -1 : 0;
 }
 
 /* One trajectory: dE (and the observables) sampled every K steps. */

@@ -562,13 +562,56 @@ static int load_trajectory(const ctx *c, const config_setting_t *root, nh_study 
   return 0;
 }
 
+/* `ensemble = { count = N; energy = E; seed = S; }`: N random states on D at energy E, drawn by
+ * the system's sampler from the streams (S, i). */
+static int load_random_states(const ctx *c, const config_setting_t *ens, nh_study *st) {
+  static const char *const known_ens[] = {"count", "energy", "seed", NULL};
+  if (!config_setting_is_group(ens)) return fail_at(c, ens, "'ensemble' must be a group { count = ...; energy = ...; seed = ...; }");
+  if (check_members(c, ens, known_ens)) return -1;
+  if (get_count(c, ens, "count", 1, 1000000, -1, &st->count)) return -1;
+  const config_setting_t *e = require(c, ens, "energy");
+  if (!e || get_number(c, e, &st->energy)) return -1;
+  double seed = 0;
+  const config_setting_t *sd = require(c, ens, "seed");
+  if (!sd || get_number(c, sd, &seed)) return -1;
+  if (seed < 0 || seed != floor(seed) || seed > 9007199254740992.0)
+    return fail_at(c, sd, "seed = %g must be a whole number >= 0", seed);
+  st->seed = (uint64_t)seed;
+  st->random_ics = 1;
+  if (!st->sys.type->sample && (nh_system_features(&st->sys) & NH_SYS_AFFINE_CONSTRAINTS || st->sys.type->holonomic))
+    return fail_at(c, ens, "system %s has no random sampler on D: %s", st->sys.type->name,
+                   st->sys.type->sampler_doc ? st->sys.type->sampler_doc : "affine or holonomic constraints");
+  return 0;
+}
+
+/* Random initial conditions as the study's `initial` list: "random 0", "random 1", … */
+static int load_random_initials(const ctx *c, const config_setting_t *ens, nh_study *st) {
+  if (load_random_states(c, ens, st)) return -1;
+  st->nic = st->count;
+  st->ics = calloc((size_t)st->nic, sizeof *st->ics);
+  st->ic_names = calloc((size_t)st->nic, sizeof *st->ic_names);
+  if (nh_draw_states(&st->sys, st->nic, st->energy, st->seed, st->ics))
+    return fail_at(c, ens, "no state of %s on D at energy %g found in the sample box", st->sys.type->name, st->energy);
+  for (int i = 0; i < st->nic; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "random %d", i);
+    st->ic_names[i] = dup_str(name);
+  }
+  st->x0 = st->ics[0];
+  st->initial = dup_str(st->ic_names[0]);
+  return 0;
+}
+
 /* One-step: points along the true solution from each initial condition. */
 static int load_onestep(const ctx *c, const config_setting_t *root, nh_study *st) {
-  static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0", "halvings",
-                                      "methods", "grids", "points", "norm", "fit_points", "error_floor",
+  static const char *const known[] = {"study", "system", "system_params", "initial", "ensemble", "T", "h", "h0",
+                                      "halvings", "methods", "grids", "points", "norm", "fit_points", "error_floor",
                                       "reference_tol", NULL};
   if (check_members(c, root, known)) return -1;
-  if (load_initial(c, root, st) || load_system_params(c, root, st)) return -1;
+  const config_setting_t *ens = config_setting_get_member(root, "ensemble");
+  if (ens && config_setting_get_member(root, "initial"))
+    return fail_at(c, ens, "one-step points start from either 'initial' or 'ensemble' (random states), not both");
+  if (ens ? load_random_initials(c, ens, st) : (load_initial(c, root, st) || load_system_params(c, root, st))) return -1;
   if (load_steps(c, root, st, 2) || get_count(c, root, "points", 1, 100000, 8, &st->npoints)) return -1;
   return load_fit(c, root, st) || check_reference_tol(c, root, st) || load_norm(c, root, st) ? -1 : 0;
 }
@@ -629,7 +672,6 @@ static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *s
   static const char *const known[] = {"study", "system", "system_params", "T", "h", "sample_every",
                                       "divergence", "ensemble", "initial", "observables", "methods", "grids",
                                       "reference_tol", NULL};
-  static const char *const known_ens[] = {"count", "energy", "seed", NULL};
   if (check_members(c, root, known)) return -1;
   if (get_positive(c, root, "h", &st->step)) return -1;
   double steps = st->T / st->step;
@@ -657,22 +699,7 @@ static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *s
     return 0;
   }
   if (!ens) return fail_at(c, root, "missing setting 'ensemble' ({ count; energy; seed; }) or 'initial'");
-  if (!config_setting_is_group(ens)) return fail_at(c, ens, "'ensemble' must be a group { count = ...; energy = ...; seed = ...; }");
-  if (check_members(c, ens, known_ens)) return -1;
-  if (get_count(c, ens, "count", 1, 1000000, -1, &st->count)) return -1;
-  const config_setting_t *e = require(c, ens, "energy");
-  if (!e || get_number(c, e, &st->energy)) return -1;
-  double seed = 0;
-  const config_setting_t *sd = require(c, ens, "seed");
-  if (!sd || get_number(c, sd, &seed)) return -1;
-  if (seed < 0 || seed != floor(seed) || seed > 9007199254740992.0)
-    return fail_at(c, sd, "seed = %g must be a whole number >= 0", seed);
-  st->seed = (uint64_t)seed;
-  st->random_ics = 1;
-  if (!st->sys.type->sample && (nh_system_features(&st->sys) & NH_SYS_AFFINE_CONSTRAINTS || st->sys.type->holonomic))
-    return fail_at(c, ens, "system %s has no random sampler on D: %s", st->sys.type->name,
-                   st->sys.type->sampler_doc ? st->sys.type->sampler_doc : "affine or holonomic constraints");
-  return 0;
+  return load_random_states(c, ens, st);
 }
 
 static const char *const kind_names[NH_STUDY_KINDS] = {"convergence", "ensemble", "trajectory", "onestep",

@@ -76,7 +76,8 @@ typedef struct {
   char **order_reason;     /* [method]: "" or why the expected order differs from the claim */
 
   /* one-step: points are `npoints` states along the exact (or reference) solution from each
-   * initial condition at t = i·T/npoints, i = 0 … npoints−1 */
+   * initial condition at t = i·T/npoints, i = 0 … npoints−1; the initial conditions are
+   * `initial`, or `ensemble` random states on D (random_ics) */
   int npoints;
 
   /* work-precision */
@@ -242,6 +243,10 @@ int nh_integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nst
 /* The random stream of initial condition `index`: derived from (seed, index) only, so results do
  * not depend on the number of threads or on task order. */
 uint64_t nh_stream_seed(uint64_t seed, uint64_t index);
+
+/* count random states on D at the energy, state i drawn from the stream (seed, i) by the
+ * system's sampler (nh_sample_on_D). Returns 0, or nh_sample_on_D's failure code (-1, -2). */
+int nh_draw_states(const nh_system *sys, int count, double energy, uint64_t seed, nh_state *x);
 
 /* Order fit over h (ascending or not) and errors: the finest `fit_points` points whose error is
  * finite and above `floor`. Returns 0, or -1 if fewer than 2 such points. */

@@ -270,3 +270,29 @@ Test(convergence, norms_final_state_and_coordinates) {
   nh_convergence_result_free(&r);
   nh_study_free(&st);
 }
+
+/* One-step points may start from random states on D: drawn like an ensemble's, from (seed, i). */
+Test(onestep, random_start_states_like_an_ensemble) {
+  nh_study st, ens;
+  nh_onestep_result r;
+  nh_ensemble_result e;
+  char err[1024];
+  load(DATA "onestep_random.cfg", NULL, 0, &st);
+  cr_assert_eq(st.nic, 3);
+  const char *ov[] = {"ensemble.count=3", "ensemble.seed=5", "ensemble.energy=1.535"};
+  load(DATA "small_ensemble.cfg", ov, 3, &ens);
+  cr_assert_eq(nh_run_ensemble(&ens, &e, err, sizeof err), 0, "%s", err);
+  for (int i = 0; i < st.nic; i++) {
+    cr_expect_eq(memcmp(st.ics[i].q, e.q0 + i * 5, sizeof(double) * 5), 0, "IC %d as the ensemble draws it", i);
+    cr_expect(fabs(nh_energy(&st.sys, st.ics[i].q, st.ics[i].v) - 1.535) < 1e-13);
+    char want[32];
+    snprintf(want, sizeof want, "random %d", i);
+    cr_expect_str_eq(st.ic_names[i], want);
+  }
+  cr_assert_eq(nh_run_onestep(&st, &r, err, sizeof err), 0, "%s", err);
+  cr_expect_eq(r.npoints, 6);
+  cr_expect_eq(memcmp(r.points + 2 * 10, st.ics[1].q, sizeof(double) * 5), 0, "point 2 is IC 1 at t0");
+  nh_onestep_result_free(&r);
+  nh_ensemble_result_free(&e);
+  nh_study_free(&st), nh_study_free(&ens);
+}
