@@ -10,7 +10,7 @@ ifeq ($(FULL),1)
 CHAOTIC_SET = --set ensemble.count=100 --set T=10000 --set sample_every=25
 endif
 
-.PHONY: all deps build test asan study-chaotic examples plots bench clean
+.PHONY: all deps build test asan coverage study-chaotic examples plots bench clean
 
 all: build
 
@@ -29,6 +29,20 @@ asan: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DNHBENCH_SANITIZE=ON >/dev/null
 	@cmake --build build-asan -j $(JOBS)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 build-asan/nhbench_tests --jobs $(JOBS)
+
+# Line and branch coverage of the test suite, per source folder (gcovr; installed if missing).
+COVERAGE_DIRS = systems integrators studies results bench
+coverage: deps
+	@scripts/deps.sh gcovr
+	@cmake -S . -B build-coverage -DCMAKE_BUILD_TYPE=Debug -DNHBENCH_COVERAGE=ON >/dev/null
+	@cmake --build build-coverage -j $(JOBS)
+	@find build-coverage -name '*.gcda' -delete
+	@build-coverage/nhbench_tests --jobs $(JOBS) >/dev/null 2>&1 || echo "coverage: some tests failed" >&2
+	@printf '%-12s %8s %8s\n' folder lines branches
+	@for d in $(COVERAGE_DIRS); do \
+	  gcovr -r . --object-directory build-coverage --filter "$$d/" --print-summary -o /dev/null 2>/dev/null | \
+	    awk -v d=$$d '/^lines:/ {l=$$2} /^branches:/ {b=$$2} END {printf "%-12s %8s %8s\n", d, l, b}'; \
+	done
 
 study-chaotic: build
 	@mkdir -p $(RESULTS)
@@ -52,4 +66,4 @@ bench: build
 	@$(BUILD)/nhbench_bench
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-coverage
