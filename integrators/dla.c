@@ -39,17 +39,19 @@
 #include "integrators/integrator.h"
 #include "integrators/nh_newmark.h"
 
-enum { P_ALPHA, P_DISC };
+enum { P_ALPHA, P_DISC, P_COUNT };
 
 /* aux layout: the last increment d (n entries), the step size it was made with, and 1 for a state
  * fresh from init (its increment is the virtual start, with λ' = 0), else 0. */
 _Static_assert(NH_MAX_AUX >= NH_MAX_N + 2, "dla keeps an increment, h and a start flag in aux");
 
 static const nh_param_desc params[] = {
-    {"alpha", NH_PARAM_REAL, 0.5, 0, 1, "constraint discretisation point: mu at (1-alpha) q_k + alpha q_{k+1}", 0},
-    {"disc", NH_PARAM_INT, 14, 14, 15, "discrete constraint: 14 = mu at the interpolated point, 15 = interpolated mu",
-     0},
+    [P_ALPHA] = {"alpha", NH_PARAM_REAL, 0.5, 0, 1,
+     "constraint discretisation point: mu at (1-alpha) q_k + alpha q_{k+1}", 0},
+    [P_DISC] = {"disc", NH_PARAM_INT, 14, 14, 15,
+     "discrete constraint: 14 = mu at the interpolated point, 15 = interpolated mu", 0},
 };
+_Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
 /* out = d + s M⁻¹∇V(q): one potential gradient. */
 static void add_scaled_force(const nh_system *sys, const double *q, const double *d, double s, double *out,
@@ -146,7 +148,7 @@ const nh_integrator_type nh_integrator_dla = {
            "velocity on D, so its (q, v) sequence is nh_newmark(beta=0,beta2=0,alpha)'s. Two-step: "
            "needs init with the step size, no compositions. Order 2 for alpha = 1/2, else 1.",
     .params = params,
-    .nparams = sizeof params / sizeof params[0],
+    .nparams = P_COUNT,
     .properties = NH_PRESERVES_CONSTRAINT | NH_HISTORY,
     .handles = 0,
     .applies_doc = "needs a constant mass matrix, linear constraints and no damping or forcing "

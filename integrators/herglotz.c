@@ -51,14 +51,15 @@
 #include "integrators/integrator.h"
 #include "integrators/newton.h"
 
-enum { P_FORCE };
+enum { P_FORCE, P_COUNT };
 
 static const nh_param_desc params[] = {
-    {"force", NH_PARAM_INT, 0, 0, 1,
+    [P_FORCE] = {"force", NH_PARAM_INT, 0, 0, 1,
      "time level of F(t): 0 = F(t_j) at node j as printed in A.1-A.5 (trapezoidal F.q in L_d), "
      "1 = F(t_j + h/2) at the midpoint (spec/herglotz.md 6)",
      1},
 };
+_Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
 /* A scheme of the family. With x_s = q_j + s Δq:
  *   σ   point of T (the mass matrix): x_σ;      ν  weight of the right node in V and F;
@@ -451,7 +452,7 @@ const nh_integrator_type nh_integrator_herglotz2 = {
            "A(qbar) dq/h + b(qbar) = 0, multiplier at A(q_j). Newton on (q_{j+1}, lambda). v is the "
            "projection of M^-1 p on D; z is the Herglotz action (z_0 = 0). Symmetric, order 2.",
     .params = params,
-    .nparams = sizeof params / sizeof params[0],
+    .nparams = P_COUNT,
     .data = &herglotz2_scheme,
     .properties = NH_PRESERVES_CONSTRAINT | NH_TRACKS_ACTION,
     .handles = ALL_FEATURES,
@@ -477,7 +478,7 @@ const nh_integrator_type nh_integrator_herglotz1 = {
            "constraint A(q_j) dq/h + b(q_j) = 0; otherwise as herglotz2 (T at the midpoint, trapezoidal "
            "V and F.q). Reproduces the paper's pendulum scheme (4.7). Order 1.",
     .params = params,
-    .nparams = sizeof params / sizeof params[0],
+    .nparams = P_COUNT,
     .data = &herglotz1_scheme,
     .properties = NH_PRESERVES_CONSTRAINT | NH_TRACKS_ACTION,
     .handles = ALL_FEATURES,
@@ -503,7 +504,7 @@ const nh_integrator_type nh_integrator_la1 = {
            "+ h F(t_j), F_d^+ = 0, left-point discrete constraint as herglotz1. v is the projection of "
            "M^-1 p on D. Order 1.",
     .params = params,
-    .nparams = sizeof params / sizeof params[0],
+    .nparams = P_COUNT,
     .data = &la1_scheme,
     .properties = NH_PRESERVES_CONSTRAINT,
     .handles = ALL_FEATURES,

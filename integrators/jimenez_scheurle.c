@@ -347,21 +347,37 @@ const nh_integrator_type nh_integrator_js_b = {
 
 /* ---- The particle schemes (spec/discretization.md §2.6–2.7) ---------------------------------- */
 
-enum { X_, Y_, Z_ }; /* q = (x, y, z), v = (u, w, ζ); μ(q) = (−y, 0, 1) */
+/* The particle schemes need what the system declares by NH_CAP_PARTICLE_STRUCTURE (systems/system.h):
+ * q = (x, y, z), v = (u, w, ζ), M = I, μ(q) = (−y, 0, 1), ∇V = ω²(x, y, 0) with a constant ω². */
+enum { X_, Y_, Z_ };
 
-static int particle_only(const nh_method *m, const nh_system *sys, char *err, size_t errlen) {
-  if (strcmp(sys->type->name, "particle") == 0) return 0;
+/* Declines a system without the particle structure, naming the general scheme to use instead. */
+static int particle_structure(const nh_method *m, const nh_system *sys, const char *general, char *err,
+                              size_t errlen) {
+  if ((sys->type->capabilities & NH_CAP_PARTICLE_STRUCTURE) && sys->n == 3 && sys->k == 1) return 0;
   snprintf(err, errlen,
            "%s is written in closed form for the nonholonomic particle zdot = y xdot "
-           "(spec/discretization.md 2.6-2.7); use %s for other systems",
-           m->type->name, strcmp(m->type->name, "js_p1") == 0 ? "js_a" : "js_b");
+           "(spec/discretization.md 2.6-2.7; systems declaring NH_CAP_PARTICLE_STRUCTURE); use %s for "
+           "other systems",
+           m->type->name, general);
   return -1;
 }
 
-/* ω² of the particle's harmonic potential V = ½ω²(x² + y²) (0 for the free particle). */
+static int applies_like_a(const nh_method *m, const nh_system *sys, char *err, size_t errlen) {
+  return particle_structure(m, sys, "js_a", err, errlen);
+}
+
+static int applies_like_b(const nh_method *m, const nh_system *sys, char *err, size_t errlen) {
+  return particle_structure(m, sys, "js_b", err, errlen);
+}
+
+/* ω² of the particle's harmonic potential V = ½ω²(x² + y²) (0 for the free particle): the constant
+ * ∂²V/∂x² the capability promises, read from the system's Hessian. */
 static double omega2(const nh_system *sys) {
-  int i = nh_param_index(sys->type->params, sys->type->nparams, "omega2");
-  return i < 0 ? 0 : sys->p[i];
+  const double q[3] = {0, 0, 0};
+  double H[NH_MAX_N * NH_MAX_N];
+  sys->type->hess_potential(sys->p, q, H);
+  return H[0];
 }
 
 /* P1: (92) in velocity form, i.e. (81)/(82) for μ = (−y, 0, 1), M = I (§2.6, closed form):
@@ -394,7 +410,7 @@ const nh_integrator_type nh_integrator_js_p1 = {
            "order 1, keeps D exactly. Particle only.",
     .properties = NH_PRESERVES_CONSTRAINT,
     .applies_doc = constant_mass_doc,
-    .applies = particle_only,
+    .applies = applies_like_a,
     .order = order_one,
     .step = p1_step,
     .lambda_time = NH_LAMBDA_END,
@@ -447,7 +463,7 @@ const nh_integrator_type nh_integrator_js_p2new = {
            "order 2 (Prop 6.3), symmetric, keeps D exactly. Particle only.",
     .properties = NH_PRESERVES_CONSTRAINT,
     .applies_doc = constant_mass_doc,
-    .applies = particle_only,
+    .applies = applies_like_b,
     .order = order_two,
     .is_symmetric = symmetric,
     .step = p2new_step,
@@ -460,14 +476,16 @@ const nh_integrator_type nh_integrator_js_p2new = {
     .discrete_action = action_midpoint,
 };
 
-enum { P_START };
+enum { P_START, P_COUNT };
 
 static const nh_param_desc p2orig_params[] = {
-    {"start", NH_PARAM_INT, 0, 0, 1,
+    [P_START] = {"start", NH_PARAM_INT, 0, 0, 1,
      "initial data: 0 = as given, on D (the paper's first case, D -> D_h); 1 = zdot0 replaced by "
      "(y0 + h ydot0/2) xdot0 to start on D_h (second case, (99))",
      1},
 };
+_Static_assert(sizeof p2orig_params / sizeof *p2orig_params == P_COUNT,
+               "p2orig_params[] and the P_* enum disagree");
 
 /* Second case (§2.7): move the initial data onto D_h (98), ζ0 = (y0 + (h/2)w0)u0. */
 static nh_step_status p2orig_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
@@ -505,9 +523,9 @@ const nh_integrator_type nh_integrator_js_p2orig = {
            "D: the residual zdot - y xdot is O(h). Order 1. start=1 moves the initial data onto D_h. "
            "Particle only (with the optional harmonic potential).",
     .params = p2orig_params,
-    .nparams = sizeof p2orig_params / sizeof p2orig_params[0],
+    .nparams = P_COUNT,
     .applies_doc = constant_mass_doc,
-    .applies = particle_only,
+    .applies = applies_like_b,
     .order = order_one,
     .init = p2orig_init,
     .step = p2orig_step,

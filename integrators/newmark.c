@@ -23,13 +23,15 @@
 #include "integrators/integrator.h"
 #include "integrators/newton.h"
 
-enum { P_BETA, P_GAMMA };
+enum { P_BETA, P_GAMMA, P_COUNT };
 
 static const nh_param_desc params[] = {
-    {"beta", NH_PARAM_REAL, 0.25, 0, 0.5,
+    [P_BETA] = {"beta", NH_PARAM_REAL, 0.25, 0, 0.5,
      "weight of the new acceleration in the position update (spec/newmark.md 2.1, eq. (1)); 1/4: trapezoidal", 0},
-    {"gamma", NH_PARAM_REAL, 0.5, 0, 1, "weight of the new acceleration in the velocity update; order 2 iff 1/2", 0},
+    [P_GAMMA] = {"gamma", NH_PARAM_REAL, 0.5, 0, 1,
+     "weight of the new acceleration in the velocity update; order 2 iff 1/2", 0},
 };
+_Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
 typedef struct {
   const nh_system *sys;
@@ -164,7 +166,7 @@ const nh_integrator_type nh_integrator_newmark = {
            "Adjoint: newmark(beta=1/2+beta-gamma, gamma=1-gamma). For k = 0 newmark(beta=b, gamma=1/2+b-b2) "
            "equals nh_newmark(beta=b, beta2=b2) (2.2, typo A1).",
     .params = params,
-    .nparams = sizeof params / sizeof params[0],
+    .nparams = P_COUNT,
     .properties = 0,
     .handles = NH_SYS_VARIABLE_MASS | NH_SYS_AFFINE_CONSTRAINTS | NH_SYS_DAMPING | NH_SYS_FORCING,
     .applies_doc = "handles every system nh_acceleration handles",

@@ -45,18 +45,22 @@
 #include "integrators/integrator.h"
 #include "integrators/newton.h"
 
-enum { P_BETA, P_BETA2, P_ALPHA, P_DISC, P_FORCE, P_FAST };
+enum { P_BETA, P_BETA2, P_ALPHA, P_DISC, P_FORCE, P_FAST, P_COUNT };
 
 static const nh_param_desc params[] = {
-    {"beta", NH_PARAM_REAL, 0, 0, 0.5, "weight of Gamma(q_{k+1}) in the forward position equation (N1)", 0},
-    {"beta2", NH_PARAM_REAL, 0, 0, 0.5, "beta': weight of Gamma(q_k) in the backward equation (N2)", 0},
-    {"alpha", NH_PARAM_REAL, 0.5, 0, 1, "constraint discretisation point: mu at (1-alpha) q_k + alpha q_{k+1}", 0},
-    {"disc", NH_PARAM_INT, 14, 14, 15, "discrete constraint: 14 = mu at the interpolated point, 15 = interpolated mu", 0},
-    {"force", NH_PARAM_INT, 0, 0, 1, "1 allows beta + beta2 = 1/2, ill-conditioned (Remark 3.3)", 1},
-    {"fast", NH_PARAM_INT, 1, 0, 1,
+    [P_BETA] = {"beta", NH_PARAM_REAL, 0, 0, 0.5,
+     "weight of Gamma(q_{k+1}) in the forward position equation (N1)", 0},
+    [P_BETA2] = {"beta2", NH_PARAM_REAL, 0, 0, 0.5, "beta': weight of Gamma(q_k) in the backward equation (N2)", 0},
+    [P_ALPHA] = {"alpha", NH_PARAM_REAL, 0.5, 0, 1,
+     "constraint discretisation point: mu at (1-alpha) q_k + alpha q_{k+1}", 0},
+    [P_DISC] = {"disc", NH_PARAM_INT, 14, 14, 15,
+     "discrete constraint: 14 = mu at the interpolated point, 15 = interpolated mu", 0},
+    [P_FORCE] = {"force", NH_PARAM_INT, 0, 0, 1, "1 allows beta + beta2 = 1/2, ill-conditioned (Remark 3.3)", 1},
+    [P_FAST] = {"fast", NH_PARAM_INT, 1, 0, 1,
      "1: for beta = beta2 = 0 solve (N3) as a k-dimensional problem, closed form when linear (Prop 3.8); "
      "0: always the full Newton system (N1)-(N4)", 1},
 };
+_Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
 typedef struct {
   const nh_system *sys;
@@ -516,7 +520,7 @@ const nh_integrator_type nh_integrator_nh_newmark = {
            "system. Order 2 when beta = beta2 and alpha = 1/2, else 1. "
            "Adjoint: nh_newmark(beta=beta2, beta2=beta, alpha=1-alpha).",
     .params = params,
-    .nparams = sizeof params / sizeof params[0],
+    .nparams = P_COUNT,
     .properties = NH_PRESERVES_CONSTRAINT,
     .applies_doc = "needs a constant mass matrix, linear constraints and no damping or forcing "
                    "(spec/newmark.md 2.0)",

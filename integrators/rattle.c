@@ -38,15 +38,17 @@
 _Static_assert(NH_MAX_K + NH_MAX_N <= NH_MAX_AUX, "aux holds λ and ∇V");
 _Static_assert(2 * NH_MAX_N <= NH_MAX_AUX, "aux holds q_{k-1} and ∇V");
 
-enum { P_LAMBDA0 };
+enum { P_LAMBDA0, P_COUNT };
 enum { LAMBDA0_ZERO = 0, LAMBDA0_CONTINUOUS = 1 };
 
 static const nh_param_desc lambda0_params[] = {
-    {"lambda0", NH_PARAM_INT, LAMBDA0_CONTINUOUS, 0, 1,
+    [P_LAMBDA0] = {"lambda0", NH_PARAM_INT, LAMBDA0_CONTINUOUS, 0, 1,
      "starting multiplier: 1 = lambda(q0,p0) of the continuous formula (4) (default); 0 = the paper's "
      "lambda0 = 0 (Remark 1), which excites a period-2 parasitic mode (spec/rattle.md 3.6, 7 A4)",
      0},
 };
+_Static_assert(sizeof lambda0_params / sizeof *lambda0_params == P_COUNT,
+               "lambda0_params[] and the P_* enum disagree");
 
 /* ---- small linear-algebra helpers (constant M: sys->Minv) ----------------------------------- */
 
@@ -540,7 +542,7 @@ const nh_integrator_type nh_integrator_nh_rattle = {
            "mu(q)M^-1 p = 0 exactly. Order 2 (Thm 4.1), symmetric; exact energy for V = 0 (Thm 5.1). On a "
            "holonomic system it keeps G M^-1 p = 0 but phi(q) only to O(h^2) (Remark 2).",
     .params = lambda0_params,
-    .nparams = 1,
+    .nparams = P_COUNT,
     .properties = NH_PRESERVES_CONSTRAINT,
     .handles = 0,
     .applies_doc = RATTLE_APPLIES_DOC,
@@ -564,7 +566,7 @@ const nh_integrator_type nh_integrator_nh_shake = {
            "q_{-1} from a backward nh_rattle step so its q_k equal nh_rattle's (spec 3.4, 6 item 7); output "
            "velocity from (q_k, q_{k+1}) by RATTLE's second half-step (9d)-(9e). Order 2.",
     .params = lambda0_params,
-    .nparams = 1,
+    .nparams = P_COUNT,
     .properties = NH_PRESERVES_CONSTRAINT | NH_HISTORY,
     .handles = 0,
     .applies_doc = RATTLE_APPLIES_DOC,

@@ -10,13 +10,15 @@
 #include "systems/system.h"
 
 enum { X, Y, TH, N = 3 };
-enum { P_M, P_I, P_A };
+enum { P_M, P_I, P_A, P_COUNT };
 
 static const nh_param_desc params[] = {
-    {"m", NH_PARAM_REAL, 1, 1e-6, 1e6, "mass", 0},
-    {"I", NH_PARAM_REAL, 1, 1e-6, 1e6, "moment of inertia about the centre of mass", 0},
-    {"a", NH_PARAM_REAL, 0.5, -1e3, 1e3, "distance from the contact point to the centre of mass, along the blade", 0},
+    [P_M] = {"m", NH_PARAM_REAL, 1, 1e-6, 1e6, "mass", 0},
+    [P_I] = {"I", NH_PARAM_REAL, 1, 1e-6, 1e6, "moment of inertia about the centre of mass", 0},
+    [P_A] = {"a", NH_PARAM_REAL, 0.5, -1e3, 1e3,
+     "distance from the contact point to the centre of mass, along the blade", 0},
 };
+_Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
 static void mass(const double *p, const double *q, double *M) {
   (void)q;
@@ -88,7 +90,7 @@ const nh_system_type nh_system_chaplygin_sleigh = {
     .n = N,
     .k = 1,
     .params = params,
-    .nparams = sizeof params / sizeof params[0],
+    .nparams = P_COUNT,
     .q0 = q_ic1,
     .v0 = v_ic1,
     .ic_doc = "preset ic1: q0 = (0, 0, 0), v0 = (1, 0.5, 1), H0 = 1.125 (spec/rattle.md 4 B)",

@@ -8,14 +8,15 @@
 #include "systems/system.h"
 
 enum { X, Y, XI, N = 3 };
-enum { P_EPS };
+enum { P_EPS, P_COUNT };
 
 static const nh_param_desc params[] = {
-    {"eps", NH_PARAM_REAL, 0, -10, 10,
+    [P_EPS] = {"eps", NH_PARAM_REAL, 0, -10, 10,
      "driver perturbation: V(xi) = cos xi - (eps/2) sin 2xi; eps = 0 is reversible, 0.1 is the paper's "
      "Fig. 5 (spec/newmark.md 3.3)",
      0},
 };
+_Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
 static void mass(const double *p, const double *q, double *M) {
   (void)p, (void)q;
@@ -90,7 +91,7 @@ const nh_system_type nh_system_cvt = {
     .n = N,
     .k = 1,
     .params = params,
-    .nparams = sizeof params / sizeof params[0],
+    .nparams = P_COUNT,
     .q0 = q_eps0,
     .v0 = v_eps0,
     .ic_doc = "preset eps0: q0 = (1, 0, -2), v0 = (-0.4481, -0.40745617696, 0.1) (printed v0 projected on D), "

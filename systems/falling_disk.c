@@ -13,17 +13,19 @@
 #include "systems/system.h"
 
 enum { IX, IY, ITH, IPHI, IPSI, N = 5 };
-enum { P_M, P_R, P_G, P_ALPHA, P_FPSI, P_FPSI_SLOPE, P_FPHI_SLOPE };
+enum { P_M, P_R, P_G, P_ALPHA, P_FPSI, P_FPSI_SLOPE, P_FPHI_SLOPE, P_COUNT };
 
 static const nh_param_desc params[] = {
-    {"m", NH_PARAM_REAL, 5, 1e-6, 1e6, "disk mass [kg] (paper: 5)", 0},
-    {"R", NH_PARAM_REAL, 0.5, 1e-6, 1e3, "disk radius [m] (paper: 0.5); I_A = m R^2/2, I_T = m R^2/4", 0},
-    {"g", NH_PARAM_REAL, 9.81, 0, 1e3, "gravity [m/s^2] (paper: 9.81)", 0},
-    {"alpha", NH_PARAM_REAL, 0, 0, 10, "damping alpha, force -alpha M(q) qdot (paper: 0, 0.005, 0.1)", 0},
-    {"F_psi_const", NH_PARAM_REAL, 0, -1e6, 1e6, "constant part of the torque F_psi [N m] (Exp 1: 12)", 0},
-    {"F_psi_slope", NH_PARAM_REAL, 0, -1e6, 1e6, "F_psi grows by this per second [N m/s] (Exp 3: 1/16)", 0},
-    {"F_phi_slope", NH_PARAM_REAL, 0, -1e6, 1e6, "F_phi = F_phi_slope t [N m] (Exp 3: 1/16)", 0},
+    [P_M] = {"m", NH_PARAM_REAL, 5, 1e-6, 1e6, "disk mass [kg] (paper: 5)", 0},
+    [P_R] = {"R", NH_PARAM_REAL, 0.5, 1e-6, 1e3, "disk radius [m] (paper: 0.5); I_A = m R^2/2, I_T = m R^2/4", 0},
+    [P_G] = {"g", NH_PARAM_REAL, 9.81, 0, 1e3, "gravity [m/s^2] (paper: 9.81)", 0},
+    [P_ALPHA] = {"alpha", NH_PARAM_REAL, 0, 0, 10, "damping alpha, force -alpha M(q) qdot (paper: 0, 0.005, 0.1)", 0},
+    [P_FPSI] = {"F_psi_const", NH_PARAM_REAL, 0, -1e6, 1e6, "constant part of the torque F_psi [N m] (Exp 1: 12)", 0},
+    [P_FPSI_SLOPE] = {"F_psi_slope", NH_PARAM_REAL, 0, -1e6, 1e6,
+     "F_psi grows by this per second [N m/s] (Exp 3: 1/16)", 0},
+    [P_FPHI_SLOPE] = {"F_phi_slope", NH_PARAM_REAL, 0, -1e6, 1e6, "F_phi = F_phi_slope t [N m] (Exp 3: 1/16)", 0},
 };
+_Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
 static double inertia_axial(const double *p) { return 0.5 * p[P_M] * p[P_R] * p[P_R]; }
 static double inertia_transverse(const double *p) { return 0.25 * p[P_M] * p[P_R] * p[P_R]; }
@@ -191,7 +193,7 @@ const nh_system_type nh_system_falling_disk = {
     .n = N,
     .k = 2,
     .params = params,
-    .nparams = sizeof params / sizeof params[0],
+    .nparams = P_COUNT,
     .q0 = q_exp2,
     .v0 = v_exp2,
     .ic_doc = "paper Exp 2: theta0 = pi/36, psidot0 = 2 pi, Xdot0 = pi, the rest 0; E0 = 61.44269147 J",

@@ -20,17 +20,19 @@
 #define NH_SAMPLE_TRIES 1000000
 #endif
 
-enum { P_M, P_L, P_G, P_BETA, P_OMEGA, P_ALPHA };
+enum { P_M, P_L, P_G, P_BETA, P_OMEGA, P_ALPHA, P_COUNT };
 #define SAMPLE_BOX 1.0 /* [m] */
 
 static const nh_param_desc params[] = {
-    {"m", NH_PARAM_REAL, 28, 1e-6, 1e6, "bob mass [kg] (paper: 28, Paris 1851)", 0},
-    {"l", NH_PARAM_REAL, 67, 1e-6, 1e6, "pendulum length [m] (paper: 67)", 0},
-    {"g", NH_PARAM_REAL, 9.81, 0, 1e3, "gravity [m/s^2] (not in the paper; spec 6 suggests 9.81)", 0},
-    {"beta_deg", NH_PARAM_REAL, 49, -90, 90, "latitude beta in DEGREES (paper: 49)", 0},
-    {"Omega", NH_PARAM_REAL, 7.2921159e-5, 0, 1, "Earth's rotation rate [rad/s] (sidereal; spec 6)", 0},
-    {"alpha", NH_PARAM_REAL, 1e-3, 0, 10, "Rayleigh damping alpha, force -alpha m qdot (paper: 1e-3 Exp 1, 1e-4 Exp 2)", 0},
+    [P_M] = {"m", NH_PARAM_REAL, 28, 1e-6, 1e6, "bob mass [kg] (paper: 28, Paris 1851)", 0},
+    [P_L] = {"l", NH_PARAM_REAL, 67, 1e-6, 1e6, "pendulum length [m] (paper: 67)", 0},
+    [P_G] = {"g", NH_PARAM_REAL, 9.81, 0, 1e3, "gravity [m/s^2] (not in the paper; spec 6 suggests 9.81)", 0},
+    [P_BETA] = {"beta_deg", NH_PARAM_REAL, 49, -90, 90, "latitude beta in DEGREES (paper: 49)", 0},
+    [P_OMEGA] = {"Omega", NH_PARAM_REAL, 7.2921159e-5, 0, 1, "Earth's rotation rate [rad/s] (sidereal; spec 6)", 0},
+    [P_ALPHA] = {"alpha", NH_PARAM_REAL, 1e-3, 0, 10,
+     "Rayleigh damping alpha, force -alpha m qdot (paper: 1e-3 Exp 1, 1e-4 Exp 2)", 0},
 };
+_Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
 /* s = Ω sin β, the vertical component of Earth's rotation (the precession rate is −s). */
 static double rate(const double *p) { return p[P_OMEGA] * sin(p[P_BETA] * (3.14159265358979323846 / 180)); }
@@ -230,7 +232,7 @@ const nh_system_type nh_system_foucault_pendulum = {
     .n = 2,
     .k = 1,
     .params = params,
-    .nparams = sizeof params / sizeof params[0],
+    .nparams = P_COUNT,
     .q0 = q_a1,
     .v0 = v_a1,
     .ic_doc = "q0 = (1, 0) m, v0 = (0, -s) with s = Omega sin(beta) = 5.50343e-5 rad/s (default Omega, "

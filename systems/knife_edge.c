@@ -8,15 +8,16 @@
 #include "systems/system.h"
 
 enum { X, Y, TH, N = 3 };
-enum { P_M, P_J, P_G, P_ALPHA };
+enum { P_M, P_J, P_G, P_ALPHA, P_COUNT };
 
 static const nh_param_desc params[] = {
-    {"m", NH_PARAM_REAL, 1, 1e-6, 1e6, "mass", 0},
-    {"J", NH_PARAM_REAL, 1, 1e-6, 1e6, "moment of inertia about the vertical axis", 0},
-    {"g", NH_PARAM_REAL, 2, 0, 1e3, "gravitational acceleration (g sin alpha = 1 with the defaults)", 0},
-    {"alpha", NH_PARAM_REAL, 0.5235987755982988, -1.5707963267948966, 1.5707963267948966,
+    [P_M] = {"m", NH_PARAM_REAL, 1, 1e-6, 1e6, "mass", 0},
+    [P_J] = {"J", NH_PARAM_REAL, 1, 1e-6, 1e6, "moment of inertia about the vertical axis", 0},
+    [P_G] = {"g", NH_PARAM_REAL, 2, 0, 1e3, "gravitational acceleration (g sin alpha = 1 with the defaults)", 0},
+    [P_ALPHA] = {"alpha", NH_PARAM_REAL, 0.5235987755982988, -1.5707963267948966, 1.5707963267948966,
      "inclination of the plane in radians (default pi/6)", 0},
 };
+_Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
 /* Acceleration down the slope, g sin α. */
 static double slope_gravity(const double *p) { return p[P_G] * sin(p[P_ALPHA]); }
@@ -126,7 +127,7 @@ const nh_system_type nh_system_knife_edge = {
     .n = N,
     .k = 1,
     .params = params,
-    .nparams = sizeof params / sizeof params[0],
+    .nparams = P_COUNT,
     .q0 = q_ic2,
     .v0 = v_ic2,
     .ic_doc = "preset ic2: q0 = (0, 0, 0.3), v0 = (0.5 cos 0.3, 0.5 sin 0.3, 1), H0 = 0.625 (spec/rattle.md 4 A IC-2)",

@@ -8,11 +8,12 @@
 #include "systems/system.h"
 
 enum { X, Y, N = 2 };
-enum { P_OMEGA };
+enum { P_OMEGA, P_COUNT };
 
 static const nh_param_desc params[] = {
-    {"omega", NH_PARAM_REAL, 1, 0, 1e3, "angular frequency (omega = 0: free particle)", 0},
+    [P_OMEGA] = {"omega", NH_PARAM_REAL, 1, 0, 1e3, "angular frequency (omega = 0: free particle)", 0},
 };
+_Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
 static void mass(const double *p, const double *q, double *M) {
   (void)p, (void)q;
@@ -84,7 +85,7 @@ const nh_system_type nh_system_oscillator = {
     .n = N,
     .k = 0,
     .params = params,
-    .nparams = sizeof params / sizeof params[0],
+    .nparams = P_COUNT,
     .q0 = q_ellipse,
     .v0 = v_ellipse,
     .ic_doc = "preset ellipse: q0 = (1, 0), v0 = (0, 0.5), E0 = 0.625 with omega = 1",

@@ -7,14 +7,15 @@
 
 #include "systems/system.h"
 
-enum { P_OMEGA2 };
+enum { P_OMEGA2, P_COUNT };
 
 static const nh_param_desc params[] = {
-    {"omega2", NH_PARAM_REAL, 0, 0, 100,
+    [P_OMEGA2] = {"omega2", NH_PARAM_REAL, 0, 0, 100,
      "omega^2 of the harmonic potential V = omega2 (x^2 + y^2)/2 (spec/discretization.md 3.3); "
      "0 = free particle, the only case with an exact solution",
      1},
 };
+_Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
 static void mass(const double *p, const double *q, double *M) {
   (void)p, (void)q;
@@ -110,7 +111,7 @@ const nh_system_type nh_system_particle = {
     .n = 3,
     .k = 1,
     .params = params,
-    .nparams = sizeof params / sizeof params[0],
+    .nparams = P_COUNT,
     .q0 = newmark_q,
     .v0 = newmark_v,
     .ic_doc = "q0 = (1, 1, -1), v0 = (1, -1, 1), E0 = 1.5 (paper Fig. 1; preset \"newmark\")",
@@ -126,4 +127,5 @@ const nh_system_type nh_system_particle = {
     .exact = exact,
     .npresets = sizeof presets / sizeof presets[0],
     .presets = presets,
+    .capabilities = NH_CAP_PARTICLE_STRUCTURE, /* the closed forms js_p1, js_p2new, js_p2orig */
 };

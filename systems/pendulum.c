@@ -20,13 +20,15 @@
 #define NH_SAMPLE_TRIES 1000000
 #endif
 
-enum { P_M, P_G, P_L };
+enum { P_M, P_G, P_L, P_COUNT };
 
 static const nh_param_desc params[] = {
-    {"m", NH_PARAM_REAL, 1, 1e-6, 1e6, "mass of the bob (M = m I)", 0},
-    {"g", NH_PARAM_REAL, 1, 0, 1e6, "gravity, V = m g y (spec/rattle.md 4 F suggests g = 1; g = 0: free circle)", 0},
-    {"l", NH_PARAM_REAL, 1, 1e-6, 1e6, "length, constraint phi(q) = (|q|^2 - l^2)/2", 0},
+    [P_M] = {"m", NH_PARAM_REAL, 1, 1e-6, 1e6, "mass of the bob (M = m I)", 0},
+    [P_G] = {"g", NH_PARAM_REAL, 1, 0, 1e6,
+     "gravity, V = m g y (spec/rattle.md 4 F suggests g = 1; g = 0: free circle)", 0},
+    [P_L] = {"l", NH_PARAM_REAL, 1, 1e-6, 1e6, "length, constraint phi(q) = (|q|^2 - l^2)/2", 0},
 };
+_Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
 static void mass(const double *p, const double *q, double *M) {
   (void)q;
@@ -163,7 +165,7 @@ const nh_system_type nh_system_pendulum = {
     .n = 2,
     .k = 1,
     .params = params,
-    .nparams = sizeof params / sizeof params[0],
+    .nparams = P_COUNT,
     .q0 = q0,
     .v0 = v0,
     .ic_doc = "theta0 = 0.5, thetadot0 = 1: q0 = (sin 0.5, -cos 0.5), v0 = (cos 0.5, sin 0.5), on the circle "

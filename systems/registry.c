@@ -1,32 +1,17 @@
-/* Every system nhbench knows. Adding a system: its own file and one line here. */
+/* Every system nhbench knows: the list is systems/systems.def, one NH_SYSTEM(name) line per system,
+ * read twice here (X-macro), once for the declarations and once for the NULL-terminated table. */
 #include <string.h>
 
 #include "systems/system.h"
 
-extern const nh_system_type nh_system_particle;
-extern const nh_system_type nh_system_chaotic_particle;
-extern const nh_system_type nh_system_cvt;
-extern const nh_system_type nh_system_knife_edge;
-extern const nh_system_type nh_system_chaplygin_sleigh;
-extern const nh_system_type nh_system_vertical_disk;
-extern const nh_system_type nh_system_falling_disk;
-extern const nh_system_type nh_system_foucault_pendulum;
-extern const nh_system_type nh_system_pendulum;
-extern const nh_system_type nh_system_oscillator;
-extern const nh_system_type nh_system_rotational_symmetry;
+#define NH_SYSTEM(name) extern const nh_system_type nh_system_##name;
+#include "systems/systems.def"
+#undef NH_SYSTEM
 
 const nh_system_type *const nh_system_types[] = {
-    &nh_system_particle,
-    &nh_system_chaotic_particle,
-    &nh_system_cvt,
-    &nh_system_knife_edge,
-    &nh_system_chaplygin_sleigh,
-    &nh_system_vertical_disk,
-    &nh_system_falling_disk,
-    &nh_system_foucault_pendulum,
-    &nh_system_pendulum,
-    &nh_system_oscillator,
-    &nh_system_rotational_symmetry,
+#define NH_SYSTEM(name) &nh_system_##name,
+#include "systems/systems.def"
+#undef NH_SYSTEM
     NULL,
 };
 

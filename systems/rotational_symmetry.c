@@ -16,7 +16,7 @@
 #include "systems/system.h"
 
 enum { X, Y, Z, N = 3 };
-enum { P_OMEGA2 };
+enum { P_OMEGA2, P_COUNT };
 
 /* The generic sampler's kinetic-energy margin and number of draws (systems/system.c,
  * spec/newmark.md §6 A10), and the guaranteed distance from the z axis along sampled orbits. */
@@ -25,11 +25,12 @@ enum { P_OMEGA2 };
 #define SAMPLE_RMIN 0.1
 
 static const nh_param_desc params[] = {
-    {"omega2", NH_PARAM_REAL, 1, 0, 100,
+    [P_OMEGA2] = {"omega2", NH_PARAM_REAL, 1, 0, 100,
      "omega^2 of the rotation-invariant potential V = omega2 (x^2 + y^2)/2; 1 in spec/rattle.md 4 E, 0 gives "
      "V = 0 (exact discrete energy of nh_rattle, Thm 5.1)",
      0},
 };
+_Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
 static void mass(const double *p, const double *q, double *M) {
   (void)p, (void)q;
@@ -142,7 +143,7 @@ const nh_system_type nh_system_rotational_symmetry = {
     .n = N,
     .k = 1,
     .params = params,
-    .nparams = sizeof params / sizeof params[0],
+    .nparams = P_COUNT,
     .q0 = q_rattle,
     .v0 = v_rattle,
     .ic_doc = "preset rattle: q0 = (1, 0, 0), v0 = (0.5, 1, -0.5), J0 = 1, lambda(0) = 0, H0 = 1.25 "

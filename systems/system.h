@@ -97,7 +97,21 @@ typedef struct nh_system_type {
    * sample NULL, why the system has no sampler. Returns 0, or -1 if no state was found. */
   int (*sample)(const double *p, double E, gsl_rng *rng, nh_state *x);
   const char *sampler_doc;
+  /* Structure the system guarantees for every parameter value, as NH_CAP_* bits; methods written
+   * in closed form for a structure check the bit, never the system's name. 0: none. */
+  unsigned capabilities;
 } nh_system_type;
+
+/* Capabilities (bits of nh_system_type.capabilities). */
+enum {
+  /* The nonholonomic particle structure the closed-form Jiménez–Scheurle schemes js_p1, js_p2new
+   * and js_p2orig are written for (spec/discretization.md §2.6–2.7, §3.3): n = 3, k = 1,
+   * q = (x, y, z), M = I, one linear homogeneous constraint μ(q) = (−y, 0, 1) (ż = y ẋ), no
+   * damping or forcing, and V = ½ω²(x² + y²) with a constant ω² ≥ 0, i.e. ∇V = ω²(x, y, 0) linear
+   * in q (P2 solves its trapezoidal force in closed form only because of this). The schemes read
+   * ω² as the constant ∂²V/∂x² = hess_potential(p, q)[0]. */
+  NH_CAP_PARTICLE_STRUCTURE = 1u << 0,
+};
 
 /* A system instance: a type, its parameter values and, for a constant mass matrix, M and M⁻¹. */
 typedef struct {

@@ -9,14 +9,15 @@
 #include "systems/system.h"
 
 enum { X, Y, TH, PHI, N = 4 };
-enum { P_M, P_IR, P_IH, P_R };
+enum { P_M, P_IR, P_IH, P_R, P_COUNT };
 
 static const nh_param_desc params[] = {
-    {"m", NH_PARAM_REAL, 1, 1e-6, 1e6, "mass", 0},
-    {"I_r", NH_PARAM_REAL, 0.5, 1e-6, 1e6, "moment of inertia about the rolling axis", 0},
-    {"I_h", NH_PARAM_REAL, 0.25, 1e-6, 1e6, "moment of inertia about the vertical (heading) axis", 0},
-    {"R", NH_PARAM_REAL, 1, 1e-6, 1e6, "radius", 0},
+    [P_M] = {"m", NH_PARAM_REAL, 1, 1e-6, 1e6, "mass", 0},
+    [P_IR] = {"I_r", NH_PARAM_REAL, 0.5, 1e-6, 1e6, "moment of inertia about the rolling axis", 0},
+    [P_IH] = {"I_h", NH_PARAM_REAL, 0.25, 1e-6, 1e6, "moment of inertia about the vertical (heading) axis", 0},
+    [P_R] = {"R", NH_PARAM_REAL, 1, 1e-6, 1e6, "radius", 0},
 };
+_Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
 static void mass(const double *p, const double *q, double *M) {
   (void)q;
@@ -104,7 +105,7 @@ const nh_system_type nh_system_vertical_disk = {
     .n = N,
     .k = 2,
     .params = params,
-    .nparams = sizeof params / sizeof params[0],
+    .nparams = P_COUNT,
     .q0 = q_ic1,
     .v0 = v_ic1,
     .ic_doc = "preset ic1: q0 = (0, 0, 0, 0), v0 = (1, 0, 1, 1), H0 = 0.875 (spec/rattle.md 4 D)",
