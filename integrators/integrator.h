@@ -1,5 +1,5 @@
 /* The integrator interface. One file per method family implements const nh_integrator_type
- * tables; integrators/registry.c lists them. A method *instance* (nh_method) is a type plus
+ * tables; one line of integrators/integrators.def registers each. A method *instance* (nh_method) is a type plus
  * parameter values, and for compositions a base method: it is what the method syntax
  * `triple_jump(nh_newmark(alpha=0.5))` names, on the command line, in study specs and in HDF5. */
 #ifndef NH_INTEGRATOR_H
@@ -121,7 +121,7 @@ struct nh_method {
   nh_method *adjoint; /* compositions that use it: the base's adjoint (owned, may equal NULL) */
 };
 
-/* Registry (integrators/registry.c). */
+/* Registry (integrators/registry.c, from integrators/integrators.def). */
 extern const nh_integrator_type *const nh_integrator_types[];
 const nh_integrator_type *nh_integrator_type_find(const char *name);
 

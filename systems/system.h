@@ -3,7 +3,7 @@
  * optionally with mass-proportional damping −α M v and a time-dependent generalized force F(t)
  * (spec/newmark.md §2.0, spec/herglotz.md §2.1). The equations of motion are
  *   M v̇ = −∇V − Ṁv + ½ ∂_q(vᵀMv) − α M v + F(t) + Aᵀλ.
- * One file per system implements one const nh_system_type; systems/registry.c lists them.
+ * One file per system implements one const nh_system_type; one line of systems/systems.def registers it.
  * Optional entries are NULL when absent: an integrator that needs what a system lacks (constant M,
  * linear constraints, no damping or forcing, a holonomic constraint) declines it by its flags. */
 #ifndef NH_SYSTEM_H
@@ -137,7 +137,7 @@ int nh_system_set_params_text(nh_system *sys, const char *text, char *err, size_
 /* Sets the state (and parameters) of a named preset; -1 with a message if unknown. */
 int nh_system_apply_preset(nh_system *sys, const char *name, nh_state *x, char *err, size_t errlen);
 
-/* Registry (systems/registry.c). */
+/* Registry (systems/registry.c, from systems/systems.def). */
 extern const nh_system_type *const nh_system_types[];
 const nh_system_type *nh_system_type_find(const char *name);
 
