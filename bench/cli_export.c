@@ -70,7 +70,8 @@ static const char usage[] =
     "  LIST: comma-separated method indices, or all; default: the methods listed in the spec itself,\n"
     "        not those added by a grid (the file's `primary` dataset; all if it flags none)\n"
     "Exit status 2 for bad usage, a table of another study kind, an index out of range, or a file\n"
-    "that is not a readable results file of schema version 2.\n";
+    "that is not a readable results file of schema version 2.\n"
+    "  -h, --help              this text\n";
 
 enum {
   O_METHOD = 1, O_ICS = 2, O_RELATIVE = 4, O_IC = 8, O_METHODS = 16, O_GRID = 32, O_STAT = 64, O_PRIMARY = 128,
@@ -653,41 +654,78 @@ static const struct {
 };
 #define NTABLES (int)(sizeof tables / sizeof tables[0])
 
-/* One option (and its value) at argv[*i]; 0, or an exit status. */
-static int parse_option(int argc, char **argv, int *i, opts *o) {
-  const char *a = argv[*i];
-  const int has = *i + 1 < argc;
-  long v;
-  if (strcmp(a, "--relative") == 0) {
-    o->given |= O_RELATIVE, o->relative = 1;
-  } else if (strcmp(a, "--primary") == 0) {
-    o->given |= O_PRIMARY, o->primary = 1;
-  } else if (!strcmp(a, "--method") || !strcmp(a, "--ic") || !strcmp(a, "--grid") || !strcmp(a, "--h")) {
-    if (!has || parse_index(argv[*i + 1], &v)) return bad("%s needs a whole number >= 0", a);
-    ++*i;
-    if (!strcmp(a, "--method")) o->given |= O_METHOD, o->method = (int)v;
-    else if (!strcmp(a, "--ic")) o->given |= O_IC, o->ic = (int)v;
-    else if (!strcmp(a, "--grid")) o->given |= O_GRID, o->grid = (int)v;
-    else o->given |= O_H, o->h = (int)v;
-  } else if (strcmp(a, "--ics") == 0) {
-    if (!has) return bad("%s needs A:B (initial conditions A, ..., B-1), A: or A", a);
+/* The value of option flag (O_*) into o; 0, or an exit status with a message. */
+static int set_option(int flag, const char *arg, opts *o) {
+  long v = 0;
+  const int index_option = flag & (O_METHOD | O_IC | O_GRID | O_H);
+  if (index_option && parse_index(arg, &v)) {
+    int b = 0;
+    while (!(flag & (1 << b))) b++;
+    fprintf(stderr, "%s: %s needs a whole number >= 0, not '%s'\n", prog, option_names[b], arg);
+    fputs("(nhbench export --help lists the tables and their options)\n", stderr);
+    return NH_EXIT_USAGE;
+  }
+  o->given |= flag;
+  switch (flag) {
+  case O_RELATIVE: o->relative = 1; break;
+  case O_PRIMARY: o->primary = 1; break;
+  case O_METHOD: o->method = (int)v; break;
+  case O_IC: o->ic = (int)v; break;
+  case O_GRID: o->grid = (int)v; break;
+  case O_H: o->h = (int)v; break;
+  case O_METHODS: o->methods = arg; break;
+  case O_STAT: o->stat = arg; break;
+  case O_OBS: o->observable = arg; break;
+  case O_NORM: o->norm = arg; break;
+  case O_ICS: {
     char buf[64];
-    snprintf(buf, sizeof buf, "%s", argv[++*i]);
+    snprintf(buf, sizeof buf, "%s", arg);
     char *colon = strchr(buf, ':');
     if (colon) *colon = '\0';
     long x, y = -2;
     if (parse_index(buf, &x) || (colon && colon[1] && parse_index(colon + 1, &y)))
-      return bad("--ics '%s': expected A:B (initial conditions A, ..., B-1), A: or A", argv[*i]);
-    o->given |= O_ICS, o->ics_a = x, o->ics_b = colon ? y : -1;
-  } else if (!strcmp(a, "--methods") || !strcmp(a, "--stat") || !strcmp(a, "--observable") || !strcmp(a, "--norm")) {
-    if (!has) return bad("%s needs a value", a);
-    const char *val = argv[++*i];
-    if (!strcmp(a, "--methods")) o->given |= O_METHODS, o->methods = val;
-    else if (!strcmp(a, "--stat")) o->given |= O_STAT, o->stat = val;
-    else if (!strcmp(a, "--observable")) o->given |= O_OBS, o->observable = val;
-    else o->given |= O_NORM, o->norm = val;
-  } else {
-    return bad("unknown option '%s'", a);
+      return bad("--ics '%s': expected A:B (initial conditions A, ..., B-1), A: or A", arg);
+    o->ics_a = x, o->ics_b = colon ? y : -1;
+    break;
+  }
+  }
+  return 0;
+}
+
+/* The command line of export. */
+typedef struct {
+  const char *path, *table;
+  int help;
+  opts o;
+} export_args;
+
+/* Parses argv into a; 0, or an exit status. Options may come before or after FILE and TABLE. */
+static int parse_export_args(int argc, char **argv, export_args *a) {
+  static const struct option longopts[] = {
+      {"method", required_argument, NULL, O_METHOD},   {"ics", required_argument, NULL, O_ICS},
+      {"relative", no_argument, NULL, O_RELATIVE},     {"ic", required_argument, NULL, O_IC},
+      {"methods", required_argument, NULL, O_METHODS}, {"grid", required_argument, NULL, O_GRID},
+      {"stat", required_argument, NULL, O_STAT},       {"primary", no_argument, NULL, O_PRIMARY},
+      {"h", required_argument, NULL, O_H},             {"observable", required_argument, NULL, O_OBS},
+      {"norm", required_argument, NULL, O_NORM},       {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
+  memset(a, 0, sizeof *a);
+  a->o.ics_a = a->o.ics_b = -1;
+  int c, rc;
+  while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    if (c == 'h') return a->help = 1, 0;
+    if (c == '?' || c == ':') return nh_cli_bad_option(prog, usage, c, argv);
+    if ((rc = set_option(c, optarg, &a->o))) return rc;
+  }
+  for (int i = optind; i < argc; i++) {
+    if (!a->path) a->path = argv[i];
+    else if (!a->table) a->table = argv[i];
+    else if (strcmp(a->table, "attr") == 0 && !a->o.attr) a->o.attr = argv[i];
+    else return bad("unexpected argument '%s'", argv[i]);
+  }
+  if (!a->path || !a->table) {
+    fprintf(stderr, "%s: %s\n%s", prog, a->path ? "no TABLE given" : "no FILE.h5 and TABLE given", usage);
+    return NH_EXIT_USAGE;
   }
   return 0;
 }
@@ -725,41 +763,30 @@ static int run_table(int t, const char *path, const opts *o) {
   return rc;
 }
 
-int nh_cli_export(int argc, char **argv) {
-  const char *path = NULL, *table = NULL;
-  opts o = {0};
-  o.ics_a = o.ics_b = -1;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      fputs(usage, stdout);
-      return 0;
-    }
-    int rc = a[0] == '-' && a[1] ? parse_option(argc, argv, &i, &o) : 0;
-    if (rc) return rc;
-    if (a[0] == '-' && a[1]) continue;
-    if (!path) path = a;
-    else if (!table) table = a;
-    else if (strcmp(table, "attr") == 0 && !o.attr) o.attr = a;
-    else return bad("unexpected argument '%s'", a);
-  }
-  if (!path || !table) {
-    fputs(usage, stderr);
-    return 2;
-  }
+/* The index of the table named name and its options checked; -1 with a message if not. */
+static int find_table(const char *name, const opts *o) {
   int t = -1;
   for (int i = 0; i < NTABLES; i++)
-    if (strcmp(table, tables[i].name) == 0) t = i;
-  if (t < 0) return bad("unknown table '%s'", table);
-  if (check_options(t, &o)) return 2;
-  if (strcmp(table, "attr") == 0 && !o.attr)
-    return bad("%s", "attr needs an attribute NAME, e.g. nhbench export FILE.h5 attr system");
-  int rc = run_table(t, path, &o);
+    if (strcmp(name, tables[i].name) == 0) t = i;
+  if (t < 0) return bad("unknown table '%s'", name), -1;
+  if (check_options(t, o)) return -1;
+  if (strcmp(name, "attr") == 0 && !o->attr)
+    return bad("%s", "attr needs an attribute NAME, e.g. nhbench export FILE.h5 attr system"), -1;
+  return t;
+}
+
+int nh_cli_export(int argc, char **argv) {
+  export_args a;
+  int rc = parse_export_args(argc, argv, &a);
+  if (rc || a.help) return a.help ? (fputs(usage, stdout), NH_EXIT_OK) : rc;
+  int t = find_table(a.table, &a.o);
+  if (t < 0) return NH_EXIT_USAGE;
+  rc = run_table(t, a.path, &a.o);
   /* A reader that stops early (gnuplot's `index N` does) is no error: EPIPE passes quietly. */
   errno = 0;
   if ((fflush(stdout) != 0 || ferror(stdout)) && errno != EPIPE) {
     fprintf(stderr, "%s: writing the table failed: %s\n", prog, strerror(errno));
-    return 1;
+    return NH_EXIT_FAILED;
   }
   return rc;
 }

@@ -11,7 +11,7 @@
 #define WIDTH 120 /* terminal columns the tables fit in; longer method names are cut */
 
 static const char usage[] =
-    "usage: nhbench info FILE.h5\n"
+    "usage: nhbench info [-h | --help] FILE.h5\n"
     "  A readable summary of a results file written by `nhbench run`: the study, its provenance,\n"
     "  and per method\n"
     "  - convergence: the expected and observed order (least-squares slope of log err against\n"
@@ -27,7 +27,10 @@ static const char usage[] =
     "  - work_precision: error, counted work and wall time per method and h, Pareto fronts marked.\n"
     "  Statistics are those the writer stored (results/README.md). Full method names:\n"
     "  nhbench export FILE.h5 methods. Exit status 2 if FILE is not a readable results file of\n"
-    "  schema version 2.\n";
+    "  schema version 2.\n"
+    "  -h, --help   this text\n";
+
+static const char prog[] = "nhbench info";
 
 static int cut_names; /* a name was shortened in a table */
 
@@ -177,33 +180,56 @@ static void print_convergence_setup(nh_h5 *f, const double *h, int nh, const int
   free(ref);
 }
 
+/* What the convergence summary reads from the file. */
+typedef struct {
+  int nh;
+  double *h, *err, *resid, *wall;
+  nh_cost *cost;
+  int *failures;
+  nh_order_row *orders;
+} conv_data;
+
+static void free_conv(const nh_h5 *f, conv_data *d) {
+  nh_h5_free_orders(d->orders, f->nmethods);
+  free(d->h), free(d->err), free(d->cost), free(d->failures), free(d->resid), free(d->wall);
+}
+
+/* 0, or -1 with a message (free_conv either way). */
+static int read_conv(nh_h5 *f, conv_data *d) {
+  memset(d, 0, sizeof *d);
+  if (!(d->h = nh_h5_doubles(f, "h", "h", NULL)) || !(d->err = nh_h5_doubles(f, "err", "method,h", NULL)) ||
+      !(d->cost = nh_h5_costs(f, "cost", "method,h", NULL)) ||
+      !(d->failures = nh_h5_ints(f, "summary/failures", "method", NULL)) ||
+      !(d->resid = nh_h5_doubles(f, "summary/max_constraint_residual", "method", NULL)) ||
+      !(d->wall = nh_h5_doubles(f, "summary/wall_time", "method", NULL)) || !(d->orders = nh_h5_read_orders(f)))
+    return -1;
+  d->nh = (int)nh_h5_dim(f, "h");
+  if (d->nh > 0) return 0;
+  fprintf(stderr, "%s: %s: no step sizes in /convergence/h\n", prog, f->path);
+  return -1;
+}
+
+static void print_conv_cost(const nh_h5 *f, const conv_data *d, int fin) {
+  printf("\nCost at the finest h = %g; max resid: max over all h of max_t |mu(q).v|; wall: all h:\n", d->h[fin]);
+  print_cost_header();
+  for (int m = 0; m < f->nmethods; m++)
+    print_cost_row(m, f->methods[m], d->resid[m], &d->cost[(size_t)m * d->nh + fin], d->wall[m]);
+}
+
 static int info_convergence(nh_h5 *f) {
-  const int nm = f->nmethods;
-  double *h = nh_h5_doubles(f, "h", "h", NULL);
-  double *err = h ? nh_h5_doubles(f, "err", "method,h", NULL) : NULL;
-  nh_cost *cost = err ? nh_h5_costs(f, "cost", "method,h", NULL) : NULL;
-  int *failures = cost ? nh_h5_ints(f, "summary/failures", "method", NULL) : NULL;
-  double *resid = failures ? nh_h5_doubles(f, "summary/max_constraint_residual", "method", NULL) : NULL;
-  double *wall = resid ? nh_h5_doubles(f, "summary/wall_time", "method", NULL) : NULL;
-  nh_order_row *orders = wall ? nh_h5_read_orders(f) : NULL;
-  const int nh = orders ? (int)nh_h5_dim(f, "h") : 0;
+  conv_data d;
   int rc = 2;
-  if (orders && nh == 0) fprintf(stderr, "nhbench info: %s: no step sizes in /convergence/h\n", f->path);
-  if (orders && nh > 0) {
-    int *byh = by_h(h, nh);
+  if (read_conv(f, &d) == 0) {
+    int *byh = by_h(d.h, d.nh);
     print_header(f);
-    print_convergence_setup(f, h, nh, byh);
+    print_convergence_setup(f, d.h, d.nh, byh);
     rc = print_ics(f) ? 2 : 0;
-    printf("  methods      %d\n\n", nm);
-    if (rc == 0) print_orders(f, orders, err, failures, nh, byh[0]);
-    if (rc == 0) printf("\nCost at the finest h = %g; max resid: max over all h of max_t |mu(q).v|; wall: all h:\n", h[byh[0]]);
-    if (rc == 0) print_cost_header();
-    for (int m = 0; rc == 0 && m < nm; m++)
-      print_cost_row(m, f->methods[m], resid[m], &cost[(size_t)m * nh + byh[0]], wall[m]);
+    printf("  methods      %d\n\n", f->nmethods);
+    if (rc == 0) print_orders(f, d.orders, d.err, d.failures, d.nh, byh[0]);
+    if (rc == 0) print_conv_cost(f, &d, byh[0]);
     free(byh);
   }
-  nh_h5_free_orders(orders, nm);
-  free(h), free(err), free(cost), free(failures), free(resid), free(wall);
+  free_conv(f, &d);
   return rc;
 }
 
@@ -484,7 +510,7 @@ static int read_wp(nh_h5 *f, wp_data *w) {
   w->k = -1;
   for (int i = 0; pn && i < NH_WP_NORMS; i++)
     if (strcmp(pn, nh_wp_norm_names[i]) == 0) w->k = i;
-  if (pn && w->k < 0) fprintf(stderr, "nhbench info: %s: unknown pareto_norm '%s'\n", f->path, pn);
+  if (pn && w->k < 0) fprintf(stderr, "%s: %s: unknown pareto_norm '%s'\n", prog, f->path, pn);
   free(pn);
   return w->k < 0 || !(w->h = nh_h5_doubles(f, "h", "h", NULL)) ||
                  !(w->err = nh_h5_doubles(f, "err", "method,h,norm", NULL)) ||
@@ -499,6 +525,25 @@ static int read_wp(nh_h5 *f, wp_data *w) {
 
 static void free_wp(wp_data *w) { free(w->h), free(w->err), free(w->work), free(w->wall), free(w->pw), free(w->pt), free(w->status); }
 
+static void print_wp_rows(const nh_h5 *f, const wp_data *w, long long nh) {
+  printf("\nError at T in the %s norm against counted work (rhs + Jacobian + constraint evaluations) and\n"
+         "wall time; pareto: W on the work front, T on the time front (no other run is better in both):\n",
+         nh_wp_norm_names[w->k]);
+  printf("%4s %10s %10s %12s %10s %6s  %s\n", "#", "h", "err", "work", "wall[s]", "pareto", "status");
+  for (int m = 0; m < f->nmethods; m++) {
+    printf("%4d ", m);
+    put_name(f->methods[m], 5);
+    for (long long i = 0; i < nh; i++) {
+      size_t c = (size_t)m * (size_t)nh + (size_t)i;
+      char e[24], marks[4] = "";
+      if (w->pw[c]) strcat(marks, "W");
+      if (w->pt[c]) strcat(marks, "T");
+      printf("%4s %10.4g %10s %12.6g %10.3g %6s  %s\n", "", w->h[i], num(e, sizeof e, w->err[c * NH_WP_NORMS + (size_t)w->k]),
+             w->work[c], w->wall[c], marks, status_name(w->status[c]));
+    }
+  }
+}
+
 static int info_work_precision(nh_h5 *f) {
   wp_data w;
   int rc = 2, repeats = 0;
@@ -507,22 +552,7 @@ static int info_work_precision(nh_h5 *f) {
     print_header(f);
     printf("  h            %lld values; wall time: the median of %d runs\n", nh, repeats);
     if (print_ics(f) == 0) {
-      printf("\nError at T in the %s norm against counted work (rhs + Jacobian + constraint evaluations) and\n"
-             "wall time; pareto: W on the work front, T on the time front (no other run is better in both):\n",
-             nh_wp_norm_names[w.k]);
-      printf("%4s %10s %10s %12s %10s %6s  %s\n", "#", "h", "err", "work", "wall[s]", "pareto", "status");
-      for (int m = 0; m < f->nmethods; m++) {
-        printf("%4d ", m);
-        put_name(f->methods[m], 5);
-        for (long long i = 0; i < nh; i++) {
-          size_t c = (size_t)m * (size_t)nh + (size_t)i;
-          char e[24], marks[4] = "";
-          if (w.pw[c]) strcat(marks, "W");
-          if (w.pt[c]) strcat(marks, "T");
-          printf("%4s %10.4g %10s %12.6g %10.3g %6s  %s\n", "", w.h[i], num(e, sizeof e, w.err[c * NH_WP_NORMS + (size_t)w.k]),
-                 w.work[c], w.wall[c], marks, status_name(w.status[c]));
-        }
-      }
+      print_wp_rows(f, &w, nh);
       rc = 0;
     }
   }
@@ -530,31 +560,32 @@ static int info_work_precision(nh_h5 *f) {
   return rc;
 }
 
+/* The file argument of info; 0, or an exit status (NH_EXIT_OK after --help). */
+static int parse_info_args(int argc, char **argv, const char **path) {
+  static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  int c;
+  while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    if (c == 'h') return fputs(usage, stdout), -1;
+    return nh_cli_bad_option(prog, usage, c, argv);
+  }
+  if (optind + 1 < argc) return nh_cli_bad_argument(prog, usage, argv[optind + 1]);
+  if (optind >= argc) return fprintf(stderr, "%s: no FILE.h5 given\n%s", prog, usage), NH_EXIT_USAGE;
+  *path = argv[optind];
+  return 0;
+}
+
 int nh_cli_info(int argc, char **argv) {
   const char *path = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      fputs(usage, stdout);
-      return 0;
-    }
-    if (argv[i][0] == '-' || path) {
-      fprintf(stderr, "nhbench info: unexpected argument '%s'\n%s", argv[i], usage);
-      return 2;
-    }
-    path = argv[i];
-  }
-  if (!path) {
-    fputs(usage, stderr);
-    return 2;
-  }
+  int rc = parse_info_args(argc, argv, &path);
+  if (rc) return rc < 0 ? NH_EXIT_OK : rc;
   nh_h5 f;
-  if (nh_h5_open(&f, "nhbench info", path)) return 2;
+  if (nh_h5_open(&f, prog, path)) return NH_EXIT_USAGE;
   static int (*const by_kind[NH_STUDY_KINDS])(nh_h5 *) = {
       [NH_STUDY_CONVERGENCE] = info_convergence, [NH_STUDY_ENSEMBLE] = info_ensemble,
       [NH_STUDY_TRAJECTORY] = info_trajectory,   [NH_STUDY_ONESTEP] = info_onestep,
       [NH_STUDY_WORK_PRECISION] = info_work_precision};
   cut_names = 0;
-  int rc = by_kind[f.kind](&f);
+  rc = by_kind[f.kind](&f);
   if (rc == 0 && cut_names) printf("\n(names cut to %d columns; full names: nhbench export %s methods)\n", WIDTH, path);
   nh_h5_close(&f);
   return rc;

@@ -158,18 +158,28 @@ static int list_observables(const char *filter) {
 
 static const char usage[] =
     "usage: nhbench list [systems|methods|observables] [NAME]\n"
-    "  every system, method or observable with its parameters and documentation; with NAME only that one\n";
+    "  every system, method or observable with its parameters and documentation (all three lists\n"
+    "  without an argument); with NAME only that one\n"
+    "  -h, --help   this text\n"
+    "Exit status 2 for an unknown list or NAME.\n";
+
+static const char prog[] = "nhbench list";
 
 int nh_cli_list(int argc, char **argv) {
-  const char *what = argc > 1 ? argv[1] : "all", *name = argc > 2 ? argv[2] : NULL;
+  static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  int c;
+  while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    if (c == 'h') return fputs(usage, stdout), NH_EXIT_OK;
+    return nh_cli_bad_option(prog, usage, c, argv);
+  }
+  if (argc - optind > 2) return nh_cli_bad_argument(prog, usage, argv[optind + 2]);
+  const char *what = optind < argc ? argv[optind] : "all", *name = optind + 1 < argc ? argv[optind + 1] : NULL;
   int found = 1;
-  if (strcmp(what, "--help") == 0 || strcmp(what, "-h") == 0) return fputs(usage, stdout), 0;
-  if (argc > 3) return fputs(usage, stderr), 2;
   if (strcmp(what, "systems") == 0) found = list_systems(name);
   else if (strcmp(what, "methods") == 0) found = list_methods(name);
   else if (strcmp(what, "observables") == 0) found = list_observables(name);
   else if (strcmp(what, "all") == 0 && !name) list_systems(NULL), printf("\n"), list_methods(NULL), printf("\n"), list_observables(NULL);
-  else return fprintf(stderr, "nhbench list: unknown list '%s'\n%s", what, usage), 2;
-  if (!found) return fprintf(stderr, "nhbench list: no %s named '%s'\n", what, name), 2;
-  return 0;
+  else return fprintf(stderr, "%s: unknown list '%s' (systems, methods or observables)\n%s", prog, what, usage), NH_EXIT_USAGE;
+  if (!found) return fprintf(stderr, "%s: no %s named '%s'\n", prog, what, name), NH_EXIT_USAGE;
+  return NH_EXIT_OK;
 }

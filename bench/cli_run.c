@@ -1,4 +1,4 @@
-/* nhbench run SPEC.cfg [-o OUT.h5] [--threads N] [--set PATH=VALUE ...] */
+/* nhbench run SPEC.cfg [--output OUT.h5] [--threads N] [--set PATH=VALUE ...] [--check-orders] */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,14 +9,62 @@
 #include "studies/study.h"
 
 static const char usage[] =
-    "usage: nhbench run SPEC.cfg [-o OUT.h5] [--threads N] [--set PATH=VALUE ...]\n"
-    "  -o OUT.h5         results file (default: results/<spec name>.h5); written to a temporary\n"
-    "                    name and renamed when complete\n"
-    "  --threads N       OpenMP threads (default: OMP_NUM_THREADS or all cores); results do not\n"
-    "                    depend on it\n"
-    "  --set PATH=VALUE  override a spec setting, e.g. --set T=10000 --set ensemble.count=100\n"
-    "  --check-orders    convergence studies: print observed against expected orders and exit 1\n"
-    "                    if any differs by more than the spec's order_tolerance (default 0.15)\n";
+    "usage: nhbench run SPEC.cfg [--output OUT.h5] [--threads N] [--set PATH=VALUE ...] [--check-orders]\n"
+    "  -o, --output OUT.h5     results file (default: results/<spec name>.h5); written to a temporary\n"
+    "                          name and renamed when complete\n"
+    "  -j, --threads N         OpenMP threads (default: OMP_NUM_THREADS or all cores); results do not\n"
+    "                          depend on it\n"
+    "  -s, --set PATH=VALUE    override a spec setting, e.g. --set T=10000 --set ensemble.count=100\n"
+    "  -c, --check-orders      convergence studies: print observed against expected orders and exit 1\n"
+    "                          if any differs by more than the spec's order_tolerance (default 0.15)\n"
+    "  -h, --help              this text\n"
+    "Exit status: 0 success, 1 a failed run or order check, 2 bad usage or a bad spec.\n";
+
+static const char prog[] = "nhbench run";
+
+/* The command line of run. */
+typedef struct {
+  const char *spec, *out;
+  const char **overrides;
+  int noverrides, check_orders, help;
+} run_args;
+
+/* Parses argv into a (overrides: free a->overrides); 0, or an exit status. */
+static int parse_run_args(int argc, char **argv, run_args *a) {
+  static const struct option longopts[] = {
+      {"output", required_argument, NULL, 'o'}, {"threads", required_argument, NULL, 'j'},
+      {"set", required_argument, NULL, 's'},    {"check-orders", no_argument, NULL, 'c'},
+      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+  memset(a, 0, sizeof *a);
+  a->overrides = calloc((size_t)argc + 1, sizeof *a->overrides);
+  int c;
+  while ((c = getopt_long(argc, argv, ":o:j:s:ch", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'o': a->out = optarg; break;
+    case 's': a->overrides[a->noverrides++] = optarg; break;
+    case 'c': a->check_orders = 1; break;
+    case 'h': a->help = 1; return 0;
+    case 'j': {
+      char *end;
+      long t = strtol(optarg, &end, 10);
+      if (!*optarg || *end || t < 1 || t > 1024) {
+        fprintf(stderr, "%s: --threads '%s' is not a whole number in 1..1024\n", prog, optarg);
+        return NH_EXIT_USAGE;
+      }
+      omp_set_num_threads((int)t);
+      break;
+    }
+    default: return nh_cli_bad_option(prog, usage, c, argv);
+    }
+  }
+  if (optind < argc) a->spec = argv[optind++];
+  if (optind < argc) return nh_cli_bad_argument(prog, usage, argv[optind]);
+  if (!a->spec) {
+    fprintf(stderr, "%s: no SPEC.cfg given\n%s", prog, usage);
+    return NH_EXIT_USAGE;
+  }
+  return 0;
+}
 
 static char *default_output(const char *spec) {
   const char *base = strrchr(spec, '/');
@@ -73,54 +121,16 @@ static int run_and_write(const nh_study *st, const char *path, const char *comma
   }
 }
 
-int nh_cli_run(int argc, char **argv) {
-  const char *spec = NULL, *out_arg = NULL;
-  const char **overrides = calloc((size_t)argc, sizeof *overrides);
-  int noverrides = 0, rc = 2, check_orders = 0, orders_failed = 0;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      fputs(usage, stdout);
-      free(overrides);
-      return 0;
-    } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
-      out_arg = argv[++i];
-    } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-      char *end;
-      long t = strtol(argv[++i], &end, 10);
-      if (*end || t < 1 || t > 1024) {
-        fprintf(stderr, "nhbench run: --threads '%s' is not a positive whole number\n", argv[i]);
-        free(overrides);
-        return 2;
-      }
-      omp_set_num_threads((int)t);
-    } else if (strcmp(argv[i], "--check-orders") == 0) {
-      check_orders = 1;
-    } else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
-      overrides[noverrides++] = argv[++i];
-    } else if (argv[i][0] == '-' || spec) {
-      fprintf(stderr, "nhbench run: unexpected argument '%s'\n%s", argv[i], usage);
-      free(overrides);
-      return 2;
-    } else {
-      spec = argv[i];
-    }
-  }
-  if (!spec) {
-    fputs(usage, stderr);
-    free(overrides);
-    return 2;
-  }
-  char *out = out_arg ? NULL : default_output(spec);
-  const char *path = out_arg ? out_arg : out;
-  char *command = join_args(argc, argv);
+/* Loads, runs and writes the study of a: 0, 1 (a failed run or order check) or 2 (a bad spec). */
+static int run_study(const run_args *a, const char *path, const char *command) {
   char err[2048] = "";
   nh_study st;
-  if (nh_study_load(spec, overrides, noverrides, &st, err, sizeof err)) {
+  if (nh_study_load(a->spec, a->overrides, a->noverrides, &st, err, sizeof err)) {
     fprintf(stderr, "nhbench: %s\n", err);
     nh_study_free(&st);
-    goto done;
+    return NH_EXIT_USAGE;
   }
-  rc = 1;
+  int rc = 1, orders_failed = 0;
   fprintf(stderr, "nhbench: %s study of %s, %d methods, %d threads -> %s\n", nh_study_kind_name(st.kind),
           st.sys.type->name, st.nmethods, omp_get_max_threads(), path);
   if (st.kind == NH_STUDY_CONVERGENCE) {
@@ -128,18 +138,28 @@ int nh_cli_run(int argc, char **argv) {
     if (nh_run_convergence(&st, &r, err, sizeof err) == 0 &&
         nh_write_convergence(path, &st, &r, command, err, sizeof err) == 0)
       rc = 0;
-    orders_failed = rc == 0 && check_orders && report_orders(&st, &r);
+    orders_failed = rc == 0 && a->check_orders && report_orders(&st, &r);
     nh_convergence_result_free(&r);
   } else {
     rc = run_and_write(&st, path, command, err, sizeof err);
   }
   if (rc) fprintf(stderr, "nhbench: %s\n", err);
   else fprintf(stderr, "nhbench: wrote %s\n", path);
-  if (orders_failed) rc = 1;
   nh_study_free(&st);
-done:
+  return rc || orders_failed ? NH_EXIT_FAILED : NH_EXIT_OK;
+}
+
+int nh_cli_run(int argc, char **argv) {
+  run_args a;
+  char *command = join_args(argc, argv); /* before getopt_long permutes argv */
+  int rc = parse_run_args(argc, argv, &a);
+  if (rc == 0 && a.help) fputs(usage, stdout);
+  if (rc == 0 && !a.help) {
+    char *out = a.out ? NULL : default_output(a.spec);
+    rc = run_study(&a, a.out ? a.out : out, command);
+    free(out);
+  }
   free(command);
-  free(out);
-  free(overrides);
+  free(a.overrides);
   return rc;
 }

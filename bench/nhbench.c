@@ -4,31 +4,108 @@
 
 #include "bench/cli.h"
 
+#ifndef NHBENCH_VERSION
+#define NHBENCH_VERSION "unknown" /* the build defines it (CMakeLists.txt, git describe) */
+#endif
+
 static const char usage[] =
-    "usage: nhbench COMMAND [ARGS]\n"
+    "usage: nhbench [--help | --version] COMMAND [ARGS]\n"
     "\n"
     "commands:\n"
-    "  run SPEC.cfg [-o OUT.h5] [--threads N] [--set PATH=VALUE ...]\n"
+    "  run SPEC.cfg [--output OUT.h5] [--threads N] [--set PATH=VALUE ...] [--check-orders]\n"
     "                        run a study spec (see README.md, \"Study specs\") into an HDF5 file\n"
-    "  list [systems|methods]\n"
-    "                        every system and method with its parameters and documentation\n"
+    "  list [systems|methods|observables] [NAME]\n"
+    "                        every system, method and observable with its parameters and documentation\n"
     "  info FILE.h5          readable summary of a results file (orders, drift, cost)\n"
-    "  export FILE.h5 TABLE  whitespace-separated table for gnuplot (nhbench export --help)\n"
-    "  help                  this text\n"
+    "  export FILE.h5 TABLE [options]\n"
+    "                        whitespace-separated table for gnuplot (nhbench export --help)\n"
+    "  help [COMMAND]        this text, or the usage of COMMAND (= nhbench COMMAND --help)\n"
+    "\n"
+    "options:\n"
+    "  -h, --help            this text\n"
+    "  -V, --version         the version of nhbench\n"
+    "\n"
+    "Every command takes --help. Exit status: 0 success, 1 a failed run (or a failed\n"
+    "--check-orders), 2 bad usage or bad input.\n"
     "\n"
     "Methods are named as in rk4, nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,disc=14),\n"
     "adjoint_pair(nh_newmark(alpha=0)), triple_jump(nh_newmark(alpha=0.5)).\n";
 
+static const struct {
+  const char *name;
+  int (*fn)(int argc, char **argv);
+} commands[] = {{"run", nh_cli_run}, {"list", nh_cli_list}, {"info", nh_cli_info}, {"export", nh_cli_export}};
+#define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
+
+void nh_cli_getopt_reset(void) {
+  opterr = 0;
+#ifdef __GLIBC__
+  optind = 0; /* glibc: a full re-initialisation, including the scan order ('+' or permuting) */
+#else
+  optind = 1;
+#endif
+}
+
+int nh_cli_bad_option(const char *prog, const char *usage_, int c, char **argv) {
+  const char *arg = argv[optind - 1];
+  char shortopt[3] = {'-', (char)optopt, '\0'};
+  /* A long option names itself in argv; a short one (perhaps in a cluster like -xo) by optopt. */
+  const char *name = strncmp(arg, "--", 2) == 0 || !optopt ? arg : shortopt;
+  char shown[128];
+  snprintf(shown, sizeof shown, "%.*s", (int)strcspn(name, "="), name);
+  if (c == ':') fprintf(stderr, "%s: option '%s' needs an argument\n", prog, shown);
+  else fprintf(stderr, "%s: unknown option '%s'\n", prog, shown);
+  fputs(usage_, stderr);
+  return NH_EXIT_USAGE;
+}
+
+int nh_cli_bad_argument(const char *prog, const char *usage_, const char *arg) {
+  fprintf(stderr, "%s: unexpected argument '%s'\n%s", prog, arg, usage_);
+  return NH_EXIT_USAGE;
+}
+
+static int find_command(const char *name) {
+  for (int i = 0; i < NCOMMANDS; i++)
+    if (strcmp(name, commands[i].name) == 0) return i;
+  return -1;
+}
+
+static int unknown_command(const char *name) {
+  fprintf(stderr, "nhbench: unknown command '%s'\n\n%s", name, usage);
+  return NH_EXIT_USAGE;
+}
+
+/* nhbench help [COMMAND]: the usage, or COMMAND --help. */
+static int help(int argc, char **argv) {
+  if (argc < 2) return fputs(usage, stdout), NH_EXIT_OK;
+  if (argc > 2) return nh_cli_bad_argument("nhbench help", usage, argv[2]);
+  int c = find_command(argv[1]);
+  if (c < 0) return unknown_command(argv[1]);
+  char *args[] = {argv[1], "--help", NULL};
+  nh_cli_getopt_reset();
+  return commands[c].fn(2, args);
+}
+
 int main(int argc, char **argv) {
-  if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-    fputs(usage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  static const struct option longopts[] = {
+      {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};
+  int c;
+  opterr = 0;
+  /* '+': stop at the command; its options are its own. */
+  while ((c = getopt_long(argc, argv, "+:hV", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'h': return fputs(usage, stdout), NH_EXIT_OK;
+    case 'V': return printf("nhbench %s\n", NHBENCH_VERSION), NH_EXIT_OK;
+    default: return nh_cli_bad_option("nhbench", usage, c, argv);
+    }
   }
-  const char *cmd = argv[1];
-  if (strcmp(cmd, "run") == 0) return nh_cli_run(argc - 1, argv + 1);
-  if (strcmp(cmd, "list") == 0) return nh_cli_list(argc - 1, argv + 1);
-  if (strcmp(cmd, "info") == 0) return nh_cli_info(argc - 1, argv + 1);
-  if (strcmp(cmd, "export") == 0) return nh_cli_export(argc - 1, argv + 1);
-  fprintf(stderr, "nhbench: unknown command '%s'\n\n%s", cmd, usage);
-  return 2;
+  if (optind >= argc) return fputs(usage, stderr), NH_EXIT_USAGE;
+  const char *cmd = argv[optind];
+  if (strcmp(cmd, "help") == 0) return help(argc - optind, argv + optind);
+  int k = find_command(cmd);
+  if (k < 0) return unknown_command(cmd);
+  int sub_argc = argc - optind;
+  char **sub_argv = argv + optind;
+  nh_cli_getopt_reset();
+  return commands[k].fn(sub_argc, sub_argv);
 }

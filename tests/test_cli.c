@@ -1,0 +1,399 @@
+/* The nhbench command line (bench/nhbench.c, bench/cli_*.c): every command's --help, its errors
+ * and exit codes (0 success, 1 a failed run or order check, 2 bad usage or input), and `info` and
+ * `export` numbers checked against values this file computes itself: an RK4 run of the free
+ * nonholonomic particle stepped here through the library, against the closed-form solution
+ * written out below (spec/discretization.md §3.2), not against the tool's earlier output. */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "integrators/integrator.h"
+#include "systems/system.h"
+#include "tests/helpers.h"
+
+#define DATA NHBENCH_SOURCE_DIR "/tests/data/"
+
+/* ---- running nhbench ------------------------------------------------------------------------ */
+
+typedef struct {
+  int rc;           /* exit status, -1 if it did not exit */
+  char out[65536];  /* stdout */
+  char err[16384];  /* stderr */
+} cli_result;
+
+static void slurp(const char *path, char *buf, size_t len) {
+  FILE *f = fopen(path, "r");
+  size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+  buf[n] = '\0';
+  if (f) fclose(f);
+  remove(path);
+}
+
+/* Runs `nhbench ARGS` with stdout and stderr captured apart. */
+static cli_result *nhb(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static cli_result *nhb(const char *fmt, ...) {
+  static cli_result r;
+  char args[2048], cmd[4096], o[128], e[128];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(args, sizeof args, fmt, ap);
+  va_end(ap);
+  snprintf(o, sizeof o, "/tmp/nhbench-cli-%d.out", (int)getpid());
+  snprintf(e, sizeof e, "/tmp/nhbench-cli-%d.err", (int)getpid());
+  snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", NHBENCH_EXE, args, o, e);
+  int status = system(cmd);
+  r.rc = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  slurp(o, r.out, sizeof r.out);
+  slurp(e, r.err, sizeof r.err);
+  return &r;
+}
+
+#define expect_has(text, needle) cr_expect(strstr((text), (needle)) != NULL, "lacks '%s':\n%s", (needle), (text))
+
+/* A scratch path for this test process. */
+static const char *scratch(char *buf, size_t len, const char *name) {
+  snprintf(buf, len, "/tmp/nhbench-cli-%d-%s", (int)getpid(), name);
+  return buf;
+}
+
+/* ---- help, version, usage errors ------------------------------------------------------------ */
+
+Test(cli, help_of_every_command) {
+  static const char *const cmds[] = {"run", "list", "info", "export"};
+  cli_result *r = nhb("--help");
+  cr_expect_eq(r->rc, 0);
+  expect_has(r->out, "usage: nhbench");
+  cr_expect_str_empty(r->err);
+  for (int i = 0; i < 4; i++) {
+    char want[64];
+    snprintf(want, sizeof want, "usage: nhbench %s", cmds[i]);
+    for (int form = 0; form < 3; form++) {
+      r = form == 0 ? nhb("%s --help", cmds[i]) : form == 1 ? nhb("%s -h", cmds[i]) : nhb("help %s", cmds[i]);
+      cr_expect_eq(r->rc, 0, "%s form %d: exit %d", cmds[i], form, r->rc);
+      cr_expect(strncmp(r->out, want, strlen(want)) == 0, "%s form %d: stdout is\n%s", cmds[i], form, r->out);
+      cr_expect_str_empty(r->err, "%s form %d wrote on stderr:\n%s", cmds[i], form, r->err);
+    }
+  }
+}
+
+Test(cli, version) {
+  cli_result *r = nhb("--version");
+  cr_expect_eq(r->rc, 0);
+  cr_expect(strncmp(r->out, "nhbench ", 8) == 0 && strlen(r->out) > 9 && r->out[8] != '\n', "stdout: '%s'", r->out);
+  r = nhb("-V");
+  cr_expect_eq(r->rc, 0);
+  expect_has(r->out, "nhbench ");
+}
+
+Test(cli, no_command_and_unknown_command) {
+  cli_result *r = nhb("%s", "");
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "usage: nhbench");
+  r = nhb("frobnicate");
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "nhbench: unknown command 'frobnicate'");
+  r = nhb("help frobnicate");
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "unknown command 'frobnicate'");
+  r = nhb("--frobnicate");
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "nhbench: unknown option '--frobnicate'");
+}
+
+/* An unknown option: exit 2, "nhbench CMD: unknown option", the usage on stderr, nothing on stdout. */
+Test(cli, unknown_option_of_every_command) {
+  static const char *const cmds[] = {"run " DATA "trajectory_particle.cfg", "list", "info x.h5", "export x.h5 study"};
+  static const char *const names[] = {"run", "list", "info", "export"};
+  for (int i = 0; i < 4; i++) {
+    cli_result *r = nhb("%s --bogus", cmds[i]);
+    char want[64], usage[64];
+    snprintf(want, sizeof want, "nhbench %s: unknown option '--bogus'", names[i]);
+    snprintf(usage, sizeof usage, "usage: nhbench %s", names[i]);
+    cr_expect_eq(r->rc, 2, "%s: exit %d", names[i], r->rc);
+    expect_has(r->err, want);
+    expect_has(r->err, usage);
+    cr_expect_str_empty(r->out);
+  }
+  cli_result *r = nhb("run -x " DATA "trajectory_particle.cfg");
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "nhbench run: unknown option '-x'");
+}
+
+Test(cli, missing_arguments) {
+  char out[256];
+  scratch(out, sizeof out, "never.h5");
+  cli_result *r = nhb("run");
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "no SPEC.cfg");
+  r = nhb("run " DATA "trajectory_particle.cfg -o");
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "nhbench run: option '-o' needs an argument");
+  r = nhb("run " DATA "trajectory_particle.cfg --output=%s --set", out);
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "option '--set' needs an argument");
+  r = nhb("run " DATA "trajectory_particle.cfg -o %s --threads 0", out);
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "--threads '0'");
+  r = nhb("run a.cfg b.cfg");
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "unexpected argument 'b.cfg'");
+  cr_expect(access(out, F_OK) != 0, "a bad command line wrote %s", out);
+  r = nhb("info");
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "no FILE.h5");
+  r = nhb("export x.h5");
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "no TABLE");
+  r = nhb("export x.h5 convergence --methods");
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "option '--methods' needs an argument");
+  r = nhb("export x.h5 series --method x");
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "--method needs a whole number");
+  r = nhb("export x.h5 no_such_table");
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "unknown table 'no_such_table'");
+  r = nhb("export x.h5 orders --relative");
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "table 'orders' takes no option --relative");
+}
+
+/* ---- list ----------------------------------------------------------------------------------- */
+
+Test(cli, list) {
+  cli_result *r = nhb("list systems");
+  cr_expect_eq(r->rc, 0);
+  for (int i = 0; nh_system_types[i]; i++) expect_has(r->out, nh_system_types[i]->name);
+  r = nhb("list methods");
+  cr_expect_eq(r->rc, 0);
+  for (int i = 0; nh_integrator_types[i]; i++) expect_has(r->out, nh_integrator_types[i]->name);
+  r = nhb("list observables");
+  cr_expect_eq(r->rc, 0);
+  expect_has(r->out, "energy_error");
+  r = nhb("list");
+  cr_expect_eq(r->rc, 0);
+  expect_has(r->out, "systems:");
+  expect_has(r->out, "methods:");
+  expect_has(r->out, "observables");
+  r = nhb("list systems particle");
+  cr_expect_eq(r->rc, 0);
+  expect_has(r->out, "  particle  (n = 3, k = 1, exact solution)");
+  cr_expect(strstr(r->out, "chaotic_particle") == NULL, "NAME did not filter:\n%s", r->out);
+  r = nhb("list planets");
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "nhbench list: unknown list 'planets'");
+  r = nhb("list methods rk5");
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "no methods named 'rk5'");
+  r = nhb("list systems a b");
+  cr_expect_eq(r->rc, 2);
+}
+
+/* ---- run, info, export on files ------------------------------------------------------------- */
+
+/* The free particle's closed form (spec/discretization.md §3.2), written out here apart from
+ * systems/particle.c: y = y0 + w t, ẋ = c/√(1+y²) with c = ẋ0 √(1+y0²), x = x0 + (c/w)(asinh y −
+ * asinh y0), z = z0 + (c/w)(√(1+y²) − √(1+y0²)), ż = y ẋ. */
+static void particle_exact(const double q0[3], const double v0[3], double t, double q[3], double v[3]) {
+  const double w = v0[1], y = q0[1] + w * t, c = v0[0] * sqrt(1 + q0[1] * q0[1]);
+  q[1] = y, v[1] = w;
+  v[0] = c / sqrt(1 + y * y), v[2] = y * v[0];
+  q[0] = q0[0] + (c / w) * (asinh(y) - asinh(q0[1]));
+  q[2] = q0[2] + (c / w) * (sqrt(1 + y * y) - sqrt(1 + q0[1] * q0[1]));
+}
+
+/* Max-norm error over (q, v) at T of rk4 from the "discretization" preset, stepped here. */
+static double rk4_error(double T, double h) {
+  static const double q0[3] = {0, 0.3, 0}, v0[3] = {1, 0.8, 0.3}; /* the preset, spec §3.2 */
+  nh_system sys = test_system("particle", "omega2=0");
+  nh_method *m = test_method("rk4");
+  nh_state x = {0}, y;
+  memcpy(x.q, q0, sizeof q0), memcpy(x.v, v0, sizeof v0);
+  nh_cost cost = {0};
+  const long n = lround(T / h);
+  for (long k = 0; k < n; k++) {
+    cr_assert_eq(nh_method_step(m, &sys, &x, &y, h, &cost), NH_STEP_OK);
+    x = y;
+  }
+  nh_method_free(m);
+  double q[3], v[3], e = 0;
+  particle_exact(q0, v0, T, q, v);
+  for (int i = 0; i < 3; i++) e = fmax(e, fmax(fabs(x.q[i] - q[i]), fabs(x.v[i] - v[i])));
+  return e;
+}
+
+/* Least-squares slope of log e against log h. */
+static double ls_slope(int n, const double *h, const double *e) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (int i = 0; i < n; i++) {
+    const double a = log(h[i]), b = log(e[i]);
+    sx += a, sy += b, sxx += a * a, sxy += a * b;
+  }
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
+static const double conv_h[3] = {0.2, 0.1, 0.05};
+
+/* A three-step-size rk4 convergence study of the free particle, T = 2. */
+static void write_conv_spec(const char *path) {
+  FILE *f = fopen(path, "w");
+  cr_assert(f, "cannot write %s", path);
+  fprintf(f, "study = \"convergence\";\nsystem = \"particle\";\ninitial = \"discretization\";\nT = 2.0;\n"
+             "h = [0.2, 0.1, 0.05];\nmethods = [\"rk4\"];\n");
+  fclose(f);
+}
+
+/* The err column of `export FILE convergence` for method 0, by h. */
+static void exported_errors(const char *file, double err[3]) {
+  cli_result *r = nhb("export %s convergence", file);
+  cr_assert_eq(r->rc, 0, "export failed: %s", r->err);
+  int found = 0;
+  for (char *line = strtok(r->out, "\n"); line; line = strtok(NULL, "\n")) {
+    double h, e;
+    if (line[0] == '#' || sscanf(line, "%lf %lf", &h, &e) != 2) continue;
+    for (int i = 0; i < 3; i++)
+      if (h == conv_h[i]) err[i] = e, found++;
+  }
+  cr_assert_eq(found, 3, "expected 3 rows for h = 0.2, 0.1, 0.05");
+}
+
+static void expect_close(double got, double want, double rel, const char *what) {
+  cr_expect(fabs(got - want) <= rel * fabs(want), "%s: %.17g, computed independently %.17g", what, got, want);
+}
+
+/* run, then export and info against RK4 errors stepped here; --set T=1 changes them to T = 1's. */
+Test(cli, run_export_info_against_independent_errors, .timeout = 30) {
+  char spec[256], file[256], file1[256];
+  scratch(spec, sizeof spec, "conv.cfg");
+  scratch(file, sizeof file, "conv.h5");
+  scratch(file1, sizeof file1, "conv_T1.h5");
+  write_conv_spec(spec);
+  cli_result *r = nhb("run %s --output %s --threads 1", spec, file);
+  cr_assert_eq(r->rc, 0, "run failed:\n%s", r->err);
+  cr_assert(access(file, F_OK) == 0);
+
+  double e2[3], mine2[3], e1[3], mine1[3];
+  exported_errors(file, e2);
+  for (int i = 0; i < 3; i++) {
+    mine2[i] = rk4_error(2.0, conv_h[i]);
+    /* Same steps, two codes for the exact solution: agreement to round-off of a ~1e-6 error. */
+    expect_close(e2[i], mine2[i], 1e-8, "err at T = 2");
+  }
+  const double slope = ls_slope(3, conv_h, mine2);
+  cr_expect(fabs(slope - 4) < 0.3, "negative control: rk4's slope here is %g, not near 4", slope);
+
+  r = nhb("export %s orders", file);
+  cr_assert_eq(r->rc, 0);
+  int index, claimed;
+  double observed;
+  char *row = strchr(r->out, '\n');
+  cr_assert(row && sscanf(row + 1, "%d %d %lf", &index, &claimed, &observed) == 3, "orders:\n%s", r->out);
+  cr_expect_eq(claimed, 4);
+  expect_close(observed, slope, 1e-8, "observed order");
+
+  r = nhb("info %s", file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  expect_has(r->out, "convergence study");
+  char want[64];
+  snprintf(want, sizeof want, "%.3f +- ", slope);
+  expect_has(r->out, want); /* the observed order, to the 3 decimals info prints */
+  snprintf(want, sizeof want, " %.2e ", mine2[2]);
+  expect_has(r->out, want); /* err(h_min) at h = 0.05 */
+
+  /* --set T=1: the file says T = 1 and its errors are those of T = 1, not of T = 2. */
+  r = nhb("run %s -o %s --set T=1", spec, file1);
+  cr_assert_eq(r->rc, 0, "run --set failed:\n%s", r->err);
+  r = nhb("export %s attr T", file1);
+  cr_expect_eq(r->rc, 0);
+  cr_expect_str_eq(r->out, "1\n");
+  exported_errors(file1, e1);
+  for (int i = 0; i < 3; i++) {
+    mine1[i] = rk4_error(1.0, conv_h[i]);
+    expect_close(e1[i], mine1[i], 1e-8, "err at T = 1");
+    cr_expect(fabs(mine1[i] - mine2[i]) > 1e-3 * mine2[i], "T = 1 and T = 2 errors do not differ");
+  }
+  remove(spec), remove(file), remove(file1);
+}
+
+Test(cli, run_bad_set_and_failed_run) {
+  char file[256];
+  scratch(file, sizeof file, "traj.h5");
+  cli_result *r = nhb("run " DATA "trajectory_particle.cfg -o %s --set no_such_setting=3", file);
+  cr_expect_eq(r->rc, 2, "%s", r->err);
+  expect_has(r->err, "no_such_setting");
+  r = nhb("run " DATA "trajectory_particle.cfg -o %s --set T=abc", file);
+  cr_expect_eq(r->rc, 2, "%s", r->err);
+  expect_has(r->err, "'T' must be a number");
+  r = nhb("run " DATA "trajectory_particle.cfg -o %s --set T", file);
+  cr_expect_eq(r->rc, 2, "%s", r->err);
+  expect_has(r->err, "--set 'T': expected PATH=VALUE");
+  cr_expect(access(file, F_OK) != 0, "a refused --set wrote %s", file);
+  /* A run that cannot write its file fails with 1. */
+  r = nhb("run " DATA "trajectory_particle.cfg -o /nonexistent-dir/x.h5");
+  cr_expect_eq(r->rc, 1, "%s", r->err);
+  expect_has(r->err, "/nonexistent-dir/x.h5");
+}
+
+Test(cli, run_trajectory_then_info_and_export) {
+  char file[256];
+  scratch(file, sizeof file, "traj.h5");
+  cli_result *r = nhb("run " DATA "trajectory_particle.cfg --threads=2 --output=%s", file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  r = nhb("export %s study", file);
+  cr_expect_eq(r->rc, 0);
+  cr_expect_str_eq(r->out, "trajectory\n");
+  r = nhb("export %s methods", file);
+  cr_expect_eq(r->rc, 0);
+  cr_expect_str_eq(r->out, "# index name\n0 rk4\n1 nh_newmark(beta=0,beta2=0,alpha=0.5,disc=14)\n");
+  /* Options before the positional arguments work too. */
+  r = nhb("export --observable q --method 0 --h 1 --ic 0 %s series", file);
+  cr_expect_eq(r->rc, 0, "%s", r->err);
+  expect_has(r->out, "# q [");
+  r = nhb("export %s convergence", file);
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "is a trajectory study");
+  r = nhb("info %s", file);
+  cr_expect_eq(r->rc, 0, "%s", r->err);
+  expect_has(r->out, "trajectory study");
+  remove(file);
+}
+
+Test(cli, run_check_orders_fails_with_1) {
+  char file[256];
+  scratch(file, sizeof file, "claim.h5");
+  cli_result *r = nhb("run " DATA "order_claim.cfg -o %s --check-orders", file);
+  cr_expect_eq(r->rc, 1, "%s", r->err);
+  expect_has(r->out, "FAIL");
+  expect_has(r->out, "js_a");
+  expect_has(r->err, "1 of 2 observed orders off");
+  cr_expect(access(file, F_OK) == 0, "the results are written even when the order check fails");
+  r = nhb("export %s orders", file);
+  cr_expect_eq(r->rc, 0);
+  expect_has(r->out, " 2 0 js_a\n"); /* expected 2, ok 0 */
+  remove(file);
+}
+
+Test(cli, info_and_export_of_missing_or_foreign_files) {
+  char text[256];
+  scratch(text, sizeof text, "not.h5");
+  FILE *f = fopen(text, "w");
+  cr_assert(f);
+  fputs("not an HDF5 file\n", f);
+  fclose(f);
+  const char *files[] = {"/nonexistent-dir/none.h5", text};
+  for (int i = 0; i < 2; i++) {
+    cli_result *r = nhb("info %s", files[i]);
+    cr_expect_eq(r->rc, 2, "info %s: exit %d", files[i], r->rc);
+    expect_has(r->err, files[i]);
+    r = nhb("export %s study", files[i]);
+    cr_expect_eq(r->rc, 2, "export %s: exit %d", files[i], r->rc);
+    expect_has(r->err, files[i]);
+  }
+  remove(text);
+}
