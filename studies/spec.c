@@ -37,10 +37,11 @@ static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (s)
-    snprintf(c->err, c->errlen, "%s:%d: %s", c->file,
-             config_setting_type(s) == CONFIG_TYPE_STRING ? string_line(c, s) : (int)config_setting_source_line(s),
-             msg);
+  int line = !s ? 0 : config_setting_type(s) == CONFIG_TYPE_STRING ? string_line(c, s) : (int)config_setting_source_line(s);
+  if (s && line == 0 && config_setting_name(s)) /* set by --set, not read from the file */
+    snprintf(c->err, c->errlen, "%s: --set %s: %s", c->file, config_setting_name(s), msg);
+  else if (s)
+    snprintf(c->err, c->errlen, "%s:%d: %s", c->file, line, msg);
   else
     snprintf(c->err, c->errlen, "%s: %s", c->file, msg);
   return -1;
