@@ -5,6 +5,8 @@
 
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
+#include <stdio.h>
+#include <sys/wait.h>
 
 #include "integrators/integrator.h"
 
@@ -46,6 +48,20 @@ static inline gsl_rng *test_rng(unsigned long seed) {
   cr_assert(r != NULL, "gsl_rng_alloc failed");
   gsl_rng_set(r, seed);
   return r;
+}
+
+/* Runs `nhbench ARGS` (the binary built with the tests), stdout and stderr into out (truncated to
+ * outlen − 1 bytes); the exit status, or -1 if it did not exit. */
+static inline int test_run_nhbench(const char *args, char *out, size_t outlen) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "%s %s 2>&1", NHBENCH_EXE, args);
+  fflush(NULL);
+  FILE *p = popen(cmd, "r");
+  cr_assert(p, "cannot run %s", cmd);
+  size_t len = fread(out, 1, outlen - 1, p);
+  out[len] = '\0';
+  int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 #endif

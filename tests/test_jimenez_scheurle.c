@@ -90,6 +90,8 @@ static const nh_param_desc free_params[] = {
     {"alpha", NH_PARAM_REAL, 0, 0, 10, "damping", 0},
 };
 
+/* Alike test_newmark_family.c's `anharmonic` and tests/twisted.h in shape only: a designated
+ * initializer of a different test system (not merged). */
 static const nh_system_type unconstrained = {
     .name = "test_unconstrained",
     .doc = "test-only: M = diag(1,2), V = x^2/2 + y^2 + c x^4/4, no constraints",
@@ -295,6 +297,8 @@ Test(jimenez_scheurle, scheme_b_step_solves_86) {
   nh_method_free(B);
 }
 
+/* Its set-up (chaotic particle, default state, one cost) reads like the scheme tests above by
+ * accident: each checks different equations of its own scheme (not merged). */
 Test(jimenez_scheurle, scheme_b_newton_converges_quadratically) {
   /* The analytic Jacobian of spec §2.5: Newton from W' = W, hλ(q̄, W) needs few iterations; a
    * wrong Jacobian would converge linearly at best. Chaotic particle, h = 0.1, 100 steps. */

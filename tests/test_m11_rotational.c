@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "integrators/integrator.h"
-#include "tests/helpers.h"
+#include "tests/checks.h"
 
 /* ---- helpers ------------------------------------------------------------------------------------ */
 
@@ -29,31 +29,6 @@ static nh_state random_state_on_D(gsl_rng *r) {
   x.q[1] = uniform(r, 1.5), x.q[2] = uniform(r, 1.5);
   x.v[0] = uniform(r, 1.5), x.v[1] = uniform(r, 1.5);
   x.v[2] = -(x.q[0] * x.v[0] + x.q[1] * x.v[1]) / x.q[0];
-  return x;
-}
-
-static void init_ok(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
-  cr_assert(nh_method_init(m, sys, x, h, cost) == NH_STEP_OK, "init of %s on %s failed", m->type->name,
-            sys->type->name);
-}
-
-static void step_ok(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y, double h,
-                    nh_cost *cost) {
-  nh_step_status st = nh_method_step(m, sys, x, y, h, cost);
-  cr_assert(st == NH_STEP_OK, "%s on %s: step of h=%g failed (%d)", m->type->name, sys->type->name, h, (int)st);
-}
-
-/* N steps of `method` from x0; returns the last state. */
-static nh_state run(const char *method, const nh_system *sys, nh_state x, double h, long N) {
-  nh_method *m = test_method(method);
-  nh_cost cost = {0};
-  nh_state y;
-  init_ok(m, sys, &x, h, &cost);
-  for (long s = 0; s < N; s++) {
-    step_ok(m, sys, &x, &y, h, &cost);
-    x = y;
-  }
-  nh_method_free(m);
   return x;
 }
 
@@ -236,9 +211,9 @@ static momentum_run momentum_map_run(const char *method, double h, long N) {
   const double H0 = nh_energy(&sys, x.q, x.v), J0 = J_of(x.q, x.v);
   momentum_run out = {0};
   double Jd0 = NAN;
-  init_ok(m, &sys, &x, h, &cost);
+  test_init_ok(m, &sys, &x, h, &cost);
   for (long k = 1; k <= N; k++) {
-    step_ok(m, &sys, &x, &y, h, &cost);
+    test_step_ok(m, &sys, &x, &y, h, &cost);
     const double Jd = (x.q[0] * y.q[1] - y.q[0] * x.q[1]) / h, J = J_of(y.q, y.v);
     if (k == 1) Jd0 = Jd;
     out.Jd_spread = fmax(out.Jd_spread, fabs(Jd - Jd0));
@@ -285,7 +260,7 @@ Test(m11_rotational, m11_constraint_residual_order_two) {
   cr_assert(nh_multiplier(&sys, T, ref.q, ref.v, &lam_ref) == 0);
   for (int j = 0; j < 5; j++) {
     const long N = 100L << j;
-    nh_state x = run("m11", &sys, x0, T / N, N);
+    nh_state x = test_run_steps("m11", &sys, x0, T / N, N);
     cr_assert(fabs(x.t - T) < 1e-12);
     res[j] = nh_constraint_residual(&sys, x.q, x.v);
     lerr[j] = x.lambda[0] - lam_ref;
@@ -301,7 +276,7 @@ Test(m11_rotational, m11_constraint_residual_order_two) {
     cr_expect(lerr[j] / lerr[j + 1] > 3.5 && lerr[j] / lerr[j + 1] < 4.5, "lambda error ratio %.3f at N = %ld",
               lerr[j] / lerr[j + 1], 100L << j);
   }
-  nh_state xr = run("nh_rattle", &sys, x0, 0.1, 100);
+  nh_state xr = test_run_steps("nh_rattle", &sys, x0, 0.1, 100);
   cr_expect(nh_constraint_residual(&sys, xr.q, xr.v) <= 1e-15, "control: nh_rattle residual %.3e",
             nh_constraint_residual(&sys, xr.q, xr.v));
   cr_log_info("M11 on the sleigh, T = 10, N = 100..1600: residual %.3e %.3e %.3e %.3e %.3e, ratios %.3f %.3f %.3f "
@@ -360,8 +335,8 @@ Test(m11_rotational, m11_newton_jacobian_matches_finite_differences) {
     nh_state x0, y;
     nh_system_default_state(&sys, &x0);
     nh_cost cost = {0};
-    init_ok(m, &sys, &x0, 0.05, &cost);
-    step_ok(m, &sys, &x0, &y, 0.05, &cost);
+    test_init_ok(m, &sys, &x0, 0.05, &cost);
+    test_step_ok(m, &sys, &x0, &y, 0.05, &cost);
     double X[NH_MAX_N], F[NH_MAX_N], J[NH_MAX_N * NH_MAX_N], Fn = 0, Fp = 0;
     m->type->newton_unknowns(m, &sys, &x0, &y, 0.05, X);
     m->type->newton_eval(m, &sys, &x0, 0.05, X, F, J);
@@ -433,9 +408,9 @@ Test(m11_rotational, m11_equals_hand_written_11ab_on_particle) {
   hand_m11(x.q, x.v, h, N, 1, qc, pc);
   nh_method *m = test_method("m11");
   nh_cost cost = {0};
-  init_ok(m, &sys, &x, h, &cost);
+  test_init_ok(m, &sys, &x, h, &cost);
   for (int k = 0; k < N; k++) {
-    step_ok(m, &sys, &x, &y, h, &cost);
+    test_step_ok(m, &sys, &x, &y, h, &cost);
     for (int i = 0; i < 3; i++) {
       worst = fmax(worst, fmax(fabs(y.q[i] - qs[k * 3 + i]), fabs(y.v[i] - ps[k * 3 + i])));
       control = fmax(control, fmax(fabs(y.q[i] - qc[k * 3 + i]), fabs(y.v[i] - pc[k * 3 + i])));
@@ -463,9 +438,9 @@ Test(m11_rotational, m11_is_stormer_verlet_without_constraints) {
   cr_expect_eq(m->type->newton_size(m, &sys), 0, "no nonlinear system without constraints");
   for (int i = 0; i < n; i++) q[i] = x.q[i], v[i] = x.v[i], vh[i] = v[i] - 0.5 * h * w2 * q[i];
   nh_cost cost = {0};
-  init_ok(m, &sys, &x, h, &cost);
+  test_init_ok(m, &sys, &x, h, &cost);
   for (int k = 0; k < 100; k++) {
-    step_ok(m, &sys, &x, &y, h, &cost);
+    test_step_ok(m, &sys, &x, &y, h, &cost);
     for (int i = 0; i < n; i++) {
       q[i] += h * vh[i];
       v[i] = vh[i] - 0.5 * h * w2 * q[i];
@@ -481,23 +456,6 @@ Test(m11_rotational, m11_is_stormer_verlet_without_constraints) {
 
 /* ---- the constraint_evals counter --------------------------------------------------------------- */
 
-static const nh_system_type *counted_base;
-static long counted_calls;
-static nh_system_type counted_type;
-
-static void counting_constraints(const double *p, const double *q, double *A) {
-  counted_calls++;
-  counted_base->constraints(p, q, A);
-}
-
-static nh_system counted_system(const char *name) {
-  counted_base = nh_system_type_find(name);
-  cr_assert(counted_base != NULL);
-  counted_type = *counted_base;
-  counted_type.constraints = counting_constraints;
-  return test_system_of(&counted_type, NULL);
-}
-
 /* One step of m11: one A(q), at q_{k+1} (the Newton iterations reuse it), one ∇V, one k×k
  * Cholesky plus one LU per Newton iteration; init: one A(q0). cost.constraint_evals equals the calls
  * of the system's A(q). Control: the counter sees a call made outside a step (nh_multiplier). */
@@ -505,20 +463,20 @@ Test(m11_rotational, m11_constraint_evals_counted_exactly) {
   const char *systems[] = {"rotational_symmetry", "chaplygin_sleigh", "vertical_disk"};
   nh_method *m = test_method("m11");
   for (int s = 0; s < 3; s++) {
-    nh_system sys = counted_system(systems[s]);
+    nh_system sys = test_counted_system(systems[s], NULL);
     nh_state x, y;
     nh_system_default_state(&sys, &x);
     nh_cost cost = {0};
-    counted_calls = 0;
-    init_ok(m, &sys, &x, 0.05, &cost);
-    cr_expect(counted_calls == 1 && cost.constraint_evals == 1, "%s init: A(q) called %ld times, counted %llu",
-              systems[s], counted_calls, cost.constraint_evals);
+    test_counted_calls = 0;
+    test_init_ok(m, &sys, &x, 0.05, &cost);
+    cr_expect(test_counted_calls == 1 && cost.constraint_evals == 1, "%s init: A(q) called %ld times, counted %llu",
+              systems[s], test_counted_calls, cost.constraint_evals);
     for (int k = 0; k < 3; k++) {
       nh_cost one = {0};
-      counted_calls = 0;
-      step_ok(m, &sys, &x, &y, 0.05, &one);
-      cr_expect(counted_calls == 1 && one.constraint_evals == 1, "%s step: A(q) called %ld times, counted %llu",
-                systems[s], counted_calls, one.constraint_evals);
+      test_counted_calls = 0;
+      test_step_ok(m, &sys, &x, &y, 0.05, &one);
+      cr_expect(test_counted_calls == 1 && one.constraint_evals == 1, "%s step: A(q) called %ld times, counted %llu",
+                systems[s], test_counted_calls, one.constraint_evals);
       cr_expect(one.steps == 1 && one.rhs_evals == 1, "%s: steps %llu, rhs_evals %llu", systems[s], one.steps,
                 one.rhs_evals);
       cr_expect(one.newton_iterations >= 1 && one.jacobian_evals == one.newton_iterations &&
@@ -528,9 +486,9 @@ Test(m11_rotational, m11_constraint_evals_counted_exactly) {
       x = y;
     }
     double lam[NH_MAX_K];
-    counted_calls = 0;
+    test_counted_calls = 0;
     cr_assert(nh_multiplier(&sys, 0, x.q, x.v, lam) == 0);
-    cr_expect_eq(counted_calls, 1, "control: nh_multiplier's A(q) not seen by the counter");
+    cr_expect_eq(test_counted_calls, 1, "control: nh_multiplier's A(q) not seen by the counter");
   }
   nh_method_free(m);
 }

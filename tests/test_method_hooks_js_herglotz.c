@@ -14,75 +14,10 @@
 #include <string.h>
 
 #include "integrators/integrator.h"
-#include "tests/helpers.h"
+#include "tests/checks.h"
 
-#define DMAX (2 * NH_MAX_N + 2 * NH_MAX_K)
 
 /* ---- helpers ---------------------------------------------------------------------------------- */
-
-static void init_ok(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
-  cr_assert(nh_method_init(m, sys, x, h, cost) == NH_STEP_OK, "init of %s on %s failed", m->type->name,
-            sys->type->name);
-}
-
-static void step_ok(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y, double h,
-                    nh_cost *cost) {
-  nh_step_status st = nh_method_step(m, sys, x, y, h, cost);
-  cr_assert(st == NH_STEP_OK, "%s on %s: step of h=%g failed (%d)", m->type->name, sys->type->name, h, (int)st);
-}
-
-static double max_abs(int n, const double *v) {
-  double s = 0;
-  for (int i = 0; i < n; i++) s = fmax(s, fabs(v[i]));
-  return s;
-}
-
-static nh_state preset_of(nh_system *sys, const char *preset) {
-  if (!preset) {
-    nh_state x;
-    nh_system_default_state(sys, &x);
-    return x;
-  }
-  return test_preset(sys, preset);
-}
-
-static nh_state true_state(const nh_system *sys, const nh_state *x0, double t) {
-  nh_state ex;
-  cr_assert(nh_true_solution(sys, x0, t, 1e-13, &ex, NULL) == 0, "no true solution of %s at t = %g",
-            sys->type->name, t);
-  return ex;
-}
-
-/* λ(t) of nh_multiplier along the true solution from x0. */
-static void true_lambda(const nh_system *sys, const nh_state *x0, double t, double *lam) {
-  nh_state ex = true_state(sys, x0, t);
-  cr_assert(nh_multiplier(sys, t, ex.q, ex.v, lam) == 0);
-}
-
-/* Runs `method` for T/h steps; the last state. */
-static nh_state run(const char *method, const nh_system *sys, nh_state x, double h, double T) {
-  nh_method *m = test_method(method);
-  nh_cost cost = {0};
-  nh_state y;
-  init_ok(m, sys, &x, h, &cost);
-  for (long s = 0; s < lround(T / h); s++) {
-    step_ok(m, sys, &x, &y, h, &cost);
-    x = y;
-  }
-  nh_method_free(m);
-  return x;
-}
-
-/* Signed error of component a of the last step's multiplier against λ at T + offset·h (−½: the
- * step's midpoint, 0: its end). */
-static double lambda_error(const char *method, const char *system, const char *params, const char *preset, int a,
-                           double h, double T, double offset) {
-  nh_system sys = test_system(system, params);
-  nh_state x0 = preset_of(&sys, preset), x = run(method, &sys, x0, h, T);
-  double lam[NH_MAX_K];
-  true_lambda(&sys, &x0, T + offset * h, lam);
-  return x.lambda[a] - lam[a];
-}
 
 typedef struct {
   const char *method, *system, *params, *preset;
@@ -97,18 +32,18 @@ typedef struct {
 static void check_lambda_case(const lambda_case *c) {
   double lam[NH_MAX_K];
   nh_system sys = test_system(c->system, c->params);
-  nh_state x0 = preset_of(&sys, c->preset);
-  true_lambda(&sys, &x0, c->T, lam);
-  const double e1 = lambda_error(c->method, c->system, c->params, c->preset, c->a, c->h, c->T, c->offset);
-  const double e2 = lambda_error(c->method, c->system, c->params, c->preset, c->a, c->h / 2, c->T, c->offset);
+  nh_state x0 = test_preset_or_default(&sys, c->preset);
+  test_true_lambda(&sys, &x0, c->T, lam);
+  const double e1 = test_lambda_error(c->method, c->system, c->params, c->preset, c->a, c->h, c->T, c->offset);
+  const double e2 = test_lambda_error(c->method, c->system, c->params, c->preset, c->a, c->h / 2, c->T, c->offset);
   const double want = pow(2, c->order);
   cr_expect(fabs(e1 / e2 - want) < 0.1 * want, "%s on %s: signed error ratio %.3f (errors %.3e, %.3e), expected %g",
             c->method, c->system, e1 / e2, e1, e2, want);
   cr_expect(fabs(e1) < 0.2 * fabs(lam[c->a]), "%s on %s: error %.3e against lambda = %.4f", c->method, c->system, e1,
             lam[c->a]);
   if (c->control > 0) {
-    const double f1 = lambda_error(c->method, c->system, c->params, c->preset, c->a, c->h, c->T, 0);
-    const double f2 = lambda_error(c->method, c->system, c->params, c->preset, c->a, c->h / 2, c->T, 0);
+    const double f1 = test_lambda_error(c->method, c->system, c->params, c->preset, c->a, c->h, c->T, 0);
+    const double f2 = test_lambda_error(c->method, c->system, c->params, c->preset, c->a, c->h / 2, c->T, 0);
     const double w = pow(2, c->control);
     cr_expect(fabs(f1 / f2 - w) < 0.1 * w, "%s on %s: control at t_{k+1}, ratio %.3f, expected %g", c->method,
               c->system, f1 / f2, w);
@@ -129,7 +64,7 @@ Test(hooks_js_herglotz, js_a_multiplier_order_one_at_step_end) {
   /* R10: P1 is Scheme A written out, the same multiplier. */
   nh_system sys = test_system("particle", NULL);
   nh_state x0 = test_preset(&sys, "discretization");
-  nh_state a = run("js_a", &sys, x0, 0.01, 1), b = run("js_p1", &sys, x0, 0.01, 1);
+  nh_state a = test_run_to("js_a", &sys, x0, 0.01, 1), b = test_run_to("js_p1", &sys, x0, 0.01, 1);
   cr_expect(fabs(a.lambda[0] - b.lambda[0]) < 1e-12, "js_a %.17g, js_p1 %.17g", a.lambda[0], b.lambda[0]);
 }
 
@@ -149,9 +84,9 @@ Test(hooks_js_herglotz, js_b_multiplier_order_two_at_midpoint) {
  * second order there (not claimed by the paper; like R13's superconvergence of q), while read at
  * t_k + h/2 (control) it is first order with a far larger error. */
 Test(hooks_js_herglotz, js_p2orig_multiplier_at_step_end) {
-  const double e1 = lambda_error("js_p2orig", "particle", NULL, "discretization", 0, 0.02, 2, 0);
-  const double e2 = lambda_error("js_p2orig", "particle", NULL, "discretization", 0, 0.01, 2, 0);
-  const double m1 = lambda_error("js_p2orig", "particle", NULL, "discretization", 0, 0.02, 2, -0.5);
+  const double e1 = test_lambda_error("js_p2orig", "particle", NULL, "discretization", 0, 0.02, 2, 0);
+  const double e2 = test_lambda_error("js_p2orig", "particle", NULL, "discretization", 0, 0.01, 2, 0);
+  const double m1 = test_lambda_error("js_p2orig", "particle", NULL, "discretization", 0, 0.02, 2, -0.5);
   cr_expect(e1 / e2 > 3.6 && e1 / e2 < 4.4, "signed error ratio %.3f (errors %.3e, %.3e)", e1 / e2, e1, e2);
   cr_expect(fabs(m1) > 50 * fabs(e1), "control: at t_k + h/2 the error %.3e should dwarf %.3e", m1, e1);
 }
@@ -175,7 +110,7 @@ Test(hooks_js_herglotz, herglotz_multiplier_orders) {
   nh_system disk = test_system("falling_disk", "alpha=0.1");
   nh_state x0 = test_preset(&disk, "exp1");
   double lam[2];
-  true_lambda(&disk, &x0, 1, lam);
+  test_true_lambda(&disk, &x0, 1, lam);
   cr_expect(fabs(lam[0] - 5 * 0.5 * 12 / 1.875) < 1e-12 && fabs(lam[1]) < 1e-12,
             "disk Exp 1: lambda = (m R F/J, 0) = (16, 0), got (%.15g, %.3g)", lam[0], lam[1]);
 }
@@ -225,10 +160,10 @@ Test(hooks_js_herglotz, js_discrete_constraints_at_round_off) {
     nh_cost cost = {0};
     const double h = 0.05;
     double worst = 0, control = 0;
-    init_ok(m, &sys, &x, h, &cost);
+    test_init_ok(m, &sys, &x, h, &cost);
     for (int s = 0; s < 200; s++) {
       double r, chord[3], node[3];
-      step_ok(m, &sys, &x, &y, h, &cost);
+      test_step_ok(m, &sys, &x, &y, h, &cost);
       discrete_constraint(m, &sys, &x, &y, h, &r);
       worst = fmax(worst, fabs(r));
       for (int j = 0; j < 3; j++) {
@@ -252,12 +187,12 @@ static void p2orig_run(double h, double *deformed, double *r_max, double *r_dev,
   nh_state x = test_preset(&sys, "discretization"), y;
   nh_method *m = test_method("js_p2orig(start=0)");
   nh_cost cost = {0};
-  init_ok(m, &sys, &x, h, &cost);
+  test_init_ok(m, &sys, &x, h, &cost);
   *start = fabs(x.v[2] - (x.q[1] + 0.5 * h * x.v[1]) * x.v[0]);
   *deformed = *r_max = *r_dev = 0;
   for (long s = 0; s < lround(2 / h); s++) {
     double d;
-    step_ok(m, &sys, &x, &y, h, &cost);
+    test_step_ok(m, &sys, &x, &y, h, &cost);
     discrete_constraint(m, &sys, &x, &y, h, &d);
     *deformed = fmax(*deformed, fabs(d));
     const double r = y.v[2] - y.q[1] * y.v[0];
@@ -294,19 +229,19 @@ typedef struct {
 static constraint_stats contact_constraints(const char *method, const char *system, const char *params,
                                             const char *preset, double h, double T) {
   nh_system sys = test_system(system, params);
-  nh_state x = preset_of(&sys, preset), y, prev;
+  nh_state x = test_preset_or_default(&sys, preset), y, prev;
   nh_method *m = test_method(method);
   nh_cost cost = {0};
   constraint_stats st = {0, 0, 0, 0, 0};
   const int n = sys.n, midpoint = strncmp(method, "herglotz2", 9) == 0;
-  init_ok(m, &sys, &x, h, &cost);
+  test_init_ok(m, &sys, &x, h, &cost);
   for (long s = 0; s < lround(T / h); s++) {
     double r[NH_MAX_K], qo[NH_MAX_N], chord[NH_MAX_N], cd[NH_MAX_N];
-    step_ok(m, &sys, &x, &y, h, &cost);
+    test_step_ok(m, &sys, &x, &y, h, &cost);
     discrete_constraint(m, &sys, &x, &y, h, r);
     for (int a = 0; a < sys.k; a++) st.discrete = fmax(st.discrete, fabs(r[a]));
     st.state_v = fmax(st.state_v, nh_constraint_residual(&sys, y.q, y.v));
-    st.qmax = fmax(st.qmax, max_abs(n, y.q));
+    st.qmax = fmax(st.qmax, test_max_abs(n, y.q));
     for (int i = 0; i < n; i++) {
       qo[i] = midpoint ? x.q[i] : 0.5 * (x.q[i] + y.q[i]);
       chord[i] = (y.q[i] - x.q[i]) / h;
@@ -368,10 +303,10 @@ Test(hooks_js_herglotz, herglotz_energy_formula) {
     nh_method *m = test_method(methods[i]);
     nh_cost cost = {0};
     const double h = 0.1;
-    init_ok(m, &sys, &x, h, &cost);
+    test_init_ok(m, &sys, &x, h, &cost);
     for (int s = 0; s < 10; s++) {
       double qb[5], vel[5];
-      step_ok(m, &sys, &x, &y, h, &cost);
+      test_step_ok(m, &sys, &x, &y, h, &cost);
       for (int j = 0; j < 5; j++) qb[j] = 0.5 * (x.q[j] + y.q[j]), vel[j] = (y.q[j] - x.q[j]) / h;
       const double want = nh_kinetic_energy(&sys, qb, vel) +
                           0.5 * (sys.type->potential(sys.p, x.q) + sys.type->potential(sys.p, y.q));
@@ -395,13 +330,13 @@ static double energy_error(const char *method, double h, double offset) {
   nh_state x0 = test_preset(&sys, "exp1"), x = x0, y, prev = x0;
   nh_method *m = test_method(method);
   nh_cost cost = {0};
-  init_ok(m, &sys, &x, h, &cost);
+  test_init_ok(m, &sys, &x, h, &cost);
   for (long s = 0; s < lround(T / h); s++) {
-    step_ok(m, &sys, &x, &y, h, &cost);
+    test_step_ok(m, &sys, &x, &y, h, &cost);
     prev = x;
     x = y;
   }
-  nh_state ex = true_state(&sys, &x0, T + offset * h);
+  nh_state ex = test_true_state(&sys, &x0, T + offset * h);
   const double Ed = m->type->discrete_energy(m, &sys, &prev, &x, h);
   nh_method_free(m);
   return Ed - nh_energy(&sys, ex.q, ex.v);
@@ -425,9 +360,9 @@ Test(hooks_js_herglotz, herglotz2_energy_bounded_without_damping) {
     const double h = 0.1, E0 = 61.44269147;
     const int N = damped ? 100 : 2000;
     double first = 0, last = 0, Ed = 0;
-    init_ok(m, &sys, &x, h, &cost);
+    test_init_ok(m, &sys, &x, h, &cost);
     for (int s = 0; s < N; s++) {
-      step_ok(m, &sys, &x, &y, h, &cost);
+      test_step_ok(m, &sys, &x, &y, h, &cost);
       Ed = m->type->discrete_energy(m, &sys, &x, &y, h);
       if (s < N / 5) first = fmax(first, fabs(Ed - E0));
       if (s >= N - N / 5) last = fmax(last, fabs(Ed - E0));
@@ -444,28 +379,6 @@ Test(hooks_js_herglotz, herglotz2_energy_bounded_without_damping) {
 }
 
 /* ---- discrete Lagrangians (spec/discretization.md §2.1, R1) ------------------------------------------ */
-
-typedef struct {
-  const nh_system *sys;
-  const nh_state *x0;
-} lagrangian_ctx;
-
-static double lagrangian_at(double t, void *vctx) {
-  const lagrangian_ctx *c = vctx;
-  nh_state ex = true_state(c->sys, c->x0, t);
-  return nh_kinetic_energy(c->sys, ex.q, ex.v) - c->sys->type->potential(c->sys->p, ex.q);
-}
-
-/* L_d(q(t0), q(t0 + h)) − ∫L along the true solution. */
-static double action_error(const nh_method *m, const nh_system *sys, const nh_state *x0, double t0, double h) {
-  gsl_integration_glfixed_table *tab = gsl_integration_glfixed_table_alloc(10);
-  lagrangian_ctx c = {sys, x0};
-  gsl_function f = {lagrangian_at, &c};
-  const double exact = gsl_integration_glfixed(&f, t0, t0 + h, tab);
-  gsl_integration_glfixed_table_free(tab);
-  nh_state a = true_state(sys, x0, t0), b = true_state(sys, x0, t0 + h);
-  return m->type->discrete_action(m, sys, t0, a.q, b.q, h) - exact;
-}
 
 /* R1: L_d^α − ∫L = (α − ½)h² ∂L/∂q·q̇(t0) + O(h³): slope 3 for α = ½ (B, P2), slope 2 for α = 0
  * (A, P1) with the leading coefficient e/h² → −½ ∂L/∂q·q̇ = ½∇V·v (signed; the control of the
@@ -484,20 +397,21 @@ Test(hooks_js_herglotz, discrete_action_slopes) {
   const double t0 = 0.3;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     nh_system sys = test_system(cases[c].system, NULL);
-    nh_state x0 = preset_of(&sys, cases[c].preset);
+    nh_state x0 = test_preset_or_default(&sys, cases[c].preset);
     nh_method *m = test_method(cases[c].method);
     cr_assert(m->type->discrete_action != NULL, "%s defines no discrete action", cases[c].method);
-    const double h1 = 0.02, e1 = action_error(m, &sys, &x0, t0, h1), e2 = action_error(m, &sys, &x0, t0, h1 / 2);
+    const double h1 = 0.02, e1 = test_action_error(m, &sys, &x0, t0, h1, NULL),
+                 e2 = test_action_error(m, &sys, &x0, t0, h1 / 2, NULL);
     const double slope = log2(e1 / e2), want = cases[c].alpha == 0 ? 2 : 3;
     cr_expect(fabs(slope - want) < 0.1, "%s on %s: slope %.3f (errors %.3e, %.3e), expected %g", cases[c].method,
               cases[c].system, slope, e1, e2, want);
     /* The leading coefficient (α − ½) ∂L/∂q·q̇ = (½ − α) ∇V·v at t0. */
-    nh_state s0 = true_state(&sys, &x0, t0);
+    nh_state s0 = test_true_state(&sys, &x0, t0);
     double g[NH_MAX_N], gv = 0;
     sys.type->grad_potential(sys.p, s0.q, g);
     for (int i = 0; i < sys.n; i++) gv += g[i] * s0.v[i];
     const double lead = (0.5 - cases[c].alpha) * gv, h3 = h1 / 4;
-    const double e3 = action_error(m, &sys, &x0, t0, h3);
+    const double e3 = test_action_error(m, &sys, &x0, t0, h3, NULL);
     if (cases[c].alpha == 0)
       cr_expect(fabs(e3 / (h3 * h3) - lead) < 0.05 * fabs(lead), "%s on %s: e/h^2 = %.5f, (1/2) gradV.v = %.5f",
                 cases[c].method, cases[c].system, e3 / (h3 * h3), lead);
@@ -509,62 +423,6 @@ Test(hooks_js_herglotz, discrete_action_slopes) {
 }
 
 /* ---- Newton systems ------------------------------------------------------------------------------- */
-
-/* A random state near the default of the system: q + 0.3 U(−1, 1)(1 + |q|), v + N(0, ½), projected on D. */
-static nh_state random_state(const nh_system *sys, gsl_rng *r) {
-  nh_state x;
-  nh_system_default_state(sys, &x);
-  for (int i = 0; i < sys->n; i++) {
-    x.q[i] += 0.3 * gsl_ran_flat(r, -1, 1) * (1 + fabs(x.q[i]));
-    x.v[i] += gsl_ran_gaussian(r, 0.5);
-  }
-  cr_assert(nh_project_velocity(sys, x.q, x.v) == 0);
-  return x;
-}
-
-/* The column-relative error of J against central differences of F at X. */
-static double jacobian_fd_error(const nh_method *m, const nh_system *sys, const nh_state *x, double h,
-                                const double *X, const double *J, int dim) {
-  double Fp[DMAX], Fm[DMAX], Jd[DMAX * DMAX], Xp[DMAX], err = 0;
-  const double jmax = max_abs(dim * dim, J);
-  for (int j = 0; j < dim; j++) {
-    const double eps = 1e-6 * (1 + fabs(X[j]));
-    memcpy(Xp, X, sizeof(double) * (size_t)dim);
-    Xp[j] = X[j] + eps;
-    m->type->newton_eval(m, sys, x, h, Xp, Fp, Jd);
-    Xp[j] = X[j] - eps;
-    m->type->newton_eval(m, sys, x, h, Xp, Fm, Jd);
-    double col = 0, d = 0;
-    for (int i = 0; i < dim; i++) col = fmax(col, fabs(J[i * dim + j]));
-    for (int i = 0; i < dim; i++) d = fmax(d, fabs((Fp[i] - Fm[i]) / (2 * eps) - J[i * dim + j]));
-    err = fmax(err, d / fmax(col, 1e-3 * jmax));
-  }
-  return err;
-}
-
-/* Newton from X0, or (wrong) with every Jacobian 10% too large, which makes it converge linearly
- * at rate 1/11; e[i] = max_j |X_i − X*|_j/(1 + |X*_j|). */
-static void newton_errors(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *Xs,
-                          const double *X0, int dim, int wrong, double e[4]) {
-  double X[DMAX], F[DMAX], J[DMAX * DMAX];
-  size_t pd[DMAX];
-  memcpy(X, X0, sizeof(double) * (size_t)dim);
-  for (int it = 0; it < 4; it++) {
-    e[it] = 0;
-    for (int i = 0; i < dim; i++) e[it] = fmax(e[it], fabs(X[i] - Xs[i]) / (1 + fabs(Xs[i])));
-    if (it == 3) break;
-    m->type->newton_eval(m, sys, x, h, X, F, J);
-    if (wrong)
-      for (int i = 0; i < dim * dim; i++) J[i] *= 1.1;
-    gsl_matrix_view Jv = gsl_matrix_view_array(J, (size_t)dim, (size_t)dim);
-    gsl_vector_view Fv = gsl_vector_view_array(F, (size_t)dim);
-    gsl_permutation perm = {(size_t)dim, pd};
-    int sg;
-    gsl_linalg_LU_decomp(&Jv.matrix, &perm, &sg);
-    gsl_linalg_LU_svx(&Jv.matrix, &perm, &Fv.vector);
-    for (int i = 0; i < dim; i++) X[i] -= F[i];
-  }
-}
 
 /* The systems of the registry with their defaults, plus the disk with damping and time-dependent
  * torques (so that the damping factors and the force levels enter the Newton system). */
@@ -603,48 +461,8 @@ Test(hooks_js_herglotz, newton_systems) {
       if (nh_method_applies(m, &sys, err, sizeof err)) continue;
       const int dim = m->type->newton_size(m, &sys);
       cr_assert_eq(dim, sys.n + sys.k, "%s on %s: size %d", methods[mi], sys.type->name, dim);
-      for (int trial = 0; trial < 3; trial++) {
-        const double h = 0.05;
-        nh_state x = random_state(&sys, r), y;
-        nh_cost cost = {0};
-        double Xs[DMAX], F[DMAX], J[DMAX * DMAX], X0[DMAX], e[4], ef[4];
-        x.t = 0.7;
-        init_ok(m, &sys, &x, h, &cost);
-        if (nh_method_step(m, &sys, &x, &y, h, &cost) != NH_STEP_OK) continue; /* a far random state */
-        m->type->newton_unknowns(m, &sys, &x, &y, h, Xs);
-        m->type->newton_eval(m, &sys, &x, h, Xs, F, J);
-        const double tol = 1e-14 * max_abs(dim * dim, J) * (1 + max_abs(dim, Xs));
-        cr_expect(max_abs(dim, F) < tol, "%s on %s: |F(X*)| = %.3e (tol %.1e)", methods[mi], sys.type->name,
-                  max_abs(dim, F), tol);
-        for (int i = 0; i < dim; i++) X0[i] = Xs[i] + 1e-7 * (1 + fabs(Xs[i]));
-        m->type->newton_eval(m, &sys, &x, h, X0, F, J);
-        cr_expect(max_abs(dim, F) > 10 * tol, "control: F at X* + 1e-7 is %.3e", max_abs(dim, F));
-        for (int at = 0; at < 2; at++) {
-          for (int i = 0; i < dim; i++) X0[i] = Xs[i] + at * 0.05 * gsl_ran_flat(r, -1, 1) * (1 + fabs(Xs[i]));
-          m->type->newton_eval(m, &sys, &x, h, X0, F, J);
-          const double fe = jacobian_fd_error(m, &sys, &x, h, X0, J, dim);
-          cr_expect(fe <= 1e-8, "%s on %s: Jacobian vs finite differences %.3e", methods[mi], sys.type->name, fe);
-          int big = 0;
-          for (int i = 1; i < dim * dim; i++) big = fabs(J[i]) > fabs(J[big]) ? i : big;
-          J[big] *= 1 + 1e-6;
-          cr_expect(jacobian_fd_error(m, &sys, &x, h, X0, J, dim) > 1e-8, "control: a wrong entry passes");
-        }
-        for (int i = 0; i < dim; i++) X0[i] = Xs[i] + 1e-2 * (1 + fabs(Xs[i])) * (i % 2 ? -1 : 1);
-        newton_errors(m, &sys, &x, h, Xs, X0, dim, 0, e);
-        newton_errors(m, &sys, &x, h, Xs, X0, dim, 1, ef);
-        if (e[2] > 1e-12) {
-          const double p = log(e[2] / e[1]) / log(e[1] / e[0]), pf = log(ef[2] / ef[1]) / log(ef[1] / ef[0]);
-          cr_expect(p > 1.7, "%s on %s: Newton order %.2f (errors %.2e %.2e %.2e)", methods[mi], sys.type->name, p,
-                    e[0], e[1], e[2]);
-          cr_expect(pf < 1.3, "%s on %s: control, a 10%% Jacobian error converges at order %.2f", methods[mi],
-                    sys.type->name, pf);
-          orders++;
-        } else {
-          cr_expect(e[1] <= 10 * e[0] * e[0], "%s on %s: errors %.2e %.2e %.2e", methods[mi], sys.type->name, e[0],
-                    e[1], e[2]);
-        }
-        checked++;
-      }
+      const double t0 = 0.7; /* so that F(t) ≠ F(0) */
+      test_check_newton_trials(m, &sys, dim, r, 3, &t0, 1, &checked, &orders); /* a far random state may fail */
     }
     nh_method_free(m);
   }
@@ -664,8 +482,8 @@ Test(hooks_js_herglotz, js_b_lambda_is_newton_unknown_over_h) {
     nh_method *m = test_method("js_b");
     nh_cost cost = {0};
     const double h = 0.05;
-    double X[DMAX];
-    step_ok(m, &sys, &x, &y, h, &cost);
+    double X[NH_MAX_NEWTON];
+    test_step_ok(m, &sys, &x, &y, h, &cost);
     m->type->newton_unknowns(m, &sys, &x, &y, h, X);
     for (int a = 0; a < sys.k; a++)
       cr_expect(fabs(X[sys.n + a] / h - y.lambda[a]) < 1e-12 * (1 + fabs(y.lambda[a])),
@@ -675,23 +493,6 @@ Test(hooks_js_herglotz, js_b_lambda_is_newton_unknown_over_h) {
 }
 
 /* ---- the constraint_evals counter ------------------------------------------------------------------ */
-
-static const nh_system_type *counted_base;
-static long counted_calls;
-static nh_system_type counted_type;
-
-static void counting_constraints(const double *p, const double *q, double *A) {
-  counted_calls++;
-  counted_base->constraints(p, q, A);
-}
-
-static nh_system counted_system(const char *name, const char *params) {
-  counted_base = nh_system_type_find(name);
-  cr_assert(counted_base != NULL);
-  counted_type = *counted_base;
-  counted_type.constraints = counting_constraints;
-  return test_system_of(&counted_type, params);
-}
 
 /* One step each: cost.constraint_evals equals the calls of the system's A(q) and the count of
  * each method: js_a 1 (μ(q_{k+1}) in (82)); js_b 2 (μ(q̄), and again inside the (77) guess) + one
@@ -712,24 +513,24 @@ Test(hooks_js_herglotz, constraint_evals_counted_exactly) {
       {"js_p2orig", "particle", "omega2=1", 2, 0, 1},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-    nh_system sys = counted_system(cases[c].system, cases[c].params);
+    nh_system sys = test_counted_system(cases[c].system, cases[c].params);
     nh_method *m = test_method(cases[c].method);
     nh_state x, y;
     nh_system_default_state(&sys, &x);
     nh_cost cost = {0};
-    init_ok(m, &sys, &x, 0.05, &cost);
+    test_init_ok(m, &sys, &x, 0.05, &cost);
     for (int s = 0; s < 3; s++) {
       nh_cost one = {0};
-      counted_calls = 0;
-      step_ok(m, &sys, &x, &y, 0.05, &one);
+      test_counted_calls = 0;
+      test_step_ok(m, &sys, &x, &y, 0.05, &one);
       const unsigned long long want = cases[c].fixed + cases[c].per_iteration * one.newton_iterations;
       cr_expect_eq(one.constraint_evals, want, "%s on %s: %llu evaluations, expected %llu (%llu Newton iterations)",
                    cases[c].method, cases[c].system, one.constraint_evals, want, one.newton_iterations);
       if (cases[c].inline_only)
-        cr_expect_eq(counted_calls, 0, "%s: the closed form calls A(q) %ld times", cases[c].method, counted_calls);
+        cr_expect_eq(test_counted_calls, 0, "%s: the closed form calls A(q) %ld times", cases[c].method, test_counted_calls);
       else
-        cr_expect_eq((long)one.constraint_evals, counted_calls, "%s on %s: counted %llu, A(q) called %ld times",
-                     cases[c].method, cases[c].system, one.constraint_evals, counted_calls);
+        cr_expect_eq((long)one.constraint_evals, test_counted_calls, "%s on %s: counted %llu, A(q) called %ld times",
+                     cases[c].method, cases[c].system, one.constraint_evals, test_counted_calls);
       x = y;
     }
     nh_method_free(m);

@@ -19,70 +19,11 @@
 #include "integrators/integrator.h"
 #include "systems/system.h"
 #include "tests/helpers.h"
+#include "tests/twisted.h"
 
 #define DIM NH_MAX_NEWTON
 
-/* ---- a test-only system: non-diagonal M, and a constraint that moves along its own force ------
- * q = (x, y, θ), μ(q) = (1, x, y), V = ½|q|² + ¼x²y², M constant and non-diagonal: (N3) is
- * nonlinear in Λ0 for α ≠ 0, so dla's k-dimensional problem needs Newton here. */
-static const double tw_M[9] = {2, 0.5, 0, 0.5, 1, 0.2, 0, 0.2, 1.5};
-
-static void tw_mass(const double *p, const double *q, double *M) {
-  (void)p, (void)q;
-  memcpy(M, tw_M, sizeof tw_M);
-}
-
-static double tw_potential(const double *p, const double *q) {
-  (void)p;
-  return 0.5 * (q[0] * q[0] + q[1] * q[1] + q[2] * q[2]) + 0.25 * q[0] * q[0] * q[1] * q[1];
-}
-
-static void tw_grad(const double *p, const double *q, double *g) {
-  (void)p;
-  g[0] = q[0] + 0.5 * q[0] * q[1] * q[1];
-  g[1] = q[1] + 0.5 * q[0] * q[0] * q[1];
-  g[2] = q[2];
-}
-
-static void tw_hess(const double *p, const double *q, double *H) {
-  (void)p;
-  memset(H, 0, 9 * sizeof *H);
-  H[0] = 1 + 0.5 * q[1] * q[1];
-  H[4] = 1 + 0.5 * q[0] * q[0];
-  H[1] = H[3] = q[0] * q[1];
-  H[8] = 1;
-}
-
-static void tw_constraints(const double *p, const double *q, double *A) {
-  (void)p;
-  A[0] = 1, A[1] = q[0], A[2] = q[1];
-}
-
-static void tw_constraints_jacobian(const double *p, const double *q, double *dA) {
-  (void)p, (void)q;
-  memset(dA, 0, 9 * sizeof *dA);
-  dA[1 * 3 + 0] = 1; /* ∂μ_y/∂x */
-  dA[2 * 3 + 1] = 1; /* ∂μ_θ/∂y */
-}
-
-static const double tw_q0[] = {0.3, -0.2, 0.5}, tw_v0[] = {-0.18, 0.4, -0.3}; /* μ·v0 = 0 */
-
-static const nh_system_type twisted = {
-    .name = "twisted_hooks_test",
-    .doc = "test-only system: non-diagonal M, constraint nonlinear in the Newmark multiplier",
-    .n = 3,
-    .k = 1,
-    .q0 = tw_q0,
-    .v0 = tw_v0,
-    .ic_doc = "",
-    .sample_box = 1,
-    .mass = tw_mass,
-    .potential = tw_potential,
-    .grad_potential = tw_grad,
-    .hess_potential = tw_hess,
-    .constraints = tw_constraints,
-    .constraints_jacobian = tw_constraints_jacobian,
-};
+/* The test-only twisted system (non-diagonal M, (N3) nonlinear in Λ0) is in tests/twisted.h. */
 
 /* ---- helpers ---------------------------------------------------------------------------------- */
 
@@ -1120,6 +1061,7 @@ Test(method_hooks_newmark, constraint_evals_per_step) {
 
 /* An exactly singular Newton system (β + β' = ½ with two constraints: the four multiplier
  * columns span only three dimensions) is a failed step, not a blown-up "converged" one. */
+/* Its set-up lines match test_statistics.c's running-max test in shape only (not merged). */
 Test(method_hooks_newmark, singular_system_is_a_failed_step) {
   nh_system sys = test_system("vertical_disk", NULL);
   nh_method *m = test_method("nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,force=1)");

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "studies/study.h"
-#include "tests/helpers.h"
+#include "tests/hand_study.h"
 
 
 /* ---- set-up ------------------------------------------------------------------------------------ */
@@ -32,26 +32,11 @@ typedef struct {
   int fit_points;
 } setup;
 
+/* Each test states its study in one `setup` line; that line, build_and_run and finish repeat
+ * between tests as the tests' data (not merged further). */
 static nh_study build(const setup *s) {
-  nh_study st;
-  memset(&st, 0, sizeof st);
-  st.kind = NH_STUDY_ONESTEP;
-  st.spec_file = "test_onestep";
-  st.sys = test_system(s->system, s->params);
-  st.nmethods = st.nprimary = s->nm;
-  st.methods = calloc((size_t)s->nm, sizeof *st.methods);
-  st.method_names = calloc((size_t)s->nm, sizeof *st.method_names);
-  for (int i = 0; i < s->nm; i++) {
-    st.methods[i] = test_method(s->methods[i]);
-    st.method_names[i] = (char *)s->methods[i];
-  }
-  st.nic = s->ics ? s->nic : 1;
-  st.ics = calloc((size_t)st.nic, sizeof *st.ics);
-  if (s->ics)
-    memcpy(st.ics, s->ics, sizeof *st.ics * (size_t)st.nic);
-  else
-    nh_system_default_state(&st.sys, &st.ics[0]);
-  st.x0 = st.ics[0];
+  nh_study st = test_hand_study(NH_STUDY_ONESTEP, "test_onestep", s->system, s->params, s->methods, s->nm, s->ics,
+                                s->nic);
   st.T = s->T;
   st.npoints = s->npoints;
   st.nh = s->nh;
@@ -64,15 +49,22 @@ static nh_study build(const setup *s) {
   return st;
 }
 
-static void release(nh_study *st) {
-  for (int i = 0; i < st->nmethods; i++) nh_method_free(st->methods[i]);
-  free(st->methods), free(st->method_names), free(st->ics), free(st->h);
-}
-
 static void run(const nh_study *st, nh_onestep_result *r) {
   char err[512] = "";
   cr_assert_eq(nh_run_onestep(st, r, err, sizeof err), 0, "%s", err);
   cr_assert_eq(r->npoints, st->nic * st->npoints);
+}
+
+/* The study of s, run into r (nh_study and result of most tests; free both with finish). */
+static nh_study build_and_run(const setup *s, nh_onestep_result *r) {
+  nh_study st = build(s);
+  run(&st, r);
+  return st;
+}
+
+static void finish(nh_study *st, nh_onestep_result *r) {
+  nh_onestep_result_free(r);
+  test_hand_study_release(st);
 }
 
 static size_t cell(const nh_study *st, const nh_onestep_result *r, int mi, int hi, int p) {
@@ -142,9 +134,8 @@ Test(onestep, points_follow_the_true_solution) {
   ics[1].t = 0.5;
   const char *methods[] = {"rk4"};
   setup s = {"chaotic_particle", NULL, methods, 1, ics, 2, 1.5, 3, 0.1, 1, NH_NORM_MAX, 0};
-  nh_study st = build(&s);
   nh_onestep_result r;
-  run(&st, &r);
+  nh_study st = build_and_run(&s, &r);
   const int n = st.sys.n;
   cr_expect_str_eq(r.reference_kind, "rk8pd");
   for (int i = 0; i < 2; i++)
@@ -162,8 +153,7 @@ Test(onestep, points_follow_the_true_solution) {
   /* Not trivially equal: the points move along each solution and the two ICs differ. */
   cr_expect(fabs(r.points[0] - r.points[2 * n]) > 1e-3, "points 0 and 1 coincide");
   cr_expect(fabs(r.points[0] - r.points[3 * 2 * n]) > 1e-3, "IC 0 and IC 1 coincide");
-  nh_onestep_result_free(&r);
-  release(&st);
+  finish(&st, &r);
 }
 
 /* ---- local error, stepped state, slopes -------------------------------------------------------- */
@@ -177,9 +167,8 @@ Test(onestep, local_error_slopes_and_values_particle) {
   const double expected[] = {2, 3, 5};
   const nh_state ics[] = {particle_ic(0), particle_ic(1)};
   setup s = {"particle", NULL, methods, 3, ics, 2, 2.0, 2, 0.1, 5, NH_NORM_MAX, 0};
-  nh_study st = build(&s);
   nh_onestep_result r;
-  run(&st, &r);
+  nh_study st = build_and_run(&s, &r);
   cr_expect_str_eq(r.reference_kind, "exact");
   const int n = st.sys.n;
   int checked = 0;
@@ -221,8 +210,7 @@ Test(onestep, local_error_slopes_and_values_particle) {
   const size_t c = cell(&st, &r, 1, 0, 0);
   cr_expect(fabs(r.local_err_q[c] - r.local_err_v[c]) > 0.1 * r.local_err_q[c], "q %g v %g", r.local_err_q[c],
             r.local_err_v[c]);
-  nh_onestep_result_free(&r);
-  release(&st);
+  finish(&st, &r);
 }
 
 /* rk4 by itself on the chaotic particle (reference solution): slope 5; a failing method in the
@@ -231,9 +219,8 @@ Test(onestep, local_error_slopes_and_values_particle) {
 Test(onestep, rk4_slope_and_failed_steps) {
   const char *methods[] = {"nh_newmark(beta=0.5,beta2=0,alpha=0.5,force=1)", "rk4"};
   setup s = {"chaotic_particle", NULL, methods, 2, NULL, 1, 2.0, 2, 0.1, 4, NH_NORM_MAX, 0};
-  nh_study st = build(&s);
   nh_onestep_result r;
-  run(&st, &r);
+  nh_study st = build_and_run(&s, &r);
   cr_expect(fabs(r.slope[1] - 5) < 0.1, "rk4 local error slope %.3f, expected 5", r.slope[1]);
   for (int hi = 0; hi < st.nh; hi++)
     for (int p = 0; p < r.npoints; p++) {
@@ -246,8 +233,7 @@ Test(onestep, rk4_slope_and_failed_steps) {
     }
   cr_expect(isnan(r.slope[0]), "no slope from failed steps: %g", r.slope[0]);
   cr_expect_eq(r.fit_count[0], 0);
-  nh_onestep_result_free(&r);
-  release(&st);
+  finish(&st, &r);
 }
 
 /* ---- the 2-norm and the multipliers ------------------------------------------------------------- */
@@ -259,9 +245,8 @@ Test(onestep, norm_2_and_multipliers) {
   const char *methods[] = {"nh_newmark(alpha=0.5)", "dla", "rk4"};
   const nh_state ics[] = {particle_ic(1)};
   setup s = {"particle", NULL, methods, 3, ics, 1, 2.0, 2, 0.2, 2, NH_NORM_2, 0};
-  nh_study st = build(&s);
   nh_onestep_result r;
-  run(&st, &r);
+  nh_study st = build_and_run(&s, &r);
   const int n = st.sys.n;
   for (int hi = 0; hi < st.nh; hi++)
     for (int p = 0; p < r.npoints; p++) {
@@ -294,8 +279,7 @@ Test(onestep, norm_2_and_multipliers) {
                   "%s: lambda_err must use the method's own multiplier time", methods[mi]);
       }
     }
-  nh_onestep_result_free(&r);
-  release(&st);
+  finish(&st, &r);
 }
 
 /* ---- adjoint defects and backward steps (spec/newmark.md §2.7, C8) ------------------------------ */
@@ -316,9 +300,8 @@ Test(onestep, adjoint_defects) {
                            "dla",
                            "nh_shake"};
   setup s = {"chaotic_particle", NULL, methods, 7, NULL, 1, 2.0, 2, 0.2, 4, NH_NORM_MAX, 0};
-  nh_study st = build(&s);
   nh_onestep_result r;
-  run(&st, &r);
+  nh_study st = build_and_run(&s, &r);
   const int n = st.sys.n;
   double worst = 0;
   for (int hi = 0; hi < st.nh; hi++)
@@ -357,8 +340,7 @@ Test(onestep, adjoint_defects) {
   cr_expect(defect[0] > 1e-2 && defect[3] > 1e-4, "far above round-off: %.3e at h = 0.2, %.3e at h = 0.025", defect[0],
             defect[3]);
   cr_log_info("nh_newmark(alpha=0) with itself: defect %.3e .. %.3e, slope %.3f", defect[0], defect[3], slope);
-  nh_onestep_result_free(&r);
-  release(&st);
+  finish(&st, &r);
 }
 
 /* backward = F_{−h}(x) as stepped here; for a symmetric method F_h(F_{−h}(x)) = x to round-off
@@ -369,9 +351,8 @@ Test(onestep, backward_step) {
   const char *methods[] = {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "rk4"};
   const nh_state ics[] = {particle_ic(0), particle_ic(1)};
   setup s = {"particle", NULL, methods, 2, ics, 2, 2.0, 2, 0.2, 3, NH_NORM_MAX, 0};
-  nh_study st = build(&s);
   nh_onestep_result r;
-  run(&st, &r);
+  nh_study st = build_and_run(&s, &r);
   const int n = st.sys.n;
   double rk4_min = INFINITY;
   for (int mi = 0; mi < 2; mi++)
@@ -400,8 +381,7 @@ Test(onestep, backward_step) {
       }
   /* measured 1.9e-8 .. 1.6e-7 at h = 0.2, against round-off 1e-13 */
   cr_expect(rk4_min > 1e-9, "rk4 is not symmetric: smallest |F_h(F_{-h}(x)) - x| at h = 0.2: %.3e", rk4_min);
-  nh_onestep_result_free(&r);
-  release(&st);
+  finish(&st, &r);
 }
 
 /* ---- condition number of the Newton Jacobian (spec/newmark.md §2.5, C12; R17) -------------------- */
@@ -443,9 +423,8 @@ Test(onestep, newton_condition_number) {
   nh_method_free(probe);
   if (!hooks) cr_skip_test("nh_newmark defines no Newton hooks yet: the condition number is NaN by design");
   setup s = {"chaotic_particle", NULL, methods, 3, NULL, 1, 1.0, 1, 0.025, 4, NH_NORM_MAX, 0};
-  nh_study st = build(&s);
   nh_onestep_result r;
-  run(&st, &r);
+  nh_study st = build_and_run(&s, &r);
   const int n = st.sys.n, k = st.sys.k, d = 2 * n + 2 * k;
   double cs[2][4], cu[2][4];
   for (int mi = 0; mi < 2; mi++)
@@ -481,8 +460,7 @@ Test(onestep, newton_condition_number) {
   cr_expect(fabs(u_reg + 3) < 0.15, "C12 unscaled: slope %.3f, expected -3", u_reg);
   cr_expect(fabs(u_half + 5) < 0.15, "C12 unscaled at beta + beta2 = 1/2: slope %.3f, expected -5", u_half);
   for (int hi = 0; hi < st.nh; hi++) cr_expect(isnan(r.cond[cell(&st, &r, 2, hi, 0)]), "rk4: no Newton system");
-  nh_onestep_result_free(&r);
-  release(&st);
+  finish(&st, &r);
 }
 
 /* ---- local action error (spec/discretization.md §2.1, R1) -------------------------------------- */
@@ -495,9 +473,8 @@ Test(onestep, action_error_particle) {
                            "adjoint_pair(nh_newmark(alpha=0))"};
   const nh_state ics[] = {particle_ic(0), particle_ic(1)};
   setup s = {"particle", NULL, methods, 5, ics, 2, 2.0, 2, 0.1, 4, NH_NORM_MAX, 0};
-  nh_study st = build(&s);
   nh_onestep_result r;
-  run(&st, &r);
+  nh_study st = build_and_run(&s, &r);
   const int n = st.sys.n;
   for (int hi = 0; hi < st.nh; hi++)
     for (int p = 0; p < r.npoints; p++) {
@@ -517,8 +494,7 @@ Test(onestep, action_error_particle) {
     }
   cr_expect(fabs(r.action_slope[0] - 3) < 0.1, "V = 0: slope %.3f, expected 3", r.action_slope[0]);
   cr_expect(isnan(r.action_slope[2]) && isnan(r.action_slope[3]));
-  nh_onestep_result_free(&r);
-  release(&st);
+  finish(&st, &r);
 }
 
 /* Chaotic particle (V ≠ 0): L_d^α − ∫L = (α − ½)h² ∂L/∂q·q̇ + O(h³) (R1): slope 2 for α = 0, 3 for
@@ -526,14 +502,12 @@ Test(onestep, action_error_particle) {
 Test(onestep, action_error_slopes_R1) {
   const char *methods[] = {"nh_newmark(alpha=0)", "nh_newmark(alpha=0.5)"};
   setup s = {"chaotic_particle", NULL, methods, 2, NULL, 1, 2.0, 2, 0.025, 4, NH_NORM_MAX, 3};
-  nh_study st = build(&s);
   nh_onestep_result r;
-  run(&st, &r);
+  nh_study st = build_and_run(&s, &r);
   cr_log_info("action slopes: alpha = 0: %.3f, alpha = 1/2: %.3f", r.action_slope[0], r.action_slope[1]);
   cr_expect(fabs(r.action_slope[0] - 2) < 0.15, "alpha = 0: slope %.3f, expected 2", r.action_slope[0]);
   cr_expect(fabs(r.action_slope[1] - 3) < 0.15, "alpha = 1/2: slope %.3f, expected 3", r.action_slope[1]);
-  nh_onestep_result_free(&r);
-  release(&st);
+  finish(&st, &r);
 }
 
 /* Damping makes T − V no Lagrangian of the motion: the action error is NaN then, and finite for the
@@ -544,13 +518,11 @@ Test(onestep, action_error_absent_with_damping) {
   const char *params[] = {"alpha=0", "alpha=0.001"};
   for (int i = 0; i < 2; i++) {
     setup s = {"foucault_pendulum", params[i], methods, 1, NULL, 1, 1.0, 1, 0.1, 1, NH_NORM_MAX, 0};
-    nh_study st = build(&s);
     nh_onestep_result r;
-    run(&st, &r);
+    nh_study st = build_and_run(&s, &r);
     cr_expect_eq(r.status[0], NH_STEP_OK);
     a[i] = r.action_err[0];
-    nh_onestep_result_free(&r);
-    release(&st);
+    finish(&st, &r);
   }
   cr_expect(isfinite(a[0]), "no damping: action error %g", a[0]);
   cr_expect(isnan(a[1]), "damping: action error %g, expected NaN", a[1]);
@@ -590,7 +562,7 @@ Test(onestep, bit_identical_with_1_and_2_threads) {
   SAME(action_slope, st.nmethods);
   nh_onestep_result_free(&a);
   nh_onestep_result_free(&b);
-  release(&st);
+  test_hand_study_release(&st);
 }
 
 /* A step that fails at some points only: rk4 on the Foucault pendulum cannot start at the origin,
@@ -605,9 +577,8 @@ Test(onestep, partial_failure_leaves_h_out_of_the_fit) {
   ics[1].v[0] = 0.3, ics[1].v[1] = 0.1; /* at the origin, on D (A(0) = 0, b(0) = 0) */
   const char *methods[] = {"rk4"};
   setup s = {"foucault_pendulum", NULL, methods, 1, ics, 2, 2.0, 2, 0.1, 3, NH_NORM_MAX, 0};
-  nh_study st = build(&s);
   nh_onestep_result r;
-  run(&st, &r);
+  nh_study st = build_and_run(&s, &r);
   for (int hi = 0; hi < st.nh; hi++)
     for (int p = 0; p < 4; p++) {
       const size_t c = cell(&st, &r, 0, hi, p);
@@ -622,8 +593,7 @@ Test(onestep, partial_failure_leaves_h_out_of_the_fit) {
   cr_expect(isnan(r.slope[0]) && r.fit_count[0] == 0, "slope %g from %d points", r.slope[0], r.fit_count[0]);
   /* The stored maxima over the points: NaN here, where one point failed at every h. */
   for (int hi = 0; hi < st.nh; hi++) cr_expect(isnan(r.max_local_err[hi]), "h=%g: one point failed", st.h[hi]);
-  nh_onestep_result_free(&r);
-  release(&st);
+  finish(&st, &r);
 }
 
 /* The stored maxima over the points are the largest local and action errors, computed here. */
@@ -634,9 +604,8 @@ Test(onestep, maxima_over_points_by_hand) {
   nh_system_default_state(&sys, &ics[0]);
   const char *methods[] = {"nh_newmark(alpha=0.5)", "rk4"};
   setup s = {"particle", "omega2=1", methods, 2, ics, 1, 2.0, 3, 0.1, 3, NH_NORM_MAX, 0};
-  nh_study st = build(&s);
   nh_onestep_result r;
-  run(&st, &r);
+  nh_study st = build_and_run(&s, &r);
   for (int mi = 0; mi < st.nmethods; mi++)
     for (int hi = 0; hi < st.nh; hi++) {
       double e = 0, a = 0;
@@ -651,6 +620,5 @@ Test(onestep, maxima_over_points_by_hand) {
                 st.method_names[mi], st.h[hi]);
     }
   cr_expect(isfinite(r.max_action_err[0]) && isnan(r.max_action_err[st.nh]), "nh_newmark(0,0,½) is variational, rk4 not");
-  nh_onestep_result_free(&r);
-  release(&st);
+  finish(&st, &r);
 }

@@ -1042,22 +1042,9 @@ Test(results, failed_write_missing_field_keeps_old_file) {
 
 /* ---- nhbench info and export -------------------------------------------------------------- */
 
-/* Runs `nhbench ARGS`, stdout and stderr into out; the exit status, or -1 if it did not exit. */
-static int run_nhbench(const char *args, char *out, size_t outlen) {
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "%s %s 2>&1", NHBENCH_EXE, args);
-  fflush(NULL);
-  FILE *p = popen(cmd, "r");
-  cr_assert(p, "cannot run %s", cmd);
-  size_t len = fread(out, 1, outlen - 1, p);
-  out[len] = '\0';
-  int status = pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static void expect_run(const char *args, int want, const char *needle) {
   static char out[1 << 18];
-  int rc = run_nhbench(args, out, sizeof out);
+  int rc = test_run_nhbench(args, out, sizeof out);
   cr_expect_eq(rc, want, "nhbench %s: exit status %d, want %d; output:\n%.3000s", args, rc, want, out);
   if (needle) cr_expect(strstr(out, needle) != NULL, "nhbench %s: output lacks '%s':\n%.3000s", args, needle, out);
 }
@@ -1071,7 +1058,7 @@ typedef struct {
 
 static void export_table(const char *args, table *t) {
   static char out[1 << 18];
-  int rc = run_nhbench(args, out, sizeof out);
+  int rc = test_run_nhbench(args, out, sizeof out);
   cr_assert_eq(rc, 0, "nhbench %s: exit status %d:\n%.3000s", args, rc, out);
   memset(t, 0, sizeof *t);
   for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
@@ -1086,122 +1073,114 @@ static void export_table(const char *args, table *t) {
   }
 }
 
+/* expect_run and export_table with the arguments fmt, its one %s replaced by the file path. */
+static void expect_on(const char *path, const char *fmt, int want, const char *needle) {
+  char args[512];
+  snprintf(args, sizeof args, fmt, path);
+  expect_run(args, want, needle);
+}
+
+static void export_on(const char *path, const char *fmt, table *t) {
+  char args[512];
+  snprintf(args, sizeof args, fmt, path);
+  export_table(args, t);
+}
+
+/* The info_and_export tests share their shape (build a fixture, run nhbench, read a table) but
+ * each reads another study kind with its own expected values: data, not code (not merged). */
 Test(results_cli, info_and_export_convergence) {
-  char path[128], args[512];
+  char path[128];
   tmp_path(path, sizeof path, "cli-conv");
   conv_fx x;
   conv_build(&x, path);
-  snprintf(args, sizeof args, "info %s", path);
-  expect_run(args, 0, "4.062 +- 1.0e-03  ok      0.05 .. 0.2   1.03e+02      0  rk4");
-  expect_run(args, 0, "claimed 1, expected 2: an exception");
-  snprintf(args, sizeof args, "export %s study", path);
-  expect_run(args, 0, "convergence\n");
+  expect_on(path, "info %s", 0, "4.062 +- 1.0e-03  ok      0.05 .. 0.2   1.03e+02      0  rk4");
+  expect_on(path, "info %s", 0, "claimed 1, expected 2: an exception");
+  expect_on(path, "export %s study", 0, "convergence\n");
   table t;
-  snprintf(args, sizeof args, "export %s orders", path);
-  export_table(args, &t);
+  export_on(path, "export %s orders", &t);
   cr_assert_eq(t.rows, 3);
   cr_expect(t.v[0][4] == 0.05 && t.v[0][5] == 0.2 && t.v[1][4] == 0.1 && isnan(t.v[2][4]), "fit h range columns");
   cr_expect(t.v[2][6] == 2 && t.v[2][7] == 0 && t.v[1][2] == 2.03125, "expected, ok, observed");
-  snprintf(args, sizeof args, "export %s convergence --methods 2", path);
-  export_table(args, &t);
+  export_on(path, "export %s convergence --methods 2", &t);
   cr_assert_eq(t.rows, 4);
   cr_assert_eq(t.cols[1], 11);
   /* Method 2, h[1]: cell 9 of the [method][h] datasets. */
   const double want[11] = {0.1, 109.125, 209.125, 309.125, 709.125, 0, 759.125, 409.125, 509.125, 609.125, 659.125};
   for (int c = 0; c < 11; c++) cr_expect_eq(t.v[1][c], want[c], "convergence column %d: %g", c, t.v[1][c]);
-  snprintf(args, sizeof args, "export %s energy", path);
-  expect_run(args, 2, "is a convergence study; table 'energy' is for ensemble studies");
-  snprintf(args, sizeof args, "export %s convergence --methods 3", path);
-  expect_run(args, 2, "method indices 0..2");
-  snprintf(args, sizeof args, "export %s attr reference", path);
-  expect_run(args, 0, "rk8pd\n");
-  snprintf(args, sizeof args, "export %s attr err/units", path);
-  expect_run(args, 0, "as q, v\n");
+  expect_on(path, "export %s energy", 2, "is a convergence study; table 'energy' is for ensemble studies");
+  expect_on(path, "export %s convergence --methods 3", 2, "method indices 0..2");
+  expect_on(path, "export %s attr reference", 0, "rk8pd\n");
+  expect_on(path, "export %s attr err/units", 0, "as q, v\n");
   conv_free(&x);
   remove(path);
 }
 
 Test(results_cli, info_and_export_ensemble) {
-  char path[128], args[512];
+  char path[128];
   tmp_path(path, sizeof path, "cli-ens");
   ens_fx x;
   ens_build(&x, path);
-  snprintf(args, sizeof args, "info %s", path);
-  expect_run(args, 0, "methods      4: 2 listed in the spec, 2 more from 1 grid");
-  snprintf(args, sizeof args, "export %s methods --primary", path);
-  expect_run(args, 0, "# index name\n0 rk4\n1 nh_newmark(beta=0.1,beta2=0.1,");
+  expect_on(path, "info %s", 0, "methods      4: 2 listed in the spec, 2 more from 1 grid");
+  expect_on(path, "export %s methods --primary", 0, "# index name\n0 rk4\n1 nh_newmark(beta=0.1,beta2=0.1,");
   table t;
-  export_table(args, &t);
+  export_on(path, "export %s methods --primary", &t);
   cr_expect_eq(t.rows, 2, "only the listed methods");
-  snprintf(args, sizeof args, "export %s variance", path);
-  export_table(args, &t);
+  export_on(path, "export %s variance", &t);
   cr_expect(t.blocks == 2 && t.rows == 2 * ENS_S, "variance: a block per listed method");
-  snprintf(args, sizeof args, "export %s grid --stat final_var", path);
-  export_table(args, &t);
+  export_on(path, "export %s grid --stat final_var", &t);
   cr_assert_eq(t.rows, 4);
   /* (0, 0) is method 2: one IC left at T, so no variance; (0.1, 0.1) method 1: dE_var[1][5]. */
   cr_expect(isnan(t.v[0][2]) && t.v[0][3] == 2, "cell (0, 0): %g, method %g", t.v[0][2], t.v[0][3]);
   cr_expect(isnan(t.v[1][2]) && t.v[1][3] == -1, "cell (0, 0.1) skipped");
   cr_expect(t.v[3][2] == 511.125 && t.v[3][3] == 1 && t.v[3][4] == 1 && t.v[3][5] == 3, "cell (0.1, 0.1)");
-  snprintf(args, sizeof args, "export %s energy --method 3 --ics 1:3", path);
-  export_table(args, &t);
+  export_on(path, "export %s energy --method 3 --ics 1:3", &t);
   cr_assert_eq(t.rows, 12);
   cr_expect_eq(t.blocks, 2);
   cr_expect(t.v[0][1] == 1000 + (3 * 3 + 1) * 6 + 0.125 && t.v[7][1] == 1000 + (3 * 3 + 2) * 6 + 1.125, "dE rows");
-  snprintf(args, sizeof args, "export %s series --observable obs_b --method 1 --ic 2", path);
-  export_table(args, &t);
+  export_on(path, "export %s series --observable obs_b --method 1 --ic 2", &t);
   cr_assert_eq(t.rows, 6);
   for (int k = 0; k < 6; k++)
     for (int c = 0; c < 3; c++)
       cr_expect(same(t.v[k][1 + c], k >= 4 ? NAN : obs_value(5, k, 1, c)), "series sample %d component %d", k, c);
-  snprintf(args, sizeof args, "export %s series --h 1", path);
-  expect_run(args, 2, "one step size");
-  snprintf(args, sizeof args, "export %s observables", path);
-  expect_run(args, 0, "absent for method 1: method 1 has no a");
+  expect_on(path, "export %s series --h 1", 2, "one step size");
+  expect_on(path, "export %s observables", 0, "absent for method 1: method 1 has no a");
   ens_free(&x);
   remove(path);
 }
 
 Test(results_cli, info_and_export_trajectory) {
-  char path[128], args[512];
+  char path[128];
   tmp_path(path, sizeof path, "cli-traj");
   traj_fx x;
   traj_build(&x, path);
-  snprintf(args, sizeof args, "info %s", path);
-  expect_run(args, 0, "obs_a                    absent: method 1 has no a");
+  expect_on(path, "info %s", 0, "obs_a                    absent: method 1 has no a");
   /* Method 1, h[2], IC 3 (run 23): status 23 is no known status; 2 samples. */
-  expect_run(args, 0, "h = 0.4, IC 3 (ic_3): unknown status, 2 samples");
+  expect_on(path, "info %s", 0, "h = 0.4, IC 3 (ic_3): unknown status, 2 samples");
   table t;
-  snprintf(args, sizeof args, "export %s series --observable obs_b --method 1 --h 1 --ic 2", path);
-  export_table(args, &t);
+  export_on(path, "export %s series --observable obs_b --method 1 --h 1 --ic 2", &t);
   cr_assert_eq(t.rows, 4, "nsamples_h[1] = 4 rows");
   for (int k = 0; k < 4; k++) {
     cr_expect_eq(t.v[k][0], 1 * 7 + k + 0.125, "t of sample %d", k);
     for (int c = 0; c < 3; c++) cr_expect_eq(t.v[k][1 + c], obs_value((1 * 3 + 1) * 4 + 2, k, 1, c));
   }
-  snprintf(args, sizeof args, "export %s series --h 3", path);
-  expect_run(args, 2, "--h 3");
-  snprintf(args, sizeof args, "export %s series --observable nosuch", path);
-  expect_run(args, 2, "has obs_a obs_b");
+  expect_on(path, "export %s series --h 3", 2, "--h 3");
+  expect_on(path, "export %s series --observable nosuch", 2, "has obs_a obs_b");
   traj_free(&x);
   remove(path);
 }
 
 Test(results_cli, info_and_export_onestep) {
-  char path[128], args[512];
+  char path[128];
   tmp_path(path, sizeof path, "cli-one");
   one_fx x;
   one_build(&x, path);
-  snprintf(args, sizeof args, "info %s", path);
-  expect_run(args, 0, "       5  5.062 +- 1.2e-01    0.025 .. 0.05   0.125          -");
+  expect_on(path, "info %s", 0, "       5  5.062 +- 1.2e-01    0.025 .. 0.05   0.125          -");
   table t;
-  snprintf(args, sizeof args, "export %s local_error --methods 1", path);
-  export_table(args, &t);
+  export_on(path, "export %s local_error --methods 1", &t);
   cr_assert_eq(t.rows, 4);
   cr_expect(t.v[0][0] == 0.1 && t.v[0][1] == (1 * 4 + 0) * 6 + 5.125 && isnan(t.v[2][1]), "max local error");
   cr_expect(t.v[3][2] == 600 + (1 * 4 + 3) * 6 + 5.125, "max action error");
-  snprintf(args, sizeof args, "export %s slopes", path);
-  export_table(args, &t);
+  export_on(path, "export %s slopes", &t);
   cr_assert_eq(t.rows, 3);
   cr_expect(t.v[1][2] == 3 && t.v[1][3] == 3.125 && t.v[1][5] == 0.05 && t.v[1][6] == 0.2, "slopes row 1");
   cr_expect(t.v[2][9] == 548.125 && t.v[2][10] == 571.125, "cond range of method 2");
@@ -1210,24 +1189,21 @@ Test(results_cli, info_and_export_onestep) {
 }
 
 Test(results_cli, info_and_export_work_precision) {
-  char path[128], args[512];
+  char path[128];
   tmp_path(path, sizeof path, "cli-wp");
   wp_fx x;
   wp_build(&x, path);
-  snprintf(args, sizeof args, "info %s", path);
-  expect_run(args, 0, "timed out");
-  expect_run(args, 0, "Error at T in the qv_2 norm");
+  expect_on(path, "info %s", 0, "timed out");
+  expect_on(path, "info %s", 0, "Error at T in the qv_2 norm");
   table t;
-  snprintf(args, sizeof args, "export %s work_precision --methods 1 --norm q_2", path);
-  export_table(args, &t);
+  export_on(path, "export %s work_precision --methods 1 --norm q_2", &t);
   cr_assert_eq(t.rows, 4);
   /* Method 1, h[3]: cell 7, err column 3 (q_2); timed out; pareto_work 7 % 3 != 0, pareto_time 7 % 4 != 1. */
   cr_expect(t.v[3][0] == 0.025 && t.v[3][1] == 107.125 && t.v[3][2] == 207.125, "h work wall_time");
   cr_expect(t.v[3][3] == 7 * 6 + 3 + 0.125, "err in q_2: %g", t.v[3][3]);
   cr_expect(t.v[3][4] == 0 && t.v[3][5] == 0 && t.v[3][6] == NH_RUN_TIMED_OUT, "flags and status");
   cr_expect(t.v[2][4] == 1 && t.v[1][5] == 1, "pareto flags of cells 6 and 5");
-  snprintf(args, sizeof args, "export %s work_precision --norm l_3", path);
-  expect_run(args, 2, "--norm 'l_3'");
+  expect_on(path, "export %s work_precision --norm l_3", 2, "--norm 'l_3'");
   wp_free(&x);
   remove(path);
 }
@@ -1250,24 +1226,21 @@ static void write_v1(const char *path, int version) {
 }
 
 Test(results_cli, version_1_files_refused) {
-  char path[128], args[512];
+  char path[128];
   tmp_path(path, sizeof path, "v1");
   const char *msg = "written with results schema version 1 by an older nhbench; re-run the study "
                     "(`nhbench run studies/chaotic_convergence.cfg`) to get version 2";
   write_v1(path, 1);
-  snprintf(args, sizeof args, "info %s", path);
-  expect_run(args, 2, msg);
-  snprintf(args, sizeof args, "export %s study", path);
-  expect_run(args, 2, msg);
+  expect_on(path, "info %s", 2, msg);
+  expect_on(path, "export %s study", 2, msg);
   write_v1(path, -1); /* before schema_version existed */
-  snprintf(args, sizeof args, "info %s", path);
-  expect_run(args, 2, msg);
+  expect_on(path, "info %s", 2, msg);
   write_v1(path, 3);
-  expect_run(args, 2, "results schema version 3 (written by a newer nhbench); this nhbench reads version 2");
+  expect_on(path, "info %s", 2, "results schema version 3 (written by a newer nhbench); this nhbench reads version 2");
   /* Negative control: the same reader opens a version-2 file. */
   conv_fx x;
   conv_build(&x, path);
-  expect_run(args, 0, "convergence study");
+  expect_on(path, "info %s", 0, "convergence study");
   conv_free(&x);
   remove(path);
 }
@@ -1284,7 +1257,7 @@ static void copy_file(const char *src, const char *dst, long bytes) {
 }
 
 Test(results_cli, damaged_and_foreign_files_refused) {
-  char good[128], bad[128], args[512];
+  char good[128], bad[128];
   tmp_path(good, sizeof good, "good");
   tmp_path(bad, sizeof bad, "bad");
   ens_fx x;
@@ -1295,21 +1268,18 @@ Test(results_cli, damaged_and_foreign_files_refused) {
   cr_assert_eq(stat(good, &sb), 0);
   for (long cut = 512; cut < sb.st_size; cut += sb.st_size / 7) {
     copy_file(good, bad, cut);
-    snprintf(args, sizeof args, "info %s", bad);
-    expect_run(args, 2, bad);
-    snprintf(args, sizeof args, "export %s energy", bad);
-    expect_run(args, 2, bad);
+    expect_on(bad, "info %s", 2, bad);
+    expect_on(bad, "export %s energy", 2, bad);
   }
   /* Not HDF5; missing; a directory; HDF5 but not nhbench's. */
   write_file(bad, "method,h\n1,2\n");
-  snprintf(args, sizeof args, "info %s", bad);
-  expect_run(args, 2, "not an HDF5 file");
+  expect_on(bad, "info %s", 2, "not an HDF5 file");
   remove(bad);
-  expect_run(args, 2, "No such file");
+  expect_on(bad, "info %s", 2, "No such file");
   expect_run("info /tmp", 2, "is a directory");
   hid_t f = H5Fcreate(bad, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   H5Fclose(f);
-  expect_run(args, 2, "not an nhbench results file");
+  expect_on(bad, "info %s", 2, "not an nhbench results file");
   /* A dataset whose dimensions attribute disagrees with the schema (swapped). */
   copy_file(good, bad, -1);
   f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
@@ -1317,8 +1287,7 @@ Test(results_cli, damaged_and_foreign_files_refused) {
   H5Adelete(ds, "dimensions");
   H5LTset_attribute_string(f, "/ensemble/dE", "dimensions", "ic,method,sample");
   H5Dclose(ds), H5Fclose(f);
-  snprintf(args, sizeof args, "export %s energy", bad);
-  expect_run(args, 2, "dataset /ensemble/dE has dimensions 'ic,method,sample', expected 'method,ic,sample'");
+  expect_on(bad, "export %s energy", 2, "dataset /ensemble/dE has dimensions 'ic,method,sample', expected 'method,ic,sample'");
   /* A summary dataset of the wrong length. */
   copy_file(good, bad, -1);
   f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
@@ -1328,7 +1297,6 @@ Test(results_cli, damaged_and_foreign_files_refused) {
   H5LTmake_dataset_int(f, "/ensemble/summary/ok", 1, &n, ok);
   H5LTset_attribute_string(f, "/ensemble/summary/ok", "dimensions", "method");
   H5Fclose(f);
-  snprintf(args, sizeof args, "info %s", bad);
-  expect_run(args, 2, "has 3 entries along dimension method, other datasets 4");
+  expect_on(bad, "info %s", 2, "has 3 entries along dimension method, other datasets 4");
   remove(good), remove(bad);
 }

@@ -13,6 +13,7 @@
 
 #include "results/results.h"
 #include "studies/study.h"
+#include "tests/helpers.h"
 
 #define DATA NHBENCH_SOURCE_DIR "/tests/data/"
 
@@ -55,6 +56,13 @@ Test(convergence, order_fit_rule) {
 }
 
 /* ---------------------------------------------------------------------------------------------- */
+
+/* Loads the ensemble spec at path and runs it into r; free both. */
+static void run_ensemble_spec(const char *path, nh_study *st, nh_ensemble_result *r) {
+  char err[1024];
+  load_or_fail(path, st);
+  cr_assert_eq(nh_run_ensemble(st, r, err, sizeof err), 0, "%s", err);
+}
 
 static int run_ensemble_to(const char *out, int threads) {
   nh_study st;
@@ -116,9 +124,7 @@ Test(ensemble, bit_identical_with_1_and_2_threads) {
 Test(ensemble, initial_conditions_on_D_at_energy) {
   nh_study st;
   nh_ensemble_result r;
-  char err[1024];
-  load_or_fail(DATA "small_ensemble.cfg", &st);
-  cr_assert_eq(nh_run_ensemble(&st, &r, err, sizeof err), 0, "%s", err);
+  run_ensemble_spec(DATA "small_ensemble.cfg", &st, &r);
   for (int ic = 0; ic < st.count; ic++) {
     const double *q = r.q0 + ic * st.sys.n, *v = r.v0 + ic * st.sys.n;
     cr_expect(nh_constraint_residual(&st.sys, q, v) <= 1e-14);
@@ -140,23 +146,12 @@ Test(ensemble, initial_conditions_on_D_at_energy) {
 /* ---------------------------------------------------------------------------------------------- */
 /* Bad specs: a clear message naming file, line and value; exit status 2; no result file.         */
 
-static int run_nhbench(const char *args, char *out, size_t outlen) {
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "%s %s 2>&1", NHBENCH_EXE, args);
-  FILE *p = popen(cmd, "r");
-  cr_assert(p, "cannot run %s", cmd);
-  size_t len = fread(out, 1, outlen - 1, p);
-  out[len] = '\0';
-  int status = pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static void expect_spec_error(const char *file, const char *needle1, const char *needle2) {
   char out[8192], args[1024];
   char result[128];
   snprintf(result, sizeof result, "/tmp/nhbench-bad-%d.h5", (int)getpid());
   snprintf(args, sizeof args, "run " DATA "%s -o %s", file, result);
-  int rc = run_nhbench(args, out, sizeof out);
+  int rc = test_run_nhbench(args, out, sizeof out);
   cr_expect_eq(rc, 2, "%s: exit status %d, output:\n%s", file, rc, out);
   cr_expect(strstr(out, needle1) != NULL, "%s: message lacks '%s':\n%s", file, needle1, out);
   cr_expect(strstr(out, needle2) != NULL, "%s: message lacks '%s':\n%s", file, needle2, out);
@@ -211,9 +206,9 @@ Test(spec_errors, failed_run_keeps_good_file) {
   fputs("good", f);
   fclose(f);
   snprintf(args, sizeof args, "run " DATA "bad_parameter.cfg -o %s", path);
-  cr_expect_eq(run_nhbench(args, out, sizeof out), 2);
+  cr_expect_eq(test_run_nhbench(args, out, sizeof out), 2);
   snprintf(args, sizeof args, "run " NHBENCH_SOURCE_DIR "/tests/orders/particle.cfg -o /nonexistent-dir/x.h5");
-  cr_expect_eq(run_nhbench(args, out, sizeof out), 1, "%s", out);
+  cr_expect_eq(test_run_nhbench(args, out, sizeof out), 1, "%s", out);
   cr_expect(strstr(out, "/nonexistent-dir/x.h5") != NULL, "%s", out);
   char buf[16] = "";
   f = fopen(path, "r");
@@ -244,9 +239,7 @@ Test(spec_errors, overrides) {
 Test(ensemble, diverging_trajectories_stop) {
   nh_study st;
   nh_ensemble_result r;
-  char err[1024];
-  load_or_fail(DATA "diverging_ensemble.cfg", &st);
-  cr_assert_eq(nh_run_ensemble(&st, &r, err, sizeof err), 0, "%s", err);
+  run_ensemble_spec(DATA "diverging_ensemble.cfg", &st, &r);
   int ns = st.nsamples, diverged = 0;
   for (int ic = 0; ic < st.count; ic++) {
     const double *dE = r.dE + (size_t)ic * ns;

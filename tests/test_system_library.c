@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "integrators/integrator.h"
-#include "tests/helpers.h"
+#include "tests/checks.h"
 #include "systems/system.h"
 
 /* ---- shared helpers ------------------------------------------------------------------------- */
@@ -62,48 +62,13 @@ static nh_state random_state_on_D(const nh_system *sys, gsl_rng *r) {
 
 /* ---- derivatives by finite differences ------------------------------------------------------ */
 
-/* Central differences (δ = 1e-5) of V, ∇V and A(q) at 10 random points, non-default parameters. */
-static void check_derivatives(const char *name, const char *params) {
-  nh_system sys = test_system(name, params);
-  const int n = sys.n, k = sys.k;
-  const double d = 1e-5, tol = 1e-7;
-  gsl_rng *r = test_rng(4711);
-  for (int trial = 0; trial < 10; trial++) {
-    double q[NH_MAX_N], g[NH_MAX_N], H[NH_MAX_N * NH_MAX_N], dA[NH_MAX_K * NH_MAX_N * NH_MAX_N];
-    for (int i = 0; i < n; i++) q[i] = uniform(r, 2);
-    sys.type->grad_potential(sys.p, q, g);
-    sys.type->hess_potential(sys.p, q, H);
-    sys.type->constraints_jacobian(sys.p, q, dA);
-    for (int j = 0; j < n; j++) {
-      double qp[NH_MAX_N], qm[NH_MAX_N], gp[NH_MAX_N], gm[NH_MAX_N];
-      double Ap[NH_MAX_K * NH_MAX_N], Am[NH_MAX_K * NH_MAX_N];
-      memcpy(qp, q, sizeof qp), memcpy(qm, q, sizeof qm);
-      qp[j] += d, qm[j] -= d;
-      double dV = (sys.type->potential(sys.p, qp) - sys.type->potential(sys.p, qm)) / (2 * d);
-      cr_assert(fabs(dV - g[j]) <= tol * (1 + fabs(g[j])), "%s: dV/dq%d = %.12g, grad %.12g", name, j, dV, g[j]);
-      sys.type->grad_potential(sys.p, qp, gp);
-      sys.type->grad_potential(sys.p, qm, gm);
-      for (int i = 0; i < n; i++) {
-        double fd = (gp[i] - gm[i]) / (2 * d), an = H[i * n + j];
-        cr_assert(fabs(fd - an) <= tol * (1 + fabs(an)), "%s: H[%d][%d] = %.12g, FD %.12g", name, i, j, an, fd);
-      }
-      sys.type->constraints(sys.p, qp, Ap);
-      sys.type->constraints(sys.p, qm, Am);
-      for (int a = 0; a < k; a++)
-        for (int i = 0; i < n; i++) {
-          double fd = (Ap[a * n + i] - Am[a * n + i]) / (2 * d), an = dA[(a * n + i) * n + j];
-          cr_assert(fabs(fd - an) <= tol * (1 + fabs(an)), "%s: dmu^%d_%d/dq%d = %.12g, FD %.12g", name, a, i, j,
-                    an, fd);
-        }
-    }
-  }
-  gsl_rng_free(r);
-}
+/* Central differences (δ = 1e-5) of V, ∇V and A(q) at 10 random points, default and non-default
+ * parameters (tests/checks.h). */
 
 Test(system_library, derivatives_match_finite_differences) {
   for (int s = 0; s < NLIB; s++) {
-    check_derivatives(library[s], "");
-    check_derivatives(library[s], library_params[s]);
+    test_check_system_derivatives(library[s], "", 4711);
+    test_check_system_derivatives(library[s], library_params[s], 4711);
   }
 }
 

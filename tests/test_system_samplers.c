@@ -344,6 +344,8 @@ Test(system_samplers, foucault_position_uniform_on_the_admissible_disc) {
  * carries kinetic energy m s²|q|²/2, so only |q|² < E/(m s²/2 + m g/2l) has a real root; the
  * sampler must reject the rest of the box (which V < E − 0.1 alone would admit up to
  * |q|² < 2l(E − 0.1)/(m g)). The velocity is then the particular solution plus a radial part. */
+/* The draw loop resembles the uniformity test above by accident: other bounds and statistics
+ * (not merged). */
 Test(system_samplers, foucault_rejects_draws_without_a_real_root) {
   enum { COUNT = 500 };
   nh_system sys = test_system("foucault_pendulum", "Omega=1,beta_deg=90");

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "integrators/integrator.h"
-#include "tests/helpers.h"
+#include "tests/checks.h"
 #include "systems/system.h"
 
 /* ---- shared helpers ------------------------------------------------------------------------- */
@@ -134,49 +134,14 @@ Test(systems, chaotic_particle_default_ic) {
 
 /* ---- derivatives by finite differences (spec §3.1, §3.2) ------------------------------------ */
 
-/* Central differences with δ = 1e-5 at 10 random points in [-2,2]^n. */
-static void check_derivatives(const char *name) {
-  nh_system sys = test_system(name, NULL);
-  const int n = sys.n, k = sys.k;
-  const double d = 1e-5, tol = 1e-7;
-  gsl_rng *r = test_rng(12345);
-  for (int trial = 0; trial < 10; trial++) {
-    double q[NH_MAX_N], g[NH_MAX_N], H[NH_MAX_N * NH_MAX_N], dA[NH_MAX_K * NH_MAX_N * NH_MAX_N];
-    for (int i = 0; i < n; i++) q[i] = 4 * gsl_rng_uniform(r) - 2;
-    sys.type->grad_potential(sys.p, q, g);
-    sys.type->hess_potential(sys.p, q, H);
-    sys.type->constraints_jacobian(sys.p, q, dA);
-    for (int j = 0; j < n; j++) {
-      double qp[NH_MAX_N], qm[NH_MAX_N], gp[NH_MAX_N], gm[NH_MAX_N];
-      double Ap[NH_MAX_K * NH_MAX_N], Am[NH_MAX_K * NH_MAX_N];
-      memcpy(qp, q, sizeof qp);
-      memcpy(qm, q, sizeof qm);
-      qp[j] += d, qm[j] -= d;
-      double dV = (sys.type->potential(sys.p, qp) - sys.type->potential(sys.p, qm)) / (2 * d);
-      cr_assert(fabs(dV - g[j]) <= tol * (1 + fabs(g[j])), "%s: dV/dq%d = %.12g, grad_potential %.12g",
-                name, j, dV, g[j]);
-      sys.type->grad_potential(sys.p, qp, gp);
-      sys.type->grad_potential(sys.p, qm, gm);
-      for (int i = 0; i < n; i++) {
-        double fd = (gp[i] - gm[i]) / (2 * d), an = H[i * n + j];
-        cr_assert(fabs(fd - an) <= tol * (1 + fabs(an)), "%s: H[%d][%d] = %.12g, differences %.12g", name,
-                  i, j, an, fd);
-      }
-      sys.type->constraints(sys.p, qp, Ap);
-      sys.type->constraints(sys.p, qm, Am);
-      for (int a = 0; a < k; a++)
-        for (int i = 0; i < n; i++) {
-          double fd = (Ap[a * n + i] - Am[a * n + i]) / (2 * d), an = dA[(a * n + i) * n + j];
-          cr_assert(fabs(fd - an) <= tol * (1 + fabs(an)), "%s: dmu^%d_%d/dq%d = %.12g, differences %.12g",
-                    name, a, i, j, an, fd);
-        }
-    }
-  }
-  gsl_rng_free(r);
-}
+/* Central differences with δ = 1e-5 at 10 random points in [-2,2]^n (tests/checks.h). */
 
-Test(systems, particle_derivatives_match_finite_differences) { check_derivatives("particle"); }
-Test(systems, chaotic_particle_derivatives_match_finite_differences) { check_derivatives("chaotic_particle"); }
+Test(systems, particle_derivatives_match_finite_differences) {
+  test_check_system_derivatives("particle", NULL, 12345);
+}
+Test(systems, chaotic_particle_derivatives_match_finite_differences) {
+  test_check_system_derivatives("chaotic_particle", NULL, 12345);
+}
 
 /* ---- eliminated multiplier (spec §2.0, §3.1, §3.2 [derived]) -------------------------------- */
 
@@ -192,43 +157,42 @@ static void check_tangent(const nh_system *sys, const nh_state *s) {
             Aa + curv[0]);
 }
 
-Test(systems, particle_multiplier_closed_form) {
-  /* spec §3.1 [derived]: λ = ẋẏ/(1+y²). */
-  nh_system sys = test_system("particle", NULL);
-  gsl_rng *r = test_rng(7);
+/* λ of nh_multiplier against the spec's closed form at 10 random states on D (seeded), relative
+ * tolerance tol, and the acceleration tangent to D there (check_tangent). */
+static void check_multiplier_closed_form(const char *name, unsigned long seed, double (*closed_form)(const nh_state *),
+                                         double tol) {
+  nh_system sys = test_system(name, NULL);
+  gsl_rng *r = test_rng(seed);
   for (int trial = 0; trial < 10; trial++) {
     nh_state s;
     double lambda;
     random_state_on_D(&sys, r, &s);
+    const double expect = closed_form(&s);
     cr_assert(nh_multiplier(&sys, s.t, s.q, s.v, &lambda) == 0, "nh_multiplier failed");
-    double expect = s.v[0] * s.v[1] / (1 + s.q[1] * s.q[1]);
-    cr_assert(fabs(lambda - expect) <= 1e-14 * (1 + fabs(expect)), "particle λ = %.17g, closed form %.17g",
-              lambda, expect);
+    cr_assert(fabs(lambda - expect) <= tol * (1 + fabs(expect)), "%s λ = %.17g, closed form %.17g", name, lambda,
+              expect);
     check_tangent(&sys, &s);
   }
   gsl_rng_free(r);
 }
 
+/* spec §3.1 [derived]: λ = ẋẏ/(1+y²). */
+static double particle_lambda(const nh_state *s) { return s->v[0] * s->v[1] / (1 + s->q[1] * s->q[1]); }
+
+/* spec §3.2 [derived]: λ = [x + y1(z1 + z1z2² + y1²z1) + y2(z2 + z1²z2 + y2²z2)
+ *                          − (ẏ1ż1 + ẏ2ż2)] / (1 + y1² + y2²). */
+static double chaotic_lambda(const nh_state *s) {
+  const double x = s->q[0], y1 = s->q[1], y2 = s->q[2], z1 = s->q[3], z2 = s->q[4];
+  const double dy1 = s->v[1], dy2 = s->v[2], dz1 = s->v[3], dz2 = s->v[4];
+  return (x + y1 * (z1 + z1 * z2 * z2 + y1 * y1 * z1) + y2 * (z2 + z1 * z1 * z2 + y2 * y2 * z2) -
+          (dy1 * dz1 + dy2 * dz2)) /
+         (1 + y1 * y1 + y2 * y2);
+}
+
+Test(systems, particle_multiplier_closed_form) { check_multiplier_closed_form("particle", 7, particle_lambda, 1e-14); }
+
 Test(systems, chaotic_particle_multiplier_closed_form) {
-  /* spec §3.2 [derived]: λ = [x + y1(z1 + z1z2² + y1²z1) + y2(z2 + z1²z2 + y2²z2)
-   *                          − (ẏ1ż1 + ẏ2ż2)] / (1 + y1² + y2²). */
-  nh_system sys = test_system("chaotic_particle", NULL);
-  gsl_rng *r = test_rng(8);
-  for (int trial = 0; trial < 10; trial++) {
-    nh_state s;
-    double lambda;
-    random_state_on_D(&sys, r, &s);
-    const double x = s.q[0], y1 = s.q[1], y2 = s.q[2], z1 = s.q[3], z2 = s.q[4];
-    const double dy1 = s.v[1], dy2 = s.v[2], dz1 = s.v[3], dz2 = s.v[4];
-    double expect = (x + y1 * (z1 + z1 * z2 * z2 + y1 * y1 * z1) + y2 * (z2 + z1 * z1 * z2 + y2 * y2 * z2) -
-                     (dy1 * dz1 + dy2 * dz2)) /
-                    (1 + y1 * y1 + y2 * y2);
-    cr_assert(nh_multiplier(&sys, s.t, s.q, s.v, &lambda) == 0, "nh_multiplier failed");
-    cr_assert(fabs(lambda - expect) <= 1e-13 * (1 + fabs(expect)), "chaotic λ = %.17g, closed form %.17g",
-              lambda, expect);
-    check_tangent(&sys, &s);
-  }
-  gsl_rng_free(r);
+  check_multiplier_closed_form("chaotic_particle", 8, chaotic_lambda, 1e-13);
 }
 
 /* ---- reference solver (integrators/reference.c) --------------------------------------------- */

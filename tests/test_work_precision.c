@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "studies/study.h"
-#include "tests/helpers.h"
+#include "tests/hand_study.h"
 
 /* Declared in studies/work_precision.c (to be added to study.h). */
 
@@ -56,22 +56,7 @@ Test(work_precision, pareto_hand_made) {
 
 static nh_study build(const char *system, const char *const *methods, int nm, const double *h, int nh, double T,
                       int repeats, double time_limit, nh_norm norm) {
-  nh_study st;
-  memset(&st, 0, sizeof st);
-  st.kind = NH_STUDY_WORK_PRECISION;
-  st.spec_file = "test_work_precision";
-  st.sys = test_system(system, NULL);
-  st.nmethods = st.nprimary = nm;
-  st.methods = calloc((size_t)nm, sizeof *st.methods);
-  st.method_names = calloc((size_t)nm, sizeof *st.method_names);
-  for (int i = 0; i < nm; i++) {
-    st.methods[i] = test_method(methods[i]);
-    st.method_names[i] = (char *)methods[i];
-  }
-  st.nic = 1;
-  st.ics = calloc(1, sizeof *st.ics);
-  nh_system_default_state(&st.sys, &st.ics[0]);
-  st.x0 = st.ics[0];
+  nh_study st = test_hand_study(NH_STUDY_WORK_PRECISION, "test_work_precision", system, NULL, methods, nm, NULL, 1);
   st.nh = nh;
   st.h = calloc((size_t)nh, sizeof *st.h);
   memcpy(st.h, h, sizeof *h * (size_t)nh);
@@ -81,11 +66,6 @@ static nh_study build(const char *system, const char *const *methods, int nm, co
   st.time_limit = time_limit;
   st.reference_tol = 1e-13;
   return st;
-}
-
-static void release(nh_study *st) {
-  for (int i = 0; i < st->nmethods; i++) nh_method_free(st->methods[i]);
-  free(st->methods), free(st->method_names), free(st->ics), free(st->h);
 }
 
 static void run(const nh_study *st, nh_work_precision_result *r) {
@@ -123,7 +103,7 @@ Test(work_precision, median_of_odd_and_even_repeats) {
                 R, c, r.wall_time[c], median(R, w));
     }
     nh_work_precision_result_free(&r);
-    release(&st);
+    test_hand_study_release(&st);
   }
 }
 
@@ -148,7 +128,7 @@ Test(work_precision, time_limit_stops_one_task) {
   cr_expect(r.pareto_work[0] == 1 && r.pareto_work[1] == 0 && r.pareto_time[1] == 0);
   cr_expect(elapsed < 1.0, "the sweep did not wait for the long run: %g s", elapsed);
   nh_work_precision_result_free(&r);
-  release(&st);
+  test_hand_study_release(&st);
 }
 
 /* Errors at T in all six norms equal the norms of (q, v)(T) − exact, computed here from a run made
@@ -202,7 +182,7 @@ Test(work_precision, errors_in_every_norm_and_counted_work) {
       if (mi == 0) cr_expect(cost.jacobian_evals > 0 && cost.newton_iterations > 0, "Newton counted");
     }
   nh_work_precision_result_free(&r);
-  release(&st);
+  test_hand_study_release(&st);
 }
 
 /* The marks in a real sweep equal a brute-force dominance check made here in the study norm
@@ -240,7 +220,7 @@ Test(work_precision, pareto_marks_and_thread_independence) {
   cr_expect(memcmp(a.pareto_work, b.pareto_work, sizeof *a.pareto_work * cells) == 0);
   nh_work_precision_result_free(&a);
   nh_work_precision_result_free(&b);
-  release(&st);
+  test_hand_study_release(&st);
 }
 
 /* The front uses the error in the study norm. Chaotic particle, T = 1: nh_rattle at h = 0.1 has a
@@ -262,7 +242,7 @@ Test(work_precision, pareto_uses_the_study_norm) {
               r.err[ra * NH_WP_NORMS + 1]);
     marks[norm] = r.pareto_work[ra];
     nh_work_precision_result_free(&r);
-    release(&st);
+    test_hand_study_release(&st);
   }
   cr_expect_eq(marks[NH_NORM_MAX], 0, "max norm: nh_rattle at h = 0.1 is dominated by rk4 at h = 0.5");
   cr_expect_eq(marks[NH_NORM_2], 1, "2-norm: nh_rattle at h = 0.1 is efficient");
