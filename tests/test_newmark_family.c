@@ -562,7 +562,7 @@ static nh_step_status record_step(const nh_method *m, const nh_system *sys, cons
   return NH_STEP_OK;
 }
 
-/* These stubs match integrators/*.c callbacks in shape only (a test-only method; not merged). */
+/* These stubs match the callbacks of integrators/ files in shape only (a test-only method; not merged). */
 static int order_two(const nh_method *m) {
   (void)m;
   return 2;

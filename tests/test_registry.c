@@ -4,12 +4,14 @@
  * round-trip through the method syntax. New systems and methods are covered automatically. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "integrators/integrator.h"
+#include "tests/helpers.h"
 
 typedef struct {
   char name[64];
@@ -158,4 +160,47 @@ Test(registry, methods) {
     nh_method_free(m);
     nh_method_free(m2);
   }
+}
+
+/* Every system's parameter table: named, documented, unique names, defaults in range (a missing
+ * row in the middle of a designated-initializer table would be all zero and fail here). */
+Test(registry, system_parameter_tables) {
+  for (int i = 0; nh_system_types[i]; i++) {
+    const nh_system_type *t = nh_system_types[i];
+    for (int j = 0; j < t->nparams; j++) {
+      const nh_param_desc *d = &t->params[j];
+      cr_assert(d->name && d->name[0], "%s: parameter %d has no name", t->name, j);
+      cr_expect(d->help && strlen(d->help) >= 3, "%s.%s: no help", t->name, d->name);
+      cr_expect(d->min <= d->def && d->def <= d->max, "%s.%s: default outside [min, max]", t->name, d->name);
+      for (int k = 0; k < j; k++) cr_expect_neq(strcmp(d->name, t->params[k].name), 0, "%s.%s twice", t->name, d->name);
+    }
+  }
+}
+
+/* A system declaring the particle structure has it: M = I, μ = (−y, 0, 1), ∇V = ω²(x, y, 0) with
+ * ω² = ∂²V/∂x², no affine part, damping or forcing, at random states (spec/discretization.md §3.2–3.3). */
+Test(registry, particle_structure_capability_holds) {
+  gsl_rng *rng = test_rng(3);
+  int declared = 0;
+  for (int i = 0; nh_system_types[i]; i++) {
+    const nh_system_type *t = nh_system_types[i];
+    if (!(t->capabilities & NH_CAP_PARTICLE_STRUCTURE)) continue;
+    declared++;
+    cr_assert(t->n == 3 && t->k == 1, "%s", t->name);
+    cr_expect(!t->constraint_affine && !t->damping && !t->forcing && !t->mass_jacobian, "%s", t->name);
+    const char *const params[] = {"omega2=0", "omega2=1.7"};
+    for (int pi = 0; pi < 2; pi++) {
+      nh_system sys = test_system_of(t, params[pi]);
+      for (int r = 0; r < 5; r++) {
+        double q[3], A[3], g[3], H[9], M[9];
+        for (int a = 0; a < 3; a++) q[a] = gsl_ran_flat(rng, -2, 2);
+        nh_mass(&sys, q, M), t->constraints(sys.p, q, A), t->grad_potential(sys.p, q, g), t->hess_potential(sys.p, q, H);
+        for (int a = 0; a < 9; a++) cr_expect_eq(M[a], a % 4 == 0 ? 1 : 0, "%s: M", t->name);
+        cr_expect(A[0] == -q[1] && A[1] == 0 && A[2] == 1, "%s: mu", t->name);
+        cr_expect(fabs(g[0] - H[0] * q[0]) < 1e-14 && fabs(g[1] - H[0] * q[1]) < 1e-14 && g[2] == 0, "%s: grad V", t->name);
+      }
+    }
+  }
+  cr_expect(declared >= 1, "the particle declares it");
+  gsl_rng_free(rng);
 }

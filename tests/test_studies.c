@@ -256,3 +256,13 @@ Test(ensemble, diverging_trajectories_stop) {
   nh_ensemble_result_free(&r);
   nh_study_free(&st);
 }
+
+/* A bad --set value names the --set setting, not a line of the file. */
+Test(spec_errors, bad_set_value_names_the_setting) {
+  char out[8192], args[512];
+  snprintf(args, sizeof args, "run " DATA "trajectory_particle.cfg --set sample_every=0 -o /tmp/nhbench-set-%d.h5",
+           (int)getpid());
+  cr_expect_eq(test_run_nhbench(args, out, sizeof out), 2, "%s", out);
+  cr_expect(strstr(out, "trajectory_particle.cfg: --set sample_every: sample_every = 0") != NULL, "%s", out);
+  cr_expect(strstr(out, ":0:") == NULL, "no line 0: %s", out);
+}
