@@ -166,7 +166,8 @@ Test(trajectory, samples_match_independent_run) {
   cr_assert_eq(nh, 2);
   cr_expect_eq(r.nsamples_h[0], (int)lround(st.T / st.h[0]) / K + 1);
   cr_expect_eq(r.nsamples, r.nsamples_h[1], "the finer h has the most samples");
-  cr_expect(isnan(r.t[r.nsamples - 1]), "coarser h padded with NaN");
+  cr_expect(isnan(r.t[r.nsamples_h[0]]) && isfinite(r.t[r.nsamples_h[0] - 1]),
+            "coarser h padded with NaN from its first missing sample on");
   const int o_err = 1, o_q = 0; /* observables = ["q", "error_q_max", ...] */
   for (int mi = 0; mi < st.nmethods; mi++)
     for (int hi = 0; hi < nh; hi++)
@@ -391,4 +392,31 @@ Test(observables, invariants_multiplier_time_and_error_by_hand) {
     cr_expect_eq(out[0], b.lambda[0]);
     nh_method_free(m);
   }
+}
+
+/* Along a trajectory, multiplier_error is taken at the time the method's multiplier approximates:
+ * the step's midpoint for js_b (spec/discretization.md §6.5), its end for nh_rattle; checked
+ * against the particle's exact λ = c w0 / (1 + y²)^{3/2} (spec/discretization.md §3.2). */
+Test(trajectory, multiplier_error_at_the_declared_time) {
+  nh_study st;
+  nh_trajectory_result r;
+  char err[1024];
+  load(DATA "trajectory_multiplier.cfg", NULL, 0, &st);
+  cr_assert_eq(nh_run_trajectory(&st, &r, err, sizeof err), 0, "%s", err);
+  const nh_state *x0 = &st.ics[0];
+  const double y0 = x0->q[1], u0 = x0->v[0], w0 = x0->v[1], c = u0 * sqrt(1 + y0 * y0);
+  for (int mi = 0; mi < st.nmethods; mi++) {
+    const double shift = mi == 0 ? 0.5 : 0; /* js_b: midpoint; nh_rattle: end */
+    for (int s = 1; s < r.nsamples; s++) {
+      const double h = st.h[0], t = r.t[s] - shift * h, y = y0 + w0 * t;
+      const double exact = c * w0 / pow(1 + y * y, 1.5);
+      const double *row = r.samples.values + ((size_t)mi * r.nsamples + s) * r.samples.row;
+      const double lam = row[0] + exact; /* multiplier − λ(t*) + λ(t*) */
+      const double *mrow = r.samples.values + ((size_t)mi * r.nsamples + s) * r.samples.row + r.samples.offset[1];
+      cr_assert(fabs(lam - mrow[0]) < 1e-12, "%s sample %d: multiplier_error is taken at t* = t − %g h",
+                st.method_names[mi], s, shift);
+    }
+  }
+  nh_trajectory_result_free(&r);
+  nh_study_free(&st);
 }

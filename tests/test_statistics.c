@@ -154,3 +154,52 @@ Test(statistics, random_streams) {
   cr_expect_neq(nh_stream_seed(7, 0), nh_stream_seed(8, 0));
   cr_expect_eq(nh_stream_seed(7, 3), nh_stream_seed(7, 3));
 }
+
+/* Per trajectory, max|E − E0| is over every sample (not the last), the drift slope is the
+ * least-squares slope over the samples reached, and the ensemble mean at each time is over the
+ * runs still going: all recomputed here from the stored series. */
+Test(statistics, ensemble_per_run_statistics_from_the_series) {
+  nh_study st;
+  nh_ensemble_result r;
+  char err[1024];
+  cr_assert_eq(nh_study_load(DATA "small_ensemble.cfg", NULL, 0, &st, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(nh_run_ensemble(&st, &r, err, sizeof err), 0, "%s", err);
+  const int ns = st.nsamples, nic = st.count;
+  int differs_from_last = 0;
+  for (int run = 0; run < st.nmethods * nic; run++) {
+    const double *d = r.dE + (size_t)run * ns;
+    double m = 0;
+    int reached = 0;
+    for (int s = 0; s < ns && isfinite(d[s]); s++) m = fmax(m, fabs(d[s])), reached++;
+    cr_expect_eq(r.max_abs_dE[run], m, "run %d", run);
+    differs_from_last += reached == ns && m > fabs(d[ns - 1]);
+    double tm = 0, ym = 0, sty = 0, stt = 0;
+    for (int s = 0; s < reached; s++) tm += r.t[s] / reached, ym += d[s] / reached;
+    for (int s = 0; s < reached; s++) sty += (r.t[s] - tm) * (d[s] - ym), stt += (r.t[s] - tm) * (r.t[s] - tm);
+    if (reached >= 2) cr_expect(fabs(r.drift_slope[run] - sty / stt) <= 1e-9 * fabs(sty / stt) + 1e-18, "run %d slope", run);
+  }
+  cr_expect(differs_from_last > 0, "some run's maximum is not its last sample");
+  /* The residual maximum is over the whole run (every step of every segment): each method from
+   * each IC, stepped here over all nsteps at once (nh_integrate's running maximum is checked above). */
+  for (int mi = 0; mi < 2; mi++)
+    for (int ic = 0; ic < nic; ic++) {
+      nh_state x = {0};
+      memcpy(x.q, r.q0 + ic * 5, sizeof(double) * 5), memcpy(x.v, r.v0 + ic * 5, sizeof(double) * 5);
+      nh_cost cost = {0};
+      double res;
+      cr_assert_eq(nh_integrate(st.methods[mi], &st.sys, &x, st.nsteps, st.step, &cost, 0, &res), 0);
+      cr_expect_eq(r.max_residual[mi * nic + ic], res, "method %d IC %d: %g vs %g", mi, ic, r.max_residual[mi * nic + ic], res);
+    }
+  for (int mi = 0; mi < st.nmethods; mi++) {
+    double sum = 0;
+    int count = 0;
+    for (int ic = 0; ic < nic; ic++) {
+      double v = r.dE[((size_t)mi * nic + ic) * ns + ns - 1];
+      if (isfinite(v)) sum += v, count++;
+    }
+    cr_expect_eq(r.dE_count[(size_t)mi * ns + ns - 1], count);
+    if (count) cr_expect(fabs(r.dE_mean[(size_t)mi * ns + ns - 1] - sum / count) <= 1e-15 * fabs(sum / count) + 1e-300);
+  }
+  nh_ensemble_result_free(&r);
+  nh_study_free(&st);
+}
