@@ -58,6 +58,15 @@ static const char *status_name(int s) {
   return s >= 0 && s <= 4 ? names[s] : "unknown status";
 }
 
+/* Methods whose results are unreliable although they ran (e.g. nh_newmark at β + β' = ½). */
+static void print_caveats(nh_h5 *f) {
+  int n = 0;
+  char **c = nh_h5_has(f, "caveats") ? nh_h5_strings(f, "caveats", "method", &n) : NULL;
+  for (int m = 0; c && m < n && m < f->nmethods; m++)
+    if (c[m][0]) printf("  CAVEAT       method %d %s: %s\n", m, f->methods[m], c[m]);
+  if (c) nh_h5_free_strings(c, n);
+}
+
 static void print_header(nh_h5 *f) {
   static const char *const keys[] = {"system", "spec_file", "overrides", "date", "version", "compiler", "command"};
   char *v[7] = {0};
@@ -76,6 +85,7 @@ static void print_header(nh_h5 *f) {
          v[5] ? v[5] : "?", threads);
   printf("  command      %s\n", v[6] ? v[6] : "?");
   for (int i = 0; i < 7; i++) free(v[i]);
+  print_caveats(f);
 }
 
 /* A string attribute of the study group, or "?" (malloc'd). */

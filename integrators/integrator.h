@@ -105,6 +105,9 @@ typedef struct nh_integrator_type {
    * size h, and the unknowns X that correspond to a step's result y. Used for the condition number
    * of the Newton Jacobian (spec/newmark.md §2.5) and finite-difference checks. Allocate nothing. */
   int (*newton_size)(const nh_method *m, const nh_system *sys);
+  /* NULL, or why results of this instance are unreliable although it runs, e.g. nh_newmark at
+   * β + β' = ½ with force=1 (spec/newmark.md §2.5): stored with the method in results files. */
+  const char *(*caveat)(const nh_method *m);
   void (*newton_eval)(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X,
                       double *F, double *J);
   void (*newton_unknowns)(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
@@ -147,6 +150,8 @@ int nh_method_preserves_constraint(const nh_method *m);
 nh_step_status nh_method_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                               double h, nh_cost *cost);
 double nh_method_param(const nh_method *m, const char *name); /* NaN if m has no such parameter */
+/* m's caveat, or its base's (compositions); NULL when there is none. */
+const char *nh_method_caveat(const nh_method *m);
 /* When m's multiplier approximates λ: the type's lambda_time; a composition's is its base's when
  * that is NH_LAMBDA_END (its last sub-step ends at t_{k+1}), else NH_LAMBDA_NONE. */
 nh_lambda_time nh_method_lambda_time(const nh_method *m);

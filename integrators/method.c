@@ -238,6 +238,12 @@ void nh_cost_add(nh_cost *sum, const nh_cost *c) {
   sum->constraint_evals += c->constraint_evals;
 }
 
+const char *nh_method_caveat(const nh_method *m) {
+  for (; m; m = m->base)
+    if (m->type->caveat && m->type->caveat(m)) return m->type->caveat(m);
+  return NULL;
+}
+
 nh_lambda_time nh_method_lambda_time(const nh_method *m) {
   if (m->base) return nh_method_lambda_time(m->base) == NH_LAMBDA_END ? NH_LAMBDA_END : NH_LAMBDA_NONE;
   return m->type->lambda_time;

@@ -493,6 +493,14 @@ static int validate(const nh_method *m, char *err, size_t errlen) {
   return 0;
 }
 
+/* Run anyway at β + β' = ½ (force=1): the results file says so (spec/newmark.md §2.5, C12). */
+static const char *caveat(const nh_method *m) {
+  if (fabs(m->p[P_BETA] + m->p[P_BETA2] - 0.5) >= 1e-12) return NULL;
+  return "beta + beta2 = 1/2 (run with force=1): the Newton system is ill-conditioned, the individual "
+         "multipliers lambda_k, lambda'_k+1 are meaningless and errors grow as h shrinks (spec/newmark.md 2.5, "
+         "Remark 3.3)";
+}
+
 static int is_symmetric(const nh_method *m) {
   return m->p[P_BETA] == m->p[P_BETA2] && m->p[P_ALPHA] == 0.5;
 }
@@ -525,6 +533,7 @@ const nh_integrator_type nh_integrator_nh_newmark = {
     .applies_doc = "needs a constant mass matrix, linear constraints and no damping or forcing "
                    "(spec/newmark.md 2.0)",
     .validate = validate,
+    .caveat = caveat,
     .order = order,
     .is_symmetric = is_symmetric,
     .adjoint = adjoint,

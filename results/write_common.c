@@ -33,6 +33,12 @@ static void methods_part(nh_writer *w, hid_t g) {
   nh_w_i32(w, g, "primary", "method", primary, "1",
            "1: the method is listed in the spec's `methods`; 0: only a parameter grid added it");
   nh_w_i32(w, g, "order_claimed", "method", claimed, "1", "the method's theoretical global order");
+  const char **caveats = malloc(sizeof(char *) * (size_t)(nm + 1));
+  for (int m = 0; m < nm; m++) caveats[m] = nh_method_caveat(st->methods[m]) ? nh_method_caveat(st->methods[m]) : "";
+  nh_w_strings(w, g, "caveats", "method", caveats,
+               "\"\", or why the method's results are unreliable although it ran (e.g. nh_newmark at beta + "
+               "beta2 = 1/2 with force=1, spec/newmark.md 2.5)");
+  free(caveats);
   free(primary);
   free(claimed);
 }

@@ -5,6 +5,7 @@
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "studies/study.h"
 #include "tests/helpers.h"
@@ -419,4 +420,25 @@ Test(trajectory, multiplier_error_at_the_declared_time) {
   }
   nh_trajectory_result_free(&r);
   nh_study_free(&st);
+}
+
+/* A method run anyway at an ill-conditioned point carries a caveat into the results file and
+ * `info`; a well-posed one does not (spec/newmark.md §2.5, issue 10). */
+Test(results_caveats, forced_ill_conditioned_newmark_is_flagged) {
+  nh_method *forced = test_method("nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,force=1)");
+  nh_method *fine = test_method("nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)");
+  nh_method *near = test_method("nh_newmark(beta=0.25,beta2=0.2,alpha=0.5)");
+  cr_expect(nh_method_caveat(forced) && strstr(nh_method_caveat(forced), "ill-conditioned"));
+  cr_expect_null(nh_method_caveat(fine));
+  cr_expect_null(nh_method_caveat(near), "beta + beta2 = 0.45 is not the singular point");
+  nh_method_free(forced), nh_method_free(fine), nh_method_free(near);
+  char out[16384], args[512];
+  snprintf(args, sizeof args, "run " DATA "caveat_forced.cfg -o /tmp/nhbench-caveat-%d.h5", (int)getpid());
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  snprintf(args, sizeof args, "info /tmp/nhbench-caveat-%d.h5", (int)getpid());
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "CAVEAT       method 0 nh_newmark(beta=0.25,beta2=0.25") != NULL, "%s", out);
+  cr_expect(strstr(out, "method 1 rk4") == NULL, "rk4 has no caveat: %s", out);
+  snprintf(args, sizeof args, "/tmp/nhbench-caveat-%d.h5", (int)getpid());
+  remove(args);
 }
