@@ -3,7 +3,7 @@ BUILD     ?= build
 BUILDTYPE ?= Release
 NHBENCH    = $(BUILD)/nhbench
 RESULTS   ?= results
-JOBS      ?= 2
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 MAKEFLAGS += --no-print-directory
 # FULL=1 runs the paper's scale (spec/newmark.md §3.2, Fig. 3: 100 initial conditions, T = 10000).
 ifeq ($(FULL),1)

@@ -13,5 +13,7 @@ echo "deps: installing$missing" >&2
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends $missing >&2
+# Another apt-get (e.g. an unattended upgrade) may hold dpkg's lock: wait for it, up to 10 minutes.
+lock="-o DPkg::Lock::Timeout=600"
+$SUDO apt-get $lock update -qq
+$SUDO apt-get $lock install -y -qq --no-install-recommends $missing >&2
