@@ -27,6 +27,8 @@
  * la1 is the paper's first-order LA integrator (4.4) in the same form, generalized from the system
  * interface: L_d = h L(q_j, Δq/h) (left point, so σ = ν = 0 below), forces
  * F_d^− = −α M(q_j)Δq + h F(t_j), F_d^+ = 0, and the same left-point discrete constraint as herglotz1.
+ * Its p_{j+1} = M(q_j)Δq/h is a backward difference, so it does not start from p_0 = M(q_0)q̇_0 (a
+ * first-order start) but from a second-order consistent one (la1_init below, issue 10).
  *
  * Observables (integrator.h). Multiplier: (3.4)'s λ has the opposite sign of nh_multiplier's (its
  * equation reads −(ṗ − ∂L/∂q) = λA with L_d ≈ L), and since the step starts from the projected
@@ -432,6 +434,47 @@ static nh_step_status herglotz_init(const nh_method *m, const nh_system *sys, nh
   return NH_STEP_OK;
 }
 
+/* la1's start (spec §6 "First step q_1", §5 item 8). la1 is a two-step method, (4.4), written in
+ * one-step form: its momentum is the backward difference p_{j+1} = h D2L_d(q_j, q_{j+1}) =
+ * M(q_j)Δq/h, a velocity at t_{j+½}·M(q_j), not at t_{j+1}. The start p_0 = M(q_0)q̇_0 therefore
+ * gives q_1 = q_0 + h q̇_0 + h² ä_0 + O(h³) (twice the Taylor h²/2 term, an O(h²) start error) and
+ * the global order 1 in q. The consistent start is the momentum of a virtual step (q_{−1}, q_0) of
+ * the exact motion, p_0 = M(q(−h))(q_0 − q(−h))/h:
+ *   p_0 = M(q_0) q̇_0 − h [Ṁ(q_0) q̇_0 + ½ M(q_0) a_0] + O(h²),  Ṁ q̇ = Σ_l ∂_l M q̇^l q̇,
+ * with a_0 the acceleration of the index-reduced ODE (nh_acceleration: damping, forcing and the
+ * constraint force included). Then D1L_d(q_0, q_1) + p_0/h = λA(q_0)ᵀ holds for the Taylor q_1 up
+ * to O(h³) along D_{q_0} (the A(q_0)ᵀ part of p_0 is absorbed by λ; the A(q_0) part of q_1 is the
+ * left-point discrete constraint A(q_0)Δq/h + b(q_0) = 0, which matches the Taylor q_1 to O(h³)
+ * when (∂A[q̇_0] + ∂b) q̇_0 = 0, e.g. on the Foucault presets: there q_1 = q(h) + O(h³)).
+ * What the step reads is M(q_0)v_0 modulo A(q_0)ᵀ, so init stores v_0 := the M-orthogonal
+ * projection of M⁻¹p_0 on D_{q_0} (as every later v_j): v_0 moves by O(h), like every v_j of la1
+ * (a velocity at t_{j−½} projected on D_{q_j}, first order). */
+static nh_step_status la1_init(const nh_method *m, const nh_system *sys, nh_state *x, double h,
+                               nh_cost *cost) {
+  (void)m;
+  const int n = sys->n;
+  double acc[NH_MAX_N], M[NH_MAX_N * NH_MAX_N], p[NH_MAX_N], y[NH_MAX_K];
+  x->z = 0;
+  if (nh_acceleration(sys, x->t, x->q, x->v, acc)) return NH_STEP_SOLVER_FAILED;
+  cost->rhs_evals++;
+  if (sys->k) cost->constraint_evals++;
+  nh_mass(sys, x->q, M);
+  for (int i = 0; i < n; i++) {
+    double s = 0;
+    for (int j = 0; j < n; j++) s += M[i * n + j] * (x->v[j] - 0.5 * h * acc[j]);
+    p[i] = s;
+  }
+  if (!sys->constant_mass && sys->type->mass_jacobian) {
+    double dM[NH_MAX_N * NH_MAX_N * NH_MAX_N];
+    sys->type->mass_jacobian(sys->p, x->q, dM);
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++)
+        for (int l = 0; l < n; l++) p[i] -= h * dM[(i * n + j) * n + l] * x->v[l] * x->v[j];
+  }
+  if (velocity_from_momentum(sys, x->q, p, x->v, y, cost)) return NH_STEP_SOLVER_FAILED;
+  return NH_STEP_OK;
+}
+
 static int order(const nh_method *m) {
   const scheme *sc = m->type->data;
   return sc->order;
@@ -502,7 +545,13 @@ const nh_integrator_type nh_integrator_la1 = {
     .doc = "First-order Lagrange-d'Alembert nonholonomic integrator, the paper's comparison method "
            "(spec/herglotz.md 2.3 (2.4), 2.7 (4.4)): L_d = h L(q_j, dq/h), forces F_d^- = -alpha M(q_j) dq "
            "+ h F(t_j), F_d^+ = 0, left-point discrete constraint as herglotz1. v is the projection of "
-           "M^-1 p on D. Order 1.",
+           "M^-1 p on D, p_{j+1} = M(q_j) dq/h (a velocity at t_{j+1/2}: v is first order). Start "
+           "(spec/herglotz.md 6 'First step q_1'): not p_0 = M v_0, which makes q_1 O(h^2) wrong and q "
+           "first order, but a start consistent to second order, the momentum of a virtual exact step "
+           "(q(-h), q_0): p_0 = M v_0 - h (Mdot v_0 + M a_0 / 2), a_0 the constrained acceleration; init "
+           "replaces v_0 by the projection of M^-1 p_0 on D. Then q_1 = q(h) + O(h^3) along D and q is "
+           "order 2 where the O(alpha^2 h) damping error is negligible (Foucault alpha = 1e-4, spec 5 item "
+           "8). Order 1 (damping; and v).",
     .params = params,
     .nparams = P_COUNT,
     .data = &la1_scheme,
@@ -510,6 +559,7 @@ const nh_integrator_type nh_integrator_la1 = {
     .handles = ALL_FEATURES,
     .order = order,
     .is_symmetric = is_symmetric,
+    .init = la1_init,
     .step = engine_step,
     .lambda_time = NH_LAMBDA_MIDPOINT,
     .lambda_doc = ENGINE_LAMBDA_DOC " to O(h) (the multiplier of (2.4); la1 has no D3, its damping is the force "
