@@ -31,7 +31,7 @@ asan: deps
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 build-asan/nhbench_tests --jobs $(JOBS)
 
 # Line and branch coverage of the test suite, per source folder (gcovr; installed if missing).
-COVERAGE_DIRS = systems integrators studies results bench
+COVERAGE_DIRS = core systems integrators studies results bench
 coverage: deps
 	@scripts/deps.sh gcovr
 	@cmake -S . -B build-coverage -DCMAKE_BUILD_TYPE=Debug -DNHBENCH_COVERAGE=ON >/dev/null

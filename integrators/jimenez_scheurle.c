@@ -29,14 +29,9 @@
 static const char *const constant_mass_doc =
     "needs a constant mass matrix, linear constraints and no damping or forcing (spec/discretization.md 3.1)";
 
-/* out = M⁻¹ g for the constant mass matrix cached in sys. */
-static void minv_apply(const nh_system *sys, const double *g, double *out) {
-  const int n = sys->n;
-  for (int i = 0; i < n; i++) {
-    double s = 0;
-    for (int j = 0; j < n; j++) s += sys->Minv[i * n + j] * g[j];
-    out[i] = s;
-  }
+/* out = M⁻¹ g for the constant mass matrix cached in sys (core/linalg.h). */
+static inline void minv_apply(const nh_system *sys, const double *g, double *out) {
+  nh_matvec(sys->n, sys->Minv, g, out);
 }
 
 static int order_one(const nh_method *m) {

@@ -36,8 +36,6 @@
  * predictor's multiplier. */
 #include "integrators/nh_newmark.h"
 
-#include <gsl/gsl_linalg.h>
-#include <gsl/gsl_permutation.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -284,19 +282,6 @@ void nh_newmark_increment_eval(const nh_system *sys, int disc, double alpha, con
   constraint_eval(&C, Lambda, R, J ? J : Jl);
 }
 
-/* Solves J x = b (k×k, LU with partial pivoting) in place; -1 if J is singular. */
-static int small_lu_solve(int k, double *J, double *b) {
-  size_t perm_data[NH_MAX_K];
-  gsl_permutation perm = {(size_t)k, perm_data};
-  gsl_matrix_view Jv = gsl_matrix_view_array(J, (size_t)k, (size_t)k);
-  gsl_vector_view bv = gsl_vector_view_array(b, (size_t)k);
-  int signum;
-  gsl_linalg_LU_decomp(&Jv.matrix, &perm, &signum);
-  for (int i = 0; i < k; i++)
-    if (J[i * k + i] == 0 || !isfinite(J[i * k + i])) return -1;
-  return gsl_linalg_LU_svx(&Jv.matrix, &perm, &bv.vector) ? -1 : 0;
-}
-
 nh_step_status nh_newmark_constrained_increment(const nh_system *sys, int disc, double alpha, const double *q0,
                                                 const double *dp, double *dq, double *Lambda, nh_cost *cost) {
   const int n = sys->n, k = sys->k;
@@ -311,7 +296,7 @@ nh_step_status nh_newmark_constrained_increment(const nh_system *sys, int disc, 
   int linear = constraint_eval(&C, L, R, J);
   cost->jacobian_evals++;
   cost->linear_solves++;
-  if (small_lu_solve(k, J, R)) return NH_STEP_SOLVER_FAILED;
+  if (nh_lu_solve(k, J, R)) return NH_STEP_SOLVER_FAILED;
   for (int b = 0; b < k; b++) L[b] = -R[b];
   /* A pointwise test of dμ̄·B = 0 could meet an accidental zero: it must hold at the solution too. */
   if (linear && alpha != 0) {

@@ -52,13 +52,9 @@ _Static_assert(sizeof lambda0_params / sizeof *lambda0_params == P_COUNT,
 
 /* ---- small linear-algebra helpers (constant M: sys->Minv) ----------------------------------- */
 
-static void minv_apply(const nh_system *sys, const double *f, double *out) {
-  const int n = sys->n;
-  for (int i = 0; i < n; i++) {
-    double s = 0;
-    for (int j = 0; j < n; j++) s += sys->Minv[i * n + j] * f[j];
-    out[i] = s;
-  }
+/* out = M⁻¹ g for the constant mass matrix cached in sys (core/linalg.h). */
+static inline void minv_apply(const nh_system *sys, const double *g, double *out) {
+  nh_matvec(sys->n, sys->Minv, g, out);
 }
 
 /* f ← f + A(q)ᵀ λ. */

@@ -1,11 +1,12 @@
 /* Statistics of studies: order fits, drift slopes, statistics across an ensemble, and per-task
- * random streams. */
+ * random states drawn from per-task streams (core/rng.h). */
 #include <gsl/gsl_fit.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/rng.h"
 #include "studies/study.h"
 
 int nh_fit_order(int nh, const double *h, const double *err, int fit_points, double floor,
@@ -41,14 +42,6 @@ int nh_fit_order(int nh, const double *h, const double *err, int fit_points, dou
   *order = c1;
   *stderr_ = n > 2 ? sqrt(cov11) : NAN;
   return 0;
-}
-
-/* SplitMix64 finaliser of (seed, index): independent, well-mixed 64-bit stream seeds. */
-uint64_t nh_stream_seed(uint64_t seed, uint64_t index) {
-  uint64_t z = seed + 0x9E3779B97F4A7C15ull * (index + 1);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
 }
 
 double nh_drift_slope(int n, const double *t, const double *y) {

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/rng.h" /* nh_stream_seed: the stream of initial condition i is (seed, i) */
 #include "integrators/integrator.h"
 
 #include "studies/observables.h"
@@ -239,10 +240,6 @@ void nh_column_stats(int rows, int cols, const double *x, double *mean, double *
  * NH_RUN_TIMED_OUT (checked every 64 steps). Returns NH_STEP_OK or the failing status. */
 int nh_integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nsteps, double h, nh_cost *cost,
                  double deadline, double *residual);
-
-/* The random stream of initial condition `index`: derived from (seed, index) only, so results do
- * not depend on the number of threads or on task order. */
-uint64_t nh_stream_seed(uint64_t seed, uint64_t index);
 
 /* count random states on D at the energy, state i drawn from the stream (seed, i) by the
  * system's sampler (nh_sample_on_D). Returns 0, or nh_sample_on_D's failure code (-1, -2). */

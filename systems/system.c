@@ -3,7 +3,6 @@
 #include "systems/system.h"
 
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,27 +13,13 @@
 #define NH_SAMPLE_MARGIN 0.1
 #define NH_SAMPLE_TRIES 1000000
 
-int nh_spd_solve_many(int m, double *S, double *B, int cols) {
-  gsl_matrix_view Sv = gsl_matrix_view_array(S, (size_t)m, (size_t)m);
-  if (gsl_linalg_cholesky_decomp1(&Sv.matrix) != GSL_SUCCESS) return -1;
-  for (int c = 0; c < cols; c++) {
-    gsl_vector_view col = gsl_vector_view_array_with_stride(B + c, (size_t)cols, (size_t)m);
-    if (gsl_linalg_cholesky_svx(&Sv.matrix, &col.vector) != GSL_SUCCESS) return -1;
-  }
-  return 0;
-}
-
-int nh_spd_solve(int m, double *S, double *b) { return nh_spd_solve_many(m, S, b, 1); }
-
 static int cache_mass(nh_system *sys) {
   int n = sys->n;
   sys->constant_mass = sys->type->mass_jacobian == NULL;
   if (!sys->constant_mass) return 0;
   sys->type->mass(sys->p, NULL, sys->M);
   memcpy(sys->Minv, sys->M, sizeof(double) * (size_t)(n * n));
-  gsl_matrix_view Mi = gsl_matrix_view_array(sys->Minv, (size_t)n, (size_t)n);
-  if (gsl_linalg_cholesky_decomp1(&Mi.matrix) != GSL_SUCCESS) return -1;
-  return gsl_linalg_cholesky_invert(&Mi.matrix) == GSL_SUCCESS ? 0 : -1;
+  return nh_spd_invert(n, sys->Minv);
 }
 
 int nh_system_init(nh_system *sys, const nh_system_type *type) {
@@ -219,10 +204,7 @@ static int constraint_gram(const nh_system *sys, const double *q, const double *
     double M[NH_MAX_N * NH_MAX_N];
     sys->type->mass(sys->p, q, M);
     memcpy(Minv, M, sizeof(double) * (size_t)(n * n));
-    gsl_matrix_view Mi = gsl_matrix_view_array(Minv, (size_t)n, (size_t)n);
-    if (gsl_linalg_cholesky_decomp1(&Mi.matrix) != GSL_SUCCESS ||
-        gsl_linalg_cholesky_invert(&Mi.matrix) != GSL_SUCCESS)
-      return -1;
+    if (nh_spd_invert(n, Minv)) return -1;
   }
   for (int i = 0; i < n; i++)
     for (int a = 0; a < k; a++) {

@@ -11,27 +11,15 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "systems/param.h"
+#include "core/linalg.h" /* nh_spd_solve, nh_spd_solve_many, nh_spd_invert */
+#include "core/param.h"
+#include "core/state.h"
 
-#define NH_MAX_N 8    /* configuration dimension n */
-#define NH_MAX_K 4    /* number of constraints k */
-#define NH_MAX_AUX 16 /* per-method auxiliary state */
 #define NH_MAX_INVARIANTS 4
 #define NH_MAX_PRESETS 8
 
-/* The shared state type: time, positions, velocities, the Herglotz action z, and auxiliary
- * per-method state (e.g. RATTLE's multiplier λ_k, a two-step method's previous position), which
- * only the method that set it (its init) reads. Fixed-size so steps allocate nothing. */
-typedef struct {
-  double t;
-  double q[NH_MAX_N];
-  double v[NH_MAX_N];
-  double z;
-  /* The multiplier of the step that produced this state, in the +Aᵀλ convention of nh_multiplier;
-   * only meaningful for methods that declare one (nh_integrator_type.lambda_time). */
-  double lambda[NH_MAX_K];
-  double aux[NH_MAX_AUX];
-} nh_state;
+/* The shared state type nh_state and the size limits NH_MAX_N, NH_MAX_K, NH_MAX_AUX live in
+ * core/state.h. */
 
 /* A named initial condition from a paper, with the system parameters it needs ("eps=0.1"). */
 typedef struct {
@@ -178,11 +166,5 @@ int nh_constraint_gram(const nh_system *sys, const double *q, const double *A, d
  * outside the generic sampler's reach (affine or holonomic constraints) and has no sampler of its
  * own. type->sampler_doc says which. */
 int nh_sample_on_D(const nh_system *sys, double E, gsl_rng *rng, nh_state *x);
-
-/* Small dense helpers shared by the library (no allocation). */
-/* Solves the SPD system S x = b of size m in place (b becomes x); S is overwritten. */
-int nh_spd_solve(int m, double *S, double *b);
-/* Solves S X = B for `cols` right-hand sides stored as the columns of B (m×cols, row-major). */
-int nh_spd_solve_many(int m, double *S, double *B, int cols);
 
 #endif

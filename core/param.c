@@ -1,4 +1,4 @@
-#include "systems/param.h"
+#include "core/param.h"
 
 #include <errno.h>
 #include <math.h>

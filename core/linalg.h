@@ -1,0 +1,28 @@
+/* Small dense linear algebra shared by every layer: matrices are row-major, sizes are at most a
+ * few dozen, nothing allocates. The solvers call GSL's Cholesky routines and report failure by
+ * their return value, which needs GSL's abort-on-error handler off (gsl_set_error_handler_off();
+ * nh_system_init does it for the whole program). */
+#ifndef NH_LINALG_H
+#define NH_LINALG_H
+
+#include "core/state.h"
+
+/* Largest system nh_lu_solve takes: a Newton system in (q, v, λ, μ). */
+#define NH_LU_MAX_DIM (2 * NH_MAX_N + 2 * NH_MAX_K)
+
+/* out = A x for the n×n matrix A (out must not alias x); sums run over j in increasing order. */
+void nh_matvec(int n, const double *A, const double *x, double *out);
+/* Solves J x = b (m×m, m ≤ NH_LU_MAX_DIM, LU with partial pivoting) in place: b becomes x, J its
+ * LU factors. Returns 0, or -1 if a pivot is zero or not finite. */
+int nh_lu_solve(int m, double *J, double *b);
+
+/* Solves the SPD system S x = b of size m in place (b becomes x); S is overwritten by its
+ * Cholesky factor. Returns 0, or -1 if S is not positive definite. */
+int nh_spd_solve(int m, double *S, double *b);
+/* Solves S X = B for `cols` right-hand sides stored as the columns of B (m×cols, row-major). */
+int nh_spd_solve_many(int m, double *S, double *B, int cols);
+/* Replaces the SPD m×m matrix S by its inverse (Cholesky factorisation, then inversion).
+ * Returns 0, or -1 if S is not positive definite. */
+int nh_spd_invert(int m, double *S);
+
+#endif
