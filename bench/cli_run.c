@@ -1,8 +1,12 @@
 /* nhbench run SPEC.cfg [--output OUT.h5] [--threads N] [--set PATH=VALUE ...] [--check-orders] */
+#define _POSIX_C_SOURCE 200809L /* mkdir, access */
+#include <errno.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bench/cli.h"
 #include "results/results.h"
@@ -10,8 +14,10 @@
 
 static const char usage[] =
     "usage: nhbench run SPEC.cfg [--output OUT.h5] [--threads N] [--set PATH=VALUE ...] [--check-orders]\n"
-    "  -o, --output OUT.h5     results file (default: results/<spec name>.h5); written to a temporary\n"
-    "                          name and renamed when complete\n"
+    "  SPEC.cfg                the study spec; - reads it from standard input\n"
+    "  -o, --output OUT.h5     results file (default: results/<spec name>.h5, results/stdin.h5 for -);\n"
+    "                          its directory is created as needed; written to a temporary name and\n"
+    "                          renamed when complete\n"
     "  -j, --threads N         OpenMP threads (default: OMP_NUM_THREADS or all cores); results do not\n"
     "                          depend on it\n"
     "  -s, --set PATH=VALUE    override a spec setting, e.g. --set T=10000 --set ensemble.count=100\n"
@@ -66,7 +72,9 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
   return 0;
 }
 
+/* results/<spec name>.h5; results/stdin.h5 for a spec read from standard input ("-"). */
 static char *default_output(const char *spec) {
+  if (strcmp(spec, "-") == 0) spec = "stdin";
   const char *base = strrchr(spec, '/');
   base = base ? base + 1 : spec;
   size_t len = strcspn(base, ".");
@@ -121,6 +129,32 @@ static int run_and_write(const nh_study *st, const char *path, const char *comma
   }
 }
 
+/* Pre-flight, before any computing: the output's directory exists (created as needed, like
+ * mkdir -p) and is writable. 0, or -1 with a message naming the directory and the OS's reason. */
+static int prepare_output_dir(const char *path) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (!slash) return 0; /* the current directory */
+  if (slash == dir) slash[1] = '\0';
+  else *slash = '\0';
+  for (char *p = dir + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) break;
+    *p = '/';
+  }
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "nhbench: cannot create the output directory %s: %s\n", dir, strerror(errno));
+    return -1;
+  }
+  if (access(dir, W_OK) != 0) {
+    fprintf(stderr, "nhbench: cannot write into the output directory %s: %s\n", dir, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
 /* Loads, runs and writes the study of a: 0, 1 (a failed run or order check) or 2 (a bad spec). */
 static int run_study(const run_args *a, const char *path, const char *command) {
   char err[2048] = "";
@@ -129,6 +163,10 @@ static int run_study(const run_args *a, const char *path, const char *command) {
     fprintf(stderr, "nhbench: %s\n", err);
     nh_study_free(&st);
     return NH_EXIT_USAGE;
+  }
+  if (prepare_output_dir(path)) {
+    nh_study_free(&st);
+    return NH_EXIT_FAILED;
   }
   int rc = 1, orders_failed = 0;
   fprintf(stderr, "nhbench: %s study of %s, %d methods, %d threads -> %s\n", nh_study_kind_name(st.kind),

@@ -47,21 +47,31 @@ static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...
   return -1;
 }
 
+/* A spec is text of at most 1 MiB ("-": standard input); a larger input (e.g. /dev/zero) is
+ * refused with errno EFBIG instead of being read until memory runs out. */
+#define NH_SPEC_MAX_BYTES (1u << 20)
+
 static char *read_file(const char *path) {
-  FILE *f = fopen(path, "rb");
+  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
   if (!f) return NULL;
   size_t cap = 4096, len = 0;
   char *buf = malloc(cap);
   size_t got;
   while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
     len += got;
+    if (len > NH_SPEC_MAX_BYTES) {
+      free(buf);
+      if (f != stdin) fclose(f);
+      errno = EFBIG;
+      return NULL;
+    }
     if (len + 1 == cap) {
       char *bigger = realloc(buf, cap *= 2);
       if (!bigger) free(buf);
       buf = bigger;
     }
   }
-  fclose(f);
+  if (f != stdin) fclose(f);
   if (buf) buf[len] = '\0';
   return buf;
 }

@@ -334,10 +334,32 @@ Test(cli, run_bad_set_and_failed_run) {
   cr_expect_eq(r->rc, 2, "%s", r->err);
   expect_has(r->err, "--set 'T': expected PATH=VALUE");
   cr_expect(access(file, F_OK) != 0, "a refused --set wrote %s", file);
-  /* A run that cannot write its file fails with 1. */
-  r = nhb("run " DATA "trajectory_particle.cfg -o /nonexistent-dir/x.h5");
+  /* A run that cannot write its file fails with 1, before computing (a directory that cannot be
+   * created: /proc takes no new entries). */
+  r = nhb("run " DATA "trajectory_particle.cfg -o /proc/nonexistent-dir/x.h5");
   cr_expect_eq(r->rc, 1, "%s", r->err);
-  expect_has(r->err, "/nonexistent-dir/x.h5");
+  expect_has(r->err, "cannot create the output directory /proc/nonexistent-dir");
+  cr_expect(strstr(r->err, "trajectory study of") == NULL, "nothing was computed: %s", r->err);
+}
+
+/* Output directories are created as needed; `run -` reads the spec from standard input; an
+ * endless input (/dev/zero) is refused instead of read until memory runs out (issues 12, 13). */
+Test(cli, run_creates_directories_reads_stdin_and_refuses_endless_input) {
+  char dir[256], file[320];
+  scratch(dir, sizeof dir, "made/deeper");
+  snprintf(file, sizeof file, "%s/x.h5", dir);
+  cli_result *r = nhb("run - -o %s < " DATA "trajectory_particle.cfg", file);
+  cr_expect_eq(r->rc, 0, "%s", r->err);
+  cr_expect_eq(access(file, F_OK), 0, "%s was not written", file);
+  r = nhb("export %s study", file);
+  cr_expect_eq(r->rc, 0, "%s", r->err);
+  expect_has(r->out, "trajectory");
+  remove(file), rmdir(dir);
+  scratch(dir, sizeof dir, "made");
+  rmdir(dir);
+  r = nhb("run /dev/zero -o %s", file);
+  cr_expect_eq(r->rc, 2, "%s", r->err);
+  expect_has(r->err, "/dev/zero: cannot read: File too large");
 }
 
 Test(cli, run_trajectory_then_info_and_export) {
