@@ -4,6 +4,9 @@
 
 #include "bench/cli.h"
 
+#ifdef NHBENCH_VERSION_FILE
+#include NHBENCH_VERSION_FILE /* generated at build time: scripts/version.cmake */
+#endif
 #ifndef NHBENCH_VERSION
 #define NHBENCH_VERSION "unknown" /* the build defines it (CMakeLists.txt, git describe) */
 #endif

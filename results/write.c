@@ -11,6 +11,9 @@
 #include "results/schema.h"
 #include "results/writer.h"
 
+#ifdef NHBENCH_VERSION_FILE
+#include NHBENCH_VERSION_FILE /* generated at build time: scripts/version.cmake */
+#endif
 #ifndef NHBENCH_VERSION
 #define NHBENCH_VERSION "unknown"
 #endif

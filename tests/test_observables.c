@@ -442,3 +442,28 @@ Test(results_caveats, forced_ill_conditioned_newmark_is_flagged) {
   snprintf(args, sizeof args, "/tmp/nhbench-caveat-%d.h5", (int)getpid());
   remove(args);
 }
+
+/* Provenance names the code that made a file: the version is taken at build time, so it equals
+ * `git describe --always --dirty --tags` of the tree the tests were built from (issue 13). */
+Test(provenance, version_is_the_built_tree) {
+  char describe[128] = "", out[16384], args[512];
+  FILE *p = popen("git -C " NHBENCH_SOURCE_DIR " describe --always --dirty --tags 2>/dev/null", "r");
+  cr_assert(p != NULL);
+  if (!fgets(describe, sizeof describe, p)) describe[0] = '\0';
+  pclose(p);
+  describe[strcspn(describe, "\n")] = '\0';
+  if (!describe[0]) cr_skip_test("not a git checkout");
+  snprintf(args, sizeof args, "run " DATA "trajectory_particle.cfg -o /tmp/nhbench-prov-%d.h5", (int)getpid());
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  snprintf(args, sizeof args, "info /tmp/nhbench-prov-%d.h5", (int)getpid());
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  char want[256];
+  snprintf(want, sizeof want, "by nhbench %s (", describe);
+  cr_expect(strstr(out, want) != NULL, "version %s not in:\n%.600s", describe, out);
+  cr_expect(strstr(out, "flags:") != NULL, "compiler flags recorded:\n%.600s", out);
+  snprintf(args, sizeof args, "--version");
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0);
+  cr_expect(strstr(out, describe) != NULL, "--version says %s", out);
+  snprintf(args, sizeof args, "/tmp/nhbench-prov-%d.h5", (int)getpid());
+  remove(args);
+}
