@@ -155,6 +155,9 @@ const char *nh_method_caveat(const nh_method *m);
 /* When m's multiplier approximates λ: the type's lambda_time; a composition's is its base's when
  * that is NH_LAMBDA_END (its last sub-step ends at t_{k+1}), else NH_LAMBDA_NONE. */
 nh_lambda_time nh_method_lambda_time(const nh_method *m);
+/* The time t* whose λ(t*) m's multiplier approximates for a step from t0 to t1: t0, (t0 + t1)/2
+ * or t1; NaN when m defines no multiplier. */
+double nh_method_multiplier_time(const nh_method *m, double t0, double t1);
 
 /* Reference solution of the index-reduced ODE by GSL's rk8pd at tight tolerance
  * (integrators/reference.c): x(T) from x0. Returns 0 or -1. */

@@ -249,6 +249,15 @@ nh_lambda_time nh_method_lambda_time(const nh_method *m) {
   return m->type->lambda_time;
 }
 
+double nh_method_multiplier_time(const nh_method *m, double t0, double t1) {
+  switch (nh_method_lambda_time(m)) {
+  case NH_LAMBDA_START: return t0;
+  case NH_LAMBDA_MIDPOINT: return 0.5 * (t0 + t1);
+  case NH_LAMBDA_END: return t1;
+  default: return NAN;
+  }
+}
+
 double nh_method_param(const nh_method *m, const char *name) {
   int i = nh_param_index(m->type->params, m->type->nparams, name);
   return i < 0 ? NAN : m->p[i];

@@ -108,17 +108,6 @@ static const char *has_derived(const nh_method *m, const nh_system *sys) {
   return sys->type->nderived > 0 && sys->type->derived ? NULL : "the system declares no derived quantities";
 }
 
-/* The time t* whose λ(t*) the method's multiplier approximates, for the step prev → cur. */
-static double lambda_time_of(const nh_obs_ctx *c) {
-  double h = c->cur->t - c->prev->t;
-  switch (nh_method_lambda_time(c->m)) {
-  case NH_LAMBDA_START: return c->prev->t;
-  case NH_LAMBDA_MIDPOINT: return c->prev->t + 0.5 * h;
-  case NH_LAMBDA_END: return c->cur->t;
-  default: return NAN;
-  }
-}
-
 /* ---------------------------------------------------------------------------------------------- */
 /* Evaluations                                                                                    */
 
@@ -162,7 +151,9 @@ static void eval_multiplier(const nh_obs_ctx *c, double *out) {
   memcpy(out, c->cur->lambda, sizeof(double) * (size_t)c->sys->k);
 }
 
-static void eval_multiplier_time(const nh_obs_ctx *c, double *out) { out[0] = lambda_time_of(c); }
+static void eval_multiplier_time(const nh_obs_ctx *c, double *out) {
+  out[0] = nh_method_multiplier_time(c->m, c->prev->t, c->cur->t);
+}
 
 static void eval_multiplier_error(const nh_obs_ctx *c, double *out) {
   double lam[NH_MAX_K];

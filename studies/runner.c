@@ -42,9 +42,8 @@ static double discrete_residual(const nh_method *m, const nh_system *sys, const 
 /* max_a |λ − λ(t*)| of the step x → y, t* the time the method's multiplier approximates. */
 static double multiplier_error(const nh_study *st, const nh_method *m, const nh_state *x, const nh_state *y) {
   const nh_system *sys = &st->sys;
-  nh_lambda_time when = nh_method_lambda_time(m);
-  if (when == NH_LAMBDA_NONE || sys->k == 0) return NAN;
-  double t = when == NH_LAMBDA_START ? x->t : when == NH_LAMBDA_MIDPOINT ? 0.5 * (x->t + y->t) : y->t;
+  const double t = nh_method_multiplier_time(m, x->t, y->t);
+  if (isnan(t) || sys->k == 0) return NAN;
   nh_state ref;
   double lam[NH_MAX_K], d[NH_MAX_K];
   if (nh_true_solution(sys, &st->x0, t, st->reference_tol, &ref, NULL) || nh_multiplier(sys, t, ref.q, ref.v, lam))

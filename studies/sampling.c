@@ -57,22 +57,13 @@ static unsigned needs_of(const nh_sampled_run *r) {
   return needs;
 }
 
-/* The time a step prev → cur's multiplier approximates. */
-static double multiplier_time(const nh_method *m, const nh_state *prev, const nh_state *cur) {
-  switch (nh_method_lambda_time(m)) {
-  case NH_LAMBDA_START: return prev->t;
-  case NH_LAMBDA_MIDPOINT: return 0.5 * (prev->t + cur->t);
-  default: return cur->t;
-  }
-}
-
 /* Every observable at one sample; -1 if the true solution failed. */
 static int sample(nh_sampled_run *r, nh_truth *tr, unsigned needs, double E0, const nh_state *prev,
                   const nh_state *cur, double *row) {
   nh_state ref, ref_lambda;
   nh_obs_ctx c = {&r->st->sys, r->m, r->h, E0, prev, cur, NULL, NULL};
   if ((needs & NH_OBS_LAMBDA_REFERENCE) && prev) {
-    if (nh_truth_at(tr, multiplier_time(r->m, prev, cur), &ref_lambda)) return -1;
+    if (nh_truth_at(tr, nh_method_multiplier_time(r->m, prev->t, cur->t), &ref_lambda)) return -1;
     c.ref_lambda = &ref_lambda;
   }
   if (needs & NH_OBS_REFERENCE) {
