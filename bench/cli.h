@@ -12,6 +12,7 @@ int nh_cli_run(int argc, char **argv);
 int nh_cli_list(int argc, char **argv);
 int nh_cli_info(int argc, char **argv);
 int nh_cli_export(int argc, char **argv);
+int nh_cli_report(int argc, char **argv);
 
 /* Starts a fresh getopt_long scan (each command scans its own argv after nhbench's); also turns
  * getopt's own messages off: the commands report with nh_cli_bad_option. Optstrings start with

@@ -37,7 +37,8 @@ static const char usage[] =
 static const struct {
   const char *name;
   int (*fn)(int argc, char **argv);
-} commands[] = {{"run", nh_cli_run}, {"list", nh_cli_list}, {"info", nh_cli_info}, {"export", nh_cli_export}};
+} commands[] = {{"run", nh_cli_run}, {"list", nh_cli_list}, {"info", nh_cli_info}, {"export", nh_cli_export},
+                {"report", nh_cli_report}};
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
 void nh_cli_getopt_reset(void) {

@@ -1,0 +1,128 @@
+/* Claims reports (`nhbench report`, `make paper`): a claims file lists, item by item, what a paper
+ * or its spec claims, which results file and dataset measure it, how the measured number is
+ * reduced (a maximum, a drift slope, an order over h, ...) and what is expected of it. The report
+ * reads the numbers from the harness's HDF5 files (never from the claims file) and gives each row
+ * a verdict: pass, fail or not-verified (with the reason). Format: README.md, "Reproducing the
+ * papers", and studies/paper/README.md. */
+#ifndef NH_REPORT_H
+#define NH_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum { NH_PASS, NH_FAIL, NH_NOT_VERIFIED } nh_verdict;
+extern const char *const nh_verdict_names[3];
+
+/* ---- expectations ---------------------------------------------------------------------------- */
+/* "in [a, b]", "< X", "<= X", "> X", ">= X", "~ X rel r" (|m − X| ≤ r|X|), "~ X abs a", where X is
+ * a number, "@id" (another row's measured value in the same claims file) or "k * @id". */
+typedef enum { NH_EXPECT_IN, NH_EXPECT_LT, NH_EXPECT_LE, NH_EXPECT_GT, NH_EXPECT_GE, NH_EXPECT_REL, NH_EXPECT_ABS } nh_expect_op;
+typedef struct {
+  nh_expect_op op;
+  double a, b;     /* the bounds of `in`; the tolerance of `~` in b */
+  double factor;   /* X = factor · ref when ref[0], else X = a */
+  char ref[64];    /* "" or the id X refers to */
+} nh_expect;
+/* Parses TEXT; returns 0, or -1 with a message quoting the text in err. */
+int nh_expect_parse(const char *text, nh_expect *e, char *err, size_t errlen);
+/* Whether m meets e, X being `x` (the resolved reference, or e->a). NaN never meets anything. */
+int nh_expect_holds(const nh_expect *e, double x, double m);
+
+/* ---- measures -------------------------------------------------------------------------------- */
+/* How the free dimension of a selected slice is reduced to one number. */
+typedef enum {
+  NH_REDUCE_VALUE,         /* no free dimension: the value itself */
+  NH_REDUCE_ABS,           /* |value| */
+  NH_REDUCE_MAX_ABS,
+  NH_REDUCE_MAX,
+  NH_REDUCE_MIN,
+  NH_REDUCE_MEAN,
+  NH_REDUCE_MEAN_ABS,
+  NH_REDUCE_FIRST,
+  NH_REDUCE_LAST,
+  NH_REDUCE_SLOPE,         /* least-squares slope against the coordinate (t for samples) */
+  NH_REDUCE_REL_GROWTH,    /* slope · (coordinate span) / mean |x|: ≈ 2 for linear growth from 0 */
+  NH_REDUCE_LOGLOG_SLOPE,  /* least-squares slope of log|x| against log(coordinate): an order over h */
+  NH_REDUCE_FINEST_ORDER,  /* the same slope over the two smallest coordinates only */
+  NH_REDUCE_ARGMAX_ABS,    /* the coordinate (e.g. t) where |x| is largest */
+  NH_REDUCE_COUNT
+} nh_reduce;
+extern const char *const nh_reduce_names[NH_REDUCE_COUNT];
+int nh_reduce_find(const char *name);
+/* Reduces x[0..n) at coordinates c[0..n) (NaN entries skipped, except by VALUE/FIRST/LAST). */
+double nh_reduce_apply(nh_reduce r, int n, const double *c, const double *x);
+
+#define NH_MAX_SELECT 8
+typedef struct {
+  char dim[32];
+  int by_name;      /* select by a string (method label, ic name, component label) */
+  char name[256];
+  double value;     /* by coordinate value (h, t) or by index */
+} nh_select;
+
+typedef struct {
+  char file[256];   /* results file stem, read from DIR/<file>.h5 */
+  char data[128];   /* dataset path in the study group, or "orders" (field: observed, stderr_) */
+  char field[32];
+  int nselect;
+  nh_select select[NH_MAX_SELECT];
+  nh_reduce reduce;
+  double from, to;  /* window on the free coordinate (±Inf: none) */
+} nh_measure;
+/* Reads and reduces a measure from DIR. Returns 0 with *m (NaN if the method does not define the
+ * quantity); or -1 with the reason in why (missing file, unknown method, bad dimension...). */
+int nh_measure_eval(const nh_measure *ms, const char *dir, double *m, char *why, size_t whylen);
+
+/* ---- claims files ---------------------------------------------------------------------------- */
+typedef struct {
+  char id[64];
+  char quantity[512];
+  char expected[256];
+  int static_verdict;     /* a row declared not-verified in the claims file */
+  char reason[512];       /* why not verified, or what a failure means */
+  int has_measure;
+  nh_measure measure;
+  char per[64];           /* "" or the id of a row whose measured value this one is divided by */
+  nh_expect expect;
+  int has_expect;
+  /* filled by nh_claims_evaluate */
+  double measured;
+  nh_verdict verdict;
+  char outcome[1024];
+} nh_claim_row;
+
+typedef struct {
+  char item[16];
+  char source[64];   /* "[paper Prop 3.4; check]" */
+  char claim[2048];
+  char note[2048];   /* the project's finding where the spec is wrong or silent */
+  int nfigures;
+  char figures[4][128];
+  int nrows;
+  nh_claim_row *rows;
+} nh_claim_item;
+
+typedef struct {
+  char path[512];
+  char spec[32];     /* the spec file's stem: newmark, discretization, rattle, herglotz */
+  char title[256];
+  int nitems;
+  nh_claim_item *items;
+} nh_claims;
+
+/* Loads a claims file; errors name FILE:LINE and the value, return -1. */
+int nh_claims_load(const char *path, nh_claims *c, char *err, size_t errlen);
+void nh_claims_free(nh_claims *c);
+/* Measures every row from the results files in DIR and gives it a verdict. */
+void nh_claims_evaluate(nh_claims *c, const char *dir);
+/* The worst verdict of an item's rows (fail > not-verified > pass). */
+nh_verdict nh_item_verdict(const nh_claim_item *it);
+
+/* claims.csv: header spec,item,quantity,expected,measured,verdict and a row per claim row. */
+void nh_claims_write_csv(FILE *out, const nh_claims *c, int nfiles, int header);
+/* REPORT.md: a summary table, then per spec and item the claim, its rows, notes and figures
+ * (FIGDIR/<name>.png relative to the report). */
+void nh_claims_write_markdown(FILE *out, const nh_claims *c, int nfiles, const char *results_dir,
+                              const char *figdir);
+
+#endif

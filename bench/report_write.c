@@ -1,0 +1,114 @@
+/* The two outputs of a claims report: claims.csv (RFC 4180) and REPORT.md. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/report.h"
+
+/* A CSV field, quoted (with doubled quotes) when it holds a comma, a quote or a line break. */
+static void csv_field(FILE *out, const char *s, int last) {
+  if (strpbrk(s, ",\"\n\r")) {
+    fputc('"', out);
+    for (const char *p = s; *p; p++) {
+      if (*p == '"') fputc('"', out);
+      fputc(*p, out);
+    }
+    fputc('"', out);
+  } else {
+    fputs(s, out);
+  }
+  fputc(last ? '\n' : ',', out);
+}
+
+/* measured in C %.10g form, or empty. */
+static void format_measured(char *buf, size_t len, double m) {
+  if (isnan(m)) buf[0] = '\0';
+  else snprintf(buf, len, "%.10g", m);
+}
+
+void nh_claims_write_csv(FILE *out, const nh_claims *c, int nfiles, int header) {
+  if (header) fputs("spec,item,quantity,expected,measured,verdict\n", out);
+  for (int f = 0; f < nfiles; f++)
+    for (int i = 0; i < c[f].nitems; i++)
+      for (int j = 0; j < c[f].items[i].nrows; j++) {
+        const nh_claim_row *row = &c[f].items[i].rows[j];
+        char m[64];
+        format_measured(m, sizeof m, row->measured);
+        csv_field(out, c[f].spec, 0);
+        csv_field(out, c[f].items[i].item, 0);
+        csv_field(out, row->quantity, 0);
+        csv_field(out, row->expected, 0);
+        csv_field(out, m, 0);
+        csv_field(out, nh_verdict_names[row->verdict], 1);
+      }
+}
+
+/* Markdown table cells may not hold '|' or line breaks. */
+static void md_cell(FILE *out, const char *s) {
+  fputs(" ", out);
+  for (const char *p = s; *p; p++) {
+    if (*p == '|') fputs("\\|", out);
+    else if (*p == '\n') fputc(' ', out);
+    else fputc(*p, out);
+  }
+  fputs(" |", out);
+}
+
+static void count_verdicts(const nh_claims *c, int items[3], int rows[3]) {
+  for (int v = 0; v < 3; v++) items[v] = rows[v] = 0;
+  for (int i = 0; i < c->nitems; i++) {
+    items[nh_item_verdict(&c->items[i])]++;
+    for (int j = 0; j < c->items[i].nrows; j++) rows[c->items[i].rows[j].verdict]++;
+  }
+}
+
+static void write_summary(FILE *out, const nh_claims *c, int nfiles) {
+  fputs("| spec | items | pass | fail | not-verified | rows (pass / fail / not-verified) |\n", out);
+  fputs("|---|---|---|---|---|---|\n", out);
+  for (int f = 0; f < nfiles; f++) {
+    int items[3], rows[3];
+    count_verdicts(&c[f], items, rows);
+    fprintf(out, "| %s | %d | %d | %d | %d | %d / %d / %d |\n", c[f].spec, c[f].nitems, items[NH_PASS],
+            items[NH_FAIL], items[NH_NOT_VERIFIED], rows[NH_PASS], rows[NH_FAIL], rows[NH_NOT_VERIFIED]);
+  }
+}
+
+static void write_item(FILE *out, const nh_claim_item *it, const char *figdir) {
+  fprintf(out, "### %s %s — %s\n\n", it->item, it->source, nh_verdict_names[nh_item_verdict(it)]);
+  fprintf(out, "%s\n\n", it->claim);
+  fputs("| quantity | expected | measured | verdict | remark |\n|---|---|---|---|---|\n", out);
+  for (int j = 0; j < it->nrows; j++) {
+    const nh_claim_row *row = &it->rows[j];
+    char m[64];
+    format_measured(m, sizeof m, row->measured);
+    fputs("|", out);
+    md_cell(out, row->quantity);
+    md_cell(out, row->expected[0] ? row->expected : "—");
+    md_cell(out, m[0] ? m : "—");
+    md_cell(out, row->verdict == NH_PASS ? "pass" : row->verdict == NH_FAIL ? "**fail**" : "not-verified");
+    md_cell(out, row->outcome);
+    fputc('\n', out);
+  }
+  fputc('\n', out);
+  if (it->note[0]) fprintf(out, "**Finding.** %s\n\n", it->note);
+  for (int k = 0; k < it->nfigures; k++)
+    fprintf(out, "![%s](%s/%s.png) ([PDF](%s/%s.pdf))\n\n", it->figures[k], figdir, it->figures[k], figdir,
+            it->figures[k]);
+}
+
+void nh_claims_write_markdown(FILE *out, const nh_claims *c, int nfiles, const char *results_dir,
+                              const char *figdir) {
+  fputs("# Reproducing the papers: claims report\n\n", out);
+  fprintf(out,
+          "Written by `nhbench report` from the results files in `%s` (`make paper`; `make paper-report` "
+          "rebuilds this file from them). Each row's measured value is read from a results file; the "
+          "expectation is the spec's (`../shared/spec/<spec>.md` §5). A verdict is `pass`, `fail` (the claim "
+          "or the spec's expectation does not hold here; the remark says what holds) or `not-verified` "
+          "(with the reason). The same rows are in `claims.csv`.\n\n",
+          results_dir);
+  write_summary(out, c, nfiles);
+  for (int f = 0; f < nfiles; f++) {
+    fprintf(out, "\n## %s%s%s\n\n", c[f].spec, c[f].title[0] ? " — " : "", c[f].title);
+    for (int i = 0; i < c[f].nitems; i++) write_item(out, &c[f].items[i], figdir);
+  }
+}
