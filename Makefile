@@ -10,7 +10,7 @@ ifeq ($(FULL),1)
 CHAOTIC_SET = --set ensemble.count=100 --set T=10000 --set sample_every=25
 endif
 
-.PHONY: all deps build test asan coverage study-chaotic examples plots bench clean
+.PHONY: all deps build test asan coverage study-chaotic examples plots paper paper-report bench clean
 
 all: build
 
@@ -61,6 +61,29 @@ examples: build
 
 plots: build
 	@NHBENCH=$(NHBENCH) plots/make_plots.sh $(RESULTS)
+
+# Reproducing the papers (README.md, "Reproducing the papers"): every study spec of studies/paper/
+# into results/paper/, then the claims report and the figures. FULL=1: the papers' full scale
+# where the default is reduced (spec/newmark.md Fig. 3: 100 initial conditions, T = 10000).
+PAPER       = $(RESULTS)/paper
+PAPER_SPECS = $(sort $(wildcard studies/paper/*.cfg))
+PAPER_CLAIMS = $(sort $(wildcard studies/paper/*.claims))
+ifeq ($(FULL),1)
+PAPER_SET_newmark_fig3 = --set ensemble.count=100 --set T=10000 --set sample_every=25
+endif
+# PAPER_ONLY="newmark_fig1 ...": only these specs (the report then says which files are missing).
+PAPER_RUN = $(if $(PAPER_ONLY),$(filter $(PAPER_ONLY:%=studies/paper/%.cfg),$(PAPER_SPECS)),$(PAPER_SPECS))
+paper: build
+	@mkdir -p $(PAPER)
+	@$(foreach spec,$(PAPER_RUN),$(NHBENCH) run $(spec) -o $(PAPER)/$(notdir $(spec:.cfg=.h5)) \
+	  $(PAPER_SET_$(notdir $(spec:.cfg=))) && ) true
+	@$(MAKE) --no-print-directory paper-report
+
+# The report and figures again from the results files, without recomputing.
+paper-report: build
+	@$(NHBENCH) report $(PAPER_CLAIMS) --results $(PAPER) --output $(PAPER) --figures figures
+	@PLOTS_DIR=$(PAPER)/figures NHBENCH=$(NHBENCH) plots/make_plots.sh $(PAPER) >/dev/null
+	@echo "paper: $(PAPER)/REPORT.md, $(PAPER)/claims.csv, figures in $(PAPER)/figures/"
 
 bench: build
 	@$(BUILD)/nhbench_bench

@@ -2,6 +2,7 @@
 # Plots results files by their study kind, as PDF and PNG:
 #   NHBENCH=build/nhbench plots/make_plots.sh RESULTS_DIR    every RESULTS_DIR/*.h5 into RESULTS_DIR/plots/
 #   NHBENCH=build/nhbench plots/make_plots.sh FILE.h5        one file, into its directory's plots/
+#   PLOTS_DIR=DIR ...                                          into DIR instead
 # convergence:     NAME_convergence (error against h);
 # ensemble:        NAME_energy_mI (the first trajectories of method I, for the first 4 methods the
 #                  spec lists, or those in ENERGY_METHODS="I J ..."), NAME_energy_methods (the
@@ -51,7 +52,8 @@ if [ ! -e "$1" ]; then
   echo "make_plots.sh: no .h5 files in $dir, nothing to plot (make study-chaotic writes some)"
   exit 0
 fi
-mkdir -p "$dir/plots" || exit 1
+plots=${PLOTS_DIR:-$dir/plots} # PLOTS_DIR: another output directory (make paper: results/paper/figures)
+mkdir -p "$plots" || exit 1
 
 # plot SCRIPT FILE OUT [GNUPLOT_SETTINGS]: one figure, OUT.pdf and OUT.png.
 plot() {
@@ -100,7 +102,7 @@ status=0
 for f in "$@"; do
   case $f in *"'"*) echo "make_plots.sh: $f: skipped, a quote in the name" >&2; status=1; continue ;; esac
   name=$(basename "$f" .h5)
-  out="$dir/plots/$name"
+  out="$plots/$name"
   # nhbench info reads and checks most of the file, and says what is wrong.
   if ! "$NHBENCH" info "$f" >/dev/null || ! study=$("$NHBENCH" export "$f" study); then
     echo "make_plots.sh: $f: skipped, not a readable results file" >&2
