@@ -103,6 +103,24 @@ Test(statistics, order_check_negative_control) {
   nh_study_free(&st);
 }
 
+/* A correct method on step sizes outside its asymptotic range fails the order check too; the same
+ * method and problem pass once the step sizes are small (h0 = 0.05). */
+Test(statistics, order_check_outside_the_asymptotic_range) {
+  const char *const h0[2] = {NULL, "h0=0.05"};
+  for (int k = 0; k < 2; k++) {
+    nh_study st;
+    nh_convergence_result r;
+    char err[1024];
+    cr_assert_eq(nh_study_load(DATA "order_range.cfg", &h0[k], k, &st, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(nh_run_convergence(&st, &r, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(st.order_expected[0], 4);
+    if (k == 0) cr_expect(fabs(r.order[0] - 4) > 0.15 && r.order_ok[0] == 0, "h0 = 2: order %g must fail", r.order[0]);
+    else cr_expect(fabs(r.order[0] - 4) < 0.15 && r.order_ok[0] == 1, "h0 = 0.05: order %g must pass", r.order[0]);
+    nh_convergence_result_free(&r);
+    nh_study_free(&st);
+  }
+}
+
 /* The running maximum of the constraint residual is over every step, not the last one: recomputed
  * here step by step for rk4 on the chaotic particle. */
 Test(statistics, running_max_of_constraint_residual) {
