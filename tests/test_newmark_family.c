@@ -21,9 +21,9 @@
  * V = ½(q1² + 2 q2²) + eps (q1⁴/4 + q1² q2²/2), optional damping −damp·v and forcing (amp cos t, 0). */
 enum { A_EPS, A_DAMP, A_AMP };
 static const nh_param_desc anh_params[] = {
-    {"eps", NH_PARAM_REAL, 0.5, 0, 10, "anharmonicity", 0},
-    {"damp", NH_PARAM_REAL, 0, 0, 10, "damping coefficient", 0},
-    {"amp", NH_PARAM_REAL, 0, 0, 10, "forcing amplitude", 0},
+    {"eps", NH_PARAM_REAL, 0.5, 0, 10, "anharmonicity", 0, NULL},
+    {"damp", NH_PARAM_REAL, 0, 0, 10, "damping coefficient", 0, NULL},
+    {"amp", NH_PARAM_REAL, 0, 0, 10, "forcing amplitude", 0, NULL},
 };
 
 static void identity_mass(const double *p, const double *q, double *M) {
