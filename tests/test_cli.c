@@ -195,6 +195,40 @@ Test(cli, list) {
   cr_expect_eq(r->rc, 2);
 }
 
+/* Named choices are listed by name with their default, and the deprecated spellings with theirs
+ * (issue 9). */
+Test(cli, list_choices_and_deprecated_spellings) {
+  cli_result *r = nhb("list methods nh_newmark");
+  cr_expect_eq(r->rc, 0);
+  expect_has(r->out, "constraint one of point|average, default point: discrete constraint: point = mu at "
+                     "(1-alpha) q_k + alpha q_{k+1}, spec/newmark.md (14)");
+  expect_has(r->out, "allow_ill_conditioned int, default 0, in [0, 1]");
+  expect_has(r->out, "deprecated: disc=15, read as constraint=average\n");
+  expect_has(r->out, "deprecated: force=1, read as allow_ill_conditioned=1\n");
+  r = nhb("list methods la1");
+  cr_expect_eq(r->rc, 0);
+  expect_has(r->out, "forcing  one of ends|midpoint, default ends: ");
+  expect_has(r->out, "deprecated: force=1, read as forcing=midpoint\n");
+  r = nhb("list methods rk4");
+  cr_expect(strstr(r->out, "deprecated") == NULL, "rk4 has no old spellings:\n%s", r->out);
+}
+
+/* A spec with an old spelling runs, says once on stderr what the new one is, and the results file
+ * names the method the new way. */
+Test(cli, run_reads_deprecated_spelling) {
+  char file[256];
+  scratch(file, sizeof file, "deprecated.h5");
+  cli_result *r = nhb("run - -o %s < " DATA "deprecated_spelling.cfg", file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  expect_has(r->err, "nhbench: deprecated: nh_newmark(disc=15) is now constraint=average\n");
+  const char *once = strstr(r->err, "deprecated:");
+  cr_expect(once && !strstr(once + 1, "deprecated:"), "the note is printed once:\n%s", r->err);
+  r = nhb("export %s methods", file);
+  cr_expect_eq(r->rc, 0, "%s", r->err);
+  cr_expect_str_eq(r->out, "# index name\n0 nh_newmark(beta=0,beta2=0,alpha=0.5,constraint=average)\n");
+  remove(file);
+}
+
 /* ---- run, info, export on files ------------------------------------------------------------- */
 
 /* The free particle's closed form (spec/discretization.md §3.2), written out here apart from
@@ -372,7 +406,7 @@ Test(cli, run_trajectory_then_info_and_export) {
   cr_expect_str_eq(r->out, "trajectory\n");
   r = nhb("export %s methods", file);
   cr_expect_eq(r->rc, 0);
-  cr_expect_str_eq(r->out, "# index name\n0 rk4\n1 nh_newmark(beta=0,beta2=0,alpha=0.5,disc=14)\n");
+  cr_expect_str_eq(r->out, "# index name\n0 rk4\n1 nh_newmark(beta=0,beta2=0,alpha=0.5,constraint=point)\n");
   /* Options before the positional arguments work too. */
   r = nhb("export --observable q --method 0 --h 1 --ic 0 %s series", file);
   cr_expect_eq(r->rc, 0, "%s", r->err);
