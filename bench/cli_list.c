@@ -16,6 +16,12 @@ static void print_params(const nh_param_desc *d, int n) {
     nh_format_double(def, sizeof def, d[i].def);
     nh_format_double(lo, sizeof lo, d[i].min);
     nh_format_double(hi, sizeof hi, d[i].max);
+    if (d[i].kind == NH_PARAM_CHOICE) {
+      char names[256];
+      nh_param_choices_text(&d[i], "|", names, sizeof names);
+      printf("      %-8s one of %s, default %s: %s\n", d[i].name, names, d[i].choices[(int)d[i].def], d[i].help);
+      continue;
+    }
     printf("      %-8s %-4s default %s, in [%s, %s]: %s\n", d[i].name, d[i].kind == NH_PARAM_INT ? "int," : "real,",
            def, lo, hi, d[i].help);
   }
@@ -98,6 +104,8 @@ static int list_methods(const char *filter) {
     print_method_observables(t);
     if (t->nparams) printf("    parameters:\n");
     print_params(t->params, t->nparams);
+    for (const nh_param_alias *a = t->aliases; a && a->old_name; a++)
+      printf("    deprecated: %s=%s, read as %s=%s\n", a->old_name, a->old_value, a->name, a->value);
   }
   return found;
 }

@@ -31,8 +31,9 @@ static const char usage[] =
     "Every command takes --help. Exit status: 0 success, 1 a failed run (or a failed\n"
     "--check-orders), 2 bad usage or bad input.\n"
     "\n"
-    "Methods are named as in rk4, nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,disc=14),\n"
-    "adjoint_pair(nh_newmark(alpha=0)), triple_jump(nh_newmark(alpha=0.5)).\n";
+    "Methods are named as in rk4, nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=point),\n"
+    "adjoint_pair(nh_newmark(alpha=0)), triple_jump(nh_newmark(alpha=0.5)), herglotz2(forcing=midpoint).\n"
+    "Old spellings (disc=14|15, force=0|1) are still read, with a deprecation note.\n";
 
 static const struct {
   const char *name;

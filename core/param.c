@@ -24,6 +24,19 @@ static void known_names(const nh_param_desc *d, int n, char *buf, size_t len) {
   if (n == 0) snprintf(buf, len, "none");
 }
 
+int nh_param_nchoices(const nh_param_desc *d) {
+  int n = 0;
+  while (d->choices && d->choices[n]) n++;
+  return n;
+}
+
+void nh_param_choices_text(const nh_param_desc *d, const char *sep, char *buf, size_t len) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < nh_param_nchoices(d) && used < len; i++)
+    used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? sep : "", d->choices[i]);
+}
+
 int nh_param_set_value(const nh_param_desc *d, int n, double *vals, const char *name, double value,
                        char *err, size_t errlen) {
   int i = nh_param_index(d, n, name);
@@ -39,8 +52,15 @@ int nh_param_set_value(const nh_param_desc *d, int n, double *vals, const char *
     snprintf(err, errlen, "parameter %s=%s is not a finite number", name, txt);
     return -1;
   }
-  if (d[i].kind == NH_PARAM_INT && value != floor(value)) {
+  if (d[i].kind != NH_PARAM_REAL && value != floor(value)) {
     snprintf(err, errlen, "parameter %s=%s must be an integer", name, txt);
+    return -1;
+  }
+  if (d[i].kind == NH_PARAM_CHOICE && (value < 0 || value >= nh_param_nchoices(&d[i]))) {
+    char names[256];
+    nh_param_choices_text(&d[i], ", ", names, sizeof names);
+    snprintf(err, errlen, "parameter %s=%s is not a choice index (0 to %d: %s)", name, txt,
+             nh_param_nchoices(&d[i]) - 1, names);
     return -1;
   }
   if (value < d[i].min || value > d[i].max) {
@@ -56,6 +76,15 @@ int nh_param_set_value(const nh_param_desc *d, int n, double *vals, const char *
 
 int nh_param_set(const nh_param_desc *d, int n, double *vals, const char *name, const char *text,
                  char *err, size_t errlen) {
+  int i = nh_param_index(d, n, name);
+  if (i >= 0 && d[i].kind == NH_PARAM_CHOICE) {
+    for (int c = 0; c < nh_param_nchoices(&d[i]); c++)
+      if (strcmp(text, d[i].choices[c]) == 0) return nh_param_set_value(d, n, vals, name, c, err, errlen);
+    char names[256];
+    nh_param_choices_text(&d[i], ", ", names, sizeof names);
+    snprintf(err, errlen, "parameter %s='%s' is not one of %s", name, text, names);
+    return -1;
+  }
   char *end;
   errno = 0;
   double value = strtod(text, &end);
@@ -80,7 +109,8 @@ size_t nh_params_format(const nh_param_desc *d, int n, const double *vals, char 
     if (d[i].quiet && vals[i] == d[i].def) continue;
     char num[32];
     nh_format_double(num, sizeof num, vals[i]);
-    int w = snprintf(buf + used, used < len ? len - used : 0, "%s%s=%s", used ? "," : "", d[i].name, num);
+    const char *text = d[i].kind == NH_PARAM_CHOICE ? d[i].choices[(int)vals[i]] : num;
+    int w = snprintf(buf + used, used < len ? len - used : 0, "%s%s=%s", used ? "," : "", d[i].name, text);
     used += (size_t)w;
   }
   return used;

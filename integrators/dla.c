@@ -39,7 +39,7 @@
 #include "integrators/integrator.h"
 #include "integrators/nh_newmark.h"
 
-enum { P_ALPHA, P_DISC, P_COUNT };
+enum { P_ALPHA, P_CONSTRAINT, P_COUNT };
 
 /* aux layout: the last increment d (n entries), the step size it was made with, and 1 for a state
  * fresh from init (its increment is the virtual start, with λ' = 0), else 0. */
@@ -48,10 +48,11 @@ _Static_assert(NH_MAX_AUX >= NH_MAX_N + 2, "dla keeps an increment, h and a star
 static const nh_param_desc params[] = {
     [P_ALPHA] = {"alpha", NH_PARAM_REAL, 0.5, 0, 1,
      "constraint discretisation point: mu at (1-alpha) q_k + alpha q_{k+1}", 0},
-    [P_DISC] = {"disc", NH_PARAM_INT, 14, 14, 15,
-     "discrete constraint: 14 = mu at the interpolated point, 15 = interpolated mu", 0},
+    [P_CONSTRAINT] = NH_NEWMARK_CONSTRAINT_PARAM,
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
+
+static const nh_param_alias aliases[] = {NH_NEWMARK_DISC_ALIASES, {NULL}};
 
 /* out = d + s M⁻¹∇V(q): one potential gradient. */
 static void add_scaled_force(const nh_system *sys, const double *q, const double *d, double s, double *out,
@@ -87,7 +88,7 @@ static nh_step_status dla_step(const nh_method *m, const nh_system *sys, const n
   cost->steps++;
   add_scaled_force(sys, x->q, x->aux, -h * h, dp, cost);
   nh_step_status st =
-      nh_newmark_constrained_increment(sys, (int)m->p[P_DISC], m->p[P_ALPHA], x->q, dp, d, L, cost);
+      nh_newmark_constrained_increment(sys, nh_newmark_disc(m->p[P_CONSTRAINT]), m->p[P_ALPHA], x->q, dp, d, L, cost);
   if (st != NH_STEP_OK) return st;
   for (int i = 0; i < n; i++) q[i] = x->q[i] + d[i];
   if ((st = nh_newmark_end_velocity(sys, q, d, h, v, NULL, cost)) != NH_STEP_OK) return st;
@@ -104,7 +105,7 @@ static nh_step_status dla_step(const nh_method *m, const nh_system *sys, const n
 
 static void discrete_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
                                 double h, double *out) {
-  nh_newmark_discrete_constraint(sys, (int)m->p[P_DISC], m->p[P_ALPHA], x->q, y->q, h, out);
+  nh_newmark_discrete_constraint(sys, nh_newmark_disc(m->p[P_CONSTRAINT]), m->p[P_ALPHA], x->q, y->q, h, out);
 }
 
 static double discrete_action(const nh_method *m, const nh_system *sys, double t, const double *q0,
@@ -124,7 +125,7 @@ static void newton_eval(const nh_method *m, const nh_system *sys, const nh_state
   double dp[NH_MAX_N];
   nh_cost unused = {0};
   add_scaled_force(sys, x->q, x->aux, -h * h, dp, &unused);
-  nh_newmark_increment_eval(sys, (int)m->p[P_DISC], m->p[P_ALPHA], x->q, dp, X, F, J, &unused);
+  nh_newmark_increment_eval(sys, nh_newmark_disc(m->p[P_CONSTRAINT]), m->p[P_ALPHA], x->q, dp, X, F, J, &unused);
 }
 
 static void newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
@@ -143,12 +144,13 @@ static int order(const nh_method *m) { return is_symmetric(m) ? 2 : 1; }
 const nh_integrator_type nh_integrator_dla = {
     .name = "dla",
     .doc = "Discrete Lagrange-d'Alembert (Cortes-Martinez) two-step recurrence with L_d^{sym,alpha} "
-           "(spec/newmark.md 2.6, Prop 3.5, 1/2 restored: A2) and the discrete constraint (14)/(15) "
-           "(2.4). Started from q_{-1} = q_0 - h v_0 - (h^2/2) M^-1 grad V(q_0); outputs the (N2)+(N4) "
+           "(spec/newmark.md 2.6, Prop 3.5, 1/2 restored: A2) and the discrete constraint of `constraint`, "
+           "point (14) or average (15) (2.4). Started from q_{-1} = q_0 - h v_0 - (h^2/2) M^-1 grad V(q_0); outputs the (N2)+(N4) "
            "velocity on D, so its (q, v) sequence is nh_newmark(beta=0,beta2=0,alpha)'s. Two-step: "
            "needs init with the step size, no compositions. Order 2 for alpha = 1/2, else 1.",
     .params = params,
     .nparams = P_COUNT,
+    .aliases = aliases,
     .properties = NH_PRESERVES_CONSTRAINT | NH_HISTORY,
     .handles = 0,
     .applies_doc = "needs a constant mass matrix, linear constraints and no damping or forcing "
@@ -163,7 +165,7 @@ const nh_integrator_type nh_integrator_dla = {
                   "O(h) otherwise; first step: lambda_0 of (N1) (virtual start with lambda' = 0), O(h) for "
                   "alpha = 1/2 only",
     .discrete_constraint = discrete_constraint,
-    .discrete_constraint_doc = "Phi(q_{k+1}, q_{k+2}) of (14)/(15) (spec/newmark.md 2.4), as nh_newmark(0,0,alpha)",
+    .discrete_constraint_doc = "Phi(q_{k+1}, q_{k+2}) of (14) or (15) as `constraint` says (spec/newmark.md 2.4), as nh_newmark(0,0,alpha)",
     .discrete_action = discrete_action,
     .newton_size = newton_size,
     .newton_eval = newton_eval,

@@ -6,7 +6,8 @@
  *   L_d(j) = T(q̄, Δq/h) − ½[V(q_j) + V(q_{j+1})] + ½[F_a·q_j + F_b·q_{j+1}] − α[(1−w) z_j + w z_{j+1}]
  * herglotz2: w = ½ (factor c₂ = (1 − αh/2)/(1 + αh/2)); herglotz1: w = 0 (factor c₁ = 1 − αh). The
  * force time level: (F_a, F_b) = (F(t_j), F(t_{j+1})) by default, which gives exactly the paper's
- * "F_j at node j" in both D1L_d(j) and D2L_d(j−1) (A.1–A.5); force=1 takes F(t_j + h/2) for both.
+ * "F_j at node j" in both D1L_d(j) and D2L_d(j−1) (A.1–A.5), forcing=ends; forcing=midpoint takes
+ * F(t_j + h/2) for both (spec §6, "Force time level").
  * The same L_d gives z: spec §2.6 step 3 writes F_j·q̄ there, which is not the L_d of A.1–A.5 and
  * makes z only first order for a time-dependent F; both agree for constant F. herglotz1 takes T at
  * the midpoint as well (for the constant mass of (4.7) the point does not matter).
@@ -53,15 +54,25 @@
 #include "integrators/integrator.h"
 #include "integrators/newton.h"
 
-enum { P_FORCE, P_COUNT };
+enum { P_FORCING, P_COUNT };
+enum { FORCING_ENDS, FORCING_MIDPOINT };
+
+static const char *const forcing_choices[] = {[FORCING_ENDS] = "ends", [FORCING_MIDPOINT] = "midpoint", NULL};
 
 static const nh_param_desc params[] = {
-    [P_FORCE] = {"force", NH_PARAM_INT, 0, 0, 1,
-     "time level of F(t): 0 = F(t_j) at node j as printed in A.1-A.5 (trapezoidal F.q in L_d), "
-     "1 = F(t_j + h/2) at the midpoint (spec/herglotz.md 6)",
-     1},
+    [P_FORCING] = {"forcing", NH_PARAM_CHOICE, FORCING_ENDS, 0, 1,
+     "time level of F(t): ends = F(t_j) at node j as printed in A.1-A.5 (trapezoidal F.q in L_d), "
+     "midpoint = F(t_j + h/2) at the midpoint (spec/herglotz.md 6)",
+     1, forcing_choices},
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
+
+/* The old spelling force=0|1, still read with a deprecation note. */
+static const nh_param_alias aliases[] = {
+    {"force", "0", "forcing", "ends"},
+    {"force", "1", "forcing", "midpoint"},
+    {NULL},
+};
 
 /* A scheme of the family. With x_s = q_j + s Δq:
  *   σ   point of T (the mass matrix): x_σ;      ν  weight of the right node in V and F;
@@ -276,7 +287,7 @@ static void damping_factors(const scheme *sc, double alpha, double h, double *c_
   *c_plus = sc->la ? 1 : 1 + alpha * sc->w * h;
 }
 
-/* The Newton system of the step from x (the forces at the time level of m's `force`), with one
+/* The Newton system of the step from x (the forces at the time level of m's `forcing`), with one
  * counted evaluation of A(q_j). */
 static void engine_setup(const nh_method *m, const nh_system *sys, const nh_state *x, double h, engine_ctx *C,
                          double *Fa, double *Fb, nh_cost *cost) {
@@ -287,7 +298,7 @@ static void engine_setup(const nh_method *m, const nh_system *sys, const nh_stat
   damping_factors(sc, alpha, h, &c_minus, &c_plus);
   *C = (engine_ctx){.sys = sys, .sc = sc, .n = n, .k = k, .h = h, .kappa = sc->la ? 1 + alpha * h : 1,
                     .q0 = x->q, .cost = cost};
-  if (m->p[P_FORCE] == 1) {
+  if (m->p[P_FORCING] == FORCING_MIDPOINT) {
     force_at(sys, x->t + 0.5 * h, Fa, cost);
     memcpy(Fb, Fa, sizeof(double) * (size_t)n);
   } else {
@@ -496,6 +507,7 @@ const nh_integrator_type nh_integrator_herglotz2 = {
            "projection of M^-1 p on D; z is the Herglotz action (z_0 = 0). Symmetric, order 2.",
     .params = params,
     .nparams = P_COUNT,
+    .aliases = aliases,
     .data = &herglotz2_scheme,
     .properties = NH_PRESERVES_CONSTRAINT | NH_TRACKS_ACTION,
     .handles = ALL_FEATURES,
@@ -522,6 +534,7 @@ const nh_integrator_type nh_integrator_herglotz1 = {
            "V and F.q). Reproduces the paper's pendulum scheme (4.7). Order 1.",
     .params = params,
     .nparams = P_COUNT,
+    .aliases = aliases,
     .data = &herglotz1_scheme,
     .properties = NH_PRESERVES_CONSTRAINT | NH_TRACKS_ACTION,
     .handles = ALL_FEATURES,
@@ -554,6 +567,7 @@ const nh_integrator_type nh_integrator_la1 = {
            "8). Order 1 (damping; and v).",
     .params = params,
     .nparams = P_COUNT,
+    .aliases = aliases,
     .data = &la1_scheme,
     .properties = NH_PRESERVES_CONSTRAINT,
     .handles = ALL_FEATURES,

@@ -47,11 +47,20 @@ enum {
   NH_TRACKS_ACTION = 1 << 2,        /* updates the Herglotz action z */
 };
 
+/* An old spelling of a parameter value that the method syntax still reads, with a deprecation note
+ * on stderr: `old_name=old_value` is read as `name=value` (issue 9, names that say what things are).
+ * old_value matches as text or as the same number ("15", "15.0"). A type's table ends with {NULL}. */
+typedef struct {
+  const char *old_name, *old_value;
+  const char *name, *value;
+} nh_param_alias;
+
 typedef struct nh_integrator_type {
   const char *name;
   const char *doc;
   const nh_param_desc *params;
   int nparams;
+  const nh_param_alias *aliases; /* old spellings of parameters; NULL or ending with {NULL} */
   int takes_base;   /* 1: written name(BASE_METHOD), a composition over one base method */
   const void *data; /* type-specific constant data, e.g. a composition's coefficient table */
   unsigned properties; /* NH_PRESERVES_CONSTRAINT | ... */
@@ -106,7 +115,7 @@ typedef struct nh_integrator_type {
    * of the Newton Jacobian (spec/newmark.md §2.5) and finite-difference checks. Allocate nothing. */
   int (*newton_size)(const nh_method *m, const nh_system *sys);
   /* NULL, or why results of this instance are unreliable although it runs, e.g. nh_newmark at
-   * β + β' = ½ with force=1 (spec/newmark.md §2.5): stored with the method in results files. */
+   * β + β' = ½ with allow_ill_conditioned=1 (spec/newmark.md §2.5): stored with the method in results files. */
   const char *(*caveat)(const nh_method *m);
   void (*newton_eval)(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X,
                       double *F, double *J);

@@ -1,6 +1,8 @@
 /* The method syntax: NAME, NAME(key=value,...), or NAME(BASE[,key=value...]) for compositions.
- * Examples: rk4, nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,disc=14),
- * adjoint_pair(nh_newmark(alpha=0)), triple_jump(nh_newmark(alpha=0.5)). */
+ * Examples: rk4, nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=point),
+ * adjoint_pair(nh_newmark(alpha=0)), triple_jump(nh_newmark(alpha=0.5)).
+ * Old spellings of a type's parameters (its `aliases`, e.g. disc=15) are read with a deprecation
+ * note; the canonical name always uses the new ones. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -39,6 +41,39 @@ static int read_ident(parser *ps, char *buf, size_t len) {
 
 static nh_method *parse_method(parser *ps);
 
+/* The same value: the same text, or two numbers that are equal ("15" and "15.0"). */
+static int same_value(const char *a, const char *b) {
+  if (strcmp(a, b) == 0) return 1;
+  char *ea, *eb;
+  double x = strtod(a, &ea), y = strtod(b, &eb);
+  return ea != a && !*ea && eb != b && !*eb && x == y;
+}
+
+/* When `key` is no parameter of m's type but an old name in its aliases: replaces key=val by the
+ * new spelling, with one deprecation line on stderr, and returns 0; an old value
+ * without a new spelling is an error naming it (-1). Other keys are left to nh_param_set. */
+static int resolve_alias(parser *ps, const nh_method *m, char *key, size_t keylen, char *val, size_t vallen) {
+  const nh_integrator_type *t = m->type;
+  if (!t->aliases || nh_param_index(t->params, t->nparams, key) >= 0) return 0;
+  char known[256] = "";
+  size_t used = 0;
+  for (const nh_param_alias *a = t->aliases; a->old_name; a++) {
+    if (strcmp(a->old_name, key) != 0) continue;
+    if (same_value(val, a->old_value)) {
+      fprintf(stderr, "nhbench: deprecated: %s(%s=%s) is now %s=%s\n", t->name, key, val, a->name, a->value);
+      snprintf(key, keylen, "%s", a->name);
+      snprintf(val, vallen, "%s", a->value);
+      return 0;
+    }
+    used += (size_t)snprintf(known + used, used < sizeof known ? sizeof known - used : 0, "%s%s=%s is now %s=%s",
+                             used ? ", " : "", key, a->old_value, a->name, a->value);
+  }
+  if (!used) return 0;
+  snprintf(ps->err, ps->errlen, "%s: deprecated parameter %s='%s' has no new spelling (%s) in method '%s'", t->name,
+           key, val, known, ps->text);
+  return -1;
+}
+
 static int parse_key_value(parser *ps, nh_method *m) {
   char key[64], val[64], msg[256];
   if (read_ident(ps, key, sizeof key)) return -1;
@@ -52,6 +87,7 @@ static int parse_key_value(parser *ps, nh_method *m) {
     ps->s++;
   }
   val[i] = '\0';
+  if (resolve_alias(ps, m, key, sizeof key, val, sizeof val)) return -1;
   if (nh_param_set(m->type->params, m->type->nparams, m->p, key, val, msg, sizeof msg)) {
     snprintf(ps->err, ps->errlen, "%s: %s in method '%s'", m->type->name, msg, ps->text);
     return -1;

@@ -43,7 +43,9 @@
 #include "integrators/integrator.h"
 #include "integrators/newton.h"
 
-enum { P_BETA, P_BETA2, P_ALPHA, P_DISC, P_FORCE, P_FAST, P_COUNT };
+enum { P_BETA, P_BETA2, P_ALPHA, P_CONSTRAINT, P_ALLOW_ILL, P_FAST, P_COUNT };
+
+const char *const nh_newmark_constraint_choices[] = {"point", "average", NULL};
 
 static const nh_param_desc params[] = {
     [P_BETA] = {"beta", NH_PARAM_REAL, 0, 0, 0.5,
@@ -51,14 +53,21 @@ static const nh_param_desc params[] = {
     [P_BETA2] = {"beta2", NH_PARAM_REAL, 0, 0, 0.5, "beta': weight of Gamma(q_k) in the backward equation (N2)", 0},
     [P_ALPHA] = {"alpha", NH_PARAM_REAL, 0.5, 0, 1,
      "constraint discretisation point: mu at (1-alpha) q_k + alpha q_{k+1}", 0},
-    [P_DISC] = {"disc", NH_PARAM_INT, 14, 14, 15,
-     "discrete constraint: 14 = mu at the interpolated point, 15 = interpolated mu", 0},
-    [P_FORCE] = {"force", NH_PARAM_INT, 0, 0, 1, "1 allows beta + beta2 = 1/2, ill-conditioned (Remark 3.3)", 1},
+    [P_CONSTRAINT] = NH_NEWMARK_CONSTRAINT_PARAM,
+    [P_ALLOW_ILL] = {"allow_ill_conditioned", NH_PARAM_INT, 0, 0, 1,
+     "1 allows beta + beta2 = 1/2, ill-conditioned (Remark 3.3)", 1},
     [P_FAST] = {"fast", NH_PARAM_INT, 1, 0, 1,
      "1: for beta = beta2 = 0 solve (N3) as a k-dimensional problem, closed form when linear (Prop 3.8); "
      "0: always the full Newton system (N1)-(N4)", 1},
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
+
+static const nh_param_alias aliases[] = {
+    NH_NEWMARK_DISC_ALIASES,
+    {"force", "0", "allow_ill_conditioned", "0"},
+    {"force", "1", "allow_ill_conditioned", "1"},
+    {NULL},
+};
 
 typedef struct {
   const nh_system *sys;
@@ -183,7 +192,7 @@ static void newmark_residual(void *vctx, const double *X, double *F, double *J) 
 /* The context of the full system for the step from x of size h: ∇V(q0) and A(q0). */
 static void newmark_setup(const nh_method *m, const nh_system *sys, const nh_state *x, double h, newmark_ctx *C,
                           nh_cost *cost) {
-  *C = (newmark_ctx){.sys = sys, .n = sys->n, .k = sys->k, .disc = (int)m->p[P_DISC], .beta = m->p[P_BETA],
+  *C = (newmark_ctx){.sys = sys, .n = sys->n, .k = sys->k, .disc = nh_newmark_disc(m->p[P_CONSTRAINT]), .beta = m->p[P_BETA],
                      .beta2 = m->p[P_BETA2], .alpha = m->p[P_ALPHA], .h = h, .c = 0.5 * h * h,
                      .q0 = x->q, .v0 = x->v, .cost = cost};
   sys->type->grad_potential(sys->p, x->q, C->g0);
@@ -377,7 +386,7 @@ static nh_step_status fast_step(const nh_method *m, const nh_system *sys, const 
   nh_newmark_minv(sys, g0, Mg0);
   for (int i = 0; i < n; i++) dp[i] = h * x->v[i] - 0.5 * h * h * Mg0[i];
   nh_step_status st =
-      nh_newmark_constrained_increment(sys, (int)m->p[P_DISC], m->p[P_ALPHA], x->q, dp, dq, L0, cost);
+      nh_newmark_constrained_increment(sys, nh_newmark_disc(m->p[P_CONSTRAINT]), m->p[P_ALPHA], x->q, dp, dq, L0, cost);
   if (st != NH_STEP_OK) return st;
   for (int i = 0; i < n; i++) q1[i] = x->q[i] + dq[i];
   if ((st = nh_newmark_end_velocity(sys, q1, dq, h, v1, L1, cost)) != NH_STEP_OK) return st;
@@ -428,7 +437,7 @@ static nh_step_status nh_newmark_step(const nh_method *m, const nh_system *sys, 
 
 static void discrete_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
                                 double h, double *out) {
-  nh_newmark_discrete_constraint(sys, (int)m->p[P_DISC], m->p[P_ALPHA], x->q, y->q, h, out);
+  nh_newmark_discrete_constraint(sys, nh_newmark_disc(m->p[P_CONSTRAINT]), m->p[P_ALPHA], x->q, y->q, h, out);
 }
 
 /* Prop 3.5: F^{0,0,α} is DLA with L_d^{sym,α}; with β or β' ≠ 0 the method is not variational. */
@@ -469,19 +478,19 @@ static void newton_unknowns(const nh_method *m, const nh_system *sys, const nh_s
 
 static int validate(const nh_method *m, char *err, size_t errlen) {
   double s = m->p[P_BETA] + m->p[P_BETA2];
-  if (fabs(s - 0.5) < 1e-12 && m->p[P_FORCE] == 0) {
+  if (fabs(s - 0.5) < 1e-12 && m->p[P_ALLOW_ILL] == 0) {
     snprintf(err, errlen,
              "nh_newmark: beta + beta2 = 1/2 makes the Newton system ill-conditioned "
-             "(spec/newmark.md 2.5, Remark 3.3); add force=1 to run it anyway");
+             "(spec/newmark.md 2.5, Remark 3.3); add allow_ill_conditioned=1 to run it anyway");
     return -1;
   }
   return 0;
 }
 
-/* Run anyway at β + β' = ½ (force=1): the results file says so (spec/newmark.md §2.5, C12). */
+/* Run anyway at β + β' = ½ (allow_ill_conditioned=1): the results file says so (spec/newmark.md §2.5, C12). */
 static const char *caveat(const nh_method *m) {
   if (fabs(m->p[P_BETA] + m->p[P_BETA2] - 0.5) >= 1e-12) return NULL;
-  return "beta + beta2 = 1/2 (run with force=1): the Newton system is ill-conditioned, the individual "
+  return "beta + beta2 = 1/2 (run with allow_ill_conditioned=1): the Newton system is ill-conditioned, the individual "
          "multipliers lambda_k, lambda'_k+1 are meaningless and errors grow as h shrinks (spec/newmark.md 2.5, "
          "Remark 3.3)";
 }
@@ -514,6 +523,7 @@ const nh_integrator_type nh_integrator_nh_newmark = {
            "Adjoint: nh_newmark(beta=beta2, beta2=beta, alpha=1-alpha).",
     .params = params,
     .nparams = P_COUNT,
+    .aliases = aliases,
     .properties = NH_PRESERVES_CONSTRAINT,
     .applies_doc = "needs a constant mass matrix, linear constraints and no damping or forcing "
                    "(spec/newmark.md 2.0)",
@@ -529,8 +539,9 @@ const nh_integrator_type nh_integrator_nh_newmark = {
                   "C^-1 (DA[v])v, c = (1-2 alpha)(1-2 beta+2 beta2)/(1-2 beta-2 beta2), an O(1) offset. "
                   "aux[0..k) holds lambda_k of (N1) at q_k",
     .discrete_constraint = discrete_constraint,
-    .discrete_constraint_doc = "Phi(q_k, q_{k+1}) of (N3): (14) <mu((1-alpha) q_k + alpha q_{k+1}), (q_{k+1}-q_k)/h> "
-                               "or (15) <(1-alpha) mu(q_k) + alpha mu(q_{k+1}), (q_{k+1}-q_k)/h> "
+    .discrete_constraint_doc = "Phi(q_k, q_{k+1}) of (N3): constraint=point, (14) <mu((1-alpha) q_k + alpha q_{k+1}), "
+                               "(q_{k+1}-q_k)/h>, or constraint=average, (15) <(1-alpha) mu(q_k) + alpha mu(q_{k+1}), "
+                               "(q_{k+1}-q_k)/h> "
                                "(spec/newmark.md 2.4)",
     .discrete_action = discrete_action,
     .newton_size = newton_size,

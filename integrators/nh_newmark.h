@@ -11,6 +11,21 @@
 
 #include "integrators/integrator.h"
 
+/* The `constraint` parameter of nh_newmark and dla, a choice (core/param.h) of the discrete
+ * constraint Φ of spec/newmark.md §2.4: point = (14), μ at (1−α)q_k + αq_{k+1}; average = (15),
+ * (1−α)μ(q_k) + αμ(q_{k+1}). The functions below take the equation number, 14 or 15, as `disc`. */
+enum { NH_CONSTRAINT_POINT, NH_CONSTRAINT_AVERAGE };
+extern const char *const nh_newmark_constraint_choices[];
+#define NH_NEWMARK_CONSTRAINT_PARAM                                                                             \
+  {"constraint", NH_PARAM_CHOICE, NH_CONSTRAINT_POINT, 0, 1,                                                   \
+   "discrete constraint: point = mu at (1-alpha) q_k + alpha q_{k+1}, spec/newmark.md (14); "                   \
+   "average = (1-alpha) mu(q_k) + alpha mu(q_{k+1}), (15)",                                                    \
+   0, nh_newmark_constraint_choices}
+/* The old spelling disc=14|15 (equation numbers), still read with a deprecation note. */
+#define NH_NEWMARK_DISC_ALIASES {"disc", "14", "constraint", "point"}, {"disc", "15", "constraint", "average"}
+/* The equation number of a `constraint` value. */
+static inline int nh_newmark_disc(double constraint) { return constraint == NH_CONSTRAINT_POINT ? 14 : 15; }
+
 /* y = M⁻¹x with the system's cached constant M⁻¹. */
 void nh_newmark_minv(const nh_system *sys, const double *x, double *y);
 

@@ -37,7 +37,7 @@ static void methods_part(nh_writer *w, hid_t g) {
   for (int m = 0; m < nm; m++) caveats[m] = nh_method_caveat(st->methods[m]) ? nh_method_caveat(st->methods[m]) : "";
   nh_w_strings(w, g, "caveats", "method", caveats,
                "\"\", or why the method's results are unreliable although it ran (e.g. nh_newmark at beta + "
-               "beta2 = 1/2 with force=1, spec/newmark.md 2.5)");
+               "beta2 = 1/2 with allow_ill_conditioned=1, spec/newmark.md 2.5)");
   free(caveats);
   free(primary);
   free(claimed);

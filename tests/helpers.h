@@ -43,6 +43,9 @@ static inline nh_method *test_method(const char *text) {
 }
 
 /* A seeded Mersenne Twister; free with gsl_rng_free. */
+/* The `constraint` choice of nh_newmark and dla for equation (14) or (15) of spec/newmark.md §2.4. */
+static inline const char *constraint_name(int disc) { return disc == 14 ? "point" : "average"; }
+
 static inline gsl_rng *test_rng(unsigned long seed) {
   gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
   cr_assert(r != NULL, "gsl_rng_alloc failed");

@@ -195,6 +195,28 @@ Test(cli, list) {
   cr_expect_eq(r->rc, 2);
 }
 
+/* Named choices are listed by name with their default, and the deprecated spellings with theirs
+ * (issue 9). */
+Test(cli, list_choices_and_deprecated_spellings) {
+  static const char *const expect[][2] = {
+      {"nh_newmark", "constraint one of point|average, default point: discrete constraint: point = mu at "
+                     "(1-alpha) q_k + alpha q_{k+1}, spec/newmark.md (14)"},
+      {"nh_newmark", "allow_ill_conditioned int, default 0, in [0, 1]"},
+      {"nh_newmark", "deprecated: disc=15, read as constraint=average\n"},
+      {"nh_newmark", "deprecated: force=1, read as allow_ill_conditioned=1\n"},
+      {"dla", "deprecated: disc=14, read as constraint=point\n"},
+      {"la1", "forcing  one of ends|midpoint, default ends: "},
+      {"la1", "deprecated: force=1, read as forcing=midpoint\n"},
+  };
+  for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
+    cli_result *r = nhb("list methods %s", expect[i][0]);
+    cr_expect_eq(r->rc, 0, "list methods %s: %s", expect[i][0], r->err);
+    expect_has(r->out, expect[i][1]);
+  }
+  cli_result *r = nhb("list methods rk4");
+  cr_expect(strstr(r->out, "deprecated") == NULL, "rk4 has no old spellings:\n%s", r->out);
+}
+
 /* ---- run, info, export on files ------------------------------------------------------------- */
 
 /* The free particle's closed form (spec/discretization.md §3.2), written out here apart from
@@ -343,17 +365,24 @@ Test(cli, run_bad_set_and_failed_run) {
 }
 
 /* Output directories are created as needed; `run -` reads the spec from standard input; an
- * endless input (/dev/zero) is refused instead of read until memory runs out (issues 12, 13). */
+ * endless input (/dev/zero) is refused instead of read until memory runs out (issues 12, 13). The
+ * spec spells a parameter the old way (issue 9): it runs, says once on stderr what the new spelling
+ * is, and the results file names the method the new way. */
 Test(cli, run_creates_directories_reads_stdin_and_refuses_endless_input) {
   char dir[256], file[320];
   scratch(dir, sizeof dir, "made/deeper");
   snprintf(file, sizeof file, "%s/x.h5", dir);
-  cli_result *r = nhb("run - -o %s < " DATA "trajectory_particle.cfg", file);
+  cli_result *r = nhb("run - -o %s < " DATA "deprecated_spelling.cfg", file);
   cr_expect_eq(r->rc, 0, "%s", r->err);
+  expect_has(r->err, "nhbench: deprecated: nh_newmark(disc=15) is now constraint=average\n");
+  const char *note = strstr(r->err, "deprecated:");
+  cr_expect(note && !strstr(note + 1, "deprecated:"), "the note is printed once:\n%s", r->err);
   cr_expect_eq(access(file, F_OK), 0, "%s was not written", file);
   r = nhb("export %s study", file);
   cr_expect_eq(r->rc, 0, "%s", r->err);
   expect_has(r->out, "trajectory");
+  r = nhb("export %s methods", file);
+  cr_expect_str_eq(r->out, "# index name\n0 nh_newmark(beta=0,beta2=0,alpha=0.5,constraint=average)\n");
   remove(file), rmdir(dir);
   scratch(dir, sizeof dir, "made");
   rmdir(dir);
@@ -372,7 +401,7 @@ Test(cli, run_trajectory_then_info_and_export) {
   cr_expect_str_eq(r->out, "trajectory\n");
   r = nhb("export %s methods", file);
   cr_expect_eq(r->rc, 0);
-  cr_expect_str_eq(r->out, "# index name\n0 rk4\n1 nh_newmark(beta=0,beta2=0,alpha=0.5,disc=14)\n");
+  cr_expect_str_eq(r->out, "# index name\n0 rk4\n1 nh_newmark(beta=0,beta2=0,alpha=0.5,constraint=point)\n");
   /* Options before the positional arguments work too. */
   r = nhb("export --observable q --method 0 --h 1 --ic 0 %s series", file);
   cr_expect_eq(r->rc, 0, "%s", r->err);

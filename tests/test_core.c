@@ -1,9 +1,13 @@
-/* core/: the small dense linear algebra and the random streams, against hand-computed answers. */
+/* core/: the small dense linear algebra, the random streams and the parameter descriptors, against
+ * hand-computed answers. */
 #include <criterion/criterion.h>
 #include <gsl/gsl_errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "core/linalg.h"
+#include "core/param.h"
 #include "core/rng.h"
 
 /* A = [[4, 2], [2, 3]] (SPD, det 8): A⁻¹ = [[3, −2], [−2, 4]]/8; A x = (2, 1) at x = (1/2, 0). */
@@ -52,4 +56,77 @@ Test(core, stream_seed_splitmix_by_hand) {
   cr_expect_eq(nh_stream_seed(7, 3), z);
   cr_expect_neq(nh_stream_seed(7, 3), nh_stream_seed(7, 4));
   cr_expect_neq(nh_stream_seed(7, 3), nh_stream_seed(8, 3));
+}
+
+/* A hand table of the three parameter kinds: a choice in the middle, its default not the first
+ * choice, so an index off by one, or a name for the wrong index, shows. */
+static const char *const colours[] = {"red", "green", "blue", NULL};
+static const nh_param_desc table[] = {
+    {"x", NH_PARAM_REAL, 0.5, 0, 1, "a real", 0, NULL},
+    {"colour", NH_PARAM_CHOICE, 1, 0, 2, "a choice", 0, colours},
+    {"n", NH_PARAM_INT, 3, 0, 9, "an integer", 1, NULL},
+};
+
+static void expect_format(const double *vals, const char *expect) {
+  char buf[128];
+  size_t len = nh_params_format(table, 3, vals, buf, sizeof buf);
+  cr_expect_str_eq(buf, expect);
+  cr_expect_eq(len, strlen(expect), "length of '%s'", buf);
+}
+
+static void expect_refused(double *vals, const char *name, const char *text, const char *message) {
+  char err[256] = "";
+  double before[3] = {vals[0], vals[1], vals[2]};
+  cr_expect_eq(nh_param_set(table, 3, vals, name, text, err, sizeof err), -1, "%s=%s accepted", name, text);
+  cr_expect_str_eq(err, message);
+  for (int i = 0; i < 3; i++) cr_expect_eq(vals[i], before[i], "a refused value changed parameter %d", i);
+}
+
+Test(core, param_choice_by_name) {
+  double vals[3];
+  char err[256] = "";
+  nh_param_defaults(table, 3, vals);
+  cr_expect(vals[0] == 0.5 && vals[1] == 1 && vals[2] == 3, "defaults (%g, %g, %g)", vals[0], vals[1], vals[2]);
+  expect_format(vals, "x=0.5,colour=green");
+  cr_expect_eq(nh_param_nchoices(&table[1]), 3);
+  cr_expect_eq(nh_param_nchoices(&table[0]), 0);
+  char names[64];
+  nh_param_choices_text(&table[1], "|", names, sizeof names);
+  cr_expect_str_eq(names, "red|green|blue");
+  static const char *const names_in_order[] = {"red", "green", "blue"};
+  for (int c = 2; c >= 0; c--) {
+    cr_assert_eq(nh_param_set(table, 3, vals, "colour", names_in_order[c], err, sizeof err), 0, "%s", err);
+    cr_expect_eq(vals[1], c, "colour=%s stored as %g", names_in_order[c], vals[1]);
+    char expect[64];
+    snprintf(expect, sizeof expect, "x=0.5,colour=%s", names_in_order[c]);
+    expect_format(vals, expect);
+  }
+  /* Names only: an index, a near miss and an empty text are refused, quoting the text. */
+  expect_refused(vals, "colour", "purple", "parameter colour='purple' is not one of red, green, blue");
+  expect_refused(vals, "colour", "1", "parameter colour='1' is not one of red, green, blue");
+  expect_refused(vals, "colour", "Red", "parameter colour='Red' is not one of red, green, blue");
+  expect_refused(vals, "colour", "", "parameter colour='' is not one of red, green, blue");
+  /* By index (parameter grids): integers 0..2 only. */
+  cr_assert_eq(nh_param_set_value(table, 3, vals, "colour", 2, err, sizeof err), 0, "%s", err);
+  expect_format(vals, "x=0.5,colour=blue");
+  cr_expect_eq(nh_param_set_value(table, 3, vals, "colour", 3, err, sizeof err), -1);
+  cr_expect_str_eq(err, "parameter colour=3 is not a choice index (0 to 2: red, green, blue)");
+  cr_expect_eq(nh_param_set_value(table, 3, vals, "colour", -1, err, sizeof err), -1);
+  cr_expect_eq(nh_param_set_value(table, 3, vals, "colour", 0.5, err, sizeof err), -1);
+  cr_expect_str_eq(err, "parameter colour=0.5 must be an integer");
+  cr_expect_eq(vals[1], 2, "refused indices left the value alone");
+}
+
+/* The real and integer kinds read and print as before the choice kind existed. */
+Test(core, param_real_and_int_unchanged) {
+  double vals[3];
+  char err[256] = "";
+  nh_param_defaults(table, 3, vals);
+  cr_assert_eq(nh_param_set(table, 3, vals, "n", "4", err, sizeof err), 0, "%s", err);
+  cr_assert_eq(nh_param_set(table, 3, vals, "x", "0.1", err, sizeof err), 0, "%s", err);
+  expect_format(vals, "x=0.1,colour=green,n=4");
+  expect_refused(vals, "n", "4.5", "parameter n=4.5 must be an integer");
+  expect_refused(vals, "x", "2", "parameter x=2 is out of range [0, 1]");
+  expect_refused(vals, "x", "abc", "parameter x='abc' is not a number");
+  expect_refused(vals, "y", "1", "unknown parameter 'y' (parameters: x, colour, n)");
 }

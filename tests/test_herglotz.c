@@ -547,7 +547,7 @@ Test(herglotz, action_z_converges_to_the_herglotz_action) {
   cr_expect(fabs(e1a / e1b - 2) <= 0.1, "herglotz1: z error ratio %.4f, expected 2 (order 1)", e1a / e1b);
   /* Exp 3 (F = t/16): the trapezoidal F·q of L_d keeps z second order (successive differences
    * shrink by 4); spec §2.6's F_j·q̄ would make them shrink by 2. */
-  const char *names[] = {"herglotz2", "herglotz2(force=1)"};
+  const char *names[] = {"herglotz2", "herglotz2(forcing=midpoint)"};
   for (int i = 0; i < 2; i++) {
     double za = herglotz_z(names[i], "exp3", 0.1, 4), zb = herglotz_z(names[i], "exp3", 0.05, 4);
     double zc = herglotz_z(names[i], "exp3", 0.025, 4);
@@ -633,7 +633,7 @@ Test(herglotz, herglotz2_is_symmetric) {
   x.v[IPHI] = 0.4, x.v[ITH] = -0.3, x.q[ITH] = 0.2; /* a generic state on D */
   rolling_xy(x.q, x.v);
   cr_expect(round_trip("herglotz2", &disk, x, 0.1) <= 1e-12, "herglotz2 round trip");
-  cr_expect(round_trip("herglotz2(force=1)", &disk, x, 0.1) <= 1e-12, "herglotz2(force=1) round trip");
+  cr_expect(round_trip("herglotz2(forcing=midpoint)", &disk, x, 0.1) <= 1e-12, "herglotz2(forcing=midpoint) round trip");
   cr_expect(round_trip("herglotz1", &disk, x, 0.1) >= 1e-6, "herglotz1 should not be symmetric");
   nh_method *m2 = test_method("herglotz2"), *m1 = test_method("herglotz1"), *la = test_method("la1");
   cr_expect(nh_method_is_symmetric(m2) && !nh_method_is_symmetric(m1) && !nh_method_is_symmetric(la));

@@ -75,8 +75,9 @@ Test(integrators, psi_h_particle_single_step) {
 static double adjoint_defect(const nh_system *sys, const nh_state *x, double b, double b2, double a, int disc,
                              double h) {
   char fwd[256], bwd[256];
-  snprintf(fwd, sizeof fwd, "nh_newmark(beta=%.17g,beta2=%.17g,alpha=%.17g,disc=%d)", b, b2, a, disc);
-  snprintf(bwd, sizeof bwd, "nh_newmark(beta=%.17g,beta2=%.17g,alpha=%.17g,disc=%d)", b2, b, 1 - a, disc);
+  const char *fmt = "nh_newmark(beta=%.17g,beta2=%.17g,alpha=%.17g,constraint=%s)";
+  snprintf(fwd, sizeof fwd, fmt, b, b2, a, constraint_name(disc));
+  snprintf(bwd, sizeof bwd, fmt, b2, b, 1 - a, constraint_name(disc));
   nh_method *F = test_method(fwd), *Fs = test_method(bwd);
   nh_state y, z;
   step_ok(F, sys, x, &y, h);
@@ -93,7 +94,7 @@ static void check_adjoint_identity(const nh_system *sys, const nh_state *x) {
     for (int disc = 14; disc <= 15; disc++)
       for (size_t j = 0; j < sizeof H / sizeof H[0]; j++) {
         double d = adjoint_defect(sys, x, P[p][0], P[p][1], P[p][2], disc, H[j]);
-        cr_assert(d <= 1e-13, "%s: (beta,beta2,alpha)=(%g,%g,%g) disc=%d h=%g: |F*_{-h} F_h x - x| = %.3e",
+        cr_assert(d <= 1e-13, "%s: (beta,beta2,alpha)=(%g,%g,%g) (%d) h=%g: |F*_{-h} F_h x - x| = %.3e",
                   sys->type->name, P[p][0], P[p][1], P[p][2], disc, H[j], d);
       }
 }
@@ -145,11 +146,11 @@ static void check_adjoint_name(const char *text, const char *expect) {
 
 Test(integrators, method_adjoint_parameters) {
   /* spec §2.7: (F^{β,β',α})* = F^{β',β,1−α}; Prop 3.7: (F^{0,0,0})* = F^{0,0,1}; symmetric → itself. */
-  check_adjoint_name("nh_newmark(alpha=0)", "nh_newmark(beta=0,beta2=0,alpha=1,disc=14)");
-  check_adjoint_name("nh_newmark(beta=0.1,beta2=0.2,alpha=0.3,disc=15)",
-                     "nh_newmark(beta=0.2,beta2=0.1,alpha=0.7,disc=15)");
-  check_adjoint_name("nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,disc=14)");
-  check_adjoint_name("adjoint_pair(nh_newmark(alpha=0))", "adjoint_pair(nh_newmark(beta=0,beta2=0,alpha=0,disc=14))");
+  check_adjoint_name("nh_newmark(alpha=0)", "nh_newmark(beta=0,beta2=0,alpha=1,constraint=point)");
+  check_adjoint_name("nh_newmark(beta=0.1,beta2=0.2,alpha=0.3,constraint=average)",
+                     "nh_newmark(beta=0.2,beta2=0.1,alpha=0.7,constraint=average)");
+  check_adjoint_name("nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=point)");
+  check_adjoint_name("adjoint_pair(nh_newmark(alpha=0))", "adjoint_pair(nh_newmark(beta=0,beta2=0,alpha=0,constraint=point))");
   nh_method *rk4 = test_method("rk4");
   cr_assert(nh_method_adjoint(rk4) == NULL, "rk4 is not symmetric and has no known adjoint");
   nh_method_free(rk4);
@@ -160,7 +161,8 @@ Test(integrators, method_adjoint_parameters) {
 static void check_keeps_constraints(const char *system, double b, double b2, double a, int disc) {
   nh_system sys = test_system(system, NULL);
   char text[256];
-  snprintf(text, sizeof text, "nh_newmark(beta=%.17g,beta2=%.17g,alpha=%.17g,disc=%d)", b, b2, a, disc);
+  snprintf(text, sizeof text, "nh_newmark(beta=%.17g,beta2=%.17g,alpha=%.17g,constraint=%s)", b, b2, a,
+           constraint_name(disc));
   nh_method *m = test_method(text);
   const double h = 0.2;
   nh_state x = default_state(&sys), y;
@@ -234,7 +236,7 @@ static double dla_defect(const char *system, const char *method, int steps) {
 Test(integrators, dla_recurrence_beta_zero) {
   /* Prop 3.5: for β = β' = 0 and any α, consecutive positions obey the DLA recurrence. */
   static const char *methods[] = {"nh_newmark(alpha=0.5)", "nh_newmark(alpha=0)", "nh_newmark(alpha=1)",
-                                  "nh_newmark(alpha=0.3,disc=15)"};
+                                  "nh_newmark(alpha=0.3,constraint=average)"};
   static const char *systems[] = {"particle", "chaotic_particle"};
   for (int s = 0; s < 2; s++)
     for (int j = 0; j < 4; j++) {
@@ -323,12 +325,69 @@ static void check_round_trip(const char *text, const char *canonical) {
 
 Test(integrators, method_format_round_trip) {
   check_round_trip("rk4", "rk4");
-  check_round_trip("nh_newmark(alpha=0)", "nh_newmark(beta=0,beta2=0,alpha=0,disc=14)");
-  check_round_trip("nh_newmark(beta=0.1,beta2=0.2,alpha=0.3,disc=15)", "nh_newmark(beta=0.1,beta2=0.2,alpha=0.3,disc=15)");
+  check_round_trip("nh_newmark(alpha=0)", "nh_newmark(beta=0,beta2=0,alpha=0,constraint=point)");
+  check_round_trip("nh_newmark(beta=0.1,beta2=0.2,alpha=0.3,constraint=average)",
+                   "nh_newmark(beta=0.1,beta2=0.2,alpha=0.3,constraint=average)");
   check_round_trip(" triple_jump( nh_newmark( alpha = 0.5 ) ) ",
-                   "triple_jump(nh_newmark(beta=0,beta2=0,alpha=0.5,disc=14))");
-  check_round_trip("adjoint_pair(nh_newmark(alpha=0))", "adjoint_pair(nh_newmark(beta=0,beta2=0,alpha=0,disc=14))");
-  check_round_trip("nh_newmark(beta=0.25,beta2=0.25,force=1)", "nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,disc=14,force=1)");
+                   "triple_jump(nh_newmark(beta=0,beta2=0,alpha=0.5,constraint=point))");
+  check_round_trip("adjoint_pair(nh_newmark(alpha=0))", "adjoint_pair(nh_newmark(beta=0,beta2=0,alpha=0,constraint=point))");
+  check_round_trip("nh_newmark(beta=0.25,beta2=0.25,allow_ill_conditioned=1)",
+                   "nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,constraint=point,allow_ill_conditioned=1)");
+  check_round_trip("dla(constraint=average)", "dla(alpha=0.5,constraint=average)");
+  check_round_trip("herglotz2(forcing=midpoint)", "herglotz2(forcing=midpoint)");
+  check_round_trip("herglotz2(forcing=ends)", "herglotz2");
+}
+
+/* Issue 9: the old spellings disc=14|15 (nh_newmark, dla) and force=0|1 (nh_newmark: allow
+ * β + β' = ½; herglotz1, herglotz2, la1: the force time level) still parse, to the method the new
+ * names give, and its canonical name uses the new names. A swapped alias row would fail here. */
+Test(integrators, deprecated_spellings) {
+  static const char *const pairs[][2] = {
+      {"nh_newmark(disc=14)", "nh_newmark(constraint=point)"},
+      {"nh_newmark(alpha=0.3,disc=15)", "nh_newmark(alpha=0.3,constraint=average)"},
+      {"nh_newmark(alpha=0.3,disc=15.0)", "nh_newmark(alpha=0.3,constraint=average)"},
+      {"nh_newmark(beta=0.25,beta2=0.25,force=1)", "nh_newmark(beta=0.25,beta2=0.25,allow_ill_conditioned=1)"},
+      {"nh_newmark(force=0,disc=15)", "nh_newmark(constraint=average)"},
+      {"triple_jump(nh_newmark(disc=15))", "triple_jump(nh_newmark(constraint=average))"},
+      {"dla(alpha=0,disc=15)", "dla(alpha=0,constraint=average)"},
+      {"dla(disc=14)", "dla(constraint=point)"},
+      {"herglotz2(force=1)", "herglotz2(forcing=midpoint)"},
+      {"herglotz2(force=0)", "herglotz2(forcing=ends)"},
+      {"herglotz1(force=1)", "herglotz1(forcing=midpoint)"},
+      {"la1(force=1)", "la1(forcing=midpoint)"},
+  };
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+    nh_method *old = test_method(pairs[i][0]), *now = test_method(pairs[i][1]);
+    char a[512], b[512];
+    nh_method_format(old, a, sizeof a);
+    nh_method_format(now, b, sizeof b);
+    cr_expect_str_eq(a, b, "%s reads as %s, expected %s", pairs[i][0], a, b);
+    cr_expect(!strstr(a, "disc") && !strstr(a, "force"), "canonical name %s uses an old spelling", a);
+    nh_method_free(old);
+    nh_method_free(now);
+  }
+  nh_method *avg = test_method("nh_newmark(disc=15)");
+  cr_expect_eq(nh_method_param(avg, "constraint"), 1, "disc=15 is choice 1, average");
+  nh_method_free(avg);
+  /* Negative controls: an old name with a value that never existed, a new name with an old value,
+   * an old name on a method that never had it, and a choice that is not one. */
+  static const char *const bad[][2] = {
+      {"nh_newmark(disc=16)", "disc='16'"},
+      {"dla(disc=13)", "disc='13'"},
+      {"herglotz2(force=2)", "force='2'"},
+      {"nh_newmark(constraint=15)", "constraint='15' is not one of point, average"},
+      {"herglotz2(forcing=1)", "forcing='1' is not one of ends, midpoint"},
+      {"dla(force=1)", "unknown parameter 'force'"},
+      {"rk4(disc=14)", "unknown parameter 'disc'"},
+      {"nh_newmark(constraint=Point)", "constraint='Point'"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char err[512] = "";
+    nh_method *m = nh_method_parse(bad[i][0], err, sizeof err);
+    cr_expect(m == NULL, "%s must be refused", bad[i][0]);
+    cr_expect(strstr(err, bad[i][1]) != NULL, "%s: error '%s' should name %s", bad[i][0], err, bad[i][1]);
+    nh_method_free(m);
+  }
 }
 
 /* Parsing `text` fails with a message that contains `quote`. */
@@ -350,7 +409,7 @@ Test(integrators, method_syntax_errors) {
   check_refused("nh_newmark(gamma=0.1)", "gamma");
   check_refused("rk4 extra", "rk4 extra");
   /* Remark 3.3: β + β' = ½ is allowed only on request. */
-  nh_method *m = test_method("nh_newmark(beta=0.25,beta2=0.25,force=1)");
+  nh_method *m = test_method("nh_newmark(beta=0.25,beta2=0.25,allow_ill_conditioned=1)");
   nh_method_free(m);
 }
 

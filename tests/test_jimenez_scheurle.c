@@ -86,8 +86,8 @@ static void free_hess(const double *p, const double *q, double *H) {
 static double free_damping(const double *p) { return p[1]; }
 
 static const nh_param_desc free_params[] = {
-    {"c", NH_PARAM_REAL, 0, 0, 10, "quartic coefficient", 0},
-    {"alpha", NH_PARAM_REAL, 0, 0, 10, "damping", 0},
+    {"c", NH_PARAM_REAL, 0, 0, 10, "quartic coefficient", 0, NULL},
+    {"alpha", NH_PARAM_REAL, 0, 0, 10, "damping", 0, NULL},
 };
 
 /* Alike test_newmark_family.c's `anharmonic` and tests/twisted.h in shape only: a designated

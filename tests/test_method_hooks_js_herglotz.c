@@ -100,7 +100,7 @@ Test(hooks_js_herglotz, herglotz_multiplier_orders) {
       {"herglotz2", "foucault_pendulum", "alpha=0.1", "amplitude3", 0, 5, 0.025, -0.5, 2, 1},
       {"herglotz2", "particle", NULL, "discretization", 0, 2, 0.02, -0.5, 2, 1},
       {"herglotz2", "falling_disk", "alpha=0.1", "exp1", 0, 2, 0.05, -0.5, 2, 0},
-      {"herglotz2(force=1)", "falling_disk", "alpha=0.1", "exp1", 0, 2, 0.05, -0.5, 2, 0},
+      {"herglotz2(forcing=midpoint)", "falling_disk", "alpha=0.1", "exp1", 0, 2, 0.05, -0.5, 2, 0},
       {"herglotz1", "foucault_pendulum", "alpha=0.1", "amplitude3", 0, 5, 0.05, -0.5, 1, 0},
       {"herglotz1", "falling_disk", "alpha=0.1", "exp1", 0, 2, 0.05, -0.5, 1, 0},
       {"la1", "foucault_pendulum", "alpha=0.1", "amplitude3", 0, 5, 0.05, -0.5, 1, 0},
@@ -449,7 +449,7 @@ static int system_variant(int i, nh_system *sys) {
  * Controls: the largest Jacobian entry off by 1e-6 fails the FD check; X* moved by 1e-7 fails the
  * F ≈ 0 check; Newton with every Jacobian 10% off converges at order ≈ 1. */
 Test(hooks_js_herglotz, newton_systems) {
-  const char *methods[] = {"js_b", "herglotz2", "herglotz2(force=1)", "herglotz1", "la1"};
+  const char *methods[] = {"js_b", "herglotz2", "herglotz2(forcing=midpoint)", "herglotz1", "la1"};
   gsl_rng *r = test_rng(8);
   int checked = 0, orders = 0;
   for (int mi = 0; mi < 5; mi++) {

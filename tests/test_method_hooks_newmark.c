@@ -124,18 +124,18 @@ static const struct {
   int solvable;
 } newton_methods[] = {
     {"nh_newmark(alpha=0.5)", 1},
-    {"nh_newmark(alpha=0,disc=15)", 1},
+    {"nh_newmark(alpha=0,constraint=average)", 1},
     {"nh_newmark(alpha=1)", 1},
     {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", 1},
-    {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,disc=15)", 1},
+    {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=average)", 1},
     {"nh_newmark(beta=0.2,beta2=0.05,alpha=0.3)", 1},
-    {"nh_newmark(beta=0.35,beta2=0.1,alpha=0.8,disc=15)", 1},
-    {"nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,force=1)", 0},
+    {"nh_newmark(beta=0.35,beta2=0.1,alpha=0.8,constraint=average)", 1},
+    {"nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,allow_ill_conditioned=1)", 0},
     {"newmark", 1},
     {"newmark(beta=0.1,gamma=0.7)", 1},
     {"newmark(beta=0,gamma=0.5)", 1},
     {"dla(alpha=0.5)", 1},
-    {"dla(alpha=0.3,disc=15)", 1},
+    {"dla(alpha=0.3,constraint=average)", 1},
     {"dla(alpha=1)", 1},
 };
 #define N_NEWTON_METHODS (sizeof newton_methods / sizeof newton_methods[0])
@@ -209,7 +209,7 @@ Test(method_hooks_newmark, jacobian_check_rejects_a_wrong_jacobian) {
   /* Negative control of the check above: the same comparison with one Jacobian column negated (a
    * q1 column, a v1 column, Λ0's and Λ1's for nh_newmark; the only column for dla on k = 1) reports
    * an O(1) error, far above the 1e-9 bound. */
-  static const char *const methods[] = {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "nh_newmark(alpha=0.3,disc=15)",
+  static const char *const methods[] = {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "nh_newmark(alpha=0.3,constraint=average)",
                                         "dla(alpha=0.5)"};
   nh_system systems[2] = {test_system("chaotic_particle", NULL), test_system_of(&twisted, NULL)};
   gsl_rng *r = test_rng(3);
@@ -328,7 +328,7 @@ Test(method_hooks_newmark, newton_converges_quadratically) {
    * the twisted system it is nonlinear. Classical Newmark's forward-difference Jacobian has an
    * O(1e-8) relative error, invisible while r_i > 1e-6. */
   static const char *const methods[] = {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)",
-                                        "nh_newmark(beta=0.2,beta2=0.05,alpha=0.3,disc=15)",
+                                        "nh_newmark(beta=0.2,beta2=0.05,alpha=0.3,constraint=average)",
                                         "nh_newmark(alpha=0.5)", "dla(alpha=0.5)", "newmark(beta=0.25,gamma=0.5)"};
   static const char *const sysnames[] = {"chaotic_particle", "cvt", NULL};
   gsl_rng *r = test_rng(99);
@@ -414,8 +414,8 @@ Test(method_hooks_newmark, ill_conditioning_at_beta_sum_one_half) {
   nh_system sys = test_system("chaotic_particle", NULL);
   const int n = sys.n, k = sys.k, dim = 2 * n + 2 * k;
   static const char *const methods[] = {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)",
-                                        "nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,force=1)",
-                                        "nh_newmark(beta=0.3,beta2=0.2,alpha=0.5,force=1)"};
+                                        "nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,allow_ill_conditioned=1)",
+                                        "nh_newmark(beta=0.3,beta2=0.2,alpha=0.5,allow_ill_conditioned=1)"};
   double c[3][5], cu[3][5];
   for (int j = 0; j < 5; j++) {
     const double h = 0.2 / (1 << j);
@@ -473,7 +473,7 @@ Test(method_hooks_newmark, ill_conditioning_at_beta_sum_one_half) {
     nh_method_free(m);
   }
   /* (½, 0): the λ_k column −[(1−2β) A0ᵀ; 2β' A0ᵀ; 0; 0] vanishes. */
-  nh_method *m = test_method("nh_newmark(beta=0.5,beta2=0,alpha=0.5,force=1)");
+  nh_method *m = test_method("nh_newmark(beta=0.5,beta2=0,alpha=0.5,allow_ill_conditioned=1)");
   nh_state x = default_state(&sys);
   double X[DIM] = {0}, F[DIM], J[DIM * DIM];
   memcpy(X, x.q, sizeof(double) * (size_t)n);
@@ -598,7 +598,7 @@ Test(method_hooks_newmark, multipliers_converge_to_exact_lambda) {
   const nh_state x0 = test_preset(&sys, "newmark");
   static const char *const consistent[] = {"nh_newmark(alpha=0.5)", "nh_newmark(alpha=0.5,fast=0)",
                                            "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)",
-                                           "nh_newmark(beta=0.2,beta2=0.05,alpha=0.5,disc=15)",
+                                           "nh_newmark(beta=0.2,beta2=0.05,alpha=0.5,constraint=average)",
                                            "triple_jump(nh_newmark(alpha=0.5))"};
   for (size_t i = 0; i < sizeof consistent / sizeof consistent[0]; i++)
     lambda_order(consistent[i], &sys, &x0, 0.1, 4, 1.0, 0, 0, 0.9);
@@ -608,13 +608,13 @@ Test(method_hooks_newmark, multipliers_converge_to_exact_lambda) {
             "dla(alpha=0.5): against the step's end it converges as well (order %.2f, %.3e vs %.3e)", o.shift,
             o.finest.bulk_shift, o.finest.bulk);
   /* dla(0): the bulk is consistent (order 1); the first step is λ_0 of (N1) → λ* + κ (c = −1). */
-  lambda_order("dla(alpha=0,disc=15)", &sys, &x0, 0.1, 4, 1.0, -1, 0, 0.9);
+  lambda_order("dla(alpha=0,constraint=average)", &sys, &x0, 0.1, 4, 1.0, -1, 0, 0.9);
   /* α ≠ ½: the predicted limits, and a clear distance from λ*. */
   static const struct {
     const char *text;
     double c;
   } off[] = {
-      {"nh_newmark(alpha=0,disc=15)", 1},
+      {"nh_newmark(alpha=0,constraint=average)", 1},
       {"nh_newmark(beta=0.2,beta2=0.05,alpha=0.3)", 0.56},
       {"adjoint_pair(nh_newmark(alpha=0))", -1}, /* its last sub-step is nh_newmark(alpha=1) */
   };
@@ -641,7 +641,7 @@ Test(method_hooks_newmark, multipliers_with_potential_converge_to_reference) {
   for (int s = 0; s < 4; s++) {
     const nh_system *sys = &systems[s];
     lambda_order("nh_newmark(alpha=0.5)", sys, &starts[s], 0.04, 3, 0.4, 0, 0, 0.9);
-    lambda_order("nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,disc=15)", sys, &starts[s], 0.04, 3, 0.4, 0, 0, 0.9);
+    lambda_order("nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=average)", sys, &starts[s], 0.04, 3, 0.4, 0, 0, 0.9);
     lambda_order("dla(alpha=0.5)", sys, &starts[s], 0.04, 3, 0.4, 0, 0, 1.8);
     lambda_order("nh_newmark(beta=0.2,beta2=0.05,alpha=0.3)", sys, &starts[s], 0.04, 3, 0.4, c, c, 0.9);
     lambda_order("adjoint_pair(nh_newmark(alpha=0))", sys, &starts[s], 0.04, 3, 0.4, -1, -1, 0.9);
@@ -663,8 +663,8 @@ Test(method_hooks_newmark, fast_path_and_newton_leave_the_same_multipliers) {
     for (int a = 0; a < 4; a++)
       for (int disc = 14; disc <= 15; disc++) {
         char fast[128], full[128];
-        snprintf(fast, sizeof fast, "nh_newmark(alpha=%g,disc=%d)", alphas[a], disc);
-        snprintf(full, sizeof full, "nh_newmark(alpha=%g,disc=%d,fast=0)", alphas[a], disc);
+        snprintf(fast, sizeof fast, "nh_newmark(alpha=%g,constraint=%s)", alphas[a], constraint_name(disc));
+        snprintf(full, sizeof full, "nh_newmark(alpha=%g,constraint=%s,fast=0)", alphas[a], constraint_name(disc));
         nh_method *mf = test_method(fast), *mn = test_method(full);
         nh_state x = default_state(&systems[s]);
         for (int step = 0; step < 10; step++) {
@@ -736,9 +736,9 @@ Test(method_hooks_newmark, discrete_constraint_matches_spec_formulas) {
       const double phi14 = (dy + sin((1 - al) * q0[2] + al * q1[2]) * dx) / h;
       const double phi15 = (dy + ((1 - al) * sin(q0[2]) + al * sin(q1[2])) * dx) / h;
       char t14[96], t15[96], d14[96];
-      snprintf(t14, sizeof t14, "nh_newmark(alpha=%g,disc=14)", al);
-      snprintf(t15, sizeof t15, "nh_newmark(beta=0.1,beta2=0.2,alpha=%g,disc=15)", al);
-      snprintf(d14, sizeof d14, "dla(alpha=%g,disc=14)", al);
+      snprintf(t14, sizeof t14, "nh_newmark(alpha=%g,constraint=point)", al);
+      snprintf(t15, sizeof t15, "nh_newmark(beta=0.1,beta2=0.2,alpha=%g,constraint=average)", al);
+      snprintf(d14, sizeof d14, "dla(alpha=%g,constraint=point)", al);
       const double h14 = hook_phi(t14, &cvt, q0, q1, h), h15 = hook_phi(t15, &cvt, q0, q1, h);
       const double e = fmax(fabs(h14 - phi14), fmax(fabs(h15 - phi15), fabs(hook_phi(d14, &cvt, q0, q1, h) - phi14)));
       cr_expect(e <= 1e-15 * (1 + fabs(phi14) + fabs(phi15)), "cvt alpha=%g: hook vs spec formula %.3e", al, e);
@@ -771,13 +771,13 @@ Test(method_hooks_newmark, discrete_constraint_at_round_off_along_runs) {
    * CVT at α = ½ is clearly nonzero. */
   static const char *const methods[] = {
       "nh_newmark(alpha=0.5)",
-      "nh_newmark(alpha=0.5,disc=15)",
+      "nh_newmark(alpha=0.5,constraint=average)",
       "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)",
-      "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,disc=15)",
-      "nh_newmark(beta=0.2,beta2=0.05,alpha=0.3,disc=15)",
-      "nh_newmark(alpha=1,disc=14)",
+      "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=average)",
+      "nh_newmark(beta=0.2,beta2=0.05,alpha=0.3,constraint=average)",
+      "nh_newmark(alpha=1,constraint=point)",
       "dla(alpha=0.5)",
-      "dla(alpha=0.3,disc=15)",
+      "dla(alpha=0.3,constraint=average)",
   };
   nh_system systems[3] = {test_system("cvt", NULL), test_system("chaotic_particle", NULL),
                           test_system_of(&twisted, NULL)};
@@ -813,7 +813,7 @@ Test(method_hooks_newmark, discrete_constraint_at_round_off_along_runs) {
       nh_method_free(m);
     }
   /* (14) and (15) are different constraints on the CVT: (15)'s Φ̃ along (14)'s trajectory. */
-  nh_method *m14 = test_method("nh_newmark(alpha=0.5,disc=14)"), *m15 = test_method("nh_newmark(alpha=0.5,disc=15)");
+  nh_method *m14 = test_method("nh_newmark(alpha=0.5,constraint=point)"), *m15 = test_method("nh_newmark(alpha=0.5,constraint=average)");
   nh_state x = starts[0], y;
   double cross = 0;
   for (int step = 0; step < 200; step++) {
@@ -964,11 +964,11 @@ Test(method_hooks_newmark, cost_counters_match_counted_evaluations) {
       "rk4",
       "nh_newmark(alpha=0.5)",
       "nh_newmark(alpha=0)",
-      "nh_newmark(alpha=1,disc=15)",
-      "nh_newmark(alpha=0.3,disc=14)",
+      "nh_newmark(alpha=1,constraint=average)",
+      "nh_newmark(alpha=0.3,constraint=point)",
       "nh_newmark(alpha=0.5,fast=0)",
       "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)",
-      "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,disc=15)",
+      "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=average)",
       "nh_newmark(beta=0.2,beta2=0.1,alpha=0)",
       "nh_newmark(beta=0.2,beta2=0.1,alpha=1)",
       "newmark",
@@ -976,7 +976,7 @@ Test(method_hooks_newmark, cost_counters_match_counted_evaluations) {
       "newmark(beta=0.1,gamma=0.6)",
       "dla(alpha=0.5)",
       "dla(alpha=0)",
-      "dla(alpha=0.3,disc=15)",
+      "dla(alpha=0.3,constraint=average)",
       "triple_jump(nh_newmark(alpha=0.5))",
       "adjoint_pair(nh_newmark(beta=0.1,beta2=0.1,alpha=0))",
   };
@@ -1029,11 +1029,11 @@ Test(method_hooks_newmark, constraint_evals_per_step) {
   } expect[] = {
       {"rk4", 4, 0},
       {"nh_newmark(alpha=0.5)", 4, 0},
-      {"nh_newmark(alpha=1,disc=15)", 4, 0},
+      {"nh_newmark(alpha=1,constraint=average)", 4, 0},
       {"nh_newmark(alpha=0)", 2, 0},
       {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", 2, 2},
-      {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,disc=15)", 2, 1},
-      {"nh_newmark(beta=0.1,beta2=0.1,alpha=0,disc=14)", 2, 1},
+      {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=average)", 2, 1},
+      {"nh_newmark(beta=0.1,beta2=0.1,alpha=0,constraint=point)", 2, 1},
       {"newmark", 1, 4},
       {"dla(alpha=0.5)", 4, 0},
   };
@@ -1064,7 +1064,7 @@ Test(method_hooks_newmark, constraint_evals_per_step) {
 /* Its set-up lines match test_statistics.c's running-max test in shape only (not merged). */
 Test(method_hooks_newmark, singular_system_is_a_failed_step) {
   nh_system sys = test_system("vertical_disk", NULL);
-  nh_method *m = test_method("nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,force=1)");
+  nh_method *m = test_method("nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,allow_ill_conditioned=1)");
   nh_state x, y;
   nh_cost cost = {0};
   nh_system_default_state(&sys, &x);

@@ -21,9 +21,9 @@
  * V = ½(q1² + 2 q2²) + eps (q1⁴/4 + q1² q2²/2), optional damping −damp·v and forcing (amp cos t, 0). */
 enum { A_EPS, A_DAMP, A_AMP };
 static const nh_param_desc anh_params[] = {
-    {"eps", NH_PARAM_REAL, 0.5, 0, 10, "anharmonicity", 0},
-    {"damp", NH_PARAM_REAL, 0, 0, 10, "damping coefficient", 0},
-    {"amp", NH_PARAM_REAL, 0, 0, 10, "forcing amplitude", 0},
+    {"eps", NH_PARAM_REAL, 0.5, 0, 10, "anharmonicity", 0, NULL},
+    {"damp", NH_PARAM_REAL, 0, 0, 10, "damping coefficient", 0, NULL},
+    {"amp", NH_PARAM_REAL, 0, 0, 10, "forcing amplitude", 0, NULL},
 };
 
 static void identity_mass(const double *p, const double *q, double *M) {
@@ -325,8 +325,8 @@ Test(newmark_family, fast_path_equals_full_newton) {
       for (int disc = 14; disc <= 15; disc++)
         for (int i = 0; i < 2; i++) {
           char fast[128], full[128];
-          snprintf(fast, sizeof fast, "nh_newmark(alpha=%g,disc=%d)", alphas[a], disc);
-          snprintf(full, sizeof full, "nh_newmark(alpha=%g,disc=%d,fast=0)", alphas[a], disc);
+          snprintf(fast, sizeof fast, "nh_newmark(alpha=%g,constraint=%s)", alphas[a], constraint_name(disc));
+          snprintf(full, sizeof full, "nh_newmark(alpha=%g,constraint=%s,fast=0)", alphas[a], constraint_name(disc));
           double d = max_step_difference(fast, full, &sys, starts[i], 0.2, 20);
           cr_assert(d <= 1e-14, "%s on %s (start %d): fast and full Newton differ by %.3e", fast, systems[s], i, d);
         }
@@ -341,8 +341,8 @@ Test(newmark_family, fast_path_nonlinear_constraint) {
   for (int a = 0; a < 4; a++)
     for (int disc = 14; disc <= 15; disc++) {
       char fast[128], full[128];
-      snprintf(fast, sizeof fast, "nh_newmark(alpha=%g,disc=%d)", alphas[a], disc);
-      snprintf(full, sizeof full, "nh_newmark(alpha=%g,disc=%d,fast=0)", alphas[a], disc);
+      snprintf(fast, sizeof fast, "nh_newmark(alpha=%g,constraint=%s)", alphas[a], constraint_name(disc));
+      snprintf(full, sizeof full, "nh_newmark(alpha=%g,constraint=%s,fast=0)", alphas[a], constraint_name(disc));
       double d = max_step_difference(fast, full, &sys, default_state(&sys), 0.2, 20);
       cr_assert(d <= 1e-14, "%s on twisted: fast and full Newton differ by %.3e", fast, d);
       nh_method *m = test_method(fast);
@@ -449,8 +449,8 @@ Test(newmark_family, fast_path_cost) {
 static void dla_vs_newmark(const nh_system *sys, double alpha, int disc, double h, int steps, double *dq,
                            double *dv) {
   char dtext[96], ntext[128];
-  snprintf(dtext, sizeof dtext, "dla(alpha=%.17g,disc=%d)", alpha, disc);
-  snprintf(ntext, sizeof ntext, "nh_newmark(alpha=%.17g,disc=%d,fast=0)", alpha, disc);
+  snprintf(dtext, sizeof dtext, "dla(alpha=%.17g,constraint=%s)", alpha, constraint_name(disc));
+  snprintf(ntext, sizeof ntext, "nh_newmark(alpha=%.17g,constraint=%s,fast=0)", alpha, constraint_name(disc));
   nh_method *d = test_method(dtext), *nm = test_method(ntext);
   nh_state x = default_state(sys), z = x, y;
   nh_cost cost = {0};
@@ -478,7 +478,7 @@ Test(newmark_family, dla_equals_nh_newmark_beta_zero) {
       for (int disc = 14; disc <= 15; disc++) {
         double dq, dv;
         dla_vs_newmark(&systems[s], alphas[a], disc, 0.1, 100, &dq, &dv);
-        cr_assert(dq <= 1e-13 && dv <= 1e-13, "dla(alpha=%g,disc=%d) on %s: q differs by %.3e, v by %.3e",
+        cr_assert(dq <= 1e-13 && dv <= 1e-13, "dla(alpha=%g) with (%d) on %s: q differs by %.3e, v by %.3e",
                   alphas[a], disc, systems[s].type->name, dq, dv);
       }
 }

@@ -425,7 +425,7 @@ Test(trajectory, multiplier_error_at_the_declared_time) {
 /* A method run anyway at an ill-conditioned point carries a caveat into the results file and
  * `info`; a well-posed one does not (spec/newmark.md §2.5, issue 10). */
 Test(results_caveats, forced_ill_conditioned_newmark_is_flagged) {
-  nh_method *forced = test_method("nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,force=1)");
+  nh_method *forced = test_method("nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,allow_ill_conditioned=1)");
   nh_method *fine = test_method("nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)");
   nh_method *near = test_method("nh_newmark(beta=0.25,beta2=0.2,alpha=0.5)");
   cr_expect(nh_method_caveat(forced) && strstr(nh_method_caveat(forced), "ill-conditioned"));

@@ -217,7 +217,7 @@ Test(onestep, local_error_slopes_and_values_particle) {
  * same study records its status and NaN values while the others go on. nh_newmark at
  * (β, β') = (½, 0) has an exactly singular Jacobian (spec/newmark.md §2.5): Newton fails. */
 Test(onestep, rk4_slope_and_failed_steps) {
-  const char *methods[] = {"nh_newmark(beta=0.5,beta2=0,alpha=0.5,force=1)", "rk4"};
+  const char *methods[] = {"nh_newmark(beta=0.5,beta2=0,alpha=0.5,allow_ill_conditioned=1)", "rk4"};
   setup s = {"chaotic_particle", NULL, methods, 2, NULL, 1, 2.0, 2, 0.1, 4, NH_NORM_MAX, 0};
   nh_onestep_result r;
   nh_study st = build_and_run(&s, &r);
@@ -417,7 +417,7 @@ static double cond_by_qr(int d, const double *J0) {
  * growth is h^-3 and h^-5 (C12). rk4 solves nothing: NaN. */
 Test(onestep, newton_condition_number) {
   const char *methods[] = {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)",
-                           "nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,force=1)", "rk4"};
+                           "nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,allow_ill_conditioned=1)", "rk4"};
   nh_method *probe = test_method(methods[0]);
   const int hooks = probe->type->newton_size && probe->type->newton_eval && probe->type->newton_unknowns;
   nh_method_free(probe);

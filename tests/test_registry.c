@@ -144,9 +144,26 @@ Test(registry, methods) {
   for (int i = 0; nh_integrator_types[i]; i++) {
     const nh_integrator_type *t = nh_integrator_types[i];
     cr_expect(t->doc && strlen(t->doc) > 20, "%s: documentation missing", t->name);
-    for (int p = 0; p < t->nparams; p++)
-      cr_expect(t->params[p].def >= t->params[p].min && t->params[p].def <= t->params[p].max && t->params[p].help,
-                "%s: parameter %s", t->name, t->params[p].name);
+    for (int p = 0; p < t->nparams; p++) {
+      const nh_param_desc *d = &t->params[p];
+      cr_expect(d->def >= d->min && d->def <= d->max && d->help, "%s: parameter %s", t->name, d->name);
+      /* A choice lists its names, min and max are its first and last index, and the kinds agree. */
+      cr_expect_eq(d->kind == NH_PARAM_CHOICE, d->choices != NULL, "%s.%s: choices and kind disagree", t->name,
+                   d->name);
+      if (d->kind == NH_PARAM_CHOICE)
+        cr_expect(nh_param_nchoices(d) >= 2 && d->min == 0 && d->max == nh_param_nchoices(d) - 1,
+                  "%s.%s: [min, max] = [%g, %g] for %d choices", t->name, d->name, d->min, d->max,
+                  nh_param_nchoices(d));
+    }
+    /* Every deprecated spelling reads as a parameter value the type has. */
+    for (const nh_param_alias *a = t->aliases; a && a->old_name; a++) {
+      double vals[NH_MAX_PARAMS];
+      char err[256] = "";
+      cr_expect_lt(nh_param_index(t->params, t->nparams, a->old_name), 0, "%s: alias %s shadows a parameter",
+                   t->name, a->old_name);
+      cr_expect_eq(nh_param_set(t->params, t->nparams, vals, a->name, a->value, err, sizeof err), 0,
+                   "%s: alias %s=%s -> %s=%s: %s", t->name, a->old_name, a->old_value, a->name, a->value, err);
+    }
     char text[256], err[512], again[1024], once[1024];
     snprintf(text, sizeof text, t->takes_base ? "%s(nh_newmark(alpha=0.5))" : "%s", t->name);
     nh_method *m = nh_method_parse(text, err, sizeof err);
