@@ -207,9 +207,12 @@ static const nh_select *selector(const nh_measure *ms, const char *dim) {
   return NULL;
 }
 
+/* A name matches exactly, or as the part before a unit in brackets ("plane_angle [rad]"). */
 static int index_of_name(char **names, int count, const char *name) {
+  size_t len = strlen(name);
   for (int i = 0; i < count; i++)
-    if (strcmp(names[i], name) == 0) return i;
+    if (strcmp(names[i], name) == 0 || (strncmp(names[i], name, len) == 0 && strncmp(names[i] + len, " [", 2) == 0))
+      return i;
   return -1;
 }
 
@@ -362,6 +365,7 @@ static int eval_dataset(reader *r, double *m) {
   if (!x) return why_fail(r, "cannot read dataset '%s'%s", ms->data, "");
   for (int d = 0; d < rank && !rc; d++) /* h first: a sample's time depends on it */
     if (strcmp(names[d], "h") == 0 && selector(ms, "h")) index[d] = hsel = pick(r, selector(ms, "h"), "h", (long long)shape[d], -1), rc = hsel < 0;
+    else if (strcmp(names[d], "h") == 0 && shape[d] == 1) hsel = 0; /* one step size: its times */
   for (int d = 0; d < rank && !rc; d++) {
     const nh_select *s = selector(ms, strcmp(names[d], "sample") == 0 && selector(ms, "t") ? "t" : names[d]);
     if (strcmp(names[d], "h") == 0 && s) continue;
