@@ -82,7 +82,7 @@ static int load_selectors(const loader *l, const config_setting_t *at, nh_measur
 }
 
 static const char *const row_keys[] = {"id", "quantity", "file", "data", "field", "at", "reduce", "from",
-                                       "to", "per", "expect", "verdict", "reason", NULL};
+                                       "to", "per", "minus", "period", "expect", "verdict", "reason", NULL};
 
 static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *row) {
   char verdict[32], reduce[32];
@@ -104,7 +104,8 @@ static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *ro
   ms->to = INFINITY;
   if (get_text(l, g, "file", ms->file, sizeof ms->file, 1) || get_text(l, g, "data", ms->data, sizeof ms->data, 1) ||
       get_text(l, g, "field", ms->field, sizeof ms->field, 0) || get_text(l, g, "reduce", reduce, sizeof reduce, 0) ||
-      get_text(l, g, "per", row->per, sizeof row->per, 0) ||
+      get_text(l, g, "per", row->per, sizeof row->per, 0) || get_text(l, g, "minus", ms->minus, sizeof ms->minus, 0) ||
+      get_number(l, g, "period", &ms->period) ||
       load_selectors(l, config_setting_get_member(g, "at"), ms) || get_number(l, g, "from", &ms->from) ||
       get_number(l, g, "to", &ms->to))
     return -1;

@@ -45,12 +45,15 @@ typedef enum {
   NH_REDUCE_LOGLOG_SLOPE,  /* least-squares slope of log|x| against log(coordinate): an order over h */
   NH_REDUCE_FINEST_ORDER,  /* the same slope over the two smallest coordinates only */
   NH_REDUCE_ARGMAX_ABS,    /* the coordinate (e.g. t) where |x| is largest */
+  NH_REDUCE_MAX_STEP,      /* the largest |x_k+1 − x_k| between neighbours (wrapped by `period`) */
   NH_REDUCE_COUNT
 } nh_reduce;
 extern const char *const nh_reduce_names[NH_REDUCE_COUNT];
 int nh_reduce_find(const char *name);
-/* Reduces x[0..n) at coordinates c[0..n) (NaN entries skipped, except by VALUE/FIRST/LAST). */
-double nh_reduce_apply(nh_reduce r, int n, const double *c, const double *x);
+/* Reduces x[0..n) at coordinates c[0..n) (NaN entries skipped, except by VALUE/FIRST/LAST).
+ * period > 0 (MAX_STEP only): a difference is taken modulo period, into [−period/2, period/2)
+ * (an angle's jump across its branch cut is no jump). */
+double nh_reduce_apply(nh_reduce r, int n, const double *c, const double *x, double period);
 
 #define NH_MAX_SELECT 8
 typedef struct {
@@ -63,6 +66,8 @@ typedef struct {
 typedef struct {
   char file[256];   /* results file stem, read from DIR/<file>.h5 */
   char data[128];   /* dataset path in the study group, or "orders" (field: observed, stderr_) */
+  char minus[128];  /* "" or a dataset of the same dimensions subtracted before the reduction */
+  double period;    /* MAX_STEP: differences modulo period (0: none) */
   char field[32];
   int nselect;
   nh_select select[NH_MAX_SELECT];

@@ -107,6 +107,7 @@ const char *const nh_reduce_names[NH_REDUCE_COUNT] = {
     [NH_REDUCE_LAST] = "last",             [NH_REDUCE_SLOPE] = "slope",
     [NH_REDUCE_REL_GROWTH] = "rel_growth", [NH_REDUCE_LOGLOG_SLOPE] = "loglog_slope",
     [NH_REDUCE_FINEST_ORDER] = "finest_order", [NH_REDUCE_ARGMAX_ABS] = "argmax_abs",
+    [NH_REDUCE_MAX_STEP] = "max_step",
 };
 
 int nh_reduce_find(const char *name) {
@@ -149,8 +150,21 @@ static double loglog_slope(int n, const double *c, const double *x, int finest_t
   return s;
 }
 
-double nh_reduce_apply(nh_reduce r, int n, const double *c, const double *x) {
+/* The largest |x_k+1 − x_k| over finite neighbours, each difference wrapped into a period. */
+static double max_step(int n, const double *x, double period) {
+  double best = NAN;
+  for (int i = 0; i + 1 < n; i++) {
+    double d = x[i + 1] - x[i];
+    if (!isfinite(d)) continue;
+    if (period > 0) d -= period * floor(d / period + 0.5);
+    if (!(fabs(d) <= best)) best = fabs(d);
+  }
+  return best;
+}
+
+double nh_reduce_apply(nh_reduce r, int n, const double *c, const double *x, double period) {
   if (n <= 0) return NAN;
+  if (r == NH_REDUCE_MAX_STEP) return max_step(n, x, period);
   switch (r) {
   case NH_REDUCE_VALUE: return n == 1 ? x[0] : NAN;
   case NH_REDUCE_ABS: return n == 1 ? fabs(x[0]) : NAN;
@@ -305,8 +319,8 @@ static double cost_field(const nh_cost *c, const char *field) {
 
 /* The whole dataset as doubles: floats as they are, integers converted, the cost records by
  * their field. */
-static double *read_values(reader *r, const char *dims, hsize_t *shape, long long *total) {
-  hid_t ds = H5Dopen2(r->f->group, r->ms->data, H5P_DEFAULT);
+static double *read_values(reader *r, const char *name, const char *dims, hsize_t *shape, long long *total) {
+  hid_t ds = H5Dopen2(r->f->group, name, H5P_DEFAULT);
   hid_t type = ds < 0 ? -1 : H5Dget_type(ds);
   H5T_class_t cls = type < 0 ? H5T_NO_CLASS : H5Tget_class(type);
   if (type >= 0) H5Tclose(type);
@@ -314,11 +328,11 @@ static double *read_values(reader *r, const char *dims, hsize_t *shape, long lon
   double *x = NULL;
   int rank = 1;
   for (const char *p = dims; *p; p++) rank += *p == ',';
-  if (cls == H5T_FLOAT) x = nh_h5_doubles(r->f, r->ms->data, dims, shape);
+  if (cls == H5T_FLOAT) x = nh_h5_doubles(r->f, name, dims, shape);
   *total = 1;
   if (cls == H5T_STRING && rank == 1) { /* a note per method (caveats): 1 where there is one */
     int count = 0;
-    char **notes = nh_h5_strings(r->f, r->ms->data, dims, &count);
+    char **notes = nh_h5_strings(r->f, name, dims, &count);
     x = notes ? malloc(sizeof(double) * (size_t)(count + 1)) : NULL;
     for (int i = 0; x && i < count; i++) x[i] = notes[i][0] != '\0';
     nh_h5_free_strings(notes, count);
@@ -327,8 +341,8 @@ static double *read_values(reader *r, const char *dims, hsize_t *shape, long lon
     return x;
   }
   if (cls == H5T_INTEGER || cls == H5T_COMPOUND) {
-    void *raw = cls == H5T_INTEGER ? (void *)nh_h5_ints(r->f, r->ms->data, dims, shape)
-                                   : (void *)nh_h5_costs(r->f, r->ms->data, dims, shape);
+    void *raw = cls == H5T_INTEGER ? (void *)nh_h5_ints(r->f, name, dims, shape)
+                                   : (void *)nh_h5_costs(r->f, name, dims, shape);
     for (int d = 0; raw && d < rank; d++) *total *= (long long)shape[d];
     x = raw ? malloc(sizeof(double) * (size_t)*total) : NULL;
     for (long long i = 0; x && i < *total; i++)
@@ -360,7 +374,20 @@ static int eval_dataset(reader *r, double *m) {
   long long total = 0, index[NH_H5_MAX_DIMS], hsel = -1;
   char names[NH_H5_MAX_DIMS][32];
   int rank = split_dims(dims, names, NH_H5_MAX_DIMS), free_dim = -1, rc = 0;
-  double *x = read_values(r, dims, shape, &total);
+  double *x = read_values(r, ms->data, dims, shape, &total);
+  if (x && ms->minus[0]) { /* x − y elementwise: y must have the same dimensions */
+    hsize_t shape2[NH_H5_MAX_DIMS];
+    long long total2 = 0;
+    double *y = nh_h5_has(r->f, ms->minus) ? read_values(r, ms->minus, dims, shape2, &total2) : NULL;
+    for (long long i = 0; y && total2 == total && i < total; i++) x[i] -= y[i];
+    if (!y || total2 != total) {
+      free(y);
+      free(x);
+      free(dims);
+      return why_fail(r, "cannot subtract '%s': not a dataset of the dimensions of '%s'", ms->minus, ms->data);
+    }
+    free(y);
+  }
   free(dims);
   if (!x) return why_fail(r, "cannot read dataset '%s'%s", ms->data, "");
   for (int d = 0; d < rank && !rc; d++) /* h first: a sample's time depends on it */
@@ -399,7 +426,7 @@ static int eval_dataset(reader *r, double *m) {
         cw[k] = c[i];
         v[k++] = x[base + i * stride];
       }
-    *m = c && v && cw ? nh_reduce_apply(ms->reduce, k, cw, v) : NAN;
+    *m = c && v && cw ? nh_reduce_apply(ms->reduce, k, cw, v, ms->period) : NAN;
     if (ms->reduce == NH_REDUCE_VALUE && k > 1) rc = why_fail(r, "reduce = \"value\" but dimension %s is free", names[free_dim], "");
     free(c);
     free(v);
