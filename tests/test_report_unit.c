@@ -123,6 +123,22 @@ Test(report, max_step_and_its_period) {
   cr_expect(fabs(nh_reduce_apply(NH_REDUCE_MAX_STEP, 3, c, a, 0) - 6.2) < 1e-12, "no period: the raw step");
 }
 
+/* An item is as bad as its worst row: fail over not-verified over pass, whatever the order. */
+Test(report, item_verdict_is_its_worst_row) {
+  nh_claim_row rows[3];
+  nh_claim_item it = {.nrows = 3, .rows = rows};
+  const nh_verdict cases[][4] = {/* three rows, then the item */
+                                 {NH_PASS, NH_PASS, NH_PASS, NH_PASS},
+                                 {NH_PASS, NH_NOT_VERIFIED, NH_PASS, NH_NOT_VERIFIED},
+                                 {NH_NOT_VERIFIED, NH_FAIL, NH_PASS, NH_FAIL},
+                                 {NH_FAIL, NH_NOT_VERIFIED, NH_PASS, NH_FAIL},
+                                 {NH_PASS, NH_PASS, NH_FAIL, NH_FAIL}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    for (int j = 0; j < 3; j++) rows[j].verdict = cases[k][j];
+    cr_expect_eq(nh_item_verdict(&it), cases[k][3], "case %zu", k);
+  }
+}
+
 /* ---- claims files ------------------------------------------------------------------------------ */
 
 static char tmpdir[64];
@@ -175,6 +191,7 @@ Test(report, bad_claims_files_name_the_line, .init = make_tmpdir, .fini = remove
        "needs 'expect'"},
       {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\"; rows = (); }\n);\n", "needs a non-empty list rows"},
       {"items = ();\n", "missing setting 'spec'"},
+      {"colour = 1;\nspec = \"s\";\nitems = ();\n", "t.claims:1: unknown setting 'colour'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     nh_claims c;
