@@ -1,7 +1,6 @@
 #include "integrators/newton.h"
 
-#include <gsl/gsl_linalg.h>
-#include <gsl/gsl_permutation.h>
+#include "core/linalg.h"
 #include <math.h>
 
 #define NEWTON_MAX_ITER 50
@@ -11,23 +10,17 @@
  * to |x|, would otherwise accept a blown-up iterate (e.g. an exactly singular system). */
 #define NEWTON_DIVERGED 1e6
 
+_Static_assert(NH_NEWTON_MAX_DIM <= NH_LU_MAX_DIM, "nh_lu_solve takes every Newton system");
+
 nh_step_status nh_newton_solve(int dim, double *x, nh_newton_fn fn, void *ctx, nh_cost *cost) {
   double F[NH_NEWTON_MAX_DIM], J[NH_NEWTON_MAX_DIM * NH_NEWTON_MAX_DIM];
-  size_t perm_data[NH_NEWTON_MAX_DIM];
-  gsl_permutation perm = {(size_t)dim, perm_data};
   double prev = INFINITY, x0n = 0;
   for (int i = 0; i < dim; i++) x0n = fmax(x0n, fabs(x[i]));
   for (int it = 0; it < NEWTON_MAX_ITER; it++) {
     fn(ctx, x, F, J);
     cost->jacobian_evals++;
     cost->newton_iterations++;
-    gsl_matrix_view Jv = gsl_matrix_view_array(J, (size_t)dim, (size_t)dim);
-    gsl_vector_view Fv = gsl_vector_view_array(F, (size_t)dim);
-    int signum;
-    gsl_linalg_LU_decomp(&Jv.matrix, &perm, &signum);
-    for (int i = 0; i < dim; i++)
-      if (J[i * dim + i] == 0 || !isfinite(J[i * dim + i])) return NH_STEP_SOLVER_FAILED;
-    gsl_linalg_LU_svx(&Jv.matrix, &perm, &Fv.vector); /* F becomes J⁻¹F */
+    if (nh_lu_solve(dim, J, F)) return NH_STEP_SOLVER_FAILED; /* F becomes J⁻¹F */
     cost->linear_solves++;
     double dx = 0, xn = 0;
     for (int i = 0; i < dim; i++) {
