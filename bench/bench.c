@@ -1,8 +1,12 @@
 /* make bench: performance figures, printed, never asserted (machines here are shared and noisy).
  * Ratios are measured within one run. */
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "core/linalg.h"
 
 #include "studies/sampling.h"
 #include "studies/study.h"
@@ -147,7 +151,84 @@ static void bench_sampling(void) {
   nh_method_free(m);
 }
 
+/* ---- small dense LU: GSL (what the harness calls, core/linalg.c) against a plain loop --------- */
+
+/* Partial-pivoting LU solve of the m×m row-major J x = b in place, written out as the comparison
+ * for GSL's gsl_linalg_LU_decomp + LU_svx (issue 9: keep GSL unless this is much faster). */
+static int lu_solve_by_hand(int m, double *J, double *b) {
+  for (int k = 0; k < m; k++) {
+    int p = k;
+    for (int i = k + 1; i < m; i++)
+      if (fabs(J[i * m + k]) > fabs(J[p * m + k])) p = i;
+    if (J[p * m + k] == 0) return -1;
+    if (p != k) {
+      for (int j = 0; j < m; j++) {
+        double t = J[k * m + j];
+        J[k * m + j] = J[p * m + j];
+        J[p * m + j] = t;
+      }
+      double t = b[k];
+      b[k] = b[p];
+      b[p] = t;
+    }
+    for (int i = k + 1; i < m; i++) {
+      double l = J[i * m + k] / J[k * m + k];
+      for (int j = k + 1; j < m; j++) J[i * m + j] -= l * J[k * m + j];
+      b[i] -= l * b[k];
+    }
+  }
+  for (int i = m - 1; i >= 0; i--) {
+    double s = b[i];
+    for (int j = i + 1; j < m; j++) s -= J[i * m + j] * b[j];
+    b[i] = s / J[i * m + i];
+  }
+  return 0;
+}
+
+/* Median seconds per solve over REPS rounds of `count` systems (copies of A, B solved in place). */
+static double time_solves(int (*solve)(int, double *, double *), int m, int count, const double *A, const double *B,
+                          double *X) {
+  enum { REPS = 7 };
+  double t[REPS], *J = malloc(sizeof(double) * (size_t)(m * m));
+  for (int r = 0; r < REPS; r++) {
+    double t0 = omp_get_wtime();
+    for (int c = 0; c < count; c++) {
+      memcpy(J, A + (size_t)c * m * m, sizeof(double) * (size_t)(m * m));
+      memcpy(X + (size_t)c * m, B + (size_t)c * m, sizeof(double) * (size_t)m);
+      solve(m, J, X + (size_t)c * m);
+    }
+    t[r] = (omp_get_wtime() - t0) / count;
+  }
+  free(J);
+  qsort(t, REPS, sizeof(double), cmp_double);
+  return t[REPS / 2];
+}
+
+static void bench_lu(void) {
+  enum { COUNT = 2000 };
+  static const int sizes[] = {2, 4, 7, 8, 12, 16, NH_LU_MAX_DIM};
+  printf("\nsmall dense LU solves (random matrices: entries in [-0.5, 0.5] plus m on the diagonal), median of 7:\n");
+  printf("%4s %12s %12s %8s %14s\n", "m", "GSL ns", "by hand ns", "GSL/hand", "max rel diff");
+  unsigned long long seed = 12345;
+  for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+    int m = sizes[s];
+    double *A = malloc(sizeof(double) * (size_t)(COUNT * m * m)), *B = malloc(sizeof(double) * (size_t)(COUNT * m));
+    double *X1 = malloc(sizeof(double) * (size_t)(COUNT * m)), *X2 = malloc(sizeof(double) * (size_t)(COUNT * m));
+    for (long i = 0; i < (long)COUNT * m * m; i++) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL; /* Knuth's MMIX LCG */
+      A[i] = (double)(seed >> 11) / 9007199254740992.0 - 0.5 + ((i % (m * m)) % (m + 1) == 0 ? m : 0);
+    }
+    for (long i = 0; i < (long)COUNT * m; i++) B[i] = sin((double)i);
+    double tg = time_solves(nh_lu_solve, m, COUNT, A, B, X1), th = time_solves(lu_solve_by_hand, m, COUNT, A, B, X2);
+    double diff = 0;
+    for (long i = 0; i < (long)COUNT * m; i++) diff = fmax(diff, fabs(X1[i] - X2[i]) / fmax(fabs(X1[i]), 1e-300));
+    printf("%4d %12.0f %12.0f %8.2f %14.2e\n", m, 1e9 * tg, 1e9 * th, tg / th, diff);
+    free(A), free(B), free(X1), free(X2);
+  }
+}
+
 int main(int argc, char **argv) {
+  bench_lu();
   bench_steps();
   bench_sampling();
   bench_ensemble(argc > 1 ? argv[1] : "studies/chaotic_ensemble.cfg");
