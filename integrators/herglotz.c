@@ -498,62 +498,47 @@ static int is_symmetric(const nh_method *m) { return m->type->data == &herglotz2
 
 #define ALL_FEATURES (NH_SYS_VARIABLE_MASS | NH_SYS_AFFINE_CONSTRAINTS | NH_SYS_DAMPING | NH_SYS_FORCING)
 
+/* What the three schemes share: the engine's step, Newton system, discrete constraint and energy. */
+#define ENGINE_HOOKS                                                                                  \
+  .params = params, .nparams = P_COUNT, .handles = ALL_FEATURES, .order = order,                      \
+  .is_symmetric = is_symmetric, .step = engine_step, .lambda_time = NH_LAMBDA_MIDPOINT,               \
+  .discrete_constraint = engine_constraint, .discrete_energy = engine_energy,                         \
+  .discrete_energy_doc = ENGINE_ENERGY_DOC, .newton_size = engine_newton_size,                        \
+  .newton_eval = engine_newton_eval, .newton_unknowns = engine_newton_unknowns
+
 const nh_integrator_type nh_integrator_herglotz2 = {
+    ENGINE_HOOKS,
     .name = "herglotz2",
     .doc = "Herglotz contact integrator with nonholonomic constraints, second order (spec/herglotz.md "
            "2.4-2.6, eq. (3.4), Appendix A.1-A.5): L_d with T at the midpoint, trapezoidal V and F.q, "
            "-alpha (z_j + z_{j+1})/2 (factor c2 = (1 - alpha h/2)/(1 + alpha h/2)), discrete constraint "
            "A(qbar) dq/h + b(qbar) = 0, multiplier at A(q_j). Newton on (q_{j+1}, lambda). v is the "
            "projection of M^-1 p on D; z is the Herglotz action (z_0 = 0). Symmetric, order 2.",
-    .params = params,
-    .nparams = P_COUNT,
     .aliases = aliases,
     .data = &herglotz2_scheme,
     .properties = NH_PRESERVES_CONSTRAINT | NH_TRACKS_ACTION,
-    .handles = ALL_FEATURES,
-    .order = order,
-    .is_symmetric = is_symmetric,
     .init = herglotz_init,
-    .step = engine_step,
-    .lambda_time = NH_LAMBDA_MIDPOINT,
     .lambda_doc = ENGINE_LAMBDA_DOC " to O(h^2)",
-    .discrete_constraint = engine_constraint,
     .discrete_constraint_doc = "A(qbar) dq/h + b(qbar), qbar = (q_j + q_{j+1})/2 (spec/herglotz.md 2.5, A.2-A.3)",
-    .discrete_energy = engine_energy,
-    .discrete_energy_doc = ENGINE_ENERGY_DOC,
-    .newton_size = engine_newton_size,
-    .newton_eval = engine_newton_eval,
-    .newton_unknowns = engine_newton_unknowns,
 };
 
 const nh_integrator_type nh_integrator_herglotz1 = {
+    ENGINE_HOOKS,
     .name = "herglotz1",
     .doc = "Herglotz contact integrator with nonholonomic constraints, first order (spec/herglotz.md 2.5, "
            "eqs (4.6)-(4.7)): L_d depends on z_j only (factor c1 = 1 - alpha h), left-point discrete "
            "constraint A(q_j) dq/h + b(q_j) = 0; otherwise as herglotz2 (T at the midpoint, trapezoidal "
            "V and F.q). Reproduces the paper's pendulum scheme (4.7). Order 1.",
-    .params = params,
-    .nparams = P_COUNT,
     .aliases = aliases,
     .data = &herglotz1_scheme,
     .properties = NH_PRESERVES_CONSTRAINT | NH_TRACKS_ACTION,
-    .handles = ALL_FEATURES,
-    .order = order,
-    .is_symmetric = is_symmetric,
     .init = herglotz_init,
-    .step = engine_step,
-    .lambda_time = NH_LAMBDA_MIDPOINT,
     .lambda_doc = ENGINE_LAMBDA_DOC " to O(h)",
-    .discrete_constraint = engine_constraint,
     .discrete_constraint_doc = "A(q_j) dq/h + b(q_j), the left point (spec/herglotz.md 2.5, (4.7))",
-    .discrete_energy = engine_energy,
-    .discrete_energy_doc = ENGINE_ENERGY_DOC,
-    .newton_size = engine_newton_size,
-    .newton_eval = engine_newton_eval,
-    .newton_unknowns = engine_newton_unknowns,
 };
 
 const nh_integrator_type nh_integrator_la1 = {
+    ENGINE_HOOKS,
     .name = "la1",
     .doc = "First-order Lagrange-d'Alembert nonholonomic integrator, the paper's comparison method "
            "(spec/herglotz.md 2.3 (2.4), 2.7 (4.4)): L_d = h L(q_j, dq/h), forces F_d^- = -alpha M(q_j) dq "
@@ -565,24 +550,11 @@ const nh_integrator_type nh_integrator_la1 = {
            "replaces v_0 by the projection of M^-1 p_0 on D. Then q_1 = q(h) + O(h^3) along D and q is "
            "order 2 where the O(alpha^2 h) damping error is negligible (Foucault alpha = 1e-4, spec 5 item "
            "8). Order 1 (damping; and v).",
-    .params = params,
-    .nparams = P_COUNT,
     .aliases = aliases,
     .data = &la1_scheme,
     .properties = NH_PRESERVES_CONSTRAINT,
-    .handles = ALL_FEATURES,
-    .order = order,
-    .is_symmetric = is_symmetric,
     .init = la1_init,
-    .step = engine_step,
-    .lambda_time = NH_LAMBDA_MIDPOINT,
     .lambda_doc = ENGINE_LAMBDA_DOC " to O(h) (the multiplier of (2.4); la1 has no D3, its damping is the force "
                                     "-alpha M(q_j) dq)",
-    .discrete_constraint = engine_constraint,
     .discrete_constraint_doc = "A(q_j) dq/h + b(q_j), the left point (spec/herglotz.md 2.7, (4.4))",
-    .discrete_energy = engine_energy,
-    .discrete_energy_doc = ENGINE_ENERGY_DOC,
-    .newton_size = engine_newton_size,
-    .newton_eval = engine_newton_eval,
-    .newton_unknowns = engine_newton_unknowns,
 };

@@ -531,7 +531,12 @@ static void position_unknowns(const nh_method *m, const nh_system *sys, const nh
   "this is |p_{k+1/2}|^2_{M^-1}/2, exactly conserved (Thm 5.1), with H(q_k, p_k) = E_d - (h^2/8) "              \
   "lambda_k^T C(q_k) lambda_k; for V != 0 the paper claims nothing (A5)"
 
+/* What the four methods share, and the Newton system of the position step (rattle.md 2.3). */
+#define RATTLE_FAMILY .handles = 0, .applies_doc = RATTLE_APPLIES_DOC, .order = order2, .is_symmetric = symmetric
+#define POSITION_NEWTON .newton_size = position_size, .newton_eval = position_eval, .newton_unknowns = position_unknowns
+
 const nh_integrator_type nh_integrator_nh_rattle = {
+    RATTLE_FAMILY,
     .name = "nh_rattle",
     .doc = "Nonholonomic RATTLE (spec/rattle.md 2.5, (9a)-(9e)): explicit, one gradient, one evaluation of mu "
            "and one k x k SPD solve per step, on triples (q_k, p_k, lambda_k) with lambda_k kept in the state; "
@@ -540,10 +545,6 @@ const nh_integrator_type nh_integrator_nh_rattle = {
     .params = lambda0_params,
     .nparams = P_COUNT,
     .properties = NH_PRESERVES_CONSTRAINT,
-    .handles = 0,
-    .applies_doc = RATTLE_APPLIES_DOC,
-    .order = order2,
-    .is_symmetric = symmetric,
     .init = nh_rattle_init,
     .step = nh_rattle_step,
     .lambda_time = NH_LAMBDA_END,
@@ -557,6 +558,7 @@ const nh_integrator_type nh_integrator_nh_rattle = {
 };
 
 const nh_integrator_type nh_integrator_nh_shake = {
+    RATTLE_FAMILY,
     .name = "nh_shake",
     .doc = "Nonholonomic SHAKE (spec/rattle.md 2.4, (8a)-(8b)): the two-step form of nh_rattle, explicit; "
            "q_{-1} from a backward nh_rattle step so its q_k equal nh_rattle's (spec 3.4, 6 item 7); output "
@@ -564,10 +566,6 @@ const nh_integrator_type nh_integrator_nh_shake = {
     .params = lambda0_params,
     .nparams = P_COUNT,
     .properties = NH_PRESERVES_CONSTRAINT | NH_HISTORY,
-    .handles = 0,
-    .applies_doc = RATTLE_APPLIES_DOC,
-    .order = order2,
-    .is_symmetric = symmetric,
     .init = nh_shake_init,
     .step = nh_shake_step,
     .lambda_time = NH_LAMBDA_END,
@@ -582,16 +580,13 @@ const nh_integrator_type nh_integrator_nh_shake = {
 };
 
 const nh_integrator_type nh_integrator_rattle = {
+    RATTLE_FAMILY,
     .name = "rattle",
     .doc = "Classical RATTLE (Andersen 1983; spec/rattle.md 2.3, (7a)-(7e)) for holonomic constraints: "
            "Newton (analytic Jacobian) for lambda_k in phi(q_{k+1}) = 0, then a linear velocity projection; "
            "phi(q) and G M^-1 p = 0 to round-off. Order 2, symmetric.",
     .properties = NH_PRESERVES_CONSTRAINT,
-    .handles = 0,
-    .applies_doc = RATTLE_APPLIES_DOC,
     .applies = holonomic_only,
-    .order = order2,
-    .is_symmetric = symmetric,
     .init = rattle_init,
     .step = rattle_step,
     .lambda_time = NH_LAMBDA_MIDPOINT,
@@ -599,22 +594,17 @@ const nh_integrator_type nh_integrator_rattle = {
     .discrete_constraint = holonomic_constraint,
     .discrete_constraint_doc = "phi(q_{k+1}) of (7c) (spec/rattle.md 2.3)",
     .discrete_action = rattle_action,
-    .newton_size = position_size,
-    .newton_eval = position_eval,
-    .newton_unknowns = position_unknowns,
+    POSITION_NEWTON,
 };
 
 const nh_integrator_type nh_integrator_shake = {
+    RATTLE_FAMILY,
     .name = "shake",
     .doc = "Classical SHAKE (Ryckaert-Ciccotti-Berendsen; spec/rattle.md 2.2, (6a)-(6b)) for holonomic "
            "constraints, two-step, with phi(q_{k+1}) = 0 solved by Newton (spec 7 A3); output velocity by "
            "RATTLE's projection (7d)-(7e). Same q_k as rattle. Order 2.",
     .properties = NH_PRESERVES_CONSTRAINT | NH_HISTORY,
-    .handles = 0,
-    .applies_doc = RATTLE_APPLIES_DOC,
     .applies = holonomic_only,
-    .order = order2,
-    .is_symmetric = symmetric,
     .init = shake_init,
     .step = shake_step,
     .lambda_time = NH_LAMBDA_START,
@@ -622,7 +612,5 @@ const nh_integrator_type nh_integrator_shake = {
     .discrete_constraint = holonomic_constraint,
     .discrete_constraint_doc = "phi(q_{k+1}) of (6b), read as in spec/rattle.md 7 A3",
     .discrete_action = rattle_action,
-    .newton_size = position_size,
-    .newton_eval = position_eval,
-    .newton_unknowns = position_unknowns,
+    POSITION_NEWTON,
 };
