@@ -7,7 +7,7 @@
  *   (q_{k+2} − 2q_{k+1} + q_k)/h² = −M⁻¹∇V(q_{k+1}) + M⁻¹A(q_{k+1})ᵀΛ,
  * with Φ the discrete constraint (14) or (15) with parameter α (§2.4). α enters only there.
  *
- * A two-step method: aux holds the previous position, as the increment d_k = q_{k+1} − q_k
+ * A two-step method: the state carries the previous position, as the increment d_k = q_{k+1} − q_k
  * (summed form: the second difference is never formed from positions, HLW VIII.5), and the step
  * size it belongs to. The new increment is d_{k+1} = d_k − h²M⁻¹∇V(q_{k+1}) + M⁻¹A(q_{k+1})ᵀΛ, a
  * k-dimensional problem for Λ shared with nh_newmark's β = β' = 0 path (nh_newmark.h).
@@ -29,7 +29,7 @@
  * ±(1−2α)C⁻¹(DA[v])v of λ_{k+1} and λ'_{k+1}, see nh_newmark.c, cancel in the mean); against the
  * step's end it is only O(h). The first step has no true previous position: the virtual start is
  * (N2) with λ' = 0, so Λ = (h²/2)λ_0 there (λ_0 of (N1)), and y->lambda = 2Λ/h² = λ_0 for that step
- * (aux[n+1] = 1 marks a state fresh from init): O(h) for α = ½, but λ_0 → λ + (1−2α)C⁻¹(DA[v])v
+ * (the carried `fresh` flag marks a state fresh from init): O(h) for α = ½, but λ_0 → λ + (1−2α)C⁻¹(DA[v])v
  * otherwise.
  * Discrete constraint: Φ(q_{k+1}, q_{k+2}) of (14)/(15), as nh_newmark's. Discrete action:
  * L_d^{sym,α}. Newton system: the k-dimensional problem R(Λ) = h Φ(q_{k+1}, q_{k+1} + d(Λ)) in the
@@ -41,9 +41,17 @@
 
 enum { P_ALPHA, P_CONSTRAINT, P_COUNT };
 
-/* aux layout: the last increment d (n entries), the step size it was made with, and 1 for a state
- * fresh from init (its increment is the virtual start, with λ' = 0), else 0. */
-_Static_assert(NH_MAX_AUX >= NH_MAX_N + 2, "dla keeps an increment, h and a start flag in aux");
+/* What a step carries to the next: the last increment d, the step size it was made with, and 1 for a
+ * state fresh from init (its increment is the virtual start, with λ' = 0), else 0. */
+typedef struct {
+  double increment[NH_MAX_N];
+  double h;
+  double fresh;
+} dla_carry;
+NH_CARRY_FITS(dla_carry);
+#define INCREMENT(x) NH_CARRY(x, dla_carry, increment)
+#define CARRIED_H(x) (*NH_CARRY(x, dla_carry, h))
+#define FRESH(x) (*NH_CARRY(x, dla_carry, fresh))
 
 static const nh_param_desc params[] = {
     [P_ALPHA] = {"alpha", NH_PARAM_REAL, 0.5, 0, 1,
@@ -68,25 +76,26 @@ static nh_step_status dla_init(const nh_method *m, const nh_system *sys, nh_stat
   (void)m;
   double hv[NH_MAX_N];
   for (int i = 0; i < sys->n; i++) hv[i] = h * x->v[i];
-  add_scaled_force(sys, x->q, hv, 0.5 * h * h, x->aux, cost);
-  x->aux[sys->n] = h;
-  x->aux[sys->n + 1] = 1;
+  add_scaled_force(sys, x->q, hv, 0.5 * h * h, INCREMENT(x), cost);
+  CARRIED_H(x) = h;
+  FRESH(x) = 1;
   return NH_STEP_OK;
 }
 
 /* λ_DLA = Λ/scale: h² after a true previous position, h²/2 for the first step from init. */
 static double start_scale(const nh_system *sys, const nh_state *x, double h) {
-  return x->aux[sys->n + 1] != 0 ? 0.5 * h * h : h * h;
+  (void)sys;
+  return FRESH(x) != 0 ? 0.5 * h * h : h * h;
 }
 
 static nh_step_status dla_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                                double h, nh_cost *cost) {
   const int n = sys->n;
   /* History made for another step size (or never made: init not called) means a wrong method. */
-  if (x->aux[n] != h) return NH_STEP_SOLVER_FAILED;
+  if (CARRIED_H(x) != h) return NH_STEP_SOLVER_FAILED;
   double dp[NH_MAX_N], d[NH_MAX_N], q[NH_MAX_N], v[NH_MAX_N], L[NH_MAX_K];
   cost->steps++;
-  add_scaled_force(sys, x->q, x->aux, -h * h, dp, cost);
+  add_scaled_force(sys, x->q, INCREMENT(x), -h * h, dp, cost);
   nh_step_status st =
       nh_newmark_constrained_increment(sys, nh_newmark_disc(m->p[P_CONSTRAINT]), m->p[P_ALPHA], x->q, dp, d, L, cost);
   if (st != NH_STEP_OK) return st;
@@ -96,8 +105,8 @@ static nh_step_status dla_step(const nh_method *m, const nh_system *sys, const n
   y->t = x->t + h;
   memcpy(y->q, q, sizeof(double) * (size_t)n);
   memcpy(y->v, v, sizeof(double) * (size_t)n);
-  memcpy(y->aux, d, sizeof(double) * (size_t)n);
-  y->aux[n + 1] = 0;
+  memcpy(INCREMENT(y), d, sizeof(double) * (size_t)n);
+  FRESH(y) = 0;
   const double scale = start_scale(sys, x, h);
   for (int a = 0; a < sys->k; a++) y->lambda[a] = L[a] / scale;
   return NH_STEP_OK;
@@ -124,7 +133,7 @@ static void newton_eval(const nh_method *m, const nh_system *sys, const nh_state
                         double *F, double *J) {
   double dp[NH_MAX_N];
   nh_cost unused = {0};
-  add_scaled_force(sys, x->q, x->aux, -h * h, dp, &unused);
+  add_scaled_force(sys, x->q, INCREMENT(x), -h * h, dp, &unused);
   nh_newmark_increment_eval(sys, nh_newmark_disc(m->p[P_CONSTRAINT]), m->p[P_ALPHA], x->q, dp, X, F, J, &unused);
 }
 

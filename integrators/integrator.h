@@ -79,7 +79,7 @@ typedef struct nh_integrator_type {
   int (*adjoint)(const nh_method *m, nh_method *adj);
   /* Prepares per-instance data after parsing (e.g. a composition's adjoint); may be NULL. */
   int (*setup)(nh_method *m, char *err, size_t errlen);
-  /* Sets up the per-method part of a trajectory's initial state (x->aux, e.g. RATTLE's λ0 or a
+  /* Sets up the per-method part of a trajectory's initial state (x->carry, e.g. RATTLE's λ0 or a
    * two-step method's previous position) for steps of size h. It may also move the initial data
    * onto the method's own manifold (e.g. js_p2orig's deformed constraint D_h). May be NULL. */
   nh_step_status (*init)(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost);

@@ -12,7 +12,7 @@
  * and the momentum at the nodes is the average p_k = (p_{k−1/2} + p_{k+1/2})/2.
  *
  * How the one-step interface carries the leap-frog. The state after step k is (q_k, v_k) with
- * v_k = M⁻¹p_k, and aux[0..n) = v_{k+1/2} = M⁻¹p_{k+1/2}, which (11b) at node k has already
+ * v_k = M⁻¹p_k, and the carried v_{k+1/2} = M⁻¹p_{k+1/2}, which (11b) at node k has already
  * produced. A step (q_k, v_k, v_{k+1/2}) → (q_{k+1}, v_{k+1}, v_{k+3/2}) is (11a), then (11b) at
  * node k+1. Written in the node's average v̄ = M⁻¹p̄ = v_{k+1} (the step's output), (11b) reads
  *   F(v̄) = v̄ − v_{k+1/2} − (h/2) a(q_{k+1}, v̄) = 0,   a(q, v) = M⁻¹(−∇V + μᵀλ(q, v)),
@@ -37,8 +37,12 @@
 #include "integrators/integrator.h"
 #include "integrators/newton.h"
 
-#define AUX_VHALF 0 /* aux[0..n): v_{k+1/2} */
-_Static_assert(NH_MAX_N <= NH_MAX_AUX, "aux holds v_{k+1/2}");
+/* What a step carries to the next: v_{k+1/2} = M⁻¹p_{k+1/2}. */
+typedef struct {
+  double v_half[NH_MAX_N];
+} m11_carry;
+NH_CARRY_FITS(m11_carry);
+#define V_HALF(x) NH_CARRY(x, m11_carry, v_half)
 
 /* Everything (11b) at node q needs that does not depend on the unknown v̄. */
 typedef struct {
@@ -151,7 +155,7 @@ static void store_multiplier(const nh_system *sys, const double *lambda, nh_stat
   for (int a = 0; a < sys->k; a++) x->lambda[a] = lambda[a];
 }
 
-/* p_{1/2} = p_0 + (h/2)Φ(q_0, p_0), i.e. v_{1/2} = v_0 + (h/2) a(q_0, v_0), into aux; λ(q_0, v_0)
+/* p_{1/2} = p_0 + (h/2)Φ(q_0, p_0), i.e. v_{1/2} = v_0 + (h/2) a(q_0, v_0), into the carry; λ(q_0, v_0)
  * into x->lambda. */
 static nh_step_status m11_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
   (void)m;
@@ -160,7 +164,7 @@ static nh_step_status m11_init(const nh_method *m, const nh_system *sys, nh_stat
   if (node_setup(&c, sys, x->q, x->v, h, cost)) return NH_STEP_SOLVER_FAILED;
   multiplier(&c, x->v, lambda, NULL);
   acceleration(&c, lambda, acc);
-  for (int i = 0; i < sys->n; i++) x->aux[AUX_VHALF + i] = x->v[i] + 0.5 * h * acc[i];
+  for (int i = 0; i < sys->n; i++) V_HALF(x)[i] = x->v[i] + 0.5 * h * acc[i];
   store_multiplier(sys, lambda, x);
   return NH_STEP_OK;
 }
@@ -171,7 +175,7 @@ static nh_step_status m11_step(const nh_method *m, const nh_system *sys, const n
                                nh_cost *cost) {
   (void)m;
   const int n = sys->n;
-  const double *w = x->aux + AUX_VHALF;
+  const double *w = V_HALF(x);
   double X[NH_MAX_N], lambda[NH_MAX_K];
   m11_ctx c;
   *y = *x;
@@ -189,7 +193,7 @@ static nh_step_status m11_step(const nh_method *m, const nh_system *sys, const n
   multiplier(&c, X, lambda, NULL);
   for (int i = 0; i < n; i++) {
     y->v[i] = X[i];
-    y->aux[AUX_VHALF + i] = 2 * X[i] - w[i];
+    V_HALF(y)[i] = 2 * X[i] - w[i];
   }
   store_multiplier(sys, lambda, y);
   return NH_STEP_OK;
@@ -221,8 +225,8 @@ static void m11_newton_eval(const nh_method *m, const nh_system *sys, const nh_s
   double q1[NH_MAX_N] = {0};
   nh_cost scratch = {0};
   m11_ctx c;
-  for (int i = 0; i < n; i++) q1[i] = x->q[i] + h * x->aux[AUX_VHALF + i];
-  if (node_setup(&c, sys, q1, x->aux + AUX_VHALF, h, &scratch)) {
+  for (int i = 0; i < n; i++) q1[i] = x->q[i] + h * V_HALF(x)[i];
+  if (node_setup(&c, sys, q1, V_HALF(x), h, &scratch)) {
     for (int i = 0; i < n; i++) F[i] = NAN;
     for (int i = 0; i < n * n; i++) J[i] = NAN;
     return;
@@ -241,7 +245,7 @@ const nh_integrator_type nh_integrator_m11 = {
     .doc = "Auxiliary leap-frog (11a)-(11b) of the proof of Thm 4.1 (spec/rattle.md 2.7) on the lambda-eliminated "
            "ODE (5): implicit in p_{k+1/2} through mu_q[M^-1 pbar, M^-1 pbar], solved by Newton (analytic "
            "Jacobian, n unknowns). Start p_{1/2} = p_0 + (h/2) Phi(q_0, p_0), output p_k = (p_{k-1/2} + "
-           "p_{k+1/2})/2 (spec 7 A8); the state carries v_{k+1/2} = M^-1 p_{k+1/2} in aux (two-step-like). "
+           "p_{k+1/2})/2 (spec 7 A8); the state carries v_{k+1/2} = M^-1 p_{k+1/2} from step to step (two-step-like). "
            "Order 2; the constraint is not preserved (residual O(h^2)).",
     .properties = NH_HISTORY,
     .handles = 0,

@@ -18,7 +18,7 @@
  *
  * What a step leaves besides (q1, v1), on either path (integrator.h, the observables):
  *   y->lambda = λ'_{k+1} = Λ1/c, the multiplier of (N2) at q_{k+1}, in the +Aᵀλ convention;
- *   y->aux[0..k) = λ_k = Λ0/c, the multiplier of (N1) at q_k (a fresh unknown of every step, §2.3),
+ *   carry.lambda_k[0..k) = λ_k = Λ0/c, the multiplier of (N1) at q_k (a fresh unknown of every step, §2.3),
  *   so that newton_unknowns can rebuild the whole solution X of the step from its result.
  * λ'_{k+1} approximates λ(t_{k+1}) to O(h) only for α = ½ [derived; not in the spec]. Multiplying
  * (N1) by A(q_k) and (N2) by A(q_{k+1}), with A_k v_k = 0 and Φ = 0 (so A_k Δq ≈ −αh²(DA[v])v and
@@ -46,6 +46,13 @@
 enum { P_BETA, P_BETA2, P_ALPHA, P_CONSTRAINT, P_ALLOW_ILL, P_FAST, P_COUNT };
 
 const char *const nh_newmark_constraint_choices[] = {"point", "average", NULL};
+
+/* What a step carries to the next: λ_k, the multiplier of (N1) at q_k (§2.3). */
+typedef struct {
+  double lambda_k[NH_MAX_K];
+} newmark_carry;
+NH_CARRY_FITS(newmark_carry);
+#define LAMBDA_K(x) NH_CARRY(x, newmark_carry, lambda_k)
 
 static const nh_param_desc params[] = {
     [P_BETA] = {"beta", NH_PARAM_REAL, 0, 0, 0.5,
@@ -366,10 +373,10 @@ double nh_newmark_discrete_action(const nh_system *sys, double alpha, const doub
   return T / (2 * h) - h * ((1 - alpha) * sys->type->potential(sys->p, q0) + alpha * sys->type->potential(sys->p, q1));
 }
 
-/* The step's multipliers: y->lambda = λ'_{k+1} = Λ1/c and y->aux = λ_k = Λ0/c (c = h²/2). */
+/* The step's multipliers: y->lambda = λ'_{k+1} = Λ1/c and the carried λ_k = Λ0/c (c = h²/2). */
 static void store_multipliers(int k, double c, const double *L0, const double *L1, nh_state *y) {
   for (int a = 0; a < k; a++) {
-    y->aux[a] = L0[a] / c;
+    LAMBDA_K(y)[a] = L0[a] / c;
     y->lambda[a] = L1[a] / c;
   }
 }
@@ -462,7 +469,7 @@ static void newton_eval(const nh_method *m, const nh_system *sys, const nh_state
   newmark_residual(&C, X, F, J ? J : Jl);
 }
 
-/* X = [q1 | v1 | Λ0 | Λ1] from the step's result: Λ0 = c λ_k (y->aux), Λ1 = c λ'_{k+1} (y->lambda). */
+/* X = [q1 | v1 | Λ0 | Λ1] from the step's result: Λ0 = c λ_k (carried), Λ1 = c λ'_{k+1} (y->lambda). */
 static void newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
                             double h, double *X) {
   (void)m, (void)x;
@@ -471,7 +478,7 @@ static void newton_unknowns(const nh_method *m, const nh_system *sys, const nh_s
   memcpy(X, y->q, sizeof(double) * (size_t)n);
   memcpy(X + n, y->v, sizeof(double) * (size_t)n);
   for (int a = 0; a < k; a++) {
-    X[2 * n + a] = c * y->aux[a];
+    X[2 * n + a] = c * LAMBDA_K(y)[a];
     X[2 * n + k + a] = c * y->lambda[a];
   }
 }
@@ -511,7 +518,7 @@ static int adjoint(const nh_method *m, nh_method *adj) {
   return 0;
 }
 
-_Static_assert(NH_MAX_AUX >= NH_MAX_K, "nh_newmark keeps lambda_k in aux");
+
 
 const nh_integrator_type nh_integrator_nh_newmark = {
     .name = "nh_newmark",
@@ -537,7 +544,7 @@ const nh_integrator_type nh_integrator_nh_newmark = {
     .lambda_doc = "lambda'_{k+1} of (N2) (= 2 Lambda1/h^2, the multiplier of Gamma_nh at q_{k+1}): an O(h) "
                   "approximation of lambda(t_{k+1}) for alpha = 1/2; for alpha != 1/2 it tends to lambda - c "
                   "C^-1 (DA[v])v, c = (1-2 alpha)(1-2 beta+2 beta2)/(1-2 beta-2 beta2), an O(1) offset. "
-                  "aux[0..k) holds lambda_k of (N1) at q_k",
+                  "the state carries lambda_k of (N1) at q_k",
     .discrete_constraint = discrete_constraint,
     .discrete_constraint_doc = "Phi(q_k, q_{k+1}) of (N3): constraint=point, (14) <mu((1-alpha) q_k + alpha q_{k+1}), "
                                "(q_{k+1}-q_k)/h>, or constraint=average, (15) <(1-alpha) mu(q_k) + alpha mu(q_{k+1}), "

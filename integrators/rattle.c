@@ -6,13 +6,13 @@
  *   shake      classical SHAKE (6a)-(6b), with φ(q_{k+1}) = 0 (spec §7 A3).
  *
  * Sign convention: the spec writes ṗ = −V_q − μᵀλ (§2.1 (3)); the rest of the code base writes
- * M v̇ = −∇V + Aᵀλ. Every multiplier below, and those kept in nh_state.aux, is the spec's λ, which
+ * M v̇ = −∇V + Aᵀλ. Every multiplier below, and those carried in nh_state.carry, is the spec's λ, which
  * is −1 times the code base's (nh_multiplier). p = M v; the state carries v = M⁻¹p.
  *
- * The gradient ∇V(q_k) is kept in aux next to the multiplier or the previous position, so that
+ * The gradient ∇V(q_k) is carried next to the multiplier or the previous position, so that
  * each step evaluates ∇V once, at q_{k+1} (spec §2.5 "Cost per step: 1 gradient", §6 item 12);
  * nh_rattle keeps the whole force ∇V(q_k) + μ(q_k)ᵀλ_k instead, so that it also evaluates μ once
- * per step, at q_{k+1} (same items: "1 evaluation of μ"). aux is set by init; a step must
+ * per step, at q_{k+1} (same items: "1 evaluation of μ"). The carry is set by init; a step must
  * therefore start from init's or a previous step's output.
  *
  * Observables (integrator.h): every step leaves a multiplier in y->lambda, converted to the code
@@ -28,15 +28,22 @@
 #include "integrators/integrator.h"
 #include "integrators/newton.h"
 
-/* aux layouts. nh_rattle: [λ_k | ∇V(q_k) + μ(q_k)ᵀλ_k]; rattle: [λ̄_k | ∇V(q_k)]; two-step
- * methods: [q_{k−1} | ∇V(q_k)]. */
-#define AUX_LAMBDA 0
-#define AUX_GRAD1 NH_MAX_K
-#define AUX_FORCE NH_MAX_K
-#define AUX_QPREV 0
-#define AUX_GRAD2 NH_MAX_N
-_Static_assert(NH_MAX_K + NH_MAX_N <= NH_MAX_AUX, "aux holds λ and ∇V");
-_Static_assert(2 * NH_MAX_N <= NH_MAX_AUX, "aux holds q_{k-1} and ∇V");
+/* What a step carries to the next. One-step methods: nh_rattle [λ_k | ∇V(q_k) + μ(q_k)ᵀλ_k],
+ * rattle [λ̄_k | ∇V(q_k)]; two-step methods (nh_shake, shake): [q_{k−1} | ∇V(q_k)]. */
+typedef struct {
+  double lambda[NH_MAX_K];
+  double force[NH_MAX_N]; /* ∇V + μᵀλ (nh_rattle) or ∇V (rattle) at q_k */
+} one_step_carry;
+typedef struct {
+  double q_prev[NH_MAX_N];
+  double grad[NH_MAX_N];
+} two_step_carry;
+NH_CARRY_FITS(one_step_carry);
+NH_CARRY_FITS(two_step_carry);
+#define LAMBDA_OF(x) NH_CARRY(x, one_step_carry, lambda)
+#define FORCE_OF(x) NH_CARRY(x, one_step_carry, force)
+#define QPREV_OF(x) NH_CARRY(x, two_step_carry, q_prev)
+#define GRAD_OF(x) NH_CARRY(x, two_step_carry, grad)
 
 enum { P_LAMBDA0, P_COUNT };
 enum { LAMBDA0_ZERO = 0, LAMBDA0_CONTINUOUS = 1 };
@@ -163,12 +170,12 @@ static int symmetric(const nh_method *m) {
 
 /* ---- nonholonomic RATTLE (spec §2.5) --------------------------------------------------------- */
 
-/* aux = [λ0 | ∇V(q0) + μ(q0)ᵀλ0]; y->lambda = λ0 in the code base's sign. */
+/* carry = [λ0 | ∇V(q0) + μ(q0)ᵀλ0]; y->lambda = λ0 in the code base's sign. */
 static nh_step_status nh_rattle_init(const nh_method *m, const nh_system *sys, nh_state *x, double h,
                                      nh_cost *cost) {
   (void)h;
   double A[NH_MAX_K * NH_MAX_N];
-  double *lambda = x->aux + AUX_LAMBDA, *f = x->aux + AUX_FORCE;
+  double *lambda = LAMBDA_OF(x), *f = FORCE_OF(x);
   gradient(sys, x->q, f, cost);
   if (starting_multiplier((int)m->p[P_LAMBDA0], sys, x, lambda, cost)) return NH_STEP_SOLVER_FAILED;
   if (sys->k) {
@@ -180,7 +187,7 @@ static nh_step_status nh_rattle_init(const nh_method *m, const nh_system *sys, n
 }
 
 /* (q_k, p_k, λ_k) ↦ (q_{k+1}, p_{k+1}, λ_{k+1}), spec §2.5 closed form:
- *   (9a) p_{k+1/2} = p_k − (h/2)(V_q(q_k) + μᵀ(q_k)λ_k)   (the force kept in aux)
+ *   (9a) p_{k+1/2} = p_k − (h/2)(V_q(q_k) + μᵀ(q_k)λ_k)   (the force carried)
  *   (9b) q_{k+1} = q_k + h M⁻¹ p_{k+1/2}
  *   (9d)-(9e) p_{k+1}, λ_{k+1} by second_half_step, with the one evaluation of μ, at q_{k+1}. */
 static nh_step_status nh_rattle_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
@@ -188,11 +195,11 @@ static nh_step_status nh_rattle_step(const nh_method *m, const nh_system *sys, c
   (void)m;
   const int n = sys->n;
   double vh[NH_MAX_N], A1[NH_MAX_K * NH_MAX_N];
-  double *lambda1 = y->aux + AUX_LAMBDA, *f1 = y->aux + AUX_FORCE;
+  double *lambda1 = LAMBDA_OF(y), *f1 = FORCE_OF(y);
   *y = *x;
   y->t = x->t + h;
   cost->steps++;
-  kick(sys, x->v, x->aux + AUX_FORCE, h, vh);
+  kick(sys, x->v, FORCE_OF(x), h, vh);
   for (int i = 0; i < n; i++) y->q[i] = x->q[i] + h * vh[i];
   gradient(sys, y->q, f1, cost);
   constraint_matrix(sys, y->q, A1, cost);
@@ -209,11 +216,11 @@ static nh_step_status nh_rattle_step(const nh_method *m, const nh_system *sys, c
 static nh_step_status two_step_init(int lambda0_mode, const nh_system *sys, nh_state *x, double h,
                                     nh_cost *cost) {
   double lambda[NH_MAX_K], vh[NH_MAX_N];
-  double *g = x->aux + AUX_GRAD2;
+  double *g = GRAD_OF(x);
   gradient(sys, x->q, g, cost);
   if (starting_multiplier(lambda0_mode, sys, x, lambda, cost)) return NH_STEP_SOLVER_FAILED;
   half_kick(sys, x->q, x->v, g, lambda, -h, vh, cost);
-  for (int i = 0; i < sys->n; i++) x->aux[AUX_QPREV + i] = x->q[i] - h * vh[i];
+  for (int i = 0; i < sys->n; i++) QPREV_OF(x)[i] = x->q[i] - h * vh[i];
   store_multiplier(sys, lambda, x);
   return NH_STEP_OK;
 }
@@ -225,12 +232,12 @@ static nh_step_status two_step_finish(const nh_system *sys, const nh_state *x, n
                                       nh_cost *cost) {
   double vh[NH_MAX_N], lambda1[NH_MAX_K], A1[NH_MAX_K * NH_MAX_N];
   for (int i = 0; i < sys->n; i++) vh[i] = (y->q[i] - x->q[i]) / h;
-  gradient(sys, y->q, y->aux + AUX_GRAD2, cost);
+  gradient(sys, y->q, GRAD_OF(y), cost);
   constraint_matrix(sys, y->q, A1, cost);
-  if (second_half_step(sys, y->q, A1, vh, y->aux + AUX_GRAD2, h, y->v, lambda1, cost))
+  if (second_half_step(sys, y->q, A1, vh, GRAD_OF(y), h, y->v, lambda1, cost))
     return NH_STEP_SOLVER_FAILED;
   store_multiplier(sys, lambda1, y);
-  memcpy(y->aux + AUX_QPREV, x->q, sizeof(double) * (size_t)sys->n);
+  memcpy(QPREV_OF(y), x->q, sizeof(double) * (size_t)sys->n);
   return NH_STEP_OK;
 }
 
@@ -248,7 +255,7 @@ static nh_step_status nh_shake_step(const nh_method *m, const nh_system *sys, co
                                     double h, nh_cost *cost) {
   (void)m;
   const int n = sys->n;
-  const double *qprev = x->aux + AUX_QPREV, *g = x->aux + AUX_GRAD2;
+  const double *qprev = QPREV_OF(x), *g = GRAD_OF(x);
   double r[NH_MAX_N], mg[NH_MAX_N], lambda[NH_MAX_K], a[NH_MAX_N], A[NH_MAX_K * NH_MAX_N];
   *y = *x;
   y->t = x->t + h;
@@ -327,12 +334,12 @@ static int holonomic_only(const nh_method *m, const nh_system *sys, char *err, s
   return -1;
 }
 
-/* aux: [λ̄_k | ∇V(q_k)]; λ̄_k, the velocity multiplier of (7d)-(7e), is the Newton guess for λ_k. */
+/* carry: [λ̄_k | ∇V(q_k)]; λ̄_k, the velocity multiplier of (7d)-(7e), is the Newton guess for λ_k. */
 static nh_step_status rattle_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
   (void)m, (void)h;
-  gradient(sys, x->q, x->aux + AUX_GRAD1, cost);
-  if (starting_multiplier(LAMBDA0_CONTINUOUS, sys, x, x->aux + AUX_LAMBDA, cost)) return NH_STEP_SOLVER_FAILED;
-  store_multiplier(sys, x->aux + AUX_LAMBDA, x);
+  gradient(sys, x->q, FORCE_OF(x), cost);
+  if (starting_multiplier(LAMBDA0_CONTINUOUS, sys, x, LAMBDA_OF(x), cost)) return NH_STEP_SOLVER_FAILED;
+  store_multiplier(sys, LAMBDA_OF(x), x);
   return NH_STEP_OK;
 }
 
@@ -353,19 +360,19 @@ static nh_step_status rattle_step(const nh_method *m, const nh_system *sys, cons
   *y = *x;
   y->t = x->t + h;
   cost->steps++;
-  rattle_free_position(sys, x->q, x->v, x->aux + AUX_GRAD1, h, vh, qf);
-  for (int a = 0; a < k; a++) L[a] = 0.5 * h * h * x->aux[AUX_LAMBDA + a];
+  rattle_free_position(sys, x->q, x->v, FORCE_OF(x), h, vh, qf);
+  for (int a = 0; a < k; a++) L[a] = 0.5 * h * h * LAMBDA_OF(x)[a];
   nh_step_status st = solve_position(sys, x->q, qf, L, y->q, d, cost);
   if (st != NH_STEP_OK) return st;
   /* (7a) as v_{k+1/2} = v_free − M⁻¹GᵀΛ/h: no cancellation in (q_{k+1} − q_k)/h for small h. */
   for (int i = 0; i < n; i++) vh[i] -= d[i] / h;
-  gradient(sys, y->q, y->aux + AUX_GRAD1, cost);
+  gradient(sys, y->q, FORCE_OF(y), cost);
   constraint_matrix(sys, y->q, A1, cost);
-  if (second_half_step(sys, y->q, A1, vh, y->aux + AUX_GRAD1, h, y->v, y->aux + AUX_LAMBDA, cost))
+  if (second_half_step(sys, y->q, A1, vh, FORCE_OF(y), h, y->v, LAMBDA_OF(y), cost))
     return NH_STEP_SOLVER_FAILED;
   /* The step's impulse −(h/2)Gᵀ(λ_k + λ̄_{k+1}) per unit time: each of λ_k, λ̄_{k+1} is only O(h) at
    * its node, their mean O(h²) at t_k + h/2. */
-  for (int a = 0; a < k; a++) y->lambda[a] = -0.5 * (2 * L[a] / (h * h) + y->aux[AUX_LAMBDA + a]);
+  for (int a = 0; a < k; a++) y->lambda[a] = -0.5 * (2 * L[a] / (h * h) + LAMBDA_OF(y)[a]);
   return NH_STEP_OK;
 }
 
@@ -393,7 +400,7 @@ static nh_step_status shake_step(const nh_method *m, const nh_system *sys, const
   *y = *x;
   y->t = x->t + h;
   cost->steps++;
-  shake_free_position(sys, x->q, x->aux + AUX_QPREV, x->aux + AUX_GRAD2, h, qf);
+  shake_free_position(sys, x->q, QPREV_OF(x), GRAD_OF(x), h, qf);
   nh_step_status st = solve_position(sys, x->q, qf, L, y->q, d, cost);
   if (st != NH_STEP_OK) return st;
   st = two_step_finish(sys, x, y, h, cost);
@@ -463,7 +470,7 @@ static void nh_shake_constraint(const nh_method *m, const nh_system *sys, const 
                                 double h, double *out) {
   (void)m;
   const int n = sys->n;
-  const double *qprev = x->aux + AUX_QPREV;
+  const double *qprev = QPREV_OF(x);
   double A[NH_MAX_K * NH_MAX_N];
   if (sys->k == 0) return;
   sys->type->constraints(sys->p, x->q, A);
@@ -490,7 +497,7 @@ static void free_position(const nh_method *m, const nh_system *sys, const nh_sta
   double g[NH_MAX_N], vh[NH_MAX_N];
   sys->type->grad_potential(sys->p, x->q, g);
   if (m->type->step == rattle_step) rattle_free_position(sys, x->q, x->v, g, h, vh, qf);
-  else shake_free_position(sys, x->q, x->aux + AUX_QPREV, g, h, qf);
+  else shake_free_position(sys, x->q, QPREV_OF(x), g, h, qf);
 }
 
 /* F(Λ) = φ(q_f − M⁻¹G(q_k)ᵀΛ), J = −G(q)M⁻¹G(q_k)ᵀ: the system solve_position hands to Newton. */

@@ -14,7 +14,7 @@
  *
  * Points: for initial condition i and j = 0 … npoints−1, the true solution from ics[i] at
  * t_j = ics[i].t + j·T/npoints, point index i·npoints + j; j = 0 is ics[i] itself. A point keeps
- * ics[i]'s z; its multiplier and aux are zero until the method's init fills them.
+ * ics[i]'s z; its multiplier and carry are zero until the method's init fills them.
  *
  * Truth per (h, point), shared by all methods and computed once: the true solution from the point
  * at t + h/2 and t + h, λ at t, t + h/2, t + h, and the action integral by 20-point Gauss–Legendre
@@ -33,7 +33,7 @@
  *                   from it would need the history of the reversed trajectory (q_{k+2}), which a
  *                   single step does not have; their reversibility is a property of the
  *                   recurrence, not of the map on (q, v). F*_{−h} starts from y = F_h(x) as the
- *                   step left it, aux included (RATTLE's λ_{k+1}, nh_newmark's λ_k): for a
+ *                   step left it, carry included (RATTLE's λ_{k+1}, nh_newmark's λ_k): for a
  *                   symmetric method F* = F and that is exactly the state a next step needs; an
  *                   adjoint of another type (none today) is first initialised on y with −h. x is
  *                   the state F_h started from, after init (js_p2orig's init moves it onto D_h).

@@ -18,7 +18,7 @@
 #define NH_MAX_INVARIANTS 4
 #define NH_MAX_PRESETS 8
 
-/* The shared state type nh_state and the size limits NH_MAX_N, NH_MAX_K, NH_MAX_AUX live in
+/* The shared state type nh_state and the size limits NH_MAX_N, NH_MAX_K, NH_MAX_CARRY live in
  * core/state.h. */
 
 /* A named initial condition from a paper, with the system parameters it needs ("eps=0.1"). */

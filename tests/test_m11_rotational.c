@@ -307,7 +307,7 @@ Test(m11_rotational, m11_newton_jacobian_matches_finite_differences) {
       memset(&x, 0, sizeof x);
       double X[NH_MAX_N], Xs[NH_MAX_N], F[NH_MAX_N], J[NH_MAX_N * NH_MAX_N], Js[NH_MAX_N * NH_MAX_N];
       for (int i = 0; i < n; i++) {
-        x.q[i] = uniform(r, 1.5), x.v[i] = uniform(r, 1.5), x.aux[i] = uniform(r, 1.5);
+        x.q[i] = uniform(r, 1.5), x.v[i] = uniform(r, 1.5), x.carry[i] = uniform(r, 1.5);
         X[i] = uniform(r, 1.5), Xs[i] = X[i] + 0.05;
       }
       if (strcmp(systems[s], "rotational_symmetry") == 0) x.q[0] = 0.5 + fabs(x.q[0]); /* C bounded below */

@@ -653,7 +653,7 @@ Test(method_hooks_newmark, multipliers_with_potential_converge_to_reference) {
 
 Test(method_hooks_newmark, fast_path_and_newton_leave_the_same_multipliers) {
   /* β = β' = 0: the fast path's Λ0 (k×k solve) and Λ1 (projection multiplier, −h·y) equal the full
-   * Newton system's unknowns, y->lambda = λ'_{k+1} and y->aux = λ_k, to round-off (observed
+   * Newton system's unknowns, y->lambda = λ'_{k+1} and the carried λ_k, to round-off (observed
    * ≲ 1e-12 relative), on four systems and α ∈ {0, ½, 1, 0.3}, (14) and (15). */
   nh_system systems[4] = {test_system("particle", NULL), test_system("chaotic_particle", NULL),
                           test_system("cvt", NULL), test_system_of(&twisted, NULL)};
@@ -673,7 +673,7 @@ Test(method_hooks_newmark, fast_path_and_newton_leave_the_same_multipliers) {
           step_ok(mn, &systems[s], &x, &yn, 0.1, NULL);
           for (int l = 0; l < systems[s].k; l++) {
             const double d = fmax(fabs(yf.lambda[l] - yn.lambda[l]) / fmax(1, fabs(yn.lambda[l])),
-                                  fabs(yf.aux[l] - yn.aux[l]) / fmax(1, fabs(yn.aux[l])));
+                                  fabs(yf.carry[l] - yn.carry[l]) / fmax(1, fabs(yn.carry[l])));
             cr_expect(d <= 1e-10, "%s on %s: fast and Newton multipliers differ by %.3e (lambda %.6g vs %.6g)", fast,
                       systems[s].type->name, d, yf.lambda[l], yn.lambda[l]);
             worst = fmax(worst, d);
@@ -697,7 +697,7 @@ Test(method_hooks_newmark, composition_keeps_the_last_substep_multiplier) {
   step_ok(base, &sys, &x, &a, g1 * h, NULL);
   step_ok(base, &sys, &a, &b, g2 * h, NULL);
   step_ok(base, &sys, &b, &c, g1 * h, NULL);
-  cr_expect(y.lambda[0] == c.lambda[0] && y.aux[0] == c.aux[0], "triple_jump lambda %.17g, third sub-step %.17g",
+  cr_expect(y.lambda[0] == c.lambda[0] && y.carry[0] == c.carry[0], "triple_jump lambda %.17g, third sub-step %.17g",
             y.lambda[0], c.lambda[0]);
   cr_expect(y.lambda[0] != a.lambda[0], "the first sub-step's multiplier would pass too");
   nh_method_free(tj);

@@ -2,7 +2,7 @@
  * (systems/pendulum.c), against spec/rattle.md: the §6 checklist (exact constraint, exact energy
  * for V = 0 and its offset against λ0, symmetry and reversibility, SHAKE ≡ RATTLE, Remark 2, the
  * free circle) and the parasitic mode of §3.6. Observed orders are in tests/orders/rattle_*.cfg.
- * Multipliers are in the spec's sign (ṗ = −V_q − μᵀλ); nh_rattle keeps λ_k in aux[0..k). */
+ * Multipliers are in the spec's sign (ṗ = −V_q − μᵀλ); nh_rattle carries λ_k first in nh_state.carry. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -205,7 +205,7 @@ static double discrete_energy_9a(const nh_system *sys, const nh_state *x, double
   for (int i = 0; i < n; i++) {
     p[i] = 0;
     for (int j = 0; j < n; j++) p[i] += sys->M[i * n + j] * x->v[j];
-    for (int a = 0; a < k; a++) f[i] += A[a * n + i] * x->aux[a]; /* μᵀλ */
+    for (int a = 0; a < k; a++) f[i] += A[a * n + i] * x->carry[a]; /* μᵀλ */
     p[i] -= 0.5 * h * f[i];
   }
   *lCl = 0;
@@ -277,7 +277,7 @@ Test(rattle, nh_rattle_multiplier_from_positions) {
     step_ok(m, &sys, &x, &y, h, &cost);
     const double ph[3] = {(y.q[0] - x.q[0]) / h, (y.q[1] - x.q[1]) / h, (y.q[2] - x.q[2]) / h};
     const double C = 1 + y.q[1] * y.q[1]; /* μ = (−y, 0, 1) */
-    worst = fmax(worst, fabs(y.aux[0] - (2 / h) * (-y.q[1] * ph[0] + ph[2]) / C));
+    worst = fmax(worst, fabs(y.carry[0] - (2 / h) * (-y.q[1] * ph[0] + ph[2]) / C));
     x = y;
   }
   cr_expect_leq(worst, 1e-11, "lambda_k differs from spec 3.5 item 5 by %.3g", worst);
@@ -327,8 +327,8 @@ Test(rattle, nh_rattle_energy_offset_vs_lambda0) {
     const double tol = 2e-15 / h; /* cancellation in (q1 − q0)/h */
     init_ok(zero, &sys, &xz, h, &cost);
     init_ok(cont, &sys, &xc, h, &cost);
-    cr_expect_eq(xz.aux[0], 0.0);
-    cr_expect_float_eq(xc.aux[0], -0.5, 1e-15, "lambda(0) = %.17g, spec 4 C: -0.5", xc.aux[0]);
+    cr_expect_eq(xz.carry[0], 0.0);
+    cr_expect_float_eq(xc.carry[0], -0.5, 1e-15, "lambda(0) = %.17g, spec 4 C: -0.5", xc.carry[0]);
     step_ok(zero, &sys, &xz, &y, h, &cost);
     cr_expect_float_eq(discrete_energy(xz.q, y.q, h) - H0, 0.0, tol, "h=%g: E_d - H0 with lambda0 = 0", h);
     step_ok(cont, &sys, &xc, &y, h, &cost);
@@ -344,7 +344,7 @@ static void check_symmetry(const char *method, const char *system, const char *p
   nh_system sys = test_system(system, params);
   nh_method *m = test_method(method);
   nh_cost cost = {0};
-  const int n = sys.n, k = sys.k, lam = strncmp(method, "nh_", 3) == 0; /* rattle's aux is a Newton guess */
+  const int n = sys.n, k = sys.k, lam = strncmp(method, "nh_", 3) == 0; /* rattle carries only a Newton guess */
   init_ok(m, &sys, &x, h, &cost);
   for (int s = 0; s < 20; s++) {
     nh_state y, back, r, rr;
@@ -353,7 +353,7 @@ static void check_symmetry(const char *method, const char *system, const char *p
     double d = fmax(max_diff(n, back.q, x.q), max_diff(n, back.v, x.v));
     cr_expect_leq(d, 1e-14, "%s on %s, step %d: |Phi_-h Phi_h x - x| = %.3g in (q, v)", method, system, s, d);
     /* λ_{k+1} = (2/h)C⁻¹μM⁻¹p̃ divides an O(h) quantity by h: round-off ε|p|/h. */
-    d = lam ? max_diff(k, back.aux, x.aux) : 0;
+    d = lam ? max_diff(k, back.carry, x.carry) : 0;
     cr_expect_leq(d, 1e-14 / h, "%s on %s, step %d: |Phi_-h Phi_h x - x| = %.3g in lambda", method, system, s, d);
     cr_expect_float_eq(back.t, x.t, 1e-14);
     r = y;
@@ -362,7 +362,7 @@ static void check_symmetry(const char *method, const char *system, const char *p
     for (int i = 0; i < n; i++) rr.v[i] = -rr.v[i];
     d = fmax(max_diff(n, rr.q, x.q), max_diff(n, rr.v, x.v));
     cr_expect_leq(d, 1e-14, "%s on %s, step %d: |rho Phi_h rho Phi_h x - x| = %.3g in (q, v)", method, system, s, d);
-    d = lam ? max_diff(k, rr.aux, x.aux) : 0;
+    d = lam ? max_diff(k, rr.carry, x.carry) : 0;
     cr_expect_leq(d, 1e-14 / h, "%s on %s, step %d: |rho Phi_h rho Phi_h x - x| = %.3g in lambda", method, system,
                   s, d);
     x = y;
@@ -476,7 +476,7 @@ Test(rattle, free_circle_alternation) {
     nh_cost cost = {0};
     cr_assert(nh_system_apply_preset(&sys, "free_circle", &x, err, sizeof err) == 0, "%s", err);
     init_ok(m, &sys, &x, h, &cost);
-    if (l0) cr_expect_float_eq(x.aux[0], 1.0, 1e-15, "lambda0 = |v0|^2 = 1, got %.17g", x.aux[0]);
+    if (l0) cr_expect_float_eq(x.carry[0], 1.0, 1e-15, "lambda0 = |v0|^2 = 1, got %.17g", x.carry[0]);
     double worst = 0;
     for (int s = 1; s <= 4000; s++) {
       step_ok(m, &sys, &x, &y, h, &cost);
@@ -506,7 +506,7 @@ static double lambda_error(const char *method, double h, double T) {
   cr_assert(sys.type->exact(sys.p, &x0, T, &ex) == 0);
   cr_assert(nh_multiplier(&sys, T, ex.q, ex.v, &lam) == 0);
   nh_method_free(m);
-  return x.aux[0] - (-lam); /* spec sign: −(code base's λ) */
+  return x.carry[0] - (-lam); /* spec sign: −(code base's λ) */
 }
 
 Test(rattle, multiplier_convergence_and_parasitic_mode) {
