@@ -79,11 +79,6 @@ const nh_system_type nh_system_chaotic_particle = {
     .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^5 with V(q) < E - 0.1, v ~ N(0, I) "
                    "projected on D (M = I) and rescaled to kinetic energy E - V(q); the paper's Fig. 3 ensemble "
                    "uses E = 1.535",
-    .mass = mass,
-    .potential = potential,
-    .grad_potential = grad_potential,
-    .hess_potential = hess_potential,
-    .constraints = constraints,
-    .constraints_jacobian = constraints_jacobian,
+    NH_SYSTEM_MECHANICS,
     .exact = NULL,
 };

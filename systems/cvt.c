@@ -99,15 +99,9 @@ const nh_system_type nh_system_cvt = {
     .sample_box = 3.141592653589793,
     .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-pi,pi]^3 with V(q) < E - 0.1, v ~ N(0, I) "
                    "projected on D (M = I) and rescaled to kinetic energy E - V(q)",
-    .mass = mass,
-    .potential = potential,
-    .grad_potential = grad_potential,
-    .hess_potential = hess_potential,
-    .constraints = constraints,
-    .constraints_jacobian = constraints_jacobian,
+    NH_SYSTEM_MECHANICS,
     .ninvariants = 1,
     .invariant_names = invariant_names,
     .invariants = invariants,
-    .npresets = sizeof presets / sizeof presets[0],
-    .presets = presets,
+    NH_SYSTEM_PRESETS(presets),
 };

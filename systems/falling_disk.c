@@ -202,16 +202,10 @@ const nh_system_type nh_system_falling_disk = {
                    "V = m g R cos(theta) < E - 0.1, v ~ N(0, I) projected M(q)-orthogonally on D and rescaled to "
                    "kinetic energy v^T M(q) v / 2 = E - V(q) (linear constraints, so both stay on D); damping and "
                    "forcing play no part",
-    .mass = mass,
+    NH_SYSTEM_MECHANICS,
     .mass_jacobian = mass_jacobian,
-    .potential = potential,
-    .grad_potential = grad_potential,
-    .hess_potential = hess_potential,
-    .constraints = constraints,
-    .constraints_jacobian = constraints_jacobian,
     .damping = damping,
     .forcing = forcing,
     .exact = exact,
-    .npresets = sizeof presets / sizeof presets[0],
-    .presets = presets,
+    NH_SYSTEM_PRESETS(presets),
 };

@@ -135,16 +135,10 @@ const nh_system_type nh_system_knife_edge = {
     .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^3 with V(q) = -m g sin(alpha) x < E - 0.1, "
                    "v ~ N(0, I) projected M-orthogonally on D (M = diag(m, m, J)) and rescaled to kinetic energy "
                    "E - V(q)",
-    .mass = mass,
-    .potential = potential,
-    .grad_potential = grad_potential,
-    .hess_potential = hess_potential,
-    .constraints = constraints,
-    .constraints_jacobian = constraints_jacobian,
+    NH_SYSTEM_MECHANICS,
     .exact = exact,
     .ninvariants = 1,
     .invariant_names = invariant_names,
     .invariants = invariants,
-    .npresets = sizeof presets / sizeof presets[0],
-    .presets = presets,
+    NH_SYSTEM_PRESETS(presets),
 };

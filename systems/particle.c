@@ -118,14 +118,8 @@ const nh_system_type nh_system_particle = {
     .sample_box = 1,
     .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^3 with V(q) < E - 0.1, v ~ N(0, I) "
                    "projected on D (M = I) and rescaled to kinetic energy E - V(q); V = 0 when omega2 = 0, so E > 0.1",
-    .mass = mass,
-    .potential = potential,
-    .grad_potential = grad_potential,
-    .hess_potential = hess_potential,
-    .constraints = constraints,
-    .constraints_jacobian = constraints_jacobian,
+    NH_SYSTEM_MECHANICS,
     .exact = exact,
-    .npresets = sizeof presets / sizeof presets[0],
-    .presets = presets,
+    NH_SYSTEM_PRESETS(presets),
     .capabilities = NH_CAP_PARTICLE_STRUCTURE, /* the closed forms js_p1, js_p2new, js_p2orig */
 };

@@ -171,16 +171,10 @@ const nh_system_type nh_system_pendulum = {
     .ic_doc = "theta0 = 0.5, thetadot0 = 1: q0 = (sin 0.5, -cos 0.5), v0 = (cos 0.5, sin 0.5), on the circle "
               "for l = 1 (spec/rattle.md 4 F); with another l use initial = { q; v; } scaled by l",
     .sample_box = 1,
-    .mass = mass,
-    .potential = potential,
-    .grad_potential = grad_potential,
-    .hess_potential = hess_potential,
-    .constraints = constraints,
-    .constraints_jacobian = constraints_jacobian,
+    NH_SYSTEM_MECHANICS,
     .holonomic = holonomic,
     .exact = exact,
-    .npresets = sizeof presets / sizeof presets[0],
-    .presets = presets,
+    NH_SYSTEM_PRESETS(presets),
     .sample = sample,
     .sampler_doc = "own sampler (holonomic constraint, q on the circle): theta uniform in [-pi, pi) with "
                    "V = -m g l cos(theta) < E - 0.1, q = l (sin theta, -cos theta); v tangent, l thetadot = "

@@ -90,6 +90,14 @@ typedef struct nh_system_type {
   unsigned capabilities;
 } nh_system_type;
 
+/* The table fields every system file fills with functions and a preset list of the same names
+ * (mass, potential, ..., presets): written once here, so that a system's table lists only what
+ * sets it apart. */
+#define NH_SYSTEM_MECHANICS                                                                         \
+  .mass = mass, .potential = potential, .grad_potential = grad_potential,                           \
+  .hess_potential = hess_potential, .constraints = constraints, .constraints_jacobian = constraints_jacobian
+#define NH_SYSTEM_PRESETS(list) .npresets = sizeof list / sizeof list[0], .presets = list
+
 /* Capabilities (bits of nh_system_type.capabilities). */
 enum {
   /* The nonholonomic particle structure the closed-form Jiménez–Scheurle schemes js_p1, js_p2new

@@ -113,16 +113,10 @@ const nh_system_type nh_system_vertical_disk = {
     .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^4 (V = 0, so E > 0.1), v ~ N(0, I) "
                    "projected M-orthogonally on D (both rolling constraints; M = diag(m, m, I_r, I_h)) and rescaled "
                    "to kinetic energy E",
-    .mass = mass,
-    .potential = potential,
-    .grad_potential = grad_potential,
-    .hess_potential = hess_potential,
-    .constraints = constraints,
-    .constraints_jacobian = constraints_jacobian,
+    NH_SYSTEM_MECHANICS,
     .exact = exact,
     .ninvariants = 1,
     .invariant_names = invariant_names,
     .invariants = invariants,
-    .npresets = sizeof presets / sizeof presets[0],
-    .presets = presets,
+    NH_SYSTEM_PRESETS(presets),
 };
