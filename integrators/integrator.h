@@ -146,6 +146,11 @@ size_t nh_method_format(const nh_method *m, char *buf, size_t len);
 nh_method *nh_method_with_param(const nh_method *m, const char *name, double value, char *err,
                                 size_t errlen);
 int nh_method_order(const nh_method *m);
+/* Ready-made order and is_symmetric hooks for a family whose every member has order 1 or 2, or is
+ * symmetric whatever its parameters. */
+int nh_order_1(const nh_method *m);
+int nh_order_2(const nh_method *m);
+int nh_always_symmetric(const nh_method *m);
 int nh_method_is_symmetric(const nh_method *m);
 /* A new method that is m's adjoint (m itself, copied, if symmetric); NULL if unknown. */
 nh_method *nh_method_adjoint(const nh_method *m);

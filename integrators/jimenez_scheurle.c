@@ -34,24 +34,6 @@ static inline void minv_apply(const nh_system *sys, const double *g, double *out
   nh_matvec(sys->n, sys->Minv, g, out);
 }
 
-static int order_one(const nh_method *m) {
-  (void)m;
-  return 1;
-}
-
-static int order_two(const nh_method *m) {
-  (void)m;
-  return 2;
-}
-
-/* B and P2-new are symmetric as maps of D: Φ_{−h} from (Q', W') has the same original node
- * q̄ = Q' − (h/2)W' = Q + (h/2)W, the same trapezoidal force and the same μ(q̄)ᵀλ, and the
- * constraint (86d) of the one is the premise (Q, W) ∈ D of the other. */
-static int symmetric(const nh_method *m) {
-  (void)m;
-  return 1;
-}
-
 /* ---- what the schemes define, for the observables -------------------------------------------- */
 
 /* ΔqᵀMΔq/(2h) with Δq = q1 − q0: the kinetic part of every L_d^α. */
@@ -162,7 +144,7 @@ const nh_integrator_type nh_integrator_js_a = {
            "order 1 (Prop 6.1), keeps D exactly at the original nodes.",
     .properties = NH_PRESERVES_CONSTRAINT,
     .applies_doc = constant_mass_doc,
-    .order = order_one,
+    .order = nh_order_1,
     .step = a_step,
     .lambda_time = NH_LAMBDA_END,
     .lambda_doc = lambda_a_doc,
@@ -327,8 +309,11 @@ const nh_integrator_type nh_integrator_js_b = {
            "exactly at the new nodes; without constraints it is the trapezoidal rule.",
     .properties = NH_PRESERVES_CONSTRAINT,
     .applies_doc = constant_mass_doc,
-    .order = order_two,
-    .is_symmetric = symmetric,
+    .order = nh_order_2,
+    /* B and P2-new are symmetric as maps of D: Φ_{−h} from (Q', W') has the same original node
+     * q̄ = Q' − (h/2)W' = Q + (h/2)W, the same trapezoidal force and the same μ(q̄)ᵀλ, and the
+     * constraint (86d) of the one is the premise (Q, W) ∈ D of the other. */
+    .is_symmetric = nh_always_symmetric,
     .step = b_step,
     .lambda_time = NH_LAMBDA_MIDPOINT,
     .lambda_doc = lambda_b_doc,
@@ -406,7 +391,7 @@ const nh_integrator_type nh_integrator_js_p1 = {
     .properties = NH_PRESERVES_CONSTRAINT,
     .applies_doc = constant_mass_doc,
     .applies = applies_like_a,
-    .order = order_one,
+    .order = nh_order_1,
     .step = p1_step,
     .lambda_time = NH_LAMBDA_END,
     .lambda_doc = "lambda_{k+1} = Lam/h of (92) in velocity form (spec/discretization.md 2.6, = js_a's): "
@@ -459,8 +444,9 @@ const nh_integrator_type nh_integrator_js_p2new = {
     .properties = NH_PRESERVES_CONSTRAINT,
     .applies_doc = constant_mass_doc,
     .applies = applies_like_b,
-    .order = order_two,
-    .is_symmetric = symmetric,
+    .order = nh_order_2,
+    /* symmetric for the reason given at js_b */
+    .is_symmetric = nh_always_symmetric,
     .step = p2new_step,
     .lambda_time = NH_LAMBDA_MIDPOINT,
     .lambda_doc = "lambda = Lam/h of (96) (spec/discretization.md 2.7, = js_b's), at the original node "
@@ -521,7 +507,7 @@ const nh_integrator_type nh_integrator_js_p2orig = {
     .nparams = P_COUNT,
     .applies_doc = constant_mass_doc,
     .applies = applies_like_b,
-    .order = order_one,
+    .order = nh_order_1,
     .init = p2orig_init,
     .step = p2orig_step,
     .lambda_time = NH_LAMBDA_END,

@@ -199,18 +199,6 @@ static nh_step_status m11_step(const nh_method *m, const nh_system *sys, const n
   return NH_STEP_OK;
 }
 
-static int order2(const nh_method *m) {
-  (void)m;
-  return 2;
-}
-
-/* The recurrence (11) is symmetric (k ↔ −k with h ↔ −h); as for nh_shake, the one-step map on
- * (q, v) with its history is not reversed by a single step of −h (NH_HISTORY). */
-static int symmetric(const nh_method *m) {
-  (void)m;
-  return 1;
-}
-
 /* ---- the Newton system (integrator.h): unknowns v̄ = v_{k+1} -------------------------------- */
 
 static int m11_newton_size(const nh_method *m, const nh_system *sys) {
@@ -251,8 +239,10 @@ const nh_integrator_type nh_integrator_m11 = {
     .handles = 0,
     .applies_doc = "needs a constant mass matrix, linear homogeneous constraints and no damping or forcing "
                    "(spec/rattle.md 2.0)",
-    .order = order2,
-    .is_symmetric = symmetric,
+    .order = nh_order_2,
+    /* The recurrence (11) is symmetric (k ↔ −k with h ↔ −h); as for nh_shake, the one-step map on
+     * (q, v) with its history is not reversed by a single step of −h (NH_HISTORY). */
+    .is_symmetric = nh_always_symmetric,
     .init = m11_init,
     .step = m11_step,
     .lambda_time = NH_LAMBDA_END,

@@ -544,7 +544,7 @@ const nh_integrator_type nh_integrator_nh_newmark = {
     .lambda_doc = "lambda'_{k+1} of (N2) (= 2 Lambda1/h^2, the multiplier of Gamma_nh at q_{k+1}): an O(h) "
                   "approximation of lambda(t_{k+1}) for alpha = 1/2; for alpha != 1/2 it tends to lambda - c "
                   "C^-1 (DA[v])v, c = (1-2 alpha)(1-2 beta+2 beta2)/(1-2 beta-2 beta2), an O(1) offset. "
-                  "the state carries lambda_k of (N1) at q_k",
+                  "The state carries lambda_k of (N1) at q_k",
     .discrete_constraint = discrete_constraint,
     .discrete_constraint_doc = "Phi(q_k, q_{k+1}) of (N3): constraint=point, (14) <mu((1-alpha) q_k + alpha q_{k+1}), "
                                "(q_{k+1}-q_k)/h>, or constraint=average, (15) <(1-alpha) mu(q_k) + alpha mu(q_{k+1}), "

@@ -158,16 +158,6 @@ static void kick(const nh_system *sys, const double *v, const double *f, double 
   for (int i = 0; i < sys->n; i++) vh[i] = v[i] - 0.5 * h * a[i];
 }
 
-static int order2(const nh_method *m) {
-  (void)m;
-  return 2;
-}
-
-static int symmetric(const nh_method *m) {
-  (void)m;
-  return 1;
-}
-
 /* ---- nonholonomic RATTLE (spec §2.5) --------------------------------------------------------- */
 
 /* carry = [λ0 | ∇V(q0) + μ(q0)ᵀλ0]; y->lambda = λ0 in the code base's sign. */
@@ -539,7 +529,8 @@ static void position_unknowns(const nh_method *m, const nh_system *sys, const nh
   "lambda_k^T C(q_k) lambda_k; for V != 0 the paper claims nothing (A5)"
 
 /* What the four methods share, and the Newton system of the position step (rattle.md 2.3). */
-#define RATTLE_FAMILY .handles = 0, .applies_doc = RATTLE_APPLIES_DOC, .order = order2, .is_symmetric = symmetric
+#define RATTLE_FAMILY \
+  .handles = 0, .applies_doc = RATTLE_APPLIES_DOC, .order = nh_order_2, .is_symmetric = nh_always_symmetric
 #define POSITION_NEWTON .newton_size = position_size, .newton_eval = position_eval, .newton_unknowns = position_unknowns
 
 const nh_integrator_type nh_integrator_nh_rattle = {
