@@ -243,6 +243,18 @@ static void onestep_task(const nh_study *st, nh_onestep_result *r, const truth *
   }
 }
 
+typedef struct {
+  const nh_study *st;
+  nh_onestep_result *r;
+  const truth *truths;
+  nh_method *const *adjoints;
+} onestep_tasks;
+
+static void run_onestep_task(void *ctx, long task) {
+  onestep_tasks *c = ctx;
+  onestep_task(c->st, c->r, c->truths, c->adjoints, task);
+}
+
 /* The largest value over the points of (method, h); NaN if any point is NaN. */
 static double max_over_points(const double *v, int np) {
   double best = 0;
@@ -349,14 +361,8 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
   }
   r->reference_kind = exact ? "exact" : "rk8pd";
 
-  nh_progress prog;
-  nh_progress_start(&prog, "onestep", (long)cells);
-#pragma omp parallel for schedule(dynamic)
-  for (long task = 0; task < (long)cells; task++) {
-    onestep_task(st, r, truths, adjoints, task);
-    nh_progress_tick(&prog);
-  }
-  nh_progress_end(&prog);
+  onestep_tasks ctx = {st, r, truths, adjoints};
+  nh_parallel_tasks("onestep", (long)cells, run_onestep_task, &ctx);
 
   /* The maxima over the points, and the slopes over h, in a fixed order. */
   for (int mi = 0; mi < nm; mi++) {

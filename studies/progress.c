@@ -37,3 +37,14 @@ void nh_progress_tick(nh_progress *p) {
 void nh_progress_end(nh_progress *p) {
   if (p->printed) print_line(p, omp_get_wtime(), "\n");
 }
+
+void nh_parallel_tasks(const char *label, long count, void (*task)(void *ctx, long i), void *ctx) {
+  nh_progress prog;
+  nh_progress_start(&prog, label, count);
+#pragma omp parallel for schedule(dynamic)
+  for (long i = 0; i < count; i++) {
+    task(ctx, i);
+    nh_progress_tick(&prog);
+  }
+  nh_progress_end(&prog);
+}

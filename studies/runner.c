@@ -57,7 +57,9 @@ static double norm_of(nh_norm norm, int n, const double *d) {
 }
 
 /* One run to T; the step loop keeps the last step for the method's own quantities. */
-static void convergence_task(const nh_study *st, nh_convergence_result *r, long task) {
+static void convergence_task(void *ctx, long task) {
+  const nh_study *st = ((nh_study_tasks *)ctx)->st;
+  nh_convergence_result *r = ((nh_study_tasks *)ctx)->result;
   const nh_system *sys = &st->sys;
   const int nh = st->nh, n = sys->n, mi = (int)(task / nh), hi = (int)(task % nh);
   const nh_method *m = st->methods[mi];
@@ -121,14 +123,8 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
     return -1;
   }
 
-  nh_progress prog;
-  nh_progress_start(&prog, "convergence", (long)cells);
-#pragma omp parallel for schedule(dynamic)
-  for (long task = 0; task < (long)cells; task++) {
-    convergence_task(st, r, task);
-    nh_progress_tick(&prog);
-  }
-  nh_progress_end(&prog);
+  nh_study_tasks ctx = {st, r};
+  nh_parallel_tasks("convergence", (long)cells, convergence_task, &ctx);
 
   for (int mi = 0; mi < nm; mi++) {
     nh_fit_order(nh, st->h, r->err + (size_t)mi * nh, st->fit_points, st->error_floor, &r->order[mi],

@@ -264,5 +264,14 @@ typedef struct {
 void nh_progress_start(nh_progress *p, const char *label, long total);
 void nh_progress_tick(nh_progress *p); /* thread-safe */
 void nh_progress_end(nh_progress *p);
+/* Runs task(ctx, i) for every i in [0, count) over the OpenMP threads, with progress under LABEL.
+ * The schedule is dynamic (tasks differ in cost); each task writes only its own slots of the
+ * results, so they are the same whatever the thread count. */
+void nh_parallel_tasks(const char *label, long count, void (*task)(void *ctx, long i), void *ctx);
+/* The context of a study kind whose tasks need only the study and its result. */
+typedef struct {
+  const nh_study *st;
+  void *result;
+} nh_study_tasks;
 
 #endif

@@ -68,7 +68,9 @@ static void errors_at_T(const nh_system *sys, const nh_state *x, const nh_state 
   e[5] = nh_norm_2(n, d + n);
 }
 
-static void wp_task(const nh_study *st, nh_work_precision_result *r, long task) {
+static void wp_task(void *ctx, long task) {
+  const nh_study *st = ((nh_study_tasks *)ctx)->st;
+  nh_work_precision_result *r = ((nh_study_tasks *)ctx)->result;
   const nh_system *sys = &st->sys;
   const int nh = st->nh, R = st->repeats;
   const nh_method *m = st->methods[task / nh];
@@ -139,14 +141,8 @@ int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char 
     return -1;
   }
 
-  nh_progress prog;
-  nh_progress_start(&prog, "work_precision", (long)cells);
-#pragma omp parallel for schedule(dynamic)
-  for (long task = 0; task < (long)cells; task++) {
-    wp_task(st, r, task);
-    nh_progress_tick(&prog);
-  }
-  nh_progress_end(&prog);
+  nh_study_tasks ctx = {st, r};
+  nh_parallel_tasks("work_precision", (long)cells, wp_task, &ctx);
 
   const int col = st->norm == NH_NORM_2 ? 1 : 0;
   for (size_t c = 0; c < cells; c++) {
