@@ -534,6 +534,8 @@ static int t_series(nh_h5 *f, const opts *o) {
 
 /* ---- onestep ------------------------------------------------------------------------------- */
 
+/* Like every table here (t_variance, ...), a chain of reads that stops at the first failure, then
+ * one block per method: the likeness is the house form, the datasets differ. */
 static int t_local_error(nh_h5 *f, const opts *o) {
   int *list = NULL, n = method_list(f, o->methods, &list), rc = 2;
   double *h = n < 0 ? NULL : nh_h5_doubles(f, "h", "h", NULL);

@@ -112,6 +112,8 @@ static nh_step_status dla_step(const nh_method *m, const nh_system *sys, const n
   return NH_STEP_OK;
 }
 
+/* The hooks below forward to nh_newmark.h, as nh_newmark's do: Prop 3.5 makes the two methods share
+ * their discrete constraint and action (spec/newmark.md 2.4, 2.6). */
 static void discrete_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
                                 double h, double *out) {
   nh_newmark_discrete_constraint(sys, nh_newmark_disc(m->p[P_CONSTRAINT]), m->p[P_ALPHA], x->q, y->q, h, out);

@@ -243,6 +243,7 @@ static void ensemble_body(nh_writer *w, hid_t g, const void *vr) {
   nh_w_attr_i32(w, g, "grids", st->ngrids);
 }
 
+/* One public writer per study kind (results.h), each one line over nh_w_file. */
 int nh_write_ensemble(const char *path, const nh_study *st, const nh_ensemble_result *r, const char *command,
                       char *err, size_t errlen) {
   return nh_w_file(path, st, ensemble_body, r, command, err, errlen);
