@@ -113,52 +113,69 @@ static const char *class_name(H5T_class_t c) {
                                                                                     : "something else";
 }
 
-/* Dataset NAME, whole or its slice at the first nfixed indices, converted to memtype. */
-static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memtype, H5T_class_t cls, size_t elsize,
-                       int nfixed, const long long *index, hsize_t *shape_out) {
+/* A dataset opened for reading: handle, type, space, rank, shape, and its name for messages. */
+typedef struct {
+  hid_t ds, type, space;
   int rank;
   hsize_t shape[NH_R_MAX_RANK];
   char where[512];
-  nh_r_where(f, name, where, sizeof where);
-  hid_t ds = open_checked(f, name, dims, &rank, shape);
-  if (ds < 0) return NULL;
-  hid_t type = H5Dget_type(ds), space = H5Dget_space(ds), mspace = -1;
+} opened;
+
+static int open_dataset(nh_h5 *f, const char *name, const char *dims, opened *o) {
+  nh_r_where(f, name, o->where, sizeof o->where);
+  o->ds = open_checked(f, name, dims, &o->rank, o->shape);
+  if (o->ds < 0) return -1;
+  o->type = H5Dget_type(o->ds);
+  o->space = H5Dget_space(o->ds);
+  return 0;
+}
+
+static void close_dataset(opened *o) {
+  H5Tclose(o->type);
+  H5Sclose(o->space);
+  H5Dclose(o->ds);
+}
+
+/* Dataset NAME, whole or its slice at the first nfixed indices, converted to memtype. */
+static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memtype, H5T_class_t cls, size_t elsize,
+                       int nfixed, const long long *index, hsize_t *shape_out) {
+  opened o;
+  if (open_dataset(f, name, dims, &o)) return NULL;
+  hid_t mspace = -1;
   void *data = NULL;
   hsize_t start[NH_R_MAX_RANK] = {0}, count[NH_R_MAX_RANK], n = 1;
-  int ok = H5Tget_class(type) == cls;
+  int ok = H5Tget_class(o.type) == cls;
   if (!ok)
-    fprintf(stderr, "%s: %s: dataset %s holds %s, expected %s\n", f->prog, f->path, where,
-            class_name(H5Tget_class(type)), class_name(cls));
-  for (int i = 0; ok && i < rank; i++) {
-    count[i] = i < nfixed ? 1 : shape[i];
+    fprintf(stderr, "%s: %s: dataset %s holds %s, expected %s\n", f->prog, f->path, o.where,
+            class_name(H5Tget_class(o.type)), class_name(cls));
+  for (int i = 0; ok && i < o.rank; i++) {
+    count[i] = i < nfixed ? 1 : o.shape[i];
     start[i] = i < nfixed ? (hsize_t)index[i] : 0;
-    if (i < nfixed && (index[i] < 0 || (hsize_t)index[i] >= shape[i])) {
-      fprintf(stderr, "%s: %s: dataset %s has no index %lld along dimension %d\n", f->prog, f->path, where,
+    if (i < nfixed && (index[i] < 0 || (hsize_t)index[i] >= o.shape[i])) {
+      fprintf(stderr, "%s: %s: dataset %s has no index %lld along dimension %d\n", f->prog, f->path, o.where,
               index[i], i);
       ok = 0;
     }
     n *= count[i];
   }
-  if (ok && nfixed > rank) ok = 0;
+  if (ok && nfixed > o.rank) ok = 0;
   if (ok) {
     data = malloc(n ? (size_t)n * elsize : 1);
     mspace = H5Screate_simple(1, &n, NULL);
     herr_t rc = n == 0 ? 0
-                       : H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0
+                       : H5Sselect_hyperslab(o.space, H5S_SELECT_SET, start, NULL, count, NULL) < 0
                              ? -1
-                             : H5Dread(ds, memtype, mspace, space, H5P_DEFAULT, data);
+                             : H5Dread(o.ds, memtype, mspace, o.space, H5P_DEFAULT, data);
     if (rc < 0) {
-      fprintf(stderr, "%s: %s: cannot read dataset %s\n", f->prog, f->path, where);
+      fprintf(stderr, "%s: %s: cannot read dataset %s\n", f->prog, f->path, o.where);
       free(data);
       data = NULL;
     }
   }
   if (data && shape_out)
-    for (int i = 0; i < rank; i++) shape_out[i] = shape[i];
+    for (int i = 0; i < o.rank; i++) shape_out[i] = o.shape[i];
   if (mspace >= 0) H5Sclose(mspace);
-  H5Tclose(type);
-  H5Sclose(space);
-  H5Dclose(ds);
+  close_dataset(&o);
   return data;
 }
 
@@ -187,40 +204,33 @@ double *nh_h5_doubles_at(nh_h5 *f, const char *name, const char *dims, int nfixe
 }
 
 char **nh_h5_strings(nh_h5 *f, const char *name, const char *dims, int *count) {
-  int rank;
-  hsize_t shape[NH_R_MAX_RANK];
-  char where[512];
-  nh_r_where(f, name, where, sizeof where);
-  hid_t ds = open_checked(f, name, dims, &rank, shape);
-  if (ds < 0) return NULL;
-  hid_t type = H5Dget_type(ds), space = H5Dget_space(ds);
+  opened o;
+  if (open_dataset(f, name, dims, &o)) return NULL;
   char **out = NULL;
-  const hsize_t n = rank == 1 ? shape[0] : 0;
-  if (rank != 1 || H5Tget_class(type) != H5T_STRING) {
-    fprintf(stderr, "%s: %s: dataset %s is not a list of strings\n", f->prog, f->path, where);
+  const hsize_t n = o.rank == 1 ? o.shape[0] : 0;
+  if (o.rank != 1 || H5Tget_class(o.type) != H5T_STRING) {
+    fprintf(stderr, "%s: %s: dataset %s is not a list of strings\n", f->prog, f->path, o.where);
   } else {
-    int vlen = H5Tis_variable_str(type) > 0;
-    size_t size = vlen ? sizeof(char *) : H5Tget_size(type);
-    hid_t mt = vlen ? H5Tcopy(H5T_C_S1) : H5Tcopy(type);
-    if (vlen) H5Tset_size(mt, H5T_VARIABLE), H5Tset_cset(mt, H5Tget_cset(type));
+    int vlen = H5Tis_variable_str(o.type) > 0;
+    size_t size = vlen ? sizeof(char *) : H5Tget_size(o.type);
+    hid_t mt = vlen ? H5Tcopy(H5T_C_S1) : H5Tcopy(o.type);
+    if (vlen) H5Tset_size(mt, H5T_VARIABLE), H5Tset_cset(mt, H5Tget_cset(o.type));
     char *raw = calloc((size_t)n * size + 1, 1);
-    if (n == 0 || H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0) {
+    if (n == 0 || H5Dread(o.ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0) {
       out = calloc((size_t)n + 1, sizeof *out);
       for (hsize_t i = 0; i < n; i++) {
         if (vlen) out[i] = nh_r_dup(((char **)raw)[i]);
         else out[i] = calloc(size + 1, 1), memcpy(out[i], raw + i * size, size);
       }
-      if (vlen && n) nh_schema_reclaim(mt, space, raw);
+      if (vlen && n) nh_schema_reclaim(mt, o.space, raw);
       *count = (int)n;
     } else {
-      fprintf(stderr, "%s: %s: cannot read dataset %s\n", f->prog, f->path, where);
+      fprintf(stderr, "%s: %s: cannot read dataset %s\n", f->prog, f->path, o.where);
     }
     free(raw);
     H5Tclose(mt);
   }
-  H5Tclose(type);
-  H5Sclose(space);
-  H5Dclose(ds);
+  close_dataset(&o);
   return out;
 }
 
