@@ -89,6 +89,7 @@ static const char *const row_keys[] = {"id", "quantity", "file", "data", "field"
 static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *row) {
   char verdict[32], reduce[32];
   if (!config_setting_is_group(g)) return fail_at(l, g, "a row must be a group { quantity = ...; ... }");
+  row->line = (int)config_setting_source_line(g);
   if (check_keys(l, g, row_keys) || get_text(l, g, "id", row->id, sizeof row->id, 0) ||
       get_text(l, g, "quantity", row->quantity, sizeof row->quantity, 1) ||
       get_text(l, g, "verdict", verdict, sizeof verdict, 0) || get_text(l, g, "reason", row->reason, sizeof row->reason, 0) ||
@@ -162,17 +163,17 @@ static int check_ids(nh_claims *c, char *err, size_t errlen) {
     for (int j = 0; j < c->items[i].nrows; j++) {
       nh_claim_row *row = &c->items[i].rows[j];
       if (row->id[0] && find_row(c, row->id) != row) {
-        snprintf(err, errlen, "%s: item %s: row id '%s' is used twice", c->path, c->items[i].item, row->id);
+        snprintf(err, errlen, "%s:%d: item %s: row id '%s' is used twice", c->path, row->line, c->items[i].item, row->id);
         return -1;
       }
       const nh_claim_row *per = row->per[0] ? find_row(c, row->per) : NULL;
       if (row->per[0] && (!per || per->per[0] || !per->has_measure)) {
-        snprintf(err, errlen, "%s: item %s: per = '%s' must name a measured row that is not itself divided", c->path,
-                 c->items[i].item, row->per);
+        snprintf(err, errlen, "%s:%d: item %s: per = '%s' must name a measured row that is not itself divided", c->path,
+                 row->line, c->items[i].item, row->per);
         return -1;
       }
       if (row->has_expect && row->expect.ref[0] && !find_row(c, row->expect.ref)) {
-        snprintf(err, errlen, "%s: item %s: expectation '%s' names no row '%s'", c->path, c->items[i].item,
+        snprintf(err, errlen, "%s:%d: item %s: expectation '%s' names no row '%s'", c->path, row->line, c->items[i].item,
                  row->expected, row->expect.ref);
         return -1;
       }

@@ -80,6 +80,7 @@ int nh_measure_eval(const nh_measure *ms, const char *dir, double *m, char *why,
 
 /* ---- claims files ---------------------------------------------------------------------------- */
 typedef struct {
+  int line;               /* in the claims file, for messages */
   char id[64];
   char quantity[512];
   char expected[256];
