@@ -11,6 +11,10 @@
 #include "studies/sampling.h"
 #include "studies/study.h"
 
+/* --quick: the same tables from a few thousand steps, for the test that every table runs and that
+ * the LU floor computes the harness's numbers (tests/test_bench.c); figures then mean little. */
+static int quick;
+
 static const char *const methods[] = {
     "rk4",
     "nh_newmark(alpha=0.5)",
@@ -44,7 +48,7 @@ static double time_method(const nh_system *sys, const nh_method *m, long steps, 
 static void bench_steps(void) {
   nh_system sys;
   nh_system_init(&sys, nh_system_type_find("chaotic_particle"));
-  const long steps = 200000;
+  const long steps = quick ? 2000 : 200000;
   double rk4_time = 0;
   printf("single-thread step cost, chaotic_particle, h = 0.2, %ld steps each\n", steps);
   printf("%10s %8s %10s %10s  %s\n", "ns/step", "x rk4", "newton/st", "rhs/step", "method");
@@ -73,7 +77,7 @@ static void bench_steps(void) {
 static void bench_ensemble(const char *spec) {
   nh_study st;
   char err[1024];
-  const char *ov[] = {"ensemble.count=8", "T=400"};
+  const char *ov[] = {"ensemble.count=8", quick ? "T=20" : "T=400"};
   if (nh_study_load(spec, ov, 2, &st, err, sizeof err)) {
     fprintf(stderr, "bench: %s\n", err);
     return;
@@ -87,8 +91,8 @@ static void bench_ensemble(const char *spec) {
     t[threads - 1] = omp_get_wtime() - t0;
     nh_ensemble_result_free(&r);
   }
-  printf("\nensemble %s (8 ICs, T = 400, %d methods): 1 thread %.2f s, 2 threads %.2f s, speed-up %.2f\n",
-         spec, st.nmethods, t[0], t[1], t[0] / t[1]);
+  printf("\nensemble %s (8 ICs, T = %g, %d methods): 1 thread %.2f s, 2 threads %.2f s, speed-up %.2f\n",
+         spec, st.T, st.nmethods, t[0], t[1], t[0] / t[1]);
   nh_study_free(&st);
 }
 
@@ -123,7 +127,7 @@ static void bench_sampling(void) {
   nh_system_init(&st.sys, nh_system_type_find("chaotic_particle"));
   nh_system_default_state(&st.sys, &st.x0);
   nh_method *m = nh_method_parse("nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", err, sizeof err);
-  st.methods = &m, st.nmethods = 1, st.nsteps = 50000, st.reference_tol = 1e-13;
+  st.methods = &m, st.nmethods = 1, st.nsteps = quick ? 1000 : 50000, st.reference_tol = 1e-13;
   const char *const energy[] = {"energy_error"}, *const four[] = {"energy_error", "constraint_residual", "q", "multiplier"};
   double *values = malloc(sizeof(double) * (size_t)(st.nsteps + 1) * 16);
   enum { VARIANTS = 5, REPS = 5 };
@@ -205,7 +209,7 @@ static double time_solves(int (*solve)(int, double *, double *), int m, int coun
 }
 
 static void bench_lu(void) {
-  enum { COUNT = 2000 };
+  const int COUNT = quick ? 50 : 2000;
   static const int sizes[] = {2, 4, 7, 8, 12, 16, NH_LU_MAX_DIM};
   printf("\nsmall dense LU solves (random matrices: entries in [-0.5, 0.5] plus m on the diagonal), median of 7:\n");
   printf("%4s %12s %12s %8s %14s\n", "m", "GSL ns", "by hand ns", "GSL/hand", "max rel diff");
@@ -227,10 +231,16 @@ static void bench_lu(void) {
   }
 }
 
+/* nhbench_bench [--quick] [ENSEMBLE_SPEC] */
 int main(int argc, char **argv) {
+  const char *spec = "studies/chaotic_ensemble.cfg";
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--quick") == 0) quick = 1;
+    else spec = argv[i];
+  }
   bench_lu();
   bench_steps();
   bench_sampling();
-  bench_ensemble(argc > 1 ? argv[1] : "studies/chaotic_ensemble.cfg");
+  bench_ensemble(spec);
   return 0;
 }

@@ -1,0 +1,60 @@
+/* make bench in miniature (nhbench_bench --quick): every table runs, the hand-written LU floor
+ * solves the same systems as the harness's GSL LU to round-off, and the cost counters it prints
+ * agree with what each method's formula costs (RK4: 4 right-hand sides per step; nh_rattle: one
+ * gradient, spec/rattle.md 2.5; a triple jump: three base steps). Timings are not checked. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char output[1 << 16];
+
+static void run_bench(void) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "%s --quick %s/studies/chaotic_ensemble.cfg 2>/dev/null", NHBENCH_BENCH_EXE,
+           NHBENCH_SOURCE_DIR);
+  FILE *p = popen(cmd, "r");
+  cr_assert(p, "cannot run %s", cmd);
+  size_t len = fread(output, 1, sizeof output - 1, p);
+  output[len] = '\0';
+  cr_assert_eq(pclose(p), 0, "nhbench_bench --quick failed:\n%s", output);
+}
+
+/* The "rhs/step" column of METHOD's row in the step-cost table. */
+static double rhs_per_step(const char *method) {
+  char tail[256];
+  snprintf(tail, sizeof tail, "  %s\n", method);
+  for (const char *line = output; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    const char *end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) + 1 : strlen(line);
+    if (len > strlen(tail) && strncmp(line + len - strlen(tail), tail, strlen(tail)) == 0) {
+      double ns, ratio, newton, rhs;
+      cr_assert_eq(sscanf(line, "%lf %lf %lf %lf", &ns, &ratio, &newton, &rhs), 4, "row of %s: %.*s", method,
+                   (int)len, line);
+      return rhs;
+    }
+  }
+  cr_assert_fail("no row for %s in:\n%s", method, output);
+  return 0;
+}
+
+Test(bench, quick_tables_and_the_lu_floor, .timeout = 120) {
+  run_bench();
+  const char *lu = strstr(output, "max rel diff\n");
+  cr_assert(lu, "no LU table:\n%s", output);
+  int rows = 0, m;
+  double g, h, ratio, diff;
+  for (const char *line = lu + strlen("max rel diff\n"); sscanf(line, "%d %lf %lf %lf %lf", &m, &g, &h, &ratio, &diff) == 5;
+       line = strchr(line, '\n') + 1) {
+    rows++;
+    cr_expect(diff < 1e-12, "m = %d: the hand-written LU differs from GSL's by %g", m, diff);
+    cr_expect(g > 0 && h > 0, "m = %d: timings %g %g", m, g, h);
+  }
+  cr_expect_eq(rows, 7, "LU sizes 2, 4, 7, 8, 12, 16, 24");
+  cr_expect(!strstr(output, "failed"), "a method failed:\n%s", output);
+  cr_expect_eq(rhs_per_step("rk4"), 4.0);
+  cr_expect_eq(rhs_per_step("nh_rattle"), 1.0);
+  cr_expect_eq(rhs_per_step("triple_jump(nh_newmark(alpha=0.5))"), 3 * rhs_per_step("nh_newmark(alpha=0.5)"));
+  cr_expect(strstr(output, "observables sampling"), "sampling table");
+  cr_expect(strstr(output, "(8 ICs, T = 20, "), "ensemble line with the quick T:\n%s", output);
+}
