@@ -67,4 +67,38 @@ static inline int test_run_nhbench(const char *args, char *out, size_t outlen) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+#define TEST_CSV_MAX_FIELDS 8
+/* One RFC 4180 record from *p (fields with quotes, doubled quotes, commas); its field count, or -1
+ * at the end of the text. */
+static inline int test_csv_record(const char **p, char fields[TEST_CSV_MAX_FIELDS][512]) {
+  const char *s = *p;
+  if (!*s) return -1;
+  int n = 0;
+  for (;;) {
+    char *f = fields[n < TEST_CSV_MAX_FIELDS ? n : TEST_CSV_MAX_FIELDS - 1];
+    size_t k = 0;
+    if (*s == '"') {
+      for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
+        if (*s == '"') s++;
+        if (k < 511) f[k++] = *s;
+      }
+      if (*s == '"') s++;
+    } else {
+      while (*s && *s != ',' && *s != '\n')
+        if (k < 511) f[k++] = *s++;
+        else s++;
+    }
+    f[k] = '\0';
+    n++;
+    if (*s == ',') {
+      s++;
+      continue;
+    }
+    if (*s == '\n') s++;
+    break;
+  }
+  *p = s;
+  return n;
+}
+
 #endif

@@ -50,30 +50,6 @@ Test(paper, claims_files_load_and_name_existing_specs) {
   }
 }
 
-/* Splits one CSV line (RFC 4180 quoting) into at most max fields; returns the count. */
-static int csv_split(const char *line, char fields[][600], int max) {
-  int n = 0;
-  const char *p = line;
-  for (;;) {
-    char *out = fields[n < max ? n : max - 1];
-    size_t k = 0;
-    if (*p == '"') {
-      for (p++; *p && !(*p == '"' && p[1] != '"'); p++) {
-        if (*p == '"') p++;
-        if (k < 599) out[k++] = *p;
-      }
-      if (*p == '"') p++;
-    } else {
-      for (; *p && *p != ',' && *p != '\n'; p++)
-        if (k < 599) out[k++] = *p;
-    }
-    out[k] = '\0';
-    n++;
-    if (*p != ',') return n;
-    p++;
-  }
-}
-
 static char *read_text(const char *path) {
   FILE *f = fopen(path, "rb");
   cr_assert(f, "cannot read %s", path);
@@ -97,13 +73,14 @@ Test(paper, quick_subset_gives_a_well_formed_report, .timeout = 120) {
 
   char path[600];
   snprintf(path, sizeof path, "%s/claims.csv", dir);
-  char *csv = read_text(path), fields[8][600];
-  char *line = strtok(csv, "\n");
-  cr_assert_str_eq(line, "spec,item,quantity,expected,measured,verdict");
+  const char *csv = read_text(path), *line = csv;
+  char fields[TEST_CSV_MAX_FIELDS][512];
+  cr_assert(strncmp(csv, "spec,item,quantity,expected,measured,verdict\n", 45) == 0, "header: %.60s", csv);
+  test_csv_record(&csv, fields);
   int rows = 0, seen[19] = {0}, c11_pass = 0, c13_measured = 0, c14_missing = 0;
-  while ((line = strtok(NULL, "\n"))) {
+  for (int nf; (line = csv, nf = test_csv_record(&csv, fields)) >= 0;) {
     rows++;
-    cr_assert_eq(csv_split(line, fields, 8), 6, "row %d has not 6 fields: %s", rows, line);
+    cr_assert_eq(nf, 6, "row %d has not 6 fields: %.200s", rows, line);
     cr_expect_str_eq(fields[0], "newmark");
     int item = 0;
     cr_expect(sscanf(fields[1], "C%d", &item) == 1 && item >= 1 && item <= 18, "item '%s'", fields[1]);

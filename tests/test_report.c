@@ -321,39 +321,8 @@ static void setup_results(void) {
   write_results();
 }
 
-/* One RFC 4180 record from *p (fields with quotes, doubled quotes, commas); its field count, or -1
- * at the end of the text. */
-#define MAXF 8
-static int csv_record(const char **p, char fields[MAXF][512]) {
-  const char *s = *p;
-  if (!*s) return -1;
-  int n = 0;
-  for (;;) {
-    char *f = fields[n < MAXF ? n : MAXF - 1];
-    size_t k = 0;
-    if (*s == '"') {
-      for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
-        if (*s == '"') s++;
-        if (k < 511) f[k++] = *s;
-      }
-      if (*s == '"') s++;
-    } else {
-      while (*s && *s != ',' && *s != '\n')
-        if (k < 511) f[k++] = *s++;
-        else s++;
-    }
-    f[k] = '\0';
-    n++;
-    if (*s == ',') {
-      s++;
-      continue;
-    }
-    if (*s == '\n') s++;
-    break;
-  }
-  *p = s;
-  return n;
-}
+#define MAXF TEST_CSV_MAX_FIELDS
+#define csv_record test_csv_record
 
 /* The rows of tests/data/report/quick.claims in order: verdict and measured value (NAN: empty;
  * INFINITY: a value, not known here to all digits). */
