@@ -90,8 +90,7 @@ const nh_system_type nh_system_cvt = {
            "xidot^2/2 + cos xi - (eps/2) sin 2xi. No exact solution.",
     .n = N,
     .k = 1,
-    .params = params,
-    .nparams = P_COUNT,
+    NH_SYSTEM_PARAMS(params),
     .q0 = q_eps0,
     .v0 = v_eps0,
     .ic_doc = "preset eps0: q0 = (1, 0, -2), v0 = (-0.4481, -0.40745617696, 0.1) (printed v0 projected on D), "
@@ -100,8 +99,6 @@ const nh_system_type nh_system_cvt = {
     .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-pi,pi]^3 with V(q) < E - 0.1, v ~ N(0, I) "
                    "projected on D (M = I) and rescaled to kinetic energy E - V(q)",
     NH_SYSTEM_MECHANICS,
-    .ninvariants = 1,
-    .invariant_names = invariant_names,
-    .invariants = invariants,
+    NH_SYSTEM_INVARIANTS(invariant_names, invariants),
     NH_SYSTEM_PRESETS(presets),
 };

@@ -231,8 +231,7 @@ const nh_system_type nh_system_foucault_pendulum = {
            "The index-reduced ODE is singular at the origin, which every motion crosses.",
     .n = 2,
     .k = 1,
-    .params = params,
-    .nparams = P_COUNT,
+    NH_SYSTEM_PARAMS(params),
     .q0 = q_a1,
     .v0 = v_a1,
     .ic_doc = "q0 = (1, 0) m, v0 = (0, -s) with s = Omega sin(beta) = 5.50343e-5 rad/s (default Omega, "
@@ -244,11 +243,7 @@ const nh_system_type nh_system_foucault_pendulum = {
     .damping = damping,
     .exact = exact,
     NH_SYSTEM_PRESETS(presets),
-    .nderived = 2,
-    .derived_names = derived_names,
-    .derived_docs = derived_docs,
-    .derived_units = derived_units,
-    .derived = derived,
+    NH_SYSTEM_DERIVED(derived_names, derived_docs, derived_units, derived),
     .sample = sample,
     .sampler_doc = "own sampler (affine constraint): q uniform in [-1,1]^2 with V(q) < E - 0.1, q != 0; "
                    "v = s (y, -x) (the M-orthogonal solution -M^-1 A^T C^-1 b of A v + b = 0, at rest in the "

@@ -164,8 +164,7 @@ const nh_system_type nh_system_pendulum = {
            "rotation) (spec/rattle.md 4 F).",
     .n = 2,
     .k = 1,
-    .params = params,
-    .nparams = P_COUNT,
+    NH_SYSTEM_PARAMS(params),
     .q0 = q0,
     .v0 = v0,
     .ic_doc = "theta0 = 0.5, thetadot0 = 1: q0 = (sin 0.5, -cos 0.5), v0 = (cos 0.5, sin 0.5), on the circle "

@@ -142,8 +142,7 @@ const nh_system_type nh_system_rotational_symmetry = {
            "a horizontal symmetry: invariant J_z = x vy - y vx (its momentum map). No exact solution.",
     .n = N,
     .k = 1,
-    .params = params,
-    .nparams = P_COUNT,
+    NH_SYSTEM_PARAMS(params),
     .q0 = q_rattle,
     .v0 = v_rattle,
     .ic_doc = "preset rattle: q0 = (1, 0, 0), v0 = (0.5, 1, -0.5), J0 = 1, lambda(0) = 0, H0 = 1.25 "
@@ -155,9 +154,7 @@ const nh_system_type nh_system_rotational_symmetry = {
                    "kinetic energy E - V(q); draws with |J| < 0.1 sqrt(2E) are rejected, so that the whole "
                    "orbit keeps r >= |J|/sqrt(2E) >= 0.1 from the z axis, where C = 2x^2 + y^2 vanishes",
     NH_SYSTEM_MECHANICS,
-    .ninvariants = 1,
-    .invariant_names = invariant_names,
-    .invariants = invariants,
+    NH_SYSTEM_INVARIANTS(invariant_names, invariants),
     NH_SYSTEM_PRESETS(presets),
     .nderived = 2,
     .derived_names = derived_names,

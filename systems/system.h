@@ -90,13 +90,21 @@ typedef struct nh_system_type {
   unsigned capabilities;
 } nh_system_type;
 
-/* The table fields every system file fills with functions and a preset list of the same names
- * (mass, potential, ..., presets): written once here, so that a system's table lists only what
- * sets it apart. */
+/* The table fields every system file fills with functions of the same names (mass, potential, ...)
+ * and the counted lists (params, presets, derived, invariants) whose counts are the arrays' sizes:
+ * written once here, so that a system's table lists only what sets it apart. What still looks
+ * alike between two systems' tables (designated fields in the same order) is the table form of
+ * STYLE.md, not repeated logic. */
 #define NH_SYSTEM_MECHANICS                                                                         \
   .mass = mass, .potential = potential, .grad_potential = grad_potential,                           \
   .hess_potential = hess_potential, .constraints = constraints, .constraints_jacobian = constraints_jacobian
 #define NH_SYSTEM_PRESETS(list) .npresets = sizeof list / sizeof list[0], .presets = list
+#define NH_SYSTEM_PARAMS(list) .nparams = sizeof list / sizeof list[0], .params = list
+#define NH_SYSTEM_DERIVED(names, docs, units, values)                                               \
+  .nderived = sizeof names / sizeof names[0], .derived_names = names, .derived_docs = docs,          \
+  .derived_units = units, .derived = values
+#define NH_SYSTEM_INVARIANTS(names, values)                                                         \
+  .ninvariants = sizeof names / sizeof names[0], .invariant_names = names, .invariants = values
 
 /* Capabilities (bits of nh_system_type.capabilities). */
 enum {
