@@ -11,35 +11,23 @@
 #define NHBENCH_VERSION "unknown" /* the build defines it (CMakeLists.txt, git describe) */
 #endif
 
-static const char usage[] =
-    "usage: nhbench [--help | --version] COMMAND [ARGS]\n"
-    "\n"
-    "commands:\n"
-    "  run SPEC.cfg [--output OUT.h5] [--threads N] [--set PATH=VALUE ...] [--check-orders]\n"
-    "                        run a study spec (see README.md, \"Study specs\") into an HDF5 file\n"
-    "  list [systems|methods|observables] [NAME]\n"
-    "                        every system, method and observable with its parameters and documentation\n"
-    "  info FILE.h5          readable summary of a results file (orders, drift, cost)\n"
-    "  export FILE.h5 TABLE [options]\n"
-    "                        whitespace-separated table for gnuplot (nhbench export --help)\n"
-    "  help [COMMAND]        this text, or the usage of COMMAND (= nhbench COMMAND --help)\n"
-    "\n"
-    "options:\n"
-    "  -h, --help            this text\n"
-    "  -V, --version         the version of nhbench\n"
-    "\n"
-    "Every command takes --help. Exit status: 0 success, 1 a failed run (or a failed\n"
-    "--check-orders), 2 bad usage or bad input.\n"
-    "\n"
-    "Methods are named as in rk4, nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=point),\n"
-    "adjoint_pair(nh_newmark(alpha=0)), triple_jump(nh_newmark(alpha=0.5)), herglotz2(forcing=midpoint).\n"
-    "Old spellings (disc=14|15, force=0|1) are still read, with a deprecation note.\n";
-
+/* The commands, in the order `nhbench --help` lists them: the usage is made from this table, so a
+ * command cannot be dispatched without being documented. */
 static const struct {
-  const char *name;
+  const char *name, *synopsis, *summary;
   int (*fn)(int argc, char **argv);
-} commands[] = {{"run", nh_cli_run}, {"list", nh_cli_list}, {"info", nh_cli_info}, {"export", nh_cli_export},
-                {"report", nh_cli_report}};
+} commands[] = {
+    {"run", "run SPEC.cfg [--output OUT.h5] [--threads N] [--set PATH=VALUE ...] [--check-orders]",
+     "run a study spec (see README.md, \"Study specs\") into an HDF5 file", nh_cli_run},
+    {"list", "list [systems|methods|observables] [NAME]",
+     "every system, method and observable with its parameters and documentation", nh_cli_list},
+    {"info", "info FILE.h5", "readable summary of a results file (orders, drift, cost)", nh_cli_info},
+    {"export", "export FILE.h5 TABLE [options]", "whitespace-separated table for gnuplot (nhbench export --help)",
+     nh_cli_export},
+    {"report", "report CLAIMS... [--results DIR] [--output DIR] [--strict]",
+     "measure claims from results files into REPORT.md, claims.csv (studies/paper/README.md)",
+     nh_cli_report},
+};
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
 void nh_cli_getopt_reset(void) {
@@ -75,15 +63,44 @@ static int find_command(const char *name) {
   return -1;
 }
 
+/* The usage text, made once from the table (a static buffer: main runs one command and exits). */
+static const char *usage(void) {
+  static char text[4096];
+  if (text[0]) return text;
+  size_t used = (size_t)snprintf(text, sizeof text, "usage: nhbench [--help | --version] COMMAND [ARGS]\n\ncommands:\n");
+  for (int i = 0; i < NCOMMANDS && used < sizeof text; i++)
+    /* A long synopsis puts the summary on a line of its own, under the short ones' column. */
+    used += (size_t)(strlen(commands[i].synopsis) < 22
+                         ? snprintf(text + used, sizeof text - used, "  %-22s%s\n", commands[i].synopsis,
+                                    commands[i].summary)
+                         : snprintf(text + used, sizeof text - used, "  %s\n  %22s%s\n", commands[i].synopsis, "",
+                                    commands[i].summary));
+  if (used < sizeof text)
+    snprintf(text + used, sizeof text - used, "%s",
+             "  help [COMMAND]        this text, or the usage of COMMAND (= nhbench COMMAND --help)\n"
+             "\n"
+             "options:\n"
+             "  -h, --help            this text\n"
+             "  -V, --version         the version of nhbench\n"
+             "\n"
+             "Every command takes --help. Exit status: 0 success, 1 a failed run (or a failed\n"
+             "--check-orders), 2 bad usage or bad input.\n"
+             "\n"
+             "Methods are named as in rk4, nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=point),\n"
+             "adjoint_pair(nh_newmark(alpha=0)), triple_jump(nh_newmark(alpha=0.5)), herglotz2(forcing=midpoint).\n"
+             "Old spellings (disc=14|15, force=0|1) are still read, with a deprecation note.\n");
+  return text;
+}
+
 static int unknown_command(const char *name) {
-  fprintf(stderr, "nhbench: unknown command '%s'\n\n%s", name, usage);
+  fprintf(stderr, "nhbench: unknown command '%s'\n\n%s", name, usage());
   return NH_EXIT_USAGE;
 }
 
 /* nhbench help [COMMAND]: the usage, or COMMAND --help. */
 static int help(int argc, char **argv) {
-  if (argc < 2) return fputs(usage, stdout), NH_EXIT_OK;
-  if (argc > 2) return nh_cli_bad_argument("nhbench help", usage, argv[2]);
+  if (argc < 2) return fputs(usage(), stdout), NH_EXIT_OK;
+  if (argc > 2) return nh_cli_bad_argument("nhbench help", usage(), argv[2]);
   int c = find_command(argv[1]);
   if (c < 0) return unknown_command(argv[1]);
   char *args[] = {argv[1], "--help", NULL};
@@ -99,12 +116,12 @@ int main(int argc, char **argv) {
   /* '+': stop at the command; its options are its own. */
   while ((c = getopt_long(argc, argv, "+:hV", longopts, NULL)) != -1) {
     switch (c) {
-    case 'h': return fputs(usage, stdout), NH_EXIT_OK;
+    case 'h': return fputs(usage(), stdout), NH_EXIT_OK;
     case 'V': return printf("nhbench %s\n", NHBENCH_VERSION), NH_EXIT_OK;
-    default: return nh_cli_bad_option("nhbench", usage, c, argv);
+    default: return nh_cli_bad_option("nhbench", usage(), c, argv);
     }
   }
-  if (optind >= argc) return fputs(usage, stderr), NH_EXIT_USAGE;
+  if (optind >= argc) return fputs(usage(), stderr), NH_EXIT_USAGE;
   const char *cmd = argv[optind];
   if (strcmp(cmd, "help") == 0) return help(argc - optind, argv + optind);
   int k = find_command(cmd);

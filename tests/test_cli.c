@@ -65,12 +65,21 @@ static const char *scratch(char *buf, size_t len, const char *name) {
 /* ---- help, version, usage errors ------------------------------------------------------------ */
 
 Test(cli, help_of_every_command) {
-  static const char *const cmds[] = {"run", "list", "info", "export"};
+  static const char *const cmds[] = {"run", "list", "info", "export", "report"};
   cli_result *r = nhb("--help");
   cr_expect_eq(r->rc, 0);
   expect_has(r->out, "usage: nhbench");
   cr_expect_str_empty(r->err);
-  for (int i = 0; i < 4; i++) {
+  /* Every command is listed in the top-level usage, in the table's order. */
+  const char *at = r->out;
+  for (int i = 0; i < 5; i++) {
+    char line[32];
+    snprintf(line, sizeof line, "\n  %s ", cmds[i]);
+    const char *found = strstr(at, line);
+    cr_expect(found != NULL, "'%s' is not listed (in order) in nhbench --help:\n%s", cmds[i], r->out);
+    if (found) at = found;
+  }
+  for (int i = 0; i < 5; i++) {
     char want[64];
     snprintf(want, sizeof want, "usage: nhbench %s", cmds[i]);
     for (int form = 0; form < 3; form++) {
