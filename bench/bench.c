@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_linalg.h>
+
 #include "core/linalg.h"
 
 #include "studies/sampling.h"
@@ -155,38 +157,18 @@ static void bench_sampling(void) {
   nh_method_free(m);
 }
 
-/* ---- small dense LU: GSL (what the harness calls, core/linalg.c) against a plain loop --------- */
+/* ---- small dense LU: the harness's own (core/linalg.c) against GSL's ------------------------ */
 
-/* Partial-pivoting LU solve of the m×m row-major J x = b in place, written out as the comparison
- * for GSL's gsl_linalg_LU_decomp + LU_svx (issue 9: keep GSL unless this is much faster). */
-static int lu_solve_by_hand(int m, double *J, double *b) {
-  for (int k = 0; k < m; k++) {
-    int p = k;
-    for (int i = k + 1; i < m; i++)
-      if (fabs(J[i * m + k]) > fabs(J[p * m + k])) p = i;
-    if (J[p * m + k] == 0) return -1;
-    if (p != k) {
-      for (int j = 0; j < m; j++) {
-        double t = J[k * m + j];
-        J[k * m + j] = J[p * m + j];
-        J[p * m + j] = t;
-      }
-      double t = b[k];
-      b[k] = b[p];
-      b[p] = t;
-    }
-    for (int i = k + 1; i < m; i++) {
-      double l = J[i * m + k] / J[k * m + k];
-      for (int j = k + 1; j < m; j++) J[i * m + j] -= l * J[k * m + j];
-      b[i] -= l * b[k];
-    }
-  }
-  for (int i = m - 1; i >= 0; i--) {
-    double s = b[i];
-    for (int j = i + 1; j < m; j++) s -= J[i * m + j] * b[j];
-    b[i] = s / J[i * m + i];
-  }
-  return 0;
+/* GSL's partial-pivoting LU solve of the m×m row-major J x = b in place, the library the harness
+ * used before issue 11 measured this table. */
+static int lu_solve_gsl(int m, double *J, double *b) {
+  size_t pd[NH_LU_MAX_DIM];
+  gsl_permutation perm = {(size_t)m, pd};
+  gsl_matrix_view Jv = gsl_matrix_view_array(J, (size_t)m, (size_t)m);
+  gsl_vector_view bv = gsl_vector_view_array(b, (size_t)m);
+  int sgn;
+  if (gsl_linalg_LU_decomp(&Jv.matrix, &perm, &sgn)) return -1;
+  return gsl_linalg_LU_svx(&Jv.matrix, &perm, &bv.vector) ? -1 : 0;
 }
 
 /* Median seconds per solve over REPS rounds of `count` systems (copies of A, B solved in place). */
@@ -212,7 +194,7 @@ static void bench_lu(void) {
   const int COUNT = quick ? 50 : 2000;
   static const int sizes[] = {2, 4, 7, 8, 12, 16, NH_LU_MAX_DIM};
   printf("\nsmall dense LU solves (random matrices: entries in [-0.5, 0.5] plus m on the diagonal), median of 7:\n");
-  printf("%4s %12s %12s %8s %14s\n", "m", "GSL ns", "by hand ns", "GSL/hand", "max rel diff");
+  printf("%4s %12s %12s %8s %14s\n", "m", "GSL ns", "nhbench ns", "GSL/nhb", "max rel diff");
   unsigned long long seed = 12345;
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
     int m = sizes[s];
@@ -223,7 +205,7 @@ static void bench_lu(void) {
       A[i] = (double)(seed >> 11) / 9007199254740992.0 - 0.5 + ((i % (m * m)) % (m + 1) == 0 ? m : 0);
     }
     for (long i = 0; i < (long)COUNT * m; i++) B[i] = sin((double)i);
-    double tg = time_solves(nh_lu_solve, m, COUNT, A, B, X1), th = time_solves(lu_solve_by_hand, m, COUNT, A, B, X2);
+    double tg = time_solves(lu_solve_gsl, m, COUNT, A, B, X1), th = time_solves(nh_lu_solve, m, COUNT, A, B, X2);
     double diff = 0;
     for (long i = 0; i < (long)COUNT * m; i++) diff = fmax(diff, fabs(X1[i] - X2[i]) / fmax(fabs(X1[i]), 1e-300));
     printf("%4d %12.0f %12.0f %8.2f %14.2e\n", m, 1e9 * tg, 1e9 * th, tg / th, diff);

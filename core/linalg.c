@@ -1,26 +1,63 @@
 #include "core/linalg.h"
 
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_linalg.h>
-#include <gsl/gsl_permutation.h>
 #include <math.h>
 
-int nh_spd_solve_many(int m, double *S, double *B, int cols) {
-  gsl_matrix_view Sv = gsl_matrix_view_array(S, (size_t)m, (size_t)m);
-  if (gsl_linalg_cholesky_decomp1(&Sv.matrix) != GSL_SUCCESS) return -1;
-  for (int c = 0; c < cols; c++) {
-    gsl_vector_view col = gsl_vector_view_array_with_stride(B + c, (size_t)cols, (size_t)m);
-    if (gsl_linalg_cholesky_svx(&Sv.matrix, &col.vector) != GSL_SUCCESS) return -1;
+/* Written out rather than called from GSL: at these sizes (m ≤ 24, mostly 1 to 12) GSL's LU and
+ * Cholesky spend most of their time in views, BLAS dispatch and permutation objects; `make bench`
+ * measures both ("small dense LU solves") and tests/test_core.c compares the answers with GSL's. */
+
+/* Cholesky S = L Lᵀ in place (L in the lower triangle, the upper one left as it was); -1 unless
+ * every pivot is positive and finite. */
+static int cholesky(int m, double *S) {
+  for (int j = 0; j < m; j++) {
+    double d = S[j * m + j];
+    for (int p = 0; p < j; p++) d -= S[j * m + p] * S[j * m + p];
+    if (!(d > 0) || !isfinite(d)) return -1;
+    const double ljj = sqrt(d);
+    S[j * m + j] = ljj;
+    for (int i = j + 1; i < m; i++) {
+      double s = S[i * m + j];
+      for (int p = 0; p < j; p++) s -= S[i * m + p] * S[j * m + p];
+      S[i * m + j] = s / ljj;
+    }
   }
+  return 0;
+}
+
+/* L Lᵀ x = b for the factor of cholesky(), b (stride `stride`) overwritten by x. */
+static void cholesky_solve(int m, const double *L, double *b, int stride) {
+  for (int i = 0; i < m; i++) {
+    double s = b[i * stride];
+    for (int p = 0; p < i; p++) s -= L[i * m + p] * b[p * stride];
+    b[i * stride] = s / L[i * m + i];
+  }
+  for (int i = m - 1; i >= 0; i--) {
+    double s = b[i * stride];
+    for (int p = i + 1; p < m; p++) s -= L[p * m + i] * b[p * stride];
+    b[i * stride] = s / L[i * m + i];
+  }
+}
+
+int nh_spd_solve_many(int m, double *S, double *B, int cols) {
+  if (cholesky(m, S)) return -1;
+  for (int c = 0; c < cols; c++) cholesky_solve(m, S, B + c, cols);
   return 0;
 }
 
 int nh_spd_solve(int m, double *S, double *b) { return nh_spd_solve_many(m, S, b, 1); }
 
 int nh_spd_invert(int m, double *S) {
-  gsl_matrix_view Sv = gsl_matrix_view_array(S, (size_t)m, (size_t)m);
-  if (gsl_linalg_cholesky_decomp1(&Sv.matrix) != GSL_SUCCESS) return -1;
-  return gsl_linalg_cholesky_invert(&Sv.matrix) == GSL_SUCCESS ? 0 : -1;
+  double L[NH_LU_MAX_DIM * NH_LU_MAX_DIM];
+  if (m > NH_LU_MAX_DIM) return -1;
+  for (int i = 0; i < m * m; i++) L[i] = S[i];
+  if (cholesky(m, L)) return -1;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) S[i * m + j] = i == j;
+  for (int c = 0; c < m; c++) cholesky_solve(m, L, S + c, m);
+  /* The inverse of a symmetric matrix is symmetric; make it so to the last bit. */
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < i; j++) S[j * m + i] = S[i * m + j];
+  return 0;
 }
 
 void nh_matvec(int n, const double *A, const double *x, double *out) {
@@ -31,15 +68,37 @@ void nh_matvec(int n, const double *A, const double *x, double *out) {
   }
 }
 
+/* Doolittle elimination with row pivoting (the largest |pivot|, the first on ties), applied to b
+ * as it goes, then back substitution. */
 int nh_lu_solve(int m, double *J, double *b) {
-  size_t perm_data[NH_LU_MAX_DIM];
   if (m > NH_LU_MAX_DIM) return -1;
-  gsl_permutation perm = {(size_t)m, perm_data};
-  gsl_matrix_view Jv = gsl_matrix_view_array(J, (size_t)m, (size_t)m);
-  gsl_vector_view bv = gsl_vector_view_array(b, (size_t)m);
-  int signum;
-  gsl_linalg_LU_decomp(&Jv.matrix, &perm, &signum);
-  for (int i = 0; i < m; i++)
-    if (J[i * m + i] == 0 || !isfinite(J[i * m + i])) return -1;
-  return gsl_linalg_LU_svx(&Jv.matrix, &perm, &bv.vector) ? -1 : 0;
+  for (int k = 0; k < m; k++) {
+    int p = k;
+    for (int i = k + 1; i < m; i++)
+      if (fabs(J[i * m + k]) > fabs(J[p * m + k])) p = i;
+    const double pivot = J[p * m + k];
+    if (pivot == 0 || !isfinite(pivot)) return -1;
+    if (p != k) {
+      for (int j = k; j < m; j++) {
+        const double t = J[k * m + j];
+        J[k * m + j] = J[p * m + j];
+        J[p * m + j] = t;
+      }
+      const double t = b[k];
+      b[k] = b[p];
+      b[p] = t;
+    }
+    for (int i = k + 1; i < m; i++) {
+      const double l = J[i * m + k] / pivot;
+      J[i * m + k] = l;
+      for (int j = k + 1; j < m; j++) J[i * m + j] -= l * J[k * m + j];
+      b[i] -= l * b[k];
+    }
+  }
+  for (int i = m - 1; i >= 0; i--) {
+    double s = b[i];
+    for (int j = i + 1; j < m; j++) s -= J[i * m + j] * b[j];
+    b[i] = s / J[i * m + i];
+  }
+  return 0;
 }

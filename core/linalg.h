@@ -1,7 +1,5 @@
 /* Small dense linear algebra shared by every layer: matrices are row-major, sizes are at most a
- * few dozen, nothing allocates. The solvers call GSL's Cholesky routines and report failure by
- * their return value, which needs GSL's abort-on-error handler off (gsl_set_error_handler_off();
- * nh_system_init does it for the whole program). */
+ * few dozen (NH_LU_MAX_DIM), nothing allocates, failures are return values. */
 #ifndef NH_LINALG_H
 #define NH_LINALG_H
 
@@ -21,8 +19,8 @@ int nh_lu_solve(int m, double *J, double *b);
 int nh_spd_solve(int m, double *S, double *b);
 /* Solves S X = B for `cols` right-hand sides stored as the columns of B (m×cols, row-major). */
 int nh_spd_solve_many(int m, double *S, double *B, int cols);
-/* Replaces the SPD m×m matrix S by its inverse (Cholesky factorisation, then inversion).
- * Returns 0, or -1 if S is not positive definite. */
+/* Replaces the SPD m×m matrix S (m ≤ NH_LU_MAX_DIM) by its inverse, exactly symmetric (Cholesky
+ * factorisation, then m solves). Returns 0, or -1 if S is not positive definite. */
 int nh_spd_invert(int m, double *S);
 
 #endif

@@ -1,5 +1,5 @@
 /* The shared Newton solver for the implicit methods: analytic Jacobian, LU with partial
- * pivoting (GSL) on caller-provided stack storage, tolerance near round-off. */
+ * pivoting (core/linalg.h) on stack storage, tolerance near round-off. */
 #ifndef NH_NEWTON_H
 #define NH_NEWTON_H
 

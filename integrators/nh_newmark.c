@@ -9,7 +9,9 @@
  *   R2 = M(q0 − q1 + h v1) + c[2β' g0 + (1−2β') g1] − 2β' A0ᵀΛ0 − (1−2β') A1ᵀΛ1
  *   R3 = ⟨μ(q_α), q1 − q0⟩ (14)   or   ⟨(1−α) μ(q0) + α μ(q1), q1 − q0⟩ (15)
  *   R4 = A(q1) v1
- * with c = h²/2, g = ∇V. Solved by the shared Newton solver with the analytic Jacobian.
+ * with c = h²/2, g = ∇V. (R2) is linear in v1 with the constant matrix hM: solved for h v1 and
+ * substituted in (R4)·h, it leaves Newton (the shared solver, analytic Jacobian) n + 2k unknowns
+ * Y = (q1, Λ0, Λ1) and the equations (R1), (R3), (R4)·h (newmark_residual).
  *
  * Fast path for β = β' = 0 (spec/newmark.md §2.9, Prop 3.8 and its [derived] general-α form):
  * (N1) makes q1 = q0 + dp + M⁻¹A0ᵀΛ0 affine in Λ0, dp = h v0 − c M⁻¹g0, so (N3) is a
@@ -29,17 +31,18 @@
  * The velocity-weighted (1−γ)λ_k + γλ'_{k+1}, γ = ½+β−β', is consistent for every α
  * (tests/test_method_hooks_newmark.c checks both limits).
  * The hooks: discrete_constraint Φ(q_k, q_{k+1}) of (N3) (not multiplied by h), discrete_action
- * L_d^{sym,α} for β = β' = 0 (Prop 3.5; NaN otherwise), and the Newton system (R1)–(R4) in the
- * scaled unknowns, 2n + 2k whatever path the step takes.
+ * L_d^{sym,α} for β = β' = 0 (Prop 3.5; NaN otherwise), and the Newton system (R1), (R3), (R4)·h
+ * in Y, n + 2k whatever path the step takes.
  * Cost: every evaluation of A(q) is counted in constraint_evals: per Newton iteration A(q1), plus
- * A(q_α) for (14) with 0 < α < 1 ((15) and α ∈ {0, 1} reuse A(q0), A(q1)); per step A(q0) and the
- * predictor's multiplier. */
+ * A(q_α) for (14) with 0 < α < 1 ((15) and α ∈ {0, 1} reuse A(q0), A(q1)); per step A(q0), the
+ * predictor's multiplier and A(q1) (with ∇V(q1)) for the solution's velocity. */
 #include "integrators/nh_newmark.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/linalg.h"
 #include "integrators/integrator.h"
 #include "integrators/newton.h"
 
@@ -81,7 +84,7 @@ typedef struct {
   int n, k, disc;
   double beta, beta2, alpha, h, c;
   const double *q0, *v0;
-  double g0[NH_MAX_N], A0[NH_MAX_K * NH_MAX_N];
+  double g0[NH_MAX_N], A0[NH_MAX_K * NH_MAX_N], B0[NH_MAX_N * NH_MAX_K]; /* B0 = M⁻¹A0ᵀ */
   nh_cost *cost;
 } newmark_ctx;
 
@@ -119,20 +122,42 @@ static void discrete_constraint_matrix(const nh_system *sys, int disc, double al
   for (int i = 0; i < k * n; i++) Abar[i] = (1 - alpha) * A0[i] + alpha * Abar[i];
 }
 
-/* Residual and Jacobian of (R1..R4); unknown layout X = [q1 | v1 | Λ0 | Λ1]. */
+/* (R2) = 0 solved for the velocity, which enters (R2) linearly with the constant matrix hM:
+ *   w = h v1 = q1 − q0 − M⁻¹ s,   s = c[2β' g0 + (1−2β') g1] − 2β' A0ᵀΛ0 − (1−2β') A1ᵀΛ1,
+ * so that Newton works on Y = [q1 | Λ0 | Λ1] (n + 2k unknowns instead of 2n + 2k: the Schur
+ * complement of the hM block; the iterates differ from full Newton's only by round-off at the
+ * solution). */
+static void scaled_velocity(const newmark_ctx *C, const double *q1, const double *g1, const double *A1,
+                            const double *L0, const double *L1, double *w) {
+  const int n = C->n, k = C->k;
+  const double b2 = C->beta2;
+  double s[NH_MAX_N] = {0}, Mis[NH_MAX_N];
+  for (int i = 0; i < n; i++) {
+    double t = C->c * (2 * b2 * C->g0[i] + (1 - 2 * b2) * g1[i]);
+    for (int l = 0; l < k; l++) t -= 2 * b2 * C->A0[l * n + i] * L0[l] + (1 - 2 * b2) * A1[l * n + i] * L1[l];
+    s[i] = t;
+  }
+  nh_matvec(n, C->sys->Minv, s, Mis);
+  for (int i = 0; i < n; i++) w[i] = q1[i] - C->q0[i] - Mis[i];
+}
+
+/* Residual and Jacobian of (R1), (R3) and (R4)·h = A(q1) w with w = h v1 of scaled_velocity;
+ * unknown layout Y = [q1 | Λ0 | Λ1]. With K = c ∇²V(q1) − ∂_q1(A1ᵀΛ1) (n×n):
+ *   ∂R1/∂q1 = M + 2β K,  ∂w/∂q1 = I − (1−2β') M⁻¹K,  ∂w/∂Λ0 = 2β' M⁻¹A0ᵀ,  ∂w/∂Λ1 = (1−2β') M⁻¹A1ᵀ,
+ *   ∂(A1 w)/∂q1_j = Σ_i ∂_j A1_li w_i + A1 ∂w/∂q1_j. */
 static void newmark_residual(void *vctx, const double *X, double *F, double *J) {
   const newmark_ctx *C = vctx;
   const nh_system *sys = C->sys;
-  const int n = C->n, k = C->k, dim = 2 * n + 2 * k;
-  const int iq = 0, iv = n, iL0 = 2 * n, iL1 = 2 * n + k; /* column offsets */
-  const int r1 = 0, r2 = n, r3 = 2 * n, r4 = 2 * n + k;   /* row offsets */
-  const double *q1 = X + iq, *v1 = X + iv, *L0 = X + iL0, *L1 = X + iL1;
+  const int n = C->n, k = C->k, dim = n + 2 * k;
+  const int iq = 0, iL0 = n, iL1 = n + k; /* column offsets */
+  const int r1 = 0, r3 = n, r4 = n + k;   /* row offsets */
+  const double *q1 = X + iq, *L0 = X + iL0, *L1 = X + iL1;
   const double *M = sys->M, b = C->beta, b2 = C->beta2, a = C->alpha, h = C->h, c = C->c;
-  double g1[NH_MAX_N], H1[NH_MAX_N * NH_MAX_N], A1[NH_MAX_K * NH_MAX_N];
-  double dA1[NH_MAX_K * NH_MAX_N * NH_MAX_N], dq[NH_MAX_N];
+  double g1[NH_MAX_N], K[NH_MAX_N * NH_MAX_N], A1[NH_MAX_K * NH_MAX_N];
+  double dA1[NH_MAX_K * NH_MAX_N * NH_MAX_N], dq[NH_MAX_N], w[NH_MAX_N], B1[NH_MAX_N * NH_MAX_K];
 
   sys->type->grad_potential(sys->p, q1, g1);
-  sys->type->hess_potential(sys->p, q1, H1);
+  sys->type->hess_potential(sys->p, q1, K);
   C->cost->rhs_evals++;
   if (k) {
     sys->type->constraints(sys->p, q1, A1);
@@ -140,58 +165,66 @@ static void newmark_residual(void *vctx, const double *X, double *F, double *J) 
     C->cost->constraint_evals++;
   }
   for (int i = 0; i < n; i++) dq[i] = q1[i] - C->q0[i];
-  memset(J, 0, sizeof(double) * (size_t)(dim * dim));
-
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      double dA1L1 = 0; /* ∂(A1ᵀΛ1)_i/∂q1_j */
+      for (int l = 0; l < k; l++) dA1L1 += dA1[(l * n + i) * n + j] * L1[l];
+      K[i * n + j] = c * K[i * n + j] - dA1L1;
+    }
   for (int i = 0; i < n; i++) {
-    double Mdq = 0, Mv1 = 0, Mv0 = 0, A0L0 = 0, A1L1 = 0;
+    double Mdq = 0, Mv0 = 0, A0L0 = 0, A1L1 = 0;
     for (int j = 0; j < n; j++) {
       Mdq += M[i * n + j] * dq[j];
       Mv0 += M[i * n + j] * C->v0[j];
-      Mv1 += M[i * n + j] * v1[j];
+      J[(r1 + i) * dim + iq + j] = M[i * n + j] + 2 * b * K[i * n + j];
     }
     for (int l = 0; l < k; l++) {
       A0L0 += C->A0[l * n + i] * L0[l];
       A1L1 += A1[l * n + i] * L1[l];
-    }
-    F[r1 + i] = Mdq - h * Mv0 + c * ((1 - 2 * b) * C->g0[i] + 2 * b * g1[i]) - (1 - 2 * b) * A0L0 - 2 * b * A1L1;
-    F[r2 + i] = -Mdq + h * Mv1 + c * (2 * b2 * C->g0[i] + (1 - 2 * b2) * g1[i]) - 2 * b2 * A0L0 -
-                (1 - 2 * b2) * A1L1;
-    for (int j = 0; j < n; j++) {
-      double dA1L1 = 0; /* ∂(A1ᵀΛ1)_i/∂q1_j */
-      for (int l = 0; l < k; l++) dA1L1 += dA1[(l * n + i) * n + j] * L1[l];
-      J[(r1 + i) * dim + iq + j] = M[i * n + j] + 2 * b * (c * H1[i * n + j] - dA1L1);
-      J[(r2 + i) * dim + iq + j] = -M[i * n + j] + (1 - 2 * b2) * (c * H1[i * n + j] - dA1L1);
-      J[(r2 + i) * dim + iv + j] = h * M[i * n + j];
-    }
-    for (int l = 0; l < k; l++) {
       J[(r1 + i) * dim + iL0 + l] = -(1 - 2 * b) * C->A0[l * n + i];
       J[(r1 + i) * dim + iL1 + l] = -2 * b * A1[l * n + i];
-      J[(r2 + i) * dim + iL0 + l] = -2 * b2 * C->A0[l * n + i];
-      J[(r2 + i) * dim + iL1 + l] = -(1 - 2 * b2) * A1[l * n + i];
     }
+    F[r1 + i] = Mdq - h * Mv0 + c * ((1 - 2 * b) * C->g0[i] + 2 * b * g1[i]) - (1 - 2 * b) * A0L0 - 2 * b * A1L1;
   }
   if (k == 0) return;
 
   /* (N3)·h: ⟨μ̄, q1 − q0⟩ with μ̄ from (14) or (15); ∂/∂q1_j = μ̄_j + α Σ_i ∂_j μ_i(point) dq_i. */
   double Abar[NH_MAX_K * NH_MAX_N], dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N];
   discrete_constraint_matrix(sys, C->disc, a, C->q0, C->A0, q1, A1, dA1, Abar, dAbar, C->cost);
+  scaled_velocity(C, q1, g1, A1, L0, L1, w);
+  for (int i = 0; i < n; i++)
+    for (int l = 0; l < k; l++) {
+      double t = 0; /* B1 = M⁻¹A1ᵀ */
+      for (int j = 0; j < n; j++) t += sys->Minv[i * n + j] * A1[l * n + j];
+      B1[i * k + l] = t;
+    }
   for (int l = 0; l < k; l++) {
     double s = 0, r = 0;
     for (int i = 0; i < n; i++) {
       s += Abar[l * n + i] * dq[i];
-      r += A1[l * n + i] * v1[i];
+      r += A1[l * n + i] * w[i];
     }
     F[r3 + l] = s;
     F[r4 + l] = r;
     for (int j = 0; j < n; j++) {
-      double curv3 = 0, curv4 = 0;
+      double curv3 = 0, curv4 = 0, B1K = 0;
       for (int i = 0; i < n; i++) {
         curv3 += dAbar[(l * n + i) * n + j] * dq[i];
-        curv4 += dA1[(l * n + i) * n + j] * v1[i];
+        curv4 += dA1[(l * n + i) * n + j] * w[i];
+        B1K += B1[i * k + l] * K[i * n + j];
       }
       J[(r3 + l) * dim + iq + j] = Abar[l * n + j] + a * curv3;
-      J[(r4 + l) * dim + iq + j] = curv4;
-      J[(r4 + l) * dim + iv + j] = A1[l * n + j];
+      J[(r4 + l) * dim + iq + j] = curv4 + A1[l * n + j] - (1 - 2 * b2) * B1K;
+    }
+    for (int m = 0; m < k; m++) {
+      double A1B0 = 0, A1B1 = 0;
+      for (int i = 0; i < n; i++) {
+        A1B0 += A1[l * n + i] * C->B0[i * k + m];
+        A1B1 += A1[l * n + i] * B1[i * k + m];
+      }
+      J[(r3 + l) * dim + iL0 + m] = J[(r3 + l) * dim + iL1 + m] = 0;
+      J[(r4 + l) * dim + iL0 + m] = 2 * b2 * A1B0;
+      J[(r4 + l) * dim + iL1 + m] = (1 - 2 * b2) * A1B1;
     }
   }
 }
@@ -208,6 +241,13 @@ static void newmark_setup(const nh_method *m, const nh_system *sys, const nh_sta
     sys->type->constraints(sys->p, x->q, C->A0);
     cost->constraint_evals++;
   }
+  const int n = sys->n, k = sys->k;
+  for (int i = 0; i < n; i++)
+    for (int l = 0; l < k; l++) {
+      double t = 0;
+      for (int j = 0; j < n; j++) t += sys->Minv[i * n + j] * C->A0[l * n + j];
+      C->B0[i * k + l] = t;
+    }
 }
 
 /* ---- β = β' = 0: the k-dimensional fast path (spec/newmark.md §2.9), shared with dla.c ------- */
@@ -405,6 +445,23 @@ static nh_step_status fast_step(const nh_method *m, const nh_system *sys, const 
   return NH_STEP_OK;
 }
 
+/* y from Newton's solution Y = [q1 | Λ0 | Λ1]: v1 = w/h (scaled_velocity) and the multipliers. */
+static nh_step_status finish_step(const newmark_ctx *C, const nh_state *x, const double *Y, nh_state *y) {
+  const int n = C->n, k = C->k;
+  double g1[NH_MAX_N], A1[NH_MAX_K * NH_MAX_N], w[NH_MAX_N];
+  C->sys->type->grad_potential(C->sys->p, Y, g1);
+  if (k) C->sys->type->constraints(C->sys->p, Y, A1);
+  C->cost->rhs_evals++;
+  if (k) C->cost->constraint_evals++;
+  scaled_velocity(C, Y, g1, A1, Y + n, Y + n + k, w);
+  *y = *x;
+  y->t = x->t + C->h;
+  memcpy(y->q, Y, sizeof(double) * (size_t)n);
+  for (int i = 0; i < n; i++) y->v[i] = w[i] / C->h;
+  store_multipliers(k, C->c, Y + n, Y + n + k, y);
+  return NH_STEP_OK;
+}
+
 static nh_step_status nh_newmark_step(const nh_method *m, const nh_system *sys, const nh_state *x,
                                       nh_state *y, double h, nh_cost *cost) {
   if (m->p[P_BETA] == 0 && m->p[P_BETA2] == 0 && m->p[P_FAST]) return fast_step(m, sys, x, y, h, cost);
@@ -424,20 +481,12 @@ static nh_step_status nh_newmark_step(const nh_method *m, const nh_system *sys, 
     for (int l = 0; l < k; l++) f[i] += C.A0[l * n + i] * lambda[l];
   }
   nh_newmark_minv(sys, f, acc);
-  for (int i = 0; i < n; i++) {
-    X[i] = x->q[i] + h * x->v[i] + C.c * acc[i];
-    X[n + i] = x->v[i] + h * acc[i];
-  }
-  for (int l = 0; l < k; l++) X[2 * n + l] = X[2 * n + k + l] = C.c * lambda[l];
+  for (int i = 0; i < n; i++) X[i] = x->q[i] + h * x->v[i] + C.c * acc[i];
+  for (int l = 0; l < k; l++) X[n + l] = X[n + k + l] = C.c * lambda[l];
 
-  nh_step_status st = nh_newton_solve(2 * n + 2 * k, X, newmark_residual, &C, cost);
+  nh_step_status st = nh_newton_solve(n + 2 * k, X, newmark_residual, &C, cost);
   if (st != NH_STEP_OK) return st;
-  *y = *x;
-  y->t = x->t + h;
-  memcpy(y->q, X, sizeof(double) * (size_t)n);
-  memcpy(y->v, X + n, sizeof(double) * (size_t)n);
-  store_multipliers(k, C.c, X + 2 * n, X + 2 * n + k, y);
-  return NH_STEP_OK;
+  return finish_step(&C, x, X, y);
 }
 
 /* ---- hooks ------------------------------------------------------------------------------------ */
@@ -457,7 +506,7 @@ static double discrete_action(const nh_method *m, const nh_system *sys, double t
 
 static int newton_size(const nh_method *m, const nh_system *sys) {
   (void)m;
-  return 2 * sys->n + 2 * sys->k;
+  return sys->n + 2 * sys->k;
 }
 
 static void newton_eval(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X,
@@ -469,17 +518,16 @@ static void newton_eval(const nh_method *m, const nh_system *sys, const nh_state
   newmark_residual(&C, X, F, J ? J : Jl);
 }
 
-/* X = [q1 | v1 | Λ0 | Λ1] from the step's result: Λ0 = c λ_k (carried), Λ1 = c λ'_{k+1} (y->lambda). */
+/* Y = [q1 | Λ0 | Λ1] from the step's result: Λ0 = c λ_k (carried), Λ1 = c λ'_{k+1} (y->lambda). */
 static void newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
                             double h, double *X) {
   (void)m, (void)x;
   const int n = sys->n, k = sys->k;
   const double c = 0.5 * h * h;
   memcpy(X, y->q, sizeof(double) * (size_t)n);
-  memcpy(X + n, y->v, sizeof(double) * (size_t)n);
   for (int a = 0; a < k; a++) {
-    X[2 * n + a] = c * LAMBDA_K(y)[a];
-    X[2 * n + k + a] = c * y->lambda[a];
+    X[n + a] = c * LAMBDA_K(y)[a];
+    X[n + k + a] = c * y->lambda[a];
   }
 }
 

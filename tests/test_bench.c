@@ -1,5 +1,5 @@
-/* make bench in miniature (nhbench_bench --quick): every table runs, the hand-written LU floor
- * solves the same systems as the harness's GSL LU to round-off, and the cost counters it prints
+/* make bench in miniature (nhbench_bench --quick): every table runs, the harness's own LU solves
+ * the same systems as GSL's LU to round-off, and the cost counters it prints
  * agree with what each method's formula costs (RK4: 4 right-hand sides per step; nh_rattle: one
  * gradient, spec/rattle.md 2.5; a triple jump: three base steps). Timings are not checked. */
 #include <criterion/criterion.h>
@@ -38,7 +38,7 @@ static double rhs_per_step(const char *method) {
   return 0;
 }
 
-Test(bench, quick_tables_and_the_lu_floor, .timeout = 120) {
+Test(bench, quick_tables_and_the_lu_against_gsl, .timeout = 120) {
   run_bench();
   const char *lu = strstr(output, "max rel diff\n");
   cr_assert(lu, "no LU table:\n%s", output);
@@ -47,7 +47,7 @@ Test(bench, quick_tables_and_the_lu_floor, .timeout = 120) {
   for (const char *line = lu + strlen("max rel diff\n"); sscanf(line, "%d %lf %lf %lf %lf", &m, &g, &h, &ratio, &diff) == 5;
        line = strchr(line, '\n') + 1) {
     rows++;
-    cr_expect(diff < 1e-12, "m = %d: the hand-written LU differs from GSL's by %g", m, diff);
+    cr_expect(diff < 1e-12, "m = %d: the harness's LU differs from GSL's by %g", m, diff);
     cr_expect(g > 0 && h > 0, "m = %d: timings %g %g", m, g, h);
   }
   cr_expect_eq(rows, 7, "LU sizes 2, 4, 7, 8, 12, 16, 24");
