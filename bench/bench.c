@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
+#include <gsl/gsl_odeiv2.h>
 
+#include "bench/floors.h"
 #include "core/linalg.h"
 
 #include "studies/sampling.h"
@@ -34,44 +37,192 @@ static const char *const methods[] = {
     "herglotz2",
 };
 
-/* Steps per second of one method on the chaotic particle, from the paper's Fig. 2 state. */
-static double time_method(const nh_system *sys, const nh_method *m, long steps, nh_cost *cost) {
-  nh_state x, y;
+/* ---- step cost per system ------------------------------------------------------------------- */
+
+/* The systems of the step-cost tables, each from its default state with a step size of its
+ * scale. */
+static const struct {
+  const char *name;
+  double h;
+} bench_systems[] = {{"chaotic_particle", 0.2}, {"cvt", 0.05}, {"falling_disk", 0.01}, {"chaplygin_sleigh", 0.1}};
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *t, int n) {
+  qsort(t, (size_t)n, sizeof(double), cmp_double);
+  return t[n / 2];
+}
+
+/* Seconds for `steps` steps of m through nh_integrate (the studies' loop), from the system's
+ * default state after the method's init; -1 if a step fails. */
+static double time_method(const nh_system *sys, const nh_method *m, double h, long steps, nh_cost *cost) {
+  nh_state x;
   nh_system_default_state(sys, &x);
-  if (nh_method_init(m, sys, &x, 0.2, cost) != NH_STEP_OK) return -1;
+  if (nh_method_init(m, sys, &x, h, cost) != NH_STEP_OK) return -1;
   double t0 = omp_get_wtime();
-  for (long s = 0; s < steps; s++) {
-    if (nh_method_step(m, sys, &x, &y, 0.2, cost) != NH_STEP_OK) return -1;
-    x = y;
-  }
+  if (nh_integrate(m, sys, &x, steps, h, cost, 0, NULL) != NH_STEP_OK) return -1;
   return omp_get_wtime() - t0;
 }
 
 static void bench_steps(void) {
+  for (size_t si = 0; si < sizeof bench_systems / sizeof *bench_systems; si++) {
+    nh_system sys;
+    nh_system_init(&sys, nh_system_type_find(bench_systems[si].name));
+    const double h = bench_systems[si].h;
+    const long steps = quick ? 1000 : si == 0 ? 200000 : 50000;
+    double rk4_time = 0;
+    printf("%sstep cost, %s, h = %g, %ld steps each, one thread\n", si ? "\n" : "", bench_systems[si].name, h, steps);
+    printf("%10s %8s %10s %10s %10s  %s\n", "ns/step", "x rk4", "newton/st", "rhs/step", "jac/step", "method");
+    for (size_t i = 0; i < sizeof methods / sizeof *methods; i++) {
+      char err[512];
+      nh_method *m = nh_method_parse(methods[i], err, sizeof err);
+      if (!m) {
+        fprintf(stderr, "bench: %s\n", err);
+        continue;
+      }
+      nh_cost cost = {0};
+      double t = nh_method_applies(m, &sys, err, sizeof err) ? -2 : time_method(&sys, m, h, steps, &cost);
+      if (t < 0) {
+        printf("%10s %8s %10s %10s %10s  %s\n", t == -2 ? "n/a" : "failed", "", "", "", "", methods[i]);
+        nh_method_free(m);
+        continue;
+      }
+      if (i == 0) rk4_time = t;
+      printf("%10.0f %8.2f %10.2f %10.2f %10.2f  %s\n", 1e9 * t / steps, t / rk4_time,
+             (double)cost.newton_iterations / steps, (double)cost.rhs_evals / steps,
+             (double)cost.jacobian_evals / steps, methods[i]);
+      nh_method_free(m);
+    }
+  }
+}
+
+/* ---- the harness against hand-written kernels (bench/floors.c) and GSL's drivers ------------ */
+
+/* The floors' state from the harness's after init (q, v, λ, z; nh_rattle's force is the floor's own). */
+static nh_floor_state floor_state_of(const nh_state *x) {
+  nh_floor_state s = {.lambda = x->lambda[0], .z = x->z};
+  memcpy(s.q, x->q, sizeof s.q);
+  memcpy(s.v, x->v, sizeof s.v);
+  return s;
+}
+
+enum { FLOOR_RK4, FLOOR_NEWMARK, FLOOR_RATTLE, FLOOR_HERGLOTZ2, FLOORS };
+static const char *const floor_methods[FLOORS] = {"rk4", "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "nh_rattle",
+                                                  "herglotz2"};
+
+/* `steps` steps of floor f from s; the Newton iterations (0 for explicit methods), -1 on failure. */
+static long run_floor(int f, nh_floor_state *s, double h, long steps) {
+  switch (f) {
+  case FLOOR_RK4: nh_floor_rk4(s, h, steps); return 0;
+  case FLOOR_NEWMARK: return nh_floor_nh_newmark(s, 0.1, 0.1, h, steps);
+  case FLOOR_RATTLE:
+    nh_floor_rattle_init(s);
+    nh_floor_nh_rattle(s, h, steps);
+    return 0;
+  default: return nh_floor_herglotz2(s, h, steps);
+  }
+}
+
+/* The largest difference between the harness's state and the floor's, relative to each
+ * quantity's size (q, v; the multiplier and z where the method defines them). */
+static double state_difference(const nh_state *x, const nh_floor_state *s, int f) {
+  double d = 0;
+  for (int i = 0; i < 5; i++) {
+    d = fmax(d, fabs(x->q[i] - s->q[i]) / fmax(1, fabs(s->q[i])));
+    d = fmax(d, fabs(x->v[i] - s->v[i]) / fmax(1, fabs(s->v[i])));
+  }
+  if (f != FLOOR_RK4) d = fmax(d, fabs(x->lambda[0] - s->lambda) / fmax(1, fabs(s->lambda)));
+  if (f == FLOOR_HERGLOTZ2) d = fmax(d, fabs(x->z - s->z) / fmax(1, fabs(s->z)));
+  return d;
+}
+
+static int floor_ode(double t, const double y[], double dydt[], void *params) {
+  (void)t, (void)params;
+  memcpy(dydt, y + 5, 5 * sizeof(double));
+  nh_floor_acceleration(y, y + 5, dydt + 5);
+  return GSL_SUCCESS;
+}
+
+/* Seconds for `steps` fixed steps of GSL's odeiv2 driver with stepper T on the floor's ODE;
+ * y (10) is the start and receives the end. */
+static double time_gsl(const gsl_odeiv2_step_type *T, double *y, double h, long steps) {
+  gsl_odeiv2_system ode = {floor_ode, NULL, 10, NULL};
+  /* The driver's fixed-step apply still checks the error estimate against its control and fails
+   * when the control would shrink h: a tolerance no step reaches keeps the steps fixed. */
+  gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(&ode, T, h, 1e300, 0);
+  double t = 0, t0 = omp_get_wtime();
+  int st = gsl_odeiv2_driver_apply_fixed_step(d, &t, h, (unsigned long)steps, y);
+  double elapsed = omp_get_wtime() - t0;
+  gsl_odeiv2_driver_free(d);
+  if (st != GSL_SUCCESS) fprintf(stderr, "bench: GSL driver: %s\n", gsl_strerror(st));
+  return st == GSL_SUCCESS ? elapsed : -1;
+}
+
+static void bench_floors(void) {
+  enum { REPS = 5, CHECK_STEPS = 20 };
+  const double h = 0.2;
+  const long steps = quick ? 2000 : 100000;
   nh_system sys;
   nh_system_init(&sys, nh_system_type_find("chaotic_particle"));
-  const long steps = quick ? 2000 : 200000;
-  double rk4_time = 0;
-  printf("single-thread step cost, chaotic_particle, h = 0.2, %ld steps each\n", steps);
-  printf("%10s %8s %10s %10s  %s\n", "ns/step", "x rk4", "newton/st", "rhs/step", "method");
-  for (size_t i = 0; i < sizeof methods / sizeof *methods; i++) {
+  nh_state x0;
+  nh_system_default_state(&sys, &x0);
+  printf("\nthe harness against hand-written kernels (bench/floors.c), chaotic_particle, h = %g, %ld steps,\n"
+         "median of %d; state difference and Newton iterations after %d steps from the same start:\n",
+         h, steps, REPS, CHECK_STEPS);
+  printf("%10s %10s %7s %10s %10s %11s  %s\n", "nhbench ns", "floor ns", "ratio", "newton/st", "floor n/st",
+         "state diff", "method");
+  double rk4_ns = 0;
+  for (int f = 0; f < FLOORS; f++) {
     char err[512];
-    nh_method *m = nh_method_parse(methods[i], err, sizeof err);
-    if (!m) {
-      fprintf(stderr, "bench: %s\n", err);
-      continue;
-    }
+    nh_method *m = nh_method_parse(floor_methods[f], err, sizeof err);
+    double th[REPS], tf[REPS];
     nh_cost cost = {0};
-    double t = time_method(&sys, m, steps, &cost);
-    if (t < 0) {
-      printf("%10s %8s %10s %10s  %s\n", "failed", "", "", "", methods[i]);
-      nh_method_free(m);
-      continue;
+    for (int r = 0; r < REPS; r++) {
+      nh_state x = x0;
+      nh_method_init(m, &sys, &x, h, &cost);
+      double t0 = omp_get_wtime();
+      nh_integrate(m, &sys, &x, steps, h, &cost, 0, NULL);
+      th[r] = omp_get_wtime() - t0;
+      nh_floor_state s = floor_state_of(&x0);
+      t0 = omp_get_wtime();
+      run_floor(f, &s, h, steps);
+      tf[r] = omp_get_wtime() - t0;
     }
-    if (i == 0) rk4_time = t;
-    printf("%10.0f %8.2f %10.2f %10.2f  %s\n", 1e9 * t / steps, t / rk4_time,
-           (double)cost.newton_iterations / steps, (double)cost.rhs_evals / steps, methods[i]);
+    /* The same numbers: CHECK_STEPS steps of each from the same start (the chaotic system would
+     * amplify round-off over the timed run). */
+    nh_state x = x0;
+    nh_cost check = {0};
+    nh_method_init(m, &sys, &x, h, &check);
+    check = (nh_cost){0};
+    nh_integrate(m, &sys, &x, CHECK_STEPS, h, &check, 0, NULL);
+    nh_floor_state s = floor_state_of(&x0);
+    const long floor_its = run_floor(f, &s, h, CHECK_STEPS);
+    const double ns = 1e9 * median(th, REPS) / steps, fns = 1e9 * median(tf, REPS) / steps;
+    if (f == FLOOR_RK4) rk4_ns = fns;
+    printf("%10.0f %10.0f %7.2f %10.2f %10.2f %11.2e  %s\n", ns, fns, ns / fns,
+           (double)check.newton_iterations / CHECK_STEPS, (double)floor_its / CHECK_STEPS,
+           state_difference(&x, &s, f), floor_methods[f]);
     nh_method_free(m);
+  }
+  /* GSL's fixed-step drivers on the same ODE (the floor's right-hand side): rk4 does three RK4
+   * steps per step for its error estimate (and returns the two half steps' result), rk8pd is the
+   * reference solver of the studies. */
+  const gsl_odeiv2_step_type *gsl_types[2] = {gsl_odeiv2_step_rk4, gsl_odeiv2_step_rk8pd};
+  const char *gsl_names[2] = {"GSL odeiv2 rk4 driver", "GSL odeiv2 rk8pd driver"};
+  for (int g = 0; g < 2; g++) {
+    double tg[REPS];
+    for (int r = 0; r < REPS; r++) {
+      double y[10];
+      memcpy(y, x0.q, 5 * sizeof(double));
+      memcpy(y + 5, x0.v, 5 * sizeof(double));
+      tg[r] = time_gsl(gsl_types[g], y, h, steps);
+    }
+    const double ns = 1e9 * median(tg, REPS) / steps;
+    printf("%10.0f %10s %7s %10s %10s %11s  %s (%.2f x the rk4 floor)\n", ns, "", "", "", "", "", gsl_names[g],
+           ns / rk4_ns);
   }
 }
 
@@ -116,11 +267,6 @@ static double sampled_run_time(const nh_study *st, const char *const *names, int
   double t = omp_get_wtime() - t0;
   nh_samples_free(&layout);
   return t;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 static void bench_sampling(void) {
@@ -222,6 +368,7 @@ int main(int argc, char **argv) {
   }
   bench_lu();
   bench_steps();
+  bench_floors();
   bench_sampling();
   bench_ensemble(spec);
   return 0;
