@@ -61,6 +61,30 @@ static void constraints_jacobian(const double *p, const double *q, double *dA) {
   dA[Z2 * N + Y2] = 1; /* ∂μ_z2/∂y2 */
 }
 
+/* (Dμ[v])v = v_y1 v_z1 + v_y2 v_z2: the two entries of constraints_jacobian, written out. */
+static void constraint_curvature(const double *p, const double *q, const double *v, double *out) {
+  (void)p, (void)q;
+  out[0] = v[Y1] * v[Z1] + v[Y2] * v[Z2];
+}
+
+/* The index-reduced ODE in closed form (M = I, one constraint): μ·a + (Dμ[v])v = 0 with
+ * a = −∇V + μλ gives λ = (μ·∇V − (Dμ[v])v)/|μ|², |μ|² = 1 + y1² + y2². */
+static int acceleration(const double *p, double t, const double *q, const double *v, double *a, double *lambda) {
+  (void)t;
+  double g[N], curv;
+  grad_potential(p, q, g);
+  constraint_curvature(p, q, v, &curv);
+  const double y1 = q[Y1], y2 = q[Y2];
+  const double l = (g[X] + y1 * g[Z1] + y2 * g[Z2] - curv) / (1 + y1 * y1 + y2 * y2);
+  a[X] = -g[X] + l;
+  a[Y1] = -g[Y1];
+  a[Y2] = -g[Y2];
+  a[Z1] = -g[Z1] + y1 * l;
+  a[Z2] = -g[Z2] + y2 * l;
+  lambda[0] = l;
+  return 0;
+}
+
 static const double q0[] = {1, 0, 1, -1, -1};
 static const double v0[] = {0.05, 0.5, -0.5, -0.1, -0.05};
 
@@ -80,5 +104,7 @@ const nh_system_type nh_system_chaotic_particle = {
                    "projected on D (M = I) and rescaled to kinetic energy E - V(q); the paper's Fig. 3 ensemble "
                    "uses E = 1.535",
     NH_SYSTEM_MECHANICS,
+    .constraint_curvature = constraint_curvature,
+    .acceleration = acceleration,
     .exact = NULL,
 };

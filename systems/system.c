@@ -16,8 +16,11 @@
 static int cache_mass(nh_system *sys) {
   int n = sys->n;
   sys->constant_mass = sys->type->mass_jacobian == NULL;
+  sys->unit_mass = 0;
   if (!sys->constant_mass) return 0;
   sys->type->mass(sys->p, NULL, sys->M);
+  sys->unit_mass = 1;
+  for (int i = 0; i < n * n; i++) sys->unit_mass &= sys->M[i] == (i % (n + 1) == 0);
   memcpy(sys->Minv, sys->M, sizeof(double) * (size_t)(n * n));
   return nh_spd_invert(n, sys->Minv);
 }
@@ -151,6 +154,10 @@ void nh_curvature_term(const nh_system *sys, const double *q, const double *v, d
   int n = sys->n, k = sys->k;
   double dA[NH_MAX_K * NH_MAX_N * NH_MAX_N], db[NH_MAX_K * NH_MAX_N];
   if (k == 0) return;
+  if (sys->type->constraint_curvature) {
+    sys->type->constraint_curvature(sys->p, q, v, out);
+    return;
+  }
   sys->type->constraints_jacobian(sys->p, q, dA);
   if (sys->type->constraint_affine_jacobian) sys->type->constraint_affine_jacobian(sys->p, q, db);
   for (int a = 0; a < k; a++) {
@@ -168,8 +175,6 @@ void nh_free_force(const nh_system *sys, double t, const double *q, const double
   const int n = sys->n;
   T->grad_potential(sys->p, q, f);
   for (int i = 0; i < n; i++) f[i] = -f[i];
-  double M[NH_MAX_N * NH_MAX_N];
-  nh_mass(sys, q, M);
   if (!sys->constant_mass) {
     /* −Ṁv + ½∂_q(vᵀMv): (Ṁv)_i = Σ_jl ∂_l M_ij v_l v_j, ½∂_i(vᵀMv) = ½ Σ_jl ∂_i M_jl v_j v_l. */
     double dM[NH_MAX_N * NH_MAX_N * NH_MAX_N];
@@ -183,7 +188,8 @@ void nh_free_force(const nh_system *sys, double t, const double *q, const double
     }
   }
   if (T->damping) {
-    double alpha = T->damping(sys->p);
+    double alpha = T->damping(sys->p), M[NH_MAX_N * NH_MAX_N];
+    nh_mass(sys, q, M);
     for (int i = 0; i < n; i++)
       for (int j = 0; j < n; j++) f[i] -= alpha * M[i * n + j] * v[j];
   }
@@ -194,24 +200,28 @@ void nh_free_force(const nh_system *sys, double t, const double *q, const double
   }
 }
 
-/* W = M⁻¹ Aᵀ (n×k), C = A M⁻¹ Aᵀ (k×k), and Minv = M⁻¹ at q. */
-static int constraint_gram(const nh_system *sys, const double *q, const double *A, double *Minv, double *W,
-                           double *C) {
+/* W = M⁻¹ Aᵀ (n×k), C = A M⁻¹ Aᵀ (k×k), and *Minv = M⁻¹ at q: the system's cached inverse for a
+ * constant mass (nothing copied), else `space` holding the inverse of M(q). */
+static int constraint_gram(const nh_system *sys, const double *q, const double *A, double *space, const double **Minv,
+                           double *W, double *C) {
   int n = sys->n, k = sys->k;
   if (sys->constant_mass) {
-    memcpy(Minv, sys->Minv, sizeof(double) * (size_t)(n * n));
+    *Minv = sys->Minv;
   } else {
-    double M[NH_MAX_N * NH_MAX_N];
-    sys->type->mass(sys->p, q, M);
-    memcpy(Minv, M, sizeof(double) * (size_t)(n * n));
-    if (nh_spd_invert(n, Minv)) return -1;
+    sys->type->mass(sys->p, q, space);
+    if (nh_spd_invert(n, space)) return -1;
+    *Minv = space;
   }
-  for (int i = 0; i < n; i++)
-    for (int a = 0; a < k; a++) {
-      double s = 0;
-      for (int j = 0; j < n; j++) s += Minv[i * n + j] * A[a * n + j];
-      W[i * k + a] = s;
-    }
+  if (sys->unit_mass)
+    for (int i = 0; i < n; i++)
+      for (int a = 0; a < k; a++) W[i * k + a] = A[a * n + i];
+  else
+    for (int i = 0; i < n; i++)
+      for (int a = 0; a < k; a++) {
+        double s = 0;
+        for (int j = 0; j < n; j++) s += (*Minv)[i * n + j] * A[a * n + j];
+        W[i * k + a] = s;
+      }
   for (int a = 0; a < k; a++)
     for (int b = 0; b < k; b++) {
       double s = 0;
@@ -221,14 +231,22 @@ static int constraint_gram(const nh_system *sys, const double *q, const double *
   return 0;
 }
 
-/* λ and the free force together, for nh_acceleration. */
+/* Solves the Gram system C x = b (k×k SPD) in place; one division for one constraint. */
+static int gram_solve(int k, double *C, double *b) {
+  if (k != 1) return nh_spd_solve(k, C, b);
+  if (!(C[0] > 0) || !isfinite(C[0])) return -1;
+  b[0] /= C[0];
+  return 0;
+}
+
+/* λ and the free force together, for nh_acceleration; *Minv as constraint_gram's. */
 static int multiplier_and_force(const nh_system *sys, double t, const double *q, const double *v, double *lambda,
-                                double *f, double *A, double *Minv) {
+                                double *f, double *A, double *space, const double **Minv) {
   int n = sys->n, k = sys->k;
   double W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K], curv[NH_MAX_K];
   if (k) sys->type->constraints(sys->p, q, A);
   nh_free_force(sys, t, q, v, f);
-  if (constraint_gram(sys, q, A, Minv, W, C)) return -1;
+  if (constraint_gram(sys, q, A, space, Minv, W, C)) return -1;
   if (k == 0) return 0;
   nh_curvature_term(sys, q, v, curv);
   for (int a = 0; a < k; a++) {
@@ -236,31 +254,36 @@ static int multiplier_and_force(const nh_system *sys, double t, const double *q,
     for (int i = 0; i < n; i++) s += W[i * k + a] * f[i];
     lambda[a] = -s - curv[a];
   }
-  return nh_spd_solve(k, C, lambda);
+  return gram_solve(k, C, lambda);
 }
 
 int nh_multiplier(const nh_system *sys, double t, const double *q, const double *v, double *lambda) {
-  double A[NH_MAX_K * NH_MAX_N], f[NH_MAX_N], Minv[NH_MAX_N * NH_MAX_N];
-  return multiplier_and_force(sys, t, q, v, lambda, f, A, Minv);
+  double A[NH_MAX_K * NH_MAX_N], f[NH_MAX_N], space[NH_MAX_N * NH_MAX_N];
+  const double *Minv;
+  if (sys->type->acceleration) return sys->type->acceleration(sys->p, t, q, v, f, lambda);
+  return multiplier_and_force(sys, t, q, v, lambda, f, A, space, &Minv);
 }
 
 int nh_acceleration(const nh_system *sys, double t, const double *q, const double *v, double *acc) {
   int n = sys->n, k = sys->k;
-  double A[NH_MAX_K * NH_MAX_N], lambda[NH_MAX_K], f[NH_MAX_N], Minv[NH_MAX_N * NH_MAX_N];
-  if (multiplier_and_force(sys, t, q, v, lambda, f, A, Minv)) return -1;
+  double A[NH_MAX_K * NH_MAX_N], lambda[NH_MAX_K], f[NH_MAX_N], space[NH_MAX_N * NH_MAX_N];
+  const double *Minv;
+  if (sys->type->acceleration) return sys->type->acceleration(sys->p, t, q, v, acc, lambda);
+  if (multiplier_and_force(sys, t, q, v, lambda, f, A, space, &Minv)) return -1;
   for (int i = 0; i < n; i++)
     for (int a = 0; a < k; a++) f[i] += A[a * n + i] * lambda[a];
-  for (int i = 0; i < n; i++) {
-    double s = 0;
-    for (int j = 0; j < n; j++) s += Minv[i * n + j] * f[j];
-    acc[i] = s;
+  if (sys->unit_mass) {
+    memcpy(acc, f, sizeof(double) * (size_t)n);
+    return 0;
   }
+  nh_matvec(n, Minv, f, acc);
   return 0;
 }
 
 int nh_constraint_gram(const nh_system *sys, const double *q, const double *A, double *W, double *C) {
-  double Minv[NH_MAX_N * NH_MAX_N];
-  return constraint_gram(sys, q, A, Minv, W, C);
+  double space[NH_MAX_N * NH_MAX_N];
+  const double *Minv;
+  return constraint_gram(sys, q, A, space, &Minv, W, C);
 }
 
 int nh_project_velocity(const nh_system *sys, const double *q, double *v) {
@@ -271,15 +294,16 @@ int nh_project_velocity(const nh_system *sys, const double *q, double *v) {
 int nh_project_velocity_multiplier(const nh_system *sys, const double *q, double *v, double *y) {
   int n = sys->n, k = sys->k;
   double A[NH_MAX_K * NH_MAX_N], W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K];
-  double Minv[NH_MAX_N * NH_MAX_N];
+  double space[NH_MAX_N * NH_MAX_N];
+  const double *Minv;
   if (k == 0) return 0;
   for (int a = 0; a < k; a++) y[a] = 0;
   sys->type->constraints(sys->p, q, A);
   if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, q, y);
-  if (constraint_gram(sys, q, A, Minv, W, C)) return -1;
+  if (constraint_gram(sys, q, A, space, &Minv, W, C)) return -1;
   for (int a = 0; a < k; a++)
     for (int i = 0; i < n; i++) y[a] += A[a * n + i] * v[i];
-  if (nh_spd_solve(k, C, y)) return -1;
+  if (gram_solve(k, C, y)) return -1;
   for (int i = 0; i < n; i++)
     for (int a = 0; a < k; a++) v[i] -= W[i * k + a] * y[a];
   return 0;

@@ -53,6 +53,18 @@ typedef struct nh_system_type {
   void (*constraints)(const double *p, const double *q, double *A);
   /* dA[(a*n + i)*n + j] = ∂μ^a_i/∂q^j: the curvature term and the Newton Jacobians use it. */
   void (*constraints_jacobian)(const double *p, const double *q, double *dA);
+  /* Optional kernel: the curvature term (DA(q)[v])v + (Db(q)[v]), out[a] = Σ_ij ∂_j μ^a_i v_i v_j
+   * + Σ_j ∂_j b^a v_j, which the index-reduced ODE evaluates in every right-hand side; without it
+   * nh_curvature_term contracts constraints_jacobian's dense k×n×n tensor (issue 11: a system
+   * whose dA is sparse writes the few products out). tests/test_systems.c checks it against
+   * that contraction. */
+  void (*constraint_curvature)(const double *p, const double *q, const double *v, double *out);
+  /* Optional fused kernel: the index-reduced acceleration a = M⁻¹(f + Aᵀλ) and its multiplier λ
+   * (k) at (t, q, v) in closed form, what nh_acceleration and nh_multiplier compute generically
+   * from the functions above (spec/newmark.md §2.0). For systems whose right-hand side dominates
+   * the studies (the chaotic particle of make study-chaotic); tests/test_systems.c checks it
+   * against the generic path. Returns 0, or -1 where the multiplier is undefined. */
+  int (*acceleration)(const double *p, double t, const double *q, const double *v, double *a, double *lambda);
   /* Affine part b(q) of the constraints (k) and its Jacobian db[a*n + j] = ∂b^a/∂q^j; NULL for
    * linear homogeneous constraints. */
   void (*constraint_affine)(const double *p, const double *q, double *b);
@@ -122,6 +134,7 @@ typedef struct {
   const nh_system_type *type;
   int n, k;
   int constant_mass; /* 1: M and Minv below hold the mass matrix */
+  int unit_mass;     /* 1: that constant M is exactly the identity (M⁻¹ products are skipped) */
   double p[NH_MAX_PARAMS];
   double M[NH_MAX_N * NH_MAX_N];
   double Minv[NH_MAX_N * NH_MAX_N];

@@ -942,14 +942,24 @@ static void counting_grad(const double *p, const double *q, double *g) {
   counted_base->grad_potential(p, q, g);
 }
 
+/* A fused acceleration kernel evaluates ∇V and A once each, inside (system.h). */
+static int counting_acceleration(const double *p, double t, const double *q, const double *v, double *a,
+                                 double *lambda) {
+  g_calls++;
+  a_calls++;
+  return counted_base->acceleration(p, t, q, v, a, lambda);
+}
+
 static nh_system_type counted_type;
 
-/* sys of type base, with constraints and grad_potential wrapped by the counters. */
+/* sys of type base, with constraints, grad_potential and a fused acceleration wrapped by the
+ * counters. */
 static nh_system counted_system(const nh_system_type *base) {
   counted_base = base;
   counted_type = *base;
   counted_type.constraints = counting_constraints;
   counted_type.grad_potential = counting_grad;
+  if (base->acceleration) counted_type.acceleration = counting_acceleration;
   return test_system_of(&counted_type, NULL);
 }
 

@@ -2,6 +2,7 @@
  * integrators/reference.c) against exact solutions, finite differences and values stated in
  * spec/newmark.md (§2.0, §3.1, §3.2, §5 C1, §6 A10). */
 #include <criterion/criterion.h>
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <string.h>
@@ -193,6 +194,48 @@ Test(systems, particle_multiplier_closed_form) { check_multiplier_closed_form("p
 
 Test(systems, chaotic_particle_multiplier_closed_form) {
   check_multiplier_closed_form("chaotic_particle", 8, chaotic_lambda, 1e-13);
+}
+
+/* ---- the optional fused kernels against the generic path (systems/system.h) ------------------ */
+
+/* Every system with a constraint_curvature or acceleration kernel: nh_curvature_term,
+ * nh_multiplier and nh_acceleration with the kernels equal the generic contraction and Gram solve
+ * (the same type with the kernels removed) to round-off, at 20 random states of D and 20 states
+ * off D (random q, v: the kernels must not assume A v = 0). */
+Test(systems, fused_kernels_match_the_generic_path) {
+  gsl_rng *r = test_rng(11);
+  int kernels = 0;
+  for (int t = 0; nh_system_types[t]; t++) {
+    const nh_system_type *T = nh_system_types[t];
+    if (!T->constraint_curvature && !T->acceleration) continue;
+    kernels++;
+    nh_system_type plain_type = *T;
+    plain_type.constraint_curvature = NULL;
+    plain_type.acceleration = NULL;
+    nh_system fused = test_system_of(T, NULL), plain = test_system_of(&plain_type, NULL);
+    for (int trial = 0; trial < 40; trial++) {
+      nh_state s;
+      random_state_on_D(&fused, r, &s);
+      if (trial >= 20)
+        for (int i = 0; i < fused.n; i++) s.q[i] += gsl_ran_gaussian(r, 0.5), s.v[i] += gsl_ran_gaussian(r, 0.5);
+      double c1[NH_MAX_K], c2[NH_MAX_K], l1[NH_MAX_K], l2[NH_MAX_K], a1[NH_MAX_N], a2[NH_MAX_N];
+      nh_curvature_term(&fused, s.q, s.v, c1);
+      nh_curvature_term(&plain, s.q, s.v, c2);
+      cr_assert(nh_multiplier(&fused, s.t, s.q, s.v, l1) == 0 && nh_multiplier(&plain, s.t, s.q, s.v, l2) == 0);
+      cr_assert(nh_acceleration(&fused, s.t, s.q, s.v, a1) == 0 && nh_acceleration(&plain, s.t, s.q, s.v, a2) == 0);
+      for (int a = 0; a < fused.k; a++) {
+        cr_expect(fabs(c1[a] - c2[a]) <= 1e-14 * (1 + fabs(c2[a])), "%s: curvature %d: %.17g, generic %.17g",
+                  T->name, a, c1[a], c2[a]);
+        cr_expect(fabs(l1[a] - l2[a]) <= 1e-13 * (1 + fabs(l2[a])), "%s: lambda %d: %.17g, generic %.17g", T->name,
+                  a, l1[a], l2[a]);
+      }
+      for (int i = 0; i < fused.n; i++)
+        cr_expect(fabs(a1[i] - a2[i]) <= 1e-13 * (1 + fabs(a2[i])), "%s: acceleration %d: %.17g, generic %.17g",
+                  T->name, i, a1[i], a2[i]);
+    }
+  }
+  cr_expect(kernels >= 1, "no system has a fused kernel: nothing checked");
+  gsl_rng_free(r);
 }
 
 /* ---- reference solver (integrators/reference.c) --------------------------------------------- */
