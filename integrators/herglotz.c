@@ -195,12 +195,12 @@ static void engine_residual(void *vctx, const double *X, double *F, double *J) {
   const nh_system *sys = C->sys;
   const int n = C->n, k = C->k, dim = n + k;
   const double *L = X + n;
-  double dq[NH_MAX_N] = {0}, xs[NH_MAX_N] = {0}, M[NH_MAX_N * NH_MAX_N];
+  double dq[NH_MAX_N] = {0}, xs[NH_MAX_N] = {0}, Mspace[NH_MAX_N * NH_MAX_N];
   for (int i = 0; i < n; i++) {
     dq[i] = X[i] - C->q0[i];
     xs[i] = C->q0[i] + C->sc->sigma * dq[i];
   }
-  nh_mass(sys, xs, M);
+  const double *M = nh_mass_at(sys, xs, Mspace);
   memset(J, 0, sizeof(double) * (size_t)(dim * dim));
   for (int i = 0; i < n; i++) {
     double s = C->c[i];
@@ -235,10 +235,7 @@ static void force_at(const nh_system *sys, double t, double *F, nh_cost *cost) {
  * multiplier, p − A(q)ᵀy = M(q)v. */
 static int velocity_from_momentum(const nh_system *sys, const double *q, const double *p, double *v, double *y,
                                   nh_cost *cost) {
-  double M[NH_MAX_N * NH_MAX_N];
-  nh_mass(sys, q, M);
-  memcpy(v, p, sizeof(double) * (size_t)sys->n);
-  if (nh_spd_solve(sys->n, M, v)) return -1;
+  if (nh_mass_solve(sys, q, p, v)) return -1;
   if (sys->k) cost->constraint_evals++;
   return nh_project_velocity_multiplier(sys, q, v, y);
 }
@@ -247,13 +244,13 @@ static int velocity_from_momentum(const nh_system *sys, const double *q, const d
 static void right_momentum(const nh_system *sys, const scheme *sc, const double *q0, const double *q1,
                            const double *Fb, double h, double *p) {
   const int n = sys->n;
-  double dq[NH_MAX_N], xs[NH_MAX_N], M[NH_MAX_N * NH_MAX_N], g1[NH_MAX_N];
+  double dq[NH_MAX_N], xs[NH_MAX_N], Mspace[NH_MAX_N * NH_MAX_N], g1[NH_MAX_N];
   double gq[NH_MAX_N] = {0};
   for (int i = 0; i < n; i++) {
     dq[i] = q1[i] - q0[i];
     xs[i] = q0[i] + sc->sigma * dq[i];
   }
-  nh_mass(sys, xs, M);
+  const double *M = nh_mass_at(sys, xs, Mspace);
   if (!sys->constant_mass && sc->sigma != 0) {
     double dM[NH_MAX_N * NH_MAX_N * NH_MAX_N];
     sys->type->mass_jacobian(sys->p, xs, dM);
@@ -294,7 +291,7 @@ static void engine_setup(const nh_method *m, const nh_system *sys, const nh_stat
   const scheme *sc = m->type->data;
   const int n = sys->n, k = sys->k;
   const double alpha = damping_of(sys);
-  double c_minus, c_plus, M[NH_MAX_N * NH_MAX_N], g0[NH_MAX_N];
+  double c_minus, c_plus, Mspace[NH_MAX_N * NH_MAX_N], g0[NH_MAX_N];
   damping_factors(sc, alpha, h, &c_minus, &c_plus);
   *C = (engine_ctx){.sys = sys, .sc = sc, .n = n, .k = k, .h = h, .kappa = sc->la ? 1 + alpha * h : 1,
                     .q0 = x->q, .cost = cost};
@@ -305,7 +302,7 @@ static void engine_setup(const nh_method *m, const nh_system *sys, const nh_stat
     force_at(sys, x->t, Fa, cost);
     force_at(sys, x->t + h, Fb, cost);
   }
-  nh_mass(sys, x->q, M);
+  const double *M = nh_mass_at(sys, x->q, Mspace);
   sys->type->grad_potential(sys->p, x->q, g0);
   if (k) {
     sys->type->constraints(sys->p, x->q, C->A0);
@@ -464,12 +461,12 @@ static nh_step_status la1_init(const nh_method *m, const nh_system *sys, nh_stat
                                nh_cost *cost) {
   (void)m;
   const int n = sys->n;
-  double acc[NH_MAX_N], M[NH_MAX_N * NH_MAX_N], p[NH_MAX_N], y[NH_MAX_K];
+  double acc[NH_MAX_N], Mspace[NH_MAX_N * NH_MAX_N], p[NH_MAX_N], y[NH_MAX_K];
   x->z = 0;
   if (nh_acceleration(sys, x->t, x->q, x->v, acc)) return NH_STEP_SOLVER_FAILED;
   cost->rhs_evals++;
   if (sys->k) cost->constraint_evals++;
-  nh_mass(sys, x->q, M);
+  const double *M = nh_mass_at(sys, x->q, Mspace);
   for (int i = 0; i < n; i++) {
     double s = 0;
     for (int j = 0; j < n; j++) s += M[i * n + j] * (x->v[j] - 0.5 * h * acc[j]);

@@ -12,10 +12,17 @@
 
 _Static_assert(NH_NEWTON_MAX_DIM <= NH_LU_MAX_DIM, "nh_lu_solve takes every Newton system");
 
+/* max(a, |b|) that keeps a NaN b (fmax drops NaN, which would let a NaN update pass as converged;
+ * it is also a libm call at -O2, the comparison is not). */
+static inline double max_abs_nan(double a, double b) {
+  const double m = fabs(b);
+  return m > a || m != m ? m : a;
+}
+
 nh_step_status nh_newton_solve(int dim, double *x, nh_newton_fn fn, void *ctx, nh_cost *cost) {
   double F[NH_NEWTON_MAX_DIM], J[NH_NEWTON_MAX_DIM * NH_NEWTON_MAX_DIM];
   double prev = INFINITY, x0n = 0;
-  for (int i = 0; i < dim; i++) x0n = fmax(x0n, fabs(x[i]));
+  for (int i = 0; i < dim; i++) x0n = max_abs_nan(x0n, x[i]);
   for (int it = 0; it < NEWTON_MAX_ITER; it++) {
     fn(ctx, x, F, J);
     cost->jacobian_evals++;
@@ -25,8 +32,8 @@ nh_step_status nh_newton_solve(int dim, double *x, nh_newton_fn fn, void *ctx, n
     double dx = 0, xn = 0;
     for (int i = 0; i < dim; i++) {
       x[i] -= F[i];
-      dx = fmax(dx, fabs(F[i]));
-      xn = fmax(xn, fabs(x[i]));
+      dx = max_abs_nan(dx, F[i]);
+      xn = max_abs_nan(xn, x[i]);
     }
     if (!isfinite(dx) || xn > NEWTON_DIVERGED * (1 + x0n)) return NH_STEP_SOLVER_FAILED;
     if (dx <= NEWTON_TOL * (1 + xn)) return NH_STEP_OK;

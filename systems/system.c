@@ -119,6 +119,28 @@ void nh_mass(const nh_system *sys, const double *q, double *M) {
   else sys->type->mass(sys->p, q, M);
 }
 
+const double *nh_mass_at(const nh_system *sys, const double *q, double *space) {
+  if (sys->constant_mass) return sys->M;
+  sys->type->mass(sys->p, q, space);
+  return space;
+}
+
+int nh_mass_solve(const nh_system *sys, const double *q, const double *p, double *v) {
+  const int n = sys->n;
+  if (sys->unit_mass) {
+    memcpy(v, p, sizeof(double) * (size_t)n);
+    return 0;
+  }
+  if (sys->constant_mass) {
+    nh_matvec(n, sys->Minv, p, v);
+    return 0;
+  }
+  double M[NH_MAX_N * NH_MAX_N];
+  sys->type->mass(sys->p, q, M);
+  memcpy(v, p, sizeof(double) * (size_t)n);
+  return nh_spd_solve(n, M, v);
+}
+
 static double quad_form(int n, const double *M, const double *v) {
   double s = 0;
   for (int i = 0; i < n; i++)
@@ -127,9 +149,8 @@ static double quad_form(int n, const double *M, const double *v) {
 }
 
 double nh_kinetic_energy(const nh_system *sys, const double *q, const double *v) {
-  double M[NH_MAX_N * NH_MAX_N];
-  nh_mass(sys, q, M);
-  return 0.5 * quad_form(sys->n, M, v);
+  double space[NH_MAX_N * NH_MAX_N];
+  return 0.5 * quad_form(sys->n, nh_mass_at(sys, q, space), v);
 }
 
 double nh_energy(const nh_system *sys, const double *q, const double *v) {

@@ -168,6 +168,11 @@ void nh_system_default_state(const nh_system *sys, nh_state *x);
 
 /* Derived quantities (spec/newmark.md §2.0), generic over all systems. */
 void nh_mass(const nh_system *sys, const double *q, double *M);
+/* M(q) without a copy: the system's cached matrix for a constant mass, else `space` (n×n) filled. */
+const double *nh_mass_at(const nh_system *sys, const double *q, double *space);
+/* v = M(q)⁻¹ p: a copy for the identity, the cached inverse for a constant mass, else a Cholesky
+ * solve. Returns 0, or -1 if M(q) is not positive definite. */
+int nh_mass_solve(const nh_system *sys, const double *q, const double *p, double *v);
 double nh_kinetic_energy(const nh_system *sys, const double *q, const double *v);
 double nh_energy(const nh_system *sys, const double *q, const double *v);
 /* max_a |μ^a(q)·v + b^a(q)| */
