@@ -39,6 +39,11 @@ static void cholesky_solve(int m, const double *L, double *b, int stride) {
 }
 
 int nh_spd_solve_many(int m, double *S, double *B, int cols) {
+  if (m == 1) { /* one constraint, the common case: a division, not sqrt and two */
+    if (!(S[0] > 0) || !isfinite(S[0])) return -1;
+    for (int c = 0; c < cols; c++) B[c] /= S[0];
+    return 0;
+  }
   if (cholesky(m, S)) return -1;
   for (int c = 0; c < cols; c++) cholesky_solve(m, S, B + c, cols);
   return 0;

@@ -219,6 +219,44 @@ static void engine_residual(void *vctx, const double *X, double *F, double *J) {
   C->cost->rhs_evals++;
 }
 
+/* J d = b for engine_residual's Jacobian with a constant mass: J = [−κM  −A0ᵀ; G  0] (G the
+ * constraint rows' Jacobian), so d_q = −M⁻¹(b_1 + A0ᵀd_Λ)/κ and the k×k Schur complement
+ * (G M⁻¹A0ᵀ) d_Λ = −κ b_2 − G M⁻¹b_1 (block elimination, issue 11: k unknowns instead of n + k).
+ * A variable mass keeps the general LU (the mass terms make the first block depend on Δq). */
+static int engine_linear_solve(void *vctx, int dim, double *J, double *b) {
+  const engine_ctx *C = vctx;
+  const nh_system *sys = C->sys;
+  const int n = C->n, k = C->k;
+  if (!sys->constant_mass || k == 0) return nh_lu_solve(dim, J, b);
+  double Mb[NH_MAX_N], W[NH_MAX_N * NH_MAX_K], S[NH_MAX_K * NH_MAX_K], r[NH_MAX_K], At[NH_MAX_N];
+  nh_mass_solve(sys, NULL, b, Mb); /* M⁻¹ b_1 */
+  for (int a = 0; a < k; a++) {   /* column a of W = M⁻¹A0ᵀ */
+    double w[NH_MAX_N];
+    for (int i = 0; i < n; i++) At[i] = C->A0[a * n + i];
+    nh_mass_solve(sys, NULL, At, w);
+    for (int i = 0; i < n; i++) W[i * k + a] = w[i];
+  }
+  for (int a = 0; a < k; a++) {
+    const double *G = J + (n + a) * dim;
+    double s = -C->kappa * b[n + a];
+    for (int i = 0; i < n; i++) s -= G[i] * Mb[i];
+    r[a] = s;
+    for (int c = 0; c < k; c++) {
+      double t = 0;
+      for (int i = 0; i < n; i++) t += G[i] * W[i * k + c];
+      S[a * k + c] = t;
+    }
+  }
+  if (nh_lu_solve(k, S, r)) return -1;
+  for (int i = 0; i < n; i++) {
+    double s = Mb[i];
+    for (int c = 0; c < k; c++) s += W[i * k + c] * r[c];
+    b[i] = -s / C->kappa;
+  }
+  for (int a = 0; a < k; a++) b[n + a] = r[a];
+  return 0;
+}
+
 static double damping_of(const nh_system *sys) {
   return sys->type->damping ? sys->type->damping(sys->p) : 0;
 }
@@ -334,7 +372,7 @@ static nh_step_status engine_step(const nh_method *m, const nh_system *sys, cons
   cost->rhs_evals++;
   if (k) cost->constraint_evals++; /* nh_acceleration evaluates A(q_j) */
   for (int i = 0; i < n; i++) X[i] = x->q[i] + h * x->v[i] + 0.5 * h * h * acc[i];
-  nh_step_status st = nh_newton_solve(n + k, X, engine_residual, &C, cost);
+  nh_step_status st = nh_newton_solve_with(n + k, X, engine_residual, engine_linear_solve, &C, cost);
   if (st != NH_STEP_OK) return st;
 
   *y = *x;

@@ -20,6 +20,11 @@ static inline double max_abs_nan(double a, double b) {
 }
 
 nh_step_status nh_newton_solve(int dim, double *x, nh_newton_fn fn, void *ctx, nh_cost *cost) {
+  return nh_newton_solve_with(dim, x, fn, NULL, ctx, cost);
+}
+
+nh_step_status nh_newton_solve_with(int dim, double *x, nh_newton_fn fn, nh_linear_solve_fn solve, void *ctx,
+                                    nh_cost *cost) {
   double F[NH_NEWTON_MAX_DIM], J[NH_NEWTON_MAX_DIM * NH_NEWTON_MAX_DIM];
   double prev = INFINITY, x0n = 0;
   for (int i = 0; i < dim; i++) x0n = max_abs_nan(x0n, x[i]);
@@ -27,7 +32,8 @@ nh_step_status nh_newton_solve(int dim, double *x, nh_newton_fn fn, void *ctx, n
     fn(ctx, x, F, J);
     cost->jacobian_evals++;
     cost->newton_iterations++;
-    if (nh_lu_solve(dim, J, F)) return NH_STEP_SOLVER_FAILED; /* F becomes J⁻¹F */
+    /* F becomes J⁻¹F */
+    if (solve ? solve(ctx, dim, J, F) : nh_lu_solve(dim, J, F)) return NH_STEP_SOLVER_FAILED;
     cost->linear_solves++;
     double dx = 0, xn = 0;
     for (int i = 0; i < dim; i++) {

@@ -16,4 +16,11 @@ typedef void (*nh_newton_fn)(void *ctx, const double *x, double *F, double *J);
  * 1e6 times larger than the initial guess: diverged). */
 nh_step_status nh_newton_solve(int dim, double *x, nh_newton_fn fn, void *ctx, nh_cost *cost);
 
+/* Solves J d = b in place (b becomes d; J may be overwritten), exploiting a method's block
+ * structure; returns 0, or -1 if J is singular. */
+typedef int (*nh_linear_solve_fn)(void *ctx, int dim, double *J, double *b);
+/* nh_newton_solve with the method's own linear solve (NULL: LU with partial pivoting). */
+nh_step_status nh_newton_solve_with(int dim, double *x, nh_newton_fn fn, nh_linear_solve_fn solve, void *ctx,
+                                    nh_cost *cost);
+
 #endif

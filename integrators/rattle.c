@@ -59,9 +59,9 @@ _Static_assert(sizeof lambda0_params / sizeof *lambda0_params == P_COUNT,
 
 /* ---- small linear-algebra helpers (constant M: sys->Minv) ----------------------------------- */
 
-/* out = M⁻¹ g for the constant mass matrix cached in sys (core/linalg.h). */
+/* out = M⁻¹ g for the constant mass matrix cached in sys (a copy for M = I). */
 static inline void minv_apply(const nh_system *sys, const double *g, double *out) {
-  nh_matvec(sys->n, sys->Minv, g, out);
+  nh_mass_solve(sys, NULL, g, out);
 }
 
 /* f ← f + A(q)ᵀ λ. */

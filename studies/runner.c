@@ -13,18 +13,24 @@
 
 int nh_integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nsteps, double h, nh_cost *cost,
                  double deadline, double *residual) {
-  nh_state y;
+  /* Steps alternate between *x and y (no copy back per step); the last state ends in *x. */
+  nh_state y, *cur = x, *next = &y;
+  int st = NH_STEP_OK;
   double t0 = x->t;
   if (residual) *residual = nh_constraint_residual(sys, x->q, x->v);
   for (long s = 0; s < nsteps; s++) {
-    nh_step_status st = nh_method_step(m, sys, x, &y, h, cost);
-    if (st != NH_STEP_OK) return st;
-    *x = y;
-    x->t = t0 + (double)(s + 1) * h; /* no accumulated round-off in t */
-    if (residual) *residual = fmax(*residual, nh_constraint_residual(sys, x->q, x->v));
-    if (deadline > 0 && (s & 63) == 63 && omp_get_wtime() > deadline) return NH_RUN_TIMED_OUT;
+    if ((st = nh_method_step(m, sys, cur, next, h, cost)) != NH_STEP_OK) break;
+    nh_state *done = next;
+    next = cur, cur = done;
+    cur->t = t0 + (double)(s + 1) * h; /* no accumulated round-off in t */
+    if (residual) *residual = fmax(*residual, nh_constraint_residual(sys, cur->q, cur->v));
+    if (deadline > 0 && (s & 63) == 63 && omp_get_wtime() > deadline) {
+      st = NH_RUN_TIMED_OUT;
+      break;
+    }
   }
-  return NH_STEP_OK;
+  if (cur != x) *x = *cur;
+  return st;
 }
 
 /* ---------------------------------------------------------------------------------------------- */

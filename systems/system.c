@@ -252,14 +252,6 @@ static int constraint_gram(const nh_system *sys, const double *q, const double *
   return 0;
 }
 
-/* Solves the Gram system C x = b (k×k SPD) in place; one division for one constraint. */
-static int gram_solve(int k, double *C, double *b) {
-  if (k != 1) return nh_spd_solve(k, C, b);
-  if (!(C[0] > 0) || !isfinite(C[0])) return -1;
-  b[0] /= C[0];
-  return 0;
-}
-
 /* λ and the free force together, for nh_acceleration; *Minv as constraint_gram's. */
 static int multiplier_and_force(const nh_system *sys, double t, const double *q, const double *v, double *lambda,
                                 double *f, double *A, double *space, const double **Minv) {
@@ -275,7 +267,7 @@ static int multiplier_and_force(const nh_system *sys, double t, const double *q,
     for (int i = 0; i < n; i++) s += W[i * k + a] * f[i];
     lambda[a] = -s - curv[a];
   }
-  return gram_solve(k, C, lambda);
+  return nh_spd_solve(k, C, lambda);
 }
 
 int nh_multiplier(const nh_system *sys, double t, const double *q, const double *v, double *lambda) {
@@ -324,7 +316,7 @@ int nh_project_velocity_multiplier(const nh_system *sys, const double *q, double
   if (constraint_gram(sys, q, A, space, &Minv, W, C)) return -1;
   for (int a = 0; a < k; a++)
     for (int i = 0; i < n; i++) y[a] += A[a * n + i] * v[i];
-  if (gram_solve(k, C, y)) return -1;
+  if (nh_spd_solve(k, C, y)) return -1;
   for (int i = 0; i < n; i++)
     for (int a = 0; a < k; a++) v[i] -= W[i * k + a] * y[a];
   return 0;

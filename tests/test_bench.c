@@ -1,8 +1,10 @@
 /* make bench in miniature (nhbench_bench --quick): every table runs, the harness's own LU solves
- * the same systems as GSL's LU to round-off, and the cost counters it prints
+ * the same systems as GSL's LU to round-off, the hand-written floors (bench/floors.c) compute the
+ * harness's states with as many Newton iterations, and the cost counters it prints
  * agree with what each method's formula costs (RK4: 4 right-hand sides per step; nh_rattle: one
  * gradient, spec/rattle.md 2.5; a triple jump: three base steps). Timings are not checked. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +57,24 @@ Test(bench, quick_tables_and_the_lu_against_gsl, .timeout = 120) {
   cr_expect_eq(rhs_per_step("rk4"), 4.0);
   cr_expect_eq(rhs_per_step("nh_rattle"), 1.0);
   cr_expect_eq(rhs_per_step("triple_jump(nh_newmark(alpha=0.5))"), 3 * rhs_per_step("nh_newmark(alpha=0.5)"));
+  /* The floors compute the harness's numbers: the same state to round-off after 20 steps from the
+   * same start, the same Newton iterations; GSL's drivers ran. */
+  const char *fl = strstr(output, "state diff  method\n");
+  cr_assert(fl, "no floor table:\n%s", output);
+  int floors = 0;
+  double ns, fns, its, fits;
+  char name[128];
+  for (const char *line = fl + strlen("state diff  method\n");
+       sscanf(line, "%lf %lf %lf %lf %lf %lf %127s", &ns, &fns, &ratio, &its, &fits, &diff, name) == 7;
+       line = strchr(line, '\n') + 1) {
+    floors++;
+    cr_expect(diff < 1e-12, "%s: the floor's state differs from the harness's by %g", name, diff);
+    cr_expect(its == fits, "%s: Newton iterations %g (harness) and %g (floor)", name, its, fits);
+    cr_expect(ns > 0 && fns > 0 && fabs(ratio - ns / fns) <= 0.01 * ratio + 0.01, "%s: ratio %g of %g / %g", name,
+              ratio, ns, fns);
+  }
+  cr_expect_eq(floors, 4, "floors of rk4, nh_newmark, nh_rattle, herglotz2:\n%s", output);
+  cr_expect(strstr(output, "GSL odeiv2 rk4 driver (") && strstr(output, "GSL odeiv2 rk8pd driver ("), "GSL rows");
   cr_expect(strstr(output, "observables sampling"), "sampling table");
   cr_expect(strstr(output, "(8 ICs, T = 20, "), "ensemble line with the quick T:\n%s", output);
 }
