@@ -12,11 +12,18 @@
 
 _Static_assert(NH_NEWTON_MAX_DIM <= NH_LU_MAX_DIM, "nh_lu_solve takes every Newton system");
 
-/* max(a, |b|) that keeps a NaN b (fmax drops NaN, which would let a NaN update pass as converged;
- * it is also a libm call at -O2, the comparison is not). */
-static inline double max_abs_nan(double a, double b) {
-  const double m = fabs(b);
-  return m > a || m != m ? m : a;
+/* The largest |v_i|, NaN if any v_i is NaN (fmax would drop it and let a NaN update pass as
+ * converged; it is also a libm call at -O2). Branch-free: the maximum and the NaN test are kept
+ * apart, so the loop compiles to maxsd and a flag. */
+static double max_abs_nan(int dim, const double *v) {
+  double m = 0;
+  int nan = 0;
+  for (int i = 0; i < dim; i++) {
+    const double a = fabs(v[i]);
+    m = a > m ? a : m;
+    nan |= a != a;
+  }
+  return nan ? NAN : m;
 }
 
 nh_step_status nh_newton_solve(int dim, double *x, nh_newton_fn fn, void *ctx, nh_cost *cost) {
@@ -26,8 +33,8 @@ nh_step_status nh_newton_solve(int dim, double *x, nh_newton_fn fn, void *ctx, n
 nh_step_status nh_newton_solve_with(int dim, double *x, nh_newton_fn fn, nh_linear_solve_fn solve, void *ctx,
                                     nh_cost *cost) {
   double F[NH_NEWTON_MAX_DIM], J[NH_NEWTON_MAX_DIM * NH_NEWTON_MAX_DIM];
-  double prev = INFINITY, x0n = 0;
-  for (int i = 0; i < dim; i++) x0n = max_abs_nan(x0n, x[i]);
+  double prev = INFINITY;
+  const double x0n = max_abs_nan(dim, x);
   for (int it = 0; it < NEWTON_MAX_ITER; it++) {
     fn(ctx, x, F, J);
     cost->jacobian_evals++;
@@ -35,13 +42,10 @@ nh_step_status nh_newton_solve_with(int dim, double *x, nh_newton_fn fn, nh_line
     /* F becomes J⁻¹F */
     if (solve ? solve(ctx, dim, J, F) : nh_lu_solve(dim, J, F)) return NH_STEP_SOLVER_FAILED;
     cost->linear_solves++;
-    double dx = 0, xn = 0;
-    for (int i = 0; i < dim; i++) {
-      x[i] -= F[i];
-      dx = max_abs_nan(dx, F[i]);
-      xn = max_abs_nan(xn, x[i]);
-    }
-    if (!isfinite(dx) || xn > NEWTON_DIVERGED * (1 + x0n)) return NH_STEP_SOLVER_FAILED;
+    for (int i = 0; i < dim; i++) x[i] -= F[i];
+    const double dx = max_abs_nan(dim, F), xn = max_abs_nan(dim, x);
+    /* Written so that a NaN iterate (or start) fails too. */
+    if (!isfinite(dx) || !(xn <= NEWTON_DIVERGED * (1 + x0n))) return NH_STEP_SOLVER_FAILED;
     if (dx <= NEWTON_TOL * (1 + xn)) return NH_STEP_OK;
     /* No more progress, but already at round-off level for this conditioning. */
     if (dx > 0.5 * prev && dx <= NEWTON_STAGNATION * (1 + xn)) return NH_STEP_OK;

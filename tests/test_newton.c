@@ -64,6 +64,8 @@ Test(newton, refuses_singular_nan_divergent_and_rootless) {
   double d[1] = {0.7};
   cost = (nh_cost){0};
   cr_expect_eq(nh_newton_solve(1, d, no_root, NULL, &cost), NH_STEP_SOLVER_FAILED, "no root");
+  double g[2] = {NAN, 1};
+  cr_expect_eq(nh_newton_solve(2, g, circle_line, NULL, &cost), NH_STEP_SOLVER_FAILED, "NaN start");
   /* Control: the same atan from x0 = 1 converges (to 0, well inside the basin |x0| < 1.39). */
   double e[1] = {1};
   cr_expect_eq(nh_newton_solve(1, e, arctangent, NULL, &cost), NH_STEP_OK);
