@@ -296,9 +296,9 @@ static void right_momentum(const nh_system *sys, const scheme *sc, const double 
   }
   sys->type->grad_potential(sys->p, q1, g1);
   for (int i = 0; i < n; i++) {
-    double s = sc->sigma / (2 * h) * gq[i] + h * sc->nu * (Fb[i] - g1[i]);
-    for (int j = 0; j < n; j++) s += M[i * n + j] * dq[j] / h;
-    p[i] = s;
+    double Mdq = 0; /* divided by h once, not term by term */
+    for (int j = 0; j < n; j++) Mdq += M[i * n + j] * dq[j];
+    p[i] = Mdq / h + sc->sigma / (2 * h) * gq[i] + h * sc->nu * (Fb[i] - g1[i]);
   }
 }
 
