@@ -123,8 +123,8 @@ typedef struct nh_integrator_type {
                           double h, double *X);
 } nh_integrator_type;
 
-/* The largest Newton system of any method: 2n + 2k unknowns of nh_newmark. */
-#define NH_MAX_NEWTON (2 * NH_MAX_N + 2 * NH_MAX_K)
+/* The largest Newton system of any method: n + 2k unknowns of nh_newmark (its velocity eliminated). */
+#define NH_MAX_NEWTON (NH_MAX_N + 2 * NH_MAX_K)
 
 struct nh_method {
   const nh_integrator_type *type;

@@ -5,7 +5,7 @@
 
 #include "integrators/integrator.h"
 
-#define NH_NEWTON_MAX_DIM (2 * NH_MAX_N + 2 * NH_MAX_K)
+#define NH_NEWTON_MAX_DIM NH_MAX_NEWTON
 
 /* Evaluates the residual F(x) (dim) and its Jacobian J (dim×dim, row-major) together. */
 typedef void (*nh_newton_fn)(void *ctx, const double *x, double *F, double *J);
