@@ -117,10 +117,10 @@ static double gram1(const nh_system *sys, const double *q) {
 
 /* Sleigh (V = 0), h = 0.1, 400 steps, both λ0: E_d is constant to round-off, equal to H_0 for
  * λ0 = 0 and to H_0 + (h²/8)Cλ0² = H_0 + 1e-3 for λ0 from (4) (C = 1.25, λ0 = ∓0.8), and
- * H_k = E_d − (h²/8)λ_kᵀC(q_k)λ_k holds at every node. E_d is computed from (q_{k+1} − q_k)/h, so
- * its round-off is that of the difference, ε|q|/h ≈ 5e-14 with |q| ≤ 24; nh_rattle reaches 6e-14
- * (tolerance 2e-13), nh_shake's two-step recursion accumulates round-off in q itself (spec §2.2)
- * and reaches 3e-13 (tolerance 1e-12). Controls: H_k itself moves by O(h²); the identity with the
+ * H_k = E_d − (h²/8)λ_kᵀC(q_k)λ_k holds at every node. nh_shake's E_d is computed from
+ * (q_{k+1} − q_k)/h, so its round-off is that of the difference, ε|q|/h ≈ 5e-14 with |q| ≤ 24, and
+ * its two-step recursion accumulates round-off in q itself (spec §2.2): 3e-13 (tolerance 1e-12);
+ * nh_rattle's from its carried half-step velocity (tolerance 2e-13). Controls: H_k itself moves by O(h²); the identity with the
  * previous step's λ (an index error) or with h²/4 fails. */
 Test(hooks_rattle, nh_rattle_discrete_energy_on_sleigh) {
   const char *methods[] = {"nh_rattle(lambda0=0)", "nh_rattle(lambda0=1)", "nh_shake(lambda0=0)",
@@ -161,6 +161,33 @@ Test(hooks_rattle, nh_rattle_discrete_energy_on_sleigh) {
               no_factor);
     nh_method_free(m);
   }
+}
+
+/* nh_rattle's E_d far from the origin: the free particle (V = 0) from the rattle preset drifts to
+ * |q| ~ 1000 over 20 000 steps of h = 0.05. E_d from the carried half-step velocity stays
+ * constant to round-off relative to E (2e-13); the chord (q_{k+1} − q_k)/h of the same steps would
+ * lose ulp(|q|)/h ~ 5e-12 (control, computed here). */
+Test(hooks_rattle, nh_rattle_discrete_energy_far_from_the_origin) {
+  nh_system sys = test_system("particle", NULL);
+  nh_state x = test_preset(&sys, "rattle"), y;
+  nh_method *m = test_method("nh_rattle");
+  nh_cost cost = {0};
+  const double h = 0.05;
+  test_init_ok(m, &sys, &x, h, &cost);
+  double lo = INFINITY, hi = -INFINITY, clo = INFINITY, chi = -INFINITY, qmax = 0;
+  for (int s = 0; s < 20000; s++) {
+    test_step_ok(m, &sys, &x, &y, h, &cost);
+    const double Ed = m->type->discrete_energy(m, &sys, &x, &y, h);
+    double chord = 0;
+    for (int i = 0; i < 3; i++) chord += 0.5 * (y.q[i] - x.q[i]) * (y.q[i] - x.q[i]) / (h * h);
+    lo = fmin(lo, Ed), hi = fmax(hi, Ed), clo = fmin(clo, chord), chi = fmax(chi, chord);
+    for (int i = 0; i < 3; i++) qmax = fmax(qmax, fabs(y.q[i]));
+    x = y;
+  }
+  cr_expect(qmax > 500, "the particle stayed near the origin (|q| <= %.1f): no cancellation to test", qmax);
+  cr_expect(hi - lo <= 2e-13, "E_d varies by %.3e over 20000 steps", hi - lo);
+  cr_expect(chi - clo > 1e-12, "control: the chord's E_d varies by only %.3e", chi - clo);
+  nh_method_free(m);
 }
 
 /* spec §5.2 B: E_d − H_0 = (h²/8)Cλ0² for λ0 from (4): 1.000e-3, 2.500e-4, 6.250e-5, 1.562e-5,
