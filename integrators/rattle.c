@@ -186,8 +186,9 @@ static nh_step_status nh_rattle_step(const nh_method *m, const nh_system *sys, c
   const int n = sys->n;
   double vh[NH_MAX_N], A1[NH_MAX_K * NH_MAX_N];
   double *lambda1 = LAMBDA_OF(y), *f1 = FORCE_OF(y);
-  *y = *x;
+  /* Everything else of y is written below (q, v, the multiplier and the carry): no copy of x. */
   y->t = x->t + h;
+  y->z = x->z;
   cost->steps++;
   kick(sys, x->v, FORCE_OF(x), h, vh);
   for (int i = 0; i < n; i++) y->q[i] = x->q[i] + h * vh[i];

@@ -14,7 +14,7 @@
 int nh_integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nsteps, double h, nh_cost *cost,
                  double deadline, double *residual) {
   /* Steps alternate between *x and y (no copy back per step); the last state ends in *x. */
-  nh_state y, *cur = x, *next = &y;
+  nh_state y = *x, *cur = x, *next = &y; /* y initialised: a step may leave unused fields alone */
   int st = NH_STEP_OK;
   double t0 = x->t;
   if (residual) *residual = nh_constraint_residual(sys, x->q, x->v);
