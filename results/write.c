@@ -148,6 +148,35 @@ static void finish_dataset(nh_writer *w, hid_t ds, const char *name, const char 
   }
 }
 
+/* Datasets of at least this many elements are stored chunked, shuffled and deflated (issue 13: a
+ * study file shrinks several times; tables and coordinates stay contiguous, small files too). */
+#define NH_W_COMPRESS_MIN 4096
+#define NH_W_CHUNK_BYTES (1 << 20)
+
+/* The creation property list of a dataset of this shape: H5P_DEFAULT (contiguous) for small or
+ * empty ones, else chunks of whole trailing rows of at most NH_W_CHUNK_BYTES, with the shuffle
+ * and deflate (level 4) filters. The caller closes it unless it is H5P_DEFAULT. */
+static hid_t creation_plist(int rank, const hsize_t *shape, hsize_t n, size_t elem) {
+  if (n < NH_W_COMPRESS_MIN || rank == 0 || !H5Zfilter_avail(H5Z_FILTER_DEFLATE)) return H5P_DEFAULT;
+  hsize_t chunk[NH_W_DIMS], bytes = elem;
+  for (int i = 0; i < rank; i++) {
+    if (shape[i] == 0) return H5P_DEFAULT;
+    chunk[i] = shape[i];
+    bytes *= shape[i];
+  }
+  for (int i = 0; i < rank && bytes > NH_W_CHUNK_BYTES; i++)
+    while (chunk[i] > 1 && bytes > NH_W_CHUNK_BYTES) {
+      bytes = bytes / chunk[i] * ((chunk[i] + 1) / 2);
+      chunk[i] = (chunk[i] + 1) / 2;
+    }
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  if (dcpl < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, 4) < 0) {
+    if (dcpl >= 0) H5Pclose(dcpl);
+    return H5P_DEFAULT;
+  }
+  return dcpl;
+}
+
 /* Creates and writes one dataset; returns it open (or -1). */
 static hid_t put(nh_writer *w, hid_t loc, const char *name, const char *dims, hid_t ftype, hid_t mtype,
                  const void *data, const char *units, const char *desc) {
@@ -161,7 +190,9 @@ static hid_t put(nh_writer *w, hid_t loc, const char *name, const char *dims, hi
   hsize_t shape[NH_W_DIMS], n = 1;
   for (int i = 0; i < rank; i++) n *= (shape[i] = d[i]->size);
   hid_t space = H5Screate_simple(rank, shape, NULL);
-  hid_t ds = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t dcpl = creation_plist(rank, shape, n, H5Tget_size(ftype));
+  hid_t ds = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (dcpl != H5P_DEFAULT) H5Pclose(dcpl);
   if (ds < 0 || (n > 0 && H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)) {
     nh_w_fail(w, "cannot write dataset %s", name);
   } else {

@@ -5,6 +5,7 @@
  * written out below (spec/discretization.md §3.2), not against the tool's earlier output. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <hdf5.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -398,6 +399,55 @@ Test(cli, run_creates_directories_reads_stdin_and_refuses_endless_input) {
   r = nhb("run /dev/zero -o %s", file);
   cr_expect_eq(r->rc, 2, "%s", r->err);
   expect_has(r->err, "/dev/zero: cannot read: File too large");
+}
+
+/* Large datasets are stored chunked with shuffle + deflate, small ones contiguous (issue 13), and
+ * a compressed dataset reads back through export: every sample of the row, finite and of the
+ * size an energy error of nh_newmark at h = 0.2 has (the filters are lossless; the round-trip
+ * tests of tests/test_results.c compare values bit for bit). */
+static int dataset_filters(const char *file, const char *path, H5D_layout_t *layout) {
+  hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t d = f < 0 ? -1 : H5Dopen2(f, path, H5P_DEFAULT);
+  hid_t p = d < 0 ? -1 : H5Dget_create_plist(d);
+  int n = p < 0 ? -1 : H5Pget_nfilters(p);
+  *layout = p < 0 ? H5D_LAYOUT_ERROR : H5Pget_layout(p);
+  if (p >= 0) H5Pclose(p);
+  if (d >= 0) H5Dclose(d);
+  if (f >= 0) H5Fclose(f);
+  return n;
+}
+
+Test(cli, large_datasets_compressed_small_ones_contiguous) {
+  char spec[256], file[256];
+  scratch(spec, sizeof spec, "big.cfg");
+  scratch(file, sizeof file, "big.h5");
+  FILE *s = fopen(spec, "w");
+  cr_assert(s);
+  /* 2 methods x 3 ICs x 2001 samples = 12006 values of dE: compressed; t (2001) is not. */
+  fputs("study = \"ensemble\"; system = \"chaotic_particle\"; T = 400.0; h = 0.2; sample_every = 1;\n"
+        "ensemble = { count = 3; energy = 1.535; seed = 7; };\n"
+        "methods = [\"rk4\", \"nh_newmark(alpha=0.5)\"];\n", s);
+  fclose(s);
+  cli_result *r = nhb("run %s -o %s", spec, file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  H5D_layout_t layout;
+  cr_expect_eq(dataset_filters(file, "/ensemble/dE", &layout), 2, "dE: shuffle + deflate");
+  cr_expect_eq(layout, H5D_CHUNKED);
+  cr_expect_eq(dataset_filters(file, "/ensemble/t", &layout), 0, "t: no filter");
+  cr_expect_eq(layout, H5D_CONTIGUOUS);
+  /* Read back through the filters: E(t) − E0 of each exported row equals dE's row. */
+  r = nhb("export %s energy --method 1 --ics 2:3", file);
+  cr_expect_eq(r->rc, 0, "%s", r->err);
+  int rows = 0;
+  for (const char *line = r->out; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : line + strlen(line)) {
+    double t, dE;
+    if (*line != '#' && sscanf(line, "%lf %lf", &t, &dE) == 2) {
+      rows++;
+      cr_expect(isfinite(dE) && fabs(dE) < 0.1, "t = %g: dE = %g", t, dE);
+    }
+  }
+  cr_expect_eq(rows, 2001, "one row per sample of IC 2");
+  remove(spec), remove(file);
 }
 
 Test(cli, run_trajectory_then_info_and_export) {
