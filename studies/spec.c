@@ -281,11 +281,39 @@ static const nh_method *owner_of_param(const nh_method *m, const char *name) {
   return m;
 }
 
+#define NH_NOTE_LEN 768 /* a method's refusal message */
+
+/* One note per distinct reason for the grid points that were skipped, listing the points:
+ * "FILE:LINE: note: 4 grid points (beta, beta2) skipped: (0.1, 0.4), ...: REASON". why[p] is the
+ * reason of point p (row-major over the grid), empty when the point runs. */
+static void note_skipped_points(const ctx *c, const config_setting_t *g, const nh_grid *grid,
+                                char (*why)[NH_NOTE_LEN]) {
+  const int n0 = grid->nvalues[0], n1 = grid->nvalues[1], np = n0 * n1;
+  for (int p = 0; p < np; p++) {
+    if (!why[p][0]) continue;
+    int count = 0;
+    char points[512] = "";
+    size_t used = 0;
+    for (int q = p; q < np; q++) {
+      if (!why[q][0] || strcmp(why[q], why[p]) != 0) continue;
+      if (used < sizeof points)
+        used += (size_t)snprintf(points + used, sizeof points - used, "%s(%g, %g)", count ? ", " : "",
+                                 grid->values[0][q / n1], grid->values[1][q % n1]);
+      count++;
+      if (q != p) why[q][0] = '\0';
+    }
+    fprintf(stderr, "%s:%d: note: %d grid point%s (%s, %s) skipped: %s: %s\n", c->file,
+            config_setting_source_line(g), count, count == 1 ? "" : "s", grid->param[0], grid->param[1], points,
+            why[p]);
+    why[p][0] = '\0';
+  }
+}
+
 static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_grid *grid) {
   const config_setting_t *ms = require(c, g, "method");
   if (!ms) return -1;
   const char *text = config_setting_get_string(ms);
-  char msg[768];
+  char msg[NH_NOTE_LEN];
   if (!text) return fail_at(c, ms, "grid 'method' must be a string");
   nh_method *tmpl = nh_method_parse(text, msg, sizeof msg);
   if (!tmpl) return fail_at(c, ms, "%s", msg);
@@ -328,21 +356,27 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
   }
   int n0 = grid->nvalues[0], n1 = grid->nvalues[1];
   grid->method_index = malloc(sizeof(int) * (size_t)(n0 * n1));
+  char (*why)[NH_NOTE_LEN] = malloc(sizeof *why * (size_t)(n0 * n1)); /* per skipped point, its reason */
   for (int i = 0; i < n0; i++)
     for (int j = 0; j < n1; j++) {
       int *slot = &grid->method_index[i * n1 + j];
       *slot = -1;
+      why[i * n1 + j][0] = '\0';
       nh_method *a = nh_method_with_param(tmpl, grid->param[0], grid->values[0][i], msg, sizeof msg);
       nh_method *b = a ? nh_method_with_param(a, grid->param[1], grid->values[1][j], msg, sizeof msg) : NULL;
       nh_method_free(a);
       if (!b) {
-        fprintf(stderr, "%s:%d: note: grid point %s=%g, %s=%g skipped: %s\n", c->file,
-                config_setting_source_line(g), grid->param[0], grid->values[0][i], grid->param[1],
-                grid->values[1][j], msg);
+        /* The reason without the point's own method string, so that points skipped for the same
+         * reason are noted together. */
+        char *own = strstr(msg, " in method '");
+        if (own) *own = '\0';
+        snprintf(why[i * n1 + j], NH_NOTE_LEN, "%s", msg[0] ? msg : "invalid");
         continue;
       }
       *slot = add_method(st, b);
     }
+  note_skipped_points(c, g, grid, why);
+  free(why);
   rc = 0;
 out:
   nh_method_free(tmpl);

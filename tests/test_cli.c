@@ -450,6 +450,33 @@ Test(cli, large_datasets_compressed_small_ones_contiguous) {
   remove(spec), remove(file);
 }
 
+/* Grid points skipped for the same reason make one note, listing them (issue 13: no wall of
+ * repeated notes); the run goes on with the others. */
+Test(cli, skipped_grid_points_noted_once) {
+  char spec[256], file[256];
+  scratch(spec, sizeof spec, "grid.cfg");
+  scratch(file, sizeof file, "grid.h5");
+  FILE *s = fopen(spec, "w");
+  cr_assert(s);
+  fputs("study = \"ensemble\"; system = \"chaotic_particle\"; T = 1.0; h = 0.2;\n"
+        "ensemble = { count = 1; energy = 1.535; seed = 7; };\nmethods = [\"rk4\"];\n"
+        "grids = ( { method = \"nh_newmark(alpha=0.5)\";\n"
+        "  beta = [0.1, 0.2, 0.3]; beta2 = [0.2, 0.3, 0.4]; } );\n", s);
+  fclose(s);
+  cli_result *r = nhb("run %s -o %s", spec, file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  expect_has(r->err, ":4: note: 3 grid points (beta, beta2) skipped: (0.1, 0.4), (0.2, 0.3), (0.3, 0.2): "
+                     "nh_newmark: beta + beta2 = 1/2 makes the Newton system ill-conditioned");
+  int notes = 0;
+  for (const char *p = r->err; (p = strstr(p, "note:")); p++) notes++;
+  cr_expect_eq(notes, 1, "one note for the three points:\n%s", r->err);
+  r = nhb("export %s methods", file);
+  int lines = 0;
+  for (const char *p = r->out; (p = strchr(p, '\n')); p++) lines++;
+  cr_expect_eq(lines, 1 + 1 + 6, "header, rk4 and the 6 grid points that run:\n%s", r->out);
+  remove(spec), remove(file);
+}
+
 Test(cli, run_trajectory_then_info_and_export) {
   char file[256];
   scratch(file, sizeof file, "traj.h5");
