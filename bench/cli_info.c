@@ -299,6 +299,35 @@ static void print_energy_table(const nh_h5 *f, const nh_ensemble_summary *sum) {
   }
 }
 
+/* Why the failed runs failed: per method with a failure, the count of each status over its ICs
+ * (issue 13: "fail" alone does not say whether Newton failed or the energy diverged). */
+static int print_failure_reasons(nh_h5 *f) {
+  int *status = nh_h5_ints(f, "status", "method,ic", NULL);
+  if (!status) return -1;
+  const long long nic = nh_h5_dim(f, "ic");
+  int header = 0;
+  for (int m = 0; m < f->nmethods; m++) {
+    int count[6] = {0}; /* ok, the four failure statuses, anything else */
+    for (long long i = 0; i < nic; i++) {
+      const int st = status[m * nic + i];
+      count[st >= 0 && st <= 4 ? st : 5]++;
+    }
+    if (count[0] == nic) continue;
+    if (!header) printf("\nFailed runs by cause (status of each IC that did not reach T):\n");
+    header = 1;
+    char why[160] = "";
+    size_t used = 0;
+    for (int st = 1; st <= 5 && used < sizeof why; st++)
+      if (count[st])
+        used += (size_t)snprintf(why + used, sizeof why - used, "%s%d %s", used ? ", " : "", count[st],
+                                 st == 5 ? "unknown status" : status_name(st));
+    printf("%4d  %-28s  ", m, why);
+    put_name(f->methods[m], 4 + 2 + 28 + 2);
+  }
+  free(status);
+  return 0;
+}
+
 static void print_ensemble_cost(const nh_h5 *f, const nh_ensemble_summary *sum, const nh_cost *cost, const double *wall) {
   const int np = count_primary(f);
   printf("\nCost, summed over the ICs (steps: calls of a base method's step); max resid: max_t |mu(q).v| over the\n"
@@ -350,6 +379,7 @@ static int info_ensemble(nh_h5 *f) {
   double *t = wall ? nh_h5_doubles(f, "t", "sample", NULL) : NULL;
   if (t && nh_h5_read_grids(f, &ngrids, &grids) == 0 && print_ensemble_setup(f, ngrids) == 0) {
     print_energy_table(f, sum);
+    print_failure_reasons(f);
     print_ensemble_cost(f, sum, cost, wall);
     for (int k = 0; k < ngrids; k++) print_grid(&grids[k], k, sum);
     print_observable_names(f);

@@ -501,7 +501,8 @@ static void ens_build(ens_fx *x, const char *path) {
   r->t = dseq(ENS_S, 0), r->q0 = dseq(ENS_IC * 5, 10), r->v0 = dseq(ENS_IC * 5, 30), r->E0 = dseq(ENS_IC, 50);
   r->dE = dseq(runs * ENS_S, 1000), r->max_abs_dE = dseq(runs, 100), r->drift_slope = dseq(runs, -20);
   r->max_residual = dseq(runs, 200), r->status = iseq(runs, 0);
-  for (size_t i = 0; i < runs; i++) r->status[i] = i % 4 == 1; /* runs 1, 5, 9 failed */
+  /* Runs 1, 5, 9 failed: Newton (method 0, IC 1), diverged (method 1, IC 2), non-finite (method 3, IC 0). */
+  for (size_t i = 0; i < runs; i++) r->status[i] = i == 1 ? 1 : i == 5 ? NH_RUN_DIVERGED : i == 9 ? 2 : 0;
   r->dE_mean = dseq(cells, 300), r->dE_var = dseq(cells, 500), r->dE_count = iseq(cells, 0);
   for (size_t i = 0; i < cells; i++) r->dE_count[i] = 3;
   r->dE_count[2 * ENS_S + ENS_S - 1] = 1; /* method 2: one IC left at T */
@@ -1121,6 +1122,12 @@ Test(results_cli, info_and_export_ensemble) {
   ens_fx x;
   ens_build(&x, path);
   expect_on(path, "info %s", 0, "methods      4: 2 listed in the spec, 2 more from 1 grid");
+  /* The failed runs by cause, one line per method with a failure, in method order. */
+  char causes[512];
+  snprintf(causes, sizeof causes, "Failed runs by cause (status of each IC that did not reach T):\n%4d  %-28s  rk4\n%4d  %-28s  nh_newmark(beta=0.1,beta2=0.1,", 0, "1 solver failed", 1, "1 diverged");
+  expect_on(path, "info %s", 0, causes);
+  snprintf(causes, sizeof causes, "\n%4d  %-28s  nh_newmark(beta=0.1,beta2=0,", 3, "1 non-finite");
+  expect_on(path, "info %s", 0, causes);
   expect_on(path, "export %s methods --primary", 0, "# index name\n0 rk4\n1 nh_newmark(beta=0.1,beta2=0.1,");
   table t;
   export_on(path, "export %s methods --primary", &t);
