@@ -226,12 +226,17 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
 
   nh_progress prog;
   nh_progress_start(&prog, "ensemble", (long)traj);
+  /* Kinds of task: the methods (a grid point that fails at once says nothing of another's cost). */
+  long *per_method = malloc(sizeof(long) * (size_t)nm);
+  for (int mi = 0; per_method && mi < nm; mi++) per_method[mi] = nic;
+  if (per_method) nh_progress_kinds(&prog, nm, per_method);
+  free(per_method);
 #pragma omp parallel for schedule(dynamic)
   for (long task = 0; task < (long)traj; task++) {
     double t0 = omp_get_wtime();
     run_trajectory(st, r, task, &task_cost[task]);
     task_time[task] = omp_get_wtime() - t0;
-    nh_progress_tick(&prog);
+    nh_progress_tick_kind(&prog, (int)(task / nic), task_time[task]);
   }
   nh_progress_end(&prog);
 

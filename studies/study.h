@@ -260,10 +260,25 @@ typedef struct {
   long done;
   double start, last_print;
   int printed;
+  int threads;
+  /* With kinds (nh_progress_kinds): per kind of task (e.g. a method), its tasks, those done and
+   * their summed run time, so that the estimate of the time left does not take fast-failing
+   * tasks of one kind for the cost of another's. */
+  int nkinds;
+  long *kind_total, *kind_done;
+  double *kind_time;
 } nh_progress;
 void nh_progress_start(nh_progress *p, const char *label, long total);
+/* Tasks come in nkinds kinds, kind k having total[k] of them; nh_progress_tick_kind then reports
+ * each task with its kind and run time. Returns 0, or -1 out of memory (the plain estimate). */
+int nh_progress_kinds(nh_progress *p, int nkinds, const long *total);
 void nh_progress_tick(nh_progress *p); /* thread-safe */
-void nh_progress_end(nh_progress *p);
+void nh_progress_tick_kind(nh_progress *p, int kind, double seconds); /* thread-safe */
+/* Seconds left at time `now`: with kinds, the tasks left of each kind times that kind's mean run
+ * time (kinds with none done yet: the mean over the kinds that have), over the threads; without,
+ * the elapsed time scaled by the tasks left per task done. */
+double nh_progress_eta(const nh_progress *p, double now);
+void nh_progress_end(nh_progress *p); /* also frees the kinds */
 /* Runs task(ctx, i) for every i in [0, count) over the OpenMP threads, with progress under LABEL.
  * The schedule is dynamic (tasks differ in cost); each task writes only its own slots of the
  * results, so they are the same whatever the thread count. */

@@ -221,3 +221,34 @@ Test(statistics, ensemble_per_run_statistics_from_the_series) {
   nh_ensemble_result_free(&r);
   nh_study_free(&st);
 }
+
+/* ---- the progress line's estimate of the time left (studies/progress.c) ------------------------ */
+
+/* Two kinds of 10 tasks, one thread. Kind 0: 5 done in 0.01 s each (fast failures), kind 1: 2 done
+ * in 1 s each: left = 5 × 0.01 + 8 × 1 = 8.05 s; a plain tasks-per-second estimate would say
+ * (elapsed 2.05 s) × 13/7 = 3.8 s. Before kind 1 has a task done, its mean is the mean of the
+ * measured kinds' means: 5 × 0.01 + 10 × 0.01. Two threads halve it. Without kinds: elapsed × left
+ * / done; nothing done: 0. */
+Test(statistics, progress_eta_by_kind_by_hand) {
+  nh_progress p;
+  nh_progress_start(&p, "test", 20);
+  p.threads = 1;
+  cr_expect_eq(nh_progress_eta(&p, p.start + 5), 0.0, "nothing done");
+  const long totals[2] = {10, 10};
+  cr_assert_eq(nh_progress_kinds(&p, 2, totals), 0);
+  for (int i = 0; i < 5; i++) nh_progress_tick_kind(&p, 0, 0.01);
+  cr_expect(fabs(nh_progress_eta(&p, p.start + 0.05) - (5 * 0.01 + 10 * 0.01)) < 1e-12, "%.17g",
+            nh_progress_eta(&p, p.start + 0.05));
+  nh_progress_tick_kind(&p, 1, 1.0);
+  nh_progress_tick_kind(&p, 1, 1.0);
+  cr_expect(fabs(nh_progress_eta(&p, p.start + 2.05) - 8.05) < 1e-12, "%.17g", nh_progress_eta(&p, p.start + 2.05));
+  p.threads = 2;
+  cr_expect(fabs(nh_progress_eta(&p, p.start + 2.05) - 8.05 / 2) < 1e-12);
+  nh_progress_end(&p);
+  cr_expect_eq(p.nkinds, 0, "kinds freed");
+  nh_progress q;
+  nh_progress_start(&q, "plain", 10);
+  for (int i = 0; i < 4; i++) nh_progress_tick(&q);
+  cr_expect(fabs(nh_progress_eta(&q, q.start + 2) - 2.0 * 6 / 4) < 1e-12, "%.17g", nh_progress_eta(&q, q.start + 2));
+  nh_progress_end(&q);
+}
