@@ -36,6 +36,9 @@ static const char usage[] =
     "                          method I (default 0): t dE, with dE = E(t) - E0 (--relative: dE/E0)\n"
     "  energy-all-methods [--ic J] [--methods LIST] [--relative]\n"
     "                          a block per method, IC J (default 0): t dE\n"
+    "  quantiles [--methods LIST]\n"
+    "                          a block per method: t q10 median q90 count (the 10 %, 50 % and 90 %\n"
+    "                          quantiles of dE over the ICs still running, and their number)\n"
     "  variance [--methods LIST]\n"
     "                          a block per method: t mean var count (mean and unbiased variance of\n"
     "                          dE over the count ICs still running at t)\n"
@@ -336,28 +339,44 @@ static int t_energy_all(nh_h5 *f, const opts *o) {
   return rc;
 }
 
-static int t_variance(nh_h5 *f, const opts *o) {
-  int *list = NULL, n = method_list(f, o->methods, &list), rc = 2;
-  double *t = n < 0 ? NULL : nh_h5_doubles(f, "t", "sample", NULL);
-  double *mean = t ? nh_h5_doubles(f, "dE_mean", "method,sample", NULL) : NULL;
-  double *var = mean ? nh_h5_doubles(f, "dE_var", "method,sample", NULL) : NULL;
-  int *count = var ? nh_h5_ints(f, "dE_count", "method,sample", NULL) : NULL;
+/* A block per listed method with one row per sample: t, the [method][sample] datasets `cols`
+ * (NULL-terminated) and dE_count, under the header line `header`. */
+static int sample_table(nh_h5 *f, const opts *o, const char *header, const char *const *cols) {
+  enum { MAXCOLS = 4 };
+  int *list = NULL, n = method_list(f, o->methods, &list), rc = 2, ncols = 0, ok = n >= 0;
+  double *t = ok ? nh_h5_doubles(f, "t", "sample", NULL) : NULL, *col[MAXCOLS] = {NULL};
+  ok = ok && t;
+  for (; ok && cols[ncols] && ncols < MAXCOLS; ncols++) ok = (col[ncols] = nh_h5_doubles(f, cols[ncols], "method,sample", NULL)) != NULL;
+  int *count = ok ? nh_h5_ints(f, "dE_count", "method,sample", NULL) : NULL;
   if (count) {
     const long long ns = nh_h5_dim(f, "sample");
     int first = 1;
-    printf("# t mean var count\n");
+    printf("%s\n", header);
     for (int k = 0; k < n; k++) {
       block_sep(&first);
       printf("# method %d %s\n", list[k], f->methods[list[k]]);
       for (long long s = 0; s < ns; s++) {
         size_t c = (size_t)list[k] * (size_t)ns + (size_t)s;
-        put(t[s]), putchar(' '), put(mean[c]), putchar(' '), put(var[c]), printf(" %d\n", count[c]);
+        put(t[s]);
+        for (int j = 0; j < ncols; j++) putchar(' '), put(col[j][c]);
+        printf(" %d\n", count[c]);
       }
     }
     rc = 0;
   }
-  free(list), free(t), free(mean), free(var), free(count);
+  for (int j = 0; j < ncols; j++) free(col[j]);
+  free(list), free(t), free(count);
   return rc;
+}
+
+static int t_variance(nh_h5 *f, const opts *o) {
+  static const char *const cols[] = {"dE_mean", "dE_var", NULL};
+  return sample_table(f, o, "# t mean var count", cols);
+}
+
+static int t_quantiles(nh_h5 *f, const opts *o) {
+  static const char *const cols[] = {"dE_q10", "dE_q50", "dE_q90", NULL};
+  return sample_table(f, o, "# t q10 median q90 count", cols);
 }
 
 /* Cell edges halfway to the neighbours (mirrored at the ends). */
@@ -647,6 +666,7 @@ static const struct {
     {"energy", O_METHOD | O_ICS | O_RELATIVE, K_ENS, t_energy},
     {"energy-all-methods", O_IC | O_METHODS | O_RELATIVE, K_ENS, t_energy_all},
     {"variance", O_METHODS, K_ENS, t_variance},
+    {"quantiles", O_METHODS, K_ENS, t_quantiles},
     {"grid", O_GRID | O_STAT, K_ENS, t_grid},
     {"observables", 0, K_TRAJ | K_ENS, t_observables},
     {"series", O_OBS | O_METHOD | O_H | O_IC, K_TRAJ | K_ENS, t_series},

@@ -217,6 +217,10 @@ static void ensemble_runs(nh_writer *w, hid_t g, const nh_ensemble_result *r) {
   nh_w_f64(w, g, "dE_var", "method,sample", r->dE_var, "energy^2",
            "unbiased variance of dE over the ICs still running (spec/newmark.md A11); NaN if fewer than 2");
   nh_w_i32(w, g, "dE_count", "method,sample", r->dE_count, "1", "ICs with a finite dE at the sample");
+  nh_w_f64(w, g, "dE_q10", "method,sample", r->dE_q10, "energy",
+           "10 % quantile of dE over the ICs still running (linear between order statistics); NaN if none");
+  nh_w_f64(w, g, "dE_q50", "method,sample", r->dE_q50, "energy", "median of dE over the ICs still running");
+  nh_w_f64(w, g, "dE_q90", "method,sample", r->dE_q90, "energy", "90 % quantile of dE over the ICs still running");
   nh_w_cost(w, g, "cost", "method", r->cost, "cost counters, summed over the ICs");
   nh_w_f64(w, g, "wall_time", "method", r->wall_time, "s", "wall time, summed over the ICs");
 }

@@ -1,6 +1,8 @@
 /* Statistics of studies: order fits, drift slopes, statistics across an ensemble, and per-task
  * random states drawn from per-task streams (core/rng.h). */
 #include <gsl/gsl_fit.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
@@ -70,6 +72,26 @@ void nh_column_stats(int rows, int cols, const double *x, double *mean, double *
     var[c] = k > 1 ? sum2 / (k - 1) : NAN;
     count[c] = k;
   }
+}
+
+int nh_column_quantile(int rows, int cols, const double *x, double p, double *out) {
+  double *col = malloc(sizeof(double) * (size_t)(rows > 0 ? rows : 1));
+  if (!col) return -1;
+  for (int c = 0; c < cols; c++) {
+    size_t k = 0;
+    for (int r = 0; r < rows; r++) {
+      const double d = x[(size_t)r * cols + c];
+      if (isfinite(d)) col[k++] = d;
+    }
+    if (k == 0) {
+      out[c] = NAN;
+      continue;
+    }
+    gsl_sort(col, 1, k);
+    out[c] = gsl_stats_quantile_from_sorted_data(col, 1, k, p);
+  }
+  free(col);
+  return 0;
 }
 
 int nh_draw_states(const nh_system *sys, int count, double energy, uint64_t seed, nh_state *x) {

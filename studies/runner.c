@@ -208,12 +208,16 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
   r->status = calloc(traj, sizeof(int));
   r->dE_mean = calloc((size_t)nm * ns, sizeof(double));
   r->dE_var = calloc((size_t)nm * ns, sizeof(double));
+  r->dE_q10 = calloc((size_t)nm * ns, sizeof(double));
+  r->dE_q50 = calloc((size_t)nm * ns, sizeof(double));
+  r->dE_q90 = calloc((size_t)nm * ns, sizeof(double));
   r->dE_count = calloc((size_t)nm * ns, sizeof(int));
   r->cost = calloc((size_t)nm, sizeof(nh_cost));
   r->wall_time = calloc((size_t)nm, sizeof(double));
   nh_cost *task_cost = calloc(traj, sizeof(nh_cost));
   double *task_time = calloc(traj, sizeof(double));
-  if (!r->t || !r->dE || !task_cost || !task_time || nh_samples_init(&r->samples, st, traj, ns)) {
+  if (!r->t || !r->dE || !r->dE_q10 || !r->dE_q50 || !r->dE_q90 || !task_cost || !task_time ||
+      nh_samples_init(&r->samples, st, traj, ns)) {
     snprintf(err, errlen, "%s: out of memory for %zu trajectories of %d samples", st->spec_file, traj, ns);
     free(task_cost), free(task_time);
     return -1;
@@ -246,8 +250,15 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
       nh_cost_add(&r->cost[mi], &task_cost[(size_t)mi * nic + ic]);
       r->wall_time[mi] += task_time[(size_t)mi * nic + ic];
     }
-    nh_column_stats(nic, ns, r->dE + (size_t)mi * nic * ns, r->dE_mean + (size_t)mi * ns, r->dE_var + (size_t)mi * ns,
-                    r->dE_count + (size_t)mi * ns);
+    const double *dE = r->dE + (size_t)mi * nic * ns;
+    const size_t row = (size_t)mi * ns;
+    nh_column_stats(nic, ns, dE, r->dE_mean + row, r->dE_var + row, r->dE_count + row);
+    if (nh_column_quantile(nic, ns, dE, 0.1, r->dE_q10 + row) || nh_column_quantile(nic, ns, dE, 0.5, r->dE_q50 + row) ||
+        nh_column_quantile(nic, ns, dE, 0.9, r->dE_q90 + row)) {
+      snprintf(err, errlen, "%s: out of memory for the ensemble's quantiles", st->spec_file);
+      free(task_cost), free(task_time);
+      return -1;
+    }
   }
   free(task_cost);
   free(task_time);
@@ -257,7 +268,7 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
 void nh_ensemble_result_free(nh_ensemble_result *r) {
   free(r->t), free(r->q0), free(r->v0), free(r->E0), free(r->dE), free(r->max_abs_dE);
   free(r->drift_slope), free(r->max_residual), free(r->status), free(r->dE_mean), free(r->dE_var);
-  free(r->dE_count), free(r->cost), free(r->wall_time);
+  free(r->dE_q10), free(r->dE_q50), free(r->dE_q90), free(r->dE_count), free(r->cost), free(r->wall_time);
   nh_samples_free(&r->samples);
   memset(r, 0, sizeof *r);
 }

@@ -145,6 +145,7 @@ typedef struct {
   double *max_residual;/* [method][ic] */
   int *status;         /* [method][ic] */
   double *dE_mean, *dE_var; /* [method][sample], across ICs; variance unbiased (spec A11) */
+  double *dE_q10, *dE_q50, *dE_q90; /* [method][sample], quantiles across the ICs still running */
   int *dE_count;       /* [method][sample], trajectories still running */
   nh_cost *cost;       /* [method], summed over ICs */
   double *wall_time;   /* [method], summed over ICs */
@@ -233,6 +234,11 @@ double nh_drift_slope(int n, const double *t, const double *y);
  * finite entries, NaN and infinite entries (stopped runs) left out; mean NaN when no entry is
  * finite, variance NaN when fewer than two are (spec/newmark.md §6 A11). */
 void nh_column_stats(int rows, int cols, const double *x, double *mean, double *var, int *count);
+/* Per column c of x (rows × cols, row-major): the p-quantile (0 ≤ p ≤ 1) of its finite entries,
+ * linearly interpolated between order statistics (gsl_stats_quantile_from_sorted_data: the
+ * entry at rank p(k − 1) of the k sorted ones); NaN when no entry is finite. Returns 0, or -1 out
+ * of memory. */
+int nh_column_quantile(int rows, int cols, const double *x, double p, double *out);
 
 /* Integrates nsteps steps of size h from x; x->t advances as t0 + s·h exactly. residual (may be
  * NULL) receives the maximal constraint residual max_a |A(q)v + b| over the run, the start

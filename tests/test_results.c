@@ -504,6 +504,7 @@ static void ens_build(ens_fx *x, const char *path) {
   /* Runs 1, 5, 9 failed: Newton (method 0, IC 1), diverged (method 1, IC 2), non-finite (method 3, IC 0). */
   for (size_t i = 0; i < runs; i++) r->status[i] = i == 1 ? 1 : i == 5 ? NH_RUN_DIVERGED : i == 9 ? 2 : 0;
   r->dE_mean = dseq(cells, 300), r->dE_var = dseq(cells, 500), r->dE_count = iseq(cells, 0);
+  r->dE_q10 = dseq(cells, 700), r->dE_q50 = dseq(cells, 800), r->dE_q90 = dseq(cells, 900);
   for (size_t i = 0; i < cells; i++) r->dE_count[i] = 3;
   r->dE_count[2 * ENS_S + ENS_S - 1] = 1; /* method 2: one IC left at T */
   r->cost = cseq(ENS_M), r->wall_time = dseq(ENS_M, 900);
@@ -516,6 +517,7 @@ static void ens_free(ens_fx *x) {
   nh_ensemble_result *r = &x->r;
   free(r->t), free(r->q0), free(r->v0), free(r->E0), free(r->dE), free(r->max_abs_dE), free(r->drift_slope);
   free(r->max_residual), free(r->status), free(r->dE_mean), free(r->dE_var), free(r->dE_count), free(r->cost);
+  free(r->dE_q10), free(r->dE_q50), free(r->dE_q90);
   free(r->wall_time);
   samples_free(&r->samples);
   study_free(&x->st);
@@ -583,6 +585,9 @@ Test(results, ensemble_round_trip) {
   check_f64(&f, "max_constraint_residual", "method,ic", 2, dmic, r->max_residual, "as v");
   check_i32(&f, "status", "method,ic", 2, dmic, r->status);
   check_f64(&f, "dE_mean", "method,sample", 2, dms, r->dE_mean, "energy");
+  check_f64(&f, "dE_q10", "method,sample", 2, dms, r->dE_q10, "energy");
+  check_f64(&f, "dE_q50", "method,sample", 2, dms, r->dE_q50, "energy");
+  check_f64(&f, "dE_q90", "method,sample", 2, dms, r->dE_q90, "energy");
   check_f64(&f, "dE_var", "method,sample", 2, dms, r->dE_var, "energy^2");
   check_i32(&f, "dE_count", "method,sample", 2, dms, r->dE_count);
   check_cost(&f, "method", 1, dm, r->cost);
@@ -1134,6 +1139,14 @@ Test(results_cli, info_and_export_ensemble) {
   cr_expect_eq(t.rows, 2, "only the listed methods");
   export_on(path, "export %s variance", &t);
   cr_expect(t.blocks == 2 && t.rows == 2 * ENS_S, "variance: a block per listed method");
+  export_on(path, "export %s quantiles --methods 1", &t);
+  cr_assert_eq(t.rows, ENS_S, "quantiles: one row per sample of method 1");
+  for (int k = 0; k < ENS_S; k++) {
+    const size_t c = 1 * ENS_S + (size_t)k;
+    cr_expect(t.v[k][0] == x.r.t[k] && t.v[k][1] == x.r.dE_q10[c] && t.v[k][2] == x.r.dE_q50[c] &&
+                  t.v[k][3] == x.r.dE_q90[c] && t.v[k][4] == x.r.dE_count[c],
+              "quantiles row %d: %g %g %g %g %g", k, t.v[k][0], t.v[k][1], t.v[k][2], t.v[k][3], t.v[k][4]);
+  }
   export_on(path, "export %s grid --stat final_var", &t);
   cr_assert_eq(t.rows, 4);
   /* (0, 0) is method 2: one IC left at T, so no variance; (0.1, 0.1) method 1: dE_var[1][5]. */

@@ -252,3 +252,20 @@ Test(statistics, progress_eta_by_kind_by_hand) {
   cr_expect(fabs(nh_progress_eta(&q, q.start + 2) - 2.0 * 6 / 4) < 1e-12, "%.17g", nh_progress_eta(&q, q.start + 2));
   nh_progress_end(&q);
 }
+
+/* Quantiles across the ICs (the ensemble's dE_q10/q50/q90), by hand: column 0 = {4, 1, NaN, 3, 2}:
+ * finite and sorted {1, 2, 3, 4}, rank p(k − 1): p = 0.1 → 1.3, 0.5 → 2.5, 0.9 → 3.7; column 1
+ * has one finite entry (5, the rest a stopped run); column 2 only NaN; column 3 equal values. */
+Test(statistics, column_quantiles_by_hand) {
+  const double x[5 * 4] = {4, NAN, NAN, 2, /**/ 1, NAN, NAN, 2, /**/ NAN, 5, NAN, 2, /**/ 3, INFINITY, NAN, 2,
+                           /**/ 2, NAN, NAN, 2};
+  const double p[3] = {0.1, 0.5, 0.9}, want0[3] = {1.3, 2.5, 3.7};
+  for (int i = 0; i < 3; i++) {
+    double q[4];
+    cr_assert_eq(nh_column_quantile(5, 4, x, p[i], q), 0);
+    cr_expect(fabs(q[0] - want0[i]) < 1e-15, "p = %g: %.17g, want %g", p[i], q[0], want0[i]);
+    cr_expect_eq(q[1], 5.0, "one finite entry");
+    cr_expect(isnan(q[2]), "no finite entry: NaN");
+    cr_expect_eq(q[3], 2.0, "equal values");
+  }
+}

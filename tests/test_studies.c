@@ -139,6 +139,24 @@ Test(ensemble, initial_conditions_on_D_at_energy) {
   for (int ic = 0; ic < nic; ic++) var += pow(r.dE[(size_t)ic * ns + ns - 1] - mean, 2);
   var /= nic - 1;
   cr_expect(fabs(r.dE_var[ns - 1] - var) <= 1e-12 * var, "variance %g vs %g", r.dE_var[ns - 1], var);
+  /* The quantiles at the last sample, by sorting here (insertion sort) and interpolating at the
+   * rank p(k − 1) between order statistics. */
+  double sorted[64];
+  cr_assert(nic <= 64);
+  for (int ic = 0; ic < nic; ic++) {
+    double d = r.dE[(size_t)ic * ns + ns - 1];
+    int j = ic;
+    for (; j > 0 && sorted[j - 1] > d; j--) sorted[j] = sorted[j - 1];
+    sorted[j] = d;
+  }
+  const double p[3] = {0.1, 0.5, 0.9}, *got[3] = {r.dE_q10, r.dE_q50, r.dE_q90};
+  for (int i = 0; i < 3; i++) {
+    const double rank = p[i] * (nic - 1), lo = floor(rank);
+    const double want = sorted[(int)lo] + (rank - lo) * ((int)lo + 1 < nic ? sorted[(int)lo + 1] - sorted[(int)lo] : 0);
+    cr_expect(fabs(got[i][ns - 1] - want) <= 1e-15 * (1 + fabs(want)), "quantile %g: %.17g, by hand %.17g", p[i],
+              got[i][ns - 1], want);
+  }
+  cr_expect(r.dE_q10[ns - 1] <= r.dE_q50[ns - 1] && r.dE_q50[ns - 1] <= r.dE_q90[ns - 1]);
   nh_ensemble_result_free(&r);
   nh_study_free(&st);
 }
