@@ -6,7 +6,8 @@
 # convergence:     NAME_convergence (error against h);
 # ensemble:        NAME_energy_mI (the first trajectories of method I, for the first 4 methods the
 #                  spec lists, or those in ENERGY_METHODS="I J ..."), NAME_energy_methods (the
-#                  spec's methods on initial condition 0), NAME_variance (ensemble variance of
+#                  spec's methods on initial condition 0), NAME_quantiles (the 10-90 % band and
+#                  median of E(t) - E0 over the ICs), NAME_variance (ensemble variance of
 #                  E - E0 against t), NAME_beta_map_gG (each parameter grid G), and NAME_series_OBS
 #                  (each sampled observable on initial condition 0);
 # trajectory:      NAME_series_OBS (each sampled observable against t, one curve per method, a line
@@ -121,6 +122,7 @@ for f in "$@"; do
       done
       plot energy.gp "$f" "${out}_energy_methods" "method=-1"
       plot variance.gp "$f" "${out}_variance"
+      plot quantiles.gp "$f" "${out}_quantiles"
       grids=$("$NHBENCH" export "$f" attr grids 2>/dev/null || echo 0)
       g=0
       while [ "$g" -lt "$grids" ]; do

@@ -1,0 +1,30 @@
+# Ensemble study: the spread of E(t) − E0 over the initial conditions against t: for each method
+# listed in the spec (or methods="I,J,..."), the band between the 10 % and 90 % quantiles over the
+# ICs still running, and their median as a line. Run after plots/style.gp (usage there).
+
+opt = exists("methods") ? " --methods ".methods : " --methods ".system(sprintf("%s export '%s' methods --primary | awk '!/^#/ {printf \"%%s%%s\", s, $1; s = \",\"}'", nhbench, file))
+names = method_names(exists("methods") ? "" : "--primary")
+if (exists("methods")) { names = system(sprintf("for i in $(echo '%s' | tr , ' '); do %s export '%s' methods | awk -v i=$i '$1 == i {print $2}'; done", methods, nhbench, file)) }
+n = words(names)
+sys = query("attr system")
+T = query("attr T")
+h = query("attr h")
+count = query("attr count")
+
+set title sprintf("%s, T = %s, h = %s\nE(t) − E₀ over %s initial conditions: 10–90 %% band and median", wrap(sys, 50), T, h, count) noenhanced font ",9"
+set xlabel "t" offset 0, 0.3
+set ylabel "E(t) − E_0"
+set format y "%.1te%+T"
+set xrange [0:*]
+set zeroaxis linetype 1 linecolor rgb "#bbbbbb" linewidth 0.5
+set key below left Left reverse font ",7" spacing 0.9 samplen 2 maxrows 4 height 1 invert
+set style fill transparent solid 0.25 noborder
+
+eval pdf(3.8)
+# The bands first (the first method's on top of the others), then the medians.
+plot for [b=n-1:0:-1] export("quantiles".opt) index b using 1:2:4 with filledcurves linecolor rgb lc(b) notitle, \
+     for [b=n-1:0:-1] export("quantiles".opt) index b using 1:3 with lines linewidth 0.8 linecolor rgb lc(b) \
+       title word(names, b + 1)
+eval png(3.8)
+replot
+unset output
