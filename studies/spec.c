@@ -152,7 +152,49 @@ static int check_members(const ctx *c, const config_setting_t *group, const char
   return 0;
 }
 
-/* "--set path=value": numbers become int or float settings, anything else a string. */
+/* "--set path=[a, b, ...]": a list of numbers (an array of floats) or of "strings" replaces the
+ * setting. */
+static int set_list(config_setting_t *parent, const char *leaf, const char *ov, const char *val, char *err,
+                    size_t errlen) {
+  const size_t len = strlen(val);
+  if (len < 2 || val[len - 1] != ']') {
+    snprintf(err, errlen, "--set '%s': a list is [a, b, ...], closed by ']'", ov);
+    return -1;
+  }
+  if (config_setting_get_member(parent, leaf)) config_setting_remove(parent, leaf);
+  config_setting_t *list = config_setting_add(parent, leaf, CONFIG_TYPE_ARRAY);
+  int strings = -1, ok = list != NULL;
+  const char *p = val + 1;
+  while (ok) { /* one item per pass: a number or a "string", then ',' or the closing ']' */
+    while (*p == ' ') p++;
+    if (*p == '"') {
+      const char *close = strchr(p + 1, '"');
+      char item[256];
+      ok = close && strings != 0;
+      if (!ok) break;
+      snprintf(item, sizeof item, "%.*s", (int)(close - p - 1), p + 1);
+      ok = config_setting_set_string_elem(list, -1, item) != NULL;
+      strings = 1, p = close + 1;
+    } else {
+      char *end;
+      const double x = strtod(p, &end);
+      ok = end != p && strings != 1 && config_setting_set_float_elem(list, -1, x) != NULL;
+      strings = 0, p = end;
+    }
+    while (ok && *p == ' ') p++;
+    if (ok && *p == ']') break;
+    ok = ok && *p == ',';
+    p++;
+  }
+  if (!ok || p != val + len - 1) {
+    snprintf(err, errlen, "--set '%s': a list holds numbers or \"strings\", separated by commas, e.g. h=[0.1,0.05]", ov);
+    return -1;
+  }
+  return 0;
+}
+
+/* "--set path=value": numbers become int or float settings, [lists] arrays, anything else a
+ * string. */
 static int apply_override(config_t *cfg, const char *ov, char *err, size_t errlen) {
   const char *eq = strchr(ov, '=');
   if (!eq || eq == ov) {
@@ -174,6 +216,14 @@ static int apply_override(config_t *cfg, const char *ov, char *err, size_t errle
   } else {
     leaf = path;
   }
+  /* The two ways to give step sizes exclude each other: the form --set names replaces the other. */
+  if (parent == config_root_setting(cfg)) {
+    static const char *const h_form[] = {"h", NULL}, *const h0_form[] = {"h0", "halvings", NULL};
+    const char *const *drop = strcmp(leaf, "h") == 0 ? h0_form : strcmp(leaf, "h0") == 0 || strcmp(leaf, "halvings") == 0 ? h_form : NULL;
+    for (int i = 0; drop && drop[i]; i++)
+      if (config_setting_get_member(parent, drop[i])) config_setting_remove(parent, drop[i]);
+  }
+  if (val[0] == '[') return set_list(parent, leaf, ov, val, err, errlen);
   char *end;
   errno = 0;
   long long iv = strtoll(val, &end, 10);
@@ -470,9 +520,21 @@ static int load_initial(const ctx *c, const config_setting_t *root, nh_study *st
   return 0;
 }
 
+/* The setting the step sizes came from, for messages: h, else h0 (the root only if neither). */
+static const config_setting_t *steps_setting(const config_setting_t *root) {
+  const config_setting_t *hs = config_setting_get_member(root, "h");
+  if (!hs) hs = config_setting_get_member(root, "h0");
+  return hs ? hs : root;
+}
+
 /* `h = [...]` or `h0` and `halvings` (h0, h0/2, …): the step sizes, positive, distinct. */
 static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, int min_count) {
   const config_setting_t *hs = config_setting_get_member(root, "h");
+  /* Both ways at once would silently drop one (and record an override that did nothing). */
+  const char *other = config_setting_get_member(root, "h0") ? "h0" : config_setting_get_member(root, "halvings") ? "halvings" : NULL;
+  if (hs && other)
+    return fail_at(c, config_setting_get_member(root, other),
+                   "'%s' and 'h' both give the step sizes; keep one ('h' = a list, or 'h0' with 'halvings')", other);
   if (hs && config_setting_type(hs) != CONFIG_TYPE_ARRAY && config_setting_type(hs) != CONFIG_TYPE_LIST) {
     if (get_positive(c, root, "h", &st->step)) return -1;
     st->nh = 1;
@@ -493,22 +555,21 @@ static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, 
     st->h = malloc(sizeof(double) * (size_t)st->nh);
     for (int i = 0; i < st->nh; i++) st->h[i] = ldexp(h0, -i);
   }
-  if (st->nh < min_count)
-    return fail_at(c, hs ? hs : root, "this study needs at least %d step sizes", min_count);
+  if (st->nh < min_count) return fail_at(c, steps_setting(root), "this study needs at least %d step sizes", min_count);
   for (int i = 0; i < st->nh; i++)
     for (int j = 0; j < i; j++)
-      if (st->h[i] == st->h[j]) return fail_at(c, hs ? hs : root, "step size h = %g is listed twice", st->h[i]);
+      if (st->h[i] == st->h[j]) return fail_at(c, steps_setting(root), "step size h = %g is listed twice", st->h[i]);
   st->step = st->h[0];
   return 0;
 }
 
 /* T must be a whole number of steps of every h. */
 static int check_whole_steps(const ctx *c, const config_setting_t *root, const nh_study *st) {
-  const config_setting_t *hs = config_setting_get_member(root, "h");
+  const config_setting_t *hs = steps_setting(root);
   for (int i = 0; i < st->nh; i++) {
     double steps = st->T / st->h[i];
     if (fabs(steps - round(steps)) > 1e-9 * steps || steps > 9.0e15)
-      return fail_at(c, hs ? hs : root, "T = %g is not a whole number of steps of h = %g", st->T, st->h[i]);
+      return fail_at(c, hs, "T = %g is not a whole number of steps of h = %g", st->T, st->h[i]);
   }
   return 0;
 }

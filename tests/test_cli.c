@@ -477,6 +477,41 @@ Test(cli, skipped_grid_points_noted_once) {
   remove(spec), remove(file);
 }
 
+/* --set with lists, and the two forms of step sizes: h replaces h0/halvings and the reverse; a
+ * spec with both is refused at its line; a malformed list exits 2 naming the argument. */
+Test(cli, set_lists_and_step_size_forms) {
+  char spec[256], file[256];
+  scratch(spec, sizeof spec, "steps.cfg");
+  scratch(file, sizeof file, "steps.h5");
+  FILE *s = fopen(spec, "w");
+  cr_assert(s);
+  fputs("study = \"convergence\"; system = \"particle\"; T = 1.0;\nh0 = 0.2; halvings = 3;\nmethods = [\"rk4\"];\n", s);
+  fclose(s);
+  cli_result *r = nhb("run %s -o %s --set 'h=[0.1,0.05]' --set 'methods=[\"rk4\", \"js_a\"]'", spec, file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  r = nhb("export %s convergence --methods 1", file);
+  int rows = 0;
+  double h[4];
+  for (const char *line = r->out; *line && rows < 4; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "")
+    if (*line != '#' && sscanf(line, "%lf", &h[rows]) == 1) rows++;
+  cr_expect(rows == 2 && h[0] == 0.1 && h[1] == 0.05, "h from --set: %d rows, %g %g\n%s", rows, h[0], h[1], r->out);
+  r = nhb("run %s -o %s --set h0=0.5 --set halvings=1", spec, file);
+  cr_expect_eq(r->rc, 0, "%s", r->err);
+  r = nhb("run %s -o %s --set 'h=[0.1,x]'", spec, file);
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "--set 'h=[0.1,x]': a list holds numbers or \"strings\"");
+  r = nhb("run %s -o %s --set 'h=[0.1,0.05'", spec, file);
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "closed by ']'");
+  s = fopen(spec, "w");
+  fputs("study = \"convergence\"; system = \"particle\"; T = 1.0;\nh = [0.2, 0.1];\nhalvings = 3;\nmethods = [\"rk4\"];\n", s);
+  fclose(s);
+  r = nhb("run %s -o %s", spec, file);
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "steps.cfg:3: 'halvings' and 'h' both give the step sizes");
+  remove(spec), remove(file);
+}
+
 Test(cli, run_trajectory_then_info_and_export) {
   char file[256];
   scratch(file, sizeof file, "traj.h5");
