@@ -53,6 +53,24 @@ static void no_root(void *ctx, const double *x, double *F, double *J) {
   J[0] = 2 * x[0];
 }
 
+/* x⁵ = 0: a root of multiplicity 5, where Newton converges only linearly (x ← 4x/5): from 1 it
+ * would need about 85 iterations to stop, so it fails after exactly the solver's 50, each with
+ * one Jacobian and one solve counted. */
+static void fifth_power(void *ctx, const double *x, double *F, double *J) {
+  (void)ctx;
+  F[0] = pow(x[0], 5);
+  J[0] = 5 * pow(x[0], 4);
+}
+
+Test(newton, gives_up_after_fifty_iterations) {
+  double x[1] = {1};
+  nh_cost cost = {0};
+  cr_expect_eq(nh_newton_solve(1, x, fifth_power, NULL, &cost), NH_STEP_SOLVER_FAILED);
+  cr_expect_eq(cost.newton_iterations, 50);
+  cr_expect(cost.jacobian_evals == 50 && cost.linear_solves == 50);
+  cr_expect(fabs(x[0] - pow(0.8, 50)) <= 1e-12 * pow(0.8, 50), "x = %.17g, (4/5)^50 = %.17g", x[0], pow(0.8, 50));
+}
+
 Test(newton, refuses_singular_nan_divergent_and_rootless) {
   nh_cost cost = {0};
   double a[2] = {0, 0};
