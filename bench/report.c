@@ -1,5 +1,6 @@
 /* Claims files (libconfig; format in studies/paper/README.md): loading, evaluation against the
  * results files, and the verdicts. Every load error names FILE:LINE and the value. */
+#include <errno.h>
 #include <libconfig.h>
 #include <math.h>
 #include <stdarg.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "bench/report.h"
+#include "studies/study.h"
 
 typedef struct {
   const char *path;
@@ -189,8 +191,13 @@ int nh_claims_load(const char *path, nh_claims *c, char *err, size_t errlen) {
   config_init(&cfg);
   int rc = -1;
   if (!config_read_file(&cfg, path)) {
-    if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO) snprintf(err, errlen, "%s: cannot read the file", path);
-    else snprintf(err, errlen, "%s:%d: %s", path, config_error_line(&cfg), config_error_text(&cfg));
+    if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO) {
+      snprintf(err, errlen, "%s: cannot read the file: %s", path, strerror(errno));
+    } else {
+      char *text = nh_read_text(path);
+      nh_config_syntax_error(path, text, &cfg, err, errlen);
+      free(text);
+    }
     goto done;
   }
   const config_setting_t *root = config_root_setting(&cfg), *items = config_setting_get_member(root, "items");

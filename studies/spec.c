@@ -40,9 +40,9 @@ static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...
   int line = !s ? 0 : config_setting_type(s) == CONFIG_TYPE_STRING ? string_line(c, s) : (int)config_setting_source_line(s);
   if (s && line == 0 && config_setting_name(s)) /* set by --set, not read from the file */
     snprintf(c->err, c->errlen, "%s: --set %s: %s", c->file, config_setting_name(s), msg);
-  else if (s)
+  else if (line > 0)
     snprintf(c->err, c->errlen, "%s:%d: %s", c->file, line, msg);
-  else
+  else /* the whole spec (its root has no line) */
     snprintf(c->err, c->errlen, "%s: %s", c->file, msg);
   return -1;
 }
@@ -51,7 +51,7 @@ static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...
  * refused with errno EFBIG instead of being read until memory runs out. */
 #define NH_SPEC_MAX_BYTES (1u << 20)
 
-static char *read_file(const char *path) {
+char *nh_read_text(const char *path) {
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
   if (!f) return NULL;
   size_t cap = 4096, len = 0;
@@ -827,12 +827,28 @@ static int load_kind(const ctx *c, const config_setting_t *root, nh_study *st) {
                  "\"work_precision\"", k ? k : "(not a string)");
 }
 
+void nh_config_syntax_error(const char *path, const char *text, const config_t *cfg, char *err, size_t errlen) {
+  const int line = config_error_line(cfg);
+  char near[128] = "";
+  const char *p = text;
+  for (int l = 1; p && l < line; l++) p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+  if (p) {
+    while (*p == ' ' || *p == '\t') p++;
+    const size_t n = strcspn(p, "\r\n");
+    snprintf(near, sizeof near, " in `%.*s%s`", (int)(n > 80 ? 77 : n), p, n > 80 ? "..." : "");
+  }
+  snprintf(err, errlen,
+           "%s:%d: %s%s (a setting is NAME = VALUE; strings in \"double quotes\", lists [a, b] with no "
+           "trailing comma, groups { ... }; an error may show on the line after the one that causes it)",
+           path, line, config_error_text(cfg), near);
+}
+
 int nh_study_load(const char *path, const char *const *overrides, int noverrides, nh_study *st,
                   char *err, size_t errlen) {
   memset(st, 0, sizeof *st);
   ctx c = {path, NULL, err, errlen};
   st->spec_file = dup_str(path);
-  st->spec_text = read_file(path);
+  st->spec_text = nh_read_text(path);
   c.text = st->spec_text;
   if (!st->spec_text) {
     snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
@@ -842,7 +858,7 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
   config_init(&cfg);
   int rc = -1;
   if (!config_read_string(&cfg, st->spec_text)) {
-    snprintf(err, errlen, "%s:%d: %s", path, config_error_line(&cfg), config_error_text(&cfg));
+    nh_config_syntax_error(path, st->spec_text, &cfg, err, errlen);
     goto done;
   }
   size_t ovlen = 1;

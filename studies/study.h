@@ -4,6 +4,7 @@
 #ifndef NH_STUDY_H
 #define NH_STUDY_H
 
+#include <libconfig.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -98,6 +99,13 @@ typedef struct {
   int ngrids;
   nh_grid *grids;
 } nh_study;
+
+/* The whole text of a file ("-": standard input) of at most 1 MiB, NUL-terminated, malloc'd; NULL
+ * with errno set when it cannot be read (EFBIG when larger). */
+char *nh_read_text(const char *path);
+/* "FILE:LINE: syntax error in `the line` (hint)": libconfig's parse error of `text` (the file's
+ * contents; NULL: no line shown) in cfg, for specs and claims files alike. */
+void nh_config_syntax_error(const char *path, const char *text, const config_t *cfg, char *err, size_t errlen);
 
 /* Reads and checks a spec. overrides: "path=value" strings (libconfig paths, e.g.
  * "ensemble.count=100"). On error returns -1 with "FILE:LINE: message" in err. */

@@ -186,7 +186,8 @@ Test(spec_errors, missing_field) {
   expect_spec_error("bad_missing_field.cfg", "bad_missing_field.cfg:5:", "missing setting 'energy'");
 }
 Test(spec_errors, malformed_file) {
-  expect_spec_error("bad_malformed.cfg", "bad_malformed.cfg:4:", "syntax error");
+  expect_spec_error("bad_malformed.cfg", "bad_malformed.cfg:4: syntax error in `h = [0.1, 0.05;`",
+                    "lists [a, b] with no trailing comma");
 }
 Test(spec_errors, unknown_system) {
   expect_spec_error("bad_unknown_system.cfg", "bad_unknown_system.cfg:2:", "partcle");
