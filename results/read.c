@@ -136,6 +136,17 @@ static void close_dataset(opened *o) {
   H5Dclose(o->ds);
 }
 
+/* A damaged file can declare a shape far larger than what it stores: no reader should allocate
+ * for it. Deflate expands at most ~1000-fold, so more than 2000 bytes per stored byte (beyond a
+ * first MiB) cannot be real data. Says so and returns 0 for such a dataset. */
+static int plausible_size(nh_h5 *f, const opened *o, hsize_t n, size_t elsize) {
+  const hsize_t stored = H5Dget_storage_size(o->ds), bytes = n * (hsize_t)elsize;
+  if (bytes / (hsize_t)elsize == n && bytes <= ((hsize_t)1 << 20) + 2000 * stored) return 1;
+  fprintf(stderr, "%s: %s: dataset %s declares %llu values but stores %llu bytes: a damaged file\n", f->prog,
+          f->path, o->where, (unsigned long long)n, (unsigned long long)stored);
+  return 0;
+}
+
 /* Dataset NAME, whole or its slice at the first nfixed indices, converted to memtype. */
 static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memtype, H5T_class_t cls, size_t elsize,
                        int nfixed, const long long *index, hsize_t *shape_out) {
@@ -159,8 +170,16 @@ static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memty
     n *= count[i];
   }
   if (ok && nfixed > o.rank) ok = 0;
+  if (ok && !plausible_size(f, &o, n, elsize)) ok = 0;
   if (ok) {
     data = malloc(n ? (size_t)n * elsize : 1);
+    if (!data) {
+      fprintf(stderr, "%s: %s: out of memory for dataset %s (%llu values)\n", f->prog, f->path, o.where,
+              (unsigned long long)n);
+      ok = 0;
+    }
+  }
+  if (ok) {
     mspace = H5Screate_simple(1, &n, NULL);
     herr_t rc = n == 0 ? 0
                        : H5Sselect_hyperslab(o.space, H5S_SELECT_SET, start, NULL, count, NULL) < 0
@@ -210,7 +229,7 @@ char **nh_h5_strings(nh_h5 *f, const char *name, const char *dims, int *count) {
   const hsize_t n = o.rank == 1 ? o.shape[0] : 0;
   if (o.rank != 1 || H5Tget_class(o.type) != H5T_STRING) {
     fprintf(stderr, "%s: %s: dataset %s is not a list of strings\n", f->prog, f->path, o.where);
-  } else {
+  } else if (plausible_size(f, &o, n, H5Tis_variable_str(o.type) > 0 ? sizeof(char *) : H5Tget_size(o.type))) {
     int vlen = H5Tis_variable_str(o.type) > 0;
     size_t size = vlen ? sizeof(char *) : H5Tget_size(o.type);
     hid_t mt = vlen ? H5Tcopy(H5T_C_S1) : H5Tcopy(o.type);

@@ -1318,5 +1318,18 @@ Test(results_cli, damaged_and_foreign_files_refused) {
   H5LTset_attribute_string(f, "/ensemble/summary/ok", "dimensions", "method");
   H5Fclose(f);
   expect_on(bad, "info %s", 2, "has 3 entries along dimension method, other datasets 4");
+  /* A dataset that declares 2^40 values and stores none (chunked, never written): refused before
+   * any allocation (a damaged 39 KB file once made the reader ask for 14.8 GB). */
+  copy_file(good, bad, -1);
+  f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(f, "/ensemble/t", H5P_DEFAULT);
+  hsize_t huge = (hsize_t)1 << 40, chunk = 1024;
+  hid_t space = H5Screate_simple(1, &huge, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(dcpl, 1, &chunk);
+  ds = H5Dcreate2(f, "/ensemble/t", H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  H5Dclose(ds), H5Pclose(dcpl), H5Sclose(space);
+  H5LTset_attribute_string(f, "/ensemble/t", "dimensions", "sample");
+  H5Fclose(f);
+  expect_on(bad, "export %s variance", 2, "dataset /ensemble/t declares 1099511627776 values but stores 0 bytes");
   remove(good), remove(bad);
 }
