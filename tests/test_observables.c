@@ -242,6 +242,32 @@ Test(ensemble, fixed_initial_conditions_and_observables) {
   nh_study_free(&st);
 }
 
+/* Convergence: a run whose step fails has NaN for every error coordinate and norm (never a
+ * partial error), its status says why, and the other method's cells are unaffected. nh_newmark at
+ * (β, β') = (½, 0) has an exactly singular Jacobian (spec/newmark.md §2.5). */
+Test(convergence, failed_runs_have_nan_errors) {
+  nh_study st;
+  nh_convergence_result r;
+  char err[1024];
+  const char *ov[] = {"methods=[\"nh_newmark(beta=0.5,beta2=0,alpha=0.5,allow_ill_conditioned=1)\", \"rk4\"]"};
+  load(DATA "convergence_norms.cfg", ov, 1, &st);
+  cr_assert_eq(nh_run_convergence(&st, &r, err, sizeof err), 0, "%s", err);
+  const int n = st.sys.n;
+  for (int hi = 0; hi < st.nh; hi++) {
+    const int bad = hi, good = st.nh + hi; /* cells [method][h] */
+    cr_expect_eq(r.status[bad], NH_STEP_SOLVER_FAILED, "h[%d]: status %d", hi, r.status[bad]);
+    cr_expect_eq(r.status[good], NH_STEP_OK);
+    for (int i = 0; i < 2 * n; i++) {
+      cr_expect(isnan(r.err_coord[(size_t)bad * 2 * n + i]), "failed run, error coordinate %d not NaN", i);
+      cr_expect(isfinite(r.err_coord[(size_t)good * 2 * n + i]));
+    }
+    const double *norms[5] = {r.err, r.err_q, r.err_v, r.err_max, r.err_2};
+    for (int k = 0; k < 5; k++) cr_expect(isnan(norms[k][bad]) && isfinite(norms[k][good]), "norm %d", k);
+  }
+  nh_convergence_result_free(&r);
+  nh_study_free(&st);
+}
+
 /* Convergence: the extra error norms agree with the final state and the reference. */
 Test(convergence, norms_final_state_and_coordinates) {
   nh_study st;
