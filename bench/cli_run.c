@@ -186,7 +186,14 @@ static int run_study(const run_args *a, const char *path, const char *command) {
   if (rc) fprintf(stderr, "nhbench: %s\n", err);
   else fprintf(stderr, "nhbench: wrote %s\n", path);
   nh_study_free(&st);
-  return rc || orders_failed ? NH_EXIT_FAILED : NH_EXIT_OK;
+  if (rc) {
+    /* After a failed write (full disk, ulimit -f) HDF5 1.10 keeps the file whose close failed in
+     * its tables and crashes closing it again at exit; the temporary file is already removed and
+     * everything said, so leave without the library's exit handler. */
+    fflush(NULL);
+    _exit(NH_EXIT_FAILED);
+  }
+  return orders_failed ? NH_EXIT_FAILED : NH_EXIT_OK;
 }
 
 int nh_cli_run(int argc, char **argv) {

@@ -1,4 +1,5 @@
 /* nhbench: run studies of nonholonomic integrators, inspect and export their results. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -109,6 +110,9 @@ static int help(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  /* Past a file-size limit (ulimit -f) a write should fail with EFBIG, which the results writer
+   * reports (exit 1, the temporary file removed, an older file kept), not kill the process. */
+  signal(SIGXFSZ, SIG_IGN);
   static const struct option longopts[] = {
       {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};
   int c;

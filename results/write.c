@@ -1,4 +1,5 @@
 /* The writer's building blocks (results/writer.h) and the atomic file (temporary name, rename). */
+#include <errno.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
 #include <omp.h>
@@ -22,9 +23,12 @@
 #endif
 
 void nh_w_fail(nh_writer *w, const char *fmt, const char *what) {
+  const int os_error = errno; /* the system call under a failed HDF5 call, if any (e.g. EFBIG, ENOSPC) */
   if (w->failed) return;
   w->failed = 1;
-  snprintf(w->err, sizeof w->err, fmt, what);
+  int len = snprintf(w->err, sizeof w->err, fmt, what);
+  if (os_error && len >= 0 && (size_t)len < sizeof w->err)
+    snprintf(w->err + len, sizeof w->err - (size_t)len, ": %s", strerror(os_error));
 }
 
 static nh_wdim *find_dim(nh_writer *w, const char *name) {
@@ -191,6 +195,7 @@ static hid_t put(nh_writer *w, hid_t loc, const char *name, const char *dims, hi
   for (int i = 0; i < rank; i++) n *= (shape[i] = d[i]->size);
   hid_t space = H5Screate_simple(rank, shape, NULL);
   hid_t dcpl = creation_plist(rank, shape, n, H5Tget_size(ftype));
+  errno = 0; /* nh_w_fail reports the OS's reason of a failure below, not an older one */
   hid_t ds = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   if (dcpl != H5P_DEFAULT) H5Pclose(dcpl);
   if (ds < 0 || (n > 0 && H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)) {
@@ -333,6 +338,7 @@ int nh_w_file(const char *path, const nh_study *st, nh_w_body body, const void *
     H5Gclose(g);
   }
   close_scales(&w);
+  errno = 0;
   if (H5Fclose(w.file) < 0) nh_w_fail(&w, "%s", "cannot close the file");
   if (!w.failed && rename(tmp, path) != 0) nh_w_fail(&w, "%s", "cannot rename the temporary file onto it");
   if (w.failed) {

@@ -512,6 +512,47 @@ Test(cli, set_lists_and_step_size_forms) {
   remove(spec), remove(file);
 }
 
+/* A write that hits the file-size limit (ulimit -f, as a full disk would): exit 1 with the OS's
+ * reason, the earlier file unchanged, no temporary file left, no crash at exit (the HDF5 library
+ * used to segfault closing the failed file: 139). */
+Test(cli, write_past_the_file_size_limit) {
+  char spec[256], file[256], cmd[1024];
+  scratch(spec, sizeof spec, "fsize.cfg");
+  scratch(file, sizeof file, "fsize.h5");
+  FILE *s = fopen(spec, "w");
+  cr_assert(s);
+  fputs("study = \"ensemble\"; system = \"chaotic_particle\"; T = 200.0; h = 0.2; sample_every = 1;\n"
+        "ensemble = { count = 40; energy = 1.535; seed = 3; };\nmethods = [\"rk4\", \"nh_rattle\"];\n", s);
+  fclose(s);
+  s = fopen(file, "w");
+  fputs("the earlier file", s);
+  fclose(s);
+  snprintf(cmd, sizeof cmd, "sh -c 'ulimit -f 64; exec %s run %s -o %s' 2>&1", NHBENCH_EXE, spec, file);
+  FILE *p = popen(cmd, "r");
+  char out[4096];
+  size_t n = fread(out, 1, sizeof out - 1, p);
+  out[n] = '\0';
+  int status = pclose(p);
+  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d:\n%s", status, out);
+  /* The failing call is a dataset write or the final flush at close, whichever reaches the limit. */
+  expect_has(out, "writing the results failed: cannot ");
+  expect_has(out, ": File too large; any earlier file there is unchanged");
+  char kept[64] = "";
+  s = fopen(file, "r");
+  cr_assert(s);
+  cr_expect(fgets(kept, sizeof kept, s) && strcmp(kept, "the earlier file") == 0, "the earlier file became '%s'", kept);
+  fclose(s);
+  char tmp[300];
+  snprintf(tmp, sizeof tmp, "%s.tmp-", file);
+  char dir[600];
+  snprintf(dir, sizeof dir, "ls %s.tmp-* 2>/dev/null | wc -l", file);
+  p = popen(dir, "r");
+  int left = -1;
+  cr_expect(fscanf(p, "%d", &left) == 1 && left == 0, "%d temporary files left (%s*)", left, tmp);
+  pclose(p);
+  remove(spec), remove(file);
+}
+
 Test(cli, run_trajectory_then_info_and_export) {
   char file[256];
   scratch(file, sizeof file, "traj.h5");
