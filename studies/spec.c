@@ -271,6 +271,28 @@ static int load_system(const ctx *c, const config_setting_t *root, nh_study *st)
   return load_system_params(c, root, st);
 }
 
+/* system_params replaces a value a preset of the initial conditions set: say so once, and name the
+ * initial conditions by what they now are ("eps01 (eps=0)"), so that the results file does not
+ * claim the preset's system (its exact solution or reference would be the preset's). */
+static void note_preset_override(const ctx *c, const config_setting_t *p, nh_study *st, double preset_value,
+                                 double value) {
+  const char *param = config_setting_name(p);
+  int line = (int)config_setting_source_line(p);
+  char where[300];
+  if (line > 0) snprintf(where, sizeof where, "%s:%d", c->file, line);
+  else snprintf(where, sizeof where, "%s: --set system_params.%s", c->file, param);
+  fprintf(stderr, "%s: note: system_params %s = %g replaces the preset's %s = %g (initial condition '%s' kept)\n",
+          where, param, value, param, preset_value, st->ic_names[0]);
+  for (int i = 0; i < st->nic; i++) {
+    char renamed[512];
+    snprintf(renamed, sizeof renamed, "%s (%s=%g)", st->ic_names[i], param, value);
+    free(st->ic_names[i]);
+    st->ic_names[i] = dup_str(renamed);
+  }
+  free(st->initial); /* its own copy of ic_names[0] */
+  st->initial = dup_str(st->ic_names[0]);
+}
+
 static int load_system_params(const ctx *c, const config_setting_t *root, nh_study *st) {
   const char *name = st->sys.type->name;
   const config_setting_t *params = config_setting_get_member(root, "system_params");
@@ -282,6 +304,9 @@ static int load_system_params(const ctx *c, const config_setting_t *root, nh_stu
     double v;
     char msg[256];
     if (get_number(c, p, &v)) return -1;
+    const int k = nh_param_index(st->sys.type->params, st->sys.type->nparams, config_setting_name(p));
+    /* Called again after the initial conditions: a value that differs now was set by a preset. */
+    if (k >= 0 && st->nic > 0 && st->sys.p[k] != v) note_preset_override(c, p, st, st->sys.p[k], v);
     if (nh_system_set_param(&st->sys, config_setting_name(p), v, msg, sizeof msg))
       return fail_at(c, p, "system %s: %s", name, msg);
   }

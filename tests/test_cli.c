@@ -553,6 +553,32 @@ Test(cli, write_past_the_file_size_limit) {
   remove(spec), remove(file);
 }
 
+/* system_params that change a parameter the preset set: a note at its line, and the initial
+ * condition named for what it now is (the file must not claim the preset's system). The same
+ * value as the preset's: no note. */
+Test(cli, system_params_against_the_preset) {
+  char spec[256], file[256];
+  scratch(spec, sizeof spec, "preset.cfg");
+  scratch(file, sizeof file, "preset.h5");
+  FILE *s = fopen(spec, "w");
+  cr_assert(s);
+  fputs("study = \"convergence\"; system = \"cvt\"; initial = \"eps01\";\nsystem_params = { eps = 0.0; };\n"
+        "T = 1.0; h = [0.1, 0.05]; methods = [\"rk4\"];\n", s);
+  fclose(s);
+  cli_result *r = nhb("run %s -o %s", spec, file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  expect_has(r->err, "preset.cfg:2: note: system_params eps = 0 replaces the preset's eps = 0.1 (initial condition 'eps01' kept)");
+  r = nhb("info %s", file);
+  expect_has(r->out, "system       cvt(eps=0)");
+  expect_has(r->out, "IC 0         eps01 (eps=0): ");
+  r = nhb("run %s -o %s --set system_params.eps=0.1", spec, file);
+  cr_expect_eq(r->rc, 0, "%s", r->err);
+  cr_expect(strstr(r->err, "note:") == NULL, "the preset's own value needs no note:\n%s", r->err);
+  r = nhb("info %s", file);
+  expect_has(r->out, "IC 0         eps01: ");
+  remove(spec), remove(file);
+}
+
 Test(cli, run_trajectory_then_info_and_export) {
   char file[256];
   scratch(file, sizeof file, "traj.h5");
