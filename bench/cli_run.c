@@ -1,6 +1,7 @@
 /* nhbench run SPEC.cfg [--output OUT.h5] [--threads N] [--set PATH=VALUE ...] [--check-orders] */
 #define _POSIX_C_SOURCE 200809L /* mkdir, access */
 #include <errno.h>
+#include <fcntl.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,14 +133,21 @@ static int run_and_write(const nh_study *st, const char *path, const char *comma
 }
 
 /* Pre-flight, before any computing: the output's directory exists (created as needed, like
- * mkdir -p) and is writable. 0, or -1 with a message naming the directory and the OS's reason. */
-static int prepare_output_dir(const char *path) {
+ * mkdir -p), a file can be created there (a probe, removed at once: access() says yes on /proc
+ * and for root everywhere), and the output is not a directory. 0, or -1 with a message naming
+ * the path and the OS's reason: bad input, exit 2, nothing computed. */
+static int prepare_output(const char *path) {
   char dir[4096];
+  struct stat sb;
+  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    fprintf(stderr, "nhbench: the output %s is a directory; give a file name, e.g. %s/RESULTS.h5\n", path, path);
+    return -1;
+  }
   snprintf(dir, sizeof dir, "%s", path);
   char *slash = strrchr(dir, '/');
-  if (!slash) return 0; /* the current directory */
   if (slash == dir) slash[1] = '\0';
-  else *slash = '\0';
+  else if (slash) *slash = '\0';
+  else snprintf(dir, sizeof dir, ".");
   for (char *p = dir + 1; *p; p++) {
     if (*p != '/') continue;
     *p = '\0';
@@ -150,10 +158,15 @@ static int prepare_output_dir(const char *path) {
     fprintf(stderr, "nhbench: cannot create the output directory %s: %s\n", dir, strerror(errno));
     return -1;
   }
-  if (access(dir, W_OK) != 0) {
-    fprintf(stderr, "nhbench: cannot write into the output directory %s: %s\n", dir, strerror(errno));
+  char probe[4200];
+  snprintf(probe, sizeof probe, "%s.probe-%ld", path, (long)getpid());
+  int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0) {
+    fprintf(stderr, "nhbench: cannot create files in the output directory %s: %s\n", dir, strerror(errno));
     return -1;
   }
+  close(fd);
+  unlink(probe);
   return 0;
 }
 
@@ -166,9 +179,9 @@ static int run_study(const run_args *a, const char *path, const char *command) {
     nh_study_free(&st);
     return NH_EXIT_USAGE;
   }
-  if (prepare_output_dir(path)) {
+  if (prepare_output(path)) {
     nh_study_free(&st);
-    return NH_EXIT_FAILED;
+    return NH_EXIT_USAGE;
   }
   int rc = 1, orders_failed = 0;
   fprintf(stderr, "nhbench: %s study of %s, %d methods, %d threads -> %s\n", nh_study_kind_name(st.kind),

@@ -366,12 +366,19 @@ Test(cli, run_bad_set_and_failed_run) {
   cr_expect_eq(r->rc, 2, "%s", r->err);
   expect_has(r->err, "--set 'T': expected PATH=VALUE");
   cr_expect(access(file, F_OK) != 0, "a refused --set wrote %s", file);
-  /* A run that cannot write its file fails with 1, before computing (a directory that cannot be
-   * created: /proc takes no new entries). */
+  /* An output that cannot be written is bad input, refused with 2 before computing: a directory
+   * that cannot be created, one that takes no files (/proc), and a directory as the output. */
   r = nhb("run " DATA "trajectory_particle.cfg -o /proc/nonexistent-dir/x.h5");
-  cr_expect_eq(r->rc, 1, "%s", r->err);
+  cr_expect_eq(r->rc, 2, "%s", r->err);
   expect_has(r->err, "cannot create the output directory /proc/nonexistent-dir");
   cr_expect(strstr(r->err, "trajectory study of") == NULL, "nothing was computed: %s", r->err);
+  r = nhb("run " DATA "trajectory_particle.cfg -o /proc/x.h5");
+  cr_expect_eq(r->rc, 2, "%s", r->err);
+  expect_has(r->err, "cannot create files in the output directory /proc: ");
+  cr_expect(strstr(r->err, "trajectory study of") == NULL, "nothing was computed: %s", r->err);
+  r = nhb("run " DATA "trajectory_particle.cfg -o /tmp");
+  cr_expect_eq(r->rc, 2, "%s", r->err);
+  expect_has(r->err, "the output /tmp is a directory");
 }
 
 /* Output directories are created as needed; `run -` reads the spec from standard input; an
