@@ -6,14 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-int nh_truth_start(nh_truth *tr, const nh_system *sys, const nh_state *x0, double tol) {
+void nh_truth_start(nh_truth *tr, const nh_system *sys, const nh_state *x0, double tol) {
   tr->sys = sys;
   tr->x0 = tr->x = *x0;
   tr->tol = tol;
   nh_state probe;
   tr->exact = sys->type->exact && sys->type->exact(sys->p, x0, x0->t, &probe) == 0;
   tr->kind = tr->exact ? "exact" : "rk8pd";
-  return 0;
 }
 
 int nh_truth_at(nh_truth *tr, double t, nh_state *out) {

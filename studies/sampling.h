@@ -14,7 +14,7 @@ typedef struct {
   int exact;
   const char *kind; /* "exact" or "rk8pd" */
 } nh_truth;
-int nh_truth_start(nh_truth *tr, const nh_system *sys, const nh_state *x0, double tol);
+void nh_truth_start(nh_truth *tr, const nh_system *sys, const nh_state *x0, double tol);
 /* The true state at time t ≥ the last time asked. Returns 0 or -1. */
 int nh_truth_at(nh_truth *tr, double t, nh_state *out);
 

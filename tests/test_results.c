@@ -636,7 +636,7 @@ Test(results, ensemble_summary_by_hand) {
   double slope[20] = {-4, 2, 50, NAN, 1, /**/ NAN, 1, 1, 1, 1, /**/ -0.25, -0.25, -0.25, 9, -0.25, /**/ 1, 2, 3, 4, 5};
   double resid[20] = {1e-3, 2e-3, 9, NAN, 5e-4, /**/ 0.5, 9, 9, 9, 9, /**/ 1, 1, 1, 1, 1, /**/ 1, 2, 3, 4, 5};
   double var[4] = {0.25, 123, 0, 2};
-  int count[4] = {3, 1, 4, 5};
+  int count[4] = {2, 1, 4, 5}; /* method 0: 2 ICs at T, the fewest with a variance; method 1: 1, none */
   r.status = (int *)status, r.max_abs_dE = max_abs, r.drift_slope = slope, r.max_residual = resid;
   r.dE_var = var, r.dE_count = count;
   const nh_ensemble_summary want[4] = {
