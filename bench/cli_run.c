@@ -170,6 +170,20 @@ static int prepare_output(const char *path) {
   return 0;
 }
 
+/* Pre-flight: a study whose sampled results cannot fit in this machine's memory is refused before
+ * computing (it would be killed after hours); 0, or -1 with what to change. */
+static int check_memory(const nh_study *st) {
+  const double need = nh_study_memory_estimate(st);
+  const double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  if (!(have > 0) || need <= 0.8 * have) return 0;
+  fprintf(stderr,
+          "nhbench: %s: the run would keep about %.1f GiB of sampled results in memory, more than 80%% of this "
+          "machine's %.1f GiB; sample less often (sample_every), or run fewer initial conditions, methods or a "
+          "shorter T\n",
+          st->spec_file, need / (1u << 30), have / (1u << 30));
+  return -1;
+}
+
 /* Loads, runs and writes the study of a: 0, 1 (a failed run or order check) or 2 (a bad spec). */
 static int run_study(const run_args *a, const char *path, const char *command) {
   char err[2048] = "";
@@ -179,7 +193,7 @@ static int run_study(const run_args *a, const char *path, const char *command) {
     nh_study_free(&st);
     return NH_EXIT_USAGE;
   }
-  if (prepare_output(path)) {
+  if (prepare_output(path) || check_memory(&st)) {
     nh_study_free(&st);
     return NH_EXIT_USAGE;
   }

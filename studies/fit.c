@@ -74,6 +74,22 @@ void nh_column_stats(int rows, int cols, const double *x, double *mean, double *
   }
 }
 
+double nh_study_memory_estimate(const nh_study *st) {
+  double row = 0; /* one sample of every observable */
+  for (int o = 0; o < st->nobs; o++) row += st->obs[o]->width(&st->sys);
+  if (st->kind == NH_STUDY_ENSEMBLE) {
+    const double runs = (double)st->nmethods * st->count, ns = st->nsamples;
+    return 8 * (runs * ns * (1 + row) + 6.0 * st->nmethods * ns);
+  }
+  if (st->kind == NH_STUDY_TRAJECTORY) {
+    double hmin = INFINITY;
+    for (int i = 0; i < st->nh; i++) hmin = fmin(hmin, st->h[i]);
+    const double ns = floor(st->T / (hmin * st->sample_every)) + 1;
+    return 8 * (double)st->nmethods * st->nh * st->nic * ns * row;
+  }
+  return 0;
+}
+
 int nh_column_quantile(int rows, int cols, const double *x, double p, double *out) {
   double *col = malloc(sizeof(double) * (size_t)(rows > 0 ? rows : 1));
   if (!col) return -1;

@@ -242,6 +242,10 @@ double nh_drift_slope(int n, const double *t, const double *y);
  * finite entries, NaN and infinite entries (stopped runs) left out; mean NaN when no entry is
  * finite, variance NaN when fewer than two are (spec/newmark.md §6 A11). */
 void nh_column_stats(int rows, int cols, const double *x, double *mean, double *var, int *count);
+/* Bytes of the sampled arrays the run of st keeps in memory until it writes its file (ensemble:
+ * dE and the observables of every trajectory, the statistics per sample; trajectory: the
+ * observables of every run); 0 for the kinds whose results are small. For the pre-flight. */
+double nh_study_memory_estimate(const nh_study *st);
 /* Per column c of x (rows × cols, row-major): the p-quantile (0 ≤ p ≤ 1) of its finite entries,
  * linearly interpolated between order statistics (gsl_stats_quantile_from_sorted_data: the
  * entry at rank p(k − 1) of the k sorted ones); NaN when no entry is finite. Returns 0, or -1 out

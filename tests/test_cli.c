@@ -484,6 +484,19 @@ Test(cli, skipped_grid_points_noted_once) {
   remove(spec), remove(file);
 }
 
+/* Pre-flight: an ensemble whose sampled results could not fit in any machine's memory (a million
+ * trajectories of 5 million samples: petabytes) is refused with 2 before computing. */
+Test(cli, refuses_a_study_too_large_for_memory) {
+  char file[256];
+  scratch(file, sizeof file, "huge.h5");
+  cli_result *r = nhb("run %s/studies/chaotic_ensemble.cfg -o %s --set ensemble.count=1000000 --set T=1000000",
+                      NHBENCH_SOURCE_DIR, file);
+  cr_expect_eq(r->rc, 2, "%s", r->err);
+  expect_has(r->err, "GiB of sampled results in memory, more than 80% of this machine's");
+  cr_expect(strstr(r->err, "ensemble study of") == NULL, "nothing was computed: %s", r->err);
+  cr_expect(access(file, F_OK) != 0);
+}
+
 /* --set with lists, and the two forms of step sizes: h replaces h0/halvings and the reverse; a
  * spec with both is refused at its line; a malformed list exits 2 naming the argument. */
 Test(cli, set_lists_and_step_size_forms) {

@@ -269,3 +269,29 @@ Test(statistics, column_quantiles_by_hand) {
     cr_expect_eq(q[3], 2.0, "equal values");
   }
 }
+
+/* The pre-flight's memory estimate, by hand: small_ensemble.cfg (2 listed methods + 5 grid points
+ * = 7 methods, 5 ICs, T = 20, h = 0.2, every 2 steps: 51 samples) with the observables energy (1)
+ * and q (5 on the chaotic particle): 8 bytes × (7·5·51·(1 + 6) + 6·7·51). A trajectory study:
+ * trajectory_particle.cfg's methods × step sizes × ICs × samples of the finest h × its row. */
+Test(statistics, memory_estimate_by_hand) {
+  nh_study st;
+  char err[1024];
+  const char *ov[] = {"observables=[\"energy\", \"q\"]"};
+  cr_assert_eq(nh_study_load(DATA "small_ensemble.cfg", ov, 1, &st, err, sizeof err), 0, "%s", err);
+  cr_assert(st.nmethods == 7 && st.count == 5 && st.nsamples == 51, "%d methods, %d ICs, %d samples", st.nmethods,
+            st.count, st.nsamples);
+  cr_expect_eq(nh_study_memory_estimate(&st), 8.0 * (7 * 5 * 51 * 7 + 6 * 7 * 51));
+  nh_study_free(&st);
+  cr_assert_eq(nh_study_load(DATA "trajectory_particle.cfg", NULL, 0, &st, err, sizeof err), 0, "%s", err);
+  double hmin = st.h[0], row = 0;
+  for (int i = 1; i < st.nh; i++) hmin = fmin(hmin, st.h[i]);
+  for (int o = 0; o < st.nobs; o++) row += st.obs[o]->width(&st.sys);
+  const double ns = floor(st.T / (hmin * st.sample_every) + 0.5) + 1;
+  cr_expect(fabs(nh_study_memory_estimate(&st) - 8 * st.nmethods * st.nh * st.nic * ns * row) <= 0.5,
+            "%g", nh_study_memory_estimate(&st));
+  nh_study_free(&st);
+  cr_assert_eq(nh_study_load(DATA "order_claim.cfg", NULL, 0, &st, err, sizeof err), 0, "%s", err);
+  cr_expect_eq(nh_study_memory_estimate(&st), 0.0, "a convergence study keeps little");
+  nh_study_free(&st);
+}
