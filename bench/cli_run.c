@@ -1,8 +1,10 @@
 /* nhbench run SPEC.cfg [--output OUT.h5] [--threads N] [--set PATH=VALUE ...] [--check-orders] */
 #define _POSIX_C_SOURCE 200809L /* mkdir, access */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +13,19 @@
 
 #include "bench/cli.h"
 #include "results/results.h"
+#include "studies/checkpoint.h"
 #include "studies/study.h"
+
+#ifdef NHBENCH_VERSION_FILE
+#include NHBENCH_VERSION_FILE /* generated at build time: scripts/version.cmake */
+#endif
+#ifndef NHBENCH_VERSION
+#define NHBENCH_VERSION "unknown"
+#endif
 
 static const char usage[] =
     "usage: nhbench run SPEC.cfg [--output OUT.h5] [--threads N] [--set PATH=VALUE ...] [--check-orders]\n"
+    "                          [--resume]\n"
     "  SPEC.cfg                the study spec; - reads it from standard input\n"
     "  -o, --output OUT.h5     results file (default: results/<spec name>.h5, results/stdin.h5 for -);\n"
     "                          its directory is created as needed; written to a temporary name and\n"
@@ -26,6 +37,9 @@ static const char usage[] =
     "                          the spec's h0 and halvings, and h0 or halvings its h\n"
     "  -c, --check-orders      convergence studies: print observed against expected orders and exit 1\n"
     "                          if any differs by more than the spec's order_tolerance (default 0.15)\n"
+    "  -r, --resume            ensembles: continue a run that was killed or failed, from the journal\n"
+    "                          OUT.h5.journal of its finished trajectories (same spec, --set and\n"
+    "                          nhbench version); the file is the same as an uninterrupted run's\n"
     "  -h, --help              this text\n"
     "Exit status: 0 success, 1 a failed run or order check, 2 bad usage or a bad spec.\n";
 
@@ -35,7 +49,7 @@ static const char prog[] = "nhbench run";
 typedef struct {
   const char *spec, *out;
   const char **overrides;
-  int noverrides, check_orders, help;
+  int noverrides, check_orders, resume, help;
 } run_args;
 
 /* Parses argv into a (overrides: free a->overrides); 0, or an exit status. */
@@ -43,15 +57,17 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
   static const struct option longopts[] = {
       {"output", required_argument, NULL, 'o'}, {"threads", required_argument, NULL, 'j'},
       {"set", required_argument, NULL, 's'},    {"check-orders", no_argument, NULL, 'c'},
-      {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+      {"resume", no_argument, NULL, 'r'},       {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
   memset(a, 0, sizeof *a);
   a->overrides = calloc((size_t)argc + 1, sizeof *a->overrides);
   int c;
-  while ((c = getopt_long(argc, argv, ":o:j:s:ch", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":o:j:s:crh", longopts, NULL)) != -1) {
     switch (c) {
     case 'o': a->out = optarg; break;
     case 's': a->overrides[a->noverrides++] = optarg; break;
     case 'c': a->check_orders = 1; break;
+    case 'r': a->resume = 1; break;
     case 'h': a->help = 1; return 0;
     case 'j': {
       char *end;
@@ -184,6 +200,63 @@ static int check_memory(const nh_study *st) {
   return -1;
 }
 
+/* Temporary files OUT.h5.tmp-PID of runs that no longer exist (killed): removed, with a note. */
+static void remove_stale_temporaries(const char *path) {
+  char dir[4096], prefix[4200];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  const char *base = slash ? slash + 1 : path;
+  if (slash == dir) slash[1] = '\0';
+  else if (slash) *slash = '\0';
+  else snprintf(dir, sizeof dir, ".");
+  snprintf(prefix, sizeof prefix, "%s.tmp-", base);
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    char *end;
+    if (strncmp(e->d_name, prefix, strlen(prefix)) != 0) continue;
+    const long pid = strtol(e->d_name + strlen(prefix), &end, 10);
+    if (*end || pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) {
+      char stale[8400];
+      snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name);
+      if (unlink(stale) == 0) fprintf(stderr, "nhbench: removed %s, left by a run that was killed\n", stale);
+    }
+  }
+  if (d) closedir(d);
+}
+
+/* The checkpoint journal of an ensemble run, OUT.h5.journal: its path and key (what a resumed run
+ * must share: the spec text, the overrides and the version) into st. --resume of another kind, or
+ * without a journal, is bad usage (-1 with a message). */
+static int setup_journal(const run_args *a, const char *path, nh_study *st, char *journal, size_t len, char **key) {
+  snprintf(journal, len, "%s.journal", path);
+  remove_stale_temporaries(path);
+  if (st->kind != NH_STUDY_ENSEMBLE) {
+    if (!a->resume) return 0;
+    fprintf(stderr, "nhbench: --resume: only ensemble studies keep a journal to resume from (this is a %s study)\n",
+            nh_study_kind_name(st->kind));
+    return -1;
+  }
+  if (a->resume && access(journal, F_OK) != 0) {
+    fprintf(stderr, "nhbench: --resume: no journal %s of an interrupted run (%s)\n", journal, strerror(errno));
+    return -1;
+  }
+  if (!a->resume && access(journal, F_OK) == 0)
+    fprintf(stderr, "nhbench: note: starting over; the journal %s of an earlier run is replaced (--resume continues it)\n",
+            journal);
+  const size_t klen = strlen(st->spec_text) + strlen(st->overrides) + strlen(NHBENCH_VERSION) + 64;
+  *key = malloc(klen);
+  if (!*key) return -1;
+  snprintf(*key, klen, "%s\n--set %s\nnhbench %s\n", st->spec_text, st->overrides, NHBENCH_VERSION);
+  const int same = a->resume ? nh_checkpoint_matches(journal, *key) : 1;
+  if (same != 1) {
+    fprintf(stderr, "nhbench: --resume: %s %s; remove it, or run without --resume to start over\n", journal,
+            same == 0 ? "is the journal of another run (spec, --set or nhbench version differ)" : "is not a journal");
+    return -1;
+  }
+  st->checkpoint = journal, st->checkpoint_key = *key, st->resume = a->resume;
+  return 0;
+}
+
 /* Loads, runs and writes the study of a: 0, 1 (a failed run or order check) or 2 (a bad spec). */
 static int run_study(const run_args *a, const char *path, const char *command) {
   char err[2048] = "";
@@ -194,6 +267,12 @@ static int run_study(const run_args *a, const char *path, const char *command) {
     return NH_EXIT_USAGE;
   }
   if (prepare_output(path) || check_memory(&st)) {
+    nh_study_free(&st);
+    return NH_EXIT_USAGE;
+  }
+  char journal[4200], *key = NULL;
+  if (setup_journal(a, path, &st, journal, sizeof journal, &key)) {
+    free(key);
     nh_study_free(&st);
     return NH_EXIT_USAGE;
   }
@@ -212,6 +291,11 @@ static int run_study(const run_args *a, const char *path, const char *command) {
   }
   if (rc) fprintf(stderr, "nhbench: %s\n", err);
   else fprintf(stderr, "nhbench: wrote %s\n", path);
+  /* The journal goes once its results are in the file; a failed run keeps it for --resume. */
+  if (st.checkpoint && rc == 0) unlink(journal);
+  else if (st.checkpoint && access(journal, F_OK) == 0)
+    fprintf(stderr, "nhbench: the finished trajectories are kept in %s: rerun with --resume to continue\n", journal);
+  free(key);
   nh_study_free(&st);
   if (rc) {
     /* After a failed write (full disk, ulimit -f) HDF5 1.10 keeps the file whose close failed in

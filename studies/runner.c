@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "studies/checkpoint.h"
 #include "studies/sampling.h"
 
 int nh_integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nsteps, double h, nh_cost *cost,
@@ -193,6 +194,57 @@ static int run_trajectory(const nh_study *st, nh_ensemble_result *r, long task, 
   return rc ? -1 : 0;
 }
 
+/* ---- checkpointing (studies/checkpoint.h): one record per finished trajectory ---------------- */
+
+/* A record: status, max|dE|, drift slope, max residual, wall time, the six cost counters (exact as
+ * doubles below 2^53), then the trajectory's dE row and its observables' rows. */
+enum { REC_STATUS, REC_MAX_ABS_DE, REC_DRIFT, REC_RESIDUAL, REC_TIME, REC_COST, REC_ROWS = REC_COST + 6 };
+
+typedef struct {
+  const nh_study *st;
+  nh_ensemble_result *r;
+  nh_cost *task_cost;
+  double *task_time;
+  char *done; /* [task]: replayed from the journal */
+} journal;
+
+static size_t record_length(const journal *j) {
+  return REC_ROWS + (size_t)j->st->nsamples * (1 + (size_t)j->r->samples.row);
+}
+
+static void cost_fields(nh_cost *c, unsigned long long *f[6]) {
+  f[0] = &c->steps, f[1] = &c->rhs_evals, f[2] = &c->jacobian_evals, f[3] = &c->linear_solves,
+  f[4] = &c->newton_iterations, f[5] = &c->constraint_evals;
+}
+
+static void pack_task(const journal *j, long task, double *x) {
+  const nh_ensemble_result *r = j->r;
+  const size_t ns = (size_t)j->st->nsamples, row = (size_t)r->samples.row;
+  unsigned long long *c[6];
+  cost_fields(&j->task_cost[task], c);
+  x[REC_STATUS] = r->status[task], x[REC_MAX_ABS_DE] = r->max_abs_dE[task], x[REC_DRIFT] = r->drift_slope[task];
+  x[REC_RESIDUAL] = r->max_residual[task], x[REC_TIME] = j->task_time[task];
+  for (int i = 0; i < 6; i++) x[REC_COST + i] = (double)*c[i];
+  memcpy(x + REC_ROWS, r->dE + (size_t)task * ns, ns * sizeof *x);
+  if (row) memcpy(x + REC_ROWS + ns, r->samples.values + (size_t)task * ns * row, ns * row * sizeof *x);
+}
+
+/* A replayed record back into the result (records of another shape or task range are ignored). */
+static void unpack_task(void *vj, long task, const double *x, size_t n) {
+  journal *j = vj;
+  nh_ensemble_result *r = j->r;
+  const size_t ns = (size_t)j->st->nsamples, row = (size_t)r->samples.row;
+  if (task < 0 || task >= (long)j->st->nmethods * j->st->count || n != record_length(j)) return;
+  unsigned long long *c[6];
+  cost_fields(&j->task_cost[task], c);
+  r->status[task] = (int)x[REC_STATUS], r->max_abs_dE[task] = x[REC_MAX_ABS_DE], r->drift_slope[task] = x[REC_DRIFT];
+  r->max_residual[task] = x[REC_RESIDUAL], j->task_time[task] = x[REC_TIME];
+  for (int i = 0; i < 6; i++) *c[i] = (unsigned long long)x[REC_COST + i];
+  memcpy(r->dE + (size_t)task * ns, x + REC_ROWS, ns * sizeof *x);
+  if (row) memcpy(r->samples.values + (size_t)task * ns * row, x + REC_ROWS + ns, ns * row * sizeof *x);
+  j->done[task] = 1;
+}
+
 int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t errlen) {
   const int nm = st->nmethods, nic = st->count, ns = st->nsamples, n = st->sys.n;
   const size_t traj = (size_t)nm * (size_t)nic;
@@ -228,21 +280,52 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
     return -1;
   }
 
+  /* The checkpoint journal: a resumed run takes its finished trajectories from it. */
+  journal jr = {st, r, task_cost, task_time, calloc(traj, 1)};
+  nh_checkpoint *ck = NULL;
+  long resumed = 0;
+  if (st->checkpoint && jr.done) {
+    ck = nh_checkpoint_open(st->checkpoint, st->checkpoint_key, st->resume, unpack_task, &jr, &resumed, err, errlen);
+    if (!ck) {
+      free(task_cost), free(task_time), free(jr.done);
+      return -1;
+    }
+    if (st->resume)
+      fprintf(stderr, "nhbench: resuming: %ld of %zu trajectories taken from %s\n", resumed, traj, st->checkpoint);
+  }
+  int journal_failed = 0;
+
   nh_progress prog;
-  nh_progress_start(&prog, "ensemble", (long)traj);
+  nh_progress_start(&prog, "ensemble", (long)traj - resumed);
   /* Kinds of task: the methods (a grid point that fails at once says nothing of another's cost). */
   long *per_method = malloc(sizeof(long) * (size_t)nm);
-  for (int mi = 0; per_method && mi < nm; mi++) per_method[mi] = nic;
+  for (int mi = 0; per_method && mi < nm; mi++) {
+    per_method[mi] = 0;
+    for (int ic = 0; ic < nic; ic++) per_method[mi] += !(jr.done && jr.done[(size_t)mi * nic + ic]);
+  }
   if (per_method) nh_progress_kinds(&prog, nm, per_method);
   free(per_method);
 #pragma omp parallel for schedule(dynamic)
   for (long task = 0; task < (long)traj; task++) {
+    if (jr.done && jr.done[task]) continue;
     double t0 = omp_get_wtime();
     run_trajectory(st, r, task, &task_cost[task]);
     task_time[task] = omp_get_wtime() - t0;
+    if (ck) {
+      double *rec = malloc(sizeof(double) * record_length(&jr));
+      if (rec) pack_task(&jr, task, rec);
+#pragma omp critical(nh_checkpoint)
+      if (!rec || nh_checkpoint_append(ck, task, rec, record_length(&jr))) {
+        if (!journal_failed) fprintf(stderr, "nhbench: warning: cannot append to %s; the run goes on\n", st->checkpoint);
+        journal_failed = 1;
+      }
+      free(rec);
+    }
     nh_progress_tick_kind(&prog, (int)(task / nic), task_time[task]);
   }
   nh_progress_end(&prog);
+  nh_checkpoint_close(ck);
+  free(jr.done);
 
   /* Statistics across the ensemble, in a fixed order (spec/newmark.md §6 A11). */
   for (int mi = 0; mi < nm; mi++) {

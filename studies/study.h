@@ -45,6 +45,11 @@ typedef struct {
   char *spec_file;
   char *spec_text;   /* the spec file as read */
   char *overrides;   /* "--set" overrides applied, "" if none */
+  /* Ensembles: the checkpoint journal (studies/checkpoint.h) the run appends each finished task
+   * to, NULL for none; its key (spec text, overrides, version); resume = 1 continues the journal's
+   * run. Set by the caller after nh_study_load, not owned by the study. */
+  const char *checkpoint, *checkpoint_key;
+  int resume;
   nh_system sys;
   double T;
   int nmethods;

@@ -1,0 +1,198 @@
+/* A run's checkpoint journal (studies/checkpoint.h): an append-only file of the finished tasks'
+ * results, so that a killed run can be resumed without losing what it computed.
+ *
+ * Layout: the header "NHCKPT1\n", the key's length (u64) and the key (the spec text, overrides and
+ * version the run was made with); then one record per finished task:
+ *   u32 magic, i64 task, u64 n, n doubles, u64 checksum (FNV-1a over task, n and the doubles).
+ * A record is appended with one write(): once write() returns, the record survives a kill -9 of the
+ * process (it is in the kernel's page cache), and a kill during the write leaves at most one
+ * incomplete last record, which the checksum rejects. fdatasync() (against a crash of the machine
+ * itself) runs at most every SYNC_SECONDS: syncing every record cost as much as the run. */
+#define _POSIX_C_SOURCE 200809L /* fdatasync, ftruncate, clock_gettime */
+#include "studies/checkpoint.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HEADER "NHCKPT1\n"
+#define RECORD_MAGIC 0x4e48434bu /* "NHCK" */
+#define SYNC_SECONDS 5.0
+
+struct nh_checkpoint {
+  int fd;
+  double last_sync;
+  char path[4096];
+};
+
+static double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t len) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+static uint64_t record_checksum(int64_t task, uint64_t n, const double *x) {
+  uint64_t h = 14695981039346656037ull;
+  h = fnv1a(h, &task, sizeof task);
+  h = fnv1a(h, &n, sizeof n);
+  return fnv1a(h, x, n * sizeof *x);
+}
+
+/* read() of exactly len bytes: 0, or -1 at the end of the file or on an error. */
+static int read_exact(int fd, void *buf, size_t len) {
+  unsigned char *p = buf;
+  while (len) {
+    ssize_t got = read(fd, p, len);
+    if (got <= 0) return -1;
+    p += got, len -= (size_t)got;
+  }
+  return 0;
+}
+
+static int write_exact(int fd, const void *buf, size_t len) {
+  const unsigned char *p = buf;
+  while (len) {
+    ssize_t put = write(fd, p, len);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) return -1;
+    p += put, len -= (size_t)put;
+  }
+  return 0;
+}
+
+static int fail(char *err, size_t errlen, const char *path, const char *what) {
+  snprintf(err, errlen, "%s: %s: %s", path, what, strerror(errno ? errno : EIO));
+  return -1;
+}
+
+/* The header of an existing journal: 1 if its key is `key`, 0 if another, -1 if unreadable. */
+static int header_matches(int fd, const char *key) {
+  char magic[sizeof HEADER - 1];
+  uint64_t len;
+  if (read_exact(fd, magic, sizeof magic) || memcmp(magic, HEADER, sizeof magic) || read_exact(fd, &len, sizeof len))
+    return -1;
+  if (len != strlen(key)) return 0;
+  char *stored = malloc(len + 1);
+  int same = stored && read_exact(fd, stored, len) == 0 && memcmp(stored, key, len) == 0;
+  free(stored);
+  return same;
+}
+
+/* Replays the complete records after the header; truncates an incomplete last one. */
+static int replay(nh_checkpoint *c, nh_checkpoint_fn fn, void *ctx, long *count) {
+  off_t good = lseek(c->fd, 0, SEEK_CUR);
+  double *x = NULL;
+  size_t cap = 0;
+  *count = 0;
+  for (;;) {
+    uint32_t magic;
+    int64_t task;
+    uint64_t n, sum;
+    if (read_exact(c->fd, &magic, sizeof magic) || magic != RECORD_MAGIC || read_exact(c->fd, &task, sizeof task) ||
+        read_exact(c->fd, &n, sizeof n) || n > (1ull << 32))
+      break;
+    if (n > cap) {
+      double *bigger = realloc(x, n * sizeof *x);
+      if (!bigger) break;
+      x = bigger, cap = n;
+    }
+    if (read_exact(c->fd, x, n * sizeof *x) || read_exact(c->fd, &sum, sizeof sum) ||
+        sum != record_checksum(task, n, x))
+      break;
+    fn(ctx, (long)task, x, (size_t)n);
+    good = lseek(c->fd, 0, SEEK_CUR);
+    (*count)++;
+  }
+  free(x);
+  /* Appends go after the last complete record. */
+  if (ftruncate(c->fd, good) != 0 || lseek(c->fd, good, SEEK_SET) != good) return -1;
+  return 0;
+}
+
+int nh_checkpoint_matches(const char *path, const char *key) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return -1;
+  const int same = header_matches(fd, key);
+  close(fd);
+  return same;
+}
+
+nh_checkpoint *nh_checkpoint_open(const char *path, const char *key, int resume, nh_checkpoint_fn fn, void *ctx,
+                                  long *resumed, char *err, size_t errlen) {
+  nh_checkpoint *c = calloc(1, sizeof *c);
+  if (!c) return fail(err, errlen, path, "out of memory"), NULL;
+  snprintf(c->path, sizeof c->path, "%s", path);
+  c->last_sync = now_seconds();
+  *resumed = 0;
+  errno = 0;
+  if (resume) {
+    c->fd = open(path, O_RDWR);
+    if (c->fd < 0) {
+      fail(err, errlen, path, "no interrupted run to resume");
+      free(c);
+      return NULL;
+    }
+    const int same = header_matches(c->fd, key);
+    if (same != 1) {
+      snprintf(err, errlen,
+               "%s: %s; remove it, or run without --resume to start over", path,
+               same == 0 ? "the interrupted run was of another spec, --set or nhbench version" : "not a checkpoint journal");
+      close(c->fd), free(c);
+      return NULL;
+    }
+    if (replay(c, fn, ctx, resumed) == 0) return c;
+    fail(err, errlen, path, "cannot truncate the journal");
+    close(c->fd), free(c);
+    return NULL;
+  }
+  c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const uint64_t len = strlen(key);
+  if (c->fd < 0 || write_exact(c->fd, HEADER, sizeof HEADER - 1) || write_exact(c->fd, &len, sizeof len) ||
+      write_exact(c->fd, key, len) || fdatasync(c->fd)) {
+    fail(err, errlen, path, "cannot write the checkpoint journal");
+    if (c->fd >= 0) close(c->fd), unlink(path);
+    free(c);
+    return NULL;
+  }
+  return c;
+}
+
+int nh_checkpoint_append(nh_checkpoint *c, long task, const double *x, size_t n) {
+  const uint32_t magic = RECORD_MAGIC;
+  const int64_t t = task;
+  const uint64_t count = n, sum = record_checksum(t, count, x);
+  const size_t len = sizeof magic + sizeof t + sizeof count + n * sizeof *x + sizeof sum;
+  unsigned char *rec = malloc(len), *p = rec;
+  if (!rec) return -1;
+  memcpy(p, &magic, sizeof magic), p += sizeof magic;
+  memcpy(p, &t, sizeof t), p += sizeof t;
+  memcpy(p, &count, sizeof count), p += sizeof count;
+  memcpy(p, x, n * sizeof *x), p += n * sizeof *x;
+  memcpy(p, &sum, sizeof sum);
+  int rc = write_exact(c->fd, rec, len) ? -1 : 0;
+  free(rec);
+  const double now = now_seconds();
+  if (rc == 0 && now - c->last_sync >= SYNC_SECONDS) {
+    rc = fdatasync(c->fd) ? -1 : 0;
+    c->last_sync = now;
+  }
+  return rc;
+}
+
+void nh_checkpoint_close(nh_checkpoint *c) {
+  if (!c) return;
+  fdatasync(c->fd);
+  close(c->fd);
+  free(c);
+}

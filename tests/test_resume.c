@@ -1,0 +1,140 @@
+/* Checkpoint and resume (issue 12): an ensemble run killed with SIGKILL at several moments and
+ * resumed with --resume writes a file whose datasets are bit-identical to an uninterrupted run's;
+ * a journal of another spec, none at all, or --resume of another study kind are refused; a
+ * journal cut inside a record resumes from its complete records; temporary files of killed runs
+ * are removed. */
+#include <criterion/criterion.h>
+#include <hdf5.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SPEC NHBENCH_SOURCE_DIR "/studies/chaotic_ensemble.cfg"
+#define SHORT "--set T=200 --set ensemble.count=16"
+
+static int run(const char *args) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "%s run " SPEC " %s 2>/dev/null", NHBENCH_EXE, args);
+  int status = system(cmd);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Runs nhbench and kills it with SIGKILL after `seconds`; 1 if it was still running then. */
+static int run_and_kill(const char *out, double seconds) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    freopen("/dev/null", "w", stderr);
+    execl(NHBENCH_EXE, NHBENCH_EXE, "run", SPEC, "--set", "T=200", "--set", "ensemble.count=16", "-o", out,
+          (char *)NULL);
+    _exit(127);
+  }
+  struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+  nanosleep(&ts, NULL);
+  const int alive = kill(pid, SIGKILL) == 0;
+  int status;
+  waitpid(pid, &status, 0);
+  return alive && WIFSIGNALED(status);
+}
+
+/* The bytes of dataset NAME in group /ensemble, for comparison; NULL if absent. */
+static void *read_raw(const char *file, const char *name, size_t *bytes) {
+  hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+  char path[128];
+  snprintf(path, sizeof path, "/ensemble/%s", name);
+  hid_t d = f < 0 ? -1 : H5Dopen2(f, path, H5P_DEFAULT);
+  void *buf = NULL;
+  if (d >= 0) {
+    hid_t t = H5Dget_type(d), s = H5Dget_space(d);
+    *bytes = (size_t)H5Sget_simple_extent_npoints(s) * H5Tget_size(t);
+    buf = malloc(*bytes ? *bytes : 1);
+    H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+    H5Tclose(t), H5Sclose(s), H5Dclose(d);
+  }
+  if (f >= 0) H5Fclose(f);
+  return buf;
+}
+
+static void expect_same_results(const char *a, const char *b) {
+  static const char *const names[] = {"dE",       "status",   "max_abs_dE", "drift_slope", "max_constraint_residual",
+                                      "dE_mean",  "dE_var",   "dE_q10",     "dE_q50",      "dE_q90",
+                                      "dE_count", "cost",     "E0",         "t"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    size_t na = 0, nb = 0;
+    void *x = read_raw(a, names[i], &na), *y = read_raw(b, names[i], &nb);
+    cr_expect(x && y && na == nb && memcmp(x, y, na) == 0, "dataset %s differs after resuming", names[i]);
+    free(x), free(y);
+  }
+}
+
+static void tmp_name(char *buf, size_t len, const char *what) {
+  snprintf(buf, len, "/tmp/nhbench-resume-%d-%s", (int)getpid(), what);
+}
+
+Test(resume, killed_runs_resume_to_identical_files, .timeout = 240) {
+  char full[256], part[256], journal[300], args[1024];
+  tmp_name(full, sizeof full, "full.h5");
+  tmp_name(part, sizeof part, "part.h5");
+  snprintf(journal, sizeof journal, "%s.journal", part);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  snprintf(args, sizeof args, SHORT " -o %s", full);
+  cr_assert_eq(run(args), 0);
+  cr_expect(access(full, F_OK) == 0 && access(".journal", F_OK) != 0);
+  const double moments[] = {0.15, 0.4, 0.8};
+  int interrupted = 0;
+  for (size_t k = 0; k < sizeof moments / sizeof *moments; k++) {
+    remove(part), remove(journal);
+    if (!run_and_kill(part, moments[k])) continue; /* it finished first: nothing to resume */
+    interrupted++;
+    cr_expect(access(part, F_OK) != 0, "a killed run left %s", part);
+    cr_expect(access(journal, F_OK) == 0, "no journal after a kill at %g s", moments[k]);
+    snprintf(args, sizeof args, SHORT " -o %s --resume", part);
+    cr_assert_eq(run(args), 0, "resume after a kill at %g s", moments[k]);
+    expect_same_results(full, part);
+    cr_expect(access(journal, F_OK) != 0, "the journal is removed once the file is written");
+  }
+  cr_expect(interrupted >= 1, "no run was still going when killed: the test checked nothing");
+  remove(full), remove(part);
+}
+
+Test(resume, refusals_and_a_cut_journal, .timeout = 240) {
+  char full[256], part[256], journal[300], args[1024];
+  tmp_name(full, sizeof full, "full2.h5");
+  tmp_name(part, sizeof part, "part2.h5");
+  snprintf(journal, sizeof journal, "%s.journal", part);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  remove(journal);
+  snprintf(args, sizeof args, SHORT " -o %s --resume", part);
+  cr_expect_eq(run(args), 2, "--resume with no journal");
+  /* A journal of the same run, with half a record appended as a kill during a write would. */
+  cr_assert(run_and_kill(part, 0.3), "the run finished before the kill");
+  FILE *j = fopen(journal, "ab");
+  cr_assert(j);
+  const unsigned char half[] = {0x4b, 0x43, 0x48, 0x4e, 1, 2, 3};
+  fwrite(half, 1, sizeof half, j);
+  fclose(j);
+  /* Another --set is another run: refused, the journal kept. */
+  snprintf(args, sizeof args, SHORT " --set sample_every=10 -o %s --resume", part);
+  cr_expect_eq(run(args), 2, "a journal of another spec");
+  cr_expect(access(journal, F_OK) == 0);
+  snprintf(args, sizeof args, SHORT " -o %s --resume", part);
+  cr_assert_eq(run(args), 0, "resume from a journal cut inside a record");
+  snprintf(args, sizeof args, SHORT " -o %s", full);
+  cr_assert_eq(run(args), 0);
+  expect_same_results(full, part);
+  /* --resume of a convergence study; a temporary file of a dead run is removed. */
+  char cmd[1024], stale[300];
+  snprintf(stale, sizeof stale, "%s.tmp-999999999", part);
+  FILE *s = fopen(stale, "w");
+  fputs("left by a killed run", s);
+  fclose(s);
+  snprintf(cmd, sizeof cmd, "%s run " NHBENCH_SOURCE_DIR "/studies/chaotic_convergence.cfg -o %s --resume 2>/dev/null",
+           NHBENCH_EXE, part);
+  const int status = system(cmd);
+  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "--resume of a convergence study");
+  cr_expect(access(stale, F_OK) != 0, "the stale temporary file is removed");
+  remove(full), remove(part), remove(stale);
+}
