@@ -39,7 +39,9 @@ void nh_ensemble_summarize(const nh_study *st, const nh_ensemble_result *r, int 
   s->median_abs_drift_slope = median_of(c, nb);
   s->max_residual = nd ? gsl_stats_max(d, 1, nd) : NAN;
   const size_t last = (size_t)method * (size_t)ns + (size_t)ns - 1;
-  s->final_var = ns > 0 && r->dE_count[last] >= 2 ? r->dE_var[last] : NAN;
+  /* A streamed run keeps only the last sample's statistics in memory (studies/study.h). */
+  const int count = ns <= 0 ? 0 : r->dE_count ? r->dE_count[last] : r->last_count[method];
+  s->final_var = count >= 2 ? (r->dE_var ? r->dE_var[last] : r->last_var[method]) : NAN;
   free(a), free(b), free(c), free(d);
 }
 

@@ -217,6 +217,43 @@ static void put_close(nh_writer *w, hid_t loc, const char *name, const char *dim
   if (ds >= 0) H5Dclose(ds);
 }
 
+void nh_w_rows(nh_writer *w, hid_t loc, const char *name, const char *dims, hid_t ftype, int tail, nh_w_row_fn row,
+               const void *ctx, const char *units, const char *desc) {
+  nh_wdim *d[NH_W_DIMS];
+  const int rank = parse_dims(w, dims, d);
+  if (rank < 0) return;
+  hsize_t shape[NH_W_DIMS], start[NH_W_DIMS] = {0}, count[NH_W_DIMS], rows = 1, len = 1, n = 1;
+  for (int i = 0; i < rank; i++) {
+    n *= (shape[i] = d[i]->size);
+    if (i < rank - tail) rows *= shape[i], count[i] = 1;
+    else len *= shape[i], count[i] = shape[i];
+  }
+  hid_t space = H5Screate_simple(rank, shape, NULL), mspace = H5Screate_simple(1, &len, NULL);
+  hid_t dcpl = creation_plist(rank, shape, n, H5Tget_size(ftype));
+  errno = 0;
+  hid_t ds = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (dcpl != H5P_DEFAULT) H5Pclose(dcpl);
+  double *buf = malloc(sizeof(double) * (len ? len : 1));
+  if (ds < 0 || !buf) nh_w_fail(w, "cannot write dataset %s", name);
+  for (hsize_t r = 0; r < rows && len && !w->failed; r++) {
+    /* Row r's index along the leading dimensions, the last of them fastest. */
+    for (hsize_t rest = r, i = (hsize_t)(rank - tail); i-- > 0;) start[i] = rest % shape[i], rest /= shape[i];
+    if (row(ctx, (long long)r, buf)) nh_w_fail(w, "cannot read back the rows of dataset %s", name);
+    else if (H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+             H5Dwrite(ds, H5T_NATIVE_DOUBLE, mspace, space, H5P_DEFAULT, buf) < 0)
+      nh_w_fail(w, "cannot write dataset %s", name);
+  }
+  if (!w->failed) finish_dataset(w, ds, name, dims, d, rank, units, desc);
+  free(buf);
+  H5Sclose(space), H5Sclose(mspace);
+  if (ds >= 0) H5Dclose(ds);
+}
+
+void nh_w_f64_rows(nh_writer *w, hid_t loc, const char *name, const char *dims, int tail, nh_w_row_fn row,
+                   const void *ctx, const char *units, const char *desc) {
+  nh_w_rows(w, loc, name, dims, H5T_IEEE_F64LE, tail, row, ctx, units, desc);
+}
+
 void nh_w_f64(nh_writer *w, hid_t loc, const char *name, const char *dims, const double *data, const char *units,
               const char *desc) {
   put_close(w, loc, name, dims, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, data, units, desc);

@@ -111,6 +111,25 @@ static void observable_attrs(nh_writer *w, hid_t ds, const nh_observable *o, int
   free_strings(labels, wd);
 }
 
+/* Observable o of one streamed run at a time, fetched from the run's storage, its maximum and
+ * last value summarised as it goes (the rows of nh_w_f64_rows). */
+typedef struct {
+  const nh_samples *s;
+  int o, nsamples;
+  double *block, *max_abs, *last; /* [sample][row] scratch; [run][component] summaries */
+} observable_rows;
+
+static int observable_row(const void *ctx, long long run, double *out) {
+  const observable_rows *c = ctx;
+  const nh_samples *s = c->s;
+  const int wd = s->width[c->o];
+  if (s->fetch(s->fetch_ctx, run, c->block)) return -1;
+  for (int k = 0; k < c->nsamples; k++)
+    for (int i = 0; i < wd; i++) out[k * wd + i] = c->block[(size_t)k * (size_t)s->row + (size_t)(s->offset[c->o] + i)];
+  summarize(out, 1, c->nsamples, wd, c->max_abs + run * wd, c->last + run * wd);
+  return 0;
+}
+
 static void one_observable(nh_writer *w, hid_t g, hid_t gmax, hid_t glast, const char *run_dims, long long runs,
                            int nsamples, const nh_samples *s, int o) {
   const nh_study *st = w->st;
@@ -120,10 +139,17 @@ static void one_observable(nh_writer *w, hid_t g, hid_t gmax, hid_t glast, const
   snprintf(dims, sizeof dims, "%s,sample,component", run_dims);
   snprintf(sdims, sizeof sdims, "%s,component", run_dims);
   nh_w_dim(w, "component", wd);
-  double *x = gather(s, o, runs, nsamples);
+  double *x = s->fetch ? NULL : gather(s, o, runs, nsamples);
   double *mx = malloc(sizeof(double) * (size_t)(runs * wd + 1)), *last = malloc(sizeof(double) * (size_t)(runs * wd + 1));
-  summarize(x, runs, nsamples, wd, mx, last);
-  nh_w_f64(w, g, obs->name, dims, x, obs->units, obs->doc);
+  if (x) {
+    summarize(x, runs, nsamples, wd, mx, last);
+    nh_w_f64(w, g, obs->name, dims, x, obs->units, obs->doc);
+  } else {
+    observable_rows c = {s, o, nsamples, malloc(sizeof(double) * ((size_t)nsamples * (size_t)s->row + 1)), mx, last};
+    if (c.block) nh_w_f64_rows(w, g, obs->name, dims, 2, observable_row, &c, obs->units, obs->doc);
+    else nh_w_fail(w, "out of memory for observable %s", obs->name);
+    free(c.block);
+  }
   hid_t ds = w->failed ? -1 : H5Dopen2(g, obs->name, H5P_DEFAULT);
   const char *const *absent = (const char *const *)(s->absent + (size_t)o * (size_t)st->nmethods);
   if (ds >= 0) observable_attrs(w, ds, obs, wd, absent), H5Dclose(ds);
@@ -139,7 +165,7 @@ void nh_w_observables(nh_writer *w, hid_t g, const char *run_dims, long long run
                       const nh_samples *s) {
   const nh_study *st = w->st;
   if (st->nobs == 0 || w->failed) return;
-  if (!s->values || !s->width || !s->offset || !s->absent) {
+  if ((!s->values && !s->fetch) || !s->width || !s->offset || !s->absent) {
     nh_w_fail(w, "%s", "no data for the observables (result field samples left unset)");
     return;
   }

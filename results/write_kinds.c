@@ -203,24 +203,72 @@ static void grid_group(nh_writer *w, hid_t parent, const nh_grid *grid, int inde
   }
 }
 
+/* A streamed run's dE rows, read back from its journal. */
+typedef struct {
+  const nh_study *st;
+  const nh_ensemble_result *r;
+} ensemble_rows;
+
+static int dE_row(const void *ctx, long long i, double *out) {
+  const ensemble_rows *e = ctx;
+  return nh_ensemble_dE_row(e->st, e->r, (long)i, out);
+}
+
+/* The statistics per sample of one kind (NH_STAT_*) for every method: a streamed run's rows. */
+typedef struct {
+  const nh_study *st;
+  const nh_ensemble_result *r;
+  int which;
+} stat_rows;
+
+static int stat_row(const void *ctx, long long m, double *out) {
+  const stat_rows *c = ctx;
+  return nh_ensemble_stat_row(c->st, c->r, (int)m, c->which, out);
+}
+
+/* dE_mean, dE_var, dE_count, dE_q10/q50/q90 [method][sample]: from memory, or row by row from a
+ * streamed run's journal. */
+static void ensemble_statistics(nh_writer *w, hid_t g, const nh_ensemble_result *r) {
+  static const struct {
+    const char *name, *units, *desc;
+    int which;
+  } stats[] = {
+      {"dE_mean", "energy", "mean of dE over the ICs still running", NH_STAT_MEAN},
+      {"dE_var", "energy^2", "unbiased variance of dE over the ICs still running (spec/newmark.md A11); NaN if fewer than 2",
+       NH_STAT_VAR},
+      {"dE_count", "1", "ICs with a finite dE at the sample", NH_STAT_COUNT},
+      {"dE_q10", "energy", "10 % quantile of dE over the ICs still running (linear between order statistics); NaN if none",
+       NH_STAT_Q10},
+      {"dE_q50", "energy", "median of dE over the ICs still running", NH_STAT_Q50},
+      {"dE_q90", "energy", "90 % quantile of dE over the ICs still running", NH_STAT_Q90},
+  };
+  const double *const in_memory[NH_STATS] = {r->dE_mean, r->dE_var, r->dE_q10, r->dE_q50, r->dE_q90, NULL};
+  for (size_t k = 0; k < sizeof stats / sizeof *stats; k++) {
+    const int which = stats[k].which;
+    const stat_rows c = {w->st, r, which};
+    if (r->dE_mean && which == NH_STAT_COUNT)
+      nh_w_i32(w, g, stats[k].name, "method,sample", r->dE_count, stats[k].units, stats[k].desc);
+    else if (r->dE_mean)
+      nh_w_f64(w, g, stats[k].name, "method,sample", in_memory[which], stats[k].units, stats[k].desc);
+    else
+      nh_w_rows(w, g, stats[k].name, "method,sample", which == NH_STAT_COUNT ? H5T_STD_I32LE : H5T_IEEE_F64LE, 1,
+                stat_row, &c, stats[k].units, stats[k].desc);
+  }
+}
+
 static void ensemble_runs(nh_writer *w, hid_t g, const nh_ensemble_result *r) {
+  static const char dE_doc[] = "E(t) - E0 at the samples; NaN from the first sample after a failed step";
+  const ensemble_rows rows = {w->st, r};
   nh_w_f64(w, g, "E0", "ic", r->E0, "energy", "energies of the initial conditions");
-  nh_w_f64(w, g, "dE", "method,ic,sample", r->dE, "energy",
-           "E(t) - E0 at the samples; NaN from the first sample after a failed step");
+  if (r->dE) nh_w_f64(w, g, "dE", "method,ic,sample", r->dE, "energy", dE_doc);
+  else nh_w_f64_rows(w, g, "dE", "method,ic,sample", 1, dE_row, &rows, "energy", dE_doc);
   nh_w_f64(w, g, "max_abs_dE", "method,ic", r->max_abs_dE, "energy", "max over the samples reached of |dE|");
   nh_w_f64(w, g, "drift_slope", "method,ic", r->drift_slope, "energy/time",
            "least-squares slope of dE against t over the samples reached; NaN with fewer than 2");
   nh_w_f64(w, g, "max_constraint_residual", "method,ic", r->max_residual, "as v",
            "max over the run of max_a |A_a(q) v + b_a(q)|");
   nh_w_i32(w, g, "status", "method,ic", r->status, "1", "status code of the run (README: Status codes)");
-  nh_w_f64(w, g, "dE_mean", "method,sample", r->dE_mean, "energy", "mean of dE over the ICs still running");
-  nh_w_f64(w, g, "dE_var", "method,sample", r->dE_var, "energy^2",
-           "unbiased variance of dE over the ICs still running (spec/newmark.md A11); NaN if fewer than 2");
-  nh_w_i32(w, g, "dE_count", "method,sample", r->dE_count, "1", "ICs with a finite dE at the sample");
-  nh_w_f64(w, g, "dE_q10", "method,sample", r->dE_q10, "energy",
-           "10 % quantile of dE over the ICs still running (linear between order statistics); NaN if none");
-  nh_w_f64(w, g, "dE_q50", "method,sample", r->dE_q50, "energy", "median of dE over the ICs still running");
-  nh_w_f64(w, g, "dE_q90", "method,sample", r->dE_q90, "energy", "90 % quantile of dE over the ICs still running");
+  ensemble_statistics(w, g, r);
   nh_w_cost(w, g, "cost", "method", r->cost, "cost counters, summed over the ICs");
   nh_w_f64(w, g, "wall_time", "method", r->wall_time, "s", "wall time, summed over the ICs");
 }

@@ -36,6 +36,15 @@ void nh_w_undim(nh_writer *w, const char *name);
 /* Datasets in LOC of shape DIMS ("method,h": the declared sizes, in order), with attributes
  * description, units and dimensions (= DIMS), each dimension labelled with its name and attached
  * to its coordinate dataset if it has one. data NULL is an error (a result field left unset). */
+/* A row of a dataset written row by row: the values of its last `tail` dimensions at row i of
+ * the leading ones (row-major); 0, or -1 if it cannot be had. */
+typedef int (*nh_w_row_fn)(const void *ctx, long long i, double *out);
+/* nh_w_f64 for data that is not in memory at once (a streamed run's journal): each row fetched
+ * (as doubles) and written in turn; nh_w_rows stores them as ftype (e.g. H5T_STD_I32LE). */
+void nh_w_rows(nh_writer *w, hid_t loc, const char *name, const char *dims, hid_t ftype, int tail, nh_w_row_fn row,
+               const void *ctx, const char *units, const char *desc);
+void nh_w_f64_rows(nh_writer *w, hid_t loc, const char *name, const char *dims, int tail, nh_w_row_fn row,
+                   const void *ctx, const char *units, const char *desc);
 void nh_w_f64(nh_writer *w, hid_t loc, const char *name, const char *dims, const double *data, const char *units,
               const char *desc);
 void nh_w_i32(nh_writer *w, hid_t loc, const char *name, const char *dims, const int *data, const char *units,

@@ -27,6 +27,9 @@
 struct nh_checkpoint {
   int fd;
   double last_sync;
+  long ntasks;
+  off_t *offset; /* [task]: where its values start in the file, -1 until it has a record */
+  size_t *count; /* [task]: how many */
   char path[4096];
 };
 
@@ -107,9 +110,11 @@ static int replay(nh_checkpoint *c, nh_checkpoint_fn fn, void *ctx, long *count)
       if (!bigger) break;
       x = bigger, cap = n;
     }
+    const off_t at = lseek(c->fd, 0, SEEK_CUR);
     if (read_exact(c->fd, x, n * sizeof *x) || read_exact(c->fd, &sum, sizeof sum) ||
         sum != record_checksum(task, n, x))
       break;
+    if (task >= 0 && task < c->ntasks) c->offset[task] = at, c->count[task] = (size_t)n;
     fn(ctx, (long)task, x, (size_t)n);
     good = lseek(c->fd, 0, SEEK_CUR);
     (*count)++;
@@ -128,10 +133,20 @@ int nh_checkpoint_matches(const char *path, const char *key) {
   return same;
 }
 
-nh_checkpoint *nh_checkpoint_open(const char *path, const char *key, int resume, nh_checkpoint_fn fn, void *ctx,
-                                  long *resumed, char *err, size_t errlen) {
+static void free_checkpoint(nh_checkpoint *c) {
+  free(c->offset), free(c->count), free(c);
+}
+
+nh_checkpoint *nh_checkpoint_open(const char *path, const char *key, long ntasks, int resume, nh_checkpoint_fn fn,
+                                  void *ctx, long *resumed, char *err, size_t errlen) {
   nh_checkpoint *c = calloc(1, sizeof *c);
-  if (!c) return fail(err, errlen, path, "out of memory"), NULL;
+  if (c) c->ntasks = ntasks, c->offset = malloc(sizeof(off_t) * (size_t)(ntasks + 1)),
+         c->count = calloc((size_t)ntasks + 1, sizeof(size_t));
+  if (!c || !c->offset || !c->count) {
+    if (c) free_checkpoint(c);
+    return fail(err, errlen, path, "out of memory"), NULL;
+  }
+  for (long t = 0; t < ntasks; t++) c->offset[t] = -1;
   snprintf(c->path, sizeof c->path, "%s", path);
   c->last_sync = now_seconds();
   *resumed = 0;
@@ -140,7 +155,7 @@ nh_checkpoint *nh_checkpoint_open(const char *path, const char *key, int resume,
     c->fd = open(path, O_RDWR);
     if (c->fd < 0) {
       fail(err, errlen, path, "no interrupted run to resume");
-      free(c);
+      free_checkpoint(c);
       return NULL;
     }
     const int same = header_matches(c->fd, key);
@@ -148,21 +163,21 @@ nh_checkpoint *nh_checkpoint_open(const char *path, const char *key, int resume,
       snprintf(err, errlen,
                "%s: %s; remove it, or run without --resume to start over", path,
                same == 0 ? "the interrupted run was of another spec, --set or nhbench version" : "not a checkpoint journal");
-      close(c->fd), free(c);
+      close(c->fd), free_checkpoint(c);
       return NULL;
     }
     if (replay(c, fn, ctx, resumed) == 0) return c;
     fail(err, errlen, path, "cannot truncate the journal");
-    close(c->fd), free(c);
+    close(c->fd), free_checkpoint(c);
     return NULL;
   }
-  c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  c->fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
   const uint64_t len = strlen(key);
   if (c->fd < 0 || write_exact(c->fd, HEADER, sizeof HEADER - 1) || write_exact(c->fd, &len, sizeof len) ||
       write_exact(c->fd, key, len) || fdatasync(c->fd)) {
     fail(err, errlen, path, "cannot write the checkpoint journal");
     if (c->fd >= 0) close(c->fd), unlink(path);
-    free(c);
+    free_checkpoint(c);
     return NULL;
   }
   return c;
@@ -180,8 +195,11 @@ int nh_checkpoint_append(nh_checkpoint *c, long task, const double *x, size_t n)
   memcpy(p, &count, sizeof count), p += sizeof count;
   memcpy(p, x, n * sizeof *x), p += n * sizeof *x;
   memcpy(p, &sum, sizeof sum);
-  int rc = write_exact(c->fd, rec, len) ? -1 : 0;
+  const off_t at = lseek(c->fd, 0, SEEK_END);
+  int rc = at < 0 || write_exact(c->fd, rec, len) ? -1 : 0;
   free(rec);
+  if (rc == 0 && task >= 0 && task < c->ntasks)
+    c->offset[task] = at + (off_t)(sizeof magic + sizeof t + sizeof count), c->count[task] = n;
   const double now = now_seconds();
   if (rc == 0 && now - c->last_sync >= SYNC_SECONDS) {
     rc = fdatasync(c->fd) ? -1 : 0;
@@ -190,9 +208,22 @@ int nh_checkpoint_append(nh_checkpoint *c, long task, const double *x, size_t n)
   return rc;
 }
 
+int nh_checkpoint_read(const nh_checkpoint *c, long task, size_t first, double *x, size_t n) {
+  if (task < 0 || task >= c->ntasks || c->offset[task] < 0 || first + n > c->count[task]) return -1;
+  unsigned char *p = (unsigned char *)x;
+  size_t len = n * sizeof *x;
+  off_t at = c->offset[task] + (off_t)(first * sizeof *x);
+  while (len) {
+    ssize_t got = pread(c->fd, p, len, at);
+    if (got <= 0) return -1;
+    p += got, len -= (size_t)got, at += got;
+  }
+  return 0;
+}
+
 void nh_checkpoint_close(nh_checkpoint *c) {
   if (!c) return;
   fdatasync(c->fd);
   close(c->fd);
-  free(c);
+  free_checkpoint(c);
 }

@@ -2,6 +2,7 @@
  * schedule). Each task writes only its own slots and draws only from its own random stream, and
  * every statistic across tasks is computed afterwards in a fixed order: results are bit-identical
  * whatever the number of threads. */
+#include <errno.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <omp.h>
@@ -171,18 +172,19 @@ static int sample_initial_conditions(const nh_study *st, nh_ensemble_result *r, 
   return rc ? -1 : 0;
 }
 
-/* One trajectory: dE (and the observables) sampled every K steps. */
-static int run_trajectory(const nh_study *st, nh_ensemble_result *r, long task, nh_cost *cost) {
+/* One trajectory: dE (and the observables) sampled every K steps, into dE (nsamples) and values
+ * (nsamples × the samples' row), which are r's own rows or a streamed run's buffers. */
+static int run_trajectory(const nh_study *st, nh_ensemble_result *r, long task, double *dE, double *values,
+                          nh_cost *cost) {
   const int nic = st->count, n = st->sys.n, mi = (int)(task / nic), ic = (int)(task % nic);
   nh_sampled_run run = {.st = st, .m = st->methods[mi], .method_index = mi, .h = st->step,
-                        .nsteps = st->nsteps, .K = st->sample_every, .divergence = st->divergence,
-                        .dE = r->dE + (size_t)task * st->nsamples};
+                        .nsteps = st->nsteps, .K = st->sample_every, .divergence = st->divergence, .dE = dE};
   run.x0 = st->random_ics ? (nh_state){0} : st->ics[ic];
   memcpy(run.x0.q, r->q0 + (size_t)ic * n, sizeof(double) * (size_t)n);
   memcpy(run.x0.v, r->v0 + (size_t)ic * n, sizeof(double) * (size_t)n);
   if (st->nobs) {
     run.layout = &r->samples;
-    run.values = r->samples.values + (size_t)task * st->nsamples * r->samples.row;
+    run.values = values;
   }
   int rc = nh_sampled_run_go(&run);
   r->status[task] = run.status;
@@ -217,7 +219,7 @@ static void cost_fields(nh_cost *c, unsigned long long *f[6]) {
   f[4] = &c->newton_iterations, f[5] = &c->constraint_evals;
 }
 
-static void pack_task(const journal *j, long task, double *x) {
+static void pack_task(const journal *j, long task, const double *dE, const double *values, double *x) {
   const nh_ensemble_result *r = j->r;
   const size_t ns = (size_t)j->st->nsamples, row = (size_t)r->samples.row;
   unsigned long long *c[6];
@@ -225,8 +227,8 @@ static void pack_task(const journal *j, long task, double *x) {
   x[REC_STATUS] = r->status[task], x[REC_MAX_ABS_DE] = r->max_abs_dE[task], x[REC_DRIFT] = r->drift_slope[task];
   x[REC_RESIDUAL] = r->max_residual[task], x[REC_TIME] = j->task_time[task];
   for (int i = 0; i < 6; i++) x[REC_COST + i] = (double)*c[i];
-  memcpy(x + REC_ROWS, r->dE + (size_t)task * ns, ns * sizeof *x);
-  if (row) memcpy(x + REC_ROWS + ns, r->samples.values + (size_t)task * ns * row, ns * row * sizeof *x);
+  memcpy(x + REC_ROWS, dE, ns * sizeof *x);
+  if (row) memcpy(x + REC_ROWS + ns, values, ns * row * sizeof *x);
 }
 
 /* A replayed record back into the result (records of another shape or task range are ignored). */
@@ -240,118 +242,194 @@ static void unpack_task(void *vj, long task, const double *x, size_t n) {
   r->status[task] = (int)x[REC_STATUS], r->max_abs_dE[task] = x[REC_MAX_ABS_DE], r->drift_slope[task] = x[REC_DRIFT];
   r->max_residual[task] = x[REC_RESIDUAL], j->task_time[task] = x[REC_TIME];
   for (int i = 0; i < 6; i++) *c[i] = (unsigned long long)x[REC_COST + i];
-  memcpy(r->dE + (size_t)task * ns, x + REC_ROWS, ns * sizeof *x);
-  if (row) memcpy(r->samples.values + (size_t)task * ns * row, x + REC_ROWS + ns, ns * row * sizeof *x);
+  if (r->dE) memcpy(r->dE + (size_t)task * ns, x + REC_ROWS, ns * sizeof *x);
+  if (row && r->samples.values)
+    memcpy(r->samples.values + (size_t)task * ns * row, x + REC_ROWS + ns, ns * row * sizeof *x);
   j->done[task] = 1;
 }
 
-int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t errlen) {
-  const int nm = st->nmethods, nic = st->count, ns = st->nsamples, n = st->sys.n;
-  const size_t traj = (size_t)nm * (size_t)nic;
-  memset(r, 0, sizeof *r);
-  r->t = malloc(sizeof(double) * (size_t)ns);
-  r->q0 = calloc((size_t)nic * n, sizeof(double));
-  r->v0 = calloc((size_t)nic * n, sizeof(double));
-  r->E0 = calloc((size_t)nic, sizeof(double));
-  r->dE = malloc(sizeof(double) * traj * (size_t)ns);
-  r->max_abs_dE = calloc(traj, sizeof(double));
-  r->drift_slope = calloc(traj, sizeof(double));
-  r->max_residual = calloc(traj, sizeof(double));
-  r->status = calloc(traj, sizeof(int));
-  r->dE_mean = calloc((size_t)nm * ns, sizeof(double));
-  r->dE_var = calloc((size_t)nm * ns, sizeof(double));
-  r->dE_q10 = calloc((size_t)nm * ns, sizeof(double));
-  r->dE_q50 = calloc((size_t)nm * ns, sizeof(double));
-  r->dE_q90 = calloc((size_t)nm * ns, sizeof(double));
-  r->dE_count = calloc((size_t)nm * ns, sizeof(int));
-  r->cost = calloc((size_t)nm, sizeof(nh_cost));
-  r->wall_time = calloc((size_t)nm, sizeof(double));
-  nh_cost *task_cost = calloc(traj, sizeof(nh_cost));
-  double *task_time = calloc(traj, sizeof(double));
-  if (!r->t || !r->dE || !r->dE_q10 || !r->dE_q50 || !r->dE_q90 || !task_cost || !task_time ||
-      nh_samples_init(&r->samples, st, traj, ns)) {
-    snprintf(err, errlen, "%s: out of memory for %zu trajectories of %d samples", st->spec_file, traj, ns);
-    free(task_cost), free(task_time);
-    return -1;
-  }
-  for (int s = 0; s < ns; s++) r->t[s] = (double)s * st->sample_every * st->step;
-  if (sample_initial_conditions(st, r, err, errlen)) {
-    free(task_cost), free(task_time);
-    return -1;
-  }
+/* A streamed run's observables block, read back from its journal (ctx: the result). */
+static int journal_samples(const void *ctx, long long run, double *out) {
+  const nh_ensemble_result *r = ctx;
+  const size_t ns = r->journal_obs - r->journal_dE; /* the dE row before the block has ns values */
+  return nh_checkpoint_read(r->journal, (long)run, r->journal_obs, out, ns * (size_t)r->samples.row);
+}
 
-  /* The checkpoint journal: a resumed run takes its finished trajectories from it. */
-  journal jr = {st, r, task_cost, task_time, calloc(traj, 1)};
-  nh_checkpoint *ck = NULL;
-  long resumed = 0;
-  if (st->checkpoint && jr.done) {
-    ck = nh_checkpoint_open(st->checkpoint, st->checkpoint_key, st->resume, unpack_task, &jr, &resumed, err, errlen);
-    if (!ck) {
-      free(task_cost), free(task_time), free(jr.done);
-      return -1;
-    }
-    if (st->resume)
-      fprintf(stderr, "nhbench: resuming: %ld of %zu trajectories taken from %s\n", resumed, traj, st->checkpoint);
-  }
-  int journal_failed = 0;
+int nh_ensemble_dE_row(const nh_study *st, const nh_ensemble_result *r, long task, double *row) {
+  const size_t ns = (size_t)st->nsamples;
+  if (r->dE) return memcpy(row, r->dE + (size_t)task * ns, ns * sizeof *row), 0;
+  return r->journal ? nh_checkpoint_read(r->journal, task, r->journal_dE, row, ns) : -1;
+}
 
+/* The statistics across the ICs of method mi at every sample (spec/newmark.md §6 A11), from its
+ * rows in memory or in the journal, into r's arrays, or (streamed) appended to the journal as
+ * record nmethods · count + mi. rows: scratch for nic × ns values; stats for NH_STATS × ns. */
+static int method_statistics(const nh_study *st, nh_ensemble_result *r, int mi, double *rows, double *stats) {
+  const int nic = st->count, ns = st->nsamples;
+  int *count = malloc(sizeof(int) * (size_t)ns);
+  int rc = count ? 0 : -1;
+  for (int ic = 0; rc == 0 && ic < nic; ic++) rc = nh_ensemble_dE_row(st, r, (long)mi * nic + ic, rows + (size_t)ic * ns);
+  if (rc == 0) {
+    double *row[NH_STATS];
+    for (int k = 0; k < NH_STATS; k++) row[k] = stats + (size_t)k * ns;
+    nh_column_stats(nic, ns, rows, row[NH_STAT_MEAN], row[NH_STAT_VAR], count);
+    rc = nh_column_quantile(nic, ns, rows, 0.1, row[NH_STAT_Q10]) || nh_column_quantile(nic, ns, rows, 0.5, row[NH_STAT_Q50]) ||
+         nh_column_quantile(nic, ns, rows, 0.9, row[NH_STAT_Q90]);
+    for (int j = 0; j < ns; j++) row[NH_STAT_COUNT][j] = count[j];
+  }
+  if (rc == 0 && r->journal) {
+    rc = nh_checkpoint_append(r->journal, (long)st->nmethods * nic + mi, stats, (size_t)NH_STATS * ns);
+    r->last_var[mi] = stats[(size_t)NH_STAT_VAR * ns + ns - 1], r->last_count[mi] = count[ns - 1];
+  } else if (rc == 0) {
+    const size_t at = (size_t)mi * ns;
+    double *const dst[NH_STAT_COUNT] = {r->dE_mean, r->dE_var, r->dE_q10, r->dE_q50, r->dE_q90};
+    for (int k = 0; k < NH_STAT_COUNT; k++) memcpy(dst[k] + at, stats + (size_t)k * ns, sizeof(double) * (size_t)ns);
+    memcpy(r->dE_count + at, count, sizeof(int) * (size_t)ns);
+  }
+  free(count);
+  return rc;
+}
+
+int nh_ensemble_stat_row(const nh_study *st, const nh_ensemble_result *r, int m, int which, double *row) {
+  const size_t ns = (size_t)st->nsamples;
+  if (r->journal && !r->dE_mean)
+    return nh_checkpoint_read(r->journal, (long)st->nmethods * st->count + m, (size_t)which * ns, row, ns);
+  const double *const src[NH_STAT_COUNT] = {r->dE_mean, r->dE_var, r->dE_q10, r->dE_q50, r->dE_q90};
+  for (size_t j = 0; j < ns; j++)
+    row[j] = which == NH_STAT_COUNT ? r->dE_count[(size_t)m * ns + j] : src[which][(size_t)m * ns + j];
+  return 0;
+}
+
+/* Runs every trajectory not in the journal yet, appending each to it (if any). 0, or -1 if a
+ * trajectory's buffers cannot be allocated. */
+static int run_trajectories(const nh_study *st, nh_ensemble_result *r, journal *jr, nh_checkpoint *ck, long resumed) {
+  const int nm = st->nmethods, nic = st->count, ns = st->nsamples;
+  const size_t traj = (size_t)nm * (size_t)nic, row = (size_t)r->samples.row;
+  int journal_failed = 0, out_of_memory = 0;
   nh_progress prog;
   nh_progress_start(&prog, "ensemble", (long)traj - resumed);
   /* Kinds of task: the methods (a grid point that fails at once says nothing of another's cost). */
   long *per_method = malloc(sizeof(long) * (size_t)nm);
   for (int mi = 0; per_method && mi < nm; mi++) {
     per_method[mi] = 0;
-    for (int ic = 0; ic < nic; ic++) per_method[mi] += !(jr.done && jr.done[(size_t)mi * nic + ic]);
+    for (int ic = 0; ic < nic; ic++) per_method[mi] += !jr->done[(size_t)mi * nic + ic];
   }
   if (per_method) nh_progress_kinds(&prog, nm, per_method);
   free(per_method);
 #pragma omp parallel for schedule(dynamic)
   for (long task = 0; task < (long)traj; task++) {
-    if (jr.done && jr.done[task]) continue;
+    if (jr->done[task]) continue;
+    /* A streamed run's rows live in a buffer until they are in the journal. */
+    double *buf = r->dE ? NULL : malloc(sizeof(double) * ((size_t)ns * (1 + row) + 1));
+    double *dE = r->dE ? r->dE + (size_t)task * ns : buf;
+    double *values = !row ? NULL : r->dE ? r->samples.values + (size_t)task * ns * row : buf ? buf + ns : NULL;
+    if (!dE) {
+#pragma omp atomic write
+      out_of_memory = 1;
+      continue;
+    }
     double t0 = omp_get_wtime();
-    run_trajectory(st, r, task, &task_cost[task]);
-    task_time[task] = omp_get_wtime() - t0;
+    run_trajectory(st, r, task, dE, values, &jr->task_cost[task]);
+    jr->task_time[task] = omp_get_wtime() - t0;
     if (ck) {
-      double *rec = malloc(sizeof(double) * record_length(&jr));
-      if (rec) pack_task(&jr, task, rec);
+      double *rec = malloc(sizeof(double) * record_length(jr));
+      if (rec) pack_task(jr, task, dE, values, rec);
 #pragma omp critical(nh_checkpoint)
-      if (!rec || nh_checkpoint_append(ck, task, rec, record_length(&jr))) {
-        if (!journal_failed) fprintf(stderr, "nhbench: warning: cannot append to %s; the run goes on\n", st->checkpoint);
+      if (!rec || nh_checkpoint_append(ck, task, rec, record_length(jr))) {
+        if (!journal_failed)
+          fprintf(stderr, "nhbench: cannot append to %s: %s\n", st->checkpoint, strerror(rec ? errno : ENOMEM));
         journal_failed = 1;
       }
       free(rec);
     }
-    nh_progress_tick_kind(&prog, (int)(task / nic), task_time[task]);
+    free(buf);
+    nh_progress_tick_kind(&prog, (int)(task / nic), jr->task_time[task]);
   }
   nh_progress_end(&prog);
-  nh_checkpoint_close(ck);
-  free(jr.done);
+  /* A streamed run whose journal failed has lost rows it cannot write: a failed run. */
+  return out_of_memory || (journal_failed && !r->dE) ? -1 : 0;
+}
+
+int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t errlen) {
+  const int nm = st->nmethods, nic = st->count, ns = st->nsamples, n = st->sys.n;
+  const size_t traj = (size_t)nm * (size_t)nic;
+  /* With a journal the rows stream through it; without one they are kept in memory. */
+  const int stream = st->checkpoint != NULL;
+  memset(r, 0, sizeof *r);
+  r->t = malloc(sizeof(double) * (size_t)ns);
+  r->q0 = calloc((size_t)nic * n, sizeof(double));
+  r->v0 = calloc((size_t)nic * n, sizeof(double));
+  r->E0 = calloc((size_t)nic, sizeof(double));
+  r->dE = stream ? NULL : malloc(sizeof(double) * traj * (size_t)ns);
+  r->max_abs_dE = calloc(traj, sizeof(double));
+  r->drift_slope = calloc(traj, sizeof(double));
+  r->max_residual = calloc(traj, sizeof(double));
+  r->status = calloc(traj, sizeof(int));
+  const size_t stats = stream ? 0 : (size_t)nm * ns; /* a streamed run keeps them in its journal */
+  r->dE_mean = stream ? NULL : calloc(stats, sizeof(double));
+  r->dE_var = stream ? NULL : calloc(stats, sizeof(double));
+  r->dE_q10 = stream ? NULL : calloc(stats, sizeof(double));
+  r->dE_q50 = stream ? NULL : calloc(stats, sizeof(double));
+  r->dE_q90 = stream ? NULL : calloc(stats, sizeof(double));
+  r->dE_count = stream ? NULL : calloc(stats, sizeof(int));
+  r->last_var = stream ? calloc((size_t)nm, sizeof(double)) : NULL;
+  r->last_count = stream ? calloc((size_t)nm, sizeof(int)) : NULL;
+  r->cost = calloc((size_t)nm, sizeof(nh_cost));
+  r->wall_time = calloc((size_t)nm, sizeof(double));
+  journal jr = {st, r, calloc(traj, sizeof(nh_cost)), calloc(traj, sizeof(double)), calloc(traj, 1)};
+  double *rows = malloc(sizeof(double) * (size_t)nic * (size_t)ns);
+  double *scratch = malloc(sizeof(double) * NH_STATS * (size_t)ns);
+  int rc = -1;
+  const int stats_ok = stream ? r->last_var && r->last_count
+                              : r->dE_mean && r->dE_var && r->dE_q10 && r->dE_q50 && r->dE_q90 && r->dE_count;
+  if (!r->t || (!stream && !r->dE) || !stats_ok || !jr.task_cost || !jr.task_time || !jr.done || !rows || !scratch ||
+      nh_samples_init(&r->samples, st, stream ? 0 : traj, ns)) {
+    snprintf(err, errlen, "%s: out of memory for %zu trajectories of %d samples", st->spec_file, traj, ns);
+    goto done;
+  }
+  for (int s = 0; s < ns; s++) r->t[s] = (double)s * st->sample_every * st->step;
+  if (sample_initial_conditions(st, r, err, errlen)) goto done;
+
+  /* The checkpoint journal: a resumed run takes its finished trajectories from it. */
+  long resumed = 0;
+  if (stream) {
+    r->journal = nh_checkpoint_open(st->checkpoint, st->checkpoint_key, (long)(traj + (size_t)nm), st->resume,
+                                    unpack_task, &jr, &resumed, err, errlen);
+    if (!r->journal) goto done;
+    r->journal_dE = REC_ROWS, r->journal_obs = REC_ROWS + (size_t)ns;
+    if (st->nobs) r->samples.fetch = journal_samples, r->samples.fetch_ctx = r;
+    if (st->resume)
+      fprintf(stderr, "nhbench: resuming: %ld of %zu trajectories taken from %s\n", resumed, traj, st->checkpoint);
+  }
+  if (run_trajectories(st, r, &jr, r->journal, resumed)) {
+    snprintf(err, errlen, "%s: trajectories lost (out of memory, or the journal %s could not be written)",
+             st->spec_file, st->checkpoint ? st->checkpoint : "");
+    goto done;
+  }
 
   /* Statistics across the ensemble, in a fixed order (spec/newmark.md §6 A11). */
   for (int mi = 0; mi < nm; mi++) {
     for (int ic = 0; ic < nic; ic++) {
-      nh_cost_add(&r->cost[mi], &task_cost[(size_t)mi * nic + ic]);
-      r->wall_time[mi] += task_time[(size_t)mi * nic + ic];
+      nh_cost_add(&r->cost[mi], &jr.task_cost[(size_t)mi * nic + ic]);
+      r->wall_time[mi] += jr.task_time[(size_t)mi * nic + ic];
     }
-    const double *dE = r->dE + (size_t)mi * nic * ns;
-    const size_t row = (size_t)mi * ns;
-    nh_column_stats(nic, ns, dE, r->dE_mean + row, r->dE_var + row, r->dE_count + row);
-    if (nh_column_quantile(nic, ns, dE, 0.1, r->dE_q10 + row) || nh_column_quantile(nic, ns, dE, 0.5, r->dE_q50 + row) ||
-        nh_column_quantile(nic, ns, dE, 0.9, r->dE_q90 + row)) {
-      snprintf(err, errlen, "%s: out of memory for the ensemble's quantiles", st->spec_file);
-      free(task_cost), free(task_time);
-      return -1;
+    if (method_statistics(st, r, mi, rows, scratch)) {
+      snprintf(err, errlen, "%s: cannot read the trajectories of method %d back for its statistics", st->spec_file, mi);
+      goto done;
     }
   }
-  free(task_cost);
-  free(task_time);
-  return 0;
+  rc = 0;
+done:
+  free(jr.task_cost), free(jr.task_time), free(jr.done), free(rows), free(scratch);
+  return rc;
 }
 
 void nh_ensemble_result_free(nh_ensemble_result *r) {
   free(r->t), free(r->q0), free(r->v0), free(r->E0), free(r->dE), free(r->max_abs_dE);
   free(r->drift_slope), free(r->max_residual), free(r->status), free(r->dE_mean), free(r->dE_var);
   free(r->dE_q10), free(r->dE_q50), free(r->dE_q90), free(r->dE_count), free(r->cost), free(r->wall_time);
+  free(r->last_var), free(r->last_count);
   nh_samples_free(&r->samples);
+  nh_checkpoint_close(r->journal);
   memset(r, 0, sizeof *r);
 }

@@ -125,6 +125,9 @@ typedef struct {
   int *width, *offset;     /* [obs] */
   double *values;          /* [run][sample][row]; NaN where absent or after a failed step */
   const char **absent;     /* [obs × method]: NULL, or why that method does not define it (static text) */
+  /* Streamed runs (values NULL): fetch fills out with run `run`'s [sample][row] block; 0, or -1. */
+  int (*fetch)(const void *ctx, long long run, double *out);
+  const void *fetch_ctx;
 } nh_samples;
 
 typedef struct {
@@ -163,7 +166,23 @@ typedef struct {
   nh_cost *cost;       /* [method], summed over ICs */
   double *wall_time;   /* [method], summed over ICs */
   nh_samples samples;  /* runs [method][ic], when the spec asks for observables (nobs > 0) */
+  /* A run with a checkpoint journal streams: dE and samples.values stay NULL and the rows are read
+   * back from the journal (memory: the per-run and per-method arrays only). */
+  /* The statistics per sample stream too: dE_mean … dE_count stay NULL, method m's six rows (mean,
+   * var, q10, q50, q90, count) are the journal's record nmethods · count + m, and the last sample's
+   * var and count, which the summary needs, are kept here. */
+  struct nh_checkpoint *journal;
+  size_t journal_dE, journal_obs; /* where a record's dE row and observables block start */
+  double *last_var;               /* [method], streamed runs only */
+  int *last_count;                /* [method], streamed runs only */
 } nh_ensemble_result;
+/* Row `task` (= method · count + ic) of dE, from memory or the journal: 0, or -1. */
+int nh_ensemble_dE_row(const nh_study *st, const nh_ensemble_result *r, long task, double *row);
+/* The statistics per sample, in the order of a streamed run's record. */
+enum { NH_STAT_MEAN, NH_STAT_VAR, NH_STAT_Q10, NH_STAT_Q50, NH_STAT_Q90, NH_STAT_COUNT, NH_STATS };
+/* Row `which` (NH_STAT_*) of method m's statistics over the samples, from memory or the journal
+ * (the count as doubles): 0, or -1. */
+int nh_ensemble_stat_row(const nh_study *st, const nh_ensemble_result *r, int m, int which, double *row);
 
 /* Trajectory study: runs [method][h][ic] from fixed initial conditions. */
 typedef struct {

@@ -534,69 +534,49 @@ Test(cli, set_lists_and_step_size_forms) {
 
 /* A write that hits the file-size limit (ulimit -f, as a full disk would): exit 1 with the OS's
  * reason, the earlier file unchanged, no temporary file left, no crash at exit (the HDF5 library
- * used to segfault closing the failed file: 139). */
+ * used to segfault closing the failed file: 139). An ensemble reaches the limit in its journal
+ * (its trajectories stream through it), a trajectory study in the results file itself. */
 Test(cli, write_past_the_file_size_limit) {
-  char spec[256], file[256], cmd[1024];
-  scratch(spec, sizeof spec, "fsize.cfg");
-  scratch(file, sizeof file, "fsize.h5");
-  FILE *s = fopen(spec, "w");
-  cr_assert(s);
-  fputs("study = \"ensemble\"; system = \"chaotic_particle\"; T = 200.0; h = 0.2; sample_every = 1;\n"
-        "ensemble = { count = 40; energy = 1.535; seed = 3; };\nmethods = [\"rk4\", \"nh_rattle\"];\n", s);
-  fclose(s);
-  s = fopen(file, "w");
-  fputs("the earlier file", s);
-  fclose(s);
-  snprintf(cmd, sizeof cmd, "sh -c 'ulimit -f 64; exec %s run %s -o %s' 2>&1", NHBENCH_EXE, spec, file);
-  FILE *p = popen(cmd, "r");
-  char out[4096];
-  size_t n = fread(out, 1, sizeof out - 1, p);
-  out[n] = '\0';
-  int status = pclose(p);
-  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d:\n%s", status, out);
-  /* The failing call is a dataset write or the final flush at close, whichever reaches the limit. */
-  expect_has(out, "writing the results failed: cannot ");
-  expect_has(out, ": File too large; any earlier file there is unchanged");
-  char kept[64] = "";
-  s = fopen(file, "r");
-  cr_assert(s);
-  cr_expect(fgets(kept, sizeof kept, s) && strcmp(kept, "the earlier file") == 0, "the earlier file became '%s'", kept);
-  fclose(s);
-  char tmp[300];
-  snprintf(tmp, sizeof tmp, "%s.tmp-", file);
-  char dir[600];
-  snprintf(dir, sizeof dir, "ls %s.tmp-* 2>/dev/null | wc -l", file);
-  p = popen(dir, "r");
-  int left = -1;
-  cr_expect(fscanf(p, "%d", &left) == 1 && left == 0, "%d temporary files left (%s*)", left, tmp);
-  pclose(p);
-  remove(spec), remove(file);
-}
-
-/* system_params that change a parameter the preset set: a note at its line, and the initial
- * condition named for what it now is (the file must not claim the preset's system). The same
- * value as the preset's: no note. */
-Test(cli, system_params_against_the_preset) {
-  char spec[256], file[256];
-  scratch(spec, sizeof spec, "preset.cfg");
-  scratch(file, sizeof file, "preset.h5");
-  FILE *s = fopen(spec, "w");
-  cr_assert(s);
-  fputs("study = \"convergence\"; system = \"cvt\"; initial = \"eps01\";\nsystem_params = { eps = 0.0; };\n"
-        "T = 1.0; h = [0.1, 0.05]; methods = [\"rk4\"];\n", s);
-  fclose(s);
-  cli_result *r = nhb("run %s -o %s", spec, file);
-  cr_assert_eq(r->rc, 0, "%s", r->err);
-  expect_has(r->err, "preset.cfg:2: note: system_params eps = 0 replaces the preset's eps = 0.1 (initial condition 'eps01' kept)");
-  r = nhb("info %s", file);
-  expect_has(r->out, "system       cvt(eps=0)");
-  expect_has(r->out, "IC 0         eps01 (eps=0): ");
-  r = nhb("run %s -o %s --set system_params.eps=0.1", spec, file);
-  cr_expect_eq(r->rc, 0, "%s", r->err);
-  cr_expect(strstr(r->err, "note:") == NULL, "the preset's own value needs no note:\n%s", r->err);
-  r = nhb("info %s", file);
-  expect_has(r->out, "IC 0         eps01: ");
-  remove(spec), remove(file);
+  static const char *const specs[2][2] = {
+      {"study = \"ensemble\"; system = \"chaotic_particle\"; T = 200.0; h = 0.2; sample_every = 1;\n"
+       "ensemble = { count = 40; energy = 1.535; seed = 3; };\nmethods = [\"rk4\", \"nh_rattle\"];\n",
+       "cannot append to "},
+      {"study = \"trajectory\"; system = \"chaotic_particle\"; T = 400.0; h = 0.05; sample_every = 1;\n"
+       "observables = [\"q\", \"v\"];\nmethods = [\"rk4\", \"nh_rattle\"];\n",
+       "writing the results failed: cannot "}};
+  for (int k = 0; k < 2; k++) {
+    char spec[256], file[256], cmd[1024], side[300];
+    scratch(spec, sizeof spec, "fsize.cfg");
+    scratch(file, sizeof file, "fsize.h5");
+    FILE *s = fopen(spec, "w");
+    cr_assert(s);
+    fputs(specs[k][0], s);
+    fclose(s);
+    s = fopen(file, "w");
+    fputs("the earlier file", s);
+    fclose(s);
+    snprintf(cmd, sizeof cmd, "sh -c 'ulimit -f 64; exec %s run %s -o %s' 2>&1", NHBENCH_EXE, spec, file);
+    FILE *p = popen(cmd, "r");
+    char out[4096];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "spec %d: status %d:\n%s", k, status, out);
+    expect_has(out, specs[k][1]);
+    expect_has(out, ": File too large");
+    char kept[64] = "";
+    s = fopen(file, "r");
+    cr_assert(s);
+    cr_expect(fgets(kept, sizeof kept, s) && strcmp(kept, "the earlier file") == 0, "the earlier file became '%s'", kept);
+    fclose(s);
+    snprintf(side, sizeof side, "ls %s.tmp-* 2>/dev/null | wc -l", file);
+    p = popen(side, "r");
+    int left = -1;
+    cr_expect(fscanf(p, "%d", &left) == 1 && left == 0, "spec %d: %d temporary files left", k, left);
+    pclose(p);
+    snprintf(side, sizeof side, "%s.journal", file);
+    remove(spec), remove(file), remove(side);
+  }
 }
 
 Test(cli, run_trajectory_then_info_and_export) {

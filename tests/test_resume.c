@@ -13,6 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "results/results.h"
+#include "studies/study.h"
+
 #define SPEC NHBENCH_SOURCE_DIR "/studies/chaotic_ensemble.cfg"
 #define SHORT "--set T=200 --set ensemble.count=16"
 
@@ -44,7 +47,7 @@ static int run_and_kill(const char *out, double seconds) {
 static void *read_raw(const char *file, const char *name, size_t *bytes) {
   hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
   char path[128];
-  snprintf(path, sizeof path, "/ensemble/%s", name);
+  snprintf(path, sizeof path, name[0] == '/' ? "%s" : "/ensemble/%s", name);
   hid_t d = f < 0 ? -1 : H5Dopen2(f, path, H5P_DEFAULT);
   void *buf = NULL;
   if (d >= 0) {
@@ -68,6 +71,14 @@ static void expect_same_results(const char *a, const char *b) {
     cr_expect(x && y && na == nb && memcmp(x, y, na) == 0, "dataset %s differs after resuming", names[i]);
     free(x), free(y);
   }
+}
+
+/* Datasets by path (any group). */
+static void expect_same_dataset(const char *a, const char *b, const char *path) {
+  size_t na = 0, nb = 0;
+  void *x = read_raw(a, path, &na), *y = read_raw(b, path, &nb);
+  cr_expect(x && y && na == nb && memcmp(x, y, na) == 0, "dataset %s differs between the two files", path);
+  free(x), free(y);
 }
 
 static void tmp_name(char *buf, size_t len, const char *what) {
@@ -137,4 +148,30 @@ Test(resume, refusals_and_a_cut_journal, .timeout = 240) {
   cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "--resume of a convergence study");
   cr_expect(access(stale, F_OK) != 0, "the stale temporary file is removed");
   remove(full), remove(part), remove(stale);
+}
+
+/* The run through its journal (streamed: rows read back from the file when writing) and the
+ * same study kept in memory write the same datasets, observables included. */
+Test(resume, streamed_file_equals_in_memory_file, .timeout = 240) {
+  char mem[256], streamed[256], args[1024], err[1024];
+  tmp_name(mem, sizeof mem, "mem.h5");
+  tmp_name(streamed, sizeof streamed, "stream.h5");
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  const char *ov[] = {"T=40", "ensemble.count=6", "observables=[\"q\", \"energy_error\"]"};
+  nh_study st;
+  nh_ensemble_result r;
+  cr_assert_eq(nh_study_load(SPEC, ov, 3, &st, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(nh_run_ensemble(&st, &r, err, sizeof err), 0, "%s", err);
+  cr_assert(r.dE != NULL && r.journal == NULL, "no journal: the rows are in memory");
+  cr_assert_eq(nh_write_ensemble(mem, &st, &r, "test", err, sizeof err), 0, "%s", err);
+  nh_ensemble_result_free(&r);
+  nh_study_free(&st);
+  snprintf(args, sizeof args, "--set T=40 --set ensemble.count=6 --set 'observables=[\"q\", \"energy_error\"]' -o %s",
+           streamed);
+  cr_assert_eq(run(args), 0);
+  expect_same_results(mem, streamed);
+  static const char *const obs[] = {"/ensemble/observables/q", "/ensemble/observables/energy_error",
+                                    "/ensemble/observables_max_abs/q", "/ensemble/observables_last/energy_error"};
+  for (size_t i = 0; i < sizeof obs / sizeof *obs; i++) expect_same_dataset(mem, streamed, obs[i]);
+  remove(mem), remove(streamed);
 }
