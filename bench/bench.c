@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE /* wait4 */
 /* make bench: performance figures, printed, never asserted (machines here are shared and noisy).
  * Ratios are measured within one run. */
 #include <math.h>
@@ -5,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <sys/resource.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
@@ -359,9 +363,69 @@ static void bench_lu(void) {
   }
 }
 
+static const char *self; /* argv[0]: the memory benchmark runs its ensembles in fresh copies */
+
+/* Child mode (argv: --memory-child SPEC JOURNAL|- T): the ensemble of SPEC with 100 ICs, every
+ * step sampled, T as given, streamed through JOURNAL or kept in memory ("-"). A fresh process, not
+ * a fork: OpenMP's thread pool does not survive fork(). */
+static int memory_child(char **argv) {
+  nh_study st;
+  nh_ensemble_result r;
+  char err[1024], t[64];
+  snprintf(t, sizeof t, "T=%s", argv[4]);
+  const char *ov[] = {"ensemble.count=100", t, "sample_every=1"};
+  if (nh_study_load(argv[2], ov, 3, &st, err, sizeof err)) return fprintf(stderr, "bench: %s\n", err), 1;
+  const int stream = strcmp(argv[3], "-") != 0;
+  st.checkpoint = stream ? argv[3] : NULL, st.checkpoint_key = "bench", st.resume = 0;
+  int rc = nh_run_ensemble(&st, &r, err, sizeof err);
+  nh_ensemble_result_free(&r);
+  nh_study_free(&st);
+  if (stream) unlink(argv[3]);
+  return rc ? 1 : 0;
+}
+
+/* Peak resident memory (MiB) of a child running memory_child; -1 if it failed. */
+static double child_peak_mib(const char *spec, const char *journal, const char *T) {
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl(self, self, "--memory-child", spec, journal ? journal : "-", T, (char *)NULL);
+    _exit(127);
+  }
+  int status;
+  struct rusage ru;
+  if (pid < 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) return -1;
+  return (double)ru.ru_maxrss / 1024; /* kilobytes on Linux */
+}
+
+/* Memory of a long ensemble sampled at every step (issue 12): the chaotic ensemble's methods,
+ * 100 initial conditions, sample_every = 1, at a tenth of the paper's T (T = 1000; --quick: 20),
+ * kept in memory against streamed through its journal, each in a child process. */
+static void bench_memory(const char *spec) {
+  nh_study st;
+  char err[1024], journal[128];
+  const char *T = quick ? "20" : "1000";
+  char t[64];
+  snprintf(t, sizeof t, "T=%s", T);
+  const char *ov[] = {"ensemble.count=100", t, "sample_every=1"};
+  if (nh_study_load(spec, ov, 3, &st, err, sizeof err)) {
+    fprintf(stderr, "bench: %s\n", err);
+    return;
+  }
+  snprintf(journal, sizeof journal, "/tmp/nhbench-bench-%d.journal", (int)getpid());
+  const double in_memory = child_peak_mib(spec, NULL, T), streamed = child_peak_mib(spec, journal, T);
+  printf("\nmemory, ensemble %s (%d methods, %d ICs, T = %g, every step: %d samples), peak resident:\n"
+         "%10.1f MiB kept in memory (library, no journal; its sampled arrays alone: %.1f MiB)\n"
+         "%10.1f MiB streamed through the journal (as nhbench run)\n",
+         spec, st.nmethods, st.count, st.T, st.nsamples, in_memory, nh_study_memory_estimate(&st) / (1 << 20), streamed);
+  nh_study_free(&st);
+}
+
 /* nhbench_bench [--quick] [ENSEMBLE_SPEC] */
 int main(int argc, char **argv) {
   const char *spec = "studies/chaotic_ensemble.cfg";
+  self = argv[0];
+  if (argc == 5 && strcmp(argv[1], "--memory-child") == 0) return memory_child(argv);
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0) quick = 1;
     else spec = argv[i];
@@ -371,5 +435,6 @@ int main(int argc, char **argv) {
   bench_floors();
   bench_sampling();
   bench_ensemble(spec);
+  bench_memory(spec);
   return 0;
 }
