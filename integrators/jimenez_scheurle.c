@@ -177,7 +177,6 @@ static void b_residual(void *vctx, const double *X, double *F, double *J) {
   const int n = sys->n, k = sys->k, dim = n + k;
   const double h = C->h, *W1 = X, *Lam = X + n;
   double Q1[NH_MAX_N] = {0}, g1[NH_MAX_N], H1[NH_MAX_N * NH_MAX_N];
-  double A1[NH_MAX_K * NH_MAX_N], dA1[NH_MAX_K * NH_MAX_N * NH_MAX_N];
   for (int i = 0; i < n; i++) Q1[i] = C->qbar[i] + 0.5 * h * W1[i];
   sys->type->grad_potential(sys->p, Q1, g1);
   sys->type->hess_potential(sys->p, Q1, H1);
@@ -195,20 +194,7 @@ static void b_residual(void *vctx, const double *X, double *F, double *J) {
     }
     F[i] = r;
   }
-  if (k == 0) return;
-  sys->type->constraints(sys->p, Q1, A1);
-  C->cost->constraint_evals++;
-  sys->type->constraints_jacobian(sys->p, Q1, dA1);
-  for (int a = 0; a < k; a++) {
-    double r = 0;
-    for (int i = 0; i < n; i++) r += A1[a * n + i] * W1[i];
-    F[n + a] = r;
-    for (int j = 0; j < n; j++) {
-      double curv = 0;
-      for (int i = 0; i < n; i++) curv += dA1[(a * n + i) * n + j] * W1[i];
-      J[(n + a) * dim + j] = A1[a * n + j] + 0.5 * h * curv;
-    }
-  }
+  nh_newton_constraint_rows(sys, Q1, W1, 0.5 * h, dim, F + n, J + n * dim, NULL, NULL, C->cost);
 }
 
 /* The part of (86c) that the step fixes: q̄ = Q_k + (h/2)W_k (86a), M W_k − (h/2)∇V(Q_k) and μ(q̄). */
@@ -238,32 +224,16 @@ static nh_step_status b_step(const nh_method *m, const nh_system *sys, const nh_
   (void)m;
   const int n = sys->n, k = sys->k;
   b_ctx C;
-  double X[NH_NEWTON_MAX_DIM], lambda[NH_MAX_K];
+  double X[NH_NEWTON_MAX_DIM];
   cost->steps++;
   b_setup(sys, x, h, &C, cost);
-  for (int i = 0; i < n; i++) X[i] = x->v[i]; /* initial guess W' = W_k (§2.5) */
-  if (k > 0) {
-    /* Initial guess hλ(q̄, W_k) from (77) (§2.5); nh_multiplier evaluates μ(q̄) once more. */
-    if (nh_multiplier(sys, x->t, C.qbar, x->v, lambda)) return NH_STEP_SOLVER_FAILED;
-    cost->rhs_evals++;
-    cost->constraint_evals++;
-    for (int a = 0; a < k; a++) X[n + a] = h * lambda[a];
-  }
+  /* Initial guess W' = W_k and hλ(q̄, W_k) from (77) (§2.5); nh_multiplier evaluates μ(q̄) once more. */
+  if (nh_newton_velocity_guess(sys, x->t, C.qbar, x->v, h, X, cost)) return NH_STEP_SOLVER_FAILED;
   nh_step_status st = nh_newton_solve(n + k, X, b_residual, &C, cost);
   if (st != NH_STEP_OK) return st;
-  *y = *x;
-  y->t = x->t + h;
-  for (int i = 0; i < n; i++) {
-    y->q[i] = C.qbar[i] + 0.5 * h * X[i]; /* (86b) */
-    y->v[i] = X[i];
-  }
-  for (int a = 0; a < k; a++) y->lambda[a] = X[n + a] / h; /* Λ = hλ, λ at q̄ ≈ q(t_k + h/2) */
+  nh_newton_velocity_result(sys, x, X, h, y); /* Λ = hλ, λ at q̄ ≈ q(t_k + h/2) */
+  for (int i = 0; i < n; i++) y->q[i] = C.qbar[i] + 0.5 * h * X[i]; /* (86b) */
   return NH_STEP_OK;
-}
-
-static int b_newton_size(const nh_method *m, const nh_system *sys) {
-  (void)m;
-  return sys->n + sys->k;
 }
 
 /* F and J of b_residual for the step from x: X = [W_{k+1} | hλ]. */
@@ -320,7 +290,7 @@ const nh_integrator_type nh_integrator_js_b = {
     .discrete_constraint = constraint_new_nodes,
     .discrete_constraint_doc = "(86d) at the new nodes: mu(Q_{k+1}) W_{k+1} (spec/discretization.md 2.5, 6.5)",
     .discrete_action = action_midpoint,
-    .newton_size = b_newton_size,
+    .newton_size = nh_newton_velocity_size,
     .newton_eval = b_newton_eval,
     .newton_unknowns = b_newton_unknowns,
 };

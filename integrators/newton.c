@@ -2,6 +2,7 @@
 
 #include "core/linalg.h"
 #include <math.h>
+#include <string.h>
 
 #define NEWTON_MAX_ITER 50
 #define NEWTON_TOL 1e-14
@@ -52,4 +53,58 @@ nh_step_status nh_newton_solve_with(int dim, double *x, nh_newton_fn fn, nh_line
     prev = dx;
   }
   return NH_STEP_SOLVER_FAILED;
+}
+
+void nh_newton_constraint_rows(const nh_system *sys, const double *q, const double *c, double s, int dim, double *Fc,
+                               double *Jc, double *A, double *dA, nh_cost *cost) {
+  const int n = sys->n, k = sys->k;
+  double Aq[NH_MAX_K * NH_MAX_N], dAq[NH_MAX_K * NH_MAX_N * NH_MAX_N];
+  if (k == 0) return;
+  A = A ? A : Aq;
+  dA = dA ? dA : dAq;
+  sys->type->constraints(sys->p, q, A);
+  sys->type->constraints_jacobian(sys->p, q, dA);
+  cost->constraint_evals++;
+  for (int a = 0; a < k; a++) {
+    Fc[a] = 0;
+    for (int i = 0; i < n; i++) Fc[a] += A[a * n + i] * c[i];
+    if (!Jc) continue;
+    memset(Jc + a * dim, 0, sizeof(double) * (size_t)dim);
+    for (int j = 0; j < n; j++) {
+      double curv = 0;
+      for (int i = 0; i < n; i++) curv += dA[(a * n + i) * n + j] * c[i];
+      Jc[a * dim + j] = A[a * n + j] + s * curv;
+    }
+  }
+}
+
+int nh_newton_velocity_guess(const nh_system *sys, double t, const double *q, const double *v, double h, double *X,
+                             nh_cost *cost) {
+  double lambda[NH_MAX_K];
+  memcpy(X, v, sizeof(double) * (size_t)sys->n);
+  if (sys->k == 0) return 0;
+  if (nh_multiplier(sys, t, q, v, lambda)) return -1;
+  cost->rhs_evals++;
+  cost->constraint_evals++;
+  for (int a = 0; a < sys->k; a++) X[sys->n + a] = h * lambda[a];
+  return 0;
+}
+
+void nh_newton_velocity_result(const nh_system *sys, const nh_state *x, const double *X, double h, nh_state *y) {
+  *y = *x;
+  y->t = x->t + h;
+  memcpy(y->v, X, sizeof(double) * (size_t)sys->n);
+  for (int a = 0; a < sys->k; a++) y->lambda[a] = X[sys->n + a] / h;
+}
+
+int nh_newton_velocity_size(const nh_method *m, const nh_system *sys) {
+  (void)m;
+  return sys->n + sys->k;
+}
+
+void nh_newton_velocity_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                 double h, double *X) {
+  (void)m, (void)x;
+  memcpy(X, y->v, sizeof(double) * (size_t)sys->n);
+  for (int a = 0; a < sys->k; a++) X[sys->n + a] = h * y->lambda[a];
 }

@@ -23,4 +23,29 @@ typedef int (*nh_linear_solve_fn)(void *ctx, int dim, double *J, double *b);
 nh_step_status nh_newton_solve_with(int dim, double *x, nh_newton_fn fn, nh_linear_solve_fn solve, void *ctx,
                                     nh_cost *cost);
 
+/* Building blocks of the velocity-form Newton systems X = [w | Λ = hλ] (js_b, mp418, nh_energy),
+ * in which the constraint acts at a point q that moves with the unknown velocity, ∂q/∂w = s·I. */
+
+/* The constraint rows of such a system: Fc[a] = μ^a(q)·c (k entries) and, when Jc is not NULL, the
+ * rows Jc[a·dim + j] = μ^a_j(q) + s Σ_i ∂_j μ^a_i(q) c_i in the columns j < n of w, for the
+ * constrained velocity c (whose derivative in w is the identity), zero in Λ's columns. A and dA
+ * (k×n and k×n×n, may be NULL) receive μ(q) and ∂μ(q) for the caller's other rows. With s = 0 and
+ * Jc NULL it is a method's discrete constraint μ(q)c. */
+void nh_newton_constraint_rows(const nh_system *sys, const double *q, const double *c, double s, int dim, double *Fc,
+                               double *Jc, double *A, double *dA, nh_cost *cost);
+
+/* The initial guess X = [v | hλ(q, v)] of such a system: the start velocity and the continuous
+ * multiplier (77) (nh_multiplier) at the point q where μ acts. Returns 0, or -1 where λ is undefined. */
+int nh_newton_velocity_guess(const nh_system *sys, double t, const double *q, const double *v, double h, double *X,
+                             nh_cost *cost);
+
+/* The result y of a step of size h from x with the solution X: x's other fields, t + h, v = w,
+ * λ = Λ/h. The caller sets y->q. */
+void nh_newton_velocity_result(const nh_system *sys, const nh_state *x, const double *X, double h, nh_state *y);
+
+/* newton_size and newton_unknowns hooks of such a system: n + k unknowns, X = [y->v | h y->λ]. */
+int nh_newton_velocity_size(const nh_method *m, const nh_system *sys);
+void nh_newton_velocity_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                 double h, double *X);
+
 #endif

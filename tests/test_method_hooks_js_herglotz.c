@@ -440,8 +440,9 @@ static int system_variant(int i, nh_system *sys) {
   return 0;
 }
 
-/* Every method of these files with a Newton system, on every system it applies to and three random
- * states each (h = 0.05, the step started at t = 0.7 so that F(t) ≠ F(0)):
+/* Every method of these files with a Newton system, and mp418 and nh_energy (the same velocity form
+ * X = [v_{k+1} | hλ]), on every system it applies to and three random states each (h = 0.05, the
+ * step started at t = 0.7 so that F(t) ≠ F(0)):
  *  - the analytic Jacobian against central differences, at the solution and off it: ≤ 1e-8
  *    column-relative (the brief asks 1e-6; 2e-10 is reached);
  *  - F(X*) ≈ 0 at the unknowns of the step's result: ≤ 1e-14 |J|(1 + |X*|) (6e-17 is reached);
@@ -449,10 +450,10 @@ static int system_variant(int i, nh_system *sys) {
  * Controls: the largest Jacobian entry off by 1e-6 fails the FD check; X* moved by 1e-7 fails the
  * F ≈ 0 check; Newton with every Jacobian 10% off converges at order ≈ 1. */
 Test(hooks_js_herglotz, newton_systems) {
-  const char *methods[] = {"js_b", "herglotz2", "herglotz2(forcing=midpoint)", "herglotz1", "la1"};
+  const char *methods[] = {"js_b", "herglotz2", "herglotz2(forcing=midpoint)", "herglotz1", "la1", "mp418", "nh_energy"};
   gsl_rng *r = test_rng(8);
   int checked = 0, orders = 0;
-  for (int mi = 0; mi < 5; mi++) {
+  for (size_t mi = 0; mi < sizeof methods / sizeof methods[0]; mi++) {
     nh_method *m = test_method(methods[mi]);
     cr_assert(m->type->newton_eval && m->type->newton_size && m->type->newton_unknowns, "%s", methods[mi]);
     nh_system sys;

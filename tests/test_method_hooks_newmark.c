@@ -115,7 +115,7 @@ static double residual_at_result(const nh_method *m, const nh_system *sys, const
 }
 
 /* Methods with Newton hooks and the parameter sets checked: nh_newmark's fast-path set (β = β' = 0)
- * and Newton sets (14)/(15), classical Newmark, dla; and the ill-conditioned β + β' = ½, whose
+ * and Newton sets (14)/(15), classical Newmark, dla, mp418 and nh_energy; and the ill-conditioned β + β' = ½, whose
  * Newton solve is not expected to succeed (spec §2.5; on the vertical disk, k = 2, its Jacobian is
  * exactly singular: the 2k = 4 columns A0ᵀ, A1ᵀ lie in a 3-dimensional space), so its Jacobian is
  * checked at the solution of the well-conditioned fast-path step instead. */
@@ -137,6 +137,8 @@ static const struct {
     {"dla(alpha=0.5)", 1},
     {"dla(alpha=0.3,constraint=average)", 1},
     {"dla(alpha=1)", 1},
+    {"mp418", 1},
+    {"nh_energy", 1},
 };
 #define N_NEWTON_METHODS (sizeof newton_methods / sizeof newton_methods[0])
 
