@@ -15,6 +15,9 @@ enum { X, Y1, Y2, Z1, Z2, N = 5 };
 
 /* ---- the system, written out ---------------------------------------------------------------- */
 
+/* V and its gradient repeat systems/chaotic_particle.c on purpose: a floor shares no code with
+ * the harness it measures. */
+
 static double potential(const double *q) {
   const double x = q[X], y1 = q[Y1], y2 = q[Y2], z1 = q[Z1], z2 = q[Z2];
   return 0.5 * (x * x + y1 * y1 + y2 * y2 + z1 * z1 + z2 * z2 + z1 * z1 * z2 * z2 + y1 * y1 * z1 * z1 +

@@ -63,6 +63,16 @@ static const char *scratch(char *buf, size_t len, const char *name) {
   return buf;
 }
 
+/* A scratch spec file NAME holding text; its path in buf. */
+static const char *scratch_spec(char *buf, size_t len, const char *name, const char *text) {
+  scratch(buf, len, name);
+  FILE *s = fopen(buf, "w");
+  cr_assert(s, "cannot write %s", buf);
+  fputs(text, s);
+  fclose(s);
+  return buf;
+}
+
 /* ---- help, version, usage errors ------------------------------------------------------------ */
 
 Test(cli, help_of_every_command) {
@@ -426,15 +436,12 @@ static int dataset_filters(const char *file, const char *path, H5D_layout_t *lay
 
 Test(cli, large_datasets_compressed_small_ones_contiguous) {
   char spec[256], file[256];
-  scratch(spec, sizeof spec, "big.cfg");
   scratch(file, sizeof file, "big.h5");
-  FILE *s = fopen(spec, "w");
-  cr_assert(s);
   /* 2 methods x 3 ICs x 2001 samples = 12006 values of dE: compressed; t (2001) is not. */
-  fputs("study = \"ensemble\"; system = \"chaotic_particle\"; T = 400.0; h = 0.2; sample_every = 1;\n"
+  scratch_spec(spec, sizeof spec, "big.cfg",
+               "study = \"ensemble\"; system = \"chaotic_particle\"; T = 400.0; h = 0.2; sample_every = 1;\n"
         "ensemble = { count = 3; energy = 1.535; seed = 7; };\n"
-        "methods = [\"rk4\", \"nh_newmark(alpha=0.5)\"];\n", s);
-  fclose(s);
+        "methods = [\"rk4\", \"nh_newmark(alpha=0.5)\"];\n");
   cli_result *r = nhb("run %s -o %s", spec, file);
   cr_assert_eq(r->rc, 0, "%s", r->err);
   H5D_layout_t layout;
@@ -461,15 +468,12 @@ Test(cli, large_datasets_compressed_small_ones_contiguous) {
  * repeated notes); the run goes on with the others. */
 Test(cli, skipped_grid_points_noted_once) {
   char spec[256], file[256];
-  scratch(spec, sizeof spec, "grid.cfg");
   scratch(file, sizeof file, "grid.h5");
-  FILE *s = fopen(spec, "w");
-  cr_assert(s);
-  fputs("study = \"ensemble\"; system = \"chaotic_particle\"; T = 1.0; h = 0.2;\n"
+  scratch_spec(spec, sizeof spec, "grid.cfg",
+               "study = \"ensemble\"; system = \"chaotic_particle\"; T = 1.0; h = 0.2;\n"
         "ensemble = { count = 1; energy = 1.535; seed = 7; };\nmethods = [\"rk4\"];\n"
         "grids = ( { method = \"nh_newmark(alpha=0.5)\";\n"
-        "  beta = [0.1, 0.2, 0.3]; beta2 = [0.2, 0.3, 0.4]; } );\n", s);
-  fclose(s);
+        "  beta = [0.1, 0.2, 0.3]; beta2 = [0.2, 0.3, 0.4]; } );\n");
   cli_result *r = nhb("run %s -o %s", spec, file);
   cr_assert_eq(r->rc, 0, "%s", r->err);
   expect_has(r->err, ":4: note: 3 grid points (beta, beta2) skipped: (0.1, 0.4), (0.2, 0.3), (0.3, 0.2): "
@@ -501,12 +505,9 @@ Test(cli, refuses_a_study_too_large_for_memory) {
  * spec with both is refused at its line; a malformed list exits 2 naming the argument. */
 Test(cli, set_lists_and_step_size_forms) {
   char spec[256], file[256];
-  scratch(spec, sizeof spec, "steps.cfg");
   scratch(file, sizeof file, "steps.h5");
-  FILE *s = fopen(spec, "w");
-  cr_assert(s);
-  fputs("study = \"convergence\"; system = \"particle\"; T = 1.0;\nh0 = 0.2; halvings = 3;\nmethods = [\"rk4\"];\n", s);
-  fclose(s);
+  scratch_spec(spec, sizeof spec, "steps.cfg",
+               "study = \"convergence\"; system = \"particle\"; T = 1.0;\nh0 = 0.2; halvings = 3;\nmethods = [\"rk4\"];\n");
   cli_result *r = nhb("run %s -o %s --set 'h=[0.1,0.05]' --set 'methods=[\"rk4\", \"js_a\"]'", spec, file);
   cr_assert_eq(r->rc, 0, "%s", r->err);
   r = nhb("export %s convergence --methods 1", file);
@@ -523,9 +524,8 @@ Test(cli, set_lists_and_step_size_forms) {
   r = nhb("run %s -o %s --set 'h=[0.1,0.05'", spec, file);
   cr_expect_eq(r->rc, 2);
   expect_has(r->err, "closed by ']'");
-  s = fopen(spec, "w");
-  fputs("study = \"convergence\"; system = \"particle\"; T = 1.0;\nh = [0.2, 0.1];\nhalvings = 3;\nmethods = [\"rk4\"];\n", s);
-  fclose(s);
+  scratch_spec(spec, sizeof spec, "steps.cfg",
+               "study = \"convergence\"; system = \"particle\"; T = 1.0;\nh = [0.2, 0.1];\nhalvings = 3;\nmethods = [\"rk4\"];\n");
   r = nhb("run %s -o %s", spec, file);
   cr_expect_eq(r->rc, 2);
   expect_has(r->err, "steps.cfg:3: 'halvings' and 'h' both give the step sizes");
