@@ -167,23 +167,24 @@ static void constraint_rows(const engine_ctx *C, const double *dq, double *F, do
     return;
   }
   double x[NH_MAX_N], A[NH_MAX_K * NH_MAX_N], dA[NH_MAX_K * NH_MAX_N * NH_MAX_N];
-  double b[NH_MAX_K] = {0}, db[NH_MAX_K * NH_MAX_N] = {0};
+  double b[NH_MAX_K], db[NH_MAX_K * NH_MAX_N];
+  const int affine = sys->type->constraint_affine != NULL; /* else b = 0: not even zeroed, it is hot */
   for (int i = 0; i < n; i++) x[i] = C->q0[i] + gm * dq[i];
   sys->type->constraints(sys->p, x, A);
   C->cost->constraint_evals++;
   sys->type->constraints_jacobian(sys->p, x, dA);
-  if (sys->type->constraint_affine) {
+  if (affine) {
     sys->type->constraint_affine(sys->p, x, b);
     sys->type->constraint_affine_jacobian(sys->p, x, db);
   }
   for (int a = 0; a < k; a++) {
-    double s = h * b[a];
+    double s = affine ? h * b[a] : 0;
     for (int i = 0; i < n; i++) s += A[a * n + i] * dq[i];
     F[n + a] = s;
     for (int l = 0; l < n; l++) {
       double curv = 0;
       for (int i = 0; i < n; i++) curv += dA[(a * n + i) * n + l] * dq[i];
-      J[(n + a) * dim + l] = A[a * n + l] + gm * (curv + h * db[a * n + l]);
+      J[(n + a) * dim + l] = A[a * n + l] + gm * (affine ? curv + h * db[a * n + l] : curv);
     }
   }
 }
