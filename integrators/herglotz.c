@@ -376,7 +376,8 @@ static nh_step_status engine_step(const nh_method *m, const nh_system *sys, cons
   nh_step_status st = nh_newton_solve_with(n + k, X, engine_residual, engine_linear_solve, &C, cost);
   if (st != NH_STEP_OK) return st;
 
-  *y = *x;
+  /* The engine's schemes carry nothing: y's fields are written below (z kept by la1). */
+  y->z = x->z;
   y->t = x->t + h;
   memcpy(y->q, X, sizeof(double) * (size_t)n);
   double p1[NH_MAX_N], yk[NH_MAX_K];
