@@ -168,6 +168,10 @@ Test(resume, refusals_and_a_cut_journal, .timeout = 240) {
   snprintf(args, sizeof args, SHORT " --set sample_every=10 -o %s --resume", part);
   cr_expect_eq(run(args), 2, "a journal of another spec");
   cr_expect(access(journal, F_OK) == 0);
+  /* Another run whose key has the same length (count 17 for 16): refused too. */
+  snprintf(args, sizeof args, "--set T=200 --set ensemble.count=17 -o %s --resume", part);
+  cr_expect_eq(run(args), 2, "a journal of another spec with a key of the same length");
+  cr_expect(access(journal, F_OK) == 0);
   snprintf(args, sizeof args, SHORT " -o %s --resume", part);
   cr_assert_eq(run(args), 0, "resume from a journal cut inside a record");
   expect_same_results(full, part);
