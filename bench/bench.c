@@ -237,6 +237,7 @@ static void bench_ensemble(const char *spec) {
   const char *ov[] = {"ensemble.count=8", quick ? "T=20" : "T=400"};
   if (nh_study_load(spec, ov, 2, &st, err, sizeof err)) {
     fprintf(stderr, "bench: %s\n", err);
+    nh_study_free(&st);
     return;
   }
   double t[2];

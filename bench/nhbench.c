@@ -31,33 +31,6 @@ static const struct {
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
-void nh_cli_getopt_reset(void) {
-  opterr = 0;
-#ifdef __GLIBC__
-  optind = 0; /* glibc: a full re-initialisation, including the scan order ('+' or permuting) */
-#else
-  optind = 1;
-#endif
-}
-
-int nh_cli_bad_option(const char *prog, const char *usage_, int c, char **argv) {
-  const char *arg = argv[optind - 1];
-  char shortopt[3] = {'-', (char)optopt, '\0'};
-  /* A long option names itself in argv; a short one (perhaps in a cluster like -xo) by optopt. */
-  const char *name = strncmp(arg, "--", 2) == 0 || !optopt ? arg : shortopt;
-  char shown[128];
-  snprintf(shown, sizeof shown, "%.*s", (int)strcspn(name, "="), name);
-  if (c == ':') fprintf(stderr, "%s: option '%s' needs an argument\n", prog, shown);
-  else fprintf(stderr, "%s: unknown option '%s'\n", prog, shown);
-  fputs(usage_, stderr);
-  return NH_EXIT_USAGE;
-}
-
-int nh_cli_bad_argument(const char *prog, const char *usage_, const char *arg) {
-  fprintf(stderr, "%s: unexpected argument '%s'\n%s", prog, arg, usage_);
-  return NH_EXIT_USAGE;
-}
-
 static int find_command(const char *name) {
   for (int i = 0; i < NCOMMANDS; i++)
     if (strcmp(name, commands[i].name) == 0) return i;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages nhbench needs, non-interactively, and only those missing.
 # Called by `make deps`, on which every other make target depends; extra packages a target needs
-# (e.g. gcovr for make coverage) are given as arguments.
+# (e.g. gcovr for make coverage, the compiler and libFuzzer for make fuzz) are given as arguments.
 set -eu
 pkgs="cmake make gcc pkg-config libhdf5-dev hdf5-tools libcriterion-dev libgsl-dev libconfig-dev gnuplot-nox $*"
 missing=""

@@ -113,7 +113,8 @@ char *nh_read_text(const char *path);
 void nh_config_syntax_error(const char *path, const char *text, const config_t *cfg, char *err, size_t errlen);
 
 /* Reads and checks a spec. overrides: "path=value" strings (libconfig paths, e.g.
- * "ensemble.count=100"). On error returns -1 with "FILE:LINE: message" in err. */
+ * "ensemble.count=100"). On error returns -1 with "FILE:LINE: message" in err. Either way st
+ * holds what was read and is freed with nh_study_free. */
 int nh_study_load(const char *path, const char *const *overrides, int noverrides, nh_study *st,
                   char *err, size_t errlen);
 void nh_study_free(nh_study *st);

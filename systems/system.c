@@ -1,5 +1,6 @@
 /* Generic quantities derived from the system interface (spec/newmark.md §2.0, spec/herglotz.md
  * §2.1): energy, constraint residuals, the eliminated multiplier and the index-reduced ODE. */
+#define _POSIX_C_SOURCE 200809L /* strtok_r: declared only by POSIX; clang -fopenmp, unlike gcc, does not imply it */
 #include "systems/system.h"
 
 #include <gsl/gsl_errno.h>

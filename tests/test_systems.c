@@ -328,3 +328,20 @@ static void check_projection(const char *name) {
 
 Test(systems, particle_projection) { check_projection("particle"); }
 Test(systems, chaotic_particle_projection) { check_projection("chaotic_particle"); }
+
+/* Found by tests/fuzz/fuzz_spec.c (corpus spec/data_trajectory_multiplier.cfg): built with clang,
+ * system.c saw no declaration of strtok_r, so its char * result was cut to an int and the second
+ * item's parse crashed on the truncated pointer. Every item of a list must be read. */
+Test(systems, params_text_reads_every_item_of_a_list) {
+  nh_system sys = test_system("falling_disk", NULL);
+  char err[256] = "";
+  cr_assert_eq(nh_system_set_params_text(&sys, "alpha=0.1,F_phi_slope=0.0625,F_psi_const=12", err, sizeof err), 0,
+               "%s", err);
+  const char *names[] = {"alpha", "F_phi_slope", "F_psi_const"};
+  const double want[] = {0.1, 0.0625, 12};
+  for (int i = 0; i < 3; i++)
+    cr_expect_eq(sys.p[nh_param_index(sys.type->params, sys.type->nparams, names[i])], want[i], "%s", names[i]);
+  cr_expect_eq(nh_system_set_params_text(&sys, "alpha=0.1,F_phi_slope", err, sizeof err), -1,
+               "a second item without '=' is refused");
+  cr_expect(strstr(err, "F_phi_slope") != NULL, "the message names the bad item: %s", err);
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Whose bug is each finding of a fuzz target? (make fuzz; README.md, "Fuzzing")
+#   scripts/fuzz_triage.sh TARGET_BINARY FINDINGS_DIR [LIBFUZZER_FLAGS...]   (the limits of the run)
+# Runs the target again on every input libFuzzer saved (crash-*, leak-*, oom-*, timeout-*) and reads
+# the sanitizer's or libFuzzer's stack: the first frame that is neither the sanitizer and fuzzer
+# runtime nor libc names the culprit, nhbench (a source file of this tree) or a library (HDF5,
+# libconfig). A memory error on a block that nhbench allocated counts as nhbench's, wherever it
+# happened. Prints one line per finding; exits 1 if any finding is nhbench's or cannot be placed,
+# 0 if every one is a library's (known upstream bugs on damaged input, listed but not failing).
+set -u
+target=$1 dir=$2
+shift 2
+src=$(cd "$(dirname "$0")/.." && pwd)
+status=0
+for input in "$dir"/crash-* "$dir"/leak-* "$dir"/oom-* "$dir"/timeout-*; do
+  [ -e "$input" ] || continue
+  report=$("$target" "$@" "$input" 2>&1)
+  # Frames "#N 0xADDR in FUNC FILE:LINE" or "#N 0xADDR (MODULE+0xOFF)", of the first stack and of
+  # the "allocated by" stack; runtime frames are those without a file of this tree in the binary.
+  culprit=$(printf '%s\n' "$report" | awk -v src="$src/" '
+    /^ *#[0-9]+ 0x/ {
+      if (done[section]) next
+      if (index($0, " " src) && $0 ~ /\/(core|systems|integrators|studies|results|bench)\/[a-z_]+\.c:/) who = "nhbench"
+      else if ($0 ~ /libhdf5/) who = "HDF5"
+      else if ($0 ~ /libconfig/) who = "libconfig"
+      else next
+      first[section] = who; done[section] = 1; next
+    }
+    /allocated by thread|freed by thread/ { section = "alloc" }
+    END {
+      if (first["alloc"] == "nhbench" || first[""] == "nhbench") print "nhbench"
+      else if (first[""] != "") print first[""]
+      else print "unknown"
+    }')
+  kind=$(printf '%s\n' "$report" | grep -m1 -oE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer|UndefinedBehaviorSanitizer): [A-Za-z-]+|runtime error: .*' || true)
+  echo "fuzz: $(basename "$input"): $culprit: ${kind:-no report on replay}"
+  case $culprit in nhbench | unknown) status=1 ;; esac
+done
+exit $status
