@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "bench/cli.h"
@@ -186,17 +187,32 @@ static int prepare_output(const char *path) {
   return 0;
 }
 
-/* Pre-flight: a study whose sampled results cannot fit in this machine's memory is refused before
- * computing (it would be killed after hours); 0, or -1 with what to change. */
-static int check_memory(const nh_study *st) {
+/* Pre-flight: where the sampled results go must have room for them, checked before computing (a
+ * run would otherwise be killed, or fail to write, after hours). An ensemble streams them through
+ * its journal beside the output: disk space; the other kinds keep them in memory: 80 % of it.
+ * 0, or -1 with what to change. */
+static int check_room(const nh_study *st, const char *path) {
   const double need = nh_study_memory_estimate(st);
-  const double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-  if (!(have > 0) || need <= 0.8 * have) return 0;
+  const int on_disk = st->kind == NH_STUDY_ENSEMBLE;
+  double have = 0;
+  if (on_disk) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir) slash[1] = '\0';
+    else if (slash) *slash = '\0';
+    else snprintf(dir, sizeof dir, ".");
+    struct statvfs fs;
+    have = statvfs(dir, &fs) == 0 ? (double)fs.f_bavail * (double)fs.f_frsize : 0;
+  } else {
+    have = 0.8 * (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  }
+  if (!(have > 0) || need <= have) return 0;
   fprintf(stderr,
-          "nhbench: %s: the run would keep about %.1f GiB of sampled results in memory, more than 80%% of this "
-          "machine's %.1f GiB; sample less often (sample_every), or run fewer initial conditions, methods or a "
-          "shorter T\n",
-          st->spec_file, need / (1u << 30), have / (1u << 30));
+          "nhbench: %s: the run's sampled results would take about %.1f GiB %s, more than the %.1f GiB %s; "
+          "sample less often (sample_every), or run fewer initial conditions, methods or a shorter T\n",
+          st->spec_file, need / (1u << 30), on_disk ? "in its journal" : "of memory", have / (1u << 30),
+          on_disk ? "free where the output goes" : "(80 % of this machine's memory)");
   return -1;
 }
 
@@ -266,7 +282,7 @@ static int run_study(const run_args *a, const char *path, const char *command) {
     nh_study_free(&st);
     return NH_EXIT_USAGE;
   }
-  if (prepare_output(path) || check_memory(&st)) {
+  if (prepare_output(path) || check_room(&st, path)) {
     nh_study_free(&st);
     return NH_EXIT_USAGE;
   }
