@@ -27,6 +27,16 @@ static int run(const char *args) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* run() that also says how long it took, in seconds (*seconds). */
+static int timed_run(const char *args, double *seconds) {
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  const int rc = run(args);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  *seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  return rc;
+}
+
 /* run() that returns how many trajectories the resumed run took from the journal (-1: none said). */
 static long run_resumed(const char *args, int *rc) {
   char cmd[2048], out[4096] = "";
@@ -108,13 +118,10 @@ Test(resume, killed_runs_resume_to_identical_files, .timeout = 240) {
   snprintf(journal, sizeof journal, "%s.journal", part);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   snprintf(args, sizeof args, SHORT " -o %s", full);
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  cr_assert_eq(run(args), 0);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double D;
+  cr_assert_eq(timed_run(args, &D), 0);
   cr_expect(access(full, F_OK) == 0 && access(".journal", F_OK) != 0);
-  /* Kills at 30, 60 and 90 % of an uninterrupted run's time, whatever this machine's speed. */
-  const double D = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  /* Kills at 30, 60 and 90 % of an uninterrupted run's time D, whatever this machine's speed. */
   const double moments[] = {0.3 * D, 0.6 * D, 0.9 * D};
   int interrupted = 0, resumed_some = 0;
   for (size_t k = 0; k < sizeof moments / sizeof *moments; k++) {
@@ -152,11 +159,8 @@ Test(resume, refusals_and_a_cut_journal, .timeout = 240) {
   cr_expect_eq(run(args), 2, "--resume with no journal");
   /* The uninterrupted run first, timed: the kill below comes halfway through. */
   snprintf(args, sizeof args, SHORT " -o %s", full);
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  cr_assert_eq(run(args), 0);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  const double D = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  double D;
+  cr_assert_eq(timed_run(args, &D), 0);
   /* A journal of the same run, with half a record appended as a kill during a write would. */
   cr_assert(run_and_kill(part, 0.5 * D), "the run finished before the kill");
   FILE *j = fopen(journal, "ab");
