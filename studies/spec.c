@@ -31,6 +31,16 @@ static int string_line(const ctx *c, const config_setting_t *s) {
   return best;
 }
 
+/* "ensemble.energy": the setting's path from the root, as --set names it. */
+static void setting_path(const config_setting_t *s, char *buf, size_t len) {
+  const config_setting_t *p = config_setting_parent(s);
+  if (p && config_setting_name(p)) {
+    setting_path(p, buf, len);
+    strncat(buf, ".", len - strlen(buf) - 1);
+  }
+  strncat(buf, config_setting_name(s), len - strlen(buf) - 1);
+}
+
 static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...) {
   char msg[768];
   va_list ap;
@@ -38,8 +48,11 @@ static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   int line = !s ? 0 : config_setting_type(s) == CONFIG_TYPE_STRING ? string_line(c, s) : (int)config_setting_source_line(s);
-  if (s && line == 0 && config_setting_name(s)) /* set by --set, not read from the file */
-    snprintf(c->err, c->errlen, "%s: --set %s: %s", c->file, config_setting_name(s), msg);
+  if (s && line == 0 && config_setting_name(s)) { /* set by --set, not read from the file */
+    char path[256] = "";
+    setting_path(s, path, sizeof path);
+    snprintf(c->err, c->errlen, "%s: --set %s: %s", c->file, path, msg);
+  }
   else if (line > 0)
     snprintf(c->err, c->errlen, "%s:%d: %s", c->file, line, msg);
   else /* the whole spec (its root has no line) */
@@ -238,8 +251,10 @@ static int apply_override(config_t *cfg, const char *ov, char *err, size_t errle
     type = CONFIG_TYPE_FLOAT;
     fv = (double)iv;
   }
-  if (s && config_setting_type(s) != type) config_setting_remove(parent, leaf), s = NULL;
-  if (!s) s = config_setting_add(parent, leaf, type);
+  /* Replaced, not edited in place: a setting from --set has no line of the file, so messages
+   * about its value name the --set argument, not the line it replaced. */
+  if (s) config_setting_remove(parent, leaf), s = NULL;
+  s = config_setting_add(parent, leaf, type);
   int ok = !s ? 0
            : type == CONFIG_TYPE_INT64 ? config_setting_set_int64(s, iv)
            : type == CONFIG_TYPE_FLOAT ? config_setting_set_float(s, fv)
@@ -712,6 +727,13 @@ static int load_random_states(const ctx *c, const config_setting_t *ens, nh_stud
   if (!st->sys.type->sample && (nh_system_features(&st->sys) & NH_SYS_AFFINE_CONSTRAINTS || st->sys.type->holonomic))
     return fail_at(c, ens, "system %s has no random sampler on D: %s", st->sys.type->name,
                    st->sys.type->sampler_doc ? st->sys.type->sampler_doc : "affine or holonomic constraints");
+  /* Pre-flight: the first state is drawn now (the run draws it again, the same from its stream), so
+   * that an energy no state reaches (e.g. below min V) is a bad spec, not a run that fails later. */
+  nh_state first;
+  if (nh_draw_states(&st->sys, 1, st->energy, st->seed, &first))
+    return fail_at(c, e, "no state of %s on D at energy %g in the sample box (the energy must exceed the "
+                         "potential's minimum there by the kinetic margin; spec/newmark.md 6 A10)",
+                   st->sys.type->name, st->energy);
   return 0;
 }
 

@@ -507,6 +507,25 @@ Test(cli, refuses_a_study_too_large_for_its_room) {
   cr_expect(access(file, F_OK) != 0);
 }
 
+/* An ensemble energy that no state reaches (below the potential's minimum) is a bad spec, found
+ * before computing: exit 2 naming the line, or the --set argument by its path. */
+Test(cli, unreachable_ensemble_energy_refused_before_computing) {
+  char spec[256], file[256];
+  scratch(file, sizeof file, "energy.h5");
+  scratch_spec(spec, sizeof spec, "energy.cfg",
+               "study = \"ensemble\"; system = \"chaotic_particle\"; T = 1.0; h = 0.2;\n"
+               "ensemble = { count = 2;\n  energy = -5.0; seed = 1; };\nmethods = [\"rk4\"];\n");
+  cli_result *r = nhb("run %s -o %s", spec, file);
+  cr_expect_eq(r->rc, 2, "%s", r->err);
+  expect_has(r->err, "energy.cfg:3: no state of chaotic_particle on D at energy -5");
+  cr_expect(strstr(r->err, "ensemble study of") == NULL, "nothing was computed: %s", r->err);
+  r = nhb("run %s/studies/chaotic_ensemble.cfg -o %s --set ensemble.energy=-5", NHBENCH_SOURCE_DIR, file);
+  cr_expect_eq(r->rc, 2, "%s", r->err);
+  expect_has(r->err, "chaotic_ensemble.cfg: --set ensemble.energy: no state of chaotic_particle on D at energy -5");
+  cr_expect(access(file, F_OK) != 0);
+  remove(spec);
+}
+
 /* --set with lists, and the two forms of step sizes: h replaces h0/halvings and the reverse; a
  * spec with both is refused at its line; a malformed list exits 2 naming the argument. */
 Test(cli, set_lists_and_step_size_forms) {
