@@ -103,15 +103,21 @@ static void gradient(const nh_system *sys, const double *q, double *g, nh_cost *
   cost->rhs_evals++;
 }
 
+/* Half kick by a known force f: v − (h/2) M⁻¹ f (M = I: f itself, no product or copy). */
+static void kick(const nh_system *sys, const double *v, const double *f, double h, double *vh) {
+  double a[NH_MAX_N];
+  const double *mf = f;
+  if (!sys->unit_mass) minv_apply(sys, f, a), mf = a;
+  for (int i = 0; i < sys->n; i++) vh[i] = v[i] - 0.5 * h * mf[i];
+}
+
 /* Second half-step shared by all four methods, (9d)-(9e) and (7d)-(7e): from the half-step
  * velocity v_{k+1/2} = M⁻¹p_{k+1/2} at q_{k+1} with g1 = ∇V(q_{k+1}) and A1 = μ(q_{k+1}),
  *   p̃ = p_{k+1/2} − (h/2) V_q(q_{k+1}),  λ̄ = (2/h) C⁻¹ μ M⁻¹ p̃,  p_{k+1} = p̃ − (h/2) μᵀλ̄
  * (spec §2.5 closed form; λ̄ as derived in §2.3). */
 static int second_half_step(const nh_system *sys, const double *q1, const double *A1, const double *vh,
                             const double *g1, double h, double *v1, double *lambda1, nh_cost *cost) {
-  double mg[NH_MAX_N];
-  minv_apply(sys, g1, mg);
-  for (int i = 0; i < sys->n; i++) v1[i] = vh[i] - 0.5 * h * mg[i];
+  kick(sys, vh, g1, h, v1);
   if (project(sys, q1, A1, v1, lambda1, cost)) return -1;
   for (int a = 0; a < sys->k; a++) lambda1[a] *= 2 / h;
   return 0;
@@ -151,12 +157,6 @@ static void half_kick(const nh_system *sys, const double *q, const double *v, co
   for (int i = 0; i < sys->n; i++) vh[i] = v[i] - 0.5 * h * a[i];
 }
 
-/* Half kick by a known force f: v − (h/2) M⁻¹ f. */
-static void kick(const nh_system *sys, const double *v, const double *f, double h, double *vh) {
-  double a[NH_MAX_N];
-  minv_apply(sys, f, a);
-  for (int i = 0; i < sys->n; i++) vh[i] = v[i] - 0.5 * h * a[i];
-}
 
 /* ---- nonholonomic RATTLE (spec §2.5) --------------------------------------------------------- */
 
