@@ -526,6 +526,27 @@ Test(cli, unreachable_ensemble_energy_refused_before_computing) {
   remove(spec);
 }
 
+/* info lists the first 10 initial conditions and says how many there are beyond: 10 are all
+ * shown, 11 show 10 and the count. */
+Test(cli, info_lists_ten_initial_conditions) {
+  char spec[256], file[256], text[1024];
+  scratch(file, sizeof file, "ics.h5");
+  for (int nic = 10; nic <= 11; nic++) {
+    int used = snprintf(text, sizeof text, "study = \"trajectory\"; system = \"particle\"; T = 0.2; h = 0.1;\n"
+                                           "observables = [\"energy\"]; methods = [\"rk4\"];\ninitial = [");
+    for (int i = 0; i < nic; i++) used += snprintf(text + used, sizeof text - (size_t)used, "%s\"default\"", i ? ", " : "");
+    snprintf(text + used, sizeof text - (size_t)used, "];\n");
+    scratch_spec(spec, sizeof spec, "ics.cfg", text);
+    cli_result *r = nhb("run %s -o %s", spec, file);
+    cr_assert_eq(r->rc, 0, "%s", r->err);
+    r = nhb("info %s", file);
+    cr_expect(strstr(r->out, "  IC 9 ") != NULL && strstr(r->out, "  IC 10 ") == NULL, "%d ICs:\n%s", nic, r->out);
+    if (nic == 10) cr_expect(strstr(r->out, "initial conditions in all") == NULL, "10 ICs are all shown");
+    else expect_has(r->out, "  ...          11 initial conditions in all");
+  }
+  remove(spec), remove(file);
+}
+
 /* --set with lists, and the two forms of step sizes: h replaces h0/halvings and the reverse; a
  * spec with both is refused at its line; a malformed list exits 2 naming the argument. */
 Test(cli, set_lists_and_step_size_forms) {
