@@ -10,7 +10,7 @@ ifeq ($(FULL),1)
 CHAOTIC_SET = --set ensemble.count=100 --set T=10000 --set sample_every=25
 endif
 
-.PHONY: all deps build test asan coverage fuzz study-chaotic examples plots paper paper-report bench clean
+.PHONY: all deps build test asan coverage fuzz fuzz-seeds study-chaotic examples plots paper paper-report bench clean
 
 all: build
 
@@ -69,7 +69,14 @@ FUZZ_ENV_results = ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_
 # Its inputs are edit lists, short; libFuzzer would otherwise grow them from the 1-byte seeds slowly.
 FUZZ_ENV_results_edit = ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=1024
 FUZZ_FLAGS_results_edit = -max_len=512
-fuzz: deps
+# The results targets' seeds are results files made by nhbench itself (scripts/fuzz_seeds.sh),
+# never committed.
+FUZZ_SEEDS = build-fuzz/seeds/results
+FUZZ_CORPUS_results = $(FUZZ_SEEDS)
+fuzz-seeds: build
+	@NHBENCH=$(NHBENCH) scripts/fuzz_seeds.sh $(FUZZ_SEEDS)
+
+fuzz: deps fuzz-seeds
 	@scripts/deps.sh $(FUZZ_DEPS)
 	@CC=clang cmake -S . -B build-fuzz -DNHBENCH_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGETS:%=fuzz_%)
@@ -77,7 +84,7 @@ fuzz: deps
 	  mkdir -p build-fuzz/corpus/$(t) build-fuzz/findings/$(t); \
 	  echo "fuzz: fuzz_$(t) for $(FUZZ_SECONDS) s" >&2; \
 	  $(FUZZ_ENV) $(FUZZ_ENV_$(t)) build-fuzz/fuzz_$(t) $(FUZZ_FLAGS) $(FUZZ_FLAGS_$(t)) -artifact_prefix=build-fuzz/findings/$(t)/ \
-	    build-fuzz/corpus/$(t) tests/fuzz/corpus/$(t) || [ -n "$$(ls build-fuzz/findings/$(t))" ] || rc=1; \
+	    build-fuzz/corpus/$(t) $(or $(FUZZ_CORPUS_$(t)),tests/fuzz/corpus/$(t)) || [ -n "$$(ls build-fuzz/findings/$(t))" ] || rc=1; \
 	  $(FUZZ_ENV) $(FUZZ_ENV_$(t)) scripts/fuzz_triage.sh build-fuzz/fuzz_$(t) build-fuzz/findings/$(t) $(FUZZ_LIMITS) || rc=1;) \
 	exit $$rc
 

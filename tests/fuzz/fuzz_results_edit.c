@@ -13,7 +13,7 @@
 #include "tests/fuzz/fuzz_common.h"
 #include "tests/fuzz/fuzz_read.h"
 
-/* The seeds: the committed results files of every study kind. */
+/* The seeds: results files of every study kind, made by make fuzz-seeds (scripts/fuzz_seeds.sh). */
 static const char *const seed_names[] = {"convergence", "ensemble", "ensemble_grid", "onestep", "trajectory",
                                          "work_precision"};
 #define NSEEDS (sizeof seed_names / sizeof seed_names[0])
@@ -24,8 +24,9 @@ static struct {
 
 static void load_seed(size_t i) {
   char path[4096];
-  snprintf(path, sizeof path, "%s/tests/fuzz/corpus/results/%s.h5", NHBENCH_SOURCE_DIR, seed_names[i]);
+  snprintf(path, sizeof path, "%s/%s.h5", NHBENCH_FUZZ_SEEDS, seed_names[i]);
   FILE *f = fopen(path, "rb");
+  if (!f) fprintf(stderr, "fuzz_results_edit: no seed %s: run make fuzz-seeds\n", path);
   if (!f || fseek(f, 0, SEEK_END) || (seeds[i].size = (size_t)ftell(f)) == 0 || fseek(f, 0, SEEK_SET)) abort();
   seeds[i].data = malloc(seeds[i].size);
   if (fread(seeds[i].data, 1, seeds[i].size, f) != seeds[i].size) abort();
