@@ -187,32 +187,20 @@ static int prepare_output(const char *path) {
   return 0;
 }
 
-/* Pre-flight: where the sampled results go must have room for them, checked before computing (a
- * run would otherwise be killed, or fail to write, after hours). An ensemble streams them through
- * its journal beside the output: disk space; the other kinds keep them in memory: 80 % of it.
- * 0, or -1 with what to change. */
+/* Pre-flight: room for the sampled results (nh_study_check_room), from the free space where the
+ * output goes and this machine's memory; 0, or -1 with a message. */
 static int check_room(const nh_study *st, const char *path) {
-  const double need = nh_study_memory_estimate(st);
-  const int on_disk = st->kind == NH_STUDY_ENSEMBLE;
-  double have = 0;
-  if (on_disk) {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash == dir) slash[1] = '\0';
-    else if (slash) *slash = '\0';
-    else snprintf(dir, sizeof dir, ".");
-    struct statvfs fs;
-    have = statvfs(dir, &fs) == 0 ? (double)fs.f_bavail * (double)fs.f_frsize : 0;
-  } else {
-    have = 0.8 * (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-  }
-  if (!(have > 0) || need <= have) return 0;
-  fprintf(stderr,
-          "nhbench: %s: the run's sampled results would take about %.1f GiB %s, more than the %.1f GiB %s; "
-          "sample less often (sample_every), or run fewer initial conditions, methods or a shorter T\n",
-          st->spec_file, need / (1u << 30), on_disk ? "in its journal" : "of memory", have / (1u << 30),
-          on_disk ? "free where the output goes" : "(80 % of this machine's memory)");
+  char dir[4096], err[1024];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash == dir) slash[1] = '\0';
+  else if (slash) *slash = '\0';
+  else snprintf(dir, sizeof dir, ".");
+  struct statvfs fs;
+  const double disk = statvfs(dir, &fs) == 0 ? (double)fs.f_bavail * (double)fs.f_frsize : 0;
+  const double memory = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  if (nh_study_check_room(st, disk, memory, err, sizeof err) == 0) return 0;
+  fprintf(stderr, "nhbench: %s\n", err);
   return -1;
 }
 

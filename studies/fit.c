@@ -90,6 +90,19 @@ double nh_study_memory_estimate(const nh_study *st) {
   return 0;
 }
 
+int nh_study_check_room(const nh_study *st, double disk_free, double memory, char *err, size_t errlen) {
+  const double need = nh_study_memory_estimate(st);
+  const int on_disk = st->kind == NH_STUDY_ENSEMBLE;
+  const double have = on_disk ? disk_free : 0.8 * memory;
+  if (!(have > 0) || need <= have) return 0;
+  snprintf(err, errlen,
+           "%s: the run's sampled results would take about %.1f GiB %s, more than the %.1f GiB %s; sample less "
+           "often (sample_every), or run fewer initial conditions, methods or a shorter T",
+           st->spec_file, need / (1u << 30), on_disk ? "in its journal" : "of memory", have / (1u << 30),
+           on_disk ? "free where the output goes" : "(80 % of this machine's memory)");
+  return -1;
+}
+
 int nh_column_quantile(int rows, int cols, const double *x, double p, double *out) {
   double *col = malloc(sizeof(double) * (size_t)(rows > 0 ? rows : 1));
   if (!col) return -1;

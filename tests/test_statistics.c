@@ -295,3 +295,25 @@ Test(statistics, memory_estimate_by_hand) {
   cr_expect_eq(nh_study_memory_estimate(&st), 0.0, "a convergence study keeps little");
   nh_study_free(&st);
 }
+
+/* The pre-flight's room check at its boundaries: an ensemble's estimate E against the disk (E
+ * bytes free pass, one byte less is refused, the memory plays no part), a trajectory study's
+ * against 80 % of the memory (E / 0.8 passes, a little less is refused); unknown capacity (0)
+ * passes. */
+Test(statistics, room_check_at_its_boundaries) {
+  nh_study st;
+  char err[1024] = "";
+  cr_assert_eq(nh_study_load(DATA "small_ensemble.cfg", NULL, 0, &st, err, sizeof err), 0, "%s", err);
+  double E = nh_study_memory_estimate(&st);
+  cr_expect_eq(nh_study_check_room(&st, E, 0, err, sizeof err), 0);
+  cr_expect_eq(nh_study_check_room(&st, E - 1, 1e30, err, sizeof err), -1, "one byte short on disk");
+  cr_expect(strstr(err, "in its journal, more than the ") && strstr(err, "free where the output goes"), "%s", err);
+  cr_expect_eq(nh_study_check_room(&st, 0, 0, err, sizeof err), 0, "capacity unknown");
+  nh_study_free(&st);
+  cr_assert_eq(nh_study_load(DATA "trajectory_particle.cfg", NULL, 0, &st, err, sizeof err), 0, "%s", err);
+  E = nh_study_memory_estimate(&st);
+  cr_expect_eq(nh_study_check_room(&st, 0, E / 0.8, err, sizeof err), 0);
+  cr_expect_eq(nh_study_check_room(&st, 1e30, E / 0.8 * (1 - 1e-9), err, sizeof err), -1, "memory just short");
+  cr_expect(strstr(err, "of memory, more than the ") != NULL, "%s", err);
+  nh_study_free(&st);
+}
