@@ -2,6 +2,7 @@
  * file, the line and the offending value. */
 #include <errno.h>
 #include <libconfig.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -560,6 +561,15 @@ static int load_initial(const ctx *c, const config_setting_t *root, nh_study *st
   return 0;
 }
 
+/* A run's samples are counted in int: steps / sample_every + 1 must fit. 0, or -1 with a message
+ * at sample_every (or the root). */
+static int check_sample_count(const ctx *c, const config_setting_t *root, long steps, int every) {
+  if (steps / every < INT_MAX) return 0;
+  const config_setting_t *s = config_setting_get_member(root, "sample_every");
+  return fail_at(c, s ? s : root, "%ld steps sampled every %d make more than %d samples per run; sample less often",
+                 steps, every, INT_MAX - 1);
+}
+
 /* The setting the step sizes came from, for messages: h, else h0 (the root only if neither). */
 static const config_setting_t *steps_setting(const config_setting_t *root) {
   const config_setting_t *hs = config_setting_get_member(root, "h");
@@ -695,6 +705,8 @@ static int load_trajectory(const ctx *c, const config_setting_t *root, nh_study 
   if (load_initial(c, root, st) || load_system_params(c, root, st)) return -1;
   if (load_steps(c, root, st, 1) || check_whole_steps(c, root, st)) return -1;
   if (get_count(c, root, "sample_every", 1, 1 << 30, 1, &st->sample_every)) return -1;
+  for (int i = 0; i < st->nh; i++)
+    if (check_sample_count(c, root, lround(st->T / st->h[i]), st->sample_every)) return -1;
   for (int i = 0; i < st->nh; i++)
     if (lround(st->T / st->h[i]) % st->sample_every)
       return fail_at(c, config_setting_get_member(root, "sample_every"),
@@ -836,6 +848,7 @@ static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *s
   if (st->nsteps % st->sample_every)
     return fail_at(c, config_setting_get_member(root, "sample_every"),
                    "sample_every = %d does not divide the number of steps %ld", st->sample_every, st->nsteps);
+  if (check_sample_count(c, root, st->nsteps, st->sample_every)) return -1;
   st->nsamples = (int)(st->nsteps / st->sample_every) + 1;
   st->divergence = 1e3;
   const config_setting_t *dv = config_setting_get_member(root, "divergence");

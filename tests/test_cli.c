@@ -489,17 +489,21 @@ Test(cli, skipped_grid_points_noted_once) {
   remove(spec), remove(file);
 }
 
-/* Pre-flight wiring: a trajectory study of 10^10 samples, whose results could not fit in any
- * machine's memory, is refused with 2 before computing (nh_study_check_room's boundaries, the
- * disk for ensembles included, are tested in tests/test_statistics.c; a refusal that failed here
- * would only make the run's allocation fail, not start a run that fills a disk). */
+/* Pre-flight wiring: a trajectory study of 2·10^9 samples per run, whose results could not fit in
+ * any machine's memory (hundreds of GiB), is refused with 2 before computing; one of 5·10^9 samples
+ * per run, more than a run can count, is refused at its sample_every line. The room check's
+ * boundaries, the disk for ensembles included, are tested in tests/test_statistics.c; a refusal
+ * that failed here would only make the run's allocation fail, not start a run that fills a disk. */
 Test(cli, refuses_a_study_too_large_for_its_room) {
   char file[256];
   scratch(file, sizeof file, "huge.h5");
-  cli_result *r = nhb("run " DATA "trajectory_particle.cfg -o %s --set T=10000000 --set 'h=[0.001]'", file);
+  cli_result *r = nhb("run " DATA "trajectory_particle.cfg -o %s --set T=400000000 --set 'h=[0.1]'", file);
   cr_expect_eq(r->rc, 2, "%s", r->err);
   expect_has(r->err, "GiB of memory, more than the ");
   cr_expect(strstr(r->err, "trajectory study of") == NULL, "nothing was computed: %s", r->err);
+  r = nhb("run " DATA "trajectory_particle.cfg -o %s --set T=10000000 --set 'h=[0.001]'", file);
+  cr_expect_eq(r->rc, 2, "%s", r->err);
+  expect_has(r->err, "trajectory_particle.cfg:7: 10000000000 steps sampled every 2 make more than 2147483646 samples");
   cr_expect(access(file, F_OK) != 0);
 }
 
