@@ -203,7 +203,7 @@ static void grid_group(nh_writer *w, hid_t parent, const nh_grid *grid, int inde
   }
 }
 
-/* A streamed run's dE rows, read back from its journal. */
+/* dE's rows, from memory or a streamed run's journal (nh_ensemble_dE_row). */
 typedef struct {
   const nh_study *st;
   const nh_ensemble_result *r;
@@ -226,8 +226,8 @@ static int stat_row(const void *ctx, long long m, double *out) {
   return nh_ensemble_stat_row(c->st, c->r, (int)m, c->which, out);
 }
 
-/* dE_mean, dE_var, dE_count, dE_q10/q50/q90 [method][sample]: from memory, or row by row from a
- * streamed run's journal. */
+/* dE_mean, dE_var, dE_count, dE_q10/q50/q90 [method][sample], row by row from memory or a streamed
+ * run's journal (nh_ensemble_stat_row). */
 static void ensemble_statistics(nh_writer *w, hid_t g, const nh_ensemble_result *r) {
   static const struct {
     const char *name, *units, *desc;
@@ -242,17 +242,10 @@ static void ensemble_statistics(nh_writer *w, hid_t g, const nh_ensemble_result 
       {"dE_q50", "energy", "median of dE over the ICs still running", NH_STAT_Q50},
       {"dE_q90", "energy", "90 % quantile of dE over the ICs still running", NH_STAT_Q90},
   };
-  const double *const in_memory[NH_STATS] = {r->dE_mean, r->dE_var, r->dE_q10, r->dE_q50, r->dE_q90, NULL};
   for (size_t k = 0; k < sizeof stats / sizeof *stats; k++) {
-    const int which = stats[k].which;
-    const stat_rows c = {w->st, r, which};
-    if (r->dE_mean && which == NH_STAT_COUNT)
-      nh_w_i32(w, g, stats[k].name, "method,sample", r->dE_count, stats[k].units, stats[k].desc);
-    else if (r->dE_mean)
-      nh_w_f64(w, g, stats[k].name, "method,sample", in_memory[which], stats[k].units, stats[k].desc);
-    else
-      nh_w_rows(w, g, stats[k].name, "method,sample", which == NH_STAT_COUNT ? H5T_STD_I32LE : H5T_IEEE_F64LE, 1,
-                stat_row, &c, stats[k].units, stats[k].desc);
+    const stat_rows c = {w->st, r, stats[k].which};
+    nh_w_rows(w, g, stats[k].name, "method,sample", stats[k].which == NH_STAT_COUNT ? H5T_STD_I32LE : H5T_IEEE_F64LE,
+              1, stat_row, &c, stats[k].units, stats[k].desc);
   }
 }
 
@@ -260,8 +253,7 @@ static void ensemble_runs(nh_writer *w, hid_t g, const nh_ensemble_result *r) {
   static const char dE_doc[] = "E(t) - E0 at the samples; NaN from the first sample after a failed step";
   const ensemble_rows rows = {w->st, r};
   nh_w_f64(w, g, "E0", "ic", r->E0, "energy", "energies of the initial conditions");
-  if (r->dE) nh_w_f64(w, g, "dE", "method,ic,sample", r->dE, "energy", dE_doc);
-  else nh_w_f64_rows(w, g, "dE", "method,ic,sample", 1, dE_row, &rows, "energy", dE_doc);
+  nh_w_f64_rows(w, g, "dE", "method,ic,sample", 1, dE_row, &rows, "energy", dE_doc);
   nh_w_f64(w, g, "max_abs_dE", "method,ic", r->max_abs_dE, "energy", "max over the samples reached of |dE|");
   nh_w_f64(w, g, "drift_slope", "method,ic", r->drift_slope, "energy/time",
            "least-squares slope of dE against t over the samples reached; NaN with fewer than 2");

@@ -258,7 +258,7 @@ static int journal_samples(const void *ctx, long long run, double *out) {
 int nh_ensemble_dE_row(const nh_study *st, const nh_ensemble_result *r, long task, double *row) {
   const size_t ns = (size_t)st->nsamples;
   if (r->dE) return memcpy(row, r->dE + (size_t)task * ns, ns * sizeof *row), 0;
-  return r->journal ? nh_checkpoint_read(r->journal, task, r->journal_dE, row, ns) : -1;
+  return r->journal ? nh_checkpoint_read(r->journal, task, r->journal_dE, row, ns) : -1; /* -1: left unset */
 }
 
 /* The statistics across the ICs of method mi at every sample (spec/newmark.md §6 A11), from its
@@ -295,6 +295,7 @@ int nh_ensemble_stat_row(const nh_study *st, const nh_ensemble_result *r, int m,
   if (r->journal && !r->dE_mean)
     return nh_checkpoint_read(r->journal, (long)st->nmethods * st->count + m, (size_t)which * ns, row, ns);
   const double *const src[NH_STAT_COUNT] = {r->dE_mean, r->dE_var, r->dE_q10, r->dE_q50, r->dE_q90};
+  if (which == NH_STAT_COUNT ? !r->dE_count : !src[which]) return -1; /* a result field left unset */
   for (size_t j = 0; j < ns; j++)
     row[j] = which == NH_STAT_COUNT ? r->dE_count[(size_t)m * ns + j] : src[which][(size_t)m * ns + j];
   return 0;
