@@ -229,14 +229,9 @@ static int engine_linear_solve(void *vctx, int dim, double *J, double *b) {
   const nh_system *sys = C->sys;
   const int n = C->n, k = C->k;
   if (!sys->constant_mass || k == 0) return nh_lu_solve(dim, J, b);
-  double Mb[NH_MAX_N], W[NH_MAX_N * NH_MAX_K], S[NH_MAX_K * NH_MAX_K], r[NH_MAX_K], At[NH_MAX_N];
-  nh_mass_solve(sys, NULL, b, Mb); /* M⁻¹ b_1 */
-  for (int a = 0; a < k; a++) {   /* column a of W = M⁻¹A0ᵀ */
-    double w[NH_MAX_N];
-    for (int i = 0; i < n; i++) At[i] = C->A0[a * n + i];
-    nh_mass_solve(sys, NULL, At, w);
-    for (int i = 0; i < n; i++) W[i * k + a] = w[i];
-  }
+  double Mb[NH_MAX_N], W[NH_MAX_N * NH_MAX_K], S[NH_MAX_K * NH_MAX_K], r[NH_MAX_K];
+  nh_mass_solve(sys, NULL, b, Mb);           /* M⁻¹ b_1 */
+  nh_mass_solve_transpose(sys, C->A0, W);    /* W = M⁻¹A0ᵀ */
   for (int a = 0; a < k; a++) {
     const double *G = J + (n + a) * dim;
     double s = -C->kappa * b[n + a];

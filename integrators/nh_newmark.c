@@ -122,19 +122,6 @@ static void discrete_constraint_matrix(const nh_system *sys, int disc, double al
   for (int i = 0; i < k * n; i++) Abar[i] = (1 - alpha) * A0[i] + alpha * Abar[i];
 }
 
-/* B = M⁻¹Aᵀ (n×k) for the k×n A and the constant mass (Aᵀ itself for M = I). */
-static void minv_transpose(const nh_system *sys, const double *A, double *B) {
-  const int n = sys->n, k = sys->k;
-  for (int i = 0; i < n; i++)
-    for (int l = 0; l < k; l++) {
-      double t = 0;
-      if (sys->unit_mass) t = A[l * n + i];
-      else
-        for (int j = 0; j < n; j++) t += sys->Minv[i * n + j] * A[l * n + j];
-      B[i * k + l] = t;
-    }
-}
-
 /* (R2) = 0 solved for the velocity, which enters (R2) linearly with the constant matrix hM:
  *   w = h v1 = q1 − q0 − M⁻¹ s,   s = c[2β' g0 + (1−2β') g1] − 2β' A0ᵀΛ0 − (1−2β') A1ᵀΛ1,
  * so that Newton works on Y = [q1 | Λ0 | Λ1] (n + 2k unknowns instead of 2n + 2k: the Schur
@@ -205,7 +192,7 @@ static void newmark_residual(void *vctx, const double *X, double *F, double *J) 
   double Abar[NH_MAX_K * NH_MAX_N], dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N];
   discrete_constraint_matrix(sys, C->disc, a, C->q0, C->A0, q1, A1, dA1, Abar, dAbar, C->cost);
   scaled_velocity(C, q1, g1, A1, L0, L1, w);
-  minv_transpose(sys, A1, B1); /* B1 = M⁻¹A1ᵀ */
+  nh_mass_solve_transpose(sys, A1, B1); /* B1 = M⁻¹A1ᵀ */
   for (int l = 0; l < k; l++) {
     double s = 0, r = 0;
     for (int i = 0; i < n; i++) {
@@ -249,7 +236,7 @@ static void newmark_setup(const nh_method *m, const nh_system *sys, const nh_sta
     sys->type->constraints(sys->p, x->q, C->A0);
     cost->constraint_evals++;
   }
-  minv_transpose(sys, C->A0, C->B0);
+  nh_mass_solve_transpose(sys, C->A0, C->B0);
 }
 
 /* ---- β = β' = 0: the k-dimensional fast path (spec/newmark.md §2.9), shared with dla.c ------- */

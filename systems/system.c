@@ -222,6 +222,22 @@ void nh_free_force(const nh_system *sys, double t, const double *q, const double
   }
 }
 
+/* W = M⁻¹Aᵀ (n×k) for the k×n A; Minv NULL: M = I, W = Aᵀ. */
+static void minv_transpose(int n, int k, const double *Minv, const double *A, double *W) {
+  for (int i = 0; i < n; i++)
+    for (int a = 0; a < k; a++) {
+      double s = 0;
+      if (!Minv) s = A[a * n + i];
+      else
+        for (int j = 0; j < n; j++) s += Minv[i * n + j] * A[a * n + j];
+      W[i * k + a] = s;
+    }
+}
+
+void nh_mass_solve_transpose(const nh_system *sys, const double *A, double *W) {
+  minv_transpose(sys->n, sys->k, sys->unit_mass ? NULL : sys->Minv, A, W);
+}
+
 /* W = M⁻¹ Aᵀ (n×k), C = A M⁻¹ Aᵀ (k×k), and *Minv = M⁻¹ at q: the system's cached inverse for a
  * constant mass (nothing copied), else `space` holding the inverse of M(q). */
 static int constraint_gram(const nh_system *sys, const double *q, const double *A, double *space, const double **Minv,
@@ -234,16 +250,7 @@ static int constraint_gram(const nh_system *sys, const double *q, const double *
     if (nh_spd_invert(n, space)) return -1;
     *Minv = space;
   }
-  if (sys->unit_mass)
-    for (int i = 0; i < n; i++)
-      for (int a = 0; a < k; a++) W[i * k + a] = A[a * n + i];
-  else
-    for (int i = 0; i < n; i++)
-      for (int a = 0; a < k; a++) {
-        double s = 0;
-        for (int j = 0; j < n; j++) s += (*Minv)[i * n + j] * A[a * n + j];
-        W[i * k + a] = s;
-      }
+  minv_transpose(n, k, sys->unit_mass ? NULL : *Minv, A, W);
   for (int a = 0; a < k; a++)
     for (int b = 0; b < k; b++) {
       double s = 0;

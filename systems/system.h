@@ -173,6 +173,8 @@ const double *nh_mass_at(const nh_system *sys, const double *q, double *space);
 /* v = M(q)⁻¹ p: a copy for the identity, the cached inverse for a constant mass, else a Cholesky
  * solve. Returns 0, or -1 if M(q) is not positive definite. */
 int nh_mass_solve(const nh_system *sys, const double *q, const double *p, double *v);
+/* W = M⁻¹Aᵀ (n×k) for the k×n A and a constant mass (Aᵀ itself for M = I). */
+void nh_mass_solve_transpose(const nh_system *sys, const double *A, double *W);
 double nh_kinetic_energy(const nh_system *sys, const double *q, const double *v);
 double nh_energy(const nh_system *sys, const double *q, const double *v);
 /* max_a |μ^a(q)·v + b^a(q)| */
