@@ -77,6 +77,11 @@ void nh_matvec(int n, const double *A, const double *x, double *out) {
  * as it goes, then back substitution. */
 int nh_lu_solve(int m, double *J, double *b) {
   if (m > NH_LU_MAX_DIM) return -1;
+  if (m == 1) { /* one constraint's Schur complement: the elimination below reduces to this */
+    if (J[0] == 0 || !isfinite(J[0])) return -1;
+    b[0] /= J[0];
+    return 0;
+  }
   for (int k = 0; k < m; k++) {
     int p = k;
     for (int i = k + 1; i < m; i++)

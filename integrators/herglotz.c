@@ -96,6 +96,10 @@ typedef struct {
   double c[NH_MAX_N];             /* constant part of the first equation (·h²) */
   double A0[NH_MAX_K * NH_MAX_N]; /* A(q_j): the multiplier term, and the left-point constraint */
   double b0[NH_MAX_K];            /* b(q_j) */
+  /* Constant mass and k > 0: engine_linear_solve eliminates the first block, whose Jacobian rows
+   * it never reads (engine_residual then writes only the constraint rows), with W = M⁻¹A0ᵀ (n×k). */
+  int block;
+  double W[NH_MAX_N * NH_MAX_K];
   nh_cost *cost;
 } engine_ctx;
 
@@ -166,13 +170,13 @@ static void constraint_rows(const engine_ctx *C, const double *dq, double *F, do
     }
     return;
   }
-  double x[NH_MAX_N], A[NH_MAX_K * NH_MAX_N], dA[NH_MAX_K * NH_MAX_N * NH_MAX_N];
+  double x[NH_MAX_N], A[NH_MAX_K * NH_MAX_N], D[NH_MAX_K * NH_MAX_N];
   double b[NH_MAX_K], db[NH_MAX_K * NH_MAX_N];
   const int affine = sys->type->constraint_affine != NULL; /* else b = 0: not even zeroed, it is hot */
   for (int i = 0; i < n; i++) x[i] = C->q0[i] + gm * dq[i];
   sys->type->constraints(sys->p, x, A);
   C->cost->constraint_evals++;
-  sys->type->constraints_jacobian(sys->p, x, dA);
+  nh_constraint_derivative(sys, x, dq, D);
   if (affine) {
     sys->type->constraint_affine(sys->p, x, b);
     sys->type->constraint_affine_jacobian(sys->p, x, db);
@@ -182,8 +186,7 @@ static void constraint_rows(const engine_ctx *C, const double *dq, double *F, do
     for (int i = 0; i < n; i++) s += A[a * n + i] * dq[i];
     F[n + a] = s;
     for (int l = 0; l < n; l++) {
-      double curv = 0;
-      for (int i = 0; i < n; i++) curv += dA[(a * n + i) * n + l] * dq[i];
+      const double curv = D[a * n + l];
       J[(n + a) * dim + l] = A[a * n + l] + gm * (affine ? curv + h * db[a * n + l] : curv);
     }
   }
@@ -196,24 +199,20 @@ static void engine_residual(void *vctx, const double *X, double *F, double *J) {
   const nh_system *sys = C->sys;
   const int n = C->n, k = C->k, dim = n + k;
   const double *L = X + n;
-  double dq[NH_MAX_N] = {0}, xs[NH_MAX_N] = {0}, Mspace[NH_MAX_N * NH_MAX_N];
+  double dq[NH_MAX_N], xs[NH_MAX_N] = {0}, Mspace[NH_MAX_N * NH_MAX_N], space[NH_MAX_N];
+  for (int i = 0; i < n; i++) dq[i] = X[i] - C->q0[i];
+  if (!sys->constant_mass)
+    for (int i = 0; i < n; i++) xs[i] = C->q0[i] + C->sc->sigma * dq[i];
+  const double *M = nh_mass_at(sys, xs, Mspace), *Mdq = nh_mass_times(sys, M, dq, space);
+  const int first_rows = !C->block; /* the block solve reads only the constraint rows */
+  if (first_rows) memset(J, 0, sizeof(double) * (size_t)(dim * dim));
   for (int i = 0; i < n; i++) {
-    dq[i] = X[i] - C->q0[i];
-    xs[i] = C->q0[i] + C->sc->sigma * dq[i];
-  }
-  const double *M = nh_mass_at(sys, xs, Mspace);
-  memset(J, 0, sizeof(double) * (size_t)(dim * dim));
-  for (int i = 0; i < n; i++) {
-    double s = C->c[i];
-    for (int j = 0; j < n; j++) {
-      s -= C->kappa * M[i * n + j] * dq[j];
-      J[i * dim + j] = -C->kappa * M[i * n + j];
-    }
-    for (int a = 0; a < k; a++) {
-      s -= C->A0[a * n + i] * L[a];
-      J[i * dim + n + a] = -C->A0[a * n + i];
-    }
+    double s = C->c[i] - C->kappa * Mdq[i];
+    for (int a = 0; a < k; a++) s -= C->A0[a * n + i] * L[a];
     F[i] = s;
+    if (!first_rows) continue;
+    for (int j = 0; j < n; j++) J[i * dim + j] = -C->kappa * M[i * n + j];
+    for (int a = 0; a < k; a++) J[i * dim + n + a] = -C->A0[a * n + i];
   }
   if (!sys->constant_mass) add_mass_terms(C, xs, dq, F, J, dim);
   constraint_rows(C, dq, F, J, dim);
@@ -228,10 +227,11 @@ static int engine_linear_solve(void *vctx, int dim, double *J, double *b) {
   const engine_ctx *C = vctx;
   const nh_system *sys = C->sys;
   const int n = C->n, k = C->k;
-  if (!sys->constant_mass || k == 0) return nh_lu_solve(dim, J, b);
-  double Mb[NH_MAX_N], W[NH_MAX_N * NH_MAX_K], S[NH_MAX_K * NH_MAX_K], r[NH_MAX_K];
-  nh_mass_solve(sys, NULL, b, Mb);           /* M⁻¹ b_1 */
-  nh_mass_solve_transpose(sys, C->A0, W);    /* W = M⁻¹A0ᵀ */
+  if (!C->block) return nh_lu_solve(dim, J, b);
+  const double *W = C->W;
+  double space[NH_MAX_N], S[NH_MAX_K * NH_MAX_K], r[NH_MAX_K];
+  const double *Mb = sys->unit_mass ? b : space; /* M⁻¹ b_1 (b itself for M = I) */
+  if (!sys->unit_mass) nh_mass_solve(sys, NULL, b, space);
   for (int a = 0; a < k; a++) {
     const double *G = J + (n + a) * dim;
     double s = -C->kappa * b[n + a];
@@ -247,7 +247,7 @@ static int engine_linear_solve(void *vctx, int dim, double *J, double *b) {
   for (int i = 0; i < n; i++) {
     double s = Mb[i];
     for (int c = 0; c < k; c++) s += W[i * k + c] * r[c];
-    b[i] = -s / C->kappa;
+    b[i] = C->kappa == 1 ? -s : -s / C->kappa; /* the same number, without a division */
   }
   for (int a = 0; a < k; a++) b[n + a] = r[a];
   return 0;
@@ -278,24 +278,20 @@ static int velocity_from_momentum(const nh_system *sys, const double *q, const d
 static void right_momentum(const nh_system *sys, const scheme *sc, const double *q0, const double *q1,
                            const double *Fb, double h, double *p) {
   const int n = sys->n;
-  double dq[NH_MAX_N], xs[NH_MAX_N], Mspace[NH_MAX_N * NH_MAX_N], g1[NH_MAX_N];
+  double dq[NH_MAX_N], xs[NH_MAX_N], Mspace[NH_MAX_N * NH_MAX_N], g1[NH_MAX_N], space[NH_MAX_N];
   double gq[NH_MAX_N] = {0};
   for (int i = 0; i < n; i++) {
     dq[i] = q1[i] - q0[i];
     xs[i] = q0[i] + sc->sigma * dq[i];
   }
-  const double *M = nh_mass_at(sys, xs, Mspace);
+  const double *Mdq = nh_mass_times(sys, nh_mass_at(sys, xs, Mspace), dq, space);
   if (!sys->constant_mass && sc->sigma != 0) {
     double dM[NH_MAX_N * NH_MAX_N * NH_MAX_N];
     sys->type->mass_jacobian(sys->p, xs, dM);
     mass_force(n, dM, dq, gq);
   }
   sys->type->grad_potential(sys->p, q1, g1);
-  for (int i = 0; i < n; i++) {
-    double Mdq = 0; /* divided by h once, not term by term */
-    for (int j = 0; j < n; j++) Mdq += M[i * n + j] * dq[j];
-    p[i] = Mdq / h + sc->sigma / (2 * h) * gq[i] + h * sc->nu * (Fb[i] - g1[i]);
-  }
+  for (int i = 0; i < n; i++) p[i] = Mdq[i] / h + sc->sigma / (2 * h) * gq[i] + h * sc->nu * (Fb[i] - g1[i]);
 }
 
 /* L̃_d = T(q̄, Δq/h) − ½[V(q_j) + V(q_{j+1})] + ½[F_a·q_j + F_b·q_{j+1}]: the z-free part of L_d. */
@@ -325,10 +321,11 @@ static void engine_setup(const nh_method *m, const nh_system *sys, const nh_stat
   const scheme *sc = m->type->data;
   const int n = sys->n, k = sys->k;
   const double alpha = damping_of(sys);
-  double c_minus, c_plus, Mspace[NH_MAX_N * NH_MAX_N], g0[NH_MAX_N];
+  double c_minus, c_plus, Mspace[NH_MAX_N * NH_MAX_N], g0[NH_MAX_N], space[NH_MAX_N];
   damping_factors(sc, alpha, h, &c_minus, &c_plus);
-  *C = (engine_ctx){.sys = sys, .sc = sc, .n = n, .k = k, .h = h, .kappa = sc->la ? 1 + alpha * h : 1,
-                    .q0 = x->q, .cost = cost};
+  /* field by field: a compound literal would zero the arrays as well, every step */
+  C->sys = sys, C->sc = sc, C->n = n, C->k = k, C->h = h, C->kappa = sc->la ? 1 + alpha * h : 1;
+  C->q0 = x->q, C->cost = cost, C->block = 0;
   if (m->p[P_FORCING] == FORCING_MIDPOINT) {
     force_at(sys, x->t + 0.5 * h, Fa, cost);
     memcpy(Fb, Fa, sizeof(double) * (size_t)n);
@@ -336,19 +333,16 @@ static void engine_setup(const nh_method *m, const nh_system *sys, const nh_stat
     force_at(sys, x->t, Fa, cost);
     force_at(sys, x->t + h, Fb, cost);
   }
-  const double *M = nh_mass_at(sys, x->q, Mspace);
+  const double *p0 = nh_mass_times(sys, nh_mass_at(sys, x->q, Mspace), x->v, space); /* p_j = M(q_j) v_j */
   sys->type->grad_potential(sys->p, x->q, g0);
   if (k) {
     sys->type->constraints(sys->p, x->q, C->A0);
     cost->constraint_evals++;
     if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, x->q, C->b0);
+    else memset(C->b0, 0, sizeof(double) * (size_t)k);
   }
   cost->rhs_evals++;
-  for (int i = 0; i < n; i++) {
-    double p = 0; /* p_j = M(q_j) v_j */
-    for (int j = 0; j < n; j++) p += M[i * n + j] * x->v[j];
-    C->c[i] = h * c_minus * p + h * h * (1 - sc->nu) * (Fa[i] - g0[i]);
-  }
+  for (int i = 0; i < n; i++) C->c[i] = h * c_minus * p0[i] + h * h * (1 - sc->nu) * (Fa[i] - g0[i]);
 }
 
 static nh_step_status engine_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
@@ -360,6 +354,8 @@ static nh_step_status engine_step(const nh_method *m, const nh_system *sys, cons
   damping_factors(sc, damping_of(sys), h, &c_minus, &c_plus);
   cost->steps++;
   engine_setup(m, sys, x, h, &C, Fa, Fb, cost);
+  C.block = sys->constant_mass && k > 0; /* (the observables' hooks keep the whole Jacobian) */
+  if (C.block) nh_mass_solve_transpose(sys, C.A0, C.W);
 
   /* Predictor: a Taylor step with the index-reduced acceleration; Λ enters linearly with a
    * constant Jacobian column, so its start value does not matter. */
@@ -378,7 +374,8 @@ static nh_step_status engine_step(const nh_method *m, const nh_system *sys, cons
   double p1[NH_MAX_N], yk[NH_MAX_K];
   right_momentum(sys, sc, x->q, y->q, Fb, h, p1);
   cost->rhs_evals++;
-  for (int i = 0; i < n; i++) p1[i] /= c_plus;
+  if (c_plus != 1)
+    for (int i = 0; i < n; i++) p1[i] /= c_plus;
   if (velocity_from_momentum(sys, y->q, p1, y->v, yk, cost)) return NH_STEP_SOLVER_FAILED;
   /* The step's constraint impulse, in the +Aᵀλ sign: −(h/c₋)λ A(q_j)ᵀ from (3.4) (p_j − p_j^− with
    * Λ = h²λ) and −A(q_{j+1})ᵀy from the projection; per unit time, the step's multiplier. */

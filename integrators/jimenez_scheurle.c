@@ -194,7 +194,7 @@ static void b_residual(void *vctx, const double *X, double *F, double *J) {
     }
     F[i] = r;
   }
-  nh_newton_constraint_rows(sys, Q1, W1, 0.5 * h, dim, F + n, J + n * dim, NULL, NULL, C->cost);
+  nh_newton_constraint_rows(sys, Q1, W1, 0.5 * h, dim, F + n, J + n * dim, NULL, C->cost);
 }
 
 /* The part of (86c) that the step fixes: q̄ = Q_k + (h/2)W_k (86a), M W_k − (h/2)∇V(Q_k) and μ(q̄). */

@@ -66,7 +66,7 @@ static void mp_residual(void *vctx, const double *X, double *F, double *J) {
     for (int j = 0; j < n; j++) J[i * dim + j] = sys->M[i * n + j];
     for (int a = 0; a < k; a++) J[i * dim + n + a] = -C->Abar[a * n + i];
   }
-  nh_newton_constraint_rows(sys, q1, v1, 0.5 * C->h, dim, F + n, J ? J + n * dim : NULL, NULL, NULL, C->cost);
+  nh_newton_constraint_rows(sys, q1, v1, 0.5 * C->h, dim, F + n, J ? J + n * dim : NULL, NULL, C->cost);
 }
 
 static nh_step_status mp_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y, double h,
@@ -100,7 +100,7 @@ static void mp_constraint(const nh_method *m, const nh_system *sys, const nh_sta
                           double *out) {
   (void)m, (void)x, (void)h;
   nh_cost scratch = {0};
-  nh_newton_constraint_rows(sys, y->q, y->v, 0, 0, out, NULL, NULL, NULL, &scratch);
+  nh_newton_constraint_rows(sys, y->q, y->v, 0, 0, out, NULL, NULL, &scratch);
 }
 
 const nh_integrator_type nh_integrator_mp418 = {

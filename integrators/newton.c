@@ -13,18 +13,25 @@
 
 _Static_assert(NH_NEWTON_MAX_DIM <= NH_LU_MAX_DIM, "nh_lu_solve takes every Newton system");
 
-/* The largest |v_i|, NaN if any v_i is NaN (fmax would drop it and let a NaN update pass as
- * converged; it is also a libm call at -O2). Branch-free: the maximum and the NaN test are kept
- * apart, so the loop compiles to maxsd and a flag. */
-static double max_abs_nan(int dim, const double *v) {
-  double m = 0;
-  int nan = 0;
+/* x −= δ, with the largest |δ_i| and the largest |x_i| after and before the update, each NaN if an
+ * entry is (fmax would drop a NaN and let a NaN update pass as converged; it is also a libm call
+ * at -O2). One pass, branch-free: the maxima compile to maxsd, and the NaN test is a sum of the
+ * magnitudes, NaN exactly when one of them is (no inf − inf among terms ≥ 0). */
+static void update(int dim, double *x, const double *delta, double *dx, double *xn, double *xn_before) {
+  double md = 0, mx = 0, m0 = 0, s = 0;
   for (int i = 0; i < dim; i++) {
-    const double a = fabs(v[i]);
-    m = a > m ? a : m;
-    nan |= a != a;
+    const double c = fabs(x[i]);
+    x[i] -= delta[i];
+    const double a = fabs(delta[i]), b = fabs(x[i]);
+    md = a > md ? a : md;
+    mx = b > mx ? b : mx;
+    m0 = c > m0 ? c : m0;
+    s += a + b + c;
   }
-  return nan ? NAN : m;
+  const int nan = s != s;
+  *dx = nan ? NAN : md;
+  *xn = nan ? NAN : mx;
+  *xn_before = nan ? NAN : m0;
 }
 
 nh_step_status nh_newton_solve(int dim, double *x, nh_newton_fn fn, void *ctx, nh_cost *cost) {
@@ -34,8 +41,7 @@ nh_step_status nh_newton_solve(int dim, double *x, nh_newton_fn fn, void *ctx, n
 nh_step_status nh_newton_solve_with(int dim, double *x, nh_newton_fn fn, nh_linear_solve_fn solve, void *ctx,
                                     nh_cost *cost) {
   double F[NH_NEWTON_MAX_DIM], J[NH_NEWTON_MAX_DIM * NH_NEWTON_MAX_DIM];
-  double prev = INFINITY;
-  const double x0n = max_abs_nan(dim, x);
+  double prev = INFINITY, x0n = 0;
   for (int it = 0; it < NEWTON_MAX_ITER; it++) {
     fn(ctx, x, F, J);
     cost->jacobian_evals++;
@@ -43,8 +49,9 @@ nh_step_status nh_newton_solve_with(int dim, double *x, nh_newton_fn fn, nh_line
     /* F becomes J⁻¹F */
     if (solve ? solve(ctx, dim, J, F) : nh_lu_solve(dim, J, F)) return NH_STEP_SOLVER_FAILED;
     cost->linear_solves++;
-    for (int i = 0; i < dim; i++) x[i] -= F[i];
-    const double dx = max_abs_nan(dim, F), xn = max_abs_nan(dim, x);
+    double dx, xn, xb;
+    update(dim, x, F, &dx, &xn, &xb);
+    if (it == 0) x0n = xb; /* the size of the initial guess (taken here, not in a pass of its own) */
     /* Written so that a NaN iterate (or start) fails too. */
     if (!isfinite(dx) || !(xn <= NEWTON_DIVERGED * (1 + x0n))) return NH_STEP_SOLVER_FAILED;
     if (dx <= NEWTON_TOL * (1 + xn)) return NH_STEP_OK;
@@ -56,25 +63,22 @@ nh_step_status nh_newton_solve_with(int dim, double *x, nh_newton_fn fn, nh_line
 }
 
 void nh_newton_constraint_rows(const nh_system *sys, const double *q, const double *c, double s, int dim, double *Fc,
-                               double *Jc, double *A, double *dA, nh_cost *cost) {
+                               double *Jc, double *A, nh_cost *cost) {
   const int n = sys->n, k = sys->k;
-  double Aq[NH_MAX_K * NH_MAX_N], dAq[NH_MAX_K * NH_MAX_N * NH_MAX_N];
+  double Aq[NH_MAX_K * NH_MAX_N], D[NH_MAX_K * NH_MAX_N];
   if (k == 0) return;
   A = A ? A : Aq;
-  dA = dA ? dA : dAq;
   sys->type->constraints(sys->p, q, A);
-  sys->type->constraints_jacobian(sys->p, q, dA);
   cost->constraint_evals++;
   for (int a = 0; a < k; a++) {
     Fc[a] = 0;
     for (int i = 0; i < n; i++) Fc[a] += A[a * n + i] * c[i];
-    if (!Jc) continue;
+  }
+  if (!Jc) return;
+  nh_constraint_derivative(sys, q, c, D); /* ∂(μ(q)c)/∂q */
+  for (int a = 0; a < k; a++) {
     memset(Jc + a * dim, 0, sizeof(double) * (size_t)dim);
-    for (int j = 0; j < n; j++) {
-      double curv = 0;
-      for (int i = 0; i < n; i++) curv += dA[(a * n + i) * n + j] * c[i];
-      Jc[a * dim + j] = A[a * n + j] + s * curv;
-    }
+    for (int j = 0; j < n; j++) Jc[a * dim + j] = A[a * n + j] + s * D[a * n + j];
   }
 }
 

@@ -28,11 +28,11 @@ nh_step_status nh_newton_solve_with(int dim, double *x, nh_newton_fn fn, nh_line
 
 /* The constraint rows of such a system: Fc[a] = μ^a(q)·c (k entries) and, when Jc is not NULL, the
  * rows Jc[a·dim + j] = μ^a_j(q) + s Σ_i ∂_j μ^a_i(q) c_i in the columns j < n of w, for the
- * constrained velocity c (whose derivative in w is the identity), zero in Λ's columns. A and dA
- * (k×n and k×n×n, may be NULL) receive μ(q) and ∂μ(q) for the caller's other rows. With s = 0 and
- * Jc NULL it is a method's discrete constraint μ(q)c. */
+ * constrained velocity c (whose derivative in w is the identity), zero in Λ's columns. A (k×n, may
+ * be NULL) receives μ(q) for the caller's other rows. With s = 0 and Jc NULL it is a method's
+ * discrete constraint μ(q)c. */
 void nh_newton_constraint_rows(const nh_system *sys, const double *q, const double *c, double s, int dim, double *Fc,
-                               double *Jc, double *A, double *dA, nh_cost *cost);
+                               double *Jc, double *A, nh_cost *cost);
 
 /* The initial guess X = [v | hλ(q, v)] of such a system: the start velocity and the continuous
  * multiplier (77) (nh_multiplier) at the point q where μ acts. Returns 0, or -1 where λ is undefined. */

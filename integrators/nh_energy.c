@@ -98,7 +98,8 @@ static void en_residual(void *vctx, const double *X, double *F, double *J) {
     qb[i] = C->q0[i] + 0.25 * h * vs[i];
   }
   discrete_gradient(C, q1, dg, J ? D : NULL);
-  nh_newton_constraint_rows(sys, qb, vs, 0.25 * h, dim, F + n, J ? J + n * dim : NULL, A, dA, C->cost);
+  nh_newton_constraint_rows(sys, qb, vs, 0.25 * h, dim, F + n, J ? J + n * dim : NULL, A, C->cost);
+  if (J && k) sys->type->constraints_jacobian(sys->p, qb, dA);
   for (int i = 0; i < n; i++) {
     F[i] = h * dg[i];
     for (int j = 0; j < n; j++) F[i] += sys->M[i * n + j] * (v1[j] - C->v0[j]);
@@ -155,7 +156,7 @@ static void en_constraint(const nh_method *m, const nh_system *sys, const nh_sta
     qb[i] = 0.5 * (x->q[i] + y->q[i]);
     vb[i] = 0.5 * (x->v[i] + y->v[i]);
   }
-  nh_newton_constraint_rows(sys, qb, vb, 0, 0, out, NULL, NULL, NULL, &scratch);
+  nh_newton_constraint_rows(sys, qb, vb, 0, 0, out, NULL, NULL, &scratch);
 }
 
 const nh_integrator_type nh_integrator_nh_energy = {

@@ -79,23 +79,11 @@ static void constraint_matrix(const nh_system *sys, const double *q, double *A, 
 }
 
 /* The M-orthogonal projection of w onto ker A(q), for the given A = A(q), with its multiplier
- * y = C⁻¹ A w: the RATTLE half-steps need y, (h/2)λ = y in (9d)-(9e), (7d)-(7e). The arithmetic
- * of nh_project_velocity_multiplier, without its own evaluation of A. Returns 0, or -1 if C is
- * singular. */
+ * y = C⁻¹ A w: the RATTLE half-steps need y, (h/2)λ = y in (9d)-(9e), (7d)-(7e). Returns 0, or -1
+ * if C is singular. */
 static int project(const nh_system *sys, const double *q, const double *A, double *w, double *y, nh_cost *cost) {
-  const int n = sys->n, k = sys->k;
-  double W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K];
   cost->linear_solves++;
-  if (k == 0) return 0;
-  if (nh_constraint_gram(sys, q, A, W, C)) return -1;
-  for (int a = 0; a < k; a++) {
-    y[a] = 0;
-    for (int i = 0; i < n; i++) y[a] += A[a * n + i] * w[i];
-  }
-  if (nh_spd_solve(k, C, y)) return -1;
-  for (int i = 0; i < n; i++)
-    for (int a = 0; a < k; a++) w[i] -= W[i * k + a] * y[a];
-  return 0;
+  return nh_project_onto(sys, q, A, NULL, w, y);
 }
 
 static void gradient(const nh_system *sys, const double *q, double *g, nh_cost *cost) {

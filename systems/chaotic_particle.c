@@ -67,6 +67,14 @@ static void constraint_curvature(const double *p, const double *q, const double 
   out[0] = v[Y1] * v[Z1] + v[Y2] * v[Z2];
 }
 
+/* D_l = Σ_i ∂_l μ_i w_i: the two entries of constraints_jacobian, written out. */
+static void constraint_derivative(const double *p, const double *q, const double *w, double *D) {
+  (void)p, (void)q;
+  memset(D, 0, N * sizeof *D);
+  D[Y1] = w[Z1];
+  D[Y2] = w[Z2];
+}
+
 /* The index-reduced ODE in closed form (M = I, one constraint): μ·a + (Dμ[v])v = 0 with
  * a = −∇V + μλ gives λ = (μ·∇V − (Dμ[v])v)/|μ|², |μ|² = 1 + y1² + y2². */
 static int acceleration(const double *p, double t, const double *q, const double *v, double *a, double *lambda) {
@@ -105,6 +113,7 @@ const nh_system_type nh_system_chaotic_particle = {
                    "uses E = 1.535",
     NH_SYSTEM_MECHANICS,
     .constraint_curvature = constraint_curvature,
+    .constraint_derivative = constraint_derivative,
     .acceleration = acceleration,
     .exact = NULL,
 };

@@ -126,6 +126,12 @@ const double *nh_mass_at(const nh_system *sys, const double *q, double *space) {
   return space;
 }
 
+const double *nh_mass_times(const nh_system *sys, const double *M, const double *v, double *space) {
+  if (sys->unit_mass) return v;
+  nh_matvec(sys->n, M, v, space);
+  return space;
+}
+
 int nh_mass_solve(const nh_system *sys, const double *q, const double *p, double *v) {
   const int n = sys->n;
   if (sys->unit_mass) {
@@ -151,6 +157,11 @@ static double quad_form(int n, const double *M, const double *v) {
 
 double nh_kinetic_energy(const nh_system *sys, const double *q, const double *v) {
   double space[NH_MAX_N * NH_MAX_N];
+  if (sys->unit_mass) { /* quad_form's sum without its zero terms: the same number */
+    double s = 0;
+    for (int i = 0; i < sys->n; i++) s += v[i] * v[i];
+    return 0.5 * s;
+  }
   return 0.5 * quad_form(sys->n, nh_mass_at(sys, q, space), v);
 }
 
@@ -192,6 +203,22 @@ void nh_curvature_term(const nh_system *sys, const double *q, const double *v, d
   }
 }
 
+void nh_constraint_derivative(const nh_system *sys, const double *q, const double *w, double *D) {
+  const int n = sys->n, k = sys->k;
+  double dA[NH_MAX_K * NH_MAX_N * NH_MAX_N];
+  if (sys->type->constraint_derivative) {
+    sys->type->constraint_derivative(sys->p, q, w, D);
+    return;
+  }
+  sys->type->constraints_jacobian(sys->p, q, dA);
+  for (int a = 0; a < k; a++)
+    for (int l = 0; l < n; l++) {
+      double s = 0;
+      for (int i = 0; i < n; i++) s += dA[(a * n + i) * n + l] * w[i];
+      D[a * n + l] = s;
+    }
+}
+
 void nh_free_force(const nh_system *sys, double t, const double *q, const double *v, double *f) {
   const nh_system_type *T = sys->type;
   const int n = sys->n;
@@ -224,12 +251,15 @@ void nh_free_force(const nh_system *sys, double t, const double *q, const double
 
 /* W = M⁻¹Aᵀ (n×k) for the k×n A; Minv NULL: M = I, W = Aᵀ. */
 static void minv_transpose(int n, int k, const double *Minv, const double *A, double *W) {
+  if (!Minv) {
+    for (int i = 0; i < n; i++)
+      for (int a = 0; a < k; a++) W[i * k + a] = A[a * n + i];
+    return;
+  }
   for (int i = 0; i < n; i++)
     for (int a = 0; a < k; a++) {
       double s = 0;
-      if (!Minv) s = A[a * n + i];
-      else
-        for (int j = 0; j < n; j++) s += Minv[i * n + j] * A[a * n + j];
+      for (int j = 0; j < n; j++) s += Minv[i * n + j] * A[a * n + j];
       W[i * k + a] = s;
     }
 }
@@ -313,20 +343,36 @@ int nh_project_velocity(const nh_system *sys, const double *q, double *v) {
 }
 
 int nh_project_velocity_multiplier(const nh_system *sys, const double *q, double *v, double *y) {
-  int n = sys->n, k = sys->k;
-  double A[NH_MAX_K * NH_MAX_N], W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K];
-  double space[NH_MAX_N * NH_MAX_N];
+  double A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K];
+  if (sys->k == 0) return 0;
+  sys->type->constraints(sys->p, q, A);
+  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, q, b);
+  return nh_project_onto(sys, q, A, sys->type->constraint_affine ? b : NULL, v, y);
+}
+
+int nh_project_onto(const nh_system *sys, const double *q, const double *A, const double *b, double *v, double *y) {
+  const int n = sys->n, k = sys->k;
+  double W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K], space[NH_MAX_N * NH_MAX_N];
   const double *Minv;
   if (k == 0) return 0;
-  for (int a = 0; a < k; a++) y[a] = 0;
-  sys->type->constraints(sys->p, q, A);
-  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, q, y);
-  if (constraint_gram(sys, q, A, space, &Minv, W, C)) return -1;
-  for (int a = 0; a < k; a++)
-    for (int i = 0; i < n; i++) y[a] += A[a * n + i] * v[i];
+  if (sys->unit_mass) { /* W = Aᵀ: C = A Aᵀ read from A, the same numbers without the copy */
+    for (int a = 0; a < k; a++)
+      for (int c = 0; c < k; c++) {
+        double s = 0;
+        for (int i = 0; i < n; i++) s += A[a * n + i] * A[c * n + i];
+        C[a * k + c] = s;
+      }
+  } else if (constraint_gram(sys, q, A, space, &Minv, W, C)) {
+    return -1;
+  }
+  for (int a = 0; a < k; a++) {
+    double s = b ? b[a] : 0;
+    for (int i = 0; i < n; i++) s += A[a * n + i] * v[i];
+    y[a] = s;
+  }
   if (nh_spd_solve(k, C, y)) return -1;
   for (int i = 0; i < n; i++)
-    for (int a = 0; a < k; a++) v[i] -= W[i * k + a] * y[a];
+    for (int a = 0; a < k; a++) v[i] -= (sys->unit_mass ? A[a * n + i] : W[i * k + a]) * y[a];
   return 0;
 }
 

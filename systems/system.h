@@ -59,6 +59,11 @@ typedef struct nh_system_type {
    * whose dA is sparse writes the few products out). tests/test_systems.c checks it against
    * that contraction. */
   void (*constraint_curvature)(const double *p, const double *q, const double *v, double *out);
+  /* Optional kernel: the q-derivative of A(q)w at fixed w, D[a*n + l] = Σ_i ∂_l μ^a_i(q) w_i (k×n),
+   * the constraint rows of the Newton Jacobians of discrete constraints A(x)Δq; without it
+   * nh_constraint_derivative contracts constraints_jacobian's dense tensor (issue 11).
+   * tests/test_systems.c checks it against that contraction. */
+  void (*constraint_derivative)(const double *p, const double *q, const double *w, double *D);
   /* Optional fused kernel: the index-reduced acceleration a = M⁻¹(f + Aᵀλ) and its multiplier λ
    * (k) at (t, q, v) in closed form, what nh_acceleration and nh_multiplier compute generically
    * from the functions above (spec/newmark.md §2.0). For systems whose right-hand side dominates
@@ -170,6 +175,9 @@ void nh_system_default_state(const nh_system *sys, nh_state *x);
 void nh_mass(const nh_system *sys, const double *q, double *M);
 /* M(q) without a copy: the system's cached matrix for a constant mass, else `space` (n×n) filled. */
 const double *nh_mass_at(const nh_system *sys, const double *q, double *space);
+/* M v for M = nh_mass_at(sys, q, ·), without a copy: v itself for the identity (the products by
+ * zero change no bit of the sums), else `space` (n) filled. */
+const double *nh_mass_times(const nh_system *sys, const double *M, const double *v, double *space);
 /* v = M(q)⁻¹ p: a copy for the identity, the cached inverse for a constant mass, else a Cholesky
  * solve. Returns 0, or -1 if M(q) is not positive definite. */
 int nh_mass_solve(const nh_system *sys, const double *q, const double *p, double *v);
@@ -181,6 +189,9 @@ double nh_energy(const nh_system *sys, const double *q, const double *v);
 double nh_constraint_residual(const nh_system *sys, const double *q, const double *v);
 /* (DA(q)[v]) v + Db(q)[v], k entries: d/dt of the constraint along q̇ = v, at fixed v. */
 void nh_curvature_term(const nh_system *sys, const double *q, const double *v, double *out);
+/* D[a*n + l] = Σ_i ∂_l μ^a_i(q) w_i (k×n): ∂(A(q)w)/∂q at fixed w (the system's kernel, or the
+ * contraction of constraints_jacobian). */
+void nh_constraint_derivative(const nh_system *sys, const double *q, const double *w, double *D);
 /* The free force f(t,q,v) = −∇V − Ṁv + ½∂_q(vᵀMv) − αMv + F(t) (n). */
 void nh_free_force(const nh_system *sys, double t, const double *q, const double *v, double *f);
 /* λ(t,q,v) = −C⁻¹[A M⁻¹ f + (DA[v])v + Db[v]], C = A M⁻¹ Aᵀ: the multiplier that keeps the
@@ -193,6 +204,8 @@ int nh_acceleration(const nh_system *sys, double t, const double *q, const doubl
 int nh_project_velocity(const nh_system *sys, const double *q, double *v);
 /* The same projection, also returning its multiplier y = C⁻¹(A v + b) (k), as RATTLE needs. */
 int nh_project_velocity_multiplier(const nh_system *sys, const double *q, double *v, double *y);
+/* The same projection for a given A = A(q) and b = b(q) (NULL: 0), without evaluating them. */
+int nh_project_onto(const nh_system *sys, const double *q, const double *A, const double *b, double *v, double *y);
 /* W = M⁻¹Aᵀ (n×k) and C = A M⁻¹Aᵀ (k×k) at q, for the given A = A(q). Returns 0, or -1. */
 int nh_constraint_gram(const nh_system *sys, const double *q, const double *A, double *W, double *C);
 /* A random state on D at energy E for ensembles: the system's own sampler (type->sample) when it
