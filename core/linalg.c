@@ -39,17 +39,12 @@ static void cholesky_solve(int m, const double *L, double *b, int stride) {
 }
 
 int nh_spd_solve_many(int m, double *S, double *B, int cols) {
-  if (m == 1) { /* one constraint, the common case: a division, not sqrt and two */
-    if (!(S[0] > 0) || !isfinite(S[0])) return -1;
-    for (int c = 0; c < cols; c++) B[c] /= S[0];
-    return 0;
-  }
+  if (m == 1) return nh_spd_solve_scalar(S, B, cols);
   if (cholesky(m, S)) return -1;
   for (int c = 0; c < cols; c++) cholesky_solve(m, S, B + c, cols);
   return 0;
 }
 
-int nh_spd_solve(int m, double *S, double *b) { return nh_spd_solve_many(m, S, b, 1); }
 
 int nh_spd_invert(int m, double *S) {
   double L[NH_LU_MAX_DIM * NH_LU_MAX_DIM];

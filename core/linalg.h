@@ -3,6 +3,8 @@
 #ifndef NH_LINALG_H
 #define NH_LINALG_H
 
+#include <math.h>
+
 #include "core/state.h"
 
 /* Largest system nh_lu_solve takes: a Newton system in (q, v, λ, μ). */
@@ -14,11 +16,21 @@ void nh_matvec(int n, const double *A, const double *x, double *out);
  * LU factors. Returns 0, or -1 if a pivot is zero or not finite. */
 int nh_lu_solve(int m, double *J, double *b);
 
-/* Solves the SPD system S x = b of size m in place (b becomes x); S is overwritten by its
- * Cholesky factor. Returns 0, or -1 if S is not positive definite. */
-int nh_spd_solve(int m, double *S, double *b);
-/* Solves S X = B for `cols` right-hand sides stored as the columns of B (m×cols, row-major). */
+/* Solves S X = B for `cols` right-hand sides stored as the columns of B (m×cols, row-major); S is
+ * overwritten by its Cholesky factor. Returns 0, or -1 if S is not positive definite. */
 int nh_spd_solve_many(int m, double *S, double *B, int cols);
+/* nh_spd_solve_many for m = 1, one constraint, the common case: a division per column, not a
+ * square root and two; -1 unless S[0] is positive and finite. */
+static inline int nh_spd_solve_scalar(const double *S, double *B, int cols) {
+  if (!(S[0] > 0) || !isfinite(S[0])) return -1;
+  for (int c = 0; c < cols; c++) B[c] /= S[0];
+  return 0;
+}
+/* Solves the SPD system S x = b of size m in place (b becomes x), as nh_spd_solve_many. Inline,
+ * so that the projections the explicit methods make every step divide without a call. */
+static inline int nh_spd_solve(int m, double *S, double *b) {
+  return m == 1 ? nh_spd_solve_scalar(S, b, 1) : nh_spd_solve_many(m, S, b, 1);
+}
 /* Replaces the SPD m×m matrix S (m ≤ NH_LU_MAX_DIM) by its inverse, exactly symmetric (Cholesky
  * factorisation, then m solves). Returns 0, or -1 if S is not positive definite. */
 int nh_spd_invert(int m, double *S);

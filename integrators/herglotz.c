@@ -257,12 +257,20 @@ static double damping_of(const nh_system *sys) {
   return sys->type->damping ? sys->type->damping(sys->p) : 0;
 }
 
-/* F at time t (zero without forcing); one force evaluation. */
-static void force_at(const nh_system *sys, double t, double *F, nh_cost *cost) {
-  memset(F, 0, sizeof(double) * (size_t)sys->n);
-  if (!sys->type->forcing) return;
-  sys->type->forcing(sys->p, t, F);
+/* The forces of a step at the two ends of L_d's F·q term, (F_a, F_b) (spec §2.5). */
+typedef struct {
+  const double *a, *b;
+  double space[2][NH_MAX_N];
+} step_forces;
+
+static const double no_force[NH_MAX_N]; /* F ≡ 0: read, never cleared per step */
+
+/* F at time t in `space` (one force evaluation), or no_force without forcing. */
+static const double *force_at(const nh_system *sys, double t, double *space, nh_cost *cost) {
+  if (!sys->type->forcing) return no_force;
+  sys->type->forcing(sys->p, t, space);
   cost->rhs_evals++;
+  return space;
 }
 
 /* M(q) v = p, then the M-orthogonal projection onto D_q: the state velocity (see the header); y its
@@ -277,21 +285,20 @@ static int velocity_from_momentum(const nh_system *sys, const double *q, const d
 /* h·D2L_d(q_j, q_{j+1}) = M(x_σ)Δq/h + (σ/(2h)) ∂M(x_σ)[Δq, Δq] + hν (F_b − ∇V(q_{j+1})). */
 static void right_momentum(const nh_system *sys, const scheme *sc, const double *q0, const double *q1,
                            const double *Fb, double h, double *p) {
-  const int n = sys->n;
-  double dq[NH_MAX_N], xs[NH_MAX_N], Mspace[NH_MAX_N * NH_MAX_N], g1[NH_MAX_N], space[NH_MAX_N];
-  double gq[NH_MAX_N] = {0};
-  for (int i = 0; i < n; i++) {
-    dq[i] = q1[i] - q0[i];
-    xs[i] = q0[i] + sc->sigma * dq[i];
-  }
+  const int n = sys->n, mass_terms = !sys->constant_mass; /* x_σ and ∂M only for a variable M */
+  double dq[NH_MAX_N], xs[NH_MAX_N] = {0}, Mspace[NH_MAX_N * NH_MAX_N], g1[NH_MAX_N], space[NH_MAX_N];
+  for (int i = 0; i < n; i++) dq[i] = q1[i] - q0[i];
+  if (mass_terms)
+    for (int i = 0; i < n; i++) xs[i] = q0[i] + sc->sigma * dq[i];
   const double *Mdq = nh_mass_times(sys, nh_mass_at(sys, xs, Mspace), dq, space);
-  if (!sys->constant_mass && sc->sigma != 0) {
-    double dM[NH_MAX_N * NH_MAX_N * NH_MAX_N];
+  sys->type->grad_potential(sys->p, q1, g1);
+  for (int i = 0; i < n; i++) p[i] = Mdq[i] / h + h * sc->nu * (Fb[i] - g1[i]);
+  if (mass_terms && sc->sigma != 0) {
+    double dM[NH_MAX_N * NH_MAX_N * NH_MAX_N], gq[NH_MAX_N];
     sys->type->mass_jacobian(sys->p, xs, dM);
     mass_force(n, dM, dq, gq);
+    for (int i = 0; i < n; i++) p[i] += sc->sigma / (2 * h) * gq[i];
   }
-  sys->type->grad_potential(sys->p, q1, g1);
-  for (int i = 0; i < n; i++) p[i] = Mdq[i] / h + sc->sigma / (2 * h) * gq[i] + h * sc->nu * (Fb[i] - g1[i]);
 }
 
 /* L̃_d = T(q̄, Δq/h) − ½[V(q_j) + V(q_{j+1})] + ½[F_a·q_j + F_b·q_{j+1}]: the z-free part of L_d. */
@@ -317,7 +324,7 @@ static void damping_factors(const scheme *sc, double alpha, double h, double *c_
 /* The Newton system of the step from x (the forces at the time level of m's `forcing`), with one
  * counted evaluation of A(q_j). */
 static void engine_setup(const nh_method *m, const nh_system *sys, const nh_state *x, double h, engine_ctx *C,
-                         double *Fa, double *Fb, nh_cost *cost) {
+                         step_forces *F, nh_cost *cost) {
   const scheme *sc = m->type->data;
   const int n = sys->n, k = sys->k;
   const double alpha = damping_of(sys);
@@ -327,11 +334,10 @@ static void engine_setup(const nh_method *m, const nh_system *sys, const nh_stat
   C->sys = sys, C->sc = sc, C->n = n, C->k = k, C->h = h, C->kappa = sc->la ? 1 + alpha * h : 1;
   C->q0 = x->q, C->cost = cost, C->block = 0;
   if (m->p[P_FORCING] == FORCING_MIDPOINT) {
-    force_at(sys, x->t + 0.5 * h, Fa, cost);
-    memcpy(Fb, Fa, sizeof(double) * (size_t)n);
+    F->a = F->b = force_at(sys, x->t + 0.5 * h, F->space[0], cost);
   } else {
-    force_at(sys, x->t, Fa, cost);
-    force_at(sys, x->t + h, Fb, cost);
+    F->a = force_at(sys, x->t, F->space[0], cost);
+    F->b = force_at(sys, x->t + h, F->space[1], cost);
   }
   const double *p0 = nh_mass_times(sys, nh_mass_at(sys, x->q, Mspace), x->v, space); /* p_j = M(q_j) v_j */
   sys->type->grad_potential(sys->p, x->q, g0);
@@ -342,18 +348,19 @@ static void engine_setup(const nh_method *m, const nh_system *sys, const nh_stat
     else memset(C->b0, 0, sizeof(double) * (size_t)k);
   }
   cost->rhs_evals++;
-  for (int i = 0; i < n; i++) C->c[i] = h * c_minus * p0[i] + h * h * (1 - sc->nu) * (Fa[i] - g0[i]);
+  for (int i = 0; i < n; i++) C->c[i] = h * c_minus * p0[i] + h * h * (1 - sc->nu) * (F->a[i] - g0[i]);
 }
 
 static nh_step_status engine_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                                   double h, nh_cost *cost) {
   const scheme *sc = m->type->data;
   const int n = sys->n, k = sys->k;
-  double c_minus, c_plus, Fa[NH_MAX_N], Fb[NH_MAX_N];
+  double c_minus, c_plus;
+  step_forces F;
   engine_ctx C;
   damping_factors(sc, damping_of(sys), h, &c_minus, &c_plus);
   cost->steps++;
-  engine_setup(m, sys, x, h, &C, Fa, Fb, cost);
+  engine_setup(m, sys, x, h, &C, &F, cost);
   C.block = sys->constant_mass && k > 0; /* (the observables' hooks keep the whole Jacobian) */
   if (C.block) nh_mass_solve_transpose(sys, C.A0, C.W);
 
@@ -372,7 +379,7 @@ static nh_step_status engine_step(const nh_method *m, const nh_system *sys, cons
   y->t = x->t + h;
   memcpy(y->q, X, sizeof(double) * (size_t)n);
   double p1[NH_MAX_N], yk[NH_MAX_K];
-  right_momentum(sys, sc, x->q, y->q, Fb, h, p1);
+  right_momentum(sys, sc, x->q, y->q, F.b, h, p1);
   cost->rhs_evals++;
   if (c_plus != 1)
     for (int i = 0; i < n; i++) p1[i] /= c_plus;
@@ -381,7 +388,7 @@ static nh_step_status engine_step(const nh_method *m, const nh_system *sys, cons
    * Λ = h²λ) and −A(q_{j+1})ᵀy from the projection; per unit time, the step's multiplier. */
   for (int a = 0; a < k; a++) y->lambda[a] = -X[n + a] / (h * h * c_minus) - yk[a] / h;
   /* (3.2): z_{j+1} − z_j = h L_d, solved for z_{j+1} (L_d is affine in z). */
-  if (!sc->la) y->z = (c_minus * x->z + h * lagrangian_d(sys, x->q, y->q, Fa, Fb, h)) / c_plus;
+  if (!sc->la) y->z = (c_minus * x->z + h * lagrangian_d(sys, x->q, y->q, F.a, F.b, h)) / c_plus;
   return NH_STEP_OK;
 }
 
@@ -396,9 +403,9 @@ static int engine_newton_size(const nh_method *m, const nh_system *sys) {
 static void engine_newton_eval(const nh_method *m, const nh_system *sys, const nh_state *x, double h,
                                const double *X, double *F, double *J) {
   nh_cost scratch = {0};
-  double Fa[NH_MAX_N], Fb[NH_MAX_N];
+  step_forces Fs;
   engine_ctx C;
-  engine_setup(m, sys, x, h, &C, Fa, Fb, &scratch);
+  engine_setup(m, sys, x, h, &C, &Fs, &scratch);
   engine_residual(&C, X, F, J);
 }
 
@@ -408,10 +415,11 @@ static void engine_newton_unknowns(const nh_method *m, const nh_system *sys, con
                                    double h, double *X) {
   const int n = sys->n, k = sys->k, dim = n + k;
   nh_cost scratch = {0};
-  double Fa[NH_MAX_N], Fb[NH_MAX_N], F[NH_NEWTON_MAX_DIM], J[NH_NEWTON_MAX_DIM * NH_NEWTON_MAX_DIM];
+  double F[NH_NEWTON_MAX_DIM], J[NH_NEWTON_MAX_DIM * NH_NEWTON_MAX_DIM];
+  step_forces Fs;
   double G[NH_MAX_K * NH_MAX_K];
   engine_ctx C;
-  engine_setup(m, sys, x, h, &C, Fa, Fb, &scratch);
+  engine_setup(m, sys, x, h, &C, &Fs, &scratch);
   for (int i = 0; i < dim; i++) X[i] = i < n ? y->q[i] : 0;
   engine_residual(&C, X, F, J);
   for (int a = 0; a < k; a++) {

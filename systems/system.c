@@ -371,8 +371,12 @@ int nh_project_onto(const nh_system *sys, const double *q, const double *A, cons
     y[a] = s;
   }
   if (nh_spd_solve(k, C, y)) return -1;
-  for (int i = 0; i < n; i++)
-    for (int a = 0; a < k; a++) v[i] -= (sys->unit_mass ? A[a * n + i] : W[i * k + a]) * y[a];
+  if (sys->unit_mass)
+    for (int i = 0; i < n; i++)
+      for (int a = 0; a < k; a++) v[i] -= A[a * n + i] * y[a];
+  else
+    for (int i = 0; i < n; i++)
+      for (int a = 0; a < k; a++) v[i] -= W[i * k + a] * y[a];
   return 0;
 }
 

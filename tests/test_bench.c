@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* mkstemp, popen */
 /* make bench in miniature (nhbench_bench --quick): every table runs, the harness's own LU solves
  * the same systems as GSL's LU to round-off, the hand-written floors (bench/floors.c) compute the
  * harness's states with as many Newton iterations, and the cost counters it prints
@@ -8,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static char output[1 << 16];
 
@@ -88,4 +91,50 @@ Test(bench, quick_tables_and_the_lu_against_gsl, .timeout = 120) {
             "memory rows:\n%s", mem);
   cr_expect(kept > 0 && streamed > 0, "kept %g MiB, streamed %g MiB", kept, streamed);
   cr_expect(strstr(output, "(8 ICs, T = 20, "), "ensemble line with the quick T:\n%s", output);
+}
+
+/* Runs nhbench_bench with ARGS; its exit status, stdout in out, stderr in err. */
+static int run_bench_args(const char *args, char *out, size_t outlen, char *err, size_t errlen) {
+  char cmd[1024], errfile[] = "/tmp/nhbench_bench_err_XXXXXX";
+  int fd = mkstemp(errfile);
+  cr_assert(fd >= 0);
+  close(fd);
+  snprintf(cmd, sizeof cmd, "cd %s && %s %s 2>%s", NHBENCH_SOURCE_DIR, NHBENCH_BENCH_EXE, args, errfile);
+  FILE *p = popen(cmd, "r");
+  cr_assert(p, "cannot run %s", cmd);
+  size_t len = fread(out, 1, outlen - 1, p);
+  out[len] = '\0';
+  const int status = pclose(p);
+  FILE *e = fopen(errfile, "r");
+  len = e ? fread(err, 1, errlen - 1, e) : 0;
+  err[len] = '\0';
+  if (e) fclose(e);
+  unlink(errfile);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* --help lists every table; --only runs just the named ones (in the fixed order); an unknown
+ * table, a missing list or an unknown option is refused with exit 2 and a message naming it. */
+Test(bench, help_and_only, .timeout = 120) {
+  static char out[1 << 16], err[1 << 14];
+  cr_expect_eq(run_bench_args("--help", out, sizeof out, err, sizeof err), 0);
+  const char *tables[] = {"lu", "steps", "floors", "sampling", "ensemble", "memory"};
+  for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
+    char row[64];
+    snprintf(row, sizeof row, "\n              %-9s ", tables[i]);
+    cr_expect(strstr(out, row), "--help does not list '%s':\n%s", tables[i], out);
+  }
+  cr_expect_eq(run_bench_args("--quick --only lu,floors", out, sizeof out, err, sizeof err), 0, "%s", err);
+  const char *lu = strstr(out, "small dense LU solves"), *fl = strstr(out, "hand-written kernels");
+  cr_expect(lu && fl && lu < fl, "LU table then the floors:\n%s", out);
+  cr_expect(!strstr(out, "step cost,") && !strstr(out, "observables sampling") && !strstr(out, "speed-up") &&
+                !strstr(out, "peak resident"),
+            "tables that were not asked for:\n%s", out);
+  cr_expect_eq(run_bench_args("--only lu,bogus", out, sizeof out, err, sizeof err), 2);
+  cr_expect(strstr(err, "--only lu,bogus: unknown table 'bogus'"), "message: %s", err);
+  cr_expect_eq(out[0], '\0', "nothing runs after a refused option:\n%s", out);
+  cr_expect_eq(run_bench_args("--only", out, sizeof out, err, sizeof err), 2);
+  cr_expect(strstr(err, "--only needs"), "message: %s", err);
+  cr_expect_eq(run_bench_args("--fast", out, sizeof out, err, sizeof err), 2);
+  cr_expect(strstr(err, "unknown option '--fast'"), "message: %s", err);
 }

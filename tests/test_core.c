@@ -200,3 +200,30 @@ Test(core, param_real_and_int_unchanged) {
   expect_refused(vals, "x", "abc", "parameter x='abc' is not a number");
   expect_refused(vals, "y", "1", "unknown parameter 'y' (parameters: x, colour, n)");
 }
+
+/* The 1×1 systems (one constraint: the Schur complements and Gram matrices of the hot paths) take
+ * their own branch in both solvers: the quotient, and a zero, negative, infinite or NaN pivot
+ * refused with the right-hand side left alone. */
+Test(core, one_by_one_solves) {
+  double J[1] = {-4}, b[1] = {2};
+  cr_assert_eq(nh_lu_solve(1, J, b), 0);
+  cr_expect_eq(b[0], -0.5);
+  const double bad_lu[] = {0, -0.0, INFINITY, -INFINITY, NAN};
+  for (size_t i = 0; i < sizeof bad_lu / sizeof *bad_lu; i++) {
+    double K[1] = {bad_lu[i]}, c[1] = {3};
+    cr_expect_eq(nh_lu_solve(1, K, c), -1, "LU pivot %g", bad_lu[i]);
+    cr_expect_eq(c[0], 3, "LU pivot %g: b changed", bad_lu[i]);
+  }
+  double S[1] = {4}, s[1] = {2};
+  cr_assert_eq(nh_spd_solve(1, S, s), 0);
+  cr_expect_eq(s[0], 0.5);
+  double U[1] = {8}, B[3] = {2, -4, 1};
+  cr_assert_eq(nh_spd_solve_many(1, U, B, 3), 0);
+  cr_expect(B[0] == 0.25 && B[1] == -0.5 && B[2] == 0.125, "columns %g %g %g", B[0], B[1], B[2]);
+  const double bad_spd[] = {0, -1, INFINITY, NAN};
+  for (size_t i = 0; i < sizeof bad_spd / sizeof *bad_spd; i++) {
+    double T[1] = {bad_spd[i]}, t[1] = {3};
+    cr_expect_eq(nh_spd_solve(1, T, t), -1, "SPD pivot %g", bad_spd[i]);
+    cr_expect_eq(t[0], 3, "SPD pivot %g: b changed", bad_spd[i]);
+  }
+}

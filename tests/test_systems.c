@@ -238,6 +238,86 @@ Test(systems, fused_kernels_match_the_generic_path) {
   gsl_rng_free(r);
 }
 
+/* nh_constraint_derivative, D[a][l] = Σ_i ∂_l μ^a_i(q) w_i, against central differences of
+ * A(q)w in q (an independent reference: a swap of the derivative and velocity indices in the
+ * contraction fails it), for every constrained system at random q and w, with the system's kernel
+ * and without it (the dense contraction). */
+Test(systems, constraint_derivative_against_central_differences) {
+  gsl_rng *r = test_rng(12);
+  int kernels = 0;
+  for (int t = 0; nh_system_types[t]; t++) {
+    const nh_system_type *T = nh_system_types[t];
+    if (T->k == 0) continue;
+    kernels += T->constraint_derivative != NULL;
+    nh_system_type plain_type = *T;
+    plain_type.constraint_derivative = NULL;
+    nh_system fused = test_system_of(T, NULL), plain = test_system_of(&plain_type, NULL);
+    const int n = fused.n, k = fused.k;
+    for (int trial = 0; trial < 10; trial++) {
+      double q[NH_MAX_N], w[NH_MAX_N], D1[NH_MAX_K * NH_MAX_N], D2[NH_MAX_K * NH_MAX_N];
+      for (int i = 0; i < n; i++) q[i] = gsl_ran_gaussian(r, 0.7), w[i] = gsl_ran_gaussian(r, 1.0);
+      nh_constraint_derivative(&fused, q, w, D1);
+      nh_constraint_derivative(&plain, q, w, D2);
+      for (int l = 0; l < n; l++) {
+        const double eps = 1e-6 * (1 + fabs(q[l]));
+        double qp[NH_MAX_N], qm[NH_MAX_N], Ap[NH_MAX_K * NH_MAX_N], Am[NH_MAX_K * NH_MAX_N];
+        memcpy(qp, q, sizeof qp), memcpy(qm, q, sizeof qm);
+        qp[l] += eps, qm[l] -= eps;
+        T->constraints(fused.p, qp, Ap);
+        T->constraints(fused.p, qm, Am);
+        for (int a = 0; a < k; a++) {
+          double fd = 0;
+          for (int i = 0; i < n; i++) fd += (Ap[a * n + i] - Am[a * n + i]) * w[i];
+          fd /= 2 * eps;
+          cr_expect(fabs(D2[a * n + l] - fd) <= 1e-6 * (1 + fabs(fd)), "%s: D[%d][%d] = %.12g, central difference %.12g",
+                    T->name, a, l, D2[a * n + l], fd);
+          cr_expect(fabs(D1[a * n + l] - D2[a * n + l]) <= 1e-14 * (1 + fabs(D2[a * n + l])),
+                    "%s: kernel D[%d][%d] = %.17g, contraction %.17g", T->name, a, l, D1[a * n + l], D2[a * n + l]);
+        }
+      }
+    }
+  }
+  cr_expect(kernels >= 1, "no system has a constraint_derivative kernel: the kernel path is not checked");
+  gsl_rng_free(r);
+}
+
+/* nh_mass_times against the product written out, for M = I (no copy: v itself) and for a
+ * variable mass; nh_kinetic_energy of M = I against ½|v|²; nh_project_onto with a given A and b
+ * against nh_project_velocity_multiplier, which evaluates them itself, and its result on D. */
+Test(systems, mass_product_kinetic_energy_and_projection_onto) {
+  gsl_rng *r = test_rng(13);
+  const char *names[] = {"chaotic_particle", "cvt", "falling_disk", "chaplygin_sleigh"};
+  for (size_t s = 0; s < sizeof names / sizeof *names; s++) {
+    nh_system sys = test_system(names[s], NULL);
+    const int n = sys.n, k = sys.k;
+    double q[NH_MAX_N], v[NH_MAX_N], Mspace[NH_MAX_N * NH_MAX_N], space[NH_MAX_N], M[NH_MAX_N * NH_MAX_N];
+    for (int i = 0; i < n; i++) q[i] = gsl_ran_gaussian(r, 0.5), v[i] = gsl_ran_gaussian(r, 1.0);
+    const double *Mv = nh_mass_times(&sys, nh_mass_at(&sys, q, Mspace), v, space);
+    nh_mass(&sys, q, M);
+    double T = 0, vv = 0;
+    for (int i = 0; i < n; i++) {
+      double e = 0;
+      for (int j = 0; j < n; j++) e += M[i * n + j] * v[j];
+      cr_expect(fabs(Mv[i] - e) <= 1e-14 * (1 + fabs(e)), "%s: (Mv)_%d = %.17g, written out %.17g", names[s], i, Mv[i], e);
+      T += 0.5 * v[i] * e, vv += v[i] * v[i];
+    }
+    cr_expect(sys.unit_mass == (Mv == v), "%s: M = I must give v itself, and only then", names[s]);
+    cr_expect(fabs(nh_kinetic_energy(&sys, q, v) - T) <= 1e-14 * (1 + T), "%s: T", names[s]);
+    if (sys.unit_mass) cr_expect_eq(nh_kinetic_energy(&sys, q, v), 0.5 * vv, "%s: T = |v|^2/2 for M = I", names[s]);
+    double A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K] = {0}, w1[NH_MAX_N], w2[NH_MAX_N], y1[NH_MAX_K], y2[NH_MAX_K];
+    sys.type->constraints(sys.p, q, A);
+    if (sys.type->constraint_affine) sys.type->constraint_affine(sys.p, q, b);
+    memcpy(w1, v, sizeof w1), memcpy(w2, v, sizeof w2);
+    cr_assert_eq(nh_project_velocity_multiplier(&sys, q, w1, y1), 0);
+    cr_assert_eq(nh_project_onto(&sys, q, A, sys.type->constraint_affine ? b : NULL, w2, y2), 0);
+    for (int i = 0; i < n; i++) cr_expect_eq(w1[i], w2[i], "%s: v_%d", names[s], i);
+    for (int a = 0; a < k; a++) cr_expect_eq(y1[a], y2[a], "%s: y_%d", names[s], a);
+    cr_expect(nh_constraint_residual(&sys, q, w2) <= 1e-13 * (1 + sqrt(vv)), "%s: projection off D by %g", names[s],
+              nh_constraint_residual(&sys, q, w2));
+  }
+  gsl_rng_free(r);
+}
+
 /* ---- reference solver (integrators/reference.c) --------------------------------------------- */
 
 Test(systems, reference_solver_matches_particle_exact_solution) {
