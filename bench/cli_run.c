@@ -38,9 +38,9 @@ static const char usage[] =
     "                          the spec's h0 and halvings, and h0 or halvings its h\n"
     "  -c, --check-orders      convergence studies: print observed against expected orders and exit 1\n"
     "                          if any differs by more than the spec's order_tolerance (default 0.15)\n"
-    "  -r, --resume            ensembles: continue a run that was killed or failed, from the journal\n"
-    "                          OUT.h5.journal of its finished trajectories (same spec, --set and\n"
-    "                          nhbench version); the file is the same as an uninterrupted run's\n"
+    "  -r, --resume            continue a run that was killed or failed, from the journal\n"
+    "                          OUT.h5.journal of its finished tasks (same spec, --set and nhbench\n"
+    "                          version); the file is the same as an uninterrupted run's\n"
     "  -h, --help              this text\n"
     "Exit status: 0 success, 1 a failed run or order check, 2 bad usage or a bad spec.\n";
 
@@ -228,18 +228,12 @@ static void remove_stale_temporaries(const char *path) {
   if (d) closedir(d);
 }
 
-/* The checkpoint journal of an ensemble run, OUT.h5.journal: its path and key (what a resumed run
- * must share: the spec text, the overrides and the version) into st. --resume of another kind, or
- * without a journal, is bad usage (-1 with a message). */
+/* The checkpoint journal of a run, OUT.h5.journal: its path and key (what a resumed run must share:
+ * the spec text, the overrides and the version) into st. --resume without a journal, or with
+ * another run's, is bad usage (-1 with a message). */
 static int setup_journal(const run_args *a, const char *path, nh_study *st, char *journal, size_t len, char **key) {
   snprintf(journal, len, "%s.journal", path);
   remove_stale_temporaries(path);
-  if (st->kind != NH_STUDY_ENSEMBLE) {
-    if (!a->resume) return 0;
-    fprintf(stderr, "nhbench: --resume: only ensemble studies keep a journal to resume from (this is a %s study)\n",
-            nh_study_kind_name(st->kind));
-    return -1;
-  }
   if (a->resume && access(journal, F_OK) != 0) {
     fprintf(stderr, "nhbench: --resume: no journal %s of an interrupted run (%s)\n", journal, strerror(errno));
     return -1;
@@ -298,7 +292,7 @@ static int run_study(const run_args *a, const char *path, const char *command) {
   /* The journal goes once its results are in the file; a failed run keeps it for --resume. */
   if (st.checkpoint && rc == 0) unlink(journal);
   else if (st.checkpoint && access(journal, F_OK) == 0)
-    fprintf(stderr, "nhbench: the finished trajectories are kept in %s: rerun with --resume to continue\n", journal);
+    fprintf(stderr, "nhbench: the finished tasks are kept in %s: rerun with --resume to continue\n", journal);
   free(key);
   nh_study_free(&st);
   if (rc) {

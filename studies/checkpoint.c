@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 struct nh_checkpoint {
   int fd;
   double last_sync;
+  long appended, kill_after; /* records appended by this process; the fault injection below */
   long ntasks;
   off_t *offset; /* [task]: where its values start in the file, -1 until it has a record */
   size_t *count; /* [task]: how many */
@@ -148,6 +150,11 @@ nh_checkpoint *nh_checkpoint_open(const char *path, const char *key, long ntasks
   }
   for (long t = 0; t < ntasks; t++) c->offset[t] = -1;
   snprintf(c->path, sizeof c->path, "%s", path);
+  /* Fault injection for tests/test_resume.c: NHBENCH_KILL_AFTER=N kills the process with SIGKILL
+   * right after its N-th append, as a kill -9 at that moment would: deterministic, where a timed
+   * kill would race runs of a few milliseconds. */
+  const char *kill_after = getenv("NHBENCH_KILL_AFTER");
+  c->kill_after = kill_after ? atol(kill_after) : 0;
   c->last_sync = now_seconds();
   *resumed = 0;
   errno = 0;
@@ -200,6 +207,7 @@ int nh_checkpoint_append(nh_checkpoint *c, long task, const double *x, size_t n)
   free(rec);
   if (rc == 0 && task >= 0 && task < c->ntasks)
     c->offset[task] = at + (off_t)(sizeof magic + sizeof t + sizeof count), c->count[task] = n;
+  if (rc == 0 && ++c->appended == c->kill_after) raise(SIGKILL);
   const double now = now_seconds();
   if (rc == 0 && now - c->last_sync >= SYNC_SECONDS) {
     rc = fdatasync(c->fd) ? -1 : 0;

@@ -362,7 +362,15 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
   r->reference_kind = exact ? "exact" : "rk8pd";
 
   onestep_tasks ctx = {st, r, truths, adjoints};
-  nh_parallel_tasks("onestep", (long)cells, run_onestep_task, &ctx);
+  const size_t n2 = 2 * (size_t)n;
+  const nh_task_slot slots[] = {
+      {r->local_err, NH_SLOT_DOUBLE, 1}, {r->local_err_q, NH_SLOT_DOUBLE, 1},    {r->local_err_v, NH_SLOT_DOUBLE, 1},
+      {r->lambda_err, NH_SLOT_DOUBLE, 1}, {r->adjoint_defect, NH_SLOT_DOUBLE, 1}, {r->cond, NH_SLOT_DOUBLE, 1},
+      {r->action_err, NH_SLOT_DOUBLE, 1}, {r->stepped, NH_SLOT_DOUBLE, n2},      {r->backward, NH_SLOT_DOUBLE, n2},
+      {r->lambda, NH_SLOT_DOUBLE, (size_t)sys->k}, {r->status, NH_SLOT_INT, 1}};
+  if (nh_journaled_tasks(st, "onestep", (long)cells, run_onestep_task, &ctx, slots, sizeof slots / sizeof *slots, err,
+                         errlen))
+    goto fail;
 
   /* The maxima over the points, and the slopes over h, in a fixed order. */
   for (int mi = 0; mi < nm; mi++) {

@@ -132,7 +132,16 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
   }
 
   nh_study_tasks ctx = {st, r};
-  nh_parallel_tasks("convergence", (long)cells, convergence_task, &ctx);
+  const size_t n2 = 2 * (size_t)n;
+  const nh_task_slot slots[] = {
+      {r->err, NH_SLOT_DOUBLE, 1},          {r->err_q, NH_SLOT_DOUBLE, 1},       {r->err_v, NH_SLOT_DOUBLE, 1},
+      {r->err_max, NH_SLOT_DOUBLE, 1},      {r->err_2, NH_SLOT_DOUBLE, 1},       {r->residual, NH_SLOT_DOUBLE, 1},
+      {r->wall_time, NH_SLOT_DOUBLE, 1},    {r->z, NH_SLOT_DOUBLE, 1},           {r->lambda_err, NH_SLOT_DOUBLE, 1},
+      {r->discrete_residual, NH_SLOT_DOUBLE, 1}, {r->err_coord, NH_SLOT_DOUBLE, n2}, {r->final_state, NH_SLOT_DOUBLE, n2},
+      {r->status, NH_SLOT_INT, 1},          {r->cost, NH_SLOT_COST, 1}};
+  if (nh_journaled_tasks(st, "convergence", (long)cells, convergence_task, &ctx, slots, sizeof slots / sizeof *slots,
+                         err, errlen))
+    return -1;
 
   for (int mi = 0; mi < nm; mi++) {
     nh_fit_order(nh, st->h, r->err + (size_t)mi * nh, st->fit_points, st->error_floor, &r->order[mi],

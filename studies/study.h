@@ -45,9 +45,10 @@ typedef struct {
   char *spec_file;
   char *spec_text;   /* the spec file as read */
   char *overrides;   /* "--set" overrides applied, "" if none */
-  /* Ensembles: the checkpoint journal (studies/checkpoint.h) the run appends each finished task
-   * to, NULL for none; its key (spec text, overrides, version); resume = 1 continues the journal's
-   * run. Set by the caller after nh_study_load, not owned by the study. */
+  /* The checkpoint journal (studies/checkpoint.h) the run appends each finished task to, NULL for
+   * none (an ensemble's also streams its rows; the other kinds go through nh_journaled_tasks); its
+   * key (spec text, overrides, version); resume = 1 continues the journal's run. Set by the caller
+   * after nh_study_load, not owned by the study. */
   const char *checkpoint, *checkpoint_key;
   int resume;
   nh_system sys;
@@ -332,6 +333,20 @@ void nh_progress_end(nh_progress *p); /* also frees the kinds */
  * The schedule is dynamic (tasks differ in cost); each task writes only its own slots of the
  * results, so they are the same whatever the thread count. */
 void nh_parallel_tasks(const char *label, long count, void (*task)(void *ctx, long i), void *ctx);
+/* One per-task array of a result, for the checkpoint journal: task i owns the elements
+ * [i·per, (i + 1)·per) of base, of the given type. */
+typedef struct {
+  void *base;
+  enum { NH_SLOT_DOUBLE, NH_SLOT_INT, NH_SLOT_COST } type;
+  size_t per;
+} nh_task_slot;
+/* nh_parallel_tasks with the study's checkpoint journal (st->checkpoint; NULL: none, the plain
+ * nh_parallel_tasks): each finished task's elements of the slots are appended to it, and a resumed
+ * run (st->resume) takes the tasks it holds from it, bit for bit, instead of running them
+ * (studies/task_journal.c). Returns 0, or -1 with a message if the journal cannot be opened (none
+ * to resume, another run's); a journal that fails later only notes it: the results are in memory. */
+int nh_journaled_tasks(const nh_study *st, const char *label, long count, void (*task)(void *ctx, long i), void *ctx,
+                       const nh_task_slot *slots, int nslots, char *err, size_t errlen);
 /* The context of a study kind whose tasks need only the study and its result. */
 typedef struct {
   const nh_study *st;

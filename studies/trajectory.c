@@ -39,6 +39,32 @@ static int needs_truth(const nh_study *st) {
   return 0;
 }
 
+typedef struct {
+  const nh_study *st;
+  nh_trajectory_result *r;
+  int *truth_failed; /* [run]: the reference solution failed (the run is marked failed) */
+} trajectory_tasks;
+
+/* Run [method][h][ic]: its observables into its block of samples.values, its end state. */
+static void trajectory_task(void *vctx, long task) {
+  const trajectory_tasks *c = vctx;
+  const nh_study *st = c->st;
+  nh_trajectory_result *r = c->r;
+  const int nh = st->nh, nic = st->nic, n = st->sys.n;
+  const int mi = (int)(task / ((long)nh * nic)), hi = (int)(task / nic % nh), ic = (int)(task % nic);
+  nh_sampled_run run = {.st = st, .m = st->methods[mi], .method_index = mi, .h = st->h[hi],
+                        .nsteps = lround(st->T / st->h[hi]), .K = st->sample_every, .x0 = st->ics[ic],
+                        .divergence = st->divergence, .layout = st->nobs ? &r->samples : NULL};
+  if (st->nobs) run.values = r->samples.values + (size_t)task * r->nsamples * r->samples.row;
+  double t0 = omp_get_wtime();
+  c->truth_failed[task] = nh_sampled_run_go(&run) != 0;
+  r->wall_time[task] = omp_get_wtime() - t0;
+  r->status[task] = run.status;
+  r->cost[task] = run.cost;
+  memcpy(r->final_state + (size_t)task * 2 * n, run.final.q, sizeof(double) * (size_t)n);
+  memcpy(r->final_state + (size_t)task * 2 * n + n, run.final.v, sizeof(double) * (size_t)n);
+}
+
 int nh_run_trajectory(const nh_study *st, nh_trajectory_result *r, char *err, size_t errlen) {
   const int nm = st->nmethods, nh = st->nh, nic = st->nic, n = st->sys.n;
   const size_t runs = (size_t)nm * nh * nic;
@@ -52,26 +78,24 @@ int nh_run_trajectory(const nh_study *st, nh_trajectory_result *r, char *err, si
   nh_truth_start(&probe, &st->sys, &st->ics[0], st->reference_tol);
   r->reference_kind = needs_truth(st) ? probe.kind : "none";
 
-  int failed_truth = 0;
-  nh_progress prog;
-  nh_progress_start(&prog, "trajectory", (long)runs);
-#pragma omp parallel for schedule(dynamic) reduction(| : failed_truth)
-  for (long task = 0; task < (long)runs; task++) {
-    const int mi = (int)(task / ((long)nh * nic)), hi = (int)(task / nic % nh), ic = (int)(task % nic);
-    nh_sampled_run run = {.st = st, .m = st->methods[mi], .method_index = mi, .h = st->h[hi],
-                          .nsteps = lround(st->T / st->h[hi]), .K = st->sample_every, .x0 = st->ics[ic],
-                          .divergence = st->divergence, .layout = st->nobs ? &r->samples : NULL};
-    if (st->nobs) run.values = r->samples.values + (size_t)task * r->nsamples * r->samples.row;
-    double t0 = omp_get_wtime();
-    failed_truth |= nh_sampled_run_go(&run) != 0;
-    r->wall_time[task] = omp_get_wtime() - t0;
-    r->status[task] = run.status;
-    r->cost[task] = run.cost;
-    memcpy(r->final_state + (size_t)task * 2 * n, run.final.q, sizeof(double) * (size_t)n);
-    memcpy(r->final_state + (size_t)task * 2 * n + n, run.final.v, sizeof(double) * (size_t)n);
-    nh_progress_tick(&prog);
+  int *truth_failed = calloc(runs, sizeof(int));
+  if (!truth_failed) {
+    snprintf(err, errlen, "%s: out of memory for %zu runs", st->spec_file, runs);
+    return -1;
   }
-  nh_progress_end(&prog);
+  trajectory_tasks ctx = {st, r, truth_failed};
+  const nh_task_slot slots[] = {{r->status, NH_SLOT_INT, 1},
+                                {r->cost, NH_SLOT_COST, 1},
+                                {r->wall_time, NH_SLOT_DOUBLE, 1},
+                                {r->final_state, NH_SLOT_DOUBLE, 2 * (size_t)n},
+                                {truth_failed, NH_SLOT_INT, 1},
+                                {r->samples.values, NH_SLOT_DOUBLE, st->nobs ? (size_t)r->nsamples * r->samples.row : 0}};
+  if (nh_journaled_tasks(st, "trajectory", (long)runs, trajectory_task, &ctx, slots, sizeof slots / sizeof *slots, err,
+                         errlen))
+    return free(truth_failed), -1;
+  int failed_truth = 0;
+  for (size_t i = 0; i < runs; i++) failed_truth |= truth_failed[i];
+  free(truth_failed);
   if (failed_truth)
     fprintf(stderr, "%s: note: the reference solution (rk8pd, tol %g) failed on some runs; they are marked failed\n",
             st->spec_file, st->reference_tol);

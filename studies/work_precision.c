@@ -142,7 +142,15 @@ int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char 
   }
 
   nh_study_tasks ctx = {st, r};
-  nh_parallel_tasks("work_precision", (long)cells, wp_task, &ctx);
+  const nh_task_slot slots[] = {{r->err, NH_SLOT_DOUBLE, NH_WP_NORMS}, {r->cost, NH_SLOT_COST, 1},
+                                {r->work, NH_SLOT_DOUBLE, 1},          {r->wall_time, NH_SLOT_DOUBLE, 1},
+                                {r->wall_times, NH_SLOT_DOUBLE, (size_t)R}, {r->status, NH_SLOT_INT, 1}};
+  if (nh_journaled_tasks(st, "work_precision", (long)cells, wp_task, &ctx, slots, sizeof slots / sizeof *slots, err,
+                         errlen)) {
+    free(front_err), free(ok);
+    nh_work_precision_result_free(r);
+    return -1;
+  }
 
   const int col = st->norm == NH_NORM_2 ? 1 : 0;
   for (size_t c = 0; c < cells; c++) {

@@ -179,7 +179,7 @@ Test(resume, refusals_and_a_cut_journal, .timeout = 240) {
   snprintf(args, sizeof args, SHORT " -o %s --resume", part);
   cr_assert_eq(run(args), 0, "resume from a journal cut inside a record");
   expect_same_results(full, part);
-  /* --resume of a convergence study; a temporary file of a dead run is removed. */
+  /* --resume of a convergence study that left no journal; a temporary file of a dead run is removed. */
   char cmd[1024], stale[300];
   snprintf(stale, sizeof stale, "%s.tmp-999999999", part);
   FILE *s = fopen(stale, "w");
@@ -188,7 +188,7 @@ Test(resume, refusals_and_a_cut_journal, .timeout = 240) {
   snprintf(cmd, sizeof cmd, "%s run " NHBENCH_SOURCE_DIR "/studies/chaotic_convergence.cfg -o %s --resume 2>/dev/null",
            NHBENCH_EXE, part);
   const int status = system(cmd);
-  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "--resume of a convergence study");
+  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "--resume of a convergence study without a journal");
   cr_expect(access(stale, F_OK) != 0, "the stale temporary file is removed");
   remove(full), remove(part), remove(stale);
 }
@@ -217,4 +217,135 @@ Test(resume, streamed_file_equals_in_memory_file, .timeout = 240) {
                                     "/ensemble/observables_max_abs/q", "/ensemble/observables_last/energy_error"};
   for (size_t i = 0; i < sizeof obs / sizeof *obs; i++) expect_same_dataset(mem, streamed, obs[i]);
   remove(mem), remove(streamed);
+}
+
+/* ---- every other kind: killed after k journal records (NHBENCH_KILL_AFTER), resumed ---------- */
+
+typedef struct {
+  char path[64][128];
+  int count;
+} dataset_list;
+
+static herr_t list_dataset(hid_t loc, const char *name, const H5O_info_t *info, void *vlist) {
+  (void)loc;
+  dataset_list *l = vlist;
+  if (info->type == H5O_TYPE_DATASET && l->count < 64) snprintf(l->path[l->count++], sizeof l->path[0], "/%s", name);
+  return 0;
+}
+
+/* Whether dataset PATH's type holds variable-length strings (alone or in a compound). */
+static int holds_strings(const char *file, const char *path) {
+  hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, path, H5P_DEFAULT), t = H5Dget_type(d);
+  const int strings = H5Tdetect_class(t, H5T_STRING) > 0;
+  H5Tclose(t), H5Dclose(d), H5Fclose(f);
+  return strings;
+}
+
+/* What `h5dump -m %.17g -d PATH FILE` prints after its first line (which names the file). */
+static void *dump_of(const char *file, const char *path, size_t *bytes) {
+  char cmd[1024], *text = malloc(1 << 16);
+  snprintf(cmd, sizeof cmd, "h5dump -m %%.17g -d %s %s | tail -n +2", path, file);
+  FILE *p = popen(cmd, "r");
+  *bytes = p && text ? fread(text, 1, (1 << 16) - 1, p) : 0;
+  if (p) pclose(p);
+  if (!*bytes) return free(text), NULL;
+  return text;
+}
+
+/* How many datasets of a, timings aside (wall times, and the time front derived from them: a
+ * resumed run re-times the tasks it runs again), differ from b's in their bytes (strings: in what
+ * h5dump prints of them); *compared: how many were compared. Each difference is reported. */
+static int differing_datasets(const char *a, const char *b, const char *what, int *compared) {
+  dataset_list l = {.count = 0};
+  hid_t f = H5Fopen(a, H5F_ACC_RDONLY, H5P_DEFAULT);
+  cr_assert(f >= 0, "%s: cannot open %s", what, a);
+  H5Ovisit2(f, H5_INDEX_NAME, H5_ITER_NATIVE, list_dataset, &l, H5O_INFO_BASIC);
+  H5Fclose(f);
+  int differing = 0;
+  *compared = 0;
+  for (int i = 0; i < l.count; i++) {
+    if (strstr(l.path[i], "wall_time") || strstr(l.path[i], "pareto_time")) continue;
+    size_t na = 0, nb = 0;
+    void *x = NULL, *y = NULL;
+    if (holds_strings(a, l.path[i])) /* their bytes are pointers */
+      x = dump_of(a, l.path[i], &na), y = dump_of(b, l.path[i], &nb);
+    else
+      x = read_raw(a, l.path[i], &na), y = read_raw(b, l.path[i], &nb);
+    if (!x || !y || na != nb || memcmp(x, y, na) != 0) {
+      differing++;
+      cr_log_info("%s: dataset %s differs", what, l.path[i]);
+    }
+    ++*compared;
+    free(x), free(y);
+  }
+  return differing;
+}
+
+/* nhbench run SPEC -o OUT [--resume], NHBENCH_KILL_AFTER=kill (0: none); the exit status (128 +
+ * signal for a killed run) and the tasks a resumed run says it took from the journal (-1: none).
+ * A run that is not resumed adds resume_set (the negative control's other run). */
+static const char *resume_set = "";
+static int run_spec(const char *spec, const char *out, int resume, long kill, long *taken) {
+  char cmd[2048], text[4096] = "";
+  snprintf(cmd, sizeof cmd, "NHBENCH_KILL_AFTER=%ld %s run %s/%s -o %s%s 2>&1", kill, NHBENCH_EXE, NHBENCH_SOURCE_DIR,
+           spec, out, resume ? " --resume" : resume_set);
+  FILE *p = popen(cmd, "r");
+  size_t n = p ? fread(text, 1, sizeof text - 1, p) : 0;
+  text[n] = '\0';
+  const int status = p ? pclose(p) : -1;
+  const char *at = strstr(text, "resuming: ");
+  *taken = -1;
+  if (at) sscanf(at, "resuming: %ld", taken);
+  /* the shell reports a child killed by a signal as 128 + the signal */
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Convergence, trajectory, one-step and work-precision runs killed right after their k-th task
+ * is in the journal, for a k early and a k late in the run, resume from it (taking exactly k
+ * tasks) to files whose datasets, timings aside, are bit-identical to an uninterrupted run's. */
+Test(resume, every_kind_resumes_from_its_journal, .timeout = 240) {
+  static const struct {
+    const char *spec;
+    long tasks; /* the study's task count: methods × h (× initial conditions or points) */
+  } kinds[] = {{"studies/chaotic_convergence.cfg", 48},
+               {"tests/data/trajectory_particle.cfg", 8},
+               {"tests/data/onestep_random.cfg", 12},
+               {"tests/data/work_precision_small.cfg", 9}};
+  char full[256], part[256], journal[300];
+  tmp_name(full, sizeof full, "kind-full.h5");
+  tmp_name(part, sizeof part, "kind-part.h5");
+  snprintf(journal, sizeof journal, "%s.journal", part);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+    long taken;
+    remove(full);
+    cr_assert_eq(run_spec(kinds[k].spec, full, 0, 0, &taken), 0, "%s", kinds[k].spec);
+    cr_expect(access(full, F_OK) == 0, "%s: no file", kinds[k].spec);
+    const long kills[] = {1, kinds[k].tasks - 1};
+    for (size_t j = 0; j < 2; j++) {
+      remove(part), remove(journal);
+      const int rc = run_spec(kinds[k].spec, part, 0, kills[j], &taken);
+      cr_expect_eq(rc, 128 + SIGKILL, "%s: not killed after %ld tasks (exit %d)", kinds[k].spec, kills[j], rc);
+      cr_expect(access(part, F_OK) != 0 && access(journal, F_OK) == 0, "%s: a killed run leaves its journal only",
+                kinds[k].spec);
+      cr_assert_eq(run_spec(kinds[k].spec, part, 1, 0, &taken), 0, "%s: resume after %ld tasks", kinds[k].spec,
+                   kills[j]);
+      cr_expect_eq(taken, kills[j], "%s: %ld tasks taken from the journal of a run killed after %ld", kinds[k].spec,
+                   taken, kills[j]);
+      int compared;
+      cr_expect_eq(differing_datasets(full, part, kinds[k].spec, &compared), 0, "%s: datasets differ after resuming",
+                   kinds[k].spec);
+      cr_expect(compared >= 8, "%s: only %d datasets compared", kinds[k].spec, compared);
+      cr_expect(access(journal, F_OK) != 0, "%s: the journal is removed once the file is written", kinds[k].spec);
+    }
+  }
+  /* The negative control of the comparison: the same spec with another T differs. */
+  long taken;
+  resume_set = " --set T=1.5";
+  cr_assert_eq(run_spec("tests/data/work_precision_small.cfg", part, 0, 0, &taken), 0);
+  resume_set = "";
+  int compared;
+  cr_expect(differing_datasets(full, part, "T = 1.5 against T = 2", &compared) >= 3,
+            "the comparison does not tell a run at another T apart");
+  remove(full), remove(part);
 }
