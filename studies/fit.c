@@ -91,16 +91,26 @@ double nh_study_memory_estimate(const nh_study *st) {
 }
 
 int nh_study_check_room(const nh_study *st, double disk_free, double memory, char *err, size_t errlen) {
-  const double need = nh_study_memory_estimate(st);
-  const int on_disk = st->kind == NH_STUDY_ENSEMBLE;
-  const double have = on_disk ? disk_free : 0.8 * memory;
-  if (!(have > 0) || need <= have) return 0;
-  snprintf(err, errlen,
-           "%s: the run's sampled results would take about %.1f GiB %s, more than the %.1f GiB %s; sample less "
-           "often (sample_every), or run fewer initial conditions, methods or a shorter T",
-           st->spec_file, need / (1u << 30), on_disk ? "in its journal" : "of memory", have / (1u << 30),
-           on_disk ? "free where the output goes" : "(80 % of this machine's memory)");
-  return -1;
+  const double need = nh_study_memory_estimate(st), on_disk = 2 * need, GiB = 1u << 30;
+  if (st->kind != NH_STUDY_ENSEMBLE && memory > 0 && need > 0.8 * memory) {
+    snprintf(err, errlen,
+             "%s: the run's sampled results would take about %.1f GiB of memory, more than the %.1f GiB (80 %% of this "
+             "machine's memory); sample less often (sample_every), or run fewer initial conditions, methods or a "
+             "shorter T",
+             st->spec_file, need / GiB, 0.8 * memory / GiB);
+    return -1;
+  }
+  /* The journal holds the rows uncompressed, and the file written from it at the end is at most as
+   * large (compression only shrinks it): both are on the disk at once. */
+  if (disk_free > 0 && on_disk > disk_free) {
+    snprintf(err, errlen,
+             "%s: the run's sampled results would take about %.1f GiB on disk (its journal and the file written "
+             "from it, uncompressed), more than the %.1f GiB free where the output goes; sample less often "
+             "(sample_every), or run fewer initial conditions, methods or a shorter T",
+             st->spec_file, on_disk / GiB, disk_free / GiB);
+    return -1;
+  }
+  return 0;
 }
 
 int nh_column_quantile(int rows, int cols, const double *x, double p, double *out) {

@@ -273,10 +273,11 @@ void nh_column_stats(int rows, int cols, const double *x, double *mean, double *
  * observables of every run); 0 for the kinds whose results are small. For the pre-flight. */
 double nh_study_memory_estimate(const nh_study *st);
 /* Whether the sampled results fit where they go, checked before computing (a run would otherwise
- * be killed, or fail to write, after hours): an ensemble streams them through its journal, so
- * against disk_free (bytes free where the output goes); the other kinds keep them in memory, so
- * against 80 % of memory (bytes). A capacity of 0 (unknown) passes. 0, or -1 with what to change
- * in err. */
+ * be killed, or fail to write, after hours): on disk, twice nh_study_memory_estimate (the journal
+ * holds them uncompressed, and the file written from it is at most as large) against disk_free
+ * (bytes free where the output goes); the kinds other than the ensemble (which streams) also keep
+ * them in memory, against 80 % of memory (bytes). A capacity of 0 (unknown) passes. 0, or -1 with
+ * what to change in err. */
 int nh_study_check_room(const nh_study *st, double disk_free, double memory, char *err, size_t errlen);
 /* Per column c of x (rows × cols, row-major): the p-quantile (0 ≤ p ≤ 1) of its finite entries,
  * linearly interpolated between order statistics (gsl_stats_quantile_from_sorted_data: the

@@ -305,15 +305,20 @@ Test(statistics, room_check_at_its_boundaries) {
   char err[1024] = "";
   cr_assert_eq(nh_study_load(DATA "small_ensemble.cfg", NULL, 0, &st, err, sizeof err), 0, "%s", err);
   double E = nh_study_memory_estimate(&st);
-  cr_expect_eq(nh_study_check_room(&st, E, 0, err, sizeof err), 0);
-  cr_expect_eq(nh_study_check_room(&st, E - 1, 1e30, err, sizeof err), -1, "one byte short on disk");
-  cr_expect(strstr(err, "in its journal, more than the ") && strstr(err, "free where the output goes"), "%s", err);
+  /* On disk: its journal and the file written from it, each at most E. */
+  cr_expect_eq(nh_study_check_room(&st, 2 * E, 0, err, sizeof err), 0);
+  cr_expect_eq(nh_study_check_room(&st, 2 * E - 1, 1e30, err, sizeof err), -1, "one byte short on disk");
+  cr_expect(strstr(err, "on disk (its journal and the file") && strstr(err, "free where the output goes"), "%s", err);
   cr_expect_eq(nh_study_check_room(&st, 0, 0, err, sizeof err), 0, "capacity unknown");
+  cr_expect_eq(nh_study_check_room(&st, 2 * E, 1, err, sizeof err), 0, "an ensemble streams: memory is not asked");
   nh_study_free(&st);
   cr_assert_eq(nh_study_load(DATA "trajectory_particle.cfg", NULL, 0, &st, err, sizeof err), 0, "%s", err);
   E = nh_study_memory_estimate(&st);
   cr_expect_eq(nh_study_check_room(&st, 0, E / 0.8, err, sizeof err), 0);
   cr_expect_eq(nh_study_check_room(&st, 1e30, E / 0.8 * (1 - 1e-9), err, sizeof err), -1, "memory just short");
   cr_expect(strstr(err, "of memory, more than the ") != NULL, "%s", err);
+  cr_expect_eq(nh_study_check_room(&st, 2 * E, E / 0.8, err, sizeof err), 0, "disk and memory just enough");
+  cr_expect_eq(nh_study_check_room(&st, 2 * E * (1 - 1e-9), 1e30, err, sizeof err), -1, "disk just short");
+  cr_expect(strstr(err, "on disk") != NULL, "%s", err);
   nh_study_free(&st);
 }
