@@ -217,6 +217,7 @@ typedef struct {
   nh_cost *task_cost;
   double *task_time;
   char *done; /* [task]: replayed from the journal */
+  int journal_failed;
 } journal;
 
 static size_t record_length(const journal *j) {
@@ -228,32 +229,35 @@ static void cost_fields(nh_cost *c, unsigned long long *f[6]) {
   f[4] = &c->newton_iterations, f[5] = &c->constraint_evals;
 }
 
-static void pack_task(const journal *j, long task, const double *dE, const double *values, double *x) {
+/* The task's numbers (its rows are already in x, where the run wrote them) into its record x. */
+static void pack_task(const journal *j, long task, double *x) {
   const nh_ensemble_result *r = j->r;
-  const size_t ns = (size_t)j->st->nsamples, row = (size_t)r->samples.row;
   unsigned long long *c[6];
   cost_fields(&j->task_cost[task], c);
   x[REC_STATUS] = r->status[task], x[REC_MAX_ABS_DE] = r->max_abs_dE[task], x[REC_DRIFT] = r->drift_slope[task];
   x[REC_RESIDUAL] = r->max_residual[task], x[REC_TIME] = j->task_time[task];
   for (int i = 0; i < 6; i++) x[REC_COST + i] = (double)*c[i];
-  memcpy(x + REC_ROWS, dE, ns * sizeof *x);
-  if (row) memcpy(x + REC_ROWS + ns, values, ns * row * sizeof *x);
 }
 
-/* A replayed record back into the result (records of another shape or task range are ignored). */
-static void unpack_task(void *vj, long task, const double *x, size_t n) {
-  journal *j = vj;
+/* A record into the result: the task's numbers, and its rows when they are kept in memory. */
+static void unpack_task(journal *j, long task, const double *x) {
   nh_ensemble_result *r = j->r;
   const size_t ns = (size_t)j->st->nsamples, row = (size_t)r->samples.row;
-  if (task < 0 || task >= (long)j->st->nmethods * j->st->count || n != record_length(j)) return;
   unsigned long long *c[6];
   cost_fields(&j->task_cost[task], c);
   r->status[task] = (int)x[REC_STATUS], r->max_abs_dE[task] = x[REC_MAX_ABS_DE], r->drift_slope[task] = x[REC_DRIFT];
   r->max_residual[task] = x[REC_RESIDUAL], j->task_time[task] = x[REC_TIME];
   for (int i = 0; i < 6; i++) *c[i] = (unsigned long long)x[REC_COST + i];
-  if (r->dE) memcpy(r->dE + (size_t)task * ns, x + REC_ROWS, ns * sizeof *x);
-  if (row && r->samples.values)
-    memcpy(r->samples.values + (size_t)task * ns * row, x + REC_ROWS + ns, ns * row * sizeof *x);
+  if (!r->dE) return; /* streamed: the rows stay in the journal (samples.values holds none) */
+  memcpy(r->dE + (size_t)task * ns, x + REC_ROWS, ns * sizeof *x);
+  if (row) memcpy(r->samples.values + (size_t)task * ns * row, x + REC_ROWS + ns, ns * row * sizeof *x);
+}
+
+/* A replayed record of the journal (records of another shape or task range are ignored). */
+static void replay_task(void *vj, long task, const double *x, size_t n) {
+  journal *j = vj;
+  if (task < 0 || task >= (long)j->st->nmethods * j->st->count || n != record_length(j)) return;
+  unpack_task(j, task, x);
   j->done[task] = 1;
 }
 
@@ -310,12 +314,35 @@ int nh_ensemble_stat_row(const nh_study *st, const nh_ensemble_result *r, int m,
   return 0;
 }
 
-/* Runs every trajectory not in the journal yet, appending each to it (if any). 0, or -1 if a
- * trajectory's buffers cannot be allocated. */
-static int run_trajectories(const nh_study *st, nh_ensemble_result *r, journal *jr, nh_checkpoint *ck, long resumed) {
-  const int nm = st->nmethods, nic = st->count, ns = st->nsamples;
-  const size_t traj = (size_t)nm * (size_t)nic, row = (size_t)r->samples.row;
-  int journal_failed = 0, out_of_memory = 0;
+/* Trajectory `task` (nh_task_set.run): its rows straight into its record, then its numbers. */
+static void run_task(void *vj, long task, double *rec) {
+  journal *j = vj;
+  const size_t ns = (size_t)j->st->nsamples;
+  double t0 = omp_get_wtime();
+  run_trajectory(j->st, j->r, task, rec + REC_ROWS, j->r->samples.row ? rec + REC_ROWS + ns : NULL, &j->task_cost[task]);
+  j->task_time[task] = omp_get_wtime() - t0;
+  pack_task(j, task, rec);
+}
+
+/* A finished trajectory's record (nh_task_set.take): into the result, and into the journal. A
+ * streamed run whose journal cannot be written has lost rows it cannot write: -1, a failed run. */
+static int take_task(void *vj, long task, const double *rec, int remote) {
+  journal *j = vj;
+  (void)remote; /* a local record carries the same numbers as the slots its run filled */
+  unpack_task(j, task, rec);
+  if (!j->r->journal || nh_checkpoint_append(j->r->journal, task, rec, record_length(j)) == 0) return 0;
+  if (!j->journal_failed)
+    fprintf(stderr, "nhbench: cannot append to %s: %s\n", j->st->checkpoint, strerror(errno));
+  j->journal_failed = 1;
+  return j->r->dE ? 0 : -1;
+}
+
+static int method_of_task(void *vj, long task) { return (int)(task / ((journal *)vj)->st->count); }
+
+/* Runs every trajectory not in the journal yet (nh_run_tasks: threads, or ranks and threads). */
+static int run_trajectories(const nh_study *st, journal *jr, long resumed) {
+  const int nm = st->nmethods, nic = st->count;
+  const size_t traj = (size_t)nm * (size_t)nic;
   nh_progress prog;
   nh_progress_start(&prog, "ensemble", (long)traj - resumed);
   /* Kinds of task: the methods (a grid point that fails at once says nothing of another's cost). */
@@ -326,45 +353,18 @@ static int run_trajectories(const nh_study *st, nh_ensemble_result *r, journal *
   }
   if (per_method) nh_progress_kinds(&prog, nm, per_method);
   free(per_method);
-#pragma omp parallel for schedule(dynamic)
-  for (long task = 0; task < (long)traj; task++) {
-    if (jr->done[task]) continue;
-    /* A streamed run's rows live in a buffer until they are in the journal. */
-    double *buf = r->dE ? NULL : malloc(sizeof(double) * ((size_t)ns * (1 + row) + 1));
-    double *dE = r->dE ? r->dE + (size_t)task * ns : buf;
-    double *values = !row ? NULL : r->dE ? r->samples.values + (size_t)task * ns * row : buf ? buf + ns : NULL;
-    if (!dE) {
-#pragma omp atomic write
-      out_of_memory = 1;
-      continue;
-    }
-    double t0 = omp_get_wtime();
-    run_trajectory(st, r, task, dE, values, &jr->task_cost[task]);
-    jr->task_time[task] = omp_get_wtime() - t0;
-    if (ck) {
-      double *rec = malloc(sizeof(double) * record_length(jr));
-      if (rec) pack_task(jr, task, dE, values, rec);
-#pragma omp critical(nh_checkpoint)
-      if (!rec || nh_checkpoint_append(ck, task, rec, record_length(jr))) {
-        if (!journal_failed)
-          fprintf(stderr, "nhbench: cannot append to %s: %s\n", st->checkpoint, strerror(rec ? errno : ENOMEM));
-        journal_failed = 1;
-      }
-      free(rec);
-    }
-    free(buf);
-    nh_progress_tick_kind(&prog, (int)(task / nic), jr->task_time[task]);
-  }
+  const nh_task_set ts = {(long)traj, jr->done, record_length(jr), run_task, take_task, method_of_task, jr};
+  const int rc = nh_run_tasks(&ts, &prog);
   nh_progress_end(&prog);
-  /* A streamed run whose journal failed has lost rows it cannot write: a failed run. */
-  return out_of_memory || (journal_failed && !r->dE) ? -1 : 0;
+  return rc;
 }
 
 int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t errlen) {
   const int nm = st->nmethods, nic = st->count, ns = st->nsamples, n = st->sys.n;
   const size_t traj = (size_t)nm * (size_t)nic;
-  /* With a journal the rows stream through it; without one they are kept in memory. */
-  const int stream = st->checkpoint != NULL;
+  /* With a journal the rows stream through it; without one they are kept in memory. An MPI
+   * worker rank keeps none: its records go to rank 0. */
+  const int stream = st->checkpoint != NULL || nh_study_rank() != 0;
   memset(r, 0, sizeof *r);
   r->t = malloc(sizeof(double) * (size_t)ns);
   r->q0 = calloc((size_t)nic * n, sizeof(double));
@@ -386,7 +386,7 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
   r->last_count = stream ? calloc((size_t)nm, sizeof(int)) : NULL;
   r->cost = calloc((size_t)nm, sizeof(nh_cost));
   r->wall_time = calloc((size_t)nm, sizeof(double));
-  journal jr = {st, r, calloc(traj, sizeof(nh_cost)), calloc(traj, sizeof(double)), calloc(traj, 1)};
+  journal jr = {st, r, calloc(traj, sizeof(nh_cost)), calloc(traj, sizeof(double)), calloc(traj, 1), 0};
   double *rows = malloc(sizeof(double) * (size_t)nic * (size_t)ns);
   double *scratch = malloc(sizeof(double) * NH_STATS * (size_t)ns);
   int rc = -1;
@@ -404,16 +404,20 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
   long resumed = 0;
   if (stream) {
     r->journal = nh_checkpoint_open(st->checkpoint, st->checkpoint_key, (long)(traj + (size_t)nm), st->resume,
-                                    unpack_task, &jr, &resumed, err, errlen);
+                                    replay_task, &jr, &resumed, err, errlen);
     if (!r->journal) goto done;
     r->journal_dE = REC_ROWS, r->journal_obs = REC_ROWS + (size_t)ns;
     if (st->nobs) r->samples.fetch = journal_samples, r->samples.fetch_ctx = r;
     if (st->resume)
       fprintf(stderr, "nhbench: resuming: %ld of %zu trajectories taken from %s\n", resumed, traj, st->checkpoint);
   }
-  if (run_trajectories(st, r, &jr, r->journal, resumed)) {
+  if (run_trajectories(st, &jr, resumed)) {
     snprintf(err, errlen, "%s: trajectories lost (out of memory, or the journal %s could not be written)",
              st->spec_file, st->checkpoint ? st->checkpoint : "");
+    goto done;
+  }
+  if (nh_study_rank() != 0) { /* an MPI worker: its trajectories are with rank 0 */
+    rc = 0;
     goto done;
   }
 

@@ -334,6 +334,34 @@ void nh_progress_end(nh_progress *p); /* also frees the kinds */
  * The schedule is dynamic (tasks differ in cost); each task writes only its own slots of the
  * results, so they are the same whatever the thread count. */
 void nh_parallel_tasks(const char *label, long count, void (*task)(void *ctx, long i), void *ctx);
+/* A study's tasks, for nh_run_tasks. run(ctx, i, record) runs task i and packs its results into
+ * record (record_length doubles; it may also fill its own slots of the result); take(ctx, i,
+ * record, remote) receives the record on the rank that keeps the results (remote: it ran on
+ * another rank, so the task's slots are still to be filled from the record): 0, or -1 when it
+ * could not be kept (the run then fails). done (NULL: none) marks tasks not to run (taken from a
+ * journal); kind (NULL: none) gives a task's kind for the progress estimate. */
+typedef struct {
+  long count;
+  const char *done;
+  size_t record_length;
+  void (*run)(void *ctx, long task, double *record);
+  int (*take)(void *ctx, long task, const double *record, int remote);
+  int (*kind)(void *ctx, long task);
+  void *ctx;
+} nh_task_set;
+/* Runs every task not done (studies/distribute.c): over the OpenMP threads (dynamic schedule;
+ * each record taken as its task ends), or in the MPI build under mpirun with more than one rank,
+ * over the ranks: rank 0 hands tasks out and takes their records, the others run them with their
+ * threads and keep nothing. Ticks prog (started by the caller) per task. 0, or -1 if a take
+ * failed or a record could not be allocated. */
+int nh_run_tasks(const nh_task_set *ts, nh_progress *prog);
+/* This process's MPI rank and the number of ranks (0 and 1 outside MPI); only rank 0 keeps
+ * results, writes files and speaks. */
+int nh_study_rank(void);
+int nh_study_ranks(void);
+/* Rank 0's rc on every rank (rc itself outside MPI): decisions only rank 0 can take (its file
+ * system, the run's outcome) become every rank's, so that all exit alike. */
+int nh_ranks_agree(int rc);
 /* One per-task array of a result, for the checkpoint journal: task i owns the elements
  * [i·per, (i + 1)·per) of base, of the given type. */
 typedef struct {

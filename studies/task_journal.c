@@ -75,53 +75,62 @@ typedef struct {
   const nh_task_slot *slots;
   int nslots;
   long count;
-  char *done;
-} replay;
+  size_t length; /* of a record */
+  char *done;    /* [task]: replayed from the journal */
+  void (*task)(void *ctx, long i);
+  void *ctx;
+  const char *path;
+  nh_checkpoint *ck;
+  int append_failed;
+} journaled;
 
 /* A record of the journal back into the slots (records of another shape or task range: ignored). */
-static void replay_record(void *ctx, long task, const double *x, size_t n) {
-  replay *r = ctx;
-  if (task < 0 || task >= r->count || n != record_length(r->slots, r->nslots)) return;
-  unpack(r->slots, r->nslots, task, x);
-  r->done[task] = 1;
+static void replay_record(void *vj, long task, const double *x, size_t n) {
+  journaled *j = vj;
+  if (task < 0 || task >= j->count || n != j->length) return;
+  unpack(j->slots, j->nslots, task, x);
+  j->done[task] = 1;
+}
+
+static void run_task(void *vj, long i, double *rec) {
+  journaled *j = vj;
+  j->task(j->ctx, i);
+  pack(j->slots, j->nslots, i, rec);
+}
+
+/* A finished task's record: into its slots if it ran on another rank, and into the journal. The
+ * results are all in memory, so a journal that cannot be written costs only the resume. */
+static int take_task(void *vj, long i, const double *rec, int remote) {
+  journaled *j = vj;
+  if (remote) unpack(j->slots, j->nslots, i, rec);
+  if (j->ck && nh_checkpoint_append(j->ck, i, rec, j->length) && !j->append_failed) {
+    fprintf(stderr, "nhbench: cannot append to %s: %s; the results of this run are not affected\n", j->path,
+            strerror(errno));
+    j->append_failed = 1;
+  }
+  return 0;
 }
 
 int nh_journaled_tasks(const nh_study *st, const char *label, long count, void (*task)(void *ctx, long i), void *ctx,
                        const nh_task_slot *slots, int nslots, char *err, size_t errlen) {
-  if (!st->checkpoint) {
-    nh_parallel_tasks(label, count, task, ctx);
-    return 0;
-  }
-  const size_t len = record_length(slots, nslots);
-  replay r = {slots, nslots, count, calloc((size_t)count, 1)};
-  if (!r.done) return snprintf(err, errlen, "%s: out of memory for %ld tasks", st->spec_file, count), -1;
+  journaled j = {slots, nslots, count, record_length(slots, nslots), calloc((size_t)count + 1, 1), task, ctx,
+                 st->checkpoint, NULL, 0};
+  if (!j.done) return snprintf(err, errlen, "%s: out of memory for %ld tasks", st->spec_file, count), -1;
   long resumed = 0;
-  nh_checkpoint *ck = nh_checkpoint_open(st->checkpoint, st->checkpoint_key, count, st->resume, replay_record, &r,
-                                         &resumed, err, errlen);
-  if (!ck) return free(r.done), -1;
-  if (st->resume)
-    fprintf(stderr, "nhbench: resuming: %ld of %ld %s tasks taken from %s\n", resumed, count, label, st->checkpoint);
-  int failed = 0;
+  if (st->checkpoint) {
+    j.ck = nh_checkpoint_open(st->checkpoint, st->checkpoint_key, count, st->resume, replay_record, &j, &resumed, err,
+                              errlen);
+    if (!j.ck) return free(j.done), -1;
+    if (st->resume)
+      fprintf(stderr, "nhbench: resuming: %ld of %ld %s tasks taken from %s\n", resumed, count, label, st->checkpoint);
+  }
+  const nh_task_set ts = {count, j.done, j.length, run_task, take_task, NULL, &j};
   nh_progress prog;
   nh_progress_start(&prog, label, count - resumed);
-#pragma omp parallel for schedule(dynamic)
-  for (long i = 0; i < count; i++) {
-    if (r.done[i]) continue;
-    task(ctx, i);
-    double *rec = malloc(sizeof(double) * (len ? len : 1));
-    if (rec) pack(slots, nslots, i, rec);
-#pragma omp critical(nh_checkpoint)
-    if (!rec || nh_checkpoint_append(ck, i, rec, len)) {
-      if (!failed) fprintf(stderr, "nhbench: cannot append to %s: %s\n", st->checkpoint, strerror(rec ? errno : ENOMEM));
-      failed = 1;
-    }
-    free(rec);
-    nh_progress_tick(&prog);
-  }
+  const int rc = nh_run_tasks(&ts, &prog);
   nh_progress_end(&prog);
-  nh_checkpoint_close(ck);
-  free(r.done);
-  /* The results are all in memory: a journal that could not be written costs only the resume. */
-  if (failed) fprintf(stderr, "nhbench: note: %s is incomplete; the results of this run are not affected\n", st->checkpoint);
-  return 0;
+  nh_checkpoint_close(j.ck);
+  free(j.done);
+  if (rc) snprintf(err, errlen, "%s: out of memory for the %s tasks' results", st->spec_file, label);
+  return rc;
 }
