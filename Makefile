@@ -10,7 +10,7 @@ ifeq ($(FULL),1)
 CHAOTIC_SET = --set ensemble.count=100 --set T=10000 --set sample_every=25
 endif
 
-.PHONY: all deps build test asan coverage fuzz fuzz-seeds study-chaotic examples plots paper paper-report bench clean
+.PHONY: all deps build test test-mpi asan coverage fuzz fuzz-seeds study-chaotic examples plots paper paper-report bench clean
 
 all: build
 
@@ -23,6 +23,15 @@ build: deps
 
 test: build
 	@$(BUILD)/nhbench_tests --jobs $(JOBS)
+
+# The cluster build (README.md, "Many nodes: MPI") and its tests, which run nhbench under
+# mpirun with up to 3 ranks (--oversubscribe: fewer cores are enough).
+MPI_DEPS = libopenmpi-dev openmpi-bin
+test-mpi: deps
+	@scripts/deps.sh $(MPI_DEPS)
+	@cmake -S . -B build-mpi -DCMAKE_BUILD_TYPE=$(BUILDTYPE) -DNHBENCH_MPI=ON >/dev/null
+	@cmake --build build-mpi -j $(JOBS) --target nhbench nhbench_mpi_tests
+	@build-mpi/nhbench_mpi_tests --jobs 1
 
 # Tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 asan: deps
@@ -133,4 +142,4 @@ bench: build
 	@$(BUILD)/nhbench_bench
 
 clean:
-	rm -rf $(BUILD) build-asan build-coverage build-fuzz
+	rm -rf $(BUILD) build-asan build-coverage build-fuzz build-mpi

@@ -14,6 +14,12 @@ int nh_cli_info(int argc, char **argv);
 int nh_cli_export(int argc, char **argv);
 int nh_cli_report(int argc, char **argv);
 
+/* The cluster build (-DNHBENCH_MPI=ON): `run` starts MPI with nh_cli_mpi_begin, and ranks other
+ * than 0 stay silent (rank 0 speaks for all, once); nh_cli_mpi_end gives every rank rank 0's exit
+ * status, ends MPI and returns that status. Without MPI: nothing, and rc itself. */
+void nh_cli_mpi_begin(int *argc, char ***argv);
+int nh_cli_mpi_end(int rc);
+
 /* Starts a fresh getopt_long scan (each command scans its own argv after nhbench's); also turns
  * getopt's own messages off: the commands report with nh_cli_bad_option. Optstrings start with
  * ':' so that a missing argument returns ':'. */

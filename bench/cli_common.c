@@ -4,6 +4,36 @@
 #include <string.h>
 
 #include "bench/cli.h"
+#include "studies/study.h" /* nh_study_rank, nh_ranks_agree */
+
+#ifdef NHBENCH_MPI
+#include <mpi.h>
+#endif
+
+void nh_cli_mpi_begin(int *argc, char ***argv) {
+#ifdef NHBENCH_MPI
+  int provided;
+  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided); /* MPI is called outside OpenMP regions */
+  if (nh_study_rank() != 0) {
+    if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) return;
+  }
+#else
+  (void)argc, (void)argv;
+#endif
+}
+
+int nh_cli_mpi_end(int rc) {
+#ifdef NHBENCH_MPI
+  int init = 0, done = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&done);
+  if (!init || done) return rc;
+  rc = nh_ranks_agree(rc);
+  fflush(NULL);
+  MPI_Finalize();
+#endif
+  return rc;
+}
 
 void nh_cli_getopt_reset(void) {
   opterr = 0;

@@ -70,19 +70,22 @@ static void print_caveats(nh_h5 *f) {
 static void print_header(nh_h5 *f) {
   static const char *const keys[] = {"system", "spec_file", "overrides", "date", "version", "compiler", "command"};
   char *v[7] = {0};
-  int threads = 0;
+  int threads = 0, ranks = 1;
   double T = NAN;
   for (int i = 0; i < 7; i++)
     if (nh_h5_has_attr(f, "/", keys[i])) v[i] = nh_h5_attr_string(f, "/", keys[i]);
   if (nh_h5_has_attr(f, "/", "threads")) nh_h5_attr_int(f, "/", "threads", &threads);
+  if (nh_h5_has_attr(f, "/", "ranks")) nh_h5_attr_int(f, "/", "ranks", &ranks); /* absent before MPI: 1 */
   if (nh_h5_has_attr(f, "/", "T")) nh_h5_attr_double(f, "/", "T", &T);
   printf("%s: %s study\n", f->path, f->kind_name);
   printf("  system       %s\n", v[0] ? v[0] : "?");
   printf("  T            %g\n", T);
   printf("  spec         %s\n", v[1] ? v[1] : "?");
   printf("  overrides    %s\n", v[2] && *v[2] ? v[2] : "(none)");
-  printf("  written      %s by nhbench %s (%s), %d threads\n", v[3] ? v[3] : "?", v[4] ? v[4] : "?",
-         v[5] ? v[5] : "?", threads);
+  printf("  written      %s by nhbench %s (%s), %d threads", v[3] ? v[3] : "?", v[4] ? v[4] : "?", v[5] ? v[5] : "?",
+         threads);
+  if (ranks > 1) printf(" on each of %d MPI ranks", ranks);
+  putchar('\n');
   printf("  command      %s\n", v[6] ? v[6] : "?");
   for (int i = 0; i < 7; i++) free(v[i]);
   print_caveats(f);

@@ -126,11 +126,14 @@ static int report_orders(const nh_study *st, const nh_convergence_result *r) {
   return failed ? 1 : 0;
 }
 
+/* Whether this process writes the file: always, but under MPI only rank 0 (the others run tasks). */
+static int writer(void) { return nh_study_rank() == 0; }
+
 /* Runs a study of the other kinds and writes its file: 0, or 1 with a message in err. */
 #define RUN_AND_WRITE(KIND)                                                                            \
   static int run_##KIND(const nh_study *st, const char *path, const char *command, char *err, size_t len) { \
     nh_##KIND##_result r;                                                                              \
-    int rc = nh_run_##KIND(st, &r, err, len) || nh_write_##KIND(path, st, &r, command, err, len);     \
+    int rc = nh_run_##KIND(st, &r, err, len) || (writer() && nh_write_##KIND(path, st, &r, command, err, len)); \
     nh_##KIND##_result_free(&r);                                                                       \
     return rc ? 1 : 0;                                                                                 \
   }
@@ -264,25 +267,27 @@ static int run_study(const run_args *a, const char *path, const char *command) {
     nh_study_free(&st);
     return NH_EXIT_USAGE;
   }
-  if (prepare_output(path) || check_room(&st, path)) {
-    nh_study_free(&st);
-    return NH_EXIT_USAGE;
-  }
+  /* The output, the room for it and the journal are rank 0's to check (its file system) and its
+   * answer every rank's. */
   char journal[4200], *key = NULL;
-  if (setup_journal(a, path, &st, journal, sizeof journal, &key)) {
+  const int unusable = writer() && (prepare_output(path) || check_room(&st, path) ||
+                                    setup_journal(a, path, &st, journal, sizeof journal, &key));
+  if (nh_ranks_agree(unusable)) {
     free(key);
     nh_study_free(&st);
     return NH_EXIT_USAGE;
   }
   int rc = 1, orders_failed = 0;
-  fprintf(stderr, "nhbench: %s study of %s, %d methods, %d threads -> %s\n", nh_study_kind_name(st.kind),
-          st.sys.type->name, st.nmethods, omp_get_max_threads(), path);
+  fprintf(stderr, "nhbench: %s study of %s, %d methods, %d threads", nh_study_kind_name(st.kind), st.sys.type->name,
+          st.nmethods, omp_get_max_threads());
+  if (nh_study_ranks() > 1) fprintf(stderr, " on each of %d MPI ranks (rank 0 collects)", nh_study_ranks());
+  fprintf(stderr, " -> %s\n", path);
   if (st.kind == NH_STUDY_CONVERGENCE) {
     nh_convergence_result r;
     if (nh_run_convergence(&st, &r, err, sizeof err) == 0 &&
-        nh_write_convergence(path, &st, &r, command, err, sizeof err) == 0)
+        (!writer() || nh_write_convergence(path, &st, &r, command, err, sizeof err) == 0))
       rc = 0;
-    orders_failed = rc == 0 && a->check_orders && report_orders(&st, &r);
+    orders_failed = rc == 0 && writer() && a->check_orders && report_orders(&st, &r);
     nh_convergence_result_free(&r);
   } else {
     rc = run_and_write(&st, path, command, err, sizeof err);
@@ -298,9 +303,10 @@ static int run_study(const run_args *a, const char *path, const char *command) {
   if (rc) {
     /* After a failed write (full disk, ulimit -f) HDF5 1.10 keeps the file whose close failed in
      * its tables and crashes closing it again at exit; the temporary file is already removed and
-     * everything said, so leave without the library's exit handler. */
+     * everything said, so leave without the library's exit handler (under MPI, once every rank
+     * has the exit status). */
     fflush(NULL);
-    _exit(NH_EXIT_FAILED);
+    _exit(nh_cli_mpi_end(NH_EXIT_FAILED));
   }
   return orders_failed ? NH_EXIT_FAILED : NH_EXIT_OK;
 }

@@ -103,8 +103,12 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "help") == 0) return help(argc - optind, argv + optind);
   int k = find_command(cmd);
   if (k < 0) return unknown_command(cmd);
+  /* Under mpirun (the cluster build) `run` spreads its tasks over the ranks. */
+  const int mpi = strcmp(cmd, "run") == 0;
+  if (mpi) nh_cli_mpi_begin(&argc, &argv);
   int sub_argc = argc - optind;
   char **sub_argv = argv + optind;
   nh_cli_getopt_reset();
-  return commands[k].fn(sub_argc, sub_argv);
+  const int rc = commands[k].fn(sub_argc, sub_argv);
+  return mpi ? nh_cli_mpi_end(rc) : rc;
 }

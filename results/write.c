@@ -345,6 +345,7 @@ static void provenance(nh_writer *w, const char *command) {
   nh_w_attr_str(w, f, "compiler", NHBENCH_COMPILER);
   nh_w_attr_str(w, f, "date", date);
   nh_w_attr_i32(w, f, "threads", omp_get_max_threads());
+  nh_w_attr_i32(w, f, "ranks", nh_study_ranks()); /* MPI ranks that ran the tasks (1 without mpirun) */
   nh_w_attr_str(w, f, "conventions", "nhbench results schema 2 (results/README.md): every dataset has attributes "
                                      "description, units and dimensions");
 }

@@ -402,14 +402,18 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
 
   /* The checkpoint journal: a resumed run takes its finished trajectories from it. */
   long resumed = 0;
-  if (stream) {
+  if (st->checkpoint) {
     r->journal = nh_checkpoint_open(st->checkpoint, st->checkpoint_key, (long)(traj + (size_t)nm), st->resume,
                                     replay_task, &jr, &resumed, err, errlen);
-    if (!r->journal) goto done;
     r->journal_dE = REC_ROWS, r->journal_obs = REC_ROWS + (size_t)ns;
-    if (st->nobs) r->samples.fetch = journal_samples, r->samples.fetch_ctx = r;
-    if (st->resume)
+    if (r->journal && st->nobs) r->samples.fetch = journal_samples, r->samples.fetch_ctx = r;
+    if (r->journal && st->resume)
       fprintf(stderr, "nhbench: resuming: %ld of %zu trajectories taken from %s\n", resumed, traj, st->checkpoint);
+  }
+  /* Under MPI only rank 0 keeps the journal: every rank learns whether it opened. */
+  if (nh_ranks_agree(st->checkpoint && !r->journal ? -1 : 0)) {
+    if (!st->checkpoint) snprintf(err, errlen, "%s: rank 0 could not open its journal", st->spec_file);
+    goto done;
   }
   if (run_trajectories(st, &jr, resumed)) {
     snprintf(err, errlen, "%s: trajectories lost (out of memory, or the journal %s could not be written)",

@@ -120,9 +120,13 @@ int nh_journaled_tasks(const nh_study *st, const char *label, long count, void (
   if (st->checkpoint) {
     j.ck = nh_checkpoint_open(st->checkpoint, st->checkpoint_key, count, st->resume, replay_record, &j, &resumed, err,
                               errlen);
-    if (!j.ck) return free(j.done), -1;
-    if (st->resume)
+    if (j.ck && st->resume)
       fprintf(stderr, "nhbench: resuming: %ld of %ld %s tasks taken from %s\n", resumed, count, label, st->checkpoint);
+  }
+  /* Under MPI only rank 0 keeps the journal: every rank learns whether it opened. */
+  if (nh_ranks_agree(st->checkpoint && !j.ck ? -1 : 0)) {
+    if (!st->checkpoint) snprintf(err, errlen, "%s: rank 0 could not open its journal", st->spec_file);
+    return free(j.done), -1;
   }
   const nh_task_set ts = {count, j.done, j.length, run_task, take_task, NULL, &j};
   nh_progress prog;
