@@ -13,7 +13,8 @@
 void nh_cli_mpi_begin(int *argc, char ***argv) {
 #ifdef NHBENCH_MPI
   int provided;
-  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided); /* MPI is called outside OpenMP regions */
+  /* A worker's threads call MPI one at a time (studies/distribute.c); with less, one thread works. */
+  MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
   if (nh_study_rank() != 0) {
     if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) return;
   }

@@ -2,18 +2,21 @@
  * process, or, in the MPI build (-DNHBENCH_MPI=ON) under mpirun with more than one rank, over the
  * ranks with their threads.
  *
- * MPI: rank 0 keeps the results (and the journal, and writes the file); it hands task numbers out
- * in chunks of a worker's thread count, each time a worker sends back the records of its last
- * chunk (dynamic scheduling: a slow method keeps one worker busy, the others go on), and takes
- * every record as the local loop would, through the task set's `take`. A record is the task's
- * results as doubles, exactly what the checkpoint journal keeps, so a task's numbers are the same
- * bits on whichever rank it ran: results do not depend on the number of ranks or threads.
- * Message to rank 0 (tag RESULTS): [threads, k, then k × (task, record)]; reply (tag TASKS): up to
- * `threads` task numbers, none when all are handed out (the worker then stops). */
+ * MPI: rank 0 keeps the results (and the journal, and writes the file); every thread of every
+ * other rank asks it for one task at a time and sends the task's record back with its next
+ * request (dynamic scheduling down to the thread: a slow method keeps one thread busy, all the
+ * others go on), and rank 0 takes every record as the local loop would, through the task set's
+ * `take`. A record is the task's results as doubles, exactly what the checkpoint journal keeps,
+ * so a task's numbers are the same bits on whichever rank and thread it ran: results do not
+ * depend on the number of ranks or threads. Message to rank 0 (tag RESULTS): [thread, k, then
+ * (task, record) if k = 1]; reply (tag TASKS + thread): one task number, or none when all are
+ * handed out (the thread then stops). */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "studies/study.h"
 
@@ -69,74 +72,91 @@ int nh_ranks_agree(int rc) {
 }
 
 #ifdef NHBENCH_MPI
-enum { TAG_RESULTS = 1, TAG_TASKS = 2 };
+enum { TAG_RESULTS = 1, TAG_TASKS = 2 }; /* a reply goes to thread t of a worker with tag TAG_TASKS + t */
 
-/* Rank 0: hands out the tasks not done and takes the records that come back. */
+/* Rank 0 waits for a worker's message without spinning: MPI_Probe would busy-wait (OpenMPI's
+ * default) on a core that a worker on the same node needs; a poll every WAIT_US costs at most
+ * that much latency per task, against tasks of milliseconds to hours. */
+#define WAIT_US 200
+static void wait_for_results(MPI_Status *s) {
+  const struct timespec pause = {0, WAIT_US * 1000L};
+  for (int flag = 0;;) {
+    MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULTS, MPI_COMM_WORLD, &flag, s);
+    if (flag) return;
+    nanosleep(&pause, NULL);
+  }
+}
+
+/* The threads a worker rank runs tasks on: all of them when MPI lets them call it one at a time
+ * (MPI_THREAD_SERIALIZED), else one. */
+static int worker_threads(void) {
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  return level >= MPI_THREAD_SERIALIZED ? omp_get_max_threads() : 1;
+}
+
+/* Rank 0: hands the tasks not done out one at a time to whichever worker thread asks, and takes
+ * the record each request brings back. */
 static int collect(const nh_task_set *ts, nh_progress *prog, int ranks) {
-  const size_t slot = 1 + ts->record_length;
-  size_t cap = 0;
-  double *msg = NULL, *sent_at = calloc((size_t)ranks, sizeof(double));
-  long next = 0, *ids = NULL;
-  int failed = 0, active = ranks - 1;
-  if (!sent_at) MPI_Abort(MPI_COMM_WORLD, 1);
+  const int none = 0;
+  int *threads = calloc((size_t)ranks, sizeof(int)), active = 0, failed = 0;
+  double *msg = malloc(sizeof(double) * (3 + ts->record_length));
+  double *sent_at = calloc((size_t)ranks * 1024, sizeof(double)); /* [rank][thread] */
+  if (!threads || !msg || !sent_at) MPI_Abort(MPI_COMM_WORLD, 1);
+  MPI_Gather(&none, 1, MPI_INT, threads, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  for (int r = 1; r < ranks; r++) active += threads[r];
+  long next = 0;
   while (active > 0) {
     MPI_Status s;
-    int n;
-    MPI_Probe(MPI_ANY_SOURCE, TAG_RESULTS, MPI_COMM_WORLD, &s);
-    MPI_Get_count(&s, MPI_DOUBLE, &n);
-    if ((size_t)n > cap) {
-      double *grown = realloc(msg, sizeof(double) * (size_t)n);
-      if (!grown) MPI_Abort(MPI_COMM_WORLD, 1); /* a worker's records would be lost */
-      msg = grown, cap = (size_t)n;
-    }
-    MPI_Recv(msg, n, MPI_DOUBLE, s.MPI_SOURCE, TAG_RESULTS, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    const int want = (int)msg[0], k = (int)msg[1];
-    /* the chunk's tasks ran side by side: each took about the time since it was handed out */
-    const double seconds = MPI_Wtime() - sent_at[s.MPI_SOURCE];
-    for (int j = 0; j < k; j++) {
-      const double *r = msg + 2 + (size_t)j * slot;
-      const long task = (long)r[0];
-      if (ts->take(ts->ctx, task, r + 1, 1)) failed = 1;
+    wait_for_results(&s);
+    MPI_Recv(msg, (int)(3 + ts->record_length), MPI_DOUBLE, s.MPI_SOURCE, TAG_RESULTS, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    const int thread = (int)msg[0];
+    double *since = &sent_at[(size_t)s.MPI_SOURCE * 1024 + (size_t)(thread & 1023)];
+    if (msg[1] > 0) { /* the record of the task handed out before */
+      const long task = (long)msg[2];
+      if (ts->take(ts->ctx, task, msg + 3, 1)) failed = 1;
+      const double seconds = MPI_Wtime() - *since;
       ts->kind ? nh_progress_tick_kind(prog, ts->kind(ts->ctx, task), seconds) : nh_progress_tick(prog);
     }
-    long *grown = realloc(ids, sizeof(long) * (size_t)(want > 0 ? want : 1));
-    if (!grown) MPI_Abort(MPI_COMM_WORLD, 1);
-    ids = grown;
-    int given = 0;
-    for (; given < want && next < ts->count; next++)
-      if (!ts->done || !ts->done[next]) ids[given++] = next;
-    MPI_Send(ids, given, MPI_LONG, s.MPI_SOURCE, TAG_TASKS, MPI_COMM_WORLD);
-    sent_at[s.MPI_SOURCE] = MPI_Wtime();
-    if (given == 0) active--;
+    while (next < ts->count && ts->done && ts->done[next]) next++;
+    const int given = next < ts->count;
+    MPI_Send(&next, given, MPI_LONG, s.MPI_SOURCE, TAG_TASKS + thread, MPI_COMM_WORLD);
+    *since = MPI_Wtime();
+    if (given) next++;
+    else active--;
   }
-  free(msg), free(ids), free(sent_at);
+  free(threads), free(msg), free(sent_at);
   return failed ? -1 : 0;
 }
 
-/* A worker rank: asks for as many tasks as it has threads, runs them, sends their records back
- * with the next request, until none are left. */
+/* A worker rank: each thread asks for a task, runs it, and sends its record with the next request
+ * (MPI called by one thread at a time), until none are left. */
 static int work(const nh_task_set *ts) {
-  const int want = omp_get_max_threads();
-  const size_t slot = 1 + ts->record_length;
-  double *msg = malloc(sizeof(double) * (2 + (size_t)want * slot));
-  long *ids = malloc(sizeof(long) * (size_t)want);
-  if (!msg || !ids) MPI_Abort(MPI_COMM_WORLD, 1);
-  int k = 0;
-  for (;;) {
-    msg[0] = want, msg[1] = k;
-    MPI_Send(msg, (int)(2 + (size_t)k * slot), MPI_DOUBLE, 0, TAG_RESULTS, MPI_COMM_WORLD);
-    MPI_Status s;
-    MPI_Recv(ids, want, MPI_LONG, 0, TAG_TASKS, MPI_COMM_WORLD, &s);
-    MPI_Get_count(&s, MPI_LONG, &k);
-    if (k == 0) break;
-#pragma omp parallel for schedule(dynamic)
-    for (int j = 0; j < k; j++) {
-      double *r = msg + 2 + (size_t)j * slot;
-      r[0] = (double)ids[j];
-      ts->run(ts->ctx, ids[j], r + 1);
+  int threads = worker_threads();
+  if (threads > 1024) threads = 1024; /* rank 0's table of send times */
+  MPI_Gather(&threads, 1, MPI_INT, NULL, 0, MPI_INT, 0, MPI_COMM_WORLD);
+#pragma omp parallel num_threads(threads)
+  {
+    const int me = omp_get_thread_num();
+    double *msg = malloc(sizeof(double) * (3 + ts->record_length));
+    if (!msg) MPI_Abort(MPI_COMM_WORLD, 1);
+    msg[0] = me, msg[1] = 0;
+    for (;;) {
+      long task;
+      int got;
+#pragma omp critical(nh_mpi)
+      {
+        MPI_Status s;
+        MPI_Send(msg, (int)(msg[1] > 0 ? 3 + ts->record_length : 2), MPI_DOUBLE, 0, TAG_RESULTS, MPI_COMM_WORLD);
+        MPI_Recv(&task, 1, MPI_LONG, 0, TAG_TASKS + me, MPI_COMM_WORLD, &s);
+        MPI_Get_count(&s, MPI_LONG, &got);
+      }
+      if (!got) break;
+      msg[1] = 1, msg[2] = (double)task;
+      ts->run(ts->ctx, task, msg + 3);
     }
+    free(msg);
   }
-  free(msg), free(ids);
   return 0;
 }
 #endif
