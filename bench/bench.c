@@ -1,6 +1,8 @@
 #define _DEFAULT_SOURCE /* wait4 */
 /* make bench: performance figures, printed, never asserted (machines here are shared and noisy).
  * Ratios are measured within one run. */
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include <gsl/gsl_odeiv2.h>
 
 #include "bench/floors.h"
+#include "bench/lockstep.h"
 #include "core/linalg.h"
 
 #include "studies/sampling.h"
@@ -233,6 +236,207 @@ static void bench_floors(const char *spec) {
   }
 }
 
+/* ---- ensembles in SIMD lockstep (bench/lockstep.c) against the scalar floors --------------- */
+
+enum { LS_TRAJ = 64, LS_RK4 = 0, LS_HERGLOTZ2 = 1 };
+
+/* The ensemble's starts: the floors' start (the harness's default state) with q and v moved by up
+ * to 0.05, differently for each trajectory, and ẋ then put back on the constraint
+ * ẋ + y1 ż1 + y2 ż2 = 0. */
+static void lockstep_starts(nh_floor_state *s) {
+  nh_system sys;
+  nh_state x0;
+  nh_system_init(&sys, nh_system_type_find("chaotic_particle"));
+  nh_system_default_state(&sys, &x0);
+  for (int j = 0; j < LS_TRAJ; j++) {
+    s[j] = floor_state_of(&x0);
+    for (int i = 0; i < 5; i++) {
+      s[j].q[i] += 0.05 * sin(1.0 + j + 0.7 * i);
+      s[j].v[i] += 0.05 * cos(2.0 + 1.3 * j + i);
+    }
+    s[j].v[0] = -(s[j].q[1] * s[j].v[3] + s[j].q[2] * s[j].v[4]);
+  }
+}
+
+/* Every trajectory of s through the scalar floor, one after the other, each trajectory's Newton
+ * iterations in its; seconds, or -1 when a step fails. */
+static double lockstep_scalar(int m, nh_floor_state *s, double h, long steps, long *its) {
+  int failed = 0;
+  const double t0 = omp_get_wtime();
+  for (int j = 0; j < LS_TRAJ; j++) {
+    if (m == LS_RK4) nh_floor_rk4(&s[j], h, steps), its[j] = 0;
+    else failed |= (its[j] = nh_floor_herglotz2(&s[j], h, steps)) < 0;
+  }
+  const double t = omp_get_wtime() - t0;
+  return failed ? -1 : t;
+}
+
+/* The same through the lockstep kernels, `lanes` (1, 4 or 8) trajectories at a time: packed
+ * before the clock starts and unpacked after it stops. */
+static double lockstep_lanes(int m, int lanes, nh_floor_state *s, double h, long steps, long *its) {
+  static union {
+    nh_lockstep1 l1[LS_TRAJ];
+    nh_lockstep4 l4[LS_TRAJ / 4];
+    nh_lockstep8 l8[LS_TRAJ / 8];
+  } p;
+  const int sets = LS_TRAJ / lanes;
+  int failed = 0;
+  for (int j = 0; j < LS_TRAJ; j++) its[j] = 0;
+  for (int k = 0; k < sets; k++) {
+    if (lanes == 1) nh_lockstep1_pack(&p.l1[k], s + k);
+    else if (lanes == 4) nh_lockstep4_pack(&p.l4[k], s + 4 * k);
+    else nh_lockstep8_pack(&p.l8[k], s + 8 * k);
+  }
+  const double t0 = omp_get_wtime();
+  for (int k = 0; k < sets; k++) {
+    long *it = its + lanes * k;
+    if (m == LS_RK4) {
+      if (lanes == 1) nh_lockstep1_rk4(&p.l1[k], h, steps);
+      else if (lanes == 4) nh_lockstep4_rk4(&p.l4[k], h, steps);
+      else nh_lockstep8_rk4(&p.l8[k], h, steps);
+    } else {
+      if (lanes == 1) failed |= nh_lockstep1_herglotz2(&p.l1[k], h, steps, it);
+      else if (lanes == 4) failed |= nh_lockstep4_herglotz2(&p.l4[k], h, steps, it);
+      else failed |= nh_lockstep8_herglotz2(&p.l8[k], h, steps, it);
+    }
+  }
+  const double t = omp_get_wtime() - t0;
+  for (int k = 0; k < sets; k++) {
+    if (lanes == 1) nh_lockstep1_unpack(&p.l1[k], s + k);
+    else if (lanes == 4) nh_lockstep4_unpack(&p.l4[k], s + 4 * k);
+    else nh_lockstep8_unpack(&p.l8[k], s + 8 * k);
+  }
+  return failed ? -1 : t;
+}
+
+/* |a − b|, 0 only when a and b are the same bits: a NaN against anything is infinitely far, +0
+ * against −0 the smallest difference there is. */
+static double gap(double a, double b) {
+  if (memcmp(&a, &b, sizeof a) == 0) return 0;
+  const double d = fabs(a - b);
+  return isnan(d) ? INFINITY : d > 0 ? d : DBL_TRUE_MIN;
+}
+
+/* The largest gap between the final states of trajectory j of a and trajectory j + shift of b,
+ * over all j: q, v, and herglotz2's λ and z. */
+static double ensemble_difference(int m, const nh_floor_state *a, const nh_floor_state *b, int shift) {
+  double d = 0;
+  for (int j = 0; j < LS_TRAJ; j++) {
+    const nh_floor_state *x = &a[j], *y = &b[(j + shift) % LS_TRAJ];
+    for (int i = 0; i < 5; i++) d = fmax(d, fmax(gap(x->q[i], y->q[i]), gap(x->v[i], y->v[i])));
+    if (m == LS_HERGLOTZ2) d = fmax(d, fmax(gap(x->lambda, y->lambda), gap(x->z, y->z)));
+  }
+  return d;
+}
+
+/* The masked Newton iterations exercised: on the timed ensemble every herglotz2 step takes two
+ * iterations (the predictor leaves no residual in y, so the constraint is linear in the remaining
+ * unknowns and the first iteration lands on the solution), and no lane is ever frozen. Where
+ * s0 = Jg·μ0 is small (ẏ1 ≈ −22 at y1 = 1, h = 0.2; s0 ≈ 0.04) round-off, amplified, keeps some
+ * lanes iterating longer: trajectories there, a step at a time, counting the lane sets whose lanes
+ * took different iterations in some step, with the final states and iterations against the
+ * scalar floor's. */
+static void lockstep_masking_check(double h) {
+  enum { STEPS = 4 };
+  static nh_floor_state start[LS_TRAJ], scalar[LS_TRAJ], locked[LS_TRAJ];
+  for (int j = 0; j < LS_TRAJ; j++) {
+    start[j] = (nh_floor_state){.q = {0.3, 1, 0.5, 0.2, -0.1}, .v = {0, -22.1 - 0.00625 * j, 0.2, 0.3, 0.1}};
+    start[j].v[0] = -(start[j].q[1] * start[j].v[3] + start[j].q[2] * start[j].v[4]);
+  }
+  for (int lanes = 4; lanes <= 8; lanes += 4) {
+    long its[LS_TRAJ], lane_its[LS_TRAJ], lo = LONG_MAX, hi = 0;
+    int differed[LS_TRAJ / 4] = {0}, sets = 0, same = 1, failed = 0;
+    memcpy(scalar, start, sizeof start);
+    memcpy(locked, start, sizeof start);
+    for (int k = 0; k < STEPS; k++) {
+      failed |= lockstep_scalar(LS_HERGLOTZ2, scalar, h, 1, its) < 0;
+      failed |= lockstep_lanes(LS_HERGLOTZ2, lanes, locked, h, 1, lane_its) < 0;
+      same &= memcmp(its, lane_its, sizeof its) == 0;
+      for (int j = 0; j < LS_TRAJ; j++) {
+        lo = its[j] < lo ? its[j] : lo, hi = its[j] > hi ? its[j] : hi;
+        differed[j / lanes] |= its[j] != its[j / lanes * lanes];
+      }
+    }
+    for (int k = 0; k < LS_TRAJ / lanes; k++) sets += differed[k];
+    if (failed) printf("masked Newton, %d lanes: failed\n", lanes);
+    else
+      printf("masked Newton, %d lanes: %d of %d lane sets had lanes taking different iterations (%ld to %ld per "
+             "step) in %d steps near s0 = 0; state diff %.2e, iterations %s\n",
+             lanes, sets, LS_TRAJ / lanes, lo, hi, STEPS, ensemble_difference(LS_HERGLOTZ2, locked, scalar, 0),
+             same ? "same" : "DIFFER");
+  }
+}
+
+enum { LS_REPS = 5, LS_LANE_COUNTS = 3 };
+static const int ls_lanes[LS_LANE_COUNTS] = {1, 4, 8};
+static const char *const ls_names[2] = {"rk4", "herglotz2"};
+
+/* The table's rows of method m, from the starts; control[0] the gap that one ulp of h makes to
+ * the scalar floor's final states, control[1] the gap between lane j and trajectory j + 1: the
+ * comparison's negative controls. */
+static void lockstep_rows(int m, const nh_floor_state *start, double h, long steps, double control[2]) {
+  static nh_floor_state scalar[LS_TRAJ], locked[LS_LANE_COUNTS][LS_TRAJ], nudged[LS_TRAJ];
+  long its[LS_TRAJ], lane_its[LS_LANE_COUNTS][LS_TRAJ], nudged_its[LS_TRAJ], total = 0;
+  double ts[LS_REPS], tl[LS_LANE_COUNTS][LS_REPS], t;
+  int failed = 0;
+  for (int r = -1; r < LS_REPS; r++) { /* r = -1: a warm-up, not timed */
+    memcpy(scalar, start, sizeof scalar);
+    failed |= (t = lockstep_scalar(m, scalar, h, steps, its)) < 0;
+    if (r >= 0) ts[r] = t;
+    for (int c = 0; c < LS_LANE_COUNTS; c++) {
+      memcpy(locked[c], start, sizeof locked[c]);
+      failed |= (t = lockstep_lanes(m, ls_lanes[c], locked[c], h, steps, lane_its[c])) < 0;
+      if (r >= 0) tl[c][r] = t;
+    }
+  }
+  control[0] = control[1] = NAN;
+  if (failed) {
+    printf("%10s %11s %7s %5s %11s %10s %10s  %s\n", "failed", "", "", "", "", "", "", ls_names[m]);
+    return;
+  }
+  const double per = 1e9 / ((double)LS_TRAJ * steps), sns = per * median(ts, LS_REPS);
+  for (int j = 0; j < LS_TRAJ; j++) total += its[j];
+  for (int c = 0; c < LS_LANE_COUNTS; c++) {
+    const double lns = per * median(tl[c], LS_REPS);
+    const int same = memcmp(its, lane_its[c], sizeof its) == 0;
+    printf("%10.1f %11.1f %7.2f %5d %11.2e %10.2f %10s  %s\n", sns, lns, sns / lns, ls_lanes[c],
+           ensemble_difference(m, locked[c], scalar, 0), (double)total / ((double)LS_TRAJ * steps),
+           m == LS_RK4 ? "-" : same ? "same" : "DIFFER", ls_names[m]);
+  }
+  memcpy(nudged, start, sizeof nudged);
+  lockstep_scalar(m, nudged, nextafter(h, INFINITY), steps, nudged_its);
+  control[0] = ensemble_difference(m, nudged, scalar, 0);
+  control[1] = ensemble_difference(m, locked[LS_LANE_COUNTS - 1], scalar, 1);
+}
+
+/* The stretch item of issue 11: ensembles stepped L = 4 and 8 trajectories at a time in SIMD
+ * lockstep, against the scalar floor stepping them one after the other, with the same final
+ * states to the bit and the same Newton iterations per trajectory (tests/test_bench.c checks
+ * both). L = 1, one trajectory at a time through the lockstep code, separates lockstep's gain (the
+ * L = 4 and 8 rows' ratios over its) from the code's own. The runs interleaved, so that machine
+ * noise hits each alike. */
+static void bench_lockstep(const char *spec) {
+  (void)spec; /* the tables of one system */
+  const double h = 0.2;
+  const long steps = quick ? 100 : 20000;
+  static nh_floor_state start[LS_TRAJ];
+  double control[2][2];
+  lockstep_starts(start);
+  printf("\nensembles in SIMD lockstep (bench/lockstep.c) against the scalar floors, chaotic_particle, h = %g,\n"
+         "%d trajectories x %ld steps, median of %d: ns per trajectory-step, ratio = scalar / lockstep (the\n"
+         "throughput gain; lanes = 1: the lockstep code, one trajectory at a time), the largest difference between\n"
+         "the final states (0: the same bits) and whether every trajectory took the floor's Newton iterations:\n",
+         h, LS_TRAJ, steps, LS_REPS);
+  printf("%10s %11s %7s %5s %11s %10s %10s  %s\n", "scalar ns", "lockstep ns", "ratio", "lanes", "state diff",
+         "newton/st", "iterations", "method");
+  for (int m = 0; m < 2; m++) lockstep_rows(m, start, h, steps, control[m]);
+  for (int m = 0; m < 2; m++)
+    printf("control, %s: the scalar floor with h one ulp larger ends %.2e away; lockstep lane j against scalar "
+           "trajectory j+1: %.2e\n",
+           ls_names[m], control[m][0], control[m][1]);
+  lockstep_masking_check(h);
+}
+
 /* nh_study_load with the spec's notes (grid points skipped, ...) held back: the bench loads the
  * same spec several times and its tables are the output. 0, or -1 with the error printed. */
 static int load_spec(const char *spec, const char **ov, int nov, nh_study *st) {
@@ -448,6 +652,7 @@ static const struct {
     {"lu", "small dense LU solves, nhbench's against GSL's", bench_lu},
     {"steps", "ns/step and evaluations per step of every method on four systems", bench_steps},
     {"floors", "the harness against hand-written kernels (bench/floors.c) and GSL's odeiv2 drivers", bench_floors},
+    {"lockstep", "ensembles in SIMD lockstep, 4 and 8 lanes: rk4 and herglotz2 against their floors", bench_lockstep},
     {"sampling", "the cost of sampling observables along a run", bench_sampling},
     {"ensemble", "the ensemble SPEC on 1 and 2 threads: the OpenMP speed-up", bench_ensemble},
     {"memory", "peak memory of SPEC sampled every step, in memory and streamed through the journal", bench_memory},

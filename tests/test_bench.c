@@ -1,9 +1,10 @@
 #define _POSIX_C_SOURCE 200809L /* mkstemp, popen */
 /* make bench in miniature (nhbench_bench --quick): every table runs, the harness's own LU solves
  * the same systems as GSL's LU to round-off, the hand-written floors (bench/floors.c) compute the
- * harness's states with as many Newton iterations, and the cost counters it prints
- * agree with what each method's formula costs (RK4: 4 right-hand sides per step; nh_rattle: one
- * gradient, spec/rattle.md 2.5; a triple jump: three base steps). Timings are not checked. */
+ * harness's states with as many Newton iterations, the SIMD-lockstep kernels (bench/lockstep.c)
+ * compute the floors' states to the bit, and the cost counters it prints agree with what each
+ * method's formula costs (RK4: 4 right-hand sides per step; nh_rattle: one gradient,
+ * spec/rattle.md 2.5; a triple jump: three base steps). Timings are not checked. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -137,4 +138,67 @@ Test(bench, help_and_only, .timeout = 120) {
   cr_expect(strstr(err, "--only needs"), "message: %s", err);
   cr_expect_eq(run_bench_args("--fast", out, sizeof out, err, sizeof err), 2);
   cr_expect(strstr(err, "unknown option '--fast'"), "message: %s", err);
+}
+
+/* The lockstep table (bench/lockstep.c, nhbench_bench --only lockstep): rk4 and herglotz2 at 1, 4
+ * and 8 lanes, every trajectory's final state the scalar floor's to the bit (the kernels do the
+ * floor's operations in the floor's order, so no last-bit difference has an excuse) and its Newton
+ * iterations the floor's, also where the lanes of a set take different iterations (the masked
+ * Newton check). The negative controls: the same comparison sees h moved by one ulp and a lane
+ * set against the wrong trajectories. */
+Test(bench, lockstep_kernels_match_the_floors_bit_for_bit, .timeout = 120) {
+  static char out[1 << 16], err[1 << 14];
+  cr_assert_eq(run_bench_args("--quick --only lockstep", out, sizeof out, err, sizeof err), 0, "%s", err);
+  const char *table = strstr(out, "iterations  method\n");
+  cr_assert(table, "no lockstep table:\n%s", out);
+  int rows = 0, seen[2][3] = {{0}}, lanes;
+  double sns, lns, ratio, diff, per_step;
+  char its[16], name[32];
+  for (const char *line = table + strlen("iterations  method\n");
+       sscanf(line, "%lf %lf %lf %d %lf %lf %15s %31s", &sns, &lns, &ratio, &lanes, &diff, &per_step, its, name) == 8;
+       line = strchr(line, '\n') + 1) {
+    const int m = strcmp(name, "herglotz2") == 0, c = lanes == 1 ? 0 : lanes == 4 ? 1 : lanes == 8 ? 2 : -1;
+    cr_assert(c >= 0 && (m || strcmp(name, "rk4") == 0), "unexpected row %s at %d lanes:\n%s", name, lanes, out);
+    rows++, seen[m][c]++;
+    cr_expect_eq(diff, 0, "%s, %d lanes: final states %g away from the floor's", name, lanes, diff);
+    cr_expect_str_eq(its, m ? "same" : "-", "%s, %d lanes: Newton iterations", name, lanes);
+    cr_expect(m ? per_step >= 1 : per_step == 0, "%s: %g Newton iterations per step", name, per_step);
+    /* The times are printed rounded to 0.1 ns, the ratio to 0.01. */
+    cr_expect(sns > 0 && lns > 0 && fabs(ratio - sns / lns) <= ratio * (0.05 / sns + 0.05 / lns) * 1.01 + 0.005,
+              "%s, %d lanes: ratio %g of %g / %g", name, lanes, ratio, sns, lns);
+  }
+  cr_expect_eq(rows, 6, "rk4 and herglotz2 at 1, 4 and 8 lanes:\n%s", out);
+  for (int m = 0; m < 2; m++)
+    for (int c = 0; c < 3; c++) cr_expect_eq(seen[m][c], 1, "method %d, lane count %d: %d rows", m, c, seen[m][c]);
+  const char *const names[] = {"rk4", "herglotz2"};
+  for (int m = 0; m < 2; m++) {
+    char head[64];
+    double ulp = -1, shifted = -1;
+    snprintf(head, sizeof head, "control, %s: ", names[m]);
+    const char *control = strstr(out, head);
+    cr_assert(control, "no control line for %s:\n%s", names[m], out);
+    cr_expect_eq(sscanf(control + strlen(head),
+                        "the scalar floor with h one ulp larger ends %lf away; lockstep lane j against scalar "
+                        "trajectory j+1: %lf",
+                        &ulp, &shifted),
+                 2, "control line: %s", control);
+    cr_expect(ulp > 0 && ulp < 1e-6, "%s: one ulp of h moved the final states by %g", names[m], ulp);
+    cr_expect(shifted > 1e-3, "%s: distinct trajectories only %g apart", names[m], shifted);
+  }
+  for (int l = 4; l <= 8; l += 4) {
+    char head[64], same[16] = "";
+    int differed = -1, sets = -1, steps = -1;
+    long lo = -1, hi = -1;
+    snprintf(head, sizeof head, "masked Newton, %d lanes: ", l);
+    const char *check = strstr(out, head);
+    cr_assert(check, "no masked Newton check at %d lanes:\n%s", l, out);
+    cr_expect_eq(sscanf(check + strlen(head),
+                        "%d of %d lane sets had lanes taking different iterations (%ld to %ld per step) in %d steps "
+                        "near s0 = 0; state diff %lf, iterations %15s",
+                        &differed, &sets, &lo, &hi, &steps, &diff, same),
+                 7, "check line: %s", check);
+    cr_expect(differed > 0 && differed <= sets && lo < hi, "%d lanes: no lane set exercised the mask: %s", l, check);
+    cr_expect_eq(diff, 0, "%d lanes, masked Newton: final states %g away from the floor's", l, diff);
+    cr_expect_str_eq(same, "same", "%d lanes, masked Newton: iterations", l);
+  }
 }
