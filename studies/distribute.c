@@ -74,16 +74,19 @@ int nh_ranks_agree(int rc) {
 #ifdef NHBENCH_MPI
 enum { TAG_RESULTS = 1, TAG_TASKS = 2 }; /* a reply goes to thread t of a worker with tag TAG_TASKS + t */
 
-/* Rank 0 waits for a worker's message without spinning: MPI_Probe would busy-wait (OpenMPI's
- * default) on a core that a worker on the same node needs; a poll every WAIT_US costs at most
- * that much latency per task, against tasks of milliseconds to hours. */
+/* Rank 0 waits for a worker's message without spinning for long: MPI_Probe would busy-wait
+ * (OpenMPI's default) on a core that a worker on the same node needs. It polls for SPIN_US (the
+ * next message of a busy run comes soon), then every WAIT_US, which costs at most that much
+ * latency per task against tasks of milliseconds to hours. */
+#define SPIN_US 50
 #define WAIT_US 200
 static void wait_for_results(MPI_Status *s) {
   const struct timespec pause = {0, WAIT_US * 1000L};
+  const double spin_until = MPI_Wtime() + SPIN_US * 1e-6;
   for (int flag = 0;;) {
     MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULTS, MPI_COMM_WORLD, &flag, s);
     if (flag) return;
-    nanosleep(&pause, NULL);
+    if (MPI_Wtime() > spin_until) nanosleep(&pause, NULL);
   }
 }
 
