@@ -123,8 +123,11 @@ typedef struct nh_integrator_type {
                           double h, double *X);
 } nh_integrator_type;
 
-/* The largest Newton system of any method: n + 2k unknowns of nh_newmark (its velocity eliminated). */
-#define NH_MAX_NEWTON (NH_MAX_N + 2 * NH_MAX_K)
+/* The largest Newton system of any method, the LU limit NH_LU_MAX_DIM (core/linalg.h): nh_newmark's
+ * n + 2k unknowns (its velocity eliminated) need at most 16, spark's stage system (s − 1)(n + k)
+ * needs 18 at s = 4 on the 5-dof chaotic particle and on the vertical disk (integrators/spark.c),
+ * and spark declines a system whose stage system exceeds it. */
+#define NH_MAX_NEWTON NH_LU_MAX_DIM
 
 struct nh_method {
   const nh_integrator_type *type;
