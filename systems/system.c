@@ -355,6 +355,14 @@ int nh_project_onto(const nh_system *sys, const double *q, const double *A, cons
   double W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K], space[NH_MAX_N * NH_MAX_N];
   const double *Minv;
   if (k == 0) return 0;
+  if (sys->unit_mass && k == 1) { /* the common case, in one pass: the same sums in the same order */
+    double c = 0;
+    y[0] = b ? b[0] : 0;
+    for (int i = 0; i < n; i++) c += A[i] * A[i], y[0] += A[i] * v[i];
+    if (nh_spd_solve_scalar(&c, y, 1)) return -1;
+    for (int i = 0; i < n; i++) v[i] -= A[i] * y[0];
+    return 0;
+  }
   if (sys->unit_mass) { /* W = Aᵀ: C = A Aᵀ read from A, the same numbers without the copy */
     for (int a = 0; a < k; a++)
       for (int c = 0; c < k; c++) {

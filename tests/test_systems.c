@@ -314,6 +314,13 @@ Test(systems, mass_product_kinetic_energy_and_projection_onto) {
     for (int a = 0; a < k; a++) cr_expect_eq(y1[a], y2[a], "%s: y_%d", names[s], a);
     cr_expect(nh_constraint_residual(&sys, q, w2) <= 1e-13 * (1 + sqrt(vv)), "%s: projection off D by %g", names[s],
               nh_constraint_residual(&sys, q, w2));
+    if (sys.unit_mass && k == 1) { /* the one-constraint formula written out: w = v − A (A·v + b)/(A·A) */
+      double av = b[0], aa = 0;
+      for (int i = 0; i < n; i++) av += A[i] * v[i], aa += A[i] * A[i];
+      for (int i = 0; i < n; i++)
+        cr_expect(fabs(w2[i] - (v[i] - A[i] * av / aa)) <= 1e-14 * (1 + fabs(v[i])), "%s: w_%d", names[s], i);
+      cr_expect(fabs(y2[0] - av / aa) <= 1e-14 * (1 + fabs(av / aa)), "%s: y", names[s]);
+    }
   }
   gsl_rng_free(r);
 }
