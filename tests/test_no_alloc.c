@@ -67,6 +67,7 @@ Test(no_alloc, every_method_on_every_system) {
     }
     check_steps("adjoint_pair(nh_newmark(beta=0.1,beta2=0.1,alpha=0))", &sys);
     check_steps("spark(s=4)", &sys); /* the largest stage system; the registry loop runs s = 2 */
+    check_steps("yoshida6(contact2)", &sys); /* the paper's order-6 step6: compositions over an explicit base */
   }
   cr_assert_gt(checked, 100);
 }
