@@ -66,10 +66,14 @@ static double max_abs(int n, const double *a) {
 }
 
 /* The systems the tests run on: the registry and the test-only twisted system. */
+enum { MAX_SYSTEMS = 64 };
 static int all_systems(nh_system *out, int max) {
   int count = 0;
-  for (int s = 0; nh_system_types[s] && count < max; s++) out[count++] = test_system_of(nh_system_types[s], NULL);
-  if (count < max) out[count++] = test_system_of(&twisted, NULL);
+  for (int s = 0; nh_system_types[s]; s++) {
+    cr_assert_lt(count, max - 1, "more systems than the caller's array holds");
+    out[count++] = test_system_of(nh_system_types[s], NULL);
+  }
+  out[count++] = test_system_of(&twisted, NULL);
   return count;
 }
 
@@ -167,8 +171,8 @@ Test(method_hooks_newmark, newton_jacobian_matches_central_differences) {
    * every unknown, so Λ ≠ 0 exercises the dA·Λ terms). Central differences with δ = 1e-5 are
    * accurate to ~1e-10; the analytic Jacobians agree to ~3e-11 (bound 1e-9), classical Newmark's
    * forward-difference Jacobian to ~2e-7 (bound 1e-6). */
-  nh_system systems[16];
-  const int nsys = all_systems(systems, 16);
+  nh_system systems[MAX_SYSTEMS];
+  const int nsys = all_systems(systems, MAX_SYSTEMS);
   gsl_rng *r = test_rng(20261124);
   int checked = 0;
   double worst_analytic = 0, worst_fd = 0;
@@ -244,8 +248,8 @@ Test(method_hooks_newmark, residual_vanishes_at_the_step_result) {
    * observed ≤ 6e-16 (1 + |X|), bound 1e-14 (1 + |X|).
    * Negative controls: flipping the sign of the stored multiplier (nh_newmark, dla), or moving q1 by
    * 1e-8 (nh_newmark), gives a clearly nonzero residual. */
-  nh_system systems[16];
-  const int nsys = all_systems(systems, 16);
+  nh_system systems[MAX_SYSTEMS];
+  const int nsys = all_systems(systems, MAX_SYSTEMS);
   gsl_rng *r = test_rng(7);
   double worst = 0, weakest_flip = INFINITY, weakest_move = INFINITY;
   int checked = 0;
@@ -991,9 +995,12 @@ Test(method_hooks_newmark, cost_counters_match_counted_evaluations) {
       "triple_jump(nh_newmark(alpha=0.5))",
       "adjoint_pair(nh_newmark(beta=0.1,beta2=0.1,alpha=0))",
   };
-  const nh_system_type *types[16];
+  const nh_system_type *types[64];
   int nt = 0;
-  for (int s = 0; nh_system_types[s]; s++) types[nt++] = nh_system_types[s];
+  for (int s = 0; nh_system_types[s]; s++) {
+    cr_assert_lt(nt, 63, "more systems than this test holds");
+    types[nt++] = nh_system_types[s];
+  }
   types[nt++] = &twisted;
   int checked = 0;
   for (int s = 0; s < nt; s++)
