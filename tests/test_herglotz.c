@@ -250,6 +250,43 @@ Test(herglotz, foucault_exact_matches_reference) {
   cr_expect(sys.type->exact(sys.p, &y, 2, &ex) == -1, "state off D accepted");
 }
 
+/* The three regimes of the radial oscillator ü + αu̇ + (g/l − s²)u = 0 of the exact solution (spec
+ * §3.1), at s = 0 (Ω = 0: the motion is radial, φ constant) and g/l = 1: under-damped (α = 1),
+ * critically damped (α = 2: a = α/2 = 1, w² = 1 − a² = 0 exactly) and over-damped (α = 4), each
+ * against the closed form written out here and against the reference solver. Critical damping:
+ * u = e^{−τ}(u0 + (u̇0 + u0)τ), u̇ = e^{−τ}(u̇0 − (u0 + u̇0)τ); over-damped, with the rates
+ * r± = −2 ± √3: u = c₊e^{r₊τ} + c₋e^{r₋τ}, c± = (u̇0 − r∓u0)/(r± − r∓). */
+Test(herglotz, foucault_exact_in_all_three_damping_regimes) {
+  nh_system sys = test_system("foucault_pendulum", "m=1,l=1,g=1,Omega=0");
+  const double ph = 0.6, u0 = 0.5, du0 = 0.2, t0 = 0.25, tau = 1.2, c = cos(ph), sn = sin(ph);
+  const nh_state x0 = {.t = t0, .q = {u0 * c, u0 * sn}, .v = {du0 * c, du0 * sn}};
+  const double alphas[] = {1, 2, 4};
+  for (int i = 0; i < 3; i++) {
+    set_param(&sys, "alpha", alphas[i]);
+    nh_state ex;
+    cr_assert_eq(sys.type->exact(sys.p, &x0, t0 + tau, &ex), 0, "alpha = %g", alphas[i]);
+    double u, du;
+    if (alphas[i] == 1) { /* a = ½, w = √3/2 */
+      const double w = sqrt(3) / 2, e = exp(-0.5 * tau), C = cos(w * tau), S = sin(w * tau) / w;
+      u = e * (u0 * C + (du0 + 0.5 * u0) * S);
+      du = e * (du0 * C - (u0 + 0.5 * du0) * S);
+    } else if (alphas[i] == 2) {
+      u = exp(-tau) * (u0 + (du0 + u0) * tau);
+      du = exp(-tau) * (du0 - (u0 + du0) * tau);
+    } else {
+      const double rp = -2 + sqrt(3), rm = -2 - sqrt(3), cp = (du0 - rm * u0) / (rp - rm), cm = (du0 - rp * u0) / (rm - rp);
+      u = cp * exp(rp * tau) + cm * exp(rm * tau);
+      du = cp * rp * exp(rp * tau) + cm * rm * exp(rm * tau);
+    }
+    const double expect_q[2] = {u * c, u * sn}, expect_v[2] = {du * c, du * sn};
+    cr_expect(max_abs_diff(2, ex.q, expect_q) <= 1e-15 && max_abs_diff(2, ex.v, expect_v) <= 1e-15,
+              "alpha = %g: exact (%.17g, %.17g; %.17g, %.17g), closed form (%.17g, %.17g; %.17g, %.17g)", alphas[i],
+              ex.q[0], ex.q[1], ex.v[0], ex.v[1], expect_q[0], expect_q[1], expect_v[0], expect_v[1]);
+    cr_expect_eq(ex.t, t0 + tau);
+    expect_exact_matches_reference(&sys, &x0, tau, 1e-10);
+  }
+}
+
 /* The exact flow through the origin: on D, a flow (φ_{t2−t1} ∘ φ_{t1} = φ_{t2}) across the
  * zero crossings of u, and the start at the origin (any velocity) continues the motion. */
 Test(herglotz, foucault_exact_through_the_origin) {
@@ -608,6 +645,28 @@ Test(herglotz, discrete_constraints_hold_to_round_off) {
   for (int i = 0; i < 3; i++) {
     constraint_run(names[i], &pend, x, 0.2, 300, i == 0, &dis, &con, &cd, &cost);
     cr_expect(dis <= 1e-15 && con <= 1e-15, "%s pendulum: discrete %.3e, velocity %.3e", names[i], dis, con);
+  }
+}
+
+/* The engine's block solve (constant M: the Schur complement in Λ, then M⁻¹ for the positions) solves
+ * the Newton system exactly, damping coefficient κ = 1 + αh of la1 included: on the Foucault pendulum
+ * (V quadratic, the constraint affine: the residual is nearly linear) Newton then needs at most 3
+ * iterations per step even with strong damping (α = 2, h = 0.1, κ = 1.2), where an inexact solve
+ * would converge only linearly. */
+Test(herglotz, block_solve_keeps_newton_quadratic_with_damping) {
+  nh_system pend = test_system("foucault_pendulum", "Omega=0.01,alpha=2");
+  const char *names[] = {"herglotz2", "herglotz1", "la1"};
+  for (int i = 0; i < 3; i++) {
+    nh_method *m = test_method(names[i]);
+    nh_state x;
+    nh_system_default_state(&pend, &x);
+    x.v[1] = -0.01 * sin(49 * 3.14159265358979323846 / 180);
+    nh_cost cost = {0};
+    run(m, &pend, &x, 0.1, 40, &cost);
+    cr_log_info("%s: %llu Newton iterations in %llu steps", names[i], cost.newton_iterations, cost.steps);
+    cr_expect(cost.newton_iterations <= 3 * cost.steps, "%s: %llu Newton iterations in %llu steps", names[i],
+              cost.newton_iterations, cost.steps);
+    nh_method_free(m);
   }
 }
 

@@ -154,6 +154,18 @@ Test(integrators, method_adjoint_parameters) {
   nh_method *rk4 = test_method("rk4");
   cr_assert(nh_method_adjoint(rk4) == NULL, "rk4 is not symmetric and has no known adjoint");
   nh_method_free(rk4);
+  /* Classical Newmark (newmark.c): the adjoint is Newmark(½ + β − γ, 1 − γ) when ½ + β − γ lies in
+   * [0, ½]; β = 0.25, γ = 0.625 → (0.125, 0.375). Outside, at β* = −0.1 (β = 0, γ = 0.6) and β* = 0.7
+   * (β = 0.3, γ = 0.1), there is none: the hook says so with -1 (integrator.h) and
+   * nh_method_adjoint with NULL. */
+  check_adjoint_name("newmark(beta=0.25,gamma=0.625)", "newmark(beta=0.125,gamma=0.375)");
+  const char *none[] = {"newmark(beta=0,gamma=0.6)", "newmark(beta=0.3,gamma=0.1)"};
+  for (int i = 0; i < 2; i++) {
+    nh_method *m = test_method(none[i]), adj = {0};
+    cr_expect_eq(m->type->adjoint(m, &adj), -1, "%s: adjoint hook", none[i]);
+    cr_expect(nh_method_adjoint(m) == NULL, "%s has no adjoint", none[i]);
+    nh_method_free(m);
+  }
 }
 
 /* ---- constraints (spec §2.3 (N3)/(N4), §5 C2) ----------------------------------------------- */
@@ -295,7 +307,8 @@ Test(integrators, particle_energy_bounded) {
 static void check_order_symmetry(const char *text, int order, int symmetric) {
   nh_method *m = test_method(text);
   cr_assert(nh_method_order(m) == order, "%s: order %d, expected %d", text, nh_method_order(m), order);
-  cr_assert(!!nh_method_is_symmetric(m) == symmetric, "%s: is_symmetric %d, expected %d", text,
+  /* A flag: exactly 0 or 1, as every family's hook returns it. */
+  cr_assert(nh_method_is_symmetric(m) == symmetric, "%s: is_symmetric %d, expected %d", text,
             nh_method_is_symmetric(m), symmetric);
   nh_method_free(m);
 }
@@ -448,4 +461,279 @@ Test(integrators, triple_jump_equals_three_steps_by_hand) {
   }
   nh_method_free(tj);
   nh_method_free(nm);
+}
+
+/* ---- time ------------------------------------------------------------------------------------ */
+
+/* Every method (compositions over nh_newmark) on every registered system it applies to: two steps
+ * of h = 0.05 and two of −0.05 from the default state at t = 0.3, each ending at t + h (to
+ * round-off: a composition's sub-steps add up h), with a finite state. */
+Test(integrators, every_step_ends_at_t_plus_h) {
+  int pairs = 0;
+  for (int i = 0; nh_integrator_types[i]; i++) {
+    const nh_integrator_type *T = nh_integrator_types[i];
+    char text[128];
+    snprintf(text, sizeof text, T->takes_base ? "%s(nh_newmark)" : "%s", T->name);
+    nh_method *m = test_method(text);
+    for (int j = 0; nh_system_types[j]; j++) {
+      nh_system sys = test_system_of(nh_system_types[j], NULL);
+      char err[512];
+      if (nh_method_applies(m, &sys, err, sizeof err)) continue;
+      for (int sign = -1; sign <= 1; sign += 2) {
+        if (sign < 0 && (T->properties & NH_HISTORY)) continue; /* its history is for one h */
+        const double h = 0.05 * sign;
+        nh_state x = default_state(&sys);
+        x.t = 0.3;
+        nh_cost cost = {0};
+        if (nh_method_init(m, &sys, &x, h, &cost) != NH_STEP_OK) continue;
+        for (int s = 0; s < 2; s++) {
+          nh_state y;
+          cr_assert_eq(nh_method_step(m, &sys, &x, &y, h, &cost), NH_STEP_OK, "%s on %s, h = %g", text, sys.type->name, h);
+          cr_expect(fabs(y.t - (x.t + h)) <= 1e-15, "%s on %s: a step of %g from t = %.17g ends at %.17g", text,
+                    sys.type->name, h, x.t, y.t);
+          x = y;
+        }
+        pairs++;
+      }
+    }
+    nh_method_free(m);
+  }
+  cr_expect(pairs >= 100, "only %d method-system pairs stepped", pairs);
+  cr_log_info("%d method-system pairs end their steps at t + h", pairs);
+}
+
+/* ---- the size limits: NH_MAX_N coordinates, NH_MAX_K constraints ----------------------------- */
+
+/* A system made of independent blocks, each a registered system with its own parameters: q, v and
+ * the constraints are the blocks' stacked, M, ∇²V and A block-diagonal, V the sum. Its equations of
+ * motion are the blocks' side by side, and so is every method's step (all the discrete equations
+ * decouple; only Newton's stopping test looks at all blocks at once, so the results agree to
+ * round-off, not bitwise). The blocks fill NH_MAX_N = 8 coordinates (and, for the pendulums,
+ * NH_MAX_K = 4 constraints), so every loop over the coordinates, constraints and Newton unknowns
+ * runs to its array's last entry: a bound one too short leaves the last block behind, an index that
+ * mixes rows and columns (or constraints) mixes blocks, and a bound one too far runs past the end
+ * of the array, which shows wherever it lands on data in use. */
+#define BLK_MAX 4
+static struct {
+  int count;
+  const nh_system_type *type[BLK_MAX];
+  double p[BLK_MAX][NH_MAX_PARAMS];
+  int n0[BLK_MAX], k0[BLK_MAX];
+} blk;
+
+#define FOR_BLOCKS(b, nb, kb) \
+  for (int b = 0, nb, kb; b < blk.count && (nb = blk.type[b]->n, kb = blk.type[b]->k, 1); b++)
+
+static int blk_n(void) { return blk.n0[blk.count - 1] + blk.type[blk.count - 1]->n; }
+static int blk_k(void) { return blk.k0[blk.count - 1] + blk.type[blk.count - 1]->k; }
+
+static void blk_mass(const double *p, const double *q, double *M) {
+  (void)p;
+  const int n = blk_n();
+  memset(M, 0, sizeof(double) * (size_t)(n * n));
+  FOR_BLOCKS(b, nb, kb) {
+    (void)kb;
+    double Mb[NH_MAX_N * NH_MAX_N];
+    blk.type[b]->mass(blk.p[b], q ? q + blk.n0[b] : NULL, Mb);
+    for (int i = 0; i < nb; i++)
+      for (int j = 0; j < nb; j++) M[(blk.n0[b] + i) * n + blk.n0[b] + j] = Mb[i * nb + j];
+  }
+}
+
+static double blk_potential(const double *p, const double *q) {
+  (void)p;
+  double V = 0;
+  for (int b = 0; b < blk.count; b++) V += blk.type[b]->potential(blk.p[b], q + blk.n0[b]);
+  return V;
+}
+
+static void blk_grad(const double *p, const double *q, double *g) {
+  (void)p;
+  for (int b = 0; b < blk.count; b++) blk.type[b]->grad_potential(blk.p[b], q + blk.n0[b], g + blk.n0[b]);
+}
+
+static void blk_hess(const double *p, const double *q, double *H) {
+  (void)p;
+  const int n = blk_n();
+  memset(H, 0, sizeof(double) * (size_t)(n * n));
+  FOR_BLOCKS(b, nb, kb) {
+    (void)kb;
+    double Hb[NH_MAX_N * NH_MAX_N];
+    blk.type[b]->hess_potential(blk.p[b], q + blk.n0[b], Hb);
+    for (int i = 0; i < nb; i++)
+      for (int j = 0; j < nb; j++) H[(blk.n0[b] + i) * n + blk.n0[b] + j] = Hb[i * nb + j];
+  }
+}
+
+static void blk_constraints(const double *p, const double *q, double *A) {
+  (void)p;
+  const int n = blk_n();
+  memset(A, 0, sizeof(double) * (size_t)(blk_k() * n));
+  FOR_BLOCKS(b, nb, kb) {
+    double Ab[NH_MAX_K * NH_MAX_N];
+    blk.type[b]->constraints(blk.p[b], q + blk.n0[b], Ab);
+    for (int a = 0; a < kb; a++)
+      for (int i = 0; i < nb; i++) A[(blk.k0[b] + a) * n + blk.n0[b] + i] = Ab[a * nb + i];
+  }
+}
+
+static void blk_constraints_jacobian(const double *p, const double *q, double *dA) {
+  (void)p;
+  const int n = blk_n();
+  memset(dA, 0, sizeof(double) * (size_t)(blk_k() * n * n));
+  FOR_BLOCKS(b, nb, kb) {
+    double dAb[NH_MAX_K * NH_MAX_N * NH_MAX_N];
+    blk.type[b]->constraints_jacobian(blk.p[b], q + blk.n0[b], dAb);
+    for (int a = 0; a < kb; a++)
+      for (int i = 0; i < nb; i++)
+        for (int j = 0; j < nb; j++)
+          dA[((blk.k0[b] + a) * n + blk.n0[b] + i) * n + blk.n0[b] + j] = dAb[(a * nb + i) * nb + j];
+  }
+}
+
+static void blk_holonomic(const double *p, const double *q, double *phi) {
+  (void)p;
+  for (int b = 0; b < blk.count; b++) blk.type[b]->holonomic(blk.p[b], q + blk.n0[b], phi + blk.k0[b]);
+}
+
+static const nh_system_type blk_holonomic_type = {
+    .name = "blocks_holonomic_test", .doc = "test-only: registered holonomic systems side by side",
+    .mass = blk_mass, .potential = blk_potential, .grad_potential = blk_grad, .hess_potential = blk_hess,
+    .constraints = blk_constraints, .constraints_jacobian = blk_constraints_jacobian, .holonomic = blk_holonomic,
+    .sample_box = 1,
+};
+static const nh_system_type blk_nonholonomic_type = {
+    .name = "blocks_test", .doc = "test-only: registered nonholonomic systems side by side",
+    .mass = blk_mass, .potential = blk_potential, .grad_potential = blk_grad, .hess_potential = blk_hess,
+    .constraints = blk_constraints, .constraints_jacobian = blk_constraints_jacobian, .sample_box = 1,
+};
+
+/* Sets up the blocks (names and parameter texts) and returns the composite system; the block
+ * systems go to parts[]. */
+static nh_system blocks_system(nh_system_type *type, const nh_system_type *proto, int count, const char *const *names,
+                               const char *const *params, nh_system *parts) {
+  int n = 0, k = 0;
+  blk.count = count;
+  for (int b = 0; b < count; b++) {
+    parts[b] = test_system(names[b], params[b]);
+    blk.type[b] = parts[b].type;
+    memcpy(blk.p[b], parts[b].p, sizeof blk.p[b]);
+    blk.n0[b] = n, blk.k0[b] = k;
+    n += parts[b].n, k += parts[b].k;
+  }
+  *type = *proto;
+  type->n = n, type->k = k;
+  nh_system sys;
+  cr_assert_eq(nh_system_init(&sys, type), 0);
+  return sys;
+}
+
+/* `steps` steps of m from x (after init) on sys; 0, or -1 if a step or init fails. */
+static int run_steps(const nh_method *m, const nh_system *sys, nh_state *x, double h, int steps) {
+  nh_cost cost = {0};
+  if (nh_method_init(m, sys, x, h, &cost) != NH_STEP_OK) return -1;
+  for (int s = 0; s < steps; s++) {
+    nh_state y;
+    if (nh_method_step(m, sys, x, &y, h, &cost) != NH_STEP_OK) return -1;
+    cr_expect(fabs(y.t - (x->t + h)) <= 1e-15 * (1 + fabs(x->t)), "%s: a step from t = %.17g ends at %.17g",
+              m->type->name, x->t, y.t);
+    *x = y;
+  }
+  return 0;
+}
+
+/* Every method that applies to the composite: its steps agree with the blocks' own steps, block
+ * by block (q, v and the multiplier; the Herglotz action z, additive over blocks without damping,
+ * as a sum). nh_energy only when every block's V is at most quadratic: its discrete gradient
+ * (Gonzalez's) couples the blocks through |Δq|² otherwise. Returns the number of methods compared. */
+static int check_blocks(const nh_system *sys, const nh_system *parts, const nh_state *x0, const nh_state *parts0,
+                        int quadratic_V, const char *label) {
+  static const char *const methods[] = {
+      "rk4", "nh_newmark", "nh_newmark(beta=0.1,beta2=0.2,alpha=0.3,constraint=average)", "newmark", "dla",
+      "nh_shake", "nh_rattle", "shake", "rattle", "js_a", "js_b", "herglotz1", "herglotz2", "la1", "m11", "mp418",
+      "nh_energy", "triple_jump(nh_newmark)", "adjoint_pair(nh_newmark(alpha=0))"};
+  const double h = 0.05;
+  const int steps = 4;
+  int compared = 0;
+  for (size_t i = 0; i < sizeof methods / sizeof *methods; i++) {
+    nh_method *m = test_method(methods[i]);
+    char err[512];
+    int applies = nh_method_applies(m, sys, err, sizeof err) == 0;
+    for (int b = 0; b < blk.count; b++) applies &= nh_method_applies(m, &parts[b], err, sizeof err) == 0;
+    if (!applies || (!quadratic_V && strcmp(methods[i], "nh_energy") == 0)) {
+      nh_method_free(m);
+      continue;
+    }
+    nh_state x = *x0;
+    cr_assert_eq(run_steps(m, sys, &x, h, steps), 0, "%s, %s: composite step failed", label, methods[i]);
+    double z = 0;
+    for (int b = 0; b < blk.count; b++) {
+      nh_state xb = parts0[b];
+      cr_assert_eq(run_steps(m, &parts[b], &xb, h, steps), 0, "%s, %s: block %d failed", label, methods[i], b);
+      for (int j = 0; j < parts[b].n; j++) {
+        const double *q = x.q + blk.n0[b], *v = x.v + blk.n0[b];
+        cr_expect(fabs(q[j] - xb.q[j]) <= 1e-12 * (1 + fabs(xb.q[j])), "%s, %s: block %d q_%d = %.17g, alone %.17g",
+                  label, methods[i], b, j, q[j], xb.q[j]);
+        cr_expect(fabs(v[j] - xb.v[j]) <= 1e-12 * (1 + fabs(xb.v[j])), "%s, %s: block %d v_%d = %.17g, alone %.17g",
+                  label, methods[i], b, j, v[j], xb.v[j]);
+      }
+      if (nh_method_lambda_time(m) != NH_LAMBDA_NONE)
+        for (int a = 0; a < parts[b].k; a++) {
+          const double l = x.lambda[blk.k0[b] + a];
+          cr_expect(fabs(l - xb.lambda[a]) <= 1e-10 * (1 + fabs(xb.lambda[a])),
+                    "%s, %s: block %d lambda_%d = %.17g, alone %.17g", label, methods[i], b, a, l, xb.lambda[a]);
+        }
+      z += xb.z;
+    }
+    if (m->type->properties & NH_TRACKS_ACTION)
+      cr_expect(fabs(x.z - z) <= 1e-12 * (1 + fabs(z)), "%s, %s: z = %.17g, sum over blocks %.17g", label, methods[i],
+                x.z, z);
+    compared++;
+    nh_method_free(m);
+  }
+  cr_log_info("%s: %d methods agree with the blocks' steps", label, compared);
+  return compared;
+}
+
+/* Four pendulums (n = 8, k = 4, holonomic): each method's steps are the four pendulums' own; once
+ * with M = I (the unit-mass paths) and once with four different masses. */
+Test(integrators, steps_at_the_size_limits_are_the_blocks_steps) {
+  static const char *const pend[] = {"pendulum", "pendulum", "pendulum", "pendulum"};
+  static const char *const unit[] = {"m=1,g=1,l=1", "m=1,g=2,l=1.5", "m=1,g=0.5,l=0.8", "m=1,g=1.3,l=1.2"};
+  static const char *const masses[] = {"m=1,g=1,l=1", "m=2,g=2,l=1.5", "m=0.5,g=0.5,l=0.8", "m=3,g=1.3,l=1.2"};
+  const double theta[] = {0.5, -1.1, 2.0, 0.2}, thetadot[] = {1, 0.3, -0.7, 1.9};
+  for (int variant = 0; variant < 2; variant++) {
+    nh_system_type type;
+    nh_system parts[BLK_MAX];
+    nh_system sys = blocks_system(&type, &blk_holonomic_type, 4, pend, variant ? masses : unit, parts);
+    cr_assert(sys.n == NH_MAX_N && sys.k == NH_MAX_K, "n = %d, k = %d", sys.n, sys.k);
+    cr_assert_eq(sys.unit_mass, variant == 0);
+    nh_state x0 = {.t = 0.3}, p0[BLK_MAX];
+    for (int b = 0; b < 4; b++) {
+      const double l = parts[b].p[2], th = theta[b], w = thetadot[b];
+      p0[b] = (nh_state){.t = 0.3, .q = {l * sin(th), -l * cos(th)}, .v = {l * w * cos(th), l * w * sin(th)}};
+      memcpy(x0.q + 2 * b, p0[b].q, 2 * sizeof(double));
+      memcpy(x0.v + 2 * b, p0[b].v, 2 * sizeof(double));
+    }
+    const int compared = check_blocks(&sys, parts, &x0, p0, 1, variant ? "4 pendulums" : "4 pendulums, M = I");
+    cr_expect(compared >= 12, "only %d methods apply to the pendulums", compared);
+  }
+}
+
+/* The nonholonomic particle (3, 1) and the chaotic particle (5, 1) side by side: n = 8, k = 2, M = I,
+ * constraints that depend on q. */
+Test(integrators, steps_of_two_particles_at_n_max_are_the_particles_steps) {
+  static const char *const names[] = {"particle", "chaotic_particle"}, *const params[] = {NULL, NULL};
+  nh_system_type type;
+  nh_system parts[BLK_MAX];
+  nh_system sys = blocks_system(&type, &blk_nonholonomic_type, 2, names, params, parts);
+  cr_assert(sys.n == NH_MAX_N && sys.k == 2, "n = %d, k = %d", sys.n, sys.k);
+  nh_state x0 = {0}, p0[BLK_MAX];
+  for (int b = 0; b < 2; b++) {
+    nh_system_default_state(&parts[b], &p0[b]);
+    memcpy(x0.q + blk.n0[b], p0[b].q, sizeof(double) * (size_t)parts[b].n);
+    memcpy(x0.v + blk.n0[b], p0[b].v, sizeof(double) * (size_t)parts[b].n);
+  }
+  const int compared = check_blocks(&sys, parts, &x0, p0, 0, "particle + chaotic particle");
+  cr_expect(compared >= 12, "only %d methods apply to the particles", compared);
 }

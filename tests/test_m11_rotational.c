@@ -132,6 +132,12 @@ Test(m11_rotational, preset_matches_spec) {
   cr_expect(fabs(nh_energy(&sys, x.q, x.v) - 1.25) <= 1e-15, "H0 = %.17g", nh_energy(&sys, x.q, x.v));
   sys.type->derived(sys.p, 0, x.q, x.v, der);
   cr_expect(der[0] == 2 && der[1] == 1, "C(q0) = %g, r = %g", der[0], der[1]);
+  /* Away from x = 1 (where 2x² = 2x/x·x): at q = (0.6, −1.3, 0.4), C = |μ|² = 2x² + y² = 2.41 and
+   * r = √(x² + y²) = √2.05. */
+  const double qg[3] = {0.6, -1.3, 0.4};
+  sys.type->derived(sys.p, 0, qg, v0, der);
+  cr_expect(fabs(der[0] - 2.41) <= 1e-15 && fabs(der[1] - sqrt(2.05)) <= 1e-15, "C = %.17g, r = %.17g at (0.6, -1.3, 0.4)",
+            der[0], der[1]);
   const double v1[3] = {0.5, 0.8, -0.5};
   sys.type->invariants(sys.p, x.q, v1, &J);
   cr_expect(fabs(J - 0.8) <= 1e-16, "control: J of v = (0.5, 0.8, -0.5) is %.17g", J);

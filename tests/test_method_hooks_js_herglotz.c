@@ -290,6 +290,27 @@ Test(hooks_js_herglotz, herglotz_discrete_constraints) {
   }
 }
 
+/* The contact schemes' discrete constraint A(q_d)Δq/h + b(q_d) (spec/herglotz.md §2.3, §6) at a pair
+ * of states that is no step (so it is far from 0), against the Foucault pendulum's A(q) = (−y, x),
+ * b(q) = s|q|² written out here: q_d the midpoint for herglotz2, q_j for herglotz1 and la1. */
+Test(hooks_js_herglotz, contact_discrete_constraint_by_hand) {
+  nh_system sys = test_system("foucault_pendulum", "Omega=0.3,beta_deg=30");
+  const double s = 0.3 * sin(30 * 3.14159265358979323846 / 180), h = 0.2;
+  const nh_state x = {.t = 0.1, .q = {0.4, -0.3}, .v = {0.1, 0.2}}, y = {.t = 0.3, .q = {0.55, -0.1}, .v = {0.3, 0.1}};
+  const char *methods[] = {"herglotz2", "herglotz1", "la1"};
+  const double gamma[] = {0.5, 0, 0};
+  for (int mi = 0; mi < 3; mi++) {
+    nh_method *m = test_method(methods[mi]);
+    const double qd[2] = {x.q[0] + gamma[mi] * (y.q[0] - x.q[0]), x.q[1] + gamma[mi] * (y.q[1] - x.q[1])};
+    const double expect = (-qd[1] * (y.q[0] - x.q[0]) + qd[0] * (y.q[1] - x.q[1])) / h + s * (qd[0] * qd[0] + qd[1] * qd[1]);
+    double out[NH_MAX_K] = {NAN, NAN, NAN, NAN};
+    m->type->discrete_constraint(m, &sys, &x, &y, h, out);
+    cr_expect(fabs(out[0] - expect) <= 1e-15 * (1 + fabs(expect)), "%s: %.17g, by hand %.17g", methods[mi], out[0],
+              expect);
+    nh_method_free(m);
+  }
+}
+
 /* ---- the contact schemes' midpoint energy (spec/herglotz.md §6, §5 items 9-10) ------------------------ */
 
 /* The formula T(q̄, Δq/h) + ½(V_j + V_{j+1}) computed here, over steps with damping and forcing. */
@@ -523,6 +544,31 @@ Test(hooks_js_herglotz, js_b_lambda_is_newton_unknown_over_h) {
     for (int a = 0; a < sys.k; a++)
       cr_expect(fabs(X[sys.n + a] / h - y.lambda[a]) < 1e-12 * (1 + fabs(y.lambda[a])),
                 "%s: Lambda/h = %.17g, y->lambda = %.17g", systems[s], X[sys.n + a] / h, y.lambda[a]);
+    nh_method_free(m);
+  }
+}
+
+/* The contact schemes recover Λ from a result by least squares, (A Aᵀ)⁻¹ A R with A = A(q_j). On
+ * the axis of the rotational-symmetry system, μ(q) = (x, y, x) vanishes and Λ is undefined: every
+ * multiplier unknown is NaN, never a number; the positions are y's. Off the axis both are finite. */
+Test(hooks_js_herglotz, contact_unknowns_undefined_where_A_vanishes) {
+  const char *methods[] = {"herglotz2", "herglotz1", "la1"};
+  nh_system sys = test_system("rotational_symmetry", NULL);
+  for (int mi = 0; mi < 3; mi++) {
+    nh_method *m = test_method(methods[mi]);
+    char err[512];
+    cr_assert_eq(nh_method_applies(m, &sys, err, sizeof err), 0, "%s: %s", methods[mi], err);
+    for (int off = 0; off < 2; off++) {
+      const nh_state x = {.q = {off ? 0.4 : 0, 0, 0.5}, .v = {0, 0.3, 0.2}};
+      const nh_state y = {.t = 0.05, .q = {off ? 0.41 : 0.001, 0.015, 0.51}, .v = {0.02, 0.3, 0.2}};
+      double X[NH_MAX_NEWTON];
+      m->type->newton_unknowns(m, &sys, &x, &y, 0.05, X);
+      for (int i = 0; i < 3; i++) cr_expect_eq(X[i], y.q[i], "%s: X[%d]", methods[mi], i);
+      if (off)
+        cr_expect(isfinite(X[3]), "%s off the axis: Lambda = %g", methods[mi], X[3]);
+      else
+        cr_expect(isnan(X[3]), "%s on the axis: Lambda = %g, not NaN", methods[mi], X[3]);
+    }
     nh_method_free(m);
   }
 }

@@ -89,3 +89,103 @@ Test(newton, refuses_singular_nan_divergent_and_rootless) {
   cr_expect_eq(nh_newton_solve(1, e, arctangent, NULL, &cost), NH_STEP_OK);
   cr_expect(fabs(e[0]) <= 1e-15, "atan root %.3e", e[0]);
 }
+
+/* ---- the stopping rules at their boundaries ---------------------------------------------------
+ * F(x) = x − t_it with J = 1: every Newton update lands exactly on the target of its iteration,
+ * x_{it+1} = t_it, so the sequence of updates |dx_it| = |x_it − t_it| is chosen by hand and each
+ * rule of nh_newton_solve (newton.h) can be put just inside or just outside its threshold:
+ *   converged:  dx ≤ 1e-14 (1 + |x|∞);
+ *   stagnated:  dx > ½ dx_prev and dx ≤ 1e-9 (1 + |x|∞);
+ *   diverged:   |x|∞ > 1e6 (1 + |x_0|∞). */
+typedef struct {
+  const double *target;
+  int count; /* the last target repeats */
+  int calls;
+} scripted;
+
+static void scripted_fn(void *ctx, const double *x, double *F, double *J) {
+  scripted *s = ctx;
+  const int it = s->calls < s->count ? s->calls : s->count - 1;
+  s->calls++;
+  F[0] = x[0] - s->target[it];
+  J[0] = 1;
+}
+
+static nh_step_status run_scripted(double x0, const double *target, int count, double *x, nh_cost *cost) {
+  scripted s = {target, count, 0};
+  *cost = (nh_cost){0};
+  x[0] = x0;
+  return nh_newton_solve(1, x, scripted_fn, &s, cost);
+}
+
+/* Round-off noise ±ε around c = 1000 that never settles below the tolerance 1e-14·1001 ≈ 1e-11:
+ * with ε = 1e-10 the updates 1, 2ε, 2ε, … stagnate (2ε > ½·2ε) under 1e-9·1001, accepted on the
+ * third iteration; with 2ε just above 1e-9·1001 (ε = 5.0075e-7: 2ε = 1.0015e-6) they are not,
+ * and the solver gives up after its 50 iterations. */
+Test(newton, stagnation_accepted_below_1e_9_relative_only) {
+  enum { COUNT = 60 };
+  double small[COUNT], large[COUNT], x[1];
+  for (int i = 0; i < COUNT; i++) {
+    small[i] = 1000 + (i % 2 ? -1e-10 : 1e-10);
+    large[i] = 1000 + (i % 2 ? -5.0075e-7 : 5.0075e-7);
+  }
+  nh_cost cost;
+  cr_expect_eq(run_scripted(1001, small, COUNT, x, &cost), NH_STEP_OK, "noise 1e-10 at |x| = 1000 is round-off");
+  cr_expect_eq(cost.newton_iterations, 3);
+  cr_expect(cost.jacobian_evals == 3 && cost.linear_solves == 3, "%llu Jacobians, %llu solves", cost.jacobian_evals,
+            cost.linear_solves);
+  cr_expect(fabs(x[0] - 1000) <= 2e-10, "x = %.17g", x[0]);
+  cr_expect_eq(run_scripted(1001, large, COUNT, x, &cost), NH_STEP_SOLVER_FAILED,
+               "updates 1.0015e-6 > 1e-9 (1 + 1000) accepted as stagnation");
+  cr_expect_eq(cost.newton_iterations, 50);
+}
+
+/* Updates that shrink by a fixed ratio r around c = 1000, t_it = c + ε(−r)^it (ε = 1e-8), so
+ * dx_it = ε r^(it−1) (1 + r) for it ≥ 1. r = 0.6 > ½ is stagnation, accepted at it = 2 (dx = 9.6e-9
+ * ≤ 1.001e-6): 3 iterations. r = 0.4 < ½ is still converging: the solver goes on until
+ * 1.4e-8 · 0.4^(it−1) ≤ 1e-14 · 1001, first at it − 1 = 8 (9.2e-12; at 7, 2.3e-11): 10 iterations. */
+Test(newton, stagnation_needs_updates_above_half_the_previous) {
+  enum { COUNT = 60 };
+  double fast[COUNT], slow[COUNT], x[1];
+  for (int i = 0; i < COUNT; i++) {
+    fast[i] = 1000 + 1e-8 * pow(-0.4, i);
+    slow[i] = 1000 + 1e-8 * pow(-0.6, i);
+  }
+  nh_cost cost;
+  cr_expect_eq(run_scripted(1001, slow, COUNT, x, &cost), NH_STEP_OK);
+  cr_expect_eq(cost.newton_iterations, 3, "ratio 0.6: %llu iterations", cost.newton_iterations);
+  cr_expect_eq(run_scripted(1001, fast, COUNT, x, &cost), NH_STEP_OK);
+  cr_expect_eq(cost.newton_iterations, 10, "ratio 0.4: %llu iterations", cost.newton_iterations);
+  cr_expect(fabs(x[0] - 1000) <= 1e-11, "x = %.17g", x[0]);
+}
+
+/* Near zero the tolerance is absolute: after an update of 1, an update of 0.9e-14 ≤ 1e-14 (1 + ~0)
+ * stops (2 iterations); one of 1.1e-14 does not, and the next, 0, does (3 iterations). */
+Test(newton, convergence_tolerance_absolute_near_zero) {
+  double x[1];
+  nh_cost cost;
+  const double below[] = {0, 0.9e-14};
+  cr_expect_eq(run_scripted(1, below, 2, x, &cost), NH_STEP_OK);
+  cr_expect_eq(cost.newton_iterations, 2, "update 0.9e-14: %llu iterations", cost.newton_iterations);
+  const double above[] = {0, 1.1e-14};
+  cr_expect_eq(run_scripted(1, above, 2, x, &cost), NH_STEP_OK);
+  cr_expect_eq(cost.newton_iterations, 3, "update 1.1e-14: %llu iterations", cost.newton_iterations);
+}
+
+/* Divergence is measured against the initial guess: from x0 = 1 an iterate of 1.999e6 ≤ 1e6 (1 + 1)
+ * is kept (and the next update lands on it again, converged), 2.001e6 is refused at once. */
+Test(newton, divergence_bound_relative_to_the_initial_guess) {
+  double x[1];
+  nh_cost cost;
+  const double inside[] = {1.999e6}, outside[] = {2.001e6};
+  cr_expect_eq(run_scripted(1, inside, 1, x, &cost), NH_STEP_OK);
+  cr_expect_eq(cost.newton_iterations, 2);
+  cr_expect_eq(x[0], 1.999e6);
+  cr_expect_eq(run_scripted(1, outside, 1, x, &cost), NH_STEP_SOLVER_FAILED);
+  cr_expect_eq(cost.newton_iterations, 1);
+  /* The bound is the initial guess's, not a later iterate's: from x0 = 1 through 1.5e6 (inside),
+   * a step to 2.5e6 is outside 1e6 (1 + 1) although it is inside 1e6 (1 + 1.5e6). */
+  const double through[] = {1.5e6, 2.5e6};
+  cr_expect_eq(run_scripted(1, through, 2, x, &cost), NH_STEP_SOLVER_FAILED);
+  cr_expect_eq(cost.newton_iterations, 2);
+}

@@ -292,10 +292,56 @@ Test(system_library, exact_solutions_decline_states_off_D) {
   nh_state a = test_preset(&knife, "ic2");
   a.v[1] += 1e-6;
   cr_assert(knife.type->exact(knife.p, &a, 1, &x) != 0, "knife exact() accepted a state off D");
+  /* The disk's two rolling constraints (ẋ and ẏ rows), each violated alone. */
   nh_system disk = test_system("vertical_disk", "");
-  nh_state b = test_preset(&disk, "ic1");
-  b.v[0] += 1e-6;
-  cr_assert(disk.type->exact(disk.p, &b, 1, &x) != 0, "disk exact() accepted a state off D");
+  for (int row = 0; row < 2; row++) {
+    nh_state b = test_preset(&disk, "ic1");
+    cr_assert(disk.type->exact(disk.p, &b, 1, &x) == 0, "disk exact() declined its preset");
+    b.v[row] += 1e-6;
+    cr_assert(disk.type->exact(disk.p, &b, 1, &x) != 0, "disk exact() accepted a state off rolling row %d", row);
+  }
+  /* The falling disk upright (spec/herglotz.md §3.2): Ẋ = R cos ϕ ψ̇ and Ẏ = R sin ϕ ψ̇, each
+   * violated alone (ϕ0 = 0.7 so that both rows carry a velocity). */
+  nh_system fd = test_system("falling_disk", "");
+  for (int row = 0; row < 3; row++) {
+    const double R = fd.p[1], phi = 0.7, psid = 2.5;
+    nh_state c = {.t = 0.2, .q = {0.1, -0.3, 0, phi, 0.4}, .v = {R * cos(phi) * psid, R * sin(phi) * psid, 0, 0, psid}};
+    if (row < 2) c.v[row] += 1e-9;
+    cr_expect_eq(fd.type->exact(fd.p, &c, 1, &x), row < 2 ? -1 : 0, "falling_disk exact(), row %d violated", row);
+  }
+}
+
+/* Every exact solution returns a clean state: t, and q, v in their first n entries; every other
+ * field (the action z, the multiplier, the carry, the unused entries of q and v) is what it was in
+ * a clean start, 0, not left over or filled with stray bits. */
+Test(system_library, exact_solutions_return_clean_states) {
+  int checked = 0;
+  for (int i = 0; nh_system_types[i]; i++) {
+    const nh_system_type *T = nh_system_types[i];
+    if (!T->exact) continue;
+    nh_system sys = test_system_of(T, NULL);
+    for (int pr = -1; pr < T->npresets; pr++) {
+      nh_state x0, x;
+      memset(&x0, 0, sizeof x0);
+      if (pr < 0) nh_system_default_state(&sys, &x0);
+      else x0 = test_preset(&sys, T->presets[pr].name);
+      x0.z = 0;
+      memset(x0.lambda, 0, sizeof x0.lambda), memset(x0.carry, 0, sizeof x0.carry);
+      for (int j = sys.n; j < NH_MAX_N; j++) x0.q[j] = x0.v[j] = 0;
+      memset(&x, 0x55, sizeof x); /* not zero: exact() must write what it returns */
+      if (T->exact(sys.p, &x0, x0.t + 0.7, &x) != 0) continue;
+      const char *what = pr < 0 ? "default" : T->presets[pr].name;
+      cr_expect_eq(x.t, x0.t + 0.7, "%s %s: t", T->name, what);
+      cr_expect_eq(x.z, 0, "%s %s: z = %g", T->name, what, x.z);
+      for (int a = 0; a < NH_MAX_K; a++) cr_expect_eq(x.lambda[a], 0, "%s %s: lambda[%d] = %g", T->name, what, a, x.lambda[a]);
+      for (int c = 0; c < NH_MAX_CARRY; c++) cr_expect_eq(x.carry[c], 0, "%s %s: carry[%d] = %g", T->name, what, c, x.carry[c]);
+      for (int j = sys.n; j < NH_MAX_N; j++)
+        cr_expect(x.q[j] == 0 && x.v[j] == 0, "%s %s: entry %d beyond n = %d: %g, %g", T->name, what, j, sys.n, x.q[j],
+                  x.v[j]);
+      checked++;
+    }
+  }
+  cr_expect(checked >= 10, "only %d exact states checked", checked);
 }
 
 /* ---- systems without an exact solution: the reference --------------------------------------- */

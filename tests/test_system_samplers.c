@@ -287,6 +287,59 @@ Test(system_samplers, falling_disk_generic_projection_in_the_M_metric) {
   gsl_rng_free(r), gsl_rng_free(replay);
 }
 
+/* Replays the Foucault sampler's draws as systems/foucault_pendulum.c documents them (q from two
+ * flats in the box, rejected where V ≥ E − 0.1 or q = 0; then g from two Gaussians, rejected where
+ * its radial part g·q̂ is 0 or the rotation alone exceeds E − V) and recomputes the velocity in closed
+ * form instead of by its quadratic: v = s(y, −x) + sign(g·q̂) √(2(E − V)/m − s²|q|²) q̂, the
+ * frame rotation plus the radial speed that makes up the energy. Every draw is accepted at the
+ * documented point, so each sample is the replay's, to round-off. With s = 1 (Ω = 1, β = 90°)
+ * and m = 1/2 the root condition rejects part of the box and |g·q̂| is often below 1 (where a
+ * test of ½m|w|² against anything but 0 would reject it). */
+Test(system_samplers, foucault_sampler_replays_its_documented_draws) {
+  const char *params[] = {"m=0.5,l=1,g=1,Omega=1,beta_deg=90", NULL};
+  const double energies[] = {0.6, 1.1};
+  for (int variant = 0; variant < 2; variant++) {
+    nh_system sys = test_system("foucault_pendulum", params[variant]);
+    const double m = sys.p[0], l = sys.p[1], g = sys.p[2], E = energies[variant];
+    const double s = sys.p[4] * sin(sys.p[3] * PI / 180);
+    gsl_rng *r = test_rng(77), *replay = test_rng(77);
+    int rejected_root = 0, small_radial = 0;
+    for (int j = 0; j < 40; j++) {
+      nh_state x;
+      cr_assert_eq(nh_sample_on_D(&sys, E, r, &x), 0);
+      double q[2], gr, V;
+      for (;;) {
+        q[0] = gsl_ran_flat(replay, -1, 1), q[1] = gsl_ran_flat(replay, -1, 1);
+        V = 0.5 * m * g / l * (q[0] * q[0] + q[1] * q[1]);
+        if (V >= E - 0.1 || (q[0] == 0 && q[1] == 0)) continue;
+        const double g0 = gsl_ran_gaussian_ziggurat(replay, 1.0), g1 = gsl_ran_gaussian_ziggurat(replay, 1.0);
+        const double rq = hypot(q[0], q[1]);
+        gr = (g0 * q[0] + g1 * q[1]) / rq;
+        if (gr == 0) continue;
+        if (0.5 * m * s * s * rq * rq >= E - V) {
+          rejected_root++;
+          continue;
+        }
+        break;
+      }
+      small_radial += fabs(gr) < 1;
+      const double rq = hypot(q[0], q[1]), radial = copysign(sqrt(2 * (E - V) / m - s * s * rq * rq), gr);
+      const double v[2] = {s * q[1] + radial * q[0] / rq, -s * q[0] + radial * q[1] / rq};
+      cr_assert(x.q[0] == q[0] && x.q[1] == q[1], "%s, draw %d: q = (%.17g, %.17g), replayed (%.17g, %.17g)",
+                params[variant] ? params[variant] : "defaults", j, x.q[0], x.q[1], q[0], q[1]);
+      const double vn = hypot(v[0], v[1]);
+      cr_expect(fabs(x.v[0] - v[0]) <= 1e-14 * vn && fabs(x.v[1] - v[1]) <= 1e-14 * vn,
+                "%s, draw %d: v = (%.17g, %.17g), closed form (%.17g, %.17g)",
+                params[variant] ? params[variant] : "defaults", j, x.v[0], x.v[1], v[0], v[1]);
+    }
+    cr_log_info("foucault replay %d: %d draws rejected by the root condition, %d with |g.q^| < 1", variant,
+                rejected_root, small_radial);
+    if (variant == 0) cr_expect(rejected_root > 0, "the root condition never acted");
+    cr_expect(small_radial > 0, "no draw with a small radial Gaussian");
+    gsl_rng_free(r), gsl_rng_free(replay);
+  }
+}
+
 /* ---- distributions -------------------------------------------------------------------------- */
 
 /* Pendulum (m = g = l = 1) at E = 0.5: θ is uniform on {−cos θ < E − 0.1} = (−θmax, θmax),

@@ -325,6 +325,96 @@ Test(systems, mass_product_kinetic_energy_and_projection_onto) {
   gsl_rng_free(r);
 }
 
+/* Two constraints (k = 2): the vertical disk, A = [[1, 0, −R cos φ, 0], [0, 1, −R sin φ, 0]] and
+ * M = diag(m, m, I_r, I_h) (spec/rattle.md §4 D), so M⁻¹Aᵀ and the Gram matrix
+ *   C = A M⁻¹Aᵀ = [[1/m + R²c²/I_r, R²cs/I_r], [R²cs/I_r, 1/m + R²s²/I_r]]   (c, s = cos φ, sin φ)
+ * are written out by hand; with m = I_r = I_h = 1 (M = I, the unit-mass path) W is Aᵀ exactly. The
+ * projection onto D of a velocity with both constraints violated lands on D, and moves v by
+ * M⁻¹Aᵀy for its multiplier y (M-orthogonal). */
+Test(systems, two_constraint_gram_and_projection_by_hand) {
+  const char *params[] = {"m=1,I_r=1,I_h=1,R=0.7", "m=1.5,I_r=0.3,I_h=0.2,R=0.8"};
+  for (int variant = 0; variant < 2; variant++) {
+    nh_system sys = test_system("vertical_disk", params[variant]);
+    cr_assert_eq(sys.unit_mass, variant == 0, "%s: unit_mass %d", params[variant], sys.unit_mass);
+    const double m = sys.p[0], Ir = sys.p[1], Ih = sys.p[2], R = sys.p[3], phi = 0.9, c = cos(phi), sn = sin(phi);
+    const double q[4] = {0.3, -0.4, 1.1, phi}, Minv[4] = {1 / m, 1 / m, 1 / Ir, 1 / Ih};
+    const double A[8] = {1, 0, -R * c, 0, 0, 1, -R * sn, 0};
+    const double Cexp[4] = {1 / m + R * R * c * c / Ir, R * R * c * sn / Ir, R * R * c * sn / Ir,
+                            1 / m + R * R * sn * sn / Ir};
+    double W[8], W2[8], C[4];
+    nh_mass_solve_transpose(&sys, A, W);
+    cr_assert_eq(nh_constraint_gram(&sys, q, A, W2, C), 0);
+    for (int i = 0; i < 4; i++)
+      for (int a = 0; a < 2; a++) {
+        const double e = Minv[i] * A[a * 4 + i];
+        cr_expect(fabs(W[i * 2 + a] - e) <= 1e-15 * (1 + fabs(e)), "%s: (M^-1 A^T)[%d][%d] = %.17g, by hand %.17g",
+                  params[variant], i, a, W[i * 2 + a], e);
+        cr_expect(fabs(W2[i * 2 + a] - e) <= 1e-15 * (1 + fabs(e)), "%s: gram's W[%d][%d] = %.17g, by hand %.17g",
+                  params[variant], i, a, W2[i * 2 + a], e);
+        if (variant == 0) cr_expect_eq(W[i * 2 + a], A[a * 4 + i], "M = I: W = A^T exactly");
+      }
+    for (int i = 0; i < 4; i++)
+      cr_expect(fabs(C[i] - Cexp[i]) <= 1e-14 * (1 + fabs(Cexp[i])), "%s: C[%d] = %.17g, by hand %.17g",
+                params[variant], i, C[i], Cexp[i]);
+    /* Projection: v off both constraints. */
+    double v[4] = {0.5, -0.2, 0.8, -1.3}, w[4], y[2];
+    memcpy(w, v, sizeof w);
+    cr_assert_eq(nh_project_velocity_multiplier(&sys, q, w, y), 0);
+    cr_expect(nh_constraint_residual(&sys, q, w) <= 1e-15, "%s: projection off D by %.3e", params[variant],
+              nh_constraint_residual(&sys, q, w));
+    for (int i = 0; i < 4; i++) {
+      const double e = v[i] - Minv[i] * (A[i] * y[0] + A[4 + i] * y[1]);
+      cr_expect(fabs(w[i] - e) <= 1e-15 * (1 + fabs(e)), "%s: v_%d = %.17g, v - M^-1 A^T y = %.17g",
+                params[variant], i, w[i], e);
+    }
+    /* y = C⁻¹(A v) by Cramer's rule. */
+    const double r0 = v[0] - R * c * v[2], r1 = v[1] - R * sn * v[2], det = Cexp[0] * Cexp[3] - Cexp[1] * Cexp[2];
+    const double y0 = (Cexp[3] * r0 - Cexp[1] * r1) / det, y1 = (Cexp[0] * r1 - Cexp[2] * r0) / det;
+    cr_expect(fabs(y[0] - y0) <= 1e-14 * (1 + fabs(y0)) && fabs(y[1] - y1) <= 1e-14 * (1 + fabs(y1)),
+              "%s: multiplier (%.17g, %.17g), Cramer (%.17g, %.17g)", params[variant], y[0], y[1], y0, y1);
+  }
+}
+
+/* A test-only system whose constant mass diag(a, 1) is SPD only for a > 0: nh_system_init and
+ * nh_system_set_param cache M and M⁻¹ (unit_mass when M = I) and refuse, with -1 and the message,
+ * a parameter that leaves the range or makes M indefinite. */
+static const nh_param_desc sign_mass_params[] = {{"a", NH_PARAM_REAL, 1, -1, 2, "mass of the first coordinate", 0, NULL}};
+static void sign_mass(const double *p, const double *q, double *M) {
+  (void)q;
+  M[0] = p[0], M[1] = M[2] = 0, M[3] = 1;
+}
+static double zero_potential(const double *p, const double *q) {
+  (void)p, (void)q;
+  return 0;
+}
+static const nh_system_type sign_mass_type = {
+    .name = "sign_mass_test", .doc = "test-only", .n = 2, .k = 0, .params = sign_mass_params, .nparams = 1,
+    .mass = sign_mass, .potential = zero_potential};
+
+Test(systems, mass_cache_and_refused_parameters) {
+  nh_system sys;
+  char err[256] = "";
+  cr_assert_eq(nh_system_init(&sys, &sign_mass_type), 0);
+  cr_expect(sys.constant_mass == 1 && sys.unit_mass == 1 && sys.Minv[0] == 1 && sys.Minv[3] == 1, "a = 1: M = I");
+  cr_assert_eq(nh_system_set_param(&sys, "a", 2, err, sizeof err), 0, "%s", err);
+  cr_expect(sys.unit_mass == 0 && sys.M[0] == 2 && fabs(sys.Minv[0] - 0.5) <= 1e-16 && sys.Minv[1] == 0 &&
+                sys.Minv[3] == 1,
+            "a = 2: M^-1 = diag(%.17g, %g), expected diag(1/2, 1)", sys.Minv[0], sys.Minv[3]);
+  cr_expect_eq(nh_system_set_param(&sys, "a", -0.5, err, sizeof err), -1, "an indefinite mass accepted");
+  cr_expect_str_eq(err, "system sign_mass_test: mass matrix is not positive definite");
+  cr_expect_eq(nh_system_set_param(&sys, "a", 0, err, sizeof err), -1, "a singular mass accepted");
+  cr_expect_eq(nh_system_set_param(&sys, "a", 3, err, sizeof err), -1, "a = 3 is out of range");
+  cr_expect_str_eq(err, "system sign_mass_test: parameter a=3 is out of range [-1, 2]");
+  cr_expect_eq(nh_system_set_param(&sys, "b", 1, err, sizeof err), -1, "an unknown parameter accepted");
+  cr_assert_eq(nh_system_set_param(&sys, "a", 1, err, sizeof err), 0, "%s", err);
+  cr_expect(sys.unit_mass == 1, "back to M = I");
+  nh_system_type singular = sign_mass_type;
+  nh_param_desc zero_default = sign_mass_params[0];
+  zero_default.def = 0;
+  singular.params = &zero_default;
+  cr_expect_eq(nh_system_init(&sys, &singular), -1, "a singular default mass accepted by nh_system_init");
+}
+
 /* ---- reference solver (integrators/reference.c) --------------------------------------------- */
 
 Test(systems, reference_solver_matches_particle_exact_solution) {
