@@ -349,6 +349,12 @@ int nh_h5_open(nh_h5 *f, const char *prog, const char *path) {
     goto fail;
   }
   if (!(f->primary = nh_h5_ints(f, "primary", "method", NULL))) goto fail;
+  for (int m = 0; m < f->nmethods; m++)
+    if (f->primary[m] != 0 && f->primary[m] != 1) { /* flags; a damaged value would be counted as one */
+      fprintf(stderr, "%s: %s: /%s/primary[%d] = %d: the flags are 0 or 1 (a damaged file?)\n", prog, path,
+              f->kind_name, m, f->primary[m]);
+      goto fail;
+    }
   return 0;
 fail:
   nh_h5_close(f);

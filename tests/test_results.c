@@ -677,6 +677,31 @@ Test(results, primary_flags) {
   study_free(&st);
 }
 
+/* The reader refuses primary flags other than 0 and 1 (found by fuzz_results: a damaged flag of
+ * 2^31 − 1 overflowed `nhbench export`'s count of primary methods), and reads 0 and 1. */
+Test(results, reader_refuses_damaged_primary_flags, .timeout = 60) {
+  char path[128], cmd[1024];
+  snprintf(path, sizeof path, "/tmp/nhbench-primary-%d.h5", (int)getpid());
+  snprintf(cmd, sizeof cmd, "%s run %s/tests/data/small_ensemble.cfg -o %s 2>/dev/null", NHBENCH_EXE,
+           NHBENCH_SOURCE_DIR, path);
+  cr_assert_eq(system(cmd), 0);
+  const int values[] = {0, 1, 2, -1, 2147483647};
+  for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT), d = H5Dopen2(f, "/ensemble/primary", H5P_DEFAULT);
+    cr_assert(f >= 0 && d >= 0);
+    int flags[64] = {0};
+    cr_assert_eq(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, flags), 0);
+    flags[1] = values[i];
+    cr_assert_eq(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, flags), 0);
+    H5Dclose(d), H5Fclose(f);
+    nh_h5 r;
+    const int rc = nh_h5_open(&r, "test", path);
+    if (rc == 0) nh_h5_close(&r);
+    cr_expect_eq(rc, values[i] == 0 || values[i] == 1 ? 0 : -1, "primary flag %d", values[i]);
+  }
+  remove(path);
+}
+
 /* ---- trajectory --------------------------------------------------------------------------- */
 
 typedef struct {
