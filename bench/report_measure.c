@@ -454,5 +454,5 @@ int nh_measure_eval(const nh_measure *ms, const char *dir, double *m, char *why,
   reader r = {&f, ms, why, whylen};
   int rc = strcmp(ms->data, "orders") == 0 ? eval_orders(&r, m) : eval_dataset(&r, m);
   nh_h5_close(&f);
-  return rc;
+  return rc ? -1 : 0; /* eval_dataset's own checks leave rc = 1 */
 }

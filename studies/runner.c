@@ -407,6 +407,10 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
                                     replay_task, &jr, &resumed, err, errlen);
     r->journal_dE = REC_ROWS, r->journal_obs = REC_ROWS + (size_t)ns;
     if (r->journal && st->nobs) r->samples.fetch = journal_samples, r->samples.fetch_ctx = r;
+    /* The trajectories taken: the journal may also hold the statistics records of a run killed
+     * after its last trajectory, which are no trajectories (and are appended again below). */
+    resumed = 0;
+    for (size_t t = 0; r->journal && t < traj; t++) resumed += jr.done[t];
     if (r->journal && st->resume)
       fprintf(stderr, "nhbench: resuming: %ld of %zu trajectories taken from %s\n", resumed, traj, st->checkpoint);
   }

@@ -129,7 +129,7 @@ static int get_count(const ctx *c, const config_setting_t *group, const char *na
   double v;
   if (get_number(c, s, &v)) return -1;
   if (v != floor(v) || v < min || v > max)
-    return fail_at(c, s, "%s = %g must be a whole number in [%d, %d]", name, v, min, max);
+    return fail_at(c, s, "%s = %.15g must be a whole number in [%d, %d]", name, v, min, max);
   *out = (int)v;
   return 0;
 }
@@ -619,7 +619,7 @@ static int check_whole_steps(const ctx *c, const config_setting_t *root, const n
   for (int i = 0; i < st->nh; i++) {
     double steps = st->T / st->h[i];
     if (fabs(steps - round(steps)) > 1e-9 * steps || steps > 9.0e15)
-      return fail_at(c, hs, "T = %g is not a whole number of steps of h = %g", st->T, st->h[i]);
+      return fail_at(c, hs, "T = %.15g is not a whole number of steps of h = %.15g", st->T, st->h[i]);
   }
   return 0;
 }
@@ -733,7 +733,7 @@ static int load_random_states(const ctx *c, const config_setting_t *ens, nh_stud
   const config_setting_t *sd = require(c, ens, "seed");
   if (!sd || get_number(c, sd, &seed)) return -1;
   if (seed < 0 || seed != floor(seed) || seed > 9007199254740992.0)
-    return fail_at(c, sd, "seed = %g must be a whole number >= 0", seed);
+    return fail_at(c, sd, "seed = %.16g must be a whole number >= 0", seed);
   st->seed = (uint64_t)seed;
   st->random_ics = 1;
   if (!st->sys.type->sample && (nh_system_features(&st->sys) & NH_SYS_AFFINE_CONSTRAINTS || st->sys.type->holonomic))
@@ -841,7 +841,7 @@ static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *s
   if (get_positive(c, root, "h", &st->step)) return -1;
   double steps = st->T / st->step;
   if (fabs(steps - round(steps)) > 1e-9 * steps || steps > 9.0e15)
-    return fail_at(c, config_setting_get_member(root, "h"), "T = %g is not a whole number of steps of h = %g",
+    return fail_at(c, config_setting_get_member(root, "h"), "T = %.15g is not a whole number of steps of h = %.15g",
                    st->T, st->step);
   st->nsteps = lround(steps);
   if (get_count(c, root, "sample_every", 1, 1 << 30, 1, &st->sample_every)) return -1;

@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "studies/study.h"
+
 static char output[1 << 16];
 
 static void run_bench(void) {
@@ -201,4 +203,41 @@ Test(bench, lockstep_kernels_match_the_floors_bit_for_bit, .timeout = 120) {
     cr_expect_eq(diff, 0, "%d lanes, masked Newton: final states %g away from the floor's", l, diff);
     cr_expect_str_eq(same, "same", "%d lanes, masked Newton: iterations", l);
   }
+}
+
+/* The floors table is of chaotic_particle at h = 0.2 (2000 steps with --quick), and its Newton
+ * iterations per step are the harness's over 20 steps of that h from the default state: counted
+ * here by stepping each method with nh_integrate. */
+Test(bench, floors_table_at_its_stated_step_size, .timeout = 60) {
+  static char out[1 << 16], err[1 << 14];
+  cr_assert_eq(run_bench_args("--quick --only floors", out, sizeof out, err, sizeof err), 0, "%s", err);
+  cr_expect(strstr(out, "chaotic_particle, h = 0.2, 2000 steps,\nmedian of 5;"), "header:\n%s", out);
+  const char *fl = strstr(out, "state diff  method\n");
+  cr_assert(fl, "no floor table:\n%s", out);
+  nh_system sys;
+  cr_assert_eq(nh_system_init(&sys, nh_system_type_find("chaotic_particle")), 0);
+  nh_state x0;
+  nh_system_default_state(&sys, &x0);
+  int rows = 0, newton_rows = 0;
+  double ns, fns, ratio, its, fits, diff;
+  char name[128];
+  for (const char *line = fl + strlen("state diff  method\n");
+       sscanf(line, "%lf %lf %lf %lf %lf %lf %127s", &ns, &fns, &ratio, &its, &fits, &diff, name) == 7;
+       line = strchr(line, '\n') + 1) {
+    char msg[512];
+    nh_method *m = nh_method_parse(name, msg, sizeof msg);
+    cr_assert(m, "%s: %s", name, msg);
+    nh_state x = x0;
+    nh_cost cost = {0};
+    cr_assert_eq(nh_method_init(m, &sys, &x, 0.2, &cost), NH_STEP_OK);
+    cost = (nh_cost){0};
+    cr_assert_eq(nh_integrate(m, &sys, &x, 20, 0.2, &cost, 0, NULL), NH_STEP_OK, "%s", name);
+    const double want = (double)cost.newton_iterations / 20;
+    cr_expect(fabs(its - want) <= 0.005 + 1e-12, "%s: %g Newton iterations per step printed, %g stepped here", name,
+              its, want);
+    rows++, newton_rows += want > 0;
+    nh_method_free(m);
+  }
+  cr_expect_eq(rows, 4, "%s", out);
+  cr_expect_geq(newton_rows, 2, "nh_newmark and herglotz2 iterate");
 }

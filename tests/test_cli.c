@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -681,4 +682,279 @@ Test(cli, info_and_export_of_missing_or_foreign_files) {
     expect_has(r->err, files[i]);
   }
   remove(text);
+}
+
+/* ---- names cut to the table width ----------------------------------------------------------- */
+
+/* A method whose canonical name (130 characters) is longer than any table leaves room for. */
+#define LONG_METHOD "adjoint_pair(triple_jump(adjoint_pair(nh_newmark(beta=0.1,beta2=0.1,alpha=0.25,fast=0,allow_ill_conditioned=1))))"
+#define LONG_CANONICAL                                                                                            \
+  "adjoint_pair(triple_jump(adjoint_pair(nh_newmark(beta=0.1,beta2=0.1,alpha=0.25,constraint=point,allow_ill_" \
+  "conditioned=1,fast=0))))"
+
+/* Runs the spec, then `nhbench info`: every line ending in "..." is exactly 120 columns and ends
+ * in a prefix of the long name; their count; the note on cut names. */
+static int cut_lines_of(const char *name, const char *spec) {
+  char cfg[256], h5[256];
+  scratch_spec(cfg, sizeof cfg, name, spec);
+  scratch(h5, sizeof h5, "cut.h5");
+  cli_result *r = nhb("run %s -o %s", cfg, h5);
+  cr_assert(r->rc == 0 || r->rc == 1, "%s: exit %d\n%s", name, r->rc, r->err);
+  r = nhb("info %s", h5);
+  cr_assert_eq(r->rc, 0, "%s: info exit %d\n%s", name, r->rc, r->err);
+  int cut = 0;
+  for (const char *line = r->out; *line;) {
+    const char *end = strchr(line, '\n');
+    const size_t len = end ? (size_t)(end - line) : strlen(line);
+    if (len >= 3 && strncmp(line + len - 3, "...", 3) == 0) {
+      cut++;
+      cr_expect_eq(len, 120, "%s: a cut line of %zu columns:\n%.*s", name, len, (int)len, line);
+      const char *start = strstr(line, "adjoint_pair(");
+      const size_t kept = start && start < line + len ? (size_t)(line + len - 3 - start) : 0;
+      cr_expect(kept >= 12 && strncmp(start, LONG_CANONICAL, kept) == 0, "%s: not a cut of the long name:\n%.*s", name,
+                (int)len, line);
+    }
+    line += len + (end != NULL);
+  }
+  char note[512];
+  snprintf(note, sizeof note, "(names cut to 120 columns; full names: nhbench export %s methods)", h5);
+  expect_has(r->out, note);
+  remove(cfg), remove(h5);
+  return cut;
+}
+
+/* Every table of every study kind cuts the long name at the same width: the convergence orders and
+ * cost, the ensemble summary, cost and failure causes (every run diverges at divergence = 1e-300),
+ * the trajectory and work-precision per-method heads, the one-step table (the rk4 rows are not cut). */
+Test(cli, info_cuts_long_names_at_the_table_width, .timeout = 60) {
+  const char *head = "methods = [\"" LONG_METHOD "\", \"rk4\"];\n";
+  char spec[2048];
+  snprintf(spec, sizeof spec, "%sstudy = \"convergence\"; system = \"particle\"; T = 0.4; h = [0.2, 0.1];\n", head);
+  cr_expect_eq(cut_lines_of("cut-conv.cfg", spec), 2, "convergence: the orders and the cost table");
+  snprintf(spec, sizeof spec,
+           "%sstudy = \"ensemble\"; system = \"chaotic_particle\"; T = 0.4; h = 0.2; divergence = 1e-300;\n"
+           "ensemble = { count = 1; energy = 1.535; seed = 1; };\n",
+           head);
+  cr_expect_eq(cut_lines_of("cut-ens.cfg", spec), 3, "ensemble: summary, cost, failure causes");
+  snprintf(spec, sizeof spec, "%sstudy = \"trajectory\"; system = \"particle\"; T = 0.4; h = [0.2]; observables = [\"energy\"];\n",
+           head);
+  cr_expect_eq(cut_lines_of("cut-traj.cfg", spec), 1, "trajectory: the runs");
+  snprintf(spec, sizeof spec, "%sstudy = \"onestep\"; system = \"particle\"; T = 0.4; h = [0.2, 0.1]; points = 1;\n", head);
+  cr_expect_eq(cut_lines_of("cut-one.cfg", spec), 1, "onestep");
+  snprintf(spec, sizeof spec, "%sstudy = \"work_precision\"; system = \"particle\"; T = 0.4; h = [0.2]; repeats = 1;\n", head);
+  cr_expect_eq(cut_lines_of("cut-wp.cfg", spec), 1, "work-precision");
+}
+
+/* Step sizes listed in no order (the coarsest not first): info still finds the finest, h = 0.05,
+ * for the error column (rk4's error there, stepped here) and the cost (T/h = 40 steps), and gives
+ * the range from the coarsest. */
+Test(cli, info_convergence_with_h_in_any_order, .timeout = 30) {
+  char spec[256], file[256];
+  scratch_spec(spec, sizeof spec, "unsorted.cfg",
+               "study = \"convergence\";\nsystem = \"particle\";\ninitial = \"discretization\";\nT = 2.0;\n"
+               "h = [0.1, 0.4, 0.2, 0.05];\nmethods = [\"rk4\"];\n");
+  scratch(file, sizeof file, "unsorted.h5");
+  cli_result *r = nhb("run %s -o %s", spec, file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  r = nhb("info %s", file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  expect_has(r->out, "  h            4 values, 0.4 .. 0.05\n");
+  expect_has(r->out, "Cost at the finest h = 0.05;");
+  char want[64];
+  snprintf(want, sizeof want, " %.2e ", rk4_error(2.0, 0.05));
+  expect_has(r->out, want);
+  snprintf(want, sizeof want, " %12d ", 40);
+  expect_has(r->out, want);
+  cr_expect(!strstr(r->out, "expected order differs"), "rk4's order is no exception:\n%s", r->out);
+  remove(spec), remove(file);
+}
+
+/* Without -o the file is results/<spec name up to its first dot>.h5 under the working directory
+ * (the spec's own directory does not matter), results/stdin.h5 for a spec on standard input. */
+Test(cli, run_default_output_name, .timeout = 30) {
+  char dir[256], sub[320], spec[400], cmd[2048], h5[400];
+  scratch(dir, sizeof dir, "dflt");
+  snprintf(sub, sizeof sub, "%s/specs", dir);
+  cr_assert_eq(mkdir(dir, 0755), 0);
+  cr_assert_eq(mkdir(sub, 0755), 0);
+  snprintf(spec, sizeof spec, "%s/my.small.cfg", sub);
+  FILE *f = fopen(spec, "w");
+  cr_assert(f);
+  fputs("study = \"trajectory\"; system = \"particle\"; T = 0.2; h = [0.1]; observables = [\"energy\"];\n"
+        "methods = [\"rk4\"];\n",
+        f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "cd %s && %s run %s >/dev/null 2>&1 && %s run - < %s >/dev/null 2>&1", dir, NHBENCH_EXE,
+           spec, NHBENCH_EXE, spec);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  snprintf(h5, sizeof h5, "%s/results/my.h5", dir);
+  cr_expect_eq(access(h5, F_OK), 0, "%s was not written", h5);
+  cli_result *r = nhb("export %s study", h5);
+  cr_expect_str_eq(r->out, "trajectory\n");
+  remove(h5);
+  snprintf(h5, sizeof h5, "%s/results/stdin.h5", dir);
+  cr_expect_eq(access(h5, F_OK), 0, "%s was not written", h5);
+  remove(h5);
+  snprintf(h5, sizeof h5, "%s/results", dir);
+  rmdir(h5), remove(spec), rmdir(sub), rmdir(dir);
+}
+
+/* ---- parameter grids of several shapes -------------------------------------------------------- */
+
+/* Reads rows "v0 v1 stat m failed count lo0 hi0 lo1 hi1" of `export grid` into r (at most 16). */
+static int grid_table(const char *out, double r[16][10]) {
+  int n = 0;
+  for (const char *line = out; *line && n < 16;) {
+    const char *end = strchr(line, '\n');
+    if (*line != '#' && *line != '\n') {
+      cr_assert_eq(sscanf(line, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &r[n][0], &r[n][1], &r[n][2], &r[n][3],
+                          &r[n][4], &r[n][5], &r[n][6], &r[n][7], &r[n][8], &r[n][9]),
+                   10, "grid row: %s", line);
+      n++;
+    }
+    if (!end) break;
+    line = end + 1;
+  }
+  return n;
+}
+
+/* Cell edges by hand: halfway to the neighbours, the end cells mirrored; one value v: v ± |v|/2,
+ * or ± 1/2 at 0. */
+static void edges_by_hand(const double *v, int n, int i, double *lo, double *hi) {
+  if (n == 1) *lo = v[0] == 0 ? -0.5 : v[0] / 2, *hi = v[0] == 0 ? 0.5 : 1.5 * v[0];
+  else if (i == 0) *lo = v[0] - (v[1] - v[0]) / 2, *hi = (v[0] + v[1]) / 2;
+  else if (i == n - 1) *lo = (v[i - 1] + v[i]) / 2, *hi = v[i] + (v[i] - v[i - 1]) / 2;
+  else *lo = (v[i - 1] + v[i]) / 2, *hi = (v[i] + v[i + 1]) / 2;
+}
+
+/* Three grids of shapes 2×1, 1×3 and 3×2 in one ensemble (reading one grid must not keep the
+ * sizes of the one before): each exported cell's values, edges, method (its name carries the
+ * cell's β, β'), and the median and maximum over the 2 ICs of max_t |dE| read here from
+ * /ensemble/max_abs_dE. */
+Test(cli, export_grids_of_several_shapes, .timeout = 60) {
+  static const double b0[3][3] = {{0.0, 0.1}, {0.05}, {0.0, 0.1, 0.2}}, b1[3][3] = {{0.0}, {0.0, 0.1, 0.2}, {0.0, 0.1}};
+  static const int n0[3] = {2, 1, 3}, n1[3] = {1, 3, 2};
+  static const double alpha[3] = {0.5, 0.5, 0};
+  char spec[256], file[256];
+  scratch_spec(spec, sizeof spec, "grids.cfg",
+               "study = \"ensemble\"; system = \"chaotic_particle\"; T = 0.4; h = 0.2;\n"
+               "ensemble = { count = 2; energy = 1.535; seed = 3; };\nmethods = [\"rk4\"];\n"
+               "grids = ( { method = \"nh_newmark(alpha=0.5)\"; beta = [0.0, 0.1]; beta2 = [0.0]; },\n"
+               "          { method = \"nh_newmark(alpha=0.5)\"; beta = [0.05]; beta2 = [0.0, 0.1, 0.2]; },\n"
+               "          { method = \"nh_newmark(alpha=0)\"; beta = [0.0, 0.1, 0.2]; beta2 = [0.0, 0.1]; } );\n");
+  scratch(file, sizeof file, "grids.h5");
+  cli_result *r = nhb("run %s -o %s", spec, file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  /* The methods and max_t |dE| per method and IC, straight from the file. */
+  hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+  cr_assert(f >= 0);
+  hid_t ds = H5Dopen2(f, "/ensemble/max_abs_dE", H5P_DEFAULT);
+  hsize_t dims[2];
+  hid_t sp = H5Dget_space(ds);
+  cr_assert_eq(H5Sget_simple_extent_dims(sp, dims, NULL), 2);
+  cr_assert(dims[1] == 2 && dims[0] <= 16, "%llu methods × %llu ICs", (unsigned long long)dims[0], (unsigned long long)dims[1]);
+  double maxdE[16][2];
+  cr_assert(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, maxdE) >= 0);
+  H5Sclose(sp), H5Dclose(ds), H5Fclose(f);
+  const int nm = (int)dims[0];
+  r = nhb("export %s methods", file);
+  char names[16][256];
+  int index = 0;
+  for (const char *line = strchr(r->out, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+    cr_assert(index < 16 && sscanf(line + 1, "%*d %255s", names[index]) == 1, "methods:\n%s", r->out);
+    index++;
+  }
+  cr_assert_eq(index, nm);
+  for (int g = 0; g < 3; g++) {
+    for (int which = 0; which < 2; which++) {
+      r = nhb("export %s grid --grid %d --stat %s", file, g, which ? "max_max_abs_dE" : "median_max_abs_dE");
+      cr_assert_eq(r->rc, 0, "%s", r->err);
+      double t[16][10];
+      cr_assert_eq(grid_table(r->out, t), n0[g] * n1[g], "grid %d:\n%s", g, r->out);
+      for (int i = 0; i < n0[g]; i++)
+        for (int j = 0; j < n1[g]; j++) {
+          const double *row = t[i * n1[g] + j];
+          double lo0, hi0, lo1, hi1;
+          edges_by_hand(b0[g], n0[g], i, &lo0, &hi0);
+          edges_by_hand(b1[g], n1[g], j, &lo1, &hi1);
+          cr_expect(row[0] == b0[g][i] && row[1] == b1[g][j], "grid %d cell (%d, %d): %g %g", g, i, j, row[0], row[1]);
+          cr_expect(fabs(row[6] - lo0) < 1e-15 && fabs(row[7] - hi0) < 1e-15 && fabs(row[8] - lo1) < 1e-15 &&
+                        fabs(row[9] - hi1) < 1e-15,
+                    "grid %d cell (%d, %d) edges %g %g %g %g, by hand %g %g %g %g", g, i, j, row[6], row[7], row[8],
+                    row[9], lo0, hi0, lo1, hi1);
+          const int m = (int)row[3];
+          cr_assert(m >= 0 && m < nm, "grid %d cell (%d, %d): method %d", g, i, j, m);
+          char want[128];
+          snprintf(want, sizeof want, "nh_newmark(beta=%g,beta2=%g,alpha=%g,", b0[g][i], b1[g][j], alpha[g]);
+          cr_expect(strncmp(names[m], want, strlen(want)) == 0, "grid %d cell (%d, %d) is method %d %s, not %s...", g,
+                    i, j, m, names[m], want);
+          const double a = maxdE[m][0], b = maxdE[m][1];
+          const double stat = which ? fmax(a, b) : (a + b) / 2;
+          cr_expect(fabs(row[2] - stat) <= 1e-15 * stat, "grid %d cell (%d, %d): stat %d %.17g, by hand %.17g", g, i,
+                    j, which, row[2], stat);
+          cr_expect(row[4] == 0 && row[5] == 2, "failed %g of %g ICs", row[4], row[5]);
+        }
+    }
+  }
+  r = nhb("export %s grid --grid 3", file);
+  cr_expect_eq(r->rc, 2);
+  r = nhb("info %s", file);
+  cr_expect_eq(r->rc, 0, "%s", r->err);
+  expect_has(r->out, "Grid 2: nh_newmark(beta=0,beta2=0,alpha=0,");
+  remove(spec), remove(file);
+}
+
+/* An ensemble over given initial conditions (presets, not random states) is written and read
+ * back: the ICs by name with their states, and E0 of each the energy of its preset computed here. */
+Test(cli, ensemble_of_given_initial_conditions, .timeout = 30) {
+  char file[256];
+  scratch(file, sizeof file, "fixed.h5");
+  cli_result *r = nhb("run " DATA "ensemble_fixed.cfg -o %s", file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  r = nhb("info %s", file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  expect_has(r->out, "  IC 0         newmark: q0 = (");
+  expect_has(r->out, "  IC 1         discretization: q0 = (");
+  const char *presets[2] = {"newmark", "discretization"};
+  for (int ic = 0; ic < 2; ic++) {
+    nh_system sys = test_system("particle", NULL);
+    nh_state x = test_preset(&sys, presets[ic]);
+    const double E0 = nh_energy(&sys, x.q, x.v);
+    r = nhb("export %s energy --method 1 --ics %d", file, ic);
+    cr_assert_eq(r->rc, 0, "%s", r->err);
+    double e = NAN;
+    const char *at = strstr(r->out, ", E0 ");
+    cr_assert(at && sscanf(at + 5, "%lf", &e) == 1, "%s", r->out);
+    cr_expect(fabs(e - E0) <= 1e-15 * fabs(E0), "IC %d (%s): E0 %.17g, by hand %.17g", ic, presets[ic], e, E0);
+  }
+  remove(file);
+}
+
+/* A table that cannot be written (stdout on a full device) is a failure: exit status 1 and the
+ * reason, not a silently short table. */
+Test(cli, export_to_a_full_device_fails) {
+  char file[256], cmd[1024], errf[300];
+  scratch(file, sizeof file, "full.h5");
+  cli_result *r = nhb("run " DATA "trajectory_particle.cfg -o %s", file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  snprintf(errf, sizeof errf, "%s.err", file);
+  snprintf(cmd, sizeof cmd, "%s export %s series > /dev/full 2> %s", NHBENCH_EXE, file, errf);
+  const int status = system(cmd);
+  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "exit status %d", WEXITSTATUS(status));
+  char err[1024];
+  slurp(errf, err, sizeof err);
+  expect_has(err, "nhbench export: writing the table failed: No space left on device");
+  remove(file);
+}
+
+/* With its standard input closed (a cron job), the first file nhbench opens gets descriptor 0:
+ * still a valid file, and the run writes its results. */
+Test(cli, run_with_standard_input_closed, .timeout = 30) {
+  char file[256], cmd[1024];
+  scratch(file, sizeof file, "nostdin.h5");
+  snprintf(cmd, sizeof cmd, "%s run " DATA "trajectory_particle.cfg -o %s <&- 2>/dev/null", NHBENCH_EXE, file);
+  const int status = system(cmd);
+  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exit status %d", WEXITSTATUS(status));
+  cr_expect_eq(access(file, F_OK), 0, "no results file");
+  remove(file);
 }

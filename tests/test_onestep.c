@@ -229,6 +229,11 @@ Test(onestep, rk4_slope_and_failed_steps) {
       cr_expect(isnan(r.local_err[c]) && isnan(r.local_err_q[c]) && isnan(r.local_err_v[c]) && isnan(r.cond[c]) &&
                     isnan(r.lambda_err[c]) && isnan(r.adjoint_defect[c]) && isnan(r.stepped[c * 2 * st.sys.n]),
                 "failed step leaves NaN");
+      /* The whole state of the failed step, and of its backward step (which fails alike), is NaN. */
+      for (int i = 0; i < 2 * st.sys.n; i++)
+        cr_expect(isnan(r.stepped[c * 2 * st.sys.n + i]) && isnan(r.backward[c * 2 * st.sys.n + i]),
+                  "h=%g p=%d: component %d of the failed steps: %g %g", st.h[hi], p, i, r.stepped[c * 2 * st.sys.n + i],
+                  r.backward[c * 2 * st.sys.n + i]);
       cr_expect_eq(r.status[cell(&st, &r, 1, hi, p)], NH_STEP_OK);
     }
   cr_expect(isnan(r.slope[0]), "no slope from failed steps: %g", r.slope[0]);
@@ -279,6 +284,31 @@ Test(onestep, norm_2_and_multipliers) {
                   "%s: lambda_err must use the method's own multiplier time", methods[mi]);
       }
     }
+  finish(&st, &r);
+}
+
+/* A study whose every method has multipliers (no rk4 among them) still gets the true λ: the
+ * multiplier error of nh_newmark (λ at the step's end) and dla (at its start) against the
+ * particle's closed form λ = ẋ ż / (1 + y²), not NaN. */
+Test(onestep, multipliers_when_every_method_has_them) {
+  const char *methods[] = {"nh_newmark(alpha=0.5)", "dla"};
+  const nh_state ics[] = {particle_ic(1)};
+  setup s = {"particle", NULL, methods, 2, ics, 1, 1.0, 1, 0.1, 1, NH_NORM_MAX, 0};
+  nh_onestep_result r;
+  nh_study st = build_and_run(&s, &r);
+  const double h = st.h[0];
+  nh_state x0 = point_state(&st, &r, 0), ex;
+  cr_assert_eq(st.sys.type->exact(st.sys.p, &x0, x0.t + h, &ex), 0);
+  const double lam_start = x0.v[0] * x0.v[1] / (1 + x0.q[1] * x0.q[1]);
+  const double lam_end = ex.v[0] * ex.v[1] / (1 + ex.q[1] * ex.q[1]);
+  for (int mi = 0; mi < 2; mi++) {
+    const size_t c = cell(&st, &r, mi, 0, 0);
+    nh_state x = x0, y;
+    step_from(st.methods[mi], &st.sys, &x, &y, h);
+    const double ref = mi == 0 ? lam_end : lam_start;
+    cr_expect(fabs(r.lambda_err[c] - fabs(y.lambda[0] - ref)) <= 1e-13 * fmax(1, fabs(ref)),
+              "%s: lambda_err %.17g, expected %.17g", methods[mi], r.lambda_err[c], fabs(y.lambda[0] - ref));
+  }
   finish(&st, &r);
 }
 

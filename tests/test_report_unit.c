@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <hdf5.h>
+#include <hdf5_hl.h>
 
 #include "bench/report.h"
 #include "tests/helpers.h"
@@ -268,4 +270,398 @@ Test(report, verdicts_from_a_results_file, .init = make_tmpdir, .fini = remove_t
   fclose(f);
   snprintf(args, sizeof args, "report %s/q.claims -r %s -o %s/no/such/dir", tmpdir, tmpdir, tmpdir);
   cr_expect_eq(test_run_nhbench(args, out, sizeof out), 2, "an output directory that does not exist: %s", out);
+}
+
+/* ---- measures: a slice of a results file, by hand -------------------------------------------- */
+
+static nh_measure measure_of(const char *data, nh_reduce reduce) {
+  nh_measure ms;
+  memset(&ms, 0, sizeof ms);
+  snprintf(ms.file, sizeof ms.file, "traj");
+  snprintf(ms.data, sizeof ms.data, "%s", data);
+  ms.reduce = reduce;
+  ms.from = -INFINITY, ms.to = INFINITY;
+  return ms;
+}
+
+/* Adds `at = { dim = "name"; }` (name not NULL) or `at = { dim = value; }`. */
+static void select_at(nh_measure *ms, const char *dim, const char *name, double value) {
+  nh_select *s = &ms->select[ms->nselect++];
+  snprintf(s->dim, sizeof s->dim, "%s", dim);
+  s->by_name = name != NULL;
+  snprintf(s->name, sizeof s->name, "%s", name ? name : "");
+  s->value = value;
+}
+
+static double measured_ok(const nh_measure *ms) {
+  double m = NAN;
+  char why[1024] = "";
+  cr_assert_eq(nh_measure_eval(ms, tmpdir, &m, why, sizeof why), 0, "%s: %s", ms->data, why);
+  return m;
+}
+
+static void measured_fails(const nh_measure *ms, const char *needle) {
+  double m = 0;
+  char why[1024] = "";
+  cr_expect_eq(nh_measure_eval(ms, tmpdir, &m, why, sizeof why), -1, "%s: no error, want '%s'", ms->data, needle);
+  cr_expect(strstr(why, needle) != NULL, "'%s' lacks '%s'", why, needle);
+}
+
+/* A trajectory study of the particle in tmpdir/traj.h5 (2 methods × h = 0.25, 0.125 × 2 ICs, 9
+ * samples of the finer h, q with 3 components); q and t read back here with the HDF5 API. */
+static void traj_study(double *q, double *t) {
+  write_file("traj.cfg", "study = \"trajectory\"; system = \"particle\"; initial = [\"discretization\", \"newmark\"];\n"
+                         "T = 1.0; h = [0.25, 0.125]; observables = [\"energy\", \"q\"];\n"
+                         "methods = [\"rk4\", \"nh_newmark(alpha=0.5)\"];\n");
+  char args[1024], out[8192], path[256];
+  snprintf(args, sizeof args, "run %s/traj.cfg -o %s/traj.h5", tmpdir, tmpdir);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  snprintf(path, sizeof path, "%s/traj.h5", tmpdir);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  cr_assert(f >= 0);
+  cr_assert(H5LTread_dataset_double(f, "/trajectory/observables/q", q) >= 0);
+  cr_assert(H5LTread_dataset_double(f, "/trajectory/t", t) >= 0);
+  H5Fclose(f);
+}
+
+/* A trajectory study of the particle (2 methods × h = 0.25, 0.125 × 2 ICs, 9 samples of the finer
+ * h, q with 3 components), read here with the HDF5 API; each measure against the reduction of that
+ * slice computed by hand, and each way of selecting wrongly refused with its reason. */
+Test(report, measures_against_the_file_read_by_hand, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 60) {
+  double q[2 * 2 * 2 * 9 * 3], t[2 * 9];
+  traj_study(q, t);
+#define Q(mi, hi, ic, s, c) q[((((mi) * 2 + (hi)) * 2 + (ic)) * 9 + (s)) * 3 + (c)]
+
+  /* rk4, h = 0.125, IC "newmark", q[1] over the 9 samples. */
+  double mx = -INFINITY, mn = INFINITY, sum = 0, big = -1, tbig = NAN, tm = 0, ym = 0, sty = 0, stt = 0;
+  for (int s = 0; s < 9; s++) {
+    const double v = Q(0, 1, 1, s, 1);
+    mx = fmax(mx, v), mn = fmin(mn, v), sum += v, tm += t[9 + s] / 9, ym += v / 9;
+    if (fabs(v) > big) big = fabs(v), tbig = t[9 + s];
+  }
+  for (int s = 0; s < 9; s++) sty += (t[9 + s] - tm) * (Q(0, 1, 1, s, 1) - ym), stt += (t[9 + s] - tm) * (t[9 + s] - tm);
+  cr_assert(mx > mn, "q[1] moves: %g .. %g", mn, mx);
+  const nh_reduce reds[] = {NH_REDUCE_MAX, NH_REDUCE_MIN, NH_REDUCE_MEAN, NH_REDUCE_FIRST, NH_REDUCE_LAST,
+                            NH_REDUCE_ARGMAX_ABS, NH_REDUCE_SLOPE};
+  const double want[] = {mx, mn, sum / 9, Q(0, 1, 1, 0, 1), Q(0, 1, 1, 8, 1), tbig, sty / stt};
+  for (size_t k = 0; k < sizeof reds / sizeof *reds; k++) {
+    nh_measure ms = measure_of("observables/q", reds[k]);
+    select_at(&ms, "method", "rk4", 0);
+    select_at(&ms, "h", NULL, 0.125);
+    select_at(&ms, "ic", "newmark", 0);
+    select_at(&ms, "component", "q[1]", 0);
+    const double m = measured_ok(&ms);
+    cr_expect(fabs(m - want[k]) <= 1e-14 * fabs(want[k]) + 1e-15, "%s: %.17g, by hand %.17g", nh_reduce_names[reds[k]],
+              m, want[k]);
+  }
+  /* A window on t, both ends included: t = 0.25, 0.375, 0.5. */
+  nh_measure ms = measure_of("observables/q", NH_REDUCE_MEAN);
+  select_at(&ms, "method", "rk4", 0);
+  select_at(&ms, "h", NULL, 0.125);
+  select_at(&ms, "ic", NULL, 1);
+  select_at(&ms, "component", NULL, 1);
+  ms.from = 0.25, ms.to = 0.5;
+  const double w = (Q(0, 1, 1, 2, 1) + Q(0, 1, 1, 3, 1) + Q(0, 1, 1, 4, 1)) / 3;
+  cr_expect(fabs(measured_ok(&ms) - w) <= 1e-15 * fabs(w), "window [0.25, 0.5]: %.17g, by hand %.17g", measured_ok(&ms), w);
+
+  /* h = 0.25 has 5 samples (t beyond them NaN): nh_newmark by its short name, IC 0, q[2]. */
+  ms = measure_of("observables/q", NH_REDUCE_LAST);
+  select_at(&ms, "method", "nh_newmark(alpha=0.5)", 0);
+  select_at(&ms, "h", NULL, 0.25);
+  select_at(&ms, "ic", NULL, 0);
+  select_at(&ms, "component", NULL, 2);
+  ms.reduce = NH_REDUCE_MEAN;
+  const double m5 = (Q(1, 0, 0, 0, 2) + Q(1, 0, 0, 1, 2) + Q(1, 0, 0, 2, 2) + Q(1, 0, 0, 3, 2) + Q(1, 0, 0, 4, 2)) / 5;
+  cr_expect(fabs(measured_ok(&ms) - m5) <= 1e-15 * fabs(m5) + 1e-300, "mean of 5 samples: %.17g vs %.17g",
+            measured_ok(&ms), m5);
+
+  /* A sample by its time, the nearest within half a sample interval (0.125 at h = 0.25). */
+  const double times[] = {0.6, 0.63, 1.12};
+  const int sample[] = {2, 3, 4};
+  for (int k = 0; k < 3; k++) {
+    ms = measure_of("observables/q", NH_REDUCE_VALUE);
+    select_at(&ms, "method", "rk4", 0);
+    select_at(&ms, "h", NULL, 0.25);
+    select_at(&ms, "ic", NULL, 1);
+    select_at(&ms, "component", NULL, 0);
+    select_at(&ms, "t", NULL, times[k]);
+    cr_expect_eq(measured_ok(&ms), Q(0, 0, 1, sample[k], 0), "t = %g is sample %d", times[k], sample[k]);
+  }
+  ms.select[4].value = 1.2;
+  measured_fails(&ms, "no sample at t = 1.2 in the file");
+
+  /* The cost records by field: rk4 takes T/h steps, so log steps against log h has slope −1. */
+  ms = measure_of("cost", NH_REDUCE_LOGLOG_SLOPE);
+  snprintf(ms.field, sizeof ms.field, "steps");
+  select_at(&ms, "method", "rk4", 0);
+  select_at(&ms, "ic", NULL, 0);
+  cr_expect(fabs(measured_ok(&ms) + 1) < 1e-12, "steps ~ 1/h: %g", measured_ok(&ms));
+  ms.reduce = NH_REDUCE_MAX;
+  cr_expect_eq(measured_ok(&ms), 8, "T / 0.125 steps");
+  /* A dataset minus itself is 0 everywhere. */
+  ms = measure_of("observables/q", NH_REDUCE_MAX_ABS);
+  snprintf(ms.minus, sizeof ms.minus, "observables/q");
+  select_at(&ms, "method", "rk4", 0);
+  select_at(&ms, "h", NULL, 0.125);
+  select_at(&ms, "ic", NULL, 0);
+  select_at(&ms, "component", NULL, 1);
+  cr_expect_eq(measured_ok(&ms), 0);
+
+  /* Wrong selections, each with its reason. */
+  struct {
+    const char *dim, *name;
+    double value;
+  } good[4] = {{"method", "rk4", 0}, {"h", NULL, 0.125}, {"ic", NULL, 0}, {"component", NULL, 1}};
+  struct {
+    int replace; /* which of good[] is replaced (-1: an extra selection first, 4: left out ic) */
+    const char *dim, *name;
+    double value;
+    const char *why;
+  } bad[] = {
+      {-1, "nosuch", NULL, 1, "dataset 'observables/q' has no dimension 'nosuch'"},
+      {0, "method", "js_b", 0, "no method 'js_b' in the file"},
+      {1, "h", NULL, 0.3, "no h = 0.3 in the file"},
+      {2, "ic", "zzz", 0, "no ic named 'zzz'"},
+      {2, "ic", NULL, 2, "index out of range in dimension ic"},
+      {2, "ic", NULL, -1, "index out of range in dimension ic"},
+      {2, "ic", NULL, 0.5, "dimension ic takes an index"},
+      {3, "component", "q[7]", 0, "no component named 'q[7]'"},
+      {4, NULL, NULL, 0, "dimensions ic and sample are both free: select one"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    ms = measure_of("observables/q", NH_REDUCE_MAX);
+    if (bad[k].replace < 0) select_at(&ms, bad[k].dim, bad[k].name, bad[k].value);
+    for (int g = 0; g < 4; g++) {
+      if (g == bad[k].replace) select_at(&ms, bad[k].dim, bad[k].name, bad[k].value);
+      else if (!(bad[k].replace == 4 && g == 2)) select_at(&ms, good[g].dim, good[g].name, good[g].value);
+    }
+    measured_fails(&ms, bad[k].why);
+  }
+  ms = measure_of("observables/q", NH_REDUCE_VALUE);
+  for (int g = 0; g < 4; g++) select_at(&ms, good[g].dim, good[g].name, good[g].value);
+  measured_fails(&ms, "reduce = \"value\" but dimension sample is free");
+  snprintf(ms.minus, sizeof ms.minus, "observables/energy");
+  measured_fails(&ms, "cannot subtract 'observables/energy'");
+  ms = measure_of("observables/nosuch", NH_REDUCE_MAX);
+  measured_fails(&ms, "no dataset 'observables/nosuch'");
+  snprintf(ms.file, sizeof ms.file, "nofile");
+  measured_fails(&ms, "nofile.h5 is missing");
+  write_file("junk.h5", "not HDF5\n");
+  snprintf(ms.file, sizeof ms.file, "junk");
+  measured_fails(&ms, "junk.h5 is not a readable results file");
+#undef Q
+}
+
+/* A claims file loaded field by field, then evaluated against the trajectory file: a ratio row
+ * (per = "@id") is its value over its divisor's, both read here from the file; a row whose divisor
+ * could not be measured is not measured either; a failing row's reason follows its outcome; a
+ * measured-only row and a declared not-verified row keep their reasons. */
+Test(report, claims_loaded_and_evaluated_by_hand, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 60) {
+  double q[2 * 2 * 2 * 9 * 3], t[2 * 9];
+  traj_study(q, t);
+#define Q(mi, hi, ic, s, c) q[((((mi) * 2 + (hi)) * 2 + (ic)) * 9 + (s)) * 3 + (c)]
+  const char *text =
+      "spec = \"quick\";\ntitle = \"by hand\";\nitems = (\n"
+      " { item = \"Q1\"; source = \"[src]\"; claim = \"the claim\"; note = \"a note\"; figures = [\"f1\", \"f2\"];\n"
+      "   rows = (\n"
+      "   { id = \"top\"; quantity = \"q1 at t = 1\"; file = \"traj\"; data = \"observables/q\";\n"
+      "     at = { method = \"rk4\"; h = 0.125; ic = 1; component = \"q[1]\"; t = 1.0; }; expect = \"> -1e300\"; },\n"
+      "   { quantity = \"ratio\"; file = \"traj\"; data = \"observables/q\"; per = \"@top\"; reduce = \"max\";\n"
+      "     from = 0.25; to = 0.5;\n"
+      "     at = { method = \"rk4\"; h = 0.125; ic = 1; component = \"q[1]\"; }; expect = \"< -1e300\"; reason = \"a wrong claim\"; },\n"
+      "   { id = \"gone\"; quantity = \"missing\"; file = \"nowhere\"; data = \"x\"; expect = \"< 1\"; },\n"
+      "   { quantity = \"over a missing one\"; file = \"traj\"; data = \"observables/q\"; per = \"gone\";\n"
+      "     at = { method = \"rk4\"; h = 0.125; ic = 1; component = \"q[1]\"; t = 1.0; }; expect = \"< 1\"; },\n"
+      "   { quantity = \"only measured\"; file = \"traj\"; data = \"observables/q\"; period = 6.5;\n"
+      "     at = { method = \"rk4\"; h = 0.125; ic = 1; component = \"q[1]\"; t = 1.0; }; reason = \"no claim\"; },\n"
+      "   { quantity = \"declared\"; verdict = \"not-verified\"; reason = \"by hand\"; } ); }\n"
+      ");\n";
+  write_file("c.claims", text);
+  char path[256], err[1024] = "";
+  snprintf(path, sizeof path, "%s/c.claims", tmpdir);
+  nh_claims c;
+  cr_assert_eq(nh_claims_load(path, &c, err, sizeof err), 0, "%s", err);
+  cr_assert(c.nitems == 1 && c.items[0].nrows == 6);
+  cr_expect_str_eq(c.spec, "quick");
+  cr_expect_str_eq(c.title, "by hand");
+  const nh_claim_item *it = &c.items[0];
+  cr_expect(strcmp(it->item, "Q1") == 0 && strcmp(it->source, "[src]") == 0 && strcmp(it->claim, "the claim") == 0 &&
+            strcmp(it->note, "a note") == 0 && it->nfigures == 2 && strcmp(it->figures[1], "f2") == 0);
+  const nh_claim_row *r = it->rows;
+  cr_expect(r[0].line == 6 && r[1].line == 8 && r[5].line == 16, "lines %d %d %d", r[0].line, r[1].line, r[5].line);
+  cr_expect(r[0].measure.nselect == 5 && r[0].measure.select[0].by_name && !r[0].measure.select[1].by_name &&
+            r[0].measure.select[1].value == 0.125 && strcmp(r[0].measure.select[2].name, "1") == 0);
+  cr_expect(r[0].measure.from == -INFINITY && r[0].measure.to == INFINITY && r[0].measure.reduce == NH_REDUCE_VALUE);
+  cr_expect(r[1].measure.from == 0.25 && r[1].measure.to == 0.5 && r[1].measure.reduce == NH_REDUCE_MAX);
+  cr_expect_str_eq(r[1].per, "top", "the '@' of per is dropped");
+  cr_expect(r[0].has_expect && r[0].expect.op == NH_EXPECT_GT && r[0].expect.a == -1e300);
+  cr_expect(r[4].measure.period == 6.5 && !r[4].has_expect && r[4].has_measure);
+  cr_expect(r[5].static_verdict && !r[5].has_measure && strcmp(r[5].reason, "by hand") == 0);
+
+  nh_claims_evaluate(&c, tmpdir);
+  const double top = Q(0, 1, 1, 8, 1);
+  const double ratio = fmax(fmax(Q(0, 1, 1, 2, 1), Q(0, 1, 1, 3, 1)), Q(0, 1, 1, 4, 1)) / top;
+  cr_expect(r[0].measured == top && r[0].verdict == NH_PASS, "top %.17g vs %.17g", r[0].measured, top);
+  cr_expect(r[1].measured == ratio, "ratio %.17g, by hand %.17g", r[1].measured, ratio);
+  cr_expect_eq(r[1].verdict, NH_FAIL);
+  cr_expect_str_eq(r[1].outcome, "a wrong claim");
+  cr_expect(r[2].verdict == NH_NOT_VERIFIED && isnan(r[2].measured) && strstr(r[2].outcome, "not measured: results file"),
+            "%s", r[2].outcome);
+  cr_expect(r[3].verdict == NH_NOT_VERIFIED && isnan(r[3].measured), "%g", r[3].measured);
+  cr_expect_str_eq(r[3].outcome, "not measured: its divisor gone was not");
+  cr_expect(r[4].verdict == NH_NOT_VERIFIED && r[4].measured == top);
+  cr_expect_str_eq(r[4].outcome, "measured only: no claim");
+  cr_expect(r[5].verdict == NH_NOT_VERIFIED && isnan(r[5].measured));
+  cr_expect_str_eq(r[5].outcome, "by hand");
+  cr_expect_eq(nh_item_verdict(it), NH_FAIL);
+  nh_claims_free(&c);
+#undef Q
+}
+
+/* More refusals of the claims loader, each naming FILE:LINE: selectors, numbers, lengths, figures,
+ * a declared row without its reason, ratio rows that name no measured row, an unreadable file. */
+Test(report, claims_refusals_name_the_line, .init = make_tmpdir, .fini = remove_tmpdir) {
+#define ROW(body) "spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = (\n" body " ); }\n);\n"
+  static const struct {
+    const char *text, *message;
+  } cases[] = {
+      {ROW("   { quantity = \"q\"; file = \"f\"; data = \"d\"; at = 3; expect = \"< 1\"; }"),
+       "t.claims:5: 'at' must be a group { dim = value; ... }"},
+      {ROW("   { quantity = \"q\"; file = \"f\"; data = \"d\"; expect = \"< 1\";\n"
+           "     at = { a = 1; b = 2; c = 3; d = 4; e = 5; f = 6; g = 7; h = 8; i = 9; }; }"),
+       "t.claims:6: at most 8 selectors"},
+      {ROW("   { quantity = \"q\"; file = \"f\"; data = \"d\"; expect = \"< 1\";\n"
+           "     at = { a = 1; b = 2; c = 3; d = 4; e = 5; f = 6; g = 7; h = 8; }; }"),
+       NULL},
+      {ROW("   { quantity = \"q\"; file = \"f\"; data = \"d\"; expect = \"< 1\";\n     period = \"x\"; }"),
+       "t.claims:6: 'period' must be a number"},
+      {ROW("   { quantity = \"q\"; file = \"f\"; data = \"d\"; expect = \"< 1\";\n     from = \"x\"; }"),
+       "t.claims:6: 'from' must be a number"},
+      {ROW("   { quantity = 3; file = \"f\"; data = \"d\"; expect = \"< 1\"; }"), "t.claims:5: 'quantity' must be a string"},
+      {ROW("   { id = \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"; quantity = \"q\"; verdict = "
+           "\"not-verified\"; reason = \"r\"; }"),
+       NULL},
+      {ROW("   { id = \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"; quantity = \"q\"; verdict = "
+           "\"not-verified\"; reason = \"r\"; }"),
+       "t.claims:5: 'id' is longer than 63 characters"},
+      {ROW("   { quantity = \"q\"; verdict = \"not-verified\"; }"), "t.claims:5: a not-verified row needs its reason"},
+      {ROW("   { file = \"f\"; data = \"d\"; expect = \"< 1\"; }"), "t.claims:5: missing setting 'quantity'"},
+      {ROW("   { quantity = \"q\"; data = \"d\"; expect = \"< 1\"; }"), "t.claims:5: missing setting 'file'"},
+      {ROW("   { id = \"a\"; quantity = \"q\"; file = \"f\"; data = \"d\"; expect = \"< 1\"; },\n"
+           "   { id = \"b\"; quantity = \"q\"; file = \"f\"; data = \"d\"; per = \"a\"; expect = \"< 1\"; },\n"
+           "   { quantity = \"q\"; file = \"f\"; data = \"d\"; per = \"b\"; expect = \"< 1\"; }"),
+       "t.claims:7: item 1: per = 'b' must name a measured row that is not itself divided"},
+      {ROW("   { id = \"a\"; quantity = \"q\"; verdict = \"not-verified\"; reason = \"r\"; },\n"
+           "   { quantity = \"q\"; file = \"f\"; data = \"d\"; per = \"a\"; expect = \"< 1\"; }"),
+       "t.claims:6: item 1: per = 'a' must name a measured row that is not itself divided"},
+      {ROW("   { quantity = \"q\"; file = \"f\"; data = \"d\"; per = \"zz\"; expect = \"< 1\"; }"),
+       "t.claims:5: item 1: per = 'zz' must name a measured row"},
+      {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\"; figures = [\"a\", \"b\", \"c\", \"d\", \"e\"];\n"
+       "   rows = ( { quantity = \"q\"; verdict = \"not-verified\"; reason = \"r\"; } ); }\n);\n",
+       "t.claims:3: figures: at most 4 names (strings)"},
+      {"spec = \"s\";\nitems = { a = 1; };\n", "t.claims:2: needs a list items"},
+      {"spec = \"s\";\ntitle = 5;\nitems = ();\n", "t.claims:2: 'title' must be a string"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    nh_claims c;
+    char err[1024] = "";
+    const int rc = load_text(cases[i].text, &c, err, sizeof err);
+    if (!cases[i].message) {
+      cr_expect_eq(rc, 0, "case %zu refused: %s", i, err);
+      if (rc == 0) nh_claims_free(&c);
+      continue;
+    }
+    cr_expect_eq(rc, -1, "case %zu accepted", i);
+    cr_expect(strstr(err, cases[i].message), "case %zu: '%s' lacks '%s'", i, err, cases[i].message);
+  }
+#undef ROW
+  nh_claims c;
+  char err[1024] = "", path[256];
+  snprintf(path, sizeof path, "%s/none.claims", tmpdir);
+  cr_expect_eq(nh_claims_load(path, &c, err, sizeof err), -1);
+  cr_expect(strstr(err, "none.claims: cannot read the file: No such file or directory"), "%s", err);
+}
+
+/* ---- the report's two outputs (bench/report_write.c), from claims built here ----------------- */
+
+static char *written(int csv, const nh_claims *c, int nfiles, int header) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  cr_assert(f);
+  if (csv) nh_claims_write_csv(f, c, nfiles, header);
+  else nh_claims_write_markdown(f, c, nfiles, "res", "figs");
+  fclose(f);
+  return buf;
+}
+
+/* claims.csv: quoted fields (a comma, a quote doubled, a line break), the measured value in %.10g
+ * or empty for NaN, the header only when asked. REPORT.md: the summary counts (an item's verdict is
+ * its worst row's), per item its head, the rows with '|' escaped and line breaks flattened, "—" for
+ * what is missing, **fail**, the finding and every figure. */
+Test(report, csv_and_markdown_written_by_hand) {
+  nh_claim_row rows[3];
+  memset(rows, 0, sizeof rows);
+  snprintf(rows[0].quantity, sizeof rows[0].quantity, "say \"hi\", a|b\nc");
+  snprintf(rows[0].expected, sizeof rows[0].expected, "< 2");
+  rows[0].measured = 1.0 / 3, rows[0].verdict = NH_PASS;
+  snprintf(rows[1].quantity, sizeof rows[1].quantity, "plain");
+  rows[1].measured = NAN, rows[1].verdict = NH_NOT_VERIFIED;
+  snprintf(rows[1].outcome, sizeof rows[1].outcome, "by hand");
+  snprintf(rows[2].quantity, sizeof rows[2].quantity, "third");
+  snprintf(rows[2].expected, sizeof rows[2].expected, "> 5");
+  rows[2].measured = 4, rows[2].verdict = NH_FAIL;
+  snprintf(rows[2].outcome, sizeof rows[2].outcome, "why");
+  nh_claim_item items[2];
+  memset(items, 0, sizeof items);
+  snprintf(items[0].item, sizeof items[0].item, "A1");
+  snprintf(items[0].source, sizeof items[0].source, "[src]");
+  snprintf(items[0].claim, sizeof items[0].claim, "the claim");
+  snprintf(items[0].note, sizeof items[0].note, "a finding");
+  items[0].nfigures = 2;
+  snprintf(items[0].figures[0], sizeof items[0].figures[0], "f1");
+  snprintf(items[0].figures[1], sizeof items[0].figures[1], "f2");
+  items[0].nrows = 2, items[0].rows = rows;
+  snprintf(items[1].item, sizeof items[1].item, "A2");
+  snprintf(items[1].claim, sizeof items[1].claim, "another");
+  items[1].nrows = 1, items[1].rows = rows + 2;
+  nh_claims c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.spec, sizeof c.spec, "sp");
+  snprintf(c.title, sizeof c.title, "Title");
+  c.nitems = 2, c.items = items;
+
+  char *csv = written(1, &c, 1, 1);
+  cr_expect_str_eq(csv, "spec,item,quantity,expected,measured,verdict\n"
+                        "sp,A1,\"say \"\"hi\"\", a|b\nc\",< 2,0.3333333333,pass\n"
+                        "sp,A1,plain,,,not-verified\n"
+                        "sp,A2,third,> 5,4,fail\n");
+  free(csv);
+  csv = written(1, &c, 1, 0);
+  cr_expect(strncmp(csv, "sp,A1,", 6) == 0, "no header: %s", csv);
+  free(csv);
+
+  char *md = written(0, &c, 1, 0);
+  static const char *const parts[] = {
+      "# Reproducing the papers: claims report\n\n",
+      "results files in `res` (",
+      "| spec | items | pass | fail | not-verified | rows (pass / fail / not-verified) |\n|---|---|---|---|---|---|\n"
+      "| sp | 2 | 0 | 1 | 1 | 1 / 1 / 1 |\n",
+      "\n## sp — Title\n\n",
+      "### A1 [src] — not-verified\n\nthe claim\n\n| quantity | expected | measured | verdict | remark |\n"
+      "|---|---|---|---|---|\n"
+      "| say \"hi\", a\\|b c | < 2 | 0.3333333333 | pass |  |\n"
+      "| plain | — | — | not-verified | by hand |\n\n"
+      "**Finding.** a finding\n\n"
+      "![f1](figs/f1.png) ([PDF](figs/f1.pdf))\n\n![f2](figs/f2.png) ([PDF](figs/f2.pdf))\n\n",
+      "### A2  — fail\n\nanother\n\n",
+      "| third | > 5 | 4 | **fail** | why |\n",
+  };
+  const char *at = md;
+  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+    const char *found = strstr(at, parts[i]);
+    cr_expect(found != NULL, "REPORT.md lacks (in order):\n%s\n--- in:\n%s", parts[i], md);
+    if (found) at = found + strlen(parts[i]);
+  }
+  free(md);
 }

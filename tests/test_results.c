@@ -1168,12 +1168,37 @@ Test(results_cli, info_and_export_ensemble) {
   remove(path);
 }
 
+/* Every status in the causes line: method 0 with two timed-out ICs (4, the last known status) and
+ * one solver failure, method 1 with statuses no nhbench writes (-1 and 9) besides a non-finite
+ * one, method 2 all ok (no line), method 3 diverged once. Counts by hand from the statuses set. */
+Test(results_cli, info_failure_causes_every_status) {
+  char path[128];
+  tmp_path(path, sizeof path, "cli-causes");
+  ens_fx x;
+  ens_build(&x, path);
+  const int status[ENS_M * ENS_IC] = {NH_RUN_TIMED_OUT, 1, NH_RUN_TIMED_OUT, -1, 2, 9, 0, 0, 0, 0, NH_RUN_DIVERGED, 0};
+  memcpy(x.r.status, status, sizeof status);
+  char err[1024];
+  cr_assert_eq(nh_write_ensemble(path, &x.st, &x.r, "nhbench run tests/fixture.cfg", err, sizeof err), 0, "%s", err);
+  char causes[512];
+  snprintf(causes, sizeof causes,
+           "Failed runs by cause (status of each IC that did not reach T):\n%4d  %-28s  rk4\n%4d  %-28s  "
+           "nh_newmark(beta=0.1,beta2=0.1,",
+           0, "1 solver failed, 2 timed out", 1, "1 non-finite, 2 unknown status");
+  expect_on(path, "info %s", 0, causes);
+  snprintf(causes, sizeof causes, "\n%4d  %-28s  nh_newmark(beta=0.1,beta2=0,", 3, "1 diverged");
+  expect_on(path, "info %s", 0, causes);
+  ens_free(&x);
+  remove(path);
+}
+
 Test(results_cli, info_and_export_trajectory) {
   char path[128];
   tmp_path(path, sizeof path, "cli-traj");
   traj_fx x;
   traj_build(&x, path);
   expect_on(path, "info %s", 0, "obs_a                    absent: method 1 has no a");
+  expect_on(path, "info %s", 0, ", IC 0 (ic_0): "); /* every IC is listed, the first too */
   /* Method 1, h[2], IC 3 (run 23): status 23 is no known status; 2 samples. */
   expect_on(path, "info %s", 0, "h = 0.4, IC 3 (ic_3): unknown status, 2 samples");
   table t;
@@ -1332,4 +1357,250 @@ Test(results_cli, damaged_and_foreign_files_refused) {
   H5Fclose(f);
   expect_on(bad, "export %s variance", 2, "dataset /ensemble/t declares 1099511627776 values but stores 0 bytes");
   remove(good), remove(bad);
+}
+
+/* The energy tables of the ensemble fixture, by its formulas: dE[m][ic][s] = 1000 + (m·3 + ic)·6 +
+ * s + 1/8, t[s] = s + 1/8, E0[ic] = 50 + ic + 1/8. --ics: A:B, A: (to the end), A (one), the
+ * default (the first min(5, ICs)), ranges outside the ICs refused; --relative divides by E0;
+ * energy-all-methods: one IC, a block per listed method. */
+Test(results_cli, export_energy_tables_by_hand) {
+  char path[128];
+  tmp_path(path, sizeof path, "cli-energy");
+  ens_fx x;
+  ens_build(&x, path);
+#define DE(m, ic, s) (1000 + ((m) * ENS_IC + (ic)) * ENS_S + (s) + 0.125)
+  static const struct {
+    const char *args;
+    int method, ic0, nic, relative;
+  } cases[] = {
+      {"--method 2 --ics 1:3", 2, 1, 2, 0}, {"--method 1 --ics 1:", 1, 1, 2, 0}, {"--method 3 --ics 2", 3, 2, 1, 0},
+      {"", 0, 0, 3, 0},                     {"--method 1 --ics 0:2 --relative", 1, 0, 2, 1},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    char args[256];
+    table t;
+    snprintf(args, sizeof args, "export %s energy %s", path, cases[k].args);
+    export_table(args, &t);
+    cr_assert_eq(t.blocks, cases[k].nic, "%s: %d blocks", cases[k].args, t.blocks);
+    cr_assert_eq(t.rows, cases[k].nic * ENS_S, "%s: %d rows", cases[k].args, t.rows);
+    for (int b = 0; b < cases[k].nic; b++)
+      for (int s = 0; s < ENS_S; s++) {
+        const int ic = cases[k].ic0 + b;
+        const double want = DE(cases[k].method, ic, s) / (cases[k].relative ? 50 + ic + 0.125 : 1);
+        const double *row = t.v[b * ENS_S + s];
+        cr_expect(row[0] == s + 0.125 && row[1] == want, "%s: IC %d sample %d: %.17g %.17g, want %.17g", cases[k].args,
+                  ic, s, row[0], row[1], want);
+      }
+  }
+  expect_on(path, "export %s energy --method 3 --ics 1", 0, "# method 3 nh_newmark(beta=0.1,beta2=0,alpha=0.5");
+  expect_on(path, "export %s energy --method 3 --ics 1", 0, ", IC 1, E0 51.125, status 0\n");
+  expect_on(path, "export %s energy --method 1 --ics 2", 0, ", IC 2, E0 52.125, status 3\n");
+  expect_on(path, "export %s energy --ics 3", 2, "--ics 3:4: ");
+  expect_on(path, "export %s energy --ics 3", 2, "has initial conditions 0..2 (A:B selects A, ..., B-1)");
+  expect_on(path, "export %s energy --ics 1:4", 2, "--ics 1:4: ");
+  expect_on(path, "export %s energy --ics 2:2", 2, "--ics 2:2: ");
+  expect_on(path, "export %s energy --ics 2:1", 2, "--ics 2:1: ");
+  expect_on(path, "export %s energy --method 4", 2, "--method 4: ");
+  expect_on(path, "export %s energy --method 3 --ics 0:3", 0, NULL);
+  /* One IC, several methods. */
+  table t;
+  char args[256];
+  snprintf(args, sizeof args, "export %s energy-all-methods --ic 2 --methods 3,0 --relative", path);
+  export_table(args, &t);
+  cr_assert(t.blocks == 2 && t.rows == 2 * ENS_S, "%d blocks, %d rows", t.blocks, t.rows);
+  for (int s = 0; s < ENS_S; s++) {
+    cr_expect(t.v[s][0] == s + 0.125 && t.v[s][1] == DE(3, 2, s) / 52.125, "method 3 sample %d: %.17g", s, t.v[s][1]);
+    cr_expect(t.v[ENS_S + s][1] == DE(0, 2, s) / 52.125, "method 0 sample %d: %.17g", s, t.v[ENS_S + s][1]);
+  }
+  snprintf(args, sizeof args, "export %s energy-all-methods", path);
+  export_table(args, &t);
+  cr_assert(t.blocks == 2 && t.rows == 2 * ENS_S, "the listed methods by default, IC 0: %d blocks", t.blocks);
+  cr_expect(t.v[0][1] == DE(0, 0, 0) && t.v[ENS_S + ENS_S - 1][1] == DE(1, 0, ENS_S - 1));
+  expect_on(path, "export %s energy-all-methods --ic 3", 2, "--ic 3: ");
+  expect_on(path, "export %s energy-all-methods --methods 4", 2, "expected comma-separated method indices 0..3");
+#undef DE
+  ens_free(&x);
+  remove(path);
+}
+
+/* export's refusals, each with exit status 2 and its message: option values (an index, --ics, a
+ * --stat), a table's options, attributes that are not there, arguments too many; and the forms
+ * that are accepted at the bounds (index 0, --ics 0:3 of three ICs, an option before FILE). */
+Test(results_cli, export_refusals_and_bounds) {
+  char path[128];
+  tmp_path(path, sizeof path, "cli-refuse");
+  ens_fx x;
+  ens_build(&x, path);
+  static const struct {
+    const char *args, *message;
+  } bad[] = {
+      {"energy --method -1", "--method needs a whole number >= 0, not '-1'"},
+      {"energy --method 100000001", "--method needs a whole number >= 0, not '100000001'"},
+      {"energy --ics x", "--ics 'x': expected A:B"},
+      {"energy --ics 1:y", "--ics '1:y': expected A:B"},
+      {"energy --ics -1:2", "--ics '-1:2': expected A:B"},
+      {"energy --ics 0:0", "--ics 0:0: "},
+      {"grid --stat median", "--stat 'median': expected median_max_abs_dE, max_max_abs_dE"},
+      {"grid --grid 1", "--grid 1: "},
+      {"study --method 1", "table 'study' takes no option --method (its options: none)"},
+      {"energy --ic 1", "table 'energy' takes no option --ic (its options: --method --ics --relative)"},
+      {"attr", "attr needs an attribute NAME"},
+      {"attr nosuch", "no attribute 'nosuch' on / or on the study group"},
+      {"attr grid0/nosuch", "no attribute 'nosuch' on grid0 in the study group"},
+      {"attr seed extra", "unexpected argument 'extra'"},
+      {"series --h 0", "--h: "},
+      {"orders", "is a ensemble study; table 'orders' is for convergence studies\n"},
+      {"slopes", "table 'slopes' is for onestep studies\n"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    char args[512];
+    snprintf(args, sizeof args, "export %s %s", path, bad[k].args);
+    expect_run(args, 2, bad[k].message);
+  }
+  expect_on(path, "export %s attr seed", 0, "12345\n");
+  expect_on(path, "export %s attr grid0/param0", 0, "beta\n");
+  expect_on(path, "export %s attr count", 0, "3\n");
+  expect_on(path, "export --method 0 %s energy --ics 0:3", 0, ", IC 2, E0 52.125,");
+  expect_on(path, "export %s energy --method 100000000", 2, "--method 100000000: ");
+  expect_on(path, "export %s grid --grid 0 --stat max_max_abs_dE", 0, "stat = max_max_abs_dE over the ICs");
+  ens_free(&x);
+  remove(path);
+}
+
+/* ---- what the writer derives (results/derive.c), by hand --------------------------------------- */
+
+/* The fitted step sizes: from h[first] (the smallest used) to the (count − 1)-th next larger one,
+ * whatever order h is listed in; NaN for no fit (first −1, out of range, or no points). */
+Test(results, fit_h_range_by_hand) {
+  const double h[5] = {0.2, 0.05, 0.4, 0.1, 0.025}; /* ascending: 0.025 0.05 0.1 0.2 0.4 */
+  double lo, hi;
+  static const struct {
+    int first, count;
+    double lo, hi;
+  } cases[] = {{4, 3, 0.025, 0.1}, {1, 1, 0.05, 0.05}, {1, 4, 0.05, 0.4}, {3, 2, 0.1, 0.2}, {0, 2, 0.2, 0.4},
+               {1, 0, NAN, NAN},   {-1, 0, NAN, NAN},  {-1, 2, NAN, NAN}, {5, 1, NAN, NAN}, {3, 3, 0.1, 0.4},
+               {2, 2, NAN, NAN}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    nh_fit_h_range(h, 5, cases[k].first, cases[k].count, &lo, &hi);
+    cr_expect(same(lo, cases[k].lo) && same(hi, cases[k].hi), "first %d count %d: %g .. %g, want %g .. %g",
+              cases[k].first, cases[k].count, lo, hi, cases[k].lo, cases[k].hi);
+  }
+}
+
+/* The ensemble summary of method 1 of two, 5 ICs, 3 samples (the variance at T is the last
+ * sample's, of this method), by hand: ICs 1 and 4 failed (their values, the largest, are left out),
+ * NaN entries skipped; medians of 3 values; the variance at T only with two or more ICs there, from
+ * dE_var, or (a streamed run) from last_var and last_count. */
+Test(results, ensemble_summary_of_a_later_method_and_streamed) {
+  nh_study st;
+  memset(&st, 0, sizeof st);
+  st.count = 5, st.nsamples = 3, st.nmethods = 2;
+  const double N = NAN;
+  int status[10] = {0, 0, 0, 0, 0, /**/ 0, 1, 0, 0, 3};
+  double maxdE[10] = {90, 90, 90, 90, 90, /**/ 4, 100, 7, 1, 50};
+  double slope[10] = {90, 90, 90, 90, 90, /**/ -2, 9, 3, -6, 7};
+  double resid[10] = {9, 9, 9, 9, 9, /**/ 1e-3, 9, N, 2e-3, 9};
+  int dE_count[6] = {5, 5, 5, 3, 3, 3};
+  double dE_var[6] = {8, 8, 8, 0.25, 0.5, 0.75};
+  nh_ensemble_result r;
+  memset(&r, 0, sizeof r);
+  r.status = status, r.max_abs_dE = maxdE, r.drift_slope = slope, r.max_residual = resid;
+  r.dE_count = dE_count, r.dE_var = dE_var;
+  nh_ensemble_summary s;
+  nh_ensemble_summarize(&st, &r, 1, &s);
+  cr_expect(s.ok == 3 && s.failures == 2, "ok %d failures %d", s.ok, s.failures);
+  cr_expect_eq(s.max_max_abs_dE, 7);
+  cr_expect_eq(s.median_max_abs_dE, 4, "median of {4, 7, 1}");
+  cr_expect(fabs(s.mean_drift_slope - (-5.0 / 3)) < 1e-15, "mean of {-2, 3, -6}: %g", s.mean_drift_slope);
+  cr_expect_eq(s.median_abs_drift_slope, 3, "median of {2, 3, 6}");
+  cr_expect_eq(s.max_residual, 2e-3, "the NaN and the failed runs' residuals left out");
+  cr_expect_eq(s.final_var, 0.75, "dE_var[1][T]");
+  /* An even count: the median is the mean of the middle two; one IC at T: no variance. */
+  status[7] = 2, dE_count[5] = 1;
+  nh_ensemble_summarize(&st, &r, 1, &s);
+  cr_expect(s.ok == 2 && s.failures == 3);
+  cr_expect_eq(s.median_max_abs_dE, 2.5, "median of {4, 1}");
+  cr_expect_eq(s.median_abs_drift_slope, 4, "median of {2, 6}");
+  cr_expect(isnan(s.final_var), "one IC at T: %g", s.final_var);
+  dE_count[5] = 2;
+  nh_ensemble_summarize(&st, &r, 1, &s);
+  cr_expect_eq(s.final_var, 0.75, "two ICs at T");
+  /* Every IC failed: NaN statistics. */
+  for (int i = 5; i < 10; i++) status[i] = 1;
+  nh_ensemble_summarize(&st, &r, 1, &s);
+  cr_expect(s.ok == 0 && s.failures == 5 && isnan(s.max_max_abs_dE) && isnan(s.median_max_abs_dE) &&
+            isnan(s.mean_drift_slope) && isnan(s.median_abs_drift_slope) && isnan(s.max_residual));
+  /* Streamed: the last sample's count and variance per method. */
+  int last_count[2] = {7, 2};
+  double last_var[2] = {1, 0.125};
+  r.dE_count = NULL, r.dE_var = NULL, r.last_count = last_count, r.last_var = last_var;
+  nh_ensemble_summarize(&st, &r, 1, &s);
+  cr_expect_eq(s.final_var, 0.125);
+  last_count[1] = 1;
+  nh_ensemble_summarize(&st, &r, 1, &s);
+  cr_expect(isnan(s.final_var));
+  nh_ensemble_summarize(&st, &r, 0, &s);
+  cr_expect(s.ok == 5 && s.max_max_abs_dE == 90 && s.final_var == 1, "method 0's own rows");
+}
+
+/* A --methods list that names no method of the file is refused with exit status 2 by every table
+ * that takes one, whatever the study kind. */
+Test(results_cli, export_bad_method_lists_of_every_kind) {
+  char path[128];
+  conv_fx c;
+  tmp_path(path, sizeof path, "cli-ml-conv");
+  conv_build(&c, path);
+  expect_on(path, "export %s convergence --methods 3", 2, "--methods '3': expected comma-separated method indices 0..2");
+  expect_on(path, "export %s convergence --methods 0,", 0, "# method 0 ");
+  expect_on(path, "export %s convergence --methods ,", 2, "--methods ','");
+  conv_free(&c);
+  remove(path);
+  one_fx o;
+  tmp_path(path, sizeof path, "cli-ml-one");
+  one_build(&o, path);
+  expect_on(path, "export %s local_error --methods 9", 2, "--methods '9'");
+  expect_on(path, "export %s local_error --methods x", 2, "--methods 'x'");
+  one_free(&o);
+  remove(path);
+  wp_fx w;
+  tmp_path(path, sizeof path, "cli-ml-wp");
+  wp_build(&w, path);
+  expect_on(path, "export %s work_precision --methods 9", 2, "--methods '9'");
+  wp_free(&w);
+  remove(path);
+  ens_fx e;
+  tmp_path(path, sizeof path, "cli-ml-ens");
+  ens_build(&e, path);
+  expect_on(path, "export %s variance --methods 4", 2, "--methods '4'");
+  expect_on(path, "export %s quantiles --methods -1", 2, "--methods '-1'");
+  ens_free(&e);
+  remove(path);
+}
+
+/* A grid cell's method index must be a method of the file (0 .. nmethods − 1) or −1 (skipped): a
+ * file holding nmethods or −2 there is refused with the value named; −1 and nmethods − 1 are read. */
+Test(results_cli, grid_method_index_bounds) {
+  char path[128];
+  tmp_path(path, sizeof path, "cli-gridindex");
+  ens_fx x;
+  ens_build(&x, path);
+  const int values[4] = {ENS_M - 1, -1, ENS_M, -2};
+  for (int k = 0; k < 4; k++) {
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    cr_assert(f >= 0);
+    hid_t ds = H5Dopen2(f, "/ensemble/grid0/method_index", H5P_DEFAULT);
+    cr_assert(ds >= 0);
+    int idx[4];
+    cr_assert(H5Dread(ds, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, idx) >= 0);
+    idx[0] = values[k];
+    cr_assert(H5Dwrite(ds, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, idx) >= 0);
+    H5Dclose(ds), H5Fclose(f);
+    char needle[128];
+    snprintf(needle, sizeof needle, "/ensemble/grid0/method_index holds %d, not a method index (0..%d) or -1",
+             values[k], ENS_M - 1);
+    if (k < 2) expect_on(path, "export %s grid", 0, NULL);
+    else expect_on(path, "export %s grid", 2, needle);
+  }
+  ens_free(&x);
+  remove(path);
 }

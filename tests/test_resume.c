@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -271,4 +272,419 @@ Test(resume, every_kind_resumes_from_its_journal, .timeout = 240) {
   cr_expect(differing_datasets(full, part, "T = 1.5 against T = 2", &compared) >= 3,
             "the comparison does not tell a run at another T apart");
   remove(full), remove(part);
+}
+
+/* ---- the journal's format and API (studies/checkpoint.c), by hand ------------------------------ */
+
+#include <stdint.h>
+
+#include "studies/checkpoint.h"
+
+/* FNV-1a over the bytes, written out here from its definition (offset basis and prime of the
+ * 64-bit variant), not taken from the library. */
+static uint64_t fnv(uint64_t h, const void *data, size_t len) {
+  for (size_t i = 0; i < len; i++) h = (h ^ ((const unsigned char *)data)[i]) * 0x100000001b3ull;
+  return h;
+}
+
+typedef struct {
+  int calls;
+  long task[8];
+  size_t n[8];
+  double x[8][4];
+} replayed;
+
+static void collect(void *ctx, long task, const double *x, size_t n) {
+  replayed *r = ctx;
+  if (r->calls < 8) {
+    r->task[r->calls] = task, r->n[r->calls] = n;
+    memcpy(r->x[r->calls], x, sizeof(double) * (n < 4 ? n : 4));
+  }
+  r->calls++;
+}
+
+static long file_size(const char *path) {
+  struct stat s;
+  return stat(path, &s) == 0 ? (long)s.st_size : -1;
+}
+
+static void *file_bytes(const char *path, long *len) {
+  *len = file_size(path);
+  unsigned char *b = malloc((size_t)*len + 1);
+  FILE *f = fopen(path, "rb");
+  cr_assert(b && f && fread(b, 1, (size_t)*len, f) == (size_t)*len);
+  fclose(f);
+  return b;
+}
+
+static void put_bytes(const char *path, const void *b, long len) {
+  FILE *f = fopen(path, "wb");
+  cr_assert(f && fwrite(b, 1, (size_t)len, f) == (size_t)len);
+  fclose(f);
+}
+
+/* Header "NHCKPT1\n", the key's length (u64) and the key; a record: u32 magic "NHCK", i64 task,
+ * u64 n, n doubles, u64 FNV-1a over task, n and the doubles. Records read back by task and range;
+ * the key compared on resume; the records replayed in order. */
+Test(resume, journal_layout_and_reads_by_hand) {
+  char path[128], err[512] = "";
+  snprintf(path, sizeof path, "/tmp/nhbench-journal-%d", (int)getpid());
+  const char *key = "spec text and version";
+  long resumed = -1;
+  nh_checkpoint *c = nh_checkpoint_open(path, key, 4, 0, collect, NULL, &resumed, err, sizeof err);
+  cr_assert(c, "%s", err);
+  cr_expect_eq(resumed, 0);
+  const double a[3] = {1.5, -0.0, NAN}, b[1] = {4};
+  cr_assert_eq(nh_checkpoint_append(c, 2, a, 3), 0);
+  cr_assert_eq(nh_checkpoint_append(c, 0, b, 1), 0);
+  double got[3] = {0, 0, 0};
+  cr_expect_eq(nh_checkpoint_read(c, 2, 1, got, 2), 0);
+  cr_expect(memcmp(got, a + 1, 2 * sizeof(double)) == 0, "task 2 from element 1: %g %g", got[0], got[1]);
+  cr_expect_eq(nh_checkpoint_read(c, 2, 0, got, 3), 0, "the whole record");
+  cr_expect_eq(nh_checkpoint_read(c, 2, 2, got, 2), -1, "past the record's end");
+  cr_expect_eq(nh_checkpoint_read(c, 0, 0, got, 1), 0);
+  cr_expect_eq(got[0], 4);
+  cr_expect_eq(nh_checkpoint_read(c, 1, 0, got, 0), -1, "task 1 has no record");
+  cr_expect_eq(nh_checkpoint_read(c, 4, 0, got, 1), -1, "task 4 is out of range");
+  cr_expect_eq(nh_checkpoint_read(c, -1, 0, got, 1), -1, "task -1 is out of range");
+  nh_checkpoint_close(c);
+
+  const size_t klen = strlen(key), rec[2] = {4 + 8 + 8 + 3 * 8 + 8, 4 + 8 + 8 + 1 * 8 + 8};
+  long len;
+  unsigned char *bytes = file_bytes(path, &len);
+  cr_assert_eq(len, (long)(8 + 8 + klen + rec[0] + rec[1]), "file of %ld bytes", len);
+  cr_expect(memcmp(bytes, "NHCKPT1\n", 8) == 0);
+  uint64_t u;
+  memcpy(&u, bytes + 8, 8);
+  cr_expect_eq(u, klen);
+  cr_expect(memcmp(bytes + 16, key, klen) == 0);
+  const unsigned char *r = bytes + 16 + klen;
+  uint32_t magic;
+  int64_t task;
+  memcpy(&magic, r, 4), memcpy(&task, r + 4, 8), memcpy(&u, r + 12, 8);
+  cr_expect(magic == 0x4e48434bu && task == 2 && u == 3, "record 0: %x %lld %llu", magic, (long long)task,
+            (unsigned long long)u);
+  cr_expect(memcmp(r + 20, a, sizeof a) == 0, "record 0's doubles, bits and all");
+  uint64_t sum = fnv(fnv(fnv(0xcbf29ce484222325ull, &task, 8), &u, 8), a, sizeof a), stored;
+  memcpy(&stored, r + 20 + sizeof a, 8);
+  cr_expect_eq(stored, sum, "checksum %llx, FNV-1a by hand %llx", (unsigned long long)stored, (unsigned long long)sum);
+
+  /* The key: 1 the same, 0 another (also of the same length), -1 no journal at all. */
+  cr_expect_eq(nh_checkpoint_matches(path, key), 1);
+  cr_expect_eq(nh_checkpoint_matches(path, "spec text and versioN"), 0);
+  cr_expect_eq(nh_checkpoint_matches(path, "other"), 0);
+  char nope[160];
+  snprintf(nope, sizeof nope, "%s.none", path);
+  cr_expect_eq(nh_checkpoint_matches(nope, key), -1);
+  put_bytes(nope, "NHCKPT2\n\0\0\0\0\0\0\0\0", 16);
+  cr_expect_eq(nh_checkpoint_matches(nope, key), -1, "another header");
+
+  /* Resumed: the records in order, then reads as before. */
+  replayed rp = {0};
+  c = nh_checkpoint_open(path, key, 4, 1, collect, &rp, &resumed, err, sizeof err);
+  cr_assert(c, "%s", err);
+  cr_expect(resumed == 2 && rp.calls == 2 && rp.task[0] == 2 && rp.n[0] == 3 && rp.task[1] == 0 && rp.n[1] == 1,
+            "replayed %ld: %d calls", resumed, rp.calls);
+  cr_expect(memcmp(rp.x[0], a, sizeof a) == 0 && rp.x[1][0] == 4);
+  cr_expect_eq(nh_checkpoint_read(c, 2, 0, got, 3), 0);
+  cr_expect(memcmp(got, a, sizeof a) == 0);
+  nh_checkpoint_close(c);
+  cr_expect_eq(file_size(path), len, "a resume alone adds nothing");
+
+  /* Refused: another key, no journal, not a journal. */
+  cr_expect(!nh_checkpoint_open(path, "other", 4, 1, collect, &rp, &resumed, err, sizeof err));
+  cr_expect(strstr(err, "the interrupted run was of another spec, --set or nhbench version"), "%s", err);
+  cr_expect(!nh_checkpoint_open(nope, key, 4, 1, collect, &rp, &resumed, err, sizeof err));
+  cr_expect(strstr(err, "not a checkpoint journal"), "%s", err);
+  remove(nope);
+  cr_expect(!nh_checkpoint_open(nope, key, 4, 1, collect, &rp, &resumed, err, sizeof err));
+  cr_expect(strstr(err, "no interrupted run to resume"), "%s", err);
+  free(bytes);
+  remove(path);
+}
+
+/* A damaged last record (cut, a flipped bit in its data, its checksum or its magic) is dropped: the
+ * journal is truncated after the last good record, and appends go on from there. A record of a
+ * task out of range is replayed but not readable. */
+Test(resume, journal_damaged_records_are_dropped) {
+  char path[128], err[512] = "";
+  snprintf(path, sizeof path, "/tmp/nhbench-journal-dmg-%d", (int)getpid());
+  const char *key = "k";
+  const double a[2] = {1, 2}, b[2] = {3, 4};
+  long resumed;
+  nh_checkpoint *c = nh_checkpoint_open(path, key, 3, 0, collect, NULL, &resumed, err, sizeof err);
+  cr_assert(c, "%s", err);
+  cr_assert_eq(nh_checkpoint_append(c, 0, a, 2), 0);
+  cr_assert_eq(nh_checkpoint_append(c, 1, b, 2), 0);
+  nh_checkpoint_close(c);
+  long len;
+  unsigned char *good = file_bytes(path, &len);
+  const long one = 8 + 8 + 1 + (4 + 8 + 8 + 16 + 8); /* the header and the first record */
+  cr_assert_eq(len, one + 4 + 8 + 8 + 16 + 8);
+  /* Where in the second record: cut after 10 bytes, data, checksum, magic, n beyond 2^32. */
+  const long at[5] = {-1, one + 20, one + 36, one, one + 12};
+  for (int k = 0; k < 5; k++) {
+    unsigned char *bad = malloc((size_t)len);
+    memcpy(bad, good, (size_t)len);
+    long blen = len;
+    if (k == 0) blen = one + 10;
+    else if (k == 4) bad[at[k] + 4] = 2; /* n = 2 + 2^32 */
+    else bad[at[k]] ^= 0x10;
+    put_bytes(path, bad, blen);
+    replayed rp = {0};
+    c = nh_checkpoint_open(path, key, 3, 1, collect, &rp, &resumed, err, sizeof err);
+    cr_assert(c, "case %d: %s", k, err);
+    cr_expect(resumed == 1 && rp.calls == 1 && rp.task[0] == 0, "case %d: %ld replayed", k, resumed);
+    double got[2];
+    cr_expect_eq(nh_checkpoint_read(c, 1, 0, got, 1), -1, "case %d: task 1's record was damaged", k);
+    cr_expect_eq(file_size(path), one, "case %d: truncated after the good record", k);
+    cr_assert_eq(nh_checkpoint_append(c, 1, b, 2), 0);
+    nh_checkpoint_close(c);
+    cr_expect_eq(file_size(path), len, "case %d: the record appended again", k);
+    free(bad);
+  }
+  /* Task 7 of 3: replayed (the caller decides), not readable. */
+  replayed first = {0};
+  c = nh_checkpoint_open(path, key, 3, 1, collect, &first, &resumed, err, sizeof err);
+  cr_assert(c);
+  cr_assert_eq(nh_checkpoint_append(c, 7, a, 2), 0);
+  nh_checkpoint_close(c);
+  replayed rp = {0};
+  c = nh_checkpoint_open(path, key, 3, 1, collect, &rp, &resumed, err, sizeof err);
+  cr_assert(c);
+  cr_expect(resumed == 3 && rp.task[2] == 7, "%ld", resumed);
+  double got[2];
+  cr_expect_eq(nh_checkpoint_read(c, 7, 0, got, 1), -1);
+  nh_checkpoint_close(c);
+  free(good);
+  remove(path);
+}
+
+/* ---- tasks with a journal (studies/task_journal.c) ------------------------------------------- */
+
+typedef struct {
+  double *d;
+  int *i;
+  nh_cost *c;
+  int ran[6];
+} jtasks;
+
+/* Task t's values, of every kind a slot holds: doubles with their bits (−0, a NaN payload), ints
+ * (negative too), cost counters up to 2^53. */
+static void jtask(void *ctx, long t) {
+  jtasks *j = ctx;
+  uint64_t payload = 0x7ff8000000000000ull | (uint64_t)(t + 1);
+  memcpy(&j->d[2 * t], &payload, 8);
+  j->d[2 * t + 1] = t % 2 ? -0.0 : 1.0 / (t + 3);
+  j->i[t] = -(int)t * 1000 - 7;
+  j->c[t] = (nh_cost){.steps = 1ull << 53, .rhs_evals = (unsigned long long)t, .jacobian_evals = 3, .linear_solves = 4,
+                      .newton_iterations = 5 + (unsigned long long)t, .constraint_evals = 6};
+  __atomic_add_fetch(&j->ran[t], 1, __ATOMIC_RELAXED);
+}
+
+static void jcheck(const jtasks *j, long t) {
+  jtasks want;
+  double d[12];
+  int i[6];
+  nh_cost c[6];
+  want.d = d, want.i = i, want.c = c;
+  memset(want.ran, 0, sizeof want.ran);
+  jtask(&want, t);
+  cr_expect(memcmp(&j->d[2 * t], &d[2 * t], 2 * sizeof(double)) == 0, "task %ld: doubles not bit-identical", t);
+  cr_expect_eq(j->i[t], i[t], "task %ld: int", t);
+  cr_expect(memcmp(&j->c[t], &c[t], sizeof c[t]) == 0, "task %ld: cost", t);
+}
+
+Test(resume, journaled_tasks_run_once_and_resume_bit_for_bit) {
+  char path[128], err[512] = "";
+  snprintf(path, sizeof path, "/tmp/nhbench-tasks-%d", (int)getpid());
+  double d[12];
+  int iv[6];
+  nh_cost cv[6];
+  jtasks j = {d, iv, cv, {0}};
+  const nh_task_slot slots[3] = {{d, NH_SLOT_DOUBLE, 2}, {iv, NH_SLOT_INT, 1}, {cv, NH_SLOT_COST, 1}};
+  nh_study st;
+  memset(&st, 0, sizeof st);
+  st.spec_file = "test.cfg", st.checkpoint = path, st.checkpoint_key = "key";
+  cr_assert_eq(nh_journaled_tasks(&st, "test", 6, jtask, &j, slots, 3, err, sizeof err), 0, "%s", err);
+  for (int t = 0; t < 6; t++) cr_expect_eq(j.ran[t], 1, "task %d ran %d times", t, j.ran[t]);
+  /* One record per task: 2 + 1 + 6 doubles. */
+  cr_expect_eq(file_size(path), 8 + 8 + 3 + 6 * (4 + 8 + 8 + 9 * 8 + 8));
+  /* Resumed into wiped slots: nothing runs, every value comes back. */
+  memset(d, 0, sizeof d), memset(iv, 0, sizeof iv), memset(cv, 0, sizeof cv), memset(j.ran, 0, sizeof j.ran);
+  st.resume = 1;
+  cr_assert_eq(nh_journaled_tasks(&st, "test", 6, jtask, &j, slots, 3, err, sizeof err), 0, "%s", err);
+  for (int t = 0; t < 6; t++) {
+    cr_expect_eq(j.ran[t], 0, "task %d ran again", t);
+    jcheck(&j, t);
+  }
+  /* The last record cut: only its task runs again. */
+  long jl;
+  unsigned char *jb = file_bytes(path, &jl);
+  put_bytes(path, jb, jl - 5);
+  free(jb);
+  memset(j.ran, 0, sizeof j.ran);
+  cr_assert_eq(nh_journaled_tasks(&st, "test", 6, jtask, &j, slots, 3, err, sizeof err), 0, "%s", err);
+  int again = 0;
+  for (int t = 0; t < 6; t++) again += j.ran[t], jcheck(&j, t);
+  cr_expect_eq(again, 1, "one task ran again, not %d", again);
+  /* Records of another shape (one slot fewer) are not this run's: every task runs. */
+  memset(j.ran, 0, sizeof j.ran);
+  cr_assert_eq(nh_journaled_tasks(&st, "test", 6, jtask, &j, slots, 2, err, sizeof err), 0, "%s", err);
+  for (int t = 0; t < 6; t++) cr_expect_eq(j.ran[t], 1, "task %d: the journal's records have 9 doubles, not 3", t);
+  /* Another key: refused with a message. */
+  st.checkpoint_key = "other";
+  cr_expect_eq(nh_journaled_tasks(&st, "test", 6, jtask, &j, slots, 3, err, sizeof err), -1);
+  cr_expect(strstr(err, "another spec"), "%s", err);
+  remove(path);
+}
+
+/* ---- an ensemble's own journal (studies/runner.c), in process ---------------------------------- */
+
+/* A run through its journal, then the same study resumed from the complete journal: every
+ * trajectory comes from the journal (none runs again: even the per-method wall times, sums of the
+ * journal's task times, are the first run's to the bit), the results are the first run's, and the
+ * journal grows only by the per-method statistics records the resumed run appends (their size by
+ * hand: magic, task, n, NH_STATS·ns doubles, checksum). */
+Test(resume, ensemble_resumed_from_a_complete_journal_runs_nothing) {
+  char path[128], err[1024];
+  snprintf(path, sizeof path, "/tmp/nhbench-ensjournal-%d", (int)getpid());
+  const char *ov[] = {"ensemble.count=3", "T=4"};
+  nh_study st;
+  cr_assert_eq(nh_study_load(NHBENCH_SOURCE_DIR "/tests/data/small_ensemble.cfg", ov, 2, &st, err, sizeof err), 0, "%s",
+               err);
+  st.checkpoint = path, st.checkpoint_key = "key";
+  nh_ensemble_result a, b;
+  cr_assert_eq(nh_run_ensemble(&st, &a, err, sizeof err), 0, "%s", err); /* its journal stays open */
+  const int nm = st.nmethods, nic = st.count, ns = st.nsamples;
+  const size_t traj = (size_t)nm * nic;
+  struct stat s0;
+  cr_assert_eq(stat(path, &s0), 0);
+  const long size0 = (long)s0.st_size;
+  /* The resumed run reads a copy of the first run's journal (a's rows stay readable in its own). */
+  char copy[160], cmd[400];
+  snprintf(copy, sizeof copy, "%s.copy", path);
+  snprintf(cmd, sizeof cmd, "cp %s %s", path, copy);
+  cr_assert_eq(system(cmd), 0);
+  st.checkpoint = copy, st.resume = 1;
+  cr_assert_eq(nh_run_ensemble(&st, &b, err, sizeof err), 0, "%s", err);
+  for (int m = 0; m < nm; m++) {
+    cr_expect(memcmp(&a.wall_time[m], &b.wall_time[m], sizeof(double)) == 0,
+              "method %d: wall time %.17g resumed, %.17g run: a trajectory ran again", m, b.wall_time[m], a.wall_time[m]);
+    cr_expect(memcmp(&a.cost[m], &b.cost[m], sizeof a.cost[m]) == 0, "method %d: cost", m);
+    cr_expect(memcmp(&a.last_var[m], &b.last_var[m], sizeof(double)) == 0 && a.last_count[m] == b.last_count[m]);
+  }
+  cr_expect(memcmp(a.status, b.status, sizeof(int) * traj) == 0);
+  cr_expect(memcmp(a.max_abs_dE, b.max_abs_dE, sizeof(double) * traj) == 0);
+  cr_expect(memcmp(a.drift_slope, b.drift_slope, sizeof(double) * traj) == 0);
+  double *ra = malloc(sizeof(double) * (size_t)ns), *rb = malloc(sizeof(double) * (size_t)ns);
+  for (long t = 0; t < (long)traj; t++) {
+    cr_assert_eq(nh_ensemble_dE_row(&st, &a, t, ra), 0);
+    cr_assert_eq(nh_ensemble_dE_row(&st, &b, t, rb), 0);
+    cr_expect(memcmp(ra, rb, sizeof(double) * (size_t)ns) == 0, "trajectory %ld: dE differs", t);
+  }
+  free(ra), free(rb);
+  nh_ensemble_result_free(&b);
+  struct stat s1;
+  cr_assert_eq(stat(copy, &s1), 0);
+  cr_expect_eq((long)s1.st_size, size0 + nm * (long)(4 + 8 + 8 + 8 * NH_STATS * ns + 8),
+               "the resumed journal grew by %ld bytes", (long)s1.st_size - size0);
+  nh_ensemble_result_free(&a);
+  nh_study_free(&st);
+  remove(path), remove(copy);
+}
+
+/* An ensemble killed after its last trajectory and its first statistics record (before the file
+ * was written): the resumed run says it took every trajectory, 35 of 35 (the statistics record is
+ * no trajectory: it said 36 of 35 before), runs none, and writes the uninterrupted run's file. */
+Test(resume, ensemble_killed_among_its_statistics_records, .timeout = 120) {
+  char full[256], part[256], journal[300];
+  tmp_name(full, sizeof full, "stats-full.h5");
+  tmp_name(part, sizeof part, "stats-part.h5");
+  snprintf(journal, sizeof journal, "%s.journal", part);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  long taken;
+  remove(full), remove(part), remove(journal);
+  cr_assert_eq(run_spec("tests/data/small_ensemble.cfg", full, 0, 0, &taken), 0);
+  cr_assert_eq(run_spec("tests/data/small_ensemble.cfg", part, 0, 36, &taken), 128 + SIGKILL);
+  cr_assert_eq(run_spec("tests/data/small_ensemble.cfg", part, 1, 0, &taken), 0);
+  cr_expect_eq(taken, 35, "%ld trajectories taken, of 35", taken);
+  int compared;
+  cr_expect_eq(differing_datasets(full, part, "small_ensemble.cfg", &compared), 0);
+  cr_expect(compared >= 8, "only %d datasets compared", compared);
+  remove(full), remove(part), remove(journal);
+}
+
+/* Every kind's runner returns -1 with the journal's message when its journal cannot be written
+ * (its directory does not exist) or there is none to resume, and computes nothing. */
+Test(resume, runners_refuse_a_journal_they_cannot_open) {
+  static const char *const specs[] = {"tests/data/order_claim.cfg", "tests/data/small_ensemble.cfg",
+                                      "tests/data/trajectory_particle.cfg", "tests/data/onestep_random.cfg",
+                                      "tests/data/work_precision_small.cfg"};
+  for (int k = 0; k < 5; k++) {
+    for (int resume = 0; resume < 2; resume++) {
+      char path[256], err[1024] = "";
+      snprintf(path, sizeof path, "%s/%s", NHBENCH_SOURCE_DIR, specs[k]);
+      nh_study st;
+      cr_assert_eq(nh_study_load(path, NULL, 0, &st, err, sizeof err), 0, "%s", err);
+      st.checkpoint = "/tmp/nhbench-no-such-dir/journal", st.checkpoint_key = "key", st.resume = resume;
+      int rc;
+      switch (st.kind) {
+      case NH_STUDY_CONVERGENCE: {
+        nh_convergence_result r;
+        rc = nh_run_convergence(&st, &r, err, sizeof err);
+        nh_convergence_result_free(&r);
+        break;
+      }
+      case NH_STUDY_ENSEMBLE: {
+        nh_ensemble_result r;
+        rc = nh_run_ensemble(&st, &r, err, sizeof err);
+        nh_ensemble_result_free(&r);
+        break;
+      }
+      case NH_STUDY_TRAJECTORY: {
+        nh_trajectory_result r;
+        rc = nh_run_trajectory(&st, &r, err, sizeof err);
+        nh_trajectory_result_free(&r);
+        break;
+      }
+      case NH_STUDY_ONESTEP: {
+        nh_onestep_result r;
+        rc = nh_run_onestep(&st, &r, err, sizeof err);
+        nh_onestep_result_free(&r);
+        break;
+      }
+      default: {
+        nh_work_precision_result r;
+        rc = nh_run_work_precision(&st, &r, err, sizeof err);
+        nh_work_precision_result_free(&r);
+      }
+      }
+      cr_expect_eq(rc, -1, "%s, resume %d: %d", specs[k], resume, rc);
+      cr_expect(strstr(err, "/tmp/nhbench-no-such-dir/journal: ") &&
+                    strstr(err, resume ? "no interrupted run to resume" : "cannot write the checkpoint journal"),
+                "%s, resume %d: %s", specs[k], resume, err);
+      nh_study_free(&st);
+    }
+  }
+}
+
+/* A journal whose header cannot be written (the file size limit is 4 bytes) is refused and
+ * removed, not left half-written; also when it got descriptor 0 (standard input closed). */
+Test(resume, journal_that_cannot_be_written_is_removed) {
+  char path[128], err[512];
+  snprintf(path, sizeof path, "/tmp/nhbench-journal-full-%d", (int)getpid());
+  signal(SIGXFSZ, SIG_IGN);
+  struct rlimit lim = {4, 4};
+  cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+  for (int closed = 0; closed < 2; closed++) {
+    if (closed) close(0);
+    long resumed;
+    err[0] = '\0';
+    nh_checkpoint *c = nh_checkpoint_open(path, "key", 2, 0, collect, NULL, &resumed, err, sizeof err);
+    cr_expect(c == NULL, "stdin %s: the journal opened", closed ? "closed" : "open");
+    cr_expect(strstr(err, "cannot write the checkpoint journal: File too large"), "%s", err);
+    cr_expect(access(path, F_OK) != 0, "stdin %s: the half-written journal is left", closed ? "closed" : "open");
+    remove(path);
+  }
 }

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <omp.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "studies/study.h"
 #include "tests/helpers.h"
@@ -321,4 +322,81 @@ Test(statistics, room_check_at_its_boundaries) {
   cr_expect_eq(nh_study_check_room(&st, 2 * E * (1 - 1e-9), 1e30, err, sizeof err), -1, "disk just short");
   cr_expect(strstr(err, "on disk") != NULL, "%s", err);
   nh_study_free(&st);
+}
+
+/* The room check's message gives the sizes in GiB, to one decimal, computed here: a trajectory
+ * study made long enough to need about 20 GiB against a memory whose 80 % is 0.9 of that, and an
+ * ensemble whose estimate E is over 1 GiB (2E on disk: the journal and the file) against a disk of
+ * E bytes. */
+Test(statistics, room_check_message_sizes_by_hand) {
+  nh_study st;
+  char err[1024] = "", want[160];
+  const double GiB = 1u << 30;
+  cr_assert_eq(nh_study_load(DATA "trajectory_particle.cfg", NULL, 0, &st, err, sizeof err), 0, "%s", err);
+  st.T *= ceil(20 * GiB / nh_study_memory_estimate(&st));
+  const double need = nh_study_memory_estimate(&st);
+  cr_assert(need > 19 * GiB, "%g", need);
+  cr_assert_eq(nh_study_check_room(&st, 0, need * 0.9 / 0.8, err, sizeof err), -1);
+  snprintf(want, sizeof want, "about %.1f GiB of memory, more than the %.1f GiB (80 %%", need / GiB, 0.9 * need / GiB);
+  cr_expect(strstr(err, want) != NULL, "'%s' lacks '%s'", err, want);
+  nh_study_free(&st);
+  cr_assert_eq(nh_study_load(DATA "small_ensemble.cfg", NULL, 0, &st, err, sizeof err), 0, "%s", err);
+  st.nsamples *= 100000;
+  const double e = nh_study_memory_estimate(&st);
+  cr_assert(e > GiB, "%g", e);
+  cr_assert_eq(nh_study_check_room(&st, e, 0, err, sizeof err), -1);
+  snprintf(want, sizeof want, "about %.1f GiB on disk", 2 * e / GiB);
+  cr_expect(strstr(err, want) != NULL, "'%s' lacks '%s'", err, want);
+  snprintf(want, sizeof want, "more than the %.1f GiB free where", e / GiB);
+  cr_expect(strstr(err, want) != NULL, "'%s' lacks '%s'", err, want);
+  nh_study_free(&st);
+}
+
+/* The progress line in a log (stderr not a terminal): nothing in the first second, then at most one
+ * line per 10 s, "LABEL: DONE/TOTAL tasks, E s elapsed, ~L s left" with L = E·(TOTAL − DONE)/DONE,
+ * and a last line at the end; a tick of a kind out of range counts the task but no kind. The clock
+ * is moved by shifting the line's start and last print back. */
+Test(statistics, progress_line_in_a_log) {
+  char path[128];
+  snprintf(path, sizeof path, "/tmp/nhbench-progress-%d.txt", (int)getpid());
+  cr_assert(freopen(path, "w", stderr));
+  nh_progress p;
+  nh_progress_start(&p, "lbl", 10);
+  const long totals[2] = {5, 5};
+  cr_assert_eq(nh_progress_kinds(&p, 2, totals), 0);
+  nh_progress_tick(&p); /* within the first second: silent */
+  p.start -= 20, p.last_print -= 20;
+  nh_progress_tick_kind(&p, 2, 1.0); /* prints: 2 done; kind 2 does not exist */
+  nh_progress_tick_kind(&p, -1, 1.0);
+  p.last_print -= 9.5;
+  nh_progress_tick(&p); /* 9.5 s since the last line: silent */
+  p.last_print -= 0.6;
+  nh_progress_tick(&p); /* 10.1 s: prints, 5 done */
+  cr_expect(p.done == 5 && p.kind_done[0] == 0 && p.kind_done[1] == 0, "done %ld, kinds %ld %ld", p.done, p.kind_done[0],
+            p.kind_done[1]);
+  p.nkinds = 0; /* the plain estimate for the last line */
+  free(p.kind_total), free(p.kind_done), free(p.kind_time);
+  p.kind_total = p.kind_done = NULL, p.kind_time = NULL;
+  nh_progress_end(&p);
+  fflush(stderr);
+  FILE *f = fopen(path, "r");
+  cr_assert(f);
+  char line[4][256];
+  int n = 0;
+  while (n < 4 && fgets(line[n], sizeof line[n], f)) n++;
+  fclose(f);
+  remove(path);
+  cr_assert_eq(n, 3, "three lines, not %d", n);
+  const long want_done[3] = {2, 5, 5};
+  for (int i = 0; i < 3; i++) {
+    long done, total;
+    double el, left;
+    cr_assert_eq(sscanf(line[i], "lbl: %ld/%ld tasks, %lf s elapsed, ~%lf s left", &done, &total, &el, &left), 4,
+                 "line %d: %s", i, line[i]);
+    cr_expect(done == want_done[i] && total == 10, "line %d: %s", i, line[i]);
+    cr_expect(el >= 20 && el < 21, "line %d: elapsed %g", i, el);
+    /* lines 0 and 1 by kinds, none measured (ticks out of range): the mean of no means is 0 */
+    const double want = i < 2 ? 0 : el * (10 - done) / done;
+    cr_expect(fabs(left - want) <= 1, "line %d: ~%g s left, want %g", i, left, want);
+  }
 }

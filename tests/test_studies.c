@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -284,4 +285,229 @@ Test(spec_errors, bad_set_value_names_the_setting) {
   cr_expect_eq(test_run_nhbench(args, out, sizeof out), 2, "%s", out);
   cr_expect(strstr(out, "trajectory_particle.cfg: --set sample_every: sample_every = 0") != NULL, "%s", out);
   cr_expect(strstr(out, ":0:") == NULL, "no line 0: %s", out);
+}
+
+/* ---- spec range checks at both sides of each boundary ------------------------------------------ */
+
+/* One spec: the head (study, system, T on lines 1..3) and the rest from line 4; --set overrides
+ * (NULL: none). want: NULL, the spec loads; ":N: message", the error is exactly FILE:N: message;
+ * ": message", exactly FILE: message (no line: the whole spec or a --set); anything else, a part of
+ * the message. */
+typedef struct {
+  const char *head, *rest, *set, *want;
+} spec_case;
+
+static const char *const CONV = "study = \"convergence\";\nsystem = \"particle\";\nT = 1.0;\n";
+static const char *const ENS = "study = \"ensemble\";\nsystem = \"chaotic_particle\";\nT = 2.0;\n";
+#define ENS_OK "h = 0.5;\nmethods = [\"rk4\"];\n"
+#define ENS_GROUP(count, seed) "ensemble = { count = " count "; energy = 1.535; seed = " seed "; };\n"
+
+static int load_case(const spec_case *k, nh_study *st, char *path, size_t pathlen, char *err, size_t errlen) {
+  snprintf(path, pathlen, "/tmp/nhbench-spec-%d.cfg", (int)getpid());
+  FILE *f = fopen(path, "w");
+  cr_assert(f);
+  fprintf(f, "%s%s", k->head, k->rest);
+  fclose(f);
+  const char *ov[1] = {k->set};
+  err[0] = '\0';
+  int rc = nh_study_load(path, ov, k->set ? 1 : 0, st, err, errlen);
+  remove(path);
+  return rc;
+}
+
+static void check_case(const spec_case *k) {
+  nh_study st;
+  char path[128], err[2048];
+  int rc = load_case(k, &st, path, sizeof path, err, sizeof err);
+  if (!k->want) {
+    cr_expect_eq(rc, 0, "%s%s (--set %s): %s", k->head, k->rest, k->set ? k->set : "-", err);
+  } else {
+    cr_expect_eq(rc, -1, "%s%s (--set %s) loaded; want the error %s", k->head, k->rest, k->set ? k->set : "-",
+                 k->want);
+    char exact[2048];
+    snprintf(exact, sizeof exact, "%s%s", path, k->want);
+    if (k->want[0] == ':') cr_expect_str_eq(err, exact, "%s%s: the message is\n%s\nnot\n%s", k->head, k->rest, err, exact);
+    else cr_expect(strstr(err, k->want) != NULL, "%s%s: message '%s' lacks '%s'", k->head, k->rest, err, k->want);
+  }
+  nh_study_free(&st);
+}
+
+Test(spec_errors, counts_at_both_sides_of_their_ranges) {
+  const spec_case cases[] = {
+      {CONV, "methods = [\"rk4\"];\nh0 = 0.1;\nhalvings = 1;\n", NULL, NULL},
+      {CONV, "methods = [\"rk4\"];\nh0 = 0.1;\nhalvings = 0;\n", NULL, ":6: halvings = 0 must be a whole number in [1, 30]"},
+      {CONV, "methods = [\"rk4\"];\nh0 = 0.1;\nhalvings = 30;\n", NULL, NULL},
+      {CONV, "methods = [\"rk4\"];\nh0 = 0.1;\nhalvings = 31;\n", NULL, ":6: halvings = 31 must be a whole number in [1, 30]"},
+      {CONV, "methods = [\"rk4\"];\nh0 = 0.1;\nhalvings = 1.5;\n", NULL, ":6: halvings = 1.5 must be a whole number in [1, 30]"},
+      {CONV, "methods = [\"rk4\"];\nh0 = 0.1;\nhalvings = 2;\n", "halvings=0",
+       ": --set halvings: halvings = 0 must be a whole number in [1, 30]"},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nfit_points = 2;\n", NULL, NULL},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nfit_points = 1;\n", NULL, ":6: fit_points = 1 must be a whole number in [2, 100]"},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nfit_points = 100;\n", NULL, NULL},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nfit_points = 101;\n", NULL, ":6: fit_points = 101 must be a whole number in [2, 100]"},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nexpected_orders = ( { method = \"rk4\"; order = 0; reason = \"r\"; } );\n", NULL, NULL},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nexpected_orders = ( { method = \"rk4\"; order = 20; reason = \"r\"; } );\n", NULL, NULL},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nexpected_orders = ( { method = \"rk4\"; order = 21; reason = \"r\"; } );\n", NULL,
+       ":6: order = 21 must be a whole number in [0, 20]"},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nexpected_orders = ( { method = \"rk4\"; order = -1; reason = \"r\"; } );\n", NULL,
+       ":6: order = -1 must be a whole number in [0, 20]"},
+      {ENS, ENS_OK ENS_GROUP("1", "0"), NULL, NULL},
+      {ENS, ENS_OK ENS_GROUP("0", "0"), NULL, ":6: count = 0 must be a whole number in [1, 1000000]"},
+      {ENS, ENS_OK ENS_GROUP("1000000", "0"), NULL, NULL},
+      {ENS, ENS_OK ENS_GROUP("1000001", "0"), NULL, ":6: count = 1000001 must be a whole number in [1, 1000000]"},
+      {ENS, ENS_OK ENS_GROUP("1", "-1"), NULL, ":6: seed = -1 must be a whole number >= 0"},
+      {ENS, ENS_OK ENS_GROUP("1", "0.5"), NULL, ":6: seed = 0.5 must be a whole number >= 0"},
+      {ENS, ENS_OK ENS_GROUP("1", "9007199254740992.0"), NULL, NULL},
+      {ENS, ENS_OK ENS_GROUP("1", "9007199254740994.0"), NULL, ":6: seed = 9007199254740994 must be a whole number >= 0"},
+      {ENS, ENS_OK ENS_GROUP("1", "0") "grids = ( { method = \"nh_newmark(alpha=0.5)\"; beta = [0.6, 0.1]; beta2 = [0.0]; } );\n",
+       NULL, "cfg:7: grid: nh_newmark: "},
+      {ENS, ENS_OK ENS_GROUP("1", "0") "grids = ( { method = \"nh_newmark(alpha=0.5)\"; beta = [0.1]; beta2 = [0.0, 0.6]; } );\n",
+       NULL, "cfg:7: grid: nh_newmark: "},
+      {ENS, ENS_OK ENS_GROUP("1", "0") "sample_every = 4;\n", NULL, NULL},
+      {ENS, ENS_OK ENS_GROUP("1", "0") "sample_every = 3;\n", NULL, ":7: sample_every = 3 does not divide the number of steps 4"},
+      {ENS, ENS_OK ENS_GROUP("1", "0") "sample_every = 0;\n", NULL, ":7: sample_every = 0 must be a whole number in [1, 1073741824]"},
+      {"study = \"onestep\";\nsystem = \"particle\";\nT = 1.0;\n", "methods = [\"rk4\"];\nh = [0.1, 0.05];\npoints = 1;\n", NULL, NULL},
+      {"study = \"onestep\";\nsystem = \"particle\";\nT = 1.0;\n", "methods = [\"rk4\"];\nh = [0.1, 0.05];\npoints = 0;\n", NULL,
+       ":6: points = 0 must be a whole number in [1, 100000]"},
+      {"study = \"onestep\";\nsystem = \"particle\";\nT = 1.0;\n", "methods = [\"rk4\"];\nh = [0.1, 0.05];\npoints = 100000;\n", NULL, NULL},
+      {"study = \"onestep\";\nsystem = \"particle\";\nT = 1.0;\n", "methods = [\"rk4\"];\nh = [0.1, 0.05];\npoints = 100001;\n", NULL,
+       ":6: points = 100001 must be a whole number in [1, 100000]"},
+      {"study = \"work_precision\";\nsystem = \"particle\";\nT = 1.0;\n", "methods = [\"rk4\"];\nh = [0.1];\nrepeats = 1;\n", NULL, NULL},
+      {"study = \"work_precision\";\nsystem = \"particle\";\nT = 1.0;\n", "methods = [\"rk4\"];\nh = [0.1];\nrepeats = 0;\n", NULL,
+       ":6: repeats = 0 must be a whole number in [1, 1000]"},
+      {"study = \"work_precision\";\nsystem = \"particle\";\nT = 1.0;\n", "methods = [\"rk4\"];\nh = [0.1];\nrepeats = 1000;\n", NULL, NULL},
+      {"study = \"work_precision\";\nsystem = \"particle\";\nT = 1.0;\n", "methods = [\"rk4\"];\nh = [0.1];\nrepeats = 1001;\n", NULL,
+       ":6: repeats = 1001 must be a whole number in [1, 1000]"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) check_case(&cases[i]);
+}
+
+/* Numbers with a range: positive (T, h, divergence, time_limit) and reference_tol in [1e-16, 1e-3],
+ * each on both sides. */
+Test(spec_errors, numbers_at_both_sides_of_their_ranges) {
+  const char *const WP = "study = \"work_precision\";\nsystem = \"particle\";\nT = 1.0;\n";
+  const spec_case cases[] = {
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nreference_tol = 1e-16;\n", NULL, NULL},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nreference_tol = 9.9e-17;\n", NULL, ":6: reference_tol = 9.9e-17 must lie in [1e-16, 1e-3]"},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nreference_tol = 1e-3;\n", NULL, NULL},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nreference_tol = 0.0011;\n", NULL, ":6: reference_tol = 0.0011 must lie in [1e-16, 1e-3]"},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\n", "T=0", ": --set T: T = 0 must be positive"},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\n", "T=-1", ": --set T: T = -1 must be positive"},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.0];\n", NULL, ":5: step sizes must be positive; h[1] = 0"},
+      {CONV, "methods = [\"rk4\"];\nh = [-0.1, 0.05];\n", NULL, ":5: step sizes must be positive; h[0] = -0.1"},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1];\n", NULL, ":5: this study needs at least 2 step sizes"},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.1];\n", NULL, ":5: step size h = 0.1 is listed twice"},
+      {CONV, "methods = [\"rk4\"];\nh = [0.3, 0.1];\n", NULL, ":5: T = 1 is not a whole number of steps of h = 0.3"},
+      /* T/h within 1e-9 relative of a whole number: 10 + 5e-9 steps pass, 10 + 1e-6 do not. */
+      {CONV, "methods = [\"rk4\"];\nh = [0.09999999995, 0.05];\n", NULL, NULL},
+      {CONV, "methods = [\"rk4\"];\nh = [0.0999999, 0.05];\n", NULL, ":5: T = 1 is not a whole number of steps of h = 0.0999999"},
+      {ENS, "h = 0.19999999995;\nmethods = [\"rk4\"];\n" ENS_GROUP("1", "0"), NULL, NULL},
+      {ENS, "h = 0.1999999;\nmethods = [\"rk4\"];\n" ENS_GROUP("1", "0"), NULL, ":4: T = 2 is not a whole number of steps of h = 0.1999999"},
+      {CONV, "methods = [\"rk4\"];\nh = [0.25, 0.125];\nh0 = 0.1;\n", NULL, ":6: 'h0' and 'h' both give the step sizes; keep one ('h' = a list, or 'h0' with 'halvings')"},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\ninitial = [\"default\", \"default\"];\n", NULL,
+       ":6: a convergence study takes one initial condition"},
+      {ENS, ENS_OK ENS_GROUP("1", "0") "divergence = 1e-300;\n", NULL, NULL},
+      {ENS, ENS_OK ENS_GROUP("1", "0") "divergence = 0;\n", NULL, ":7: divergence must be a positive number (default 1e3)"},
+      {ENS, "h = 0;\nmethods = [\"rk4\"];\n" ENS_GROUP("1", "0"), NULL, ":4: h = 0 must be positive"},
+      {ENS, "h = 0.3;\nmethods = [\"rk4\"];\n" ENS_GROUP("1", "0"), NULL, ":4: T = 2 is not a whole number of steps of h = 0.3"},
+      {WP, "methods = [\"rk4\"];\nh = [0.1];\ntime_limit = 1e-9;\n", NULL, NULL},
+      {WP, "methods = [\"rk4\"];\nh = [0.1];\ntime_limit = 0;\n", NULL, ":6: time_limit must be a positive number of seconds (default 60)"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) check_case(&cases[i]);
+}
+
+/* An error about the spec as a whole names the file without a line (no "FILE:0:"). */
+Test(spec_errors, whole_spec_errors_have_no_line) {
+  const spec_case cases[] = {
+      {CONV, "h = [0.1, 0.05];\n", NULL, ": missing setting 'methods'"},
+      {CONV, "methods = [\"rk4\"];\n", NULL, ": missing setting 'h' (a list of step sizes) or 'h0' and 'halvings'"},
+      {CONV, "methods = [];\nh = [0.1, 0.05];\n", NULL, ": no methods to run"},
+      {ENS, ENS_OK, NULL, ": missing setting 'ensemble' ({ count; energy; seed; }) or 'initial'"},
+      {"study = \"trajectory\";\nsystem = \"particle\";\nT = 1.0;\n", "methods = [\"rk4\"];\nh = [0.1];\n", NULL,
+       ": a trajectory study needs 'observables', e.g. [\"energy_error\"] (nhbench list observables)"},
+      {"system = \"particle\";\n", "", NULL, ": missing setting 'study'"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) check_case(&cases[i]);
+}
+
+/* The loaded values: the defaults where a setting is left out, and what the settings say. */
+Test(spec_errors, loaded_values_and_defaults) {
+  nh_study st;
+  char path[128], err[2048];
+  spec_case k = {CONV, "methods = [\"rk4\"];\nh0 = 0.1;\nhalvings = 2;\n", NULL, NULL};
+  cr_assert_eq(load_case(&k, &st, path, sizeof path, err, sizeof err), 0, "%s", err);
+  cr_expect(st.nh == 3 && st.h[0] == 0.1 && st.h[1] == 0.05 && st.h[2] == 0.025, "h0 and 2 halvings: %d", st.nh);
+  cr_expect(st.fit_points == 3 && st.error_floor == 1e-11 && st.reference_tol == 1e-13 && st.order_tolerance == 0.15,
+            "defaults %d %g %g %g", st.fit_points, st.error_floor, st.reference_tol, st.order_tolerance);
+  cr_expect(st.norm == NH_NORM_MAX && st.nic == 1 && st.nmethods == 1 && st.T == 1.0);
+  nh_study_free(&st);
+  k = (spec_case){ENS, ENS_OK ENS_GROUP("3", "9007199254740992.0") "sample_every = 2;\n", NULL, NULL};
+  cr_assert_eq(load_case(&k, &st, path, sizeof path, err, sizeof err), 0, "%s", err);
+  cr_expect(st.count == 3 && st.seed == 9007199254740992ull && st.nsteps == 4 && st.sample_every == 2 &&
+                st.nsamples == 3 && st.divergence == 1e3 && st.energy == 1.535 && st.step == 0.5,
+            "ensemble %d %g %ld %d %d %g", st.count, (double)st.seed, st.nsteps, st.sample_every, st.nsamples,
+            st.divergence);
+  nh_study_free(&st);
+  k = (spec_case){"study = \"onestep\";\nsystem = \"particle\";\nT = 1.0;\n", "methods = [\"rk4\"];\nh = [0.1, 0.05];\nnorm = \"2\";\n", NULL, NULL};
+  cr_assert_eq(load_case(&k, &st, path, sizeof path, err, sizeof err), 0, "%s", err);
+  cr_expect(st.npoints == 8 && st.norm == NH_NORM_2, "points %d", st.npoints);
+  nh_study_free(&st);
+  k = (spec_case){"study = \"work_precision\";\nsystem = \"particle\";\nT = 1.0;\n", "methods = [\"rk4\"];\nh = [0.1];\n", NULL, NULL};
+  cr_assert_eq(load_case(&k, &st, path, sizeof path, err, sizeof err), 0, "%s", err);
+  cr_expect(st.repeats == 3 && st.time_limit == 60 && st.nh == 1, "repeats %d, time_limit %g", st.repeats, st.time_limit);
+  nh_study_free(&st);
+}
+
+/* A run's samples are counted in int: T / h / sample_every = INT_MAX − 1 samples after t = 0 load,
+ * INT_MAX is refused, named at sample_every (or at the whole spec when it is not given). */
+Test(spec_errors, sample_count_at_int_max) {
+  const spec_case cases[] = {
+      {"study = \"ensemble\";\nsystem = \"chaotic_particle\";\nT = 2147483646.0;\n", "h = 1.0;\nmethods = [\"rk4\"];\n" ENS_GROUP("1", "0"), NULL, NULL},
+      {"study = \"ensemble\";\nsystem = \"chaotic_particle\";\nT = 2147483647.0;\n", "h = 1.0;\nmethods = [\"rk4\"];\n" ENS_GROUP("1", "0"), NULL,
+       ": 2147483647 steps sampled every 1 make more than 2147483646 samples per run; sample less often"},
+      {"study = \"ensemble\";\nsystem = \"chaotic_particle\";\nT = 4294967294.0;\n", "h = 1.0;\nmethods = [\"rk4\"];\n" ENS_GROUP("1", "0") "sample_every = 2;\n", NULL,
+       ":7: 4294967294 steps sampled every 2 make more than 2147483646 samples per run; sample less often"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) check_case(&cases[i]);
+}
+
+/* A spec is read whole up to 1 MiB: a valid spec padded with a comment to exactly 1 MiB loads (its
+ * last setting, after the padding, is read too); one byte more is refused as too large. */
+Test(spec_errors, spec_of_exactly_the_size_limit) {
+  char path[128], err[1024] = "";
+  snprintf(path, sizeof path, "/tmp/nhbench-big-%d.cfg", (int)getpid());
+  const char *head = "study = \"convergence\";\nsystem = \"particle\";\nT = 1.0;\nh = [0.1, 0.05];\n#";
+  const char *tail = "\nmethods = [\"rk4\"];\n";
+  const size_t limit = 1u << 20;
+  for (int extra = 0; extra < 2; extra++) {
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(head, f);
+    for (size_t i = strlen(head) + strlen(tail); i < limit + (size_t)extra; i++) fputc('x', f);
+    fputs(tail, f);
+    fclose(f);
+    nh_study st;
+    const int rc = nh_study_load(path, NULL, 0, &st, err, sizeof err);
+    if (extra == 0) {
+      cr_expect_eq(rc, 0, "1 MiB: %s", err);
+      cr_expect_eq(st.nmethods, 1, "the setting after the padding");
+    } else {
+      cr_expect_eq(rc, -1);
+      cr_expect(strstr(err, "cannot read: File too large"), "%s", err);
+    }
+    nh_study_free(&st);
+  }
+  remove(path);
+}
+
+/* Loading a spec closes its file: with at most 16 files open, 64 loads in a row all succeed. */
+Test(spec_errors, loading_closes_the_spec_file) {
+  struct rlimit lim = {16, 16};
+  cr_assert_eq(setrlimit(RLIMIT_NOFILE, &lim), 0);
+  for (int i = 0; i < 64; i++) {
+    nh_study st;
+    char err[1024];
+    cr_assert_eq(nh_study_load(DATA "order_claim.cfg", NULL, 0, &st, err, sizeof err), 0, "load %d: %s", i, err);
+    nh_study_free(&st);
+  }
 }
