@@ -53,11 +53,9 @@ static inline gsl_rng *test_rng(unsigned long seed) {
   return r;
 }
 
-/* Runs `nhbench ARGS` (the binary built with the tests), stdout and stderr into out (truncated to
- * outlen − 1 bytes); the exit status, or -1 if it did not exit. */
-static inline int test_run_nhbench(const char *args, char *out, size_t outlen) {
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "%s %s 2>&1", NHBENCH_EXE, args);
+/* Runs the shell command cmd, what it prints on stdout into out (truncated to outlen − 1 bytes);
+ * the exit status (128 + the signal for a child the shell saw killed), or -1 if it did not exit. */
+static inline int test_run_command(const char *cmd, char *out, size_t outlen) {
   fflush(NULL);
   FILE *p = popen(cmd, "r");
   cr_assert(p, "cannot run %s", cmd);
@@ -65,6 +63,14 @@ static inline int test_run_nhbench(const char *args, char *out, size_t outlen) {
   out[len] = '\0';
   int status = pclose(p);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Runs `nhbench ARGS` (the binary built with the tests), stdout and stderr into out (truncated to
+ * outlen − 1 bytes); the exit status, or -1 if it did not exit. */
+static inline int test_run_nhbench(const char *args, char *out, size_t outlen) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "%s %s 2>&1", NHBENCH_EXE, args);
+  return test_run_command(cmd, out, outlen);
 }
 
 #define TEST_CSV_MAX_FIELDS 8

@@ -17,6 +17,7 @@
 
 #include "results/results.h"
 #include "tests/h5compare.h"
+#include "tests/helpers.h"
 #include "studies/study.h"
 
 #define SPEC NHBENCH_SOURCE_DIR "/studies/chaotic_ensemble.cfg"
@@ -213,15 +214,11 @@ static int run_spec(const char *spec, const char *out, int resume, long kill, lo
   char cmd[2048], text[4096] = "";
   snprintf(cmd, sizeof cmd, "NHBENCH_KILL_AFTER=%ld %s run %s/%s -o %s%s 2>&1", kill, NHBENCH_EXE, NHBENCH_SOURCE_DIR,
            spec, out, resume ? " --resume" : resume_set);
-  FILE *p = popen(cmd, "r");
-  size_t n = p ? fread(text, 1, sizeof text - 1, p) : 0;
-  text[n] = '\0';
-  const int status = p ? pclose(p) : -1;
+  const int rc = test_run_command(cmd, text, sizeof text);
   const char *at = strstr(text, "resuming: ");
   *taken = -1;
   if (at) sscanf(at, "resuming: %ld", taken);
-  /* the shell reports a child killed by a signal as 128 + the signal */
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return rc;
 }
 
 /* Convergence, trajectory, one-step and work-precision runs killed right after their k-th task

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "tests/h5compare.h"
+#include "tests/helpers.h"
 
 /* mpirun -np RANKS nhbench run SPEC -o OUT EXTRA (RANKS 0: nhbench alone, no mpirun); the exit
  * status, and what it printed on stderr in text (may be NULL). */
@@ -28,13 +29,9 @@ static int run_ranks(int ranks, const char *spec, const char *out, const char *e
              NHBENCH_MPIRUN, ranks);
   snprintf(cmd, sizeof cmd, "cd %s && NHBENCH_KILL_AFTER=%s %s%s run %s -o %s %s 2>&1 >/dev/null", NHBENCH_SOURCE_DIR,
            kill_after ? kill_after : "0", launcher, NHBENCH_EXE, spec, out, extra);
-  FILE *p = popen(cmd, "r");
   char sink[8192];
   if (!text) text = sink, len = sizeof sink;
-  size_t n = p ? fread(text, 1, len - 1, p) : 0;
-  text[n] = '\0';
-  const int status = p ? pclose(p) : -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return test_run_command(cmd, text, len);
 }
 
 static void tmp_name(char *buf, size_t len, const char *what) {
