@@ -10,7 +10,7 @@ ifeq ($(FULL),1)
 CHAOTIC_SET = --set ensemble.count=100 --set T=10000 --set sample_every=25
 endif
 
-.PHONY: all deps build test test-mpi asan coverage fuzz fuzz-seeds study-chaotic examples plots paper paper-report bench clean
+.PHONY: all deps build test test-mpi asan coverage fuzz fuzz-seeds study-chaotic studies examples plots paper paper-report bench clean
 
 all: build
 
@@ -102,6 +102,17 @@ study-chaotic: build
 	$(NHBENCH) run studies/chaotic_ensemble.cfg -o $(RESULTS)/chaotic_ensemble.h5 $(CHAOTIC_SET)
 	$(NHBENCH) run studies/chaotic_convergence.cfg -o $(RESULTS)/chaotic_convergence.h5
 	@$(MAKE) --no-print-directory plots
+
+# The comparison studies of studies/*.cfg (README.md, "Systems"), run and plotted into
+# results/studies/; STUDIES="studies/A.cfg ..." runs only those. cvt_map.cfg is left out: a
+# cluster-sized map (README.md, "Many nodes: MPI").
+STUDIES ?= $(filter-out studies/cvt_map.cfg,$(sort $(wildcard studies/*.cfg)))
+studies: build
+	@mkdir -p $(RESULTS)/studies
+	@for spec in $(STUDIES); do \
+	  $(NHBENCH) run $$spec -o $(RESULTS)/studies/$$(basename $$spec .cfg).h5 || exit 1; \
+	done
+	@NHBENCH=$(NHBENCH) plots/make_plots.sh $(RESULTS)/studies
 
 # One small spec per study kind (studies/examples/), run and plotted into results/examples/.
 EXAMPLES = $(sort $(wildcard studies/examples/*.cfg))
