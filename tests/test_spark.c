@@ -67,7 +67,8 @@ static double order_h0(int s) { return s == 2 ? 0.05 : s == 3 ? 0.1 : 0.2; }
 
 /* ---- test variants: damping, forcing, affine constraints, a non-diagonal mass matrix ------------- */
 
-static double damping_half(const double *p) {
+static double damping_half(const double *p, double t) {
+  (void)t;
   (void)p;
   return 0.5;
 }
