@@ -221,6 +221,16 @@ void nh_constraint_derivative(const nh_system *sys, const double *q, const doubl
     }
 }
 
+double nh_contact_hamiltonian(const nh_system *sys, double t, const double *q, const double *v, double z) {
+  const nh_system_type *T = sys->type;
+  double H = nh_energy(sys, q, v), F[NH_MAX_N];
+  if (T->time_potential) H += T->time_potential(sys->p, q, t);
+  if (T->forcing && T->forcing(sys->p, t, F))
+    for (int i = 0; i < sys->n; i++) H -= F[i] * q[i];
+  if (T->damping) H += T->damping(sys->p, t) * z;
+  return H;
+}
+
 void nh_free_force(const nh_system *sys, double t, const double *q, const double *v, double *f) {
   const nh_system_type *T = sys->type;
   const int n = sys->n;

@@ -211,6 +211,11 @@ void nh_curvature_term(const nh_system *sys, const double *q, const double *v, d
 /* D[a*n + l] = Σ_i ∂_l μ^a_i(q) w_i (k×n): ∂(A(q)w)/∂q at fixed w (the system's kernel, or the
  * contraction of constraints_jacobian). */
 void nh_constraint_derivative(const nh_system *sys, const double *q, const double *w, double *D);
+/* The contact Hamiltonian H = ½vᵀMv + V(q) + W(q, t) − F(t)·q + α(t) z of the unconstrained
+ * system (integrators/contact_splitting.c; Bravetti, Seri, Vermeeren, Zadra 2020: H = p²/2 +
+ * V(q, t) + f(t)S with S = z, the Herglotz action). Along the exact flow dH/dt = ∂H/∂t − α(t)H, so
+ * H = H0 e^{−αt} for a constant α and no time dependence. */
+double nh_contact_hamiltonian(const nh_system *sys, double t, const double *q, const double *v, double z);
 /* The free force f(t,q,v) = −∇V − ∇W(q,t) − Ṁv + ½∂_q(vᵀMv) − α(t)Mv + F(t) (n). */
 void nh_free_force(const nh_system *sys, double t, const double *q, const double *v, double *f);
 /* λ(t,q,v) = −C⁻¹[A M⁻¹ f + (DA[v])v + Db[v]], C = A M⁻¹ Aᵀ: the multiplier that keeps the

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "integrators/integrator.h"
+#include "studies/observables.h"
 #include "tests/checks.h"
 
 /* ---- Lane–Emden: presets and exact solutions ---------------------------------------------------- */
@@ -312,4 +313,37 @@ Test(time_dependent, spin_orbit_fig1a_resonance) {
   cr_expect(th > M_PI / 2, "thetadot0 = 1.137 must circulate: max |theta| = %.4f", th);
   portrait(1.0, &th, &dev);
   cr_expect(dev < 0.03, "the centre (0, 1) stays near itself: max distance %.4f", dev);
+}
+
+/* ---- the contact Hamiltonian observable ------------------------------------------------------------ */
+
+/* By hand: spin–orbit at e = 0 (W = −(ε/2)cos(2q − 2t)/(1 + λ cos Ωt)), H = ½v² − μq + W + α(t)z; the
+ * forced damped oscillator, H = ½v² + ½ω²x² − β sin(Ωt)x + αz. Along contact2 on the damped
+ * oscillator (α = 1, preset damped_a1, h = 0.005, T = 3), H follows the exact H0 e^{−αt}
+ * (dH/dt = −αH for an autonomous contact Hamiltonian) to O(h²) (measured 2e-8); control: H0 e^{−αt/2}. */
+Test(time_dependent, contact_hamiltonian_observable) {
+  const nh_observable *o = nh_observable_find("contact_hamiltonian");
+  cr_assert(o != NULL);
+  nh_system so = test_system("spin_orbit", "ecc=0,eps=0.3,omega=1.3,lambda=0.2,a=0.05,mu=0.02");
+  nh_state x = {.t = 0.7, .q = {0.4}, .v = {0.9}, .z = 0.3};
+  nh_obs_ctx c = {.sys = &so, .cur = &x};
+  double H;
+  o->eval(&c, &H);
+  const double P = 1 / (1 + 0.2 * cos(1.3 * 0.7)), alpha = -0.05 - 0.2 * 1.3 * sin(1.3 * 0.7) * P;
+  const double hand = 0.5 * 0.81 - 0.02 * 0.4 - 0.15 * P * cos(0.8 - 1.4) + alpha * 0.3;
+  cr_expect(fabs(H - hand) <= 1e-15, "spin_orbit: %.17g, hand %.17g", H, hand);
+  nh_system dfo = test_system("damped_oscillator", "omega=1.5,alpha=0.2,beta=0.3,omega_f=2");
+  c.sys = &dfo;
+  o->eval(&c, &H);
+  const double hand2 = 0.5 * 0.81 + 0.5 * 2.25 * 0.16 - 0.3 * sin(1.4) * 0.4 + 0.2 * 0.3;
+  cr_expect(fabs(H - hand2) <= 1e-15, "damped_oscillator: %.17g, hand %.17g", H, hand2);
+
+  nh_system d = test_system("damped_oscillator", NULL);
+  nh_state x0 = test_preset(&d, "damped_a1");
+  const double H0 = nh_energy(&d, x0.q, x0.v);
+  nh_state y = test_run_to("contact2", &d, x0, 0.005, 3);
+  c = (nh_obs_ctx){.sys = &d, .cur = &y};
+  o->eval(&c, &H);
+  cr_expect(fabs(H - H0 * exp(-3)) <= 1e-7, "H(3) = %.10g, exact %.10g", H, H0 * exp(-3));
+  cr_expect(fabs(H - H0 * exp(-1.5)) > 1e-2, "control");
 }
