@@ -54,11 +54,6 @@ static void hess_potential(const double *p, const double *q, double *H) {
   H[0] = p[P_OMEGA] * p[P_OMEGA];
 }
 
-/* k = 0: A is 0×n and DA is empty; nothing to write. The generic code still calls these. */
-static void constraints(const double *p, const double *q, double *A) { (void)p, (void)q, (void)A; }
-
-static void constraints_jacobian(const double *p, const double *q, double *dA) { (void)p, (void)q, (void)dA; }
-
 static double damping(const double *p, double t) {
   (void)t;
   return p[P_ALPHA];
@@ -177,7 +172,7 @@ const nh_system_type nh_system_damped_oscillator = {
     .sample_box = 1,
     .sampler_doc = "generic (spec/newmark.md 6 A10) without constraints: x uniform in [-1,1] with V(x) < E - 0.1, "
                    "xdot = +-sqrt(2(E - V(x))) (the sign of a normal draw)",
-    NH_SYSTEM_MECHANICS,
+    NH_SYSTEM_UNCONSTRAINED_MECHANICS,
     .damping = damping,
     .forcing = forcing,
     .exact = exact,

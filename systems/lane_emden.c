@@ -57,11 +57,6 @@ static void hess_potential(const double *p, const double *q, double *H) {
   H[0] = p[P_N] == 0 ? 0 : p[P_N] * power(q[0], p[P_N] - 1);
 }
 
-/* k = 0: A is 0×n and DA is empty; nothing to write. The generic code still calls these. */
-static void constraints(const double *p, const double *q, double *A) { (void)p, (void)q, (void)A; }
-
-static void constraints_jacobian(const double *p, const double *q, double *dA) { (void)p, (void)q, (void)dA; }
-
 /* f(s) = 2/s at s = t + t0 (notebook: f(t) = 2/t). */
 static double damping(const double *p, double t) { return 2 / (t + p[P_T0]); }
 
@@ -146,7 +141,7 @@ const nh_system_type nh_system_lane_emden = {
     .sample_box = 1,
     .sampler_doc = "generic (spec/newmark.md 6 A10) without constraints: x uniform in [-1,1] with V(x) < E - 0.1, "
                    "xdot = +-sqrt(2(E - V(x)))",
-    NH_SYSTEM_MECHANICS,
+    NH_SYSTEM_UNCONSTRAINED_MECHANICS,
     .damping = damping,
     .time_dependence = time_dependence,
     .exact = exact,

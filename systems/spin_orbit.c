@@ -109,11 +109,6 @@ static void hess_time_potential(const double *p, const double *q, double t, doub
   H[0] *= 2;
 }
 
-/* k = 0: A is 0×n and DA is empty; nothing to write. The generic code still calls these. */
-static void constraints(const double *p, const double *q, double *A) { (void)p, (void)q, (void)A; }
-
-static void constraints_jacobian(const double *p, const double *q, double *dA) { (void)p, (void)q, (void)dA; }
-
 /* f(t) = −a − λΩ sin(Ωt)/(1 + λ cos(Ωt)) (notebook SpinOrbit.f). */
 static double damping(const double *p, double t) {
   const double W = p[P_OMEGA], l = p[P_LAMBDA];
@@ -161,7 +156,7 @@ const nh_system_type nh_system_spin_orbit = {
     .sample_box = 3.141592653589793,
     .sampler_doc = "generic (spec/newmark.md 6 A10) without constraints: theta uniform in [-pi, pi] with V(theta) < "
                    "E - 0.1 (V = -mu theta, without the time-dependent W), thetadot = +-sqrt(2(E - V))",
-    NH_SYSTEM_MECHANICS,
+    NH_SYSTEM_UNCONSTRAINED_MECHANICS,
     .damping = damping,
     .time_potential = time_potential,
     .grad_time_potential = grad_time_potential,

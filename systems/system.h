@@ -129,6 +129,12 @@ typedef struct nh_system_type {
 #define NH_SYSTEM_MECHANICS                                                                         \
   .mass = mass, .potential = potential, .grad_potential = grad_potential,                           \
   .hess_potential = hess_potential, .constraints = constraints, .constraints_jacobian = constraints_jacobian
+/* The same for an unconstrained system (k = 0): A is 0×n and DA is empty, so both are
+ * nh_no_constraints, which writes nothing (the generic code still calls them). */
+#define NH_SYSTEM_UNCONSTRAINED_MECHANICS                                                           \
+  .mass = mass, .potential = potential, .grad_potential = grad_potential,                           \
+  .hess_potential = hess_potential, .constraints = nh_no_constraints, .constraints_jacobian = nh_no_constraints
+void nh_no_constraints(const double *p, const double *q, double *out);
 #define NH_SYSTEM_PRESETS(list) .npresets = sizeof list / sizeof list[0], .presets = list
 #define NH_SYSTEM_PARAMS(list) .nparams = sizeof list / sizeof list[0], .params = list
 #define NH_SYSTEM_DERIVED(names, docs, units, values)                                               \

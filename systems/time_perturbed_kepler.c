@@ -48,11 +48,6 @@ static void hess_potential(const double *p, const double *q, double *H) {
   H[0] = d * q[0] * q[0] - c, H[3] = d * q[1] * q[1] - c, H[1] = H[2] = d * q[0] * q[1];
 }
 
-/* k = 0: A is 0×n and DA is empty; nothing to write. The generic code still calls these. */
-static void constraints(const double *p, const double *q, double *A) { (void)p, (void)q, (void)A; }
-
-static void constraints_jacobian(const double *p, const double *q, double *dA) { (void)p, (void)q, (void)dA; }
-
 static double damping(const double *p, double t) { return p[P_ALPHA] * sin(p[P_THETA] * t); }
 
 /* f ≡ 0 for α = 0 or θ = 0: then the plain (conservative) Kepler problem. */
@@ -106,7 +101,7 @@ const nh_system_type nh_system_time_perturbed_kepler = {
     .sample_box = 1.5,
     .sampler_doc = "generic (spec/newmark.md 6 A10) without constraints: q uniform in [-1.5,1.5]^2 with V(q) < E - 0.1, "
                    "qdot ~ N(0, I) rescaled to kinetic energy E - V(q)",
-    NH_SYSTEM_MECHANICS,
+    NH_SYSTEM_UNCONSTRAINED_MECHANICS,
     .damping = damping,
     .time_dependence = time_dependence,
     NH_SYSTEM_PRESETS(presets),
