@@ -10,7 +10,8 @@
  * gives θ̈ = −V_q − f(t) θ̇ with V_q = (ε/(1 + λ cos Ωt)) Σ c_k sin(2q − kt) − μ. Here: n = 1, M = 1,
  * k = 0, the potential V(q) = −μq, the time-dependent potential W(q, t) = the cosine sum, and the
  * interface's damping α(t) = f(t) (negative while I(t) decreases, and −a for the tidal term).
- * f = −d/dt log(1 + λ cos Ωt) − a, i.e. (Iθ̇)˙ = I(−W_q − aθ̇ + μ) [derived].
+ * f = d/dt log I(t) − a with I ∝ 1 + λ cos Ωt, so θ̈ = −W_q + μ − fθ̇ reads (Iθ̇)˙ = I(−W_q + μ + aθ̇)
+ * [derived]: the notebook's a > 0 enters as α = −a < 0.
  * c_k(e) are the Cayley coefficients of the expansion of (a/r)³ cos 2(θ − ν) to O(e⁷) (A. Celletti,
  * "Analysis of resonances in the spin-orbit problem in celestial mechanics", ZAMP 41 (1990) [C90]),
  * k = −5, ..., 9 (no k = 0 term), as the notebook's table cayley_coefficients; c_2 = 1 − 5e²/2 + ...
