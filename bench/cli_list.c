@@ -96,9 +96,11 @@ static int list_methods(const char *filter) {
       printf("    %s%s%s", t->properties & NH_PRESERVES_CONSTRAINT ? "preserves the constraint; " : "",
              t->properties & NH_HISTORY ? "two-step (no compositions); " : "",
              t->properties & NH_TRACKS_ACTION ? "tracks the Herglotz action z; " : "");
-      printf("handles:%s%s%s%s%s\n", t->handles & NH_SYS_VARIABLE_MASS ? " M(q)" : "",
+      printf("handles:%s%s%s%s%s%s%s\n", t->handles & NH_SYS_VARIABLE_MASS ? " M(q)" : "",
              t->handles & NH_SYS_AFFINE_CONSTRAINTS ? " affine-constraints" : "",
              t->handles & NH_SYS_DAMPING ? " damping" : "", t->handles & NH_SYS_FORCING ? " forcing" : "",
+             t->handles & NH_SYS_TIME_DAMPING ? " alpha(t)" : "",
+             t->handles & NH_SYS_TIME_POTENTIAL ? " W(q,t)" : "",
              t->handles ? "" : " constant M, linear constraints, conservative systems only");
     }
     print_method_observables(t);

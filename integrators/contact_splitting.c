@@ -5,12 +5,12 @@
  * and `step6` (order 6, Yoshida's composition of `step`; here yoshida6(contact2), below).
  *
  * Setting. The paper's contact Hamiltonian H = p²/2 + V(q, t) + f(t) S, generalized to a constant
- * mass matrix M, the system's forcing as the time-dependent potential −F(t)·q (the paper's
- * V(q, t)) and the constant damping f = α:
- *   H(q, p, z, t) = ½ pᵀM⁻¹p + V(q) − F(t)·q + α z,
+ * mass matrix M, with the paper's V(q, t) = V(q) + W(q, t) − F(t)·q (the system's potential, its
+ * time-dependent potential and its forcing) and the damping f(t) = α(t) (constant or not, any sign):
+ *   H(q, p, z, t) = ½ pᵀM⁻¹p + V(q) + W(q, t) − F(t)·q + α(t) z,
  * with the contact Hamilton equations q̇ = ∂H/∂p, ṗ = −∂H/∂q − p ∂H/∂z, ż = pᵀ∂H/∂p − H. They
- * give M v̇ = −∇V + F(t) − αMv (systems/system.h with k = 0: the damping is the same
- * mass-proportional −αMv) and ż = T − V + F·q − αz = L(q, v, z), the Herglotz equation of
+ * give M v̇ = −∇V − ∇W + F(t) − α(t)Mv (systems/system.h with k = 0: the damping is the same
+ * mass-proportional −αMv) and ż = T − V − W + F·q − αz = L(q, v, z), the Herglotz equation of
  * spec/herglotz.md §2.1 with the Lagrangian of herglotz.c, L = T − V + F·q − αz. So the contact
  * variable S is the Herglotz action z that herglotz2 computes, with the same z_0 = 0 (init below),
  * and the `action` observable compares the two directly.
@@ -19,12 +19,16 @@
  * autonomized system, during which A, B, C see a frozen t). Each flow is exact; over a time τ,
  * with p = Mv and T(v) = ½vᵀMv:
  *   C = ½pᵀM⁻¹p (drift):   q ← q + τ v,                 v fixed,  z ← z + τ T(v)     (ż = pᵀM⁻¹p − C);
- *   B = V(q) − F(t)·q:     v ← v − τ M⁻¹(∇V(q) − F(t)),  q fixed,  z ← z − τ (V(q) − F(t)·q);
- *   A = α z:               v ← e^{−ατ} v,                q fixed,  z ← e^{−ατ} z         (ṗ = −αp, ż = −αz);
+ *   B = U(q, t) = V(q) + W(q, t) − F(t)·q:
+ *                          v ← v − τ M⁻¹∇U(q, t),       q fixed,  z ← z − τ U(q, t);
+ *   A = α(t) z:            v ← e^{−α(t)τ} v,             q fixed,  z ← e^{−α(t)τ} z      (ṗ = −αp, ż = −αz);
  *   D:                     t ← t + τ.
  * One step of size h applies, first to last, D_{h/2} C_{h/2} B_{h/2} A_h B_{h/2} C_{h/2} D_{h/2}
- * (the reference's order: the kinetic drift first), so B and A see t_j + h/2. Since A and B leave
- * q alone, both B half-steps act at the same point q̄ = q_j + (h/2)v_j: one ∇V, one V and one F per
+ * (the reference's order: the kinetic drift first), so B and A see t_j + h/2: α, W and F are
+ * evaluated at the step's mid time, as the reference's `step` evaluates f and V_q, and this is what
+ * keeps a time-dependent α(t) or W(q, t) second order (the autonomized system's D flow is part of
+ * the palindrome, so the symmetry argument below covers it). Since A and B leave q alone, both B
+ * half-steps act at the same point q̄ = q_j + (h/2)v_j: one ∇V, one V (one ∇W, one W) and one F per
  * step. With α = 0 this is the drift-kick-drift Störmer–Verlet (leapfrog) step, z gaining
  * h[(T(v_j) + T(v_{j+1}))/2 − V(q̄) + F·q̄].
  *
@@ -50,9 +54,6 @@
 
 #include "integrators/integrator.h"
 
-static double damping_of(const nh_system *sys) {
-  return sys->type->damping ? sys->type->damping(sys->p) : 0;
-}
 
 /* C over τ: q ← q + τv, z ← z + τT(v) (the kinetic flow; v, i.e. p, is its invariant). */
 static void kinetic_flow(const nh_system *sys, double tau, double *q, const double *v, double *z) {
@@ -61,8 +62,8 @@ static void kinetic_flow(const nh_system *sys, double tau, double *q, const doub
 }
 
 /* B_{h/2} A_h B_{h/2} at the fixed q, time t (the step's midpoint): with the generalized gradient
- * g = M⁻¹(∇V(q) − F(t)) and potential U = V(q) − F(t)·q,
- *   v ← e^{−αh}(v − (h/2)g) − (h/2)g,   z ← e^{−αh}(z − (h/2)U) − (h/2)U. */
+ * g = M⁻¹∇U(q, t) and potential U = V(q) + W(q, t) − F(t)·q,
+ *   v ← e^{−α(t)h}(v − (h/2)g) − (h/2)g,   z ← e^{−α(t)h}(z − (h/2)U) − (h/2)U. */
 static void potential_damping_flows(const nh_system *sys, double t, double h, const double *q, double *v,
                                     double *z, nh_cost *cost) {
   const int n = sys->n;
@@ -70,6 +71,12 @@ static void potential_damping_flows(const nh_system *sys, double t, double h, co
   sys->type->grad_potential(sys->p, q, grad);
   double U = sys->type->potential(sys->p, q);
   cost->rhs_evals++;
+  if (sys->type->time_potential) { /* W(q, t) at the mid time, counted with ∇V as one gradient */
+    double gw[NH_MAX_N];
+    sys->type->grad_time_potential(sys->p, q, t, gw);
+    U += sys->type->time_potential(sys->p, q, t);
+    for (int i = 0; i < n; i++) grad[i] += gw[i];
+  }
   if (sys->type->forcing && sys->type->forcing(sys->p, t, F)) { /* 0: F ≡ 0 for these parameters */
     cost->rhs_evals++; /* one force evaluation, counted as herglotz.c counts it */
     for (int i = 0; i < n; i++) {
@@ -78,7 +85,8 @@ static void potential_damping_flows(const nh_system *sys, double t, double h, co
     }
   }
   nh_mass_solve(sys, q, grad, g); /* the cached M⁻¹ (or a copy for M = I): cannot fail */
-  const double decay = exp(-damping_of(sys) * h), half = 0.5 * h;
+  const double alpha = sys->type->damping ? sys->type->damping(sys->p, t) : 0;
+  const double decay = exp(-alpha * h), half = 0.5 * h;
   for (int i = 0; i < n; i++) v[i] = decay * (v[i] - half * g[i]) - half * g[i];
   *z = decay * (*z - half * U) - half * U;
 }
@@ -122,16 +130,17 @@ const nh_integrator_type nh_integrator_contact2 = {
     .name = "contact2",
     .doc = "Contact Hamiltonian splitting integrator, order 2 (Bravetti, Seri, Vermeeren, Zadra, Celest. Mech. "
            "Dyn. Astr. 132 (2020) 7; reference code contact-integrators, `step`): H = p^T M^-1 p / 2 + V(q) - "
-           "F(t).q + alpha z split into exact flows, kinetic drift (q += tau v, z += tau T), potential kick "
-           "(v -= tau M^-1 (grad V - F), z -= tau (V - F.q)) and damping (v, z *= exp(-alpha tau)), applied "
-           "as drift h/2, kick h/2, damping h, kick h/2, drift h/2 with t frozen at t_j + h/2. Explicit, "
+           "F(t).q + W(q,t) + alpha(t) z split into exact flows, kinetic drift (q += tau v, z += tau T), "
+           "potential kick (v -= tau M^-1 grad U, z -= tau U, U = V + W - F.q) and damping (v, z *= "
+           "exp(-alpha tau)), applied as drift h/2, kick h/2, damping h, kick h/2, drift h/2 with t frozen at "
+           "t_j + h/2 (alpha, W and F taken there; time-dependent alpha(t) and W(q,t) handled). Explicit, "
            "symmetric, order 2; with alpha = 0 the drift-kick-drift Stormer-Verlet step. z is the Herglotz "
            "action of herglotz2 (same L = T - V + F.q - alpha z, z_0 = 0). The paper's order-6 step6 is "
            "yoshida6(contact2) (Yoshida's solution A; no type of its own). Unconstrained systems (k = 0) with "
            "a constant mass matrix only: constraints couple the pieces through the multiplier, and the "
            "nonholonomic case is not a straightforward extension (see integrators/contact_splitting.c).",
     .properties = NH_TRACKS_ACTION,
-    .handles = NH_SYS_DAMPING | NH_SYS_FORCING,
+    .handles = NH_SYS_DAMPING | NH_SYS_FORCING | NH_SYS_TIME_DAMPING | NH_SYS_TIME_POTENTIAL,
     .applies_doc = "needs an unconstrained system (k = 0) with a constant mass matrix (the kinetic flow of "
                    "p^T M(q)^-1 p / 2 is a geodesic flow, not explicit)",
     .applies = contact2_applies,

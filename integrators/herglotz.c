@@ -253,8 +253,13 @@ static int engine_linear_solve(void *vctx, int dim, double *J, double *b) {
   return 0;
 }
 
+/* α is constant here: the engine declines NH_SYS_TIME_DAMPING and NH_SYS_TIME_POTENTIAL (not in
+ * ALL_FEATURES). Its L_d takes α once per step in the factor c₂ = (1 − αh/2)/(1 + αh/2) and V at
+ * both ends; an α(t_j + h/2) in c₂ would keep the symmetric step second order, but spec/herglotz.md
+ * derives no such scheme (its A.1–A.5 are for a constant α), and a W(q, t) at the two ends would
+ * bring ∇²W(·, t_{j+1}) into the Newton system: a new discretization to derive, not an extension. */
 static double damping_of(const nh_system *sys) {
-  return sys->type->damping ? sys->type->damping(sys->p) : 0;
+  return sys->type->damping ? sys->type->damping(sys->p, 0) : 0;
 }
 
 /* The forces of a step at the two ends of L_d's F·q term, (F_a, F_b) (spec §2.5). */

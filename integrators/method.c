@@ -248,10 +248,17 @@ int nh_method_applies(const nh_method *m, const nh_system *sys, char *err, size_
   int ok = 1;
   if (extra) {
     ok = 0;
-    snprintf(why, sizeof why, "it %s; %s has%s%s%s%s", m->type->applies_doc ? m->type->applies_doc : "",
+    /* applies_doc states the method's structural needs; time dependence alone has its own reason. */
+    const int time_only = !(extra & ~(unsigned)(NH_SYS_TIME_DAMPING | NH_SYS_TIME_POTENTIAL));
+    const char *need = time_only ? "takes the damping alpha as a constant and the potential as time-independent"
+                       : m->type->applies_doc ? m->type->applies_doc : "";
+    snprintf(why, sizeof why, "it %s; %s has%s%s%s%s%s", need,
              sys->type->name, extra & NH_SYS_VARIABLE_MASS ? " a configuration-dependent mass matrix" : "",
              extra & NH_SYS_AFFINE_CONSTRAINTS ? " affine constraints" : "",
-             extra & NH_SYS_DAMPING ? " damping" : "", extra & NH_SYS_FORCING ? " forcing" : "");
+             extra & NH_SYS_TIME_DAMPING ? " time-dependent damping alpha(t)"
+                                         : extra & NH_SYS_DAMPING ? " damping" : "",
+             extra & NH_SYS_FORCING ? " forcing" : "",
+             extra & NH_SYS_TIME_POTENTIAL ? " a time-dependent potential W(q,t)" : "");
   } else if (m->type->applies) {
     ok = m->type->applies(m, sys, why, sizeof why) == 0;
   }

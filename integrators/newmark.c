@@ -168,7 +168,8 @@ const nh_integrator_type nh_integrator_newmark = {
     .params = params,
     .nparams = P_COUNT,
     .properties = 0,
-    .handles = NH_SYS_VARIABLE_MASS | NH_SYS_AFFINE_CONSTRAINTS | NH_SYS_DAMPING | NH_SYS_FORCING,
+    .handles = NH_SYS_VARIABLE_MASS | NH_SYS_AFFINE_CONSTRAINTS | NH_SYS_DAMPING | NH_SYS_FORCING |
+               NH_SYS_TIME_DAMPING | NH_SYS_TIME_POTENTIAL, /* Γ at t_k and t_{k+1}; Jacobian by differences */
     .applies_doc = "handles every system nh_acceleration handles",
     .order = order,
     .is_symmetric = is_symmetric,

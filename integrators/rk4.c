@@ -49,7 +49,8 @@ const nh_integrator_type nh_integrator_rk4 = {
     .name = "rk4",
     .doc = "Classical RK4 on the index-reduced ODE with the eliminated multiplier lambda(q,v), no "
            "projection (spec/newmark.md 2.10). Order 4; the constraint is not preserved.",
-    .handles = NH_SYS_VARIABLE_MASS | NH_SYS_AFFINE_CONSTRAINTS | NH_SYS_DAMPING | NH_SYS_FORCING,
+    .handles = NH_SYS_VARIABLE_MASS | NH_SYS_AFFINE_CONSTRAINTS | NH_SYS_DAMPING | NH_SYS_FORCING |
+               NH_SYS_TIME_DAMPING | NH_SYS_TIME_POTENTIAL, /* nh_acceleration takes t */
     .order = order,
     .step = rk4_step,
 };

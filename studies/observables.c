@@ -167,6 +167,10 @@ static void eval_multiplier_error(const nh_obs_ctx *c, double *out) {
 
 static void eval_action(const nh_obs_ctx *c, double *out) { out[0] = c->cur->z; }
 
+static void eval_contact_hamiltonian(const nh_obs_ctx *c, double *out) {
+  out[0] = nh_contact_hamiltonian(c->sys, c->cur->t, c->cur->q, c->cur->v, c->cur->z);
+}
+
 static void eval_invariants(const nh_obs_ctx *c, double *out) {
   c->sys->type->invariants(c->sys->p, c->cur->q, c->cur->v, out);
 }
@@ -256,6 +260,11 @@ OBSERVABLE(o_multiplier_error, "multiplier_error", "as lambda", NH_OBS_STEP | NH
            "R3, R6; spec/rattle.md §5.2 A)");
 OBSERVABLE(o_action, "action", "action", 0, one, label_none, tracks_action, eval_action,
            "the Herglotz action z of contact methods, z(0) = 0 (spec/herglotz.md §2.2, §2.6)");
+OBSERVABLE(o_contact_hamiltonian, "contact_hamiltonian", "energy", 0, one, label_none, tracks_action,
+           eval_contact_hamiltonian,
+           "H = ½vᵀMv + V(q) + W(q, t) − F(t)·q + α(t) z with z the method's Herglotz action, the contact "
+           "Hamiltonian of Bravetti-Seri-Vermeeren-Zadra 2020 (its notebooks' error on the contact "
+           "Hamiltonian; integrators/contact_splitting.c); H0 e^{−αt} for constant α, no forcing");
 OBSERVABLE(o_invariants, "invariants", "as declared", 0, dim_invariants, label_invariant, has_invariants,
            eval_invariants, "the system's first integrals besides energy, e.g. momentum maps (`nhbench list systems`)");
 OBSERVABLE(o_invariants_error, "invariants_error", "as declared", NH_OBS_REFERENCE, dim_invariants,
@@ -286,7 +295,7 @@ OBSERVABLE(o_error_v_2, "error_v_2", "as v", NH_OBS_REFERENCE, one, label_none, 
 
 const nh_observable *const nh_observables[] = {
     &o_energy, &o_energy_error, &o_rel_energy_error, &o_ref_energy, &o_discrete_energy, &o_residual,
-    &o_discrete_residual, &o_multiplier, &o_multiplier_time, &o_multiplier_error, &o_action, &o_invariants,
+    &o_discrete_residual, &o_multiplier, &o_multiplier_time, &o_multiplier_error, &o_action, &o_contact_hamiltonian, &o_invariants,
     &o_invariants_error, &o_derived, &o_derived_ref, &o_q, &o_v, &o_error, &o_error_max, &o_error_2,
     &o_error_q_max, &o_error_q_2, &o_error_v_max, &o_error_v_2, NULL,
 };

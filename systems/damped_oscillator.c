@@ -7,9 +7,9 @@
  * integrator, DampedOscillator.ipynb, DampedOscillatorWithForcing.ipynb): ω = 1, α ∈ {0.01, 0.1,
  * 1, 2}, h = 0.1; unforced from (x0, ẋ0) = (−0.25, 0.75), T = 50 (15 for α ≥ 1); forced with
  * β = 0.3, Ω = π/3 from the steady state, T = 50.
- * The time-dependent damping ẍ + f(t)ẋ + ... of Bravetti–Seri–Vermeeren–Zadra (2020) is not here:
- * the interface's damping(p) is a constant α, and a time-dependent one would need damping(p, t)
- * and the contact schemes' factors (1 ∓ αh/2) taken at the step's times.
+ * The time-dependent damping ẍ + f(t)ẋ + ... of Bravetti–Seri–Vermeeren–Zadra (2020) is the
+ * Lane–Emden system (systems/lane_emden.c, f = 2/t): this oscillator keeps a constant α, for which
+ * its exact solution below holds.
  * Exact solution, every α ≥ 0 (under-, critically and over-damped): x = x_p + ξ with the particular
  * solution x_p = a sin Ωt + b cos Ωt, (a, b) = β(ω² − Ω², −αΩ)/D, D = (ω² − Ω²)² + α²Ω² (the
  * notebook's reference() in another form; for α = 0, Ω = ω the resonant −(β/2ω) t cos ωt), and ξ
@@ -54,12 +54,10 @@ static void hess_potential(const double *p, const double *q, double *H) {
   H[0] = p[P_OMEGA] * p[P_OMEGA];
 }
 
-/* k = 0: A is 0×n and DA is empty; nothing to write. The generic code still calls these. */
-static void constraints(const double *p, const double *q, double *A) { (void)p, (void)q, (void)A; }
-
-static void constraints_jacobian(const double *p, const double *q, double *dA) { (void)p, (void)q, (void)dA; }
-
-static double damping(const double *p) { return p[P_ALPHA]; }
+static double damping(const double *p, double t) {
+  (void)t;
+  return p[P_ALPHA];
+}
 
 static int forcing(const double *p, double t, double *F) {
   F[0] = p[P_BETA] * sin(p[P_OMEGA_F] * t);
@@ -174,7 +172,7 @@ const nh_system_type nh_system_damped_oscillator = {
     .sample_box = 1,
     .sampler_doc = "generic (spec/newmark.md 6 A10) without constraints: x uniform in [-1,1] with V(x) < E - 0.1, "
                    "xdot = +-sqrt(2(E - V(x))) (the sign of a normal draw)",
-    NH_SYSTEM_MECHANICS,
+    NH_SYSTEM_UNCONSTRAINED_MECHANICS,
     .damping = damping,
     .forcing = forcing,
     .exact = exact,

@@ -81,7 +81,10 @@ static void constraint_affine_jacobian(const double *p, const double *q, double 
   db[1] = 2 * rate(p) * q[1];
 }
 
-static double damping(const double *p) { return p[P_ALPHA]; }
+static double damping(const double *p, double t) {
+  (void)t;
+  return p[P_ALPHA];
+}
 
 /* Solution of ü + α u̇ + k u = 0 at time τ from (u0, u̇0): with a = α/2 and w² = k − a²,
  *   u = e^{−aτ}[u0 C + (u̇0 + a u0) S],  u̇ = e^{−aτ}[u̇0 C − (k u0 + a u̇0) S],

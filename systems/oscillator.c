@@ -39,11 +39,6 @@ static void hess_potential(const double *p, const double *q, double *H) {
   H[1] = H[2] = 0;
 }
 
-/* k = 0: A is 0×n and DA is empty; nothing to write. The generic code still calls these. */
-static void constraints(const double *p, const double *q, double *A) { (void)p, (void)q, (void)A; }
-
-static void constraints_jacobian(const double *p, const double *q, double *dA) { (void)p, (void)q, (void)dA; }
-
 /* q = q0 cos ωτ + v0 τ sinc(ωτ), v = −ω q0 sin ωτ + v0 cos ωτ (sinc(0) = 1: the free particle). */
 static int exact(const double *p, const nh_state *x0, double t, nh_state *x) {
   const double w = p[P_OMEGA], tau = t - x0->t, wt = w * tau;
@@ -91,7 +86,7 @@ const nh_system_type nh_system_oscillator = {
     .sample_box = 1,
     .sampler_doc = "generic (spec/newmark.md 6 A10) without constraints: q uniform in [-1,1]^2 with V(q) < E - 0.1, "
                    "v ~ N(0, I) rescaled to kinetic energy E - V(q)",
-    NH_SYSTEM_MECHANICS,
+    NH_SYSTEM_UNCONSTRAINED_MECHANICS,
     .exact = exact,
     NH_SYSTEM_INVARIANTS(invariant_names, invariants),
     NH_SYSTEM_PRESETS(presets),

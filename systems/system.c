@@ -90,13 +90,17 @@ int nh_system_apply_preset(nh_system *sys, const char *name, nh_state *x, char *
   return -1;
 }
 
+void nh_no_constraints(const double *p, const double *q, double *out) { (void)p, (void)q, (void)out; }
+
 unsigned nh_system_features(const nh_system *sys) {
   const nh_system_type *t = sys->type;
   double F[NH_MAX_N];
   unsigned f = 0;
   if (!sys->constant_mass) f |= NH_SYS_VARIABLE_MASS;
   if (t->constraint_affine) f |= NH_SYS_AFFINE_CONSTRAINTS;
-  if (t->damping && t->damping(sys->p) != 0) f |= NH_SYS_DAMPING;
+  if (t->time_dependence) f |= t->time_dependence(sys->p) & (NH_SYS_TIME_DAMPING | NH_SYS_TIME_POTENTIAL);
+  /* A constant α is read at t = 0; a time-dependent one counts as damping even where α(0) = 0. */
+  if ((f & NH_SYS_TIME_DAMPING) || (t->damping && t->damping(sys->p, 0) != 0)) f |= NH_SYS_DAMPING;
   if (t->forcing && t->forcing(sys->p, 0, F)) f |= NH_SYS_FORCING;
   return f;
 }
@@ -219,10 +223,25 @@ void nh_constraint_derivative(const nh_system *sys, const double *q, const doubl
     }
 }
 
+double nh_contact_hamiltonian(const nh_system *sys, double t, const double *q, const double *v, double z) {
+  const nh_system_type *T = sys->type;
+  double H = nh_energy(sys, q, v), F[NH_MAX_N];
+  if (T->time_potential) H += T->time_potential(sys->p, q, t);
+  if (T->forcing && T->forcing(sys->p, t, F))
+    for (int i = 0; i < sys->n; i++) H -= F[i] * q[i];
+  if (T->damping) H += T->damping(sys->p, t) * z;
+  return H;
+}
+
 void nh_free_force(const nh_system *sys, double t, const double *q, const double *v, double *f) {
   const nh_system_type *T = sys->type;
   const int n = sys->n;
   T->grad_potential(sys->p, q, f);
+  if (T->grad_time_potential) {
+    double g[NH_MAX_N];
+    T->grad_time_potential(sys->p, q, t, g);
+    for (int i = 0; i < n; i++) f[i] += g[i];
+  }
   for (int i = 0; i < n; i++) f[i] = -f[i];
   if (!sys->constant_mass) {
     /* −Ṁv + ½∂_q(vᵀMv): (Ṁv)_i = Σ_jl ∂_l M_ij v_l v_j, ½∂_i(vᵀMv) = ½ Σ_jl ∂_i M_jl v_j v_l. */
@@ -237,7 +256,7 @@ void nh_free_force(const nh_system *sys, double t, const double *q, const double
     }
   }
   if (T->damping) {
-    double alpha = T->damping(sys->p), M[NH_MAX_N * NH_MAX_N];
+    double alpha = T->damping(sys->p, t), M[NH_MAX_N * NH_MAX_N];
     nh_mass(sys, q, M);
     for (int i = 0; i < n; i++)
       for (int j = 0; j < n; j++) f[i] -= alpha * M[i * n + j] * v[j];

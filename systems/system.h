@@ -1,8 +1,9 @@
 /* The system interface: what an integrator may know of a mechanical system
  *   L = ½ vᵀM(q)v − V(q),   constraints A(q) v + b(q) = 0,
- * optionally with mass-proportional damping −α M v and a time-dependent generalized force F(t)
- * (spec/newmark.md §2.0, spec/herglotz.md §2.1). The equations of motion are
- *   M v̇ = −∇V − Ṁv + ½ ∂_q(vᵀMv) − α M v + F(t) + Aᵀλ.
+ * optionally with mass-proportional damping −α(t) M v, a time-dependent generalized force F(t)
+ * (spec/newmark.md §2.0, spec/herglotz.md §2.1) and a time-dependent potential W(q, t). The
+ * equations of motion are
+ *   M v̇ = −∇V − ∇W(q, t) − Ṁv + ½ ∂_q(vᵀMv) − α(t) M v + F(t) + Aᵀλ.
  * One file per system implements one const nh_system_type; one line of systems/systems.def registers it.
  * Optional entries are NULL when absent: an integrator that needs what a system lacks (constant M,
  * linear constraints, no damping or forcing, a holonomic constraint) declines it by its flags. */
@@ -76,8 +77,21 @@ typedef struct nh_system_type {
   void (*constraint_affine_jacobian)(const double *p, const double *q, double *db);
   /* Holonomic constraints φ(q) = 0 (k) with ∂φ/∂q = A(q); NULL for nonholonomic systems. */
   void (*holonomic)(const double *p, const double *q, double *phi);
-  /* Damping coefficient α (force −α M(q) v); NULL: none. */
-  double (*damping)(const double *p);
+  /* Damping coefficient α(t) (force −α(t) M(q) v); NULL: none. α may depend on t (the
+   * time-dependent damping f(t) of Bravetti, Seri, Vermeeren, Zadra 2020, contact-integrators'
+   * H = p²/2 + f(t)s + V(q, t)) and may be negative; a system whose α varies with t says so in
+   * time_dependence, so that methods written for a constant α decline it. */
+  double (*damping)(const double *p, double t);
+  /* Optional time-dependent potential W(q, t), added to V(q) in the force: −∇V(q) − ∇W(q, t)
+   * (the reference's V(q, t), e.g. the spin–orbit potential), with its q-gradient and q-Hessian
+   * (n, n×n). NULL: none. Energies (nh_energy) hold V only: with W the mechanical energy is not a
+   * function of (q, v). */
+  double (*time_potential)(const double *p, const double *q, double t);
+  void (*grad_time_potential)(const double *p, const double *q, double t, double *g);
+  void (*hess_time_potential)(const double *p, const double *q, double t, double *H);
+  /* Which of NH_SYS_TIME_DAMPING, NH_SYS_TIME_POTENTIAL the parameters p switch on; NULL: none
+   * (α constant, no W). nh_system_features reads it. */
+  unsigned (*time_dependence)(const double *p);
   /* Generalized force F(t) (n); returns 0 when F ≡ 0 for these parameters. NULL: none. */
   int (*forcing)(const double *p, double t, double *F);
   /* Exact solution at time t from x0 (x->t = t); NULL when none is known. Returns 0 on success. */
@@ -115,6 +129,12 @@ typedef struct nh_system_type {
 #define NH_SYSTEM_MECHANICS                                                                         \
   .mass = mass, .potential = potential, .grad_potential = grad_potential,                           \
   .hess_potential = hess_potential, .constraints = constraints, .constraints_jacobian = constraints_jacobian
+/* The same for an unconstrained system (k = 0): A is 0×n and DA is empty, so both are
+ * nh_no_constraints, which writes nothing (the generic code still calls them). */
+#define NH_SYSTEM_UNCONSTRAINED_MECHANICS                                                           \
+  .mass = mass, .potential = potential, .grad_potential = grad_potential,                           \
+  .hess_potential = hess_potential, .constraints = nh_no_constraints, .constraints_jacobian = nh_no_constraints
+void nh_no_constraints(const double *p, const double *q, double *out);
 #define NH_SYSTEM_PRESETS(list) .npresets = sizeof list / sizeof list[0], .presets = list
 #define NH_SYSTEM_PARAMS(list) .nparams = sizeof list / sizeof list[0], .params = list
 #define NH_SYSTEM_DERIVED(names, docs, units, values)                                               \
@@ -152,6 +172,11 @@ enum {
   NH_SYS_AFFINE_CONSTRAINTS = 1 << 1,
   NH_SYS_DAMPING = 1 << 2,
   NH_SYS_FORCING = 1 << 3,
+  /* α depends on t (implies NH_SYS_DAMPING): a method written for a constant α (its factors
+   * e^{−αh}, 1 ∓ αh/2 taken once) must not silently freeze it. */
+  NH_SYS_TIME_DAMPING = 1 << 4,
+  /* A time-dependent potential W(q, t) (time_potential). */
+  NH_SYS_TIME_POTENTIAL = 1 << 5,
 };
 unsigned nh_system_features(const nh_system *sys);
 /* Reads "eps=0.1,alpha=0" into the parameters. */
@@ -192,7 +217,12 @@ void nh_curvature_term(const nh_system *sys, const double *q, const double *v, d
 /* D[a*n + l] = Σ_i ∂_l μ^a_i(q) w_i (k×n): ∂(A(q)w)/∂q at fixed w (the system's kernel, or the
  * contraction of constraints_jacobian). */
 void nh_constraint_derivative(const nh_system *sys, const double *q, const double *w, double *D);
-/* The free force f(t,q,v) = −∇V − Ṁv + ½∂_q(vᵀMv) − αMv + F(t) (n). */
+/* The contact Hamiltonian H = ½vᵀMv + V(q) + W(q, t) − F(t)·q + α(t) z of the unconstrained
+ * system (integrators/contact_splitting.c; Bravetti, Seri, Vermeeren, Zadra 2020: H = p²/2 +
+ * V(q, t) + f(t)S with S = z, the Herglotz action). Along the exact flow dH/dt = ∂H/∂t − α(t)H, so
+ * H = H0 e^{−αt} for a constant α and no time dependence. */
+double nh_contact_hamiltonian(const nh_system *sys, double t, const double *q, const double *v, double z);
+/* The free force f(t,q,v) = −∇V − ∇W(q,t) − Ṁv + ½∂_q(vᵀMv) − α(t)Mv + F(t) (n). */
 void nh_free_force(const nh_system *sys, double t, const double *q, const double *v, double *f);
 /* λ(t,q,v) = −C⁻¹[A M⁻¹ f + (DA[v])v + Db[v]], C = A M⁻¹ Aᵀ: the multiplier that keeps the
  * constraint; for constant M without damping, C⁻¹[A M⁻¹∇V − (DA[v])v]. Returns 0, or -1 if C is

@@ -244,7 +244,8 @@ static inline void test_check_newton_trials(const nh_method *m, const nh_system 
 
 /* ---- a system's derivatives ---------------------------------------------------------------------- */
 
-/* ∇V, the Hessian of V and ∂μ/∂q of the system `name` with parameters params against central
+/* ∇V, the Hessian of V, ∇W and ∇²W of a time-dependent potential (at a random t ∈ [−5, 5]) and
+ * ∂μ/∂q of the system `name` with parameters params against central
  * differences (δ = 1e-5), relative tolerance 1e-7, at 10 random points q ∈ [−2, 2]^n drawn from a
  * Mersenne Twister seeded with seed. */
 static inline void test_check_system_derivatives(const char *name, const char *params, unsigned long seed) {
@@ -270,6 +271,20 @@ static inline void test_check_system_derivatives(const char *name, const char *p
       for (int i = 0; i < n; i++) {
         double fd = (gp[i] - gm[i]) / (2 * d), an = H[i * n + j];
         cr_assert(fabs(fd - an) <= tol * (1 + fabs(an)), "%s: H[%d][%d] = %.12g, FD %.12g", name, i, j, an, fd);
+      }
+      if (sys.type->time_potential) { /* W(q, t), ∇W, ∇²W at a random time */
+        const double t = 10 * gsl_rng_uniform(r) - 5;
+        double gw[NH_MAX_N], gwp[NH_MAX_N], gwm[NH_MAX_N], Hw[NH_MAX_N * NH_MAX_N];
+        sys.type->grad_time_potential(sys.p, q, t, gw);
+        sys.type->hess_time_potential(sys.p, q, t, Hw);
+        sys.type->grad_time_potential(sys.p, qp, t, gwp);
+        sys.type->grad_time_potential(sys.p, qm, t, gwm);
+        const double dW = (sys.type->time_potential(sys.p, qp, t) - sys.type->time_potential(sys.p, qm, t)) / (2 * d);
+        cr_assert(fabs(dW - gw[j]) <= tol * (1 + fabs(gw[j])), "%s: dW/dq%d = %.12g, grad %.12g", name, j, dW, gw[j]);
+        for (int i = 0; i < n; i++) {
+          const double fd = (gwp[i] - gwm[i]) / (2 * d), an = Hw[i * n + j];
+          cr_assert(fabs(fd - an) <= tol * (1 + fabs(an)), "%s: HW[%d][%d] = %.12g, FD %.12g", name, i, j, an, fd);
+        }
       }
       sys.type->constraints(sys.p, qp, Ap);
       sys.type->constraints(sys.p, qm, Am);

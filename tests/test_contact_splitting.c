@@ -59,7 +59,10 @@ static void dfo_hess(const double *p, const double *q, double *H) {
 
 static void dfo_none(const double *p, const double *q, double *A) { (void)p, (void)q, (void)A; }
 
-static double dfo_damping(const double *p) { return p[P_ALPHA]; }
+static double dfo_damping(const double *p, double t) {
+  (void)t;
+  return p[P_ALPHA];
+}
 
 /* f(t) = M⁻¹F(t). */
 static void dfo_f(const double *p, double t, double *f) {
@@ -247,7 +250,7 @@ Test(contact_splitting, exact_solution_matches_reference) {
 Test(contact_splitting, orders_with_damping_and_forcing) {
   nh_system sys = dfo(NULL);
   const nh_state x0 = dfo_start(&sys);
-  const double T = 6, z = herglotz_action(&sys, &x0, T, dfo_damping(sys.p));
+  const double T = 6, z = herglotz_action(&sys, &x0, T, dfo_damping(sys.p, 0));
   static const struct {
     const char *method;
     double h0;
@@ -276,7 +279,7 @@ Test(contact_splitting, orders_with_damping_and_forcing) {
 Test(contact_splitting, action_is_the_herglotz_action_of_herglotz2) {
   nh_system sys = dfo(NULL);
   const nh_state x0 = dfo_start(&sys);
-  const double T = 6, z = herglotz_action(&sys, &x0, T, dfo_damping(sys.p)), plain = herglotz_action(&sys, &x0, T, 0);
+  const double T = 6, z = herglotz_action(&sys, &x0, T, dfo_damping(sys.p, 0)), plain = herglotz_action(&sys, &x0, T, 0);
   nh_state start = x0;
   start.z = 123; /* init must reset it: z_0 = 0 */
   const char *methods[] = {"contact2", "herglotz2", "yoshida6(contact2)"};

@@ -101,7 +101,7 @@ Test(herglotz, foucault_default_ic_and_presets) {
   for (int i = 0; i < 3; i++) {
     x = test_preset(&sys, names[i]);
     cr_expect(nh_constraint_residual(&sys, x.q, x.v) <= 1e-18, "%s off D", names[i]);
-    cr_expect(sys.type->damping(sys.p) == alphas[i], "%s: alpha = %g", names[i], sys.type->damping(sys.p));
+    cr_expect(sys.type->damping(sys.p, 0) == alphas[i], "%s: alpha = %g", names[i], sys.type->damping(sys.p, 0));
   }
   cr_expect(x.q[0] == 3, "amplitude3: A = 3");
 }
@@ -341,7 +341,7 @@ static void check_energy_balance(const nh_system *sys, nh_state x, double T, int
 
 /* Disk: dE/dt = −2αT + F·q̇ (linear homogeneous constraints). */
 static double disk_power(const nh_system *sys, const nh_state *x) {
-  double F[5], P = -2 * sys->type->damping(sys->p) * nh_kinetic_energy(sys, x->q, x->v);
+  double F[5], P = -2 * sys->type->damping(sys->p, 0) * nh_kinetic_energy(sys, x->q, x->v);
   sys->type->forcing(sys->p, x->t, F);
   for (int i = 0; i < 5; i++) P += F[i] * x->v[i];
   return P;
@@ -349,7 +349,7 @@ static double disk_power(const nh_system *sys, const nh_state *x) {
 
 /* Pendulum: dE/dt = −αm|q̇|² − mμs|q|² with μ = −s[α + 2 q·q̇/|q|²] on D (spec §3.1). */
 static double pendulum_power(const nh_system *sys, const nh_state *x) {
-  const double m = 28, alpha = sys->type->damping(sys->p), s = 7.2921159e-5 * sin(49 * 3.14159265358979323846 / 180);
+  const double m = 28, alpha = sys->type->damping(sys->p, 0), s = 7.2921159e-5 * sin(49 * 3.14159265358979323846 / 180);
   const double r2 = x->q[0] * x->q[0] + x->q[1] * x->q[1], qv = x->q[0] * x->v[0] + x->q[1] * x->v[1];
   const double mu = -s * (alpha + 2 * qv / r2);
   return -alpha * m * (x->v[0] * x->v[0] + x->v[1] * x->v[1]) - m * mu * s * r2;

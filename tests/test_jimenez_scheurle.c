@@ -83,7 +83,10 @@ static void free_grad(const double *p, const double *q, double *g) {
 static void free_hess(const double *p, const double *q, double *H) {
   H[0] = 1 + 3 * p[0] * q[0] * q[0], H[1] = H[2] = 0, H[3] = 2;
 }
-static double free_damping(const double *p) { return p[1]; }
+static double free_damping(const double *p, double t) {
+  (void)t;
+  return p[1];
+}
 
 static const nh_param_desc free_params[] = {
     {"c", NH_PARAM_REAL, 0, 0, 10, "quartic coefficient", 0, NULL},

@@ -52,7 +52,10 @@ static void anh_hess(const double *p, const double *q, double *H) {
 
 static void no_constraints(const double *p, const double *q, double *A) { (void)p, (void)q, (void)A; }
 
-static double anh_damping(const double *p) { return p[A_DAMP]; }
+static double anh_damping(const double *p, double t) {
+  (void)t;
+  return p[A_DAMP];
+}
 
 static int anh_forcing(const double *p, double t, double *F) {
   F[0] = p[A_AMP] * cos(t);
