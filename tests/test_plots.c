@@ -1,4 +1,4 @@
-/* The plots layer in make test: tests/test_plots.sh runs every studies/examples/*.cfg, plots the
+/* The plots layer in make test: tests/test_plots.sh runs every spec of studies/examples/, plots the
  * files with plots/make_plots.sh and checks each study kind's figures and the script's exit
  * statuses (0 plotted, 1 a file could not be plotted, 2 bad usage). The script names each failed
  * check on stderr, which this test shows. */
