@@ -103,25 +103,26 @@ study-chaotic: build
 	$(NHBENCH) run studies/chaotic_convergence.cfg -o $(RESULTS)/chaotic_convergence.h5
 	@$(MAKE) --no-print-directory plots
 
+# run-specs DIR SPECS: each spec into DIR/NAME.h5 (stopping at the first that fails), then DIR's plots.
+define run-specs
+@mkdir -p $(1)
+@for spec in $(2); do \
+  $(NHBENCH) run $$spec -o $(1)/$$(basename $$spec .cfg).h5 || exit 1; \
+done
+@NHBENCH=$(NHBENCH) plots/make_plots.sh $(1)
+endef
+
 # The comparison studies of studies/*.cfg (README.md, "Systems"), run and plotted into
 # results/studies/; STUDIES="studies/A.cfg ..." runs only those. cvt_map.cfg is left out: a
 # cluster-sized map (README.md, "Many nodes: MPI").
 STUDIES ?= $(filter-out studies/cvt_map.cfg,$(sort $(wildcard studies/*.cfg)))
 studies: build
-	@mkdir -p $(RESULTS)/studies
-	@for spec in $(STUDIES); do \
-	  $(NHBENCH) run $$spec -o $(RESULTS)/studies/$$(basename $$spec .cfg).h5 || exit 1; \
-	done
-	@NHBENCH=$(NHBENCH) plots/make_plots.sh $(RESULTS)/studies
+	$(call run-specs,$(RESULTS)/studies,$(STUDIES))
 
 # One small spec per study kind (studies/examples/), run and plotted into results/examples/.
 EXAMPLES = $(sort $(wildcard studies/examples/*.cfg))
 examples: build
-	@mkdir -p $(RESULTS)/examples
-	@for spec in $(EXAMPLES); do \
-	  $(NHBENCH) run $$spec -o $(RESULTS)/examples/$$(basename $$spec .cfg).h5 || exit 1; \
-	done
-	@NHBENCH=$(NHBENCH) plots/make_plots.sh $(RESULTS)/examples
+	$(call run-specs,$(RESULTS)/examples,$(EXAMPLES))
 
 plots: build
 	@NHBENCH=$(NHBENCH) plots/make_plots.sh $(RESULTS)
