@@ -10,7 +10,7 @@ ifeq ($(FULL),1)
 CHAOTIC_SET = --set ensemble.count=100 --set T=10000 --set sample_every=25
 endif
 
-.PHONY: all deps build test test-mpi asan coverage fuzz fuzz-seeds study-chaotic studies examples plots paper paper-report bench clean
+.PHONY: all deps build test test-mpi test-sundials asan coverage fuzz fuzz-seeds study-chaotic studies examples plots paper paper-report bench clean
 
 all: build
 
@@ -32,6 +32,15 @@ test-mpi: deps
 	@cmake -S . -B build-mpi -DCMAKE_BUILD_TYPE=$(BUILDTYPE) -DNHBENCH_MPI=ON >/dev/null
 	@cmake --build build-mpi -j $(JOBS) --target nhbench nhbench_mpi_tests
 	@build-mpi/nhbench_mpi_tests --jobs 1
+
+# The SUNDIALS build (README.md, "SUNDIALS build"): the methods ida and cvode and their tests
+# (tests/test_sundials.c) in build-sundials; not part of make test (the package pulls in MPI).
+SUNDIALS_DEPS = libsundials-dev
+test-sundials: deps
+	@scripts/deps.sh $(SUNDIALS_DEPS)
+	@cmake -S . -B build-sundials -DCMAKE_BUILD_TYPE=$(BUILDTYPE) -DNHBENCH_SUNDIALS=ON >/dev/null
+	@cmake --build build-sundials -j $(JOBS)
+	@build-sundials/nhbench_tests --jobs $(JOBS) --filter 'sundials/*'
 
 # Tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 asan: deps
@@ -154,4 +163,4 @@ bench: build
 	@$(BUILD)/nhbench_bench
 
 clean:
-	rm -rf $(BUILD) build-asan build-coverage build-fuzz build-mpi
+	rm -rf $(BUILD) build-asan build-coverage build-fuzz build-mpi build-sundials
