@@ -5,6 +5,14 @@ NHBENCH    = $(BUILD)/nhbench
 RESULTS   ?= results
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 MAKEFLAGS += --no-print-directory
+# SUNDIALS=1: every target that builds uses the SUNDIALS build (README.md, "SUNDIALS build": the
+# methods ida and cvode) in build-sundials, installing libsundials-dev first; make paper then also
+# runs the specs of studies/paper/sundials/ (herglotz item 15) into results/paper/sundials/.
+ifeq ($(SUNDIALS),1)
+BUILD          = build-sundials
+CMAKE_OPTIONS += -DNHBENCH_SUNDIALS=ON
+DEPS_EXTRA    += libsundials-dev
+endif
 # FULL=1 runs the paper's scale (spec/newmark.md §3.2, Fig. 3: 100 initial conditions, T = 10000).
 ifeq ($(FULL),1)
 CHAOTIC_SET = --set ensemble.count=100 --set T=10000 --set sample_every=25
@@ -15,10 +23,10 @@ endif
 all: build
 
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh $(DEPS_EXTRA)
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILDTYPE) >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILDTYPE) $(CMAKE_OPTIONS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 test: build
@@ -33,14 +41,10 @@ test-mpi: deps
 	@cmake --build build-mpi -j $(JOBS) --target nhbench nhbench_mpi_tests
 	@build-mpi/nhbench_mpi_tests --jobs 1
 
-# The SUNDIALS build (README.md, "SUNDIALS build"): the methods ida and cvode and their tests
-# (tests/test_sundials.c) in build-sundials; not part of make test (the package pulls in MPI).
-SUNDIALS_DEPS = libsundials-dev
-test-sundials: deps
-	@scripts/deps.sh $(SUNDIALS_DEPS)
-	@cmake -S . -B build-sundials -DCMAKE_BUILD_TYPE=$(BUILDTYPE) -DNHBENCH_SUNDIALS=ON >/dev/null
-	@cmake --build build-sundials -j $(JOBS)
-	@build-sundials/nhbench_tests --jobs $(JOBS) --filter 'sundials/*'
+# The SUNDIALS build's whole suite (tests/test_sundials.c, and the registry-driven tests over ida
+# and cvode) in build-sundials; not part of make test (libsundials-dev pulls in MPI and PETSc).
+test-sundials:
+	@$(MAKE) test SUNDIALS=1
 
 # Tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 asan: deps
@@ -140,7 +144,7 @@ plots: build
 # into results/paper/, then the claims report and the figures. FULL=1: the papers' full scale
 # where the default is reduced (spec/newmark.md Fig. 3: 100 initial conditions, T = 10000).
 PAPER       = $(RESULTS)/paper
-PAPER_SPECS = $(sort $(wildcard studies/paper/*.cfg))
+PAPER_SPECS = $(sort $(wildcard studies/paper/*.cfg)) $(if $(filter 1,$(SUNDIALS)),$(sort $(wildcard studies/paper/sundials/*.cfg)))
 PAPER_CLAIMS = $(sort $(wildcard studies/paper/*.claims))
 ifeq ($(FULL),1)
 PAPER_SET_newmark_fig3 = --set ensemble.count=100 --set T=10000 --set sample_every=25
@@ -148,8 +152,8 @@ endif
 # PAPER_ONLY="newmark_fig1 ...": only these specs (the report then says which files are missing).
 PAPER_RUN = $(if $(PAPER_ONLY),$(filter $(PAPER_ONLY:%=studies/paper/%.cfg),$(PAPER_SPECS)),$(PAPER_SPECS))
 paper: build
-	@mkdir -p $(PAPER)
-	@$(foreach spec,$(PAPER_RUN),$(NHBENCH) run $(spec) -o $(PAPER)/$(notdir $(spec:.cfg=.h5)) \
+	@mkdir -p $(PAPER) $(if $(filter 1,$(SUNDIALS)),$(PAPER)/sundials)
+	@$(foreach spec,$(PAPER_RUN),$(NHBENCH) run $(spec) -o $(PAPER)/$(spec:studies/paper/%.cfg=%.h5) \
 	  $(PAPER_SET_$(notdir $(spec:.cfg=))) && ) true
 	@$(MAKE) --no-print-directory paper-report
 

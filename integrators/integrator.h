@@ -45,6 +45,8 @@ enum {
   NH_HISTORY = 1 << 1,              /* the state carries h-dependent history (a two-step method):
                                        no compositions, no step-size changes */
   NH_TRACKS_ACTION = 1 << 2,        /* updates the Herglotz action z */
+  NH_TOLERANCE_DRIVEN = 1 << 3,     /* adaptive (ida, cvode): rtol and atol set the error, h is only
+                                       the output step, so the error has no order in h */
 };
 
 /* An old spelling of a parameter value that the method syntax still reads, with a deprecation note

@@ -112,3 +112,37 @@ Test(paper, quick_subset_gives_a_well_formed_report, .timeout = 120) {
   snprintf(args, sizeof args, "rm -rf %s", dir);
   cr_expect_eq(system(args), 0);
 }
+
+/* The rows of studies/paper/sundials/ (herglotz item 15, IDA) read files only the SUNDIALS build
+ * writes: without that build they are not-verified and say which build measures them, never
+ * fail; with it a missing file is reported as missing, like any other. */
+Test(paper, sundials_rows_name_their_build, .timeout = 60) {
+  char dir[] = "/tmp/nhbench-paper-XXXXXX", args[1536], out[8192];
+  cr_assert(mkdtemp(dir));
+  snprintf(args, sizeof args, "report %s/herglotz.claims --results %s --output %s", PAPER, dir, dir);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  char path[600];
+  snprintf(path, sizeof path, "%s/REPORT.md", dir);
+  const char *md = read_text(path);
+  const int says_build = strstr(md, "needs -DNHBENCH_SUNDIALS=ON (make paper SUNDIALS=1 writes ") != NULL;
+  cr_expect(strstr(md, "sundials/herglotz_disk_exp2_a01_ida.h5"), "the IDA file is named");
+#ifdef NHBENCH_SUNDIALS
+  cr_expect(!says_build, "this build has SUNDIALS");
+#else
+  cr_expect(says_build, "the rows name the build that measures them");
+#endif
+  snprintf(path, sizeof path, "%s/claims.csv", dir);
+  const char *csv = read_text(path);
+  char fields[TEST_CSV_MAX_FIELDS][512];
+  int rows = 0;
+  test_csv_record(&csv, fields); /* the header */
+  while (*csv) {
+    test_csv_record(&csv, fields);
+    if (!strstr(fields[2], "(SUNDIALS build)")) continue;
+    rows++;
+    cr_expect_str_eq(fields[5], "not-verified", "%s", fields[2]);
+  }
+  cr_expect_eq(rows, 3, "one IDA status row per ode15i failure (Exp 2, 3, 4)");
+  snprintf(args, sizeof args, "rm -rf %s", dir);
+  cr_expect_eq(system(args), 0);
+}
