@@ -31,15 +31,17 @@
  * CVODE integrates the index-reduced ODE q' = v, v' = nh_acceleration(t, q, v) (the plain ODE
  * M v' = f for k = 0) with BDF and Newton, as rk4 does with a fixed step.
  *
- * Jacobians: SUNDIALS' dense difference-quotient Jacobians. An analytic one needs ∂f/∂q, which for
- * a variable mass matrix contains second derivatives of M (the terms −Ṁv + ½∂_q(vᵀMv)), and for
- * CVODE ∂λ(q, v)/∂(q, v); the system interface supplies neither. The difference quotients cost
- * one residual evaluation per unknown, counted in rhs_evals like every other evaluation.
+ * Jacobians: forward difference quotients, column by column (dq_jacobian). An analytic one needs
+ * ∂f/∂q, which for a variable mass matrix contains second derivatives of M (the terms
+ * −Ṁv + ½∂_q(vᵀMv)), and for CVODE ∂λ(q, v)/∂(q, v); the system interface supplies neither.
+ * SUNDIALS' own dense difference-quotient Jacobians would do the same but clone an N_Vector (three
+ * mallocs) on every call, inside the step; ours allocate nothing. They cost one residual
+ * evaluation per unknown, counted in rhs_evals like every other evaluation.
  *
  * Work in nh_cost, per nhbench step, from the solver's own counters:
  *   steps             internal solver steps (IDAGetNumSteps, CVodeGetNumSteps)
  *   rhs_evals         residual/right-hand side evaluations, those of the difference-quotient
- *                     Jacobians included (GetNumResEvals/GetNumRhsEvals + GetNumLin*Evals)
+ *                     Jacobians included (GetNumResEvals/GetNumRhsEvals + dq_jacobian's count)
  *   constraint_evals  the same count when k > 0: each evaluation assembles A(q) once
  *   jacobian_evals    Jacobian assemblies (GetNumJacEvals)
  *   newton_iterations nonlinear iterations (GetNumNonlinSolvIters)
@@ -50,6 +52,7 @@
  * kept for nh_sundials_last_failure. */
 #ifdef NHBENCH_SUNDIALS
 #include <cvode/cvode.h>
+#include <float.h>
 #include <ida/ida.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
@@ -80,7 +83,7 @@ static const nh_param_desc params[] = {
 };
 
 /* Which solver counters a family reads, in the order of the workspace's counts[]. */
-enum { C_STEPS, C_EVALS, C_LIN_EVALS, C_JACS, C_ITERS, C_SETUPS, NCOUNTERS };
+enum { C_STEPS, C_EVALS, C_DQ_EVALS, C_JACS, C_ITERS, C_SETUPS, NCOUNTERS };
 
 typedef struct sun_ws sun_ws;
 /* What differs between IDA and CVODE; the driver below is shared. */
@@ -91,7 +94,7 @@ typedef struct {
   int (*create)(sun_ws *w);                        /* solver memory for w->y (w->yp) at t = 0 */
   int (*reinit)(sun_ws *w, const nh_method *m, double t0);
   int (*solve)(sun_ws *w, double tout);            /* < 0: failure flag */
-  int (*counters)(void *mem, long *c);             /* c[NCOUNTERS] */
+  int (*counters)(void *mem, long *c);             /* c[NCOUNTERS] but C_DQ_EVALS */
   int (*current_time)(void *mem, double *t);
   int (*last_step)(void *mem, double *h);
   int (*set_stop_time)(void *mem, double t);
@@ -117,6 +120,7 @@ struct sun_ws {
   nh_state last;
   double direction;
   long counts[NCOUNTERS]; /* the solver's counters at the end of the last step */
+  long dq_evals;          /* evaluations made by dq_jacobian since the last re-initialisation */
   char message[512];      /* SUNDIALS' own text of the last error */
   char failure[768];      /* the last failure, as reported */
   sun_ws *next;           /* every workspace ever made, freed at exit */
@@ -150,6 +154,33 @@ static void keep_message(int code, const char *module, const char *function, cha
   (void)code;
   sun_ws *w = data;
   snprintf(w->message, sizeof w->message, "%s/%s: %s", module, function, msg);
+}
+
+/* The iteration matrix by forward differences (header, "Jacobians"), for IDA ∂F/∂y + cj ∂F/∂y'
+ * (y_j and y'_j moved together by δ and cj δ, as IDA's own difference quotient does) and for CVODE
+ * ∂f/∂y (yd NULL): column j = (G(y + δ_j e_j) − G(y)) / δ_j with δ_j = √ε max(|y_j|, |h y'_j|, 1)
+ * (the states are O(1) in the systems' units; 1 keeps δ away from round-off at y_j = 0). g0 is G(y),
+ * gj scratch; G is evaluated len times, counted in dq_evals. Returns G's status (1: recoverable). */
+static int dq_jacobian(sun_ws *w, double t, N_Vector yy, N_Vector yd, double cj, double hcur, const double *g0, N_Vector gj,
+                       SUNMatrix J, int (*ida_res)(sunrealtype, N_Vector, N_Vector, N_Vector, void *),
+                       int (*cv_rhs)(sunrealtype, N_Vector, N_Vector, void *)) {
+  double *y = N_VGetArrayPointer(yy), *d = yd ? N_VGetArrayPointer(yd) : NULL;
+  const double *g = N_VGetArrayPointer(gj), srur = sqrt(DBL_EPSILON);
+  for (int j = 0; j < w->len; j++) {
+    const double yj = y[j], dj = d ? d[j] : 0;
+    double inc = srur * fmax(fmax(fabs(yj), fabs(hcur * dj)), 1);
+    inc = (yj + inc) - yj; /* exactly representable */
+    y[j] += inc;
+    if (d) d[j] += cj * inc;
+    const int ret = d ? ida_res(t, yy, yd, gj, w) : cv_rhs(t, yy, gj, w);
+    w->dq_evals++;
+    y[j] = yj;
+    if (d) d[j] = dj;
+    if (ret) return ret;
+    double *col = SUNDenseMatrix_Column(J, j);
+    for (int i = 0; i < w->len; i++) col[i] = (g[i] - g0[i]) / inc;
+  }
+  return 0;
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -187,10 +218,20 @@ static int ida_residual(sunrealtype t, N_Vector yy, N_Vector yd, N_Vector rr, vo
   return 0;
 }
 
+static int ida_jacobian(sunrealtype t, sunrealtype cj, N_Vector yy, N_Vector yd, N_Vector rr, SUNMatrix J, void *data,
+                        N_Vector t1, N_Vector t2, N_Vector t3) {
+  (void)t2, (void)t3;
+  sun_ws *w = data;
+  double hcur = 0;
+  IDAGetCurrentStep(w->mem, &hcur);
+  return dq_jacobian(w, t, yy, yd, cj, hcur, N_VGetArrayPointer(rr), t1, J, ida_residual, NULL);
+}
+
 static int ida_create(sun_ws *w) {
   if (!(w->mem = IDACreate(w->ctx)) || IDAInit(w->mem, ida_residual, 0, w->y, w->yp) ||
       IDASStolerances(w->mem, 1e-6, 1e-6) || IDASetUserData(w->mem, w) ||
-      IDASetErrHandlerFn(w->mem, keep_message, w) || IDASetLinearSolver(w->mem, w->LS, w->J))
+      IDASetErrHandlerFn(w->mem, keep_message, w) || IDASetLinearSolver(w->mem, w->LS, w->J) ||
+      IDASetJacFn(w->mem, ida_jacobian))
     return -1;
   /* q and v differential, λ algebraic and out of the error test (header). */
   const int n = w->sys->n;
@@ -214,8 +255,7 @@ static int ida_solve(sun_ws *w, double tout) {
 }
 
 static int ida_counters(void *mem, long *c) {
-  return IDAGetNumSteps(mem, &c[C_STEPS]) || IDAGetNumResEvals(mem, &c[C_EVALS]) ||
-                 IDAGetNumLinResEvals(mem, &c[C_LIN_EVALS]) || IDAGetNumJacEvals(mem, &c[C_JACS]) ||
+  return IDAGetNumSteps(mem, &c[C_STEPS]) || IDAGetNumResEvals(mem, &c[C_EVALS]) || IDAGetNumJacEvals(mem, &c[C_JACS]) ||
                  IDAGetNumNonlinSolvIters(mem, &c[C_ITERS]) || IDAGetNumLinSolvSetups(mem, &c[C_SETUPS])
              ? -1
              : 0;
@@ -273,10 +313,17 @@ static int cvode_rhs(sunrealtype t, N_Vector yy, N_Vector yd, void *data) {
   return nh_acceleration(w->sys, t, y, y + n, yp + n) ? 1 : 0;
 }
 
+static int cvode_jacobian(sunrealtype t, N_Vector yy, N_Vector fy, SUNMatrix J, void *data, N_Vector t1, N_Vector t2,
+                          N_Vector t3) {
+  (void)t2, (void)t3;
+  return dq_jacobian(data, t, yy, NULL, 0, 0, N_VGetArrayPointer(fy), t1, J, NULL, cvode_rhs);
+}
+
 static int cvode_create(sun_ws *w) {
   return !(w->mem = CVodeCreate(CV_BDF, w->ctx)) || CVodeInit(w->mem, cvode_rhs, 0, w->y) ||
                  CVodeSStolerances(w->mem, 1e-6, 1e-6) || CVodeSetUserData(w->mem, w) ||
-                 CVodeSetErrHandlerFn(w->mem, keep_message, w) || CVodeSetLinearSolver(w->mem, w->LS, w->J)
+                 CVodeSetErrHandlerFn(w->mem, keep_message, w) || CVodeSetLinearSolver(w->mem, w->LS, w->J) ||
+                 CVodeSetJacFn(w->mem, cvode_jacobian)
              ? -1
              : 0;
 }
@@ -295,8 +342,7 @@ static int cvode_solve(sun_ws *w, double tout) {
 }
 
 static int cvode_counters(void *mem, long *c) {
-  return CVodeGetNumSteps(mem, &c[C_STEPS]) || CVodeGetNumRhsEvals(mem, &c[C_EVALS]) ||
-                 CVodeGetNumLinRhsEvals(mem, &c[C_LIN_EVALS]) || CVodeGetNumJacEvals(mem, &c[C_JACS]) ||
+  return CVodeGetNumSteps(mem, &c[C_STEPS]) || CVodeGetNumRhsEvals(mem, &c[C_EVALS]) || CVodeGetNumJacEvals(mem, &c[C_JACS]) ||
                  CVodeGetNumNonlinSolvIters(mem, &c[C_ITERS]) || CVodeGetNumLinSolvSetups(mem, &c[C_SETUPS])
              ? -1
              : 0;
@@ -344,10 +390,12 @@ static const sun_family *family_of(const nh_method *m) { return m->type->data; }
 
 /* This thread's workspace of m's family sized for sys, created (allocating) when missing or of
  * another size; NULL when SUNDIALS cannot create it. Called by init only. */
-static sun_ws *workspace_for(const sun_family *fam, const nh_system *sys) {
+static sun_ws *workspace_for(const sun_family *fam, const nh_system *sys, int *created) {
   sun_ws *w = slots[fam->slot];
   const int len = fam->length(sys);
+  *created = 0;
   if (w && w->len == len) return w;
+  *created = 1;
   if (w) { /* another size: unlinked and freed */
     for (sun_ws **p = &all_workspaces; *p; p = &(*p)->next)
       if (*p == w) {
@@ -411,6 +459,7 @@ static nh_step_status restart(sun_ws *w, const nh_method *m, const nh_system *sy
   }
   for (int a = 0; a < k; a++) lambda[a] = lam[a];
   memset(w->counts, 0, sizeof w->counts); /* ReInit sets the solver's counters to 0 */
+  w->dq_evals = 0;
   w->type = m->type;
   memcpy(w->mp, m->p, sizeof w->mp);
   w->stype = sys->type;
@@ -434,10 +483,20 @@ static int continues(const sun_ws *w, const nh_method *m, const nh_system *sys, 
 
 static nh_step_status sun_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
   const sun_family *fam = family_of(m);
-  sun_ws *w = workspace_for(fam, sys);
+  int created;
+  sun_ws *w = workspace_for(fam, sys, &created);
   if (!w) {
     fprintf(stderr, "%s: cannot create the SUNDIALS solver memory for %s\n", fam->name, sys->type->name);
     return NH_STEP_SOLVER_FAILED;
+  }
+  if (created) {
+    /* CVODE allocates the copy of its Jacobian at its first solve (cvLsInitialize), and keeps it
+     * across re-initialisations: one step from x, not counted and then discarded by the restart
+     * below, makes that allocation here rather than in a step. */
+    nh_cost scratch = {0};
+    double lam[NH_MAX_K];
+    if (restart(w, m, sys, x, h, lam, &scratch) == NH_STEP_OK && fam->set_stop_time(w->mem, x->t + h) >= 0)
+      fam->solve(w, x->t + h);
   }
   w->failure[0] = '\0';
   nh_step_status st = restart(w, m, sys, x, h, x->lambda, cost);
@@ -449,11 +508,12 @@ static nh_step_status sun_init(const nh_method *m, const nh_system *sys, nh_stat
 static void count_work(sun_ws *w, int k, nh_cost *cost) {
   long c[NCOUNTERS];
   if (w->fam->counters(w->mem, c)) return;
+  c[C_DQ_EVALS] = w->dq_evals;
   unsigned long long d[NCOUNTERS];
   for (int i = 0; i < NCOUNTERS; i++) d[i] = (unsigned long long)(c[i] - w->counts[i]), w->counts[i] = c[i];
   cost->steps += d[C_STEPS];
-  cost->rhs_evals += d[C_EVALS] + d[C_LIN_EVALS];
-  if (k) cost->constraint_evals += d[C_EVALS] + d[C_LIN_EVALS];
+  cost->rhs_evals += d[C_EVALS] + d[C_DQ_EVALS];
+  if (k) cost->constraint_evals += d[C_EVALS] + d[C_DQ_EVALS];
   cost->jacobian_evals += d[C_JACS];
   cost->newton_iterations += d[C_ITERS];
   cost->linear_solves += d[C_ITERS] + d[C_SETUPS];
