@@ -397,9 +397,9 @@ static sun_ws *workspace_for(const sun_family *fam, const nh_system *sys, int *c
   if (w && w->len == len) return w;
   *created = 1;
   if (w) { /* another size: unlinked and freed */
+#pragma omp critical(nh_sundials)
     for (sun_ws **p = &all_workspaces; *p; p = &(*p)->next)
       if (*p == w) {
-#pragma omp critical(nh_sundials)
         *p = w->next;
         break;
       }
@@ -569,9 +569,13 @@ const char *nh_sundials_last_failure(const char *method) {
  * largest BDF formula allowed. */
 static int order(const nh_method *m) { return (int)m->p[P_MAX_ORDER]; }
 
-#define SUN_HANDLES                                                                                         \
-  (NH_SYS_VARIABLE_MASS | NH_SYS_AFFINE_CONSTRAINTS | NH_SYS_DAMPING | NH_SYS_FORCING | NH_SYS_TIME_DAMPING | \
-   NH_SYS_TIME_POTENTIAL) /* nh_free_force and nh_acceleration take every feature */
+/* The table fields both methods share: one driver, the same parameters, every system feature
+ * (nh_free_force and nh_acceleration take them all). */
+#define SUN_METHOD_COMMON                                                                                   \
+  .params = params, .nparams = P_COUNT, .properties = NH_TOLERANCE_DRIVEN,                                   \
+  .handles = NH_SYS_VARIABLE_MASS | NH_SYS_AFFINE_CONSTRAINTS | NH_SYS_DAMPING | NH_SYS_FORCING |            \
+             NH_SYS_TIME_DAMPING | NH_SYS_TIME_POTENTIAL,                                                     \
+  .order = order, .init = sun_init, .step = sun_step
 
 const nh_integrator_type nh_integrator_ida = {
     .name = "ida",
@@ -579,14 +583,8 @@ const nh_integrator_type nh_integrator_ida = {
            "Lagrange-d'Alembert DAE q' = v, M v' = f + A^T lambda, 0 = A v + b with lambda algebraic and out of "
            "the error test; tolerance-driven: one step of size h advances the solver to t + h (the stop "
            "time). Difference-quotient Jacobian. Needs -DNHBENCH_SUNDIALS=ON.",
-    .params = params,
-    .nparams = P_COUNT,
+    SUN_METHOD_COMMON,
     .data = &ida_family,
-    .properties = NH_TOLERANCE_DRIVEN,
-    .handles = SUN_HANDLES,
-    .order = order,
-    .init = sun_init,
-    .step = sun_step,
     .lambda_time = NH_LAMBDA_END,
     .lambda_doc = "IDA's algebraic unknown lambda at t_{k+1} (not in its error test)",
 };
@@ -596,13 +594,7 @@ const nh_integrator_type nh_integrator_cvode = {
     .doc = "SUNDIALS CVODE (variable-order BDF with Newton) on the index-reduced ODE q' = v, v' = M^-1(f + A^T "
            "lambda(q, v)); tolerance-driven: one step of size h advances the solver to t + h (the stop time). "
            "Difference-quotient Jacobian; the constraint is not preserved. Needs -DNHBENCH_SUNDIALS=ON.",
-    .params = params,
-    .nparams = P_COUNT,
+    SUN_METHOD_COMMON,
     .data = &cvode_family,
-    .properties = NH_TOLERANCE_DRIVEN,
-    .handles = SUN_HANDLES,
-    .order = order,
-    .init = sun_init,
-    .step = sun_step,
 };
 #endif
