@@ -1,6 +1,6 @@
 /* SUNDIALS IDA and CVODE as tolerance-driven comparison methods (issue 17), built only with
  * -DNHBENCH_SUNDIALS=ON (README.md, "SUNDIALS build"). The herglotz paper's reference is MATLAB's
- * ode15i, a variable-order BDF solver for implicit DAEs (spec/herglotz.md §2.10 table, §5 item 15);
+ * ode15i, a variable-order BDF solver for implicit DAEs (spec/herglotz.md §2.10, §5 item 15);
  * IDA is its open counterpart, CVODE (BDF on the index-reduced ODE) the ode15s-like one beside it.
  *
  * How nhbench drives them. A nhbench step of size h advances the solver from x->t to t + h with
@@ -8,7 +8,8 @@
  * internal step, ode15i's "step 10x smaller" read as max/output step 0.01, spec §6 table); the
  * error is set by rtol and atol, not by h. The solver memory lives in a per-thread workspace (one
  * per family) that nh_method_init creates (all allocation happens there: the step routines only
- * call IDASolve/CVode, which allocate nothing once the memory exists). A step continues the
+ * call IDASolve/CVode, which then allocate nothing; tests/test_no_alloc.c checks it with SUNDIALS
+ * linked statically, so that its mallocs are counted too). A step continues the
  * solver's own history when the incoming state is the one the previous step returned (q, v bit
  * for bit, t within round-off: the runner recomputes t = t0 + s h) for the same method, system and
  * direction; any other incoming state (a study restarting a run, a test resetting the state)
@@ -23,8 +24,10 @@
  * fixed only through the velocity constraint, as the paper's multiplier formulation for ode15i
  * presumably was (its DAE form is not stated). IDASetId marks q, v differential (1) and λ
  * algebraic (0); IDASetSuppressAlg(TRUE) leaves λ out of the local error test, the standard
- * treatment of index-2 variables in a BDF code (the error estimate of an index-2 variable does
- * not go to zero with the step, and IDA would otherwise reject every step). Consistent initial
+ * treatment of index-2 variables in a BDF code (the local error estimate of an index-2 variable
+ * does not shrink with the step as the differential ones' do). `lambda_error_test=1` keeps λ in
+ * the test, as ode15i, which has no such switch, must: on the rolling disk and the knife edge IDA
+ * then aborts with IDA_ERR_FAIL within the first seconds (studies/paper/sundials/). Consistent initial
  * values: λ0 = nh_multiplier(t0, q0, v0) and v'0 = nh_acceleration (the index-reduced ODE at t0),
  * q'0 = v0; λ'0 = 0 is not used by F.
  *
