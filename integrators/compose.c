@@ -108,6 +108,11 @@ static int setup(nh_method *m, char *err, size_t errlen) {
              m->type->name, base);
     return -1;
   }
+  if (m->base->type->properties & NH_TOLERANCE_DRIVEN) { /* ida, cvode: each sub-step would restart the solver */
+    snprintf(err, errlen, "%s: '%s' is tolerance-driven; its error does not come from the step size, so a "
+             "composition of its steps raises no order", m->type->name, base);
+    return -1;
+  }
   if (c->base_order) {
     if (!nh_method_is_symmetric(m->base) || nh_method_order(m->base) != c->base_order) {
       snprintf(err, errlen, "%s needs a symmetric base method of order %d; '%s' is %s of order %d",

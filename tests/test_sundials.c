@@ -207,4 +207,20 @@ Test(sundials, restart_when_the_state_is_reset) {
   check_restart("ida");
   check_restart("cvode");
 }
+/* Compositions refuse a tolerance-driven base (integrators/compose.c); a fixed-step base is the
+ * control that the refusal is about ida and cvode, not about compositions. */
+Test(sundials, compositions_refuse_tolerance_driven_bases) {
+  const char *refused[] = {"triple_jump(ida)", "adjoint_pair(cvode)", "yoshida6(ida)"};
+  char err[512];
+  for (int i = 0; i < 3; i++) {
+    nh_method *m = nh_method_parse(refused[i], err, sizeof err);
+    cr_expect(m == NULL, "%s was accepted", refused[i]);
+    if (m) nh_method_free(m);
+    else cr_expect(strstr(err, "tolerance-driven") != NULL, "%s: %s", refused[i], err);
+  }
+  nh_method *ok = nh_method_parse("triple_jump(contact2)", err, sizeof err);
+  cr_expect(ok != NULL, "control triple_jump(contact2) refused: %s", err);
+  nh_method_free(ok);
+}
+
 #endif
