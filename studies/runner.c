@@ -392,7 +392,8 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
   int rc = -1;
   const int stats_ok = stream ? r->last_var && r->last_count
                               : r->dE_mean && r->dE_var && r->dE_q10 && r->dE_q50 && r->dE_q90 && r->dE_count;
-  if (!r->t || (!stream && !r->dE) || !stats_ok || !jr.task_cost || !jr.task_time || !jr.done || !rows || !scratch ||
+  if (!r->t || !r->q0 || !r->v0 || !r->E0 || (!stream && !r->dE) || !r->max_abs_dE || !r->drift_slope ||
+      !r->max_residual || !r->status || !r->cost || !r->wall_time || !stats_ok || !jr.task_cost || !jr.task_time || !jr.done || !rows || !scratch ||
       nh_samples_init(&r->samples, st, stream ? 0 : traj, ns)) {
     snprintf(err, errlen, "%s: out of memory for %zu trajectories of %d samples", st->spec_file, traj, ns);
     goto done;

@@ -15,17 +15,26 @@ void *__real_realloc(void *p, size_t size);
 static int counting;
 static long allocations;
 
+/* Fault injection for the out-of-memory paths (tests/test_mut_studies.c): while it is > 0, each
+ * allocation counts it down, and the one that brings it to 0 fails (returns NULL). Atomic: the
+ * runners allocate from OpenMP threads too. */
+long test_fail_allocation;
+static int fail_now(void) {
+  return __atomic_load_n(&test_fail_allocation, __ATOMIC_SEQ_CST) > 0 &&
+         __atomic_sub_fetch(&test_fail_allocation, 1, __ATOMIC_SEQ_CST) == 0;
+}
+
 void *__wrap_malloc(size_t size) {
   allocations += counting;
-  return __real_malloc(size);
+  return fail_now() ? NULL : __real_malloc(size);
 }
 void *__wrap_calloc(size_t n, size_t size) {
   allocations += counting;
-  return __real_calloc(n, size);
+  return fail_now() ? NULL : __real_calloc(n, size);
 }
 void *__wrap_realloc(void *p, size_t size) {
   allocations += counting;
-  return __real_realloc(p, size);
+  return fail_now() ? NULL : __real_realloc(p, size);
 }
 
 static void check_steps(const char *text, const nh_system *sys) {

@@ -875,6 +875,8 @@ Test(results, onestep_round_trip) {
   check_i32(&f, "summary/failures", "method", 1, dm, (int[]){0, 2, 0});
   cr_expect_eq(attr_num(f.group, "npoints"), OS_PER);
   expect_attr_str(f.group, "norm", "max");
+  expect_attr_str(f.group, "reference", "exact");
+  cr_expect_eq(attr_num(f.group, "reference_tol"), 1e-13);
   nh_h5_close(&f);
   one_free(&x);
   remove(path);

@@ -1,0 +1,82 @@
+/* Out-of-memory paths of the ensemble runner and the 'initial' check of every study kind (issue 16:
+ * mutants that survived in studies/). The allocation failures come from the fault injection of the
+ * test binary's malloc wrappers (tests/test_no_alloc.c). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "studies/study.h"
+
+/* ---- out of memory ------------------------------------------------------------------------- */
+
+extern long test_fail_allocation; /* tests/test_no_alloc.c */
+
+/* An ensemble run whose k-th allocation fails, for every k up to the run's last allocation: no
+ * such run may crash on a NULL it did not check; each returns -1 with a message, or 0 when only the
+ * progress display lost its tables; and a run with no failure succeeds. (The messages' wording is
+ * not checked: some failures are reported as a sampler's or a read-back's failure.) */
+Test(study_failures, ensemble_run_out_of_memory_at_each_allocation) {
+  char path[128], err[1024] = "";
+  snprintf(path, sizeof path, "/tmp/nhbench-mutoom-%d.cfg", (int)getpid());
+  FILE *f = fopen(path, "w");
+  cr_assert(f);
+  fputs("study = \"ensemble\";\nsystem = \"chaotic_particle\";\nT = 2.0;\nh = 0.5;\nmethods = [\"rk4\", \"nh_rattle\"];\n"
+        "ensemble = { count = 2; energy = 1.535; seed = 3; };\n",
+        f);
+  fclose(f);
+  nh_study st;
+  cr_assert_eq(nh_study_load(path, NULL, 0, &st, err, sizeof err), 0, "%s", err);
+  remove(path);
+  int failed_runs = 0, failed_runs_refused = 0;
+  for (long k = 1;; k++) {
+    nh_ensemble_result r;
+    memset(&r, 0, sizeof r);
+    err[0] = '\0';
+    test_fail_allocation = k;
+    int rc = nh_run_ensemble(&st, &r, err, sizeof err);
+    const int reached = test_fail_allocation == 0;
+    test_fail_allocation = 0;
+    nh_ensemble_result_free(&r);
+    if (!reached) { /* fewer than k allocations: nothing failed */
+      cr_expect_eq(rc, 0, "run without a failed allocation: %s", err);
+      break;
+    }
+    failed_runs++;
+    /* The progress display's own tables are optional: without them the run goes on. */
+    cr_expect(rc == 0 || (rc == -1 && err[0] != '\0'), "allocation %ld failed: %d, '%s'", k, rc, err);
+    failed_runs_refused += rc == -1;
+  }
+  cr_expect_gt(failed_runs_refused, 20, "only %d of %d failed allocations refused", failed_runs_refused, failed_runs);
+  nh_study_free(&st);
+}
+
+/* ---- a bad 'initial' stops every kind that takes one ------------------------------------------ */
+
+/* Each kind's spec loads as written, and with an unknown preset as its initial condition (line 6)
+ * fails with that error, not a later one (the loaders chain with ||: the first failure ends it). */
+Test(study_failures, unknown_initial_preset_is_the_error_in_every_kind) {
+  static const char *const kinds[] = {"convergence", "trajectory", "onestep", "work_precision"};
+  char path[128], err[1024], want[512];
+  snprintf(path, sizeof path, "/tmp/nhbench-mutinit-%d.cfg", (int)getpid());
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+    for (int bad = 0; bad < 2; bad++) {
+      FILE *f = fopen(path, "w");
+      cr_assert(f);
+      fprintf(f, "study = \"%s\";\nsystem = \"chaotic_particle\";\nT = 1.0;\nh = [0.2, 0.1];\nmethods = [\"rk4\"];\n%s%s",
+              kinds[k], bad ? "initial = \"nosuch\";\n" : "\n", k == 1 ? "observables = [\"energy_error\"];\n" : "");
+      fclose(f);
+      nh_study st;
+      err[0] = '\0';
+      int rc = nh_study_load(path, NULL, 0, &st, err, sizeof err);
+      if (!bad) {
+        cr_expect_eq(rc, 0, "%s: %s", kinds[k], err);
+      } else {
+        snprintf(want, sizeof want, "%s:6: system chaotic_particle has no preset 'nosuch' (presets: none)", path);
+        cr_expect_eq(rc, -1, "%s loaded with an unknown preset", kinds[k]);
+        cr_expect_str_eq(err, want, "%s", kinds[k]);
+      }
+      nh_study_free(&st);
+    }
+  remove(path);
+}
