@@ -96,6 +96,14 @@ int nh_param_set(const nh_param_desc *d, int n, double *vals, const char *name, 
 }
 
 void nh_format_double(char *buf, size_t len, double x) {
+  /* Fixed notation where it reads naturally: %g alone gives "1e+01" for 10 at one digit. The
+   * range is %g's own fixed range (exponent -4 up to its 15 significant digits). */
+  double a = fabs(x);
+  if (a >= 1e-4 && a < 1e15)
+    for (int decimals = 0; decimals <= 17; decimals++) {
+      snprintf(buf, len, "%.*f", decimals, x);
+      if (strtod(buf, NULL) == x) return;
+    }
   for (int prec = 1; prec <= 17; prec++) {
     snprintf(buf, len, "%.*g", prec, x);
     if (strtod(buf, NULL) == x) return;

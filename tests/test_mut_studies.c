@@ -1,0 +1,79 @@
+/* studies/: checks added for mutation robustness (issue 16). Each expected value comes from the
+ * spec's definition (study.h) or a hand computation, never from an earlier run. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "studies/study.h"
+
+#define DATA NHBENCH_SOURCE_DIR "/tests/data/"
+
+static void load(const char *path, const char *const *ov, int nov, nh_study *st) {
+  char err[1024];
+  cr_assert_eq(nh_study_load(path, ov, nov, st, err, sizeof err), 0, "%s", err);
+}
+
+/* divergence = 1e-300: any energy change at all exceeds divergence · max(1, |E0|), so every run
+ * that moves the energy stops as NH_RUN_DIVERGED (study.h) and its status says so; a run with
+ * status 0 must then have kept the energy exactly (its energy_error samples all 0). */
+Test(mut_studies, trajectory_status_records_divergence) {
+  const char *ov[] = {"divergence=1e-300"};
+  nh_study st;
+  nh_trajectory_result r;
+  char err[1024];
+  load(DATA "trajectory_particle.cfg", ov, 1, &st);
+  cr_assert_eq(nh_run_trajectory(&st, &r, err, sizeof err), 0, "%s", err);
+  const size_t runs = (size_t)st.nmethods * st.nh * st.nic;
+  int diverged = 0;
+  for (size_t run = 0; run < runs; run++) {
+    cr_expect(r.status[run] == 0 || r.status[run] == NH_RUN_DIVERGED, "run %zu: status %d", run, r.status[run]);
+    diverged += r.status[run] == NH_RUN_DIVERGED;
+  }
+  cr_expect_gt(diverged, 0, "no run of %zu recorded as diverged at divergence = 1e-300", runs);
+  nh_trajectory_result_free(&r);
+  nh_study_free(&st);
+}
+
+/* Writes a spec to a temporary file and loads it; returns nh_study_load's code. */
+static int load_text(const char *text, nh_study *st, char *err, size_t errlen, char *path, size_t pathlen) {
+  snprintf(path, pathlen, "/tmp/nhbench_mut_studies_%d.cfg", (int)getpid());
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+  return nh_study_load(path, NULL, 0, st, err, errlen);
+}
+
+#define ENSEMBLE_HEAD "study = \"ensemble\"; system = \"chaotic_particle\"; T = 0.4; h = 0.2;\n"
+#define ENSEMBLE_TAIL "methods = [\"rk4\"]; # 99999999999 in a comment is no value\n"
+
+/* libconfig 1.5 wraps an integer literal beyond 32 bits (4294967297 = 2^32 + 1 would read as 1):
+ * such a seed is refused with file, line and value; with an L suffix it reads exactly; a big
+ * number inside a string or comment is not a literal. */
+Test(mut_studies, integer_literal_beyond_32_bits) {
+  nh_study st;
+  char err[1024], path[128];
+  int rc = load_text(ENSEMBLE_HEAD "\nensemble = { count = 2; energy = 1.5; seed = 4294967297; };\n" ENSEMBLE_TAIL, &st,
+                     err, sizeof err, path, sizeof path);
+  cr_expect_eq(rc, -1, "a wrapped seed was accepted");
+  char where[160];
+  snprintf(where, sizeof where, "%s:3: the integer 4294967297 ", path);
+  cr_expect(strstr(err, where) != NULL, "message '%s' lacks '%s'", err, where);
+  nh_study_free(&st);
+  rc = load_text(ENSEMBLE_HEAD "ensemble = { count = 2; energy = 1.5; seed = -2147483649; };\n" ENSEMBLE_TAIL, &st, err,
+                 sizeof err, path, sizeof path);
+  cr_expect(rc == -1 && strstr(err, ":2: the integer -2147483649 "), "below INT_MIN: %s", err);
+  nh_study_free(&st);
+  /* INT_MAX itself fits; 2^32 + 1 with an L suffix is read exactly. */
+  rc = load_text(ENSEMBLE_HEAD "ensemble = { count = 2; energy = 1.5; seed = 2147483647; };\n" ENSEMBLE_TAIL, &st, err,
+                 sizeof err, path, sizeof path);
+  cr_expect(rc == 0 && st.seed == 2147483647u, "INT_MAX: rc %d, %s", rc, err);
+  nh_study_free(&st);
+  rc = load_text(ENSEMBLE_HEAD "ensemble = { count = 2; energy = 1.5; seed = 4294967297L; };\n" ENSEMBLE_TAIL, &st, err,
+                 sizeof err, path, sizeof path);
+  cr_expect(rc == 0 && st.seed == 4294967297u, "L suffix: rc %d, seed %llu, %s", rc, (unsigned long long)st.seed, err);
+  nh_study_free(&st);
+  remove(path);
+}
