@@ -77,3 +77,24 @@ Test(mut_studies, integer_literal_beyond_32_bits) {
   nh_study_free(&st);
   remove(path);
 }
+
+/* A convergence run that fails (nh_newmark with beta' > beta gains energy, spec/newmark.md 2.2,
+ * and blows up long before T = 400) has no error and no multiplier error: both NaN, status not 0. */
+Test(mut_studies, failed_convergence_run_has_no_errors) {
+  nh_study st;
+  nh_convergence_result r;
+  char err[1024], path[128];
+  cr_assert_eq(load_text("study = \"convergence\"; system = \"chaotic_particle\"; T = 400.0; h = [0.2, 0.1];\n"
+                         "methods = [\"nh_newmark(beta=0,beta2=0.3,alpha=0.5)\"];\n",
+                         &st, err, sizeof err, path, sizeof path),
+               0, "%s", err);
+  remove(path);
+  cr_assert_eq(nh_run_convergence(&st, &r, err, sizeof err), 0, "%s", err);
+  for (int hi = 0; hi < st.nh; hi++) {
+    cr_expect_neq(r.status[hi], 0, "h = %g ran to T", st.h[hi]);
+    cr_expect(isnan(r.err[hi]) && isnan(r.err_q[hi]) && isnan(r.err_v[hi]), "h = %g: error %g", st.h[hi], r.err[hi]);
+    cr_expect(isnan(r.lambda_err[hi]), "h = %g: multiplier error %g of a failed run", st.h[hi], r.lambda_err[hi]);
+  }
+  nh_convergence_result_free(&r);
+  nh_study_free(&st);
+}
