@@ -1368,6 +1368,25 @@ Test(results_cli, damaged_and_foreign_files_refused) {
   H5LTset_attribute_string(f, "/ensemble/summary/ok", "dimensions", "method");
   H5Fclose(f);
   expect_on(bad, "info %s", 2, "has 3 entries along dimension method, other datasets 4");
+  /* Datasets of the wrong class, both ways: reals where integers belong, integers where reals. */
+  copy_file(good, bad, -1);
+  f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(f, "/ensemble/summary/ok", H5P_DEFAULT);
+  n = 4;
+  const double okd[4] = {1, 2, 3, 4};
+  H5LTmake_dataset_double(f, "/ensemble/summary/ok", 1, &n, okd);
+  H5LTset_attribute_string(f, "/ensemble/summary/ok", "dimensions", "method");
+  H5Fclose(f);
+  expect_on(bad, "info %s", 2, "dataset /ensemble/summary/ok holds floating-point numbers, expected integers");
+  copy_file(good, bad, -1);
+  f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(f, "/ensemble/t", H5P_DEFAULT);
+  n = ENS_S;
+  int ti[ENS_S] = {0};
+  H5LTmake_dataset_int(f, "/ensemble/t", 1, &n, ti);
+  H5LTset_attribute_string(f, "/ensemble/t", "dimensions", "sample");
+  H5Fclose(f);
+  expect_on(bad, "export %s variance", 2, "dataset /ensemble/t holds integers, expected floating-point numbers");
   /* A dataset that declares 2^40 values and stores none (chunked, never written): refused before
    * any allocation (a damaged 39 KB file once made the reader ask for 14.8 GB). */
   copy_file(good, bad, -1);
