@@ -1648,3 +1648,64 @@ Test(results_cli, grid_method_index_bounds) {
   ens_free(&x);
   remove(path);
 }
+
+/* Every HDF5 object the writer or the reader opens is closed again: with the file's default weak
+ * close degree a forgotten dataset, group, type or attribute keeps the file open behind an
+ * H5Fclose that seems to succeed. H5Fget_obj_count over all files counts what is still open (0 at
+ * the start of this test process). */
+static void expect_nothing_open(const char *when) {
+  const ssize_t open_objects = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
+  cr_expect_eq(open_objects, 0, "%s: %zd HDF5 objects still open", when, open_objects);
+}
+
+/* Reads back what nhbench info reads of any kind: the method names, orders, summary, grids and
+ * observables, each freed, then closes. */
+static void read_back_and_close(const char *path) {
+  nh_h5 f;
+  open_ok(&f, path);
+  int n = 0;
+  nh_h5_grid *g = NULL;
+  if (nh_h5_read_grids(&f, &n, &g) == 0) nh_h5_free_grids(n, g);
+  nh_h5_observable *o = NULL;
+  if (nh_h5_has(&f, "observables") && nh_h5_read_observables(&f, &n, &o) == 0) nh_h5_free_observables(n, o);
+  if (f.kind == NH_STUDY_CONVERGENCE) nh_h5_free_orders(nh_h5_read_orders(&f), f.nmethods);
+  if (f.kind == NH_STUDY_ENSEMBLE) free(nh_h5_read_ensemble_summary(&f));
+  char *cmd = nh_h5_attr_string(&f, "/", "command");
+  free(cmd);
+  nh_h5_close(&f);
+}
+
+Test(results, every_hdf5_object_closed_after_write_and_read) {
+  char path[128];
+  expect_nothing_open("start");
+  conv_fx c;
+  tmp_path(path, sizeof path, "closed-conv");
+  conv_build(&c, path);
+  expect_nothing_open("nh_write_convergence");
+  read_back_and_close(path);
+  expect_nothing_open("reading a convergence file");
+  conv_free(&c);
+  ens_fx e;
+  ens_build(&e, path);
+  expect_nothing_open("nh_write_ensemble");
+  read_back_and_close(path);
+  expect_nothing_open("reading an ensemble file");
+  ens_free(&e);
+  traj_fx t;
+  traj_build(&t, path);
+  expect_nothing_open("nh_write_trajectory");
+  read_back_and_close(path);
+  traj_free(&t);
+  one_fx s;
+  one_build(&s, path);
+  expect_nothing_open("nh_write_onestep");
+  read_back_and_close(path);
+  one_free(&s);
+  wp_fx w;
+  wp_build(&w, path);
+  expect_nothing_open("nh_write_work_precision");
+  read_back_and_close(path);
+  expect_nothing_open("reading a work-precision file");
+  wp_free(&w);
+  remove(path);
+}
