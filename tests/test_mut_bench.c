@@ -1,11 +1,15 @@
 /* bench/: the nhbench command line, its output parsed and compared with the values put in (spec
  * settings given with --set), checks added for mutation robustness (issue 16). */
 #include <criterion/criterion.h>
+#include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "core/param.h"
+#include "systems/system.h"
 
 #define DATA NHBENCH_SOURCE_DIR "/tests/data/"
 
@@ -25,23 +29,86 @@ static void expect_has(const char *out, const char *needle) {
   cr_expect(strstr(out, needle) != NULL, "'%s' not in:\n%s", needle, out);
 }
 
+/* A convergence results file of convergence_norms.cfg with the extra settings `set`. */
+static void convergence_file(char *path, size_t len, const char *tag, const char *set) {
+  char args[1024];
+  static char out[1 << 16];
+  snprintf(path, len, "/tmp/nhbench-mut-bench-%d-%s.h5", (int)getpid(), tag);
+  snprintf(args, sizeof args, "run " DATA "convergence_norms.cfg -o %s %s", path, set);
+  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+}
+
 /* nhbench info on a convergence study shows the settings of the order fit as the spec set them:
  * the order tolerance, the reference tolerance, the fit points and the error floor, and the h
  * range from the largest to the smallest. */
 Test(mut_bench, info_shows_the_fit_settings) {
   char path[128], args[512];
   static char out[1 << 16];
-  snprintf(path, sizeof path, "/tmp/nhbench-mut-bench-%d.h5", (int)getpid());
-  snprintf(args, sizeof args,
-           "run " DATA "convergence_norms.cfg -o %s --set order_tolerance=0.3 --set reference_tol=1e-12 "
-           "--set fit_points=2 --set error_floor=1e-9 --set 'h=[0.05, 0.1, 0.025]'",
-           path);
-  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  convergence_file(path, sizeof path, "fit",
+                   "--set order_tolerance=0.3 --set reference_tol=1e-12 --set fit_points=2 --set error_floor=1e-9 "
+                   "--set 'h=[0.05, 0.1, 0.025]'");
   snprintf(args, sizeof args, "info %s", path);
   cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
   expect_has(out, "ok: |observed - expected| <= 0.3):");
   expect_has(out, "  reference    rk8pd, tolerance 1e-12\n");
   expect_has(out, "  order fit    the 2 finest consecutive h whose error is finite and above 1e-09\n");
   expect_has(out, "  h            3 values, 0.1 .. 0.025\n");
+  remove(path);
+}
+
+/* An unknown table is refused with exit 2, the message and its hint and nothing else printed, on a file that has tables. */
+Test(mut_bench, export_unknown_table_on_a_real_file) {
+  char path[128], args[512];
+  static char out[1 << 16];
+  convergence_file(path, sizeof path, "table", "");
+  snprintf(args, sizeof args, "export %s no_such_table", path);
+  cr_expect_eq(nhbench(out, sizeof out, args), 2);
+  const char *msg = "nhbench export: unknown table 'no_such_table'\n";
+  int lines = 0;
+  for (const char *p = out; *p; p++) lines += *p == '\n';
+  cr_expect(strncmp(out, msg, strlen(msg)) == 0 && lines == 2, "output beyond the message and its hint:\n%s", out);
+  remove(path);
+}
+
+/* nhbench list systems: every real or integer parameter of every system on its line, with its
+ * default and range as the descriptor table has them. */
+Test(mut_bench, list_systems_shows_every_parameter) {
+  static char out[1 << 18];
+  cr_assert_eq(nhbench(out, sizeof out, "list systems"), 0, "%s", out);
+  int checked = 0;
+  for (int i = 0; nh_system_types[i]; i++) {
+    const nh_system_type *t = nh_system_types[i];
+    for (int j = 0; j < t->nparams; j++) {
+      const nh_param_desc *d = &t->params[j];
+      if (d->kind == NH_PARAM_CHOICE) continue;
+      char def[32], lo[32], hi[32], line[1024];
+      nh_format_double(def, sizeof def, d->def);
+      nh_format_double(lo, sizeof lo, d->min);
+      nh_format_double(hi, sizeof hi, d->max);
+      snprintf(line, sizeof line, "\n      %-8s %-4s default %s, in [%s, %s]: %s\n", d->name,
+               d->kind == NH_PARAM_INT ? "int," : "real,", def, lo, hi, d->help);
+      cr_expect(strstr(out, line) != NULL, "system %s: no line '%s'", t->name, line);
+      checked++;
+    }
+  }
+  cr_expect_gt(checked, 3, "only %d parameters", checked);
+}
+
+/* An ensemble over given initial conditions whose q0 is gone: nhbench info says the file is bad
+ * (exit 2) instead of printing a partial header. */
+Test(mut_bench, info_refuses_an_ensemble_without_its_initial_conditions) {
+  char path[128], args[512];
+  static char out[1 << 16];
+  snprintf(path, sizeof path, "/tmp/nhbench-mut-bench-%d-ics.h5", (int)getpid());
+  snprintf(args, sizeof args, "run " DATA "ensemble_fixed.cfg -o %s --set T=0.4", path);
+  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  snprintf(args, sizeof args, "info %s", path);
+  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  cr_assert_geq(f, 0);
+  cr_assert_geq(H5Ldelete(f, "/ensemble/q0", H5P_DEFAULT), 0);
+  H5Fclose(f);
+  cr_expect_eq(nhbench(out, sizeof out, args), 2, "%s", out);
+  expect_has(out, "q0");
   remove(path);
 }
