@@ -112,3 +112,17 @@ Test(mut_bench, info_refuses_an_ensemble_without_its_initial_conditions) {
   expect_has(out, "q0");
   remove(path);
 }
+
+/* nhbench_bench without an ENSEMBLE_SPEC runs studies/chaotic_ensemble.cfg (its --help says so),
+ * relative to the working directory: the program's own path is no spec. */
+Test(mut_bench, bench_default_ensemble_spec) {
+  static char out[1 << 16];
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "cd %s && %s --quick --only ensemble", NHBENCH_SOURCE_DIR, NHBENCH_BENCH_EXE);
+  FILE *p = popen(cmd, "r");
+  cr_assert_not_null(p);
+  size_t n = fread(out, 1, sizeof out - 1, p);
+  out[n] = '\0';
+  cr_expect_eq(pclose(p), 0, "%s", out);
+  expect_has(out, "\nensemble studies/chaotic_ensemble.cfg (");
+}
