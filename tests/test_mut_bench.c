@@ -130,7 +130,8 @@ Test(mut_bench, bench_default_ensemble_spec) {
 
 /* A claims row on a string dataset (caveats: one note per method, "" for none) measures 1 where a
  * method has a note: caveat_forced.cfg runs nh_newmark at beta + beta2 = 1/2 (a caveat) and rk4
- * (none), so the mean over both methods is 1/2 and rk4's value 0. */
+ * (none), so the mean over both methods is 1/2 and rk4's value 0; minus the claimed orders (2 and
+ * 4) the mean is ((1 - 2) + (0 - 4))/2 = -5/2. */
 Test(mut_bench, report_counts_caveats_per_method) {
   char dir[128], path[256], args[1024];
   static char out[1 << 16];
@@ -143,12 +144,14 @@ Test(mut_bench, report_counts_caveats_per_method) {
   cr_assert_not_null(f);
   fputs("spec = \"mut\"; title = \"caveats\";\nitems = ( { item = \"C1\"; source = \"[test]\"; claim = \"caveats\";\n"
         "  rows = ( { quantity = \"mean\"; file = \"cav\"; data = \"caveats\"; reduce = \"mean\"; expect = \"~ 0.5 abs 0.01\"; },\n"
+        "    { quantity = \"minus\"; file = \"cav\"; data = \"caveats\"; minus = \"order_claimed\"; reduce = \"mean\";"
+        " expect = \"~ -2.5 abs 0.01\"; },\n"
         "    { quantity = \"rk4\"; file = \"cav\"; data = \"caveats\"; at = { method = \"rk4\"; }; expect = \"in [-0.1, 0.1]\"; } ); } );\n",
         f);
   fclose(f);
   snprintf(args, sizeof args, "report --strict -r %s -o %s %s", dir, dir, path);
   cr_expect_eq(nhbench(out, sizeof out, args), 0, "%s", out);
-  expect_has(out, "2 pass, 0 fail, 0 not-verified");
+  expect_has(out, "3 pass, 0 fail, 0 not-verified");
   snprintf(args, sizeof args, "rm -rf %s", dir);
   cr_expect_eq(system(args), 0);
 }
