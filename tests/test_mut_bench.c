@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/param.h"
+#include "integrators/integrator.h"
 #include "systems/system.h"
 
 #define DATA NHBENCH_SOURCE_DIR "/tests/data/"
@@ -154,4 +155,42 @@ Test(mut_bench, report_counts_caveats_per_method) {
   expect_has(out, "3 pass, 0 fail, 0 not-verified");
   snprintf(args, sizeof args, "rm -rf %s", dir);
   cr_expect_eq(system(args), 0);
+}
+
+/* The text from "\n  NAME  (" (a composition: "\n  NAME(METHOD)") to the next entry of
+ * `nhbench list methods` (NULL if absent). */
+static const char *entry_of(const char *out, const char *name, int composition, size_t *len) {
+  char head[128];
+  snprintf(head, sizeof head, composition ? "\n  %s(METHOD)\n" : "\n  %s  (", name);
+  const char *p = strstr(out, head);
+  if (!p) return NULL;
+  const char *next = strstr(p + strlen(head), "\n  ");
+  while (next && next[3] == ' ') next = strstr(next + 1, "\n  "); /* deeper lines start with 4+ spaces */
+  *len = next ? (size_t)(next - p) : strlen(p);
+  return p;
+}
+
+/* nhbench list methods: each method's entry says what it defines for the observables exactly
+ * when its table defines it (compositions over a base method say nothing of their own). */
+Test(mut_bench, list_methods_shows_what_each_method_defines) {
+  static char out[1 << 20];
+  cr_assert_eq(nhbench(out, sizeof out, "list methods"), 0, "%s", out);
+  int newton = 0;
+  for (int i = 0; nh_integrator_types[i]; i++) {
+    const nh_integrator_type *t = nh_integrator_types[i];
+    size_t len = 0;
+    const char *e = entry_of(out, t->name, t->takes_base, &len);
+    cr_assert_not_null(e, "no entry for %s", t->name);
+    char entry[16384];
+    snprintf(entry, sizeof entry, "%.*s", (int)(len < sizeof entry ? len : sizeof entry - 1), e);
+    const int own = !t->takes_base;
+    cr_expect_eq(strstr(entry, "\n    Newton system: analytic Jacobian") != NULL, own && t->newton_size != NULL,
+                 "%s: Newton system line", t->name);
+    cr_expect_eq(strstr(entry, "\n    discrete action: defined") != NULL, own && t->discrete_action != NULL,
+                 "%s: discrete action line", t->name);
+    cr_expect_eq(strstr(entry, "\n    multiplier: approximates") != NULL, own && t->lambda_time != 0,
+                 "%s: multiplier line", t->name);
+    newton += own && t->newton_size != NULL;
+  }
+  cr_expect_gt(newton, 0, "no method exposes its Newton system");
 }
