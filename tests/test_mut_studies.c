@@ -98,3 +98,17 @@ Test(mut_studies, failed_convergence_run_has_no_errors) {
   nh_convergence_result_free(&r);
   nh_study_free(&st);
 }
+
+/* sample_every must divide the step count of every h, the first one included: T = 2 with
+ * h = 0.4 (5 steps) and 0.1 (20 steps) at sample_every = 4 fails on h = 0.4 only. */
+Test(mut_studies, sample_every_divides_the_first_h_too) {
+  nh_study st;
+  char err[1024], path[128];
+  const int rc = load_text("study = \"trajectory\"; system = \"particle\"; T = 2.0; h = [0.4, 0.1];\n"
+                           "sample_every = 4; observables = [\"energy_error\"]; methods = [\"rk4\"];\n",
+                           &st, err, sizeof err, path, sizeof path);
+  remove(path);
+  cr_expect_eq(rc, -1);
+  cr_expect(strstr(err, ":2: sample_every = 4 does not divide the 5 steps of h = 0.4") != NULL, "%s", err);
+  nh_study_free(&st);
+}
