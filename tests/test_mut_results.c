@@ -4,11 +4,13 @@
 #include <criterion/criterion.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "results/reader.h"
 #include "results/writer.h"
 
 typedef struct {
@@ -203,4 +205,119 @@ Test(mut_results, writer_storage_layout) {
   expect_layout(x.file, "rows", H5D_CHUNKED, 2, (const hsize_t[]){3, 2000});
   free(v);
   wfx_close(&x);
+}
+
+/* ---- the attribute reader (results/read_attr.c) on a real results file with attributes added by
+ * the HDF5 API: every value known from what the test wrote. */
+
+/* stderr of the test process into a temporary file, to check the reader's messages. */
+static FILE *capture_stderr(int *saved) {
+  fflush(stderr);
+  FILE *t = tmpfile();
+  *saved = dup(2);
+  dup2(fileno(t), 2);
+  return t;
+}
+
+static void restore_stderr(FILE *t, int saved, char *buf, size_t len) {
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  rewind(t);
+  size_t n = fread(buf, 1, len - 1, t);
+  buf[n] = '\0';
+  fclose(t);
+}
+
+Test(mut_results, attribute_reader_by_hand) {
+  char path[128], cmd[512];
+  snprintf(path, sizeof path, "/tmp/nhbench-mut-results-%d-attr.h5", (int)getpid());
+  snprintf(cmd, sizeof cmd, "%s run %s/tests/data/convergence_norms.cfg -o %s >/dev/null 2>&1", NHBENCH_EXE,
+           NHBENCH_SOURCE_DIR, path);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  cr_assert_geq(file, 0);
+  /* Fixed-length strings, 5 bytes each, one padded with NULs: "ab", "cdefg", "". */
+  hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, 5);
+  hsize_t three = 3;
+  hid_t sp = H5Screate_simple(1, &three, NULL);
+  hid_t a = H5Acreate2(file, "fixed3", t, sp, H5P_DEFAULT, H5P_DEFAULT);
+  H5Awrite(a, t, "ab\0\0\0cdefg\0\0\0\0\0");
+  H5Aclose(a), H5Sclose(sp), H5Tclose(t);
+  const double two[2] = {0.5, -3};
+  H5LTset_attribute_double(file, "/", "two", two, 2);
+  const int one = 7;
+  H5LTset_attribute_int(file, "/", "one_int", &one, 1);
+  H5Fclose(file);
+
+  nh_h5 f;
+  cr_assert_eq(nh_h5_open(&f, "test", path), 0);
+  int n = 0;
+  char **s = nh_h5_attr_strings(&f, "/", "fixed3", &n);
+  cr_assert_not_null(s);
+  cr_assert_eq(n, 3);
+  cr_expect(strcmp(s[0], "ab") == 0 && strcmp(s[1], "cdefg") == 0 && strcmp(s[2], "") == 0, "'%s' '%s' '%s'", s[0],
+            s[1], s[2]);
+  nh_h5_free_strings(s, n);
+  double *d = nh_h5_attr_doubles(&f, "/", "two", &n);
+  cr_assert_not_null(d);
+  cr_expect(n == 2 && d[0] == 0.5 && d[1] == -3, "%d values", n);
+  free(d);
+  d = nh_h5_attr_doubles(&f, "/", "one_int", &n); /* integers read as doubles */
+  cr_expect(d && n == 1 && d[0] == 7.0);
+  free(d);
+  double x = 0;
+  long long ll = 0;
+  cr_expect_eq(nh_h5_attr_double(&f, "/", "one_int", &x), 0);
+  cr_expect_eq(x, 7.0);
+  cr_expect_eq(nh_h5_attr_ll(&f, "/", "one_int", &ll), 0);
+  cr_expect_eq(ll, 7);
+  cr_expect_eq(nh_h5_attr_is_string(&f, "/", "fixed3"), 1);
+  cr_expect_eq(nh_h5_attr_is_string(&f, "/", "two"), 0);
+  cr_expect_eq(nh_h5_attr_is_string(&f, "/", "absent"), 0);
+  cr_expect_eq(nh_h5_has_attr(&f, "/", "two"), 1);
+  cr_expect_eq(nh_h5_has_attr(&f, "no_such_object", "two"), 0);
+
+  /* The refusals, each with its message naming the attribute and its object. */
+  int saved;
+  char err[4096];
+  FILE *cap = capture_stderr(&saved);
+  const int r1 = nh_h5_attr_double(&f, "/", "two", &x);        /* two values */
+  const int r2 = nh_h5_attr_int(&f, "/", "absent", &(int){0}); /* missing */
+  char *r3 = nh_h5_attr_string(&f, "/", "fixed3");              /* three strings */
+  char **r4 = nh_h5_attr_strings(&f, "/", "two", &n);           /* numbers */
+  double *r5 = nh_h5_attr_doubles(&f, "/", "fixed3", &n);       /* text */
+  restore_stderr(cap, saved, err, sizeof err);
+  cr_expect(r1 == -1 && r2 == -1 && !r3 && !r4 && !r5, "%d %d %p %p %p", r1, r2, (void *)r3, (void *)r4, (void *)r5);
+  static const char *const needles[] = {"attribute 'two' of / is not a single number",
+                                        "missing attribute 'absent' of /",
+                                        "attribute 'fixed3' of / is not a single string",
+                                        "attribute 'two' of / is not text",
+                                        "attribute 'fixed3' of / is not numeric"};
+  for (int i = 0; i < 5; i++) cr_expect(strstr(err, needles[i]) != NULL, "'%s' not in:\n%s", needles[i], err);
+  /* Where a group-relative object is: under the study group. */
+  char where[64];
+  cr_expect_str_eq(nh_r_where(&f, ".", where, sizeof where), "/convergence");
+  cr_expect_str_eq(nh_r_where(&f, "summary", where, sizeof where), "/convergence/summary");
+  cr_expect_str_eq(nh_r_where(&f, "/x", where, sizeof where), "/x");
+  nh_h5_close(&f);
+  remove(path);
+}
+
+/* nh_h5_fmt: NaN and the infinities by name, else the shortest of 15 to 17 digits that reads
+ * back exactly. */
+Test(mut_results, h5_fmt_by_hand) {
+  char b[64];
+  cr_expect_str_eq(nh_h5_fmt(b, sizeof b, NAN), "NaN");
+  cr_expect_str_eq(nh_h5_fmt(b, sizeof b, INFINITY), "Inf");
+  cr_expect_str_eq(nh_h5_fmt(b, sizeof b, -INFINITY), "-Inf");
+  cr_expect_str_eq(nh_h5_fmt(b, sizeof b, 0.1), "0.1");
+  /* 1/3: 15 digits do not read back (checked here), the text given does, and has 16 or 17. */
+  char b15[64];
+  snprintf(b15, sizeof b15, "%.15g", 1.0 / 3);
+  cr_assert(strtod(b15, NULL) != 1.0 / 3);
+  nh_h5_fmt(b, sizeof b, 1.0 / 3);
+  cr_expect(strtod(b, NULL) == 1.0 / 3 && (strlen(b) == 18 || strlen(b) == 19), "1/3 as %s", b);
+  cr_expect_str_eq(nh_h5_fmt(b, sizeof b, 0.1 + 0.2), "0.30000000000000004");
 }
