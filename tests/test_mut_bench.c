@@ -194,3 +194,50 @@ Test(mut_bench, list_methods_shows_what_each_method_defines) {
   }
   cr_expect_gt(newton, 0, "no method exposes its Newton system");
 }
+
+/* The first line of out that starts with prefix (NULL if none). */
+static const char *line_starting(const char *out, const char *prefix) {
+  for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+    if (strncmp(l, prefix, strlen(prefix)) == 0) return l;
+  return NULL;
+}
+
+/* nhbench info's header and cost table on caveat_forced.cfg run at T = 0.2: the values come from
+ * the spec and the command (T, overrides, the spec's path, h = 0.1 and 0.05, 2 methods), the
+ * caveat of nh_newmark at beta + beta2 = 1/2, and rk4's cost at the finest h: T/h = 4 steps of 4
+ * right-hand sides each, no Newton iterations; the claimed orders are 2 and 4. */
+Test(mut_bench, info_header_and_cost_by_hand) {
+  char path[128], args[512];
+  static char out[1 << 16];
+  snprintf(path, sizeof path, "/tmp/nhbench-mut-bench-%d-cav.h5", (int)getpid());
+  snprintf(args, sizeof args, "run " DATA "caveat_forced.cfg -o %s --set T=0.2", path);
+  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  snprintf(args, sizeof args, "info %s", path);
+  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  expect_has(out, " convergence study\n  system       chaotic_particle()\n  T            0.2\n");
+  expect_has(out, "\n  spec         " DATA "caveat_forced.cfg\n  overrides    T=0.2\n");
+  expect_has(out, "\n  CAVEAT       method 0 nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,");
+  expect_has(out, "\n  h            2 values, 0.1 .. 0.05\n");
+  expect_has(out, "\n  methods      2\n");
+  expect_has(out, "\nCost at the finest h = 0.05;");
+  const char *cost = strstr(out, "\nCost at the finest");
+  cr_assert_not_null(cost);
+  const char *rk4 = line_starting(cost, "   1 ");
+  cr_assert_not_null(rk4, "no cost row of method 1:\n%s", cost);
+  char resid[32], name[64];
+  unsigned long long steps, rhs, newton, constr;
+  double wall;
+  cr_assert_eq(sscanf(rk4, "%*d %31s %llu %llu %llu %llu %lf %63s", resid, &steps, &rhs, &newton, &constr, &wall, name), 7,
+               "%.200s", rk4);
+  cr_expect(steps == 4 && rhs == 16 && newton == 0, "rk4: %llu steps, %llu rhs, %llu Newton", steps, rhs, newton);
+  cr_expect_str_eq(name, "rk4");
+  /* The order table: method 0 expected 2, method 1 expected 4. */
+  const char *orders = strstr(out, "\nObserved order");
+  cr_assert_not_null(orders);
+  int m, expected;
+  const char *row = line_starting(orders, "   0 ");
+  cr_expect(row && sscanf(row, "%d %d", &m, &expected) == 2 && expected == 2, "row 0: %.80s", row ? row : "");
+  row = line_starting(orders, "   1 ");
+  cr_expect(row && sscanf(row, "%d %d", &m, &expected) == 2 && expected == 4, "row 1: %.80s", row ? row : "");
+  remove(path);
+}
