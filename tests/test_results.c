@@ -1709,3 +1709,23 @@ Test(results, every_hdf5_object_closed_after_write_and_read) {
   wp_free(&w);
   remove(path);
 }
+
+/* A one-step result with its fit indices left unset is refused by name, not dereferenced; the
+ * same for the counts; the file is not written. */
+Test(results, onestep_unset_fit_fields_refused) {
+  char path[128], err[1024];
+  tmp_path(path, sizeof path, "one-unset");
+  one_fx x;
+  one_build(&x, path);
+  remove(path);
+  int *first = x.r.fit_first, *count = x.r.fit_count;
+  x.r.fit_first = NULL;
+  cr_expect_eq(nh_write_onestep(path, &x.st, &x.r, "test", err, sizeof err), -1);
+  cr_expect(strstr(err, "no data for fit_first (a result field left unset)") != NULL, "%s", err);
+  x.r.fit_first = first, x.r.fit_count = NULL;
+  cr_expect_eq(nh_write_onestep(path, &x.st, &x.r, "test", err, sizeof err), -1);
+  cr_expect(strstr(err, "no data for fit_count (a result field left unset)") != NULL, "%s", err);
+  cr_expect_neq(access(path, F_OK), 0, "a refused result left a file");
+  x.r.fit_count = count;
+  one_free(&x);
+}
