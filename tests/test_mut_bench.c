@@ -241,3 +241,16 @@ Test(mut_bench, info_header_and_cost_by_hand) {
   cr_expect(row && sscanf(row, "%d %d", &m, &expected) == 2 && expected == 4, "row 1: %.80s", row ? row : "");
   remove(path);
 }
+
+/* nhbench info on a trajectory study lists exactly the spec's step sizes, h = [0.1, 0.05]. */
+Test(mut_bench, info_trajectory_lists_its_h) {
+  char path[128], args[512];
+  static char out[1 << 16];
+  snprintf(path, sizeof path, "/tmp/nhbench-mut-bench-%d-traj.h5", (int)getpid());
+  snprintf(args, sizeof args, "run " DATA "trajectory_particle.cfg -o %s", path);
+  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  snprintf(args, sizeof args, "info %s", path);
+  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  expect_has(out, "\n  h            0.1 0.05\n  reference    exact\n");
+  remove(path);
+}
