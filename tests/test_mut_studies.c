@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "studies/study.h"
+#include "tests/helpers.h"
 
 #define DATA NHBENCH_SOURCE_DIR "/tests/data/"
 
@@ -111,4 +112,24 @@ Test(mut_studies, sample_every_divides_the_first_h_too) {
   cr_expect_eq(rc, -1);
   cr_expect(strstr(err, ":2: sample_every = 4 does not divide the 5 steps of h = 0.4") != NULL, "%s", err);
   nh_study_free(&st);
+}
+
+/* The adjoint defect is NaN (absent) without an adjoint, and for a method that carries history
+ * between steps (dla: NH_HISTORY, a step depends on more than the state), on either side; a
+ * plain method against itself gives a number. */
+Test(mut_studies, adjoint_defect_absent_without_adjoint_or_with_history) {
+  nh_system sys = test_system("particle", NULL);
+  nh_method *rk4 = test_method("rk4"), *dla = test_method("dla");
+  nh_state x, y;
+  nh_system_default_state(&sys, &x);
+  nh_cost c = {0};
+  cr_assert_eq(nh_method_init(rk4, &sys, &x, 0.1, &c), NH_STEP_OK);
+  cr_assert_eq(nh_method_step(rk4, &sys, &x, &y, 0.1, &c), NH_STEP_OK);
+  cr_expect(isnan(nh_onestep_adjoint_defect(rk4, NULL, &sys, &x, &y, 0.1, NH_NORM_MAX)), "no adjoint");
+  cr_expect(isnan(nh_onestep_adjoint_defect(dla, dla, &sys, &x, &y, 0.1, NH_NORM_MAX)), "history on both sides");
+  cr_expect(isnan(nh_onestep_adjoint_defect(rk4, dla, &sys, &x, &y, 0.1, NH_NORM_MAX)), "history in the adjoint");
+  cr_expect(isnan(nh_onestep_adjoint_defect(dla, rk4, &sys, &x, &y, 0.1, NH_NORM_MAX)), "history in the method");
+  const double d = nh_onestep_adjoint_defect(rk4, rk4, &sys, &x, &y, 0.1, NH_NORM_MAX);
+  cr_expect(isfinite(d) && d >= 0, "rk4 against itself: %g", d);
+  nh_method_free(rk4), nh_method_free(dla);
 }
