@@ -254,3 +254,28 @@ Test(mut_bench, info_trajectory_lists_its_h) {
   expect_has(out, "\n  h            0.1 0.05\n  reference    exact\n");
   remove(path);
 }
+
+/* nhbench info's grid of small_ensemble.cfg: the header lists beta2 = 0, 0.1, 0.4 and nothing
+ * more; one row per beta (0, 0.1) with three cells, (0.1, 0.4) skipped (beta + beta2 = 1/2). */
+Test(mut_bench, info_grid_rows_and_columns) {
+  char path[128], args[512];
+  static char out[1 << 16];
+  snprintf(path, sizeof path, "/tmp/nhbench-mut-bench-%d-grid.h5", (int)getpid());
+  snprintf(args, sizeof args, "run " DATA "small_ensemble.cfg -o %s --set T=0.4", path);
+  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  snprintf(args, sizeof args, "info %s", path);
+  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  char want[256];
+  snprintf(want, sizeof want, "\n  beta \\ beta2 %9.4g %9.4g %9.4g\n", 0.0, 0.1, 0.4);
+  expect_has(out, want);
+  const char *g = strstr(out, want);
+  cr_assert_not_null(g);
+  char row0[256], row1[256];
+  cr_assert_eq(sscanf(g + strlen(want), "%255[^\n]\n%255[^\n]", row0, row1), 2);
+  double b0, b1;
+  char c[3][32];
+  cr_expect(sscanf(row0, "%lf %31s %31s %31s", &b0, c[0], c[1], c[2]) == 4 && b0 == 0, "row 0: %s", row0);
+  cr_expect(sscanf(row1, "%lf %31s %31s %31s", &b1, c[0], c[1], c[2]) == 4 && b1 == 0.1, "row 1: %s", row1);
+  cr_expect_str_eq(c[2], "skip", "(0.1, 0.4) is not run");
+  remove(path);
+}
