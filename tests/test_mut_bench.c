@@ -279,3 +279,22 @@ Test(mut_bench, info_grid_rows_and_columns) {
   cr_expect_str_eq(c[2], "skip", "(0.1, 0.4) is not run");
   remove(path);
 }
+
+/* export slopes on a one-step file missing one of its columns (summary/cond_max) is a bad file:
+ * exit 2, no table. */
+Test(mut_bench, export_slopes_of_a_file_missing_a_column) {
+  char path[128], args[512];
+  static char out[1 << 16];
+  snprintf(path, sizeof path, "/tmp/nhbench-mut-bench-%d-one.h5", (int)getpid());
+  snprintf(args, sizeof args, "run " DATA "onestep_random.cfg -o %s", path);
+  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  snprintf(args, sizeof args, "export %s slopes", path);
+  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  cr_assert_geq(f, 0);
+  cr_assert_geq(H5Ldelete(f, "/onestep/summary/cond_max", H5P_DEFAULT), 0);
+  H5Fclose(f);
+  cr_expect_eq(nhbench(out, sizeof out, args), 2, "%s", out);
+  cr_expect(strstr(out, "# index") == NULL, "a table was printed:\n%s", out);
+  remove(path);
+}
