@@ -98,8 +98,11 @@ int nh_param_set(const nh_param_desc *d, int n, double *vals, const char *name, 
 void nh_format_double(char *buf, size_t len, double x) {
   for (int prec = 1; prec <= 17; prec++) {
     snprintf(buf, len, "%.*g", prec, x);
-    if (strtod(buf, NULL) == x) return;
+    if (strtod(buf, NULL) == x) break;
   }
+  /* %g writes an exponent once it reaches the precision: 10 at one digit is "1e+01". Such a value
+   * is a whole number; below 1e15 (%g's own fixed range at 15 digits) it reads better in full. */
+  if (strstr(buf, "e+") && fabs(x) < 1e15) snprintf(buf, len, "%.0f", x);
 }
 
 size_t nh_params_format(const nh_param_desc *d, int n, const double *vals, char *buf, size_t len) {

@@ -1,5 +1,6 @@
 /* Study specs: libconfig text files (format in README.md, "Study specs"). Every error names the
  * file, the line and the offending value. */
+#include <ctype.h>
 #include <errno.h>
 #include <libconfig.h>
 #include <limits.h>
@@ -903,6 +904,44 @@ void nh_config_syntax_error(const char *path, const char *text, const config_t *
            path, line, config_error_text(cfg), near);
 }
 
+/* libconfig 1.5 reads a decimal integer literal into an int without an overflow check:
+ * `seed = 4294967297;` silently becomes 1. Such a literal (no L suffix, outside the int range)
+ * is refused here, before libconfig sees it, naming file, line and value. Returns 0 or -1. */
+static int check_int_literals(const char *path, const char *text, char *err, size_t errlen) {
+  int line = 1;
+  for (const char *p = text; *p; p++) {
+    if (*p == '\n') line++;
+    else if (*p == '"') { /* a string, with its escapes */
+      while (p[1] && p[1] != '"') p += p[1] == '\\' && p[2] ? 2 : 1;
+      if (p[1]) p++;
+    }
+    else if (*p == '#' || (*p == '/' && p[1] == '/')) p += strcspn(p, "\n") - 1;
+    else if (*p == '/' && p[1] == '*') {
+      const char *e = strstr(p + 2, "*/");
+      for (const char *q = p; q < (e ? e : p + strlen(p)); q++) line += *q == '\n';
+      if (!e) break;
+      p = e + 1;
+    }
+    else if (isdigit((unsigned char)*p) && (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.'))) {
+      const size_t n = strspn(p, "0123456789");
+      const char next = p[n];
+      const int neg = p > text && p[-1] == '-';
+      if (!(next == '.' || next == 'e' || next == 'E' || next == 'x' || next == 'X' || next == 'L' || isalpha((unsigned char)next) || next == '_')) {
+        errno = 0;
+        const long long v = strtoll(p - neg, NULL, 10);
+        if (errno == ERANGE || v > INT_MAX || v < INT_MIN) {
+          snprintf(err, errlen, "%s:%d: the integer %s%.*s does not fit in 32 bits, and libconfig would read it wrapped; "
+                   "write it with an L suffix (%s%.*sL) or as a real (%s%.*s.0, exact up to 2^53)",
+                   path, line, neg ? "-" : "", (int)n, p, neg ? "-" : "", (int)n, p, neg ? "-" : "", (int)n, p);
+          return -1;
+        }
+      }
+      p += n - 1;
+    }
+  }
+  return 0;
+}
+
 int nh_study_load(const char *path, const char *const *overrides, int noverrides, nh_study *st,
                   char *err, size_t errlen) {
   memset(st, 0, sizeof *st);
@@ -917,6 +956,7 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
   config_t cfg;
   config_init(&cfg);
   int rc = -1;
+  if (check_int_literals(path, st->spec_text, err, errlen)) goto done;
   if (!config_read_string(&cfg, st->spec_text)) {
     nh_config_syntax_error(path, st->spec_text, &cfg, err, errlen);
     goto done;

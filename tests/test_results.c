@@ -1370,6 +1370,25 @@ Test(results_cli, damaged_and_foreign_files_refused) {
   H5LTset_attribute_string(f, "/ensemble/summary/ok", "dimensions", "method");
   H5Fclose(f);
   expect_on(bad, "info %s", 2, "has 3 entries along dimension method, other datasets 4");
+  /* Datasets of the wrong class, both ways: reals where integers belong, integers where reals. */
+  copy_file(good, bad, -1);
+  f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(f, "/ensemble/summary/ok", H5P_DEFAULT);
+  n = 4;
+  const double okd[4] = {1, 2, 3, 4};
+  H5LTmake_dataset_double(f, "/ensemble/summary/ok", 1, &n, okd);
+  H5LTset_attribute_string(f, "/ensemble/summary/ok", "dimensions", "method");
+  H5Fclose(f);
+  expect_on(bad, "info %s", 2, "dataset /ensemble/summary/ok holds floating-point numbers, expected integers");
+  copy_file(good, bad, -1);
+  f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(f, "/ensemble/t", H5P_DEFAULT);
+  n = ENS_S;
+  int ti[ENS_S] = {0};
+  H5LTmake_dataset_int(f, "/ensemble/t", 1, &n, ti);
+  H5LTset_attribute_string(f, "/ensemble/t", "dimensions", "sample");
+  H5Fclose(f);
+  expect_on(bad, "export %s variance", 2, "dataset /ensemble/t holds integers, expected floating-point numbers");
   /* A dataset that declares 2^40 values and stores none (chunked, never written): refused before
    * any allocation (a damaged 39 KB file once made the reader ask for 14.8 GB). */
   copy_file(good, bad, -1);
@@ -1630,4 +1649,85 @@ Test(results_cli, grid_method_index_bounds) {
   }
   ens_free(&x);
   remove(path);
+}
+
+/* Every HDF5 object the writer or the reader opens is closed again: with the file's default weak
+ * close degree a forgotten dataset, group, type or attribute keeps the file open behind an
+ * H5Fclose that seems to succeed. H5Fget_obj_count over all files counts what is still open (0 at
+ * the start of this test process). */
+static void expect_nothing_open(const char *when) {
+  const ssize_t open_objects = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
+  cr_expect_eq(open_objects, 0, "%s: %zd HDF5 objects still open", when, open_objects);
+}
+
+/* Reads back what nhbench info reads of any kind: the method names, orders, summary, grids and
+ * observables, each freed, then closes. */
+static void read_back_and_close(const char *path) {
+  nh_h5 f;
+  open_ok(&f, path);
+  int n = 0;
+  nh_h5_grid *g = NULL;
+  if (nh_h5_read_grids(&f, &n, &g) == 0) nh_h5_free_grids(n, g);
+  nh_h5_observable *o = NULL;
+  if (nh_h5_has(&f, "observables") && nh_h5_read_observables(&f, &n, &o) == 0) nh_h5_free_observables(n, o);
+  if (f.kind == NH_STUDY_CONVERGENCE) nh_h5_free_orders(nh_h5_read_orders(&f), f.nmethods);
+  if (f.kind == NH_STUDY_ENSEMBLE) free(nh_h5_read_ensemble_summary(&f));
+  char *cmd = nh_h5_attr_string(&f, "/", "command");
+  free(cmd);
+  nh_h5_close(&f);
+}
+
+Test(results, every_hdf5_object_closed_after_write_and_read) {
+  char path[128];
+  expect_nothing_open("start");
+  conv_fx c;
+  tmp_path(path, sizeof path, "closed-conv");
+  conv_build(&c, path);
+  expect_nothing_open("nh_write_convergence");
+  read_back_and_close(path);
+  expect_nothing_open("reading a convergence file");
+  conv_free(&c);
+  ens_fx e;
+  ens_build(&e, path);
+  expect_nothing_open("nh_write_ensemble");
+  read_back_and_close(path);
+  expect_nothing_open("reading an ensemble file");
+  ens_free(&e);
+  traj_fx t;
+  traj_build(&t, path);
+  expect_nothing_open("nh_write_trajectory");
+  read_back_and_close(path);
+  traj_free(&t);
+  one_fx s;
+  one_build(&s, path);
+  expect_nothing_open("nh_write_onestep");
+  read_back_and_close(path);
+  one_free(&s);
+  wp_fx w;
+  wp_build(&w, path);
+  expect_nothing_open("nh_write_work_precision");
+  read_back_and_close(path);
+  expect_nothing_open("reading a work-precision file");
+  wp_free(&w);
+  remove(path);
+}
+
+/* A one-step result with its fit indices left unset is refused by name, not dereferenced; the
+ * same for the counts; the file is not written. */
+Test(results, onestep_unset_fit_fields_refused) {
+  char path[128], err[1024];
+  tmp_path(path, sizeof path, "one-unset");
+  one_fx x;
+  one_build(&x, path);
+  remove(path);
+  int *first = x.r.fit_first, *count = x.r.fit_count;
+  x.r.fit_first = NULL;
+  cr_expect_eq(nh_write_onestep(path, &x.st, &x.r, "test", err, sizeof err), -1);
+  cr_expect(strstr(err, "no data for fit_first (a result field left unset)") != NULL, "%s", err);
+  x.r.fit_first = first, x.r.fit_count = NULL;
+  cr_expect_eq(nh_write_onestep(path, &x.st, &x.r, "test", err, sizeof err), -1);
+  cr_expect(strstr(err, "no data for fit_count (a result field left unset)") != NULL, "%s", err);
+  cr_expect_neq(access(path, F_OK), 0, "a refused result left a file");
+  x.r.fit_count = count;
+  one_free(&x);
 }

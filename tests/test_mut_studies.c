@@ -1,0 +1,135 @@
+/* studies/: checks added for mutation robustness (issue 16). Each expected value comes from the
+ * spec's definition (study.h) or a hand computation, never from an earlier run. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "studies/study.h"
+#include "tests/helpers.h"
+
+#define DATA NHBENCH_SOURCE_DIR "/tests/data/"
+
+static void load(const char *path, const char *const *ov, int nov, nh_study *st) {
+  char err[1024];
+  cr_assert_eq(nh_study_load(path, ov, nov, st, err, sizeof err), 0, "%s", err);
+}
+
+/* divergence = 1e-300: any energy change at all exceeds divergence · max(1, |E0|), so every run
+ * that moves the energy stops as NH_RUN_DIVERGED (study.h) and its status says so; a run with
+ * status 0 must then have kept the energy exactly (its energy_error samples all 0). */
+Test(mut_studies, trajectory_status_records_divergence) {
+  const char *ov[] = {"divergence=1e-300"};
+  nh_study st;
+  nh_trajectory_result r;
+  char err[1024];
+  load(DATA "trajectory_particle.cfg", ov, 1, &st);
+  cr_assert_eq(nh_run_trajectory(&st, &r, err, sizeof err), 0, "%s", err);
+  const size_t runs = (size_t)st.nmethods * st.nh * st.nic;
+  int diverged = 0;
+  for (size_t run = 0; run < runs; run++) {
+    cr_expect(r.status[run] == 0 || r.status[run] == NH_RUN_DIVERGED, "run %zu: status %d", run, r.status[run]);
+    diverged += r.status[run] == NH_RUN_DIVERGED;
+  }
+  cr_expect_gt(diverged, 0, "no run of %zu recorded as diverged at divergence = 1e-300", runs);
+  nh_trajectory_result_free(&r);
+  nh_study_free(&st);
+}
+
+/* Writes a spec to a temporary file and loads it; returns nh_study_load's code. */
+static int load_text(const char *text, nh_study *st, char *err, size_t errlen, char *path, size_t pathlen) {
+  snprintf(path, pathlen, "/tmp/nhbench_mut_studies_%d.cfg", (int)getpid());
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+  return nh_study_load(path, NULL, 0, st, err, errlen);
+}
+
+#define ENSEMBLE_HEAD "study = \"ensemble\"; system = \"chaotic_particle\"; T = 0.4; h = 0.2;\n"
+#define ENSEMBLE_TAIL "methods = [\"rk4\"]; # 99999999999 in a comment is no value\n"
+
+/* libconfig 1.5 wraps an integer literal beyond 32 bits (4294967297 = 2^32 + 1 would read as 1):
+ * such a seed is refused with file, line and value; with an L suffix it reads exactly; a big
+ * number inside a string or comment is not a literal. */
+Test(mut_studies, integer_literal_beyond_32_bits) {
+  nh_study st;
+  char err[1024], path[128];
+  int rc = load_text(ENSEMBLE_HEAD "\nensemble = { count = 2; energy = 1.5; seed = 4294967297; };\n" ENSEMBLE_TAIL, &st,
+                     err, sizeof err, path, sizeof path);
+  cr_expect_eq(rc, -1, "a wrapped seed was accepted");
+  char where[160];
+  snprintf(where, sizeof where, "%s:3: the integer 4294967297 ", path);
+  cr_expect(strstr(err, where) != NULL, "message '%s' lacks '%s'", err, where);
+  nh_study_free(&st);
+  rc = load_text(ENSEMBLE_HEAD "ensemble = { count = 2; energy = 1.5; seed = -2147483649; };\n" ENSEMBLE_TAIL, &st, err,
+                 sizeof err, path, sizeof path);
+  cr_expect(rc == -1 && strstr(err, ":2: the integer -2147483649 "), "below INT_MIN: %s", err);
+  nh_study_free(&st);
+  /* INT_MAX itself fits; 2^32 + 1 with an L suffix is read exactly. */
+  rc = load_text(ENSEMBLE_HEAD "ensemble = { count = 2; energy = 1.5; seed = 2147483647; };\n" ENSEMBLE_TAIL, &st, err,
+                 sizeof err, path, sizeof path);
+  cr_expect(rc == 0 && st.seed == 2147483647u, "INT_MAX: rc %d, %s", rc, err);
+  nh_study_free(&st);
+  rc = load_text(ENSEMBLE_HEAD "ensemble = { count = 2; energy = 1.5; seed = 4294967297L; };\n" ENSEMBLE_TAIL, &st, err,
+                 sizeof err, path, sizeof path);
+  cr_expect(rc == 0 && st.seed == 4294967297u, "L suffix: rc %d, seed %llu, %s", rc, (unsigned long long)st.seed, err);
+  nh_study_free(&st);
+  remove(path);
+}
+
+/* A convergence run that fails (nh_newmark with beta' > beta gains energy, spec/newmark.md 2.2,
+ * and blows up long before T = 400) has no error and no multiplier error: both NaN, status not 0. */
+Test(mut_studies, failed_convergence_run_has_no_errors) {
+  nh_study st;
+  nh_convergence_result r;
+  char err[1024], path[128];
+  cr_assert_eq(load_text("study = \"convergence\"; system = \"chaotic_particle\"; T = 400.0; h = [0.2, 0.1];\n"
+                         "methods = [\"nh_newmark(beta=0,beta2=0.3,alpha=0.5)\"];\n",
+                         &st, err, sizeof err, path, sizeof path),
+               0, "%s", err);
+  remove(path);
+  cr_assert_eq(nh_run_convergence(&st, &r, err, sizeof err), 0, "%s", err);
+  for (int hi = 0; hi < st.nh; hi++) {
+    cr_expect_neq(r.status[hi], 0, "h = %g ran to T", st.h[hi]);
+    cr_expect(isnan(r.err[hi]) && isnan(r.err_q[hi]) && isnan(r.err_v[hi]), "h = %g: error %g", st.h[hi], r.err[hi]);
+    cr_expect(isnan(r.lambda_err[hi]), "h = %g: multiplier error %g of a failed run", st.h[hi], r.lambda_err[hi]);
+  }
+  nh_convergence_result_free(&r);
+  nh_study_free(&st);
+}
+
+/* sample_every must divide the step count of every h, the first one included: T = 2 with
+ * h = 0.4 (5 steps) and 0.1 (20 steps) at sample_every = 4 fails on h = 0.4 only. */
+Test(mut_studies, sample_every_divides_the_first_h_too) {
+  nh_study st;
+  char err[1024], path[128];
+  const int rc = load_text("study = \"trajectory\"; system = \"particle\"; T = 2.0; h = [0.4, 0.1];\n"
+                           "sample_every = 4; observables = [\"energy_error\"]; methods = [\"rk4\"];\n",
+                           &st, err, sizeof err, path, sizeof path);
+  remove(path);
+  cr_expect_eq(rc, -1);
+  cr_expect(strstr(err, ":2: sample_every = 4 does not divide the 5 steps of h = 0.4") != NULL, "%s", err);
+  nh_study_free(&st);
+}
+
+/* The adjoint defect is NaN (absent) without an adjoint, and for a method that carries history
+ * between steps (dla: NH_HISTORY, a step depends on more than the state), on either side; a
+ * plain method against itself gives a number. */
+Test(mut_studies, adjoint_defect_absent_without_adjoint_or_with_history) {
+  nh_system sys = test_system("particle", NULL);
+  nh_method *rk4 = test_method("rk4"), *dla = test_method("dla");
+  nh_state x, y;
+  nh_system_default_state(&sys, &x);
+  nh_cost c = {0};
+  cr_assert_eq(nh_method_init(rk4, &sys, &x, 0.1, &c), NH_STEP_OK);
+  cr_assert_eq(nh_method_step(rk4, &sys, &x, &y, 0.1, &c), NH_STEP_OK);
+  cr_expect(isnan(nh_onestep_adjoint_defect(rk4, NULL, &sys, &x, &y, 0.1, NH_NORM_MAX)), "no adjoint");
+  cr_expect(isnan(nh_onestep_adjoint_defect(dla, dla, &sys, &x, &y, 0.1, NH_NORM_MAX)), "history on both sides");
+  cr_expect(isnan(nh_onestep_adjoint_defect(rk4, dla, &sys, &x, &y, 0.1, NH_NORM_MAX)), "history in the adjoint");
+  cr_expect(isnan(nh_onestep_adjoint_defect(dla, rk4, &sys, &x, &y, 0.1, NH_NORM_MAX)), "history in the method");
+  const double d = nh_onestep_adjoint_defect(rk4, rk4, &sys, &x, &y, 0.1, NH_NORM_MAX);
+  cr_expect(isfinite(d) && d >= 0, "rk4 against itself: %g", d);
+  nh_method_free(rk4), nh_method_free(dla);
+}
