@@ -200,6 +200,10 @@ int nh_claims_load(const char *path, nh_claims *c, char *err, size_t errlen) {
     }
     goto done;
   }
+  char *text = nh_read_text(path);
+  const int wrapped_integer = text && nh_config_check_integers(path, text, err, errlen);
+  free(text);
+  if (wrapped_integer) goto done;
   const config_setting_t *root = config_root_setting(&cfg), *items = config_setting_get_member(root, "items");
   static const char *const keys[] = {"spec", "title", "items", NULL};
   if (check_keys(&l, root, keys) || get_text(&l, root, "spec", c->spec, sizeof c->spec, 1) ||

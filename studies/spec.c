@@ -907,7 +907,7 @@ void nh_config_syntax_error(const char *path, const char *text, const config_t *
 /* libconfig 1.5 reads a decimal integer literal into an int without an overflow check:
  * `seed = 4294967297;` silently becomes 1. Such a literal (no L suffix, outside the int range)
  * is refused here, before libconfig sees it, naming file, line and value. Returns 0 or -1. */
-static int check_int_literals(const char *path, const char *text, char *err, size_t errlen) {
+int nh_config_check_integers(const char *path, const char *text, char *err, size_t errlen) {
   int line = 1;
   for (const char *p = text; *p; p++) {
     if (*p == '\n') line++;
@@ -956,7 +956,7 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
   config_t cfg;
   config_init(&cfg);
   int rc = -1;
-  if (check_int_literals(path, st->spec_text, err, errlen)) goto done;
+  if (nh_config_check_integers(path, st->spec_text, err, errlen)) goto done;
   if (!config_read_string(&cfg, st->spec_text)) {
     nh_config_syntax_error(path, st->spec_text, &cfg, err, errlen);
     goto done;

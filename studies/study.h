@@ -112,6 +112,10 @@ char *nh_read_text(const char *path);
 /* "FILE:LINE: syntax error in `the line` (hint)": libconfig's parse error of `text` (the file's
  * contents; NULL: no line shown) in cfg, for specs and claims files alike. */
 void nh_config_syntax_error(const char *path, const char *text, const config_t *cfg, char *err, size_t errlen);
+/* Refuses (-1, "FILE:LINE: the integer ... does not fit in 32 bits ...") a decimal integer literal of
+ * text without the L suffix outside the int range, which libconfig 1.5 would silently wrap; strings
+ * and comments are skipped. For specs and claims files alike. */
+int nh_config_check_integers(const char *path, const char *text, char *err, size_t errlen);
 
 /* Reads and checks a spec. overrides: "path=value" strings (libconfig paths, e.g.
  * "ensemble.count=100"). On error returns -1 with "FILE:LINE: message" in err. Either way st

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench/report.h"
 #include "core/param.h"
 #include "integrators/integrator.h"
 #include "systems/system.h"
@@ -296,5 +297,47 @@ Test(mut_bench, export_slopes_of_a_file_missing_a_column) {
   H5Fclose(f);
   cr_expect_eq(nhbench(out, sizeof out, args), 2, "%s", out);
   cr_expect(strstr(out, "# index") == NULL, "a table was printed:\n%s", out);
+  remove(path);
+}
+
+/* A claims file is read by libconfig too: an integer it would wrap to 32 bits is refused at its
+ * line; the same file with the L suffix gets past that check (and fails later, on its missing
+ * items). */
+Test(mut_bench, claims_integer_beyond_32_bits) {
+  char path[128], err[1024], want[512];
+  snprintf(path, sizeof path, "/tmp/nhbench-mutclaims-%d.cfg", (int)getpid());
+  for (int suffix = 0; suffix < 2; suffix++) {
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "spec = \"x.cfg\";\n\nextra = 4294967296%s;\n", suffix ? "L" : "");
+    fclose(f);
+    nh_claims c;
+    err[0] = '\0';
+    cr_expect_eq(nh_claims_load(path, &c, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:3: the integer 4294967296 does not fit in 32 bits", path);
+    if (suffix) cr_expect(strstr(err, "does not fit") == NULL, "%s", err);
+    else cr_expect(strncmp(err, want, strlen(want)) == 0, "%s", err);
+    nh_claims_free(&c);
+  }
+  remove(path);
+}
+
+/* A claims file that fails after its items are allocated: nh_claims_load frees them itself, and
+ * nh_claims_free may still be called on the result (as every caller does), again and again,
+ * without freeing anything twice. */
+Test(mut_bench, claims_free_after_a_failed_load) {
+  char path[128], err[1024] = "";
+  snprintf(path, sizeof path, "/tmp/nhbench-mutclaims2-%d.cfg", (int)getpid());
+  FILE *f = fopen(path, "w");
+  cr_assert(f);
+  fputs("spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { quantity = \"q\"; file = \"f\"; data = \"d\";\n"
+        "     expect = \"in [2, 1]\"; } ); }\n);\n", f);
+  fclose(f);
+  nh_claims c;
+  cr_expect_eq(nh_claims_load(path, &c, err, sizeof err), -1);
+  cr_expect(strstr(err, ":5: bad expectation 'in [2, 1]'") != NULL, "%s", err);
+  cr_expect(c.items == NULL && c.nitems == 0, "a failed load leaves %d items at %p", c.nitems, (void *)c.items);
+  nh_claims_free(&c);
+  nh_claims_free(&c);
   remove(path);
 }
