@@ -97,23 +97,33 @@ Test(mut_bench, list_systems_shows_every_parameter) {
   cr_expect_gt(checked, 3, "only %d parameters", checked);
 }
 
+/* Runs `nhbench run DATA/SPEC -o FILE RUN_SET`, checks that `nhbench COMMAND FILE ...` (COMMAND's
+ * "%s" is the file) succeeds, deletes the HDF5 object OBJECT and runs COMMAND again into out: the
+ * damaged file's exit status (the file is removed). */
+static int after_deleting(const char *spec, const char *run_set, const char *command, const char *object, char *out,
+                          size_t len) {
+  char path[128], args[512];
+  snprintf(path, sizeof path, "/tmp/nhbench-mut-bench-%d-damaged.h5", (int)getpid());
+  snprintf(args, sizeof args, "run " DATA "%s -o %s %s", spec, path, run_set);
+  cr_assert_eq(nhbench(out, len, args), 0, "%s", out);
+  snprintf(args, sizeof args, command, path);
+  cr_assert_eq(nhbench(out, len, args), 0, "before deleting %s: %s", object, out);
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  cr_assert_geq(f, 0);
+  cr_assert_geq(H5Ldelete(f, object, H5P_DEFAULT), 0);
+  H5Fclose(f);
+  const int status = nhbench(out, len, args);
+  remove(path);
+  return status;
+}
+
 /* An ensemble over given initial conditions whose q0 is gone: nhbench info says the file is bad
  * (exit 2) instead of printing a partial header. */
 Test(mut_bench, info_refuses_an_ensemble_without_its_initial_conditions) {
-  char path[128], args[512];
   static char out[1 << 16];
-  snprintf(path, sizeof path, "/tmp/nhbench-mut-bench-%d-ics.h5", (int)getpid());
-  snprintf(args, sizeof args, "run " DATA "ensemble_fixed.cfg -o %s --set T=0.4", path);
-  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
-  snprintf(args, sizeof args, "info %s", path);
-  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
-  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-  cr_assert_geq(f, 0);
-  cr_assert_geq(H5Ldelete(f, "/ensemble/q0", H5P_DEFAULT), 0);
-  H5Fclose(f);
-  cr_expect_eq(nhbench(out, sizeof out, args), 2, "%s", out);
+  cr_expect_eq(after_deleting("ensemble_fixed.cfg", "--set T=0.4", "info %s", "/ensemble/q0", out, sizeof out), 2, "%s",
+               out);
   expect_has(out, "q0");
-  remove(path);
 }
 
 /* nhbench_bench without an ENSEMBLE_SPEC runs studies/chaotic_ensemble.cfg (its --help says so),
@@ -284,20 +294,10 @@ Test(mut_bench, info_grid_rows_and_columns) {
 /* export slopes on a one-step file missing one of its columns (summary/cond_max) is a bad file:
  * exit 2, no table. */
 Test(mut_bench, export_slopes_of_a_file_missing_a_column) {
-  char path[128], args[512];
   static char out[1 << 16];
-  snprintf(path, sizeof path, "/tmp/nhbench-mut-bench-%d-one.h5", (int)getpid());
-  snprintf(args, sizeof args, "run " DATA "onestep_random.cfg -o %s", path);
-  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
-  snprintf(args, sizeof args, "export %s slopes", path);
-  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
-  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-  cr_assert_geq(f, 0);
-  cr_assert_geq(H5Ldelete(f, "/onestep/summary/cond_max", H5P_DEFAULT), 0);
-  H5Fclose(f);
-  cr_expect_eq(nhbench(out, sizeof out, args), 2, "%s", out);
+  cr_expect_eq(after_deleting("onestep_random.cfg", "", "export %s slopes", "/onestep/summary/cond_max", out, sizeof out),
+               2, "%s", out);
   cr_expect(strstr(out, "# index") == NULL, "a table was printed:\n%s", out);
-  remove(path);
 }
 
 /* A claims file is read by libconfig too: an integer it would wrap to 32 bits is refused at its
