@@ -53,6 +53,14 @@ static inline gsl_rng *test_rng(unsigned long seed) {
   return r;
 }
 
+/* Writes text to path (replacing it). */
+static inline void test_write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  cr_assert(f, "cannot write %s", path);
+  fputs(text, f);
+  fclose(f);
+}
+
 /* Runs the shell command cmd, what it prints on stdout into out (truncated to outlen − 1 bytes);
  * the exit status (128 + the signal for a child the shell saw killed), or -1 if it did not exit. */
 static inline int test_run_command(const char *cmd, char *out, size_t outlen) {

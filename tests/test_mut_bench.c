@@ -13,45 +13,40 @@
 #include "core/param.h"
 #include "integrators/integrator.h"
 #include "systems/system.h"
+#include "tests/helpers.h"
 
 #define DATA NHBENCH_SOURCE_DIR "/tests/data/"
-
-/* Runs `nhbench ARGS` (stdout and stderr) into out; returns the exit status. */
-static int nhbench(char *out, size_t len, const char *args) {
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "%s %s 2>&1", NHBENCH_EXE, args);
-  FILE *p = popen(cmd, "r");
-  cr_assert_not_null(p);
-  size_t n = fread(out, 1, len - 1, p);
-  out[n] = '\0';
-  const int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static void expect_has(const char *out, const char *needle) {
   cr_expect(strstr(out, needle) != NULL, "'%s' not in:\n%s", needle, out);
 }
 
-/* A convergence results file of convergence_norms.cfg with the extra settings `set`. */
-static void convergence_file(char *path, size_t len, const char *tag, const char *set) {
+/* Runs `nhbench run DATA/SPEC -o PATH SET` into a temporary PATH named by tag. */
+static void results_file(char *path, size_t len, const char *tag, const char *spec, const char *set) {
   char args[1024];
   static char out[1 << 16];
   snprintf(path, len, "/tmp/nhbench-mut-bench-%d-%s.h5", (int)getpid(), tag);
-  snprintf(args, sizeof args, "run " DATA "convergence_norms.cfg -o %s %s", path, set);
-  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  snprintf(args, sizeof args, "run " DATA "%s -o %s %s", spec, path, set);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+}
+
+/* `nhbench info PATH` into out; it must succeed. */
+static void info_of(const char *path, char *out, size_t len) {
+  char args[512];
+  snprintf(args, sizeof args, "info %s", path);
+  cr_assert_eq(test_run_nhbench(args, out, len), 0, "%s", out);
 }
 
 /* nhbench info on a convergence study shows the settings of the order fit as the spec set them:
  * the order tolerance, the reference tolerance, the fit points and the error floor, and the h
  * range from the largest to the smallest. */
 Test(mut_bench, info_shows_the_fit_settings) {
-  char path[128], args[512];
+  char path[128];
   static char out[1 << 16];
-  convergence_file(path, sizeof path, "fit",
+  results_file(path, sizeof path, "fit", "convergence_norms.cfg",
                    "--set order_tolerance=0.3 --set reference_tol=1e-12 --set fit_points=2 --set error_floor=1e-9 "
                    "--set 'h=[0.05, 0.1, 0.025]'");
-  snprintf(args, sizeof args, "info %s", path);
-  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  info_of(path, out, sizeof out);
   expect_has(out, "ok: |observed - expected| <= 0.3):");
   expect_has(out, "  reference    rk8pd, tolerance 1e-12\n");
   expect_has(out, "  order fit    the 2 finest consecutive h whose error is finite and above 1e-09\n");
@@ -63,9 +58,9 @@ Test(mut_bench, info_shows_the_fit_settings) {
 Test(mut_bench, export_unknown_table_on_a_real_file) {
   char path[128], args[512];
   static char out[1 << 16];
-  convergence_file(path, sizeof path, "table", "");
+  results_file(path, sizeof path, "table", "convergence_norms.cfg", "");
   snprintf(args, sizeof args, "export %s no_such_table", path);
-  cr_expect_eq(nhbench(out, sizeof out, args), 2);
+  cr_expect_eq(test_run_nhbench(args, out, sizeof out), 2);
   const char *msg = "nhbench export: unknown table 'no_such_table'\n";
   int lines = 0;
   for (const char *p = out; *p; p++) lines += *p == '\n';
@@ -77,7 +72,7 @@ Test(mut_bench, export_unknown_table_on_a_real_file) {
  * default and range as the descriptor table has them. */
 Test(mut_bench, list_systems_shows_every_parameter) {
   static char out[1 << 18];
-  cr_assert_eq(nhbench(out, sizeof out, "list systems"), 0, "%s", out);
+  cr_assert_eq(test_run_nhbench("list systems", out, sizeof out), 0, "%s", out);
   int checked = 0;
   for (int i = 0; nh_system_types[i]; i++) {
     const nh_system_type *t = nh_system_types[i];
@@ -103,16 +98,14 @@ Test(mut_bench, list_systems_shows_every_parameter) {
 static int after_deleting(const char *spec, const char *run_set, const char *command, const char *object, char *out,
                           size_t len) {
   char path[128], args[512];
-  snprintf(path, sizeof path, "/tmp/nhbench-mut-bench-%d-damaged.h5", (int)getpid());
-  snprintf(args, sizeof args, "run " DATA "%s -o %s %s", spec, path, run_set);
-  cr_assert_eq(nhbench(out, len, args), 0, "%s", out);
+  results_file(path, sizeof path, "damaged", spec, run_set);
   snprintf(args, sizeof args, command, path);
-  cr_assert_eq(nhbench(out, len, args), 0, "before deleting %s: %s", object, out);
+  cr_assert_eq(test_run_nhbench(args, out, len), 0, "before deleting %s: %s", object, out);
   hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
   cr_assert_geq(f, 0);
   cr_assert_geq(H5Ldelete(f, object, H5P_DEFAULT), 0);
   H5Fclose(f);
-  const int status = nhbench(out, len, args);
+  const int status = test_run_nhbench(args, out, len);
   remove(path);
   return status;
 }
@@ -150,19 +143,15 @@ Test(mut_bench, report_counts_caveats_per_method) {
   snprintf(dir, sizeof dir, "/tmp/nhbench-mut-bench-%d-report", (int)getpid());
   mkdir(dir, 0777);
   snprintf(args, sizeof args, "run " DATA "caveat_forced.cfg -o %s/cav.h5", dir);
-  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
   snprintf(path, sizeof path, "%s/c.claims", dir);
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs("spec = \"mut\"; title = \"caveats\";\nitems = ( { item = \"C1\"; source = \"[test]\"; claim = \"caveats\";\n"
+  test_write_file(path, "spec = \"mut\"; title = \"caveats\";\nitems = ( { item = \"C1\"; source = \"[test]\"; claim = \"caveats\";\n"
         "  rows = ( { quantity = \"mean\"; file = \"cav\"; data = \"caveats\"; reduce = \"mean\"; expect = \"~ 0.5 abs 0.01\"; },\n"
         "    { quantity = \"minus\"; file = \"cav\"; data = \"caveats\"; minus = \"order_claimed\"; reduce = \"mean\";"
         " expect = \"~ -2.5 abs 0.01\"; },\n"
-        "    { quantity = \"rk4\"; file = \"cav\"; data = \"caveats\"; at = { method = \"rk4\"; }; expect = \"in [-0.1, 0.1]\"; } ); } );\n",
-        f);
-  fclose(f);
+        "    { quantity = \"rk4\"; file = \"cav\"; data = \"caveats\"; at = { method = \"rk4\"; }; expect = \"in [-0.1, 0.1]\"; } ); } );\n");
   snprintf(args, sizeof args, "report --strict -r %s -o %s %s", dir, dir, path);
-  cr_expect_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  cr_expect_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
   expect_has(out, "3 pass, 0 fail, 0 not-verified");
   snprintf(args, sizeof args, "rm -rf %s", dir);
   cr_expect_eq(system(args), 0);
@@ -185,7 +174,7 @@ static const char *entry_of(const char *out, const char *name, int composition, 
  * when its table defines it (compositions over a base method say nothing of their own). */
 Test(mut_bench, list_methods_shows_what_each_method_defines) {
   static char out[1 << 20];
-  cr_assert_eq(nhbench(out, sizeof out, "list methods"), 0, "%s", out);
+  cr_assert_eq(test_run_nhbench("list methods", out, sizeof out), 0, "%s", out);
   int newton = 0;
   for (int i = 0; nh_integrator_types[i]; i++) {
     const nh_integrator_type *t = nh_integrator_types[i];
@@ -218,13 +207,10 @@ static const char *line_starting(const char *out, const char *prefix) {
  * caveat of nh_newmark at beta + beta2 = 1/2, and rk4's cost at the finest h: T/h = 4 steps of 4
  * right-hand sides each, no Newton iterations; the claimed orders are 2 and 4. */
 Test(mut_bench, info_header_and_cost_by_hand) {
-  char path[128], args[512];
+  char path[128];
   static char out[1 << 16];
-  snprintf(path, sizeof path, "/tmp/nhbench-mut-bench-%d-cav.h5", (int)getpid());
-  snprintf(args, sizeof args, "run " DATA "caveat_forced.cfg -o %s --set T=0.2", path);
-  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
-  snprintf(args, sizeof args, "info %s", path);
-  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  results_file(path, sizeof path, "cav", "caveat_forced.cfg", "--set T=0.2");
+  info_of(path, out, sizeof out);
   expect_has(out, " convergence study\n  system       chaotic_particle()\n  T            0.2\n");
   expect_has(out, "\n  spec         " DATA "caveat_forced.cfg\n  overrides    T=0.2\n");
   expect_has(out, "\n  CAVEAT       method 0 nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,");
@@ -255,13 +241,10 @@ Test(mut_bench, info_header_and_cost_by_hand) {
 
 /* nhbench info on a trajectory study lists exactly the spec's step sizes, h = [0.1, 0.05]. */
 Test(mut_bench, info_trajectory_lists_its_h) {
-  char path[128], args[512];
+  char path[128];
   static char out[1 << 16];
-  snprintf(path, sizeof path, "/tmp/nhbench-mut-bench-%d-traj.h5", (int)getpid());
-  snprintf(args, sizeof args, "run " DATA "trajectory_particle.cfg -o %s", path);
-  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
-  snprintf(args, sizeof args, "info %s", path);
-  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  results_file(path, sizeof path, "traj", "trajectory_particle.cfg", "");
+  info_of(path, out, sizeof out);
   expect_has(out, "\n  h            0.1 0.05\n  reference    exact\n");
   remove(path);
 }
@@ -269,13 +252,10 @@ Test(mut_bench, info_trajectory_lists_its_h) {
 /* nhbench info's grid of small_ensemble.cfg: the header lists beta2 = 0, 0.1, 0.4 and nothing
  * more; one row per beta (0, 0.1) with three cells, (0.1, 0.4) skipped (beta + beta2 = 1/2). */
 Test(mut_bench, info_grid_rows_and_columns) {
-  char path[128], args[512];
+  char path[128];
   static char out[1 << 16];
-  snprintf(path, sizeof path, "/tmp/nhbench-mut-bench-%d-grid.h5", (int)getpid());
-  snprintf(args, sizeof args, "run " DATA "small_ensemble.cfg -o %s --set T=0.4", path);
-  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
-  snprintf(args, sizeof args, "info %s", path);
-  cr_assert_eq(nhbench(out, sizeof out, args), 0, "%s", out);
+  results_file(path, sizeof path, "grid", "small_ensemble.cfg", "--set T=0.4");
+  info_of(path, out, sizeof out);
   char want[256];
   snprintf(want, sizeof want, "\n  beta \\ beta2 %9.4g %9.4g %9.4g\n", 0.0, 0.1, 0.4);
   expect_has(out, want);
@@ -307,10 +287,9 @@ Test(mut_bench, claims_integer_beyond_32_bits) {
   char path[128], err[1024], want[512];
   snprintf(path, sizeof path, "/tmp/nhbench-mutclaims-%d.cfg", (int)getpid());
   for (int suffix = 0; suffix < 2; suffix++) {
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fprintf(f, "spec = \"x.cfg\";\n\nextra = 4294967296%s;\n", suffix ? "L" : "");
-    fclose(f);
+    char text[128];
+    snprintf(text, sizeof text, "spec = \"x.cfg\";\n\nextra = 4294967296%s;\n", suffix ? "L" : "");
+    test_write_file(path, text);
     nh_claims c;
     err[0] = '\0';
     cr_expect_eq(nh_claims_load(path, &c, err, sizeof err), -1);
@@ -328,11 +307,8 @@ Test(mut_bench, claims_integer_beyond_32_bits) {
 Test(mut_bench, claims_free_after_a_failed_load) {
   char path[128], err[1024] = "";
   snprintf(path, sizeof path, "/tmp/nhbench-mutclaims2-%d.cfg", (int)getpid());
-  FILE *f = fopen(path, "w");
-  cr_assert(f);
-  fputs("spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { quantity = \"q\"; file = \"f\"; data = \"d\";\n"
-        "     expect = \"in [2, 1]\"; } ); }\n);\n", f);
-  fclose(f);
+  test_write_file(path, "spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { quantity = \"q\"; file = \"f\"; data = \"d\";\n"
+        "     expect = \"in [2, 1]\"; } ); }\n);\n");
   nh_claims c;
   cr_expect_eq(nh_claims_load(path, &c, err, sizeof err), -1);
   cr_expect(strstr(err, ":5: bad expectation 'in [2, 1]'") != NULL, "%s", err);

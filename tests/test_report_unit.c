@@ -148,10 +148,7 @@ static char tmpdir[64];
 static void write_file(const char *name, const char *text) {
   char path[256];
   snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-  FILE *f = fopen(path, "w");
-  cr_assert(f);
-  fputs(text, f);
-  fclose(f);
+  test_write_file(path, text);
 }
 
 static void make_tmpdir(void) {

@@ -951,13 +951,6 @@ Test(results, work_precision_round_trip) {
 
 /* ---- failed writes ------------------------------------------------------------------------ */
 
-static void write_file(const char *path, const char *text) {
-  FILE *fp = fopen(path, "w");
-  cr_assert(fp, "cannot write %s", path);
-  fputs(text, fp);
-  fclose(fp);
-}
-
 static void expect_file(const char *path, const char *text) {
   char buf[256] = "";
   FILE *fp = fopen(path, "r");
@@ -1012,7 +1005,7 @@ static void failing_setup(conv_fx *x, char *dir, size_t dlen, char *path, size_t
   snprintf(dir, dlen, "/tmp/nhbench-results-%s-%d", tag, (int)getpid());
   snprintf(path, plen, "%s/out.h5", dir);
   cr_assert_eq(mkdir(dir, 0755), 0, "mkdir %s", dir);
-  write_file(path, "old results");
+  test_write_file(path, "old results");
 }
 
 Test(results, failed_write_in_unwritable_directory_keeps_old_file) {
@@ -1047,7 +1040,7 @@ Test(results, failed_write_missing_field_keeps_old_file) {
   snprintf(dir, sizeof dir, "/tmp/nhbench-results-field-%d", (int)getpid());
   snprintf(path, sizeof path, "%s/out.h5", dir);
   cr_assert_eq(mkdir(dir, 0755), 0);
-  write_file(path, "old results");
+  test_write_file(path, "old results");
   traj_fx x;
   traj_build(&x, path); /* a good file first, then the failing one over it */
   char before[64];
@@ -1344,7 +1337,7 @@ Test(results_cli, damaged_and_foreign_files_refused) {
     expect_on(bad, "export %s energy", 2, bad);
   }
   /* Not HDF5; missing; a directory; HDF5 but not nhbench's. */
-  write_file(bad, "method,h\n1,2\n");
+  test_write_file(bad, "method,h\n1,2\n");
   expect_on(bad, "info %s", 2, "not an HDF5 file");
   remove(bad);
   expect_on(bad, "info %s", 2, "No such file");

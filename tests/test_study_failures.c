@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "studies/study.h"
+#include "tests/helpers.h"
 
 /* ---- out of memory ------------------------------------------------------------------------- */
 
@@ -19,12 +20,8 @@ extern long test_fail_allocation; /* tests/test_no_alloc.c */
 Test(study_failures, ensemble_run_out_of_memory_at_each_allocation) {
   char path[128], err[1024] = "";
   snprintf(path, sizeof path, "/tmp/nhbench-mutoom-%d.cfg", (int)getpid());
-  FILE *f = fopen(path, "w");
-  cr_assert(f);
-  fputs("study = \"ensemble\";\nsystem = \"chaotic_particle\";\nT = 2.0;\nh = 0.5;\nmethods = [\"rk4\", \"nh_rattle\"];\n"
-        "ensemble = { count = 2; energy = 1.535; seed = 3; };\n",
-        f);
-  fclose(f);
+  test_write_file(path, "study = \"ensemble\";\nsystem = \"chaotic_particle\";\nT = 2.0;\nh = 0.5;\n"
+                        "methods = [\"rk4\", \"nh_rattle\"];\nensemble = { count = 2; energy = 1.535; seed = 3; };\n");
   nh_study st;
   cr_assert_eq(nh_study_load(path, NULL, 0, &st, err, sizeof err), 0, "%s", err);
   remove(path);
@@ -61,11 +58,10 @@ Test(study_failures, unknown_initial_preset_is_the_error_in_every_kind) {
   snprintf(path, sizeof path, "/tmp/nhbench-mutinit-%d.cfg", (int)getpid());
   for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
     for (int bad = 0; bad < 2; bad++) {
-      FILE *f = fopen(path, "w");
-      cr_assert(f);
-      fprintf(f, "study = \"%s\";\nsystem = \"chaotic_particle\";\nT = 1.0;\nh = [0.2, 0.1];\nmethods = [\"rk4\"];\n%s%s",
+      char text[512];
+      snprintf(text, sizeof text, "study = \"%s\";\nsystem = \"chaotic_particle\";\nT = 1.0;\nh = [0.2, 0.1];\nmethods = [\"rk4\"];\n%s%s",
               kinds[k], bad ? "initial = \"nosuch\";\n" : "\n", k == 1 ? "observables = [\"energy_error\"];\n" : "");
-      fclose(f);
+      test_write_file(path, text);
       nh_study st;
       err[0] = '\0';
       int rc = nh_study_load(path, NULL, 0, &st, err, sizeof err);
