@@ -54,7 +54,6 @@
 
 #include "integrators/integrator.h"
 
-
 /* C over τ: q ← q + τv, z ← z + τT(v) (the kinetic flow; v, i.e. p, is its invariant). */
 static void kinetic_flow(const nh_system *sys, double tau, double *q, const double *v, double *z) {
   for (int i = 0; i < sys->n; i++) q[i] += tau * v[i];
@@ -85,7 +84,7 @@ static void potential_damping_flows(const nh_system *sys, double t, double h, co
     }
   }
   nh_mass_solve(sys, q, grad, g); /* the cached M⁻¹ (or a copy for M = I): cannot fail */
-  const double alpha = sys->type->damping ? sys->type->damping(sys->p, t) : 0;
+  const double alpha = nh_damping(sys, t);
   const double decay = exp(-alpha * h), half = 0.5 * h;
   for (int i = 0; i < n; i++) v[i] = decay * (v[i] - half * g[i]) - half * g[i];
   *z = decay * (*z - half * U) - half * U;

@@ -257,10 +257,8 @@ static int engine_linear_solve(void *vctx, int dim, double *J, double *b) {
  * ALL_FEATURES). Its L_d takes α once per step in the factor c₂ = (1 − αh/2)/(1 + αh/2) and V at
  * both ends; an α(t_j + h/2) in c₂ would keep the symmetric step second order, but spec/herglotz.md
  * derives no such scheme (its A.1–A.5 are for a constant α), and a W(q, t) at the two ends would
- * bring ∇²W(·, t_{j+1}) into the Newton system: a new discretization to derive, not an extension. */
-static double damping_of(const nh_system *sys) {
-  return sys->type->damping ? sys->type->damping(sys->p, 0) : 0;
-}
+ * bring ∇²W(·, t_{j+1}) into the Newton system: a new discretization to derive, not an extension.
+ * So α is read once, as nh_damping(sys, 0). */
 
 /* The forces of a step at the two ends of L_d's F·q term, (F_a, F_b) (spec §2.5). */
 typedef struct {
@@ -332,7 +330,7 @@ static void engine_setup(const nh_method *m, const nh_system *sys, const nh_stat
                          step_forces *F, nh_cost *cost) {
   const scheme *sc = m->type->data;
   const int n = sys->n, k = sys->k;
-  const double alpha = damping_of(sys);
+  const double alpha = nh_damping(sys, 0);
   double c_minus, c_plus, Mspace[NH_MAX_N * NH_MAX_N], g0[NH_MAX_N], space[NH_MAX_N];
   damping_factors(sc, alpha, h, &c_minus, &c_plus);
   /* field by field: a compound literal would zero the arrays as well, every step */
@@ -363,7 +361,7 @@ static nh_step_status engine_step(const nh_method *m, const nh_system *sys, cons
   double c_minus, c_plus;
   step_forces F;
   engine_ctx C;
-  damping_factors(sc, damping_of(sys), h, &c_minus, &c_plus);
+  damping_factors(sc, nh_damping(sys, 0), h, &c_minus, &c_plus);
   cost->steps++;
   engine_setup(m, sys, x, h, &C, &F, cost);
   C.block = sys->constant_mass && k > 0; /* (the observables' hooks keep the whole Jacobian) */

@@ -148,7 +148,7 @@ static void spark_setup(const nh_method *m, const nh_system *sys, const nh_state
   const nh_lobatto_pair *L = (const nh_lobatto_pair *)m->type->data + stages_of(m);
   const int s = L->s;
   *C = (spark_ctx){.sys = sys, .L = L, .h = h, .t = x->t, .q0 = x->q, .v0 = x->v, .cost = cost};
-  C->alpha = sys->type->damping ? sys->type->damping(sys->p, x->t) : 0; /* constant: spark declines α(t) */
+  C->alpha = nh_damping(sys, x->t); /* constant: spark declines α(t) */
   for (int i = 0; i < s; i++)
     for (int j = 0; j < s; j++) {
       C->P[i][j] = 0;

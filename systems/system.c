@@ -233,6 +233,10 @@ double nh_contact_hamiltonian(const nh_system *sys, double t, const double *q, c
   return H;
 }
 
+double nh_damping(const nh_system *sys, double t) {
+  return sys->type->damping ? sys->type->damping(sys->p, t) : 0;
+}
+
 void nh_free_force(const nh_system *sys, double t, const double *q, const double *v, double *f) {
   const nh_system_type *T = sys->type;
   const int n = sys->n;

@@ -222,6 +222,8 @@ void nh_constraint_derivative(const nh_system *sys, const double *q, const doubl
  * V(q, t) + f(t)S with S = z, the Herglotz action). Along the exact flow dH/dt = ∂H/∂t − α(t)H, so
  * H = H0 e^{−αt} for a constant α and no time dependence. */
 double nh_contact_hamiltonian(const nh_system *sys, double t, const double *q, const double *v, double z);
+/* α(t), the damping coefficient at time t (0 for a system without damping). */
+double nh_damping(const nh_system *sys, double t);
 /* The free force f(t,q,v) = −∇V − ∇W(q,t) − Ṁv + ½∂_q(vᵀMv) − α(t)Mv + F(t) (n). */
 void nh_free_force(const nh_system *sys, double t, const double *q, const double *v, double *f);
 /* λ(t,q,v) = −C⁻¹[A M⁻¹ f + (DA[v])v + Db[v]], C = A M⁻¹ Aᵀ: the multiplier that keeps the
