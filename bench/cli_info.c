@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "bench/cli.h"
 #include "results/results.h"
 
@@ -120,7 +121,7 @@ static int print_ics(nh_h5 *f) {
 
 /* The step sizes by increasing h, as the fits walk them; the finest is byh[0]. */
 static int *by_h(const double *h, int nh) {
-  int *byh = malloc(sizeof(int) * (size_t)(nh + 1));
+  int *byh = nh_malloc_array((size_t)nh, sizeof(int));
   for (int i = 0; i < nh; i++) byh[i] = i;
   for (int i = 1; i < nh; i++)
     for (int j = i; j > 0 && h[byh[j]] < h[byh[j - 1]]; j--) {

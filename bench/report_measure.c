@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "bench/report.h"
 #include "integrators/integrator.h"
 #include "results/results.h"
@@ -118,7 +119,7 @@ int nh_reduce_find(const char *name) {
 
 /* Least-squares slope of y on x over the finite pairs; NaN with fewer than two. */
 static double finite_slope(int n, const double *x, const double *y) {
-  double *xs = malloc(sizeof(double) * (size_t)(n + 1)), *ys = malloc(sizeof(double) * (size_t)(n + 1));
+  double *xs = nh_malloc_array((size_t)n, sizeof(double)), *ys = nh_malloc_array((size_t)n, sizeof(double));
   int k = 0;
   for (int i = 0; xs && ys && i < n; i++)
     if (isfinite(x[i]) && isfinite(y[i])) {
@@ -132,7 +133,7 @@ static double finite_slope(int n, const double *x, const double *y) {
 }
 
 static double loglog_slope(int n, const double *c, const double *x, int finest_two) {
-  double *lc = malloc(sizeof(double) * (size_t)(n + 1)), *lx = malloc(sizeof(double) * (size_t)(n + 1));
+  double *lc = nh_malloc_array((size_t)n, sizeof(double)), *lx = nh_malloc_array((size_t)n, sizeof(double));
   int k = 0, i0 = -1, i1 = -1;
   for (int i = 0; lc && lx && i < n; i++) {
     if (!(c[i] > 0) || !(fabs(x[i]) > 0) || !isfinite(x[i])) continue;
@@ -253,7 +254,7 @@ static double *coordinates(reader *r, const char *dim, long long n, long long hs
     free(tdims);
   }
   if (c) return c;
-  c = malloc(sizeof(double) * (size_t)(n + 1));
+  c = nh_malloc_array((size_t)n, sizeof(double));
   for (long long i = 0; c && i < n; i++) c[i] = (double)i;
   return c;
 }
@@ -333,7 +334,7 @@ static double *read_values(reader *r, const char *name, const char *dims, hsize_
   if (cls == H5T_STRING && rank == 1) { /* a note per method (caveats): 1 where there is one */
     int count = 0;
     char **notes = nh_h5_strings(r->f, name, dims, &count);
-    x = notes ? malloc(sizeof(double) * (size_t)(count + 1)) : NULL;
+    x = notes ? nh_malloc_array((size_t)count, sizeof(double)) : NULL;
     for (int i = 0; x && i < count; i++) x[i] = notes[i][0] != '\0';
     nh_h5_free_strings(notes, count);
     shape[0] = (hsize_t)count;

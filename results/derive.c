@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "results/results.h"
 
 void nh_primary_methods(const nh_study *st, int *primary) {
@@ -19,8 +20,8 @@ static double median_of(double *v, size_t n) {
 void nh_ensemble_summarize(const nh_study *st, const nh_ensemble_result *r, int method, nh_ensemble_summary *s) {
   const int nic = st->count, ns = st->nsamples;
   const size_t off = (size_t)method * (size_t)nic;
-  double *a = malloc(sizeof(double) * (size_t)(nic + 1)), *b = malloc(sizeof(double) * (size_t)(nic + 1));
-  double *c = malloc(sizeof(double) * (size_t)(nic + 1)), *d = malloc(sizeof(double) * (size_t)(nic + 1));
+  double *a = nh_malloc_array((size_t)nic, sizeof(double)), *b = nh_malloc_array((size_t)nic, sizeof(double));
+  double *c = nh_malloc_array((size_t)nic, sizeof(double)), *d = nh_malloc_array((size_t)nic, sizeof(double));
   size_t na = 0, nb = 0, nd = 0;
   s->ok = s->failures = 0;
   for (int i = 0; i < nic; i++) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "results/reader.h"
 #include "results/schema.h"
 
@@ -153,7 +154,7 @@ double *nh_h5_attr_doubles(const nh_h5 *f, const char *obj, const char *name, in
     fprintf(stderr, "%s: %s: attribute '%s' of %s is not numeric\n", f->prog, f->path, name,
             nh_r_where(f, obj, where, sizeof where));
   } else {
-    v = malloc(sizeof(double) * (size_t)(*n + 1));
+    v = nh_malloc_array((size_t)(*n), sizeof(double));
     if (*n && H5Aread(a, H5T_NATIVE_DOUBLE, v) < 0) {
       fprintf(stderr, "%s: %s: cannot read attribute '%s' of %s\n", f->prog, f->path, name,
               nh_r_where(f, obj, where, sizeof where));

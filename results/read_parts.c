@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "results/reader.h"
 #include "results/schema.h"
 
@@ -80,7 +81,7 @@ nh_order_row *nh_h5_read_orders(nh_h5 *f) {
   nh_order_row *rows = nh_h5_records(f, "orders", "method", mt, sizeof(nh_order_row), NULL);
   /* Own copies of the strings (freed with free()), then HDF5's back to HDF5. */
   const hsize_t n = (hsize_t)f->nmethods;
-  char **copies = rows ? malloc(sizeof(char *) * (size_t)(2 * n + 1)) : NULL;
+  char **copies = rows ? nh_malloc_array((size_t)(2 * n), sizeof(char *)) : NULL;
   for (hsize_t i = 0; rows && i < n; i++) {
     copies[2 * i] = nh_r_dup(rows[i].method);
     copies[2 * i + 1] = nh_r_dup(rows[i].reason);

@@ -4,10 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "results/writer.h"
 
 static char **labels_state(int n) {
-  char **s = malloc(sizeof(char *) * (size_t)(2 * n + 1));
+  char **s = nh_malloc_array((size_t)(2 * n), sizeof(char *));
   for (int i = 0; i < 2 * n; i++) {
     s[i] = malloc(16);
     snprintf(s[i], 16, "%c[%d]", i < n ? 'q' : 'v', i < n ? i : i - n);
@@ -23,7 +24,7 @@ static void free_strings(char **s, int n) {
 static void methods_part(nh_writer *w, hid_t g) {
   const nh_study *st = w->st;
   const int nm = st->nmethods;
-  int *primary = malloc(sizeof(int) * (size_t)(nm + 1)), *claimed = malloc(sizeof(int) * (size_t)(nm + 1));
+  int *primary = nh_malloc_array((size_t)nm, sizeof(int)), *claimed = nh_malloc_array((size_t)nm, sizeof(int));
   nh_primary_methods(st, primary);
   for (int m = 0; m < nm; m++) claimed[m] = nh_method_order(st->methods[m]);
   nh_w_dim(w, "method", nm);
@@ -33,7 +34,7 @@ static void methods_part(nh_writer *w, hid_t g) {
   nh_w_i32(w, g, "primary", "method", primary, "1",
            "1: the method is listed in the spec's `methods`; 0: only a parameter grid added it");
   nh_w_i32(w, g, "order_claimed", "method", claimed, "1", "the method's theoretical global order");
-  const char **caveats = malloc(sizeof(char *) * (size_t)(nm + 1));
+  const char **caveats = nh_malloc_array((size_t)nm, sizeof(char *));
   for (int m = 0; m < nm; m++) caveats[m] = nh_method_caveat(st->methods[m]) ? nh_method_caveat(st->methods[m]) : "";
   nh_w_strings(w, g, "caveats", "method", caveats,
                "\"\", or why the method's results are unreliable although it ran (e.g. nh_newmark at beta + "
@@ -51,7 +52,7 @@ void nh_w_common(nh_writer *w, hid_t g, int nic, const double *q0, const double 
   nh_w_dim(w, "dof", n);
   nh_w_dim(w, "state", 2 * n);
   nh_w_dim(w, "multiplier", st->sys.k);
-  char **ic = malloc(sizeof(char *) * (size_t)(nic + 1));
+  char **ic = nh_malloc_array((size_t)nic, sizeof(char *));
   for (int i = 0; i < nic; i++) {
     ic[i] = malloc(32);
     snprintf(ic[i], 32, "random %d", i);
@@ -73,7 +74,7 @@ void nh_w_common(nh_writer *w, hid_t g, int nic, const double *q0, const double 
 /* Observable o of every run: [run][sample][width] out of the samples' rows. */
 static double *gather(const nh_samples *s, int o, long long runs, int nsamples) {
   const int wd = s->width[o];
-  double *out = malloc(sizeof(double) * (size_t)(runs * nsamples * wd + 1));
+  double *out = nh_malloc_array((size_t)(runs * nsamples * wd), sizeof(double));
   for (long long r = 0; r < runs; r++)
     for (int k = 0; k < nsamples; k++)
       for (int c = 0; c < wd; c++)
@@ -100,7 +101,7 @@ static void summarize(const double *x, long long runs, int nsamples, int wd, dou
 
 static void observable_attrs(nh_writer *w, hid_t ds, const nh_observable *o, int wd, const char *const *absent) {
   const nh_study *st = w->st;
-  char **labels = malloc(sizeof(char *) * (size_t)(wd + 1));
+  char **labels = nh_malloc_array((size_t)wd, sizeof(char *));
   for (int c = 0; c < wd; c++) {
     labels[c] = calloc(1, 128);
     o->label(&st->sys, c, labels[c], 128);
@@ -140,12 +141,12 @@ static void one_observable(nh_writer *w, hid_t g, hid_t gmax, hid_t glast, const
   snprintf(sdims, sizeof sdims, "%s,component", run_dims);
   nh_w_dim(w, "component", wd);
   double *x = s->fetch ? NULL : gather(s, o, runs, nsamples);
-  double *mx = malloc(sizeof(double) * (size_t)(runs * wd + 1)), *last = malloc(sizeof(double) * (size_t)(runs * wd + 1));
+  double *mx = nh_malloc_array((size_t)(runs * wd), sizeof(double)), *last = nh_malloc_array((size_t)(runs * wd), sizeof(double));
   if (x) {
     summarize(x, runs, nsamples, wd, mx, last);
     nh_w_f64(w, g, obs->name, dims, x, obs->units, obs->doc);
   } else {
-    observable_rows c = {s, o, nsamples, malloc(sizeof(double) * ((size_t)nsamples * (size_t)s->row + 1)), mx, last};
+    observable_rows c = {s, o, nsamples, nh_malloc_array((size_t)nsamples * (size_t)s->row, sizeof(double)), mx, last};
     if (c.block) nh_w_f64_rows(w, g, obs->name, dims, 2, observable_row, &c, obs->units, obs->doc);
     else nh_w_fail(w, "out of memory for observable %s", obs->name);
     free(c.block);

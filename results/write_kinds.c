@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "results/schema.h"
 #include "results/writer.h"
 
@@ -18,7 +19,7 @@ static int have(nh_writer *w, const void *field, const char *name) {
 
 /* States as [count][n] rows of q (or v). */
 static double *state_rows(const nh_state *x, int count, int n, int velocities) {
-  double *out = malloc(sizeof(double) * (size_t)(count * n + 1));
+  double *out = nh_malloc_array((size_t)(count * n), sizeof(double));
   for (int i = 0; i < count; i++) memcpy(out + (size_t)i * n, velocities ? x[i].v : x[i].q, sizeof(double) * (size_t)n);
   return out;
 }
@@ -54,8 +55,8 @@ static void reference_state(nh_writer *w, hid_t g, const nh_state *ref, const ch
 static void run_summary(nh_writer *w, hid_t g, const int *status, const double *residual, const double *wall) {
   const int nm = w->st->nmethods, nh = w->st->nh;
   if (w->failed) return;
-  int *failures = calloc((size_t)nm + 1, sizeof(int));
-  double *rmax = malloc(sizeof(double) * (size_t)(nm + 1)), *wsum = calloc((size_t)nm + 1, sizeof(double));
+  int *failures = nh_calloc_array((size_t)nm, sizeof(int));
+  double *rmax = nh_malloc_array((size_t)nm, sizeof(double)), *wsum = nh_calloc_array((size_t)nm, sizeof(double));
   for (int m = 0; m < nm; m++) {
     rmax[m] = NAN;
     for (int i = 0; i < nh; i++) {
@@ -154,8 +155,8 @@ int nh_write_convergence(const char *path, const nh_study *st, const nh_converge
 static void ensemble_summary(nh_writer *w, hid_t g, const nh_ensemble_result *r) {
   const int nm = w->st->nmethods;
   if (w->failed) return;
-  int *ok = malloc(sizeof(int) * (size_t)(nm + 1)), *failures = malloc(sizeof(int) * (size_t)(nm + 1));
-  double *v = malloc(sizeof(double) * (size_t)(6 * nm + 1));
+  int *ok = nh_malloc_array((size_t)nm, sizeof(int)), *failures = nh_malloc_array((size_t)nm, sizeof(int));
+  double *v = nh_malloc_array((size_t)(6 * nm), sizeof(double));
   for (int m = 0; m < nm; m++) {
     nh_ensemble_summary s;
     nh_ensemble_summarize(w->st, r, m, &s);
@@ -339,8 +340,8 @@ static void onestep_summary(nh_writer *w, hid_t g, const nh_onestep_result *r) {
   const nh_study *st = w->st;
   const int nm = st->nmethods, per = st->nh * r->npoints;
   if (w->failed) return;
-  double *lo = malloc(sizeof(double) * (size_t)(2 * nm + 1)), *hi = malloc(sizeof(double) * (size_t)(2 * nm + 1));
-  int *failures = calloc((size_t)nm + 1, sizeof(int));
+  double *lo = nh_malloc_array((size_t)(2 * nm), sizeof(double)), *hi = nh_malloc_array((size_t)(2 * nm), sizeof(double));
+  int *failures = nh_calloc_array((size_t)nm, sizeof(int));
   for (int m = 0; m < nm; m++)
     for (int i = 0; i < per; i++) failures[m] += r->status[(size_t)m * per + i] != 0;
   range_per_method(r->cond, nm, per, lo, hi);
@@ -358,8 +359,8 @@ static void onestep_slopes(nh_writer *w, hid_t g, const nh_onestep_result *r) {
   const nh_study *st = w->st;
   const int nm = st->nmethods;
   if (!have(w, r->fit_first, "fit_first") || !have(w, r->fit_count, "fit_count")) return;
-  int *expected = malloc(sizeof(int) * (size_t)(nm + 1));
-  double *range = malloc(sizeof(double) * (size_t)(2 * nm + 1));
+  int *expected = nh_malloc_array((size_t)nm, sizeof(int));
+  double *range = nh_malloc_array((size_t)(2 * nm), sizeof(double));
   for (int m = 0; m < nm; m++) {
     expected[m] = nh_method_order(st->methods[m]) + 1;
     nh_fit_h_range(st->h, st->nh, r->fit_first[m], r->fit_count[m], &range[m], &range[nm + m]);
@@ -404,7 +405,7 @@ static void onestep_body(nh_writer *w, hid_t g, const void *vr) {
   step_sizes(w, g);
   nh_w_dim(w, "point", r->npoints);
   nh_w_scale_f64(w, g, "point_t", "point", r->point_t, "time", "time of each start point along its solution");
-  int *pic = malloc(sizeof(int) * (size_t)(r->npoints + 1));
+  int *pic = nh_malloc_array((size_t)r->npoints, sizeof(int));
   for (int p = 0; p < r->npoints; p++) pic[p] = st->npoints > 0 ? p / st->npoints : 0;
   nh_w_i32(w, g, "point_ic", "point", pic, "1", "the initial condition (index into ic_names) of each point");
   free(pic);

@@ -9,6 +9,7 @@
  * incomplete last record, which the checksum rejects. fdatasync() (against a crash of the machine
  * itself) runs at most every SYNC_SECONDS: syncing every record cost as much as the run. */
 #define _POSIX_C_SOURCE 200809L /* fdatasync, ftruncate, clock_gettime */
+#include "core/alloc.h"
 #include "studies/checkpoint.h"
 
 #include <errno.h>
@@ -142,8 +143,8 @@ static void free_checkpoint(nh_checkpoint *c) {
 nh_checkpoint *nh_checkpoint_open(const char *path, const char *key, long ntasks, int resume, nh_checkpoint_fn fn,
                                   void *ctx, long *resumed, char *err, size_t errlen) {
   nh_checkpoint *c = calloc(1, sizeof *c);
-  if (c) c->ntasks = ntasks, c->offset = malloc(sizeof(off_t) * (size_t)(ntasks + 1)),
-         c->count = calloc((size_t)ntasks + 1, sizeof(size_t));
+  if (c) c->ntasks = ntasks, c->offset = nh_malloc_array((size_t)ntasks, sizeof(off_t)),
+         c->count = nh_calloc_array((size_t)ntasks, sizeof(size_t));
   if (!c || !c->offset || !c->count) {
     if (c) free_checkpoint(c);
     return fail(err, errlen, path, "out of memory"), NULL;

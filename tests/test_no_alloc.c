@@ -4,37 +4,97 @@
  * system they apply to, must take 20 steps without a single allocation. */
 #include <criterion/criterion.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "integrators/integrator.h"
 
 void *__real_malloc(size_t size);
 void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t size);
+void __real_free(void *p);
 
 static int counting;
 static long allocations;
 
-/* Fault injection for the out-of-memory paths (tests/test_mut_studies.c): while it is > 0, each
- * allocation counts it down, and the one that brings it to 0 fails (returns NULL). Atomic: the
- * runners allocate from OpenMP threads too. */
+/* Fault injection for the out-of-memory paths (tests/test_study_failures.c): while it is > 0,
+ * each allocation counts it down, and the one that brings it to 0 fails (returns NULL). Atomic:
+ * the runners allocate from OpenMP threads too. */
 long test_fail_allocation;
 static int fail_now(void) {
   return __atomic_load_n(&test_fail_allocation, __ATOMIC_SEQ_CST) > 0 &&
          __atomic_sub_fetch(&test_fail_allocation, 1, __ATOMIC_SEQ_CST) == 0;
 }
 
+/* Guard bytes. A block one element too small (a size off by one, a 2n written as n) usually
+ * leaves every result intact and corrupts a neighbour silently; only make asan would see it.
+ * So each block of nhbench's own code carries a header (its size and a magic word) and GUARD
+ * bytes of a known pattern after its end, checked when it is freed or reallocated: a write past
+ * the end aborts the test in the ordinary build too. Blocks from elsewhere (libc, HDF5) have no
+ * magic word and go to the real free. Off under AddressSanitizer, which checks every access. */
+#if defined(__SANITIZE_ADDRESS__)
+#define NH_HEAP_GUARD 0
+#else
+#define NH_HEAP_GUARD 1
+#endif
+enum { HEAD = 16, GUARD = 16, PATTERN = 0xa5 };
+static const uint64_t MAGIC = 0x6e68626e63686b31u, FREED = 0x6e68626e63686b30u;
+
+static unsigned char *guard_of(unsigned char *head) {
+  return head + HEAD + ((uint64_t *)head)[0];
+}
+static void *guarded(unsigned char *head, size_t size) {
+  if (!head) return NULL;
+  ((uint64_t *)head)[0] = size, ((uint64_t *)head)[1] = MAGIC;
+  memset(guard_of(head), PATTERN, GUARD);
+  return head + HEAD;
+}
+/* The block's header if it is one of ours (checked), NULL if it came from elsewhere. */
+static unsigned char *head_of(void *p) {
+  unsigned char *head = (unsigned char *)p - HEAD;
+  const uint64_t magic = ((uint64_t *)head)[1];
+  if (magic == FREED) {
+    fprintf(stderr, "heap guard: block at %p freed twice\n", p);
+    abort();
+  }
+  if (magic != MAGIC) return NULL;
+  const unsigned char *g = guard_of(head);
+  for (int i = 0; i < GUARD; i++)
+    if (g[i] != PATTERN) {
+      fprintf(stderr, "heap guard: block of %llu bytes at %p written past its end (byte %d)\n",
+              (unsigned long long)((uint64_t *)head)[0], p, i);
+      abort();
+    }
+  return head;
+}
+
 void *__wrap_malloc(size_t size) {
   allocations += counting;
-  return fail_now() ? NULL : __real_malloc(size);
+  if (fail_now()) return NULL;
+  if (!NH_HEAP_GUARD) return __real_malloc(size);
+  return size > SIZE_MAX - HEAD - GUARD ? NULL : guarded(__real_malloc(HEAD + size + GUARD), size);
 }
 void *__wrap_calloc(size_t n, size_t size) {
   allocations += counting;
-  return fail_now() ? NULL : __real_calloc(n, size);
+  if (fail_now()) return NULL;
+  if (!NH_HEAP_GUARD) return __real_calloc(n, size);
+  if (size && n > (SIZE_MAX - HEAD - GUARD) / size) return NULL;
+  return guarded(__real_calloc(1, HEAD + n * size + GUARD), n * size);
 }
 void *__wrap_realloc(void *p, size_t size) {
   allocations += counting;
-  return fail_now() ? NULL : __real_realloc(p, size);
+  if (fail_now()) return NULL;
+  unsigned char *head = NH_HEAP_GUARD && p ? head_of(p) : NULL;
+  if (!NH_HEAP_GUARD || (p && !head)) return __real_realloc(p, size);
+  if (size > SIZE_MAX - HEAD - GUARD) return NULL;
+  return guarded(__real_realloc(head ? head : p, HEAD + size + GUARD), size);
+}
+void __wrap_free(void *p) {
+  unsigned char *head = NH_HEAP_GUARD && p ? head_of(p) : NULL;
+  if (head) ((uint64_t *)head)[1] = FREED;
+  __real_free(head ? head : p);
 }
 
 static void check_steps(const char *text, const nh_system *sys) {
