@@ -245,3 +245,30 @@ Test(mut2_studies_run, sampled_error_against_the_rk8pd_reference) {
   nh_ensemble_result_free(&r);
   nh_study_free(&st);
 }
+
+/* multiplier_error where the true multiplier does not exist (the Foucault pendulum's reference at
+ * the origin, where A M⁻¹ Aᵀ = 0: nh_multiplier fails): NaN in each of the k components, and
+ * nothing written past them. */
+Test(mut2_studies_run, multiplier_error_without_a_true_multiplier) {
+  nh_system sys = test_system("foucault_pendulum", NULL);
+  nh_method *m = test_method("herglotz2");
+  const nh_observable *o = nh_observable_find("multiplier_error");
+  cr_assert(o != NULL);
+  cr_assert_eq(sys.k, 1);
+  nh_state cur = {0}, prev = {0}, ref = {0};
+  double lam[NH_MAX_K];
+  cur.t = 0.1, cur.q[0] = 1, cur.lambda[0] = 0.5;
+  cr_assert_neq(nh_multiplier(&sys, 0, ref.q, ref.v, lam), 0, "the origin has a multiplier after all");
+  nh_obs_ctx c = {&sys, m, 0.1, 0, &prev, &cur, &ref, &ref};
+  double out[3] = {7, 7, 7};
+  nh_observable_sample(o, &c, out);
+  cr_expect(isnan(out[0]), "%g", out[0]);
+  cr_expect(out[1] == 7 && out[2] == 7, "written past k: %g %g", out[1], out[2]);
+  /* Where it exists: λ − λ(t*) (ref at q = (1, 0), v = (0, -s), the default state). */
+  nh_system_default_state(&sys, &ref);
+  cr_assert_eq(nh_multiplier(&sys, ref.t, ref.q, ref.v, lam), 0);
+  nh_observable_sample(o, &c, out);
+  cr_expect_eq(out[0], 0.5 - lam[0]);
+  cr_expect(out[1] == 7, "written past k");
+  nh_method_free(m);
+}
