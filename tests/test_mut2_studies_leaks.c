@@ -207,9 +207,7 @@ Test(mut2_studies_leaks_inner, a_kept_block_shows, .init = inner_init) {
 
 /* Out of memory at every allocation of a run (the k-th fails, k = 1, 2, ... until a run makes
  * fewer): every kind returns -1 with a message, or 0 (what failed was optional), never crashes,
- * and frees on its failure path what it had allocated, the heap back where it was. (The one-step
- * runner is left out: it parses each method's adjoint, and nh_method_parse in integrators/ does
- * not survive a failed allocation.) */
+ * and frees on its failure path what it had allocated, the heap back where it was. */
 Test(mut2_studies_leaks_inner, out_of_memory_at_each_allocation_frees_everything, .init = inner_init,
      .timeout = 120) {
   const char *texts[] = {
@@ -217,6 +215,8 @@ Test(mut2_studies_leaks_inner, out_of_memory_at_each_allocation_frees_everything
       "methods = [\"rk4\", \"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)\"];\n",
       "study = \"trajectory\";\nsystem = \"chaotic_particle\";\nT = 0.4;\nh = [0.2, 0.1];\n"
       "methods = [\"rk4\", \"dla(alpha=0.5)\"];\nobservables = [\"energy_error\", \"error\", \"multiplier_error\"];\n",
+      "study = \"onestep\";\nsystem = \"particle\";\nT = 1.0;\nh = [0.2, 0.1];\npoints = 2;\n"
+      "methods = [\"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)\", \"dla(alpha=0.5)\", \"rk4\"];\n",
       "study = \"work_precision\";\nsystem = \"particle\";\nT = 1.0;\nh = [0.1, 0.05];\nrepeats = 2;\n"
       "methods = [\"rk4\", \"js_b\"];\n",
       "study = \"ensemble\";\nsystem = \"chaotic_particle\";\nT = 0.4;\nh = 0.2;\n"
