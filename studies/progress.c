@@ -85,14 +85,3 @@ void nh_progress_end(nh_progress *p) {
   p->kind_total = p->kind_done = NULL, p->kind_time = NULL;
   p->nkinds = 0;
 }
-
-void nh_parallel_tasks(const char *label, long count, void (*task)(void *ctx, long i), void *ctx) {
-  nh_progress prog;
-  nh_progress_start(&prog, label, count);
-#pragma omp parallel for schedule(dynamic)
-  for (long i = 0; i < count; i++) {
-    task(ctx, i);
-    nh_progress_tick(&prog);
-  }
-  nh_progress_end(&prog);
-}

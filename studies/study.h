@@ -334,10 +334,6 @@ void nh_progress_tick_kind(nh_progress *p, int kind, double seconds); /* thread-
  * the elapsed time scaled by the tasks left per task done. */
 double nh_progress_eta(const nh_progress *p, double now);
 void nh_progress_end(nh_progress *p); /* also frees the kinds */
-/* Runs task(ctx, i) for every i in [0, count) over the OpenMP threads, with progress under LABEL.
- * The schedule is dynamic (tasks differ in cost); each task writes only its own slots of the
- * results, so they are the same whatever the thread count. */
-void nh_parallel_tasks(const char *label, long count, void (*task)(void *ctx, long i), void *ctx);
 /* A study's tasks, for nh_run_tasks. run(ctx, i, record) runs task i and packs its results into
  * record (record_length doubles; it may also fill its own slots of the result); take(ctx, i,
  * record, remote) receives the record on the rank that keeps the results (remote: it ran on
@@ -373,8 +369,11 @@ typedef struct {
   enum { NH_SLOT_DOUBLE, NH_SLOT_INT, NH_SLOT_COST } type;
   size_t per;
 } nh_task_slot;
-/* nh_parallel_tasks with the study's checkpoint journal (st->checkpoint; NULL: none, the plain
- * nh_parallel_tasks): each finished task's elements of the slots are appended to it, and a resumed
+/* Runs task(ctx, i) for every i in [0, count) over the OpenMP threads (dynamic schedule: tasks
+ * differ in cost; each task writes only its own slots of the results, so they are the same
+ * whatever the thread count), or over MPI ranks and their threads (nh_run_tasks), with progress
+ * under LABEL and the study's checkpoint journal (st->checkpoint; NULL: none): each finished
+ * task's elements of the slots are appended to it, and a resumed
  * run (st->resume) takes the tasks it holds from it, bit for bit, instead of running them
  * (studies/task_journal.c). Returns 0, or -1 with a message if the journal cannot be opened (none
  * to resume, another run's); a journal that fails later only notes it: the results are in memory. */
