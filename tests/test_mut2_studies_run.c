@@ -272,3 +272,45 @@ Test(mut2_studies_run, multiplier_error_without_a_true_multiplier) {
   cr_expect(out[1] == 7, "written past k");
   nh_method_free(m);
 }
+
+/* Random initial conditions: state i depends on (seed, i) only. Drawn 3 or 5 at a time, the first
+ * three are the same bits (q, v, t, z, λ: the whole state); an ensemble run with 1 or 2 threads
+ * and a one-step study's `ensemble` states are those draws; another seed gives other states. */
+Test(mut2_studies_run, random_states_depend_on_seed_and_index_only) {
+  nh_system sys = test_system("chaotic_particle", NULL);
+  nh_state three[3], five[5], other[3];
+  cr_assert_eq(nh_draw_states(&sys, 3, 1.535, 77, three), 0);
+  cr_assert_eq(nh_draw_states(&sys, 5, 1.535, 77, five), 0);
+  cr_assert_eq(nh_draw_states(&sys, 3, 1.535, 78, other), 0);
+  for (int i = 0; i < 3; i++) {
+    cr_expect_eq(memcmp(&three[i], &five[i], sizeof three[i]), 0, "state %d", i);
+    cr_expect_neq(memcmp(three[i].q, other[i].q, sizeof three[i].q), 0, "state %d of another seed", i);
+    cr_expect(fabs(nh_energy(&sys, three[i].q, three[i].v) - 1.535) < 1e-12);
+  }
+  cr_expect_neq(memcmp(three[0].q, three[1].q, sizeof three[0].q), 0, "states 0 and 1 differ");
+  char path[128], err[1024];
+  snprintf(path, sizeof path, "/tmp/nhbench-mut2-draw-%d.cfg", (int)getpid());
+  for (int threads = 1; threads <= 2; threads++) {
+    omp_set_num_threads(threads);
+    test_write_file(path, "study = \"ensemble\";\nsystem = \"chaotic_particle\";\nT = 0.4;\nh = 0.2;\n"
+                          "methods = [\"rk4\", \"nh_rattle\"];\nensemble = { count = 5; energy = 1.535; seed = 77; };\n");
+    nh_study st;
+    nh_ensemble_result r;
+    cr_assert_eq(nh_study_load(path, NULL, 0, &st, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(nh_run_ensemble(&st, &r, err, sizeof err), 0, "%s", err);
+    for (int i = 0; i < 5; i++) {
+      cr_expect_eq(memcmp(r.q0 + 5 * i, five[i].q, 5 * sizeof(double)), 0, "%d threads: q0 of IC %d", threads, i);
+      cr_expect_eq(memcmp(r.v0 + 5 * i, five[i].v, 5 * sizeof(double)), 0, "%d threads: v0 of IC %d", threads, i);
+      cr_expect_eq(r.E0[i], nh_energy(&sys, five[i].q, five[i].v));
+    }
+    nh_ensemble_result_free(&r);
+    nh_study_free(&st);
+    test_write_file(path, "study = \"onestep\";\nsystem = \"chaotic_particle\";\nT = 1.0;\nh = [0.2, 0.1];\n"
+                          "methods = [\"rk4\"];\nensemble = { count = 3; energy = 1.535; seed = 77; };\n");
+    cr_assert_eq(nh_study_load(path, NULL, 0, &st, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(st.nic, 3);
+    for (int i = 0; i < 3; i++) cr_expect_eq(memcmp(&st.ics[i], &three[i], sizeof three[i]), 0, "one-step state %d", i);
+    nh_study_free(&st);
+  }
+  remove(path);
+}
