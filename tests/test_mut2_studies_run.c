@@ -314,3 +314,81 @@ Test(mut2_studies_run, random_states_depend_on_seed_and_index_only) {
   }
   remove(path);
 }
+
+/* The q-quantile of the finite values of x (n of them), by hand: sorted, rank q (k − 1), linear
+ * interpolation between the two neighbours; NaN without finite values. */
+static double quantile_by_hand(int n, const double *x, double q) {
+  double v[64];
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (isfinite(x[i])) v[k++] = x[i];
+  if (!k) return NAN;
+  for (int i = 1; i < k; i++)
+    for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+      const double t = v[j];
+      v[j] = v[j - 1], v[j - 1] = t;
+    }
+  const double rank = q * (k - 1);
+  const int lo = (int)floor(rank);
+  return lo + 1 < k ? v[lo] + (rank - lo) * (v[lo + 1] - v[lo]) : v[lo];
+}
+
+static int close_or_both_nan(double a, double b, double tol) {
+  return (isnan(a) && isnan(b)) || fabs(a - b) <= tol * fabs(b);
+}
+
+/* The ensemble's statistics at every sample, in memory and streamed through a journal, against
+ * the rows recomputed here: mean, unbiased variance, the 10/50/90 % quantiles and the count of the
+ * runs still going (one method diverges part-way, so counts fall and NaNs are left out). */
+Test(mut2_studies_run, ensemble_statistics_per_sample_by_hand) {
+  char path[128], journal[128], err[1024];
+  snprintf(path, sizeof path, "/tmp/nhbench-mut2-stats-%d.cfg", (int)getpid());
+  snprintf(journal, sizeof journal, "/tmp/nhbench-mut2-stats-%d.journal", (int)getpid());
+  test_write_file(path, "study = \"ensemble\";\nsystem = \"chaotic_particle\";\nT = 4.0;\nh = 0.1;\nsample_every = 4;\n"
+                        "divergence = 0.039;\nmethods = [\"rk4\", \"js_a\"];\n"
+                        "ensemble = { count = 7; energy = 1.535; seed = 5; };\n");
+  for (int streamed = 0; streamed < 2; streamed++) {
+    nh_study st;
+    nh_ensemble_result r;
+    cr_assert_eq(nh_study_load(path, NULL, 0, &st, err, sizeof err), 0, "%s", err);
+    remove(journal);
+    if (streamed) st.checkpoint = journal, st.checkpoint_key = "stats key";
+    cr_assert_eq(nh_run_ensemble(&st, &r, err, sizeof err), 0, "%s", err);
+    const int ns = st.nsamples, nic = st.count;
+    int falling = 0;
+    for (int mi = 0; mi < st.nmethods; mi++) {
+      double rows[7][11], got[NH_STATS][11];
+      cr_assert_eq(ns, 11);
+      for (int ic = 0; ic < nic; ic++) cr_assert_eq(nh_ensemble_dE_row(&st, &r, (long)mi * nic + ic, rows[ic]), 0);
+      for (int w = 0; w < NH_STATS; w++) cr_assert_eq(nh_ensemble_stat_row(&st, &r, mi, w, got[w]), 0);
+      for (int s = 0; s < ns; s++) {
+        double col[7], sum = 0, ss = 0;
+        int k = 0;
+        for (int ic = 0; ic < nic; ic++) {
+          col[ic] = rows[ic][s];
+          if (isfinite(col[ic])) sum += col[ic], k++;
+        }
+        const double mean = k ? sum / k : NAN;
+        for (int ic = 0; ic < nic; ic++)
+          if (isfinite(col[ic])) ss += (col[ic] - mean) * (col[ic] - mean);
+        const double var = k > 1 ? ss / (k - 1) : NAN;
+        falling += mi == 1 && k < nic && k > 0;
+        cr_expect_eq(got[NH_STAT_COUNT][s], (double)k, "streamed %d m %d s %d: count", streamed, mi, s);
+        cr_expect(close_or_both_nan(got[NH_STAT_MEAN][s], mean, 1e-13), "m %d s %d: mean %.17g vs %.17g", mi, s,
+                  got[NH_STAT_MEAN][s], mean);
+        cr_expect(close_or_both_nan(got[NH_STAT_VAR][s], var, 1e-12), "m %d s %d: var %.17g vs %.17g", mi, s,
+                  got[NH_STAT_VAR][s], var);
+        const double q[3] = {0.1, 0.5, 0.9};
+        const int which[3] = {NH_STAT_Q10, NH_STAT_Q50, NH_STAT_Q90};
+        for (int j = 0; j < 3; j++)
+          cr_expect(close_or_both_nan(got[which[j]][s], quantile_by_hand(nic, col, q[j]), 1e-13),
+                    "streamed %d m %d s %d: quantile %g: %.17g vs %.17g", streamed, mi, s, q[j], got[which[j]][s],
+                    quantile_by_hand(nic, col, q[j]));
+      }
+    }
+    cr_expect_gt(falling, 0, "js_a: no sample with some runs stopped and some going");
+    nh_ensemble_result_free(&r);
+    nh_study_free(&st);
+  }
+  remove(path), remove(journal);
+}
