@@ -309,3 +309,100 @@ Test(mut2_integrators, discrete_actions_and_energies_on_arbitrary_pairs) {
   cr_expect_gt(actions, 40, "%d actions checked", actions);
   cr_expect_gt(energies, 8, "%d energies checked", energies);
 }
+
+/* ---- cost counters against a system that counts its own evaluations ------------------------------ */
+
+static const nh_system_type *counted_base;
+static nh_system_type counted_type;
+static unsigned long long a_calls, g_calls;
+
+static void counting_constraints(const double *p, const double *q, double *A) {
+  a_calls++;
+  counted_base->constraints(p, q, A);
+}
+
+static void counting_grad(const double *p, const double *q, double *g) {
+  g_calls++;
+  counted_base->grad_potential(p, q, g);
+}
+
+/* A fused acceleration kernel evaluates ∇V and A once each (system.h). */
+static int counting_acceleration(const double *p, double t, const double *q, const double *v, double *a,
+                                 double *lambda) {
+  g_calls++;
+  a_calls++;
+  return counted_base->acceleration(p, t, q, v, a, lambda);
+}
+
+/* integrator.h: rhs_evals counts the evaluations of ∇V (or of the right-hand side, which evaluates
+ * it once), constraint_evals those of A(q) = μ(q). Over init and 4 steps from the default state,
+ * for every method outside the Newmark family (tests/test_method_hooks_newmark.c counts that one)
+ * and compositions, on every registered system it applies to, the counters equal the calls the
+ * system saw: a step that forgot to count one, or counted one it did not make, fails. The contact
+ * engine (herglotz1, herglotz2, la1) also counts each Newton residual (integrators/herglotz.c
+ * header: "each residual counts one rhs_eval"), so its rhs_evals = ∇V calls + Newton iterations
+ * (one residual per iteration) on a system without forcing (with forcing it also counts F(t), on
+ * its own (force_at) but not inside nh_free_force: not checked there). js_p1 reads
+ * μ and ∇V of the particle inline and counts what js_a evaluates (jimenez_scheurle.c header: "P1
+ * costs what A does"); js_p2new/js_p2orig likewise count inline points, not checked here. */
+Test(mut2_integrators, cost_counters_match_counted_evaluations) {
+  static const char *const methods[] = {
+      "js_a", "js_b", "herglotz1", "herglotz2", "herglotz2(forcing=midpoint)",
+      "la1", "la1(forcing=midpoint)", "contact2", "m11", "mp418", "nh_energy", "spark(s=2)", "spark(s=3)", "js_p1",
+      "spark(s=4)", "nh_rattle", "nh_rattle(lambda0=0)", "nh_shake", "rattle", "shake", "triple_jump(js_b)",
+      "adjoint_pair(nh_rattle)", "suzuki5(spark(s=2))", "triple_jump(herglotz2)",
+      "triple_jump(contact2)"};
+  int checked = 0;
+  for (int s = 0; nh_system_types[s]; s++)
+    for (size_t mi = 0; mi < sizeof methods / sizeof *methods; mi++) {
+      const nh_system_type *base = nh_system_types[s];
+      counted_base = base;
+      counted_type = *base;
+      if (base->constraints) counted_type.constraints = counting_constraints;
+      counted_type.grad_potential = counting_grad;
+      if (base->acceleration) counted_type.acceleration = counting_acceleration;
+      nh_system sys = test_system_of(&counted_type, NULL);
+      char err[512];
+      nh_method *m = nh_method_parse(methods[mi], err, sizeof err);
+      cr_assert(m, "%s: %s", methods[mi], err);
+      if (nh_method_applies(m, &sys, err, sizeof err)) {
+        nh_method_free(m);
+        continue;
+      }
+      nh_state x, y;
+      nh_system_default_state(&sys, &x);
+      nh_cost cost = {0};
+      a_calls = g_calls = 0;
+      nh_step_status st = nh_method_init(m, &sys, &x, 0.05, &cost);
+      for (int step = 0; step < 4 && st == NH_STEP_OK; step++) {
+        st = nh_method_step(m, &sys, &x, &y, 0.05, &cost);
+        x = y;
+      }
+      cr_expect_eq(st, NH_STEP_OK, "%s on %s", methods[mi], base->name);
+      if (!strcmp(methods[mi], "js_p1")) {
+        nh_system ref = test_system_of(&counted_type, NULL);
+        nh_method *a = test_method("js_a");
+        nh_state xa, ya;
+        nh_system_default_state(&ref, &xa);
+        nh_cost ca = {0};
+        a_calls = g_calls = 0;
+        cr_assert_eq(nh_method_init(a, &ref, &xa, 0.05, &ca), NH_STEP_OK);
+        for (int step = 0; step < 4; step++) {
+          cr_assert_eq(nh_method_step(a, &ref, &xa, &ya, 0.05, &ca), NH_STEP_OK);
+          xa = ya;
+        }
+        nh_method_free(a);
+        cr_expect(a_calls > 0 && g_calls > 0, "js_a on %s evaluates", base->name);
+      }
+      const int engine = strstr(methods[mi], "herglotz") || strstr(methods[mi], "la1");
+      if (engine) g_calls += cost.newton_iterations;
+      const int check_rhs = !(engine && base->forcing);
+      cr_expect(cost.constraint_evals == a_calls, "%s on %s: constraint_evals %llu, A evaluated %llu times",
+                methods[mi], base->name, cost.constraint_evals, a_calls);
+      cr_expect(!check_rhs || cost.rhs_evals == g_calls, "%s on %s: rhs_evals %llu, expected %llu", methods[mi],
+                base->name, cost.rhs_evals, g_calls);
+      checked++;
+      nh_method_free(m);
+    }
+  cr_expect_gt(checked, 100, "only %d method x system pairs checked", checked);
+}
