@@ -71,3 +71,338 @@ Test(mut2_integrators, newton_hooks_say_nan_where_c_is_singular) {
     nh_method_free(m);
   }
 }
+
+/* ---- discrete constraints on arbitrary pairs of states ------------------------------------------- */
+
+/* A(q) and b(q) (0 without an affine part) of the system. */
+static void constraint_of(const nh_system *sys, const double *q, double *A, double *b) {
+  sys->type->constraints(sys->p, q, A);
+  for (int a = 0; a < sys->k; a++) b[a] = 0;
+  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, q, b);
+}
+
+/* out = A(qa) w + affine · b(qa). */
+static void apply_constraint(const nh_system *sys, const double *qa, const double *w, int affine, double *out) {
+  double A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K];
+  constraint_of(sys, qa, A, b);
+  for (int a = 0; a < sys->k; a++) {
+    out[a] = affine ? b[a] : 0;
+    for (int i = 0; i < sys->n; i++) out[a] += A[a * sys->n + i] * w[i];
+  }
+}
+
+/* Each method's discrete constraint (its table's discrete_constraint_doc, the spec formula cited
+ * there) for the pair x → y of size h, written out independently; 0 when the test does not know
+ * the method. x, y are arbitrary: not a step's result, so the method's own equations do not make
+ * the value vanish, and every term shows. */
+static int expected_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y, double h,
+                               double *out) {
+  const char *name = m->type->name;
+  const int n = sys->n, k = sys->k;
+  double dq[NH_MAX_N], w[NH_MAX_N], qa[NH_MAX_N];
+  for (int i = 0; i < n; i++) dq[i] = (y->q[i] - x->q[i]) / h;
+  if (!strcmp(name, "js_a") || !strcmp(name, "js_p1")) { /* μ(q_k)(q_{k+1} − q_k)/h */
+    apply_constraint(sys, x->q, dq, 0, out);
+  } else if (!strcmp(name, "js_b") || !strcmp(name, "js_p2new") || !strcmp(name, "mp418") ||
+             !strcmp(name, "nh_rattle")) { /* μ(q_{k+1}) v_{k+1} */
+    apply_constraint(sys, y->q, y->v, 0, out);
+  } else if (!strcmp(name, "spark")) { /* A(q_{k+1}) v_{k+1} + b(q_{k+1}) */
+    apply_constraint(sys, y->q, y->v, 1, out);
+  } else if (!strcmp(name, "js_p2orig")) { /* μ(q_{k+1} + (h/2) v_{k+1}) v_{k+1}, (98) */
+    for (int i = 0; i < n; i++) qa[i] = y->q[i] + 0.5 * h * y->v[i];
+    apply_constraint(sys, qa, y->v, 0, out);
+  } else if (!strcmp(name, "nh_energy")) { /* μ(q̄)(v_k + v_{k+1})/2 */
+    for (int i = 0; i < n; i++) qa[i] = 0.5 * (x->q[i] + y->q[i]), w[i] = 0.5 * (x->v[i] + y->v[i]);
+    apply_constraint(sys, qa, w, 0, out);
+  } else if (!strcmp(name, "herglotz2")) { /* A(q̄)Δq/h + b(q̄) */
+    for (int i = 0; i < n; i++) qa[i] = 0.5 * (x->q[i] + y->q[i]);
+    apply_constraint(sys, qa, dq, 1, out);
+  } else if (!strcmp(name, "herglotz1") || !strcmp(name, "la1")) { /* A(q_j)Δq/h + b(q_j) */
+    apply_constraint(sys, x->q, dq, 1, out);
+  } else if (!strcmp(name, "nh_newmark") || !strcmp(name, "dla")) { /* (14) or (15) of spec/newmark.md §2.4 */
+    const double alpha = nh_method_param(m, "alpha");
+    if (nh_method_param(m, "constraint") == 0) { /* point: μ((1 − α)q_k + αq_{k+1}) Δq/h */
+      for (int i = 0; i < n; i++) qa[i] = (1 - alpha) * x->q[i] + alpha * y->q[i];
+      apply_constraint(sys, qa, dq, 0, out);
+    } else { /* average: ((1 − α)μ(q_k) + αμ(q_{k+1})) Δq/h */
+      double o0[NH_MAX_K], o1[NH_MAX_K];
+      apply_constraint(sys, x->q, dq, 0, o0);
+      apply_constraint(sys, y->q, dq, 0, o1);
+      for (int a = 0; a < k; a++) out[a] = (1 - alpha) * o0[a] + alpha * o1[a];
+    }
+  } else if (!strcmp(name, "rattle") || !strcmp(name, "shake")) { /* φ(q_{k+1}) */
+    sys->type->holonomic(sys->p, y->q, out);
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
+Test(mut2_integrators, discrete_constraints_on_arbitrary_pairs) {
+  static const char *const systems[] = {"chaotic_particle", "vertical_disk", "foucault_pendulum", "pendulum",
+                                        "chaplygin_sleigh"};
+  static const char *const variants[] = {"nh_newmark(alpha=0)", "nh_newmark(alpha=0.3)",
+                                         "nh_newmark(alpha=0.3,constraint=average)", "nh_newmark(alpha=1)",
+                                         "nh_newmark(alpha=1,constraint=average)", "dla(alpha=0.7)",
+                                         "dla(alpha=0.7,constraint=average)"};
+  /* Every registered method with a discrete constraint, by name (its defaults), and the
+   * nh_newmark/dla variants that change the formula; nh_shake's needs q_{k−1}, which only its carry
+   * holds (its value on a run: tests/test_method_hooks_rattle.c). */
+  const char *texts[64];
+  int ntexts = 0;
+  for (int i = 0; nh_integrator_types[i]; i++) {
+    const nh_integrator_type *t = nh_integrator_types[i];
+    if (!t->takes_base && t->discrete_constraint && strcmp(t->name, "nh_shake") && ntexts < 64) texts[ntexts++] = t->name;
+  }
+  for (size_t v = 0; v < sizeof variants / sizeof *variants && ntexts < 64; v++) texts[ntexts++] = variants[v];
+  gsl_rng *rng = test_rng(1601);
+  int checked = 0, nonzero = 0;
+  for (size_t s = 0; s < sizeof systems / sizeof *systems; s++) {
+    nh_system sys = test_system(systems[s], "");
+    for (int i = 0; i < ntexts; i++) {
+      const char *text = texts[i];
+      char err[512];
+      nh_method *m = test_method(text);
+      if (nh_method_applies(m, &sys, err, sizeof err)) {
+        nh_method_free(m);
+        continue;
+      }
+      for (int trial = 0; trial < 3; trial++) {
+        nh_state x, y;
+        memset(&x, 0, sizeof x), memset(&y, 0, sizeof y);
+        for (int j = 0; j < sys.n; j++) {
+          x.q[j] = gsl_rng_uniform(rng) * 1.6 - 0.8, y.q[j] = gsl_rng_uniform(rng) * 1.6 - 0.8;
+          x.v[j] = gsl_rng_uniform(rng) * 2 - 1, y.v[j] = gsl_rng_uniform(rng) * 2 - 1;
+        }
+        const double h = 0.25 + 0.1 * trial;
+        y.t = x.t + h;
+        double got[NH_MAX_K], want[NH_MAX_K];
+        for (int a = 0; a < NH_MAX_K; a++) got[a] = NAN;
+        if (!expected_constraint(m, &sys, &x, &y, h, want)) {
+          cr_expect_fail("%s: no formula in the test for its discrete constraint", text);
+          break;
+        }
+        m->type->discrete_constraint(m, &sys, &x, &y, h, got);
+        for (int a = 0; a < sys.k; a++) {
+          cr_expect(fabs(got[a] - want[a]) <= 1e-13 * (1 + fabs(want[a])), "%s on %s, row %d: %.17g, expected %.17g",
+                    text, systems[s], a, got[a], want[a]);
+          nonzero += fabs(want[a]) > 1e-3;
+        }
+        checked++;
+      }
+      nh_method_free(m);
+    }
+  }
+  gsl_rng_free(rng);
+  cr_expect_gt(checked, 60, "only %d pairs checked", checked);
+  cr_expect_gt(nonzero, checked / 2, "the values are not trivially 0 (%d of %d)", nonzero, checked);
+}
+
+/* ---- discrete actions and energies on arbitrary pairs --------------------------------------------- */
+
+/* ½ wᵀM(q)w. */
+static double kinetic(const nh_system *sys, const double *q, const double *w) {
+  double space[NH_MAX_N * NH_MAX_N], s = 0;
+  const double *M = nh_mass_at(sys, q, space);
+  for (int i = 0; i < sys->n; i++)
+    for (int j = 0; j < sys->n; j++) s += w[i] * M[i * sys->n + j] * w[j];
+  return 0.5 * s;
+}
+
+/* The discrete Lagrangians (spec/discretization.md §2.1, (80), §2.5; spec/newmark.md §2.6;
+ * spec/rattle.md §2.8), all of the form h·½(Δq/h)ᵀM(Δq/h) − h·V̄ with V̄ the method's quadrature of
+ * V: (1 − α)V(q0) + αV(q1) (nh_newmark, dla), V(q0) (js_a, js_p1), V((q0 + q1)/2) (js_b, js_p2new,
+ * js_p2orig), (V(q0) + V(q1))/2 (the RATTLE family); NaN for nh_newmark with β or β' ≠ 0. The
+ * discrete energies: the contact schemes' midpoint energy ½(Δq/h)ᵀM(q̄)(Δq/h) + (V(q0) + V(q1))/2
+ * (spec/herglotz.md §6) and nh_shake's E_d, the same with constant M (spec/rattle.md §2.9). */
+static double expected_action(const nh_method *m, const nh_system *sys, const double *q0, const double *q1, double h,
+                              int *known) {
+  const char *name = m->type->name;
+  double dq[NH_MAX_N], qm[NH_MAX_N], Vbar;
+  const double V0 = sys->type->potential(sys->p, q0), V1 = sys->type->potential(sys->p, q1);
+  for (int i = 0; i < sys->n; i++) dq[i] = (q1[i] - q0[i]) / h, qm[i] = 0.5 * (q0[i] + q1[i]);
+  *known = 1;
+  if (!strcmp(name, "nh_newmark") || !strcmp(name, "dla")) {
+    if (!strcmp(name, "nh_newmark") && (nh_method_param(m, "beta") != 0 || nh_method_param(m, "beta2") != 0)) return NAN;
+    const double alpha = nh_method_param(m, "alpha");
+    Vbar = (1 - alpha) * V0 + alpha * V1;
+  } else if (!strcmp(name, "js_a") || !strcmp(name, "js_p1")) {
+    Vbar = V0;
+  } else if (!strcmp(name, "js_b") || !strcmp(name, "js_p2new") || !strcmp(name, "js_p2orig")) {
+    Vbar = sys->type->potential(sys->p, qm);
+  } else if (!strcmp(name, "nh_rattle") || !strcmp(name, "nh_shake") || !strcmp(name, "rattle") ||
+             !strcmp(name, "shake")) {
+    Vbar = 0.5 * (V0 + V1);
+  } else {
+    *known = 0;
+    return NAN;
+  }
+  return h * kinetic(sys, q0, dq) - h * Vbar;
+}
+
+static double expected_energy(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y, double h,
+                              int *known) {
+  const char *name = m->type->name;
+  double dq[NH_MAX_N], qm[NH_MAX_N];
+  for (int i = 0; i < sys->n; i++) dq[i] = (y->q[i] - x->q[i]) / h, qm[i] = 0.5 * (x->q[i] + y->q[i]);
+  *known = !strcmp(name, "herglotz1") || !strcmp(name, "herglotz2") || !strcmp(name, "la1") || !strcmp(name, "nh_shake");
+  return kinetic(sys, qm, dq) + 0.5 * (sys->type->potential(sys->p, x->q) + sys->type->potential(sys->p, y->q));
+}
+
+Test(mut2_integrators, discrete_actions_and_energies_on_arbitrary_pairs) {
+  static const char *const systems[] = {"chaotic_particle", "vertical_disk", "pendulum", "falling_disk",
+                                        "oscillator"};
+  static const char *const variants[] = {"nh_newmark(alpha=0)", "nh_newmark(alpha=0.3)", "nh_newmark(alpha=1)",
+                                         "nh_newmark(beta=0.1,beta2=0.1)", "nh_newmark(beta2=0.2)",
+                                         "dla(alpha=0.7)", "dla(alpha=0)"};
+  const char *texts[64];
+  int ntexts = 0;
+  for (int i = 0; nh_integrator_types[i]; i++) {
+    const nh_integrator_type *t = nh_integrator_types[i];
+    if (!t->takes_base && (t->discrete_action || t->discrete_energy) && strcmp(t->name, "nh_rattle") && ntexts < 64)
+      texts[ntexts++] = t->name; /* nh_rattle's E_d reads the force in its carry (its run: test_method_hooks_rattle.c) */
+  }
+  for (size_t v = 0; v < sizeof variants / sizeof *variants && ntexts < 64; v++) texts[ntexts++] = variants[v];
+  gsl_rng *rng = test_rng(1602);
+  int actions = 0, energies = 0;
+  for (size_t s = 0; s < sizeof systems / sizeof *systems; s++) {
+    nh_system sys = test_system(systems[s], "");
+    for (int i = 0; i < ntexts; i++) {
+      char err[512];
+      nh_method *m = test_method(texts[i]);
+      if (nh_method_applies(m, &sys, err, sizeof err)) {
+        nh_method_free(m);
+        continue;
+      }
+      for (int trial = 0; trial < 2; trial++) {
+        nh_state x, y;
+        memset(&x, 0, sizeof x), memset(&y, 0, sizeof y);
+        for (int j = 0; j < sys.n; j++) {
+          x.q[j] = gsl_rng_uniform(rng) * 1.6 - 0.8, y.q[j] = x.q[j] + gsl_rng_uniform(rng) * 0.6 - 0.3;
+          x.v[j] = gsl_rng_uniform(rng) * 2 - 1, y.v[j] = gsl_rng_uniform(rng) * 2 - 1;
+        }
+        const double h = 0.2 + 0.15 * trial;
+        x.t = 0.5, y.t = x.t + h;
+        int known;
+        if (m->type->discrete_action) {
+          const double want = expected_action(m, &sys, x.q, y.q, h, &known);
+          cr_assert(known, "%s: no formula in the test for its discrete action", texts[i]);
+          const double got = m->type->discrete_action(m, &sys, x.t, x.q, y.q, h);
+          if (isnan(want)) cr_expect(isnan(got), "%s on %s: action %g, expected NaN", texts[i], systems[s], got);
+          else cr_expect(fabs(got - want) <= 1e-13 * (1 + fabs(want)), "%s on %s: action %.17g, expected %.17g",
+                         texts[i], systems[s], got, want);
+          actions++;
+        }
+        if (m->type->discrete_energy) {
+          const double want = expected_energy(m, &sys, &x, &y, h, &known);
+          cr_assert(known, "%s: no formula in the test for its discrete energy", texts[i]);
+          const double got = m->type->discrete_energy(m, &sys, &x, &y, h);
+          cr_expect(fabs(got - want) <= 1e-13 * (1 + fabs(want)), "%s on %s: energy %.17g, expected %.17g", texts[i],
+                    systems[s], got, want);
+          energies++;
+        }
+      }
+      nh_method_free(m);
+    }
+  }
+  gsl_rng_free(rng);
+  cr_expect_gt(actions, 40, "%d actions checked", actions);
+  cr_expect_gt(energies, 8, "%d energies checked", energies);
+}
+
+/* ---- cost counters against a system that counts its own evaluations ------------------------------ */
+
+static const nh_system_type *counted_base;
+static nh_system_type counted_type;
+static unsigned long long a_calls, g_calls;
+
+static void counting_constraints(const double *p, const double *q, double *A) {
+  a_calls++;
+  counted_base->constraints(p, q, A);
+}
+
+static void counting_grad(const double *p, const double *q, double *g) {
+  g_calls++;
+  counted_base->grad_potential(p, q, g);
+}
+
+/* A fused acceleration kernel evaluates ∇V and A once each (system.h). */
+static int counting_acceleration(const double *p, double t, const double *q, const double *v, double *a,
+                                 double *lambda) {
+  g_calls++;
+  a_calls++;
+  return counted_base->acceleration(p, t, q, v, a, lambda);
+}
+
+/* integrator.h: rhs_evals counts the evaluations of ∇V (or of the right-hand side, which evaluates
+ * it once), constraint_evals those of A(q) = μ(q). Over init and 4 steps from the default state,
+ * for every method outside the Newmark family (tests/test_method_hooks_newmark.c counts that one)
+ * and compositions, on every registered system it applies to, the counters equal the calls the
+ * system saw: a step that forgot to count one, or counted one it did not make, fails. The contact
+ * engine (herglotz1, herglotz2, la1) also counts each Newton residual (integrators/herglotz.c
+ * header: "each residual counts one rhs_eval"), so its rhs_evals = ∇V calls + Newton iterations
+ * (one residual per iteration) on a system without forcing (with forcing it also counts F(t), on
+ * its own (force_at) but not inside nh_free_force: not checked there). js_p1 reads
+ * μ and ∇V of the particle inline and counts what js_a evaluates (jimenez_scheurle.c header: "P1
+ * costs what A does"); js_p2new/js_p2orig likewise count inline points, not checked here. */
+Test(mut2_integrators, cost_counters_match_counted_evaluations) {
+  static const char *const methods[] = {
+      "js_a", "js_b", "herglotz1", "herglotz2", "herglotz2(forcing=midpoint)",
+      "la1", "la1(forcing=midpoint)", "contact2", "m11", "mp418", "nh_energy", "spark(s=2)", "spark(s=3)", "js_p1",
+      "spark(s=4)", "nh_rattle", "nh_rattle(lambda0=0)", "nh_shake", "rattle", "shake", "triple_jump(js_b)",
+      "adjoint_pair(nh_rattle)", "suzuki5(spark(s=2))", "triple_jump(herglotz2)",
+      "triple_jump(contact2)"};
+  int checked = 0;
+  for (int s = 0; nh_system_types[s]; s++)
+    for (size_t mi = 0; mi < sizeof methods / sizeof *methods; mi++) {
+      const nh_system_type *base = nh_system_types[s];
+      counted_base = base;
+      counted_type = *base;
+      if (base->constraints) counted_type.constraints = counting_constraints;
+      counted_type.grad_potential = counting_grad;
+      if (base->acceleration) counted_type.acceleration = counting_acceleration;
+      nh_system sys = test_system_of(&counted_type, NULL);
+      char err[512];
+      nh_method *m = nh_method_parse(methods[mi], err, sizeof err);
+      cr_assert(m, "%s: %s", methods[mi], err);
+      if (nh_method_applies(m, &sys, err, sizeof err)) {
+        nh_method_free(m);
+        continue;
+      }
+      nh_state x, y;
+      nh_system_default_state(&sys, &x);
+      nh_cost cost = {0};
+      a_calls = g_calls = 0;
+      nh_step_status st = nh_method_init(m, &sys, &x, 0.05, &cost);
+      for (int step = 0; step < 4 && st == NH_STEP_OK; step++) {
+        st = nh_method_step(m, &sys, &x, &y, 0.05, &cost);
+        x = y;
+      }
+      cr_expect_eq(st, NH_STEP_OK, "%s on %s", methods[mi], base->name);
+      if (!strcmp(methods[mi], "js_p1")) {
+        nh_system ref = test_system_of(&counted_type, NULL);
+        nh_method *a = test_method("js_a");
+        nh_state xa, ya;
+        nh_system_default_state(&ref, &xa);
+        nh_cost ca = {0};
+        a_calls = g_calls = 0;
+        cr_assert_eq(nh_method_init(a, &ref, &xa, 0.05, &ca), NH_STEP_OK);
+        for (int step = 0; step < 4; step++) {
+          cr_assert_eq(nh_method_step(a, &ref, &xa, &ya, 0.05, &ca), NH_STEP_OK);
+          xa = ya;
+        }
+        nh_method_free(a);
+        cr_expect(a_calls > 0 && g_calls > 0, "js_a on %s evaluates", base->name);
+      }
+      const int engine = strstr(methods[mi], "herglotz") || strstr(methods[mi], "la1");
+      if (engine) g_calls += cost.newton_iterations;
+      const int check_rhs = !(engine && base->forcing);
+      cr_expect(cost.constraint_evals == a_calls, "%s on %s: constraint_evals %llu, A evaluated %llu times",
+                methods[mi], base->name, cost.constraint_evals, a_calls);
+      cr_expect(!check_rhs || cost.rhs_evals == g_calls, "%s on %s: rhs_evals %llu, expected %llu", methods[mi],
+                base->name, cost.rhs_evals, g_calls);
+      checked++;
+      nh_method_free(m);
+    }
+  cr_expect_gt(checked, 100, "only %d method x system pairs checked", checked);
+}
