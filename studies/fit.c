@@ -8,14 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/rng.h"
 #include "studies/study.h"
 
 int nh_fit_order(int nh, const double *h, const double *err, int fit_points, double floor,
                  double *order, double *stderr_, int *first, int *count) {
   /* Indices by increasing h; the finest admissible points are the first ones. */
-  int idx[64], n = 0;
-  if (nh > 64) nh = 64;
+  const size_t len = nh > 0 ? (size_t)nh : 0;
+  int *idx = nh_malloc_array(len, sizeof *idx), n = 0;
+  double *x = nh_malloc_array(len, sizeof *x), *y = nh_malloc_array(len, sizeof *y);
+  *first = -1;
+  *order = *stderr_ = NAN;
+  if (!idx || !x || !y) nh = 0; /* out of memory: no fit */
   for (int i = 0; i < nh; i++) idx[i] = i;
   for (int i = 1; i < nh; i++)
     for (int j = i; j > 0 && h[idx[j]] < h[idx[j - 1]]; j--) {
@@ -23,8 +28,6 @@ int nh_fit_order(int nh, const double *h, const double *err, int fit_points, dou
       idx[j] = idx[j - 1];
       idx[j - 1] = t;
     }
-  double x[64], y[64];
-  *first = -1;
   for (int a = 0; a < nh && n < fit_points; a++) {
     int i = idx[a];
     if (!(err[i] > floor) || !isfinite(err[i])) {
@@ -37,13 +40,14 @@ int nh_fit_order(int nh, const double *h, const double *err, int fit_points, dou
     n++;
   }
   *count = n;
-  *order = *stderr_ = NAN;
-  if (n < 2) return -1;
-  double c0, c1, cov00, cov01, cov11, sumsq;
-  gsl_fit_linear(x, 1, y, 1, (size_t)n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
-  *order = c1;
-  *stderr_ = n > 2 ? sqrt(cov11) : NAN;
-  return 0;
+  if (n >= 2) {
+    double c0, c1, cov00, cov01, cov11, sumsq;
+    gsl_fit_linear(x, 1, y, 1, (size_t)n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+    *order = c1;
+    *stderr_ = n > 2 ? sqrt(cov11) : NAN;
+  }
+  free(idx), free(x), free(y);
+  return n >= 2 ? 0 : -1;
 }
 
 double nh_drift_slope(int n, const double *t, const double *y) {

@@ -311,7 +311,6 @@ static void note_preset_override(const ctx *c, const config_setting_t *p, nh_stu
 }
 
 static int load_system_params(const ctx *c, const config_setting_t *root, nh_study *st) {
-  const char *name = st->sys.type->name;
   const config_setting_t *params = config_setting_get_member(root, "system_params");
   if (!params) return 0;
   if (!config_setting_is_group(params))
@@ -325,7 +324,7 @@ static int load_system_params(const ctx *c, const config_setting_t *root, nh_stu
     /* Called again after the initial conditions: a value that differs now was set by a preset. */
     if (k >= 0 && st->nic > 0 && st->sys.p[k] != v) note_preset_override(c, p, st, st->sys.p[k], v);
     if (nh_system_set_param(&st->sys, config_setting_name(p), v, msg, sizeof msg))
-      return fail_at(c, p, "system %s: %s", name, msg);
+      return fail_at(c, p, "%s", msg); /* "system NAME: ..." */
   }
   return 0;
 }

@@ -1,0 +1,274 @@
+/* studies/ runner pieces (issue 16, round 2): the order fit, the stepping loop's deadline, the
+ * sampled run's divergence stop and statistics, and the true solution of sampled runs on a system
+ * without an exact solution, each against a computation made here. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "studies/sampling.h"
+#include "studies/study.h"
+#include "tests/hand_study.h"
+#include "tests/helpers.h"
+
+/* ---- nh_fit_order ------------------------------------------------------------------------------ */
+
+/* Least-squares slope of y on x and its standard error sqrt(s² / Sxx), s² = RSS / (n − 2), by hand. */
+static void ls_by_hand(int n, const double *x, const double *y, double *slope, double *se) {
+  double xm = 0, ym = 0, sxx = 0, sxy = 0, rss = 0;
+  for (int i = 0; i < n; i++) xm += x[i] / n, ym += y[i] / n;
+  for (int i = 0; i < n; i++) sxx += (x[i] - xm) * (x[i] - xm), sxy += (x[i] - xm) * (y[i] - ym);
+  *slope = sxy / sxx;
+  for (int i = 0; i < n; i++) {
+    const double r = y[i] - ym - *slope * (x[i] - xm);
+    rss += r * r;
+  }
+  *se = n > 2 ? sqrt(rss / (n - 2) / sxx) : NAN;
+}
+
+/* More than 64 step sizes: the finest are fitted wherever they are listed (the fit kept only the
+ * first 64 of the list before, and fitted h[61..63] here). h_i = 1/(i + 1), i = 0 … 69, listed
+ * coarse to fine; err = h² (×10 for i ≥ 64, so that a fit of other points has another intercept
+ * but the same slope: the points are told apart by first). */
+Test(mut2_studies_run, order_fit_over_more_than_64_step_sizes) {
+  double h[70], e[70], p, se;
+  int first, count;
+  for (int i = 0; i < 70; i++) h[i] = 1.0 / (i + 1), e[i] = h[i] * h[i] * (i >= 64 ? 10 : 1);
+  cr_assert_eq(nh_fit_order(70, h, e, 3, 1e-11, &p, &se, &first, &count), 0);
+  cr_expect_eq(first, 69);
+  cr_expect_eq(count, 3);
+  cr_expect(fabs(p - 2) < 1e-12, "%.17g", p);
+  /* 7 points reach across the jump (69 … 63): slope and stderr of these by hand. */
+  cr_assert_eq(nh_fit_order(70, h, e, 7, 1e-11, &p, &se, &first, &count), 0);
+  double x[7], y[7], slope, s;
+  for (int k = 0; k < 7; k++) x[k] = log(h[69 - k]), y[k] = log(e[69 - k]);
+  ls_by_hand(7, x, y, &slope, &s);
+  cr_expect(first == 69 && count == 7);
+  cr_expect(fabs(p - slope) < 1e-12 * fabs(slope), "%.17g vs %.17g", p, slope);
+  cr_expect(fabs(se - s) < 1e-9 * s, "stderr %.17g vs %.17g", se, s);
+}
+
+/* The fitted points: finite, strictly above the floor, consecutive in h from the finest admissible
+ * one; the slope and its standard error are those of the points chosen. */
+Test(mut2_studies_run, order_fit_chooses_its_points) {
+  /* listed out of order; by increasing h: 0.0125 (below the floor), 0.025 (exactly the floor:
+   * excluded), 0.05, 0.1, 0.2 (NaN: ends the run), 0.4 */
+  const double h[6] = {0.4, 0.0125, 0.1, 0.025, 0.2, 0.05};
+  const double e[6] = {0.3, 1e-13, 2e-3, 1e-11, NAN, 4e-4};
+  double p, se;
+  int first, count;
+  cr_assert_eq(nh_fit_order(6, h, e, 5, 1e-11, &p, &se, &first, &count), 0);
+  cr_expect_eq(first, 5, "h = 0.05 is the finest admissible");
+  cr_expect_eq(count, 2, "0.05 and 0.1, then the NaN at 0.2 ends the run");
+  cr_expect(fabs(p - log(2e-3 / 4e-4) / log(2.0)) < 1e-13, "%.17g", p);
+  cr_expect(isnan(se), "two points: no standard error");
+  /* With an infinite error instead of NaN, the same. */
+  const double e2[6] = {0.3, 1e-13, 2e-3, 1e-11, INFINITY, 4e-4};
+  cr_assert_eq(nh_fit_order(6, h, e2, 5, 1e-11, &p, &se, &first, &count), 0);
+  cr_expect(first == 5 && count == 2);
+  /* fit_points = 2 stops at two points even when more are admissible: e = h³ on 0.05, 0.1, 0.2 … */
+  const double e3[6] = {0.064, 1e-13, 1e-3, 1e-11, 8e-3, 1.25e-4};
+  cr_assert_eq(nh_fit_order(6, h, e3, 2, 1e-11, &p, &se, &first, &count), 0);
+  cr_expect(first == 5 && count == 2 && fabs(p - 3) < 1e-12, "first %d count %d p %.17g", first, count, p);
+  cr_assert_eq(nh_fit_order(6, h, e3, 4, 1e-11, &p, &se, &first, &count), 0);
+  cr_expect(first == 5 && count == 4 && fabs(p - 3) < 1e-12, "first %d count %d p %.17g", first, count, p);
+  cr_expect(se >= 0 && se < 1e-12, "an exact power law: stderr %g", se);
+  /* Noisy: stderr by hand. */
+  const double e4[6] = {0.07, 1e-13, 1.1e-3, 1e-11, 7e-3, 1.3e-4};
+  cr_assert_eq(nh_fit_order(6, h, e4, 4, 1e-11, &p, &se, &first, &count), 0);
+  const double x[4] = {log(0.05), log(0.1), log(0.2), log(0.4)}, y[4] = {log(1.3e-4), log(1.1e-3), log(7e-3), log(0.07)};
+  double slope, s;
+  ls_by_hand(4, x, y, &slope, &s);
+  cr_expect(fabs(p - slope) < 1e-12 * slope, "%.17g vs %.17g", p, slope);
+  cr_expect(fabs(se - s) < 1e-9 * s, "stderr %.17g vs %.17g", se, s);
+  /* One admissible point, or none: -1, order and stderr NaN; first is the one point, or -1. */
+  const double e5[6] = {NAN, 1e-13, NAN, 1e-12, NAN, 5e-3};
+  cr_expect_eq(nh_fit_order(6, h, e5, 3, 1e-11, &p, &se, &first, &count), -1);
+  cr_expect(isnan(p) && isnan(se) && first == 5 && count == 1, "first %d count %d", first, count);
+  const double e6[6] = {NAN, 1e-13, NAN, 1e-12, NAN, 1e-11};
+  cr_expect_eq(nh_fit_order(6, h, e6, 3, 1e-11, &p, &se, &first, &count), -1);
+  cr_expect(isnan(p) && first == -1 && count == 0, "first %d count %d", first, count);
+  cr_expect_eq(nh_fit_order(0, h, e6, 3, 1e-11, &p, &se, &first, &count), -1);
+  cr_expect(isnan(p) && first == -1 && count == 0);
+}
+
+/* ---- nh_integrate's deadline --------------------------------------------------------------------- */
+
+/* A deadline already past stops the loop at the first check, after step 64 (checked every 64
+ * steps): status NH_RUN_TIMED_OUT, the state and the counters those of 64 steps, t = 64 h; 63
+ * steps finish before any check. No deadline (0) never stops. */
+Test(mut2_studies_run, deadline_checked_every_64_steps) {
+  nh_system sys = test_system("chaotic_particle", NULL);
+  nh_method *m = test_method("rk4");
+  nh_state x0;
+  nh_system_default_state(&sys, &x0);
+  const double h = 0.01, past = 1e-9; /* omp_get_wtime() is far beyond 1e-9 s */
+  nh_state ref = x0, x = x0;
+  nh_cost cref = {0}, c = {0};
+  double rref, r;
+  cr_assert_eq(nh_integrate(m, &sys, &ref, 64, h, &cref, 0, &rref), NH_STEP_OK);
+  cr_expect_eq(nh_integrate(m, &sys, &x, 200, h, &c, past, &r), NH_RUN_TIMED_OUT);
+  cr_expect_eq(c.steps, 64ull);
+  cr_expect_eq(c.rhs_evals, cref.rhs_evals);
+  cr_expect_eq(memcmp(x.q, ref.q, sizeof x.q), 0);
+  cr_expect_eq(memcmp(x.v, ref.v, sizeof x.v), 0);
+  cr_expect_eq(x.t, x0.t + 64 * h);
+  cr_expect_eq(r, rref);
+  x = x0, c = (nh_cost){0};
+  cr_expect_eq(nh_integrate(m, &sys, &x, 63, h, &c, past, NULL), NH_STEP_OK);
+  cr_expect_eq(c.steps, 63ull);
+  x = x0, c = (nh_cost){0};
+  cr_expect_eq(nh_integrate(m, &sys, &x, 200, h, &c, 0, NULL), NH_STEP_OK);
+  cr_expect_eq(c.steps, 200ull);
+  cr_expect_eq(x.t, x0.t + 200 * h);
+  /* A deadline far ahead never stops it. */
+  x = x0, c = (nh_cost){0};
+  cr_expect_eq(nh_integrate(m, &sys, &x, 200, h, &c, omp_get_wtime() + 3600, NULL), NH_STEP_OK);
+  cr_expect_eq(c.steps, 200ull);
+  /* Zero steps: the state unchanged, the residual that of the start. */
+  x = x0;
+  cr_expect_eq(nh_integrate(m, &sys, &x, 0, h, &c, 0, &r), NH_STEP_OK);
+  cr_expect_eq(memcmp(&x, &x0, sizeof x), 0);
+  cr_expect_eq(r, nh_constraint_residual(&sys, x0.q, x0.v));
+  nh_method_free(m);
+}
+
+/* ---- the sampled run (studies/sampling.c) ----------------------------------------------------- */
+
+/* E − E0 every K steps, stepped here: js_a (order 1, no energy conservation) on the chaotic
+ * particle from a state at energy E. d[s] for s = 0 … ns − 1. */
+static void energy_errors(const nh_system *sys, const nh_method *m, const nh_state *x0, double h, int K, int ns,
+                          double *d) {
+  nh_state x = *x0;
+  nh_cost c = {0};
+  const double E0 = nh_energy(sys, x0->q, x0->v);
+  cr_assert_eq(nh_method_init(m, sys, &x, h, &c), NH_STEP_OK);
+  for (int s = 0; s < ns; s++) {
+    if (s) cr_assert_eq(nh_integrate(m, sys, &x, K, h, &c, 0, NULL), NH_STEP_OK);
+    d[s] = nh_energy(sys, x.q, x.v) - E0;
+  }
+}
+
+/* The divergence test |E − E0| > divergence · max(1, |E0|) at every sample: for E0 = 0.5 (the 1
+ * counts) and E0 = 3 (|E0| counts), a divergence set between the running maximum of |dE| before a
+ * sample j and |dE_j| stops the run exactly at j (status 3, j + 1 samples reached, NaN after),
+ * and one just above |dE_j| does not stop it there. */
+Test(mut2_studies_run, divergence_stops_at_the_sample_that_crosses) {
+  const double energies[2] = {0.5, 3.0};
+  const char *methods[] = {"js_a"};
+  for (int k = 0; k < 2; k++) {
+    char file[] = "hand";
+    nh_state x0;
+    nh_system sys = test_system("chaotic_particle", NULL);
+    cr_assert_eq(nh_draw_states(&sys, 1, energies[k], 11, &x0), 0);
+    nh_study st = test_hand_study(NH_STUDY_ENSEMBLE, file, "chaotic_particle", NULL, methods, 1, &x0, 1);
+    st.reference_tol = 1e-13;
+    const double h = 0.05, E0 = nh_energy(&st.sys, x0.q, x0.v), scale = fmax(1, fabs(E0));
+    cr_assert(fabs(E0 - energies[k]) < 1e-12);
+    enum { K = 4, NS = 60 };
+    double d[NS];
+    energy_errors(&st.sys, st.methods[0], &x0, h, K, NS, d);
+    /* j: a sample whose |dE| exceeds every earlier one by less than 20 %, after 5 samples. */
+    int j = -1;
+    double M = 0;
+    for (int s = 0; s < NS; s++) {
+      if (s > 5 && j < 0 && fabs(d[s]) > M && fabs(d[s]) < 1.2 * M) j = s;
+      M = fmax(M, fabs(d[s]));
+    }
+    cr_assert(j > 0, "E0 = %g: no sample j with a modest new maximum", E0);
+    M = 0;
+    for (int s = 0; s < j; s++) M = fmax(M, fabs(d[s]));
+    double dE[NS];
+    nh_sampled_run run = {.st = &st, .m = st.methods[0], .method_index = 0, .h = h, .nsteps = (long)K * (NS - 1),
+                          .K = K, .x0 = x0, .divergence = (M + fabs(d[j])) / 2 / scale, .dE = dE};
+    cr_assert_eq(nh_sampled_run_go(&run), 0);
+    cr_expect_eq(run.status, NH_RUN_DIVERGED, "E0 = %g", E0);
+    cr_expect_eq(run.reached, j + 1, "E0 = %g: reached %d, want %d", E0, run.reached, j + 1);
+    for (int s = 0; s <= j; s++) cr_expect_eq(dE[s], d[s], "E0 = %g sample %d", E0, s);
+    for (int s = j + 1; s < NS; s++) cr_expect(isnan(dE[s]), "E0 = %g sample %d after the stop", E0, s);
+    cr_expect_eq(run.max_abs_dE, fabs(d[j]), "E0 = %g", E0);
+    cr_expect_eq(run.cost.steps, (unsigned long long)K * j);
+    /* Just above |dE_j|: the run goes on past j. */
+    run.divergence = fabs(d[j]) * (1 + 1e-9) / scale;
+    cr_assert_eq(nh_sampled_run_go(&run), 0);
+    cr_expect_gt(run.reached, j + 1, "E0 = %g", E0);
+    /* divergence 0: never stops; the running maximum of |dE| over all samples. */
+    run.divergence = 0;
+    cr_assert_eq(nh_sampled_run_go(&run), 0);
+    double all = 0;
+    for (int s = 0; s < NS; s++) all = fmax(all, fabs(d[s]));
+    cr_expect(run.status == NH_STEP_OK && run.reached == NS && run.max_abs_dE == all, "E0 = %g", E0);
+    cr_expect_eq(run.cost.steps, (unsigned long long)K * (NS - 1));
+    test_hand_study_release(&st);
+  }
+}
+
+/* An ensemble with observables on the chaotic particle (no exact solution): the `error` observable
+ * is q, v − the rk8pd reference integrated from sample to sample; here the reference is taken from
+ * x0 straight to each sample time (nh_true_solution), which agrees to the reference's tolerance.
+ * A truth that did not advance (stuck at x0) would be off by O(1). */
+Test(mut2_studies_run, sampled_error_against_the_rk8pd_reference) {
+  nh_study st;
+  nh_ensemble_result r;
+  char path[128], err[1024];
+  snprintf(path, sizeof path, "/tmp/nhbench-mut2-run-%d.cfg", (int)getpid());
+  test_write_file(path, "study = \"ensemble\";\nsystem = \"chaotic_particle\";\nT = 1.2;\nh = 0.1;\nsample_every = 3;\n"
+                        "methods = [\"rk4\", \"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)\"];\n"
+                        "ensemble = { count = 2; energy = 1.535; seed = 3; };\nobservables = [\"q\", \"v\", \"error\"];\n");
+  cr_assert_eq(nh_study_load(path, NULL, 0, &st, err, sizeof err), 0, "%s", err);
+  remove(path);
+  cr_assert_eq(nh_run_ensemble(&st, &r, err, sizeof err), 0, "%s", err);
+  const int n = st.sys.n, ns = st.nsamples, row = r.samples.row;
+  cr_assert_eq(ns, 5);
+  cr_assert_eq(row, 4 * n, "q, v and error (2n)");
+  for (int mi = 0; mi < 2; mi++)
+    for (int ic = 0; ic < 2; ic++) {
+      const long task = (long)mi * 2 + ic;
+      nh_state x0 = {0};
+      memcpy(x0.q, r.q0 + ic * n, sizeof(double) * n), memcpy(x0.v, r.v0 + ic * n, sizeof(double) * n);
+      cr_expect_eq(r.status[task], 0);
+      for (int s = 0; s < ns; s++) {
+        const double *v = r.samples.values + ((size_t)task * ns + s) * row;
+        nh_state ref;
+        cr_assert_eq(nh_true_solution(&st.sys, &x0, r.t[s], 1e-13, &ref, NULL), 0);
+        cr_expect_eq(r.t[s], s * 3 * 0.1);
+        for (int i = 0; i < n; i++) {
+          cr_expect(fabs(v[2 * n + i] - (v[i] - ref.q[i])) < 1e-9, "m %d ic %d s %d q%d: %.3g vs %.3g", mi, ic, s, i,
+                    v[2 * n + i], v[i] - ref.q[i]);
+          cr_expect(fabs(v[3 * n + i] - (v[n + i] - ref.v[i])) < 1e-9, "m %d ic %d s %d v%d", mi, ic, s, i);
+        }
+        if (s == 0) cr_expect(v[2 * n] == 0 && v[3 * n] == 0, "no error at t = 0");
+      }
+    }
+  nh_ensemble_result_free(&r);
+  nh_study_free(&st);
+}
+
+/* multiplier_error where the true multiplier does not exist (the Foucault pendulum's reference at
+ * the origin, where A M⁻¹ Aᵀ = 0: nh_multiplier fails): NaN in each of the k components, and
+ * nothing written past them. */
+Test(mut2_studies_run, multiplier_error_without_a_true_multiplier) {
+  nh_system sys = test_system("foucault_pendulum", NULL);
+  nh_method *m = test_method("herglotz2");
+  const nh_observable *o = nh_observable_find("multiplier_error");
+  cr_assert(o != NULL);
+  cr_assert_eq(sys.k, 1);
+  nh_state cur = {0}, prev = {0}, ref = {0};
+  double lam[NH_MAX_K];
+  cur.t = 0.1, cur.q[0] = 1, cur.lambda[0] = 0.5;
+  cr_assert_neq(nh_multiplier(&sys, 0, ref.q, ref.v, lam), 0, "the origin has a multiplier after all");
+  nh_obs_ctx c = {&sys, m, 0.1, 0, &prev, &cur, &ref, &ref};
+  double out[3] = {7, 7, 7};
+  nh_observable_sample(o, &c, out);
+  cr_expect(isnan(out[0]), "%g", out[0]);
+  cr_expect(out[1] == 7 && out[2] == 7, "written past k: %g %g", out[1], out[2]);
+  /* Where it exists: λ − λ(t*) (ref at q = (1, 0), v = (0, -s), the default state). */
+  nh_system_default_state(&sys, &ref);
+  cr_assert_eq(nh_multiplier(&sys, ref.t, ref.q, ref.v, lam), 0);
+  nh_observable_sample(o, &c, out);
+  cr_expect_eq(out[0], 0.5 - lam[0]);
+  cr_expect(out[1] == 7, "written past k");
+  nh_method_free(m);
+}
