@@ -152,13 +152,17 @@ static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memty
                        int nfixed, const long long *index, hsize_t *shape_out) {
   opened o;
   if (open_dataset(f, name, dims, &o)) return NULL;
-  hid_t mspace = -1;
   void *data = NULL;
   hsize_t start[NH_R_MAX_RANK] = {0}, count[NH_R_MAX_RANK], n = 1;
   int ok = H5Tget_class(o.type) == cls;
   if (!ok)
     fprintf(stderr, "%s: %s: dataset %s holds %s, expected %s\n", f->prog, f->path, o.where,
             class_name(H5Tget_class(o.type)), class_name(cls));
+  else if (nfixed > o.rank) {
+    fprintf(stderr, "%s: %s: dataset %s has rank %d, fewer than the %d indices given\n", f->prog, f->path, o.where,
+            o.rank, nfixed);
+    ok = 0;
+  }
   for (int i = 0; ok && i < o.rank; i++) {
     count[i] = i < nfixed ? 1 : o.shape[i];
     start[i] = i < nfixed ? (hsize_t)index[i] : 0;
@@ -169,7 +173,6 @@ static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memty
     }
     n *= count[i];
   }
-  if (ok && nfixed > o.rank) ok = 0;
   if (ok && !plausible_size(f, &o, n, elsize)) ok = 0;
   if (ok) {
     data = malloc(n ? (size_t)n * elsize : 1);
@@ -180,11 +183,12 @@ static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memty
     }
   }
   if (ok) {
-    mspace = H5Screate_simple(1, &n, NULL);
+    hid_t mspace = H5Screate_simple(1, &n, NULL);
     herr_t rc = n == 0 ? 0
                        : H5Sselect_hyperslab(o.space, H5S_SELECT_SET, start, NULL, count, NULL) < 0
                              ? -1
                              : H5Dread(o.ds, memtype, mspace, o.space, H5P_DEFAULT, data);
+    H5Sclose(mspace);
     if (rc < 0) {
       fprintf(stderr, "%s: %s: cannot read dataset %s\n", f->prog, f->path, o.where);
       free(data);
@@ -193,7 +197,6 @@ static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memty
   }
   if (data && shape_out)
     for (int i = 0; i < o.rank; i++) shape_out[i] = o.shape[i];
-  if (mspace >= 0) H5Sclose(mspace);
   close_dataset(&o);
   return data;
 }
