@@ -151,14 +151,18 @@ static int plausible_size(nh_h5 *f, const opened *o, hsize_t n, size_t elsize) {
 static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memtype, H5T_class_t cls, size_t elsize,
                        int nfixed, const long long *index, hsize_t *shape_out) {
   opened o;
-  if (open_dataset(f, name, dims, &o)) return NULL;
-  hid_t mspace = -1;
+  if (open_dataset(f, name, dims, &o) < 0) return NULL;
   void *data = NULL;
   hsize_t start[NH_R_MAX_RANK] = {0}, count[NH_R_MAX_RANK], n = 1;
   int ok = H5Tget_class(o.type) == cls;
   if (!ok)
     fprintf(stderr, "%s: %s: dataset %s holds %s, expected %s\n", f->prog, f->path, o.where,
             class_name(H5Tget_class(o.type)), class_name(cls));
+  else if (nfixed > o.rank) {
+    fprintf(stderr, "%s: %s: dataset %s has rank %d, fewer than the %d indices given\n", f->prog, f->path, o.where,
+            o.rank, nfixed);
+    ok = 0;
+  }
   for (int i = 0; ok && i < o.rank; i++) {
     count[i] = i < nfixed ? 1 : o.shape[i];
     start[i] = i < nfixed ? (hsize_t)index[i] : 0;
@@ -169,7 +173,6 @@ static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memty
     }
     n *= count[i];
   }
-  if (ok && nfixed > o.rank) ok = 0;
   if (ok && !plausible_size(f, &o, n, elsize)) ok = 0;
   if (ok) {
     data = malloc(n ? (size_t)n * elsize : 1);
@@ -180,11 +183,12 @@ static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memty
     }
   }
   if (ok) {
-    mspace = H5Screate_simple(1, &n, NULL);
+    hid_t mspace = H5Screate_simple(1, &n, NULL);
     herr_t rc = n == 0 ? 0
                        : H5Sselect_hyperslab(o.space, H5S_SELECT_SET, start, NULL, count, NULL) < 0
                              ? -1
                              : H5Dread(o.ds, memtype, mspace, o.space, H5P_DEFAULT, data);
+    H5Sclose(mspace);
     if (rc < 0) {
       fprintf(stderr, "%s: %s: cannot read dataset %s\n", f->prog, f->path, o.where);
       free(data);
@@ -193,7 +197,6 @@ static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memty
   }
   if (data && shape_out)
     for (int i = 0; i < o.rank; i++) shape_out[i] = o.shape[i];
-  if (mspace >= 0) H5Sclose(mspace);
   close_dataset(&o);
   return data;
 }
@@ -224,7 +227,7 @@ double *nh_h5_doubles_at(nh_h5 *f, const char *name, const char *dims, int nfixe
 
 char **nh_h5_strings(nh_h5 *f, const char *name, const char *dims, int *count) {
   opened o;
-  if (open_dataset(f, name, dims, &o)) return NULL;
+  if (open_dataset(f, name, dims, &o) < 0) return NULL;
   char **out = NULL;
   const hsize_t n = o.rank == 1 ? o.shape[0] : 0;
   if (o.rank != 1 || H5Tget_class(o.type) != H5T_STRING) {
@@ -337,12 +340,12 @@ int nh_h5_open(nh_h5 *f, const char *prog, const char *path) {
   f->path = path;
   f->file = f->group = -1;
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  if (check_path(prog, path)) return -1;
+  if (check_path(prog, path) < 0) return -1;
   if ((f->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
     fprintf(stderr, "%s: %s: cannot open the HDF5 file\n", prog, path);
     return -1;
   }
-  if (check_version(f) || open_study_group(f)) goto fail;
+  if (check_version(f) < 0 || open_study_group(f) < 0) goto fail;
   if (!(f->methods = nh_h5_strings(f, "methods", "method", &f->nmethods))) goto fail;
   if (f->nmethods == 0) {
     fprintf(stderr, "%s: %s: no methods in /%s/methods\n", prog, path, f->kind_name);

@@ -39,6 +39,11 @@ static nh_wdim *find_dim(nh_writer *w, const char *name) {
 
 void nh_w_dim(nh_writer *w, const char *name, long long size) {
   nh_wdim *d = find_dim(w, name);
+  errno = 0; /* the failures below are the caller's, not the system's: no OS reason appended */
+  if (size < 0) { /* a result field never set (a count left at -1): no dataset can have this shape */
+    nh_w_fail(w, "dimension %s has a negative size", name);
+    return;
+  }
   if (!d && w->ndims == NH_W_DIMS) {
     nh_w_fail(w, "too many dimensions (%s)", name);
     return;
@@ -51,7 +56,7 @@ void nh_w_dim(nh_writer *w, const char *name, long long size) {
     nh_w_fail(w, "dimension %s has a coordinate dataset and cannot change size", name);
     return;
   }
-  d->size = size < 0 ? 0 : (hsize_t)size;
+  d->size = (hsize_t)size;
 }
 
 void nh_w_undim(nh_writer *w, const char *name) {

@@ -27,7 +27,8 @@ typedef struct {
 
 void nh_w_fail(nh_writer *w, const char *fmt, const char *what);
 
-/* Declares dimension NAME of SIZE (or changes the size of one without a coordinate dataset). */
+/* Declares dimension NAME of SIZE (or changes the size of one without a coordinate dataset); a
+ * negative SIZE fails the write. */
 void nh_w_dim(nh_writer *w, const char *name, long long size);
 
 /* Forgets dimension NAME (and its coordinate dataset), e.g. before the next grid's. */
