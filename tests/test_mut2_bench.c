@@ -10,7 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/report.h"
 #include "results/results.h"
+#include "studies/study.h"
 #include "tests/helpers.h"
 
 #define DATA NHBENCH_SOURCE_DIR "/tests/data/"
@@ -181,6 +183,415 @@ Test(mut2_bench, export_series_of_one_run_to_the_bit) {
   expect_has(out, "\n# absent for this method: ");
   expect_has(out, ", h index 0, IC 1, status 0\n");
   free(nsh), free(status), free(t), free(x), free(units);
+  nh_h5_close(&f);
+  remove(path);
+}
+
+/* ---- nhbench_bench --quick: the printed figures recomputed ---------------------------------- */
+
+
+/* nhbench_bench ARGS (from the source directory), stdout into out; its exit status. */
+static int run_bench(const char *args) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "cd %s && %s %s 2>/dev/null", NHBENCH_SOURCE_DIR, NHBENCH_BENCH_EXE, args);
+  return test_run_command(cmd, out, sizeof out);
+}
+
+/* The line after the one that ends with `tail` (NULL if none). */
+static const char *after_line(const char *text, const char *tail) {
+  const char *p = strstr(text, tail);
+  return p ? p + strlen(tail) : NULL;
+}
+
+/* Two figures printed rounded (a to ra, b to rb, absolute half-units) and their printed ratio
+ * (rounded to rr): is the ratio a/b as far as the rounding lets one tell? */
+static int ratio_agrees(double ratio, double rr, double a, double ra, double b, double rb) {
+  if (!(a > 0 && b > ra && ratio > 0)) return 0;
+  const double lo = (a - ra) / (b + rb), hi = (a + ra) / (b - rb);
+  return ratio >= lo * (1 - 1e-12) - rr && ratio <= hi * (1 + 1e-12) + rr;
+}
+
+/* The step-cost tables of nhbench_bench --quick: the four systems at their step sizes (the
+ * header says so), one row per method, "n/a" exactly where nh_method_applies refuses the method,
+ * and the Newton iterations, right-hand sides and Jacobians per step what 1000 steps of the method
+ * from the system's default state cost when this test steps them itself (with the method's init,
+ * as the bench times it); "x rk4" the ratio of each row's ns/step to rk4's (1.00 for rk4). The
+ * LU table lists the sizes 2, 4, 7, 8, 12, 16, 24 with GSL/nhb the ratio of the two timings; the
+ * sampling table its five variants, each ratio against the first; the GSL driver rows their
+ * ratios to the rk4 rows of the floors table. */
+Test(mut2_bench, bench_quick_figures_recomputed, .timeout = 240) {
+  cr_assert_eq(run_bench("--quick --only lu,steps,floors,sampling"), 0, "%s", out);
+  static const struct {
+    const char *name;
+    double h;
+  } systems[] = {{"chaotic_particle", 0.2}, {"cvt", 0.05}, {"falling_disk", 0.01}, {"chaplygin_sleigh", 0.1}};
+  const long steps = 1000;
+  int applicable = 0, refused = 0;
+  for (int s = 0; s < 4; s++) {
+    char head[256];
+    snprintf(head, sizeof head, "step cost, %s, h = %g, %ld steps each, one thread\n", systems[s].name, systems[s].h,
+             steps);
+    const char *line = after_line(out, head);
+    cr_assert(line, "no table '%s':\n%s", head, out);
+    line = strchr(line, '\n') + 1; /* the column names */
+    nh_system sys = test_system(systems[s].name, NULL);
+    int rows = 0;
+    double rk4_ns = -1;
+    for (; *line && *line != '\n'; line = strchr(line, '\n') + 1, rows++) {
+      double ns, x, newton, rhs, jac;
+      char name[128];
+      int pos = 0;
+      const int numeric = sscanf(line, "%lf %lf %lf %lf %lf %n", &ns, &x, &newton, &rhs, &jac, &pos) == 5;
+      if (numeric) cr_assert_eq(sscanf(line + pos, "%127s", name), 1);
+      else cr_assert_eq(sscanf(line, " n/a %127s", name), 1, "row: %.200s", line);
+      nh_method *m = test_method(name);
+      char err[512];
+      const int applies = nh_method_applies(m, &sys, err, sizeof err) == 0;
+      cr_expect_eq(numeric, applies, "%s on %s: %s", name, systems[s].name, numeric ? "applies not" : "refused");
+      if (numeric && applies) {
+        applicable++;
+        nh_state st;
+        nh_system_default_state(&sys, &st);
+        nh_cost cost = {0};
+        cr_assert_eq(nh_method_init(m, &sys, &st, systems[s].h, &cost), NH_STEP_OK);
+        cr_assert_eq(nh_integrate(m, &sys, &st, steps, systems[s].h, &cost, 0, NULL), NH_STEP_OK);
+        const double want[3] = {(double)cost.newton_iterations / steps, (double)cost.rhs_evals / steps,
+                                (double)cost.jacobian_evals / steps};
+        const double got[3] = {newton, rhs, jac};
+        for (int k = 0; k < 3; k++)
+          cr_expect(fabs(got[k] - want[k]) <= 0.005 + 1e-12, "%s on %s, column %d: %g printed, %g by stepping", name,
+                    systems[s].name, k, got[k], want[k]);
+        if (rows == 0) {
+          cr_expect_str_eq(name, "rk4", "rk4 first: the ratio's base");
+          cr_expect_eq(x, 1.0, "rk4 against itself");
+          rk4_ns = ns;
+        } else {
+          cr_expect(ratio_agrees(x, 0.005, ns, 0.5, rk4_ns, 0.5), "%s on %s: x rk4 %g of %g / %g ns", name,
+                    systems[s].name, x, ns, rk4_ns);
+        }
+      }
+      refused += !applies;
+      nh_method_free(m);
+    }
+    cr_expect_eq(rows, 14, "%s: %d methods", systems[s].name, rows);
+  }
+  cr_expect(applicable > 30 && refused > 5, "%d rows measured, %d refused", applicable, refused);
+  /* LU */
+  const char *lu = after_line(out, "max rel diff\n");
+  cr_assert(lu, "no LU table:\n%s", out);
+  static const int sizes[] = {2, 4, 7, 8, 12, 16, 24};
+  for (int k = 0; k < 7; k++, lu = strchr(lu, '\n') + 1) {
+    int m;
+    double g, h, ratio, diff;
+    cr_assert_eq(sscanf(lu, "%d %lf %lf %lf %lf", &m, &g, &h, &ratio, &diff), 5, "%.200s", lu);
+    cr_expect_eq(m, sizes[k]);
+    cr_expect(ratio_agrees(ratio, 0.005, g, 0.5, h, 0.5), "m = %d: GSL/nhb %g of %g / %g", m, ratio, g, h);
+  }
+  /* sampling */
+  const char *sm = after_line(out, "observables sampling, nh_newmark(0.1,0.1,1/2) on chaotic_particle, 1000 steps, "
+                                   "median of 5:\n");
+  cr_assert(sm, "no sampling table:\n%s", out);
+  static const char *const variants[] = {"nh_integrate (no sampling)", "sampled run, no observables, K = 10",
+                                         "energy_error every step", "energy_error every 10 steps",
+                                         "4 observables every step"};
+  double ns0 = -1;
+  for (int v = 0; v < 5; v++, sm = strchr(sm, '\n') + 1) {
+    double ns, ratio;
+    int pos = 0;
+    cr_assert_eq(sscanf(sm, "%lf ns/step %lf x  %n", &ns, &ratio, &pos), 2, "%.200s", sm);
+    cr_expect(strncmp(sm + pos, variants[v], strlen(variants[v])) == 0 && sm[pos + strlen(variants[v])] == '\n',
+              "variant %d: %.100s", v, sm + pos);
+    if (v == 0) {
+      ns0 = ns;
+      cr_expect_eq(ratio, 1.0);
+    } else {
+      cr_expect(ratio_agrees(ratio, 0.0005, ns, 0.5, ns0, 0.5), "variant %d: %g x of %g / %g", v, ratio, ns, ns0);
+    }
+  }
+  /* GSL drivers against the rk4 rows of the floors table */
+  const char *fl = after_line(out, "state diff  method\n");
+  cr_assert(fl);
+  double hns, fns;
+  cr_assert_eq(sscanf(fl, "%lf %lf", &hns, &fns), 2);
+  for (int g = 0; g < 2; g++) {
+    const char *name = g ? "GSL odeiv2 rk8pd driver (" : "GSL odeiv2 rk4 driver (";
+    const char *row = strstr(out, name);
+    cr_assert(row);
+    while (row > out && row[-1] != '\n') row--;
+    double ns, r1, r2;
+    cr_assert_eq(sscanf(row, "%lf", &ns), 1);
+    cr_assert_eq(sscanf(strstr(row, name) + strlen(name), "%lf x nhbench's rk4, %lf x the rk4 floor)", &r1, &r2), 2,
+                 "%.200s", row);
+    cr_expect(ratio_agrees(r1, 0.005, ns, 0.5, hns, 0.5), "%s: %g x of %g / %g", name, r1, ns, hns);
+    cr_expect(ratio_agrees(r2, 0.005, ns, 0.5, fns, 0.5), "%s: %g x of %g / %g", name, r2, ns, fns);
+  }
+}
+
+/* ---- claims measures: which sample a time selects ------------------------------------------- */
+
+
+/* A measure of observables/q of rk4, IC 0, component 0 in DIR/traj.h5 at h = H and t = T. */
+static int q_at(const char *dir, double h, double t, double *m, char *why, size_t len) {
+  nh_measure ms;
+  memset(&ms, 0, sizeof ms);
+  snprintf(ms.file, sizeof ms.file, "traj");
+  snprintf(ms.data, sizeof ms.data, "observables/q");
+  ms.reduce = NH_REDUCE_VALUE;
+  ms.from = -INFINITY, ms.to = INFINITY;
+  const char *dims[] = {"method", "h", "ic", "component", "t"};
+  const double values[] = {0, h, 0, 0, t};
+  for (int k = 0; k < 5; k++) {
+    nh_select *s = &ms.select[ms.nselect++];
+    snprintf(s->dim, sizeof s->dim, "%s", dims[k]);
+    s->value = values[k];
+  }
+  why[0] = '\0';
+  return nh_measure_eval(&ms, dir, m, why, len);
+}
+
+/* trajectory_particle.cfg at T = 0.4, sampled every 2 steps: h = 0.1 has samples at t = 0, 0.2,
+ * 0.4, h = 0.05 at t = 0, 0.1, ..., 0.4 (read here from /trajectory/t). A time selects the nearest
+ * sample within half the sample interval (0.1 and 0.05): t = 0.49 is the last sample at h = 0.1,
+ * t = 0.51 none (0.11 away), nor t = -0.11; at h = 0.05 t = 0.44 is the last sample and 0.46 none.
+ * h must match to round-off: 0.05 * (1 + 1e-15) is h[1], 0.05 * (1 + 1e-6) no step size. */
+Test(mut2_bench, measure_time_within_half_a_sample_interval) {
+  char dir[128], path[256], args[512], why[1024];
+  snprintf(dir, sizeof dir, "/tmp/nhbench-mut2-bench-%d-meas", (int)getpid());
+  snprintf(path, sizeof path, "%s/traj.h5", dir);
+  snprintf(args, sizeof args, "run " DATA "trajectory_particle.cfg -o %s --set T=0.4", path);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  cr_assert_geq(f, 0);
+  double t[2][5], q[2][2][2][5][3]; /* [h][sample]; [method][h][ic][sample][component] */
+  hid_t ds = H5Dopen2(f, "/trajectory/t", H5P_DEFAULT);
+  cr_assert_geq(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, t), 0);
+  H5Dclose(ds);
+  ds = H5Dopen2(f, "/trajectory/observables/q", H5P_DEFAULT);
+  hid_t sp = H5Dget_space(ds);
+  cr_assert_eq(H5Sget_simple_extent_npoints(sp), 2 * 2 * 2 * 5 * 3, "q: 2 methods, 2 h, 2 ICs, 5 samples, 3 components");
+  H5Sclose(sp);
+  cr_assert_geq(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, q), 0);
+  H5Dclose(ds), H5Fclose(f);
+  cr_assert(t[0][2] == 0.4 && t[1][4] == 0.4 && t[1][1] == 0.1, "sample times");
+  double m;
+  const struct {
+    double h, t;
+    int sample; /* -1: none */
+  } cases[] = {{0.1, 0.49, 2}, {0.1, 0.51, -1}, {0.1, -0.09, 0}, {0.1, -0.11, -1}, {0.1, 0.29, 1},
+               {0.1, 0.31, 2}, {0.05, 0.44, 4}, {0.05, 0.46, -1}, {0.05, 0.26, 3}, {0.05 * (1 + 1e-15), 0.1, 1}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    const int hi = cases[k].h < 0.075;
+    const int rc = q_at(dir, cases[k].h, cases[k].t, &m, why, sizeof why);
+    if (cases[k].sample < 0) {
+      cr_expect_eq(rc, -1, "h = %g, t = %g: picked %g", cases[k].h, cases[k].t, m);
+      char want[64];
+      snprintf(want, sizeof want, "no sample at t = %.10g in the file", cases[k].t);
+      cr_expect(strstr(why, want), "%s", why);
+    } else {
+      cr_expect_eq(rc, 0, "h = %g, t = %g: %s", cases[k].h, cases[k].t, why);
+      cr_expect_eq(m, q[0][hi][0][cases[k].sample][0], "h = %g, t = %g: sample %d", cases[k].h, cases[k].t,
+                   cases[k].sample);
+    }
+  }
+  cr_expect_eq(q_at(dir, 0.05 * (1 + 1e-6), 0.1, &m, why, sizeof why), -1);
+  cr_expect(strstr(why, "no h = 0.05000005 in the file"), "%s", why);
+  snprintf(args, sizeof args, "rm -rf %s", dir);
+  cr_expect_eq(system(args), 0);
+}
+
+/* ---- nhbench info: whole sections rebuilt from the file ------------------------------------- */
+
+/* "%.2e", or "-" for NaN: how info prints a statistic (its usage text). */
+static const char *sci(char *buf, size_t len, double v) {
+  if (isnan(v)) snprintf(buf, len, "-");
+  else snprintf(buf, len, "%.2e", v);
+  return buf;
+}
+
+/* A method name in the columns left of a 120-column line after `used`: cut to room − 3 characters
+ * and "..." when longer (at least 12 columns of room). */
+static size_t put_name_into(char *buf, size_t len, const char *name, int used) {
+  int room = 120 - used < 12 ? 12 : 120 - used;
+  if ((int)strlen(name) <= room) return (size_t)snprintf(buf, len, "%s\n", name);
+  return (size_t)snprintf(buf, len, "%.*s...\n", room - 3, name);
+}
+
+/* nhbench info on an ensemble with a grid (small_ensemble.cfg, T = 0.4, one thread): the setup
+ * lines (h and T/h steps, the sampling and the number of samples, the random ensemble's count,
+ * energy and seed, how many methods the spec lists and the grid adds), the energy table and the
+ * cost table, the spec's methods first, then under a heading the grid's: every row rebuilt here
+ * from the summary, cost and wall_time datasets of the file, the long names cut at 120 columns. */
+Test(mut2_bench, info_ensemble_tables_from_the_file) {
+  char path[128];
+  results_file(path, sizeof path, "ens", "small_ensemble.cfg", "--set T=0.4 -j 1");
+  nh_h5 f;
+  cr_assert_eq(nh_h5_open(&f, "test", path), 0);
+  nh_ensemble_summary *sum = nh_h5_read_ensemble_summary(&f);
+  nh_cost *cost = nh_h5_costs(&f, "cost", "method", NULL);
+  double *wall = nh_h5_doubles(&f, "wall_time", "method", NULL);
+  cr_assert(sum && cost && wall);
+  const long long ns = nh_h5_dim(&f, "sample");
+  int np = 0;
+  for (int m = 0; m < f.nmethods; m++) np += f.primary[m];
+  cr_assert(np == 2 && f.nmethods == 2 + 5, "2 listed, 2 x 3 grid points less (0.1, 0.4): %d of %d", np, f.nmethods);
+  cr_expect_eq(ns, 2, "t = 0 and 0.4");
+  char want[1 << 15];
+  size_t len = (size_t)snprintf(want, sizeof want,
+                                "  h            0.2 (2 steps); dE sampled every 2 steps, 2 samples\n"
+                                "  ensemble     5 random initial conditions on D at energy 1.535, seed 7\n"
+                                "  methods      7: 2 listed in the spec, 5 more from 1 grid\n\n"
+                                "Energy error dE = E(t) - E0, over the ICs that ran to T (max|dE|: largest max_t |dE|; "
+                                "median\nmax|dE|: median over the ICs; slope: least-squares slope of dE against t; var: "
+                                "ensemble variance at T):\n");
+  len += (size_t)snprintf(want + len, sizeof want - len, "%4s %7s %10s %14s %11s %10s  %s\n", "#", "failed", "max|dE|",
+                          "median max|dE|", "mean slope", "var(dE,T)", "method");
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass) len += (size_t)snprintf(want + len, sizeof want - len, "  grid methods not listed in the spec:\n");
+    for (int m = 0; m < f.nmethods; m++) {
+      if (f.primary[m] != !pass) continue;
+      char a[24], b[24], c[24], d[24], fl[32];
+      snprintf(fl, sizeof fl, "%d/%d", sum[m].failures, sum[m].ok + sum[m].failures);
+      cr_expect_eq(sum[m].ok + sum[m].failures, 5, "method %d: every IC counted", m);
+      len += (size_t)snprintf(want + len, sizeof want - len, "%4d %7s %10s %14s %11s %10s  ", m, fl,
+                              sci(a, sizeof a, sum[m].max_max_abs_dE), sci(b, sizeof b, sum[m].median_max_abs_dE),
+                              sci(c, sizeof c, sum[m].mean_drift_slope), sci(d, sizeof d, sum[m].final_var));
+      len += put_name_into(want + len, sizeof want - len, f.methods[m], 63);
+    }
+  }
+  len += (size_t)snprintf(want + len, sizeof want - len,
+                          "\nCost, summed over the ICs (steps: calls of a base method's step); max resid: max_t "
+                          "|mu(q).v| over the\nICs that ran to T:\n%4s %10s %12s %12s %12s %12s %9s  %s\n",
+                          "#", "max resid", "steps", "rhs evals", "Newton its", "constr evals", "wall[s]", "method");
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass) len += (size_t)snprintf(want + len, sizeof want - len, "  grid methods not listed in the spec:\n");
+    for (int m = 0; m < f.nmethods; m++) {
+      if (f.primary[m] != !pass) continue;
+      char a[24];
+      /* 5 ICs of T/h = 2 steps each; every base step counted */
+      cr_expect_geq(cost[m].steps, 10, "method %d: %llu steps", m, cost[m].steps);
+      len += (size_t)snprintf(want + len, sizeof want - len, "%4d %10s %12llu %12llu %12llu %12llu %9.3g  ", m,
+                              sci(a, sizeof a, sum[m].max_residual), cost[m].steps, cost[m].rhs_evals,
+                              cost[m].newton_iterations, cost[m].constraint_evals, wall[m]);
+      len += put_name_into(want + len, sizeof want - len, f.methods[m], 79);
+    }
+  }
+  cr_expect_eq(cost[1].steps, 10, "rk4: 5 ICs x 2 steps");
+  cr_expect_eq(cost[1].rhs_evals, 40, "rk4: 4 right-hand sides a step");
+  cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
+  expect_has(out, want);
+  /* The header: the provenance attributes as the file holds them. */
+  char *date = nh_h5_attr_string(&f, "/", "date"), *version = nh_h5_attr_string(&f, "/", "version");
+  char *compiler = nh_h5_attr_string(&f, "/", "compiler"), *command = nh_h5_attr_string(&f, "/", "command");
+  cr_assert(date && version && compiler && command);
+  char head[4096];
+  snprintf(head, sizeof head,
+           "%s: ensemble study\n  system       chaotic_particle()\n  T            0.4\n  spec         " DATA
+           "small_ensemble.cfg\n  overrides    T=0.4\n  written      %s by nhbench %s (%s), 1 threads\n"
+           "  command      %s\n  h            0.2 (",
+           path, date, version, compiler, command);
+  cr_expect(strncmp(out, head, strlen(head)) == 0, "header:\n%s\nwanted:\n%s", out, head);
+  expect_has(command, "nhbench run " DATA "small_ensemble.cfg -o ");
+  free(date), free(version), free(compiler), free(command);
+  free(sum), free(cost), free(wall);
+  nh_h5_close(&f);
+  remove(path);
+}
+
+/* nhbench info on a one-step study (onestep_random.cfg: 3 random ICs, 2 points along each, h =
+ * 0.1 and 0.05): the points line, and rk4's row of the slope table rebuilt from the file's
+ * datasets (a NaN as "-"). */
+Test(mut2_bench, info_onestep_row_from_the_file) {
+  char path[128];
+  results_file(path, sizeof path, "one", "onestep_random.cfg", "");
+  nh_h5 f;
+  cr_assert_eq(nh_h5_open(&f, "test", path), 0);
+  static const char *const cols[] = {"slope", "slope_stderr", "fit_h_min", "fit_h_max", "action_slope",
+                                     "summary/max_adjoint_defect", "summary/cond_min", "summary/cond_max"};
+  double *d[8];
+  for (int k = 0; k < 8; k++) cr_assert_not_null(d[k] = nh_h5_doubles(&f, cols[k], "method", NULL));
+  int *expected = nh_h5_ints(&f, "slope_expected", "method", NULL), *failures = nh_h5_ints(&f, "summary/failures", "method", NULL);
+  cr_assert(expected && failures);
+  cr_expect_eq(expected[0], 5, "rk4: local error O(h^5)");
+  char s[48], r[48], a[24], ad[24], c0[24], c1[24], cr[64], want[1024];
+  if (isnan(d[0][0])) snprintf(s, sizeof s, "no fit");
+  else snprintf(s, sizeof s, "%.3f +- %.1e", d[0][0], d[1][0]);
+  if (isnan(d[2][0])) snprintf(r, sizeof r, "-");
+  else snprintf(r, sizeof r, "%.3g .. %.3g", d[2][0], d[3][0]);
+  if (isnan(d[4][0])) snprintf(a, sizeof a, "-");
+  else snprintf(a, sizeof a, "%.3f", d[4][0]);
+  if (isnan(d[6][0])) snprintf(cr, sizeof cr, "-");
+  else snprintf(cr, sizeof cr, "%s..%s", sci(c0, sizeof c0, d[6][0]), sci(c1, sizeof c1, d[7][0]));
+  cr_expect(!isnan(d[0][0]) && d[2][0] == 0.05 && d[3][0] == 0.1, "a fit over both h");
+  size_t len = (size_t)snprintf(want, sizeof want, "\n%4d %8d %17s %16s %7s %10s %19s %6d  ", 0, expected[0], s, r, a,
+                                sci(ad, sizeof ad, d[5][0]), cr, failures[0]);
+  put_name_into(want + len, sizeof want - len, "rk4", 99);
+  cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
+  expect_has(out, "\n  points       2 per IC, 6 in all; 2 step sizes\n");
+  expect_has(out, want);
+  for (int k = 0; k < 8; k++) free(d[k]);
+  free(expected), free(failures);
+  nh_h5_close(&f);
+  remove(path);
+}
+
+/* nhbench info on a work-precision study (work_precision_small.cfg: 3 methods, h = 0.1, 0.05,
+ * 0.025, wall time the median of 2 runs): every row rebuilt from the file, the error in the study's
+ * pareto_norm, W and T where the file flags the fronts, the status by name. */
+Test(mut2_bench, info_work_precision_rows_from_the_file) {
+  char path[128];
+  results_file(path, sizeof path, "wp", "work_precision_small.cfg", "");
+  nh_h5 f;
+  cr_assert_eq(nh_h5_open(&f, "test", path), 0);
+  char *pn = nh_h5_attr_string(&f, ".", "pareto_norm");
+  cr_assert_not_null(pn);
+  int k = -1;
+  for (int i = 0; i < NH_WP_NORMS; i++)
+    if (strcmp(pn, nh_wp_norm_names[i]) == 0) k = i;
+  cr_assert_geq(k, 0, "%s", pn);
+  double *h = nh_h5_doubles(&f, "h", "h", NULL), *err = nh_h5_doubles(&f, "err", "method,h,norm", NULL);
+  double *work = nh_h5_doubles(&f, "work", "method,h", NULL), *wall = nh_h5_doubles(&f, "wall_time", "method,h", NULL);
+  int *pw = nh_h5_ints(&f, "pareto_work", "method,h", NULL), *pt = nh_h5_ints(&f, "pareto_time", "method,h", NULL);
+  int *status = nh_h5_ints(&f, "status", "method,h", NULL);
+  cr_assert(h && err && work && wall && pw && pt && status);
+  cr_assert_eq(f.nmethods, 3);
+  char want[1 << 14];
+  /* The one IC with its q0 and v0 (%.10g, ", " between). */
+  hsize_t shape[2];
+  double *q0 = nh_h5_doubles(&f, "q0", "ic,dof", shape), *v0 = nh_h5_doubles(&f, "v0", "ic,dof", NULL);
+  cr_assert(q0 && v0 && shape[0] == 1 && shape[1] >= 2, "one IC of several dof");
+  size_t len = (size_t)snprintf(want, sizeof want,
+                                "  h            3 values; wall time: the median of 2 runs\n"
+                                "  IC 0         discretization: q0 = (");
+  for (hsize_t j = 0; j < shape[1]; j++) len += (size_t)snprintf(want + len, sizeof want - len, "%s%.10g", j ? ", " : "", q0[j]);
+  len += (size_t)snprintf(want + len, sizeof want - len, "), v0 = (");
+  for (hsize_t j = 0; j < shape[1]; j++) len += (size_t)snprintf(want + len, sizeof want - len, "%s%.10g", j ? ", " : "", v0[j]);
+  len += (size_t)snprintf(want + len, sizeof want - len, ")\n");
+  free(q0), free(v0);
+  cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
+  expect_has(out, want);
+  len = (size_t)snprintf(want, sizeof want,
+                         "\nError at T in the %s norm against counted work (rhs + Jacobian + constraint evaluations) "
+                         "and\nwall time; pareto: W on the work front, T on the time front (no other run is better "
+                         "in both):\n%4s %10s %10s %12s %10s %6s  %s\n",
+                         pn, "#", "h", "err", "work", "wall[s]", "pareto", "status");
+  int fronts = 0;
+  for (int m = 0; m < 3; m++) {
+    len += (size_t)snprintf(want + len, sizeof want - len, "%4d ", m);
+    len += put_name_into(want + len, sizeof want - len, f.methods[m], 5);
+    for (int i = 0; i < 3; i++) {
+      const int c = m * 3 + i;
+      char e[24], marks[4] = "";
+      if (pw[c]) strcat(marks, "W");
+      if (pt[c]) strcat(marks, "T");
+      fronts += pw[c] + pt[c];
+      cr_expect_eq(status[c], 0);
+      len += (size_t)snprintf(want + len, sizeof want - len, "%4s %10.4g %10s %12.6g %10.3g %6s  %s\n", "", h[i],
+                              sci(e, sizeof e, err[c * NH_WP_NORMS + k]), work[c], wall[c], marks, "ok");
+    }
+  }
+  cr_expect_gt(fronts, 1, "some runs on the fronts");
+  expect_has(out, want);
+  free(pn), free(h), free(err), free(work), free(wall), free(pw), free(pt), free(status);
   nh_h5_close(&f);
   remove(path);
 }
