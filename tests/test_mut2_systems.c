@@ -517,3 +517,43 @@ Test(mut2_systems, samplers_fill_the_documented_box) {
   }
   cr_expect_geq(boxes, 17, "%d samplers with a box", boxes);
 }
+
+/* ---- exact solutions at rest ------------------------------------------------------------------ */
+
+/* The pendulum at rest stays where it is: at the bottom (k = 0) and balanced at the top (θ0 = π,
+ * θ̇0 = 0: k = 1, the unstable equilibrium, which the elliptic formulas cannot represent), for any
+ * t and any l, g. Control: the top with a tiny push (θ̇0 = 1e-3) moves. */
+Test(mut2_systems, pendulum_exact_at_rest) {
+  nh_system sys = test_system("pendulum", "m=2,g=3,l=1.5");
+  const double l = 1.5;
+  const nh_state bottom = {.t = 0.3, .q = {0, -l}, .v = {0, 0}}, top = {.t = 0.3, .q = {0, l}, .v = {0, 0}};
+  for (double t = -4; t <= 9; t += 2.6) {
+    nh_state x;
+    cr_assert_eq(sys.type->exact(sys.p, &bottom, t, &x), 0);
+    cr_expect(fabs(x.q[0]) <= 1e-15 && x.q[1] == -l && x.v[0] == 0 && x.v[1] == 0 && x.t == t,
+              "bottom at t = %g: q = (%g, %.17g), v = (%g, %g)", t, x.q[0], x.q[1], x.v[0], x.v[1]);
+    cr_assert_eq(sys.type->exact(sys.p, &top, t, &x), 0);
+    cr_expect(fabs(x.q[0]) <= 1e-15 && fabs(x.q[1] - l) <= 1e-15 && x.v[0] == 0 && x.v[1] == 0,
+              "top at t = %g: q = (%g, %.17g), v = (%g, %g)", t, x.q[0], x.q[1], x.v[0], x.v[1]);
+  }
+  nh_state pushed = top, x;
+  pushed.v[0] = -1e-3 * l; /* θ̇0 = 1e-3 at θ0 = π: v = lθ̇(cos π, sin π) */
+  double fall = 0; /* it falls through the bottom about 6.6 after the start (a rotation of period ~13) */
+  for (double t = 1; t <= 12; t += 1) {
+    cr_assert_eq(sys.type->exact(sys.p, &pushed, t, &x), 0);
+    fall = fmax(fall, l - x.q[1]);
+  }
+  cr_expect(fall > l, "control: the pushed pendulum falls (by %.17g at most)", fall);
+}
+
+/* Lane–Emden n = 5 from x0 = 0: the zero solution (A = 0 of the homology family) when ẋ0 = 0,
+ * none when ẋ0 ≠ 0 (not on the family: declined, the reference takes over). */
+Test(mut2_systems, lane_emden_n5_from_zero) {
+  nh_system sys = test_system("lane_emden", "n=5,t0=2");
+  nh_state x0 = {.t = 0.5, .q = {0}, .v = {0}}, x;
+  memset(&x, 0x55, sizeof x);
+  cr_assert_eq(sys.type->exact(sys.p, &x0, 3.5, &x), 0);
+  cr_expect(x.q[0] == 0 && x.v[0] == 0 && x.t == 3.5, "x = %g, v = %g, t = %g", x.q[0], x.v[0], x.t);
+  x0.v[0] = 0.3;
+  cr_expect_eq(sys.type->exact(sys.p, &x0, 3.5, &x), -1, "x0 = 0 with a velocity is not on the family");
+}
