@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/param.h"
@@ -338,4 +339,221 @@ Test(mut2_systems, kepler_presets) {
     cr_expect(fabs(d[0] - sqrt(1 - e * e)) <= 1e-15, "%s: L0 = %.17g, sqrt(1 - e^2)", cases[i].name, d[0]);
     cr_expect_eq(d[1], d[0], "%s: at t = 0 the scaled L is L", cases[i].name);
   }
+}
+
+/* ---- the text interface of systems/system.c --------------------------------------------------- */
+
+/* nh_system_set_params_text: items separated by commas, each name=value (the last of a repeated
+ * name wins), NULL and "" change nothing; each malformed item is refused with a message naming
+ * the system, the item and what is wrong. nh_system_apply_preset: an unknown name lists the
+ * presets (or "none"); a known one sets its parameters and a state at t = 0 with z and the
+ * multipliers 0. */
+Test(mut2_systems, params_text_and_preset_messages) {
+  nh_system sys = test_system("cvt", NULL);
+  char err[512] = "";
+  cr_expect_eq(nh_system_set_params_text(&sys, NULL, err, sizeof err), 0);
+  cr_expect_eq(nh_system_set_params_text(&sys, "", err, sizeof err), 0);
+  cr_expect_eq(nh_system_set_params_text(&sys, "eps=0.25,eps=-0.5", err, sizeof err), 0, "%s", err);
+  cr_expect_eq(sys.p[0], -0.5, "the last eps wins: %g", sys.p[0]);
+  const struct {
+    const char *text, *msg;
+  } bad[] = {
+      {"eps", "system cvt: expected name=value, got 'eps'"},
+      {"eps=0.1,eps", "system cvt: expected name=value, got 'eps'"},
+      {"eps=abc", "system cvt: parameter eps='abc' is not a number"},
+      {"eps=", "system cvt: parameter eps='' is not a number"},
+      {"eps=0.1x", "system cvt: parameter eps='0.1x' is not a number"},
+      {"eps=11", "system cvt: parameter eps=11 is out of range [-10, 10]"},
+      {"epsilon=1", "system cvt: unknown parameter 'epsilon' (parameters: eps)"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    err[0] = '\0';
+    cr_expect_eq(nh_system_set_params_text(&sys, bad[i].text, err, sizeof err), -1, "'%s' accepted", bad[i].text);
+    cr_expect_str_eq(err, bad[i].msg, "'%s'", bad[i].text);
+  }
+  nh_state x;
+  memset(&x, 0x55, sizeof x);
+  cr_expect_eq(nh_system_apply_preset(&sys, "eps1", &x, err, sizeof err), -1);
+  cr_expect_str_eq(err, "system cvt has no preset 'eps1' (presets: eps0, eps0_printed, eps01)");
+  nh_system cp = test_system("chaotic_particle", NULL);
+  cr_expect_eq(nh_system_apply_preset(&cp, "fig2", &x, err, sizeof err), -1);
+  cr_expect_str_eq(err, "system chaotic_particle has no preset 'fig2' (presets: none)");
+  /* eps01 (spec/newmark.md §6 A8): ε = 0.1, q0 = (1, 1, 0), v0 = (0, 0, 2√2), E0 = 6. */
+  cr_assert_eq(nh_system_apply_preset(&sys, "eps01", &x, err, sizeof err), 0, "%s", err);
+  cr_expect_eq(sys.p[0], 0.1);
+  cr_expect(x.t == 0 && x.z == 0 && x.lambda[0] == 0 && x.q[3] == 0 && x.v[3] == 0, "a clean state");
+  cr_expect(x.q[0] == 1 && x.q[1] == 1 && x.q[2] == 0 && x.v[0] == 0 && x.v[1] == 0, "q0, v0");
+  cr_expect(fabs(x.v[2] - 2 * sqrt(2.0)) <= 4e-16, "xidot0 = %.17g", x.v[2]);
+  memset(&x, 0x55, sizeof x);
+  nh_system_default_state(&sys, &x);
+  cr_expect(x.t == 0 && x.z == 0 && x.lambda[0] == 0 && x.q[3] == 0, "the default state is clean");
+  char buf[64];
+  cr_expect_eq(nh_system_format(&sys, buf, sizeof buf), strlen("cvt(eps=0.1)"));
+  cr_expect_str_eq(buf, "cvt(eps=0.1)");
+}
+
+/* nh_system_features for each system with its defaults and with the parameters that switch a
+ * feature, from the definitions in systems/system.h: variable M (the falling disk), affine
+ * constraints (the Foucault pendulum), damping where α(0) ≠ 0 or α depends on t, forcing where
+ * F ≢ 0 (a slope alone counts, though F(0) = 0), a time-dependent potential (spin–orbit). */
+Test(mut2_systems, features_by_hand) {
+  enum { VM = NH_SYS_VARIABLE_MASS, AF = NH_SYS_AFFINE_CONSTRAINTS, DA = NH_SYS_DAMPING, FO = NH_SYS_FORCING,
+         TD = NH_SYS_TIME_DAMPING, TP = NH_SYS_TIME_POTENTIAL };
+  const struct {
+    const char *system, *params;
+    unsigned want;
+  } cases[] = {
+      {"particle", NULL, 0},
+      {"chaotic_particle_7", NULL, 0},
+      {"knife_edge", NULL, 0},
+      {"pendulum", NULL, 0},
+      {"falling_disk", NULL, VM},
+      {"falling_disk", "alpha=0.1", VM | DA},
+      {"falling_disk", "F_psi_const=12", VM | FO},
+      {"falling_disk", "F_psi_slope=0.0625", VM | FO},
+      {"falling_disk", "F_phi_slope=0.0625", VM | FO},
+      {"foucault_pendulum", NULL, AF | DA},
+      {"foucault_pendulum", "alpha=0", AF},
+      {"damped_oscillator", NULL, DA},
+      {"damped_oscillator", "alpha=0,beta=0.3", FO},
+      {"damped_oscillator", "alpha=0,beta=0", 0},
+      {"oscillator", NULL, 0},
+      {"lane_emden", NULL, DA | TD},
+      {"time_perturbed_kepler", NULL, DA | TD},
+      {"time_perturbed_kepler", "alpha=0", 0},
+      {"time_perturbed_kepler", "theta=0", 0},
+      {"spin_orbit", NULL, DA | TD | TP},
+      {"spin_orbit", "lambda=0", TP},
+      {"spin_orbit", "lambda=0,a=0.5", DA | TP},
+      {"spin_orbit", "omega=0", TP},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    nh_system sys = test_system(cases[i].system, cases[i].params);
+    const unsigned f = nh_system_features(&sys);
+    cr_expect_eq(f, cases[i].want, "%s(%s): features %#x, expected %#x", cases[i].system,
+                 cases[i].params ? cases[i].params : "", f, cases[i].want);
+  }
+}
+
+/* The contact Hamiltonian H = ½vᵀMv + V(q) + W(q, t) − F(t)·q + α(t)z of the falling disk, with M
+ * from its Lagrangian (spec/herglotz.md (4.10)) written out here:
+ *   T = ½m(Ẋ² + Ẏ² + R² sin²θ θ̇²) + ½[I_A(ψ̇ − ϕ̇ sinθ)² + I_T(θ̇² + ϕ̇² cos²θ)], V = m g R cosθ,
+ * I_A = mR²/2, I_T = mR²/4, F_ψ = c + b t, F_ϕ = s t, and α z. */
+Test(mut2_systems, falling_disk_contact_hamiltonian_by_hand) {
+  nh_system sys = test_system("falling_disk", "m=3,R=0.7,g=9.5,alpha=0.3,F_psi_const=2,F_psi_slope=0.5,F_phi_slope=-0.25");
+  const double m = 3, R = 0.7, g = 9.5, IA = 0.5 * m * R * R, IT = 0.25 * m * R * R, t = 1.3, z = -0.8;
+  const double q[5] = {0.2, -0.1, 0.4, 0.9, -1.1}, v[5] = {0.3, -0.6, 0.7, -0.5, 1.9};
+  const double st = sin(q[2]), ct = cos(q[2]), w = v[4] - v[3] * st;
+  const double T = 0.5 * m * (v[0] * v[0] + v[1] * v[1] + R * R * st * st * v[2] * v[2]) +
+                   0.5 * (IA * w * w + IT * (v[2] * v[2] + v[3] * v[3] * ct * ct));
+  const double V = m * g * R * ct, Fpsi = 2 + 0.5 * t, Fphi = -0.25 * t;
+  const double H = T + V - (Fpsi * q[4] + Fphi * q[3]) + 0.3 * z;
+  const double got = nh_contact_hamiltonian(&sys, t, q, v, z);
+  cr_expect(fabs(got - H) <= 1e-14 * (1 + fabs(H)), "H = %.17g, by hand %.17g", got, H);
+  cr_expect(fabs(nh_energy(&sys, q, v) - (T + V)) <= 1e-14 * (T + V), "E = %.17g, by hand %.17g", nh_energy(&sys, q, v),
+            T + V);
+  /* M(q) by hand is the Hessian of T in v: M v = ∂T/∂v. nh_mass_solve inverts it. */
+  double Mv[5] = {m * v[0], m * v[1], (m * R * R * st * st + IT) * v[2], -IA * st * w + IT * ct * ct * v[3], IA * w};
+  double back[5];
+  cr_assert_eq(nh_mass_solve(&sys, q, Mv, back), 0);
+  for (int i = 0; i < 5; i++) cr_expect(fabs(back[i] - v[i]) <= 1e-14, "M^-1 (M v)_%d = %.17g, v %.17g", i, back[i], v[i]);
+}
+
+/* ---- sampling boxes --------------------------------------------------------------------------- */
+
+/* The half-width X of the box "[-X,X]^n" its sampler documentation states ("pi" for π), and n
+ * (1 without the exponent); 0 when the documentation names no box or says it is unused. */
+static double documented_box(const char *doc, int *n) {
+  const char *s = strstr(doc, "[-");
+  *n = 0;
+  if (!s || strstr(doc, "sample_box unused")) return 0;
+  s += 2;
+  double X = strncmp(s, "pi,", 3) == 0 ? PI : strtod(s, NULL);
+  const char *close = strchr(s, ']');
+  cr_assert(close, "unterminated box in '%s'", doc);
+  *n = close[1] == '^' ? atoi(close + 2) : 1;
+  return X;
+}
+
+/* Every sampler that draws q in a box: the box is the documented one, and at an energy far above
+ * V on the box (E = 100, so that V(q) < E − 0.1 rejects nothing) 400 draws fill it: every
+ * coordinate within [−X, X], its extremes beyond ±0.9X (missed with probability 0.95^400 < 1e-8),
+ * and the mean of q_i² within 5 standard deviations (√(4/45/400) X²) of X²/3, the uniform law's.
+ * The rotational-symmetry sampler's rejection of small |J| biases x and y towards the box's edge:
+ * there only the range is checked. The pendulum's draws are on its circle (no box). */
+Test(mut2_systems, samplers_fill_the_documented_box) {
+  int boxes = 0;
+  for (int s = 0; nh_system_types[s]; s++) {
+    const nh_system_type *T = nh_system_types[s];
+    int nbox;
+    const double X = documented_box(T->sampler_doc, &nbox);
+    if (X == 0) {
+      cr_expect_str_eq(T->name, "pendulum", "%s: no box documented in '%s'", T->name, T->sampler_doc);
+      continue;
+    }
+    boxes++;
+    cr_expect_eq(T->sample_box, X, "%s: sample_box %.17g, documented %.17g", T->name, T->sample_box, X);
+    cr_expect_eq(nbox, T->n, "%s: documented box dimension %d, n = %d", T->name, nbox, T->n);
+    nh_system sys = test_system_of(T, NULL);
+    gsl_rng *r = test_rng(1000 + (unsigned long)s);
+    double lo[NH_MAX_N], hi[NH_MAX_N], sq[NH_MAX_N] = {0};
+    for (int i = 0; i < T->n; i++) lo[i] = INFINITY, hi[i] = -INFINITY;
+    const int draws = 400;
+    for (int d = 0; d < draws; d++) {
+      nh_state x;
+      cr_assert_eq(nh_sample_on_D(&sys, 100, r, &x), 0, "%s: no state at E = 100", T->name);
+      for (int i = 0; i < T->n; i++) lo[i] = fmin(lo[i], x.q[i]), hi[i] = fmax(hi[i], x.q[i]), sq[i] += x.q[i] * x.q[i];
+    }
+    gsl_rng_free(r);
+    for (int i = 0; i < T->n; i++) {
+      cr_expect(lo[i] >= -X && hi[i] <= X, "%s: q_%d in [%.6g, %.6g], box %.6g", T->name, i, lo[i], hi[i], X);
+      cr_expect(lo[i] < -0.9 * X && hi[i] > 0.9 * X, "%s: q_%d only in [%.6g, %.6g], box %.6g", T->name, i, lo[i],
+                hi[i], X);
+      if (strcmp(T->name, "rotational_symmetry") == 0) continue;
+      const double mean = sq[i] / draws, sd = sqrt(4.0 / 45 / draws) * X * X;
+      cr_expect(fabs(mean - X * X / 3) <= 5 * sd, "%s: mean q_%d^2 = %.6g, uniform %.6g (5 sd = %.3g)", T->name, i,
+                mean, X * X / 3, 5 * sd);
+    }
+  }
+  cr_expect_geq(boxes, 17, "%d samplers with a box", boxes);
+}
+
+/* ---- exact solutions at rest ------------------------------------------------------------------ */
+
+/* The pendulum at rest stays where it is: at the bottom (k = 0) and balanced at the top (θ0 = π,
+ * θ̇0 = 0: k = 1, the unstable equilibrium, which the elliptic formulas cannot represent), for any
+ * t and any l, g. Control: the top with a tiny push (θ̇0 = 1e-3) moves. */
+Test(mut2_systems, pendulum_exact_at_rest) {
+  nh_system sys = test_system("pendulum", "m=2,g=3,l=1.5");
+  const double l = 1.5;
+  const nh_state bottom = {.t = 0.3, .q = {0, -l}, .v = {0, 0}}, top = {.t = 0.3, .q = {0, l}, .v = {0, 0}};
+  for (double t = -4; t <= 9; t += 2.6) {
+    nh_state x;
+    cr_assert_eq(sys.type->exact(sys.p, &bottom, t, &x), 0);
+    cr_expect(fabs(x.q[0]) <= 1e-15 && x.q[1] == -l && x.v[0] == 0 && x.v[1] == 0 && x.t == t,
+              "bottom at t = %g: q = (%g, %.17g), v = (%g, %g)", t, x.q[0], x.q[1], x.v[0], x.v[1]);
+    cr_assert_eq(sys.type->exact(sys.p, &top, t, &x), 0);
+    cr_expect(fabs(x.q[0]) <= 1e-15 && fabs(x.q[1] - l) <= 1e-15 && x.v[0] == 0 && x.v[1] == 0,
+              "top at t = %g: q = (%g, %.17g), v = (%g, %g)", t, x.q[0], x.q[1], x.v[0], x.v[1]);
+  }
+  nh_state pushed = top, x;
+  pushed.v[0] = -1e-3 * l; /* θ̇0 = 1e-3 at θ0 = π: v = lθ̇(cos π, sin π) */
+  double fall = 0; /* it falls through the bottom about 6.6 after the start (a rotation of period ~13) */
+  for (double t = 1; t <= 12; t += 1) {
+    cr_assert_eq(sys.type->exact(sys.p, &pushed, t, &x), 0);
+    fall = fmax(fall, l - x.q[1]);
+  }
+  cr_expect(fall > l, "control: the pushed pendulum falls (by %.17g at most)", fall);
+}
+
+/* Lane–Emden n = 5 from x0 = 0: the zero solution (A = 0 of the homology family) when ẋ0 = 0,
+ * none when ẋ0 ≠ 0 (not on the family: declined, the reference takes over). */
+Test(mut2_systems, lane_emden_n5_from_zero) {
+  nh_system sys = test_system("lane_emden", "n=5,t0=2");
+  nh_state x0 = {.t = 0.5, .q = {0}, .v = {0}}, x;
+  memset(&x, 0x55, sizeof x);
+  cr_assert_eq(sys.type->exact(sys.p, &x0, 3.5, &x), 0);
+  cr_expect(x.q[0] == 0 && x.v[0] == 0 && x.t == 3.5, "x = %g, v = %g, t = %g", x.q[0], x.v[0], x.t);
+  x0.v[0] = 0.3;
+  cr_expect_eq(sys.type->exact(sys.p, &x0, 3.5, &x), -1, "x0 = 0 with a velocity is not on the family");
 }
