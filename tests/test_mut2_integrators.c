@@ -406,3 +406,211 @@ Test(mut2_integrators, cost_counters_match_counted_evaluations) {
     }
   cr_expect_gt(checked, 100, "only %d method x system pairs checked", checked);
 }
+
+/* ---- integrators/method.c: the syntax's exact messages, with_param, the step's finiteness check -- */
+
+static void expect_parse_error(const char *text, const char *want) {
+  char err[512] = "";
+  nh_method *m = nh_method_parse(text, err, sizeof err);
+  cr_expect(m == NULL, "'%s' was accepted", text);
+  if (m) nh_method_free(m);
+  cr_expect_str_eq(err, want, "for '%s'", text);
+}
+
+/* Columns count from 1 at the first character of the text (fail() in method.c). */
+Test(mut2_integrators, syntax_errors_name_the_column) {
+  expect_parse_error("rk4 x", "unexpected text after the method at column 5 of method 'rk4 x'");
+  expect_parse_error("(rk4)", "expected a name at column 1 of method '(rk4)'");
+  expect_parse_error("nh_newmark(alpha 0.5)",
+                     "expected '=' after a parameter name at column 18 of method 'nh_newmark(alpha 0.5)'");
+  expect_parse_error("nh_newmark(alpha=0.5 beta=0)",
+                     "expected ',' or ')' at column 22 of method 'nh_newmark(alpha=0.5 beta=0)'");
+  expect_parse_error("triple_jump", "triple_jump needs a base method, as in triple_jump(nh_newmark(alpha=0.5)), in "
+                                    "'triple_jump'");
+  expect_parse_error("triple_jump()", "expected a name at column 13 of method 'triple_jump()'");
+  /* Controls: the same texts written correctly parse, spaces allowed around every token. */
+  static const char *const good[] = {" rk4 ", "nh_newmark( alpha = 0.5 , beta = 0 )",
+                                     "triple_jump( nh_newmark(alpha=0.5) )"};
+  for (int i = 0; i < 3; i++) nh_method_free(test_method(good[i]));
+  nh_method *m = test_method("nh_newmark( alpha = 0.3 , beta = 0.1 )");
+  cr_expect_eq(nh_method_param(m, "alpha"), 0.3);
+  cr_expect_eq(nh_method_param(m, "beta"), 0.1);
+  cr_expect(isnan(nh_method_param(m, "gamma")), "no such parameter: NaN");
+  nh_method_free(m);
+}
+
+/* with_param sets the parameter on the innermost method that has it and re-validates; a value out
+ * of range names the method and the parameter; the original is untouched. */
+Test(mut2_integrators, with_param) {
+  char err[512] = "";
+  nh_method *m = test_method("triple_jump(nh_newmark(alpha=0.5))");
+  nh_method *w = nh_method_with_param(m, "alpha", 0.5, err, sizeof err);
+  cr_assert(w, "%s", err);
+  cr_expect_eq(nh_method_param(w->base, "alpha"), 0.5);
+  nh_method_free(w);
+  /* α = 0.3 makes the base non-symmetric of order 1: the triple jump refuses it on re-parse. */
+  w = nh_method_with_param(m, "alpha", 0.3, err, sizeof err);
+  cr_expect(w == NULL, "triple_jump of a non-symmetric base accepted");
+  cr_expect(strstr(err, "triple_jump needs a symmetric base method of order 2") != NULL, "%s", err);
+  nh_method_free(w);
+  nh_method *n = test_method("nh_newmark(alpha=0.5)");
+  w = nh_method_with_param(n, "beta", 0.2, err, sizeof err);
+  cr_assert(w, "%s", err);
+  cr_expect_eq(nh_method_param(w, "beta"), 0.2);
+  cr_expect_eq(nh_method_param(n, "beta"), 0, "the original is untouched");
+  nh_method_free(w);
+  err[0] = '\0';
+  w = nh_method_with_param(n, "alpha", 2, err, sizeof err);
+  cr_expect(w == NULL, "alpha = 2 accepted");
+  char fmt[256];
+  nh_method_format(n, fmt, sizeof fmt);
+  char prefix[300];
+  snprintf(prefix, sizeof prefix, "%s: ", fmt);
+  cr_expect(strncmp(err, prefix, strlen(prefix)) == 0 && strstr(err, "alpha"), "%s", err);
+  nh_method_free(n);
+  nh_method_free(m);
+}
+
+/* A stand-in method whose step writes a chosen state, to check what nh_method_step adds to it. */
+static double fake_q_last, fake_v_last;
+static nh_step_status fake_status;
+static nh_step_status fake_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y, double h,
+                                nh_cost *cost) {
+  (void)m, (void)cost;
+  *y = *x;
+  y->t = x->t + h;
+  for (int i = 0; i < sys->n; i++) y->q[i] = 1.5 + i, y->v[i] = -0.5 - i;
+  y->q[sys->n - 1] = fake_q_last, y->v[sys->n - 1] = fake_v_last;
+  return fake_status;
+}
+static nh_step_status fake_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
+  (void)m, (void)sys;
+  x->z = h; /* a mark */
+  cost->steps += 7;
+  return NH_STEP_OK;
+}
+
+/* nh_method_step passes a failure through and turns any non-finite entry of q or v (the last one
+ * included; +inf alone, which u + u would keep finite-looking as inf == inf, and NaN) into
+ * NH_STEP_NONFINITE; finite states pass. */
+Test(mut2_integrators, step_reports_nonfinite_states) {
+  static nh_integrator_type fake = {.name = "fake", .step = fake_step, .init = fake_init};
+  nh_method m = {.type = &fake};
+  nh_system sys = test_system("chaotic_particle", "");
+  nh_state x, y;
+  nh_system_default_state(&sys, &x);
+  nh_cost cost = {0};
+  const double bad[] = {INFINITY, -INFINITY, NAN};
+  fake_status = NH_STEP_OK;
+  fake_q_last = 2, fake_v_last = 3;
+  cr_expect_eq(nh_method_step(&m, &sys, &x, &y, 0.1, &cost), NH_STEP_OK);
+  for (int b = 0; b < 3; b++) {
+    fake_q_last = bad[b], fake_v_last = 3;
+    cr_expect_eq(nh_method_step(&m, &sys, &x, &y, 0.1, &cost), NH_STEP_NONFINITE, "q last = %g", bad[b]);
+    fake_q_last = 2, fake_v_last = bad[b];
+    cr_expect_eq(nh_method_step(&m, &sys, &x, &y, 0.1, &cost), NH_STEP_NONFINITE, "v last = %g", bad[b]);
+  }
+  fake_q_last = 2, fake_v_last = 3;
+  fake_status = NH_STEP_SOLVER_FAILED;
+  cr_expect_eq(nh_method_step(&m, &sys, &x, &y, 0.1, &cost), NH_STEP_SOLVER_FAILED);
+  fake_status = NH_STEP_OK;
+  /* init: the type's own, else (a composition) the base's, else nothing. */
+  nh_method comp = {.type = nh_integrator_type_find("triple_jump"), .base = &m};
+  nh_state x1 = x;
+  cr_expect_eq(nh_method_init(&comp, &sys, &x1, 0.25, &cost), NH_STEP_OK);
+  cr_expect_eq(x1.z, 0.25, "the base's init ran");
+  cr_expect_eq(cost.steps, 7);
+  static nh_integrator_type bare = {.name = "bare", .step = fake_step};
+  nh_method b = {.type = &bare};
+  nh_state x2 = x;
+  cr_expect_eq(nh_method_init(&b, &sys, &x2, 0.25, &cost), NH_STEP_OK);
+  cr_expect_eq(memcmp(&x2, &x, sizeof x), 0, "no init: the state is untouched");
+  cr_expect_eq(cost.steps, 7);
+}
+
+/* The time a multiplier approximates: t0, (t0 + t1)/2, t1, or NaN, by lambda_time; a composition
+ * has its base's when that is the step's end, else none. */
+Test(mut2_integrators, multiplier_times) {
+  static nh_integrator_type types[4];
+  const nh_lambda_time when[4] = {NH_LAMBDA_NONE, NH_LAMBDA_START, NH_LAMBDA_MIDPOINT, NH_LAMBDA_END};
+  const double t0 = 1.25, t1 = 2.0, want[4] = {NAN, 1.25, 1.625, 2.0};
+  for (int i = 0; i < 4; i++) {
+    types[i] = (nh_integrator_type){.name = "fake", .step = fake_step, .lambda_time = when[i]};
+    nh_method m = {.type = &types[i]};
+    nh_method comp = {.type = nh_integrator_type_find("adjoint_pair"), .base = &m};
+    const double got = nh_method_multiplier_time(&m, t0, t1);
+    if (i == 0) cr_expect(isnan(got), "none: %g", got);
+    else cr_expect_eq(got, want[i], "lambda_time %d: %g", i, got);
+    cr_expect_eq(nh_method_lambda_time(&comp), i == 3 ? NH_LAMBDA_END : NH_LAMBDA_NONE, "composition over %d", i);
+    const double gc = nh_method_multiplier_time(&comp, t0, t1);
+    if (i == 3) cr_expect_eq(gc, t1);
+    else cr_expect(isnan(gc), "composition over %d: %g", i, gc);
+  }
+}
+
+/* nh_cost_add adds each counter into its own field. */
+Test(mut2_integrators, cost_add_field_by_field) {
+  nh_cost sum = {1, 2, 3, 4, 5, 6};
+  const nh_cost c = {10, 200, 3000, 40000, 500000, 6000000};
+  nh_cost_add(&sum, &c);
+  cr_expect_eq(sum.steps, 11);
+  cr_expect_eq(sum.rhs_evals, 202);
+  cr_expect_eq(sum.jacobian_evals, 3003);
+  cr_expect_eq(sum.linear_solves, 40004);
+  cr_expect_eq(sum.newton_iterations, 500005);
+  cr_expect_eq(sum.constraint_evals, 6000006);
+}
+
+/* Why a method does not apply, feature by feature (method.c nh_method_applies): a method that
+ * handles nothing, with applies_doc "needs X", on systems whose features are known from their
+ * headers; a method handling every feature applies, and then its base decides. */
+static int applies_never(const nh_method *m, const nh_system *sys, char *err, size_t errlen) {
+  (void)m, (void)sys;
+  snprintf(err, errlen, "never here");
+  return -1;
+}
+
+Test(mut2_integrators, applies_messages) {
+  static const nh_integrator_type none = {.name = "fake", .step = fake_step, .applies_doc = "needs X"};
+  /* handles all but the time dependence: refused with the time-dependence reason instead */
+  static const nh_integrator_type untimed = {
+      .name = "untimed", .step = fake_step, .applies_doc = "needs X",
+      .handles = ~0u & ~(unsigned)(NH_SYS_TIME_DAMPING | NH_SYS_TIME_POTENTIAL)};
+  char err[512];
+  static const struct {
+    const nh_integrator_type *type;
+    const char *system, *params, *want;
+  } cases[] = {
+      {&none, "falling_disk", "alpha=0.1,F_psi_const=12", "fake does not apply to falling_disk: it needs X; "
+       "falling_disk has a configuration-dependent mass matrix damping forcing"},
+      {&none, "falling_disk", "", "fake does not apply to falling_disk: it needs X; falling_disk has a "
+       "configuration-dependent mass matrix"},
+      {&none, "foucault_pendulum", "", "fake does not apply to foucault_pendulum: it needs X; foucault_pendulum has "
+       "affine constraints damping"},
+      {&none, "lane_emden", "", "fake does not apply to lane_emden: it needs X; lane_emden has time-dependent "
+       "damping alpha(t)"},
+      {&untimed, "lane_emden", "", "untimed does not apply to lane_emden: it takes the damping alpha as a constant "
+       "and the potential as time-independent; lane_emden has time-dependent damping alpha(t)"},
+      {&untimed, "spin_orbit", "", "untimed does not apply to spin_orbit: it takes the damping alpha as a constant "
+       "and the potential as time-independent; spin_orbit has time-dependent damping alpha(t) a time-dependent "
+       "potential W(q,t)"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    nh_method m = {.type = cases[c].type};
+    nh_system sys = test_system(cases[c].system, cases[c].params);
+    err[0] = '\0';
+    cr_expect_eq(nh_method_applies(&m, &sys, err, sizeof err), -1, "%s", cases[c].system);
+    cr_expect_str_eq(err, cases[c].want);
+  }
+  nh_method m = {.type = &none};
+  nh_system plain = test_system("particle", "");
+  cr_expect_eq(nh_method_applies(&m, &plain, err, sizeof err), 0, "no extra feature: applies");
+  static const nh_integrator_type picky = {.name = "picky", .step = fake_step, .handles = ~0u, .applies = applies_never};
+  nh_method p = {.type = &picky};
+  cr_expect_eq(nh_method_applies(&p, &plain, err, sizeof err), -1);
+  cr_expect_str_eq(err, "picky does not apply to particle: never here");
+  static const nh_integrator_type all = {.name = "all", .step = fake_step, .handles = ~0u};
+  nh_method comp = {.type = &all, .base = &p};
+  cr_expect_eq(nh_method_applies(&comp, &plain, err, sizeof err), -1, "the base decides");
+  cr_expect_str_eq(err, "picky does not apply to particle: never here");
+}
