@@ -614,3 +614,58 @@ Test(mut2_integrators, applies_messages) {
   cr_expect_eq(nh_method_applies(&comp, &plain, err, sizeof err), -1, "the base decides");
   cr_expect_str_eq(err, "picky does not apply to particle: never here");
 }
+
+/* ---- integrators/reference.c ------------------------------------------------------------------- */
+
+/* rk8pd at tol 1e-12 reproduces exact solutions forwards and backwards from a start at t0 ≠ 0
+ * (the initial step's sign follows T − t0), keeps what it does not integrate (z) from x0, and
+ * ends at exactly T; where the index-reduced ODE is undefined (C singular at the start) it fails.
+ * nh_true_solution takes the exact solution where the system has one for the state ("exact"), else
+ * the same rk8pd solve ("rk8pd", bit for bit). */
+Test(mut2_integrators, reference_solutions) {
+  static const struct {
+    const char *system, *params, *preset;
+  } cases[] = {{"knife_edge", "", NULL}, {"damped_oscillator", "beta=0.3", NULL}, {"falling_disk", "alpha=0.1", "exp1"},
+               {"foucault_pendulum", "", NULL}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    nh_system sys = test_system(cases[c].system, cases[c].params);
+    nh_state x0, ex, x;
+    if (cases[c].preset) x0 = test_preset(&sys, cases[c].preset);
+    else nh_system_default_state(&sys, &x0);
+    x0.t = 0.75, x0.z = -2.5;
+    for (int dir = -1; dir <= 1; dir += 2) {
+      const double T = x0.t + dir * 1.5;
+      cr_assert_eq(nh_reference_solve(&sys, &x0, T, 1e-12, &x), 0, "%s to %g", cases[c].system, T);
+      cr_assert_eq(sys.type->exact(sys.p, &x0, T, &ex), 0, "%s: exact", cases[c].system);
+      cr_expect_eq(x.t, T);
+      cr_expect_eq(x.z, -2.5);
+      for (int i = 0; i < sys.n; i++) {
+        cr_expect(fabs(x.q[i] - ex.q[i]) <= 1e-9 * (1 + fabs(ex.q[i])), "%s, T = %g: q%d %.15g, exact %.15g",
+                  cases[c].system, T, i, x.q[i], ex.q[i]);
+        cr_expect(fabs(x.v[i] - ex.v[i]) <= 1e-9 * (1 + fabs(ex.v[i])), "%s, T = %g: v%d %.15g, exact %.15g",
+                  cases[c].system, T, i, x.v[i], ex.v[i]);
+      }
+      const char *kind = NULL;
+      nh_state y;
+      cr_assert_eq(nh_true_solution(&sys, &x0, T, 1e-12, &y, &kind), 0);
+      cr_expect_str_eq(kind, "exact");
+      cr_expect_eq(memcmp(y.q, ex.q, sizeof ex.q), 0, "%s: the exact solution itself", cases[c].system);
+      cr_assert_eq(nh_true_solution(&sys, &x0, T, 1e-12, &y, NULL), 0, "kind may be NULL");
+    }
+  }
+  /* No exact solution for a tilted falling disk (exact() returns -1): rk8pd. */
+  nh_system disk = test_system("falling_disk", "");
+  nh_state x0 = test_preset(&disk, "exp2"), a, b, ex;
+  cr_assert_neq(disk.type->exact(disk.p, &x0, 0.5, &ex), 0, "exp2 has no exact solution");
+  const char *kind = NULL;
+  cr_assert_eq(nh_true_solution(&disk, &x0, 0.5, 1e-11, &a, &kind), 0);
+  cr_expect_str_eq(kind, "rk8pd");
+  cr_assert_eq(nh_reference_solve(&disk, &x0, 0.5, 1e-11, &b), 0);
+  cr_expect_eq(memcmp(a.q, b.q, sizeof a.q), 0);
+  cr_expect_eq(memcmp(a.v, b.v, sizeof a.v), 0);
+  cr_expect_neq(memcmp(a.q, x0.q, sizeof a.q), 0, "it moved");
+  /* Undefined at the start: the Foucault pendulum at the origin, where C = |q|²/m = 0. */
+  nh_system fp = test_system("foucault_pendulum", "");
+  nh_state origin = {0}, r;
+  cr_expect_eq(nh_reference_solve(&fp, &origin, 1, 1e-10, &r), -1);
+}
