@@ -406,3 +406,334 @@ Test(mut2_integrators, cost_counters_match_counted_evaluations) {
     }
   cr_expect_gt(checked, 100, "only %d method x system pairs checked", checked);
 }
+
+/* ---- integrators/method.c: the syntax's exact messages, with_param, the step's finiteness check -- */
+
+static void expect_parse_error(const char *text, const char *want) {
+  char err[512] = "";
+  nh_method *m = nh_method_parse(text, err, sizeof err);
+  cr_expect(m == NULL, "'%s' was accepted", text);
+  if (m) nh_method_free(m);
+  cr_expect_str_eq(err, want, "for '%s'", text);
+}
+
+/* Columns count from 1 at the first character of the text (fail() in method.c). */
+Test(mut2_integrators, syntax_errors_name_the_column) {
+  expect_parse_error("rk4 x", "unexpected text after the method at column 5 of method 'rk4 x'");
+  expect_parse_error("(rk4)", "expected a name at column 1 of method '(rk4)'");
+  expect_parse_error("nh_newmark(alpha 0.5)",
+                     "expected '=' after a parameter name at column 18 of method 'nh_newmark(alpha 0.5)'");
+  expect_parse_error("nh_newmark(alpha=0.5 beta=0)",
+                     "expected ',' or ')' at column 22 of method 'nh_newmark(alpha=0.5 beta=0)'");
+  expect_parse_error("triple_jump", "triple_jump needs a base method, as in triple_jump(nh_newmark(alpha=0.5)), in "
+                                    "'triple_jump'");
+  expect_parse_error("triple_jump()", "expected a name at column 13 of method 'triple_jump()'");
+  /* Controls: the same texts written correctly parse, spaces allowed around every token. */
+  static const char *const good[] = {" rk4 ", "nh_newmark( alpha = 0.5 , beta = 0 )",
+                                     "triple_jump( nh_newmark(alpha=0.5) )"};
+  for (int i = 0; i < 3; i++) nh_method_free(test_method(good[i]));
+  nh_method *m = test_method("nh_newmark( alpha = 0.3 , beta = 0.1 )");
+  cr_expect_eq(nh_method_param(m, "alpha"), 0.3);
+  cr_expect_eq(nh_method_param(m, "beta"), 0.1);
+  cr_expect(isnan(nh_method_param(m, "gamma")), "no such parameter: NaN");
+  nh_method_free(m);
+}
+
+/* with_param sets the parameter on the innermost method that has it and re-validates; a value out
+ * of range names the method and the parameter; the original is untouched. */
+Test(mut2_integrators, with_param) {
+  char err[512] = "";
+  nh_method *m = test_method("triple_jump(nh_newmark(alpha=0.5))");
+  nh_method *w = nh_method_with_param(m, "alpha", 0.5, err, sizeof err);
+  cr_assert(w, "%s", err);
+  cr_expect_eq(nh_method_param(w->base, "alpha"), 0.5);
+  nh_method_free(w);
+  /* α = 0.3 makes the base non-symmetric of order 1: the triple jump refuses it on re-parse. */
+  w = nh_method_with_param(m, "alpha", 0.3, err, sizeof err);
+  cr_expect(w == NULL, "triple_jump of a non-symmetric base accepted");
+  cr_expect(strstr(err, "triple_jump needs a symmetric base method of order 2") != NULL, "%s", err);
+  nh_method_free(w);
+  nh_method *n = test_method("nh_newmark(alpha=0.5)");
+  w = nh_method_with_param(n, "beta", 0.2, err, sizeof err);
+  cr_assert(w, "%s", err);
+  cr_expect_eq(nh_method_param(w, "beta"), 0.2);
+  cr_expect_eq(nh_method_param(n, "beta"), 0, "the original is untouched");
+  nh_method_free(w);
+  err[0] = '\0';
+  w = nh_method_with_param(n, "alpha", 2, err, sizeof err);
+  cr_expect(w == NULL, "alpha = 2 accepted");
+  char fmt[256];
+  nh_method_format(n, fmt, sizeof fmt);
+  char prefix[300];
+  snprintf(prefix, sizeof prefix, "%s: ", fmt);
+  cr_expect(strncmp(err, prefix, strlen(prefix)) == 0 && strstr(err, "alpha"), "%s", err);
+  nh_method_free(n);
+  nh_method_free(m);
+}
+
+/* A stand-in method whose step writes a chosen state, to check what nh_method_step adds to it. */
+static double fake_q_last, fake_v_last;
+static nh_step_status fake_status;
+static nh_step_status fake_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y, double h,
+                                nh_cost *cost) {
+  (void)m, (void)cost;
+  *y = *x;
+  y->t = x->t + h;
+  for (int i = 0; i < sys->n; i++) y->q[i] = 1.5 + i, y->v[i] = -0.5 - i;
+  y->q[sys->n - 1] = fake_q_last, y->v[sys->n - 1] = fake_v_last;
+  return fake_status;
+}
+static nh_step_status fake_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
+  (void)m, (void)sys;
+  x->z = h; /* a mark */
+  cost->steps += 7;
+  return NH_STEP_OK;
+}
+
+/* nh_method_step passes a failure through and turns any non-finite entry of q or v (the last one
+ * included; +inf alone, which u + u would keep finite-looking as inf == inf, and NaN) into
+ * NH_STEP_NONFINITE; finite states pass. */
+Test(mut2_integrators, step_reports_nonfinite_states) {
+  static nh_integrator_type fake = {.name = "fake", .step = fake_step, .init = fake_init};
+  nh_method m = {.type = &fake};
+  nh_system sys = test_system("chaotic_particle", "");
+  nh_state x, y;
+  nh_system_default_state(&sys, &x);
+  nh_cost cost = {0};
+  const double bad[] = {INFINITY, -INFINITY, NAN};
+  fake_status = NH_STEP_OK;
+  fake_q_last = 2, fake_v_last = 3;
+  cr_expect_eq(nh_method_step(&m, &sys, &x, &y, 0.1, &cost), NH_STEP_OK);
+  for (int b = 0; b < 3; b++) {
+    fake_q_last = bad[b], fake_v_last = 3;
+    cr_expect_eq(nh_method_step(&m, &sys, &x, &y, 0.1, &cost), NH_STEP_NONFINITE, "q last = %g", bad[b]);
+    fake_q_last = 2, fake_v_last = bad[b];
+    cr_expect_eq(nh_method_step(&m, &sys, &x, &y, 0.1, &cost), NH_STEP_NONFINITE, "v last = %g", bad[b]);
+  }
+  fake_q_last = 2, fake_v_last = 3;
+  fake_status = NH_STEP_SOLVER_FAILED;
+  cr_expect_eq(nh_method_step(&m, &sys, &x, &y, 0.1, &cost), NH_STEP_SOLVER_FAILED);
+  fake_status = NH_STEP_OK;
+  /* init: the type's own, else (a composition) the base's, else nothing. */
+  nh_method comp = {.type = nh_integrator_type_find("triple_jump"), .base = &m};
+  nh_state x1 = x;
+  cr_expect_eq(nh_method_init(&comp, &sys, &x1, 0.25, &cost), NH_STEP_OK);
+  cr_expect_eq(x1.z, 0.25, "the base's init ran");
+  cr_expect_eq(cost.steps, 7);
+  static nh_integrator_type bare = {.name = "bare", .step = fake_step};
+  nh_method b = {.type = &bare};
+  nh_state x2 = x;
+  cr_expect_eq(nh_method_init(&b, &sys, &x2, 0.25, &cost), NH_STEP_OK);
+  cr_expect_eq(memcmp(&x2, &x, sizeof x), 0, "no init: the state is untouched");
+  cr_expect_eq(cost.steps, 7);
+}
+
+/* The time a multiplier approximates: t0, (t0 + t1)/2, t1, or NaN, by lambda_time; a composition
+ * has its base's when that is the step's end, else none. */
+Test(mut2_integrators, multiplier_times) {
+  static nh_integrator_type types[4];
+  const nh_lambda_time when[4] = {NH_LAMBDA_NONE, NH_LAMBDA_START, NH_LAMBDA_MIDPOINT, NH_LAMBDA_END};
+  const double t0 = 1.25, t1 = 2.0, want[4] = {NAN, 1.25, 1.625, 2.0};
+  for (int i = 0; i < 4; i++) {
+    types[i] = (nh_integrator_type){.name = "fake", .step = fake_step, .lambda_time = when[i]};
+    nh_method m = {.type = &types[i]};
+    nh_method comp = {.type = nh_integrator_type_find("adjoint_pair"), .base = &m};
+    const double got = nh_method_multiplier_time(&m, t0, t1);
+    if (i == 0) cr_expect(isnan(got), "none: %g", got);
+    else cr_expect_eq(got, want[i], "lambda_time %d: %g", i, got);
+    cr_expect_eq(nh_method_lambda_time(&comp), i == 3 ? NH_LAMBDA_END : NH_LAMBDA_NONE, "composition over %d", i);
+    const double gc = nh_method_multiplier_time(&comp, t0, t1);
+    if (i == 3) cr_expect_eq(gc, t1);
+    else cr_expect(isnan(gc), "composition over %d: %g", i, gc);
+  }
+}
+
+/* nh_cost_add adds each counter into its own field. */
+Test(mut2_integrators, cost_add_field_by_field) {
+  nh_cost sum = {1, 2, 3, 4, 5, 6};
+  const nh_cost c = {10, 200, 3000, 40000, 500000, 6000000};
+  nh_cost_add(&sum, &c);
+  cr_expect_eq(sum.steps, 11);
+  cr_expect_eq(sum.rhs_evals, 202);
+  cr_expect_eq(sum.jacobian_evals, 3003);
+  cr_expect_eq(sum.linear_solves, 40004);
+  cr_expect_eq(sum.newton_iterations, 500005);
+  cr_expect_eq(sum.constraint_evals, 6000006);
+}
+
+/* Why a method does not apply, feature by feature (method.c nh_method_applies): a method that
+ * handles nothing, with applies_doc "needs X", on systems whose features are known from their
+ * headers; a method handling every feature applies, and then its base decides. */
+static int applies_never(const nh_method *m, const nh_system *sys, char *err, size_t errlen) {
+  (void)m, (void)sys;
+  snprintf(err, errlen, "never here");
+  return -1;
+}
+
+Test(mut2_integrators, applies_messages) {
+  static const nh_integrator_type none = {.name = "fake", .step = fake_step, .applies_doc = "needs X"};
+  /* handles all but the time dependence: refused with the time-dependence reason instead */
+  static const nh_integrator_type untimed = {
+      .name = "untimed", .step = fake_step, .applies_doc = "needs X",
+      .handles = ~0u & ~(unsigned)(NH_SYS_TIME_DAMPING | NH_SYS_TIME_POTENTIAL)};
+  char err[512];
+  static const struct {
+    const nh_integrator_type *type;
+    const char *system, *params, *want;
+  } cases[] = {
+      {&none, "falling_disk", "alpha=0.1,F_psi_const=12", "fake does not apply to falling_disk: it needs X; "
+       "falling_disk has a configuration-dependent mass matrix damping forcing"},
+      {&none, "falling_disk", "", "fake does not apply to falling_disk: it needs X; falling_disk has a "
+       "configuration-dependent mass matrix"},
+      {&none, "foucault_pendulum", "", "fake does not apply to foucault_pendulum: it needs X; foucault_pendulum has "
+       "affine constraints damping"},
+      {&none, "lane_emden", "", "fake does not apply to lane_emden: it needs X; lane_emden has time-dependent "
+       "damping alpha(t)"},
+      {&untimed, "lane_emden", "", "untimed does not apply to lane_emden: it takes the damping alpha as a constant "
+       "and the potential as time-independent; lane_emden has time-dependent damping alpha(t)"},
+      {&untimed, "spin_orbit", "", "untimed does not apply to spin_orbit: it takes the damping alpha as a constant "
+       "and the potential as time-independent; spin_orbit has time-dependent damping alpha(t) a time-dependent "
+       "potential W(q,t)"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    nh_method m = {.type = cases[c].type};
+    nh_system sys = test_system(cases[c].system, cases[c].params);
+    err[0] = '\0';
+    cr_expect_eq(nh_method_applies(&m, &sys, err, sizeof err), -1, "%s", cases[c].system);
+    cr_expect_str_eq(err, cases[c].want);
+  }
+  nh_method m = {.type = &none};
+  nh_system plain = test_system("particle", "");
+  cr_expect_eq(nh_method_applies(&m, &plain, err, sizeof err), 0, "no extra feature: applies");
+  static const nh_integrator_type picky = {.name = "picky", .step = fake_step, .handles = ~0u, .applies = applies_never};
+  nh_method p = {.type = &picky};
+  cr_expect_eq(nh_method_applies(&p, &plain, err, sizeof err), -1);
+  cr_expect_str_eq(err, "picky does not apply to particle: never here");
+  static const nh_integrator_type all = {.name = "all", .step = fake_step, .handles = ~0u};
+  nh_method comp = {.type = &all, .base = &p};
+  cr_expect_eq(nh_method_applies(&comp, &plain, err, sizeof err), -1, "the base decides");
+  cr_expect_str_eq(err, "picky does not apply to particle: never here");
+}
+
+/* ---- integrators/reference.c ------------------------------------------------------------------- */
+
+/* rk8pd at tol 1e-12 reproduces exact solutions forwards and backwards from a start at t0 ≠ 0
+ * (the initial step's sign follows T − t0), keeps what it does not integrate (z) from x0, and
+ * ends at exactly T; where the index-reduced ODE is undefined (C singular at the start) it fails.
+ * nh_true_solution takes the exact solution where the system has one for the state ("exact"), else
+ * the same rk8pd solve ("rk8pd", bit for bit). */
+Test(mut2_integrators, reference_solutions) {
+  static const struct {
+    const char *system, *params, *preset;
+  } cases[] = {{"knife_edge", "", NULL}, {"damped_oscillator", "beta=0.3", NULL}, {"falling_disk", "alpha=0.1", "exp1"},
+               {"foucault_pendulum", "", NULL}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    nh_system sys = test_system(cases[c].system, cases[c].params);
+    nh_state x0, ex, x;
+    if (cases[c].preset) x0 = test_preset(&sys, cases[c].preset);
+    else nh_system_default_state(&sys, &x0);
+    x0.t = 0.75, x0.z = -2.5;
+    for (int dir = -1; dir <= 1; dir += 2) {
+      const double T = x0.t + dir * 1.5;
+      cr_assert_eq(nh_reference_solve(&sys, &x0, T, 1e-12, &x), 0, "%s to %g", cases[c].system, T);
+      cr_assert_eq(sys.type->exact(sys.p, &x0, T, &ex), 0, "%s: exact", cases[c].system);
+      cr_expect_eq(x.t, T);
+      cr_expect_eq(x.z, -2.5);
+      for (int i = 0; i < sys.n; i++) {
+        cr_expect(fabs(x.q[i] - ex.q[i]) <= 1e-9 * (1 + fabs(ex.q[i])), "%s, T = %g: q%d %.15g, exact %.15g",
+                  cases[c].system, T, i, x.q[i], ex.q[i]);
+        cr_expect(fabs(x.v[i] - ex.v[i]) <= 1e-9 * (1 + fabs(ex.v[i])), "%s, T = %g: v%d %.15g, exact %.15g",
+                  cases[c].system, T, i, x.v[i], ex.v[i]);
+      }
+      const char *kind = NULL;
+      nh_state y;
+      cr_assert_eq(nh_true_solution(&sys, &x0, T, 1e-12, &y, &kind), 0);
+      cr_expect_str_eq(kind, "exact");
+      cr_expect_eq(memcmp(y.q, ex.q, sizeof ex.q), 0, "%s: the exact solution itself", cases[c].system);
+      cr_assert_eq(nh_true_solution(&sys, &x0, T, 1e-12, &y, NULL), 0, "kind may be NULL");
+    }
+  }
+  /* No exact solution for a tilted falling disk (exact() returns -1): rk8pd. */
+  nh_system disk = test_system("falling_disk", "");
+  nh_state x0 = test_preset(&disk, "exp2"), a, b, ex;
+  cr_assert_neq(disk.type->exact(disk.p, &x0, 0.5, &ex), 0, "exp2 has no exact solution");
+  const char *kind = NULL;
+  cr_assert_eq(nh_true_solution(&disk, &x0, 0.5, 1e-11, &a, &kind), 0);
+  cr_expect_str_eq(kind, "rk8pd");
+  cr_assert_eq(nh_reference_solve(&disk, &x0, 0.5, 1e-11, &b), 0);
+  cr_expect_eq(memcmp(a.q, b.q, sizeof a.q), 0);
+  cr_expect_eq(memcmp(a.v, b.v, sizeof a.v), 0);
+  cr_expect_neq(memcmp(a.q, x0.q, sizeof a.q), 0, "it moved");
+  /* Undefined at the start: the Foucault pendulum at the origin, where C = |q|²/m = 0. */
+  nh_system fp = test_system("foucault_pendulum", "");
+  nh_state origin = {0}, r;
+  cr_expect_eq(nh_reference_solve(&fp, &origin, 1, 1e-10, &r), -1);
+}
+
+/* ---- symmetry and adjoints, registry-wide ------------------------------------------------------ */
+
+/* The adjoint Φ*_h = (Φ_{−h})⁻¹ (integrator.h) undoes a step: Φ*_{−h}(Φ_h(x)) = x, with Φ* = Φ for a
+ * method that declares itself symmetric and nh_method_adjoint's method otherwise. For every
+ * one-step fixed-step method (registry defaults and the variants below) on each of a few systems it
+ * applies to, the round trip returns to x to the Newton tolerance (1e-10 relative: conditioning
+ * included). Negative control: a method that declares neither symmetry nor an adjoint does not
+ * return with itself (defect > 1e-8; on the two nonlinear systems), so that the declaration is not
+ * merely unchecked; nh_energy
+ * is the documented exception (reversible but not declared symmetric, integrators/nh_energy.c). */
+Test(mut2_integrators, adjoint_round_trips_for_every_method) {
+  static const char *const variants[] = {"nh_newmark(alpha=0)", "nh_newmark(beta=0.1,beta2=0.2,alpha=0.3)",
+                                         "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=average)",
+                                         "newmark(beta=0.25,gamma=0.5)", "newmark(beta=0,gamma=0.5)",
+                                         "herglotz2(forcing=midpoint)", "spark(s=3)", "nh_rattle(lambda0=0)",
+                                         "triple_jump(nh_rattle)", "adjoint_pair(nh_newmark(alpha=0))"};
+  static const char *const systems[] = {"chaotic_particle", "pendulum", "oscillator", "vertical_disk"};
+  const char *texts[64];
+  int ntexts = 0, symmetric = 0, adjoints = 0, controls = 0;
+  for (int i = 0; nh_integrator_types[i]; i++)
+    if (!nh_integrator_types[i]->takes_base && ntexts < 64) texts[ntexts++] = nh_integrator_types[i]->name;
+  for (size_t v = 0; v < sizeof variants / sizeof *variants && ntexts < 64; v++) texts[ntexts++] = variants[v];
+  for (int i = 0; i < ntexts; i++) {
+    nh_method *m = test_method(texts[i]);
+    const nh_integrator_type *t = m->type;
+    if (t->properties & (NH_HISTORY | NH_TOLERANCE_DRIVEN)) {
+      nh_method_free(m);
+      continue;
+    }
+    nh_method *adj = nh_method_adjoint(m);
+    const int sym = nh_method_is_symmetric(m);
+    for (size_t s = 0; s < sizeof systems / sizeof *systems; s++) {
+      nh_system sys = test_system(systems[s], "");
+      char err[512];
+      if (nh_method_applies(m, &sys, err, sizeof err)) continue;
+      nh_state x, y, z;
+      nh_system_default_state(&sys, &x);
+      nh_cost cost = {0};
+      const double h = 0.1;
+      cr_assert_eq(nh_method_init(m, &sys, &x, h, &cost), NH_STEP_OK, "%s on %s", texts[i], systems[s]);
+      cr_assert_eq(nh_method_step(m, &sys, &x, &y, h, &cost), NH_STEP_OK, "%s on %s", texts[i], systems[s]);
+      const nh_method *back = adj ? adj : m;
+      cr_assert_eq(nh_method_step(back, &sys, &y, &z, -h, &cost), NH_STEP_OK, "%s on %s: back", texts[i], systems[s]);
+      double defect = 0, scale = 1;
+      for (int j = 0; j < sys.n; j++) {
+        defect = fmax(defect, fmax(fabs(z.q[j] - x.q[j]), fabs(z.v[j] - x.v[j])));
+        scale = fmax(scale, fmax(fabs(x.q[j]), fabs(x.v[j])));
+      }
+      cr_expect(fabs(z.t - x.t) < 1e-15, "%s: t back at %.17g", texts[i], z.t);
+      if (adj) {
+        cr_expect(defect <= 1e-10 * scale, "%s on %s (%s): Phi*_{-h} Phi_h moves x by %.3e", texts[i], systems[s],
+                  sym ? "symmetric" : "with its adjoint", defect);
+        sym ? symmetric++ : adjoints++;
+      } else if (strcmp(t->name, "nh_energy") != 0 && s < 2) { /* nonlinear systems only: a linear or free
+                                                                  * motion can be reversible by accident */
+        cr_expect(defect > 1e-8 * scale, "%s on %s declares no adjoint, yet Phi_{-h} Phi_h = id (%.3e)", texts[i],
+                  systems[s], defect);
+        controls++;
+      }
+    }
+    nh_method_free(adj);
+    nh_method_free(m);
+  }
+  cr_expect_gt(symmetric, 15, "%d symmetric round trips", symmetric);
+  cr_expect_gt(adjoints, 2, "%d adjoint round trips", adjoints);
+  cr_expect_gt(controls, 3, "%d controls", controls);
+}

@@ -308,4 +308,65 @@ Test(mut2_integrators_sundials, singular_start_is_reported) {
   cr_expect_str_empty(nh_sundials_last_failure("neither"));
 }
 
+/* The header of sundials.c: with lambda_error_test=1 (λ kept in the error test, as ode15i must)
+ * IDA aborts with IDA_ERR_FAIL on the knife edge within the first seconds. The failing step names
+ * that flag, a time inside the step it failed in, and still counts its work; with λ out of the test
+ * (the default) the same run completes (control). */
+Test(mut2_integrators_sundials, ida_error_test_failure_with_lambda) {
+  nh_system sys = test_system("knife_edge", "");
+  nh_state x0, x, y;
+  nh_system_default_state(&sys, &x0);
+  static const char *const texts[] = {"ida(lambda_error_test=1)", "ida"};
+  for (int i = 0; i < 2; i++) {
+    nh_method *m = test_method(texts[i]);
+    nh_cost c = {0};
+    x = x0;
+    cr_assert_eq(nh_method_init(m, &sys, &x, 0.5, &c), NH_STEP_OK);
+    nh_step_status st = NH_STEP_OK;
+    int s = 0;
+    for (; s < 8 && st == NH_STEP_OK; s++) {
+      nh_cost d = {0};
+      st = nh_method_step(m, &sys, &x, &y, 0.5, &d);
+      if (st == NH_STEP_OK) x = y;
+      else cr_expect(d.steps > 0 && d.rhs_evals > 0, "the failed step's work is counted: %llu steps", d.steps);
+    }
+    const char *msg = nh_sundials_last_failure("ida");
+    if (i == 1) {
+      cr_expect_eq(st, NH_STEP_OK, "ida: %s", msg);
+      cr_expect_str_empty(msg);
+    } else {
+      cr_assert_eq(st, NH_STEP_SOLVER_FAILED, "%s completed", texts[i]);
+      cr_expect(strstr(msg, "ida: Failure at t = ") == msg && strstr(msg, "(IDA_ERR_FAIL, last internal step "), "%s",
+                msg);
+      const double t = strtod(msg + strlen("ida: Failure at t = "), NULL);
+      cr_expect(t > x.t && t < x.t + 0.5, "failure at %g, in the step from %g", t, x.t);
+      cr_expect(x.t < 4, "fails within the first seconds: last good t = %g", x.t);
+    }
+    nh_method_free(m);
+  }
+}
+
+/* The difference-quotient Jacobian (dq_jacobian) is exact to round-off for a linear problem: on
+ * the harmonic oscillator (k = 0, linear right-hand side) the Newton matrix is then right, each
+ * Newton solve converges at its first or second iteration, and the Jacobian is rarely rebuilt. A
+ * wrong column, increment or cj term makes Newton slow or fail, which shows as more iterations per
+ * step and more Jacobians. Bounds: iterations < 1.5 per step (IDA and CVODE both stay near 1.2
+ * with the exact matrix) and fewer Jacobians than half the steps. */
+Test(mut2_integrators_sundials, dq_jacobian_makes_newton_converge_at_once) {
+  static const char *const texts[] = {"ida(rtol=1e-9,atol=1e-9)", "cvode(rtol=1e-9,atol=1e-9)"};
+  nh_system sys = test_system("oscillator", "");
+  for (int i = 0; i < 2; i++) {
+    nh_method *m = test_method(texts[i]);
+    nh_state x0, x;
+    nh_system_default_state(&sys, &x0);
+    nh_cost c = {0};
+    cr_assert_eq(run_steps(m, &sys, &x0, 0.5, 6, &x, &c), NH_STEP_OK, "%s", texts[i]);
+    cr_expect_lt(rel_error(&sys, &x0, &x), 1e-7, "%s", texts[i]);
+    cr_expect_lt((double)c.newton_iterations, 1.5 * (double)c.steps, "%s: %llu iterations in %llu steps", texts[i],
+                 c.newton_iterations, c.steps);
+    cr_expect_lt(2 * c.jacobian_evals, c.steps, "%s: %llu Jacobians in %llu steps", texts[i], c.jacobian_evals, c.steps);
+    nh_method_free(m);
+  }
+}
+
 #endif
