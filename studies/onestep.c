@@ -286,8 +286,8 @@ static int allocate(const nh_study *st, nh_onestep_result *r) {
   r->fit_count = calloc(nm, sizeof(int));
   for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++)
     if (!*per_cell[i]) return -1;
-  return r->point_t && r->points && r->stepped && r->backward && r->lambda && r->status && r->slope &&
-                 r->slope_stderr && r->action_slope && r->fit_first && r->fit_count
+  return r->point_t && r->points && r->stepped && r->backward && r->lambda && r->status && r->max_local_err &&
+                 r->max_action_err && r->slope && r->slope_stderr && r->action_slope && r->fit_first && r->fit_count
              ? 0
              : -1;
 }

@@ -125,6 +125,13 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
   r->fit_first = calloc((size_t)nm, sizeof *r->fit_first);
   r->fit_count = calloc((size_t)nm, sizeof *r->fit_count);
   r->order_ok = calloc((size_t)nm, sizeof *r->order_ok);
+  int ok = r->err_coord && r->final_state && r->status && r->cost && r->order && r->order_stderr && r->fit_first &&
+           r->fit_count && r->order_ok;
+  for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++) ok = ok && *per_cell[i];
+  if (!ok) { /* the caller frees what was allocated (nh_convergence_result_free) */
+    snprintf(err, errlen, "%s: out of memory for %zu convergence runs", st->spec_file, cells);
+    return -1;
+  }
 
   if (nh_true_solution(&st->sys, &st->x0, st->x0.t + st->T, st->reference_tol, &r->reference, &r->reference_kind)) {
     snprintf(err, errlen, "%s: the reference solver (rk8pd) failed", st->spec_file);

@@ -29,6 +29,7 @@ int nh_samples_init(nh_samples *s, const nh_study *st, size_t runs, int nsamples
   s->width = calloc((size_t)st->nobs, sizeof *s->width);
   s->offset = calloc((size_t)st->nobs, sizeof *s->offset);
   s->absent = calloc((size_t)st->nobs * (size_t)st->nmethods, sizeof *s->absent);
+  if (!s->width || !s->offset || !s->absent) return -1;
   for (int o = 0; o < st->nobs; o++) {
     s->width[o] = st->obs[o]->width(&st->sys);
     s->offset[o] = s->row;
@@ -38,7 +39,7 @@ int nh_samples_init(nh_samples *s, const nh_study *st, size_t runs, int nsamples
   }
   size_t count = runs * (size_t)nsamples * (size_t)s->row;
   s->values = malloc(sizeof(double) * (count ? count : 1));
-  if (!s->width || !s->offset || !s->absent || !s->values) return -1;
+  if (!s->values) return -1;
   for (size_t i = 0; i < count; i++) s->values[i] = NAN;
   return 0;
 }

@@ -12,6 +12,7 @@
 static int allocate(const nh_study *st, nh_trajectory_result *r, size_t runs) {
   const int n = st->sys.n;
   r->nsamples_h = calloc((size_t)st->nh, sizeof *r->nsamples_h);
+  if (!r->nsamples_h) return -1;
   for (int hi = 0; hi < st->nh; hi++) {
     r->nsamples_h[hi] = (int)(lround(st->T / st->h[hi]) / st->sample_every) + 1;
     if (r->nsamples_h[hi] > r->nsamples) r->nsamples = r->nsamples_h[hi];
