@@ -46,9 +46,10 @@ static hid_t open_checked(nh_h5 *f, const char *name, const char *dims, int *ran
     return -1;
   }
   hid_t ds = H5Dopen2(f->group, name, H5P_DEFAULT);
-  hid_t space = ds < 0 ? -1 : H5Dget_space(ds);
-  int r = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
-  char *stored = ds < 0 ? NULL : nh_r_attr_of(ds, "dimensions");
+  /* HDF5 IDs are positive; a call on a failed one (-1) fails in turn, so failures fall through. */
+  hid_t space = H5Dget_space(ds);
+  int r = H5Sget_simple_extent_ndims(space);
+  char *stored = nh_r_attr_of(ds, "dimensions");
   int want = split_dims(dims, names, NH_R_MAX_RANK + 1), ok = 0;
   if (r < 0 || r > NH_R_MAX_RANK) {
     fprintf(stderr, "%s: %s: cannot read dataset %s\n", f->prog, f->path, where);
@@ -71,14 +72,14 @@ static hid_t open_checked(nh_h5 *f, const char *name, const char *dims, int *ran
     for (int i = 0; ok && i < r; i++) learn(f, names[i], (long long)shape[i]);
   }
   free(stored);
-  if (space >= 0) H5Sclose(space);
-  if (!ok && ds >= 0) H5Dclose(ds), ds = -1;
+  H5Sclose(space);
+  if (!ok) H5Dclose(ds), ds = -1;
   *rank = r;
   return ds;
 }
 
 int nh_h5_has(const nh_h5 *f, const char *name) {
-  if (f->group < 0 || H5Lexists(f->group, name, H5P_DEFAULT) <= 0) return 0;
+  if (H5Lexists(f->group, name, H5P_DEFAULT) <= 0) return 0;
   return H5Oexists_by_name(f->group, name, H5P_DEFAULT) > 0;
 }
 
@@ -93,14 +94,11 @@ long long nh_h5_dim(nh_h5 *f, const char *name) {
   for (size_t i = 0; i < sizeof from / sizeof from[0]; i++) {
     if (strcmp(from[i][0], name) != 0 || !nh_h5_has(f, from[i][1])) continue;
     hid_t ds = H5Dopen2(f->group, from[i][1], H5P_DEFAULT);
-    char *dims = ds < 0 ? NULL : nh_r_attr_of(ds, "dimensions");
+    char *dims = nh_r_attr_of(ds, "dimensions");
     int rank;
     hsize_t shape[NH_R_MAX_RANK];
-    if (ds >= 0) H5Dclose(ds);
-    if (dims) {
-      ds = open_checked(f, from[i][1], dims, &rank, shape);
-      if (ds >= 0) H5Dclose(ds);
-    }
+    H5Dclose(ds);
+    if (dims) H5Dclose(open_checked(f, from[i][1], dims, &rank, shape));
     free(dims);
     if ((k = known(f, name)) >= 0) return k;
   }
@@ -184,10 +182,11 @@ static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memty
   }
   if (ok) {
     hid_t mspace = H5Screate_simple(1, &n, NULL);
+    /* A slice selects its hyperslab; a whole dataset (rank 0 too, which takes no hyperslab) is all. */
     herr_t rc = n == 0 ? 0
-                       : H5Sselect_hyperslab(o.space, H5S_SELECT_SET, start, NULL, count, NULL) < 0
-                             ? -1
-                             : H5Dread(o.ds, memtype, mspace, o.space, H5P_DEFAULT, data);
+                : nfixed > 0 && H5Sselect_hyperslab(o.space, H5S_SELECT_SET, start, NULL, count, NULL) < 0
+                    ? -1
+                    : H5Dread(o.ds, memtype, mspace, o.space, H5P_DEFAULT, data);
     H5Sclose(mspace);
     if (rc < 0) {
       fprintf(stderr, "%s: %s: cannot read dataset %s\n", f->prog, f->path, o.where);
@@ -367,8 +366,8 @@ fail:
 void nh_h5_close(nh_h5 *f) {
   nh_h5_free_strings(f->methods, f->nmethods);
   free(f->primary);
-  if (f->group >= 0) H5Gclose(f->group);
-  if (f->file >= 0) H5Fclose(f->file);
+  H5Gclose(f->group); /* -1 when not open: a no-op */
+  H5Fclose(f->file);
   f->methods = NULL;
   f->primary = NULL;
   f->nmethods = 0;

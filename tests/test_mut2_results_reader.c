@@ -1074,3 +1074,38 @@ Test(mut2_results, ensemble_summary_read_back_and_refused_exactly) {
   }
   remove(p);
 }
+
+/* Edge shapes: a dataset of rank 0 (dimensions "") holds one value; a dimension learned with size
+ * 0 is a size like any other (known, and enforced on the next dataset). */
+Test(mut2_results, scalar_and_empty_dimensions) {
+  char p[128];
+  fx_path(p, sizeof p, "edges");
+  hid_t g, f = fx_valid(p, "convergence", &g);
+  hid_t s = H5Screate(H5S_SCALAR), d = H5Dcreate2(g, "one", H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  const double v = -2.75;
+  H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v);
+  H5Dclose(d), H5Sclose(s);
+  set_dims(g, "one", "");
+  const hsize_t zero = 0, three = 3;
+  put_f64(g, "none", "x", 1, &zero, NULL);
+  put_f64(g, "three", "x", 1, &three, (const double[]){1, 2, 3});
+  fx_close(f, g);
+  nh_h5 r;
+  open_ok(&r, p);
+  double *x = NULL;
+  CAPTURE(x = nh_h5_doubles(&r, "one", "", NULL));
+  expect_said(p, NULL);
+  cr_expect(x && x[0] == -2.75, "the scalar: %s", said);
+  free(x);
+  x = NULL;
+  CAPTURE(x = nh_h5_doubles(&r, "none", "x", NULL));
+  expect_said(p, NULL);
+  cr_expect_not_null(x, "an empty dataset is read (as an empty array)");
+  free(x);
+  cr_expect_eq(nh_h5_dim(&r, "x"), 0);
+  CAPTURE(x = nh_h5_doubles(&r, "three", "x", NULL));
+  cr_expect_null(x);
+  expect_said(p, "dataset /convergence/three has 3 entries along dimension x, other datasets 0");
+  nh_h5_close(&r);
+  remove(p);
+}
