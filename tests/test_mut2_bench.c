@@ -12,6 +12,7 @@
 
 #include "bench/report.h"
 #include "results/results.h"
+#include "studies/observables.h"
 #include "studies/study.h"
 #include "tests/helpers.h"
 
@@ -786,3 +787,138 @@ Test(mut2_bench, export_series_of_an_ensemble_run) {
   nh_h5_close(&f);
   remove(path);
 }
+
+/* ---- nhbench list: entries rebuilt from the registries -------------------------------------- */
+
+
+/* nhbench list systems NAME, for every system: its heading line (n, k, whether it has an exact
+ * solution), its documentation, default initial condition, invariants (comma-separated), presets
+ * (with their parameters in brackets, if any), derived quantities and its ensemble sampler, as the
+ * registry's table has them; an unknown name is refused with exit 2. */
+Test(mut2_bench, list_each_system_from_its_table) {
+  int presets = 0, invariants = 0, exact = 0;
+  for (int i = 0; nh_system_types[i]; i++) {
+    const nh_system_type *t = nh_system_types[i];
+    char args[256], want[8192];
+    snprintf(args, sizeof args, "list systems %s", t->name);
+    cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+    snprintf(want, sizeof want, "systems:\n  %s  (n = %d, k = %d%s)\n    %s\n    default initial condition: %s\n", t->name,
+             t->n, t->k, t->exact ? ", exact solution" : "", t->doc, t->ic_doc);
+    cr_expect(strncmp(out, want, strlen(want)) == 0, "%s:\n%s\nwanted:\n%s", t->name, out, want);
+    exact += t->exact != NULL;
+    if (t->ninvariants) {
+      size_t n = (size_t)snprintf(want, sizeof want, "\n    invariants:");
+      for (int j = 0; j < t->ninvariants; j++)
+        n += (size_t)snprintf(want + n, sizeof want - n, "%s %s", j ? "," : "", t->invariant_names[j]);
+      snprintf(want + n, sizeof want - n, "\n");
+      expect_has(out, want);
+      invariants++;
+    } else {
+      cr_expect(strstr(out, "invariants:") == NULL, "%s has none", t->name);
+    }
+    cr_expect_eq(strstr(out, "\n    presets (initial = \"NAME\" in a convergence spec):\n") != NULL, t->npresets > 0,
+                 "%s: presets heading", t->name);
+    for (int j = 0; j < t->npresets; j++) {
+      const nh_preset *p = &t->presets[j];
+      const int bracket = p->params && p->params[0];
+      snprintf(want, sizeof want, "\n      %-14s %s%s%s%s\n", p->name, p->doc, bracket ? " [" : "", bracket ? p->params : "",
+               bracket ? "]" : "");
+      expect_has(out, want);
+      presets++;
+    }
+    for (int j = 0; j < t->nderived; j++) {
+      snprintf(want, sizeof want, "\n    derived: %s: %s\n", t->derived_names[j], t->derived_docs ? t->derived_docs[j] : "");
+      expect_has(out, want);
+    }
+    snprintf(want, sizeof want, "\n    random states for ensembles: %s\n",
+             t->sampler_doc ? t->sampler_doc : "the generic sampler on D (spec/newmark.md §6 A10)");
+    expect_has(out, want);
+  }
+  cr_expect(presets > 0 && invariants > 0 && exact > 0, "%d presets, %d systems with invariants, %d exact", presets,
+            invariants, exact);
+  cr_expect_eq(test_run_nhbench("list systems nosuch", out, sizeof out), 2);
+  cr_expect_str_eq(out, "nhbench list: no systems named 'nosuch'\n", "the error alone, no heading");
+  cr_expect_eq(test_run_nhbench("list observables energy extra", out, sizeof out), 2);
+  cr_expect(strncmp(out, "nhbench list: unexpected argument 'extra'\nusage: nhbench list", 60) == 0, "%s", out);
+  cr_expect_eq(test_run_nhbench("list bogus", out, sizeof out), 2);
+  cr_expect(strncmp(out, "nhbench list: unknown list 'bogus' (systems, methods or observables)\n", 69) == 0, "%s", out);
+  cr_expect_eq(test_run_nhbench("list all energy", out, sizeof out), 2);
+  cr_expect(strncmp(out, "nhbench list: unknown list 'all'", 32) == 0, "%s", out);
+}
+
+/* nhbench list observables NAME, for every observable: units (and "from the last step", "needs
+ * the exact or reference solution" by its needs), its documentation, the systems that define it
+ * when not all do, and the base methods that define it on chaotic_particle when not all do, each
+ * list computed here from the observable's absent(). */
+Test(mut2_bench, list_each_observable_from_the_registry) {
+  int partial_systems = 0, partial_methods = 0;
+  for (int i = 0; nh_observables[i]; i++) {
+    const nh_observable *o = nh_observables[i];
+    char args[256], want[8192];
+    snprintf(args, sizeof args, "list observables %s", o->name);
+    cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+    size_t n = (size_t)snprintf(want, sizeof want, "observables (study setting `observables = [...]`):\n  %s  [units: %s%s%s]\n    %s\n",
+                                o->name, o->units, o->needs & NH_OBS_STEP ? "; from the last step" : "",
+                                o->needs & (NH_OBS_REFERENCE | NH_OBS_LAMBDA_REFERENCE) ? "; needs the exact or reference solution" : "",
+                                o->doc);
+    char systems[2048] = "";
+    int all = 1;
+    for (int s = 0; nh_system_types[s]; s++) {
+      nh_system sys = test_system_of(nh_system_types[s], NULL);
+      if (o->absent(NULL, &sys) == NULL) strcat(strcat(systems, " "), sys.type->name);
+      else all = 0;
+    }
+    if (!all) n += (size_t)snprintf(want + n, sizeof want - n, "    systems:%s\n", systems), partial_systems++;
+    nh_system cp = test_system("chaotic_particle", NULL);
+    char methods[4096] = "";
+    all = 1;
+    for (int k = 0; nh_integrator_types[k]; k++) {
+      if (nh_integrator_types[k]->takes_base) continue;
+      nh_method *m = test_method(nh_integrator_types[k]->name);
+      if (o->absent(m, &cp) == NULL) strcat(strcat(methods, " "), m->type->name);
+      else all = 0;
+      nh_method_free(m);
+    }
+    if (!all) n += (size_t)snprintf(want + n, sizeof want - n, "    methods that define it:%s\n", methods[0] ? methods : " none"), partial_methods++;
+    cr_expect_str_eq(out, want, "%s", o->name);
+  }
+  cr_expect(partial_systems > 0 && partial_methods > 0, "%d observables some systems lack, %d some methods lack",
+            partial_systems, partial_methods);
+}
+
+/* nhbench list methods NAME, for every method: the heading (order with the defaults, symmetric or
+ * not; a composition's (METHOD) form), and for a method of its own the properties and the systems
+ * it handles, from its table's flags. */
+Test(mut2_bench, list_each_method_heading_and_handles) {
+  int own = 0;
+  for (int i = 0; nh_integrator_types[i]; i++) {
+    const nh_integrator_type *t = nh_integrator_types[i];
+    char args[256], want[4096];
+    snprintf(args, sizeof args, "list methods %s", t->name);
+    cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+    if (t->takes_base) {
+      snprintf(want, sizeof want, "methods:\n  %s(METHOD)\n    %s\n    applies where its base method applies\n", t->name,
+               t->doc);
+    } else {
+      nh_method *m = test_method(t->name);
+      snprintf(want, sizeof want, "methods:\n  %s  (order %d with defaults%s)\n    %s\n    %s%s%s"
+               "handles:%s%s%s%s%s%s%s\n", t->name, nh_method_order(m), nh_method_is_symmetric(m) ? ", symmetric" : "",
+               t->doc, t->properties & NH_PRESERVES_CONSTRAINT ? "preserves the constraint; " : "",
+               t->properties & NH_HISTORY ? "two-step (no compositions); " : "",
+               t->properties & NH_TRACKS_ACTION ? "tracks the Herglotz action z; " : "",
+               t->handles & NH_SYS_VARIABLE_MASS ? " M(q)" : "", t->handles & NH_SYS_AFFINE_CONSTRAINTS ? " affine-constraints" : "",
+               t->handles & NH_SYS_DAMPING ? " damping" : "", t->handles & NH_SYS_FORCING ? " forcing" : "",
+               t->handles & NH_SYS_TIME_DAMPING ? " alpha(t)" : "", t->handles & NH_SYS_TIME_POTENTIAL ? " W(q,t)" : "",
+               t->handles ? "" : " constant M, linear constraints, conservative systems only");
+      nh_method_free(m);
+      own++;
+    }
+    cr_expect(strncmp(out, want, strlen(want)) == 0, "%s:\n%s\nwanted:\n%s", t->name, out, want);
+  }
+  cr_expect_gt(own, 10);
+  cr_expect_eq(test_run_nhbench("list methods nosuch", out, sizeof out), 2);
+  cr_expect_str_eq(out, "nhbench list: no methods named 'nosuch'\n", "the error alone, no heading");
+  cr_expect_eq(test_run_nhbench("list observables nosuch", out, sizeof out), 2);
+  cr_expect_str_eq(out, "nhbench list: no observables named 'nosuch'\n");
+}
+
