@@ -12,6 +12,7 @@
 
 #include "bench/report.h"
 #include "results/results.h"
+#include "studies/observables.h"
 #include "studies/study.h"
 #include "tests/helpers.h"
 
@@ -595,3 +596,329 @@ Test(mut2_bench, info_work_precision_rows_from_the_file) {
   nh_h5_close(&f);
   remove(path);
 }
+
+/* ---- export on an ensemble: the energy tables, exact ------------------------------------------ */
+
+/* The ensemble datasets the energy tables print, read through results/. */
+typedef struct {
+  nh_h5 f;
+  long long nic, ns;
+  double *t, *E0, *dE; /* dE: [method][ic][sample] */
+  int *status;         /* [method][ic] */
+} ens_file;
+
+static void ens_open(ens_file *e, const char *path) {
+  cr_assert_eq(nh_h5_open(&e->f, "test", path), 0);
+  e->t = nh_h5_doubles(&e->f, "t", "sample", NULL);
+  e->E0 = nh_h5_doubles(&e->f, "E0", "ic", NULL);
+  e->dE = nh_h5_doubles(&e->f, "dE", "method,ic,sample", NULL);
+  e->status = nh_h5_ints(&e->f, "status", "method,ic", NULL);
+  cr_assert(e->t && e->E0 && e->dE && e->status);
+  e->nic = nh_h5_dim(&e->f, "ic"), e->ns = nh_h5_dim(&e->f, "sample");
+}
+
+static void ens_close(ens_file *e) {
+  free(e->t), free(e->E0), free(e->dE), free(e->status);
+  nh_h5_close(&e->f);
+}
+
+/* The block of method m, IC ic as `export energy` writes it: its comment, then t and dE (or dE/E0)
+ * in the shortest exact form. */
+static size_t energy_block_text(char *buf, size_t len, const ens_file *e, int m, long long ic, int relative) {
+  char a[40], b[40];
+  shortest(a, sizeof a, e->E0[ic]);
+  size_t n = (size_t)snprintf(buf, len, "# method %d %s, IC %lld, E0 %s, status %d\n", m, e->f.methods[m], ic, a,
+                              e->status[m * e->nic + ic]);
+  for (long long s = 0; s < e->ns; s++) {
+    const double d = e->dE[(m * e->nic + ic) * e->ns + s];
+    shortest(a, sizeof a, e->t[s]);
+    shortest(b, sizeof b, relative ? d / e->E0[ic] : d);
+    n += (size_t)snprintf(buf + n, len - n, "%s %s\n", a, b);
+  }
+  return n;
+}
+
+/* export energy and energy-all-methods on small_ensemble.cfg (T = 0.4, 5 ICs, 7 methods, samples
+ * at t = 0, 0.4): the header says dE or dE/E0, one block per IC (or method) separated by two
+ * blank lines, in the order asked for; --ics A:B is A..B-1, "A:" to the last IC, "A" the one IC,
+ * none the first five; --relative divides by the IC's E0. */
+Test(mut2_bench, export_energy_tables_exact) {
+  char path[128];
+  results_file(path, sizeof path, "energy", "small_ensemble.cfg", "--set T=0.4");
+  ens_file e;
+  ens_open(&e, path);
+  cr_assert(e.nic == 5 && e.ns == 2 && e.f.nmethods == 7);
+  static char want[1 << 16];
+  const struct {
+    const char *args;
+    int method, relative, from, to; /* ICs from..to-1 */
+  } cases[] = {{"energy --method 1 --ics 2:4", 1, 0, 2, 4}, {"energy --relative --method 3 --ics 3:", 3, 1, 3, 5},
+               {"energy --ics 4 --method 6", 6, 0, 4, 5},    {"energy", 0, 0, 0, 5},
+               {"energy --ics=1:2 --relative", 0, 1, 1, 2}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    size_t n = (size_t)snprintf(want, sizeof want, "# t %s\n", cases[k].relative ? "dE/E0" : "dE");
+    for (int ic = cases[k].from; ic < cases[k].to; ic++) {
+      if (ic > cases[k].from) n += (size_t)snprintf(want + n, sizeof want - n, "\n\n");
+      n += energy_block_text(want + n, sizeof want - n, &e, cases[k].method, ic, cases[k].relative);
+    }
+    char fmt[256];
+    snprintf(fmt, sizeof fmt, "export %%s %s", cases[k].args);
+    cr_expect_eq(nhb_on(fmt, path), 0, "%s: %s", cases[k].args, out);
+    cr_expect_str_eq(out, want, "%s", cases[k].args);
+  }
+  /* energy-all-methods: the methods as listed (default: the spec's two), one IC. */
+  const struct {
+    const char *args;
+    int ic, relative, n, methods[7];
+  } all[] = {{"energy-all-methods --ic 2 --methods 5,1,5", 2, 0, 3, {5, 1, 5}},
+             {"energy-all-methods --relative --ic 4", 4, 1, 2, {0, 1}},
+             {"energy-all-methods --methods all", 0, 0, 7, {0, 1, 2, 3, 4, 5, 6}}};
+  for (size_t k = 0; k < sizeof all / sizeof *all; k++) {
+    size_t n = (size_t)snprintf(want, sizeof want, "# t %s\n", all[k].relative ? "dE/E0" : "dE");
+    for (int j = 0; j < all[k].n; j++) {
+      if (j) n += (size_t)snprintf(want + n, sizeof want - n, "\n\n");
+      n += energy_block_text(want + n, sizeof want - n, &e, all[k].methods[j], all[k].ic, all[k].relative);
+    }
+    char fmt[256];
+    snprintf(fmt, sizeof fmt, "export %%s %s", all[k].args);
+    cr_expect_eq(nhb_on(fmt, path), 0, "%s: %s", all[k].args, out);
+    cr_expect_str_eq(out, want, "%s", all[k].args);
+  }
+  /* Out of range: exit 2, the message giving the range, nothing on stdout. */
+  const struct {
+    const char *args, *msg;
+  } bad[] = {
+      {"energy --ics 5", "nhbench export: --ics 5:6: %s has initial conditions 0..4 (A:B selects A, ..., B-1)\n"},
+      {"energy --ics 2:6", "nhbench export: --ics 2:6: %s has initial conditions 0..4 (A:B selects A, ..., B-1)\n"},
+      {"energy --ics 3:3", "nhbench export: --ics 3:3: %s has initial conditions 0..4 (A:B selects A, ..., B-1)\n"},
+      {"energy --method 7", "nhbench export: --method 7: %s has methods 0..6\n"},
+      {"energy-all-methods --ic 5", "nhbench export: --ic 5: %s has initial conditions 0..4\n"},
+      {"energy --grid 1", "nhbench export: table 'energy' takes no option --grid (its options: --method --ics "
+                          "--relative)\n"},
+      {"energy-all-methods --h 1", "nhbench export: table 'energy-all-methods' takes no option --h (its options: "
+                                   "--relative --ic --methods)\n"},
+      {"energy --ic x", "nhbench export: --ic needs a whole number >= 0, not 'x'\n"},
+      {"grid --grid -1", "nhbench export: --grid needs a whole number >= 0, not '-1'\n"},
+      {"series --h 1.5", "nhbench export: --h needs a whole number >= 0, not '1.5'\n"},
+      {"energy --method 100000001", "nhbench export: --method needs a whole number >= 0, not '100000001'\n"},
+      {"energy --ics 1:x", "nhbench export: --ics '1:x': expected A:B (initial conditions A, ..., B-1), A: or A\n"},
+      {"grid --grid 1", "nhbench export: --grid 1: %s has grids 0..0\n"},
+      {"energy-all-methods --methods 1,7", "nhbench export: --methods '1,7': expected comma-separated method indices "
+                                           "0..6, or all\n"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    char cmd[1024], msg[512], errf[160];
+    snprintf(errf, sizeof errf, "/tmp/nhbench-mut2-bench-%d.err", (int)getpid());
+    snprintf(cmd, sizeof cmd, "%s export %s %s 2>%s", NHBENCH_EXE, path, bad[k].args, errf);
+    cr_expect_eq(test_run_command(cmd, out, sizeof out), 2, "%s", bad[k].args);
+    cr_expect_str_eq(out, "", "%s: stdout", bad[k].args);
+    FILE *fe = fopen(errf, "r");
+    cr_assert(fe);
+    char err[4096];
+    size_t n = fread(err, 1, sizeof err - 1, fe);
+    err[n] = '\0';
+    fclose(fe);
+    remove(errf);
+    snprintf(msg, sizeof msg, bad[k].msg, path);
+    cr_expect(strncmp(err, msg, strlen(msg)) == 0, "%s:\n%s\nwanted:\n%s", bad[k].args, err, msg);
+  }
+  ens_close(&e);
+  remove(path);
+}
+
+/* export series on an ensemble (ensemble_observables.cfg at T = 0.8, 4 ICs, samples every 2 steps
+ * of h = 0.2): the run is method I, IC K, no h index in the comment; every sample of the run, each
+ * number the file's to the bit; --h is refused (one step size), an unknown observable names the
+ * file's. */
+Test(mut2_bench, export_series_of_an_ensemble_run) {
+  char path[128];
+  results_file(path, sizeof path, "ensobs", "ensemble_observables.cfg", "--set T=0.8");
+  nh_h5 f;
+  cr_assert_eq(nh_h5_open(&f, "test", path), 0);
+  const long long ns = nh_h5_dim(&f, "sample"), nic = nh_h5_dim(&f, "ic");
+  cr_assert(ns == 3 && nic == 4 && f.nmethods == 3, "%lld samples, %lld ICs, %d methods", ns, nic, f.nmethods);
+  double *t = nh_h5_doubles(&f, "t", "sample", NULL);
+  const long long idx[2] = {2, 3};
+  hsize_t shape[4];
+  double *x = nh_h5_doubles_at(&f, "observables/q", "method,ic,sample,component", 2, idx, shape);
+  int *status = nh_h5_ints(&f, "status", "method,ic", NULL);
+  char *units = nh_h5_attr_string(&f, "observables/q", "units");
+  int wl = 0;
+  char **labels = nh_h5_attr_strings(&f, "observables/q", "labels", &wl);
+  cr_assert(t && x && status && units && labels);
+  const int w = (int)shape[3];
+  cr_assert_eq(wl, w);
+  char want[1 << 14], num[40];
+  size_t len = (size_t)snprintf(want, sizeof want, "# t");
+  for (int c = 0; c < w; c++) {
+    len += (size_t)snprintf(want + len, sizeof want - len, " ");
+    for (const char *p = labels[c]; *p; p++) want[len++] = *p == ' ' ? '_' : *p;
+    want[len] = '\0';
+  }
+  len += (size_t)snprintf(want + len, sizeof want - len, "\n# q [%s] of method 2 %s, IC 3, status %d\n", units,
+                          f.methods[2], status[2 * nic + 3]);
+  for (long long s = 0; s < ns; s++) {
+    shortest(num, sizeof num, t[s]);
+    len += (size_t)snprintf(want + len, sizeof want - len, "%s", num);
+    for (int c = 0; c < w; c++) {
+      shortest(num, sizeof num, x[s * w + c]);
+      len += (size_t)snprintf(want + len, sizeof want - len, " %s", num);
+    }
+    len += (size_t)snprintf(want + len, sizeof want - len, "\n");
+  }
+  cr_expect_eq(nhb_on("export %s series --observable q --ic 3 --method 2", path), 0, "%s", out);
+  cr_expect_str_eq(out, want);
+  cr_expect_eq(nhb_on("export %s series --h 0", path), 2);
+  char msg[512];
+  snprintf(msg, sizeof msg, "nhbench export: --h: %s is an ensemble study, with one step size\n", path);
+  cr_expect_str_eq(out, msg);
+  cr_expect_eq(nhb_on("export %s series --observable energy", path), 2);
+  snprintf(msg, sizeof msg, "nhbench export: --observable 'energy': %s has q energy_error constraint_residual\n", path);
+  cr_expect_str_eq(out, msg);
+  cr_expect_eq(nhb_on("export %s series --ic 4", path), 2);
+  snprintf(msg, sizeof msg, "nhbench export: --ic 4: %s has initial conditions 0..3\n", path);
+  cr_expect_str_eq(out, msg);
+  /* A table of other kinds: the kinds it is for, in their order, joined by "and". */
+  cr_expect_eq(nhb_on("export %s slopes", path), 2);
+  snprintf(msg, sizeof msg, "nhbench export: %s is a ensemble study; table 'slopes' is for onestep studies\n", path);
+  cr_expect_str_eq(out, msg);
+  nh_h5_free_strings(labels, wl);
+  free(t), free(x), free(status), free(units);
+  nh_h5_close(&f);
+  remove(path);
+}
+
+/* ---- nhbench list: entries rebuilt from the registries -------------------------------------- */
+
+
+/* nhbench list systems NAME, for every system: its heading line (n, k, whether it has an exact
+ * solution), its documentation, default initial condition, invariants (comma-separated), presets
+ * (with their parameters in brackets, if any), derived quantities and its ensemble sampler, as the
+ * registry's table has them; an unknown name is refused with exit 2. */
+Test(mut2_bench, list_each_system_from_its_table) {
+  int presets = 0, invariants = 0, exact = 0;
+  for (int i = 0; nh_system_types[i]; i++) {
+    const nh_system_type *t = nh_system_types[i];
+    char args[256], want[8192];
+    snprintf(args, sizeof args, "list systems %s", t->name);
+    cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+    snprintf(want, sizeof want, "systems:\n  %s  (n = %d, k = %d%s)\n    %s\n    default initial condition: %s\n", t->name,
+             t->n, t->k, t->exact ? ", exact solution" : "", t->doc, t->ic_doc);
+    cr_expect(strncmp(out, want, strlen(want)) == 0, "%s:\n%s\nwanted:\n%s", t->name, out, want);
+    exact += t->exact != NULL;
+    if (t->ninvariants) {
+      size_t n = (size_t)snprintf(want, sizeof want, "\n    invariants:");
+      for (int j = 0; j < t->ninvariants; j++)
+        n += (size_t)snprintf(want + n, sizeof want - n, "%s %s", j ? "," : "", t->invariant_names[j]);
+      snprintf(want + n, sizeof want - n, "\n");
+      expect_has(out, want);
+      invariants++;
+    } else {
+      cr_expect(strstr(out, "invariants:") == NULL, "%s has none", t->name);
+    }
+    cr_expect_eq(strstr(out, "\n    presets (initial = \"NAME\" in a convergence spec):\n") != NULL, t->npresets > 0,
+                 "%s: presets heading", t->name);
+    for (int j = 0; j < t->npresets; j++) {
+      const nh_preset *p = &t->presets[j];
+      const int bracket = p->params && p->params[0];
+      snprintf(want, sizeof want, "\n      %-14s %s%s%s%s\n", p->name, p->doc, bracket ? " [" : "", bracket ? p->params : "",
+               bracket ? "]" : "");
+      expect_has(out, want);
+      presets++;
+    }
+    for (int j = 0; j < t->nderived; j++) {
+      snprintf(want, sizeof want, "\n    derived: %s: %s\n", t->derived_names[j], t->derived_docs ? t->derived_docs[j] : "");
+      expect_has(out, want);
+    }
+    snprintf(want, sizeof want, "\n    random states for ensembles: %s\n",
+             t->sampler_doc ? t->sampler_doc : "the generic sampler on D (spec/newmark.md §6 A10)");
+    expect_has(out, want);
+  }
+  cr_expect(presets > 0 && invariants > 0 && exact > 0, "%d presets, %d systems with invariants, %d exact", presets,
+            invariants, exact);
+  cr_expect_eq(test_run_nhbench("list systems nosuch", out, sizeof out), 2);
+  cr_expect_str_eq(out, "nhbench list: no systems named 'nosuch'\n", "the error alone, no heading");
+  cr_expect_eq(test_run_nhbench("list observables energy extra", out, sizeof out), 2);
+  cr_expect(strncmp(out, "nhbench list: unexpected argument 'extra'\nusage: nhbench list", 60) == 0, "%s", out);
+  cr_expect_eq(test_run_nhbench("list bogus", out, sizeof out), 2);
+  cr_expect(strncmp(out, "nhbench list: unknown list 'bogus' (systems, methods or observables)\n", 69) == 0, "%s", out);
+  cr_expect_eq(test_run_nhbench("list all energy", out, sizeof out), 2);
+  cr_expect(strncmp(out, "nhbench list: unknown list 'all'", 32) == 0, "%s", out);
+}
+
+/* nhbench list observables NAME, for every observable: units (and "from the last step", "needs
+ * the exact or reference solution" by its needs), its documentation, the systems that define it
+ * when not all do, and the base methods that define it on chaotic_particle when not all do, each
+ * list computed here from the observable's absent(). */
+Test(mut2_bench, list_each_observable_from_the_registry) {
+  int partial_systems = 0, partial_methods = 0;
+  for (int i = 0; nh_observables[i]; i++) {
+    const nh_observable *o = nh_observables[i];
+    char args[256], want[8192];
+    snprintf(args, sizeof args, "list observables %s", o->name);
+    cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+    size_t n = (size_t)snprintf(want, sizeof want, "observables (study setting `observables = [...]`):\n  %s  [units: %s%s%s]\n    %s\n",
+                                o->name, o->units, o->needs & NH_OBS_STEP ? "; from the last step" : "",
+                                o->needs & (NH_OBS_REFERENCE | NH_OBS_LAMBDA_REFERENCE) ? "; needs the exact or reference solution" : "",
+                                o->doc);
+    char systems[2048] = "";
+    int all = 1;
+    for (int s = 0; nh_system_types[s]; s++) {
+      nh_system sys = test_system_of(nh_system_types[s], NULL);
+      if (o->absent(NULL, &sys) == NULL) strcat(strcat(systems, " "), sys.type->name);
+      else all = 0;
+    }
+    if (!all) n += (size_t)snprintf(want + n, sizeof want - n, "    systems:%s\n", systems), partial_systems++;
+    nh_system cp = test_system("chaotic_particle", NULL);
+    char methods[4096] = "";
+    all = 1;
+    for (int k = 0; nh_integrator_types[k]; k++) {
+      if (nh_integrator_types[k]->takes_base) continue;
+      nh_method *m = test_method(nh_integrator_types[k]->name);
+      if (o->absent(m, &cp) == NULL) strcat(strcat(methods, " "), m->type->name);
+      else all = 0;
+      nh_method_free(m);
+    }
+    if (!all) n += (size_t)snprintf(want + n, sizeof want - n, "    methods that define it:%s\n", methods[0] ? methods : " none"), partial_methods++;
+    cr_expect_str_eq(out, want, "%s", o->name);
+  }
+  cr_expect(partial_systems > 0 && partial_methods > 0, "%d observables some systems lack, %d some methods lack",
+            partial_systems, partial_methods);
+}
+
+/* nhbench list methods NAME, for every method: the heading (order with the defaults, symmetric or
+ * not; a composition's (METHOD) form), and for a method of its own the properties and the systems
+ * it handles, from its table's flags. */
+Test(mut2_bench, list_each_method_heading_and_handles) {
+  int own = 0;
+  for (int i = 0; nh_integrator_types[i]; i++) {
+    const nh_integrator_type *t = nh_integrator_types[i];
+    char args[256], want[4096];
+    snprintf(args, sizeof args, "list methods %s", t->name);
+    cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+    if (t->takes_base) {
+      snprintf(want, sizeof want, "methods:\n  %s(METHOD)\n    %s\n    applies where its base method applies\n", t->name,
+               t->doc);
+    } else {
+      nh_method *m = test_method(t->name);
+      snprintf(want, sizeof want, "methods:\n  %s  (order %d with defaults%s)\n    %s\n    %s%s%s"
+               "handles:%s%s%s%s%s%s%s\n", t->name, nh_method_order(m), nh_method_is_symmetric(m) ? ", symmetric" : "",
+               t->doc, t->properties & NH_PRESERVES_CONSTRAINT ? "preserves the constraint; " : "",
+               t->properties & NH_HISTORY ? "two-step (no compositions); " : "",
+               t->properties & NH_TRACKS_ACTION ? "tracks the Herglotz action z; " : "",
+               t->handles & NH_SYS_VARIABLE_MASS ? " M(q)" : "", t->handles & NH_SYS_AFFINE_CONSTRAINTS ? " affine-constraints" : "",
+               t->handles & NH_SYS_DAMPING ? " damping" : "", t->handles & NH_SYS_FORCING ? " forcing" : "",
+               t->handles & NH_SYS_TIME_DAMPING ? " alpha(t)" : "", t->handles & NH_SYS_TIME_POTENTIAL ? " W(q,t)" : "",
+               t->handles ? "" : " constant M, linear constraints, conservative systems only");
+      nh_method_free(m);
+      own++;
+    }
+    cr_expect(strncmp(out, want, strlen(want)) == 0, "%s:\n%s\nwanted:\n%s", t->name, out, want);
+  }
+  cr_expect_gt(own, 10);
+  cr_expect_eq(test_run_nhbench("list methods nosuch", out, sizeof out), 2);
+  cr_expect_str_eq(out, "nhbench list: no methods named 'nosuch'\n", "the error alone, no heading");
+  cr_expect_eq(test_run_nhbench("list observables nosuch", out, sizeof out), 2);
+  cr_expect_str_eq(out, "nhbench list: no observables named 'nosuch'\n");
+}
+
