@@ -557,3 +557,73 @@ Test(mut2_systems, lane_emden_n5_from_zero) {
   x0.v[0] = 0.3;
   cr_expect_eq(sys.type->exact(sys.p, &x0, 3.5, &x), -1, "x0 = 0 with a velocity is not on the family");
 }
+
+/* The over-damped oscillator (α = 10 > 2ω, ζ = 5, r = √(ζ² − ω²) = √24) without forcing, forward
+ * and backward in time over |rτ| up to 49 (where the code forms e^{−ζτ}cosh rτ from the dominant
+ * exponential: e^{(r−ζ)τ} forward, e^{−(r+ζ)τ} backward), against the closed form of the header
+ * written directly: x = e^{−ζτ}[x0 cosh rτ + (v0 + ζx0) sinh(rτ)/r],
+ * v = e^{−ζτ}[v0 cosh rτ − (ζv0 + ω²x0) sinh(rτ)/r], relative 1e-13. */
+Test(mut2_systems, damped_oscillator_overdamped_both_directions) {
+  nh_system sys = test_system("damped_oscillator", "omega=1,alpha=10,beta=0");
+  const double zeta = 5, r = sqrt(24.0), x0 = 0.7, v0 = -1.3, t0 = 0.4;
+  const nh_state s0 = {.t = t0, .q = {x0}, .v = {v0}};
+  const double taus[] = {-10, -6, -4.5, -1, 1, 4.5, 6, 10};
+  for (int i = 0; i < 8; i++) {
+    const double tau = taus[i], e = exp(-zeta * tau), ch = cosh(r * tau), sh = sinh(r * tau) / r;
+    const double x = e * (x0 * ch + (v0 + zeta * x0) * sh), v = e * (v0 * ch - (zeta * v0 + x0) * sh);
+    nh_state s;
+    cr_assert_eq(sys.type->exact(sys.p, &s0, t0 + tau, &s), 0);
+    cr_expect(fabs(s.q[0] - x) <= 1e-13 * fabs(x) && fabs(s.v[0] - v) <= 1e-13 * fabs(v),
+              "tau = %g: (%.17g, %.17g), closed form (%.17g, %.17g)", tau, s.q[0], s.v[0], x, v);
+  }
+}
+
+/* ---- first integrals by hand -------------------------------------------------------------------- */
+
+/* Every system's declared invariants, by name and by the formula its spec gives, at random states
+ * with parameters away from the defaults (a conserved quantity of another form, e.g. J/θ̇, would
+ * pass a conservation check but not this): cvt's driver energy ½ξ̇² + cos ξ − (ε/2) sin 2ξ
+ * (spec/newmark.md §3.3), the contact oscillator's E_y = ½(y² + ẏ²) and ½(x² + (1 + εx²)z² + (1 + y²)ż²),
+ * the knife edge's Jθ̇, the vertical disk's I_h φ̇ (spec/rattle.md §4 A, D), the angular momenta
+ * x ẏ − y ẋ of the oscillator and the rotational symmetry (§4 E). */
+Test(mut2_systems, invariants_by_hand) {
+  const struct {
+    const char *system, *params, *names[2];
+  } cases[] = {{"cvt", "eps=0.3", {"driver_energy"}},
+               {"contact_oscillator", "eps=0.7", {"y_energy", "xz_energy"}},
+               {"knife_edge", "m=1.3,J=0.7,g=9.81,alpha=0.3", {"p_theta"}},
+               {"vertical_disk", "m=1.5,I_r=0.3,I_h=0.2,R=0.8", {"p_phi"}},
+               {"oscillator", "omega=1.7", {"angular_momentum"}},
+               {"rotational_symmetry", "omega2=2.5", {"J_z"}}};
+  gsl_rng *r = test_rng(77);
+  int systems = 0;
+  for (int s = 0; nh_system_types[s]; s++) systems += nh_system_types[s]->ninvariants > 0;
+  cr_expect_eq(systems, 6, "%d systems declare invariants", systems);
+  for (int c = 0; c < 6; c++) {
+    nh_system sys = test_system(cases[c].system, cases[c].params);
+    const nh_system_type *T = sys.type;
+    const int ni = cases[c].names[1] ? 2 : 1;
+    cr_assert_eq(T->ninvariants, ni, "%s: %d invariants", T->name, T->ninvariants);
+    for (int j = 0; j < ni; j++) cr_expect_str_eq(T->invariant_names[j], cases[c].names[j], "%s", T->name);
+    for (int trial = 0; trial < 5; trial++) {
+      double q[NH_MAX_N], v[NH_MAX_N], out[NH_MAX_INVARIANTS], want[2];
+      for (int i = 0; i < sys.n; i++) q[i] = 4 * gsl_rng_uniform(r) - 2, v[i] = 4 * gsl_rng_uniform(r) - 2;
+      const double *p = sys.p;
+      switch (c) {
+      case 0: want[0] = 0.5 * v[2] * v[2] + cos(q[2]) - 0.5 * p[0] * sin(2 * q[2]); break;
+      case 1:
+        want[0] = 0.5 * (q[1] * q[1] + v[1] * v[1]);
+        want[1] = 0.5 * (q[0] * q[0] + (1 + p[0] * q[0] * q[0]) * q[2] * q[2] + (1 + q[1] * q[1]) * v[2] * v[2]);
+        break;
+      case 2: want[0] = p[1] * v[2]; break;
+      case 3: want[0] = p[2] * v[3]; break;
+      default: want[0] = q[0] * v[1] - q[1] * v[0]; break;
+      }
+      T->invariants(p, q, v, out);
+      for (int j = 0; j < ni; j++)
+        cr_expect(fabs(out[j] - want[j]) <= 1e-15 * (1 + fabs(want[j])), "%s: %s = %.17g, by hand %.17g", T->name,
+                  cases[c].names[j], out[j], want[j]);
+    }
+  }
+  gsl_rng_free(r);
+}
