@@ -390,6 +390,11 @@ Test(mut2_systems, params_text_and_preset_messages) {
   char buf[64];
   cr_expect_eq(nh_system_format(&sys, buf, sizeof buf), strlen("cvt(eps=0.1)"));
   cr_expect_str_eq(buf, "cvt(eps=0.1)");
+  /* A buffer one byte short: the text is cut, still terminated, and the length is the full one. */
+  memset(buf, 'x', sizeof buf);
+  cr_expect_eq(nh_system_format(&sys, buf, 12), strlen("cvt(eps=0.1)"));
+  cr_expect_str_eq(buf, "cvt(eps=0.1", "cut to 11 characters");
+  cr_expect_eq(buf[12], 'x', "nothing written past the 12 bytes given");
 }
 
 /* nh_system_features for each system with its defaults and with the parameters that switch a
@@ -626,4 +631,91 @@ Test(mut2_systems, invariants_by_hand) {
     }
   }
   gsl_rng_free(r);
+}
+
+/* ---- every output entry written ---------------------------------------------------------------- */
+
+/* Every function of every system writes every entry of its output (the zeros too): called into a
+ * buffer of NaNs (all bits set) and into one of zeros, it gives the same bytes, at random (t, q, v)
+ * with the default parameters and at the default state. The exact solution and the sampler fill
+ * the whole state (t, q, v, z, multipliers, carry). A function that leaves an entry to whatever the
+ * caller's memory held passes every test whose buffers happen to be zero, and fails here. */
+typedef struct {
+  double a[NH_MAX_N * NH_MAX_N * NH_MAX_N + 8];
+} big_buffer;
+
+#define SAME_BYTES(call, count, what)                                                                              \
+  do {                                                                                                             \
+    big_buffer nan_buf, zero_buf;                                                                                  \
+    memset(&nan_buf, 0xff, sizeof nan_buf);                                                                        \
+    memset(&zero_buf, 0, sizeof zero_buf);                                                                         \
+    double *out = nan_buf.a;                                                                                       \
+    call;                                                                                                          \
+    out = zero_buf.a;                                                                                              \
+    call;                                                                                                          \
+    cr_expect(memcmp(nan_buf.a, zero_buf.a, sizeof(double) * (size_t)(count)) == 0, "%s: %s leaves entries unwritten", \
+              T->name, what);                                                                                      \
+    checked++;                                                                                                     \
+  } while (0)
+
+Test(mut2_systems, every_output_entry_is_written) {
+  gsl_rng *r = test_rng(4242);
+  int checked = 0;
+  for (int s = 0; nh_system_types[s]; s++) {
+    const nh_system_type *T = nh_system_types[s];
+    nh_system sys = test_system_of(T, NULL);
+    const int n = T->n, k = T->k;
+    const double *p = sys.p;
+    nh_state x0;
+    nh_system_default_state(&sys, &x0);
+    for (int trial = 0; trial < 3; trial++) {
+      double q[NH_MAX_N], v[NH_MAX_N], w[NH_MAX_N];
+      const double t = trial ? 2 * gsl_rng_uniform(r) + 0.1 : x0.t;
+      for (int i = 0; i < n; i++) {
+        q[i] = trial ? gsl_rng_uniform(r) - 0.5 : x0.q[i];
+        v[i] = trial ? 2 * gsl_rng_uniform(r) - 1 : x0.v[i];
+        w[i] = 2 * gsl_rng_uniform(r) - 1;
+      }
+      SAME_BYTES(T->mass(p, q, out), n * n, "mass");
+      if (T->mass_jacobian) SAME_BYTES(T->mass_jacobian(p, q, out), n * n * n, "mass_jacobian");
+      SAME_BYTES(T->grad_potential(p, q, out), n, "grad_potential");
+      SAME_BYTES(T->hess_potential(p, q, out), n * n, "hess_potential");
+      SAME_BYTES(T->constraints(p, q, out), k * n, "constraints");
+      SAME_BYTES(T->constraints_jacobian(p, q, out), k * n * n, "constraints_jacobian");
+      if (T->constraint_curvature) SAME_BYTES(T->constraint_curvature(p, q, v, out), k, "constraint_curvature");
+      if (T->constraint_derivative) SAME_BYTES(T->constraint_derivative(p, q, w, out), k * n, "constraint_derivative");
+      if (T->acceleration) SAME_BYTES(T->acceleration(p, t, q, v, out, out + n), n + k, "acceleration");
+      if (T->constraint_affine) SAME_BYTES(T->constraint_affine(p, q, out), k, "constraint_affine");
+      if (T->constraint_affine_jacobian)
+        SAME_BYTES(T->constraint_affine_jacobian(p, q, out), k * n, "constraint_affine_jacobian");
+      if (T->holonomic) SAME_BYTES(T->holonomic(p, q, out), k, "holonomic");
+      if (T->grad_time_potential) SAME_BYTES(T->grad_time_potential(p, q, t, out), n, "grad_time_potential");
+      if (T->hess_time_potential) SAME_BYTES(T->hess_time_potential(p, q, t, out), n * n, "hess_time_potential");
+      if (T->forcing) SAME_BYTES(T->forcing(p, t, out), n, "forcing");
+      if (T->invariants) SAME_BYTES(T->invariants(p, q, v, out), T->ninvariants, "invariants");
+      if (T->derived) SAME_BYTES(T->derived(p, t, q, v, out), T->nderived, "derived");
+    }
+    nh_state a, b;
+    if (T->exact && T->exact(p, &x0, x0.t + 0.7, &a) == 0) {
+      memset(&a, 0xff, sizeof a);
+      memset(&b, 0, sizeof b);
+      cr_assert_eq(T->exact(p, &x0, x0.t + 0.7, &a), 0);
+      cr_assert_eq(T->exact(p, &x0, x0.t + 0.7, &b), 0);
+      cr_expect(memcmp(&a, &b, sizeof a) == 0, "%s: exact leaves entries unwritten", T->name);
+      checked++;
+    }
+    if (T->sample) {
+      gsl_rng *r1 = test_rng(9), *r2 = test_rng(9);
+      const double E = nh_energy(&sys, x0.q, x0.v) + 1;
+      memset(&a, 0xff, sizeof a);
+      memset(&b, 0, sizeof b);
+      cr_assert_eq(T->sample(p, E, r1, &a), 0, "%s: sample", T->name);
+      cr_assert_eq(T->sample(p, E, r2, &b), 0, "%s: sample", T->name);
+      cr_expect(memcmp(&a, &b, sizeof a) == 0, "%s: sample leaves entries unwritten", T->name);
+      gsl_rng_free(r1), gsl_rng_free(r2);
+      checked++;
+    }
+  }
+  gsl_rng_free(r);
+  cr_expect_gt(checked, 300, "%d outputs checked", checked);
 }
