@@ -719,3 +719,83 @@ Test(mut2_systems, every_output_entry_is_written) {
   gsl_rng_free(r);
   cr_expect_gt(checked, 300, "%d outputs checked", checked);
 }
+
+/* ---- the papers' initial conditions, entry by entry --------------------------------------------- */
+
+/* (system, preset or NULL for the default state, parameters the preset sets, q0, v0) from the
+ * specs' statements: the particle (spec/newmark.md §3.1 Fig. 1, spec/discretization.md §3.2–3.3,
+ * spec/rattle.md §4 C), the pendulum (rattle.md §4 F: θ0 = 0.5, θ̇0 = 1, q = (sin θ, −cos θ),
+ * v = θ̇(cos θ, sin θ)), the knife edge (§4 A: v = s0(cos θ0, sin θ0, ·) with ω = 1), the sleigh
+ * (§4 B), the vertical disk (§4 D), the chaotic particles (newmark.md §3.2 Fig. 2 and its blocks,
+ * odelab's IC x = cos(π/9), ẏ1 = sin(π/9)), the Foucault pendulum (herglotz.md §3.1, §6:
+ * q0 = (A, 0), v0 = (0, −sA), s = Ω sin 49°). Each entry exactly (1 ulp for the computed ones). */
+typedef struct {
+  const char *system, *preset, *params;
+  int nset;
+  double set[6];
+  double q[NH_MAX_N], v[NH_MAX_N];
+} preset_case;
+
+static void check_preset_case(const preset_case *c) {
+  const char *name = c->preset ? c->preset : "default";
+  /* From parameters away from those the preset sets, so that setting them shows. */
+  nh_system sys = test_system(c->system, c->params);
+  nh_state x;
+  if (c->preset) {
+    x = test_preset(&sys, c->preset);
+  } else {
+    nh_system_default_state(&sys, &x);
+  }
+  for (int j = 0; j < c->nset; j++)
+    cr_expect_eq(sys.p[j], c->set[j], "%s/%s: parameter %s = %.17g, expected %.17g", c->system, name,
+                 sys.type->params[j].name, sys.p[j], c->set[j]);
+  for (int i = 0; i < sys.n; i++) {
+    cr_expect(fabs(x.q[i] - c->q[i]) <= 2.3e-16 * fabs(c->q[i]), "%s/%s: q_%d = %.17g, expected %.17g", c->system,
+              name, i, x.q[i], c->q[i]);
+    cr_expect(fabs(x.v[i] - c->v[i]) <= 2.3e-16 * fabs(c->v[i]), "%s/%s: v_%d = %.17g, expected %.17g", c->system,
+              name, i, x.v[i], c->v[i]);
+  }
+}
+
+Test(mut2_systems, presets_entry_by_entry) {
+  const double s = 7.2921159e-5 * sin(49 * PI / 180);
+  const preset_case cases[] = {
+      {"particle", "newmark", "omega2=3", 1, {0}, {1, 1, -1}, {1, -1, 1}},
+      {"particle", NULL, NULL, 1, {0}, {1, 1, -1}, {1, -1, 1}},
+      {"particle", "discretization", "omega2=3", 1, {0}, {0, 0.3, 0}, {1, 0.8, 0.3}},
+      {"particle", "harmonic", "omega2=3", 1, {1}, {0.2, 0.3, 0}, {1, 0.8, 0.3}},
+      {"particle", "rattle", "omega2=3", 1, {0}, {0, 1, 0}, {1, 1, 1}},
+      {"pendulum", "rattle", "m=2,g=3,l=4", 3, {1, 1, 1}, {sin(0.5), -cos(0.5)}, {cos(0.5), sin(0.5)}},
+      {"pendulum", "free_circle", "m=2,g=3,l=4", 3, {1, 0, 1}, {sin(0.5), -cos(0.5)}, {cos(0.5), sin(0.5)}},
+      {"pendulum", NULL, NULL, 3, {1, 1, 1}, {sin(0.5), -cos(0.5)}, {cos(0.5), sin(0.5)}},
+      {"knife_edge", "ic1", NULL, 0, {0}, {0, 0, 0}, {0, 0, 1}},
+      {"knife_edge", "ic2", NULL, 0, {0}, {0, 0, 0.3}, {0.5 * cos(0.3), 0.5 * sin(0.3), 1}},
+      {"knife_edge", NULL, NULL, 0, {0}, {0, 0, 0.3}, {0.5 * cos(0.3), 0.5 * sin(0.3), 1}},
+      {"chaplygin_sleigh", "ic1", NULL, 0, {0}, {0, 0, 0}, {1, 0.5, 1}},
+      {"chaplygin_sleigh", NULL, NULL, 0, {0}, {0, 0, 0}, {1, 0.5, 1}},
+      {"vertical_disk", "ic1", NULL, 0, {0}, {0, 0, 0, 0}, {1, 0, 1, 1}},
+      {"vertical_disk", NULL, NULL, 0, {0}, {0, 0, 0, 0}, {1, 0, 1, 1}},
+      {"chaotic_particle", NULL, NULL, 0, {0}, {1, 0, 1, -1, -1}, {0.05, 0.5, -0.5, -0.1, -0.05}},
+      {"chaotic_particle_5", "fig2", NULL, 0, {0}, {1, 0, 1, -1, -1}, {0.05, 0.5, -0.5, -0.1, -0.05}},
+      {"chaotic_particle_5", NULL, NULL, 0, {0}, {1, 0, 1, -1, -1}, {0.05, 0.5, -0.5, -0.1, -0.05}},
+      {"chaotic_particle_3", "fig2_block", NULL, 0, {0}, {1, 1, -1}, {0.05, -0.5, -0.05}},
+      {"chaotic_particle_3", NULL, NULL, 0, {0}, {1, 1, -1}, {0.05, -0.5, -0.05}},
+      {"chaotic_particle_7", "odelab", NULL, 0, {0}, {cos(PI / 9), 0.6, 0.4, 0.2, 1, 1, 1}, {0, sin(PI / 9), 0, 0, 0, 0, 0}},
+      {"chaotic_particle_7", NULL, NULL, 0, {0}, {cos(PI / 9), 0.6, 0.4, 0.2, 1, 1, 1}, {0, sin(PI / 9), 0, 0, 0, 0, 0}},
+      {"chaotic_particle_7", "fig2_embedded", NULL, 0, {0}, {1, 0, 1, 0, -1, -1, 0}, {0.05, 0.5, -0.5, 0, -0.1, -0.05, 0}},
+      {"foucault_pendulum", "exp1", "alpha=0.5", 6, {28, 67, 9.81, 49, 7.2921159e-5, 1e-3}, {1, 0}, {0, -s}},
+      {"foucault_pendulum", "exp2", "alpha=0.5", 6, {28, 67, 9.81, 49, 7.2921159e-5, 1e-4}, {1, 0}, {0, -s}},
+      {"foucault_pendulum", "amplitude3", "alpha=0.5", 6, {28, 67, 9.81, 49, 7.2921159e-5, 0.5}, {3, 0}, {0, -3 * s}},
+      {"foucault_pendulum", NULL, NULL, 6, {28, 67, 9.81, 49, 7.2921159e-5, 1e-3}, {1, 0}, {0, -s}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) check_preset_case(&cases[i]);
+  /* The number of presets of each (none missed above, none extra). */
+  const struct {
+    const char *system;
+    int n;
+  } counts[] = {{"particle", 4}, {"pendulum", 2}, {"knife_edge", 2}, {"chaplygin_sleigh", 1}, {"vertical_disk", 1},
+                {"chaotic_particle", 0}, {"chaotic_particle_3", 1}, {"chaotic_particle_5", 1},
+                {"chaotic_particle_7", 2}, {"foucault_pendulum", 3}};
+  for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+    cr_expect_eq(nh_system_type_find(counts[i].system)->npresets, counts[i].n, "%s", counts[i].system);
+}
