@@ -799,3 +799,28 @@ Test(mut2_systems, presets_entry_by_entry) {
   for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
     cr_expect_eq(nh_system_type_find(counts[i].system)->npresets, counts[i].n, "%s", counts[i].system);
 }
+
+/* The exact solution is stamped with the time asked for, from every preset and the default state
+ * it accepts (each system with an exact solution accepts at least one), forward and backward. */
+Test(mut2_systems, exact_states_carry_their_time) {
+  for (int s = 0; nh_system_types[s]; s++) {
+    const nh_system_type *T = nh_system_types[s];
+    if (!T->exact) continue;
+    int accepted = 0;
+    for (int pr = -1; pr < T->npresets; pr++) {
+      nh_system sys = test_system_of(T, NULL);
+      nh_state x0, x;
+      if (pr < 0) nh_system_default_state(&sys, &x0);
+      else x0 = test_preset(&sys, T->presets[pr].name);
+      x0.t = 0.25;
+      for (int dir = -1; dir <= 1; dir += 2) {
+        const double t = 0.25 + dir * 1.5;
+        if (T->exact(sys.p, &x0, t, &x) != 0) continue;
+        accepted++;
+        cr_expect_eq(x.t, t, "%s from %s: exact state at t = %.17g, asked %.17g", T->name,
+                     pr < 0 ? "default" : T->presets[pr].name, x.t, t);
+      }
+    }
+    cr_expect_gt(accepted, 0, "%s: exact declines every preset", T->name);
+  }
+}
