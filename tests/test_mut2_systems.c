@@ -390,6 +390,11 @@ Test(mut2_systems, params_text_and_preset_messages) {
   char buf[64];
   cr_expect_eq(nh_system_format(&sys, buf, sizeof buf), strlen("cvt(eps=0.1)"));
   cr_expect_str_eq(buf, "cvt(eps=0.1)");
+  /* A buffer one byte short: the text is cut, still terminated, and the length is the full one. */
+  memset(buf, 'x', sizeof buf);
+  cr_expect_eq(nh_system_format(&sys, buf, 12), strlen("cvt(eps=0.1)"));
+  cr_expect_str_eq(buf, "cvt(eps=0.1", "cut to 11 characters");
+  cr_expect_eq(buf[12], 'x', "nothing written past the 12 bytes given");
 }
 
 /* nh_system_features for each system with its defaults and with the parameters that switch a
@@ -556,4 +561,266 @@ Test(mut2_systems, lane_emden_n5_from_zero) {
   cr_expect(x.q[0] == 0 && x.v[0] == 0 && x.t == 3.5, "x = %g, v = %g, t = %g", x.q[0], x.v[0], x.t);
   x0.v[0] = 0.3;
   cr_expect_eq(sys.type->exact(sys.p, &x0, 3.5, &x), -1, "x0 = 0 with a velocity is not on the family");
+}
+
+/* The over-damped oscillator (α = 10 > 2ω, ζ = 5, r = √(ζ² − ω²) = √24) without forcing, forward
+ * and backward in time over |rτ| up to 49 (where the code forms e^{−ζτ}cosh rτ from the dominant
+ * exponential: e^{(r−ζ)τ} forward, e^{−(r+ζ)τ} backward), against the closed form of the header
+ * written directly: x = e^{−ζτ}[x0 cosh rτ + (v0 + ζx0) sinh(rτ)/r],
+ * v = e^{−ζτ}[v0 cosh rτ − (ζv0 + ω²x0) sinh(rτ)/r], relative 1e-13. */
+Test(mut2_systems, damped_oscillator_overdamped_both_directions) {
+  nh_system sys = test_system("damped_oscillator", "omega=1,alpha=10,beta=0");
+  const double zeta = 5, r = sqrt(24.0), x0 = 0.7, v0 = -1.3, t0 = 0.4;
+  const nh_state s0 = {.t = t0, .q = {x0}, .v = {v0}};
+  const double taus[] = {-10, -6, -4.5, -1, 1, 4.5, 6, 10};
+  for (int i = 0; i < 8; i++) {
+    const double tau = taus[i], e = exp(-zeta * tau), ch = cosh(r * tau), sh = sinh(r * tau) / r;
+    const double x = e * (x0 * ch + (v0 + zeta * x0) * sh), v = e * (v0 * ch - (zeta * v0 + x0) * sh);
+    nh_state s;
+    cr_assert_eq(sys.type->exact(sys.p, &s0, t0 + tau, &s), 0);
+    cr_expect(fabs(s.q[0] - x) <= 1e-13 * fabs(x) && fabs(s.v[0] - v) <= 1e-13 * fabs(v),
+              "tau = %g: (%.17g, %.17g), closed form (%.17g, %.17g)", tau, s.q[0], s.v[0], x, v);
+  }
+}
+
+/* ---- first integrals by hand -------------------------------------------------------------------- */
+
+/* Every system's declared invariants, by name and by the formula its spec gives, at random states
+ * with parameters away from the defaults (a conserved quantity of another form, e.g. J/θ̇, would
+ * pass a conservation check but not this): cvt's driver energy ½ξ̇² + cos ξ − (ε/2) sin 2ξ
+ * (spec/newmark.md §3.3), the contact oscillator's E_y = ½(y² + ẏ²) and ½(x² + (1 + εx²)z² + (1 + y²)ż²),
+ * the knife edge's Jθ̇, the vertical disk's I_h φ̇ (spec/rattle.md §4 A, D), the angular momenta
+ * x ẏ − y ẋ of the oscillator and the rotational symmetry (§4 E). */
+Test(mut2_systems, invariants_by_hand) {
+  const struct {
+    const char *system, *params, *names[2];
+  } cases[] = {{"cvt", "eps=0.3", {"driver_energy"}},
+               {"contact_oscillator", "eps=0.7", {"y_energy", "xz_energy"}},
+               {"knife_edge", "m=1.3,J=0.7,g=9.81,alpha=0.3", {"p_theta"}},
+               {"vertical_disk", "m=1.5,I_r=0.3,I_h=0.2,R=0.8", {"p_phi"}},
+               {"oscillator", "omega=1.7", {"angular_momentum"}},
+               {"rotational_symmetry", "omega2=2.5", {"J_z"}}};
+  gsl_rng *r = test_rng(77);
+  int systems = 0;
+  for (int s = 0; nh_system_types[s]; s++) systems += nh_system_types[s]->ninvariants > 0;
+  cr_expect_eq(systems, 6, "%d systems declare invariants", systems);
+  for (int c = 0; c < 6; c++) {
+    nh_system sys = test_system(cases[c].system, cases[c].params);
+    const nh_system_type *T = sys.type;
+    const int ni = cases[c].names[1] ? 2 : 1;
+    cr_assert_eq(T->ninvariants, ni, "%s: %d invariants", T->name, T->ninvariants);
+    for (int j = 0; j < ni; j++) cr_expect_str_eq(T->invariant_names[j], cases[c].names[j], "%s", T->name);
+    for (int trial = 0; trial < 5; trial++) {
+      double q[NH_MAX_N], v[NH_MAX_N], out[NH_MAX_INVARIANTS], want[2];
+      for (int i = 0; i < sys.n; i++) q[i] = 4 * gsl_rng_uniform(r) - 2, v[i] = 4 * gsl_rng_uniform(r) - 2;
+      const double *p = sys.p;
+      switch (c) {
+      case 0: want[0] = 0.5 * v[2] * v[2] + cos(q[2]) - 0.5 * p[0] * sin(2 * q[2]); break;
+      case 1:
+        want[0] = 0.5 * (q[1] * q[1] + v[1] * v[1]);
+        want[1] = 0.5 * (q[0] * q[0] + (1 + p[0] * q[0] * q[0]) * q[2] * q[2] + (1 + q[1] * q[1]) * v[2] * v[2]);
+        break;
+      case 2: want[0] = p[1] * v[2]; break;
+      case 3: want[0] = p[2] * v[3]; break;
+      default: want[0] = q[0] * v[1] - q[1] * v[0]; break;
+      }
+      T->invariants(p, q, v, out);
+      for (int j = 0; j < ni; j++)
+        cr_expect(fabs(out[j] - want[j]) <= 1e-15 * (1 + fabs(want[j])), "%s: %s = %.17g, by hand %.17g", T->name,
+                  cases[c].names[j], out[j], want[j]);
+    }
+  }
+  gsl_rng_free(r);
+}
+
+/* ---- every output entry written ---------------------------------------------------------------- */
+
+/* Every function of every system writes every entry of its output (the zeros too): called into a
+ * buffer of NaNs (all bits set) and into one of zeros, it gives the same bytes, at random (t, q, v)
+ * with the default parameters and at the default state. The exact solution and the sampler fill
+ * the whole state (t, q, v, z, multipliers, carry). A function that leaves an entry to whatever the
+ * caller's memory held passes every test whose buffers happen to be zero, and fails here. */
+typedef struct {
+  double a[NH_MAX_N * NH_MAX_N * NH_MAX_N + 8];
+} big_buffer;
+
+#define SAME_BYTES(call, count, what)                                                                              \
+  do {                                                                                                             \
+    big_buffer nan_buf, zero_buf;                                                                                  \
+    memset(&nan_buf, 0xff, sizeof nan_buf);                                                                        \
+    memset(&zero_buf, 0, sizeof zero_buf);                                                                         \
+    double *out = nan_buf.a;                                                                                       \
+    call;                                                                                                          \
+    out = zero_buf.a;                                                                                              \
+    call;                                                                                                          \
+    cr_expect(memcmp(nan_buf.a, zero_buf.a, sizeof(double) * (size_t)(count)) == 0, "%s: %s leaves entries unwritten", \
+              T->name, what);                                                                                      \
+    checked++;                                                                                                     \
+  } while (0)
+
+Test(mut2_systems, every_output_entry_is_written) {
+  gsl_rng *r = test_rng(4242);
+  int checked = 0;
+  for (int s = 0; nh_system_types[s]; s++) {
+    const nh_system_type *T = nh_system_types[s];
+    nh_system sys = test_system_of(T, NULL);
+    const int n = T->n, k = T->k;
+    const double *p = sys.p;
+    nh_state x0;
+    nh_system_default_state(&sys, &x0);
+    for (int trial = 0; trial < 3; trial++) {
+      double q[NH_MAX_N], v[NH_MAX_N], w[NH_MAX_N];
+      const double t = trial ? 2 * gsl_rng_uniform(r) + 0.1 : x0.t;
+      for (int i = 0; i < n; i++) {
+        q[i] = trial ? gsl_rng_uniform(r) - 0.5 : x0.q[i];
+        v[i] = trial ? 2 * gsl_rng_uniform(r) - 1 : x0.v[i];
+        w[i] = 2 * gsl_rng_uniform(r) - 1;
+      }
+      SAME_BYTES(T->mass(p, q, out), n * n, "mass");
+      if (T->mass_jacobian) SAME_BYTES(T->mass_jacobian(p, q, out), n * n * n, "mass_jacobian");
+      SAME_BYTES(T->grad_potential(p, q, out), n, "grad_potential");
+      SAME_BYTES(T->hess_potential(p, q, out), n * n, "hess_potential");
+      SAME_BYTES(T->constraints(p, q, out), k * n, "constraints");
+      SAME_BYTES(T->constraints_jacobian(p, q, out), k * n * n, "constraints_jacobian");
+      if (T->constraint_curvature) SAME_BYTES(T->constraint_curvature(p, q, v, out), k, "constraint_curvature");
+      if (T->constraint_derivative) SAME_BYTES(T->constraint_derivative(p, q, w, out), k * n, "constraint_derivative");
+      if (T->acceleration) SAME_BYTES(T->acceleration(p, t, q, v, out, out + n), n + k, "acceleration");
+      if (T->constraint_affine) SAME_BYTES(T->constraint_affine(p, q, out), k, "constraint_affine");
+      if (T->constraint_affine_jacobian)
+        SAME_BYTES(T->constraint_affine_jacobian(p, q, out), k * n, "constraint_affine_jacobian");
+      if (T->holonomic) SAME_BYTES(T->holonomic(p, q, out), k, "holonomic");
+      if (T->grad_time_potential) SAME_BYTES(T->grad_time_potential(p, q, t, out), n, "grad_time_potential");
+      if (T->hess_time_potential) SAME_BYTES(T->hess_time_potential(p, q, t, out), n * n, "hess_time_potential");
+      if (T->forcing) SAME_BYTES(T->forcing(p, t, out), n, "forcing");
+      if (T->invariants) SAME_BYTES(T->invariants(p, q, v, out), T->ninvariants, "invariants");
+      if (T->derived) SAME_BYTES(T->derived(p, t, q, v, out), T->nderived, "derived");
+    }
+    nh_state a, b;
+    if (T->exact && T->exact(p, &x0, x0.t + 0.7, &a) == 0) {
+      memset(&a, 0xff, sizeof a);
+      memset(&b, 0, sizeof b);
+      cr_assert_eq(T->exact(p, &x0, x0.t + 0.7, &a), 0);
+      cr_assert_eq(T->exact(p, &x0, x0.t + 0.7, &b), 0);
+      cr_expect(memcmp(&a, &b, sizeof a) == 0, "%s: exact leaves entries unwritten", T->name);
+      checked++;
+    }
+    if (T->sample) {
+      gsl_rng *r1 = test_rng(9), *r2 = test_rng(9);
+      const double E = nh_energy(&sys, x0.q, x0.v) + 1;
+      memset(&a, 0xff, sizeof a);
+      memset(&b, 0, sizeof b);
+      cr_assert_eq(T->sample(p, E, r1, &a), 0, "%s: sample", T->name);
+      cr_assert_eq(T->sample(p, E, r2, &b), 0, "%s: sample", T->name);
+      cr_expect(memcmp(&a, &b, sizeof a) == 0, "%s: sample leaves entries unwritten", T->name);
+      gsl_rng_free(r1), gsl_rng_free(r2);
+      checked++;
+    }
+  }
+  gsl_rng_free(r);
+  cr_expect_gt(checked, 300, "%d outputs checked", checked);
+}
+
+/* ---- the papers' initial conditions, entry by entry --------------------------------------------- */
+
+/* (system, preset or NULL for the default state, parameters the preset sets, q0, v0) from the
+ * specs' statements: the particle (spec/newmark.md §3.1 Fig. 1, spec/discretization.md §3.2–3.3,
+ * spec/rattle.md §4 C), the pendulum (rattle.md §4 F: θ0 = 0.5, θ̇0 = 1, q = (sin θ, −cos θ),
+ * v = θ̇(cos θ, sin θ)), the knife edge (§4 A: v = s0(cos θ0, sin θ0, ·) with ω = 1), the sleigh
+ * (§4 B), the vertical disk (§4 D), the chaotic particles (newmark.md §3.2 Fig. 2 and its blocks,
+ * odelab's IC x = cos(π/9), ẏ1 = sin(π/9)), the Foucault pendulum (herglotz.md §3.1, §6:
+ * q0 = (A, 0), v0 = (0, −sA), s = Ω sin 49°). Each entry exactly (1 ulp for the computed ones). */
+typedef struct {
+  const char *system, *preset, *params;
+  int nset;
+  double set[6];
+  double q[NH_MAX_N], v[NH_MAX_N];
+} preset_case;
+
+static void check_preset_case(const preset_case *c) {
+  const char *name = c->preset ? c->preset : "default";
+  /* From parameters away from those the preset sets, so that setting them shows. */
+  nh_system sys = test_system(c->system, c->params);
+  nh_state x;
+  if (c->preset) {
+    x = test_preset(&sys, c->preset);
+  } else {
+    nh_system_default_state(&sys, &x);
+  }
+  for (int j = 0; j < c->nset; j++)
+    cr_expect_eq(sys.p[j], c->set[j], "%s/%s: parameter %s = %.17g, expected %.17g", c->system, name,
+                 sys.type->params[j].name, sys.p[j], c->set[j]);
+  for (int i = 0; i < sys.n; i++) {
+    cr_expect(fabs(x.q[i] - c->q[i]) <= 2.3e-16 * fabs(c->q[i]), "%s/%s: q_%d = %.17g, expected %.17g", c->system,
+              name, i, x.q[i], c->q[i]);
+    cr_expect(fabs(x.v[i] - c->v[i]) <= 2.3e-16 * fabs(c->v[i]), "%s/%s: v_%d = %.17g, expected %.17g", c->system,
+              name, i, x.v[i], c->v[i]);
+  }
+}
+
+Test(mut2_systems, presets_entry_by_entry) {
+  const double s = 7.2921159e-5 * sin(49 * PI / 180);
+  const preset_case cases[] = {
+      {"particle", "newmark", "omega2=3", 1, {0}, {1, 1, -1}, {1, -1, 1}},
+      {"particle", NULL, NULL, 1, {0}, {1, 1, -1}, {1, -1, 1}},
+      {"particle", "discretization", "omega2=3", 1, {0}, {0, 0.3, 0}, {1, 0.8, 0.3}},
+      {"particle", "harmonic", "omega2=3", 1, {1}, {0.2, 0.3, 0}, {1, 0.8, 0.3}},
+      {"particle", "rattle", "omega2=3", 1, {0}, {0, 1, 0}, {1, 1, 1}},
+      {"pendulum", "rattle", "m=2,g=3,l=4", 3, {1, 1, 1}, {sin(0.5), -cos(0.5)}, {cos(0.5), sin(0.5)}},
+      {"pendulum", "free_circle", "m=2,g=3,l=4", 3, {1, 0, 1}, {sin(0.5), -cos(0.5)}, {cos(0.5), sin(0.5)}},
+      {"pendulum", NULL, NULL, 3, {1, 1, 1}, {sin(0.5), -cos(0.5)}, {cos(0.5), sin(0.5)}},
+      {"knife_edge", "ic1", NULL, 0, {0}, {0, 0, 0}, {0, 0, 1}},
+      {"knife_edge", "ic2", NULL, 0, {0}, {0, 0, 0.3}, {0.5 * cos(0.3), 0.5 * sin(0.3), 1}},
+      {"knife_edge", NULL, NULL, 0, {0}, {0, 0, 0.3}, {0.5 * cos(0.3), 0.5 * sin(0.3), 1}},
+      {"chaplygin_sleigh", "ic1", NULL, 0, {0}, {0, 0, 0}, {1, 0.5, 1}},
+      {"chaplygin_sleigh", NULL, NULL, 0, {0}, {0, 0, 0}, {1, 0.5, 1}},
+      {"vertical_disk", "ic1", NULL, 0, {0}, {0, 0, 0, 0}, {1, 0, 1, 1}},
+      {"vertical_disk", NULL, NULL, 0, {0}, {0, 0, 0, 0}, {1, 0, 1, 1}},
+      {"chaotic_particle", NULL, NULL, 0, {0}, {1, 0, 1, -1, -1}, {0.05, 0.5, -0.5, -0.1, -0.05}},
+      {"chaotic_particle_5", "fig2", NULL, 0, {0}, {1, 0, 1, -1, -1}, {0.05, 0.5, -0.5, -0.1, -0.05}},
+      {"chaotic_particle_5", NULL, NULL, 0, {0}, {1, 0, 1, -1, -1}, {0.05, 0.5, -0.5, -0.1, -0.05}},
+      {"chaotic_particle_3", "fig2_block", NULL, 0, {0}, {1, 1, -1}, {0.05, -0.5, -0.05}},
+      {"chaotic_particle_3", NULL, NULL, 0, {0}, {1, 1, -1}, {0.05, -0.5, -0.05}},
+      {"chaotic_particle_7", "odelab", NULL, 0, {0}, {cos(PI / 9), 0.6, 0.4, 0.2, 1, 1, 1}, {0, sin(PI / 9), 0, 0, 0, 0, 0}},
+      {"chaotic_particle_7", NULL, NULL, 0, {0}, {cos(PI / 9), 0.6, 0.4, 0.2, 1, 1, 1}, {0, sin(PI / 9), 0, 0, 0, 0, 0}},
+      {"chaotic_particle_7", "fig2_embedded", NULL, 0, {0}, {1, 0, 1, 0, -1, -1, 0}, {0.05, 0.5, -0.5, 0, -0.1, -0.05, 0}},
+      {"foucault_pendulum", "exp1", "alpha=0.5", 6, {28, 67, 9.81, 49, 7.2921159e-5, 1e-3}, {1, 0}, {0, -s}},
+      {"foucault_pendulum", "exp2", "alpha=0.5", 6, {28, 67, 9.81, 49, 7.2921159e-5, 1e-4}, {1, 0}, {0, -s}},
+      {"foucault_pendulum", "amplitude3", "alpha=0.5", 6, {28, 67, 9.81, 49, 7.2921159e-5, 0.5}, {3, 0}, {0, -3 * s}},
+      {"foucault_pendulum", NULL, NULL, 6, {28, 67, 9.81, 49, 7.2921159e-5, 1e-3}, {1, 0}, {0, -s}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) check_preset_case(&cases[i]);
+  /* The number of presets of each (none missed above, none extra). */
+  const struct {
+    const char *system;
+    int n;
+  } counts[] = {{"particle", 4}, {"pendulum", 2}, {"knife_edge", 2}, {"chaplygin_sleigh", 1}, {"vertical_disk", 1},
+                {"chaotic_particle", 0}, {"chaotic_particle_3", 1}, {"chaotic_particle_5", 1},
+                {"chaotic_particle_7", 2}, {"foucault_pendulum", 3}};
+  for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+    cr_expect_eq(nh_system_type_find(counts[i].system)->npresets, counts[i].n, "%s", counts[i].system);
+}
+
+/* The exact solution is stamped with the time asked for, from every preset and the default state
+ * it accepts (each system with an exact solution accepts at least one), forward and backward. */
+Test(mut2_systems, exact_states_carry_their_time) {
+  for (int s = 0; nh_system_types[s]; s++) {
+    const nh_system_type *T = nh_system_types[s];
+    if (!T->exact) continue;
+    int accepted = 0;
+    for (int pr = -1; pr < T->npresets; pr++) {
+      nh_system sys = test_system_of(T, NULL);
+      nh_state x0, x;
+      if (pr < 0) nh_system_default_state(&sys, &x0);
+      else x0 = test_preset(&sys, T->presets[pr].name);
+      x0.t = 0.25;
+      for (int dir = -1; dir <= 1; dir += 2) {
+        const double t = 0.25 + dir * 1.5;
+        if (T->exact(sys.p, &x0, t, &x) != 0) continue;
+        accepted++;
+        cr_expect_eq(x.t, t, "%s from %s: exact state at t = %.17g, asked %.17g", T->name,
+                     pr < 0 ? "default" : T->presets[pr].name, x.t, t);
+      }
+    }
+    cr_expect_gt(accepted, 0, "%s: exact declines every preset", T->name);
+  }
 }
