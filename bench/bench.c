@@ -135,16 +135,21 @@ static long run_floor(int f, nh_floor_state *s, double h, long steps) {
   }
 }
 
+/* |a − b| relative to b's size (at least 1); a NaN or infinite value on either side is infinitely
+ * far (fmax would pass over a NaN: a floor run into NaN would show no difference). */
+static double relative_difference(double a, double b) {
+  const double d = fabs(a - b) / fmax(1, fabs(b));
+  return isnan(d) ? INFINITY : d;
+}
+
 /* The largest difference between the harness's state and the floor's, relative to each
  * quantity's size (q, v; the multiplier and z where the method defines them). */
 static double state_difference(const nh_state *x, const nh_floor_state *s, int f) {
   double d = 0;
-  for (int i = 0; i < 5; i++) {
-    d = fmax(d, fabs(x->q[i] - s->q[i]) / fmax(1, fabs(s->q[i])));
-    d = fmax(d, fabs(x->v[i] - s->v[i]) / fmax(1, fabs(s->v[i])));
-  }
-  if (f != FLOOR_RK4) d = fmax(d, fabs(x->lambda[0] - s->lambda) / fmax(1, fabs(s->lambda)));
-  if (f == FLOOR_HERGLOTZ2) d = fmax(d, fabs(x->z - s->z) / fmax(1, fabs(s->z)));
+  for (int i = 0; i < 5; i++)
+    d = fmax(d, fmax(relative_difference(x->q[i], s->q[i]), relative_difference(x->v[i], s->v[i])));
+  if (f != FLOOR_RK4) d = fmax(d, relative_difference(x->lambda[0], s->lambda));
+  if (f == FLOOR_HERGLOTZ2) d = fmax(d, relative_difference(x->z, s->z));
   return d;
 }
 
@@ -708,7 +713,7 @@ int main(int argc, char **argv) {
       spec = argv[i];
     }
   }
-  setvbuf(stdout, NULL, _IOLBF, 0); /* tables and any error on stderr in their order */
+  setlinebuf(stdout); /* tables and any error on stderr in their order */
   for (int i = 0; i < NSECTIONS; i++)
     if (!only || on[i]) sections[i].run(spec);
   return 0;

@@ -36,11 +36,10 @@ static void print_system_extras(const nh_system_type *t) {
 
 static int list_systems(const char *filter) {
   int found = 0;
-  printf("systems:\n");
   for (int i = 0; nh_system_types[i]; i++) {
     const nh_system_type *t = nh_system_types[i];
     if (!wanted(filter, t->name)) continue;
-    found++;
+    if (found++ == 0) printf("systems:\n"); /* none for an unknown NAME: only the error is printed */
     printf("  %s  (n = %d, k = %d%s)\n    %s\n    default initial condition: %s\n", t->name, t->n, t->k,
            t->exact ? ", exact solution" : "", t->doc, t->ic_doc);
     if (t->nparams) printf("    parameters:\n");
@@ -74,11 +73,10 @@ static void print_method_observables(const nh_integrator_type *t) {
 
 static int list_methods(const char *filter) {
   int found = 0;
-  printf("methods:\n");
   for (int i = 0; nh_integrator_types[i]; i++) {
     const nh_integrator_type *t = nh_integrator_types[i];
     if (!wanted(filter, t->name)) continue;
-    found++;
+    if (found++ == 0) printf("methods:\n");
     char example[256];
     snprintf(example, sizeof example, "%s%s", t->name, t->takes_base ? "(METHOD)" : "");
     nh_method *m = t->takes_base ? NULL : nh_method_parse(t->name, example, sizeof example);
@@ -152,11 +150,10 @@ static void print_observable_methods(const nh_observable *o) {
 
 static int list_observables(const char *filter) {
   int found = 0;
-  printf("observables (study setting `observables = [...]`):\n");
   for (int i = 0; nh_observables[i]; i++) {
     const nh_observable *o = nh_observables[i];
     if (!wanted(filter, o->name)) continue;
-    found++;
+    if (found++ == 0) printf("observables (study setting `observables = [...]`):\n");
     printf("  %s  [units: %s%s%s]\n    %s\n", o->name, o->units, o->needs & NH_OBS_STEP ? "; from the last step" : "",
            o->needs & (NH_OBS_REFERENCE | NH_OBS_LAMBDA_REFERENCE) ? "; needs the exact or reference solution" : "",
            o->doc);

@@ -1,6 +1,8 @@
 /* Compositions over a base method, from coefficient tables: one loop serves every table
  * (STYLE.md: "composition coefficients are data"). A stage (c, adj) advances by c·h with the base
- * method, or with its adjoint when adj = 1. Stages run in table order, the first stage first. */
+ * method, or with its adjoint when adj = 1 (the symmetric tables write {.coef = c}: on a symmetric
+ * base the adjoint is the base itself, so only the adjoint pair names adj). Stages run in table
+ * order, the first stage first. */
 #include <stdio.h>
 
 #include "integrators/integrator.h"
@@ -26,7 +28,7 @@ static const composition adjoint_pair_table = {2, {{0.5, 0}, {0.5, 1}}, 0, 0};
 /* Triple jump γ1, γ2, γ1 on a symmetric order-2 base: order 4 (spec/newmark.md §2.8, Remark 3.10;
  * Hairer–Lubich–Wanner II.4, eq. (4.4)): γ1 = 1/(2 − 2^{1/3}), γ2 = −2^{1/3}/(2 − 2^{1/3}). */
 static const composition triple_jump_table = {
-    3, {{1.3512071919596578, 0}, {-1.7024143839193153, 0}, {1.3512071919596578, 0}}, 2, 4};
+    3, {{.coef = 1.3512071919596578}, {.coef = -1.7024143839193153}, {.coef = 1.3512071919596578}}, 2, 4};
 
 /* Symmetric compositions of a symmetric order-2 base Φ_h, Φ_{c_s h} ∘ … ∘ Φ_{c_1 h} with
  * c_i = c_{s+1−i} (Hairer–Lubich–Wanner II.4, V.3). Beyond Σ c_i = 1, the order conditions include
@@ -38,11 +40,11 @@ static const composition triple_jump_table = {
 /* Suzuki's 5-stage fractal, order 4 (M. Suzuki, Phys. Lett. A 146 (1990) 319; Hairer–Lubich–Wanner
  * II.4): p, p, 1 − 4p, p, p with p = 1/(4 − 4^{1/3}) = 0.41449077179437573714… */
 static const composition suzuki5_table = {5,
-                                          {{0.41449077179437573714, 0},
-                                           {0.41449077179437573714, 0},
-                                           {-0.65796308717750294857, 0},
-                                           {0.41449077179437573714, 0},
-                                           {0.41449077179437573714, 0}},
+                                          {{.coef = 0.41449077179437573714},
+                                           {.coef = 0.41449077179437573714},
+                                           {.coef = -0.65796308717750294857},
+                                           {.coef = 0.41449077179437573714},
+                                           {.coef = 0.41449077179437573714}},
                                           2,
                                           4};
 
@@ -52,13 +54,13 @@ static const composition suzuki5_table = {5,
  * ~1e-14; the 26-digit values used here are the same solution refined, as tabulated in HLW V.3.2
  * ("p6 s7"). */
 static const composition yoshida6_table = {7,
-                                           {{0.78451361047755726381949763, 0},
-                                            {0.23557321335935813368479318, 0},
-                                            {-1.17767998417887100694641568, 0},
-                                            {1.31518632068391121888424973, 0},
-                                            {-1.17767998417887100694641568, 0},
-                                            {0.23557321335935813368479318, 0},
-                                            {0.78451361047755726381949763, 0}},
+                                           {{.coef = 0.78451361047755726381949763},
+                                            {.coef = 0.23557321335935813368479318},
+                                            {.coef = -1.17767998417887100694641568},
+                                            {.coef = 1.31518632068391121888424973},
+                                            {.coef = -1.17767998417887100694641568},
+                                            {.coef = 0.23557321335935813368479318},
+                                            {.coef = 0.78451361047755726381949763}},
                                            2,
                                            6};
 
@@ -67,21 +69,21 @@ static const composition yoshida6_table = {7,
  * ("p8 s15"). Chosen over Yoshida's own 15-stage solutions (1990, Table 2), which are printed
  * with 15 digits only: solution D, for one, meets the order-8 conditions only to ~1e-11. */
 static const composition mclachlan8_table = {15,
-                                           {{0.74167036435061295344822780, 0},
-                                            {-0.40910082580003159399730010, 0},
-                                            {0.19075471029623837995387626, 0},
-                                            {-0.57386247111608226665638773, 0},
-                                            {0.29906418130365592384446354, 0},
-                                            {0.33462491824529818378495798, 0},
-                                            {0.31529309239676659663205666, 0},
-                                            {-0.79688793935291635401978884, 0},
-                                            {0.31529309239676659663205666, 0},
-                                            {0.33462491824529818378495798, 0},
-                                            {0.29906418130365592384446354, 0},
-                                            {-0.57386247111608226665638773, 0},
-                                            {0.19075471029623837995387626, 0},
-                                            {-0.40910082580003159399730010, 0},
-                                            {0.74167036435061295344822780, 0}},
+                                           {{.coef = 0.74167036435061295344822780},
+                                            {.coef = -0.40910082580003159399730010},
+                                            {.coef = 0.19075471029623837995387626},
+                                            {.coef = -0.57386247111608226665638773},
+                                            {.coef = 0.29906418130365592384446354},
+                                            {.coef = 0.33462491824529818378495798},
+                                            {.coef = 0.31529309239676659663205666},
+                                            {.coef = -0.79688793935291635401978884},
+                                            {.coef = 0.31529309239676659663205666},
+                                            {.coef = 0.33462491824529818378495798},
+                                            {.coef = 0.29906418130365592384446354},
+                                            {.coef = -0.57386247111608226665638773},
+                                            {.coef = 0.19075471029623837995387626},
+                                            {.coef = -0.40910082580003159399730010},
+                                            {.coef = 0.74167036435061295344822780}},
                                            2,
                                            8};
 

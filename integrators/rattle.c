@@ -285,14 +285,15 @@ static void position_residual(void *vctx, const double *L, double *F, double *J)
     }
 }
 
-/* The Newton system of one step from x: q_f and W = M⁻¹G(q_k)ᵀ (one evaluation of G(q_k));
- * C = G W when wanted. */
-static int position_setup(position_ctx *c, const nh_system *sys, const double *q, double *C, nh_cost *cost) {
-  double A[NH_MAX_K * NH_MAX_N], Cl[NH_MAX_K * NH_MAX_K];
+/* The Newton system of one step from x: q_f and W = M⁻¹G(q_k)ᵀ (one evaluation of G(q_k)). The
+ * family runs on constant mass matrices only (RATTLE_FAMILY handles no NH_SYS_VARIABLE_MASS), for
+ * which nh_constraint_gram cannot fail (it fails only where a variable M(q) is singular). */
+static void position_setup(position_ctx *c, const nh_system *sys, const double *q, nh_cost *cost) {
+  double A[NH_MAX_K * NH_MAX_N], C[NH_MAX_K * NH_MAX_K];
   c->sys = sys;
   c->cost = cost;
   constraint_matrix(sys, q, A, cost);
-  return nh_constraint_gram(sys, q, A, c->W, C ? C : Cl);
+  (void)nh_constraint_gram(sys, q, A, c->W, C);
 }
 
 /* Solves φ(q_f − M⁻¹G(q)ᵀΛ) = 0 from the guess in L; writes the constrained position q1 and the
@@ -300,7 +301,7 @@ static int position_setup(position_ctx *c, const nh_system *sys, const double *q
 static nh_step_status solve_position(const nh_system *sys, const double *q, const double *qf, double *L, double *q1,
                                      double *d, nh_cost *cost) {
   position_ctx c = {.qf = qf};
-  if (position_setup(&c, sys, q, NULL, cost)) return NH_STEP_SOLVER_FAILED;
+  position_setup(&c, sys, q, cost);
   nh_step_status st = nh_newton_solve(sys->k, L, position_residual, &c, cost);
   if (st == NH_STEP_OK) position_point(&c, L, q1, d);
   return st;
@@ -502,10 +503,7 @@ static void position_eval(const nh_method *m, const nh_system *sys, const nh_sta
   nh_cost scratch = {0};
   position_ctx c = {.qf = qf};
   free_position(m, sys, x, h, qf);
-  if (position_setup(&c, sys, x->q, NULL, &scratch)) {
-    for (int a = 0; a < sys->k; a++) F[a] = NAN;
-    return;
-  }
+  position_setup(&c, sys, x->q, &scratch);
   position_residual(&c, X, F, J);
 }
 
@@ -520,7 +518,8 @@ static void position_unknowns(const nh_method *m, const nh_system *sys, const nh
     X[a] = 0;
     for (int i = 0; i < n; i++) X[a] += A[a * n + i] * (qf[i] - y->q[i]);
   }
-  if (nh_constraint_gram(sys, x->q, A, W, C) || nh_spd_solve(k, C, X))
+  (void)nh_constraint_gram(sys, x->q, A, W, C); /* constant M: cannot fail (position_setup) */
+  if (nh_spd_solve(k, C, X))
     for (int a = 0; a < k; a++) X[a] = NAN;
 }
 

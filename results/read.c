@@ -46,9 +46,10 @@ static hid_t open_checked(nh_h5 *f, const char *name, const char *dims, int *ran
     return -1;
   }
   hid_t ds = H5Dopen2(f->group, name, H5P_DEFAULT);
-  hid_t space = ds < 0 ? -1 : H5Dget_space(ds);
-  int r = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
-  char *stored = ds < 0 ? NULL : nh_r_attr_of(ds, "dimensions");
+  /* HDF5 IDs are positive; a call on a failed one (-1) fails in turn, so failures fall through. */
+  hid_t space = H5Dget_space(ds);
+  int r = H5Sget_simple_extent_ndims(space);
+  char *stored = nh_r_attr_of(ds, "dimensions");
   int want = split_dims(dims, names, NH_R_MAX_RANK + 1), ok = 0;
   if (r < 0 || r > NH_R_MAX_RANK) {
     fprintf(stderr, "%s: %s: cannot read dataset %s\n", f->prog, f->path, where);
@@ -71,14 +72,14 @@ static hid_t open_checked(nh_h5 *f, const char *name, const char *dims, int *ran
     for (int i = 0; ok && i < r; i++) learn(f, names[i], (long long)shape[i]);
   }
   free(stored);
-  if (space >= 0) H5Sclose(space);
-  if (!ok && ds >= 0) H5Dclose(ds), ds = -1;
+  H5Sclose(space);
+  if (!ok) H5Dclose(ds), ds = -1;
   *rank = r;
   return ds;
 }
 
 int nh_h5_has(const nh_h5 *f, const char *name) {
-  if (f->group < 0 || H5Lexists(f->group, name, H5P_DEFAULT) <= 0) return 0;
+  if (H5Lexists(f->group, name, H5P_DEFAULT) <= 0) return 0;
   return H5Oexists_by_name(f->group, name, H5P_DEFAULT) > 0;
 }
 
@@ -93,14 +94,11 @@ long long nh_h5_dim(nh_h5 *f, const char *name) {
   for (size_t i = 0; i < sizeof from / sizeof from[0]; i++) {
     if (strcmp(from[i][0], name) != 0 || !nh_h5_has(f, from[i][1])) continue;
     hid_t ds = H5Dopen2(f->group, from[i][1], H5P_DEFAULT);
-    char *dims = ds < 0 ? NULL : nh_r_attr_of(ds, "dimensions");
+    char *dims = nh_r_attr_of(ds, "dimensions");
     int rank;
     hsize_t shape[NH_R_MAX_RANK];
-    if (ds >= 0) H5Dclose(ds);
-    if (dims) {
-      ds = open_checked(f, from[i][1], dims, &rank, shape);
-      if (ds >= 0) H5Dclose(ds);
-    }
+    H5Dclose(ds);
+    if (dims) H5Dclose(open_checked(f, from[i][1], dims, &rank, shape));
     free(dims);
     if ((k = known(f, name)) >= 0) return k;
   }
@@ -151,14 +149,18 @@ static int plausible_size(nh_h5 *f, const opened *o, hsize_t n, size_t elsize) {
 static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memtype, H5T_class_t cls, size_t elsize,
                        int nfixed, const long long *index, hsize_t *shape_out) {
   opened o;
-  if (open_dataset(f, name, dims, &o)) return NULL;
-  hid_t mspace = -1;
+  if (open_dataset(f, name, dims, &o) < 0) return NULL;
   void *data = NULL;
   hsize_t start[NH_R_MAX_RANK] = {0}, count[NH_R_MAX_RANK], n = 1;
   int ok = H5Tget_class(o.type) == cls;
   if (!ok)
     fprintf(stderr, "%s: %s: dataset %s holds %s, expected %s\n", f->prog, f->path, o.where,
             class_name(H5Tget_class(o.type)), class_name(cls));
+  else if (nfixed > o.rank) {
+    fprintf(stderr, "%s: %s: dataset %s has rank %d, fewer than the %d indices given\n", f->prog, f->path, o.where,
+            o.rank, nfixed);
+    ok = 0;
+  }
   for (int i = 0; ok && i < o.rank; i++) {
     count[i] = i < nfixed ? 1 : o.shape[i];
     start[i] = i < nfixed ? (hsize_t)index[i] : 0;
@@ -169,7 +171,6 @@ static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memty
     }
     n *= count[i];
   }
-  if (ok && nfixed > o.rank) ok = 0;
   if (ok && !plausible_size(f, &o, n, elsize)) ok = 0;
   if (ok) {
     data = malloc(n ? (size_t)n * elsize : 1);
@@ -180,11 +181,13 @@ static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memty
     }
   }
   if (ok) {
-    mspace = H5Screate_simple(1, &n, NULL);
+    hid_t mspace = H5Screate_simple(1, &n, NULL);
+    /* A slice selects its hyperslab; a whole dataset (rank 0 too, which takes no hyperslab) is all. */
     herr_t rc = n == 0 ? 0
-                       : H5Sselect_hyperslab(o.space, H5S_SELECT_SET, start, NULL, count, NULL) < 0
-                             ? -1
-                             : H5Dread(o.ds, memtype, mspace, o.space, H5P_DEFAULT, data);
+                : nfixed > 0 && H5Sselect_hyperslab(o.space, H5S_SELECT_SET, start, NULL, count, NULL) < 0
+                    ? -1
+                    : H5Dread(o.ds, memtype, mspace, o.space, H5P_DEFAULT, data);
+    H5Sclose(mspace);
     if (rc < 0) {
       fprintf(stderr, "%s: %s: cannot read dataset %s\n", f->prog, f->path, o.where);
       free(data);
@@ -193,7 +196,6 @@ static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memty
   }
   if (data && shape_out)
     for (int i = 0; i < o.rank; i++) shape_out[i] = o.shape[i];
-  if (mspace >= 0) H5Sclose(mspace);
   close_dataset(&o);
   return data;
 }
@@ -224,7 +226,7 @@ double *nh_h5_doubles_at(nh_h5 *f, const char *name, const char *dims, int nfixe
 
 char **nh_h5_strings(nh_h5 *f, const char *name, const char *dims, int *count) {
   opened o;
-  if (open_dataset(f, name, dims, &o)) return NULL;
+  if (open_dataset(f, name, dims, &o) < 0) return NULL;
   char **out = NULL;
   const hsize_t n = o.rank == 1 ? o.shape[0] : 0;
   if (o.rank != 1 || H5Tget_class(o.type) != H5T_STRING) {
@@ -337,12 +339,12 @@ int nh_h5_open(nh_h5 *f, const char *prog, const char *path) {
   f->path = path;
   f->file = f->group = -1;
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  if (check_path(prog, path)) return -1;
+  if (check_path(prog, path) < 0) return -1;
   if ((f->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
     fprintf(stderr, "%s: %s: cannot open the HDF5 file\n", prog, path);
     return -1;
   }
-  if (check_version(f) || open_study_group(f)) goto fail;
+  if (check_version(f) < 0 || open_study_group(f) < 0) goto fail;
   if (!(f->methods = nh_h5_strings(f, "methods", "method", &f->nmethods))) goto fail;
   if (f->nmethods == 0) {
     fprintf(stderr, "%s: %s: no methods in /%s/methods\n", prog, path, f->kind_name);
@@ -364,8 +366,8 @@ fail:
 void nh_h5_close(nh_h5 *f) {
   nh_h5_free_strings(f->methods, f->nmethods);
   free(f->primary);
-  if (f->group >= 0) H5Gclose(f->group);
-  if (f->file >= 0) H5Fclose(f->file);
+  H5Gclose(f->group); /* -1 when not open: a no-op */
+  H5Fclose(f->file);
   f->methods = NULL;
   f->primary = NULL;
   f->nmethods = 0;

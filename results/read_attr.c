@@ -55,47 +55,24 @@ static char **read_attr_strings(hid_t a, hid_t type, hid_t space, int count) {
 char *nh_r_attr_of(hid_t obj, const char *name) {
   if (H5Aexists(obj, name) <= 0) return NULL;
   hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-  hid_t type = a < 0 ? -1 : H5Aget_type(a), space = a < 0 ? -1 : H5Aget_space(a);
+  /* HDF5 IDs are positive; a call on a failed one (-1) fails in turn (H5T_NO_CLASS, -1). */
+  hid_t type = H5Aget_type(a), space = H5Aget_space(a);
   char *s = NULL;
-  if (type >= 0 && H5Tget_class(type) == H5T_STRING && H5Sget_simple_extent_npoints(space) == 1) {
+  if (H5Tget_class(type) == H5T_STRING && H5Sget_simple_extent_npoints(space) == 1) {
     char **v = read_attr_strings(a, type, space, 1);
     if (v) s = v[0];
     free(v);
   }
-  if (space >= 0) H5Sclose(space);
-  if (type >= 0) H5Tclose(type);
-  if (a >= 0) H5Aclose(a);
+  H5Sclose(space);
+  H5Tclose(type);
+  H5Aclose(a);
   return s;
 }
 
 int nh_h5_has_attr(const nh_h5 *f, const char *obj, const char *name) {
   hid_t loc = nh_r_loc(f, obj);
-  if (loc < 0 || H5Oexists_by_name(loc, obj, H5P_DEFAULT) <= 0) return 0;
+  if (H5Oexists_by_name(loc, obj, H5P_DEFAULT) <= 0) return 0;
   return H5Aexists_by_name(loc, obj, name, H5P_DEFAULT) > 0;
-}
-
-/* Opens attribute NAME of OBJ with its type, space and element count; -1 with a message. */
-static hid_t open_attr(const nh_h5 *f, const char *obj, const char *name, hid_t *type, hid_t *space, int *count) {
-  char where[512];
-  if (!nh_h5_has_attr(f, obj, name)) {
-    fprintf(stderr, "%s: %s: missing attribute '%s' of %s\n", f->prog, f->path, name,
-            nh_r_where(f, obj, where, sizeof where));
-    return -1;
-  }
-  hid_t a = H5Aopen_by_name(nh_r_loc(f, obj), obj, name, H5P_DEFAULT, H5P_DEFAULT);
-  *type = a < 0 ? -1 : H5Aget_type(a);
-  *space = a < 0 ? -1 : H5Aget_space(a);
-  hssize_t n = *space < 0 ? -1 : H5Sget_simple_extent_npoints(*space);
-  if (a < 0 || *type < 0 || n < 0 || n > 100000000) {
-    fprintf(stderr, "%s: %s: cannot read attribute '%s' of %s\n", f->prog, f->path, name,
-            nh_r_where(f, obj, where, sizeof where));
-    if (*type >= 0) H5Tclose(*type);
-    if (*space >= 0) H5Sclose(*space);
-    if (a >= 0) H5Aclose(a);
-    return -1;
-  }
-  *count = (int)n;
-  return a;
 }
 
 static void close_attr(hid_t a, hid_t type, hid_t space) {
@@ -104,21 +81,44 @@ static void close_attr(hid_t a, hid_t type, hid_t space) {
   H5Aclose(a);
 }
 
+/* Opens attribute NAME of OBJ as *a with its type, space and element count: 0, or -1 with a
+ * message (and nothing left open). */
+static int open_attr(const nh_h5 *f, const char *obj, const char *name, hid_t *a, hid_t *type, hid_t *space,
+                     int *count) {
+  char where[512];
+  if (!nh_h5_has_attr(f, obj, name)) {
+    fprintf(stderr, "%s: %s: missing attribute '%s' of %s\n", f->prog, f->path, name,
+            nh_r_where(f, obj, where, sizeof where));
+    return -1;
+  }
+  *a = H5Aopen_by_name(nh_r_loc(f, obj), obj, name, H5P_DEFAULT, H5P_DEFAULT);
+  *type = H5Aget_type(*a); /* -1 if *a is (a failure falls through to n < 0) */
+  *space = H5Aget_space(*a);
+  hssize_t n = H5Sget_simple_extent_npoints(*space);
+  if (n < 0 || n > 100000000) {
+    fprintf(stderr, "%s: %s: cannot read attribute '%s' of %s\n", f->prog, f->path, name,
+            nh_r_where(f, obj, where, sizeof where));
+    close_attr(*a, *type, *space);
+    return -1;
+  }
+  *count = (int)n;
+  return 0;
+}
+
 int nh_h5_attr_is_string(const nh_h5 *f, const char *obj, const char *name) {
   if (!nh_h5_has_attr(f, obj, name)) return 0;
   hid_t a = H5Aopen_by_name(nh_r_loc(f, obj), obj, name, H5P_DEFAULT, H5P_DEFAULT);
-  hid_t type = a < 0 ? -1 : H5Aget_type(a);
-  int s = type >= 0 && H5Tget_class(type) == H5T_STRING;
-  if (type >= 0) H5Tclose(type);
-  if (a >= 0) H5Aclose(a);
+  hid_t type = H5Aget_type(a);
+  int s = H5Tget_class(type) == H5T_STRING;
+  H5Tclose(type);
+  H5Aclose(a);
   return s;
 }
 
 char **nh_h5_attr_strings(const nh_h5 *f, const char *obj, const char *name, int *count) {
-  hid_t type, space;
+  hid_t a, type, space;
   char where[512];
-  hid_t a = open_attr(f, obj, name, &type, &space, count);
-  if (a < 0) return NULL;
+  if (open_attr(f, obj, name, &a, &type, &space, count) < 0) return NULL;
   char **s = NULL;
   if (H5Tget_class(type) != H5T_STRING)
     fprintf(stderr, "%s: %s: attribute '%s' of %s is not text\n", f->prog, f->path, name,
@@ -144,10 +144,9 @@ char *nh_h5_attr_string(const nh_h5 *f, const char *obj, const char *name) {
 }
 
 double *nh_h5_attr_doubles(const nh_h5 *f, const char *obj, const char *name, int *n) {
-  hid_t type, space;
+  hid_t a, type, space;
   char where[512];
-  hid_t a = open_attr(f, obj, name, &type, &space, n);
-  if (a < 0) return NULL;
+  if (open_attr(f, obj, name, &a, &type, &space, n) < 0) return NULL;
   H5T_class_t cls = H5Tget_class(type);
   double *v = NULL;
   if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
@@ -168,11 +167,10 @@ double *nh_h5_attr_doubles(const nh_h5 *f, const char *obj, const char *name, in
 
 /* A numeric attribute holding exactly one value, converted to memtype. */
 static int attr_scalar(const nh_h5 *f, const char *obj, const char *name, hid_t memtype, void *v) {
-  hid_t type, space;
+  hid_t a, type, space;
   int n, rc = -1;
   char where[512];
-  hid_t a = open_attr(f, obj, name, &type, &space, &n);
-  if (a < 0) return -1;
+  if (open_attr(f, obj, name, &a, &type, &space, &n) < 0) return -1;
   H5T_class_t cls = H5Tget_class(type);
   if ((cls != H5T_INTEGER && cls != H5T_FLOAT) || n != 1)
     fprintf(stderr, "%s: %s: attribute '%s' of %s is not a single number\n", f->prog, f->path, name,

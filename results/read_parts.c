@@ -52,7 +52,7 @@ int nh_h5_read_grids(nh_h5 *f, int *ngrids, nh_h5_grid **grids) {
   }
   nh_h5_grid *g = calloc((size_t)n + 1, sizeof *g);
   for (int k = 0; k < n; k++)
-    if (read_grid(f, k, &g[k])) {
+    if (read_grid(f, k, &g[k]) < 0) {
       nh_h5_free_grids(n, g);
       return -1;
     }
@@ -157,9 +157,9 @@ int nh_h5_read_observables(nh_h5 *f, int *nobs, nh_h5_observable **obs) {
   if (!names) return -1;
   nh_h5_observable *o = calloc((size_t)n + 1, sizeof *o);
   int rc = 0;
-  for (int i = 0; i < n && rc == 0; i++) rc = read_observable(f, names[i], &o[i]);
+  for (int i = 0; i < n && rc >= 0; i++) rc = read_observable(f, names[i], &o[i]);
   nh_h5_free_strings(names, n);
-  if (rc) {
+  if (rc < 0) {
     nh_h5_free_observables(n, o);
     return -1;
   }

@@ -1,6 +1,7 @@
 /* The writer's building blocks (results/writer.h) and the atomic file (temporary name, rename). */
 #include <errno.h>
 #include <hdf5.h>
+#include <stdarg.h>
 #include <hdf5_hl.h>
 #include <omp.h>
 #include <stdio.h>
@@ -22,11 +23,14 @@
 #define NHBENCH_COMPILER "unknown"
 #endif
 
-void nh_w_fail(nh_writer *w, const char *fmt, const char *what) {
+void nh_w_fail(nh_writer *w, const char *fmt, ...) {
   const int os_error = errno; /* the system call under a failed HDF5 call, if any (e.g. EFBIG, ENOSPC) */
   if (w->failed) return;
   w->failed = 1;
-  int len = snprintf(w->err, sizeof w->err, fmt, what);
+  va_list ap;
+  va_start(ap, fmt);
+  int len = vsnprintf(w->err, sizeof w->err, fmt, ap);
+  va_end(ap);
   if (os_error && len >= 0 && (size_t)len < sizeof w->err)
     snprintf(w->err + len, sizeof w->err - (size_t)len, ": %s", strerror(os_error));
 }
@@ -39,6 +43,11 @@ static nh_wdim *find_dim(nh_writer *w, const char *name) {
 
 void nh_w_dim(nh_writer *w, const char *name, long long size) {
   nh_wdim *d = find_dim(w, name);
+  errno = 0; /* the failures below are the caller's, not the system's: no OS reason appended */
+  if (size < 0) { /* a result field never set (a count left at -1): no dataset can have this shape */
+    nh_w_fail(w, "dimension %s has a negative size", name);
+    return;
+  }
   if (!d && w->ndims == NH_W_DIMS) {
     nh_w_fail(w, "too many dimensions (%s)", name);
     return;
@@ -46,18 +55,18 @@ void nh_w_dim(nh_writer *w, const char *name, long long size) {
   if (!d) {
     d = &w->dim[w->ndims++];
     snprintf(d->name, sizeof d->name, "%s", name);
-    d->scale = -1;
-  } else if (d->scale >= 0 && d->size != (hsize_t)size) {
+    d->scale = 0;
+  } else if (d->scale && d->size != (hsize_t)size) {
     nh_w_fail(w, "dimension %s has a coordinate dataset and cannot change size", name);
     return;
   }
-  d->size = size < 0 ? 0 : (hsize_t)size;
+  d->size = (hsize_t)size;
 }
 
 void nh_w_undim(nh_writer *w, const char *name) {
   nh_wdim *d = find_dim(w, name);
   if (!d) return;
-  if (d->scale >= 0) H5Dclose(d->scale);
+  if (d->scale) H5Dclose(d->scale);
   *d = w->dim[--w->ndims];
 }
 
@@ -86,8 +95,8 @@ static void attr_write(nh_writer *w, hid_t obj, const char *name, hid_t ftype, h
   if (w->failed) return;
   if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
   hid_t a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
-  if (a < 0 || H5Awrite(a, mtype, v) < 0) nh_w_fail(w, "cannot write attribute %s", name);
-  if (a >= 0) H5Aclose(a);
+  if (H5Awrite(a, mtype, v) < 0) nh_w_fail(w, "cannot write attribute %s", name); /* also if a is -1 */
+  H5Aclose(a);
 }
 
 static void attr_scalar(nh_writer *w, hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *v) {
@@ -140,15 +149,14 @@ hid_t nh_w_group(nh_writer *w, hid_t loc, const char *name, const char *desc) {
 /* Attributes, labels and scales of an open dataset of shape d[0..rank-1]. */
 static void finish_dataset(nh_writer *w, hid_t ds, const char *name, const char *dims, nh_wdim **d, int rank,
                            const char *units, const char *desc) {
-  char what[256];
   nh_w_attr_str(w, ds, "description", desc);
   nh_w_attr_str(w, ds, "units", units);
   nh_w_attr_str(w, ds, "dimensions", dims);
   for (int i = 0; i < rank && !w->failed; i++) {
-    snprintf(what, sizeof what, "%.100s (dimension %.100s)", name, d[i]->name);
-    if (H5DSset_label(ds, (unsigned)i, d[i]->name) < 0) nh_w_fail(w, "cannot label %s", what);
-    else if (d[i]->scale >= 0 && d[i]->scale != ds && H5DSattach_scale(ds, d[i]->scale, (unsigned)i) < 0)
-      nh_w_fail(w, "cannot attach the coordinate dataset to %s", what);
+    if (H5DSset_label(ds, (unsigned)i, d[i]->name) < 0)
+      nh_w_fail(w, "cannot label %.100s (dimension %.100s)", name, d[i]->name);
+    else if (d[i]->scale && d[i]->scale != ds && H5DSattach_scale(ds, d[i]->scale, (unsigned)i) < 0)
+      nh_w_fail(w, "cannot attach the coordinate dataset to %.100s (dimension %.100s)", name, d[i]->name);
   }
 }
 
@@ -174,8 +182,8 @@ static hid_t creation_plist(int rank, const hsize_t *shape, hsize_t n, size_t el
       chunk[i] = (chunk[i] + 1) / 2;
     }
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-  if (dcpl < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, 4) < 0) {
-    if (dcpl >= 0) H5Pclose(dcpl);
+  if (H5Pset_chunk(dcpl, rank, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, 4) < 0) {
+    H5Pclose(dcpl); /* fails harmlessly if dcpl is -1 */
     return H5P_DEFAULT;
   }
   return dcpl;
@@ -204,8 +212,8 @@ static hid_t put(nh_writer *w, hid_t loc, const char *name, const char *dims, hi
     finish_dataset(w, ds, name, dims, d, rank, units, desc);
   }
   H5Sclose(space);
-  if (w->failed && ds >= 0) {
-    H5Dclose(ds);
+  if (w->failed) {
+    H5Dclose(ds); /* fails harmlessly if ds is -1 */
     ds = -1;
   }
   return ds;
@@ -213,8 +221,7 @@ static hid_t put(nh_writer *w, hid_t loc, const char *name, const char *dims, hi
 
 static void put_close(nh_writer *w, hid_t loc, const char *name, const char *dims, hid_t ftype, hid_t mtype,
                       const void *data, const char *units, const char *desc) {
-  hid_t ds = put(w, loc, name, dims, ftype, mtype, data, units, desc);
-  if (ds >= 0) H5Dclose(ds);
+  H5Dclose(put(w, loc, name, dims, ftype, mtype, data, units, desc)); /* -1 after a failure: a no-op */
 }
 
 void nh_w_rows(nh_writer *w, hid_t loc, const char *name, const char *dims, hid_t ftype, int tail, nh_w_row_fn row,
@@ -246,7 +253,7 @@ void nh_w_rows(nh_writer *w, hid_t loc, const char *name, const char *dims, hid_
   if (!w->failed) finish_dataset(w, ds, name, dims, d, rank, units, desc);
   free(buf);
   H5Sclose(space), H5Sclose(mspace);
-  if (ds >= 0) H5Dclose(ds);
+  H5Dclose(ds);
 }
 
 void nh_w_f64_rows(nh_writer *w, hid_t loc, const char *name, const char *dims, int tail, nh_w_row_fn row,
@@ -295,19 +302,17 @@ static hid_t put_strings(nh_writer *w, hid_t loc, const char *name, const char *
 
 void nh_w_strings(nh_writer *w, hid_t loc, const char *name, const char *dim, const char *const *data,
                   const char *desc) {
-  hid_t ds = put_strings(w, loc, name, dim, data, desc);
-  if (ds >= 0) H5Dclose(ds);
+  H5Dclose(put_strings(w, loc, name, dim, data, desc));
 }
 
 static void make_scale(nh_writer *w, hid_t ds, const char *dim) {
-  if (ds < 0) return;
   nh_wdim *d = find_dim(w, dim);
-  if (H5DSset_scale(ds, dim) < 0) {
+  if (H5DSset_scale(ds, dim) < 0) { /* also when put failed (ds -1) */
     nh_w_fail(w, "cannot make the coordinate dataset of dimension %s", dim);
     H5Dclose(ds);
     return;
   }
-  if (d->scale >= 0) H5Dclose(d->scale);
+  if (d->scale) H5Dclose(d->scale);
   d->scale = ds; /* kept open for attaching; closed with the file */
 }
 
@@ -352,7 +357,7 @@ static void provenance(nh_writer *w, const char *command) {
 
 static void close_scales(nh_writer *w) {
   for (int i = 0; i < w->ndims; i++)
-    if (w->dim[i].scale >= 0) H5Dclose(w->dim[i].scale);
+    if (w->dim[i].scale) H5Dclose(w->dim[i].scale);
   w->ndims = 0;
 }
 
@@ -371,10 +376,8 @@ int nh_w_file(const char *path, const nh_study *st, nh_w_body body, const void *
   provenance(&w, command);
   const char *kind = nh_study_kind_name(st->kind);
   hid_t g = nh_w_group(&w, w.file, kind, "the study's results (results/README.md)");
-  if (g >= 0) {
-    body(&w, g, r);
-    H5Gclose(g);
-  }
+  body(&w, g, r); /* after a failure (g is -1) every block is a no-op */
+  H5Gclose(g);
   close_scales(&w);
   errno = 0;
   if (H5Fclose(w.file) < 0) nh_w_fail(&w, "%s", "cannot close the file");

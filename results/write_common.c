@@ -151,9 +151,10 @@ static void one_observable(nh_writer *w, hid_t g, hid_t gmax, hid_t glast, const
     else nh_w_fail(w, "out of memory for observable %s", obs->name);
     free(c.block);
   }
-  hid_t ds = w->failed ? -1 : H5Dopen2(g, obs->name, H5P_DEFAULT);
+  hid_t ds = H5Dopen2(g, obs->name, H5P_DEFAULT); /* after a failure, the attributes are no-ops */
   const char *const *absent = (const char *const *)(s->absent + (size_t)o * (size_t)st->nmethods);
-  if (ds >= 0) observable_attrs(w, ds, obs, wd, absent), H5Dclose(ds);
+  observable_attrs(w, ds, obs, wd, absent);
+  H5Dclose(ds);
   snprintf(desc, sizeof desc, "max over the samples of |%s| (NaN samples left out; NaN if none)", obs->name);
   nh_w_f64(w, gmax, obs->name, sdims, mx, obs->units, desc);
   snprintf(desc, sizeof desc, "%s at the last sample where it is not NaN (the end of the run; NaN if none)",
@@ -177,10 +178,8 @@ void nh_w_observables(nh_writer *w, hid_t g, const char *run_dims, long long run
   hid_t gl = nh_w_group(w, g, "observables_last", "per run and component: the value at the last sample reached");
   const char **names = malloc(sizeof(char *) * (size_t)st->nobs);
   for (int o = 0; o < st->nobs; o++) names[o] = st->obs[o]->name;
-  if (go >= 0) nh_w_attr_strings(w, go, "order", st->nobs, names);
+  nh_w_attr_strings(w, go, "order", st->nobs, names); /* go is -1 only after a failure: a no-op */
   free(names);
   for (int o = 0; o < st->nobs && !w->failed; o++) one_observable(w, go, gm, gl, run_dims, runs, nsamples, s, o);
-  if (go >= 0) H5Gclose(go);
-  if (gm >= 0) H5Gclose(gm);
-  if (gl >= 0) H5Gclose(gl);
+  H5Gclose(go), H5Gclose(gm), H5Gclose(gl); /* -1 after a failure: no-ops */
 }

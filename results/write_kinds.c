@@ -71,7 +71,7 @@ static void run_summary(nh_writer *w, hid_t g, const int *status, const double *
   nh_w_f64(w, s, "max_constraint_residual", "method", rmax, "as v",
            "max over h of constraint_residual (NaN values left out; NaN if none)");
   nh_w_f64(w, s, "wall_time", "method", wsum, "s", "wall time summed over h");
-  if (s >= 0) H5Gclose(s);
+  H5Gclose(s); /* -1 after a failure: a no-op */
   free(failures), free(rmax), free(wsum);
 }
 
@@ -179,7 +179,7 @@ static void ensemble_summary(nh_writer *w, hid_t g, const nh_ensemble_result *r)
            "max over the runs of max_constraint_residual");
   nh_w_f64(w, s, "final_var", "method", v + 5 * nm, "energy^2",
            "dE_var at the last sample (every IC counted that is still running); NaN if dE_count < 2 there");
-  if (s >= 0) H5Gclose(s);
+  H5Gclose(s); /* -1 after a failure: a no-op */
   free(ok), free(failures), free(v);
 }
 
@@ -196,12 +196,10 @@ static void grid_group(nh_writer *w, hid_t parent, const nh_grid *grid, int inde
   nh_w_i32(w, g, "method_index", "value0,value1", grid->method_index, "1",
            "index into methods of the method run at (values0[i], values1[j]); -1: skipped (the method refuses "
            "the pair)");
-  if (g >= 0) {
-    nh_w_attr_str(w, g, "method", grid->template_name);
-    nh_w_attr_str(w, g, "param0", grid->param[0]);
-    nh_w_attr_str(w, g, "param1", grid->param[1]);
-    H5Gclose(g);
-  }
+  nh_w_attr_str(w, g, "method", grid->template_name); /* no-ops after a failure (g is -1 then) */
+  nh_w_attr_str(w, g, "param0", grid->param[0]);
+  nh_w_attr_str(w, g, "param1", grid->param[1]);
+  H5Gclose(g);
 }
 
 /* dE's rows, from memory or a streamed run's journal (nh_ensemble_dE_row). */
@@ -351,7 +349,7 @@ static void onestep_summary(nh_writer *w, hid_t g, const nh_onestep_result *r) {
   nh_w_f64(w, s, "cond_min", "method", lo, "1", "min of cond");
   nh_w_f64(w, s, "cond_max", "method", hi, "1", "max of cond");
   nh_w_f64(w, s, "max_adjoint_defect", "method", hi + nm, "as q, v", "max of adjoint_defect");
-  if (s >= 0) H5Gclose(s);
+  H5Gclose(s); /* -1 after a failure: a no-op */
   free(lo), free(hi), free(failures);
 }
 

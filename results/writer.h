@@ -13,7 +13,7 @@
 typedef struct {
   char name[32];
   hsize_t size;
-  hid_t scale; /* the coordinate dataset (a dimension scale), or -1 */
+  hid_t scale; /* the coordinate dataset (a dimension scale), or 0 (HDF5 IDs are positive) */
 } nh_wdim;
 
 typedef struct {
@@ -25,9 +25,10 @@ typedef struct {
   char err[512];
 } nh_writer;
 
-void nh_w_fail(nh_writer *w, const char *fmt, const char *what);
+void nh_w_fail(nh_writer *w, const char *fmt, ...);
 
-/* Declares dimension NAME of SIZE (or changes the size of one without a coordinate dataset). */
+/* Declares dimension NAME of SIZE (or changes the size of one without a coordinate dataset); a
+ * negative SIZE fails the write. */
 void nh_w_dim(nh_writer *w, const char *name, long long size);
 
 /* Forgets dimension NAME (and its coordinate dataset), e.g. before the next grid's. */

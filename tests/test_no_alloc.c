@@ -45,6 +45,10 @@ static const uint64_t MAGIC = 0x6e68626e63686b31u, FREED = 0x6e68626e63686b30u;
 static unsigned char *guard_of(unsigned char *head) {
   return head + HEAD + ((uint64_t *)head)[0];
 }
+/* Blocks of ours allocated and not yet freed (tests/test_leaks.c); -1 without the guard. */
+static long live_blocks;
+long test_live_blocks(void) { return NH_HEAP_GUARD ? __atomic_load_n(&live_blocks, __ATOMIC_SEQ_CST) : -1; }
+
 static void *guarded(unsigned char *head, size_t size) {
   if (!head) return NULL;
   ((uint64_t *)head)[0] = size, ((uint64_t *)head)[1] = MAGIC;
@@ -74,14 +78,18 @@ void *__wrap_malloc(size_t size) {
   allocations += counting;
   if (fail_now()) return NULL;
   if (!NH_HEAP_GUARD) return __real_malloc(size);
-  return size > SIZE_MAX - HEAD - GUARD ? NULL : guarded(__real_malloc(HEAD + size + GUARD), size);
+  void *p = size > SIZE_MAX - HEAD - GUARD ? NULL : guarded(__real_malloc(HEAD + size + GUARD), size);
+  if (p) __atomic_add_fetch(&live_blocks, 1, __ATOMIC_SEQ_CST);
+  return p;
 }
 void *__wrap_calloc(size_t n, size_t size) {
   allocations += counting;
   if (fail_now()) return NULL;
   if (!NH_HEAP_GUARD) return __real_calloc(n, size);
   if (size && n > (SIZE_MAX - HEAD - GUARD) / size) return NULL;
-  return guarded(__real_calloc(1, HEAD + n * size + GUARD), n * size);
+  void *p = guarded(__real_calloc(1, HEAD + n * size + GUARD), n * size);
+  if (p) __atomic_add_fetch(&live_blocks, 1, __ATOMIC_SEQ_CST);
+  return p;
 }
 void *__wrap_realloc(void *p, size_t size) {
   allocations += counting;
@@ -89,11 +97,13 @@ void *__wrap_realloc(void *p, size_t size) {
   unsigned char *head = NH_HEAP_GUARD && p ? head_of(p) : NULL;
   if (!NH_HEAP_GUARD || (p && !head)) return __real_realloc(p, size);
   if (size > SIZE_MAX - HEAD - GUARD) return NULL;
-  return guarded(__real_realloc(head ? head : p, HEAD + size + GUARD), size);
+  void *q = guarded(__real_realloc(head ? head : p, HEAD + size + GUARD), size);
+  if (q && !p) __atomic_add_fetch(&live_blocks, 1, __ATOMIC_SEQ_CST); /* realloc(NULL, n): a new block */
+  return q;
 }
 void __wrap_free(void *p) {
   unsigned char *head = NH_HEAP_GUARD && p ? head_of(p) : NULL;
-  if (head) ((uint64_t *)head)[1] = FREED;
+  if (head) ((uint64_t *)head)[1] = FREED, __atomic_sub_fetch(&live_blocks, 1, __ATOMIC_SEQ_CST);
   __real_free(head ? head : p);
 }
 

@@ -1,0 +1,924 @@
+/* bench/: the nhbench command line through the real binary, each printed figure compared with what
+ * the test reads itself from the results file (the HDF5 datasets and attributes, through the
+ * results/ reader or the HDF5 API) or computes by hand; exit codes and messages of the error paths
+ * (issue 16, a second round of mutation robustness). */
+#include <criterion/criterion.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/report.h"
+#include "results/results.h"
+#include "studies/observables.h"
+#include "studies/study.h"
+#include "tests/helpers.h"
+
+#define DATA NHBENCH_SOURCE_DIR "/tests/data/"
+
+static char out[1 << 18];
+
+static void expect_has(const char *text, const char *needle) {
+  cr_expect(strstr(text, needle) != NULL, "'%s' not in:\n%.4000s", needle, text);
+}
+
+/* `nhbench run DATA/SPEC -o PATH SET` into a temporary PATH named by tag. */
+static void results_file(char *path, size_t len, const char *tag, const char *spec, const char *set) {
+  char args[1024];
+  snprintf(path, len, "/tmp/nhbench-mut2-bench-%d-%s.h5", (int)getpid(), tag);
+  snprintf(args, sizeof args, "run " DATA "%s -o %s %s", spec, path, set);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+}
+
+/* `nhbench FMT` with FMT's one %s the path; the exit status, the output in out. */
+static int nhb_on(const char *fmt, const char *path) {
+  char args[1024];
+  snprintf(args, sizeof args, fmt, path);
+  return test_run_nhbench(args, out, sizeof out);
+}
+
+/* The shortest "%.17g"-or-shorter form of v that reads back exactly (as the export promises). */
+static void shortest(char *buf, size_t len, double v) {
+  if (isnan(v)) {
+    snprintf(buf, len, "NaN");
+    return;
+  }
+  for (int p = 1; p <= 17; p++) {
+    snprintf(buf, len, "%.*g", p, v);
+    if (strtod(buf, NULL) == v) return;
+  }
+}
+
+/* ---- nhbench info: its arguments ------------------------------------------------------------ */
+
+/* info takes exactly one FILE: a second argument is refused with exit 2, naming it (before the
+ * file is even opened), no FILE is refused too, and -h prints the usage on stdout with exit 0. */
+Test(mut2_bench, info_takes_exactly_one_file) {
+  cr_expect_eq(test_run_nhbench("info /nonexistent/a.h5 extra", out, sizeof out), 2);
+  const char *msg = "nhbench info: unexpected argument 'extra'\nusage: nhbench info [-h | --help] FILE.h5\n";
+  cr_expect(strncmp(out, msg, strlen(msg)) == 0, "%s", out);
+  cr_expect_eq(test_run_nhbench("info a.h5 b.h5 c.h5", out, sizeof out), 2);
+  cr_expect(strncmp(out, "nhbench info: unexpected argument 'b.h5'\n", 41) == 0, "%s", out);
+  cr_expect_eq(test_run_nhbench("info", out, sizeof out), 2);
+  cr_expect(strncmp(out, "nhbench info: no FILE.h5 given\nusage: nhbench info", 50) == 0, "%s", out);
+  cr_expect_eq(test_run_nhbench("info --bogus x.h5", out, sizeof out), 2);
+  cr_expect(strncmp(out, "nhbench info: unknown option '--bogus'\n", 39) == 0, "%s", out);
+  cr_expect_eq(test_run_nhbench("info -h 2>/dev/null", out, sizeof out), 0);
+  cr_expect(strncmp(out, "usage: nhbench info [-h | --help] FILE.h5\n", 42) == 0, "%s", out);
+  cr_expect_eq(test_run_nhbench("info x.h5 --help", out, sizeof out), 0);
+  cr_expect(strncmp(out, "usage: nhbench info", 19) == 0, "%s", out);
+}
+
+/* ---- observables and series: labels put into the file by the test ---------------------------- */
+
+/* Replaces the `labels` attribute of /trajectory/observables/NAME by "lab 0", "lab 1", ... (one
+ * per component, blanks included) and returns the width. */
+static int relabel(const char *path, const char *name) {
+  char obj[256];
+  snprintf(obj, sizeof obj, "/trajectory/observables/%s", name);
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  cr_assert_geq(f, 0);
+  hid_t ds = H5Dopen2(f, obj, H5P_DEFAULT);
+  cr_assert_geq(ds, 0, "%s", obj);
+  hid_t sp = H5Dget_space(ds);
+  hsize_t dims[8];
+  const int rank = H5Sget_simple_extent_dims(sp, dims, NULL);
+  H5Sclose(sp);
+  const int width = (int)dims[rank - 1];
+  cr_assert(width >= 1 && width <= 8);
+  char text[8][16];
+  const char *labels[8];
+  for (int c = 0; c < width; c++) snprintf(text[c], sizeof text[c], "lab %d", c), labels[c] = text[c];
+  cr_assert_geq(H5Adelete(ds, "labels"), 0);
+  hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, H5T_VARIABLE);
+  hsize_t n = (hsize_t)width;
+  hid_t as = H5Screate_simple(1, &n, NULL);
+  hid_t a = H5Acreate2(ds, "labels", t, as, H5P_DEFAULT, H5P_DEFAULT);
+  cr_assert_geq(H5Awrite(a, t, labels), 0);
+  H5Aclose(a), H5Sclose(as), H5Tclose(t), H5Dclose(ds), H5Fclose(f);
+  return width;
+}
+
+/* export observables: per observable (in the file's order) its index, name, width and units, then
+ * "#   components: L0, L1, ..., Lw-1" (commas between, none after the last) and a comment per
+ * method that does not define it; all as the file holds them (read here through results/). */
+Test(mut2_bench, export_observables_lists_labels_and_absences) {
+  char path[128];
+  results_file(path, sizeof path, "obs", "trajectory_particle.cfg", "--set T=0.4");
+  const int wq = relabel(path, "q");
+  cr_assert_gt(wq, 1, "q has several components");
+  nh_h5 f;
+  cr_assert_eq(nh_h5_open(&f, "test", path), 0);
+  int nobs = 0;
+  nh_h5_observable *obs = NULL;
+  cr_assert_eq(nh_h5_read_observables(&f, &nobs, &obs), 0);
+  cr_assert_eq(nobs, 4, "q, error_q_max, energy_error, multiplier");
+  char want[1 << 14];
+  size_t len = (size_t)snprintf(want, sizeof want, "# index name width units\n");
+  int absences = 0;
+  for (int i = 0; i < nobs; i++) {
+    len += (size_t)snprintf(want + len, sizeof want - len, "%d %s %d %s\n#   components:", i, obs[i].name,
+                            obs[i].width, obs[i].units);
+    for (int c = 0; c < obs[i].width; c++)
+      len += (size_t)snprintf(want + len, sizeof want - len, " %s%s", obs[i].labels[c], c < obs[i].width - 1 ? "," : "");
+    len += (size_t)snprintf(want + len, sizeof want - len, "\n");
+    for (int m = 0; m < f.nmethods; m++)
+      if (obs[i].absent[m][0]) {
+        len += (size_t)snprintf(want + len, sizeof want - len, "#   absent for method %d: %s\n", m, obs[i].absent[m]);
+        absences++;
+      }
+  }
+  cr_expect_gt(absences, 0, "rk4 defines no multiplier");
+  cr_expect(strstr(want, "#   components: lab 0, lab 1"), "the relabelled q:\n%s", want);
+  cr_expect_eq(nhb_on("export %s observables", path), 0, "%s", out);
+  cr_expect_str_eq(out, want);
+  nh_h5_free_observables(nobs, obs);
+  nh_h5_close(&f);
+  remove(path);
+}
+
+/* export series of a trajectory run other than the first (method 1, h[1], IC 1): the header names
+ * the columns by their labels with blanks as '_', the observable, its units, the method, the h
+ * index, the IC and the run's status; then nsamples_h[1] rows of t and the components, each
+ * number the file's to the bit. */
+Test(mut2_bench, export_series_of_one_run_to_the_bit) {
+  char path[128];
+  results_file(path, sizeof path, "series", "trajectory_particle.cfg", "--set T=0.4");
+  const int w = relabel(path, "q");
+  nh_h5 f;
+  cr_assert_eq(nh_h5_open(&f, "test", path), 0);
+  const long long nh = nh_h5_dim(&f, "h"), nic = nh_h5_dim(&f, "ic");
+  cr_assert(nh == 2 && nic == 2 && f.nmethods == 2, "%lld h, %lld ICs, %d methods", nh, nic, f.nmethods);
+  int *nsh = nh_h5_ints(&f, "nsamples_h", "h", NULL);
+  int *status = nh_h5_ints(&f, "status", "method,h,ic", NULL);
+  long long one = 1;
+  double *t = nh_h5_doubles_at(&f, "t", "h,sample", 1, &one, NULL);
+  const long long idx[3] = {1, 1, 1};
+  double *x = nh_h5_doubles_at(&f, "observables/q", "method,h,ic,sample,component", 3, idx, NULL);
+  char *units = nh_h5_attr_string(&f, "observables/q", "units");
+  cr_assert(nsh && status && t && x && units);
+  /* T = 0.4, h = 0.05, a sample every 2 steps: t = 0, 0.1, 0.2, 0.3, 0.4. */
+  cr_expect_eq(nsh[1], 5);
+  char want[1 << 14];
+  size_t len = (size_t)snprintf(want, sizeof want, "# t");
+  for (int c = 0; c < w; c++) len += (size_t)snprintf(want + len, sizeof want - len, " lab_%d", c);
+  len += (size_t)snprintf(want + len, sizeof want - len, "\n# q [%s] of method 1 %s, h index 1, IC 1, status %d\n", units,
+                          f.methods[1], status[(1 * nh + 1) * nic + 1]);
+  for (int s = 0; s < nsh[1]; s++) {
+    char num[40];
+    shortest(num, sizeof num, t[s]);
+    len += (size_t)snprintf(want + len, sizeof want - len, "%s", num);
+    for (int c = 0; c < w; c++) {
+      shortest(num, sizeof num, x[s * w + c]);
+      len += (size_t)snprintf(want + len, sizeof want - len, " %s", num);
+    }
+    len += (size_t)snprintf(want + len, sizeof want - len, "\n");
+  }
+  cr_expect_eq(nhb_on("export %s series --method 1 --h 1 --ic 1", path), 0, "%s", out);
+  cr_expect_str_eq(out, want);
+  /* The multiplier of rk4 (method 0): NaN throughout, and the comment says why. */
+  cr_expect_eq(nhb_on("export %s series --observable multiplier --method 0 --h 0 --ic 1", path), 0, "%s", out);
+  expect_has(out, "\n# absent for this method: ");
+  expect_has(out, ", h index 0, IC 1, status 0\n");
+  free(nsh), free(status), free(t), free(x), free(units);
+  nh_h5_close(&f);
+  remove(path);
+}
+
+/* ---- nhbench_bench --quick: the printed figures recomputed ---------------------------------- */
+
+
+/* nhbench_bench ARGS (from the source directory), stdout into out; its exit status. */
+static int run_bench(const char *args) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "cd %s && %s %s 2>/dev/null", NHBENCH_SOURCE_DIR, NHBENCH_BENCH_EXE, args);
+  return test_run_command(cmd, out, sizeof out);
+}
+
+/* The line after the one that ends with `tail` (NULL if none). */
+static const char *after_line(const char *text, const char *tail) {
+  const char *p = strstr(text, tail);
+  return p ? p + strlen(tail) : NULL;
+}
+
+/* Two figures printed rounded (a to ra, b to rb, absolute half-units) and their printed ratio
+ * (rounded to rr): is the ratio a/b as far as the rounding lets one tell? */
+static int ratio_agrees(double ratio, double rr, double a, double ra, double b, double rb) {
+  if (!(a > 0 && b > ra && ratio > 0)) return 0;
+  const double lo = (a - ra) / (b + rb), hi = (a + ra) / (b - rb);
+  return ratio >= lo * (1 - 1e-12) - rr && ratio <= hi * (1 + 1e-12) + rr;
+}
+
+/* The step-cost tables of nhbench_bench --quick: the four systems at their step sizes (the
+ * header says so), one row per method, "n/a" exactly where nh_method_applies refuses the method,
+ * and the Newton iterations, right-hand sides and Jacobians per step what 1000 steps of the method
+ * from the system's default state cost when this test steps them itself (with the method's init,
+ * as the bench times it); "x rk4" the ratio of each row's ns/step to rk4's (1.00 for rk4). The
+ * LU table lists the sizes 2, 4, 7, 8, 12, 16, 24 with GSL/nhb the ratio of the two timings; the
+ * sampling table its five variants, each ratio against the first; the GSL driver rows their
+ * ratios to the rk4 rows of the floors table. */
+Test(mut2_bench, bench_quick_figures_recomputed, .timeout = 240) {
+  cr_assert_eq(run_bench("--quick --only lu,steps,floors,sampling"), 0, "%s", out);
+  static const struct {
+    const char *name;
+    double h;
+  } systems[] = {{"chaotic_particle", 0.2}, {"cvt", 0.05}, {"falling_disk", 0.01}, {"chaplygin_sleigh", 0.1}};
+  const long steps = 1000;
+  int applicable = 0, refused = 0;
+  for (int s = 0; s < 4; s++) {
+    char head[256];
+    snprintf(head, sizeof head, "step cost, %s, h = %g, %ld steps each, one thread\n", systems[s].name, systems[s].h,
+             steps);
+    const char *line = after_line(out, head);
+    cr_assert(line, "no table '%s':\n%s", head, out);
+    line = strchr(line, '\n') + 1; /* the column names */
+    nh_system sys = test_system(systems[s].name, NULL);
+    int rows = 0;
+    double rk4_ns = -1;
+    for (; *line && *line != '\n'; line = strchr(line, '\n') + 1, rows++) {
+      double ns, x, newton, rhs, jac;
+      char name[128];
+      int pos = 0;
+      const int numeric = sscanf(line, "%lf %lf %lf %lf %lf %n", &ns, &x, &newton, &rhs, &jac, &pos) == 5;
+      if (numeric) cr_assert_eq(sscanf(line + pos, "%127s", name), 1);
+      else cr_assert_eq(sscanf(line, " n/a %127s", name), 1, "row: %.200s", line);
+      nh_method *m = test_method(name);
+      char err[512];
+      const int applies = nh_method_applies(m, &sys, err, sizeof err) == 0;
+      cr_expect_eq(numeric, applies, "%s on %s: %s", name, systems[s].name, numeric ? "applies not" : "refused");
+      if (numeric && applies) {
+        applicable++;
+        nh_state st;
+        nh_system_default_state(&sys, &st);
+        nh_cost cost = {0};
+        cr_assert_eq(nh_method_init(m, &sys, &st, systems[s].h, &cost), NH_STEP_OK);
+        cr_assert_eq(nh_integrate(m, &sys, &st, steps, systems[s].h, &cost, 0, NULL), NH_STEP_OK);
+        const double want[3] = {(double)cost.newton_iterations / steps, (double)cost.rhs_evals / steps,
+                                (double)cost.jacobian_evals / steps};
+        const double got[3] = {newton, rhs, jac};
+        for (int k = 0; k < 3; k++)
+          cr_expect(fabs(got[k] - want[k]) <= 0.005 + 1e-12, "%s on %s, column %d: %g printed, %g by stepping", name,
+                    systems[s].name, k, got[k], want[k]);
+        if (rows == 0) {
+          cr_expect_str_eq(name, "rk4", "rk4 first: the ratio's base");
+          cr_expect_eq(x, 1.0, "rk4 against itself");
+          rk4_ns = ns;
+        } else {
+          cr_expect(ratio_agrees(x, 0.005, ns, 0.5, rk4_ns, 0.5), "%s on %s: x rk4 %g of %g / %g ns", name,
+                    systems[s].name, x, ns, rk4_ns);
+        }
+      }
+      refused += !applies;
+      nh_method_free(m);
+    }
+    cr_expect_eq(rows, 14, "%s: %d methods", systems[s].name, rows);
+  }
+  cr_expect(applicable > 30 && refused > 5, "%d rows measured, %d refused", applicable, refused);
+  /* LU */
+  const char *lu = after_line(out, "max rel diff\n");
+  cr_assert(lu, "no LU table:\n%s", out);
+  static const int sizes[] = {2, 4, 7, 8, 12, 16, 24};
+  for (int k = 0; k < 7; k++, lu = strchr(lu, '\n') + 1) {
+    int m;
+    double g, h, ratio, diff;
+    cr_assert_eq(sscanf(lu, "%d %lf %lf %lf %lf", &m, &g, &h, &ratio, &diff), 5, "%.200s", lu);
+    cr_expect_eq(m, sizes[k]);
+    cr_expect(ratio_agrees(ratio, 0.005, g, 0.5, h, 0.5), "m = %d: GSL/nhb %g of %g / %g", m, ratio, g, h);
+  }
+  /* sampling */
+  const char *sm = after_line(out, "observables sampling, nh_newmark(0.1,0.1,1/2) on chaotic_particle, 1000 steps, "
+                                   "median of 5:\n");
+  cr_assert(sm, "no sampling table:\n%s", out);
+  static const char *const variants[] = {"nh_integrate (no sampling)", "sampled run, no observables, K = 10",
+                                         "energy_error every step", "energy_error every 10 steps",
+                                         "4 observables every step"};
+  double ns0 = -1;
+  for (int v = 0; v < 5; v++, sm = strchr(sm, '\n') + 1) {
+    double ns, ratio;
+    int pos = 0;
+    cr_assert_eq(sscanf(sm, "%lf ns/step %lf x  %n", &ns, &ratio, &pos), 2, "%.200s", sm);
+    cr_expect(strncmp(sm + pos, variants[v], strlen(variants[v])) == 0 && sm[pos + strlen(variants[v])] == '\n',
+              "variant %d: %.100s", v, sm + pos);
+    if (v == 0) {
+      ns0 = ns;
+      cr_expect_eq(ratio, 1.0);
+    } else {
+      cr_expect(ratio_agrees(ratio, 0.0005, ns, 0.5, ns0, 0.5), "variant %d: %g x of %g / %g", v, ratio, ns, ns0);
+    }
+  }
+  /* GSL drivers against the rk4 rows of the floors table */
+  const char *fl = after_line(out, "state diff  method\n");
+  cr_assert(fl);
+  double hns, fns;
+  cr_assert_eq(sscanf(fl, "%lf %lf", &hns, &fns), 2);
+  for (int g = 0; g < 2; g++) {
+    const char *name = g ? "GSL odeiv2 rk8pd driver (" : "GSL odeiv2 rk4 driver (";
+    const char *row = strstr(out, name);
+    cr_assert(row);
+    while (row > out && row[-1] != '\n') row--;
+    double ns, r1, r2;
+    cr_assert_eq(sscanf(row, "%lf", &ns), 1);
+    cr_assert_eq(sscanf(strstr(row, name) + strlen(name), "%lf x nhbench's rk4, %lf x the rk4 floor)", &r1, &r2), 2,
+                 "%.200s", row);
+    cr_expect(ratio_agrees(r1, 0.005, ns, 0.5, hns, 0.5), "%s: %g x of %g / %g", name, r1, ns, hns);
+    cr_expect(ratio_agrees(r2, 0.005, ns, 0.5, fns, 0.5), "%s: %g x of %g / %g", name, r2, ns, fns);
+  }
+}
+
+/* ---- claims measures: which sample a time selects ------------------------------------------- */
+
+
+/* A measure of observables/q of rk4, IC 0, component 0 in DIR/traj.h5 at h = H and t = T. */
+static int q_at(const char *dir, double h, double t, double *m, char *why, size_t len) {
+  nh_measure ms;
+  memset(&ms, 0, sizeof ms);
+  snprintf(ms.file, sizeof ms.file, "traj");
+  snprintf(ms.data, sizeof ms.data, "observables/q");
+  ms.reduce = NH_REDUCE_VALUE;
+  ms.from = -INFINITY, ms.to = INFINITY;
+  const char *dims[] = {"method", "h", "ic", "component", "t"};
+  const double values[] = {0, h, 0, 0, t};
+  for (int k = 0; k < 5; k++) {
+    nh_select *s = &ms.select[ms.nselect++];
+    snprintf(s->dim, sizeof s->dim, "%s", dims[k]);
+    s->value = values[k];
+  }
+  why[0] = '\0';
+  return nh_measure_eval(&ms, dir, m, why, len);
+}
+
+/* trajectory_particle.cfg at T = 0.4, sampled every 2 steps: h = 0.1 has samples at t = 0, 0.2,
+ * 0.4, h = 0.05 at t = 0, 0.1, ..., 0.4 (read here from /trajectory/t). A time selects the nearest
+ * sample within half the sample interval (0.1 and 0.05): t = 0.49 is the last sample at h = 0.1,
+ * t = 0.51 none (0.11 away), nor t = -0.11; at h = 0.05 t = 0.44 is the last sample and 0.46 none.
+ * h must match to round-off: 0.05 * (1 + 1e-15) is h[1], 0.05 * (1 + 1e-6) no step size. */
+Test(mut2_bench, measure_time_within_half_a_sample_interval) {
+  char dir[128], path[256], args[512], why[1024];
+  snprintf(dir, sizeof dir, "/tmp/nhbench-mut2-bench-%d-meas", (int)getpid());
+  snprintf(path, sizeof path, "%s/traj.h5", dir);
+  snprintf(args, sizeof args, "run " DATA "trajectory_particle.cfg -o %s --set T=0.4", path);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  cr_assert_geq(f, 0);
+  double t[2][5], q[2][2][2][5][3]; /* [h][sample]; [method][h][ic][sample][component] */
+  hid_t ds = H5Dopen2(f, "/trajectory/t", H5P_DEFAULT);
+  cr_assert_geq(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, t), 0);
+  H5Dclose(ds);
+  ds = H5Dopen2(f, "/trajectory/observables/q", H5P_DEFAULT);
+  hid_t sp = H5Dget_space(ds);
+  cr_assert_eq(H5Sget_simple_extent_npoints(sp), 2 * 2 * 2 * 5 * 3, "q: 2 methods, 2 h, 2 ICs, 5 samples, 3 components");
+  H5Sclose(sp);
+  cr_assert_geq(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, q), 0);
+  H5Dclose(ds), H5Fclose(f);
+  cr_assert(t[0][2] == 0.4 && t[1][4] == 0.4 && t[1][1] == 0.1, "sample times");
+  double m;
+  const struct {
+    double h, t;
+    int sample; /* -1: none */
+  } cases[] = {{0.1, 0.49, 2}, {0.1, 0.51, -1}, {0.1, -0.09, 0}, {0.1, -0.11, -1}, {0.1, 0.29, 1},
+               {0.1, 0.31, 2}, {0.05, 0.44, 4}, {0.05, 0.46, -1}, {0.05, 0.26, 3}, {0.05 * (1 + 1e-15), 0.1, 1}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    const int hi = cases[k].h < 0.075;
+    const int rc = q_at(dir, cases[k].h, cases[k].t, &m, why, sizeof why);
+    if (cases[k].sample < 0) {
+      cr_expect_eq(rc, -1, "h = %g, t = %g: picked %g", cases[k].h, cases[k].t, m);
+      char want[64];
+      snprintf(want, sizeof want, "no sample at t = %.10g in the file", cases[k].t);
+      cr_expect(strstr(why, want), "%s", why);
+    } else {
+      cr_expect_eq(rc, 0, "h = %g, t = %g: %s", cases[k].h, cases[k].t, why);
+      cr_expect_eq(m, q[0][hi][0][cases[k].sample][0], "h = %g, t = %g: sample %d", cases[k].h, cases[k].t,
+                   cases[k].sample);
+    }
+  }
+  cr_expect_eq(q_at(dir, 0.05 * (1 + 1e-6), 0.1, &m, why, sizeof why), -1);
+  cr_expect(strstr(why, "no h = 0.05000005 in the file"), "%s", why);
+  snprintf(args, sizeof args, "rm -rf %s", dir);
+  cr_expect_eq(system(args), 0);
+}
+
+/* ---- nhbench info: whole sections rebuilt from the file ------------------------------------- */
+
+/* "%.2e", or "-" for NaN: how info prints a statistic (its usage text). */
+static const char *sci(char *buf, size_t len, double v) {
+  if (isnan(v)) snprintf(buf, len, "-");
+  else snprintf(buf, len, "%.2e", v);
+  return buf;
+}
+
+/* A method name in the columns left of a 120-column line after `used`: cut to room − 3 characters
+ * and "..." when longer (at least 12 columns of room). */
+static size_t put_name_into(char *buf, size_t len, const char *name, int used) {
+  int room = 120 - used < 12 ? 12 : 120 - used;
+  if ((int)strlen(name) <= room) return (size_t)snprintf(buf, len, "%s\n", name);
+  return (size_t)snprintf(buf, len, "%.*s...\n", room - 3, name);
+}
+
+/* nhbench info on an ensemble with a grid (small_ensemble.cfg, T = 0.4, one thread): the setup
+ * lines (h and T/h steps, the sampling and the number of samples, the random ensemble's count,
+ * energy and seed, how many methods the spec lists and the grid adds), the energy table and the
+ * cost table, the spec's methods first, then under a heading the grid's: every row rebuilt here
+ * from the summary, cost and wall_time datasets of the file, the long names cut at 120 columns. */
+Test(mut2_bench, info_ensemble_tables_from_the_file) {
+  char path[128];
+  results_file(path, sizeof path, "ens", "small_ensemble.cfg", "--set T=0.4 -j 1");
+  nh_h5 f;
+  cr_assert_eq(nh_h5_open(&f, "test", path), 0);
+  nh_ensemble_summary *sum = nh_h5_read_ensemble_summary(&f);
+  nh_cost *cost = nh_h5_costs(&f, "cost", "method", NULL);
+  double *wall = nh_h5_doubles(&f, "wall_time", "method", NULL);
+  cr_assert(sum && cost && wall);
+  const long long ns = nh_h5_dim(&f, "sample");
+  int np = 0;
+  for (int m = 0; m < f.nmethods; m++) np += f.primary[m];
+  cr_assert(np == 2 && f.nmethods == 2 + 5, "2 listed, 2 x 3 grid points less (0.1, 0.4): %d of %d", np, f.nmethods);
+  cr_expect_eq(ns, 2, "t = 0 and 0.4");
+  char want[1 << 15];
+  size_t len = (size_t)snprintf(want, sizeof want,
+                                "  h            0.2 (2 steps); dE sampled every 2 steps, 2 samples\n"
+                                "  ensemble     5 random initial conditions on D at energy 1.535, seed 7\n"
+                                "  methods      7: 2 listed in the spec, 5 more from 1 grid\n\n"
+                                "Energy error dE = E(t) - E0, over the ICs that ran to T (max|dE|: largest max_t |dE|; "
+                                "median\nmax|dE|: median over the ICs; slope: least-squares slope of dE against t; var: "
+                                "ensemble variance at T):\n");
+  len += (size_t)snprintf(want + len, sizeof want - len, "%4s %7s %10s %14s %11s %10s  %s\n", "#", "failed", "max|dE|",
+                          "median max|dE|", "mean slope", "var(dE,T)", "method");
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass) len += (size_t)snprintf(want + len, sizeof want - len, "  grid methods not listed in the spec:\n");
+    for (int m = 0; m < f.nmethods; m++) {
+      if (f.primary[m] != !pass) continue;
+      char a[24], b[24], c[24], d[24], fl[32];
+      snprintf(fl, sizeof fl, "%d/%d", sum[m].failures, sum[m].ok + sum[m].failures);
+      cr_expect_eq(sum[m].ok + sum[m].failures, 5, "method %d: every IC counted", m);
+      len += (size_t)snprintf(want + len, sizeof want - len, "%4d %7s %10s %14s %11s %10s  ", m, fl,
+                              sci(a, sizeof a, sum[m].max_max_abs_dE), sci(b, sizeof b, sum[m].median_max_abs_dE),
+                              sci(c, sizeof c, sum[m].mean_drift_slope), sci(d, sizeof d, sum[m].final_var));
+      len += put_name_into(want + len, sizeof want - len, f.methods[m], 63);
+    }
+  }
+  len += (size_t)snprintf(want + len, sizeof want - len,
+                          "\nCost, summed over the ICs (steps: calls of a base method's step); max resid: max_t "
+                          "|mu(q).v| over the\nICs that ran to T:\n%4s %10s %12s %12s %12s %12s %9s  %s\n",
+                          "#", "max resid", "steps", "rhs evals", "Newton its", "constr evals", "wall[s]", "method");
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass) len += (size_t)snprintf(want + len, sizeof want - len, "  grid methods not listed in the spec:\n");
+    for (int m = 0; m < f.nmethods; m++) {
+      if (f.primary[m] != !pass) continue;
+      char a[24];
+      /* 5 ICs of T/h = 2 steps each; every base step counted */
+      cr_expect_geq(cost[m].steps, 10, "method %d: %llu steps", m, cost[m].steps);
+      len += (size_t)snprintf(want + len, sizeof want - len, "%4d %10s %12llu %12llu %12llu %12llu %9.3g  ", m,
+                              sci(a, sizeof a, sum[m].max_residual), cost[m].steps, cost[m].rhs_evals,
+                              cost[m].newton_iterations, cost[m].constraint_evals, wall[m]);
+      len += put_name_into(want + len, sizeof want - len, f.methods[m], 79);
+    }
+  }
+  cr_expect_eq(cost[1].steps, 10, "rk4: 5 ICs x 2 steps");
+  cr_expect_eq(cost[1].rhs_evals, 40, "rk4: 4 right-hand sides a step");
+  cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
+  expect_has(out, want);
+  /* The header: the provenance attributes as the file holds them. */
+  char *date = nh_h5_attr_string(&f, "/", "date"), *version = nh_h5_attr_string(&f, "/", "version");
+  char *compiler = nh_h5_attr_string(&f, "/", "compiler"), *command = nh_h5_attr_string(&f, "/", "command");
+  cr_assert(date && version && compiler && command);
+  char head[4096];
+  snprintf(head, sizeof head,
+           "%s: ensemble study\n  system       chaotic_particle()\n  T            0.4\n  spec         " DATA
+           "small_ensemble.cfg\n  overrides    T=0.4\n  written      %s by nhbench %s (%s), 1 threads\n"
+           "  command      %s\n  h            0.2 (",
+           path, date, version, compiler, command);
+  cr_expect(strncmp(out, head, strlen(head)) == 0, "header:\n%s\nwanted:\n%s", out, head);
+  expect_has(command, "nhbench run " DATA "small_ensemble.cfg -o ");
+  free(date), free(version), free(compiler), free(command);
+  free(sum), free(cost), free(wall);
+  nh_h5_close(&f);
+  remove(path);
+}
+
+/* nhbench info on a one-step study (onestep_random.cfg: 3 random ICs, 2 points along each, h =
+ * 0.1 and 0.05): the points line, and rk4's row of the slope table rebuilt from the file's
+ * datasets (a NaN as "-"). */
+Test(mut2_bench, info_onestep_row_from_the_file) {
+  char path[128];
+  results_file(path, sizeof path, "one", "onestep_random.cfg", "");
+  nh_h5 f;
+  cr_assert_eq(nh_h5_open(&f, "test", path), 0);
+  static const char *const cols[] = {"slope", "slope_stderr", "fit_h_min", "fit_h_max", "action_slope",
+                                     "summary/max_adjoint_defect", "summary/cond_min", "summary/cond_max"};
+  double *d[8];
+  for (int k = 0; k < 8; k++) cr_assert_not_null(d[k] = nh_h5_doubles(&f, cols[k], "method", NULL));
+  int *expected = nh_h5_ints(&f, "slope_expected", "method", NULL), *failures = nh_h5_ints(&f, "summary/failures", "method", NULL);
+  cr_assert(expected && failures);
+  cr_expect_eq(expected[0], 5, "rk4: local error O(h^5)");
+  char s[48], r[48], a[24], ad[24], c0[24], c1[24], cr[64], want[1024];
+  if (isnan(d[0][0])) snprintf(s, sizeof s, "no fit");
+  else snprintf(s, sizeof s, "%.3f +- %.1e", d[0][0], d[1][0]);
+  if (isnan(d[2][0])) snprintf(r, sizeof r, "-");
+  else snprintf(r, sizeof r, "%.3g .. %.3g", d[2][0], d[3][0]);
+  if (isnan(d[4][0])) snprintf(a, sizeof a, "-");
+  else snprintf(a, sizeof a, "%.3f", d[4][0]);
+  if (isnan(d[6][0])) snprintf(cr, sizeof cr, "-");
+  else snprintf(cr, sizeof cr, "%s..%s", sci(c0, sizeof c0, d[6][0]), sci(c1, sizeof c1, d[7][0]));
+  cr_expect(!isnan(d[0][0]) && d[2][0] == 0.05 && d[3][0] == 0.1, "a fit over both h");
+  size_t len = (size_t)snprintf(want, sizeof want, "\n%4d %8d %17s %16s %7s %10s %19s %6d  ", 0, expected[0], s, r, a,
+                                sci(ad, sizeof ad, d[5][0]), cr, failures[0]);
+  put_name_into(want + len, sizeof want - len, "rk4", 99);
+  cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
+  expect_has(out, "\n  points       2 per IC, 6 in all; 2 step sizes\n");
+  expect_has(out, want);
+  for (int k = 0; k < 8; k++) free(d[k]);
+  free(expected), free(failures);
+  nh_h5_close(&f);
+  remove(path);
+}
+
+/* nhbench info on a work-precision study (work_precision_small.cfg: 3 methods, h = 0.1, 0.05,
+ * 0.025, wall time the median of 2 runs): every row rebuilt from the file, the error in the study's
+ * pareto_norm, W and T where the file flags the fronts, the status by name. */
+Test(mut2_bench, info_work_precision_rows_from_the_file) {
+  char path[128];
+  results_file(path, sizeof path, "wp", "work_precision_small.cfg", "");
+  nh_h5 f;
+  cr_assert_eq(nh_h5_open(&f, "test", path), 0);
+  char *pn = nh_h5_attr_string(&f, ".", "pareto_norm");
+  cr_assert_not_null(pn);
+  int k = -1;
+  for (int i = 0; i < NH_WP_NORMS; i++)
+    if (strcmp(pn, nh_wp_norm_names[i]) == 0) k = i;
+  cr_assert_geq(k, 0, "%s", pn);
+  double *h = nh_h5_doubles(&f, "h", "h", NULL), *err = nh_h5_doubles(&f, "err", "method,h,norm", NULL);
+  double *work = nh_h5_doubles(&f, "work", "method,h", NULL), *wall = nh_h5_doubles(&f, "wall_time", "method,h", NULL);
+  int *pw = nh_h5_ints(&f, "pareto_work", "method,h", NULL), *pt = nh_h5_ints(&f, "pareto_time", "method,h", NULL);
+  int *status = nh_h5_ints(&f, "status", "method,h", NULL);
+  cr_assert(h && err && work && wall && pw && pt && status);
+  cr_assert_eq(f.nmethods, 3);
+  char want[1 << 14];
+  /* The one IC with its q0 and v0 (%.10g, ", " between). */
+  hsize_t shape[2];
+  double *q0 = nh_h5_doubles(&f, "q0", "ic,dof", shape), *v0 = nh_h5_doubles(&f, "v0", "ic,dof", NULL);
+  cr_assert(q0 && v0 && shape[0] == 1 && shape[1] >= 2, "one IC of several dof");
+  size_t len = (size_t)snprintf(want, sizeof want,
+                                "  h            3 values; wall time: the median of 2 runs\n"
+                                "  IC 0         discretization: q0 = (");
+  for (hsize_t j = 0; j < shape[1]; j++) len += (size_t)snprintf(want + len, sizeof want - len, "%s%.10g", j ? ", " : "", q0[j]);
+  len += (size_t)snprintf(want + len, sizeof want - len, "), v0 = (");
+  for (hsize_t j = 0; j < shape[1]; j++) len += (size_t)snprintf(want + len, sizeof want - len, "%s%.10g", j ? ", " : "", v0[j]);
+  len += (size_t)snprintf(want + len, sizeof want - len, ")\n");
+  free(q0), free(v0);
+  cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
+  expect_has(out, want);
+  len = (size_t)snprintf(want, sizeof want,
+                         "\nError at T in the %s norm against counted work (rhs + Jacobian + constraint evaluations) "
+                         "and\nwall time; pareto: W on the work front, T on the time front (no other run is better "
+                         "in both):\n%4s %10s %10s %12s %10s %6s  %s\n",
+                         pn, "#", "h", "err", "work", "wall[s]", "pareto", "status");
+  int fronts = 0;
+  for (int m = 0; m < 3; m++) {
+    len += (size_t)snprintf(want + len, sizeof want - len, "%4d ", m);
+    len += put_name_into(want + len, sizeof want - len, f.methods[m], 5);
+    for (int i = 0; i < 3; i++) {
+      const int c = m * 3 + i;
+      char e[24], marks[4] = "";
+      if (pw[c]) strcat(marks, "W");
+      if (pt[c]) strcat(marks, "T");
+      fronts += pw[c] + pt[c];
+      cr_expect_eq(status[c], 0);
+      len += (size_t)snprintf(want + len, sizeof want - len, "%4s %10.4g %10s %12.6g %10.3g %6s  %s\n", "", h[i],
+                              sci(e, sizeof e, err[c * NH_WP_NORMS + k]), work[c], wall[c], marks, "ok");
+    }
+  }
+  cr_expect_gt(fronts, 1, "some runs on the fronts");
+  expect_has(out, want);
+  free(pn), free(h), free(err), free(work), free(wall), free(pw), free(pt), free(status);
+  nh_h5_close(&f);
+  remove(path);
+}
+
+/* ---- export on an ensemble: the energy tables, exact ------------------------------------------ */
+
+/* The ensemble datasets the energy tables print, read through results/. */
+typedef struct {
+  nh_h5 f;
+  long long nic, ns;
+  double *t, *E0, *dE; /* dE: [method][ic][sample] */
+  int *status;         /* [method][ic] */
+} ens_file;
+
+static void ens_open(ens_file *e, const char *path) {
+  cr_assert_eq(nh_h5_open(&e->f, "test", path), 0);
+  e->t = nh_h5_doubles(&e->f, "t", "sample", NULL);
+  e->E0 = nh_h5_doubles(&e->f, "E0", "ic", NULL);
+  e->dE = nh_h5_doubles(&e->f, "dE", "method,ic,sample", NULL);
+  e->status = nh_h5_ints(&e->f, "status", "method,ic", NULL);
+  cr_assert(e->t && e->E0 && e->dE && e->status);
+  e->nic = nh_h5_dim(&e->f, "ic"), e->ns = nh_h5_dim(&e->f, "sample");
+}
+
+static void ens_close(ens_file *e) {
+  free(e->t), free(e->E0), free(e->dE), free(e->status);
+  nh_h5_close(&e->f);
+}
+
+/* The block of method m, IC ic as `export energy` writes it: its comment, then t and dE (or dE/E0)
+ * in the shortest exact form. */
+static size_t energy_block_text(char *buf, size_t len, const ens_file *e, int m, long long ic, int relative) {
+  char a[40], b[40];
+  shortest(a, sizeof a, e->E0[ic]);
+  size_t n = (size_t)snprintf(buf, len, "# method %d %s, IC %lld, E0 %s, status %d\n", m, e->f.methods[m], ic, a,
+                              e->status[m * e->nic + ic]);
+  for (long long s = 0; s < e->ns; s++) {
+    const double d = e->dE[(m * e->nic + ic) * e->ns + s];
+    shortest(a, sizeof a, e->t[s]);
+    shortest(b, sizeof b, relative ? d / e->E0[ic] : d);
+    n += (size_t)snprintf(buf + n, len - n, "%s %s\n", a, b);
+  }
+  return n;
+}
+
+/* export energy and energy-all-methods on small_ensemble.cfg (T = 0.4, 5 ICs, 7 methods, samples
+ * at t = 0, 0.4): the header says dE or dE/E0, one block per IC (or method) separated by two
+ * blank lines, in the order asked for; --ics A:B is A..B-1, "A:" to the last IC, "A" the one IC,
+ * none the first five; --relative divides by the IC's E0. */
+Test(mut2_bench, export_energy_tables_exact) {
+  char path[128];
+  results_file(path, sizeof path, "energy", "small_ensemble.cfg", "--set T=0.4");
+  ens_file e;
+  ens_open(&e, path);
+  cr_assert(e.nic == 5 && e.ns == 2 && e.f.nmethods == 7);
+  static char want[1 << 16];
+  const struct {
+    const char *args;
+    int method, relative, from, to; /* ICs from..to-1 */
+  } cases[] = {{"energy --method 1 --ics 2:4", 1, 0, 2, 4}, {"energy --relative --method 3 --ics 3:", 3, 1, 3, 5},
+               {"energy --ics 4 --method 6", 6, 0, 4, 5},    {"energy", 0, 0, 0, 5},
+               {"energy --ics=1:2 --relative", 0, 1, 1, 2}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    size_t n = (size_t)snprintf(want, sizeof want, "# t %s\n", cases[k].relative ? "dE/E0" : "dE");
+    for (int ic = cases[k].from; ic < cases[k].to; ic++) {
+      if (ic > cases[k].from) n += (size_t)snprintf(want + n, sizeof want - n, "\n\n");
+      n += energy_block_text(want + n, sizeof want - n, &e, cases[k].method, ic, cases[k].relative);
+    }
+    char fmt[256];
+    snprintf(fmt, sizeof fmt, "export %%s %s", cases[k].args);
+    cr_expect_eq(nhb_on(fmt, path), 0, "%s: %s", cases[k].args, out);
+    cr_expect_str_eq(out, want, "%s", cases[k].args);
+  }
+  /* energy-all-methods: the methods as listed (default: the spec's two), one IC. */
+  const struct {
+    const char *args;
+    int ic, relative, n, methods[7];
+  } all[] = {{"energy-all-methods --ic 2 --methods 5,1,5", 2, 0, 3, {5, 1, 5}},
+             {"energy-all-methods --relative --ic 4", 4, 1, 2, {0, 1}},
+             {"energy-all-methods --methods all", 0, 0, 7, {0, 1, 2, 3, 4, 5, 6}}};
+  for (size_t k = 0; k < sizeof all / sizeof *all; k++) {
+    size_t n = (size_t)snprintf(want, sizeof want, "# t %s\n", all[k].relative ? "dE/E0" : "dE");
+    for (int j = 0; j < all[k].n; j++) {
+      if (j) n += (size_t)snprintf(want + n, sizeof want - n, "\n\n");
+      n += energy_block_text(want + n, sizeof want - n, &e, all[k].methods[j], all[k].ic, all[k].relative);
+    }
+    char fmt[256];
+    snprintf(fmt, sizeof fmt, "export %%s %s", all[k].args);
+    cr_expect_eq(nhb_on(fmt, path), 0, "%s: %s", all[k].args, out);
+    cr_expect_str_eq(out, want, "%s", all[k].args);
+  }
+  /* Out of range: exit 2, the message giving the range, nothing on stdout. */
+  const struct {
+    const char *args, *msg;
+  } bad[] = {
+      {"energy --ics 5", "nhbench export: --ics 5:6: %s has initial conditions 0..4 (A:B selects A, ..., B-1)\n"},
+      {"energy --ics 2:6", "nhbench export: --ics 2:6: %s has initial conditions 0..4 (A:B selects A, ..., B-1)\n"},
+      {"energy --ics 3:3", "nhbench export: --ics 3:3: %s has initial conditions 0..4 (A:B selects A, ..., B-1)\n"},
+      {"energy --method 7", "nhbench export: --method 7: %s has methods 0..6\n"},
+      {"energy-all-methods --ic 5", "nhbench export: --ic 5: %s has initial conditions 0..4\n"},
+      {"energy --grid 1", "nhbench export: table 'energy' takes no option --grid (its options: --method --ics "
+                          "--relative)\n"},
+      {"energy-all-methods --h 1", "nhbench export: table 'energy-all-methods' takes no option --h (its options: "
+                                   "--relative --ic --methods)\n"},
+      {"energy --ic x", "nhbench export: --ic needs a whole number >= 0, not 'x'\n"},
+      {"grid --grid -1", "nhbench export: --grid needs a whole number >= 0, not '-1'\n"},
+      {"series --h 1.5", "nhbench export: --h needs a whole number >= 0, not '1.5'\n"},
+      {"energy --method 100000001", "nhbench export: --method needs a whole number >= 0, not '100000001'\n"},
+      {"energy --ics 1:x", "nhbench export: --ics '1:x': expected A:B (initial conditions A, ..., B-1), A: or A\n"},
+      {"grid --grid 1", "nhbench export: --grid 1: %s has grids 0..0\n"},
+      {"energy-all-methods --methods 1,7", "nhbench export: --methods '1,7': expected comma-separated method indices "
+                                           "0..6, or all\n"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    char cmd[1024], msg[512], errf[160];
+    snprintf(errf, sizeof errf, "/tmp/nhbench-mut2-bench-%d.err", (int)getpid());
+    snprintf(cmd, sizeof cmd, "%s export %s %s 2>%s", NHBENCH_EXE, path, bad[k].args, errf);
+    cr_expect_eq(test_run_command(cmd, out, sizeof out), 2, "%s", bad[k].args);
+    cr_expect_str_eq(out, "", "%s: stdout", bad[k].args);
+    FILE *fe = fopen(errf, "r");
+    cr_assert(fe);
+    char err[4096];
+    size_t n = fread(err, 1, sizeof err - 1, fe);
+    err[n] = '\0';
+    fclose(fe);
+    remove(errf);
+    snprintf(msg, sizeof msg, bad[k].msg, path);
+    cr_expect(strncmp(err, msg, strlen(msg)) == 0, "%s:\n%s\nwanted:\n%s", bad[k].args, err, msg);
+  }
+  ens_close(&e);
+  remove(path);
+}
+
+/* export series on an ensemble (ensemble_observables.cfg at T = 0.8, 4 ICs, samples every 2 steps
+ * of h = 0.2): the run is method I, IC K, no h index in the comment; every sample of the run, each
+ * number the file's to the bit; --h is refused (one step size), an unknown observable names the
+ * file's. */
+Test(mut2_bench, export_series_of_an_ensemble_run) {
+  char path[128];
+  results_file(path, sizeof path, "ensobs", "ensemble_observables.cfg", "--set T=0.8");
+  nh_h5 f;
+  cr_assert_eq(nh_h5_open(&f, "test", path), 0);
+  const long long ns = nh_h5_dim(&f, "sample"), nic = nh_h5_dim(&f, "ic");
+  cr_assert(ns == 3 && nic == 4 && f.nmethods == 3, "%lld samples, %lld ICs, %d methods", ns, nic, f.nmethods);
+  double *t = nh_h5_doubles(&f, "t", "sample", NULL);
+  const long long idx[2] = {2, 3};
+  hsize_t shape[4];
+  double *x = nh_h5_doubles_at(&f, "observables/q", "method,ic,sample,component", 2, idx, shape);
+  int *status = nh_h5_ints(&f, "status", "method,ic", NULL);
+  char *units = nh_h5_attr_string(&f, "observables/q", "units");
+  int wl = 0;
+  char **labels = nh_h5_attr_strings(&f, "observables/q", "labels", &wl);
+  cr_assert(t && x && status && units && labels);
+  const int w = (int)shape[3];
+  cr_assert_eq(wl, w);
+  char want[1 << 14], num[40];
+  size_t len = (size_t)snprintf(want, sizeof want, "# t");
+  for (int c = 0; c < w; c++) {
+    len += (size_t)snprintf(want + len, sizeof want - len, " ");
+    for (const char *p = labels[c]; *p; p++) want[len++] = *p == ' ' ? '_' : *p;
+    want[len] = '\0';
+  }
+  len += (size_t)snprintf(want + len, sizeof want - len, "\n# q [%s] of method 2 %s, IC 3, status %d\n", units,
+                          f.methods[2], status[2 * nic + 3]);
+  for (long long s = 0; s < ns; s++) {
+    shortest(num, sizeof num, t[s]);
+    len += (size_t)snprintf(want + len, sizeof want - len, "%s", num);
+    for (int c = 0; c < w; c++) {
+      shortest(num, sizeof num, x[s * w + c]);
+      len += (size_t)snprintf(want + len, sizeof want - len, " %s", num);
+    }
+    len += (size_t)snprintf(want + len, sizeof want - len, "\n");
+  }
+  cr_expect_eq(nhb_on("export %s series --observable q --ic 3 --method 2", path), 0, "%s", out);
+  cr_expect_str_eq(out, want);
+  cr_expect_eq(nhb_on("export %s series --h 0", path), 2);
+  char msg[512];
+  snprintf(msg, sizeof msg, "nhbench export: --h: %s is an ensemble study, with one step size\n", path);
+  cr_expect_str_eq(out, msg);
+  cr_expect_eq(nhb_on("export %s series --observable energy", path), 2);
+  snprintf(msg, sizeof msg, "nhbench export: --observable 'energy': %s has q energy_error constraint_residual\n", path);
+  cr_expect_str_eq(out, msg);
+  cr_expect_eq(nhb_on("export %s series --ic 4", path), 2);
+  snprintf(msg, sizeof msg, "nhbench export: --ic 4: %s has initial conditions 0..3\n", path);
+  cr_expect_str_eq(out, msg);
+  /* A table of other kinds: the kinds it is for, in their order, joined by "and". */
+  cr_expect_eq(nhb_on("export %s slopes", path), 2);
+  snprintf(msg, sizeof msg, "nhbench export: %s is a ensemble study; table 'slopes' is for onestep studies\n", path);
+  cr_expect_str_eq(out, msg);
+  nh_h5_free_strings(labels, wl);
+  free(t), free(x), free(status), free(units);
+  nh_h5_close(&f);
+  remove(path);
+}
+
+/* ---- nhbench list: entries rebuilt from the registries -------------------------------------- */
+
+
+/* nhbench list systems NAME, for every system: its heading line (n, k, whether it has an exact
+ * solution), its documentation, default initial condition, invariants (comma-separated), presets
+ * (with their parameters in brackets, if any), derived quantities and its ensemble sampler, as the
+ * registry's table has them; an unknown name is refused with exit 2. */
+Test(mut2_bench, list_each_system_from_its_table) {
+  int presets = 0, invariants = 0, exact = 0;
+  for (int i = 0; nh_system_types[i]; i++) {
+    const nh_system_type *t = nh_system_types[i];
+    char args[256], want[8192];
+    snprintf(args, sizeof args, "list systems %s", t->name);
+    cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+    snprintf(want, sizeof want, "systems:\n  %s  (n = %d, k = %d%s)\n    %s\n    default initial condition: %s\n", t->name,
+             t->n, t->k, t->exact ? ", exact solution" : "", t->doc, t->ic_doc);
+    cr_expect(strncmp(out, want, strlen(want)) == 0, "%s:\n%s\nwanted:\n%s", t->name, out, want);
+    exact += t->exact != NULL;
+    if (t->ninvariants) {
+      size_t n = (size_t)snprintf(want, sizeof want, "\n    invariants:");
+      for (int j = 0; j < t->ninvariants; j++)
+        n += (size_t)snprintf(want + n, sizeof want - n, "%s %s", j ? "," : "", t->invariant_names[j]);
+      snprintf(want + n, sizeof want - n, "\n");
+      expect_has(out, want);
+      invariants++;
+    } else {
+      cr_expect(strstr(out, "invariants:") == NULL, "%s has none", t->name);
+    }
+    cr_expect_eq(strstr(out, "\n    presets (initial = \"NAME\" in a convergence spec):\n") != NULL, t->npresets > 0,
+                 "%s: presets heading", t->name);
+    for (int j = 0; j < t->npresets; j++) {
+      const nh_preset *p = &t->presets[j];
+      const int bracket = p->params && p->params[0];
+      snprintf(want, sizeof want, "\n      %-14s %s%s%s%s\n", p->name, p->doc, bracket ? " [" : "", bracket ? p->params : "",
+               bracket ? "]" : "");
+      expect_has(out, want);
+      presets++;
+    }
+    for (int j = 0; j < t->nderived; j++) {
+      snprintf(want, sizeof want, "\n    derived: %s: %s\n", t->derived_names[j], t->derived_docs ? t->derived_docs[j] : "");
+      expect_has(out, want);
+    }
+    snprintf(want, sizeof want, "\n    random states for ensembles: %s\n",
+             t->sampler_doc ? t->sampler_doc : "the generic sampler on D (spec/newmark.md §6 A10)");
+    expect_has(out, want);
+  }
+  cr_expect(presets > 0 && invariants > 0 && exact > 0, "%d presets, %d systems with invariants, %d exact", presets,
+            invariants, exact);
+  cr_expect_eq(test_run_nhbench("list systems nosuch", out, sizeof out), 2);
+  cr_expect_str_eq(out, "nhbench list: no systems named 'nosuch'\n", "the error alone, no heading");
+  cr_expect_eq(test_run_nhbench("list observables energy extra", out, sizeof out), 2);
+  cr_expect(strncmp(out, "nhbench list: unexpected argument 'extra'\nusage: nhbench list", 60) == 0, "%s", out);
+  cr_expect_eq(test_run_nhbench("list bogus", out, sizeof out), 2);
+  cr_expect(strncmp(out, "nhbench list: unknown list 'bogus' (systems, methods or observables)\n", 69) == 0, "%s", out);
+  cr_expect_eq(test_run_nhbench("list all energy", out, sizeof out), 2);
+  cr_expect(strncmp(out, "nhbench list: unknown list 'all'", 32) == 0, "%s", out);
+}
+
+/* nhbench list observables NAME, for every observable: units (and "from the last step", "needs
+ * the exact or reference solution" by its needs), its documentation, the systems that define it
+ * when not all do, and the base methods that define it on chaotic_particle when not all do, each
+ * list computed here from the observable's absent(). */
+Test(mut2_bench, list_each_observable_from_the_registry) {
+  int partial_systems = 0, partial_methods = 0;
+  for (int i = 0; nh_observables[i]; i++) {
+    const nh_observable *o = nh_observables[i];
+    char args[256], want[8192];
+    snprintf(args, sizeof args, "list observables %s", o->name);
+    cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+    size_t n = (size_t)snprintf(want, sizeof want, "observables (study setting `observables = [...]`):\n  %s  [units: %s%s%s]\n    %s\n",
+                                o->name, o->units, o->needs & NH_OBS_STEP ? "; from the last step" : "",
+                                o->needs & (NH_OBS_REFERENCE | NH_OBS_LAMBDA_REFERENCE) ? "; needs the exact or reference solution" : "",
+                                o->doc);
+    char systems[2048] = "";
+    int all = 1;
+    for (int s = 0; nh_system_types[s]; s++) {
+      nh_system sys = test_system_of(nh_system_types[s], NULL);
+      if (o->absent(NULL, &sys) == NULL) strcat(strcat(systems, " "), sys.type->name);
+      else all = 0;
+    }
+    if (!all) n += (size_t)snprintf(want + n, sizeof want - n, "    systems:%s\n", systems), partial_systems++;
+    nh_system cp = test_system("chaotic_particle", NULL);
+    char methods[4096] = "";
+    all = 1;
+    for (int k = 0; nh_integrator_types[k]; k++) {
+      if (nh_integrator_types[k]->takes_base) continue;
+      nh_method *m = test_method(nh_integrator_types[k]->name);
+      if (o->absent(m, &cp) == NULL) strcat(strcat(methods, " "), m->type->name);
+      else all = 0;
+      nh_method_free(m);
+    }
+    if (!all) n += (size_t)snprintf(want + n, sizeof want - n, "    methods that define it:%s\n", methods[0] ? methods : " none"), partial_methods++;
+    cr_expect_str_eq(out, want, "%s", o->name);
+  }
+  cr_expect(partial_systems > 0 && partial_methods > 0, "%d observables some systems lack, %d some methods lack",
+            partial_systems, partial_methods);
+}
+
+/* nhbench list methods NAME, for every method: the heading (order with the defaults, symmetric or
+ * not; a composition's (METHOD) form), and for a method of its own the properties and the systems
+ * it handles, from its table's flags. */
+Test(mut2_bench, list_each_method_heading_and_handles) {
+  int own = 0;
+  for (int i = 0; nh_integrator_types[i]; i++) {
+    const nh_integrator_type *t = nh_integrator_types[i];
+    char args[256], want[4096];
+    snprintf(args, sizeof args, "list methods %s", t->name);
+    cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+    if (t->takes_base) {
+      snprintf(want, sizeof want, "methods:\n  %s(METHOD)\n    %s\n    applies where its base method applies\n", t->name,
+               t->doc);
+    } else {
+      nh_method *m = test_method(t->name);
+      snprintf(want, sizeof want, "methods:\n  %s  (order %d with defaults%s)\n    %s\n    %s%s%s"
+               "handles:%s%s%s%s%s%s%s\n", t->name, nh_method_order(m), nh_method_is_symmetric(m) ? ", symmetric" : "",
+               t->doc, t->properties & NH_PRESERVES_CONSTRAINT ? "preserves the constraint; " : "",
+               t->properties & NH_HISTORY ? "two-step (no compositions); " : "",
+               t->properties & NH_TRACKS_ACTION ? "tracks the Herglotz action z; " : "",
+               t->handles & NH_SYS_VARIABLE_MASS ? " M(q)" : "", t->handles & NH_SYS_AFFINE_CONSTRAINTS ? " affine-constraints" : "",
+               t->handles & NH_SYS_DAMPING ? " damping" : "", t->handles & NH_SYS_FORCING ? " forcing" : "",
+               t->handles & NH_SYS_TIME_DAMPING ? " alpha(t)" : "", t->handles & NH_SYS_TIME_POTENTIAL ? " W(q,t)" : "",
+               t->handles ? "" : " constant M, linear constraints, conservative systems only");
+      nh_method_free(m);
+      own++;
+    }
+    cr_expect(strncmp(out, want, strlen(want)) == 0, "%s:\n%s\nwanted:\n%s", t->name, out, want);
+  }
+  cr_expect_gt(own, 10);
+  cr_expect_eq(test_run_nhbench("list methods nosuch", out, sizeof out), 2);
+  cr_expect_str_eq(out, "nhbench list: no methods named 'nosuch'\n", "the error alone, no heading");
+  cr_expect_eq(test_run_nhbench("list observables nosuch", out, sizeof out), 2);
+  cr_expect_str_eq(out, "nhbench list: no observables named 'nosuch'\n");
+}
+

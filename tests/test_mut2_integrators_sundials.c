@@ -1,0 +1,372 @@
+/* integrators/sundials.c (ida, cvode): checks added for mutation robustness (issue 16). Every
+ * expected value is a system's exact solution, nh_multiplier at that exact state, a count the
+ * header of integrators/sundials.c states, or a fresh run of the same configuration (the
+ * continuation rules: a step that should re-initialise gives what init + step gives, bit for bit).
+ * Without -DNHBENCH_SUNDIALS=ON this file compiles to nothing. */
+#ifdef NHBENCH_SUNDIALS
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "integrators/sundials.h"
+#include "tests/helpers.h"
+
+/* Steps x0 nsteps times with h (after nh_method_init); the final state in *x, work in *cost. */
+static nh_step_status run_steps(const nh_method *m, const nh_system *sys, const nh_state *x0, double h, int nsteps,
+                                nh_state *x, nh_cost *cost) {
+  *x = *x0;
+  nh_step_status st = nh_method_init(m, sys, x, h, cost);
+  for (int s = 0; s < nsteps && st == NH_STEP_OK; s++) {
+    nh_state y;
+    st = nh_method_step(m, sys, x, &y, h, cost);
+    if (st == NH_STEP_OK) *x = y;
+  }
+  return st;
+}
+
+/* max over q, v of |x − exact| / (1 + |exact|). */
+static double rel_error(const nh_system *sys, const nh_state *x0, const nh_state *x) {
+  nh_state ex;
+  cr_assert_eq(sys->type->exact(sys->p, x0, x->t, &ex), 0, "%s: exact solution from this state", sys->type->name);
+  double e = 0;
+  for (int i = 0; i < sys->n; i++) {
+    e = fmax(e, fabs(x->q[i] - ex.q[i]) / (1 + fabs(ex.q[i])));
+    e = fmax(e, fabs(x->v[i] - ex.v[i]) / (1 + fabs(ex.v[i])));
+  }
+  return e;
+}
+
+typedef struct {
+  const char *system, *params, *preset; /* preset NULL: the default state */
+  double h;
+} feature_case;
+
+/* Every force and constraint term of IDA's residual F and of CVODE's right-hand side, each against
+ * a system with that term and an exact solution: a variable mass matrix and a forcing (falling disk
+ * Exp 1, with damping), an affine constraint b(q) and damping (Foucault pendulum), damping and a
+ * time-dependent forcing (damped oscillator with β = 0.3), a time-dependent damping α(t) (Lane–Emden
+ * n = 1). At rtol = atol = 1e-10 the error over 8 steps stays below 1e-6 (a wrong sign or a
+ * missing term in F moves the solution by O(h) per step, far above that), in both directions of
+ * time; IDA's multiplier is the exact solution's (nh_multiplier at the exact state). */
+static const feature_case feature_cases[] = {
+    {"falling_disk", "alpha=0.1", "exp1", 0.125},
+    {"foucault_pendulum", "", NULL, 0.5},
+    {"damped_oscillator", "beta=0.3", NULL, 0.25},
+    {"lane_emden", "n=1", NULL, 0.1} /* backward: t >= -0.8 > -t0 = -1, where alpha(t) = 2/(t + t0) blows up */,
+};
+
+static void check_features(const char *family, double direction) {
+  char text[128];
+  snprintf(text, sizeof text, "%s(rtol=1e-10,atol=1e-10)", family);
+  nh_method *m = test_method(text);
+  for (size_t c = 0; c < sizeof feature_cases / sizeof *feature_cases; c++) {
+    const feature_case *fc = &feature_cases[c];
+    nh_system sys = test_system(fc->system, fc->params);
+    nh_state x0, x;
+    if (fc->preset) x0 = test_preset(&sys, fc->preset);
+    else nh_system_default_state(&sys, &x0);
+    x0.z = 0.375; /* carried unchanged: neither method tracks the action */
+    nh_cost cost = {0};
+    const double h = direction * fc->h;
+    cr_assert_eq(run_steps(m, &sys, &x0, h, 8, &x, &cost), NH_STEP_OK, "%s on %s", text, fc->system);
+    double te = x0.t; /* each step ends at its t + h */
+    for (int s = 0; s < 8; s++) te += h;
+    cr_expect_eq(x.t, te, "%s on %s: t = %.17g", text, fc->system, x.t);
+    cr_expect_eq(x.z, 0.375, "%s on %s: z = %g", text, fc->system, x.z);
+    const double e = rel_error(&sys, &x0, &x);
+    cr_expect_lt(e, 1e-6, "%s on %s, h = %g: error %.3e", text, fc->system, h, e);
+    if (sys.k == 0) continue;
+    nh_state ex;
+    double lam[NH_MAX_K];
+    cr_assert_eq(sys.type->exact(sys.p, &x0, x.t, &ex), 0);
+    cr_assert_eq(nh_multiplier(&sys, ex.t, ex.q, ex.v, lam), 0);
+    for (int a = 0; a < sys.k; a++) {
+      if (strcmp(family, "ida") == 0)
+        cr_expect_leq(fabs(x.lambda[a] - lam[a]), 1e-5 * (1 + fabs(lam[a])), "%s on %s: λ%d %.12g, exact %.12g",
+                      text, fc->system, a, x.lambda[a], lam[a]);
+      else
+        cr_expect(isnan(x.lambda[a]), "cvode defines no multiplier: %g", x.lambda[a]);
+    }
+  }
+  nh_method_free(m);
+}
+
+Test(mut2_integrators_sundials, ida_every_term_of_the_residual) {
+  check_features("ida", 1);
+  check_features("ida", -1);
+}
+
+Test(mut2_integrators_sundials, cvode_every_term_of_the_rhs) {
+  check_features("cvode", 1);
+  check_features("cvode", -1);
+}
+
+/* The work of nh_method_init, exactly as the header counts it: the consistent initial values
+ * evaluate nh_acceleration (one force, one A(q)) and, for IDA with k > 0, nh_multiplier (one
+ * more of each); nothing else (the first workspace's warm-up step is not counted). init leaves
+ * IDA's λ0 = nh_multiplier(x0) in x->lambda. */
+static void check_init_cost(const char *text, const char *system, unsigned long long rhs,
+                            unsigned long long constraint) {
+  nh_system sys = test_system(system, "");
+  nh_method *m = test_method(text);
+  nh_state x;
+  nh_system_default_state(&sys, &x);
+  for (int a = 0; a < NH_MAX_K; a++) x.lambda[a] = -7.5;
+  for (int round = 0; round < 2; round++) { /* the first call creates the workspace, the second reuses it */
+    nh_cost c = {0};
+    cr_assert_eq(nh_method_init(m, &sys, &x, 0.1, &c), NH_STEP_OK, "%s on %s", text, system);
+    cr_expect_eq(c.rhs_evals, rhs, "%s on %s: %llu evaluations", text, system, c.rhs_evals);
+    cr_expect_eq(c.constraint_evals, constraint, "%s on %s: %llu A(q)", text, system, c.constraint_evals);
+    cr_expect_eq(c.steps + c.jacobian_evals + c.linear_solves + c.newton_iterations, 0, "%s on %s", text, system);
+  }
+  if (sys.k && strcmp(text, "ida") == 0) {
+    double lam[NH_MAX_K];
+    cr_assert_eq(nh_multiplier(&sys, x.t, x.q, x.v, lam), 0);
+    for (int a = 0; a < sys.k; a++) cr_expect_eq(x.lambda[a], lam[a], "%s: λ0 %g, nh_multiplier %g", text, x.lambda[a], lam[a]);
+  }
+  nh_method_free(m);
+}
+
+Test(mut2_integrators_sundials, init_work_is_counted_exactly) {
+  check_init_cost("ida", "knife_edge", 2, 2);
+  check_init_cost("cvode", "knife_edge", 1, 1);
+  check_init_cost("ida", "oscillator", 1, 0);
+  check_init_cost("cvode", "oscillator", 1, 0);
+}
+
+/* Per step, the counters obey what the header says they are: constraint_evals = rhs_evals when
+ * k > 0 and 0 when k = 0; linear_solves = iterations + setups, and every Jacobian is assembled at a
+ * setup, so linear_solves >= newton_iterations + jacobian_evals; each Jacobian costs len
+ * evaluations (one per column), each iteration at least one. */
+static void check_step_counters(const char *family, const char *system, int len) {
+  nh_system sys = test_system(system, "");
+  char text[128];
+  snprintf(text, sizeof text, "%s(rtol=1e-9,atol=1e-9)", family);
+  nh_method *m = test_method(text);
+  nh_state x;
+  nh_system_default_state(&sys, &x);
+  nh_cost c = {0};
+  cr_assert_eq(nh_method_init(m, &sys, &x, 0.2, &c), NH_STEP_OK);
+  nh_cost total = {0};
+  for (int s = 0; s < 5; s++) {
+    nh_cost d = {0};
+    nh_state y;
+    cr_assert_eq(nh_method_step(m, &sys, &x, &y, 0.2, &d), NH_STEP_OK);
+    x = y;
+    cr_expect_geq(d.steps, 1, "%s on %s, step %d", text, system, s);
+    cr_expect_geq(d.newton_iterations, d.steps, "%s on %s, step %d", text, system, s);
+    cr_expect_eq(d.constraint_evals, sys.k ? d.rhs_evals : 0, "%s on %s, step %d: %llu A(q), %llu evaluations", text,
+                 system, s, d.constraint_evals, d.rhs_evals);
+    cr_expect_geq(d.rhs_evals, d.newton_iterations + (unsigned long long)len * d.jacobian_evals, "%s on %s", text,
+                  system);
+    cr_expect_geq(d.linear_solves, d.newton_iterations + d.jacobian_evals, "%s on %s", text, system);
+    nh_cost_add(&total, &d);
+  }
+  cr_expect_gt(total.jacobian_evals, 0, "%s on %s", text, system);
+  nh_method_free(m);
+}
+
+Test(mut2_integrators_sundials, step_counters_per_step) {
+  check_step_counters("ida", "oscillator", 2);
+  check_step_counters("cvode", "oscillator", 2);
+  check_step_counters("ida", "chaplygin_sleigh", 0); /* len unknown here: only the other relations */
+  check_step_counters("cvode", "vertical_disk", 0);
+}
+
+/* When the memory continues and when it re-initialises (header of sundials.c): a step from y1,
+ * the result of the previous step, with anything changed (the method's parameters, the system's
+ * parameters, the direction, t beyond round-off, one bit of v) gives exactly what nh_method_init at
+ * y1 and a step give; with nothing changed (t within 1e-12 relative) it continues, which differs
+ * from that fresh restart. */
+typedef enum { SAME, OTHER_METHOD, OTHER_SYSTEM, BACKWARD, OTHER_T, OTHER_V, NEAR_T } change;
+
+static void one_step(const nh_method *m, const nh_system *sys, const nh_state *x, double h, int init, nh_state *y) {
+  nh_state a = *x;
+  nh_cost c = {0};
+  if (init) cr_assert_eq(nh_method_init(m, sys, &a, h, &c), NH_STEP_OK);
+  cr_assert_eq(nh_method_step(m, sys, &a, y, h, &c), NH_STEP_OK);
+}
+
+static int same_qv(const nh_system *sys, const nh_state *a, const nh_state *b) {
+  const size_t bytes = sizeof(double) * (size_t)sys->n;
+  return memcmp(a->q, b->q, bytes) == 0 && memcmp(a->v, b->v, bytes) == 0;
+}
+
+static void check_change(const char *family, change what) {
+  char t1[64], t2[64];
+  snprintf(t1, sizeof t1, "%s(rtol=1e-5,atol=1e-5)", family);
+  snprintf(t2, sizeof t2, "%s(rtol=%s,atol=1e-5)", family, what == OTHER_METHOD ? "1e-8" : "1e-5");
+  nh_method *m1 = test_method(t1), *m2 = test_method(t2);
+  nh_system s1 = test_system("knife_edge", ""), s2 = test_system("knife_edge", what == OTHER_SYSTEM ? "m=2" : "");
+  nh_state x0, y1, y2, fresh;
+  nh_system_default_state(&s1, &x0);
+  const double h = 0.3, h2 = what == BACKWARD ? -h : h;
+  one_step(m1, &s1, &x0, h, 1, &y1);
+  nh_state from = y1;
+  if (what == OTHER_T) from.t += 1e-9;
+  if (what == NEAR_T) from.t += 1e-14;
+  if (what == OTHER_V) from.v[0] = nextafter(from.v[0], INFINITY);
+  one_step(m2, &s2, &from, h2, 0, &y2); /* continues or re-initialises */
+  one_step(m2, &s2, &from, h2, 1, &fresh);
+  if (what == SAME || what == NEAR_T)
+    cr_expect(!same_qv(&s1, &y2, &fresh), "%s, change %d: a continued step equals a restart", family, (int)what);
+  else
+    cr_expect(same_qv(&s1, &y2, &fresh), "%s, change %d: q0 %.17g, restart %.17g", family, (int)what, y2.q[0],
+              fresh.q[0]);
+  cr_expect_eq(y2.t, from.t + h2, "%s: t", family);
+  nh_method_free(m1), nh_method_free(m2);
+}
+
+Test(mut2_integrators_sundials, continuation_or_restart) {
+  static const char *const families[] = {"ida", "cvode"};
+  for (int f = 0; f < 2; f++)
+    for (int c = SAME; c <= NEAR_T; c++) check_change(families[f], (change)c);
+}
+
+/* The parameters act: max_step = 0.01 forces at least 50 internal steps per step of 0.5 (with
+ * the default, far fewer: the control); max_order = 1 (backward Euler) needs
+ * more steps than order 5 at a tight tolerance; lambda_error_test = 1 changes IDA's steps on the
+ * knife edge (λ enters the error test). */
+static unsigned long long steps_of(const char *text, const char *system, double h, int nsteps) {
+  nh_system sys = test_system(system, "");
+  nh_method *m = test_method(text);
+  nh_state x0, x;
+  nh_system_default_state(&sys, &x0);
+  nh_cost c = {0};
+  cr_assert_eq(run_steps(m, &sys, &x0, h, nsteps, &x, &c), NH_STEP_OK, "%s", text);
+  nh_method_free(m);
+  return c.steps;
+}
+
+Test(mut2_integrators_sundials, parameters_act) {
+  static const char *const families[] = {"ida", "cvode"};
+  for (int f = 0; f < 2; f++) {
+    char text[128];
+    snprintf(text, sizeof text, "%s(max_step=0.01)", families[f]);
+    unsigned long long capped = steps_of(text, "knife_edge", 0.5, 4);
+    unsigned long long free_ = steps_of(families[f], "knife_edge", 0.5, 4);
+    cr_expect_geq(capped, 200, "%s: %llu steps", text, capped);
+    cr_expect_lt(free_, 200, "%s: %llu steps", families[f], free_);
+    snprintf(text, sizeof text, "%s(rtol=1e-8,atol=1e-8,max_order=1)", families[f]);
+    unsigned long long euler = steps_of(text, "oscillator", 0.5, 4);
+    snprintf(text, sizeof text, "%s(rtol=1e-8,atol=1e-8)", families[f]);
+    unsigned long long bdf5 = steps_of(text, "oscillator", 0.5, 4);
+    cr_expect_gt(euler, 2 * bdf5, "%s: %llu steps at order 1, %llu at order 5", families[f], euler, bdf5);
+  }
+  const unsigned long long with = steps_of("ida(lambda_error_test=1)", "knife_edge", 0.25, 4);
+  const unsigned long long without = steps_of("ida(lambda_error_test=0)", "knife_edge", 0.25, 4);
+  cr_expect_neq(with, without, "ida: %llu steps with λ in the error test, %llu without", with, without);
+}
+
+/* A step without nh_method_init, or on a system whose size differs from the workspace's, fails
+ * (the workspace is made by init); a workspace of another size is replaced by init, and the run
+ * there equals one in a fresh process... here: the same run before the replacement, bit for bit. */
+Test(mut2_integrators_sundials, workspace_per_size) {
+  nh_system big = test_system("knife_edge", ""), small = test_system("oscillator", "");
+  nh_state xb, xs, y, r1, r2;
+  nh_system_default_state(&big, &xb);
+  nh_system_default_state(&small, &xs);
+  static const char *const families[] = {"ida", "cvode"};
+  for (int f = 0; f < 2; f++) {
+    nh_method *m = test_method(families[f]);
+    nh_cost c = {0};
+    cr_expect_eq(nh_method_step(m, &big, &xb, &y, 0.1, &c), NH_STEP_SOLVER_FAILED, "%s: no init", families[f]);
+    cr_assert_eq(run_steps(m, &big, &xb, 0.1, 3, &r1, &c), NH_STEP_OK);
+    cr_expect_eq(nh_method_step(m, &small, &xs, &y, 0.1, &c), NH_STEP_SOLVER_FAILED,
+                 "%s: a step on another size without init", families[f]);
+    cr_assert_eq(run_steps(m, &small, &xs, 0.1, 3, &y, &c), NH_STEP_OK);
+    cr_expect_lt(rel_error(&small, &xs, &y), 1e-4, "%s on the oscillator", families[f]);
+    cr_assert_eq(run_steps(m, &big, &xb, 0.1, 3, &r2, &c), NH_STEP_OK);
+    cr_expect(same_qv(&big, &r1, &r2), "%s: the knife edge again, q0 %.17g then %.17g", families[f], r1.q[0],
+              r2.q[0]);
+    nh_method_free(m);
+  }
+}
+
+/* No consistent initial values where C = A M^-1 A^T is singular (the Foucault pendulum at the
+ * origin, A = (−y, x) = 0): init fails with that reason and the time; a later init elsewhere
+ * clears the failure (control). */
+Test(mut2_integrators_sundials, singular_start_is_reported) {
+  nh_system sys = test_system("foucault_pendulum", "");
+  static const char *const families[] = {"ida", "cvode"};
+  for (int f = 0; f < 2; f++) {
+    nh_method *m = test_method(families[f]);
+    nh_state x = {0};
+    x.t = 0.5;
+    nh_cost c = {0};
+    cr_expect_eq(nh_method_init(m, &sys, &x, 0.1, &c), NH_STEP_SOLVER_FAILED, "%s", families[f]);
+    char want[160];
+    snprintf(want, sizeof want, "%s: no consistent initial acceleration at t = 5.000000e-01 (singular A M^-1 A^T)",
+             families[f]);
+    cr_expect_str_eq(nh_sundials_last_failure(families[f]), want);
+    nh_system_default_state(&sys, &x);
+    cr_expect_eq(nh_method_init(m, &sys, &x, 0.1, &c), NH_STEP_OK, "%s", families[f]);
+    cr_expect_str_empty(nh_sundials_last_failure(families[f]));
+    nh_method_free(m);
+  }
+  cr_expect_str_empty(nh_sundials_last_failure("neither"));
+}
+
+/* The header of sundials.c: with lambda_error_test=1 (λ kept in the error test, as ode15i must)
+ * IDA aborts with IDA_ERR_FAIL on the knife edge within the first seconds. The failing step names
+ * that flag, a time inside the step it failed in, and still counts its work; with λ out of the test
+ * (the default) the same run completes (control). */
+Test(mut2_integrators_sundials, ida_error_test_failure_with_lambda) {
+  nh_system sys = test_system("knife_edge", "");
+  nh_state x0, x, y;
+  nh_system_default_state(&sys, &x0);
+  static const char *const texts[] = {"ida(lambda_error_test=1)", "ida"};
+  for (int i = 0; i < 2; i++) {
+    nh_method *m = test_method(texts[i]);
+    nh_cost c = {0};
+    x = x0;
+    cr_assert_eq(nh_method_init(m, &sys, &x, 0.5, &c), NH_STEP_OK);
+    nh_step_status st = NH_STEP_OK;
+    int s = 0;
+    for (; s < 8 && st == NH_STEP_OK; s++) {
+      nh_cost d = {0};
+      st = nh_method_step(m, &sys, &x, &y, 0.5, &d);
+      if (st == NH_STEP_OK) x = y;
+      else cr_expect(d.steps > 0 && d.rhs_evals > 0, "the failed step's work is counted: %llu steps", d.steps);
+    }
+    const char *msg = nh_sundials_last_failure("ida");
+    if (i == 1) {
+      cr_expect_eq(st, NH_STEP_OK, "ida: %s", msg);
+      cr_expect_str_empty(msg);
+    } else {
+      cr_assert_eq(st, NH_STEP_SOLVER_FAILED, "%s completed", texts[i]);
+      cr_expect(strstr(msg, "ida: Failure at t = ") == msg && strstr(msg, "(IDA_ERR_FAIL, last internal step "), "%s",
+                msg);
+      const double t = strtod(msg + strlen("ida: Failure at t = "), NULL);
+      cr_expect(t > x.t && t < x.t + 0.5, "failure at %g, in the step from %g", t, x.t);
+      cr_expect(x.t < 4, "fails within the first seconds: last good t = %g", x.t);
+    }
+    nh_method_free(m);
+  }
+}
+
+/* The difference-quotient Jacobian (dq_jacobian) is exact to round-off for a linear problem: on
+ * the harmonic oscillator (k = 0, linear right-hand side) the Newton matrix is then right, each
+ * Newton solve converges at its first or second iteration, and the Jacobian is rarely rebuilt. A
+ * wrong column, increment or cj term makes Newton slow or fail, which shows as more iterations per
+ * step and more Jacobians. Bounds: iterations < 1.5 per step (IDA and CVODE both stay near 1.2
+ * with the exact matrix) and fewer Jacobians than half the steps. */
+Test(mut2_integrators_sundials, dq_jacobian_makes_newton_converge_at_once) {
+  static const char *const texts[] = {"ida(rtol=1e-9,atol=1e-9)", "cvode(rtol=1e-9,atol=1e-9)"};
+  nh_system sys = test_system("oscillator", "");
+  for (int i = 0; i < 2; i++) {
+    nh_method *m = test_method(texts[i]);
+    nh_state x0, x;
+    nh_system_default_state(&sys, &x0);
+    nh_cost c = {0};
+    cr_assert_eq(run_steps(m, &sys, &x0, 0.5, 6, &x, &c), NH_STEP_OK, "%s", texts[i]);
+    cr_expect_lt(rel_error(&sys, &x0, &x), 1e-7, "%s", texts[i]);
+    cr_expect_lt((double)c.newton_iterations, 1.5 * (double)c.steps, "%s: %llu iterations in %llu steps", texts[i],
+                 c.newton_iterations, c.steps);
+    cr_expect_lt(2 * c.jacobian_evals, c.steps, "%s: %llu Jacobians in %llu steps", texts[i], c.jacobian_evals, c.steps);
+    nh_method_free(m);
+  }
+}
+
+#endif

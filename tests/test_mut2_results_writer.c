@@ -1,0 +1,84 @@
+/* results/ writer (write.c): the building blocks driven directly and read back with the HDF5 API.
+ * Issue 16: mutation robustness. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <hdf5.h>
+#include <hdf5_hl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "results/writer.h"
+
+static hid_t new_file(char *path, size_t len, const char *tag, nh_writer *w) {
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  snprintf(path, len, "/tmp/nhbench-mut2-writer-%d-%s.h5", (int)getpid(), tag);
+  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  cr_assert_geq(f, 0);
+  memset(w, 0, sizeof *w);
+  w->file = f;
+  return f;
+}
+
+static void close_file(hid_t f, nh_writer *w, const char *path) {
+  for (int i = 0; i < w->ndims; i++)
+    if (w->dim[i].scale >= 0) H5Dclose(w->dim[i].scale);
+  H5Fclose(f);
+  remove(path);
+}
+
+/* Sizes: 0 is a size (an empty dataset, written and read back with its shape), a negative one is
+ * refused by name (a count never set), and so the dataset after it is not written. */
+Test(mut2_results_writer, dimension_sizes_zero_and_negative) {
+  char path[128];
+  nh_writer w;
+  hid_t f = new_file(path, sizeof path, "sizes", &w);
+  nh_w_dim(&w, "empty", 0);
+  nh_w_dim(&w, "three", 3);
+  const double v[3] = {0.5, 1.5, 2.5};
+  nh_w_f64(&w, f, "nothing", "three,empty", v, "1", "no values");
+  nh_w_f64(&w, f, "some", "three", v, "1", "three values");
+  cr_assert_eq(w.failed, 0, "%s", w.err);
+  int rank = 0;
+  hsize_t dims[2] = {9, 9};
+  cr_assert_eq(H5LTget_dataset_ndims(f, "nothing", &rank), 0);
+  H5LTget_dataset_info(f, "nothing", dims, NULL, NULL);
+  cr_expect(rank == 2 && dims[0] == 3 && dims[1] == 0, "shape (%llu, %llu)", (unsigned long long)dims[0],
+            (unsigned long long)dims[1]);
+  double back[3] = {0};
+  cr_assert_eq(H5LTread_dataset_double(f, "some", back), 0);
+  cr_expect(back[0] == 0.5 && back[1] == 1.5 && back[2] == 2.5);
+  nh_w_dim(&w, "minus", -1);
+  cr_expect_eq(w.failed, 1);
+  cr_expect_str_eq(w.err, "dimension minus has a negative size");
+  nh_w_f64(&w, f, "after", "three", v, "1", "not written");
+  cr_expect_eq(H5Lexists(f, "after", H5P_DEFAULT), 0);
+  close_file(f, &w, path);
+  /* The same for a dimension already declared. */
+  f = new_file(path, sizeof path, "sizes2", &w);
+  nh_w_dim(&w, "n", 2);
+  nh_w_dim(&w, "n", -3);
+  cr_expect_str_eq(w.err, "dimension n has a negative size");
+  cr_expect_eq(w.dim[0].size, 2, "the declared size is kept");
+  close_file(f, &w, path);
+}
+
+/* The dimension table's own refusals carry no system error text, whatever errno held before. */
+Test(mut2_results_writer, dimension_refusals_without_os_reason) {
+  char path[128];
+  nh_writer w;
+  hid_t f = new_file(path, sizeof path, "full", &w);
+  char name[32];
+  for (int i = 0; i < NH_W_DIMS; i++) snprintf(name, sizeof name, "d%d", i), nh_w_dim(&w, name, 1);
+  errno = ENOENT;
+  nh_w_dim(&w, "d32", 1);
+  cr_expect_str_eq(w.err, "too many dimensions (d32)");
+  close_file(f, &w, path);
+  f = new_file(path, sizeof path, "scale", &w);
+  nh_w_dim(&w, "h", 2);
+  nh_w_scale_f64(&w, f, "h", "h", (const double[]){0.5, 0.25}, "time", "step sizes");
+  errno = ENOSPC;
+  nh_w_dim(&w, "h", 3);
+  cr_expect_str_eq(w.err, "dimension h has a coordinate dataset and cannot change size");
+  close_file(f, &w, path);
+}
