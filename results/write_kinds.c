@@ -84,7 +84,7 @@ static void orders_table(nh_writer *w, hid_t g, const nh_convergence_result *r) 
       !have(w, r->fit_count, "fit_count") || !have(w, r->order_ok, "order_ok") ||
       !have(w, st->order_expected, "order_expected"))
     return;
-  nh_order_row *rows = calloc((size_t)nm + 1, sizeof *rows);
+  nh_order_row *rows = nh_calloc_array((size_t)nm, sizeof *rows);
   for (int m = 0; m < nm; m++) {
     nh_order_row *o = &rows[m];
     o->method = st->method_names[m];
