@@ -33,7 +33,7 @@ static long long known(const nh_h5 *f, const char *name) {
 
 static void learn(nh_h5 *f, const char *name, long long size) {
   if (per_dataset(name) || known(f, name) >= 0 || f->ndims == NH_H5_MAX_DIMS) return;
-  snprintf(f->dim_name[f->ndims], sizeof f->dim_name[0], "%.31s", name);
+  snprintf(f->dim_name[f->ndims], sizeof *f->dim_name, "%.31s", name);
   f->dim_size[f->ndims++] = size;
 }
 
@@ -92,7 +92,7 @@ long long nh_h5_dim(nh_h5 *f, const char *name) {
                                         {"multiplier", "lambda"}};
   long long k = known(f, name);
   if (k >= 0) return k;
-  for (size_t i = 0; i < sizeof from / sizeof from[0]; i++) {
+  for (size_t i = 0; i < sizeof from / sizeof *from; i++) {
     if (strcmp(from[i][0], name) != 0 || !nh_h5_has(f, from[i][1])) continue;
     hid_t ds = H5Dopen2(f->group, from[i][1], H5P_DEFAULT);
     char *dims = nh_r_attr_of(ds, "dimensions");

@@ -20,8 +20,8 @@ static int read_grid(nh_h5 *f, int k, nh_h5_grid *g) {
   for (int i = f->ndims - 1; i >= 0; i--)
     if (strncmp(f->dim_name[i], "value", 5) == 0) {
       f->ndims--;
-      memmove(f->dim_name[i], f->dim_name[i + 1], sizeof f->dim_name[0] * (size_t)(f->ndims - i));
-      memmove(&f->dim_size[i], &f->dim_size[i + 1], sizeof f->dim_size[0] * (size_t)(f->ndims - i));
+      memmove(f->dim_name[i], f->dim_name[i + 1], sizeof *f->dim_name * (size_t)(f->ndims - i));
+      memmove(&f->dim_size[i], &f->dim_size[i + 1], sizeof *f->dim_size * (size_t)(f->ndims - i));
     }
   for (int p = 0; p < 2; p++) {
     hsize_t shape[1];

@@ -152,18 +152,21 @@ int nh_write_convergence(const char *path, const nh_study *st, const nh_converge
 
 /* ---- ensemble ------------------------------------------------------------------------------ */
 
+/* The real-valued statistics of nh_ensemble_summary, from max_max_abs_dE to final_var. */
+#define SUMMARY_REALS 6
+
 static void ensemble_summary(nh_writer *w, hid_t g, const nh_ensemble_result *r) {
   const int nm = w->st->nmethods;
   if (w->failed) return;
   int *ok = nh_malloc_array((size_t)nm, sizeof(int)), *failures = nh_malloc_array((size_t)nm, sizeof(int));
-  double *v = nh_malloc_array((size_t)(6 * nm), sizeof(double));
+  double *v = nh_malloc_array((size_t)(SUMMARY_REALS * nm), sizeof(double));
   for (int m = 0; m < nm; m++) {
     nh_ensemble_summary s;
     nh_ensemble_summarize(w->st, r, m, &s);
     ok[m] = s.ok, failures[m] = s.failures;
-    const double x[6] = {s.max_max_abs_dE, s.median_max_abs_dE, s.mean_drift_slope, s.median_abs_drift_slope,
+    const double x[SUMMARY_REALS] = {s.max_max_abs_dE, s.median_max_abs_dE, s.mean_drift_slope, s.median_abs_drift_slope,
                          s.max_residual, s.final_var};
-    for (int k = 0; k < 6; k++) v[k * nm + m] = x[k];
+    for (int k = 0; k < SUMMARY_REALS; k++) v[k * nm + m] = x[k];
   }
   hid_t s = nh_w_group(w, g, "summary",
                        "per method over the initial conditions: each statistic over the runs with status 0 whose "
