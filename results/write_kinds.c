@@ -407,7 +407,7 @@ static void onestep_body(nh_writer *w, hid_t g, const void *vr) {
   nh_w_dim(w, "point", r->npoints);
   nh_w_scale_f64(w, g, "point_t", "point", r->point_t, "time", "time of each start point along its solution");
   int *pic = nh_malloc_array((size_t)r->npoints, sizeof(int));
-  for (int p = 0; p < r->npoints; p++) pic[p] = st->npoints > 0 ? p / st->npoints : 0;
+  for (int p = 0; p < r->npoints; p++) pic[p] = p / st->npoints; /* points exist only if npoints > 0 */
   nh_w_i32(w, g, "point_ic", "point", pic, "1", "the initial condition (index into ic_names) of each point");
   free(pic);
   nh_w_f64(w, g, "points", "point,state", r->points, "as q, v", "the start states (q, v)");
