@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/alloc.h"
 #include "results/reader.h"
 #include "results/schema.h"
 
@@ -32,14 +33,14 @@ static long long known(const nh_h5 *f, const char *name) {
 
 static void learn(nh_h5 *f, const char *name, long long size) {
   if (per_dataset(name) || known(f, name) >= 0 || f->ndims == NH_H5_MAX_DIMS) return;
-  snprintf(f->dim_name[f->ndims], sizeof f->dim_name[0], "%.31s", name);
+  snprintf(f->dim_name[f->ndims], sizeof *f->dim_name, "%.31s", name);
   f->dim_size[f->ndims++] = size;
 }
 
 /* Opens dataset NAME, checks its `dimensions` against DIMS and its shape against the sizes
  * known; rank and shape out. -1 with a message. */
 static hid_t open_checked(nh_h5 *f, const char *name, const char *dims, int *rank, hsize_t *shape) {
-  char where[512], names[NH_R_MAX_RANK + 1][32];
+  char where[NH_R_WHERE], names[NH_R_MAX_RANK + 1][32];
   nh_r_where(f, name, where, sizeof where);
   if (!nh_h5_has(f, name)) {
     fprintf(stderr, "%s: %s: missing dataset %s\n", f->prog, f->path, where);
@@ -91,7 +92,7 @@ long long nh_h5_dim(nh_h5 *f, const char *name) {
                                         {"multiplier", "lambda"}};
   long long k = known(f, name);
   if (k >= 0) return k;
-  for (size_t i = 0; i < sizeof from / sizeof from[0]; i++) {
+  for (size_t i = 0; i < sizeof from / sizeof *from; i++) {
     if (strcmp(from[i][0], name) != 0 || !nh_h5_has(f, from[i][1])) continue;
     hid_t ds = H5Dopen2(f->group, from[i][1], H5P_DEFAULT);
     char *dims = nh_r_attr_of(ds, "dimensions");
@@ -116,7 +117,7 @@ typedef struct {
   hid_t ds, type, space;
   int rank;
   hsize_t shape[NH_R_MAX_RANK];
-  char where[512];
+  char where[NH_R_WHERE];
 } opened;
 
 static int open_dataset(nh_h5 *f, const char *name, const char *dims, opened *o) {
@@ -173,7 +174,7 @@ static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memty
   }
   if (ok && !plausible_size(f, &o, n, elsize)) ok = 0;
   if (ok) {
-    data = malloc(n ? (size_t)n * elsize : 1);
+    data = nh_malloc_array((size_t)n, elsize);
     if (!data) {
       fprintf(stderr, "%s: %s: out of memory for dataset %s (%llu values)\n", f->prog, f->path, o.where,
               (unsigned long long)n);
@@ -236,7 +237,7 @@ char **nh_h5_strings(nh_h5 *f, const char *name, const char *dims, int *count) {
     size_t size = vlen ? sizeof(char *) : H5Tget_size(o.type);
     hid_t mt = vlen ? H5Tcopy(H5T_C_S1) : H5Tcopy(o.type);
     if (vlen) H5Tset_size(mt, H5T_VARIABLE), H5Tset_cset(mt, H5Tget_cset(o.type));
-    char *raw = calloc((size_t)n * size + 1, 1);
+    char *raw = nh_calloc_array((size_t)n, size);
     if (n == 0 || H5Dread(o.ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0) {
       out = calloc((size_t)n + 1, sizeof *out);
       for (hsize_t i = 0; i < n; i++) {

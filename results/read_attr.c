@@ -31,7 +31,7 @@ static char **read_attr_strings(hid_t a, hid_t type, hid_t space, int count) {
     hid_t mt = H5Tcopy(H5T_C_S1);
     H5Tset_size(mt, H5T_VARIABLE);
     H5Tset_cset(mt, H5Tget_cset(type));
-    char **raw = calloc((size_t)count + 1, sizeof *raw);
+    char **raw = nh_calloc_array((size_t)count, sizeof *raw);
     int ok = count == 0 || H5Aread(a, mt, raw) >= 0;
     for (int i = 0; ok && i < count; i++) out[i] = nh_r_dup(raw[i]);
     if (ok && count) nh_schema_reclaim(mt, space, raw);
@@ -40,7 +40,7 @@ static char **read_attr_strings(hid_t a, hid_t type, hid_t space, int count) {
     if (!ok) free(out), out = NULL;
   } else {
     size_t size = H5Tget_size(type);
-    char *raw = calloc((size_t)count * size + 1, 1);
+    char *raw = nh_calloc_array((size_t)count, size);
     int ok = count == 0 || H5Aread(a, type, raw) >= 0;
     for (int i = 0; ok && i < count; i++) {
       out[i] = calloc(size + 1, 1);
@@ -85,7 +85,7 @@ static void close_attr(hid_t a, hid_t type, hid_t space) {
  * message (and nothing left open). */
 static int open_attr(const nh_h5 *f, const char *obj, const char *name, hid_t *a, hid_t *type, hid_t *space,
                      int *count) {
-  char where[512];
+  char where[NH_R_WHERE];
   if (!nh_h5_has_attr(f, obj, name)) {
     fprintf(stderr, "%s: %s: missing attribute '%s' of %s\n", f->prog, f->path, name,
             nh_r_where(f, obj, where, sizeof where));
@@ -117,7 +117,7 @@ int nh_h5_attr_is_string(const nh_h5 *f, const char *obj, const char *name) {
 
 char **nh_h5_attr_strings(const nh_h5 *f, const char *obj, const char *name, int *count) {
   hid_t a, type, space;
-  char where[512];
+  char where[NH_R_WHERE];
   if (open_attr(f, obj, name, &a, &type, &space, count) < 0) return NULL;
   char **s = NULL;
   if (H5Tget_class(type) != H5T_STRING)
@@ -132,7 +132,7 @@ char **nh_h5_attr_strings(const nh_h5 *f, const char *obj, const char *name, int
 
 char *nh_h5_attr_string(const nh_h5 *f, const char *obj, const char *name) {
   int n = 0;
-  char where[512];
+  char where[NH_R_WHERE];
   char **s = nh_h5_attr_strings(f, obj, name, &n);
   if (!s) return NULL;
   char *one = NULL;
@@ -145,7 +145,7 @@ char *nh_h5_attr_string(const nh_h5 *f, const char *obj, const char *name) {
 
 double *nh_h5_attr_doubles(const nh_h5 *f, const char *obj, const char *name, int *n) {
   hid_t a, type, space;
-  char where[512];
+  char where[NH_R_WHERE];
   if (open_attr(f, obj, name, &a, &type, &space, n) < 0) return NULL;
   H5T_class_t cls = H5Tget_class(type);
   double *v = NULL;
@@ -169,7 +169,7 @@ double *nh_h5_attr_doubles(const nh_h5 *f, const char *obj, const char *name, in
 static int attr_scalar(const nh_h5 *f, const char *obj, const char *name, hid_t memtype, void *v) {
   hid_t a, type, space;
   int n, rc = -1;
-  char where[512];
+  char where[NH_R_WHERE];
   if (open_attr(f, obj, name, &a, &type, &space, &n) < 0) return -1;
   H5T_class_t cls = H5Tget_class(type);
   if ((cls != H5T_INTEGER && cls != H5T_FLOAT) || n != 1)

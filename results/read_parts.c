@@ -20,8 +20,8 @@ static int read_grid(nh_h5 *f, int k, nh_h5_grid *g) {
   for (int i = f->ndims - 1; i >= 0; i--)
     if (strncmp(f->dim_name[i], "value", 5) == 0) {
       f->ndims--;
-      memmove(f->dim_name[i], f->dim_name[i + 1], sizeof f->dim_name[0] * (size_t)(f->ndims - i));
-      memmove(&f->dim_size[i], &f->dim_size[i + 1], sizeof f->dim_size[0] * (size_t)(f->ndims - i));
+      memmove(f->dim_name[i], f->dim_name[i + 1], sizeof *f->dim_name * (size_t)(f->ndims - i));
+      memmove(&f->dim_size[i], &f->dim_size[i + 1], sizeof *f->dim_size * (size_t)(f->ndims - i));
     }
   for (int p = 0; p < 2; p++) {
     hsize_t shape[1];
@@ -50,7 +50,7 @@ int nh_h5_read_grids(nh_h5 *f, int *ngrids, nh_h5_grid **grids) {
     fprintf(stderr, "%s: %s: /%s attribute 'grids' = %d is not a grid count\n", f->prog, f->path, f->kind_name, n);
     return -1;
   }
-  nh_h5_grid *g = calloc((size_t)n + 1, sizeof *g);
+  nh_h5_grid *g = nh_calloc_array((size_t)n, sizeof *g);
   for (int k = 0; k < n; k++)
     if (read_grid(f, k, &g[k]) < 0) {
       nh_h5_free_grids(n, g);
@@ -108,7 +108,7 @@ nh_ensemble_summary *nh_h5_read_ensemble_summary(nh_h5 *f) {
                                       "summary/mean_drift_slope", "summary/median_abs_drift_slope",
                                       "summary/max_constraint_residual", "summary/final_var"};
   const int nm = f->nmethods;
-  nh_ensemble_summary *s = calloc((size_t)nm + 1, sizeof *s);
+  nh_ensemble_summary *s = nh_calloc_array((size_t)nm, sizeof *s);
   int *ok = nh_h5_ints(f, "summary/ok", "method", NULL);
   int *failures = ok ? nh_h5_ints(f, "summary/failures", "method", NULL) : NULL;
   double *v[6] = {0};
@@ -155,7 +155,7 @@ int nh_h5_read_observables(nh_h5 *f, int *nobs, nh_h5_observable **obs) {
   int n = 0;
   char **names = nh_h5_attr_strings(f, "observables", "order", &n);
   if (!names) return -1;
-  nh_h5_observable *o = calloc((size_t)n + 1, sizeof *o);
+  nh_h5_observable *o = nh_calloc_array((size_t)n, sizeof *o);
   int rc = 0;
   for (int i = 0; i < n && rc >= 0; i++) rc = read_observable(f, names[i], &o[i]);
   nh_h5_free_strings(names, n);

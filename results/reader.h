@@ -7,6 +7,8 @@
 #include "results/results.h"
 
 #define NH_R_MAX_RANK 8
+/* The length of the buffers that hold an object's name for messages ("/kind/NAME"). */
+#define NH_R_WHERE 512
 
 char *nh_r_dup(const char *s);
 /* "/kind/NAME" (or "/NAME" for the root) for messages. */

@@ -28,7 +28,7 @@ hid_t nh_schema_cost_type(int file) {
            {"linear_solves", offsetof(nh_cost, linear_solves)},
            {"newton_iterations", offsetof(nh_cost, newton_iterations)},
            {"constraint_evals", offsetof(nh_cost, constraint_evals)}};
-  const int n = (int)(sizeof m / sizeof m[0]);
+  const int n = (int)(sizeof m / sizeof *m);
   hid_t t = H5Tcreate(H5T_COMPOUND, file ? 8 * (size_t)n : sizeof(nh_cost));
   for (int i = 0; i < n; i++)
     H5Tinsert(t, m[i].name, file ? 8 * (size_t)i : m[i].offset, file ? H5T_STD_U64LE : H5T_NATIVE_ULLONG);
@@ -53,7 +53,7 @@ hid_t nh_schema_orders_type(int file) {
            {"fit_h_max", offsetof(nh_order_row, fit_h_max), f64},
            {"ok", offsetof(nh_order_row, ok), i32},
            {"reason", offsetof(nh_order_row, reason), str}};
-  const int n = (int)(sizeof m / sizeof m[0]);
+  const int n = (int)(sizeof m / sizeof *m);
   size_t size = 0;
   for (int i = 0; i < n; i++) size += H5Tget_size(m[i].type);
   /* In the file the members are packed in this order; in memory they sit where nh_order_row has them. */

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "results/schema.h"
 #include "results/writer.h"
 
@@ -126,7 +127,7 @@ void nh_w_attr_i64(nh_writer *w, hid_t obj, const char *name, long long value) {
 
 void nh_w_attr_strings(nh_writer *w, hid_t obj, const char *name, int count, const char *const *values) {
   hsize_t n = (hsize_t)(count < 0 ? 0 : count);
-  const char **v = calloc(n + 1, sizeof *v);
+  const char **v = nh_calloc_array(n, sizeof *v);
   for (hsize_t i = 0; i < n; i++) v[i] = values[i] ? values[i] : "";
   hid_t t = vlen_str(), s = H5Screate_simple(1, &n, NULL);
   attr_write(w, obj, name, t, t, s, v);
@@ -240,7 +241,7 @@ void nh_w_rows(nh_writer *w, hid_t loc, const char *name, const char *dims, hid_
   errno = 0;
   hid_t ds = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   if (dcpl != H5P_DEFAULT) H5Pclose(dcpl);
-  double *buf = malloc(sizeof(double) * (len ? len : 1));
+  double *buf = nh_malloc_array(len, sizeof(double));
   if (ds < 0 || !buf) nh_w_fail(w, "cannot write dataset %s", name);
   for (hsize_t r = 0; r < rows && len && !w->failed; r++) {
     /* Row r's index along the leading dimensions, the last of them fastest. */
@@ -291,7 +292,7 @@ static hid_t put_strings(nh_writer *w, hid_t loc, const char *name, const char *
     return -1;
   }
   if (parse_dims(w, dim, d) != 1) return -1;
-  const char **v = calloc(d[0]->size + 1, sizeof *v);
+  const char **v = nh_calloc_array(d[0]->size, sizeof *v);
   for (hsize_t i = 0; i < d[0]->size; i++) v[i] = data[i] ? data[i] : "";
   hid_t t = vlen_str();
   hid_t ds = put(w, loc, name, dim, t, t, v, "-", desc);

@@ -7,11 +7,17 @@
 #include "core/alloc.h"
 #include "results/writer.h"
 
+/* Lengths of the label texts: a state component "q[7]", a random IC "random 12", an observable's
+ * component label. */
+#define STATE_LABEL_LEN 16
+#define IC_NAME_LEN 32
+#define OBS_LABEL_LEN 128
+
 static char **labels_state(int n) {
   char **s = nh_malloc_array((size_t)(2 * n), sizeof(char *));
   for (int i = 0; i < 2 * n; i++) {
-    s[i] = malloc(16);
-    snprintf(s[i], 16, "%c[%d]", i < n ? 'q' : 'v', i < n ? i : i - n);
+    s[i] = malloc(STATE_LABEL_LEN);
+    snprintf(s[i], STATE_LABEL_LEN, "%c[%d]", i < n ? 'q' : 'v', i < n ? i : i - n);
   }
   return s;
 }
@@ -54,8 +60,8 @@ void nh_w_common(nh_writer *w, hid_t g, int nic, const double *q0, const double 
   nh_w_dim(w, "multiplier", st->sys.k);
   char **ic = nh_malloc_array((size_t)nic, sizeof(char *));
   for (int i = 0; i < nic; i++) {
-    ic[i] = malloc(32);
-    snprintf(ic[i], 32, "random %d", i);
+    ic[i] = malloc(IC_NAME_LEN);
+    snprintf(ic[i], IC_NAME_LEN, "random %d", i);
   }
   nh_w_scale_strings(w, g, "ic_names", "ic", (const char *const *)(names ? names : ic),
                      "the initial conditions: a preset name, \"default\" (the system's documented one), "
@@ -103,8 +109,8 @@ static void observable_attrs(nh_writer *w, hid_t ds, const nh_observable *o, int
   const nh_study *st = w->st;
   char **labels = nh_malloc_array((size_t)wd, sizeof(char *));
   for (int c = 0; c < wd; c++) {
-    labels[c] = calloc(1, 128);
-    o->label(&st->sys, c, labels[c], 128);
+    labels[c] = calloc(1, OBS_LABEL_LEN);
+    o->label(&st->sys, c, labels[c], OBS_LABEL_LEN);
   }
   nh_w_attr_str(w, ds, "name", o->name);
   nh_w_attr_strings(w, ds, "labels", wd, (const char *const *)labels);

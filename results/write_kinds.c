@@ -84,7 +84,7 @@ static void orders_table(nh_writer *w, hid_t g, const nh_convergence_result *r) 
       !have(w, r->fit_count, "fit_count") || !have(w, r->order_ok, "order_ok") ||
       !have(w, st->order_expected, "order_expected"))
     return;
-  nh_order_row *rows = calloc((size_t)nm + 1, sizeof *rows);
+  nh_order_row *rows = nh_calloc_array((size_t)nm, sizeof *rows);
   for (int m = 0; m < nm; m++) {
     nh_order_row *o = &rows[m];
     o->method = st->method_names[m];
@@ -152,18 +152,21 @@ int nh_write_convergence(const char *path, const nh_study *st, const nh_converge
 
 /* ---- ensemble ------------------------------------------------------------------------------ */
 
+/* The real-valued statistics of nh_ensemble_summary, from max_max_abs_dE to final_var. */
+#define SUMMARY_REALS 6
+
 static void ensemble_summary(nh_writer *w, hid_t g, const nh_ensemble_result *r) {
   const int nm = w->st->nmethods;
   if (w->failed) return;
   int *ok = nh_malloc_array((size_t)nm, sizeof(int)), *failures = nh_malloc_array((size_t)nm, sizeof(int));
-  double *v = nh_malloc_array((size_t)(6 * nm), sizeof(double));
+  double *v = nh_malloc_array((size_t)(SUMMARY_REALS * nm), sizeof(double));
   for (int m = 0; m < nm; m++) {
     nh_ensemble_summary s;
     nh_ensemble_summarize(w->st, r, m, &s);
     ok[m] = s.ok, failures[m] = s.failures;
-    const double x[6] = {s.max_max_abs_dE, s.median_max_abs_dE, s.mean_drift_slope, s.median_abs_drift_slope,
+    const double x[SUMMARY_REALS] = {s.max_max_abs_dE, s.median_max_abs_dE, s.mean_drift_slope, s.median_abs_drift_slope,
                          s.max_residual, s.final_var};
-    for (int k = 0; k < 6; k++) v[k * nm + m] = x[k];
+    for (int k = 0; k < SUMMARY_REALS; k++) v[k * nm + m] = x[k];
   }
   hid_t s = nh_w_group(w, g, "summary",
                        "per method over the initial conditions: each statistic over the runs with status 0 whose "
@@ -404,7 +407,7 @@ static void onestep_body(nh_writer *w, hid_t g, const void *vr) {
   nh_w_dim(w, "point", r->npoints);
   nh_w_scale_f64(w, g, "point_t", "point", r->point_t, "time", "time of each start point along its solution");
   int *pic = nh_malloc_array((size_t)r->npoints, sizeof(int));
-  for (int p = 0; p < r->npoints; p++) pic[p] = st->npoints > 0 ? p / st->npoints : 0;
+  for (int p = 0; p < r->npoints; p++) pic[p] = p / st->npoints; /* points exist only if npoints > 0 */
   nh_w_i32(w, g, "point_ic", "point", pic, "1", "the initial condition (index into ic_names) of each point");
   free(pic);
   nh_w_f64(w, g, "points", "point,state", r->points, "as q, v", "the start states (q, v)");

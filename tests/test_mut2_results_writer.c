@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -81,4 +82,23 @@ Test(mut2_results_writer, dimension_refusals_without_os_reason) {
   nh_w_dim(&w, "h", 3);
   cr_expect_str_eq(w.err, "dimension h has a coordinate dataset and cannot change size");
   close_file(f, &w, path);
+}
+
+/* An ensemble summary without samples: no last sample, so no variance at T (NaN), and nothing read
+ * from the per-sample arrays; the per-run statistics as usual (one run, status 0). */
+Test(mut2_results_writer, ensemble_summary_without_samples) {
+  nh_study st;
+  memset(&st, 0, sizeof st);
+  st.count = 1, st.nsamples = 0, st.nmethods = 1;
+  int status[1] = {0}, count[1] = {5};
+  double maxdE[1] = {0.5}, slope[1] = {-0.25}, resid[1] = {1e-3}, var[1] = {2};
+  nh_ensemble_result r;
+  memset(&r, 0, sizeof r);
+  r.status = status, r.max_abs_dE = maxdE, r.drift_slope = slope, r.max_residual = resid;
+  r.dE_count = count + 1, r.dE_var = var + 1; /* one past the end: must not be read */
+  nh_ensemble_summary s;
+  nh_ensemble_summarize(&st, &r, 0, &s);
+  cr_expect(s.ok == 1 && s.failures == 0 && s.max_max_abs_dE == 0.5 && s.median_abs_drift_slope == 0.25 &&
+            s.mean_drift_slope == -0.25 && s.max_residual == 1e-3);
+  cr_expect(isnan(s.final_var), "final_var %g without samples", s.final_var);
 }
