@@ -1079,3 +1079,46 @@ Test(mut2_bench, report_counts_and_default_output) {
   snprintf(args, sizeof args, "rm -rf %s", dir);
   cr_expect_eq(system(args), 0);
 }
+
+/* nhbench run -o NAME without a directory: the output, its probe and the temporaries of killed
+ * runs are in the working directory. Temporaries NAME.tmp-PID whose process is gone (or whose
+ * suffix is no PID) are removed with a note naming them; one whose process is alive (this test's)
+ * is left alone. --threads outside 1..1024 is refused before anything runs. */
+Test(mut2_bench, run_in_the_working_directory_and_its_temporaries) {
+  char dir[128], cmd[2048], live[64];
+  snprintf(dir, sizeof dir, "/tmp/nhbench-mut2-bench-%d-cwd", (int)getpid());
+  snprintf(cmd, sizeof cmd, "mkdir -p %s && cd %s && touch out.h5.tmp-999999999 out.h5.tmp-12x out.h5.tmp-%d other.h5.tmp-1",
+           dir, dir, (int)getpid());
+  cr_assert_eq(system(cmd), 0);
+  snprintf(live, sizeof live, "out.h5.tmp-%d", (int)getpid());
+  snprintf(cmd, sizeof cmd, "cd %s && %s run " DATA "trajectory_particle.cfg -o out.h5 --set T=0.2 -j 1025 2>&1", dir,
+           NHBENCH_EXE);
+  cr_expect_eq(test_run_command(cmd, out, sizeof out), 2);
+  cr_expect_str_eq(out, "nhbench run: --threads '1025' is not a whole number in 1..1024\n");
+  snprintf(cmd, sizeof cmd, "cd %s && %s run " DATA "trajectory_particle.cfg -o out.h5 --set T=0.2 --threads=2x 2>&1", dir,
+           NHBENCH_EXE);
+  cr_expect_eq(test_run_command(cmd, out, sizeof out), 2);
+  cr_expect_str_eq(out, "nhbench run: --threads '2x' is not a whole number in 1..1024\n");
+  snprintf(cmd, sizeof cmd, "cd %s && %s run " DATA "trajectory_particle.cfg -o out.h5 --set T=0.2 -j 1 2>&1 >/dev/null",
+           dir, NHBENCH_EXE);
+  cr_expect_eq(test_run_command(cmd, out, sizeof out), 0, "%s", out);
+  expect_has(out, "nhbench: removed ./out.h5.tmp-999999999, left by a run that was killed\n");
+  expect_has(out, "nhbench: removed ./out.h5.tmp-12x, left by a run that was killed\n");
+  expect_has(out, "nhbench: trajectory study of particle, 2 methods, 1 threads -> out.h5\n");
+  expect_has(out, "nhbench: wrote out.h5\n");
+  cr_expect(strstr(out, live) == NULL, "the live run's temporary was removed:\n%s", out);
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s", dir, live);
+  cr_expect_eq(access(path, F_OK), 0, "%s is gone", live);
+  snprintf(path, sizeof path, "%s/other.h5.tmp-1", dir);
+  cr_expect_eq(access(path, F_OK), 0, "another output's temporary is gone");
+  snprintf(path, sizeof path, "%s/out.h5", dir);
+  cr_expect_eq(nhb_on("export %s study", path), 0);
+  cr_expect_str_eq(out, "trajectory\n");
+  snprintf(cmd, sizeof cmd, "ls -a %s | wc -l", dir);
+  cr_expect_eq(test_run_command(cmd, out, sizeof out), 0);
+  cr_expect_eq(atoi(out), 5, ". .. out.h5, the live temporary and other.h5.tmp-1: no probe or journal left");
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  cr_expect_eq(system(cmd), 0);
+}
+
