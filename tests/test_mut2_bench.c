@@ -207,7 +207,7 @@ static const char *after_line(const char *text, const char *tail) {
 /* Two figures printed rounded (a to ra, b to rb, absolute half-units) and their printed ratio
  * (rounded to rr): is the ratio a/b as far as the rounding lets one tell? */
 static int ratio_agrees(double ratio, double rr, double a, double ra, double b, double rb) {
-  if (!(a > 0 && b > ra && ratio > 0)) return 0;
+  if (!(a > 0 && b > rb && ratio >= 0)) return 0; /* 0.00 when a preempted run made b large */
   const double lo = (a - ra) / (b + rb), hi = (a + ra) / (b - rb);
   return ratio >= lo * (1 - 1e-12) - rr && ratio <= hi * (1 + 1e-12) + rr;
 }
@@ -1122,3 +1122,28 @@ Test(mut2_bench, run_in_the_working_directory_and_its_temporaries) {
   cr_expect_eq(system(cmd), 0);
 }
 
+/* nh_expect_parse fills the expectation whatever the memory held before: "in [a, b]" has no
+ * reference (ref ""), "< X" with a number neither (factor 1), the unused bound 0; "~ k * @id rel r" the
+ * reference id, factor k and tolerance r. */
+Test(mut2_bench, expect_parse_fills_everything) {
+  const struct {
+    const char *text;
+    nh_expect_op op;
+    double a, b, factor;
+    const char *ref;
+  } cases[] = {{"in [1, 2]", NH_EXPECT_IN, 1, 2, NAN, ""}, /* factor: unused without a reference */
+               {"< 3", NH_EXPECT_LT, 3, 0, 1, ""},
+               {"~ 2.5 * @C1.x rel 0.1", NH_EXPECT_REL, 0, 0.1, 2.5, "C1.x"},
+               {">= @y", NH_EXPECT_GE, 0, 0, 1, "y"}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    nh_expect e;
+    memset(&e, 0x5a, sizeof e); /* garbage: 'Z' in ref, a huge factor */
+    char err[512] = "";
+    cr_assert_eq(nh_expect_parse(cases[k].text, &e, err, sizeof err), 0, "%s: %s", cases[k].text, err);
+    cr_expect_eq(e.op, cases[k].op, "%s", cases[k].text);
+    cr_expect_eq(e.a, cases[k].a, "%s: a = %g", cases[k].text, e.a);
+    cr_expect_eq(e.b, cases[k].b, "%s: b = %g", cases[k].text, e.b);
+    if (!isnan(cases[k].factor)) cr_expect_eq(e.factor, cases[k].factor, "%s: factor = %g", cases[k].text, e.factor);
+    cr_expect_str_eq(e.ref, cases[k].ref, "%s", cases[k].text);
+  }
+}
