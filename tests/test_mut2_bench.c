@@ -207,7 +207,7 @@ static const char *after_line(const char *text, const char *tail) {
 /* Two figures printed rounded (a to ra, b to rb, absolute half-units) and their printed ratio
  * (rounded to rr): is the ratio a/b as far as the rounding lets one tell? */
 static int ratio_agrees(double ratio, double rr, double a, double ra, double b, double rb) {
-  if (!(a > 0 && b > ra && ratio > 0)) return 0;
+  if (!(a > 0 && b > rb && ratio >= 0)) return 0; /* 0.00 when a preempted run made b large */
   const double lo = (a - ra) / (b + rb), hi = (a + ra) / (b - rb);
   return ratio >= lo * (1 - 1e-12) - rr && ratio <= hi * (1 + 1e-12) + rr;
 }
@@ -493,6 +493,45 @@ Test(mut2_bench, info_ensemble_tables_from_the_file) {
   cr_expect(strncmp(out, head, strlen(head)) == 0, "header:\n%s\nwanted:\n%s", out, head);
   expect_has(command, "nhbench run " DATA "small_ensemble.cfg -o ");
   free(date), free(version), free(compiler), free(command);
+  /* The grid: a row per beta, a cell per beta2 with the median over the ICs of max_t |dE| of the
+   * cell's method (no IC failed here), "skip" where not run; trailing blanks cut. */
+  int ngrids = 0;
+  nh_h5_grid *g = NULL;
+  cr_assert_eq(nh_h5_read_grids(&f, &ngrids, &g), 0);
+  cr_assert_eq(ngrids, 1);
+  len = (size_t)snprintf(want, sizeof want, "\nGrid 0: %s over (beta, beta2): median over the ICs of max_t |dE|\n"
+                         "(fail: every IC failed; skip: not run, an invalid combination; *: some ICs failed, median of "
+                         "the rest)\n  %10s", g->method, "beta \\ beta2");
+  for (int j = 0; j < 3; j++) len += (size_t)snprintf(want + len, sizeof want - len, " %9.4g", g->values[1][j]);
+  len += (size_t)snprintf(want + len, sizeof want - len, "\n");
+  int skipped = 0;
+  for (int i = 0; i < 2; i++) {
+    char row[512];
+    /* the first column as wide as the corner "beta \\ beta2" (at least 10) */
+    size_t r = (size_t)snprintf(row, sizeof row, "  %*.4g", (int)strlen("beta \\ beta2"), g->values[0][i]);
+    for (int j = 0; j < 3; j++) {
+      const int m = g->method_index[i * 3 + j];
+      char cell[32];
+      if (m < 0) snprintf(cell, sizeof cell, "skip "), skipped++;
+      else {
+        snprintf(cell, sizeof cell, "%.2e ", sum[m].median_max_abs_dE);
+        cr_expect_eq(sum[m].failures, 0);
+      }
+      r += (size_t)snprintf(row + r, sizeof row - r, " %9s", cell);
+    }
+    while (r > 0 && row[r - 1] == ' ') row[--r] = '\0';
+    len += (size_t)snprintf(want + len, sizeof want - len, "%s\n", row);
+  }
+  cr_expect_eq(skipped, 1);
+  /* Then, as some name was cut to fit (in the cost table: longer than 41 characters), the note. */
+  int cut = 0;
+  for (int m = 0; m < f.nmethods; m++) cut |= strlen(f.methods[m]) > 41;
+  cr_expect(cut, "adjoint_pair(nh_newmark(...)) is long");
+  len += (size_t)snprintf(want + len, sizeof want - len, "\n(names cut to 120 columns; full names: nhbench export %s methods)\n",
+                          path);
+  cr_expect(strstr(out, want) != NULL && strstr(out, want)[strlen(want)] == '\0', "the grid and the note end the output:\n%s\nwanted:\n%s",
+            out, want);
+  nh_h5_free_grids(ngrids, g);
   free(sum), free(cost), free(wall);
   nh_h5_close(&f);
   remove(path);
@@ -782,6 +821,11 @@ Test(mut2_bench, export_series_of_an_ensemble_run) {
   cr_expect_eq(nhb_on("export %s slopes", path), 2);
   snprintf(msg, sizeof msg, "nhbench export: %s is a ensemble study; table 'slopes' is for onestep studies\n", path);
   cr_expect_str_eq(out, msg);
+  /* info names the sampled observables, in the file's order, and how to export them. */
+  cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
+  snprintf(msg, sizeof msg, "\nSampled observables (nhbench export %s series --observable NAME): q energy_error "
+           "constraint_residual\n", path);
+  expect_has(out, msg);
   nh_h5_free_strings(labels, wl);
   free(t), free(x), free(status), free(units);
   nh_h5_close(&f);
@@ -922,3 +966,184 @@ Test(mut2_bench, list_each_method_heading_and_handles) {
   cr_expect_str_eq(out, "nhbench list: no observables named 'nosuch'\n");
 }
 
+/* nhbench info on a trajectory study (trajectory_particle.cfg at T = 0.4: 2 methods x 2 h x 2 ICs,
+ * 4 observables): the whole "Runs" section rebuilt from the file, per method, h and IC the status
+ * and sample count, and per observable component the first sample of the run, the stored last
+ * value and largest magnitude with the units, or why the method does not define it. */
+Test(mut2_bench, info_trajectory_runs_from_the_file) {
+  char path[128];
+  results_file(path, sizeof path, "runs", "trajectory_particle.cfg", "--set T=0.4");
+  nh_h5 f;
+  cr_assert_eq(nh_h5_open(&f, "test", path), 0);
+  int nobs = 0, nnames = 0;
+  nh_h5_observable *obs = NULL;
+  cr_assert_eq(nh_h5_read_observables(&f, &nobs, &obs), 0);
+  const long long nh = nh_h5_dim(&f, "h"), nic = nh_h5_dim(&f, "ic");
+  double *h = nh_h5_doubles(&f, "h", "h", NULL);
+  int *status = nh_h5_ints(&f, "status", "method,h,ic", NULL), *nsh = nh_h5_ints(&f, "nsamples_h", "h", NULL);
+  char **ics = nh_h5_strings(&f, "ic_names", "ic", &nnames);
+  cr_assert(h && status && nsh && ics && nh == 2 && nic == 2 && nobs == 4);
+  double *last[4], *maxabs[4];
+  for (int i = 0; i < nobs; i++) {
+    char a[256], b[256];
+    snprintf(a, sizeof a, "observables_last/%s", obs[i].name);
+    snprintf(b, sizeof b, "observables_max_abs/%s", obs[i].name);
+    last[i] = nh_h5_doubles(&f, a, "method,h,ic,component", NULL);
+    maxabs[i] = nh_h5_doubles(&f, b, "method,h,ic,component", NULL);
+    cr_assert(last[i] && maxabs[i]);
+  }
+  static char want[1 << 16];
+  size_t len = (size_t)snprintf(want, sizeof want,
+                                "  methods      2; observables 4\n\nRuns: status, and for each sampled observable its "
+                                "value at t = 0 (first), at the end of the run\n(last) and its largest magnitude over "
+                                "the samples (max|.|):\n");
+  int absent = 0;
+  for (int m = 0; m < f.nmethods; m++) {
+    len += (size_t)snprintf(want + len, sizeof want - len, "%4d ", m);
+    len += put_name_into(want + len, sizeof want - len, f.methods[m], 5);
+    for (long long j = 0; j < nh; j++)
+      for (long long i = 0; i < nic; i++) {
+        const long long run = (m * nh + j) * nic + i;
+        cr_expect_eq(status[run], 0);
+        len += (size_t)snprintf(want + len, sizeof want - len, "    h = %g, IC %lld (%s): %s, %d samples\n", h[j], i,
+                                ics[i], "ok", nsh[j]);
+        for (int o = 0; o < nobs; o++) {
+          const nh_h5_observable *ob = &obs[o];
+          if (ob->absent[m][0]) {
+            len += (size_t)snprintf(want + len, sizeof want - len, "      %-24s absent: %s\n", ob->name, ob->absent[m]);
+            absent++;
+            continue;
+          }
+          char name[256];
+          snprintf(name, sizeof name, "observables/%s", ob->name);
+          const long long idx[3] = {m, j, i};
+          double *x = nh_h5_doubles_at(&f, name, "method,h,ic,sample,component", 3, idx, NULL);
+          cr_assert_not_null(x);
+          for (int c = 0; c < ob->width; c++) {
+            char a[24], b[24], d[24], label[300];
+            snprintf(label, sizeof label, "%s%s%s", ob->name, ob->width > 1 ? " " : "", ob->width > 1 ? ob->labels[c] : "");
+            len += (size_t)snprintf(want + len, sizeof want - len, "      %-24s first %10s  last %10s  max|.| %10s  [%s]\n",
+                                    label, sci(a, sizeof a, x[c]), sci(b, sizeof b, last[o][run * ob->width + c]),
+                                    sci(d, sizeof d, maxabs[o][run * ob->width + c]), ob->units);
+          }
+          free(x);
+        }
+      }
+  }
+  cr_expect_eq(absent, 4, "rk4's multiplier at 2 h x 2 ICs");
+  cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
+  const char *runs = strstr(out, "  methods      2;");
+  cr_assert_not_null(runs, "%s", out);
+  cr_expect_str_eq(runs, want);
+  for (int i = 0; i < nobs; i++) free(last[i]), free(maxabs[i]);
+  nh_h5_free_observables(nobs, obs);
+  nh_h5_free_strings(ics, nnames);
+  free(h), free(status), free(nsh);
+  nh_h5_close(&f);
+  remove(path);
+}
+
+/* nhbench report without -o writes REPORT.md and claims.csv into the results directory (-r), and
+ * its summary counts each verdict: nsamples_h of trajectory_particle.cfg at T = 0.4 is 3 and 5
+ * (h = 0.1, 0.05, a sample every 2 steps), so its max is 5: "> 4" and "~ 5 abs 0.1" pass, "< 1"
+ * fails, and three rows on a file that does not exist are not verified (2, 1, 3: any two counts
+ * swapped would show). --strict makes the failing row exit 1; no claims file is bad usage. */
+Test(mut2_bench, report_counts_and_default_output) {
+  char dir[128], path[256], args[1024];
+  snprintf(dir, sizeof dir, "/tmp/nhbench-mut2-bench-%d-rep", (int)getpid());
+  snprintf(args, sizeof args, "run " DATA "trajectory_particle.cfg -o %s/traj.h5 --set T=0.4", dir);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  snprintf(path, sizeof path, "%s/c.claims", dir);
+  test_write_file(path, "spec = \"mut\"; title = \"counts\";\nitems = ( { item = \"C1\"; source = \"[test]\"; claim = \"n\";\n"
+                        "  rows = ( { quantity = \"a\"; file = \"traj\"; data = \"nsamples_h\"; reduce = \"max\"; expect = \"> 4\"; },\n"
+                        "    { quantity = \"b\"; file = \"traj\"; data = \"nsamples_h\"; reduce = \"max\"; expect = \"~ 5 abs 0.1\"; },\n"
+                        "    { quantity = \"c\"; file = \"traj\"; data = \"nsamples_h\"; reduce = \"max\"; expect = \"< 1\"; },\n"
+                        "    { quantity = \"d\"; file = \"none\"; data = \"nsamples_h\"; reduce = \"max\"; expect = \"< 1\"; },\n"
+                        "    { quantity = \"e\"; file = \"none\"; data = \"nsamples_h\"; reduce = \"max\"; expect = \"< 1\"; },\n"
+                        "    { quantity = \"f\"; file = \"none\"; data = \"nsamples_h\"; reduce = \"max\"; expect = \"< 1\"; } ); } );\n");
+  snprintf(args, sizeof args, "report %s -r %s", path, dir);
+  cr_expect_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  char want[512];
+  snprintf(want, sizeof want, "nhbench report: 2 pass, 1 fail, 3 not-verified -> %s/REPORT.md, %s/claims.csv\n", dir, dir);
+  cr_expect_str_eq(out, want);
+  char file[300];
+  snprintf(file, sizeof file, "%s/REPORT.md", dir);
+  cr_expect_eq(access(file, F_OK), 0, "REPORT.md in the results directory");
+  snprintf(file, sizeof file, "%s/claims.csv", dir);
+  cr_expect_eq(access(file, F_OK), 0, "claims.csv in the results directory");
+  snprintf(args, sizeof args, "report --strict %s -r %s", path, dir);
+  cr_expect_eq(test_run_nhbench(args, out, sizeof out), 1, "%s", out);
+  cr_expect_str_eq(out, want);
+  cr_expect_eq(test_run_nhbench("report -s", out, sizeof out), 2);
+  cr_expect(strncmp(out, "nhbench report: no claims file given\nusage: nhbench report", 58) == 0, "%s", out);
+  snprintf(args, sizeof args, "rm -rf %s", dir);
+  cr_expect_eq(system(args), 0);
+}
+
+/* nhbench run -o NAME without a directory: the output, its probe and the temporaries of killed
+ * runs are in the working directory. Temporaries NAME.tmp-PID whose process is gone (or whose
+ * suffix is no PID) are removed with a note naming them; one whose process is alive (this test's)
+ * is left alone. --threads outside 1..1024 is refused before anything runs. */
+Test(mut2_bench, run_in_the_working_directory_and_its_temporaries) {
+  char dir[128], cmd[2048], live[64];
+  snprintf(dir, sizeof dir, "/tmp/nhbench-mut2-bench-%d-cwd", (int)getpid());
+  snprintf(cmd, sizeof cmd, "mkdir -p %s && cd %s && touch out.h5.tmp-999999999 out.h5.tmp-12x out.h5.tmp-%d other.h5.tmp-1",
+           dir, dir, (int)getpid());
+  cr_assert_eq(system(cmd), 0);
+  snprintf(live, sizeof live, "out.h5.tmp-%d", (int)getpid());
+  snprintf(cmd, sizeof cmd, "cd %s && %s run " DATA "trajectory_particle.cfg -o out.h5 --set T=0.2 -j 1025 2>&1", dir,
+           NHBENCH_EXE);
+  cr_expect_eq(test_run_command(cmd, out, sizeof out), 2);
+  cr_expect_str_eq(out, "nhbench run: --threads '1025' is not a whole number in 1..1024\n");
+  snprintf(cmd, sizeof cmd, "cd %s && %s run " DATA "trajectory_particle.cfg -o out.h5 --set T=0.2 --threads=2x 2>&1", dir,
+           NHBENCH_EXE);
+  cr_expect_eq(test_run_command(cmd, out, sizeof out), 2);
+  cr_expect_str_eq(out, "nhbench run: --threads '2x' is not a whole number in 1..1024\n");
+  snprintf(cmd, sizeof cmd, "cd %s && %s run " DATA "trajectory_particle.cfg -o out.h5 --set T=0.2 -j 1 2>&1 >/dev/null",
+           dir, NHBENCH_EXE);
+  cr_expect_eq(test_run_command(cmd, out, sizeof out), 0, "%s", out);
+  expect_has(out, "nhbench: removed ./out.h5.tmp-999999999, left by a run that was killed\n");
+  expect_has(out, "nhbench: removed ./out.h5.tmp-12x, left by a run that was killed\n");
+  expect_has(out, "nhbench: trajectory study of particle, 2 methods, 1 threads -> out.h5\n");
+  expect_has(out, "nhbench: wrote out.h5\n");
+  cr_expect(strstr(out, live) == NULL, "the live run's temporary was removed:\n%s", out);
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s", dir, live);
+  cr_expect_eq(access(path, F_OK), 0, "%s is gone", live);
+  snprintf(path, sizeof path, "%s/other.h5.tmp-1", dir);
+  cr_expect_eq(access(path, F_OK), 0, "another output's temporary is gone");
+  snprintf(path, sizeof path, "%s/out.h5", dir);
+  cr_expect_eq(nhb_on("export %s study", path), 0);
+  cr_expect_str_eq(out, "trajectory\n");
+  snprintf(cmd, sizeof cmd, "ls -a %s | wc -l", dir);
+  cr_expect_eq(test_run_command(cmd, out, sizeof out), 0);
+  cr_expect_eq(atoi(out), 5, ". .. out.h5, the live temporary and other.h5.tmp-1: no probe or journal left");
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  cr_expect_eq(system(cmd), 0);
+}
+
+/* nh_expect_parse fills the expectation whatever the memory held before: "in [a, b]" has no
+ * reference (ref ""), "< X" with a number neither (factor 1), the unused bound 0; "~ k * @id rel r" the
+ * reference id, factor k and tolerance r. */
+Test(mut2_bench, expect_parse_fills_everything) {
+  const struct {
+    const char *text;
+    nh_expect_op op;
+    double a, b, factor;
+    const char *ref;
+  } cases[] = {{"in [1, 2]", NH_EXPECT_IN, 1, 2, NAN, ""}, /* factor: unused without a reference */
+               {"< 3", NH_EXPECT_LT, 3, 0, 1, ""},
+               {"~ 2.5 * @C1.x rel 0.1", NH_EXPECT_REL, 0, 0.1, 2.5, "C1.x"},
+               {">= @y", NH_EXPECT_GE, 0, 0, 1, "y"}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    nh_expect e;
+    memset(&e, 0x5a, sizeof e); /* garbage: 'Z' in ref, a huge factor */
+    char err[512] = "";
+    cr_assert_eq(nh_expect_parse(cases[k].text, &e, err, sizeof err), 0, "%s: %s", cases[k].text, err);
+    cr_expect_eq(e.op, cases[k].op, "%s", cases[k].text);
+    cr_expect_eq(e.a, cases[k].a, "%s: a = %g", cases[k].text, e.a);
+    cr_expect_eq(e.b, cases[k].b, "%s: b = %g", cases[k].text, e.b);
+    if (!isnan(cases[k].factor)) cr_expect_eq(e.factor, cases[k].factor, "%s: factor = %g", cases[k].text, e.factor);
+    cr_expect_str_eq(e.ref, cases[k].ref, "%s", cases[k].text);
+  }
+}
