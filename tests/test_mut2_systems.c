@@ -824,3 +824,23 @@ Test(mut2_systems, exact_states_carry_their_time) {
     cr_expect_gt(accepted, 0, "%s: exact declines every preset", T->name);
   }
 }
+
+/* The Foucault plane angles lie in (−π/2, π/2] (systems/foucault_pendulum.c): at random states, and
+ * at the edge itself, a start from the origin along +y written with negative zeros, q = (−0, 0),
+ * v = (−0, 1), whose doubled angle atan2(−0, −1) = −π must give the plane +π/2, not −π/2. */
+Test(mut2_systems, foucault_plane_angle_range) {
+  nh_system sys = test_system("foucault_pendulum", NULL);
+  const double q[2] = {-0.0, 0}, v[2] = {-0.0, 1};
+  double out[2];
+  sys.type->derived(sys.p, 0, q, v, out);
+  cr_expect(out[0] == PI / 2 && out[1] == PI / 2, "plane along y: (%.17g, %.17g), pi/2", out[0], out[1]);
+  gsl_rng *r = test_rng(5);
+  for (int i = 0; i < 200; i++) {
+    const double x[2] = {gsl_rng_uniform(r) - 0.5, gsl_rng_uniform(r) - 0.5};
+    const double w[2] = {gsl_rng_uniform(r) - 0.5, gsl_rng_uniform(r) - 0.5}, t = 1e5 * gsl_rng_uniform(r);
+    sys.type->derived(sys.p, t, x, w, out);
+    cr_expect(out[0] > -PI / 2 && out[0] <= PI / 2 && out[1] > -PI / 2 && out[1] <= PI / 2, "(%.17g, %.17g)", out[0],
+              out[1]);
+  }
+  gsl_rng_free(r);
+}
