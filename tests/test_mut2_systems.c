@@ -635,9 +635,11 @@ Test(mut2_systems, invariants_by_hand) {
 
 /* ---- every output entry written ---------------------------------------------------------------- */
 
-/* Every function of every system writes every entry of its output (the zeros too): called into a
- * buffer of NaNs (all bits set) and into one of zeros, it gives the same bytes, at random (t, q, v)
- * with the default parameters and at the default state. The exact solution and the sampler fill
+/* Every function of every system writes every entry of its output (the zeros too) and nothing past
+ * it: called into a buffer of NaNs (all bits set) and into one of zeros, it gives the same bytes, and
+ * the 8 doubles after its output keep their NaNs and zeros, at random (t, q, v) with the default
+ * parameters and at the default state. The exact solution leaves the coordinates past n as the start
+ * had them (or zero). The exact solution and the sampler fill
  * the whole state (t, q, v, z, multipliers, carry). A function that leaves an entry to whatever the
  * caller's memory held passes every test whose buffers happen to be zero, and fails here. */
 typedef struct {
@@ -655,6 +657,9 @@ typedef struct {
     call;                                                                                                          \
     cr_expect(memcmp(nan_buf.a, zero_buf.a, sizeof(double) * (size_t)(count)) == 0, "%s: %s leaves entries unwritten", \
               T->name, what);                                                                                      \
+    int past = 0; /* nothing written past the output (8 doubles checked) */                                         \
+    for (int e = (count); e < (count) + 8; e++) past += !isnan(nan_buf.a[e]) || zero_buf.a[e] != 0;               \
+    cr_expect_eq(past, 0, "%s: %s writes past its %d entries", T->name, what, (int)(count));                       \
     checked++;                                                                                                     \
   } while (0)
 
@@ -697,6 +702,12 @@ Test(mut2_systems, every_output_entry_is_written) {
     }
     nh_state a, b;
     if (T->exact && T->exact(p, &x0, x0.t + 0.7, &a) == 0) {
+      nh_state marked = x0; /* coordinates past n carry a mark, which no exact solution may compute with */
+      for (int i = n; i < NH_MAX_N; i++) marked.q[i] = marked.v[i] = 12345;
+      cr_assert_eq(T->exact(p, &marked, x0.t + 0.7, &a), 0);
+      for (int i = n; i < NH_MAX_N; i++)
+        cr_expect((a.q[i] == 12345 || a.q[i] == 0) && (a.v[i] == 12345 || a.v[i] == 0),
+                  "%s: exact writes coordinate %d past n = %d: (%.17g, %.17g)", T->name, i, n, a.q[i], a.v[i]);
       memset(&a, 0xff, sizeof a);
       memset(&b, 0, sizeof b);
       cr_assert_eq(T->exact(p, &x0, x0.t + 0.7, &a), 0);
