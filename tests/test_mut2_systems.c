@@ -855,3 +855,46 @@ Test(mut2_systems, foucault_plane_angle_range) {
   }
   gsl_rng_free(r);
 }
+
+/* The generic quantities of systems/system.c read only the n coordinates of q and v: with the
+ * entries past n set to 7.7 instead of 0 (what a state's unused slots may hold), the energy, the
+ * contact Hamiltonian, the constraint residual, the curvature term, the free force, the multiplier,
+ * the acceleration and the projected velocity are the same bits, for every system at a random
+ * state. */
+Test(mut2_systems, generic_quantities_read_only_n_coordinates) {
+  gsl_rng *r = test_rng(808);
+  for (int s = 0; nh_system_types[s]; s++) {
+    const nh_system_type *T = nh_system_types[s];
+    nh_system sys = test_system_of(T, NULL);
+    const int n = T->n, k = T->k;
+    double q[2][NH_MAX_N], v[2][NH_MAX_N];
+    for (int i = 0; i < NH_MAX_N; i++) {
+      const double qi = gsl_rng_uniform(r) - 0.5 + (i == 0), vi = gsl_rng_uniform(r) - 0.5;
+      q[0][i] = q[1][i] = qi, v[0][i] = v[1][i] = vi;
+      if (i >= n) q[0][i] = v[0][i] = 0, q[1][i] = v[1][i] = 7.7;
+    }
+    double E[2], H[2], res[2], curv[2][NH_MAX_K], f[2][NH_MAX_N], lam[2][NH_MAX_K], acc[2][NH_MAX_N];
+    int st[2][3];
+    for (int c = 0; c < 2; c++) {
+      memset(curv[c], 0, sizeof curv[c]), memset(lam[c], 0, sizeof lam[c]);
+      E[c] = nh_energy(&sys, q[c], v[c]);
+      H[c] = nh_contact_hamiltonian(&sys, 0.6, q[c], v[c], 0.3);
+      res[c] = nh_constraint_residual(&sys, q[c], v[c]);
+      nh_curvature_term(&sys, q[c], v[c], curv[c]);
+      nh_free_force(&sys, 0.6, q[c], v[c], f[c]);
+      st[c][0] = nh_multiplier(&sys, 0.6, q[c], v[c], lam[c]);
+      st[c][1] = nh_acceleration(&sys, 0.6, q[c], v[c], acc[c]);
+      st[c][2] = nh_project_velocity(&sys, q[c], v[c]);
+    }
+    cr_expect(E[0] == E[1] && H[0] == H[1] && res[0] == res[1], "%s: E, H or the residual read past n", T->name);
+    cr_expect(memcmp(st[0], st[1], sizeof st[0]) == 0, "%s: statuses differ", T->name);
+    cr_expect(memcmp(curv[0], curv[1], sizeof(double) * (size_t)k) == 0, "%s: curvature reads past n", T->name);
+    cr_expect(memcmp(lam[0], lam[1], sizeof(double) * (size_t)k) == 0, "%s: multiplier reads past n", T->name);
+    cr_expect(memcmp(f[0], f[1], sizeof(double) * (size_t)n) == 0, "%s: free force reads past n", T->name);
+    cr_expect(memcmp(acc[0], acc[1], sizeof(double) * (size_t)n) == 0, "%s: acceleration reads past n", T->name);
+    cr_expect(memcmp(v[0], v[1], sizeof(double) * (size_t)n) == 0, "%s: projection reads past n", T->name);
+    for (int i = n; i < NH_MAX_N; i++)
+      cr_expect(v[0][i] == 0 && v[1][i] == 7.7, "%s: the projection wrote v_%d past n", T->name, i);
+  }
+  gsl_rng_free(r);
+}
