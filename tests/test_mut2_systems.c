@@ -635,9 +635,11 @@ Test(mut2_systems, invariants_by_hand) {
 
 /* ---- every output entry written ---------------------------------------------------------------- */
 
-/* Every function of every system writes every entry of its output (the zeros too): called into a
- * buffer of NaNs (all bits set) and into one of zeros, it gives the same bytes, at random (t, q, v)
- * with the default parameters and at the default state. The exact solution and the sampler fill
+/* Every function of every system writes every entry of its output (the zeros too) and nothing past
+ * it: called into a buffer of NaNs (all bits set) and into one of zeros, it gives the same bytes, and
+ * the 8 doubles after its output keep their NaNs and zeros, at random (t, q, v) with the default
+ * parameters and at the default state. The exact solution leaves the coordinates past n as the start
+ * had them (or zero). The exact solution and the sampler fill
  * the whole state (t, q, v, z, multipliers, carry). A function that leaves an entry to whatever the
  * caller's memory held passes every test whose buffers happen to be zero, and fails here. */
 typedef struct {
@@ -655,6 +657,9 @@ typedef struct {
     call;                                                                                                          \
     cr_expect(memcmp(nan_buf.a, zero_buf.a, sizeof(double) * (size_t)(count)) == 0, "%s: %s leaves entries unwritten", \
               T->name, what);                                                                                      \
+    int past = 0; /* nothing written past the output (8 doubles checked) */                                         \
+    for (int e = (count); e < (count) + 8; e++) past += !isnan(nan_buf.a[e]) || zero_buf.a[e] != 0;               \
+    cr_expect_eq(past, 0, "%s: %s writes past its %d entries", T->name, what, (int)(count));                       \
     checked++;                                                                                                     \
   } while (0)
 
@@ -697,6 +702,12 @@ Test(mut2_systems, every_output_entry_is_written) {
     }
     nh_state a, b;
     if (T->exact && T->exact(p, &x0, x0.t + 0.7, &a) == 0) {
+      nh_state marked = x0; /* coordinates past n carry a mark, which no exact solution may compute with */
+      for (int i = n; i < NH_MAX_N; i++) marked.q[i] = marked.v[i] = 12345;
+      cr_assert_eq(T->exact(p, &marked, x0.t + 0.7, &a), 0);
+      for (int i = n; i < NH_MAX_N; i++)
+        cr_expect((a.q[i] == 12345 || a.q[i] == 0) && (a.v[i] == 12345 || a.v[i] == 0),
+                  "%s: exact writes coordinate %d past n = %d: (%.17g, %.17g)", T->name, i, n, a.q[i], a.v[i]);
       memset(&a, 0xff, sizeof a);
       memset(&b, 0, sizeof b);
       cr_assert_eq(T->exact(p, &x0, x0.t + 0.7, &a), 0);
@@ -823,4 +834,67 @@ Test(mut2_systems, exact_states_carry_their_time) {
     }
     cr_expect_gt(accepted, 0, "%s: exact declines every preset", T->name);
   }
+}
+
+/* The Foucault plane angles lie in (−π/2, π/2] (systems/foucault_pendulum.c): at random states, and
+ * at the edge itself, a start from the origin along +y written with negative zeros, q = (−0, 0),
+ * v = (−0, 1), whose doubled angle atan2(−0, −1) = −π must give the plane +π/2, not −π/2. */
+Test(mut2_systems, foucault_plane_angle_range) {
+  nh_system sys = test_system("foucault_pendulum", NULL);
+  const double q[2] = {-0.0, 0}, v[2] = {-0.0, 1};
+  double out[2];
+  sys.type->derived(sys.p, 0, q, v, out);
+  cr_expect(out[0] == PI / 2 && out[1] == PI / 2, "plane along y: (%.17g, %.17g), pi/2", out[0], out[1]);
+  gsl_rng *r = test_rng(5);
+  for (int i = 0; i < 200; i++) {
+    const double x[2] = {gsl_rng_uniform(r) - 0.5, gsl_rng_uniform(r) - 0.5};
+    const double w[2] = {gsl_rng_uniform(r) - 0.5, gsl_rng_uniform(r) - 0.5}, t = 1e5 * gsl_rng_uniform(r);
+    sys.type->derived(sys.p, t, x, w, out);
+    cr_expect(out[0] > -PI / 2 && out[0] <= PI / 2 && out[1] > -PI / 2 && out[1] <= PI / 2, "(%.17g, %.17g)", out[0],
+              out[1]);
+  }
+  gsl_rng_free(r);
+}
+
+/* The generic quantities of systems/system.c read only the n coordinates of q and v: with the
+ * entries past n set to 7.7 instead of 0 (what a state's unused slots may hold), the energy, the
+ * contact Hamiltonian, the constraint residual, the curvature term, the free force, the multiplier,
+ * the acceleration and the projected velocity are the same bits, for every system at a random
+ * state. */
+Test(mut2_systems, generic_quantities_read_only_n_coordinates) {
+  gsl_rng *r = test_rng(808);
+  for (int s = 0; nh_system_types[s]; s++) {
+    const nh_system_type *T = nh_system_types[s];
+    nh_system sys = test_system_of(T, NULL);
+    const int n = T->n, k = T->k;
+    double q[2][NH_MAX_N], v[2][NH_MAX_N];
+    for (int i = 0; i < NH_MAX_N; i++) {
+      const double qi = gsl_rng_uniform(r) - 0.5 + (i == 0), vi = gsl_rng_uniform(r) - 0.5;
+      q[0][i] = q[1][i] = qi, v[0][i] = v[1][i] = vi;
+      if (i >= n) q[0][i] = v[0][i] = 0, q[1][i] = v[1][i] = 7.7;
+    }
+    double E[2], H[2], res[2], curv[2][NH_MAX_K], f[2][NH_MAX_N], lam[2][NH_MAX_K], acc[2][NH_MAX_N];
+    int st[2][3];
+    for (int c = 0; c < 2; c++) {
+      memset(curv[c], 0, sizeof curv[c]), memset(lam[c], 0, sizeof lam[c]);
+      E[c] = nh_energy(&sys, q[c], v[c]);
+      H[c] = nh_contact_hamiltonian(&sys, 0.6, q[c], v[c], 0.3);
+      res[c] = nh_constraint_residual(&sys, q[c], v[c]);
+      nh_curvature_term(&sys, q[c], v[c], curv[c]);
+      nh_free_force(&sys, 0.6, q[c], v[c], f[c]);
+      st[c][0] = nh_multiplier(&sys, 0.6, q[c], v[c], lam[c]);
+      st[c][1] = nh_acceleration(&sys, 0.6, q[c], v[c], acc[c]);
+      st[c][2] = nh_project_velocity(&sys, q[c], v[c]);
+    }
+    cr_expect(E[0] == E[1] && H[0] == H[1] && res[0] == res[1], "%s: E, H or the residual read past n", T->name);
+    cr_expect(memcmp(st[0], st[1], sizeof st[0]) == 0, "%s: statuses differ", T->name);
+    cr_expect(memcmp(curv[0], curv[1], sizeof(double) * (size_t)k) == 0, "%s: curvature reads past n", T->name);
+    cr_expect(memcmp(lam[0], lam[1], sizeof(double) * (size_t)k) == 0, "%s: multiplier reads past n", T->name);
+    cr_expect(memcmp(f[0], f[1], sizeof(double) * (size_t)n) == 0, "%s: free force reads past n", T->name);
+    cr_expect(memcmp(acc[0], acc[1], sizeof(double) * (size_t)n) == 0, "%s: acceleration reads past n", T->name);
+    cr_expect(memcmp(v[0], v[1], sizeof(double) * (size_t)n) == 0, "%s: projection reads past n", T->name);
+    for (int i = n; i < NH_MAX_N; i++)
+      cr_expect(v[0][i] == 0 && v[1][i] == 7.7, "%s: the projection wrote v_%d past n", T->name, i);
+  }
+  gsl_rng_free(r);
 }
