@@ -737,3 +737,29 @@ Test(mut2_integrators, adjoint_round_trips_for_every_method) {
   cr_expect_gt(adjoints, 2, "%d adjoint round trips", adjoints);
   cr_expect_gt(controls, 3, "%d controls", controls);
 }
+
+/* Remark 3.3 of spec/newmark.md: β + β' = ½ is refused with the reason unless
+ * allow_ill_conditioned=1, and then carries a caveat, also through a composition (its base's);
+ * next to it (β + β' = 0.5 ± 1e-6, allowed) and other methods carry none. */
+Test(mut2_integrators, ill_conditioned_newmark_refused_or_caveated) {
+  expect_parse_error("nh_newmark(beta=0.2,beta2=0.3)",
+                     "nh_newmark: beta + beta2 = 1/2 makes the Newton system ill-conditioned (spec/newmark.md 2.5, "
+                     "Remark 3.3); add allow_ill_conditioned=1 to run it anyway in method "
+                     "'nh_newmark(beta=0.2,beta2=0.3)'");
+  nh_method *m = test_method("nh_newmark(beta=0.2,beta2=0.3,allow_ill_conditioned=1)");
+  const char *c = nh_method_caveat(m);
+  cr_assert(c != NULL, "no caveat at beta + beta2 = 1/2");
+  cr_expect(strstr(c, "beta + beta2 = 1/2 (run with allow_ill_conditioned=1)") == c, "%s", c);
+  nh_method *comp = test_method("adjoint_pair(nh_newmark(beta=0.2,beta2=0.3,alpha=0,allow_ill_conditioned=1))");
+  cr_expect_str_eq(nh_method_caveat(comp), c);
+  nh_method_free(comp);
+  nh_method_free(m);
+  static const char *const clean[] = {"nh_newmark(beta=0.2,beta2=0.300001)", "nh_newmark(beta=0.2,beta2=0.299999)",
+                                      "nh_newmark(beta=0.2,beta2=0.3000001,allow_ill_conditioned=1)", "rk4",
+                                      "triple_jump(nh_newmark)"};
+  for (int i = 0; i < 5; i++) {
+    nh_method *k = test_method(clean[i]);
+    cr_expect(nh_method_caveat(k) == NULL, "%s has a caveat", clean[i]);
+    nh_method_free(k);
+  }
+}
