@@ -763,3 +763,69 @@ Test(mut2_integrators, ill_conditioned_newmark_refused_or_caveated) {
     nh_method_free(k);
   }
 }
+
+/* ---- the hooks write exactly their outputs ----------------------------------------------------- */
+
+#define SENTINEL 7777.0
+
+/* Every hook that fills a caller's array writes all of its entries and nothing past them:
+ * newton_eval F (N) and J (N×N), newton_unknowns X (N), discrete_constraint (k), for every method on
+ * each system it applies to, after init and one step (x → y). The arrays sit in larger ones filled
+ * with a sentinel: an entry left at the sentinel was not written, one past the end that changed was
+ * overwritten (a loop bound off by one). */
+Test(mut2_integrators, hooks_write_exactly_their_outputs) {
+  static const char *const systems[] = {"chaotic_particle", "pendulum", "oscillator", "vertical_disk",
+                                        "foucault_pendulum", "falling_disk", "particle"};
+  int checked = 0;
+  for (int i = 0; nh_integrator_types[i]; i++) {
+    const nh_integrator_type *t = nh_integrator_types[i];
+    if (t->takes_base || (t->properties & NH_TOLERANCE_DRIVEN) || (!t->newton_eval && !t->discrete_constraint))
+      continue;
+    nh_method *m = test_method(t->name);
+    for (size_t s = 0; s < sizeof systems / sizeof *systems; s++) {
+      nh_system sys = test_system(systems[s], "");
+      char err[512];
+      if (nh_method_applies(m, &sys, err, sizeof err)) continue;
+      nh_state x, y;
+      nh_system_default_state(&sys, &x);
+      nh_cost cost = {0};
+      const double h = 0.05;
+      cr_assert_eq(nh_method_init(m, &sys, &x, h, &cost), NH_STEP_OK, "%s on %s", t->name, systems[s]);
+      cr_assert_eq(nh_method_step(m, &sys, &x, &y, h, &cost), NH_STEP_OK, "%s on %s", t->name, systems[s]);
+      enum { PAD = 4 };
+      if (t->newton_eval && t->newton_size && t->newton_unknowns) {
+        const int N = t->newton_size(m, &sys);
+        double X[NH_MAX_NEWTON + PAD], F[NH_MAX_NEWTON + PAD], J[NH_MAX_NEWTON * NH_MAX_NEWTON + PAD];
+        fill(X, NH_MAX_NEWTON + PAD, SENTINEL), fill(F, NH_MAX_NEWTON + PAD, SENTINEL);
+        fill(J, NH_MAX_NEWTON * NH_MAX_NEWTON + PAD, SENTINEL);
+        t->newton_unknowns(m, &sys, &x, &y, h, X);
+        for (int j = 0; j < N; j++) cr_expect_neq(X[j], SENTINEL, "%s on %s: X[%d] not written", t->name, systems[s], j);
+        for (int j = N; j < N + PAD; j++)
+          cr_expect_eq(X[j], SENTINEL, "%s on %s: X[%d] written past N = %d", t->name, systems[s], j, N);
+        if (N > 0) {
+          for (int j = 0; j < N; j++) X[j] = isfinite(X[j]) ? X[j] : 0;
+          t->newton_eval(m, &sys, &x, h, X, F, J);
+          for (int j = 0; j < N; j++) cr_expect_neq(F[j], SENTINEL, "%s on %s: F[%d] not written", t->name, systems[s], j);
+          for (int j = 0; j < N * N; j++)
+            cr_expect_neq(J[j], SENTINEL, "%s on %s: J[%d] not written", t->name, systems[s], j);
+          for (int j = N; j < N + PAD; j++)
+            cr_expect_eq(F[j], SENTINEL, "%s on %s: F[%d] written past N = %d", t->name, systems[s], j, N);
+          for (int j = N * N; j < N * N + PAD; j++)
+            cr_expect_eq(J[j], SENTINEL, "%s on %s: J[%d] written past N² = %d", t->name, systems[s], j, N * N);
+        }
+        checked++;
+      }
+      if (t->discrete_constraint && strcmp(t->name, "nh_shake") && strcmp(t->name, "shake")) {
+        double out[NH_MAX_K + PAD];
+        fill(out, NH_MAX_K + PAD, SENTINEL);
+        t->discrete_constraint(m, &sys, &x, &y, h, out);
+        for (int a = 0; a < sys.k; a++) cr_expect_neq(out[a], SENTINEL, "%s on %s: row %d not written", t->name, systems[s], a);
+        for (int a = sys.k; a < sys.k + PAD; a++)
+          cr_expect_eq(out[a], SENTINEL, "%s on %s: out[%d] written past k = %d", t->name, systems[s], a, sys.k);
+        checked++;
+      }
+    }
+    nh_method_free(m);
+  }
+  cr_expect_gt(checked, 40, "%d hook calls checked", checked);
+}
