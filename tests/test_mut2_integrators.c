@@ -829,3 +829,51 @@ Test(mut2_integrators, hooks_write_exactly_their_outputs) {
   }
   cr_expect_gt(checked, 40, "%d hook calls checked", checked);
 }
+
+/* A step writes q and v (n entries) and the multiplier (k entries) of its result and nothing past
+ * them: the entries of x (and of the y it is given) beyond n and k hold a sentinel, which init and
+ * three steps leave unchanged, for every method (and a composition) on every
+ * registered system it applies to with n < NH_MAX_N. A loop over n or k one entry too far writes
+ * the sentinel's slot. */
+Test(mut2_integrators, steps_write_nothing_past_n_and_k) {
+  const char *texts[80];
+  int ntexts = 0, checked = 0;
+  for (int i = 0; nh_integrator_types[i]; i++)
+    if (!nh_integrator_types[i]->takes_base && ntexts < 70) texts[ntexts++] = nh_integrator_types[i]->name;
+  texts[ntexts++] = "triple_jump(nh_newmark)";
+  texts[ntexts++] = "adjoint_pair(nh_newmark(alpha=0))";
+  texts[ntexts++] = "nh_newmark(beta=0.1,beta2=0.2,alpha=0.3)";
+  for (int s = 0; nh_system_types[s]; s++) {
+    nh_system sys = test_system_of(nh_system_types[s], NULL);
+    if (sys.n >= NH_MAX_N) continue;
+    for (int i = 0; i < ntexts; i++) {
+      nh_method *m = test_method(texts[i]);
+      char err[512];
+      if (nh_method_applies(m, &sys, err, sizeof err)) {
+        nh_method_free(m);
+        continue;
+      }
+      nh_state x, y;
+      nh_system_default_state(&sys, &x);
+      for (int j = sys.n; j < NH_MAX_N; j++) x.q[j] = x.v[j] = SENTINEL;
+      for (int a = sys.k; a < NH_MAX_K; a++) x.lambda[a] = SENTINEL;
+      nh_cost cost = {0};
+      nh_step_status st = nh_method_init(m, &sys, &x, 0.05, &cost);
+      for (int step = 0; step < 3 && st == NH_STEP_OK; step++) {
+        y = x; /* y's own entries past n, k hold the sentinel too (rk4 writes only what it defines) */
+        st = nh_method_step(m, &sys, &x, &y, 0.05, &cost);
+        x = y;
+      }
+      cr_expect_eq(st, NH_STEP_OK, "%s on %s", texts[i], sys.type->name);
+      for (int j = sys.n; j < NH_MAX_N; j++)
+        cr_expect(x.q[j] == SENTINEL && x.v[j] == SENTINEL, "%s on %s: q[%d] = %g, v[%d] = %g past n = %d", texts[i],
+                  sys.type->name, j, x.q[j], j, x.v[j], sys.n);
+      for (int a = sys.k; a < NH_MAX_K; a++)
+        cr_expect(x.lambda[a] == SENTINEL, "%s on %s: lambda[%d] = %g past k = %d", texts[i], sys.type->name, a,
+                  x.lambda[a], sys.k);
+      checked++;
+      nh_method_free(m);
+    }
+  }
+  cr_expect_gt(checked, 150, "%d method x system pairs", checked);
+}
