@@ -224,8 +224,9 @@ static void m11_newton_eval(const nh_method *m, const nh_system *sys, const nh_s
 
 static void m11_newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
                                 double h, double *X) {
-  (void)m, (void)x, (void)h;
-  memcpy(X, y->v, sizeof(double) * (size_t)sys->n);
+  (void)x, (void)h;
+  /* m11_newton_size entries: none for k = 0 (the step is explicit there), where X may hold nothing. */
+  memcpy(X, y->v, sizeof(double) * (size_t)m11_newton_size(m, sys));
 }
 
 const nh_integrator_type nh_integrator_m11 = {

@@ -737,3 +737,143 @@ Test(mut2_integrators, adjoint_round_trips_for_every_method) {
   cr_expect_gt(adjoints, 2, "%d adjoint round trips", adjoints);
   cr_expect_gt(controls, 3, "%d controls", controls);
 }
+
+/* Remark 3.3 of spec/newmark.md: β + β' = ½ is refused with the reason unless
+ * allow_ill_conditioned=1, and then carries a caveat, also through a composition (its base's);
+ * next to it (β + β' = 0.5 ± 1e-6, allowed) and other methods carry none. */
+Test(mut2_integrators, ill_conditioned_newmark_refused_or_caveated) {
+  expect_parse_error("nh_newmark(beta=0.2,beta2=0.3)",
+                     "nh_newmark: beta + beta2 = 1/2 makes the Newton system ill-conditioned (spec/newmark.md 2.5, "
+                     "Remark 3.3); add allow_ill_conditioned=1 to run it anyway in method "
+                     "'nh_newmark(beta=0.2,beta2=0.3)'");
+  nh_method *m = test_method("nh_newmark(beta=0.2,beta2=0.3,allow_ill_conditioned=1)");
+  const char *c = nh_method_caveat(m);
+  cr_assert(c != NULL, "no caveat at beta + beta2 = 1/2");
+  cr_expect(strstr(c, "beta + beta2 = 1/2 (run with allow_ill_conditioned=1)") == c, "%s", c);
+  nh_method *comp = test_method("adjoint_pair(nh_newmark(beta=0.2,beta2=0.3,alpha=0,allow_ill_conditioned=1))");
+  cr_expect_str_eq(nh_method_caveat(comp), c);
+  nh_method_free(comp);
+  nh_method_free(m);
+  static const char *const clean[] = {"nh_newmark(beta=0.2,beta2=0.300001)", "nh_newmark(beta=0.2,beta2=0.299999)",
+                                      "nh_newmark(beta=0.2,beta2=0.3000001,allow_ill_conditioned=1)", "rk4",
+                                      "triple_jump(nh_newmark)"};
+  for (int i = 0; i < 5; i++) {
+    nh_method *k = test_method(clean[i]);
+    cr_expect(nh_method_caveat(k) == NULL, "%s has a caveat", clean[i]);
+    nh_method_free(k);
+  }
+}
+
+/* ---- the hooks write exactly their outputs ----------------------------------------------------- */
+
+#define SENTINEL 7777.0
+
+/* Every hook that fills a caller's array writes all of its entries and nothing past them:
+ * newton_eval F (N) and J (N×N), newton_unknowns X (N), discrete_constraint (k), for every method on
+ * each system it applies to, after init and one step (x → y). The arrays sit in larger ones filled
+ * with a sentinel: an entry left at the sentinel was not written, one past the end that changed was
+ * overwritten (a loop bound off by one). */
+Test(mut2_integrators, hooks_write_exactly_their_outputs) {
+  static const char *const systems[] = {"chaotic_particle", "pendulum", "oscillator", "vertical_disk",
+                                        "foucault_pendulum", "falling_disk", "particle"};
+  int checked = 0;
+  for (int i = 0; nh_integrator_types[i]; i++) {
+    const nh_integrator_type *t = nh_integrator_types[i];
+    if (t->takes_base || (t->properties & NH_TOLERANCE_DRIVEN) || (!t->newton_eval && !t->discrete_constraint))
+      continue;
+    nh_method *m = test_method(t->name);
+    for (size_t s = 0; s < sizeof systems / sizeof *systems; s++) {
+      nh_system sys = test_system(systems[s], "");
+      char err[512];
+      if (nh_method_applies(m, &sys, err, sizeof err)) continue;
+      nh_state x, y;
+      nh_system_default_state(&sys, &x);
+      nh_cost cost = {0};
+      const double h = 0.05;
+      cr_assert_eq(nh_method_init(m, &sys, &x, h, &cost), NH_STEP_OK, "%s on %s", t->name, systems[s]);
+      cr_assert_eq(nh_method_step(m, &sys, &x, &y, h, &cost), NH_STEP_OK, "%s on %s", t->name, systems[s]);
+      enum { PAD = 4 };
+      if (t->newton_eval && t->newton_size && t->newton_unknowns) {
+        const int N = t->newton_size(m, &sys);
+        double X[NH_MAX_NEWTON + PAD], F[NH_MAX_NEWTON + PAD], J[NH_MAX_NEWTON * NH_MAX_NEWTON + PAD];
+        fill(X, NH_MAX_NEWTON + PAD, SENTINEL), fill(F, NH_MAX_NEWTON + PAD, SENTINEL);
+        fill(J, NH_MAX_NEWTON * NH_MAX_NEWTON + PAD, SENTINEL);
+        t->newton_unknowns(m, &sys, &x, &y, h, X);
+        for (int j = 0; j < N; j++) cr_expect_neq(X[j], SENTINEL, "%s on %s: X[%d] not written", t->name, systems[s], j);
+        for (int j = N; j < N + PAD; j++)
+          cr_expect_eq(X[j], SENTINEL, "%s on %s: X[%d] written past N = %d", t->name, systems[s], j, N);
+        if (N > 0) {
+          for (int j = 0; j < N; j++) X[j] = isfinite(X[j]) ? X[j] : 0;
+          t->newton_eval(m, &sys, &x, h, X, F, J);
+          for (int j = 0; j < N; j++) cr_expect_neq(F[j], SENTINEL, "%s on %s: F[%d] not written", t->name, systems[s], j);
+          for (int j = 0; j < N * N; j++)
+            cr_expect_neq(J[j], SENTINEL, "%s on %s: J[%d] not written", t->name, systems[s], j);
+          for (int j = N; j < N + PAD; j++)
+            cr_expect_eq(F[j], SENTINEL, "%s on %s: F[%d] written past N = %d", t->name, systems[s], j, N);
+          for (int j = N * N; j < N * N + PAD; j++)
+            cr_expect_eq(J[j], SENTINEL, "%s on %s: J[%d] written past N² = %d", t->name, systems[s], j, N * N);
+        }
+        checked++;
+      }
+      if (t->discrete_constraint && strcmp(t->name, "nh_shake") && strcmp(t->name, "shake")) {
+        double out[NH_MAX_K + PAD];
+        fill(out, NH_MAX_K + PAD, SENTINEL);
+        t->discrete_constraint(m, &sys, &x, &y, h, out);
+        for (int a = 0; a < sys.k; a++) cr_expect_neq(out[a], SENTINEL, "%s on %s: row %d not written", t->name, systems[s], a);
+        for (int a = sys.k; a < sys.k + PAD; a++)
+          cr_expect_eq(out[a], SENTINEL, "%s on %s: out[%d] written past k = %d", t->name, systems[s], a, sys.k);
+        checked++;
+      }
+    }
+    nh_method_free(m);
+  }
+  cr_expect_gt(checked, 40, "%d hook calls checked", checked);
+}
+
+/* A step writes q and v (n entries) and the multiplier (k entries) of its result and nothing past
+ * them: the entries of x (and of the y it is given) beyond n and k hold a sentinel, which init and
+ * three steps leave unchanged, for every method (and a composition) on every
+ * registered system it applies to with n < NH_MAX_N. A loop over n or k one entry too far writes
+ * the sentinel's slot. */
+Test(mut2_integrators, steps_write_nothing_past_n_and_k) {
+  const char *texts[80];
+  int ntexts = 0, checked = 0;
+  for (int i = 0; nh_integrator_types[i]; i++)
+    if (!nh_integrator_types[i]->takes_base && ntexts < 70) texts[ntexts++] = nh_integrator_types[i]->name;
+  texts[ntexts++] = "triple_jump(nh_newmark)";
+  texts[ntexts++] = "adjoint_pair(nh_newmark(alpha=0))";
+  texts[ntexts++] = "nh_newmark(beta=0.1,beta2=0.2,alpha=0.3)";
+  for (int s = 0; nh_system_types[s]; s++) {
+    nh_system sys = test_system_of(nh_system_types[s], NULL);
+    if (sys.n >= NH_MAX_N) continue;
+    for (int i = 0; i < ntexts; i++) {
+      nh_method *m = test_method(texts[i]);
+      char err[512];
+      if (nh_method_applies(m, &sys, err, sizeof err)) {
+        nh_method_free(m);
+        continue;
+      }
+      nh_state x, y;
+      nh_system_default_state(&sys, &x);
+      for (int j = sys.n; j < NH_MAX_N; j++) x.q[j] = x.v[j] = SENTINEL;
+      for (int a = sys.k; a < NH_MAX_K; a++) x.lambda[a] = SENTINEL;
+      nh_cost cost = {0};
+      nh_step_status st = nh_method_init(m, &sys, &x, 0.05, &cost);
+      for (int step = 0; step < 3 && st == NH_STEP_OK; step++) {
+        y = x; /* y's own entries past n, k hold the sentinel too (rk4 writes only what it defines) */
+        st = nh_method_step(m, &sys, &x, &y, 0.05, &cost);
+        x = y;
+      }
+      cr_expect_eq(st, NH_STEP_OK, "%s on %s", texts[i], sys.type->name);
+      for (int j = sys.n; j < NH_MAX_N; j++)
+        cr_expect(x.q[j] == SENTINEL && x.v[j] == SENTINEL, "%s on %s: q[%d] = %g, v[%d] = %g past n = %d", texts[i],
+                  sys.type->name, j, x.q[j], j, x.v[j], sys.n);
+      for (int a = sys.k; a < NH_MAX_K; a++)
+        cr_expect(x.lambda[a] == SENTINEL, "%s on %s: lambda[%d] = %g past k = %d", texts[i], sys.type->name, a,
+                  x.lambda[a], sys.k);
+      checked++;
+      nh_method_free(m);
+    }
+  }
+  cr_expect_gt(checked, 150, "%d method x system pairs", checked);
+}
