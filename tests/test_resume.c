@@ -112,8 +112,11 @@ Test(resume, killed_runs_resume_to_identical_files, .timeout = 240) {
   for (size_t k = 0; k < sizeof moments / sizeof *moments; k++) {
     remove(part), remove(journal);
     if (!run_and_kill(part, moments[k])) continue; /* it finished first: nothing to resume */
+    if (access(part, F_OK) == 0) { /* killed after its rename, in its last instants: complete, as any file there */
+      expect_same_results(full, part);
+      continue;
+    }
     interrupted++;
-    cr_expect(access(part, F_OK) != 0, "a killed run left %s", part);
     cr_expect(access(journal, F_OK) == 0, "no journal after a kill at %g s", moments[k]);
     struct stat sb;
     const long long journal_bytes = stat(journal, &sb) == 0 ? (long long)sb.st_size : 0;
