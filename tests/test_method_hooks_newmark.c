@@ -18,6 +18,7 @@
 
 #include "integrators/integrator.h"
 #include "systems/system.h"
+#include "tests/counting_system.h"
 #include "tests/helpers.h"
 #include "tests/twisted.h"
 
@@ -935,39 +936,7 @@ Test(method_hooks_newmark, discrete_action_formula) {
 
 /* ---- constraint_evals: a system that counts its own evaluations ------------------------------- */
 
-static const nh_system_type *counted_base;
-static unsigned long long a_calls, g_calls;
-
-static void counting_constraints(const double *p, const double *q, double *A) {
-  a_calls++;
-  counted_base->constraints(p, q, A);
-}
-
-static void counting_grad(const double *p, const double *q, double *g) {
-  g_calls++;
-  counted_base->grad_potential(p, q, g);
-}
-
-/* A fused acceleration kernel evaluates ∇V and A once each, inside (system.h). */
-static int counting_acceleration(const double *p, double t, const double *q, const double *v, double *a,
-                                 double *lambda) {
-  g_calls++;
-  a_calls++;
-  return counted_base->acceleration(p, t, q, v, a, lambda);
-}
-
-static nh_system_type counted_type;
-
-/* sys of type base, with constraints, grad_potential and a fused acceleration wrapped by the
- * counters. */
-static nh_system counted_system(const nh_system_type *base) {
-  counted_base = base;
-  counted_type = *base;
-  counted_type.constraints = counting_constraints;
-  counted_type.grad_potential = counting_grad;
-  if (base->acceleration) counted_type.acceleration = counting_acceleration;
-  return test_system_of(&counted_type, NULL);
-}
+/* counted_system, a_calls, g_calls: tests/counting_system.h */
 
 Test(method_hooks_newmark, cost_counters_match_counted_evaluations) {
   /* Over init and 5 steps of h = 0.05 from the default state, constraint_evals equals the number

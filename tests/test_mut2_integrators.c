@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tests/counting_system.h"
 #include "tests/helpers.h"
 
 /* ---- the Newton hooks where the step's equations are undefined ----------------------------------- */
@@ -312,27 +313,7 @@ Test(mut2_integrators, discrete_actions_and_energies_on_arbitrary_pairs) {
 
 /* ---- cost counters against a system that counts its own evaluations ------------------------------ */
 
-static const nh_system_type *counted_base;
-static nh_system_type counted_type;
-static unsigned long long a_calls, g_calls;
-
-static void counting_constraints(const double *p, const double *q, double *A) {
-  a_calls++;
-  counted_base->constraints(p, q, A);
-}
-
-static void counting_grad(const double *p, const double *q, double *g) {
-  g_calls++;
-  counted_base->grad_potential(p, q, g);
-}
-
-/* A fused acceleration kernel evaluates ∇V and A once each (system.h). */
-static int counting_acceleration(const double *p, double t, const double *q, const double *v, double *a,
-                                 double *lambda) {
-  g_calls++;
-  a_calls++;
-  return counted_base->acceleration(p, t, q, v, a, lambda);
-}
+/* counted_system, a_calls, g_calls: tests/counting_system.h */
 
 /* integrator.h: rhs_evals counts the evaluations of ∇V (or of the right-hand side, which evaluates
  * it once), constraint_evals those of A(q) = μ(q). Over init and 4 steps from the default state,
@@ -356,12 +337,7 @@ Test(mut2_integrators, cost_counters_match_counted_evaluations) {
   for (int s = 0; nh_system_types[s]; s++)
     for (size_t mi = 0; mi < sizeof methods / sizeof *methods; mi++) {
       const nh_system_type *base = nh_system_types[s];
-      counted_base = base;
-      counted_type = *base;
-      if (base->constraints) counted_type.constraints = counting_constraints;
-      counted_type.grad_potential = counting_grad;
-      if (base->acceleration) counted_type.acceleration = counting_acceleration;
-      nh_system sys = test_system_of(&counted_type, NULL);
+      nh_system sys = counted_system(base);
       char err[512];
       nh_method *m = nh_method_parse(methods[mi], err, sizeof err);
       cr_assert(m, "%s: %s", methods[mi], err);
