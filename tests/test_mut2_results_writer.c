@@ -102,3 +102,29 @@ Test(mut2_results_writer, ensemble_summary_without_samples) {
             s.mean_drift_slope == -0.25 && s.max_residual == 1e-3);
   cr_expect(isnan(s.final_var), "final_var %g without samples", s.final_var);
 }
+
+/* A dataset of rank 0 (dims ""): one value, written whole by nh_w_f64 and as its single row by
+ * nh_w_f64_rows, read back as a scalar. */
+static int row_of_seven(const void *ctx, long long i, double *out) {
+  (void)ctx;
+  out[0] = 7.25 + (double)i; /* row 0 only: 7.25 */
+  return 0;
+}
+Test(mut2_results_writer, rank_zero_datasets_hold_one_value) {
+  char path[128];
+  nh_writer w;
+  hid_t f = new_file(path, sizeof path, "rank0", &w);
+  const double one = -3.5;
+  nh_w_f64(&w, f, "whole", "", &one, "1", "one value");
+  nh_w_f64_rows(&w, f, "by_rows", "", 0, row_of_seven, NULL, "1", "one row");
+  cr_assert_eq(w.failed, 0, "%s", w.err);
+  int rank = -1;
+  double back = 0;
+  cr_assert_eq(H5LTget_dataset_ndims(f, "by_rows", &rank), 0, "by_rows was not written");
+  cr_expect_eq(rank, 0);
+  cr_assert_eq(H5LTread_dataset_double(f, "by_rows", &back), 0);
+  cr_expect_eq(back, 7.25);
+  cr_assert_eq(H5LTread_dataset_double(f, "whole", &back), 0);
+  cr_expect_eq(back, -3.5);
+  close_file(f, &w, path);
+}
