@@ -7,6 +7,7 @@
 #include <gsl/gsl_rng.h>
 #include <stdio.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "integrators/integrator.h"
 
@@ -79,6 +80,17 @@ static inline int test_run_nhbench(const char *args, char *out, size_t outlen) {
   char cmd[2048];
   snprintf(cmd, sizeof cmd, "%s %s 2>&1", NHBENCH_EXE, args);
   return test_run_command(cmd, out, outlen);
+}
+
+/* `nhbench run tests/data/SPEC -o PATH SET`, PATH a temporary file named by the caller's file
+ * (prefix, e.g. "mut-bench") and TAG; it must succeed. */
+static inline void test_results_file(char *path, size_t len, const char *prefix, const char *tag, const char *spec,
+                                     const char *set) {
+  char args[1024];
+  static char out[1 << 16];
+  snprintf(path, len, "/tmp/nhbench-%s-%d-%s.h5", prefix, (int)getpid(), tag);
+  snprintf(args, sizeof args, "run %s/tests/data/%s -o %s %s", NHBENCH_SOURCE_DIR, spec, path, set);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
 }
 
 #define TEST_CSV_MAX_FIELDS 8

@@ -24,12 +24,9 @@ static void expect_has(const char *text, const char *needle) {
   cr_expect(strstr(text, needle) != NULL, "'%s' not in:\n%.4000s", needle, text);
 }
 
-/* `nhbench run DATA/SPEC -o PATH SET` into a temporary PATH named by tag. */
+/* test_results_file (tests/helpers.h) with this file's prefix. */
 static void results_file(char *path, size_t len, const char *tag, const char *spec, const char *set) {
-  char args[1024];
-  snprintf(path, len, "/tmp/nhbench-mut2-bench-%d-%s.h5", (int)getpid(), tag);
-  snprintf(args, sizeof args, "run " DATA "%s -o %s %s", spec, path, set);
-  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  test_results_file(path, len, "mut2-bench", tag, spec, set);
 }
 
 /* `nhbench FMT` with FMT's one %s the path; the exit status, the output in out. */

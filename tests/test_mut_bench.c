@@ -21,13 +21,9 @@ static void expect_has(const char *out, const char *needle) {
   cr_expect(strstr(out, needle) != NULL, "'%s' not in:\n%s", needle, out);
 }
 
-/* Runs `nhbench run DATA/SPEC -o PATH SET` into a temporary PATH named by tag. */
+/* test_results_file (tests/helpers.h) with this file's prefix. */
 static void results_file(char *path, size_t len, const char *tag, const char *spec, const char *set) {
-  char args[1024];
-  static char out[1 << 16];
-  snprintf(path, len, "/tmp/nhbench-mut-bench-%d-%s.h5", (int)getpid(), tag);
-  snprintf(args, sizeof args, "run " DATA "%s -o %s %s", spec, path, set);
-  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  test_results_file(path, len, "mut-bench", tag, spec, set);
 }
 
 /* `nhbench info PATH` into out; it must succeed. */
