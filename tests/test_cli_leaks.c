@@ -1,0 +1,253 @@
+/* The nhbench commands leak nothing: each command line below is called in-process, as nhbench's
+ * main calls it (bench/cli.h), once to warm up and then again; the second call must leave the
+ * count of live blocks of nhbench's own code (tests/test_no_alloc.c's allocation wrapper) and of
+ * open HDF5 objects unchanged. Success paths and refusals (exit 2) both: a free left out on an
+ * early return, a dataset id not closed after an error, grow a count. Each call's exit status is
+ * checked too (the commands' contract, bench/cli.h). Output goes to /dev/null. */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench/cli.h"
+#include "tests/helpers.h"
+
+long test_live_blocks(void); /* tests/test_no_alloc.c; -1 under AddressSanitizer */
+
+#define DATA NHBENCH_SOURCE_DIR "/tests/data/"
+#define MAX_ARGS 24
+
+static char dir[128];
+
+/* The command line `line` ("export FILE series --ic 1"; @ stands for the test's directory), split
+ * at spaces, called in-process with stdout and stderr sent to /dev/null; its exit status. */
+static int call(const char *line) {
+  char text[1024], expanded[1024] = "", *argv[MAX_ARGS + 1];
+  for (const char *p = line; *p; p++) {
+    size_t len = strlen(expanded);
+    if (*p == '@') snprintf(expanded + len, sizeof expanded - len, "%s", dir);
+    else if (len + 1 < sizeof expanded) expanded[len] = *p, expanded[len + 1] = '\0';
+  }
+  snprintf(text, sizeof text, "%s", expanded);
+  int argc = 0;
+  for (char *tok = strtok(text, " "); tok && argc < MAX_ARGS; tok = strtok(NULL, " ")) argv[argc++] = tok;
+  argv[argc] = NULL;
+  static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+  } commands[] = {{"run", nh_cli_run},
+                  {"list", nh_cli_list},
+                  {"info", nh_cli_info},
+                  {"export", nh_cli_export},
+                  {"report", nh_cli_report}};
+  int (*fn)(int, char **) = NULL;
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    if (strcmp(argv[0], commands[i].name) == 0) fn = commands[i].fn;
+  cr_assert(fn != NULL, "%s: no such command", line);
+  fflush(stdout), fflush(stderr);
+  const int out = dup(1), err = dup(2), null = open("/dev/null", O_WRONLY);
+  dup2(null, 1), dup2(null, 2);
+  nh_cli_getopt_reset();
+  const int rc = fn(argc, argv);
+  fflush(stdout), fflush(stderr);
+  dup2(out, 1), dup2(err, 2);
+  close(out), close(err), close(null);
+  return rc;
+}
+
+static long open_hdf5_objects(void) { return (long)H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL); }
+
+/* Each line twice: the exit status both times, and nothing left behind by the second call. */
+static void no_leak(const char *const *lines, const int *status, int n) {
+  for (int i = 0; i < n; i++) {
+    cr_expect_eq(call(lines[i]), status[i], "%s: exit status (warm-up)", lines[i]);
+    const long blocks = test_live_blocks(), objects = open_hdf5_objects();
+    cr_expect_eq(call(lines[i]), status[i], "%s: exit status", lines[i]);
+    cr_expect_eq(test_live_blocks(), blocks, "nhbench %s: %ld blocks of nhbench's own code leaked", lines[i],
+                 test_live_blocks() - blocks);
+    cr_expect_eq(open_hdf5_objects(), objects, "nhbench %s: %ld HDF5 objects left open", lines[i],
+                 open_hdf5_objects() - objects);
+  }
+}
+
+static void make_dir(void) {
+  if (test_live_blocks() < 0) cr_skip_test("AddressSanitizer build: LeakSanitizer checks leaks there");
+  snprintf(dir, sizeof dir, "/tmp/nhbench-cli-leaks-%d", (int)getpid());
+  mkdir(dir, 0777);
+}
+
+static void remove_dir(void) {
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  cr_expect_eq(system(cmd), 0);
+}
+
+/* One results file of each study kind, written by `run` (itself checked). */
+static void write_results(void) {
+  static const char *const runs[] = {
+      "run " DATA "convergence_norms.cfg -o @/conv.h5 -j 1",
+      "run " DATA "small_ensemble.cfg -o @/ens.h5 -j 1",
+      "run " DATA "ensemble_observables.cfg -o @/ensobs.h5 -j 1",
+      "run " DATA "trajectory_particle.cfg -o @/traj.h5 -j 1",
+      "run " DATA "onestep_random.cfg -o @/onestep.h5 -j 1",
+      "run " DATA "work_precision_small.cfg -o @/wp.h5 -j 1",
+  };
+  static const int ok[] = {0, 0, 0, 0, 0, 0};
+  no_leak(runs, ok, 6);
+}
+
+Test(cli_leaks, run_its_options_and_refusals, .init = make_dir, .fini = remove_dir) {
+  static const char *const lines[] = {
+      "run " DATA "order_claim.cfg -o @/claim.h5 --check-orders", /* js_a claimed order 2: 1 */
+      "run " DATA "order_claim.cfg -o @/claim.h5 --set T=1 -s h0=0.1",
+      "run " DATA "order_claim.cfg -o @/j.h5 --resume",     /* no journal: 2 */
+      "run " DATA "order_claim.cfg -o @/other.h5 --resume", /* not a journal: 2 */
+      "run --help",
+      "run",
+      "run --no-such-option",
+      "run " DATA "bad_unknown_method.cfg -o @/bad.h5",
+      "run " DATA "bad_malformed.cfg -o @/bad.h5",
+      "run " DATA "order_claim.cfg -o @/bad.h5 --set no_such_setting=1",
+      "run " DATA "order_claim.cfg -o @/bad.h5 --set T",
+      "run @/no_such_spec.cfg -o @/bad.h5",
+      "run " DATA "order_claim.cfg -o @/no/such/../../bad.h5 -j 0",
+  };
+  static const int status[] = {1, 0, 2, 2, 0, 2, 2, 2, 2, 2, 2, 2, 2};
+  char journal[256];
+  snprintf(journal, sizeof journal, "%s/other.h5.journal", dir);
+  test_write_file(journal, "not a journal\n");
+  no_leak(lines, status, sizeof status / sizeof *status);
+}
+
+Test(cli_leaks, list) {
+  if (test_live_blocks() < 0) cr_skip_test("AddressSanitizer build: LeakSanitizer checks leaks there");
+  static const char *const lines[] = {"list",
+                                      "list systems",
+                                      "list methods",
+                                      "list observables",
+                                      "list methods rk4",
+                                      "list systems particle",
+                                      "list methods no_such",
+                                      "list no_such",
+                                      "list --help",
+                                      "list --bogus",
+                                      "list systems a b"};
+  static const int status[] = {0, 0, 0, 0, 0, 0, 2, 2, 0, 2, 2};
+  no_leak(lines, status, sizeof status / sizeof *status);
+}
+
+Test(cli_leaks, info_of_every_study_kind, .init = make_dir, .fini = remove_dir) {
+  write_results();
+  static const char *const lines[] = {"info @/conv.h5",
+                                      "info @/ens.h5",
+                                      "info @/ensobs.h5",
+                                      "info @/traj.h5",
+                                      "info @/onestep.h5",
+                                      "info @/wp.h5",
+                                      "info --help",
+                                      "info",
+                                      "info @/no_such.h5",
+                                      "info " DATA "order_claim.cfg" /* not HDF5 */,
+                                      "info @/conv.h5 @/ens.h5"};
+  static const int status[] = {0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2};
+  no_leak(lines, status, sizeof status / sizeof *status);
+}
+
+Test(cli_leaks, export_every_table, .init = make_dir, .fini = remove_dir) {
+  write_results();
+  static const char *const lines[] = {
+      "export @/conv.h5 study",
+      "export @/conv.h5 attr T",
+      "export @/conv.h5 attr no_such",
+      "export @/conv.h5 methods --primary",
+      "export @/conv.h5 convergence --methods all",
+      "export @/conv.h5 convergence --methods 0,9",
+      "export @/conv.h5 orders",
+      "export @/conv.h5 energy",
+      "export @/ens.h5 energy --method 1 --ics 0:2 --relative",
+      "export @/ens.h5 energy --ics 2:1",
+      "export @/ens.h5 energy-all-methods --ic 1 --methods all",
+      "export @/ens.h5 quantiles",
+      "export @/ens.h5 variance --methods 0",
+      "export @/ens.h5 grid --grid 0 --stat final_var",
+      "export @/ens.h5 grid --grid 3",
+      "export @/ens.h5 grid --stat no_such",
+      "export @/ens.h5 attr grid0/param0",
+      "export @/ensobs.h5 observables",
+      "export @/ensobs.h5 series --observable q --ic 1",
+      "export @/traj.h5 observables",
+      "export @/traj.h5 series --observable energy_error --method 0 --h 0 --ic "
+      "0",
+      "export @/traj.h5 series --observable no_such",
+      "export @/traj.h5 series --h 7",
+      "export @/onestep.h5 local_error --methods all",
+      "export @/onestep.h5 slopes",
+      "export @/wp.h5 work_precision",
+      "export @/wp.h5 work_precision --norm q_2",
+      "export @/wp.h5 work_precision --norm no_such",
+      "export @/wp.h5 no_such_table",
+      "export @/no_such.h5 study",
+      "export @/wp.h5",
+      "export --help",
+  };
+  static const int status[] = {0, 0, 2, 0, 0, 2, 0, 2, 0, 2, 0, 0, 0, 0, 2, 2,
+                               0, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 2, 2, 2, 2, 0};
+  cr_assert_eq(sizeof status / sizeof *status, sizeof lines / sizeof *lines);
+  no_leak(lines, status, sizeof status / sizeof *status);
+}
+
+/* The claims of tests/data/report/quick.claims measured from the results they name (conv, traj),
+ * and a claims file of our own with every reduction. */
+Test(cli_leaks, report, .init = make_dir, .fini = remove_dir) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/traj.cfg", dir);
+  test_write_file(path, "study = \"trajectory\"; system = \"particle\"; initial = \"newmark\"; T "
+                        "= 1.0; h = 0.1;\n"
+                        "observables = [\"energy\", \"energy_error\", \"constraint_residual\"];\n"
+                        "methods = [\"rk4\", \"nh_newmark(alpha=0.5)\"];\n");
+  snprintf(path, sizeof path, "%s/conv.cfg", dir);
+  test_write_file(path, "study = \"convergence\"; system = \"particle\"; initial = "
+                        "\"newmark\"; T = 1.0; h0 = 0.1;\n"
+                        "halvings = 3; methods = [\"rk4\", \"nh_newmark(alpha=0.5)\"];\n");
+  /* every reduction once, measured only: each has buffers of its own */
+  static const char *const reductions[] = {"value",      "abs",        "max_abs", "max",  "min",
+                                           "mean",       "mean_abs",   "first",   "last", "slope",
+                                           "rel_growth", "argmax_abs", "max_step"};
+  char claims[8192];
+  int len = snprintf(claims, sizeof claims,
+                     "spec = \"leaks\"; title = \"every reduction\";\n"
+                     "items = ( { item = \"R\"; source = \"[test]\"; claim = "
+                     "\"r\"; rows = (\n");
+  for (size_t i = 0; i < sizeof reductions / sizeof *reductions; i++)
+    len += snprintf(claims + len, sizeof claims - (size_t)len,
+                    "  { quantity = \"%s\"; file = \"traj\"; data = "
+                    "\"observables/energy_error\"; "
+                    "at = { method = \"rk4\"; }; reduce = \"%s\"; reason = "
+                    "\"measured only\"; },\n",
+                    reductions[i], reductions[i]);
+  snprintf(claims + len, sizeof claims - (size_t)len,
+           "  { quantity = \"loglog\"; file = \"conv\"; data = \"err\"; at = { "
+           "method = \"rk4\"; }; "
+           "reduce = \"loglog_slope\"; reason = \"measured only\"; } ); } );\n");
+  snprintf(path, sizeof path, "%s/every.claims", dir);
+  test_write_file(path, claims);
+  static const char *const lines[] = {
+      "run @/traj.cfg -o @/traj.h5",
+      "run @/conv.cfg -o @/conv.h5",
+      "report -r @ -o @ " DATA "report/quick.claims",
+      "report -r @ -o @ --strict " DATA "report/quick.claims", /* rows that must fail: 1 */
+      "report -r @ -o @ @/every.claims " DATA "report/quick.claims",
+      "report -r @/no_such -o @ " DATA "report/quick.claims", /* not verified, still written */
+      "report -r @ -o @ @/no_such.claims",
+      "report -r @ -o @ " DATA "order_claim.cfg",
+      "report --help",
+      "report",
+  };
+  static const int status[] = {0, 0, 0, 1, 0, 0, 2, 2, 0, 2};
+  no_leak(lines, status, sizeof status / sizeof *status);
+}
