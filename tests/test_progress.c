@@ -1,0 +1,159 @@
+/* The progress line (studies/progress.c): nothing for a run shorter than a second; in a log (stderr
+ * not a terminal, as here) a line at most every 10 s and a last one at the end if any was printed;
+ * each line "LABEL: DONE/TOTAL tasks, E s elapsed, ~ETA s left". The clock is the real one: the
+ * tests move the recorded start and last print back instead of waiting. */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "studies/study.h"
+
+extern long test_fail_allocation; /* tests/test_no_alloc.c */
+
+static void redirect(void) { cr_redirect_stderr(); }
+
+/* The lines printed so far on the redirected stderr. */
+static char *stderr_text(void) {
+  static char text[4096];
+  fflush(stderr);
+  FILE *f = cr_get_redirected_stderr();
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  text[n] = '\0';
+  return text;
+}
+
+/* One progress line of `text` (the k-th, from 0) read back: 1 if it has the expected form. */
+static int parse_line(const char *text, int k, char *label, long *done, long *total, double *elapsed, double *eta) {
+  for (int i = 0; i < k && text; i++) text = strchr(text, '\n') ? strchr(text, '\n') + 1 : NULL;
+  return text && sscanf(text, "%31[^:]: %ld/%ld tasks, %lf s elapsed, ~%lf s left\n", label, done, total, elapsed,
+                        eta) == 5;
+}
+
+static int count_lines(const char *text) {
+  int n = 0;
+  for (; *text; text++) n += *text == '\n';
+  return n;
+}
+
+Test(progress, start_sets_every_field_of_a_dirty_struct) {
+  nh_progress p;
+  memset(&p, 0x5a, sizeof p);
+  const double before = omp_get_wtime();
+  nh_progress_start(&p, "label", 17);
+  cr_expect_str_eq(p.label, "label");
+  cr_expect_eq(p.total, 17);
+  cr_expect_eq(p.done, 0);
+  cr_expect_eq(p.printed, 0);
+  cr_expect_eq(p.threads, omp_get_max_threads());
+  cr_expect_eq(p.nkinds, 0);
+  cr_expect(p.kind_total == NULL && p.kind_done == NULL && p.kind_time == NULL);
+  cr_expect(p.start >= before && p.start <= omp_get_wtime(), "start %g", p.start);
+  cr_expect_eq(p.last_print, p.start);
+}
+
+Test(progress, a_run_shorter_than_a_second_prints_nothing, .init = redirect) {
+  nh_progress p;
+  memset(&p, 0x5a, sizeof p); /* a stale `printed` would print at the end */
+  nh_progress_start(&p, "quick", 3);
+  for (int i = 0; i < 3; i++) nh_progress_tick(&p);
+  cr_expect_eq(p.done, 3);
+  nh_progress_end(&p);
+  cr_expect_str_eq(stderr_text(), "");
+}
+
+/* 20 s into a run of 4 tasks, one done: elapsed 20, and 3 tasks left at 20 s each: 60 s. */
+Test(progress, a_long_run_prints_done_elapsed_and_time_left, .init = redirect) {
+  nh_progress p;
+  nh_progress_start(&p, "long run", 4);
+  p.start -= 20, p.last_print -= 20;
+  nh_progress_tick(&p);
+  char label[32];
+  long done, total;
+  double elapsed, eta;
+  const char *text = stderr_text();
+  cr_assert(parse_line(text, 0, label, &done, &total, &elapsed, &eta), "'%s'", text);
+  cr_expect_str_eq(label, "long run");
+  cr_expect_eq(done, 1);
+  cr_expect_eq(total, 4);
+  cr_expect(elapsed >= 20 && elapsed < 21, "elapsed %g", elapsed);
+  cr_expect(eta >= 60 && eta <= 63, "eta %g", eta);
+  cr_expect_eq(p.printed, 1);
+  cr_expect(p.last_print > p.start + 19.9, "the line's time is remembered");
+}
+
+/* In a log a line every 10 s at most: a tick 9.5 s after the last line prints nothing, one 10.5 s
+ * after prints; the end prints the last line (all tasks done, nothing left). */
+Test(progress, a_log_gets_a_line_every_ten_seconds_and_one_at_the_end, .init = redirect) {
+  nh_progress p;
+  nh_progress_start(&p, "log", 3);
+  p.start -= 30;
+  p.last_print = omp_get_wtime() - 9.5;
+  nh_progress_tick(&p);
+  cr_expect_eq(p.printed, 0, "9.5 s after the last line");
+  p.last_print = omp_get_wtime() - 10.5;
+  nh_progress_tick(&p);
+  cr_expect_eq(p.printed, 1, "10.5 s after the last line");
+  nh_progress_tick(&p);
+  nh_progress_end(&p);
+  const char *text = stderr_text();
+  cr_assert_eq(count_lines(text), 2, "'%s'", text);
+  char label[32];
+  long done, total;
+  double elapsed, eta;
+  cr_assert(parse_line(text, 0, label, &done, &total, &elapsed, &eta), "'%s'", text);
+  cr_expect_eq(done, 2);
+  cr_expect(eta >= 15 && eta <= 17, "one task left at 15 s a task: %g", eta);
+  cr_assert(parse_line(text, 1, label, &done, &total, &elapsed, &eta), "'%s'", text);
+  cr_expect_eq(done, 3);
+  cr_expect_eq(total, 3);
+  cr_expect_eq(eta, 0, "nothing left");
+}
+
+/* The first second is quiet: 0.9 s into a run (and as long since any line) a tick prints
+ * nothing, 1.1 s into it one prints. */
+Test(progress, the_first_second_is_quiet, .init = redirect) {
+  nh_progress p;
+  nh_progress_start(&p, "first", 9);
+  p.start -= 0.9, p.last_print -= 20;
+  nh_progress_tick(&p);
+  cr_expect_eq(p.printed, 0, "0.9 s in");
+  p.start -= 0.2;
+  nh_progress_tick(&p);
+  cr_expect_eq(p.printed, 1, "1.1 s in");
+  cr_expect_eq(count_lines(stderr_text()), 1);
+}
+
+/* A task of a kind out of range counts as done but is no kind's; the end frees the kinds. */
+Test(progress, kinds_out_of_range_and_the_end) {
+  nh_progress p;
+  nh_progress_start(&p, "kinds", 5);
+  const long totals[2] = {2, 3};
+  cr_assert_eq(nh_progress_kinds(&p, 2, totals), 0);
+  cr_expect(p.kind_total[0] == 2 && p.kind_total[1] == 3 && p.nkinds == 2);
+  nh_progress_tick_kind(&p, 2, 7.0);
+  nh_progress_tick_kind(&p, -1, 7.0);
+  nh_progress_tick_kind(&p, 1, 0.5);
+  nh_progress_tick_kind(&p, 0, 0.25);
+  cr_expect_eq(p.done, 4);
+  cr_expect(p.kind_done[0] == 1 && p.kind_done[1] == 1, "%ld %ld", p.kind_done[0], p.kind_done[1]);
+  cr_expect(p.kind_time[0] == 0.25 && p.kind_time[1] == 0.5, "%g %g", p.kind_time[0], p.kind_time[1]);
+  nh_progress_end(&p);
+  cr_expect(p.nkinds == 0 && p.kind_total == NULL && p.kind_done == NULL && p.kind_time == NULL);
+}
+
+/* Each of the three allocations failing in turn: -1, no kinds, nothing left allocated. */
+Test(progress, kinds_out_of_memory) {
+  for (long n = 1; n <= 3; n++) {
+    nh_progress p;
+    nh_progress_start(&p, "oom", 5);
+    const long totals[2] = {2, 3};
+    test_fail_allocation = n;
+    cr_expect_eq(nh_progress_kinds(&p, 2, totals), -1, "allocation %ld failing", n);
+    test_fail_allocation = 0;
+    cr_expect(p.nkinds == 0 && p.kind_total == NULL && p.kind_done == NULL && p.kind_time == NULL, "allocation %ld", n);
+    cr_expect_eq(nh_progress_eta(&p, p.start + 1), 0, "no kinds, nothing done");
+  }
+}
