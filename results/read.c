@@ -281,7 +281,7 @@ static int check_version(nh_h5 *f) {
     return -1;
   }
   int version;
-  if (nh_h5_attr_int(f, "/", "schema_version", &version)) return -1;
+  if (nh_h5_attr_int(f, "/", "schema_version", &version) < 0) return -1;
   if (version == 1) {
     refuse_old(f);
     return -1;

@@ -45,7 +45,7 @@ int nh_h5_read_grids(nh_h5 *f, int *ngrids, nh_h5_grid **grids) {
   *ngrids = 0;
   *grids = NULL;
   if (!nh_h5_has_attr(f, ".", "grids")) return 0;
-  if (nh_h5_attr_int(f, ".", "grids", &n)) return -1;
+  if (nh_h5_attr_int(f, ".", "grids", &n) < 0) return -1;
   if (n < 0 || n > 10000) {
     fprintf(stderr, "%s: %s: /%s attribute 'grids' = %d is not a grid count\n", f->prog, f->path, f->kind_name, n);
     return -1;

@@ -246,7 +246,7 @@ void nh_w_rows(nh_writer *w, hid_t loc, const char *name, const char *dims, hid_
   for (hsize_t r = 0; r < rows && len && !w->failed; r++) {
     /* Row r's index along the leading dimensions, the last of them fastest. */
     for (hsize_t rest = r, i = (hsize_t)(rank - tail); i-- > 0;) start[i] = rest % shape[i], rest /= shape[i];
-    if (row(ctx, (long long)r, buf)) nh_w_fail(w, "cannot read back the rows of dataset %s", name);
+    if (row(ctx, (long long)r, buf) < 0) nh_w_fail(w, "cannot read back the rows of dataset %s", name);
     else if ((rank ? H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL)
                    : H5Sselect_all(space)) < 0 || /* a scalar (rank 0): its one value; no hyperslab there */
              H5Dwrite(ds, H5T_NATIVE_DOUBLE, mspace, space, H5P_DEFAULT, buf) < 0)

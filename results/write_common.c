@@ -130,7 +130,7 @@ static int observable_row(const void *ctx, long long run, double *out) {
   const observable_rows *c = ctx;
   const nh_samples *s = c->s;
   const int wd = s->width[c->o];
-  if (s->fetch(s->fetch_ctx, run, c->block)) return -1;
+  if (s->fetch(s->fetch_ctx, run, c->block) < 0) return -1;
   for (int k = 0; k < c->nsamples; k++)
     for (int i = 0; i < wd; i++) out[k * wd + i] = c->block[(size_t)k * (size_t)s->row + (size_t)(s->offset[c->o] + i)];
   summarize(out, 1, c->nsamples, wd, c->max_abs + run * wd, c->last + run * wd);

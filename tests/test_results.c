@@ -974,8 +974,8 @@ static int others_in(const char *dir, const char *keep) {
 
 /* A child process writes x's convergence file to path (as user nobody when run as root, so that
  * permissions hold), optionally under a file-size limit; no Criterion call happens in the child.
- * Its exit status: 0 if the write failed with a message naming path, 1 if it succeeded, 2 if the
- * message is wrong, 3 if it could not drop root. */
+ * Its exit status: 0 if the write failed (-1) with a message naming path, 1 if it did not return
+ * -1, 2 if the message is wrong, 3 if it could not drop root. */
 static int child_write(const char *path, const conv_fx *x, int drop_root, long fsize_limit) {
   fflush(NULL);
   pid_t pid = fork();
@@ -989,7 +989,7 @@ static int child_write(const char *path, const conv_fx *x, int drop_root, long f
     }
     char err[2048] = "";
     int rc = nh_write_convergence(path, &x->st, &x->r, "test", err, sizeof err);
-    _exit(rc == 0 ? 1 : strstr(err, path) && strstr(err, "unchanged") ? 0 : 2);
+    _exit(rc != -1 ? 1 : strstr(err, path) && strstr(err, "unchanged") ? 0 : 2);
   }
   int status;
   waitpid(pid, &status, 0);
