@@ -309,6 +309,9 @@ Test(mut2_studies_spec, string_elements_at_their_own_line) {
   /* The same text earlier in a comment does not move it. */
   refused(CONV3 "# \"no_such_method\"\nh = [0.1, 0.05];\nmethods = [\n  \"rk4\",\n  \"no_such_method\"\n\n];\n", NULL, 0,
           "cfg:8: ");
+  /* Nor does it later: the search stops at the line libconfig reported. */
+  refused(CONV3 "h = [0.1, 0.05];\nmethods = [\n  \"rk4\",\n  \"no_such_method\"\n\n];\n# \"no_such_method\"\n", NULL, 0,
+          "cfg:7: ");
   refused(TRAJ3 "h = [0.1];\nmethods = [\"rk4\"];\nobservables = [\"energy\",\n \"nope\"\n];\n", NULL, 0,
           "cfg:7: unknown observable 'nope' (observables: ");
 }
