@@ -93,6 +93,12 @@ static inline void test_results_file(char *path, size_t len, const char *prefix,
   cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
 }
 
+/* The HDF5 identifiers open in this process, of every kind our code opens: files, groups, datasets,
+ * attributes, and the datatypes, dataspaces and property lists counted by tests/test_hdf5_ids.c's
+ * wrappers (a leaked H5Pcreate or H5Screate is no open object of a file: H5Fget_obj_count does not
+ * see it, and HDF5 1.10 counts the identifiers of its own types for no one). */
+long test_open_hdf5_ids(void);
+
 #define TEST_CSV_MAX_FIELDS 8
 /* One RFC 4180 record from *p (fields with quotes, doubled quotes, commas); its field count, or -1
  * at the end of the text. */

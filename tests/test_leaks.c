@@ -1,9 +1,9 @@
 /* Nothing leaks: a whole study cycle (load the spec, run it, with and without a checkpoint
  * journal and resumed from a finished one, write the results file, read every dataset, attribute,
  * grid, order row, summary and observable back, free everything) leaves no block of nhbench's own
- * code allocated and no HDF5 object open. A free left out, a loop over methods that skips one, a
+ * code allocated and no HDF5 identifier open. A free left out, a loop over methods that skips one, a
  * dataset id never closed: each grows the count of live blocks (tests/test_no_alloc.c's
- * allocation wrapper) or of open HDF5 objects by the second cycle. The first cycle is a warm-up:
+ * allocation wrapper) or of open HDF5 identifiers (tests/helpers.h) by the second cycle. The first cycle is a warm-up:
  * per-thread workspaces and other lazily made state live for the process by design. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
@@ -17,6 +17,7 @@
 #include "results/reader.h"
 #include "results/results.h"
 #include "studies/study.h"
+#include "tests/helpers.h"
 
 long test_live_blocks(void); /* tests/test_no_alloc.c; -1 under AddressSanitizer */
 
@@ -137,8 +138,6 @@ static void cycle(const char *spec, const cycle_paths *p) {
   read_everything(p->out);
 }
 
-static long open_hdf5_objects(void) { return (long)H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL); }
-
 static void no_leak(const char *spec, int journaled) {
   if (test_live_blocks() < 0) cr_skip_test("AddressSanitizer build: LeakSanitizer checks leaks there");
   cycle_paths p = {.journaled = journaled};
@@ -149,18 +148,18 @@ static void no_leak(const char *spec, int journaled) {
   snprintf(path, sizeof path, "%s/%s", NHBENCH_SOURCE_DIR, spec);
   cycle(path, &p);
   if (journaled) remove(p.journal);
-  const long blocks = test_live_blocks(), objects = open_hdf5_objects();
+  const long blocks = test_live_blocks(), objects = test_open_hdf5_ids();
   cycle(path, &p);
   cr_expect_eq(test_live_blocks(), blocks, "%s%s: %ld blocks of nhbench's own code leaked by one cycle", spec,
                journaled ? " (journaled)" : "", test_live_blocks() - blocks);
-  cr_expect_eq(open_hdf5_objects(), objects, "%s: %ld HDF5 objects left open by one cycle", spec,
-               open_hdf5_objects() - objects);
+  cr_expect_eq(test_open_hdf5_ids(), objects, "%s: %ld HDF5 identifiers left open by one cycle", spec,
+               test_open_hdf5_ids() - objects);
   if (journaled) { /* the journal is complete now: a resumed run reads every task back from it */
     p.resumed = 1;
     const long before = test_live_blocks();
     cycle(path, &p);
     cr_expect_eq(test_live_blocks(), before, "%s (resumed): %ld blocks leaked", spec, test_live_blocks() - before);
-    cr_expect_eq(open_hdf5_objects(), objects, "%s (resumed): HDF5 objects left open", spec);
+    cr_expect_eq(test_open_hdf5_ids(), objects, "%s (resumed): HDF5 identifiers left open", spec);
   }
   remove(p.out), remove(p.journal);
 }
