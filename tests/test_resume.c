@@ -201,8 +201,9 @@ Test(resume, streamed_file_equals_in_memory_file, .timeout = 240) {
            streamed);
   cr_assert_eq(run(args), 0);
   expect_same_results(mem, streamed);
-  static const char *const obs[] = {"/ensemble/observables/q", "/ensemble/observables/energy_error",
-                                    "/ensemble/observables_max_abs/q", "/ensemble/observables_last/energy_error"};
+  static const char *const obs[] = {"/ensemble/observables/q",                "/ensemble/observables/energy_error",
+                                    "/ensemble/observables_max_abs/q",        "/ensemble/observables_last/q",
+                                    "/ensemble/observables_max_abs/energy_error", "/ensemble/observables_last/energy_error"};
   for (size_t i = 0; i < sizeof obs / sizeof *obs; i++) expect_same_dataset(mem, streamed, obs[i]);
   remove(mem), remove(streamed);
 }
