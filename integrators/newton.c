@@ -47,7 +47,7 @@ nh_step_status nh_newton_solve_with(int dim, double *x, nh_newton_fn fn, nh_line
     cost->jacobian_evals++;
     cost->newton_iterations++;
     /* F becomes J⁻¹F */
-    if (solve ? solve(ctx, dim, J, F) : nh_lu_solve(dim, J, F)) return NH_STEP_SOLVER_FAILED;
+    if ((solve ? solve(ctx, dim, J, F) : nh_lu_solve(dim, J, F)) < 0) return NH_STEP_SOLVER_FAILED;
     cost->linear_solves++;
     double dx, xn, xb;
     update(dim, x, F, &dx, &xn, &xb);
@@ -87,7 +87,7 @@ int nh_newton_velocity_guess(const nh_system *sys, double t, const double *q, co
   double lambda[NH_MAX_K];
   memcpy(X, v, sizeof(double) * (size_t)sys->n);
   if (sys->k == 0) return 0;
-  if (nh_multiplier(sys, t, q, v, lambda)) return -1;
+  if (nh_multiplier(sys, t, q, v, lambda) < 0) return -1;
   cost->rhs_evals++;
   cost->constraint_evals++;
   for (int a = 0; a < sys->k; a++) X[sys->n + a] = h * lambda[a];

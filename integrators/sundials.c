@@ -313,7 +313,7 @@ static int cvode_rhs(sunrealtype t, N_Vector yy, N_Vector yd, void *data) {
   const double *y = N_VGetArrayPointer(yy);
   double *yp = N_VGetArrayPointer(yd);
   for (int i = 0; i < n; i++) yp[i] = y[n + i];
-  return nh_acceleration(w->sys, t, y, y + n, yp + n) ? 1 : 0;
+  return nh_acceleration(w->sys, t, y, y + n, yp + n) < 0 ? 1 : 0;
 }
 
 static int cvode_jacobian(sunrealtype t, N_Vector yy, N_Vector fy, SUNMatrix J, void *data, N_Vector t1, N_Vector t2,
@@ -420,7 +420,7 @@ static sun_ws *workspace_for(const sun_family *fam, const nh_system *sys, int *c
     return NULL;
   }
   N_VConst(0, w->y), N_VConst(0, w->yp);
-  if (fam->create(w)) {
+  if (fam->create(w) < 0) {
     free_workspace(w);
     return NULL;
   }
@@ -448,14 +448,15 @@ static nh_step_status restart(sun_ws *w, const nh_method *m, const nh_system *sy
   const int with_lambda = w->fam == &ida_family && k > 0;
   cost->rhs_evals += 1 + with_lambda;
   if (k) cost->constraint_evals += 1 + with_lambda;
-  if (nh_acceleration(sys, x->t, x->q, x->v, yp + n) || (with_lambda && nh_multiplier(sys, x->t, x->q, x->v, lam))) {
+  if (nh_acceleration(sys, x->t, x->q, x->v, yp + n) < 0 ||
+      (with_lambda && nh_multiplier(sys, x->t, x->q, x->v, lam) < 0)) {
     snprintf(w->failure, sizeof w->failure, "%s: no consistent initial acceleration at t = %.6e (singular A M^-1 A^T)",
              w->fam->name, x->t);
     return NH_STEP_SOLVER_FAILED;
   }
   if (w->fam == &ida_family)
     for (int a = 0; a < k; a++) y[2 * n + a] = lam[a], yp[2 * n + a] = 0;
-  if (w->fam->reinit(w, m, x->t)) {
+  if (w->fam->reinit(w, m, x->t) < 0) {
     snprintf(w->failure, sizeof w->failure, "%s: re-initialisation failed at t = %.6e: %s", w->fam->name, x->t,
              w->message);
     return NH_STEP_SOLVER_FAILED;
@@ -510,7 +511,7 @@ static nh_step_status sun_init(const nh_method *m, const nh_system *sys, nh_stat
 /* Adds the solver's work since the last step to cost (header, "Work in nh_cost"). */
 static void count_work(sun_ws *w, int k, nh_cost *cost) {
   long c[NCOUNTERS];
-  if (w->fam->counters(w->mem, c)) return;
+  if (w->fam->counters(w->mem, c) < 0) return;
   c[C_DQ_EVALS] = w->dq_evals;
   unsigned long long d[NCOUNTERS];
   for (int i = 0; i < NCOUNTERS; i++) d[i] = (unsigned long long)(c[i] - w->counts[i]), w->counts[i] = c[i];

@@ -258,7 +258,7 @@ Test(mut2_studies_run, multiplier_error_without_a_true_multiplier) {
   nh_state cur = {0}, prev = {0}, ref = {0};
   double lam[NH_MAX_K];
   cur.t = 0.1, cur.q[0] = 1, cur.lambda[0] = 0.5;
-  cr_assert_neq(nh_multiplier(&sys, 0, ref.q, ref.v, lam), 0, "the origin has a multiplier after all");
+  cr_assert_eq(nh_multiplier(&sys, 0, ref.q, ref.v, lam), -1, "the origin has a multiplier after all");
   nh_obs_ctx c = {&sys, m, 0.1, 0, &prev, &cur, &ref, &ref};
   double out[3] = {7, 7, 7};
   nh_observable_sample(o, &c, out);
