@@ -3,8 +3,10 @@
  * anywhere on the way (where the callers test < 0) shows. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "studies/sampling.h"
@@ -146,4 +148,41 @@ Test(mut3_studies, loader_refusals) {
   cr_expect(strncmp(err, want, strlen(want)) == 0, "%s", err);
   nh_study_free(&st);
   remove(path);
+}
+
+extern long test_fail_allocation; /* tests/test_no_alloc.c: the allocation that fails */
+
+/* nh_column_quantile out of memory (its one allocation fails): -1, and a success without. */
+Test(mut3_studies, column_quantile_out_of_memory) {
+  const double x[4] = {1, 2, 3, 4};
+  double q[2];
+  test_fail_allocation = 1;
+  const int rc = nh_column_quantile(2, 2, x, 0.5, q);
+  test_fail_allocation = 0;
+  cr_expect_eq(rc, -1);
+  cr_expect_eq(nh_column_quantile(2, 2, x, 0.5, q), 0);
+  cr_expect(q[0] == 2 && q[1] == 3, "%g %g", q[0], q[1]);
+}
+
+/* A streamed ensemble whose journal cannot take a record (the file size limit is below one record):
+ * its rows are lost, and the run says so: -1, not a later read-back failure. */
+Test(mut3_studies, ensemble_whose_journal_cannot_take_a_record) {
+  nh_study st;
+  char path[128], journal[160], err[1024] = "", want[512];
+  load_text("study = \"ensemble\";\nsystem = \"chaotic_particle\";\nT = 200.0;\nh = 0.2;\nmethods = [\"rk4\"];\n"
+            "ensemble = { count = 2; energy = 1.535; seed = 3; };\n",
+            NULL, 0, &st, path, sizeof path);
+  snprintf(journal, sizeof journal, "%s.journal", path);
+  st.checkpoint = journal, st.checkpoint_key = "key", st.resume = 0;
+  signal(SIGXFSZ, SIG_IGN);
+  struct rlimit lim = {4096, 4096}; /* the header fits, a record of 1001 samples does not */
+  cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+  nh_ensemble_result r;
+  cr_expect_eq(nh_run_ensemble(&st, &r, err, sizeof err), -1);
+  snprintf(want, sizeof want, "%s: trajectories lost (out of memory, or the journal %s could not be written)", path,
+           journal);
+  cr_expect_str_eq(err, want);
+  nh_ensemble_result_free(&r);
+  nh_study_free(&st);
+  remove(journal);
 }
