@@ -186,3 +186,16 @@ Test(mut3_studies, ensemble_whose_journal_cannot_take_a_record) {
   nh_study_free(&st);
   remove(journal);
 }
+
+/* nh_progress_kinds out of memory: -1, and the plain estimate (no kinds). */
+Test(mut3_studies, progress_kinds_out_of_memory) {
+  nh_progress p;
+  const long totals[2] = {3, 4};
+  nh_progress_start(&p, "test", 7);
+  test_fail_allocation = 1;
+  const int rc = nh_progress_kinds(&p, 2, totals);
+  test_fail_allocation = 0;
+  cr_expect_eq(rc, -1);
+  cr_expect(p.nkinds == 0 && !p.kind_total && !p.kind_done && !p.kind_time);
+  nh_progress_end(&p);
+}
