@@ -35,7 +35,7 @@ static int run_local(const nh_task_set *ts, nh_progress *prog) {
     if (rec) ts->run(ts->ctx, i, rec);
     seconds = omp_get_wtime() - seconds;
 #pragma omp critical(nh_take)
-    if (!rec || ts->take(ts->ctx, i, rec, 0)) failed = 1;
+    if (!rec || ts->take(ts->ctx, i, rec, 0) < 0) failed = 1;
     free(rec);
     ts->kind ? nh_progress_tick_kind(prog, ts->kind(ts->ctx, i), seconds) : nh_progress_tick(prog);
   }
@@ -117,7 +117,7 @@ static int collect(const nh_task_set *ts, nh_progress *prog, int ranks) {
     double *since = &sent_at[(size_t)s.MPI_SOURCE * 1024 + (size_t)(thread & 1023)];
     if (msg[1] > 0) { /* the record of the task handed out before */
       const long task = (long)msg[2];
-      if (ts->take(ts->ctx, task, msg + 3, 1)) failed = 1;
+      if (ts->take(ts->ctx, task, msg + 3, 1) < 0) failed = 1;
       const double seconds = MPI_Wtime() - *since;
       ts->kind ? nh_progress_tick_kind(prog, ts->kind(ts->ctx, task), seconds) : nh_progress_tick(prog);
     }

@@ -145,13 +145,13 @@ typedef struct {
 
 static int true_state(const nh_study *st, const nh_state *from, double t, nh_state *x, int *exact) {
   const char *kind = NULL;
-  if (nh_true_solution(&st->sys, from, t, st->reference_tol, x, &kind)) return -1;
+  if (nh_true_solution(&st->sys, from, t, st->reference_tol, x, &kind) < 0) return -1;
   if (strcmp(kind, "exact") != 0) *exact = 0;
   return 0;
 }
 
 static void multiplier_at(const nh_system *sys, const nh_state *x, double *lambda) {
-  if (nh_multiplier(sys, x->t, x->q, x->v, lambda)) fill_nan(lambda, (size_t)sys->k);
+  if (nh_multiplier(sys, x->t, x->q, x->v, lambda) < 0) fill_nan(lambda, (size_t)sys->k);
 }
 
 static int make_truth(const nh_study *st, const nh_state *p, double h, needs nd,
@@ -160,10 +160,10 @@ static int make_truth(const nh_study *st, const nh_state *p, double h, needs nd,
   tr->exact = 1;
   tr->action = NAN;
   fill_nan(&tr->lambda[0][0], 3 * NH_MAX_K);
-  if (true_state(st, p, p->t + h, &tr->end, &tr->exact)) return -1;
+  if (true_state(st, p, p->t + h, &tr->end, &tr->exact) < 0) return -1;
   if (nd.lambda && sys->k) {
     nh_state mid;
-    if (true_state(st, p, p->t + 0.5 * h, &mid, &tr->exact)) return -1;
+    if (true_state(st, p, p->t + 0.5 * h, &mid, &tr->exact) < 0) return -1;
     multiplier_at(sys, p, tr->lambda[0]);
     multiplier_at(sys, &mid, tr->lambda[1]);
     multiplier_at(sys, &tr->end, tr->lambda[2]);
@@ -174,7 +174,7 @@ static int make_truth(const nh_study *st, const nh_state *p, double h, needs nd,
       double tg, wg;
       nh_state xg;
       gsl_integration_glfixed_point(p->t, p->t + h, g, &tg, &wg, gl);
-      if (true_state(st, p, tg, &xg, &tr->exact)) return -1;
+      if (true_state(st, p, tg, &xg, &tr->exact) < 0) return -1;
       sum += wg * (nh_kinetic_energy(sys, xg.q, xg.v) - sys->type->potential(sys->p, xg.q));
     }
     tr->action = sum;
@@ -304,7 +304,7 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
   r->npoints = st->nic * st->npoints;
   const int np = r->npoints;
   const size_t cells = (size_t)nm * nh * np;
-  if (allocate(st, r)) {
+  if (allocate(st, r) < 0) {
     snprintf(err, errlen, "%s: out of memory for %zu one-step tasks", st->spec_file, cells);
     return -1;
   }
@@ -333,7 +333,7 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
     const int j = p % st->npoints;
     nh_state x = *ic;
     double t = ic->t + (double)j * st->T / st->npoints;
-    if (j > 0) failed |= true_state(st, ic, t, &x, &exact) != 0;
+    if (j > 0) failed |= true_state(st, ic, t, &x, &exact) < 0;
     r->point_t[p] = t;
     for (int i = 0; i < n; i++)
       r->points[(size_t)p * 2 * n + i] = x.q[i], r->points[(size_t)p * 2 * n + n + i] = x.v[i];
@@ -352,7 +352,7 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
     x.z = st->ics[p / st->npoints].z;
     memcpy(x.q, r->points + (size_t)p * 2 * n, sizeof(double) * (size_t)n);
     memcpy(x.v, r->points + (size_t)p * 2 * n + n, sizeof(double) * (size_t)n);
-    failed |= make_truth(st, &x, st->h[hi], nd, gl, &truths[c]) != 0;
+    failed |= make_truth(st, &x, st->h[hi], nd, gl, &truths[c]) < 0;
     exact &= truths[c].exact;
   }
   if (failed) {
@@ -369,7 +369,7 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
       {r->action_err, NH_SLOT_DOUBLE, 1}, {r->stepped, NH_SLOT_DOUBLE, n2},      {r->backward, NH_SLOT_DOUBLE, n2},
       {r->lambda, NH_SLOT_DOUBLE, (size_t)sys->k}, {r->status, NH_SLOT_INT, 1}};
   if (nh_journaled_tasks(st, "onestep", (long)cells, run_onestep_task, &ctx, slots, sizeof slots / sizeof *slots, err,
-                         errlen))
+                         errlen) < 0)
     goto fail;
 
   /* The maxima over the points, and the slopes over h, in a fixed order. */

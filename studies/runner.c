@@ -54,7 +54,7 @@ static double multiplier_error(const nh_study *st, const nh_method *m, const nh_
   if (isnan(t) || sys->k == 0) return NAN;
   nh_state ref;
   double lam[NH_MAX_K], d[NH_MAX_K];
-  if (nh_true_solution(sys, &st->x0, t, st->reference_tol, &ref, NULL) || nh_multiplier(sys, t, ref.q, ref.v, lam))
+  if (nh_true_solution(sys, &st->x0, t, st->reference_tol, &ref, NULL) < 0 || nh_multiplier(sys, t, ref.q, ref.v, lam) < 0)
     return NAN;
   for (int a = 0; a < sys->k; a++) d[a] = y->lambda[a] - lam[a];
   return nh_norm_max(sys->k, d);
@@ -133,7 +133,7 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
     return -1;
   }
 
-  if (nh_true_solution(&st->sys, &st->x0, st->x0.t + st->T, st->reference_tol, &r->reference, &r->reference_kind)) {
+  if (nh_true_solution(&st->sys, &st->x0, st->x0.t + st->T, st->reference_tol, &r->reference, &r->reference_kind) < 0) {
     snprintf(err, errlen, "%s: the reference solver (rk8pd) failed", st->spec_file);
     return -1;
   }
@@ -147,7 +147,7 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
       {r->discrete_residual, NH_SLOT_DOUBLE, 1}, {r->err_coord, NH_SLOT_DOUBLE, n2}, {r->final_state, NH_SLOT_DOUBLE, n2},
       {r->status, NH_SLOT_INT, 1},          {r->cost, NH_SLOT_COST, 1}};
   if (nh_journaled_tasks(st, "convergence", (long)cells, convergence_task, &ctx, slots, sizeof slots / sizeof *slots,
-                         err, errlen))
+                         err, errlen) < 0)
     return -1;
 
   for (int mi = 0; mi < nm; mi++) {
@@ -176,7 +176,7 @@ static int sample_initial_conditions(const nh_study *st, nh_ensemble_result *r, 
   if (rc == -2)
     snprintf(err, errlen, "%s: the random sampler cannot draw states of %s: %s", st->spec_file, st->sys.type->name,
              st->sys.type->sampler_doc ? st->sys.type->sampler_doc : "affine or holonomic constraints");
-  else if (rc)
+  else if (rc < 0)
     snprintf(err, errlen, "%s: no initial condition of %s with energy %g found in the sample box", st->spec_file,
              st->sys.type->name, st->energy);
   for (int ic = 0; rc == 0 && ic < st->count; ic++) {
@@ -185,7 +185,7 @@ static int sample_initial_conditions(const nh_study *st, nh_ensemble_result *r, 
     r->E0[ic] = nh_energy(&st->sys, x[ic].q, x[ic].v);
   }
   if (st->random_ics) free(x);
-  return rc ? -1 : 0;
+  return rc < 0 ? -1 : 0;
 }
 
 /* One trajectory: dE (and the observables) sampled every K steps, into dE (nsamples) and values
@@ -209,7 +209,7 @@ static int run_trajectory(const nh_study *st, nh_ensemble_result *r, long task, 
   *cost = run.cost;
   /* Drift: least-squares slope of dE against t over the samples reached. */
   r->drift_slope[task] = nh_drift_slope(run.reached, r->t, run.dE);
-  return rc ? -1 : 0;
+  return rc < 0 ? -1 : 0;
 }
 
 /* ---- checkpointing (studies/checkpoint.h): one record per finished trajectory ---------------- */
@@ -293,8 +293,9 @@ static int method_statistics(const nh_study *st, nh_ensemble_result *r, int mi, 
     double *row[NH_STATS];
     for (int k = 0; k < NH_STATS; k++) row[k] = stats + (size_t)k * ns;
     nh_column_stats(nic, ns, rows, row[NH_STAT_MEAN], row[NH_STAT_VAR], count);
-    rc = nh_column_quantile(nic, ns, rows, 0.1, row[NH_STAT_Q10]) || nh_column_quantile(nic, ns, rows, 0.5, row[NH_STAT_Q50]) ||
-         nh_column_quantile(nic, ns, rows, 0.9, row[NH_STAT_Q90]);
+    if (nh_column_quantile(nic, ns, rows, 0.1, row[NH_STAT_Q10]) < 0 || nh_column_quantile(nic, ns, rows, 0.5, row[NH_STAT_Q50]) < 0 ||
+        nh_column_quantile(nic, ns, rows, 0.9, row[NH_STAT_Q90]) < 0)
+      rc = -1;
     for (int j = 0; j < ns; j++) row[NH_STAT_COUNT][j] = count[j];
   }
   if (rc == 0 && r->journal) {
@@ -401,12 +402,12 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
                               : r->dE_mean && r->dE_var && r->dE_q10 && r->dE_q50 && r->dE_q90 && r->dE_count;
   if (!r->t || !r->q0 || !r->v0 || !r->E0 || (!stream && !r->dE) || !r->max_abs_dE || !r->drift_slope ||
       !r->max_residual || !r->status || !r->cost || !r->wall_time || !stats_ok || !jr.task_cost || !jr.task_time || !jr.done || !rows || !scratch ||
-      nh_samples_init(&r->samples, st, stream ? 0 : traj, ns)) {
+      nh_samples_init(&r->samples, st, stream ? 0 : traj, ns) < 0) {
     snprintf(err, errlen, "%s: out of memory for %zu trajectories of %d samples", st->spec_file, traj, ns);
     goto done;
   }
   for (int s = 0; s < ns; s++) r->t[s] = (double)s * st->sample_every * st->step;
-  if (sample_initial_conditions(st, r, err, errlen)) goto done;
+  if (sample_initial_conditions(st, r, err, errlen) < 0) goto done;
 
   /* The checkpoint journal: a resumed run takes its finished trajectories from it. */
   long resumed = 0;
@@ -423,11 +424,11 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
       fprintf(stderr, "nhbench: resuming: %ld of %zu trajectories taken from %s\n", resumed, traj, st->checkpoint);
   }
   /* Under MPI only rank 0 keeps the journal: every rank learns whether it opened. */
-  if (nh_ranks_agree(st->checkpoint && !r->journal ? -1 : 0)) {
+  if (nh_ranks_agree(st->checkpoint && !r->journal ? -1 : 0) < 0) {
     if (!st->checkpoint) snprintf(err, errlen, "%s: rank 0 could not open its journal", st->spec_file);
     goto done;
   }
-  if (run_trajectories(st, &jr, resumed)) {
+  if (run_trajectories(st, &jr, resumed) < 0) {
     snprintf(err, errlen, "%s: trajectories lost (out of memory, or the journal %s could not be written)",
              st->spec_file, st->checkpoint ? st->checkpoint : "");
     goto done;
@@ -443,7 +444,7 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
       nh_cost_add(&r->cost[mi], &jr.task_cost[(size_t)mi * nic + ic]);
       r->wall_time[mi] += jr.task_time[(size_t)mi * nic + ic];
     }
-    if (method_statistics(st, r, mi, rows, scratch)) {
+    if (method_statistics(st, r, mi, rows, scratch) < 0) {
       snprintf(err, errlen, "%s: cannot read the trajectories of method %d back for its statistics", st->spec_file, mi);
       goto done;
     }

@@ -17,7 +17,7 @@ void nh_truth_start(nh_truth *tr, const nh_system *sys, const nh_state *x0, doub
 
 int nh_truth_at(nh_truth *tr, double t, nh_state *out) {
   if (tr->exact) return tr->sys->type->exact(tr->sys->p, &tr->x0, t, out);
-  if (t != tr->x.t && nh_reference_solve(tr->sys, &tr->x, t, tr->tol, &tr->x)) return -1;
+  if (t != tr->x.t && nh_reference_solve(tr->sys, &tr->x, t, tr->tol, &tr->x) < 0) return -1;
   *out = tr->x;
   return 0;
 }
@@ -63,11 +63,11 @@ static int sample(nh_sampled_run *r, nh_truth *tr, unsigned needs, double E0, co
   nh_state ref, ref_lambda;
   nh_obs_ctx c = {&r->st->sys, r->m, r->h, E0, prev, cur, NULL, NULL};
   if ((needs & NH_OBS_LAMBDA_REFERENCE) && prev) {
-    if (nh_truth_at(tr, nh_method_multiplier_time(r->m, prev->t, cur->t), &ref_lambda)) return -1;
+    if (nh_truth_at(tr, nh_method_multiplier_time(r->m, prev->t, cur->t), &ref_lambda) < 0) return -1;
     c.ref_lambda = &ref_lambda;
   }
   if (needs & NH_OBS_REFERENCE) {
-    if (nh_truth_at(tr, cur->t, &ref)) return -1;
+    if (nh_truth_at(tr, cur->t, &ref) < 0) return -1;
     c.ref = &ref;
   }
   for (int o = 0; o < r->layout->nobs; o++) nh_observable_sample(r->st->obs[o], &c, row + r->layout->offset[o]);
@@ -115,7 +115,7 @@ int nh_sampled_run_go(nh_sampled_run *r) {
     r->max_residual = fmax(r->max_residual, res);
     double dE = nh_energy(sys, x.q, x.v) - E0;
     if (r->dE) r->dE[s] = dE;
-    if (row && sample(r, &tr, needs, E0, s ? &prev : NULL, &x, r->values + (size_t)s * row)) {
+    if (row && sample(r, &tr, needs, E0, s ? &prev : NULL, &x, r->values + (size_t)s * row) < 0) {
       r->status = NH_STEP_SOLVER_FAILED;
       rc = -1;
       break;

@@ -114,7 +114,7 @@ static int get_number(const ctx *c, const config_setting_t *s, double *out) {
 
 static int get_positive(const ctx *c, const config_setting_t *group, const char *name, double *out) {
   const config_setting_t *s = require(c, group, name);
-  if (!s || get_number(c, s, out)) return -1;
+  if (!s || get_number(c, s, out) < 0) return -1;
   if (!(*out > 0) || !isfinite(*out)) return fail_at(c, s, "%s = %g must be positive", name, *out);
   return 0;
 }
@@ -128,7 +128,7 @@ static int get_count(const ctx *c, const config_setting_t *group, const char *na
     return 0;
   }
   double v;
-  if (get_number(c, s, &v)) return -1;
+  if (get_number(c, s, &v) < 0) return -1;
   if (v != floor(v) || v < min || v > max)
     return fail_at(c, s, "%s = %.15g must be a whole number in [%d, %d]", name, v, min, max);
   *out = (int)v;
@@ -144,7 +144,7 @@ static int get_numbers(const ctx *c, const config_setting_t *s, double **vals, i
   *vals = calloc((size_t)n, sizeof **vals);
   *count = n;
   for (int i = 0; i < n; i++)
-    if (get_number(c, config_setting_get_elem(s, (unsigned)i), &(*vals)[i])) return -1;
+    if (get_number(c, config_setting_get_elem(s, (unsigned)i), &(*vals)[i]) < 0) return -1;
   return 0;
 }
 
@@ -284,7 +284,7 @@ static int load_system(const ctx *c, const config_setting_t *root, nh_study *st)
     }
     return fail_at(c, s, "unknown system '%s' (systems: %s)", name, list);
   }
-  if (nh_system_init(&st->sys, type)) return fail_at(c, s, "system '%s': bad mass matrix", name);
+  if (nh_system_init(&st->sys, type) < 0) return fail_at(c, s, "system '%s': bad mass matrix", name);
   return load_system_params(c, root, st);
 }
 
@@ -319,11 +319,11 @@ static int load_system_params(const ctx *c, const config_setting_t *root, nh_stu
     const config_setting_t *p = config_setting_get_elem(params, (unsigned)i);
     double v;
     char msg[256];
-    if (get_number(c, p, &v)) return -1;
+    if (get_number(c, p, &v) < 0) return -1;
     const int k = nh_param_index(st->sys.type->params, st->sys.type->nparams, config_setting_name(p));
     /* Called again after the initial conditions: a value that differs now was set by a preset. */
     if (k >= 0 && st->nic > 0 && st->sys.p[k] != v) note_preset_override(c, p, st, st->sys.p[k], v);
-    if (nh_system_set_param(&st->sys, config_setting_name(p), v, msg, sizeof msg))
+    if (nh_system_set_param(&st->sys, config_setting_name(p), v, msg, sizeof msg) < 0)
       return fail_at(c, p, "%s", msg); /* "system NAME: ..." */
   }
   return 0;
@@ -358,7 +358,7 @@ static int load_methods(const ctx *c, const config_setting_t *root, nh_study *st
     if (!text) return fail_at(c, s, "methods must be strings, e.g. \"nh_newmark(alpha=0.5)\"");
     nh_method *m = nh_method_parse(text, msg, sizeof msg);
     if (!m) return fail_at(c, s, "%s", msg);
-    if (nh_method_applies(m, &st->sys, msg, sizeof msg)) {
+    if (nh_method_applies(m, &st->sys, msg, sizeof msg) < 0) {
       nh_method_free(m);
       return fail_at(c, s, "%s", msg);
     }
@@ -408,7 +408,7 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
   if (!text) return fail_at(c, ms, "grid 'method' must be a string");
   nh_method *tmpl = nh_method_parse(text, msg, sizeof msg);
   if (!tmpl) return fail_at(c, ms, "%s", msg);
-  if (nh_method_applies(tmpl, &st->sys, msg, sizeof msg)) {
+  if (nh_method_applies(tmpl, &st->sys, msg, sizeof msg) < 0) {
     nh_method_free(tmpl);
     return fail_at(c, ms, "%s", msg);
   }
@@ -430,12 +430,12 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
       goto out;
     }
     grid->param[axes] = dup_str(pname);
-    if (get_numbers(c, s, &grid->values[axes], &grid->nvalues[axes])) goto out;
+    if (get_numbers(c, s, &grid->values[axes], &grid->nvalues[axes]) < 0) goto out;
     /* Out-of-range values are errors in the spec; invalid combinations are skipped below. */
     double scratch[NH_MAX_PARAMS];
     for (int j = 0; j < grid->nvalues[axes]; j++)
       if (nh_param_set_value(owner->type->params, owner->type->nparams, scratch, pname,
-                             grid->values[axes][j], msg, sizeof msg)) {
+                             grid->values[axes][j], msg, sizeof msg) < 0) {
         fail_at(c, s, "grid: %s: %s", owner->type->name, msg);
         goto out;
       }
@@ -484,7 +484,7 @@ static int load_grids(const ctx *c, const config_setting_t *root, nh_study *st) 
   for (int i = 0; i < st->ngrids; i++) {
     const config_setting_t *g = config_setting_get_elem(grids, (unsigned)i);
     if (!config_setting_is_group(g)) return fail_at(c, g, "each grid must be a group { method = ...; ... }");
-    if (load_grid(c, g, st, &st->grids[i])) return -1;
+    if (load_grid(c, g, st, &st->grids[i]) < 0) return -1;
   }
   return 0;
 }
@@ -497,7 +497,7 @@ static int load_one_initial(const ctx *c, const config_setting_t *ic, nh_study *
     char msg[512];
     *name = dup_str(config_setting_get_string(ic));
     if (strcmp(*name, "default") == 0) return 0;
-    if (nh_system_apply_preset(&st->sys, *name, x, msg, sizeof msg)) return fail_at(c, ic, "%s", msg);
+    if (nh_system_apply_preset(&st->sys, *name, x, msg, sizeof msg) < 0) return fail_at(c, ic, "%s", msg);
     /* A paper's printed initial condition may lie off D on purpose (e.g. the CVT's 4-digit v0). */
     double r = nh_constraint_residual(&st->sys, x->q, x->v);
     if (r > 1e-12)
@@ -508,14 +508,14 @@ static int load_one_initial(const ctx *c, const config_setting_t *ic, nh_study *
   *name = dup_str("given");
   if (!config_setting_is_group(ic))
     return fail_at(c, ic, "'initial' must be a preset name or a group { q = [...]; v = [...]; }");
-  if (check_members(c, ic, known)) return -1;
+  if (check_members(c, ic, known) < 0) return -1;
   const char *names[2] = {"q", "v"};
   double *dest[2] = {x->q, x->v};
   for (int k = 0; k < 2; k++) {
     const config_setting_t *s = require(c, ic, names[k]);
     double *vals = NULL;
     int n = 0;
-    if (!s || get_numbers(c, s, &vals, &n)) {
+    if (!s || get_numbers(c, s, &vals, &n) < 0) {
       free(vals);
       return -1;
     }
@@ -546,7 +546,7 @@ static int load_initial(const ctx *c, const config_setting_t *root, nh_study *st
       nh_system_default_state(&st->sys, &st->ics[0]);
       st->ic_names[0] = dup_str("default");
     } else if (load_one_initial(c, list ? config_setting_get_elem(ic, (unsigned)i) : ic, st, &st->ics[i],
-                                &st->ic_names[i])) {
+                                &st->ic_names[i]) < 0) {
       return -1;
     }
     /* One study, one system: presets of a list must agree on the parameters they set. */
@@ -586,12 +586,12 @@ static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, 
     return fail_at(c, config_setting_get_member(root, other),
                    "'%s' and 'h' both give the step sizes; keep one ('h' = a list, or 'h0' with 'halvings')", other);
   if (hs && config_setting_type(hs) != CONFIG_TYPE_ARRAY && config_setting_type(hs) != CONFIG_TYPE_LIST) {
-    if (get_positive(c, root, "h", &st->step)) return -1;
+    if (get_positive(c, root, "h", &st->step) < 0) return -1;
     st->nh = 1;
     st->h = malloc(sizeof(double));
     st->h[0] = st->step;
   } else if (hs) {
-    if (get_numbers(c, hs, &st->h, &st->nh)) return -1;
+    if (get_numbers(c, hs, &st->h, &st->nh) < 0) return -1;
     for (int i = 0; i < st->nh; i++)
       if (!(st->h[i] > 0) || !isfinite(st->h[i]))
         return fail_at(c, hs, "step sizes must be positive; h[%d] = %g", i, st->h[i]);
@@ -600,7 +600,7 @@ static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, 
     int halvings;
     if (!config_setting_get_member(root, "h0"))
       return fail_at(c, root, "missing setting 'h' (a list of step sizes) or 'h0' and 'halvings'");
-    if (get_positive(c, root, "h0", &h0) || get_count(c, root, "halvings", 1, 30, -1, &halvings)) return -1;
+    if (get_positive(c, root, "h0", &h0) < 0 || get_count(c, root, "halvings", 1, 30, -1, &halvings) < 0) return -1;
     st->nh = halvings + 1;
     st->h = malloc(sizeof(double) * (size_t)st->nh);
     for (int i = 0; i < st->nh; i++) st->h[i] = ldexp(h0, -i);
@@ -671,8 +671,8 @@ static int get_optional(const ctx *c, const config_setting_t *root, const char *
 }
 
 static int load_fit(const ctx *c, const config_setting_t *root, nh_study *st) {
-  if (get_count(c, root, "fit_points", 2, 100, 3, &st->fit_points)) return -1;
-  if (get_optional(c, root, "error_floor", 1e-11, &st->error_floor)) return -1;
+  if (get_count(c, root, "fit_points", 2, 100, 3, &st->fit_points) < 0) return -1;
+  if (get_optional(c, root, "error_floor", 1e-11, &st->error_floor) < 0) return -1;
   return get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol);
 }
 
@@ -686,12 +686,12 @@ static int load_convergence(const ctx *c, const config_setting_t *root, nh_study
   static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0",
                                       "halvings", "methods", "grids", "fit_points", "error_floor",
                                       "reference_tol", "order_tolerance", "expected_orders", "norm", NULL};
-  if (check_members(c, root, known)) return -1;
+  if (check_members(c, root, known) < 0) return -1;
   /* A preset may set system parameters; system_params given in the spec override them. */
-  if (load_initial(c, root, st) || load_system_params(c, root, st)) return -1;
+  if (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0) return -1;
   if (st->nic != 1) return fail_at(c, config_setting_get_member(root, "initial"), "a convergence study takes one initial condition");
-  if (load_steps(c, root, st, 2) || check_whole_steps(c, root, st)) return -1;
-  if (load_fit(c, root, st) || check_reference_tol(c, root, st) || load_norm(c, root, st)) return -1;
+  if (load_steps(c, root, st, 2) < 0 || check_whole_steps(c, root, st) < 0) return -1;
+  if (load_fit(c, root, st) < 0 || check_reference_tol(c, root, st) < 0 || load_norm(c, root, st) < 0) return -1;
   return get_optional(c, root, "order_tolerance", 0.15, &st->order_tolerance);
 }
 
@@ -701,21 +701,21 @@ static int load_trajectory(const ctx *c, const config_setting_t *root, nh_study 
   static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0", "halvings",
                                       "methods", "grids", "observables", "sample_every", "divergence",
                                       "reference_tol", NULL};
-  if (check_members(c, root, known)) return -1;
-  if (load_initial(c, root, st) || load_system_params(c, root, st)) return -1;
-  if (load_steps(c, root, st, 1) || check_whole_steps(c, root, st)) return -1;
-  if (get_count(c, root, "sample_every", 1, 1 << 30, 1, &st->sample_every)) return -1;
+  if (check_members(c, root, known) < 0) return -1;
+  if (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0) return -1;
+  if (load_steps(c, root, st, 1) < 0 || check_whole_steps(c, root, st) < 0) return -1;
+  if (get_count(c, root, "sample_every", 1, 1 << 30, 1, &st->sample_every) < 0) return -1;
   for (int i = 0; i < st->nh; i++)
-    if (check_sample_count(c, root, lround(st->T / st->h[i]), st->sample_every)) return -1;
+    if (check_sample_count(c, root, lround(st->T / st->h[i]), st->sample_every) < 0) return -1;
   for (int i = 0; i < st->nh; i++)
     if (lround(st->T / st->h[i]) % st->sample_every)
       return fail_at(c, config_setting_get_member(root, "sample_every"),
                      "sample_every = %d does not divide the %ld steps of h = %g", st->sample_every,
                      lround(st->T / st->h[i]), st->h[i]);
-  if (get_optional(c, root, "divergence", 1e3, &st->divergence) || !(st->divergence > 0))
+  if (get_optional(c, root, "divergence", 1e3, &st->divergence) < 0 || !(st->divergence > 0))
     return fail_at(c, config_setting_get_member(root, "divergence"), "divergence must be a positive number (default 1e3)");
-  if (get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol) || check_reference_tol(c, root, st)) return -1;
-  if (load_observables(c, root, st)) return -1;
+  if (get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol) < 0 || check_reference_tol(c, root, st) < 0) return -1;
+  if (load_observables(c, root, st) < 0) return -1;
   if (st->nobs == 0) return fail_at(c, root, "a trajectory study needs 'observables', e.g. [\"energy_error\"] (nhbench list observables)");
   return 0;
 }
@@ -725,13 +725,13 @@ static int load_trajectory(const ctx *c, const config_setting_t *root, nh_study 
 static int load_random_states(const ctx *c, const config_setting_t *ens, nh_study *st) {
   static const char *const known_ens[] = {"count", "energy", "seed", NULL};
   if (!config_setting_is_group(ens)) return fail_at(c, ens, "'ensemble' must be a group { count = ...; energy = ...; seed = ...; }");
-  if (check_members(c, ens, known_ens)) return -1;
-  if (get_count(c, ens, "count", 1, 1000000, -1, &st->count)) return -1;
+  if (check_members(c, ens, known_ens) < 0) return -1;
+  if (get_count(c, ens, "count", 1, 1000000, -1, &st->count) < 0) return -1;
   const config_setting_t *e = require(c, ens, "energy");
-  if (!e || get_number(c, e, &st->energy)) return -1;
+  if (!e || get_number(c, e, &st->energy) < 0) return -1;
   double seed = 0;
   const config_setting_t *sd = require(c, ens, "seed");
-  if (!sd || get_number(c, sd, &seed)) return -1;
+  if (!sd || get_number(c, sd, &seed) < 0) return -1;
   if (seed < 0 || seed != floor(seed) || seed > 9007199254740992.0)
     return fail_at(c, sd, "seed = %.16g must be a whole number >= 0", seed);
   st->seed = (uint64_t)seed;
@@ -742,7 +742,7 @@ static int load_random_states(const ctx *c, const config_setting_t *ens, nh_stud
   /* Pre-flight: the first state is drawn now (the run draws it again, the same from its stream), so
    * that an energy no state reaches (e.g. below min V) is a bad spec, not a run that fails later. */
   nh_state first;
-  if (nh_draw_states(&st->sys, 1, st->energy, st->seed, &first))
+  if (nh_draw_states(&st->sys, 1, st->energy, st->seed, &first) < 0)
     return fail_at(c, e, "no state of %s on D at energy %g in the sample box (the energy must exceed the "
                          "potential's minimum there by the kinetic margin; spec/newmark.md 6 A10)",
                    st->sys.type->name, st->energy);
@@ -751,11 +751,11 @@ static int load_random_states(const ctx *c, const config_setting_t *ens, nh_stud
 
 /* Random initial conditions as the study's `initial` list: "random 0", "random 1", … */
 static int load_random_initials(const ctx *c, const config_setting_t *ens, nh_study *st) {
-  if (load_random_states(c, ens, st)) return -1;
+  if (load_random_states(c, ens, st) < 0) return -1;
   st->nic = st->count;
   st->ics = calloc((size_t)st->nic, sizeof *st->ics);
   st->ic_names = calloc((size_t)st->nic, sizeof *st->ic_names);
-  if (nh_draw_states(&st->sys, st->nic, st->energy, st->seed, st->ics))
+  if (nh_draw_states(&st->sys, st->nic, st->energy, st->seed, st->ics) < 0)
     return fail_at(c, ens, "no state of %s on D at energy %g found in the sample box", st->sys.type->name, st->energy);
   for (int i = 0; i < st->nic; i++) {
     char name[32];
@@ -772,27 +772,27 @@ static int load_onestep(const ctx *c, const config_setting_t *root, nh_study *st
   static const char *const known[] = {"study", "system", "system_params", "initial", "ensemble", "T", "h", "h0",
                                       "halvings", "methods", "grids", "points", "norm", "fit_points", "error_floor",
                                       "reference_tol", NULL};
-  if (check_members(c, root, known)) return -1;
+  if (check_members(c, root, known) < 0) return -1;
   const config_setting_t *ens = config_setting_get_member(root, "ensemble");
   if (ens && config_setting_get_member(root, "initial"))
     return fail_at(c, ens, "one-step points start from either 'initial' or 'ensemble' (random states), not both");
-  if (ens ? load_random_initials(c, ens, st) : (load_initial(c, root, st) || load_system_params(c, root, st))) return -1;
-  if (load_steps(c, root, st, 2) || get_count(c, root, "points", 1, 100000, 8, &st->npoints)) return -1;
-  return load_fit(c, root, st) || check_reference_tol(c, root, st) || load_norm(c, root, st) ? -1 : 0;
+  if (ens ? load_random_initials(c, ens, st) < 0 : (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0)) return -1;
+  if (load_steps(c, root, st, 2) < 0 || get_count(c, root, "points", 1, 100000, 8, &st->npoints) < 0) return -1;
+  return load_fit(c, root, st) < 0 || check_reference_tol(c, root, st) < 0 || load_norm(c, root, st) < 0 ? -1 : 0;
 }
 
 /* Work-precision: error at T against counted work and wall time. */
 static int load_work_precision(const ctx *c, const config_setting_t *root, nh_study *st) {
   static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0", "halvings",
                                       "methods", "grids", "norm", "repeats", "time_limit", "reference_tol", NULL};
-  if (check_members(c, root, known)) return -1;
-  if (load_initial(c, root, st) || load_system_params(c, root, st)) return -1;
+  if (check_members(c, root, known) < 0) return -1;
+  if (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0) return -1;
   if (st->nic != 1) return fail_at(c, config_setting_get_member(root, "initial"), "a work-precision study takes one initial condition");
-  if (load_steps(c, root, st, 1) || check_whole_steps(c, root, st) || load_norm(c, root, st)) return -1;
-  if (get_count(c, root, "repeats", 1, 1000, 3, &st->repeats)) return -1;
-  if (get_optional(c, root, "time_limit", 60, &st->time_limit) || !(st->time_limit > 0) || !isfinite(st->time_limit))
+  if (load_steps(c, root, st, 1) < 0 || check_whole_steps(c, root, st) < 0 || load_norm(c, root, st) < 0) return -1;
+  if (get_count(c, root, "repeats", 1, 1000, 3, &st->repeats) < 0) return -1;
+  if (get_optional(c, root, "time_limit", 60, &st->time_limit) < 0 || !(st->time_limit > 0) || !isfinite(st->time_limit))
     return fail_at(c, config_setting_get_member(root, "time_limit"), "time_limit must be a positive number of seconds (default 60)");
-  return get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol) || check_reference_tol(c, root, st) ? -1 : 0;
+  return get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol) < 0 || check_reference_tol(c, root, st) < 0 ? -1 : 0;
 }
 
 /* The expected order of each method: its claimed order unless `expected_orders` documents an
@@ -811,10 +811,10 @@ static int load_expected_orders(const ctx *c, const config_setting_t *root, nh_s
     return fail_at(c, list, "'expected_orders' must be a list ( { method = \"...\"; order = N; reason = \"...\"; } )");
   for (int e = 0; e < config_setting_length(list); e++) {
     const config_setting_t *g = config_setting_get_elem(list, (unsigned)e);
-    if (!config_setting_is_group(g) || check_members(c, g, known)) return fail_at(c, g, "each expected order is a group { method; order; reason; }");
+    if (!config_setting_is_group(g) || check_members(c, g, known) < 0) return fail_at(c, g, "each expected order is a group { method; order; reason; }");
     const config_setting_t *ms = require(c, g, "method"), *rs = require(c, g, "reason");
     int order;
-    if (!ms || !rs || get_count(c, g, "order", 0, 20, -1, &order)) return -1;
+    if (!ms || !rs || get_count(c, g, "order", 0, 20, -1, &order) < 0) return -1;
     const char *text = config_setting_get_string(ms), *reason = config_setting_get_string(rs);
     char msg[768], name[1024];
     if (!text || !reason) return fail_at(c, g, "method and reason must be strings");
@@ -837,30 +837,30 @@ static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *s
   static const char *const known[] = {"study", "system", "system_params", "T", "h", "sample_every",
                                       "divergence", "ensemble", "initial", "observables", "methods", "grids",
                                       "reference_tol", NULL};
-  if (check_members(c, root, known)) return -1;
-  if (get_positive(c, root, "h", &st->step)) return -1;
+  if (check_members(c, root, known) < 0) return -1;
+  if (get_positive(c, root, "h", &st->step) < 0) return -1;
   double steps = st->T / st->step;
   if (fabs(steps - round(steps)) > 1e-9 * steps || steps > 9.0e15)
     return fail_at(c, config_setting_get_member(root, "h"), "T = %.15g is not a whole number of steps of h = %.15g",
                    st->T, st->step);
   st->nsteps = lround(steps);
-  if (get_count(c, root, "sample_every", 1, 1 << 30, 1, &st->sample_every)) return -1;
+  if (get_count(c, root, "sample_every", 1, 1 << 30, 1, &st->sample_every) < 0) return -1;
   if (st->nsteps % st->sample_every)
     return fail_at(c, config_setting_get_member(root, "sample_every"),
                    "sample_every = %d does not divide the number of steps %ld", st->sample_every, st->nsteps);
-  if (check_sample_count(c, root, st->nsteps, st->sample_every)) return -1;
+  if (check_sample_count(c, root, st->nsteps, st->sample_every) < 0) return -1;
   st->nsamples = (int)(st->nsteps / st->sample_every) + 1;
   st->divergence = 1e3;
   const config_setting_t *dv = config_setting_get_member(root, "divergence");
-  if (dv && (get_number(c, dv, &st->divergence) || !(st->divergence > 0)))
+  if (dv && (get_number(c, dv, &st->divergence) < 0 || !(st->divergence > 0)))
     return fail_at(c, dv, "divergence must be a positive number (default 1e3)");
-  if (get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol) || check_reference_tol(c, root, st)) return -1;
-  if (load_observables(c, root, st)) return -1;
+  if (get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol) < 0 || check_reference_tol(c, root, st) < 0) return -1;
+  if (load_observables(c, root, st) < 0) return -1;
   const config_setting_t *ens = config_setting_get_member(root, "ensemble");
   const config_setting_t *given = config_setting_get_member(root, "initial");
   if (ens && given) return fail_at(c, given, "an ensemble takes either 'ensemble' (random states) or 'initial', not both");
   if (given) {
-    if (load_initial(c, root, st) || load_system_params(c, root, st)) return -1;
+    if (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0) return -1;
     st->count = st->nic;
     return 0;
   }
@@ -955,7 +955,7 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
   config_t cfg;
   config_init(&cfg);
   int rc = -1;
-  if (nh_config_check_integers(path, st->spec_text, err, errlen)) goto done;
+  if (nh_config_check_integers(path, st->spec_text, err, errlen) < 0) goto done;
   if (!config_read_string(&cfg, st->spec_text)) {
     nh_config_syntax_error(path, st->spec_text, &cfg, err, errlen);
     goto done;
@@ -964,21 +964,21 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
   for (int i = 0; i < noverrides; i++) ovlen += strlen(overrides[i]) + 1;
   st->overrides = calloc(ovlen, 1);
   for (int i = 0; i < noverrides; i++) {
-    if (apply_override(&cfg, overrides[i], err, errlen)) goto done;
+    if (apply_override(&cfg, overrides[i], err, errlen) < 0) goto done;
     strcat(st->overrides, i ? " " : "");
     strcat(st->overrides, overrides[i]);
   }
   const config_setting_t *root = config_root_setting(&cfg);
-  if (load_kind(&c, root, st) || load_system(&c, root, st) || get_positive(&c, root, "T", &st->T)) goto done;
-  if (kind_loaders[st->kind](&c, root, st)) goto done;
-  if (load_methods(&c, root, st)) goto done;
+  if (load_kind(&c, root, st) < 0 || load_system(&c, root, st) < 0 || get_positive(&c, root, "T", &st->T) < 0) goto done;
+  if (kind_loaders[st->kind](&c, root, st) < 0) goto done;
+  if (load_methods(&c, root, st) < 0) goto done;
   st->nprimary = st->nmethods;
-  if (load_grids(&c, root, st)) goto done;
+  if (load_grids(&c, root, st) < 0) goto done;
   if (st->nmethods == 0) {
     fail_at(&c, root, "no methods to run");
     goto done;
   }
-  if (st->kind == NH_STUDY_CONVERGENCE && load_expected_orders(&c, root, st)) goto done;
+  if (st->kind == NH_STUDY_CONVERGENCE && load_expected_orders(&c, root, st) < 0) goto done;
   rc = 0;
 done:
   config_destroy(&cfg);

@@ -103,7 +103,7 @@ static void run_task(void *vj, long i, double *rec) {
 static int take_task(void *vj, long i, const double *rec, int remote) {
   journaled *j = vj;
   if (remote) unpack(j->slots, j->nslots, i, rec);
-  if (j->ck && nh_checkpoint_append(j->ck, i, rec, j->length) && !j->append_failed) {
+  if (j->ck && nh_checkpoint_append(j->ck, i, rec, j->length) < 0 && !j->append_failed) {
     fprintf(stderr, "nhbench: cannot append to %s: %s; the results of this run are not affected\n", j->path,
             strerror(errno));
     j->append_failed = 1;
@@ -124,7 +124,7 @@ int nh_journaled_tasks(const nh_study *st, const char *label, long count, void (
       fprintf(stderr, "nhbench: resuming: %ld of %ld %s tasks taken from %s\n", resumed, count, label, st->checkpoint);
   }
   /* Under MPI only rank 0 keeps the journal: every rank learns whether it opened. */
-  if (nh_ranks_agree(st->checkpoint && !j.ck ? -1 : 0)) {
+  if (nh_ranks_agree(st->checkpoint && !j.ck ? -1 : 0) < 0) {
     if (!st->checkpoint) snprintf(err, errlen, "%s: rank 0 could not open its journal", st->spec_file);
     return free(j.done), -1;
   }
@@ -135,6 +135,6 @@ int nh_journaled_tasks(const nh_study *st, const char *label, long count, void (
   nh_progress_end(&prog);
   nh_checkpoint_close(j.ck);
   free(j.done);
-  if (rc) snprintf(err, errlen, "%s: out of memory for the %s tasks' results", st->spec_file, label);
+  if (rc < 0) snprintf(err, errlen, "%s: out of memory for the %s tasks' results", st->spec_file, label);
   return rc;
 }

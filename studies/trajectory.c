@@ -58,7 +58,7 @@ static void trajectory_task(void *vctx, long task) {
                         .divergence = st->divergence, .layout = st->nobs ? &r->samples : NULL};
   if (st->nobs) run.values = r->samples.values + (size_t)task * r->nsamples * r->samples.row;
   double t0 = omp_get_wtime();
-  c->truth_failed[task] = nh_sampled_run_go(&run) != 0;
+  c->truth_failed[task] = nh_sampled_run_go(&run) < 0;
   r->wall_time[task] = omp_get_wtime() - t0;
   r->status[task] = run.status;
   r->cost[task] = run.cost;
@@ -70,7 +70,7 @@ int nh_run_trajectory(const nh_study *st, nh_trajectory_result *r, char *err, si
   const int nm = st->nmethods, nh = st->nh, nic = st->nic, n = st->sys.n;
   const size_t runs = (size_t)nm * nh * nic;
   memset(r, 0, sizeof *r);
-  if (allocate(st, r, runs)) {
+  if (allocate(st, r, runs) < 0) {
     snprintf(err, errlen, "%s: out of memory for %zu runs of %d samples", st->spec_file, runs, r->nsamples);
     return -1;
   }
@@ -92,7 +92,7 @@ int nh_run_trajectory(const nh_study *st, nh_trajectory_result *r, char *err, si
                                 {truth_failed, NH_SLOT_INT, 1},
                                 {r->samples.values, NH_SLOT_DOUBLE, st->nobs ? (size_t)r->nsamples * r->samples.row : 0}};
   if (nh_journaled_tasks(st, "trajectory", (long)runs, trajectory_task, &ctx, slots, sizeof slots / sizeof *slots, err,
-                         errlen))
+                         errlen) < 0)
     return free(truth_failed), -1;
   int failed_truth = 0;
   for (size_t i = 0; i < runs; i++) failed_truth |= truth_failed[i];

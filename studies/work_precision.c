@@ -134,7 +134,7 @@ int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char 
     return -1;
   }
   if (nh_true_solution(&st->sys, &st->ics[0], st->ics[0].t + st->T, st->reference_tol, &r->reference,
-                       &r->reference_kind)) {
+                       &r->reference_kind) < 0) {
     snprintf(err, errlen, "%s: the reference solver (rk8pd) failed", st->spec_file);
     free(front_err), free(ok);
     nh_work_precision_result_free(r);
@@ -146,7 +146,7 @@ int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char 
                                 {r->work, NH_SLOT_DOUBLE, 1},          {r->wall_time, NH_SLOT_DOUBLE, 1},
                                 {r->wall_times, NH_SLOT_DOUBLE, (size_t)R}, {r->status, NH_SLOT_INT, 1}};
   if (nh_journaled_tasks(st, "work_precision", (long)cells, wp_task, &ctx, slots, sizeof slots / sizeof *slots, err,
-                         errlen)) {
+                         errlen) < 0) {
     free(front_err), free(ok);
     nh_work_precision_result_free(r);
     return -1;

@@ -327,7 +327,7 @@ static void put_bytes(const char *path, const void *b, long len) {
 /* Header "NHCKPT1\n", the key's length (u64) and the key; a record: u32 magic "NHCK", i64 task,
  * u64 n, n doubles, u64 FNV-1a over task, n and the doubles. Records read back by task and range;
  * the key compared on resume; the records replayed in order. */
-Test(resume, journal_layout_and_reads_by_hand) {
+Test(resume, journal_layout_and_reads_by_hand, .timeout = 60) {
   char path[128], err[512] = "";
   snprintf(path, sizeof path, "/tmp/nhbench-journal-%d", (int)getpid());
   const char *key = "spec text and version";
@@ -407,7 +407,7 @@ Test(resume, journal_layout_and_reads_by_hand) {
 /* A damaged last record (cut, a flipped bit in its data, its checksum or its magic) is dropped: the
  * journal is truncated after the last good record, and appends go on from there. A record of a
  * task out of range is replayed but not readable. */
-Test(resume, journal_damaged_records_are_dropped) {
+Test(resume, journal_damaged_records_are_dropped, .timeout = 60) {
   char path[128], err[512] = "";
   snprintf(path, sizeof path, "/tmp/nhbench-journal-dmg-%d", (int)getpid());
   const char *key = "k";
@@ -496,7 +496,7 @@ static void jcheck(const jtasks *j, long t) {
   cr_expect(memcmp(&j->c[t], &c[t], sizeof c[t]) == 0, "task %ld: cost", t);
 }
 
-Test(resume, journaled_tasks_run_once_and_resume_bit_for_bit) {
+Test(resume, journaled_tasks_run_once_and_resume_bit_for_bit, .timeout = 60) {
   char path[128], err[512] = "";
   snprintf(path, sizeof path, "/tmp/nhbench-tasks-%d", (int)getpid());
   double d[12];
@@ -547,7 +547,7 @@ Test(resume, journaled_tasks_run_once_and_resume_bit_for_bit) {
  * journal's task times, are the first run's to the bit), the results are the first run's, and the
  * journal grows only by the per-method statistics records the resumed run appends (their size by
  * hand: magic, task, n, NH_STATS·ns doubles, checksum). */
-Test(resume, ensemble_resumed_from_a_complete_journal_runs_nothing) {
+Test(resume, ensemble_resumed_from_a_complete_journal_runs_nothing, .timeout = 60) {
   char path[128], err[1024];
   snprintf(path, sizeof path, "/tmp/nhbench-ensjournal-%d", (int)getpid());
   const char *ov[] = {"ensemble.count=3", "T=4"};

@@ -15,7 +15,8 @@ extern long test_fail_allocation; /* tests/test_no_alloc.c */
 
 /* An ensemble run whose k-th allocation fails, for every k up to the run's last allocation: no
  * such run may crash on a NULL it did not check; each returns -1 with a message, or 0 when only the
- * progress display lost its tables; and a run with no failure succeeds. (The messages' wording is
+ * progress display lost its tables (its results then those of the run without a failure); and a
+ * run with no failure succeeds. (The messages' wording is
  * not checked: some failures are reported as a sampler's or a read-back's failure.) */
 Test(study_failures, ensemble_run_out_of_memory_at_each_allocation) {
   char path[128], err[1024] = "";
@@ -25,6 +26,11 @@ Test(study_failures, ensemble_run_out_of_memory_at_each_allocation) {
   nh_study st;
   cr_assert_eq(nh_study_load(path, NULL, 0, &st, err, sizeof err), 0, "%s", err);
   remove(path);
+  /* The run without a failure, which a run that returns 0 must equal. */
+  nh_ensemble_result ref;
+  cr_assert_eq(nh_run_ensemble(&st, &ref, err, sizeof err), 0, "%s", err);
+  const size_t nq = (size_t)st.count * st.sys.n, traj = (size_t)st.nmethods * st.count,
+               stats = (size_t)st.nmethods * st.nsamples;
   int failed_runs = 0, failed_runs_refused = 0;
   for (long k = 1;; k++) {
     nh_ensemble_result r;
@@ -36,6 +42,12 @@ Test(study_failures, ensemble_run_out_of_memory_at_each_allocation) {
      * the other to -1. */
     const int reached = test_fail_allocation <= 0;
     test_fail_allocation = 0;
+    if (rc == 0)
+      cr_expect(memcmp(r.q0, ref.q0, nq * sizeof *r.q0) == 0 && memcmp(r.E0, ref.E0, (size_t)st.count * sizeof *r.E0) == 0 &&
+                    memcmp(r.max_abs_dE, ref.max_abs_dE, traj * sizeof *r.max_abs_dE) == 0 &&
+                    memcmp(r.dE_q50, ref.dE_q50, stats * sizeof *r.dE_q50) == 0 &&
+                    memcmp(r.dE_var, ref.dE_var, stats * sizeof *r.dE_var) == 0,
+                "allocation %ld failed, yet the run returned 0 with other results", k);
     nh_ensemble_result_free(&r);
     if (!reached) { /* fewer than k allocations: nothing failed */
       cr_expect_eq(rc, 0, "run without a failed allocation: %s", err);
@@ -47,6 +59,7 @@ Test(study_failures, ensemble_run_out_of_memory_at_each_allocation) {
     failed_runs_refused += rc == -1;
   }
   cr_expect_gt(failed_runs_refused, 20, "only %d of %d failed allocations refused", failed_runs_refused, failed_runs);
+  nh_ensemble_result_free(&ref);
   nh_study_free(&st);
 }
 

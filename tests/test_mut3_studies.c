@@ -1,0 +1,201 @@
+/* studies/ error paths (issue 16, round 3): the failures that no other test reached, each with the
+ * exact return value of the public function and its message, so that a failure reported as +1
+ * anywhere on the way (where the callers test < 0) shows. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "studies/sampling.h"
+#include "studies/study.h"
+#include "tests/helpers.h"
+
+/* The spec text loaded from a temporary file (path receives its name); the load must succeed. */
+static void load_text(const char *text, const char *const *ov, int nov, nh_study *st, char *path, size_t pathlen) {
+  char err[1024] = "";
+  snprintf(path, pathlen, "/tmp/nhbench-mut3-studies-%d.cfg", (int)getpid());
+  test_write_file(path, text);
+  const int rc = nh_study_load(path, ov, nov, st, err, sizeof err);
+  remove(path);
+  cr_assert_eq(rc, 0, "%s\n%s", err, text);
+}
+
+/* The pendulum at its pivot: not on its circle, so no exact solution, and A(q) = qᵀ = 0 there, so
+ * the multiplier and with it the rk8pd reference fail at once. */
+#define AT_THE_PIVOT "system = \"pendulum\";\nT = 1.0;\nmethods = [\"rk4\"];\ninitial = { q = [0.0, 0.0]; v = [0.0, 0.0]; };\n"
+
+/* `PATH: tail` */
+static void expect_message(const char *err, const char *path, const char *tail) {
+  char want[512];
+  snprintf(want, sizeof want, "%s: %s", path, tail);
+  cr_expect_str_eq(err, want);
+}
+
+Test(mut3_studies, convergence_reference_fails) {
+  nh_study st;
+  char path[128], err[1024] = "";
+  load_text("study = \"convergence\";\nh = [0.1, 0.05];\n" AT_THE_PIVOT, NULL, 0, &st, path, sizeof path);
+  nh_convergence_result r;
+  cr_expect_eq(nh_run_convergence(&st, &r, err, sizeof err), -1);
+  expect_message(err, path, "the reference solver (rk8pd) failed");
+  nh_convergence_result_free(&r);
+  nh_study_free(&st);
+}
+
+Test(mut3_studies, work_precision_reference_fails) {
+  nh_study st;
+  char path[128], err[1024] = "";
+  load_text("study = \"work_precision\";\nh = [0.1];\n" AT_THE_PIVOT, NULL, 0, &st, path, sizeof path);
+  nh_work_precision_result r;
+  cr_expect_eq(nh_run_work_precision(&st, &r, err, sizeof err), -1);
+  expect_message(err, path, "the reference solver (rk8pd) failed");
+  nh_work_precision_result_free(&r);
+  nh_study_free(&st);
+}
+
+/* Two points: the second is the reference at T/2, which fails; one point (the initial condition
+ * itself): the truth over one step from it fails. */
+Test(mut3_studies, onestep_reference_fails) {
+  static const char *const tails[2] = {"the reference solver (rk8pd) failed over one step from a point",
+                                       "the reference solver (rk8pd) failed on the way to a point"};
+  for (int points = 1; points <= 2; points++) {
+    nh_study st;
+    char path[128], err[1024] = "", set[32];
+    snprintf(set, sizeof set, "points=%d", points);
+    const char *ov[] = {set};
+    load_text("study = \"onestep\";\nh = [0.1, 0.05];\n" AT_THE_PIVOT, ov, 1, &st, path, sizeof path);
+    nh_onestep_result r;
+    cr_expect_eq(nh_run_onestep(&st, &r, err, sizeof err), -1, "points = %d", points);
+    expect_message(err, path, tails[points - 1]);
+    nh_onestep_result_free(&r);
+    nh_study_free(&st);
+  }
+}
+
+/* A trajectory whose error observable needs the reference, which cannot be computed (a negative
+ * tolerance, refused by GSL; the chaotic particle has no exact solution): the sampled run returns
+ * -1 and says it failed; the study runs on with the run marked failed. */
+Test(mut3_studies, trajectory_reference_fails) {
+  nh_study st;
+  char path[128], err[1024] = "";
+  load_text("study = \"trajectory\";\nsystem = \"chaotic_particle\";\nT = 0.4;\nh = [0.1];\nsample_every = 2;\n"
+            "methods = [\"rk4\"];\nobservables = [\"error_q_2\"];\n",
+            NULL, 0, &st, path, sizeof path);
+  st.reference_tol = -1;
+
+  nh_samples layout;
+  cr_assert_eq(nh_samples_init(&layout, &st, 1, 3), 0);
+  nh_sampled_run run = {.st = &st, .m = st.methods[0], .method_index = 0, .h = 0.1, .nsteps = 4, .K = 2,
+                        .x0 = st.ics[0], .layout = &layout, .values = layout.values};
+  cr_expect_eq(nh_sampled_run_go(&run), -1);
+  cr_expect_eq(run.status, NH_STEP_SOLVER_FAILED);
+  cr_expect_eq(run.reached, 1, "t = 0 needs no solve; t = 0.2 does");
+  cr_expect(layout.values[0] == 0 && isnan(layout.values[1]) && isnan(layout.values[2]), "%g %g %g",
+            layout.values[0], layout.values[1], layout.values[2]);
+  nh_samples_free(&layout);
+
+  nh_trajectory_result r;
+  cr_assert_eq(nh_run_trajectory(&st, &r, err, sizeof err), 0, "%s", err);
+  cr_expect_eq(r.status[0], NH_STEP_SOLVER_FAILED);
+  nh_trajectory_result_free(&r);
+  nh_study_free(&st);
+}
+
+/* The runners' own checks of a study built by hand (the loader never makes these). */
+Test(mut3_studies, runners_refuse_an_empty_study) {
+  nh_study st;
+  char path[128], err[1024] = "";
+  load_text("study = \"onestep\";\nsystem = \"particle\";\nT = 1.0;\nh = [0.1, 0.05];\nmethods = [\"rk4\"];\n", NULL, 0,
+            &st, path, sizeof path);
+  st.npoints = 0;
+  nh_onestep_result o;
+  cr_expect_eq(nh_run_onestep(&st, &o, err, sizeof err), -1);
+  expect_message(err, path, "a one-step study needs initial conditions, points >= 1, step sizes and methods");
+  nh_onestep_result_free(&o);
+  nh_study_free(&st);
+
+  load_text("study = \"work_precision\";\nsystem = \"particle\";\nT = 1.0;\nh = [0.1];\nmethods = [\"rk4\"];\n", NULL, 0,
+            &st, path, sizeof path);
+  st.repeats = 0;
+  nh_work_precision_result w;
+  err[0] = '\0';
+  cr_expect_eq(nh_run_work_precision(&st, &w, err, sizeof err), -1);
+  expect_message(err, path, "a work-precision study needs methods, step sizes and repeats >= 1");
+  nh_work_precision_result_free(&w);
+  nh_study_free(&st);
+}
+
+/* Refusals of the loader that no other test reached. */
+Test(mut3_studies, loader_refusals) {
+  char path[128], err[1024] = "", want[1024];
+  nh_study st;
+  /* a --set name libconfig cannot hold */
+  snprintf(path, sizeof path, "/tmp/nhbench-mut3-studies-%d.cfg", (int)getpid());
+  test_write_file(path, "study = \"convergence\";\nsystem = \"particle\";\nT = 1.0;\nh = [0.1, 0.05];\nmethods = [\"rk4\"];\n");
+  const char *bad_name[] = {"9x=1"};
+  cr_expect_eq(nh_study_load(path, bad_name, 1, &st, err, sizeof err), -1);
+  cr_expect_str_eq(err, "--set '9x=1': cannot set '9x'");
+  nh_study_free(&st);
+  /* a grid whose template does not apply to the system */
+  test_write_file(path, "study = \"convergence\";\nsystem = \"damped_oscillator\";\nT = 1.0;\nh = [0.1, 0.05];\n"
+                        "methods = [\"rk4\"];\ngrids = ( { method = \"nh_newmark\"; beta = [0.0]; beta2 = [0.0]; } );\n");
+  err[0] = '\0';
+  cr_expect_eq(nh_study_load(path, NULL, 0, &st, err, sizeof err), -1);
+  snprintf(want, sizeof want, "%s:6: nh_newmark does not apply to damped_oscillator: ", path);
+  cr_expect(strncmp(err, want, strlen(want)) == 0, "%s", err);
+  nh_study_free(&st);
+  remove(path);
+}
+
+extern long test_fail_allocation; /* tests/test_no_alloc.c: the allocation that fails */
+
+/* nh_column_quantile out of memory (its one allocation fails): -1, and a success without. */
+Test(mut3_studies, column_quantile_out_of_memory) {
+  const double x[4] = {1, 2, 3, 4};
+  double q[2];
+  test_fail_allocation = 1;
+  const int rc = nh_column_quantile(2, 2, x, 0.5, q);
+  test_fail_allocation = 0;
+  cr_expect_eq(rc, -1);
+  cr_expect_eq(nh_column_quantile(2, 2, x, 0.5, q), 0);
+  cr_expect(q[0] == 2 && q[1] == 3, "%g %g", q[0], q[1]);
+}
+
+/* A streamed ensemble whose journal cannot take a record (the file size limit is below one record):
+ * its rows are lost, and the run says so: -1, not a later read-back failure. */
+Test(mut3_studies, ensemble_whose_journal_cannot_take_a_record) {
+  nh_study st;
+  char path[128], journal[160], err[1024] = "", want[512];
+  load_text("study = \"ensemble\";\nsystem = \"chaotic_particle\";\nT = 200.0;\nh = 0.2;\nmethods = [\"rk4\"];\n"
+            "ensemble = { count = 2; energy = 1.535; seed = 3; };\n",
+            NULL, 0, &st, path, sizeof path);
+  snprintf(journal, sizeof journal, "%s.journal", path);
+  st.checkpoint = journal, st.checkpoint_key = "key", st.resume = 0;
+  signal(SIGXFSZ, SIG_IGN);
+  struct rlimit lim = {4096, 4096}; /* the header fits, a record of 1001 samples does not */
+  cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+  nh_ensemble_result r;
+  cr_expect_eq(nh_run_ensemble(&st, &r, err, sizeof err), -1);
+  snprintf(want, sizeof want, "%s: trajectories lost (out of memory, or the journal %s could not be written)", path,
+           journal);
+  cr_expect_str_eq(err, want);
+  nh_ensemble_result_free(&r);
+  nh_study_free(&st);
+  remove(journal);
+}
+
+/* nh_progress_kinds out of memory: -1, and the plain estimate (no kinds). */
+Test(mut3_studies, progress_kinds_out_of_memory) {
+  nh_progress p;
+  const long totals[2] = {3, 4};
+  nh_progress_start(&p, "test", 7);
+  test_fail_allocation = 1;
+  const int rc = nh_progress_kinds(&p, 2, totals);
+  test_fail_allocation = 0;
+  cr_expect_eq(rc, -1);
+  cr_expect(p.nkinds == 0 && !p.kind_total && !p.kind_done && !p.kind_time);
+  nh_progress_end(&p);
+}
