@@ -109,7 +109,10 @@ static nh_method *parse_method(parser *ps) {
     return NULL;
   }
   nh_method *m = calloc(1, sizeof *m);
-  if (!m) return NULL;
+  if (!m) {
+    snprintf(ps->err, ps->errlen, "out of memory for method '%s'", ps->text);
+    return NULL;
+  }
   m->type = type;
   nh_param_defaults(type->params, type->nparams, m->p);
   skip_ws(ps);

@@ -62,6 +62,12 @@ static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...
   return -1;
 }
 
+/* Memory ran out while loading: the load fails as for a bad spec, with the file named. */
+static int out_of_memory(const ctx *c) {
+  snprintf(c->err, c->errlen, "%s: out of memory", c->file);
+  return -1;
+}
+
 /* A spec is text of at most 1 MiB ("-": standard input); a larger input (e.g. /dev/zero) is
  * refused with errno EFBIG instead of being read until memory runs out. */
 #define NH_SPEC_MAX_BYTES (1u << 20)
@@ -141,7 +147,7 @@ static int get_numbers(const ctx *c, const config_setting_t *s, double **vals, i
     return fail_at(c, s, "'%s' must be a list of numbers, e.g. [0.0, 0.1]", config_setting_name(s));
   int n = config_setting_length(s);
   if (n == 0) return fail_at(c, s, "'%s' is empty", config_setting_name(s));
-  *vals = calloc((size_t)n, sizeof **vals);
+  if (!(*vals = calloc((size_t)n, sizeof **vals))) return out_of_memory(c);
   *count = n;
   for (int i = 0; i < n; i++)
     if (get_number(c, config_setting_get_elem(s, (unsigned)i), &(*vals)[i]) < 0) return -1;
@@ -291,8 +297,8 @@ static int load_system(const ctx *c, const config_setting_t *root, nh_study *st)
 /* system_params replaces a value a preset of the initial conditions set: say so once, and name the
  * initial conditions by what they now are ("eps01 (eps=0)"), so that the results file does not
  * claim the preset's system (its exact solution or reference would be the preset's). */
-static void note_preset_override(const ctx *c, const config_setting_t *p, nh_study *st, double preset_value,
-                                 double value) {
+static int note_preset_override(const ctx *c, const config_setting_t *p, nh_study *st, double preset_value,
+                                double value) {
   const char *param = config_setting_name(p);
   int line = (int)config_setting_source_line(p);
   char where[300];
@@ -304,10 +310,10 @@ static void note_preset_override(const ctx *c, const config_setting_t *p, nh_stu
     char renamed[512];
     snprintf(renamed, sizeof renamed, "%s (%s=%g)", st->ic_names[i], param, value);
     free(st->ic_names[i]);
-    st->ic_names[i] = dup_str(renamed);
+    if (!(st->ic_names[i] = dup_str(renamed))) return out_of_memory(c);
   }
   free(st->initial); /* its own copy of ic_names[0] */
-  st->initial = dup_str(st->ic_names[0]);
+  return (st->initial = dup_str(st->ic_names[0])) ? 0 : out_of_memory(c);
 }
 
 static int load_system_params(const ctx *c, const config_setting_t *root, nh_study *st) {
@@ -322,15 +328,16 @@ static int load_system_params(const ctx *c, const config_setting_t *root, nh_stu
     if (get_number(c, p, &v) < 0) return -1;
     const int k = nh_param_index(st->sys.type->params, st->sys.type->nparams, config_setting_name(p));
     /* Called again after the initial conditions: a value that differs now was set by a preset. */
-    if (k >= 0 && st->nic > 0 && st->sys.p[k] != v) note_preset_override(c, p, st, st->sys.p[k], v);
+    if (k >= 0 && st->nic > 0 && st->sys.p[k] != v && note_preset_override(c, p, st, st->sys.p[k], v) < 0) return -1;
     if (nh_system_set_param(&st->sys, config_setting_name(p), v, msg, sizeof msg) < 0)
       return fail_at(c, p, "%s", msg); /* "system NAME: ..." */
   }
   return 0;
 }
 
-/* Adds a method unless an equal one (same canonical name) is there; returns its index or -1. */
-static int add_method(nh_study *st, nh_method *m) {
+/* Adds a method unless an equal one (same canonical name) is there; returns its index, or -1 (out
+ * of memory: m is freed). */
+static int add_method(const ctx *c, nh_study *st, nh_method *m) {
   char name[1024];
   nh_method_format(m, name, sizeof name);
   for (int i = 0; i < st->nmethods; i++)
@@ -338,10 +345,17 @@ static int add_method(nh_study *st, nh_method *m) {
       nh_method_free(m);
       return i;
     }
-  st->methods = realloc(st->methods, sizeof *st->methods * (size_t)(st->nmethods + 1));
-  st->method_names = realloc(st->method_names, sizeof *st->method_names * (size_t)(st->nmethods + 1));
+  nh_method **methods = realloc(st->methods, sizeof *st->methods * (size_t)(st->nmethods + 1));
+  if (methods) st->methods = methods;
+  char **names = methods ? realloc(st->method_names, sizeof *st->method_names * (size_t)(st->nmethods + 1)) : NULL;
+  if (names) st->method_names = names;
+  char *copy = names ? dup_str(name) : NULL;
+  if (!copy) {
+    nh_method_free(m);
+    return out_of_memory(c);
+  }
   st->methods[st->nmethods] = m;
-  st->method_names[st->nmethods] = dup_str(name);
+  st->method_names[st->nmethods] = copy;
   return st->nmethods++;
 }
 
@@ -362,7 +376,7 @@ static int load_methods(const ctx *c, const config_setting_t *root, nh_study *st
       nh_method_free(m);
       return fail_at(c, s, "%s", msg);
     }
-    add_method(st, m);
+    if (add_method(c, st, m) < 0) return -1;
   }
   return 0;
 }
@@ -414,8 +428,11 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
   }
   char name[1024];
   nh_method_format(tmpl, name, sizeof name);
-  grid->template_name = dup_str(name);
   int axes = 0, rc = -1;
+  if (!(grid->template_name = dup_str(name))) {
+    out_of_memory(c);
+    goto out;
+  }
   for (int i = 0; i < config_setting_length(g); i++) {
     const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
     const char *pname = config_setting_name(s);
@@ -429,7 +446,10 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
       fail_at(c, s, "grid: at most two parameters (a parameter-pair grid); '%s' is a third", pname);
       goto out;
     }
-    grid->param[axes] = dup_str(pname);
+    if (!(grid->param[axes] = dup_str(pname))) {
+      out_of_memory(c);
+      goto out;
+    }
     if (get_numbers(c, s, &grid->values[axes], &grid->nvalues[axes]) < 0) goto out;
     /* Out-of-range values are errors in the spec; invalid combinations are skipped below. */
     double scratch[NH_MAX_PARAMS];
@@ -448,14 +468,25 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
   int n0 = grid->nvalues[0], n1 = grid->nvalues[1];
   grid->method_index = malloc(sizeof(int) * (size_t)(n0 * n1));
   char (*why)[NH_NOTE_LEN] = malloc(sizeof *why * (size_t)(n0 * n1)); /* per skipped point, its reason */
+  if (!grid->method_index || !why) {
+    free(why);
+    out_of_memory(c);
+    goto out;
+  }
   for (int i = 0; i < n0; i++)
     for (int j = 0; j < n1; j++) {
       int *slot = &grid->method_index[i * n1 + j];
       *slot = -1;
       why[i * n1 + j][0] = '\0';
+      errno = 0;
       nh_method *a = nh_method_with_param(tmpl, grid->param[0], grid->values[0][i], msg, sizeof msg);
       nh_method *b = a ? nh_method_with_param(a, grid->param[1], grid->values[1][j], msg, sizeof msg) : NULL;
       nh_method_free(a);
+      if (!b && errno == ENOMEM) { /* not a point to skip: the load fails */
+        free(why);
+        out_of_memory(c);
+        goto out;
+      }
       if (!b) {
         /* The reason without the point's own method string, so that points skipped for the same
          * reason are noted together. */
@@ -464,7 +495,10 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
         snprintf(why[i * n1 + j], NH_NOTE_LEN, "%s", msg[0] ? msg : "invalid");
         continue;
       }
-      *slot = add_method(st, b);
+      if ((*slot = add_method(c, st, b)) < 0) {
+        free(why);
+        goto out;
+      }
     }
   note_skipped_points(c, g, grid, why);
   free(why);
@@ -479,8 +513,9 @@ static int load_grids(const ctx *c, const config_setting_t *root, nh_study *st) 
   if (!grids) return 0;
   if (!config_setting_is_list(grids))
     return fail_at(c, grids, "'grids' must be a list of groups: ( { method = \"...\"; beta = [...]; beta2 = [...]; } )");
-  st->ngrids = config_setting_length(grids);
-  st->grids = calloc((size_t)st->ngrids, sizeof *st->grids);
+  const int ngrids = config_setting_length(grids);
+  if (ngrids > 0 && !(st->grids = calloc((size_t)ngrids, sizeof *st->grids))) return out_of_memory(c);
+  st->ngrids = ngrids;
   for (int i = 0; i < st->ngrids; i++) {
     const config_setting_t *g = config_setting_get_elem(grids, (unsigned)i);
     if (!config_setting_is_group(g)) return fail_at(c, g, "each grid must be a group { method = ...; ... }");
@@ -495,7 +530,7 @@ static int load_one_initial(const ctx *c, const config_setting_t *ic, nh_study *
   nh_system_default_state(&st->sys, x);
   if (config_setting_type(ic) == CONFIG_TYPE_STRING) {
     char msg[512];
-    *name = dup_str(config_setting_get_string(ic));
+    if (!(*name = dup_str(config_setting_get_string(ic)))) return out_of_memory(c);
     if (strcmp(*name, "default") == 0) return 0;
     if (nh_system_apply_preset(&st->sys, *name, x, msg, sizeof msg) < 0) return fail_at(c, ic, "%s", msg);
     /* A paper's printed initial condition may lie off D on purpose (e.g. the CVT's 4-digit v0). */
@@ -505,7 +540,7 @@ static int load_one_initial(const ctx *c, const config_setting_t *ic, nh_study *
               config_setting_source_line(ic), *name, r);
     return 0;
   }
-  *name = dup_str("given");
+  if (!(*name = dup_str("given"))) return out_of_memory(c);
   if (!config_setting_is_group(ic))
     return fail_at(c, ic, "'initial' must be a preset name or a group { q = [...]; v = [...]; }");
   if (check_members(c, ic, known) < 0) return -1;
@@ -540,11 +575,12 @@ static int load_initial(const ctx *c, const config_setting_t *root, nh_study *st
   if (st->nic == 0) return fail_at(c, ic, "'initial' is an empty list");
   st->ics = calloc((size_t)st->nic, sizeof *st->ics);
   st->ic_names = calloc((size_t)st->nic, sizeof *st->ic_names);
+  if (!st->ics || !st->ic_names) return out_of_memory(c);
   double params0[NH_MAX_PARAMS];
   for (int i = 0; i < st->nic; i++) {
     if (!ic) {
       nh_system_default_state(&st->sys, &st->ics[0]);
-      st->ic_names[0] = dup_str("default");
+      if (!(st->ic_names[0] = dup_str("default"))) return out_of_memory(c);
     } else if (load_one_initial(c, list ? config_setting_get_elem(ic, (unsigned)i) : ic, st, &st->ics[i],
                                 &st->ic_names[i]) < 0) {
       return -1;
@@ -557,8 +593,7 @@ static int load_initial(const ctx *c, const config_setting_t *root, nh_study *st
                      st->ic_names[i], st->ic_names[0]);
   }
   st->x0 = st->ics[0];
-  st->initial = dup_str(st->ic_names[0]);
-  return 0;
+  return (st->initial = dup_str(st->ic_names[0])) ? 0 : out_of_memory(c);
 }
 
 /* A run's samples are counted in int: steps / sample_every + 1 must fit. 0, or -1 with a message
@@ -587,8 +622,8 @@ static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, 
                    "'%s' and 'h' both give the step sizes; keep one ('h' = a list, or 'h0' with 'halvings')", other);
   if (hs && config_setting_type(hs) != CONFIG_TYPE_ARRAY && config_setting_type(hs) != CONFIG_TYPE_LIST) {
     if (get_positive(c, root, "h", &st->step) < 0) return -1;
+    if (!(st->h = malloc(sizeof(double)))) return out_of_memory(c);
     st->nh = 1;
-    st->h = malloc(sizeof(double));
     st->h[0] = st->step;
   } else if (hs) {
     if (get_numbers(c, hs, &st->h, &st->nh) < 0) return -1;
@@ -601,8 +636,8 @@ static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, 
     if (!config_setting_get_member(root, "h0"))
       return fail_at(c, root, "missing setting 'h' (a list of step sizes) or 'h0' and 'halvings'");
     if (get_positive(c, root, "h0", &h0) < 0 || get_count(c, root, "halvings", 1, 30, -1, &halvings) < 0) return -1;
+    if (!(st->h = malloc(sizeof(double) * (size_t)(halvings + 1)))) return out_of_memory(c);
     st->nh = halvings + 1;
-    st->h = malloc(sizeof(double) * (size_t)st->nh);
     for (int i = 0; i < st->nh; i++) st->h[i] = ldexp(h0, -i);
   }
   if (st->nh < min_count) return fail_at(c, steps_setting(root), "this study needs at least %d step sizes", min_count);
@@ -644,7 +679,7 @@ static int load_observables(const ctx *c, const config_setting_t *root, nh_study
   if (!config_setting_is_aggregate(list) || config_setting_is_group(list))
     return fail_at(c, list, "'observables' must be a list of names, e.g. [\"energy\", \"error_q_2\"]");
   st->nobs = config_setting_length(list);
-  st->obs = calloc((size_t)st->nobs + 1, sizeof *st->obs);
+  if (!(st->obs = calloc((size_t)st->nobs + 1, sizeof *st->obs))) return out_of_memory(c);
   for (int i = 0; i < st->nobs; i++) {
     const config_setting_t *s = config_setting_get_elem(list, (unsigned)i);
     const char *name = config_setting_get_string(s);
@@ -755,16 +790,16 @@ static int load_random_initials(const ctx *c, const config_setting_t *ens, nh_st
   st->nic = st->count;
   st->ics = calloc((size_t)st->nic, sizeof *st->ics);
   st->ic_names = calloc((size_t)st->nic, sizeof *st->ic_names);
+  if (!st->ics || !st->ic_names) return out_of_memory(c);
   if (nh_draw_states(&st->sys, st->nic, st->energy, st->seed, st->ics) < 0)
     return fail_at(c, ens, "no state of %s on D at energy %g found in the sample box", st->sys.type->name, st->energy);
   for (int i = 0; i < st->nic; i++) {
     char name[32];
     snprintf(name, sizeof name, "random %d", i);
-    st->ic_names[i] = dup_str(name);
+    if (!(st->ic_names[i] = dup_str(name))) return out_of_memory(c);
   }
   st->x0 = st->ics[0];
-  st->initial = dup_str(st->ic_names[0]);
-  return 0;
+  return (st->initial = dup_str(st->ic_names[0])) ? 0 : out_of_memory(c);
 }
 
 /* One-step: points along the true solution from each initial condition. */
@@ -800,9 +835,10 @@ static int load_work_precision(const ctx *c, const config_setting_t *root, nh_st
 static int load_expected_orders(const ctx *c, const config_setting_t *root, nh_study *st) {
   st->order_expected = malloc(sizeof(int) * (size_t)st->nmethods);
   st->order_reason = calloc((size_t)st->nmethods, sizeof(char *));
+  if (!st->order_expected || !st->order_reason) return out_of_memory(c);
   for (int i = 0; i < st->nmethods; i++) {
     st->order_expected[i] = nh_method_order(st->methods[i]);
-    st->order_reason[i] = dup_str("");
+    if (!(st->order_reason[i] = dup_str(""))) return out_of_memory(c);
   }
   const config_setting_t *list = config_setting_get_member(root, "expected_orders");
   if (!list) return 0;
@@ -828,7 +864,7 @@ static int load_expected_orders(const ctx *c, const config_setting_t *root, nh_s
     if (found < 0) return fail_at(c, ms, "expected order for '%s', which is not among the study's methods", name);
     st->order_expected[found] = order;
     free(st->order_reason[found]);
-    st->order_reason[found] = dup_str(reason);
+    if (!(st->order_reason[found] = dup_str(reason))) return out_of_memory(c);
   }
   return 0;
 }
@@ -945,7 +981,7 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
                   char *err, size_t errlen) {
   memset(st, 0, sizeof *st);
   ctx c = {path, NULL, err, errlen};
-  st->spec_file = dup_str(path);
+  if (!(st->spec_file = dup_str(path))) return out_of_memory(&c);
   st->spec_text = nh_read_text(path);
   c.text = st->spec_text;
   if (!st->spec_text) {
@@ -962,7 +998,10 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
   }
   size_t ovlen = 1;
   for (int i = 0; i < noverrides; i++) ovlen += strlen(overrides[i]) + 1;
-  st->overrides = calloc(ovlen, 1);
+  if (!(st->overrides = calloc(ovlen, 1))) {
+    out_of_memory(&c);
+    goto done;
+  }
   for (int i = 0; i < noverrides; i++) {
     if (apply_override(&cfg, overrides[i], err, errlen) < 0) goto done;
     strcat(st->overrides, i ? " " : "");

@@ -3,6 +3,7 @@
  * library) goes through the counters below. Every base method and a composition over it, on every
  * system they apply to, must take 20 steps without a single allocation. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <gsl/gsl_integration.h>
 #include <gsl/gsl_odeiv2.h>
 #include <gsl/gsl_rng.h>
@@ -27,8 +28,12 @@ static long allocations;
  * the runners allocate from OpenMP threads too. */
 long test_fail_allocation;
 static int fail_now(void) {
-  return __atomic_load_n(&test_fail_allocation, __ATOMIC_SEQ_CST) > 0 &&
-         __atomic_sub_fetch(&test_fail_allocation, 1, __ATOMIC_SEQ_CST) == 0;
+  if (__atomic_load_n(&test_fail_allocation, __ATOMIC_SEQ_CST) > 0 &&
+      __atomic_sub_fetch(&test_fail_allocation, 1, __ATOMIC_SEQ_CST) == 0) {
+    errno = ENOMEM; /* as malloc does (POSIX) */
+    return 1;
+  }
+  return 0;
 }
 
 /* Guard bytes. A block one element too small (a size off by one, a 2n written as n) usually

@@ -1,0 +1,56 @@
+/* Loading a spec with its k-th allocation failing, for every k up to the load's last allocation
+ * (tests/test_no_alloc.c's fault injection, which fails the GSL objects our code allocates too):
+ * each such load returns -1 with a message and leaves a study nh_study_free takes; none crashes
+ * on a NULL it did not check or reports success with a part missing. An ensemble's spec draws
+ * its initial conditions at load time (studies/fit.c, nh_draw_states). */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "studies/study.h"
+#include "tests/helpers.h"
+
+extern long test_fail_allocation; /* tests/test_no_alloc.c */
+
+static void load_out_of_memory(const char *text) {
+  char path[128], err[1024];
+  snprintf(path, sizeof path, "/tmp/nhbench-load-oom-%d.cfg", (int)getpid());
+  test_write_file(path, text);
+  const char *const overrides[] = {"T=1.5"};
+  int failures = 0;
+  for (long k = 1;; k++) {
+    nh_study st;
+    err[0] = '\0';
+    test_fail_allocation = k;
+    const int rc = nh_study_load(path, overrides, 1, &st, err, sizeof err);
+    const int reached = test_fail_allocation <= 0;
+    test_fail_allocation = 0;
+    nh_study_free(&st);
+    if (!reached) { /* fewer than k allocations: nothing failed */
+      cr_expect_eq(rc, 0, "load without a failed allocation: %s", err);
+      break;
+    }
+    failures++;
+    cr_expect(rc == -1 && err[0] != '\0', "allocation %ld failed: %d, '%s'", k, rc, err);
+  }
+  cr_expect_gt(failures, 5, "only %d allocations", failures);
+  remove(path);
+}
+
+Test(load_failures, ensemble_drawn_at_load) {
+  load_out_of_memory("study = \"ensemble\";\nsystem = \"chaotic_particle\";\nT = 2.0;\nh = 0.5;\n"
+                     "methods = [\"rk4\", \"nh_rattle\"];\nensemble = { count = 3; energy = 1.535; seed = 3; };\n"
+                     "grids = ( { method = \"nh_newmark(alpha=0.5)\"; beta = [0.0, 0.1]; beta2 = [0.0, 0.4]; } );\n");
+}
+
+Test(load_failures, convergence_with_claimed_orders) {
+  load_out_of_memory("study = \"convergence\";\nsystem = \"particle\";\ninitial = \"discretization\";\nT = 2.0;\n"
+                     "h0 = 0.05;\nhalvings = 3;\nmethods = [\"js_a\", \"js_b\"];\n"
+                     "expected_orders = ( { method = \"js_a\"; order = 2; reason = \"a claim\"; } );\n");
+}
+
+Test(load_failures, trajectory_with_observables) {
+  load_out_of_memory("study = \"trajectory\";\nsystem = \"particle\";\ninitial = \"newmark\";\nT = 1.0;\nh = [0.1];\n"
+                     "methods = [\"rk4\"];\nobservables = [\"q\", \"energy_error\"];\n");
+}
