@@ -384,7 +384,26 @@ static void conv_free(conv_fx *x) {
   study_free(&x->st);
 }
 
+/* The orders table is stored packed (results/schema.c): each member right after the one before, no
+ * padding, whatever the layout of nh_order_row in memory. */
+static void check_orders_packed(nh_h5 *f) {
+  hid_t ds = H5Dopen2(f->group, "orders", H5P_DEFAULT), type = H5Dget_type(ds);
+  cr_assert(ds >= 0 && type >= 0);
+  size_t next = 0;
+  const int n = H5Tget_nmembers(type);
+  cr_expect_eq(n, 11);
+  for (int i = 0; i < n; i++) {
+    hid_t member = H5Tget_member_type(type, (unsigned)i);
+    cr_expect_eq(H5Tget_member_offset(type, (unsigned)i), next, "member %d", i);
+    next += H5Tget_size(member);
+    H5Tclose(member);
+  }
+  cr_expect_eq(H5Tget_size(type), next, "the table's record is the sum of its members");
+  H5Tclose(type), H5Dclose(ds);
+}
+
 static void check_orders(nh_h5 *f) {
+  check_orders_packed(f);
   nh_order_row *o = nh_h5_read_orders(f);
   cr_assert(o != NULL);
   const int claimed[3] = {4, 2, 1}, expected[3] = {4, 2, 2}, first[3] = {3, 1, -1}, count[3] = {3, 2, 0};
@@ -1119,7 +1138,9 @@ Test(results_cli, info_and_export_convergence) {
   tmp_path(path, sizeof path, "cli-conv");
   conv_fx x;
   conv_build(&x, path);
-  expect_on(path, "info %s", 0, "4.062 +- 1.0e-03  ok      0.05 .. 0.2   1.03e+02      0  rk4");
+  /* #, expected (* an exception), observed +- se, ok, fit h range, err(h_min), failed, method */
+  expect_on(path, "info %s", 0, "   0       4   4.062 +- 1.0e-03  ok      0.05 .. 0.2   1.03e+02      0  rk4");
+  expect_on(path, "info %s", 0, "\n   2       2*            no fit  NO ");
   expect_on(path, "info %s", 0, "claimed 1, expected 2: x\n");
   expect_on(path, "export %s study", 0, "convergence\n");
   table t;
