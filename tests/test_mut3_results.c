@@ -53,17 +53,23 @@ static void rows_body(nh_writer *w, hid_t g, const void *ctx) {
   nh_w_f64_rows(w, g, "by_rows", "row,col", 1, rows_until, ctx, "1", "three rows");
 }
 
-Test(mut3_results, row_callback_failure_fails_the_file) {
+/* The file written by body with its callback never failing (written), then failing on the second
+ * row or run: no file, -1 and `message`. */
+static void fails_on_the_second(void (*body)(nh_writer *, hid_t, const void *), const char *tag, const char *message) {
   nh_study st;
   const nh_observable *obs[1];
   minimal_study(&st, obs);
   char path[128], err[1024] = "";
-  file_path(path, sizeof path, "rows");
+  file_path(path, sizeof path, tag);
   const long long never = -1, second = 1;
-  cr_assert_eq(nh_w_file(path, &st, rows_body, &never, "test", err, sizeof err), 0, "%s", err);
+  cr_assert_eq(nh_w_file(path, &st, body, &never, "test", err, sizeof err), 0, "%s", err);
   remove(path);
-  const int rc = nh_w_file(path, &st, rows_body, &second, "test", err, sizeof err);
-  expect_file_failed(rc, path, err, "cannot read back the rows of dataset by_rows");
+  const int rc = nh_w_file(path, &st, body, &second, "test", err, sizeof err);
+  expect_file_failed(rc, path, err, message);
+}
+
+Test(mut3_results, row_callback_failure_fails_the_file) {
+  fails_on_the_second(rows_body, "rows", "cannot read back the rows of dataset by_rows");
 }
 
 /* ---- a streamed run's observables ---------------------------------------------------------- */
@@ -89,14 +95,5 @@ static void observables_body(nh_writer *w, hid_t g, const void *ctx) {
 }
 
 Test(mut3_results, streamed_observable_fetch_failure_fails_the_file) {
-  nh_study st;
-  const nh_observable *obs[1];
-  minimal_study(&st, obs);
-  char path[128], err[1024] = "";
-  file_path(path, sizeof path, "fetch");
-  const long long never = -1, second = 1;
-  cr_assert_eq(nh_w_file(path, &st, observables_body, &never, "test", err, sizeof err), 0, "%s", err);
-  remove(path);
-  const int rc = nh_w_file(path, &st, observables_body, &second, "test", err, sizeof err);
-  expect_file_failed(rc, path, err, "cannot read back the rows of dataset energy");
+  fails_on_the_second(observables_body, "fetch", "cannot read back the rows of dataset energy");
 }
