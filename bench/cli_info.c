@@ -237,7 +237,7 @@ static int info_convergence(nh_h5 *f) {
     int *byh = by_h(d.h, d.nh);
     print_header(f);
     print_convergence_setup(f, d.h, d.nh, byh);
-    rc = print_ics(f) ? 2 : 0;
+    rc = print_ics(f) < 0 ? 2 : 0;
     printf("  methods      %d\n\n", f->nmethods);
     if (rc == 0) print_orders(f, d.orders, d.err, d.failures, d.nh, byh[0]);
     if (rc == 0) print_conv_cost(f, &d, byh[0]);
@@ -348,9 +348,9 @@ static int print_ensemble_setup(nh_h5 *f, int ngrids) {
   double h = NAN, energy = NAN, T = NAN;
   int every = 0, count = 0, random = 1;
   long long seed = 0;
-  if (nh_h5_attr_double(f, ".", "h", &h) || nh_h5_attr_double(f, ".", "energy", &energy) ||
-      nh_h5_attr_int(f, ".", "sample_every", &every) || nh_h5_attr_int(f, ".", "count", &count) ||
-      nh_h5_attr_ll(f, ".", "seed", &seed) || nh_h5_attr_int(f, ".", "random_ics", &random))
+  if (nh_h5_attr_double(f, ".", "h", &h) < 0 || nh_h5_attr_double(f, ".", "energy", &energy) < 0 ||
+      nh_h5_attr_int(f, ".", "sample_every", &every) < 0 || nh_h5_attr_int(f, ".", "count", &count) < 0 ||
+      nh_h5_attr_ll(f, ".", "seed", &seed) < 0 || nh_h5_attr_int(f, ".", "random_ics", &random) < 0)
     return -1;
   nh_h5_attr_double(f, "/", "T", &T);
   const int np = count_primary(f);
@@ -358,7 +358,7 @@ static int print_ensemble_setup(nh_h5 *f, int ngrids) {
   printf("  h            %g (%.0f steps); dE sampled every %d steps, %lld samples\n", h, T / h, every,
          nh_h5_dim(f, "sample"));
   if (random) printf("  ensemble     %d random initial conditions on D at energy %g, seed %lld\n", count, energy, seed);
-  else if (print_ics(f)) return -1;
+  else if (print_ics(f) < 0) return -1;
   printf("  methods      %d: %d listed in the spec, %d more from %d grid%s\n\n", f->nmethods, np, f->nmethods - np,
          ngrids, ngrids == 1 ? "" : "s");
   return 0;
@@ -367,7 +367,7 @@ static int print_ensemble_setup(nh_h5 *f, int ngrids) {
 static void print_observable_names(nh_h5 *f) {
   int nobs = 0;
   nh_h5_observable *obs = NULL;
-  if (nh_h5_read_observables(f, &nobs, &obs) || nobs == 0) return;
+  if (nh_h5_read_observables(f, &nobs, &obs) < 0 || nobs == 0) return;
   printf("\nSampled observables (nhbench export %s series --observable NAME):", f->path);
   for (int i = 0; i < nobs; i++) printf(" %s", obs[i].name);
   printf("\n");
@@ -410,7 +410,7 @@ static void free_traj_obs(traj_obs *o) {
 
 static int read_traj_obs(nh_h5 *f, traj_obs *o) {
   memset(o, 0, sizeof *o);
-  if (nh_h5_read_observables(f, &o->nobs, &o->obs)) return -1;
+  if (nh_h5_read_observables(f, &o->nobs, &o->obs) < 0) return -1;
   o->max_abs = calloc((size_t)o->nobs + 1, sizeof(double *));
   o->last = calloc((size_t)o->nobs + 1, sizeof(double *));
   for (int i = 0; i < o->nobs; i++) {
@@ -488,7 +488,7 @@ static int info_trajectory(nh_h5 *f) {
     free(ref);
     if (print_ics(f) == 0) {
       printf("  methods      %d; observables %d\n\n", f->nmethods, o.nobs);
-      rc = print_trajectory_runs(f, &o, h, status, nsh) ? 2 : 0;
+      rc = print_trajectory_runs(f, &o, h, status, nsh) < 0 ? 2 : 0;
     }
   }
   if (nsh) free_traj_obs(&o);
@@ -523,7 +523,7 @@ static int info_onestep(nh_h5 *f) {
   good = failures != NULL;
   for (int k = 0; k < 8 && good; k++) good = (d[k] = nh_h5_doubles(f, onestep_columns[k], "method", NULL)) != NULL;
   int npoints = 0;
-  if (good && nh_h5_attr_int(f, ".", "npoints", &npoints)) good = 0;
+  if (good && nh_h5_attr_int(f, ".", "npoints", &npoints) < 0) good = 0;
   if (good) {
     print_header(f);
     printf("  points       %d per IC, %lld in all; %lld step sizes\n", npoints, nh_h5_dim(f, "point"), nh_h5_dim(f, "h"));
@@ -623,7 +623,7 @@ int nh_cli_info(int argc, char **argv) {
   int rc = parse_info_args(argc, argv, &path);
   if (rc) return rc < 0 ? NH_EXIT_OK : rc;
   nh_h5 f;
-  if (nh_h5_open(&f, prog, path)) return NH_EXIT_USAGE;
+  if (nh_h5_open(&f, prog, path) < 0) return NH_EXIT_USAGE;
   static int (*const by_kind[NH_STUDY_KINDS])(nh_h5 *) = {
       [NH_STUDY_CONVERGENCE] = info_convergence, [NH_STUDY_ENSEMBLE] = info_ensemble,
       [NH_STUDY_TRAJECTORY] = info_trajectory,   [NH_STUDY_ONESTEP] = info_onestep,
