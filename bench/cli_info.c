@@ -305,9 +305,9 @@ static void print_energy_table(const nh_h5 *f, const nh_ensemble_summary *sum) {
 
 /* Why the failed runs failed: per method with a failure, the count of each status over its ICs
  * (issue 13: "fail" alone does not say whether Newton failed or the energy diverged). */
-static int print_failure_reasons(nh_h5 *f) {
+static void print_failure_reasons(nh_h5 *f) {
   int *status = nh_h5_ints(f, "status", "method,ic", NULL);
-  if (!status) return -1;
+  if (!status) return;
   const long long nic = nh_h5_dim(f, "ic");
   int header = 0;
   for (int m = 0; m < f->nmethods; m++) {
@@ -329,7 +329,6 @@ static int print_failure_reasons(nh_h5 *f) {
     put_name(f->methods[m], 4 + 2 + 28 + 2);
   }
   free(status);
-  return 0;
 }
 
 static void print_ensemble_cost(const nh_h5 *f, const nh_ensemble_summary *sum, const nh_cost *cost, const double *wall) {
