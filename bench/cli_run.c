@@ -202,7 +202,7 @@ static int check_room(const nh_study *st, const char *path) {
   struct statvfs fs;
   const double disk = statvfs(dir, &fs) == 0 ? (double)fs.f_bavail * (double)fs.f_frsize : 0;
   const double memory = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-  if (nh_study_check_room(st, disk, memory, err, sizeof err) == 0) return 0;
+  if (nh_study_check_room(st, disk, memory, err, sizeof err) >= 0) return 0;
   fprintf(stderr, "nhbench: %s\n", err);
   return -1;
 }
@@ -284,8 +284,8 @@ static int run_study(const run_args *a, const char *path, const char *command) {
   fprintf(stderr, " -> %s\n", path);
   if (st.kind == NH_STUDY_CONVERGENCE) {
     nh_convergence_result r;
-    if (nh_run_convergence(&st, &r, err, sizeof err) == 0 &&
-        (!writer() || nh_write_convergence(path, &st, &r, command, err, sizeof err) == 0))
+    if (nh_run_convergence(&st, &r, err, sizeof err) >= 0 &&
+        (!writer() || nh_write_convergence(path, &st, &r, command, err, sizeof err) >= 0))
       rc = 0;
     orders_failed = rc == 0 && writer() && a->check_orders && report_orders(&st, &r);
     nh_convergence_result_free(&r);
