@@ -104,6 +104,7 @@ Test(exact_bench, info_refuses_damaged_files) {
       {"ensemble_fixed.cfg", "--set T=0.4", "/ensemble", "seed", "seed"},
       {"trajectory_particle.cfg", "--set T=0.4", "/trajectory/observables_last/q", NULL, "observables_last/q"},
       {"trajectory_particle.cfg", "--set T=0.4", "/trajectory/observables/q", NULL, "observables/q"},
+      {"trajectory_particle.cfg", "--set T=0.4", "/trajectory/observables/q", "dimensions", "observables/q"},
       {"onestep_random.cfg", "", "/onestep", "npoints", "npoints"},
       {"work_precision_small.cfg", "", "/work_precision/pareto_time", NULL, "pareto_time"},
       {"work_precision_small.cfg", "", "/work_precision", "repeats", "repeats"},
