@@ -93,7 +93,7 @@ static void bench_steps(const char *spec) {
         continue;
       }
       nh_cost cost = {0};
-      double t = nh_method_applies(m, &sys, err, sizeof err) ? -2 : time_method(&sys, m, h, steps, &cost);
+      double t = nh_method_applies(m, &sys, err, sizeof err) < 0 ? -2 : time_method(&sys, m, h, steps, &cost);
       if (t < 0) {
         printf("%10s %8s %10s %10s %10s  %s\n", t == -2 ? "n/a" : "failed", "", "", "", "", methods[i]);
         nh_method_free(m);
@@ -300,9 +300,9 @@ static double lockstep_lanes(int m, int lanes, nh_floor_state *s, double h, long
       else if (lanes == 4) nh_lockstep4_rk4(&p.l4[k], h, steps);
       else nh_lockstep8_rk4(&p.l8[k], h, steps);
     } else {
-      if (lanes == 1) failed |= nh_lockstep1_herglotz2(&p.l1[k], h, steps, it);
-      else if (lanes == 4) failed |= nh_lockstep4_herglotz2(&p.l4[k], h, steps, it);
-      else failed |= nh_lockstep8_herglotz2(&p.l8[k], h, steps, it);
+      if (lanes == 1) failed |= nh_lockstep1_herglotz2(&p.l1[k], h, steps, it) < 0;
+      else if (lanes == 4) failed |= nh_lockstep4_herglotz2(&p.l4[k], h, steps, it) < 0;
+      else failed |= nh_lockstep8_herglotz2(&p.l8[k], h, steps, it) < 0;
     }
   }
   const double t = omp_get_wtime() - t0;
@@ -454,7 +454,7 @@ static int load_spec(const char *spec, const char **ov, int nov, nh_study *st) {
   if (saved >= 0 && null >= 0) dup2(saved, STDERR_FILENO);
   if (saved >= 0) close(saved);
   if (null >= 0) close(null);
-  if (rc) {
+  if (rc < 0) {
     fprintf(stderr, "bench: %s\n", err);
     nh_study_free(st);
     return -1;
@@ -467,7 +467,7 @@ static void bench_ensemble(const char *spec) {
   nh_study st;
   char err[1024];
   const char *ov[] = {"ensemble.count=8", quick ? "T=20" : "T=400"};
-  if (load_spec(spec, ov, 2, &st)) return;
+  if (load_spec(spec, ov, 2, &st) < 0) return;
   double t[2];
   for (int threads = 1; threads <= 2; threads++) {
     nh_ensemble_result r;
@@ -605,14 +605,14 @@ static int memory_child(char **argv) {
   char err[1024], t[64];
   snprintf(t, sizeof t, "T=%s", argv[4]);
   const char *ov[] = {"ensemble.count=100", t, "sample_every=1"};
-  if (load_spec(argv[2], ov, 3, &st)) return 1;
+  if (load_spec(argv[2], ov, 3, &st) < 0) return 1;
   const int stream = strcmp(argv[3], "-") != 0;
   st.checkpoint = stream ? argv[3] : NULL, st.checkpoint_key = "bench", st.resume = 0;
   int rc = nh_run_ensemble(&st, &r, err, sizeof err);
   nh_ensemble_result_free(&r);
   nh_study_free(&st);
   if (stream) unlink(argv[3]);
-  return rc ? 1 : 0;
+  return rc < 0 ? 1 : 0;
 }
 
 /* Peak resident memory (MiB) of a child running memory_child; -1 if it failed. */
@@ -639,7 +639,7 @@ static void bench_memory(const char *spec) {
   char t[64];
   snprintf(t, sizeof t, "T=%s", T);
   const char *ov[] = {"ensemble.count=100", t, "sample_every=1"};
-  if (load_spec(spec, ov, 3, &st)) return;
+  if (load_spec(spec, ov, 3, &st) < 0) return;
   snprintf(journal, sizeof journal, "/tmp/nhbench-bench-%d.journal", (int)getpid());
   const double in_memory = child_peak_mib(spec, NULL, T), streamed = child_peak_mib(spec, journal, T);
   printf("\nmemory, ensemble %s (%d methods, %d ICs, T = %g, every step: %d samples), peak resident:\n"
@@ -703,7 +703,7 @@ int main(int argc, char **argv) {
       return 0;
     } else if (strcmp(argv[i], "--only") == 0) {
       if (i + 1 == argc) return fprintf(stderr, "nhbench_bench: --only needs a list of tables\n"), usage(stderr), 2;
-      if (select_sections(argv[++i], on)) return 2;
+      if (select_sections(argv[++i], on) < 0) return 2;
       only = 1;
     } else if (argv[i][0] == '-') {
       fprintf(stderr, "nhbench_bench: unknown option '%s'\n", argv[i]);

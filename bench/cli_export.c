@@ -291,7 +291,7 @@ static void energy_block(const nh_h5 *f, const ens_base *b, const double *dE, in
 
 static int t_energy(nh_h5 *f, const opts *o) {
   ens_base b;
-  if (read_base(f, &b)) return 2;
+  if (read_base(f, &b) < 0) return 2;
   int rc = 2;
   long a = o->ics_a < 0 ? 0 : o->ics_a, z = o->ics_b < 0 ? (b.nic < 5 ? (long)b.nic : 5) : o->ics_b;
   if (o->ics_b == -2) z = (long)b.nic;            /* "A:" to the end */
@@ -318,7 +318,7 @@ static int t_energy(nh_h5 *f, const opts *o) {
 
 static int t_energy_all(nh_h5 *f, const opts *o) {
   ens_base b;
-  if (read_base(f, &b)) return 2;
+  if (read_base(f, &b) < 0) return 2;
   int *list = NULL, n = method_list(f, o->methods, &list), rc = n < 0 ? 2 : 0;
   if (n >= 0 && out_of_range(f, "--ic", o->ic, b.nic, "initial conditions")) rc = 2;
   int first = 1;
@@ -426,7 +426,7 @@ static int t_grid(nh_h5 *f, const opts *o) {
                "median_abs_drift_slope or final_var",
                stat);
   nh_h5_grid *grids = NULL;
-  if (nh_h5_read_grids(f, &ngrids, &grids)) return 2;
+  if (nh_h5_read_grids(f, &ngrids, &grids) < 0) return 2;
   nh_ensemble_summary *sum = NULL;
   int rc = 2;
   if (ngrids == 0) fprintf(stderr, "%s: %s has no parameter grids\n", prog, f->path);
@@ -449,7 +449,7 @@ static int t_observables(nh_h5 *f, const opts *o) {
   (void)o;
   int nobs;
   nh_h5_observable *obs;
-  if (nh_h5_read_observables(f, &nobs, &obs)) return 2;
+  if (nh_h5_read_observables(f, &nobs, &obs) < 0) return 2;
   printf("# index name width units\n");
   for (int i = 0; i < nobs; i++) {
     printf("%d %s %d %s\n", i, obs[i].name, obs[i].width, obs[i].units);
@@ -526,7 +526,7 @@ static int t_series(nh_h5 *f, const opts *o) {
   int nobs = 0, nidx, rc = 2;
   nh_h5_observable *obs = NULL;
   long long idx[4], ns = 0;
-  if (series_run(f, o, idx, &nidx) || nh_h5_read_observables(f, &nobs, &obs)) return 2;
+  if (series_run(f, o, idx, &nidx) < 0 || nh_h5_read_observables(f, &nobs, &obs) < 0) return 2;
   int which = find_observable(f, o, nobs, obs);
   char name[256], dims[64];
   snprintf(dims, sizeof dims, "%s,sample,component", nidx == 3 ? "method,h,ic" : "method,ic");
@@ -680,7 +680,7 @@ static const struct {
 static int set_option(int flag, const char *arg, opts *o) {
   long v = 0;
   const int index_option = flag & (O_METHOD | O_IC | O_GRID | O_H);
-  if (index_option && parse_index(arg, &v)) {
+  if (index_option && parse_index(arg, &v) < 0) {
     int b = 0;
     while (!(flag & (1 << b))) b++;
     fprintf(stderr, "%s: %s needs a whole number >= 0, not '%s'\n", prog, option_names[b], arg);
@@ -705,7 +705,7 @@ static int set_option(int flag, const char *arg, opts *o) {
     char *colon = strchr(buf, ':');
     if (colon) *colon = '\0';
     long x, y = -2;
-    if (parse_index(buf, &x) || (colon && colon[1] && parse_index(colon + 1, &y)))
+    if (parse_index(buf, &x) < 0 || (colon && colon[1] && parse_index(colon + 1, &y) < 0))
       return bad("--ics '%s': expected A:B (initial conditions A, ..., B-1), A: or A", arg);
     o->ics_a = x, o->ics_b = colon ? y : -1;
     break;
@@ -770,7 +770,7 @@ static int check_options(int t, const opts *o) {
 
 static int run_table(int t, const char *path, const opts *o) {
   nh_h5 f;
-  if (nh_h5_open(&f, prog, path)) return 2;
+  if (nh_h5_open(&f, prog, path) < 0) return 2;
   int rc;
   if (tables[t].kinds && !(tables[t].kinds & (1 << f.kind))) {
     fprintf(stderr, "%s: %s is a %s study; table '%s' is for", prog, f.path, f.kind_name, tables[t].name);

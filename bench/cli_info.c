@@ -233,11 +233,11 @@ static void print_conv_cost(const nh_h5 *f, const conv_data *d, int fin) {
 static int info_convergence(nh_h5 *f) {
   conv_data d;
   int rc = 2;
-  if (read_conv(f, &d) == 0) {
+  if (read_conv(f, &d) >= 0) {
     int *byh = by_h(d.h, d.nh);
     print_header(f);
     print_convergence_setup(f, d.h, d.nh, byh);
-    rc = print_ics(f) ? 2 : 0;
+    rc = print_ics(f) < 0 ? 2 : 0;
     printf("  methods      %d\n\n", f->nmethods);
     if (rc == 0) print_orders(f, d.orders, d.err, d.failures, d.nh, byh[0]);
     if (rc == 0) print_conv_cost(f, &d, byh[0]);
@@ -305,9 +305,9 @@ static void print_energy_table(const nh_h5 *f, const nh_ensemble_summary *sum) {
 
 /* Why the failed runs failed: per method with a failure, the count of each status over its ICs
  * (issue 13: "fail" alone does not say whether Newton failed or the energy diverged). */
-static int print_failure_reasons(nh_h5 *f) {
+static void print_failure_reasons(nh_h5 *f) {
   int *status = nh_h5_ints(f, "status", "method,ic", NULL);
-  if (!status) return -1;
+  if (!status) return;
   const long long nic = nh_h5_dim(f, "ic");
   int header = 0;
   for (int m = 0; m < f->nmethods; m++) {
@@ -329,7 +329,6 @@ static int print_failure_reasons(nh_h5 *f) {
     put_name(f->methods[m], 4 + 2 + 28 + 2);
   }
   free(status);
-  return 0;
 }
 
 static void print_ensemble_cost(const nh_h5 *f, const nh_ensemble_summary *sum, const nh_cost *cost, const double *wall) {
@@ -348,9 +347,9 @@ static int print_ensemble_setup(nh_h5 *f, int ngrids) {
   double h = NAN, energy = NAN, T = NAN;
   int every = 0, count = 0, random = 1;
   long long seed = 0;
-  if (nh_h5_attr_double(f, ".", "h", &h) || nh_h5_attr_double(f, ".", "energy", &energy) ||
-      nh_h5_attr_int(f, ".", "sample_every", &every) || nh_h5_attr_int(f, ".", "count", &count) ||
-      nh_h5_attr_ll(f, ".", "seed", &seed) || nh_h5_attr_int(f, ".", "random_ics", &random))
+  if (nh_h5_attr_double(f, ".", "h", &h) < 0 || nh_h5_attr_double(f, ".", "energy", &energy) < 0 ||
+      nh_h5_attr_int(f, ".", "sample_every", &every) < 0 || nh_h5_attr_int(f, ".", "count", &count) < 0 ||
+      nh_h5_attr_ll(f, ".", "seed", &seed) < 0 || nh_h5_attr_int(f, ".", "random_ics", &random) < 0)
     return -1;
   nh_h5_attr_double(f, "/", "T", &T);
   const int np = count_primary(f);
@@ -358,7 +357,7 @@ static int print_ensemble_setup(nh_h5 *f, int ngrids) {
   printf("  h            %g (%.0f steps); dE sampled every %d steps, %lld samples\n", h, T / h, every,
          nh_h5_dim(f, "sample"));
   if (random) printf("  ensemble     %d random initial conditions on D at energy %g, seed %lld\n", count, energy, seed);
-  else if (print_ics(f)) return -1;
+  else if (print_ics(f) < 0) return -1;
   printf("  methods      %d: %d listed in the spec, %d more from %d grid%s\n\n", f->nmethods, np, f->nmethods - np,
          ngrids, ngrids == 1 ? "" : "s");
   return 0;
@@ -367,7 +366,7 @@ static int print_ensemble_setup(nh_h5 *f, int ngrids) {
 static void print_observable_names(nh_h5 *f) {
   int nobs = 0;
   nh_h5_observable *obs = NULL;
-  if (nh_h5_read_observables(f, &nobs, &obs) || nobs == 0) return;
+  if (nh_h5_read_observables(f, &nobs, &obs) < 0 || nobs == 0) return;
   printf("\nSampled observables (nhbench export %s series --observable NAME):", f->path);
   for (int i = 0; i < nobs; i++) printf(" %s", obs[i].name);
   printf("\n");
@@ -381,7 +380,7 @@ static int info_ensemble(nh_h5 *f) {
   nh_cost *cost = sum ? nh_h5_costs(f, "cost", "method", NULL) : NULL;
   double *wall = cost ? nh_h5_doubles(f, "wall_time", "method", NULL) : NULL;
   double *t = wall ? nh_h5_doubles(f, "t", "sample", NULL) : NULL;
-  if (t && nh_h5_read_grids(f, &ngrids, &grids) == 0 && print_ensemble_setup(f, ngrids) == 0) {
+  if (t && nh_h5_read_grids(f, &ngrids, &grids) >= 0 && print_ensemble_setup(f, ngrids) >= 0) {
     print_energy_table(f, sum);
     print_failure_reasons(f);
     print_ensemble_cost(f, sum, cost, wall);
@@ -410,7 +409,7 @@ static void free_traj_obs(traj_obs *o) {
 
 static int read_traj_obs(nh_h5 *f, traj_obs *o) {
   memset(o, 0, sizeof *o);
-  if (nh_h5_read_observables(f, &o->nobs, &o->obs)) return -1;
+  if (nh_h5_read_observables(f, &o->nobs, &o->obs) < 0) return -1;
   o->max_abs = calloc((size_t)o->nobs + 1, sizeof(double *));
   o->last = calloc((size_t)o->nobs + 1, sizeof(double *));
   for (int i = 0; i < o->nobs; i++) {
@@ -478,7 +477,7 @@ static int info_trajectory(nh_h5 *f) {
   double *h = nh_h5_doubles(f, "h", "h", NULL);
   int *status = h ? nh_h5_ints(f, "status", "method,h,ic", NULL) : NULL;
   int *nsh = status ? nh_h5_ints(f, "nsamples_h", "h", NULL) : NULL;
-  int ok = nsh && read_traj_obs(f, &o) == 0;
+  int ok = nsh && read_traj_obs(f, &o) >= 0;
   if (ok) {
     char *ref = group_str(f, "reference");
     print_header(f);
@@ -486,9 +485,9 @@ static int info_trajectory(nh_h5 *f) {
     for (long long j = 0; j < nh_h5_dim(f, "h"); j++) printf(" %g", h[j]);
     printf("\n  reference    %s\n", ref);
     free(ref);
-    if (print_ics(f) == 0) {
+    if (print_ics(f) >= 0) {
       printf("  methods      %d; observables %d\n\n", f->nmethods, o.nobs);
-      rc = print_trajectory_runs(f, &o, h, status, nsh) ? 2 : 0;
+      rc = print_trajectory_runs(f, &o, h, status, nsh) < 0 ? 2 : 0;
     }
   }
   if (nsh) free_traj_obs(&o);
@@ -523,11 +522,11 @@ static int info_onestep(nh_h5 *f) {
   good = failures != NULL;
   for (int k = 0; k < 8 && good; k++) good = (d[k] = nh_h5_doubles(f, onestep_columns[k], "method", NULL)) != NULL;
   int npoints = 0;
-  if (good && nh_h5_attr_int(f, ".", "npoints", &npoints)) good = 0;
+  if (good && nh_h5_attr_int(f, ".", "npoints", &npoints) < 0) good = 0;
   if (good) {
     print_header(f);
     printf("  points       %d per IC, %lld in all; %lld step sizes\n", npoints, nh_h5_dim(f, "point"), nh_h5_dim(f, "h"));
-    good = print_ics(f) == 0;
+    good = print_ics(f) >= 0;
   }
   if (good) {
     printf("\nLocal error slope (max over the points of |F_h(x) - phi_h(x)| against h; expected p + 1), action\n"
@@ -591,11 +590,11 @@ static void print_wp_rows(const nh_h5 *f, const wp_data *w, long long nh) {
 static int info_work_precision(nh_h5 *f) {
   wp_data w;
   int rc = 2, repeats = 0;
-  if (read_wp(f, &w) == 0 && nh_h5_attr_int(f, ".", "repeats", &repeats) == 0) {
+  if (read_wp(f, &w) >= 0 && nh_h5_attr_int(f, ".", "repeats", &repeats) >= 0) {
     const long long nh = nh_h5_dim(f, "h");
     print_header(f);
     printf("  h            %lld values; wall time: the median of %d runs\n", nh, repeats);
-    if (print_ics(f) == 0) {
+    if (print_ics(f) >= 0) {
       print_wp_rows(f, &w, nh);
       rc = 0;
     }
@@ -623,7 +622,7 @@ int nh_cli_info(int argc, char **argv) {
   int rc = parse_info_args(argc, argv, &path);
   if (rc) return rc < 0 ? NH_EXIT_OK : rc;
   nh_h5 f;
-  if (nh_h5_open(&f, prog, path)) return NH_EXIT_USAGE;
+  if (nh_h5_open(&f, prog, path) < 0) return NH_EXIT_USAGE;
   static int (*const by_kind[NH_STUDY_KINDS])(nh_h5 *) = {
       [NH_STUDY_CONVERGENCE] = info_convergence, [NH_STUDY_ENSEMBLE] = info_ensemble,
       [NH_STUDY_TRAJECTORY] = info_trajectory,   [NH_STUDY_ONESTEP] = info_onestep,

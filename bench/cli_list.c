@@ -115,13 +115,13 @@ static void print_observable_systems(const nh_observable *o) {
   int all = 1;
   for (int i = 0; nh_system_types[i]; i++) {
     nh_system sys;
-    all &= nh_system_init(&sys, nh_system_types[i]) == 0 && o->absent(NULL, &sys) == NULL;
+    all &= nh_system_init(&sys, nh_system_types[i]) >= 0 && o->absent(NULL, &sys) == NULL;
   }
   if (all) return;
   printf("    systems:");
   for (int i = 0; nh_system_types[i]; i++) {
     nh_system sys;
-    if (nh_system_init(&sys, nh_system_types[i]) == 0 && o->absent(NULL, &sys) == NULL) printf(" %s", sys.type->name);
+    if (nh_system_init(&sys, nh_system_types[i]) >= 0 && o->absent(NULL, &sys) == NULL) printf(" %s", sys.type->name);
   }
   printf("\n");
 }

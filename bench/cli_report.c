@@ -82,7 +82,7 @@ int nh_cli_report(int argc, char **argv) {
   char err[1024];
   int loaded = 0;
   for (; loaded < a.nclaims; loaded++)
-    if (nh_claims_load(a.claims[loaded], &c[loaded], err, sizeof err)) {
+    if (nh_claims_load(a.claims[loaded], &c[loaded], err, sizeof err) < 0) {
       fprintf(stderr, "%s: %s\n", prog, err);
       rc = NH_EXIT_USAGE;
       break;
@@ -93,8 +93,8 @@ int nh_cli_report(int argc, char **argv) {
     for (int i = 0; i < c[f].nitems; i++)
       for (int j = 0; j < c[f].items[i].nrows; j++) counts[c[f].items[i].rows[j].verdict]++;
   }
-  if (!rc && (write_atomically(a.output, "claims.csv", c, a.nclaims, &a) ||
-              write_atomically(a.output, "REPORT.md", c, a.nclaims, &a)))
+  if (!rc && (write_atomically(a.output, "claims.csv", c, a.nclaims, &a) < 0 ||
+              write_atomically(a.output, "REPORT.md", c, a.nclaims, &a) < 0))
     rc = NH_EXIT_USAGE;
   if (!rc) {
     fprintf(stderr, "%s: %d pass, %d fail, %d not-verified -> %s/REPORT.md, %s/claims.csv\n", prog, counts[NH_PASS],

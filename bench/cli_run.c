@@ -133,7 +133,7 @@ static int writer(void) { return nh_study_rank() == 0; }
 #define RUN_AND_WRITE(KIND)                                                                            \
   static int run_##KIND(const nh_study *st, const char *path, const char *command, char *err, size_t len) { \
     nh_##KIND##_result r;                                                                              \
-    int rc = nh_run_##KIND(st, &r, err, len) || (writer() && nh_write_##KIND(path, st, &r, command, err, len)); \
+    int rc = nh_run_##KIND(st, &r, err, len) < 0 || (writer() && nh_write_##KIND(path, st, &r, command, err, len) < 0); \
     nh_##KIND##_result_free(&r);                                                                       \
     return rc ? 1 : 0;                                                                                 \
   }
@@ -202,7 +202,7 @@ static int check_room(const nh_study *st, const char *path) {
   struct statvfs fs;
   const double disk = statvfs(dir, &fs) == 0 ? (double)fs.f_bavail * (double)fs.f_frsize : 0;
   const double memory = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-  if (nh_study_check_room(st, disk, memory, err, sizeof err) == 0) return 0;
+  if (nh_study_check_room(st, disk, memory, err, sizeof err) >= 0) return 0;
   fprintf(stderr, "nhbench: %s\n", err);
   return -1;
 }
@@ -262,7 +262,7 @@ static int setup_journal(const run_args *a, const char *path, nh_study *st, char
 static int run_study(const run_args *a, const char *path, const char *command) {
   char err[2048] = "";
   nh_study st;
-  if (nh_study_load(a->spec, a->overrides, a->noverrides, &st, err, sizeof err)) {
+  if (nh_study_load(a->spec, a->overrides, a->noverrides, &st, err, sizeof err) < 0) {
     fprintf(stderr, "nhbench: %s\n", err);
     nh_study_free(&st);
     return NH_EXIT_USAGE;
@@ -270,8 +270,8 @@ static int run_study(const run_args *a, const char *path, const char *command) {
   /* The output, the room for it and the journal are rank 0's to check (its file system) and its
    * answer every rank's. */
   char journal[4200], *key = NULL;
-  const int unusable = writer() && (prepare_output(path) || check_room(&st, path) ||
-                                    setup_journal(a, path, &st, journal, sizeof journal, &key));
+  const int unusable = writer() && (prepare_output(path) < 0 || check_room(&st, path) < 0 ||
+                                    setup_journal(a, path, &st, journal, sizeof journal, &key) < 0);
   if (nh_ranks_agree(unusable)) {
     free(key);
     nh_study_free(&st);
@@ -284,8 +284,8 @@ static int run_study(const run_args *a, const char *path, const char *command) {
   fprintf(stderr, " -> %s\n", path);
   if (st.kind == NH_STUDY_CONVERGENCE) {
     nh_convergence_result r;
-    if (nh_run_convergence(&st, &r, err, sizeof err) == 0 &&
-        (!writer() || nh_write_convergence(path, &st, &r, command, err, sizeof err) == 0))
+    if (nh_run_convergence(&st, &r, err, sizeof err) >= 0 &&
+        (!writer() || nh_write_convergence(path, &st, &r, command, err, sizeof err) >= 0))
       rc = 0;
     orders_failed = rc == 0 && writer() && a->check_orders && report_orders(&st, &r);
     nh_convergence_result_free(&r);

@@ -191,7 +191,7 @@ long nh_floor_nh_newmark(nh_floor_state *s, double beta, double beta2, double h,
       if (it == 50) return -1;
       newmark_system(s->q, s->v, g0, m0, beta, beta2, h, Y, F, J, w);
       iterations++;
-      if (solve(7, J, F)) return -1;
+      if (solve(7, J, F) < 0) return -1;
       if (newton_update(7, Y, F, &prev)) break;
     }
     newmark_system(s->q, s->v, g0, m0, beta, beta2, h, Y, F, J, w); /* w at the solution */

@@ -76,7 +76,7 @@ static int load_selectors(const loader *l, const config_setting_t *at, nh_measur
     if (config_setting_type(s) == CONFIG_TYPE_STRING) {
       sel->by_name = 1;
       snprintf(sel->name, sizeof sel->name, "%s", config_setting_get_string(s));
-    } else if (get_number(l, at, sel->dim, &sel->value)) {
+    } else if (get_number(l, at, sel->dim, &sel->value) < 0) {
       return -1;
     } else {
       snprintf(sel->name, sizeof sel->name, "%.17g", sel->value);
@@ -92,10 +92,11 @@ static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *ro
   char verdict[32], reduce[32];
   if (!config_setting_is_group(g)) return fail_at(l, g, "a row must be a group { quantity = ...; ... }");
   row->line = (int)config_setting_source_line(g);
-  if (check_keys(l, g, row_keys) || get_text(l, g, "id", row->id, sizeof row->id, 0) ||
-      get_text(l, g, "quantity", row->quantity, sizeof row->quantity, 1) ||
-      get_text(l, g, "verdict", verdict, sizeof verdict, 0) || get_text(l, g, "reason", row->reason, sizeof row->reason, 0) ||
-      get_text(l, g, "expect", row->expected, sizeof row->expected, 0))
+  if (check_keys(l, g, row_keys) < 0 || get_text(l, g, "id", row->id, sizeof row->id, 0) < 0 ||
+      get_text(l, g, "quantity", row->quantity, sizeof row->quantity, 1) < 0 ||
+      get_text(l, g, "verdict", verdict, sizeof verdict, 0) < 0 ||
+      get_text(l, g, "reason", row->reason, sizeof row->reason, 0) < 0 ||
+      get_text(l, g, "expect", row->expected, sizeof row->expected, 0) < 0)
     return -1;
   if (verdict[0]) {
     if (strcmp(verdict, "not-verified") != 0)
@@ -107,12 +108,13 @@ static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *ro
   nh_measure *ms = &row->measure;
   ms->from = -INFINITY;
   ms->to = INFINITY;
-  if (get_text(l, g, "file", ms->file, sizeof ms->file, 1) || get_text(l, g, "data", ms->data, sizeof ms->data, 1) ||
-      get_text(l, g, "field", ms->field, sizeof ms->field, 0) || get_text(l, g, "reduce", reduce, sizeof reduce, 0) ||
-      get_text(l, g, "per", row->per, sizeof row->per, 0) || get_text(l, g, "minus", ms->minus, sizeof ms->minus, 0) ||
-      get_number(l, g, "period", &ms->period) ||
-      load_selectors(l, config_setting_get_member(g, "at"), ms) || get_number(l, g, "from", &ms->from) ||
-      get_number(l, g, "to", &ms->to))
+  if (get_text(l, g, "file", ms->file, sizeof ms->file, 1) < 0 ||
+      get_text(l, g, "data", ms->data, sizeof ms->data, 1) < 0 ||
+      get_text(l, g, "field", ms->field, sizeof ms->field, 0) < 0 ||
+      get_text(l, g, "reduce", reduce, sizeof reduce, 0) < 0 || get_text(l, g, "per", row->per, sizeof row->per, 0) < 0 ||
+      get_text(l, g, "minus", ms->minus, sizeof ms->minus, 0) < 0 || get_number(l, g, "period", &ms->period) < 0 ||
+      load_selectors(l, config_setting_get_member(g, "at"), ms) < 0 || get_number(l, g, "from", &ms->from) < 0 ||
+      get_number(l, g, "to", &ms->to) < 0)
     return -1;
   int r = reduce[0] ? nh_reduce_find(reduce) : NH_REDUCE_VALUE;
   if (r < 0) return fail_at(l, config_setting_get_member(g, "reduce"), "unknown reduce '%s'", reduce);
@@ -123,7 +125,7 @@ static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *ro
   if (!row->expected[0] && row->reason[0]) return 0;
   if (!row->expected[0]) return fail_at(l, g, "a measured row needs 'expect' (or a 'reason' why it has none)");
   char msg[512];
-  if (nh_expect_parse(row->expected, &row->expect, msg, sizeof msg))
+  if (nh_expect_parse(row->expected, &row->expect, msg, sizeof msg) < 0)
     return fail_at(l, config_setting_get_member(g, "expect"), "%s", msg);
   row->has_expect = 1;
   return 0;
@@ -132,9 +134,10 @@ static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *ro
 static const char *const item_keys[] = {"item", "source", "claim", "note", "figures", "rows", NULL};
 
 static int load_item(const loader *l, const config_setting_t *g, nh_claim_item *it) {
-  if (check_keys(l, g, item_keys) || get_text(l, g, "item", it->item, sizeof it->item, 1) ||
-      get_text(l, g, "source", it->source, sizeof it->source, 0) ||
-      get_text(l, g, "claim", it->claim, sizeof it->claim, 1) || get_text(l, g, "note", it->note, sizeof it->note, 0))
+  if (check_keys(l, g, item_keys) < 0 || get_text(l, g, "item", it->item, sizeof it->item, 1) < 0 ||
+      get_text(l, g, "source", it->source, sizeof it->source, 0) < 0 ||
+      get_text(l, g, "claim", it->claim, sizeof it->claim, 1) < 0 ||
+      get_text(l, g, "note", it->note, sizeof it->note, 0) < 0)
     return -1;
   const config_setting_t *figs = config_setting_get_member(g, "figures");
   for (int i = 0; figs && i < config_setting_length(figs); i++) {
@@ -148,7 +151,7 @@ static int load_item(const loader *l, const config_setting_t *g, nh_claim_item *
   it->nrows = config_setting_length(rows);
   it->rows = calloc((size_t)it->nrows, sizeof *it->rows);
   for (int i = 0; i < it->nrows; i++)
-    if (load_row(l, config_setting_get_elem(rows, (unsigned)i), &it->rows[i])) return -1;
+    if (load_row(l, config_setting_get_elem(rows, (unsigned)i), &it->rows[i]) < 0) return -1;
   return 0;
 }
 
@@ -201,13 +204,13 @@ int nh_claims_load(const char *path, nh_claims *c, char *err, size_t errlen) {
     goto done;
   }
   char *text = nh_read_text(path);
-  const int wrapped_integer = text && nh_config_check_integers(path, text, err, errlen);
+  const int wrapped_integer = text && nh_config_check_integers(path, text, err, errlen) < 0;
   free(text);
   if (wrapped_integer) goto done;
   const config_setting_t *root = config_root_setting(&cfg), *items = config_setting_get_member(root, "items");
   static const char *const keys[] = {"spec", "title", "items", NULL};
-  if (check_keys(&l, root, keys) || get_text(&l, root, "spec", c->spec, sizeof c->spec, 1) ||
-      get_text(&l, root, "title", c->title, sizeof c->title, 0))
+  if (check_keys(&l, root, keys) < 0 || get_text(&l, root, "spec", c->spec, sizeof c->spec, 1) < 0 ||
+      get_text(&l, root, "title", c->title, sizeof c->title, 0) < 0)
     goto done;
   if (!items || !config_setting_is_list(items)) {
     fail_at(&l, items ? items : root, "needs a list items = ( { item = ...; ... }, ... )");
@@ -216,11 +219,11 @@ int nh_claims_load(const char *path, nh_claims *c, char *err, size_t errlen) {
   c->nitems = config_setting_length(items);
   c->items = calloc((size_t)c->nitems + 1, sizeof *c->items);
   for (int i = 0; i < c->nitems; i++)
-    if (load_item(&l, config_setting_get_elem(items, (unsigned)i), &c->items[i])) goto done;
+    if (load_item(&l, config_setting_get_elem(items, (unsigned)i), &c->items[i]) < 0) goto done;
   rc = check_ids(c, err, errlen);
 done:
   config_destroy(&cfg);
-  if (rc) nh_claims_free(c);
+  if (rc < 0) nh_claims_free(c);
   return rc;
 }
 
@@ -239,7 +242,7 @@ static void measure_row(nh_claim_row *row, const char *dir) {
     snprintf(row->outcome, sizeof row->outcome, "%s", row->reason);
     return;
   }
-  if (nh_measure_eval(&row->measure, dir, &row->measured, why, sizeof why)) {
+  if (nh_measure_eval(&row->measure, dir, &row->measured, why, sizeof why) < 0) {
     row->verdict = NH_NOT_VERIFIED;
     row->measured = NAN;
     snprintf(row->outcome, sizeof row->outcome, "not measured: %s", why);

@@ -392,12 +392,12 @@ static int eval_dataset(reader *r, double *m) {
   free(dims);
   if (!x) return why_fail(r, "cannot read dataset '%s'%s", ms->data, "");
   for (int d = 0; d < rank && !rc; d++) /* h first: a sample's time depends on it */
-    if (strcmp(names[d], "h") == 0 && selector(ms, "h")) index[d] = hsel = pick(r, selector(ms, "h"), "h", (long long)shape[d], -1), rc = hsel < 0;
+    if (strcmp(names[d], "h") == 0 && selector(ms, "h")) index[d] = hsel = pick(r, selector(ms, "h"), "h", (long long)shape[d], -1), rc = hsel < 0 ? -1 : 0;
     else if (strcmp(names[d], "h") == 0 && shape[d] == 1) hsel = 0; /* one step size: its times */
   for (int d = 0; d < rank && !rc; d++) {
     const nh_select *s = selector(ms, strcmp(names[d], "sample") == 0 && selector(ms, "t") ? "t" : names[d]);
     if (strcmp(names[d], "h") == 0 && s) continue;
-    if (s) rc = (index[d] = pick(r, s, names[d], (long long)shape[d], hsel)) < 0;
+    if (s) rc = (index[d] = pick(r, s, names[d], (long long)shape[d], hsel)) < 0 ? -1 : 0;
     else if (shape[d] == 1) index[d] = 0;
     else if (free_dim >= 0) rc = why_fail(r, "dimensions %s and %s are both free: select one", names[free_dim], names[d]);
     else free_dim = d, index[d] = 0;
@@ -455,12 +455,12 @@ int nh_measure_eval(const nh_measure *ms, const char *dir, double *m, char *why,
   }
   fclose(probe);
   nh_h5 f;
-  if (nh_h5_open(&f, "nhbench report", path)) {
+  if (nh_h5_open(&f, "nhbench report", path) < 0) {
     snprintf(why, whylen, "%s is not a readable results file", path);
     return -1;
   }
   reader r = {&f, ms, why, whylen};
   int rc = strcmp(ms->data, "orders") == 0 ? eval_orders(&r, m) : eval_dataset(&r, m);
   nh_h5_close(&f);
-  return rc ? -1 : 0; /* eval_dataset's own checks leave rc = 1 */
+  return rc;
 }

@@ -1,0 +1,190 @@
+/* bench/: error paths of nhbench export, info and report, of claims files and of nhbench_bench
+ * that no other test reached, each with its exact status and message (issue 16: a failure
+ * mutated from -1 to +1 on the way must show). */
+#include <criterion/criterion.h>
+#include <hdf5.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench/report.h"
+#include "tests/helpers.h"
+
+/* `nhbench ARGS`: its exit status, stdout into out and stderr into err. */
+static int run_split(const char *args, char *out, size_t outlen, char *err, size_t errlen) {
+  char cmd[2048], errf[128];
+  snprintf(errf, sizeof errf, "/tmp/nhbench-exact-bench-%d.err", (int)getpid());
+  snprintf(cmd, sizeof cmd, "%s %s 2>%s", NHBENCH_EXE, args, errf);
+  const int status = test_run_command(cmd, out, outlen);
+  FILE *f = fopen(errf, "r");
+  cr_assert(f, "no %s", errf);
+  size_t n = fread(err, 1, errlen - 1, f);
+  err[n] = '\0';
+  fclose(f);
+  remove(errf);
+  return status;
+}
+
+/* An index option given as the empty string is no index (parse_index), nor an empty --ics A: each
+ * is refused with exit 2 before the file is read, although the file would take index 0. */
+Test(exact_bench, export_refuses_empty_indices) {
+  char path[128], args[512], out[4096], err[4096];
+  test_results_file(path, sizeof path, "exact-bench", "empty", "ensemble_fixed.cfg", "--set T=0.4");
+  static const struct {
+    const char *args, *msg;
+  } cases[] = {
+      {"energy --method ''", "nhbench export: --method needs a whole number >= 0, not ''\n"},
+      {"energy-all-methods --ic=", "nhbench export: --ic needs a whole number >= 0, not ''\n"},
+      {"energy --ics :2", "nhbench export: --ics ':2': expected A:B (initial conditions A, ..., B-1), A: or A\n"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    snprintf(args, sizeof args, "export %s %s", path, cases[k].args);
+    cr_expect_eq(run_split(args, out, sizeof out, err, sizeof err), 2, "%s: %s", cases[k].args, err);
+    cr_expect_str_eq(out, "", "%s: stdout", cases[k].args);
+    cr_expect(strncmp(err, cases[k].msg, strlen(cases[k].msg)) == 0, "%s:\n%s\nwanted:\n%s", cases[k].args, err,
+              cases[k].msg);
+  }
+  snprintf(args, sizeof args, "export %s energy --method 0", path);
+  cr_expect_eq(run_split(args, out, sizeof out, err, sizeof err), 0, "index 0 itself is taken: %s", err);
+  remove(path);
+}
+
+/* The energy tables of an ensemble whose E0 is gone (read_base): exit 2, nothing on stdout, the
+ * missing dataset named; the same file with E0 exports. */
+Test(exact_bench, export_energy_without_E0) {
+  char path[128], args[512], out[1 << 14], err[4096];
+  test_results_file(path, sizeof path, "exact-bench", "noE0", "ensemble_fixed.cfg", "--set T=0.4");
+  static const char *const tables[] = {"energy", "energy-all-methods"};
+  for (int k = 0; k < 2; k++) {
+    snprintf(args, sizeof args, "export %s %s", path, tables[k]);
+    cr_expect_eq(run_split(args, out, sizeof out, err, sizeof err), 0, "%s before deleting E0: %s", tables[k], err);
+  }
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  cr_assert_geq(f, 0);
+  cr_assert_geq(H5Ldelete(f, "/ensemble/E0", H5P_DEFAULT), 0);
+  H5Fclose(f);
+  for (int k = 0; k < 2; k++) {
+    snprintf(args, sizeof args, "export %s %s", path, tables[k]);
+    cr_expect_eq(run_split(args, out, sizeof out, err, sizeof err), 2, "%s: %s", tables[k], err);
+    cr_expect_str_eq(out, "", "%s: stdout", tables[k]);
+    cr_expect(strstr(err, "E0") != NULL, "%s: the message does not name E0:\n%s", tables[k], err);
+  }
+  remove(path);
+}
+
+/* Runs `nhbench run tests/data/SPEC -o FILE SET`, checks that `nhbench COMMAND` (its "%s" the
+ * file) succeeds, deletes OBJECT (a dataset or group; with ATTR the attribute ATTR of OBJECT) and
+ * runs COMMAND again: its exit status, its stderr in err (the file removed). */
+static int after_deleting(const char *spec, const char *set, const char *command, const char *object,
+                          const char *attr, char *err, size_t errlen) {
+  char path[128], args[512];
+  static char out[1 << 16];
+  test_results_file(path, sizeof path, "exact-bench", "damaged", spec, set);
+  snprintf(args, sizeof args, command, path);
+  cr_assert_eq(run_split(args, out, sizeof out, err, errlen), 0, "%s before deleting %s: %s", args, object, err);
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  cr_assert_geq(f, 0);
+  if (attr) cr_assert_geq(H5Adelete_by_name(f, object, attr, H5P_DEFAULT), 0);
+  else cr_assert_geq(H5Ldelete(f, object, H5P_DEFAULT), 0);
+  H5Fclose(f);
+  const int status = run_split(args, out, sizeof out, err, errlen);
+  remove(path);
+  return status;
+}
+
+/* nhbench info on a file that lacks what a section reads (a dataset, an attribute): exit 2 and
+ * the missing object named, for each study kind's reader. */
+Test(exact_bench, info_refuses_damaged_files) {
+  static const struct {
+    const char *spec, *set, *object, *attr, *needle;
+  } cases[] = {
+      {"order_claim.cfg", "", "/convergence/summary/wall_time", NULL, "summary/wall_time"},
+      {"ensemble_fixed.cfg", "--set T=0.4", "/ensemble", "seed", "seed"},
+      {"trajectory_particle.cfg", "--set T=0.4", "/trajectory/observables_last/q", NULL, "observables_last/q"},
+      {"trajectory_particle.cfg", "--set T=0.4", "/trajectory/observables/q", NULL, "observables/q"},
+      {"trajectory_particle.cfg", "--set T=0.4", "/trajectory/observables/q", "dimensions", "observables/q"},
+      {"onestep_random.cfg", "", "/onestep", "npoints", "npoints"},
+      {"work_precision_small.cfg", "", "/work_precision/pareto_time", NULL, "pareto_time"},
+      {"work_precision_small.cfg", "", "/work_precision", "repeats", "repeats"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    char err[1 << 14];
+    const int status =
+        after_deleting(cases[k].spec, cases[k].set, "info %s", cases[k].object, cases[k].attr, err, sizeof err);
+    cr_expect_eq(status, 2, "%s without %s %s: %s", cases[k].spec, cases[k].object, cases[k].attr ? cases[k].attr : "",
+                 err);
+    cr_expect(strstr(err, cases[k].needle) != NULL, "%s: the message does not name %s:\n%s", cases[k].spec,
+              cases[k].needle, err);
+  }
+}
+
+/* export series of an ensemble that samples no observables: exit 2, nothing on stdout. */
+Test(exact_bench, export_series_without_observables) {
+  char path[128], args[512], out[4096], err[4096];
+  test_results_file(path, sizeof path, "exact-bench", "noobs", "small_ensemble.cfg", "--set T=0.4");
+  snprintf(args, sizeof args, "export %s series", path);
+  cr_expect_eq(run_split(args, out, sizeof out, err, sizeof err), 2, "%s", err);
+  cr_expect_str_eq(out, "");
+  char want[256];
+  snprintf(want, sizeof want, "nhbench export: %s has no sampled observables\n", path);
+  cr_expect_str_eq(err, want);
+  remove(path);
+}
+
+static const char not_verified_claims[] =
+    "spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n"
+    "   rows = ( { quantity = \"q\"; verdict = \"not-verified\"; reason = \"r\"; } ); }\n);\n";
+
+/* nhbench report whose claims.csv cannot replace the old one (a directory, not empty, is in its
+ * place: the temporary file is written, the rename fails): exit 2, the temporary file removed,
+ * no REPORT.md written. */
+Test(exact_bench, report_output_that_cannot_be_renamed_onto) {
+  char dir[128], path[256], args[1024], out[4096], err[4096];
+  snprintf(dir, sizeof dir, "/tmp/nhbench-exact-bench-%d-report", (int)getpid());
+  snprintf(path, sizeof path, "%s/claims.csv", dir);
+  cr_assert_eq(mkdir(dir, 0777), 0);
+  cr_assert_eq(mkdir(path, 0777), 0);
+  snprintf(path, sizeof path, "%s/claims.csv/keep", dir);
+  test_write_file(path, "a file that keeps the directory non-empty\n");
+  snprintf(path, sizeof path, "%s/t.claims", dir);
+  test_write_file(path, not_verified_claims);
+  snprintf(args, sizeof args, "report --results %s %s", dir, path);
+  cr_expect_eq(run_split(args, out, sizeof out, err, sizeof err), 2, "%s", err);
+  char want[512];
+  snprintf(want, sizeof want, "nhbench report: cannot write %s/claims.csv\n", dir);
+  cr_expect_str_eq(err, want);
+  snprintf(args, sizeof args, "ls -A %s", dir);
+  cr_expect_eq(test_run_command(args, out, sizeof out), 0);
+  cr_expect_str_eq(out, "claims.csv\nt.claims\n", "left in the output directory");
+  snprintf(args, sizeof args, "rm -rf %s", dir);
+  cr_expect_eq(system(args), 0);
+}
+
+/* A selector of `at` that is neither a string nor a number: nh_claims_load's -1, the line named. */
+Test(exact_bench, claims_selector_must_be_a_number) {
+  char path[128], err[1024] = "";
+  snprintf(path, sizeof path, "/tmp/nhbench-exact-bench-%d.claims", (int)getpid());
+  test_write_file(path, "spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n"
+                        "   rows = ( { quantity = \"q\"; file = \"f\"; data = \"d\";\n"
+                        "     at = { h = true; }; expect = \"< 1\"; } ); }\n);\n");
+  nh_claims c;
+  cr_expect_eq(nh_claims_load(path, &c, err, sizeof err), -1);
+  char want[256];
+  snprintf(want, sizeof want, "%s:5: 'h' must be a number", path);
+  cr_expect_str_eq(err, want);
+  nh_claims_free(&c);
+  remove(path);
+}
+
+/* nhbench_bench with an ENSEMBLE_SPEC it cannot load: the ensemble table is left out with the
+ * error on stderr (the bench's figures are never a failure: exit 0). */
+Test(exact_bench, bench_ensemble_spec_that_does_not_load) {
+  char cmd[1024], out[1 << 14];
+  snprintf(cmd, sizeof cmd, "%s --quick --only ensemble /nonexistent/spec.cfg 2>&1", NHBENCH_BENCH_EXE);
+  cr_expect_eq(test_run_command(cmd, out, sizeof out), 0, "%s", out);
+  const char *want = "bench: /nonexistent/spec.cfg: ";
+  cr_expect(strncmp(out, want, strlen(want)) == 0, "%s", out);
+  cr_expect(strstr(out, "speed-up") == NULL, "a table from no spec:\n%s", out);
+}
