@@ -199,3 +199,30 @@ Test(mut3_studies, progress_kinds_out_of_memory) {
   cr_expect(p.nkinds == 0 && !p.kind_total && !p.kind_done && !p.kind_time);
   nh_progress_end(&p);
 }
+
+/* A syntax error quotes its line without the indentation, spaces and tabs alike. */
+Test(mut3_studies, syntax_error_quotes_its_line_unindented) {
+  char path[128], err[1024] = "";
+  snprintf(path, sizeof path, "/tmp/nhbench-mut3-syntax-%d.cfg", (int)getpid());
+  test_write_file(path, "study = \"convergence\";\nsystem = \"particle\";\nT = 1.0;\n \t h = [0.1, 0.05;\n");
+  nh_study st;
+  cr_expect_eq(nh_study_load(path, NULL, 0, &st, err, sizeof err), -1);
+  nh_study_free(&st);
+  remove(path);
+  cr_expect(strstr(err, ":4: syntax error in `h = [0.1, 0.05;`") != NULL, "%s", err);
+}
+
+/* The error observable's components are q then v: on the particle (n = 3) q[0] q[1] q[2] v[0] v[1]
+ * v[2]. */
+Test(mut3_studies, error_components_are_q_then_v) {
+  static const char *const want[6] = {"q[0]", "q[1]", "q[2]", "v[0]", "v[1]", "v[2]"};
+  nh_system sys = test_system("particle", NULL);
+  const nh_observable *ob = nh_observable_find("error");
+  cr_assert(ob != NULL);
+  cr_assert_eq(ob->width(&sys), 6);
+  for (int i = 0; i < 6; i++) {
+    char label[32] = "";
+    ob->label(&sys, i, label, sizeof label);
+    cr_expect_str_eq(label, want[i], "component %d", i);
+  }
+}
