@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <hdf5.h>
+#include <hdf5_hl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,8 +142,21 @@ Test(cli_leaks, list) {
   no_leak(lines, status, sizeof status / sizeof *status);
 }
 
+/* A results file of schema version 1 (refused, with the spec to re-run named): conv.h5 relabelled. */
+static void write_version_1(void) {
+  char path[3 * sizeof dir];
+  snprintf(path, sizeof path, "cp %s/conv.h5 %s/v1.h5", dir, dir);
+  cr_assert_eq(system(path), 0);
+  snprintf(path, sizeof path, "%s/v1.h5", dir);
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  const int one = 1;
+  cr_assert(f >= 0 && H5LTset_attribute_int(f, "/", "schema_version", &one, 1) >= 0);
+  H5Fclose(f);
+}
+
 Test(cli_leaks, info_of_every_study_kind, .init = make_dir, .fini = remove_dir) {
   write_results();
+  write_version_1();
   static const char *const lines[] = {"info @/conv.h5",
                                       "info @/ens.h5",
                                       "info @/ensobs.h5",
@@ -153,8 +167,8 @@ Test(cli_leaks, info_of_every_study_kind, .init = make_dir, .fini = remove_dir) 
                                       "info",
                                       "info @/no_such.h5",
                                       "info " DATA "order_claim.cfg" /* not HDF5 */,
-                                      "info @/conv.h5 @/ens.h5"};
-  static const int status[] = {0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2};
+                                      "info @/conv.h5 @/ens.h5", "info @/v1.h5"};
+  static const int status[] = {0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2};
   no_leak(lines, status, sizeof status / sizeof *status);
 }
 
