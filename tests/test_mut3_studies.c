@@ -75,12 +75,29 @@ Test(mut3_studies, onestep_reference_fails) {
   }
 }
 
+/* nh_run_trajectory on ST, which must succeed with its one run failed; what it wrote on stderr into
+ * said. */
+static void trajectory_stderr(nh_study *st, char *said, size_t len) {
+  char log[128], err[1024] = "";
+  snprintf(log, sizeof log, "/tmp/nhbench-mut3-trajectory-%d.txt", (int)getpid());
+  cr_assert(freopen(log, "w", stderr));
+  nh_trajectory_result r;
+  cr_assert_eq(nh_run_trajectory(st, &r, err, sizeof err), 0, "%s", err);
+  cr_expect_eq(r.status[0], NH_STEP_SOLVER_FAILED);
+  nh_trajectory_result_free(&r);
+  fflush(stderr);
+  FILE *f = fopen(log, "r");
+  cr_assert(f);
+  said[fread(said, 1, len - 1, f)] = '\0';
+  fclose(f), remove(log);
+}
+
 /* A trajectory whose error observable needs the reference, which cannot be computed (a negative
  * tolerance, refused by GSL; the chaotic particle has no exact solution): the sampled run returns
  * -1 and says it failed; the study runs on with the run marked failed. */
 Test(mut3_studies, trajectory_reference_fails) {
   nh_study st;
-  char path[128], err[1024] = "";
+  char path[128];
   load_text("study = \"trajectory\";\nsystem = \"chaotic_particle\";\nT = 0.4;\nh = [0.1];\nsample_every = 2;\n"
             "methods = [\"rk4\"];\nobservables = [\"error_q_2\"];\n",
             NULL, 0, &st, path, sizeof path);
@@ -97,10 +114,22 @@ Test(mut3_studies, trajectory_reference_fails) {
             layout.values[0], layout.values[1], layout.values[2]);
   nh_samples_free(&layout);
 
-  nh_trajectory_result r;
-  cr_assert_eq(nh_run_trajectory(&st, &r, err, sizeof err), 0, "%s", err);
-  cr_expect_eq(r.status[0], NH_STEP_SOLVER_FAILED);
-  nh_trajectory_result_free(&r);
+  /* The study says so on stderr, once, with the reference's tolerance; and again when it is resumed
+   * from its checkpoint journal, where the run's failed reference is taken from (not run again). */
+  char journal[128], want[512], said[1024];
+  snprintf(journal, sizeof journal, "/tmp/nhbench-mut3-trajectory-%d.journal", (int)getpid());
+  remove(journal);
+  st.checkpoint = journal, st.checkpoint_key = "key";
+  const char *note = "note: the reference solution (rk8pd, tol -1) failed on some runs; they are marked failed\n";
+  for (st.resume = 0; st.resume <= 1; st.resume++) {
+    trajectory_stderr(&st, said, sizeof said);
+    size_t len = 0;
+    if (st.resume)
+      len = (size_t)snprintf(want, sizeof want, "nhbench: resuming: 1 of 1 trajectory tasks taken from %s\n", journal);
+    snprintf(want + len, sizeof want - len, "%s: %s", path, note);
+    cr_expect_str_eq(said, want, "resume = %d", st.resume);
+  }
+  remove(journal);
   nh_study_free(&st);
 }
 
