@@ -98,6 +98,10 @@ static inline void test_results_file(char *path, size_t len, const char *prefix,
  * wrappers (a leaked H5Pcreate or H5Screate is no open object of a file: H5Fget_obj_count does not
  * see it, and HDF5 1.10 counts the identifiers of its own types for no one). */
 long test_open_hdf5_ids(void);
+/* The call of the wrapped HDF5 function NAME (tests/test_hdf5_ids.c: those that make a datatype,
+ * a dataspace or a property list) that comes after AFTER more successful ones fails with -1;
+ * NULL: none fails. */
+void test_fail_hdf5(const char *name, int after);
 
 #define TEST_CSV_MAX_FIELDS 8
 /* One RFC 4180 record from *p (fields with quotes, doubled quotes, commas); its field count, or -1

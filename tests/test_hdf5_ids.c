@@ -2,9 +2,13 @@
  * is linked with --wrap for each function of HDF5 our code calls to make a datatype, a dataspace or
  * a property list, and for their closes: each made identifier counts one, each successful close
  * one less (closing a predefined type fails and counts nothing). Files, groups, datasets and
- * attributes are counted by HDF5 itself (H5Fget_obj_count). */
+ * attributes are counted by HDF5 itself (H5Fget_obj_count).
+ *
+ * The same wrappers inject faults (test_fail_hdf5): a call HDF5 would only fail on a broken file
+ * or when out of memory fails on demand, so that the error paths behind it are tested. */
 #include <criterion/criterion.h>
 #include <hdf5.h>
+#include <string.h>
 
 #include "tests/helpers.h"
 
@@ -20,9 +24,21 @@ static herr_t uncounted(herr_t status) {
   return status;
 }
 
-#define WRAP(ret, name, params, args)  \
-  ret __real_##name params;            \
-  ret __wrap_##name params { return counted(__real_##name args); }
+static const char *failing; /* the wrapped function whose call `fail_in` from now fails, or NULL */
+static int fail_in;
+
+void test_fail_hdf5(const char *name, int after) { failing = name, fail_in = after; }
+
+/* Whether this call of NAME is the one to fail (then no other call fails). */
+static int fails(const char *name) {
+  if (!failing || strcmp(name, failing) != 0 || fail_in-- > 0) return 0;
+  failing = NULL;
+  return 1;
+}
+
+#define WRAP(ret, name, params, args) \
+  ret __real_##name params;           \
+  ret __wrap_##name params { return fails(#name) ? -1 : counted(__real_##name args); }
 #define WRAP_CLOSE(name)             \
   herr_t __real_##name(hid_t id);    \
   herr_t __wrap_##name(hid_t id) { return uncounted(__real_##name(id)); }
@@ -61,5 +77,18 @@ Test(hdf5_ids, the_count_follows_what_is_made_and_closed) {
   H5E_END_TRY;
   cr_expect_eq(test_open_hdf5_ids(), before + 4);
   H5Sclose(space), H5Sclose(scalar), H5Tclose(type), H5Pclose(plist);
+  cr_expect_eq(test_open_hdf5_ids(), before);
+}
+
+/* An injected fault fails the one call asked for (the second here), returns -1 and counts nothing;
+ * the calls before and after it succeed. */
+Test(hdf5_ids, a_fault_fails_the_one_call_asked_for) {
+  const long before = test_open_hdf5_ids();
+  test_fail_hdf5("H5Tcopy", 1);
+  hid_t a = H5Screate(H5S_SCALAR), b = H5Tcopy(H5T_C_S1), c = H5Tcopy(H5T_C_S1), d = H5Tcopy(H5T_C_S1);
+  cr_expect(a >= 0 && b >= 0 && c == -1 && d >= 0, "%lld %lld %lld %lld", (long long)a, (long long)b, (long long)c,
+            (long long)d);
+  cr_expect_eq(test_open_hdf5_ids(), before + 3);
+  H5Sclose(a), H5Tclose(b), H5Tclose(d);
   cr_expect_eq(test_open_hdf5_ids(), before);
 }

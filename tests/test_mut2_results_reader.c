@@ -13,6 +13,7 @@
 
 #include "results/reader.h"
 #include "results/results.h"
+#include "tests/helpers.h"
 
 /* ---- building files ------------------------------------------------------------------------- */
 
@@ -794,6 +795,32 @@ Test(mut2_results, attributes_read_back_and_refused_exactly) {
     expect_said(p, refused[i].msg);
   }
   cr_expect(x == -7.0 && i32 == -7 && ll == big, "refusals left the outputs alone");
+
+  /* An attribute whose dataspace cannot be had (HDF5 fails it on a damaged file): every reader
+   * refuses it with its one line and leaves nothing open. */
+  static const char *const readable[6] = {"three", "one", "two", "third", "seven", "big"};
+  for (int call = 0; call < 6; call++) {
+    const char *o = call >= 3 && call <= 4 ? "/" : ".", *nm = readable[call];
+    const long ids = test_open_hdf5_ids();
+    int rc = 0;
+    void *ptr = &rc;
+    test_fail_hdf5("H5Aget_space", 0);
+    switch (call) {
+      case 0: CAPTURE(ptr = nh_h5_attr_strings(&r, o, nm, &n)); break;
+      case 1: CAPTURE(ptr = nh_h5_attr_string(&r, o, nm)); break;
+      case 2: CAPTURE(ptr = nh_h5_attr_doubles(&r, o, nm, &n)); break;
+      case 3: CAPTURE(rc = nh_h5_attr_double(&r, o, nm, &x)); break;
+      case 4: CAPTURE(rc = nh_h5_attr_int(&r, o, nm, &i32)); break;
+      default: CAPTURE(rc = nh_h5_attr_ll(&r, o, nm, &ll)); break;
+    }
+    test_fail_hdf5(NULL, 0);
+    if (call <= 2) cr_expect_null(ptr, "call %d: %s read", call, nm);
+    else cr_expect_eq(rc, -1, "call %d: %s returned %d", call, nm, rc);
+    char msg[128];
+    snprintf(msg, sizeof msg, "cannot read attribute '%s' of %s", nm, o[0] == '/' ? "/" : "/ensemble");
+    expect_said(p, msg);
+    cr_expect_eq(test_open_hdf5_ids(), ids, "call %d left HDF5 identifiers open", call);
+  }
   nh_h5_close(&r);
   remove(p);
 }
