@@ -494,7 +494,7 @@ static int find_observable(const nh_h5 *f, const opts *o, int nobs, const nh_h5_
   return -1;
 }
 
-/* The sample times of the run and how many there are. */
+/* The sample times of the run and how many there are (*ns set only when they are read). */
 static double *series_times(nh_h5 *f, const opts *o, long long *ns) {
   if (f->kind != NH_STUDY_TRAJECTORY) {
     *ns = nh_h5_dim(f, "sample");
@@ -503,8 +503,7 @@ static double *series_times(nh_h5 *f, const opts *o, long long *ns) {
   long long h = o->h;
   int *nsh = nh_h5_ints(f, "nsamples_h", "h", NULL);
   double *t = nsh ? nh_h5_doubles_at(f, "t", "h,sample", 1, &h, NULL) : NULL;
-  *ns = t ? nsh[h] : 0;
-  if (t && (*ns < 0 || *ns > nh_h5_dim(f, "sample"))) *ns = nh_h5_dim(f, "sample");
+  if (t) *ns = nsh[h] < 0 || nsh[h] > nh_h5_dim(f, "sample") ? nh_h5_dim(f, "sample") : nsh[h];
   free(nsh);
   return t;
 }

@@ -77,9 +77,8 @@ static int write_exact(int fd, const void *buf, size_t len) {
   return 0;
 }
 
-static int fail(char *err, size_t errlen, const char *path, const char *what) {
+static void fail(char *err, size_t errlen, const char *path, const char *what) {
   snprintf(err, errlen, "%s: %s: %s", path, what, strerror(errno ? errno : EIO));
-  return -1;
 }
 
 /* The header of an existing journal: 1 if its key is `key`, 0 if another, -1 if unreadable. */

@@ -100,6 +100,9 @@ Test(report, slopes_growth_and_orders_by_hand) {
   cr_expect(fabs(reduce("rel_growth", 5, t, flat)) < 1e-14);
   const double down[5] = {2, 1.5, 1, 0.5, 0}; /* the mirror: slope −1, mean 1 */
   cr_expect(fabs(reduce("rel_growth", 5, t, down) + 2) < 1e-14);
+  /* Over t in [1, 3] (the span is max − min, not max): y = t has slope 1 · span 2 / mean 2 = 1. */
+  const double t1[5] = {1, 1.5, 2, 2.5, 3};
+  cr_expect(fabs(reduce("rel_growth", 5, t1, t1) - 1) < 1e-14, "%g", reduce("rel_growth", 5, t1, t1));
   /* x = 3 h² over h = 0.4, 0.1, 0.2, 0.05 (not sorted): the order is 2 by either fit. */
   const double h[4] = {0.4, 0.1, 0.2, 0.05};
   double e[4];
@@ -395,6 +398,31 @@ Test(report, measures_against_the_file_read_by_hand, .init = make_tmpdir, .fini 
   cr_expect(fabs(measured_ok(&ms) + 1) < 1e-12, "steps ~ 1/h: %g", measured_ok(&ms));
   ms.reduce = NH_REDUCE_MAX;
   cr_expect_eq(measured_ok(&ms), 8, "T / 0.125 steps");
+  /* Every field of each method's records at IC 1, the larger over h, as the file holds it (read by
+   * name with the HDF5 API). */
+  static const char *const fields[6] = {"steps",         "rhs_evals",        "jacobian_evals",
+                                        "linear_solves", "newton_iterations", "constraint_evals"};
+  static const char *const methods[2] = {"rk4", "nh_newmark(alpha=0.5)"};
+  unsigned long long counts[2 * 2 * 2];
+  char h5[256];
+  snprintf(h5, sizeof h5, "%s/traj.h5", tmpdir);
+  hid_t file = H5Fopen(h5, H5F_ACC_RDONLY, H5P_DEFAULT), ds = H5Dopen2(file, "/trajectory/cost", H5P_DEFAULT);
+  cr_assert(file >= 0 && ds >= 0);
+  for (int k = 0; k < 6; k++) {
+    hid_t one = H5Tcreate(H5T_COMPOUND, sizeof(unsigned long long));
+    H5Tinsert(one, fields[k], 0, H5T_NATIVE_ULLONG);
+    cr_assert_geq(H5Dread(ds, one, H5S_ALL, H5S_ALL, H5P_DEFAULT, counts), 0, "%s", fields[k]);
+    H5Tclose(one);
+    for (int m = 0; m < 2; m++) {
+      ms = measure_of("cost", NH_REDUCE_MAX);
+      snprintf(ms.field, sizeof ms.field, "%s", fields[k]);
+      select_at(&ms, "method", methods[m], 0);
+      select_at(&ms, "ic", NULL, 1);
+      const unsigned long long a = counts[(m * 2 + 0) * 2 + 1], b = counts[(m * 2 + 1) * 2 + 1];
+      cr_expect_eq(measured_ok(&ms), (double)(a > b ? a : b), "%s of %s", fields[k], methods[m]);
+    }
+  }
+  H5Dclose(ds), H5Fclose(file);
   /* A dataset minus itself is 0 everywhere. */
   ms = measure_of("observables/q", NH_REDUCE_MAX_ABS);
   snprintf(ms.minus, sizeof ms.minus, "observables/q");
