@@ -93,7 +93,23 @@ Test(bench, quick_tables_and_the_lu_against_gsl, .timeout = 120) {
                    &kept, &streamed) == 2,
             "memory rows:\n%s", mem);
   cr_expect(kept > 0 && streamed > 0, "kept %g MiB, streamed %g MiB", kept, streamed);
-  cr_expect(strstr(output, "(8 ICs, T = 20, "), "ensemble line with the quick T:\n%s", output);
+  /* The ensemble line: the spec's methods, and the speed-up the ratio of the two times (each
+   * printed to 0.005 s, the ratio to 0.005). */
+  const char *ens = strstr(output, "(8 ICs, T = 20, ");
+  cr_assert(ens, "ensemble line with the quick T:\n%s", output);
+  int nmethods = 0;
+  double t1, t2, speedup;
+  cr_assert_eq(sscanf(ens, "(8 ICs, T = 20, %d methods): 1 thread %lf s, 2 threads %lf s, speed-up %lf", &nmethods, &t1,
+                      &t2, &speedup),
+               4, "%.200s", ens);
+  nh_study st;
+  char err[1024], path[512];
+  snprintf(path, sizeof path, "%s/studies/chaotic_ensemble.cfg", NHBENCH_SOURCE_DIR);
+  cr_assert_eq(nh_study_load(path, NULL, 0, &st, err, sizeof err), 0, "%s", err);
+  cr_expect_eq(nmethods, st.nmethods);
+  nh_study_free(&st);
+  cr_expect(t2 > 0.005 && speedup >= (t1 - 0.005) / (t2 + 0.005) - 0.005 && speedup <= (t1 + 0.005) / (t2 - 0.005) + 0.005,
+            "speed-up %g of %g s / %g s", speedup, t1, t2);
 }
 
 /* Runs nhbench_bench with ARGS; its exit status, stdout in out, stderr in err. */
