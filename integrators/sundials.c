@@ -231,16 +231,16 @@ static int ida_jacobian(sunrealtype t, sunrealtype cj, N_Vector yy, N_Vector yd,
 }
 
 static int ida_create(sun_ws *w) {
-  if (!(w->mem = IDACreate(w->ctx)) || IDAInit(w->mem, ida_residual, 0, w->y, w->yp) ||
-      IDASStolerances(w->mem, 1e-6, 1e-6) || IDASetUserData(w->mem, w) ||
-      IDASetErrHandlerFn(w->mem, keep_message, w) || IDASetLinearSolver(w->mem, w->LS, w->J) ||
-      IDASetJacFn(w->mem, ida_jacobian))
-    return -1;
   /* q and v differential, λ algebraic and out of the error test (header). */
   const int n = w->sys->n;
   double *id = N_VGetArrayPointer(w->id);
   for (int i = 0; i < w->len; i++) id[i] = i < 2 * n ? 1.0 : 0.0;
-  return IDASetId(w->mem, w->id) ? -1 : 0;
+  return !(w->mem = IDACreate(w->ctx)) || IDAInit(w->mem, ida_residual, 0, w->y, w->yp) ||
+                 IDASStolerances(w->mem, 1e-6, 1e-6) || IDASetUserData(w->mem, w) ||
+                 IDASetErrHandlerFn(w->mem, keep_message, w) || IDASetLinearSolver(w->mem, w->LS, w->J) ||
+                 IDASetJacFn(w->mem, ida_jacobian) || IDASetId(w->mem, w->id)
+             ? -1
+             : 0;
 }
 
 static int ida_reinit(sun_ws *w, const nh_method *m, double t0) {

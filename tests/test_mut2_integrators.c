@@ -853,3 +853,30 @@ Test(mut2_integrators, steps_write_nothing_past_n_and_k) {
   }
   cr_expect_gt(checked, 150, "%d method x system pairs", checked);
 }
+
+/* nh_method_format as snprintf: whatever the buffer's length, the full name's length returned, the
+ * name's first len − 1 characters and a '\0' written, nothing at or past buf[len] (the buffer is
+ * longer, filled with '#'). A composition, a method without parameters and one with: every part
+ * of a name is cut somewhere. */
+Test(mut2_integrators, method_format_cuts_like_snprintf) {
+  static const char *const texts[] = {"triple_jump(nh_newmark(beta=0.1,beta2=0.1))", "rk4", "spark(s=3)"};
+  for (size_t t = 0; t < sizeof texts / sizeof *texts; t++) {
+    nh_method *m = test_method(texts[t]);
+    char full[256], buf[260];
+    const size_t n = nh_method_format(m, full, sizeof full);
+    cr_assert_eq(n, strlen(full), "%s", full);
+    cr_expect_eq(nh_method_format(m, NULL, 0), n, "%s: a length-0 buffer is not written", full);
+    for (size_t len = 1; len <= n + 2; len++) {
+      memset(buf, '#', sizeof buf);
+      cr_expect_eq(nh_method_format(m, buf, len), n, "%s in %zu", full, len);
+      const size_t kept = len - 1 < n ? len - 1 : n;
+      cr_expect(strncmp(buf, full, kept) == 0 && buf[kept] == '\0', "%s in %zu: '%.*s'", full, len, (int)kept, buf);
+      for (size_t i = len; i < sizeof buf; i++)
+        if (buf[i] != '#') {
+          cr_expect_fail("%s in %zu: buf[%zu] written", full, len, i);
+          break;
+        }
+    }
+    nh_method_free(m);
+  }
+}
