@@ -34,7 +34,9 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILDTYPE) $(CMAKE_OPTIONS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-test: build
+# The MPI tests first (the cluster build's distribution of tasks over ranks is product code too),
+# then the Criterion suite, whose Synthesis line closes the output.
+test: test-mpi build
 	@$(BUILD)/nhbench_tests --jobs $(JOBS)
 
 # The cluster build (README.md, "Many nodes: MPI") and its tests, which run nhbench under
