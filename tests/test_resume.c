@@ -4,6 +4,7 @@
  * journal cut inside a record resumes from its complete records; temporary files of killed runs
  * are removed. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <hdf5.h>
 #include <signal.h>
 #include <stdio.h>
@@ -402,6 +403,32 @@ Test(resume, journal_layout_and_reads_by_hand, .timeout = 60) {
   cr_expect(strstr(err, "no interrupted run to resume"), "%s", err);
   free(bytes);
   remove(path);
+}
+
+/* A new journal whose header cannot be written whole (a file size limit cuts it in its magic, in the
+ * key's length, in the key): NULL, the reason with strerror's, and no journal left behind. */
+Test(resume, journal_header_cut_by_a_full_disk, .timeout = 60) {
+  char path[128], err[512], want[512];
+  snprintf(path, sizeof path, "/tmp/nhbench-journal-full-%d", (int)getpid());
+  const char *key = "a key of thirty-two characters..";
+  signal(SIGXFSZ, SIG_IGN); /* past the limit, write() fails with EFBIG instead */
+  struct rlimit was, lim;
+  cr_assert_eq(getrlimit(RLIMIT_FSIZE, &was), 0);
+  const long limits[3] = {4, 12, 20}; /* the header is 8 bytes, the length 8, the key 32 */
+  for (int k = 0; k < 3; k++) {
+    remove(path);
+    lim = was, lim.rlim_cur = (rlim_t)limits[k];
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    long resumed;
+    err[0] = '\0';
+    nh_checkpoint *c = nh_checkpoint_open(path, key, 2, 0, collect, NULL, &resumed, err, sizeof err);
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &was), 0);
+    cr_expect_null(c, "limit %ld: opened", limits[k]);
+    if (c) nh_checkpoint_close(c);
+    snprintf(want, sizeof want, "%s: cannot write the checkpoint journal: %s", path, strerror(EFBIG));
+    cr_expect_str_eq(err, want, "limit %ld", limits[k]);
+    cr_expect_eq(file_size(path), -1, "limit %ld: a cut journal left behind", limits[k]);
+  }
 }
 
 /* A damaged last record (cut, a flipped bit in its data, its checksum or its magic) is dropped: the
