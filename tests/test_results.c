@@ -1614,6 +1614,7 @@ Test(results_cli, export_bad_method_lists_of_every_kind) {
   expect_on(path, "export %s convergence --methods 3", 2, "--methods '3': expected comma-separated method indices 0..2");
   expect_on(path, "export %s convergence --methods 0,", 0, "# method 0 ");
   expect_on(path, "export %s convergence --methods ,", 2, "--methods ','");
+  expect_on(path, "export %s convergence --methods ''", 2, "nhbench export: --methods '': no methods\n");
   conv_free(&c);
   remove(path);
   one_fx o;
