@@ -180,7 +180,9 @@ Test(bench, lockstep_kernels_match_the_floors_bit_for_bit, .timeout = 120) {
     rows++, seen[m][c]++;
     cr_expect_eq(diff, 0, "%s, %d lanes: final states %g away from the floor's", name, lanes, diff);
     cr_expect_str_eq(its, m ? "same" : "-", "%s, %d lanes: Newton iterations", name, lanes);
-    cr_expect(m ? per_step >= 1 : per_step == 0, "%s: %g Newton iterations per step", name, per_step);
+    /* rk4 solves nothing; on the timed ensemble every herglotz2 step takes two iterations (the
+     * predictor leaves the constraint linear in the rest: the first lands on the solution). */
+    cr_expect_eq(per_step, m ? 2 : 0, "%s: %g Newton iterations per step", name, per_step);
     /* The times are printed rounded to 0.1 ns, the ratio to 0.01. */
     cr_expect(sns > 0 && lns > 0 && fabs(ratio - sns / lns) <= ratio * (0.05 / sns + 0.05 / lns) * 1.01 + 0.005,
               "%s, %d lanes: ratio %g of %g / %g", name, lanes, ratio, sns, lns);

@@ -414,14 +414,9 @@ static size_t put_name_into(char *buf, size_t len, const char *name, int used) {
   return (size_t)snprintf(buf, len, "%.*s...\n", room - 3, name);
 }
 
-/* nhbench info on an ensemble with a grid (small_ensemble.cfg, T = 0.4, one thread): the setup
- * lines (h and T/h steps, the sampling and the number of samples, the random ensemble's count,
- * energy and seed, how many methods the spec lists and the grid adds), the energy table and the
- * cost table, the spec's methods first, then under a heading the grid's: every row rebuilt here
- * from the summary, cost and wall_time datasets of the file, the long names cut at 120 columns. */
-/* The results file's first grid's parameter names made p0 and p1 (variable-length strings, as the
- * writer stores them). */
-static void rename_grid_params(const char *path, const char *p0, const char *p1) {
+/* The results file's first grid made one over parameters named p0 and p1 (variable-length strings,
+ * as the writer stores them) whose first takes the values 0.25 and 0.375. */
+static void edit_grid(const char *path, const char *p0, const char *p1) {
   hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
   cr_assert_geq(f, 0, "%s", path);
   const char *value[2] = {p0, p1}, *name[2] = {"param0", "param1"};
@@ -433,9 +428,17 @@ static void rename_grid_params(const char *path, const char *p0, const char *p1)
     cr_assert_geq(H5Awrite(a, t, &value[k]), 0);
     H5Aclose(a);
   }
-  H5Sclose(sp), H5Tclose(t), H5Fclose(f);
+  const double values0[2] = {0.25, 0.375};
+  hid_t ds = H5Dopen2(f, "/ensemble/grid0/values0", H5P_DEFAULT);
+  cr_assert_geq(H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values0), 0);
+  H5Dclose(ds), H5Sclose(sp), H5Tclose(t), H5Fclose(f);
 }
 
+/* nhbench info on an ensemble with a grid (small_ensemble.cfg, T = 0.4, one thread): the setup
+ * lines (h and T/h steps, the sampling and the number of samples, the random ensemble's count,
+ * energy and seed, how many methods the spec lists and the grid adds), the energy table and the
+ * cost table, the spec's methods first, then under a heading the grid's: every row rebuilt here
+ * from the summary, cost and wall_time datasets of the file, the long names cut at 120 columns. */
 Test(mut2_bench, info_ensemble_tables_from_the_file) {
   char path[128];
   results_file(path, sizeof path, "ens", "small_ensemble.cfg", "--set T=0.4 -j 1");
@@ -546,22 +549,24 @@ Test(mut2_bench, info_ensemble_tables_from_the_file) {
   cr_expect(strstr(out, want) != NULL && strstr(out, want)[strlen(want)] == '\0', "the grid and the note end the output:\n%s\nwanted:\n%s",
             out, want);
   /* Parameters of short names: the first column is as wide as the corner but at least 10 ("a \\ b",
-   * 5 characters: 10; "beta \\ fast", 11: 11). */
-  char corner[2][128], first_row[2][64];
-  for (int k = 0; k < 2; k++) {
+   * 5 characters: 10; "beta \\ fast", 11: 11); each row labelled by its value of the first. */
+  char corner[2][128];
+  for (int k = 0; k < 2; k++)
     snprintf(corner[k], sizeof corner[k], "median of the rest)\n  %*s %9.4g", 10 + k, k ? "beta \\ fast" : "a \\ b",
              g->values[1][0]);
-    snprintf(first_row[k], sizeof first_row[k], "\n  %*.4g ", 10 + k, g->values[0][0]);
-  }
   nh_h5_free_grids(ngrids, g);
   free(sum), free(cost), free(wall);
   nh_h5_close(&f);
   for (int k = 0; k < 2; k++) {
-    rename_grid_params(path, k ? "beta" : "a", k ? "fast" : "b");
+    edit_grid(path, k ? "beta" : "a", k ? "fast" : "b");
     cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
     expect_has(out, k ? "(beta, fast): median" : "(a, b): median");
     expect_has(out, corner[k]);
-    expect_has(out, first_row[k]);
+    for (int i = 0; i < 2; i++) {
+      char row[32];
+      snprintf(row, sizeof row, "\n  %*.4g ", 10 + k, i ? 0.375 : 0.25);
+      expect_has(out, row);
+    }
   }
   remove(path);
 }
