@@ -947,6 +947,15 @@ Test(mut2_results, grids_read_back_and_refused_exactly) {
   put_attr_int(g, ".", "grids", 1);
   fx_close(f, g);
   expect_grids_refused(p, "missing attribute 'method' of /ensemble/grid0");
+  /* A grid without one of its axes' values. */
+  for (int axis = 0; axis < 2; axis++) {
+    f = fx_valid(p, "ensemble", &g);
+    put_grid(g, 0, "rk4", 1, 2, (const int[]){0, 1});
+    cr_assert_geq(H5Ldelete(g, axis ? "grid0/values1" : "grid0/values0", H5P_DEFAULT), 0);
+    put_attr_int(g, ".", "grids", 1);
+    fx_close(f, g);
+    expect_grids_refused(p, axis ? "missing dataset /ensemble/grid0/values1" : "missing dataset /ensemble/grid0/values0");
+  }
   remove(p);
 }
 
