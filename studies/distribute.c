@@ -73,6 +73,7 @@ int nh_ranks_agree(int rc) {
 
 #ifdef NHBENCH_MPI
 enum { TAG_RESULTS = 1, TAG_TASKS = 2 }; /* a reply goes to thread t of a worker with tag TAG_TASKS + t */
+enum { MAX_THREADS = 1024 };              /* threads per worker rank: rank 0's table of send times */
 
 /* Rank 0 waits for a worker's message without spinning for long: MPI_Probe would busy-wait
  * (OpenMPI's default) on a core that a worker on the same node needs. It polls for SPIN_US (the
@@ -104,7 +105,7 @@ static int collect(const nh_task_set *ts, nh_progress *prog, int ranks) {
   const int none = 0;
   int *threads = calloc((size_t)ranks, sizeof(int)), active = 0, failed = 0;
   double *msg = malloc(sizeof(double) * (3 + ts->record_length));
-  double *sent_at = calloc((size_t)ranks * 1024, sizeof(double)); /* [rank][thread] */
+  double *sent_at = calloc((size_t)ranks * MAX_THREADS, sizeof(double)); /* [rank][thread] */
   if (!threads || !msg || !sent_at) MPI_Abort(MPI_COMM_WORLD, 1);
   MPI_Gather(&none, 1, MPI_INT, threads, 1, MPI_INT, 0, MPI_COMM_WORLD);
   for (int r = 1; r < ranks; r++) active += threads[r];
@@ -114,7 +115,7 @@ static int collect(const nh_task_set *ts, nh_progress *prog, int ranks) {
     wait_for_results(&s);
     MPI_Recv(msg, (int)(3 + ts->record_length), MPI_DOUBLE, s.MPI_SOURCE, TAG_RESULTS, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     const int thread = (int)msg[0];
-    double *since = &sent_at[(size_t)s.MPI_SOURCE * 1024 + (size_t)(thread & 1023)];
+    double *since = &sent_at[(size_t)s.MPI_SOURCE * MAX_THREADS + (size_t)thread % MAX_THREADS];
     if (msg[1] > 0) { /* the record of the task handed out before */
       const long task = (long)msg[2];
       if (ts->take(ts->ctx, task, msg + 3, 1) < 0) failed = 1;
@@ -136,7 +137,7 @@ static int collect(const nh_task_set *ts, nh_progress *prog, int ranks) {
  * (MPI called by one thread at a time), until none are left. */
 static int work(const nh_task_set *ts) {
   int threads = worker_threads();
-  if (threads > 1024) threads = 1024; /* rank 0's table of send times */
+  if (threads > MAX_THREADS) threads = MAX_THREADS;
   MPI_Gather(&threads, 1, MPI_INT, NULL, 0, MPI_INT, 0, MPI_COMM_WORLD);
 #pragma omp parallel num_threads(threads)
   {
