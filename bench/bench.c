@@ -486,14 +486,15 @@ static void bench_ensemble(const char *spec) {
  * observable is asked for"): the same run through nh_integrate, through the sampled-run loop
  * with no observables, and with observables sampled every K steps. Median of 5 repetitions each,
  * interleaved so that machine noise hits every variant alike. */
-static double sampled_run_time(const nh_study *st, const char *const *names, int nobs, int K, double *values) {
+static double sampled_run_time(const nh_study *st, double h, const char *const *names, int nobs, int K,
+                               double *values) {
   nh_study s = *st;
   const nh_observable *obs[4];
   for (int o = 0; o < nobs; o++) obs[o] = nh_observable_find(names[o]);
   s.obs = obs, s.nobs = nobs;
   nh_samples layout;
   nh_samples_init(&layout, &s, 1, 1);
-  nh_sampled_run run = {.st = &s, .m = s.methods[0], .h = 0.2, .nsteps = s.nsteps, .K = K, .x0 = s.x0,
+  nh_sampled_run run = {.st = &s, .m = s.methods[0], .h = h, .nsteps = s.nsteps, .K = K, .x0 = s.x0,
                         .layout = nobs ? &layout : NULL, .values = values};
   double t0 = omp_get_wtime();
   nh_sampled_run_go(&run);
@@ -510,6 +511,7 @@ static void bench_sampling(const char *spec) {
   nh_system_default_state(&st.sys, &st.x0);
   nh_method *m = nh_method_parse("nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", err, sizeof err);
   st.methods = &m, st.nmethods = 1, st.nsteps = quick ? 1000 : 50000, st.reference_tol = 1e-13;
+  const double h = 0.2;
   const char *const energy[] = {"energy_error"}, *const four[] = {"energy_error", "constraint_residual", "q", "multiplier"};
   double *values = malloc(sizeof(double) * (size_t)(st.nsteps + 1) * 16);
   enum { VARIANTS = 5, REPS = 5 };
@@ -521,15 +523,15 @@ static void bench_sampling(const char *spec) {
     nh_state x = st.x0;
     nh_cost cost = {0};
     double t0 = omp_get_wtime();
-    nh_integrate(m, &st.sys, &x, st.nsteps, 0.2, &cost, 0, NULL);
+    nh_integrate(m, &st.sys, &x, st.nsteps, h, &cost, 0, NULL);
     t[0][r] = omp_get_wtime() - t0;
-    t[1][r] = sampled_run_time(&st, energy, 0, 10, values);
-    t[2][r] = sampled_run_time(&st, energy, 1, 1, values);
-    t[3][r] = sampled_run_time(&st, energy, 1, 10, values);
-    t[4][r] = sampled_run_time(&st, four, 4, 1, values);
+    t[1][r] = sampled_run_time(&st, h, energy, 0, 10, values);
+    t[2][r] = sampled_run_time(&st, h, energy, 1, 1, values);
+    t[3][r] = sampled_run_time(&st, h, energy, 1, 10, values);
+    t[4][r] = sampled_run_time(&st, h, four, 4, 1, values);
   }
-  printf("\nobservables sampling, %s on chaotic_particle, %ld steps, median of %d:\n", "nh_newmark(0.1,0.1,1/2)",
-         st.nsteps, REPS);
+  printf("\nobservables sampling, %s on chaotic_particle, h = %g, %ld steps, median of %d:\n",
+         "nh_newmark(0.1,0.1,1/2)", h, st.nsteps, REPS);
   for (int v = 0; v < VARIANTS; v++) qsort(t[v], REPS, sizeof(double), cmp_double);
   for (int v = 0; v < VARIANTS; v++)
     printf("%10.0f ns/step %6.3f x  %s\n", 1e9 * t[v][REPS / 2] / st.nsteps, t[v][REPS / 2] / t[0][REPS / 2], label[v]);

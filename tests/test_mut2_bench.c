@@ -286,7 +286,7 @@ Test(mut2_bench, bench_quick_figures_recomputed, .timeout = 240) {
     cr_expect(ratio_agrees(ratio, 0.005, g, 0.5, h, 0.5), "m = %d: GSL/nhb %g of %g / %g", m, ratio, g, h);
   }
   /* sampling */
-  const char *sm = after_line(out, "observables sampling, nh_newmark(0.1,0.1,1/2) on chaotic_particle, 1000 steps, "
+  const char *sm = after_line(out, "observables sampling, nh_newmark(0.1,0.1,1/2) on chaotic_particle, h = 0.2, 1000 steps, "
                                    "median of 5:\n");
   cr_assert(sm, "no sampling table:\n%s", out);
   static const char *const variants[] = {"nh_integrate (no sampling)", "sampled run, no observables, K = 10",

@@ -462,6 +462,10 @@ Test(report, measures_against_the_file_read_by_hand, .init = make_tmpdir, .fini 
     }
     measured_fails(&ms, bad[k].why);
   }
+  /* The first dimension free with another: both named. */
+  ms = measure_of("observables/q", NH_REDUCE_MAX);
+  for (int g = 1; g < 4; g++) select_at(&ms, good[g].dim, good[g].name, good[g].value);
+  measured_fails(&ms, "dimensions method and sample are both free: select one");
   ms = measure_of("observables/q", NH_REDUCE_VALUE);
   for (int g = 0; g < 4; g++) select_at(&ms, good[g].dim, good[g].name, good[g].value);
   measured_fails(&ms, "reduce = \"value\" but dimension sample is free");
