@@ -149,7 +149,8 @@ static int load_item(const loader *l, const config_setting_t *g, nh_claim_item *
   if (!rows || !config_setting_is_list(rows) || config_setting_length(rows) == 0)
     return fail_at(l, g, "item %s needs a non-empty list rows = ( { ... }, ... )", it->item);
   it->nrows = config_setting_length(rows);
-  it->rows = calloc((size_t)it->nrows, sizeof *it->rows);
+  if (!(it->rows = calloc((size_t)it->nrows, sizeof *it->rows)))
+    return fail_at(l, rows, "out of memory for %d rows", it->nrows);
   for (int i = 0; i < it->nrows; i++)
     if (load_row(l, config_setting_get_elem(rows, (unsigned)i), &it->rows[i]) < 0) return -1;
   return 0;
@@ -204,7 +205,11 @@ int nh_claims_load(const char *path, nh_claims *c, char *err, size_t errlen) {
     goto done;
   }
   char *text = nh_read_text(path);
-  const int wrapped_integer = text && nh_config_check_integers(path, text, err, errlen) < 0;
+  if (!text) { /* out of memory, too large (EFBIG), or gone since libconfig read it */
+    snprintf(err, errlen, "%s: cannot read the file: %s", path, strerror(errno));
+    goto done;
+  }
+  const int wrapped_integer = nh_config_check_integers(path, text, err, errlen) < 0;
   free(text);
   if (wrapped_integer) goto done;
   const config_setting_t *root = config_root_setting(&cfg), *items = config_setting_get_member(root, "items");
@@ -217,7 +222,10 @@ int nh_claims_load(const char *path, nh_claims *c, char *err, size_t errlen) {
     goto done;
   }
   c->nitems = config_setting_length(items);
-  c->items = calloc((size_t)c->nitems + 1, sizeof *c->items);
+  if (!(c->items = calloc((size_t)c->nitems + 1, sizeof *c->items))) {
+    fail_at(&l, items, "out of memory for %d items", c->nitems);
+    goto done;
+  }
   for (int i = 0; i < c->nitems; i++)
     if (load_item(&l, config_setting_get_elem(items, (unsigned)i), &c->items[i]) < 0) goto done;
   rc = check_ids(c, err, errlen);

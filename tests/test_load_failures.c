@@ -6,8 +6,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "bench/report.h"
 #include "studies/study.h"
 #include "tests/helpers.h"
 
@@ -53,4 +55,39 @@ Test(load_failures, convergence_with_claimed_orders) {
 Test(load_failures, trajectory_with_observables) {
   load_out_of_memory("study = \"trajectory\";\nsystem = \"particle\";\ninitial = \"newmark\";\nT = 1.0;\nh = [0.1];\n"
                      "methods = [\"rk4\"];\nobservables = [\"q\", \"energy_error\"];\n");
+}
+
+/* A claims file (bench/report.c) loaded with its k-th allocation failing, for every k: -1 with a
+ * message naming the file, never a crash on an unchecked NULL or a load that skips a check. */
+Test(load_failures, claims_file) {
+  char path[128], err[1024];
+  snprintf(path, sizeof path, "/tmp/nhbench-claims-oom-%d.claims", (int)getpid());
+  test_write_file(path, "spec = \"s\";\nitems = (\n"
+                        " { item = \"1\"; claim = \"c\"; rows = ( { quantity = \"q\"; verdict = \"not-verified\"; "
+                        "reason = \"by hand\"; } ); },\n"
+                        " { item = \"2\"; claim = \"d\"; rows = ( { quantity = \"r\"; verdict = \"not-verified\"; "
+                        "reason = \"by hand\"; }, { quantity = \"s\"; verdict = \"not-verified\"; reason = \"too\"; } ); }\n"
+                        ");\n");
+  int failures = 0;
+  for (long k = 1;; k++) {
+    nh_claims c;
+    memset(&c, 0, sizeof c);
+    err[0] = '\0';
+    test_fail_allocation = k;
+    const int rc = nh_claims_load(path, &c, err, sizeof err);
+    const int reached = test_fail_allocation <= 0;
+    test_fail_allocation = 0;
+    if (!reached) {
+      cr_expect_eq(rc, 0, "load without a failed allocation: %s", err);
+      cr_expect(c.nitems == 2 && c.items[1].nrows == 2, "%d items", c.nitems);
+      nh_claims_free(&c);
+      break;
+    }
+    failures++;
+    cr_expect(rc == -1 && strncmp(err, path, strlen(path)) == 0 && strstr(err, "memory"),
+              "allocation %ld failed: %d, '%s'", k, rc, err);
+    cr_expect(c.items == NULL && c.nitems == 0, "allocation %ld: a refused load keeps no items", k);
+  }
+  cr_expect_eq(failures, 4, "the text, the items and each item's rows");
+  remove(path);
 }
