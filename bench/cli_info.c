@@ -119,9 +119,14 @@ static int print_ics(nh_h5 *f) {
   return ok ? 0 : -1;
 }
 
-/* The step sizes by increasing h, as the fits walk them; the finest is byh[0]. */
+/* The step sizes by increasing h, as the fits walk them; the finest is byh[0]. NULL (said) if out
+ * of memory. */
 static int *by_h(const double *h, int nh) {
   int *byh = nh_malloc_array((size_t)nh, sizeof(int));
+  if (!byh) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    return NULL;
+  }
   for (int i = 0; i < nh; i++) byh[i] = i;
   for (int i = 1; i < nh; i++)
     for (int j = i; j > 0 && h[byh[j]] < h[byh[j - 1]]; j--) {
@@ -232,9 +237,8 @@ static void print_conv_cost(const nh_h5 *f, const conv_data *d, int fin) {
 
 static int info_convergence(nh_h5 *f) {
   conv_data d;
-  int rc = 2;
-  if (read_conv(f, &d) >= 0) {
-    int *byh = by_h(d.h, d.nh);
+  int rc = 2, *byh = NULL;
+  if (read_conv(f, &d) >= 0 && (byh = by_h(d.h, d.nh))) {
     print_header(f);
     print_convergence_setup(f, d.h, d.nh, byh);
     rc = print_ics(f) < 0 ? 2 : 0;
@@ -412,6 +416,7 @@ static int read_traj_obs(nh_h5 *f, traj_obs *o) {
   if (nh_h5_read_observables(f, &o->nobs, &o->obs) < 0) return -1;
   o->max_abs = calloc((size_t)o->nobs + 1, sizeof(double *));
   o->last = calloc((size_t)o->nobs + 1, sizeof(double *));
+  if (!o->max_abs || !o->last) return fprintf(stderr, "%s: out of memory\n", prog), -1;
   for (int i = 0; i < o->nobs; i++) {
     char a[256], b[256];
     snprintf(a, sizeof a, "observables_max_abs/%s", o->obs[i].name);

@@ -61,7 +61,8 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
       {"resume", no_argument, NULL, 'r'},       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   memset(a, 0, sizeof *a);
-  a->overrides = calloc((size_t)argc + 1, sizeof *a->overrides);
+  if (!(a->overrides = calloc((size_t)argc + 1, sizeof *a->overrides)))
+    return fprintf(stderr, "%s: out of memory\n", prog), NH_EXIT_FAILED;
   int c;
   while ((c = getopt_long(argc, argv, ":o:j:s:crh", longopts, NULL)) != -1) {
     switch (c) {
@@ -99,7 +100,7 @@ static char *default_output(const char *spec) {
   base = base ? base + 1 : spec;
   size_t len = strcspn(base, ".");
   char *out = malloc(len + 16);
-  snprintf(out, len + 16, "results/%.*s.h5", (int)len, base);
+  if (out) snprintf(out, len + 16, "results/%.*s.h5", (int)len, base);
   return out;
 }
 
@@ -107,6 +108,7 @@ static char *join_args(int argc, char **argv) {
   size_t len = 16;
   for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
   char *s = malloc(len);
+  if (!s) return NULL;
   strcpy(s, "nhbench");
   for (int i = 0; i < argc; i++) strcat(strcat(s, " "), argv[i]);
   return s;
@@ -314,11 +316,16 @@ static int run_study(const run_args *a, const char *path, const char *command) {
 int nh_cli_run(int argc, char **argv) {
   run_args a;
   char *command = join_args(argc, argv); /* before getopt_long permutes argv */
+  if (!command) return fprintf(stderr, "%s: out of memory\n", prog), NH_EXIT_FAILED;
   int rc = parse_run_args(argc, argv, &a);
   if (rc == 0 && a.help) fputs(usage, stdout);
   if (rc == 0 && !a.help) {
     char *out = a.out ? NULL : default_output(a.spec);
-    rc = run_study(&a, a.out ? a.out : out, command);
+    if (a.out || out) rc = run_study(&a, a.out ? a.out : out, command);
+    else {
+      fprintf(stderr, "%s: out of memory\n", prog);
+      rc = NH_EXIT_FAILED;
+    }
     free(out);
   }
   free(command);

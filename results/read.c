@@ -238,14 +238,10 @@ char **nh_h5_strings(nh_h5 *f, const char *name, const char *dims, int *count) {
     hid_t mt = vlen ? H5Tcopy(H5T_C_S1) : H5Tcopy(o.type);
     if (vlen) H5Tset_size(mt, H5T_VARIABLE), H5Tset_cset(mt, H5Tget_cset(o.type));
     char *raw = nh_calloc_array((size_t)n, size);
-    if (n == 0 || H5Dread(o.ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0) {
-      out = calloc((size_t)n + 1, sizeof *out);
-      for (hsize_t i = 0; i < n; i++) {
-        if (vlen) out[i] = nh_r_dup(((char **)raw)[i]);
-        else out[i] = calloc(size + 1, 1), memcpy(out[i], raw + i * size, size);
-      }
+    if (n == 0 || (raw && H5Dread(o.ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0)) {
+      if ((out = nh_r_copy_strings(raw, (size_t)n, size, vlen))) *count = (int)n;
+      else fprintf(stderr, "%s: %s: out of memory for dataset %s\n", f->prog, f->path, o.where);
       if (vlen && n) nh_schema_reclaim(mt, o.space, raw);
-      *count = (int)n;
     } else {
       fprintf(stderr, "%s: %s: cannot read dataset %s\n", f->prog, f->path, o.where);
     }

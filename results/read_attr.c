@@ -11,8 +11,18 @@
 char *nh_r_dup(const char *s) {
   size_t n = strlen(s ? s : "") + 1;
   char *d = malloc(n);
-  memcpy(d, s ? s : "", n);
+  if (d) memcpy(d, s ? s : "", n);
   return d;
+}
+
+char **nh_r_copy_strings(const char *raw, size_t n, size_t size, int vlen) {
+  char **out = calloc(n + 1, sizeof *out);
+  for (size_t i = 0; out && i < n; i++) {
+    if (vlen) out[i] = nh_r_dup(((char *const *)raw)[i]);
+    else if ((out[i] = calloc(size + 1, 1))) memcpy(out[i], raw + i * size, size);
+    if (!out[i]) nh_h5_free_strings(out, (int)i), out = NULL;
+  }
+  return out;
 }
 
 hid_t nh_r_loc(const nh_h5 *f, const char *obj) { return obj[0] == '/' ? f->file : f->group; }
@@ -24,31 +34,20 @@ const char *nh_r_where(const nh_h5 *f, const char *obj, char *buf, size_t len) {
   return buf;
 }
 
-/* Strings: variable-length (as written) or fixed-length; `count` elements of an open attribute. */
+/* Strings: variable-length (as written) or fixed-length; `count` elements of an open attribute.
+ * NULL if they cannot be read or copied. */
 static char **read_attr_strings(hid_t a, hid_t type, hid_t space, int count) {
-  char **out = calloc((size_t)count + 1, sizeof *out);
-  if (H5Tis_variable_str(type) > 0) {
-    hid_t mt = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mt, H5T_VARIABLE);
-    H5Tset_cset(mt, H5Tget_cset(type));
-    char **raw = nh_calloc_array((size_t)count, sizeof *raw);
-    int ok = count == 0 || H5Aread(a, mt, raw) >= 0;
-    for (int i = 0; ok && i < count; i++) out[i] = nh_r_dup(raw[i]);
-    if (ok && count) nh_schema_reclaim(mt, space, raw);
-    free(raw);
-    H5Tclose(mt);
-    if (!ok) free(out), out = NULL;
-  } else {
-    size_t size = H5Tget_size(type);
-    char *raw = nh_calloc_array((size_t)count, size);
-    int ok = count == 0 || H5Aread(a, type, raw) >= 0;
-    for (int i = 0; ok && i < count; i++) {
-      out[i] = calloc(size + 1, 1);
-      memcpy(out[i], raw + (size_t)i * size, size);
-    }
-    free(raw);
-    if (!ok) free(out), out = NULL;
+  const int vlen = H5Tis_variable_str(type) > 0;
+  const size_t size = vlen ? sizeof(char *) : H5Tget_size(type);
+  hid_t mt = H5Tcopy(vlen ? H5T_C_S1 : type);
+  if (vlen) H5Tset_size(mt, H5T_VARIABLE), H5Tset_cset(mt, H5Tget_cset(type));
+  char *raw = nh_calloc_array((size_t)count, size), **out = NULL;
+  if (count == 0 || (raw && H5Aread(a, mt, raw) >= 0)) {
+    out = nh_r_copy_strings(raw, (size_t)count, size, vlen);
+    if (vlen && count) nh_schema_reclaim(mt, space, raw);
   }
+  free(raw);
+  H5Tclose(mt);
   return out;
 }
 

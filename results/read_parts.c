@@ -51,6 +51,10 @@ int nh_h5_read_grids(nh_h5 *f, int *ngrids, nh_h5_grid **grids) {
     return -1;
   }
   nh_h5_grid *g = nh_calloc_array((size_t)n, sizeof *g);
+  if (n > 0 && !g) {
+    fprintf(stderr, "%s: %s: out of memory for %d grids\n", f->prog, f->path, n);
+    return -1;
+  }
   for (int k = 0; k < n; k++)
     if (read_grid(f, k, &g[k]) < 0) {
       nh_h5_free_grids(n, g);
@@ -81,15 +85,18 @@ nh_order_row *nh_h5_read_orders(nh_h5 *f) {
   nh_order_row *rows = nh_h5_records(f, "orders", "method", mt, sizeof(nh_order_row), NULL);
   /* Own copies of the strings (freed with free()), then HDF5's back to HDF5. */
   const hsize_t n = (hsize_t)f->nmethods;
-  char **copies = rows ? nh_malloc_array((size_t)(2 * n), sizeof(char *)) : NULL;
-  for (hsize_t i = 0; rows && i < n; i++) {
-    copies[2 * i] = nh_r_dup(rows[i].method);
-    copies[2 * i + 1] = nh_r_dup(rows[i].reason);
-  }
+  char **held = rows ? nh_malloc_array((size_t)(2 * n), sizeof(char *)) : NULL, **copies = NULL;
+  for (hsize_t i = 0; held && i < n; i++) held[2 * i] = rows[i].method, held[2 * i + 1] = rows[i].reason;
+  if (held) copies = nh_r_copy_strings((const char *)held, (size_t)(2 * n), sizeof(char *), 1);
+  free(held);
   hid_t space = H5Screate_simple(1, &n, NULL);
   if (rows && n) nh_schema_reclaim(mt, space, rows);
   H5Sclose(space);
   H5Tclose(mt);
+  if (rows && !copies) {
+    fprintf(stderr, "%s: %s: out of memory for the orders table\n", f->prog, f->path);
+    free(rows), rows = NULL;
+  }
   for (hsize_t i = 0; rows && i < n; i++) rows[i].method = copies[2 * i], rows[i].reason = copies[2 * i + 1];
   free(copies);
   return rows;
@@ -109,6 +116,10 @@ nh_ensemble_summary *nh_h5_read_ensemble_summary(nh_h5 *f) {
                                       "summary/max_constraint_residual", "summary/final_var"};
   const int nm = f->nmethods;
   nh_ensemble_summary *s = nh_calloc_array((size_t)nm, sizeof *s);
+  if (!s) {
+    fprintf(stderr, "%s: %s: out of memory for the ensemble summary\n", f->prog, f->path);
+    return NULL;
+  }
   int *ok = nh_h5_ints(f, "summary/ok", "method", NULL);
   int *failures = ok ? nh_h5_ints(f, "summary/failures", "method", NULL) : NULL;
   double *v[6] = {0};
@@ -131,7 +142,10 @@ static int read_observable(nh_h5 *f, const char *name, nh_h5_observable *o) {
   char obj[256];
   int n = 0;
   snprintf(obj, sizeof obj, "observables/%s", name);
-  o->name = nh_r_dup(name);
+  if (!(o->name = nh_r_dup(name))) {
+    fprintf(stderr, "%s: %s: out of memory\n", f->prog, f->path);
+    return -1;
+  }
   if (!nh_h5_has(f, obj)) {
     fprintf(stderr, "%s: %s: missing dataset /%s/%s\n", f->prog, f->path, f->kind_name, obj);
     return -1;
@@ -156,7 +170,8 @@ int nh_h5_read_observables(nh_h5 *f, int *nobs, nh_h5_observable **obs) {
   char **names = nh_h5_attr_strings(f, "observables", "order", &n);
   if (!names) return -1;
   nh_h5_observable *o = nh_calloc_array((size_t)n, sizeof *o);
-  int rc = 0;
+  int rc = n > 0 && !o ? -1 : 0;
+  if (rc < 0) fprintf(stderr, "%s: %s: out of memory for %d observables\n", f->prog, f->path, n);
   for (int i = 0; i < n && rc >= 0; i++) rc = read_observable(f, names[i], &o[i]);
   nh_h5_free_strings(names, n);
   if (rc < 0) {

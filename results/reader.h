@@ -11,6 +11,9 @@
 #define NH_R_WHERE 512
 
 char *nh_r_dup(const char *s);
+/* Copies of n strings at raw, variable-length (raw holds char *) or of `size` bytes each, as a
+ * NULL-terminated list for nh_h5_free_strings; NULL if out of memory (nothing left allocated). */
+char **nh_r_copy_strings(const char *raw, size_t n, size_t size, int vlen);
 /* "/kind/NAME" (or "/NAME" for the root) for messages. */
 const char *nh_r_where(const nh_h5 *f, const char *obj, char *buf, size_t len);
 /* The location an object path is relative to: the file for "/...", else the study group. */

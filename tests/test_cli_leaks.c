@@ -4,6 +4,7 @@
  * open HDF5 identifiers (tests/helpers.h) unchanged. Success paths and refusals (exit 2) both: a free left out on an
  * early return, a dataset id not closed after an error, grow a count. Each call's exit status is
  * checked too (the commands' contract, bench/cli.h). Output goes to /dev/null. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -12,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench/cli.h"
@@ -264,4 +267,65 @@ Test(cli_leaks, report, .init = make_dir, .fini = remove_dir) {
   };
   static const int status[] = {0, 0, 0, 1, 0, 0, 2, 2, 0, 2};
   no_leak(lines, status, sizeof status / sizeof *status);
+}
+
+extern long test_fail_allocation; /* tests/test_no_alloc.c: the allocation that fails */
+extern int *test_fail_fired;      /* and where it says that it failed */
+
+/* Each line with its k-th allocation failing, for every k up to its last (each in a child process):
+ * no crash on an unchecked NULL, a documented exit status, and never 0 from export, which prints data it must have read
+ * whole (info shows a missing optional attribute as "?", and report a measure it cannot take as
+ * not verified, so they may still succeed). */
+static void out_of_memory_everywhere(const char *const *lines, int n) {
+  int *fired = mmap(NULL, sizeof *fired, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  cr_assert_neq(fired, MAP_FAILED);
+  for (int i = 0; i < n; i++) {
+    const int strict = strncmp(lines[i], "export ", 7) == 0;
+    int failures = 0;
+    for (long k = 1;; k++) {
+      /* In a child, so that each k starts from the same process state whatever a failure left
+       * behind (HDF5's tables after a failed close); whether allocation k was reached comes back
+       * through shared memory. */
+      *fired = 0;
+      const pid_t child = fork();
+      cr_assert_geq(child, 0);
+      if (child == 0) {
+        test_fail_allocation = k, test_fail_fired = fired;
+        _exit(call(lines[i]));
+      }
+      int status = 0;
+      cr_assert_eq(waitpid(child, &status, 0), child);
+      cr_assert(WIFEXITED(status), "%s: allocation %ld failed: killed by signal %d", lines[i], k,
+                WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+      const int rc = WEXITSTATUS(status), reached = *fired;
+      if (!reached) {
+        cr_expect_eq(rc, 0, "%s: without a failed allocation: exit status %d (k = %ld)", lines[i], rc, k);
+        break;
+      }
+      failures++;
+      cr_expect(rc >= 0 && rc <= 2, "%s: allocation %ld failed: exit status %d", lines[i], k, rc);
+      if (strict) cr_expect_neq(rc, 0, "%s: allocation %ld failed, yet exit status 0", lines[i], k);
+    }
+    cr_expect_gt(failures, 0, "%s allocates nothing?", lines[i]);
+  }
+  munmap(fired, sizeof *fired);
+}
+
+Test(cli_leaks, out_of_memory_in_every_command, .init = make_dir, .fini = remove_dir, .timeout = 300) {
+  write_results();
+  static const char *const lines[] = {
+      "info @/conv.h5",
+      "info @/ens.h5",
+      "info @/traj.h5",
+      "info @/onestep.h5",
+      "info @/wp.h5",
+      "export @/conv.h5 convergence --methods all",
+      "export @/ens.h5 energy --method 1 --ics 0:2 --relative",
+      "export @/ens.h5 grid --grid 0 --stat final_var",
+      "export @/traj.h5 series --observable energy_error --method 0 --h 0 --ic 0",
+      "export @/onestep.h5 slopes",
+      "export @/wp.h5 work_precision",
+      "report -r @ -o @ " DATA "report/quick.claims",
+  };
+  out_of_memory_everywhere(lines, sizeof lines / sizeof *lines);
 }

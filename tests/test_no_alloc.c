@@ -27,9 +27,11 @@ static long allocations;
  * each allocation counts it down, and the one that brings it to 0 fails (returns NULL). Atomic:
  * the runners allocate from OpenMP threads too. */
 long test_fail_allocation;
+int *test_fail_fired; /* if set, becomes 1 when the allocation fails (memory shared with a parent) */
 static int fail_now(void) {
   if (__atomic_load_n(&test_fail_allocation, __ATOMIC_SEQ_CST) > 0 &&
       __atomic_sub_fetch(&test_fail_allocation, 1, __ATOMIC_SEQ_CST) == 0) {
+    if (test_fail_fired) *test_fail_fired = 1;
     errno = ENOMEM; /* as malloc does (POSIX) */
     return 1;
   }
