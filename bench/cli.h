@@ -33,4 +33,7 @@ int nh_cli_bad_option(const char *prog, const char *usage, int c, char **argv);
 /* "PROG: unexpected argument 'ARG'" and the usage on stderr; returns NH_EXIT_USAGE. */
 int nh_cli_bad_argument(const char *prog, const char *usage, const char *arg);
 
+/* "PROG: out of memory" on stderr; returns NH_EXIT_FAILED. */
+int nh_cli_out_of_memory(const char *prog);
+
 #endif

@@ -62,3 +62,8 @@ int nh_cli_bad_argument(const char *prog, const char *usage_, const char *arg) {
   fprintf(stderr, "%s: unexpected argument '%s'\n%s", prog, arg, usage_);
   return NH_EXIT_USAGE;
 }
+
+int nh_cli_out_of_memory(const char *prog) {
+  fprintf(stderr, "%s: out of memory\n", prog);
+  return NH_EXIT_FAILED;
+}

@@ -136,7 +136,7 @@ static int out_of_range(const nh_h5 *f, const char *option, long v, long long n,
 static int method_list(const nh_h5 *f, const char *spec, int **out) {
   int *list = malloc(sizeof(int) * (size_t)f->nmethods * 4 + sizeof(int)), n = 0, nprimary = 0;
   *out = list;
-  if (!list) return fprintf(stderr, "%s: out of memory\n", prog), -1;
+  if (!list) return nh_cli_out_of_memory(prog), -1;
   for (int m = 0; m < f->nmethods; m++) nprimary += f->primary[m] != 0;
   if (!spec || strcmp(spec, "all") == 0) {
     for (int m = 0; m < f->nmethods; m++)

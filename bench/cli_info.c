@@ -123,10 +123,7 @@ static int print_ics(nh_h5 *f) {
  * of memory. */
 static int *by_h(const double *h, int nh) {
   int *byh = nh_malloc_array((size_t)nh, sizeof(int));
-  if (!byh) {
-    fprintf(stderr, "%s: out of memory\n", prog);
-    return NULL;
-  }
+  if (!byh) return nh_cli_out_of_memory(prog), NULL;
   for (int i = 0; i < nh; i++) byh[i] = i;
   for (int i = 1; i < nh; i++)
     for (int j = i; j > 0 && h[byh[j]] < h[byh[j - 1]]; j--) {
@@ -416,7 +413,7 @@ static int read_traj_obs(nh_h5 *f, traj_obs *o) {
   if (nh_h5_read_observables(f, &o->nobs, &o->obs) < 0) return -1;
   o->max_abs = calloc((size_t)o->nobs + 1, sizeof(double *));
   o->last = calloc((size_t)o->nobs + 1, sizeof(double *));
-  if (!o->max_abs || !o->last) return fprintf(stderr, "%s: out of memory\n", prog), -1;
+  if (!o->max_abs || !o->last) return nh_cli_out_of_memory(prog), -1;
   for (int i = 0; i < o->nobs; i++) {
     char a[256], b[256];
     snprintf(a, sizeof a, "observables_max_abs/%s", o->obs[i].name);

@@ -81,7 +81,7 @@ int nh_cli_report(int argc, char **argv) {
   nh_claims *c = calloc((size_t)a.nclaims, sizeof *c);
   char err[1024];
   int loaded = 0;
-  if (!c) fprintf(stderr, "%s: out of memory\n", prog), rc = NH_EXIT_FAILED;
+  if (!c) rc = nh_cli_out_of_memory(prog);
   for (; !rc && loaded < a.nclaims; loaded++)
     if (nh_claims_load(a.claims[loaded], &c[loaded], err, sizeof err) < 0) {
       fprintf(stderr, "%s: %s\n", prog, err);

@@ -62,7 +62,7 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
       {NULL, 0, NULL, 0}};
   memset(a, 0, sizeof *a);
   if (!(a->overrides = calloc((size_t)argc + 1, sizeof *a->overrides)))
-    return fprintf(stderr, "%s: out of memory\n", prog), NH_EXIT_FAILED;
+    return nh_cli_out_of_memory(prog);
   int c;
   while ((c = getopt_long(argc, argv, ":o:j:s:crh", longopts, NULL)) != -1) {
     switch (c) {
@@ -316,16 +316,12 @@ static int run_study(const run_args *a, const char *path, const char *command) {
 int nh_cli_run(int argc, char **argv) {
   run_args a;
   char *command = join_args(argc, argv); /* before getopt_long permutes argv */
-  if (!command) return fprintf(stderr, "%s: out of memory\n", prog), NH_EXIT_FAILED;
+  if (!command) return nh_cli_out_of_memory(prog);
   int rc = parse_run_args(argc, argv, &a);
   if (rc == 0 && a.help) fputs(usage, stdout);
   if (rc == 0 && !a.help) {
     char *out = a.out ? NULL : default_output(a.spec);
-    if (a.out || out) rc = run_study(&a, a.out ? a.out : out, command);
-    else {
-      fprintf(stderr, "%s: out of memory\n", prog);
-      rc = NH_EXIT_FAILED;
-    }
+    rc = a.out || out ? run_study(&a, a.out ? a.out : out, command) : nh_cli_out_of_memory(prog);
     free(out);
   }
   free(command);
