@@ -233,10 +233,18 @@ static void remove_stale_temporaries(const char *path) {
   if (d) closedir(d);
 }
 
-/* The checkpoint journal of a run, OUT.h5.journal: its path and key (what a resumed run must share:
- * the spec text, the overrides and the version) into st. --resume without a journal, or with
- * another run's, is bad usage (-1 with a message). */
-static int setup_journal(const run_args *a, const char *path, nh_study *st, char *journal, size_t len, char **key) {
+/* What a resumed run must share with the run whose journal it continues: the spec text, the
+ * overrides and the version. NULL if out of memory. */
+static char *journal_key(const nh_study *st) {
+  const size_t klen = strlen(st->spec_text) + strlen(st->overrides) + strlen(NHBENCH_VERSION) + 64;
+  char *key = malloc(klen);
+  if (key) snprintf(key, klen, "%s\n--set %s\nnhbench %s\n", st->spec_text, st->overrides, NHBENCH_VERSION);
+  return key;
+}
+
+/* The checkpoint journal of a run, OUT.h5.journal: its path and key (journal_key) into st.
+ * --resume without a journal, or with another run's, is bad usage (-1 with a message). */
+static int setup_journal(const run_args *a, const char *path, nh_study *st, char *journal, size_t len, char *key) {
   snprintf(journal, len, "%s.journal", path);
   remove_stale_temporaries(path);
   if (a->resume && access(journal, F_OK) != 0) {
@@ -246,17 +254,13 @@ static int setup_journal(const run_args *a, const char *path, nh_study *st, char
   if (!a->resume && access(journal, F_OK) == 0)
     fprintf(stderr, "nhbench: note: starting over; the journal %s of an earlier run is replaced (--resume continues it)\n",
             journal);
-  const size_t klen = strlen(st->spec_text) + strlen(st->overrides) + strlen(NHBENCH_VERSION) + 64;
-  *key = malloc(klen);
-  if (!*key) return -1;
-  snprintf(*key, klen, "%s\n--set %s\nnhbench %s\n", st->spec_text, st->overrides, NHBENCH_VERSION);
-  const int same = a->resume ? nh_checkpoint_matches(journal, *key) : 1;
+  const int same = a->resume ? nh_checkpoint_matches(journal, key) : 1;
   if (same != 1) {
     fprintf(stderr, "nhbench: --resume: %s %s; remove it, or run without --resume to start over\n", journal,
             same == 0 ? "is the journal of another run (spec, --set or nhbench version differ)" : "is not a journal");
     return -1;
   }
-  st->checkpoint = journal, st->checkpoint_key = *key, st->resume = a->resume;
+  st->checkpoint = journal, st->checkpoint_key = key, st->resume = a->resume;
   return 0;
 }
 
@@ -271,13 +275,19 @@ static int run_study(const run_args *a, const char *path, const char *command) {
   }
   /* The output, the room for it and the journal are rank 0's to check (its file system) and its
    * answer every rank's. */
-  char journal[4200], *key = NULL;
-  const int unusable = writer() && (prepare_output(path) < 0 || check_room(&st, path) < 0 ||
-                                    setup_journal(a, path, &st, journal, sizeof journal, &key) < 0);
-  if (nh_ranks_agree(unusable)) {
+  char journal[4200], *key = writer() ? journal_key(&st) : NULL;
+  enum { USABLE, UNUSABLE, NO_MEMORY };
+  const int output = !writer() ? USABLE
+                     : !key    ? NO_MEMORY
+                     : prepare_output(path) < 0 || check_room(&st, path) < 0 ||
+                             setup_journal(a, path, &st, journal, sizeof journal, key) < 0
+                         ? UNUSABLE
+                         : USABLE;
+  const int agreed = nh_ranks_agree(output);
+  if (agreed != USABLE) {
     free(key);
     nh_study_free(&st);
-    return NH_EXIT_USAGE;
+    return agreed == NO_MEMORY ? nh_cli_out_of_memory(prog) : NH_EXIT_USAGE;
   }
   int rc = 1, orders_failed = 0;
   fprintf(stderr, "nhbench: %s study of %s, %d methods, %d threads", nh_study_kind_name(st.kind), st.sys.type->name,

@@ -157,8 +157,10 @@ int nh_order_1(const nh_method *m);
 int nh_order_2(const nh_method *m);
 int nh_always_symmetric(const nh_method *m);
 int nh_method_is_symmetric(const nh_method *m);
-/* A new method that is m's adjoint (m itself, copied, if symmetric); NULL if unknown. */
+/* A new method that is m's adjoint (m itself, copied, if symmetric); NULL if unknown, or if
+ * out of memory when nh_method_has_adjoint(m) says it is known. */
 nh_method *nh_method_adjoint(const nh_method *m);
+int nh_method_has_adjoint(const nh_method *m);
 /* 0 if m applies to sys (for compositions: their base too), else -1 with the reason:
  * "nh_rattle does not apply to falling_disk: it needs a constant mass matrix". */
 int nh_method_applies(const nh_method *m, const nh_system *sys, char *err, size_t errlen);
@@ -179,11 +181,13 @@ nh_lambda_time nh_method_lambda_time(const nh_method *m);
 double nh_method_multiplier_time(const nh_method *m, double t0, double t1);
 
 /* Reference solution of the index-reduced ODE by GSL's rk8pd at tight tolerance
- * (integrators/reference.c): x(T) from x0. Returns 0 or -1. */
+ * (integrators/reference.c): x(T) from x0. Returns 0, -1 if the solver failed, or
+ * NH_REFERENCE_NO_MEMORY if it could not be set up. */
+#define NH_REFERENCE_NO_MEMORY (-2)
 int nh_reference_solve(const nh_system *sys, const nh_state *x0, double T, double tol, nh_state *x);
 /* The true solution at time t from x0: the system's exact solution when it has one for this state,
  * else nh_reference_solve at tolerance tol. *kind (may be NULL) receives "exact" or "rk8pd".
- * Returns 0 or -1. */
+ * Returns 0, or nh_reference_solve's failure (-1, NH_REFERENCE_NO_MEMORY). */
 int nh_true_solution(const nh_system *sys, const nh_state *x0, double t, double tol, nh_state *x,
                      const char **kind);
 

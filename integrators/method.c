@@ -232,17 +232,23 @@ int nh_method_is_symmetric(const nh_method *m) {
   return m->type->is_symmetric ? m->type->is_symmetric(m) : 0;
 }
 
+/* The canonical text of m's adjoint; 0, or -1 if it is not known. */
+static int adjoint_text(const nh_method *m, char *text, size_t len) {
+  nh_method tmp = {0};
+  if (nh_method_is_symmetric(m)) nh_method_format(m, text, len);
+  else if (m->type->adjoint && m->type->adjoint(m, &tmp) == 0) nh_method_format(&tmp, text, len);
+  else return -1;
+  return 0;
+}
+
+int nh_method_has_adjoint(const nh_method *m) {
+  char text[1024];
+  return adjoint_text(m, text, sizeof text) == 0;
+}
+
 nh_method *nh_method_adjoint(const nh_method *m) {
   char text[1024], err[256];
-  nh_method tmp = {0};
-  if (nh_method_is_symmetric(m)) {
-    nh_method_format(m, text, sizeof text);
-  } else if (m->type->adjoint && m->type->adjoint(m, &tmp) == 0) {
-    nh_method_format(&tmp, text, sizeof text);
-  } else {
-    return NULL;
-  }
-  return nh_method_parse(text, err, sizeof err);
+  return adjoint_text(m, text, sizeof text) == 0 ? nh_method_parse(text, err, sizeof err) : NULL;
 }
 
 int nh_method_applies(const nh_method *m, const nh_system *sys, char *err, size_t errlen) {

@@ -17,8 +17,10 @@ int nh_reference_solve(const nh_system *sys, const nh_state *x0, double T, doubl
   const int n = sys->n;
   gsl_odeiv2_system ode = {reduced_ode, NULL, (size_t)(2 * n), (void *)sys};
   double h0 = T >= x0->t ? 1e-3 : -1e-3;
+  /* GSL refuses a negative tolerance with no driver, which is then not out of memory. */
+  if (!(tol >= 0)) return -1;
   gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(&ode, gsl_odeiv2_step_rk8pd, h0, tol, tol);
-  if (!d) return -1;
+  if (!d) return NH_REFERENCE_NO_MEMORY;
   double y[2 * NH_MAX_N], t = x0->t;
   memcpy(y, x0->q, sizeof(double) * (size_t)n);
   memcpy(y + n, x0->v, sizeof(double) * (size_t)n);

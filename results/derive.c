@@ -17,11 +17,12 @@ static double median_of(double *v, size_t n) {
   return gsl_stats_median_from_sorted_data(v, 1, n);
 }
 
-void nh_ensemble_summarize(const nh_study *st, const nh_ensemble_result *r, int method, nh_ensemble_summary *s) {
+int nh_ensemble_summarize(const nh_study *st, const nh_ensemble_result *r, int method, nh_ensemble_summary *s) {
   const int nic = st->count, ns = st->nsamples;
   const size_t off = (size_t)method * (size_t)nic;
-  double *a = nh_malloc_array((size_t)nic, sizeof(double)), *b = nh_malloc_array((size_t)nic, sizeof(double));
-  double *c = nh_malloc_array((size_t)nic, sizeof(double)), *d = nh_malloc_array((size_t)nic, sizeof(double));
+  double *a = nh_malloc_array((size_t)nic, 4 * sizeof(double)); /* max_abs_dE, drift, |drift|, residual */
+  if (!a) return -1;
+  double *b = a + nic, *c = b + nic, *d = c + nic;
   size_t na = 0, nb = 0, nd = 0;
   s->ok = s->failures = 0;
   for (int i = 0; i < nic; i++) {
@@ -43,7 +44,8 @@ void nh_ensemble_summarize(const nh_study *st, const nh_ensemble_result *r, int 
   /* A streamed run keeps only the last sample's statistics in memory (studies/study.h). */
   const int count = ns <= 0 ? 0 : r->dE_count ? r->dE_count[last] : r->last_count[method];
   s->final_var = count >= 2 ? (r->dE_var ? r->dE_var[last] : r->last_var[method]) : NAN;
-  free(a), free(b), free(c), free(d);
+  free(a);
+  return 0;
 }
 
 void nh_fit_h_range(const double *h, int nh, int first, int count, double *lo, double *hi) {

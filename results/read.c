@@ -50,10 +50,13 @@ static hid_t open_checked(nh_h5 *f, const char *name, const char *dims, int *ran
   /* HDF5 IDs are positive; a call on a failed one (-1) fails in turn, so failures fall through. */
   hid_t space = H5Dget_space(ds);
   int r = H5Sget_simple_extent_ndims(space);
-  char *stored = nh_r_attr_of(ds, "dimensions");
+  int no_memory = 0;
+  char *stored = nh_r_attr_of(ds, "dimensions", &no_memory);
   int want = split_dims(dims, names, NH_R_MAX_RANK + 1), ok = 0;
   if (r < 0 || r > NH_R_MAX_RANK) {
     fprintf(stderr, "%s: %s: cannot read dataset %s\n", f->prog, f->path, where);
+  } else if (no_memory) {
+    fprintf(stderr, "%s: %s: out of memory for the attributes of dataset %s\n", f->prog, f->path, where);
   } else if (!stored || strcmp(stored, dims) != 0) {
     fprintf(stderr, "%s: %s: dataset %s has dimensions '%s', expected '%s'\n", f->prog, f->path, where,
             stored ? stored : "(no 'dimensions' attribute)", dims);
@@ -95,13 +98,17 @@ long long nh_h5_dim(nh_h5 *f, const char *name) {
   for (size_t i = 0; i < sizeof from / sizeof *from; i++) {
     if (strcmp(from[i][0], name) != 0 || !nh_h5_has(f, from[i][1])) continue;
     hid_t ds = H5Dopen2(f->group, from[i][1], H5P_DEFAULT);
-    char *dims = nh_r_attr_of(ds, "dimensions");
-    int rank;
+    int no_memory = 0, rank;
+    char *dims = nh_r_attr_of(ds, "dimensions", &no_memory);
     hsize_t shape[NH_R_MAX_RANK];
     H5Dclose(ds);
     if (dims) H5Dclose(open_checked(f, from[i][1], dims, &rank, shape));
     free(dims);
     if ((k = known(f, name)) >= 0) return k;
+    if (no_memory) {
+      fprintf(stderr, "%s: %s: out of memory for the size of dimension '%s'\n", f->prog, f->path, name);
+      return -1;
+    }
   }
   fprintf(stderr, "%s: %s: cannot tell the size of dimension '%s'\n", f->prog, f->path, name);
   return -1;
@@ -238,7 +245,9 @@ char **nh_h5_strings(nh_h5 *f, const char *name, const char *dims, int *count) {
     hid_t mt = vlen ? H5Tcopy(H5T_C_S1) : H5Tcopy(o.type);
     if (vlen) H5Tset_size(mt, H5T_VARIABLE), H5Tset_cset(mt, H5Tget_cset(o.type));
     char *raw = nh_calloc_array((size_t)n, size);
-    if (n == 0 || (raw && H5Dread(o.ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0)) {
+    if (!raw) {
+      fprintf(stderr, "%s: %s: out of memory for dataset %s\n", f->prog, f->path, o.where);
+    } else if (n == 0 || H5Dread(o.ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0) {
       if ((out = nh_r_copy_strings(raw, (size_t)n, size, vlen))) *count = (int)n;
       else fprintf(stderr, "%s: %s: out of memory for dataset %s\n", f->prog, f->path, o.where);
       if (vlen && n) nh_schema_reclaim(mt, o.space, raw);
@@ -256,7 +265,7 @@ char **nh_h5_strings(nh_h5 *f, const char *name, const char *dims, int *count) {
 
 /* A file from before schema version 2: the message says what to do. */
 static void refuse_old(const nh_h5 *f) {
-  char *spec = nh_r_attr_of(f->file, "spec_file");
+  char *spec = nh_r_attr_of(f->file, "spec_file", NULL);
   fprintf(stderr,
           "%s: %s: written with results schema version 1 by an older nhbench; re-run the study "
           "(`nhbench run %s`) to get version 2\n",

@@ -35,15 +35,17 @@ const char *nh_r_where(const nh_h5 *f, const char *obj, char *buf, size_t len) {
 }
 
 /* Strings: variable-length (as written) or fixed-length; `count` elements of an open attribute.
- * NULL if they cannot be read or copied. */
-static char **read_attr_strings(hid_t a, hid_t type, hid_t space, int count) {
+ * NULL if they cannot be read, or (*no_memory = 1) copied. */
+static char **read_attr_strings(hid_t a, hid_t type, hid_t space, int count, int *no_memory) {
   const int vlen = H5Tis_variable_str(type) > 0;
   const size_t size = vlen ? sizeof(char *) : H5Tget_size(type);
   hid_t mt = H5Tcopy(vlen ? H5T_C_S1 : type);
   if (vlen) H5Tset_size(mt, H5T_VARIABLE), H5Tset_cset(mt, H5Tget_cset(type));
   char *raw = nh_calloc_array((size_t)count, size), **out = NULL;
-  if (count == 0 || (raw && H5Aread(a, mt, raw) >= 0)) {
-    out = nh_r_copy_strings(raw, (size_t)count, size, vlen);
+  if (!raw) {
+    *no_memory = 1;
+  } else if (count == 0 || H5Aread(a, mt, raw) >= 0) {
+    *no_memory = !(out = nh_r_copy_strings(raw, (size_t)count, size, vlen));
     if (vlen && count) nh_schema_reclaim(mt, space, raw);
   }
   free(raw);
@@ -51,14 +53,17 @@ static char **read_attr_strings(hid_t a, hid_t type, hid_t space, int count) {
   return out;
 }
 
-char *nh_r_attr_of(hid_t obj, const char *name) {
+char *nh_r_attr_of(hid_t obj, const char *name, int *no_memory) {
+  int ignored;
+  if (!no_memory) no_memory = &ignored;
+  *no_memory = 0;
   if (H5Aexists(obj, name) <= 0) return NULL;
   hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
   /* HDF5 IDs are positive; a call on a failed one (-1) fails in turn (H5T_NO_CLASS, -1). */
   hid_t type = H5Aget_type(a), space = H5Aget_space(a);
   char *s = NULL;
   if (H5Tget_class(type) == H5T_STRING && H5Sget_simple_extent_npoints(space) == 1) {
-    char **v = read_attr_strings(a, type, space, 1);
+    char **v = read_attr_strings(a, type, space, 1, no_memory);
     if (v) s = v[0];
     free(v);
   }
@@ -119,12 +124,13 @@ char **nh_h5_attr_strings(const nh_h5 *f, const char *obj, const char *name, int
   char where[NH_R_WHERE];
   if (open_attr(f, obj, name, &a, &type, &space, count) < 0) return NULL;
   char **s = NULL;
+  int no_memory = 0;
   if (H5Tget_class(type) != H5T_STRING)
     fprintf(stderr, "%s: %s: attribute '%s' of %s is not text\n", f->prog, f->path, name,
             nh_r_where(f, obj, where, sizeof where));
-  else if (!(s = read_attr_strings(a, type, space, *count)))
-    fprintf(stderr, "%s: %s: cannot read attribute '%s' of %s\n", f->prog, f->path, name,
-            nh_r_where(f, obj, where, sizeof where));
+  else if (!(s = read_attr_strings(a, type, space, *count, &no_memory)))
+    fprintf(stderr, "%s: %s: %s attribute '%s' of %s\n", f->prog, f->path, no_memory ? "out of memory for" : "cannot read",
+            name, nh_r_where(f, obj, where, sizeof where));
   close_attr(a, type, space);
   return s;
 }
@@ -153,8 +159,8 @@ double *nh_h5_attr_doubles(const nh_h5 *f, const char *obj, const char *name, in
             nh_r_where(f, obj, where, sizeof where));
   } else {
     v = nh_malloc_array((size_t)(*n), sizeof(double));
-    if (*n && H5Aread(a, H5T_NATIVE_DOUBLE, v) < 0) {
-      fprintf(stderr, "%s: %s: cannot read attribute '%s' of %s\n", f->prog, f->path, name,
+    if (!v || (*n && H5Aread(a, H5T_NATIVE_DOUBLE, v) < 0)) {
+      fprintf(stderr, "%s: %s: %s attribute '%s' of %s\n", f->prog, f->path, v ? "cannot read" : "out of memory for", name,
               nh_r_where(f, obj, where, sizeof where));
       free(v);
       v = NULL;

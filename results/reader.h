@@ -18,8 +18,9 @@ char **nh_r_copy_strings(const char *raw, size_t n, size_t size, int vlen);
 const char *nh_r_where(const nh_h5 *f, const char *obj, char *buf, size_t len);
 /* The location an object path is relative to: the file for "/...", else the study group. */
 hid_t nh_r_loc(const nh_h5 *f, const char *obj);
-/* Reads a string attribute of an open object (NULL if it has none or it is not a string). */
-char *nh_r_attr_of(hid_t obj, const char *name);
+/* Reads a string attribute of an open object: NULL if it has none, it is not a string, or out of
+ * memory; *no_memory (if no_memory is not NULL) says whether it was the last. */
+char *nh_r_attr_of(hid_t obj, const char *name, int *no_memory);
 
 /* A compound dataset read as records of memtype (size bytes each), members matched by name. */
 void *nh_h5_records(nh_h5 *f, const char *name, const char *dims, hid_t memtype, size_t size, hsize_t *shape);

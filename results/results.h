@@ -48,7 +48,8 @@ typedef struct {
   double max_residual;           /* max of max_residual */
   double final_var;              /* dE_var at the last sample; NaN when dE_count there is < 2 */
 } nh_ensemble_summary;
-void nh_ensemble_summarize(const nh_study *st, const nh_ensemble_result *r, int method, nh_ensemble_summary *s);
+/* 0, or -1 (s untouched) if out of memory. */
+int nh_ensemble_summarize(const nh_study *st, const nh_ensemble_result *r, int method, nh_ensemble_summary *s);
 
 /* The step sizes an order fit used (nh_fit_order): `count` consecutive h by increasing size
  * from h[first]; NaN, NaN when there is none. */

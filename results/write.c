@@ -36,6 +36,18 @@ void nh_w_fail(nh_writer *w, const char *fmt, ...) {
     snprintf(w->err + len, sizeof w->err - (size_t)len, ": %s", strerror(os_error));
 }
 
+void nh_w_out_of_memory(nh_writer *w) {
+  errno = 0; /* "out of memory" says it all */
+  nh_w_fail(w, "%s", "out of memory");
+}
+
+void *nh_w_array(nh_writer *w, size_t n, size_t size) {
+  if (w->failed) return NULL;
+  void *p = nh_calloc_array(n, size);
+  if (!p) nh_w_out_of_memory(w);
+  return p;
+}
+
 static nh_wdim *find_dim(nh_writer *w, const char *name) {
   for (int i = 0; i < w->ndims; i++)
     if (strcmp(w->dim[i].name, name) == 0) return &w->dim[i];
@@ -127,7 +139,8 @@ void nh_w_attr_i64(nh_writer *w, hid_t obj, const char *name, long long value) {
 
 void nh_w_attr_strings(nh_writer *w, hid_t obj, const char *name, int count, const char *const *values) {
   hsize_t n = (hsize_t)(count < 0 ? 0 : count);
-  const char **v = nh_calloc_array(n, sizeof *v);
+  const char **v = nh_w_array(w, n, sizeof *v);
+  if (!v) return;
   for (hsize_t i = 0; i < n; i++) v[i] = values[i] ? values[i] : "";
   hid_t t = vlen_str(), s = H5Screate_simple(1, &n, NULL);
   attr_write(w, obj, name, t, t, s, v);
@@ -241,8 +254,8 @@ void nh_w_rows(nh_writer *w, hid_t loc, const char *name, const char *dims, hid_
   errno = 0;
   hid_t ds = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   if (dcpl != H5P_DEFAULT) H5Pclose(dcpl);
-  double *buf = nh_malloc_array(len, sizeof(double));
-  if (ds < 0 || !buf) nh_w_fail(w, "cannot write dataset %s", name);
+  double *buf = nh_w_array(w, len, sizeof(double));
+  if (ds < 0) nh_w_fail(w, "cannot write dataset %s", name);
   for (hsize_t r = 0; r < rows && len && !w->failed; r++) {
     /* Row r's index along the leading dimensions, the last of them fastest. */
     for (hsize_t rest = r, i = (hsize_t)(rank - tail); i-- > 0;) start[i] = rest % shape[i], rest /= shape[i];
@@ -293,7 +306,8 @@ static hid_t put_strings(nh_writer *w, hid_t loc, const char *name, const char *
     return -1;
   }
   if (parse_dims(w, dim, d) != 1) return -1;
-  const char **v = nh_calloc_array(d[0]->size, sizeof *v);
+  const char **v = nh_w_array(w, d[0]->size, sizeof *v);
+  if (!v) return -1;
   for (hsize_t i = 0; i < d[0]->size; i++) v[i] = data[i] ? data[i] : "";
   hid_t t = vlen_str();
   hid_t ds = put(w, loc, name, dim, t, t, v, "-", desc);

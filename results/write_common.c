@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
 #include "results/writer.h"
 
 /* Lengths of the label texts: a state component "q[7]", a random IC "random 12", an observable's
@@ -13,24 +12,29 @@
 #define IC_NAME_LEN 32
 #define OBS_LABEL_LEN 128
 
-static char **labels_state(int n) {
-  char **s = nh_malloc_array((size_t)(2 * n), sizeof(char *));
-  for (int i = 0; i < 2 * n; i++) {
-    s[i] = malloc(STATE_LABEL_LEN);
-    snprintf(s[i], STATE_LABEL_LEN, "%c[%d]", i < n ? 'q' : 'v', i < n ? i : i - n);
-  }
+/* COUNT empty texts of LEN bytes in one block, freed by free(): the pointers, then the texts;
+ * NULL (the write failed) if out of memory. */
+static char **text_table(nh_writer *w, int count, size_t len) {
+  char **s = nh_w_array(w, (size_t)count, sizeof(char *) + len);
+  for (int i = 0; s && i < count; i++) s[i] = (char *)(s + count) + (size_t)i * len;
   return s;
 }
 
-static void free_strings(char **s, int n) {
-  for (int i = 0; i < n; i++) free(s[i]);
-  free(s);
+static char **labels_state(nh_writer *w, int n) {
+  char **s = text_table(w, 2 * n, STATE_LABEL_LEN);
+  for (int i = 0; s && i < 2 * n; i++) snprintf(s[i], STATE_LABEL_LEN, "%c[%d]", i < n ? 'q' : 'v', i < n ? i : i - n);
+  return s;
 }
 
 static void methods_part(nh_writer *w, hid_t g) {
   const nh_study *st = w->st;
   const int nm = st->nmethods;
-  int *primary = nh_malloc_array((size_t)nm, sizeof(int)), *claimed = nh_malloc_array((size_t)nm, sizeof(int));
+  int *primary = nh_w_array(w, (size_t)nm, 2 * sizeof(int)), *claimed = primary ? primary + nm : NULL;
+  const char **caveats = nh_w_array(w, (size_t)nm, sizeof(char *));
+  if (!caveats) {
+    free(primary);
+    return;
+  }
   nh_primary_methods(st, primary);
   for (int m = 0; m < nm; m++) claimed[m] = nh_method_order(st->methods[m]);
   nh_w_dim(w, "method", nm);
@@ -40,14 +44,12 @@ static void methods_part(nh_writer *w, hid_t g) {
   nh_w_i32(w, g, "primary", "method", primary, "1",
            "1: the method is listed in the spec's `methods`; 0: only a parameter grid added it");
   nh_w_i32(w, g, "order_claimed", "method", claimed, "1", "the method's theoretical global order");
-  const char **caveats = nh_malloc_array((size_t)nm, sizeof(char *));
   for (int m = 0; m < nm; m++) caveats[m] = nh_method_caveat(st->methods[m]) ? nh_method_caveat(st->methods[m]) : "";
   nh_w_strings(w, g, "caveats", "method", caveats,
                "\"\", or why the method's results are unreliable although it ran (e.g. nh_newmark at beta + "
                "beta2 = 1/2 with allow_ill_conditioned=1, spec/newmark.md 2.5)");
   free(caveats);
   free(primary);
-  free(claimed);
 }
 
 void nh_w_common(nh_writer *w, hid_t g, int nic, const double *q0, const double *v0, char *const *names) {
@@ -58,19 +60,16 @@ void nh_w_common(nh_writer *w, hid_t g, int nic, const double *q0, const double 
   nh_w_dim(w, "dof", n);
   nh_w_dim(w, "state", 2 * n);
   nh_w_dim(w, "multiplier", st->sys.k);
-  char **ic = nh_malloc_array((size_t)nic, sizeof(char *));
-  for (int i = 0; i < nic; i++) {
-    ic[i] = malloc(IC_NAME_LEN);
-    snprintf(ic[i], IC_NAME_LEN, "random %d", i);
-  }
+  char **ic = names ? NULL : text_table(w, nic, IC_NAME_LEN);
+  for (int i = 0; ic && i < nic; i++) snprintf(ic[i], IC_NAME_LEN, "random %d", i);
   nh_w_scale_strings(w, g, "ic_names", "ic", (const char *const *)(names ? names : ic),
                      "the initial conditions: a preset name, \"default\" (the system's documented one), "
                      "\"given\" (q, v in the spec) or \"random I\" (drawn on D from stream (seed, I))");
-  free_strings(ic, nic);
-  char **labels = labels_state(n);
+  free(ic);
+  char **labels = labels_state(w, n);
   nh_w_scale_strings(w, g, "state_labels", "state", (const char *const *)labels,
                      "the components of a state (q, v): q[0], ..., q[n-1], v[0], ..., v[n-1]");
-  free_strings(labels, 2 * n);
+  free(labels);
   nh_w_f64(w, g, "q0", "ic,dof", q0, "as q", "initial positions");
   nh_w_f64(w, g, "v0", "ic,dof", v0, "as v", "initial velocities");
 }
@@ -78,10 +77,10 @@ void nh_w_common(nh_writer *w, hid_t g, int nic, const double *q0, const double 
 /* ---- sampled observables ------------------------------------------------------------------- */
 
 /* Observable o of every run: [run][sample][width] out of the samples' rows. */
-static double *gather(const nh_samples *s, int o, long long runs, int nsamples) {
+static double *gather(nh_writer *w, const nh_samples *s, int o, long long runs, int nsamples) {
   const int wd = s->width[o];
-  double *out = nh_malloc_array((size_t)(runs * nsamples * wd), sizeof(double));
-  for (long long r = 0; r < runs; r++)
+  double *out = nh_w_array(w, (size_t)(runs * nsamples * wd), sizeof(double));
+  for (long long r = 0; out && r < runs; r++)
     for (int k = 0; k < nsamples; k++)
       for (int c = 0; c < wd; c++)
         out[(r * nsamples + k) * wd + c] = s->values[(size_t)(r * nsamples + k) * (size_t)s->row + (size_t)(s->offset[o] + c)];
@@ -107,15 +106,13 @@ static void summarize(const double *x, long long runs, int nsamples, int wd, dou
 
 static void observable_attrs(nh_writer *w, hid_t ds, const nh_observable *o, int wd, const char *const *absent) {
   const nh_study *st = w->st;
-  char **labels = nh_malloc_array((size_t)wd, sizeof(char *));
-  for (int c = 0; c < wd; c++) {
-    labels[c] = calloc(1, OBS_LABEL_LEN);
-    o->label(&st->sys, c, labels[c], OBS_LABEL_LEN);
-  }
+  char **labels = text_table(w, wd, OBS_LABEL_LEN);
+  if (!labels) return;
+  for (int c = 0; c < wd; c++) o->label(&st->sys, c, labels[c], OBS_LABEL_LEN);
   nh_w_attr_str(w, ds, "name", o->name);
   nh_w_attr_strings(w, ds, "labels", wd, (const char *const *)labels);
   nh_w_attr_strings(w, ds, "absent", st->nmethods, absent);
-  free_strings(labels, wd);
+  free(labels);
 }
 
 /* Observable o of one streamed run at a time, fetched from the run's storage, its maximum and
@@ -146,15 +143,16 @@ static void one_observable(nh_writer *w, hid_t g, hid_t gmax, hid_t glast, const
   snprintf(dims, sizeof dims, "%s,sample,component", run_dims);
   snprintf(sdims, sizeof sdims, "%s,component", run_dims);
   nh_w_dim(w, "component", wd);
-  double *x = s->fetch ? NULL : gather(s, o, runs, nsamples);
-  double *mx = nh_malloc_array((size_t)(runs * wd), sizeof(double)), *last = nh_malloc_array((size_t)(runs * wd), sizeof(double));
-  if (x) {
-    summarize(x, runs, nsamples, wd, mx, last);
-    nh_w_f64(w, g, obs->name, dims, x, obs->units, obs->doc);
+  double *mx = nh_w_array(w, (size_t)(runs * wd), 2 * sizeof(double)), *last = mx ? mx + runs * wd : NULL;
+  if (!mx) return;
+  if (!s->fetch) {
+    double *x = gather(w, s, o, runs, nsamples);
+    if (x) summarize(x, runs, nsamples, wd, mx, last);
+    nh_w_f64(w, g, obs->name, dims, x, obs->units, obs->doc); /* x NULL: the write failed, a no-op */
+    free(x);
   } else {
-    observable_rows c = {s, o, nsamples, nh_malloc_array((size_t)nsamples * (size_t)s->row, sizeof(double)), mx, last};
+    observable_rows c = {s, o, nsamples, nh_w_array(w, (size_t)nsamples, (size_t)s->row * sizeof(double)), mx, last};
     if (c.block) nh_w_f64_rows(w, g, obs->name, dims, 2, observable_row, &c, obs->units, obs->doc);
-    else nh_w_fail(w, "out of memory for observable %s", obs->name);
     free(c.block);
   }
   hid_t ds = H5Dopen2(g, obs->name, H5P_DEFAULT); /* after a failure, the attributes are no-ops */
@@ -166,7 +164,7 @@ static void one_observable(nh_writer *w, hid_t g, hid_t gmax, hid_t glast, const
   snprintf(desc, sizeof desc, "%s at the last sample where it is not NaN (the end of the run; NaN if none)",
            obs->name);
   nh_w_f64(w, glast, obs->name, sdims, last, obs->units, desc);
-  free(x), free(mx), free(last);
+  free(mx);
 }
 
 void nh_w_observables(nh_writer *w, hid_t g, const char *run_dims, long long runs, int nsamples,
@@ -182,9 +180,9 @@ void nh_w_observables(nh_writer *w, hid_t g, const char *run_dims, long long run
                         "attributes: description, units, labels [component], absent [method]");
   hid_t gm = nh_w_group(w, g, "observables_max_abs", "per run and component: max over the samples of |value|");
   hid_t gl = nh_w_group(w, g, "observables_last", "per run and component: the value at the last sample reached");
-  const char **names = malloc(sizeof(char *) * (size_t)st->nobs);
-  for (int o = 0; o < st->nobs; o++) names[o] = st->obs[o]->name;
-  nh_w_attr_strings(w, go, "order", st->nobs, names); /* go is -1 only after a failure: a no-op */
+  const char **names = nh_w_array(w, (size_t)st->nobs, sizeof(char *));
+  for (int o = 0; names && o < st->nobs; o++) names[o] = st->obs[o]->name;
+  if (names) nh_w_attr_strings(w, go, "order", st->nobs, names); /* go is -1 only after a failure: a no-op */
   free(names);
   for (int o = 0; o < st->nobs && !w->failed; o++) one_observable(w, go, gm, gl, run_dims, runs, nsamples, s, o);
   H5Gclose(go), H5Gclose(gm), H5Gclose(gl); /* -1 after a failure: no-ops */

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
 #include "results/schema.h"
 #include "results/writer.h"
 
@@ -17,10 +16,10 @@ static int have(nh_writer *w, const void *field, const char *name) {
   return !w->failed;
 }
 
-/* States as [count][n] rows of q (or v). */
-static double *state_rows(const nh_state *x, int count, int n, int velocities) {
-  double *out = nh_malloc_array((size_t)(count * n), sizeof(double));
-  for (int i = 0; i < count; i++) memcpy(out + (size_t)i * n, velocities ? x[i].v : x[i].q, sizeof(double) * (size_t)n);
+/* States as [count][n] rows of q (or v); NULL (the write failed) if out of memory. */
+static double *state_rows(nh_writer *w, const nh_state *x, int count, int n, int velocities) {
+  double *out = nh_w_array(w, (size_t)count * (size_t)n, sizeof(double));
+  for (int i = 0; out && i < count; i++) memcpy(out + (size_t)i * n, velocities ? x[i].v : x[i].q, sizeof(double) * (size_t)n);
   return out;
 }
 
@@ -29,8 +28,8 @@ static void common_given(nh_writer *w, hid_t g, int nic) {
   const nh_study *st = w->st;
   if (!st->ics && nic > 1) nh_w_fail(w, "%s", "no initial conditions (study field ics unset)");
   if (w->failed) return;
-  double *q = state_rows(st->ics ? st->ics : &st->x0, nic, st->sys.n, 0);
-  double *v = state_rows(st->ics ? st->ics : &st->x0, nic, st->sys.n, 1);
+  double *q = state_rows(w, st->ics ? st->ics : &st->x0, nic, st->sys.n, 0);
+  double *v = state_rows(w, st->ics ? st->ics : &st->x0, nic, st->sys.n, 1);
   char *const first[1] = {st->initial};
   nh_w_common(w, g, nic, q, v, st->ic_names ? st->ic_names : first);
   free(q), free(v);
@@ -54,10 +53,9 @@ static void reference_state(nh_writer *w, hid_t g, const nh_state *ref, const ch
 /* Per method over h: runs that failed, the largest residual (NaN values left out), total wall time. */
 static void run_summary(nh_writer *w, hid_t g, const int *status, const double *residual, const double *wall) {
   const int nm = w->st->nmethods, nh = w->st->nh;
-  if (w->failed) return;
-  int *failures = nh_calloc_array((size_t)nm, sizeof(int));
-  double *rmax = nh_malloc_array((size_t)nm, sizeof(double)), *wsum = nh_calloc_array((size_t)nm, sizeof(double));
-  for (int m = 0; m < nm; m++) {
+  int *failures = nh_w_array(w, (size_t)nm, sizeof(int));
+  double *rmax = nh_w_array(w, (size_t)nm, 2 * sizeof(double)), *wsum = rmax ? rmax + nm : NULL;
+  for (int m = 0; failures && rmax && m < nm; m++) {
     rmax[m] = NAN;
     for (int i = 0; i < nh; i++) {
       size_t c = (size_t)m * nh + i;
@@ -72,7 +70,7 @@ static void run_summary(nh_writer *w, hid_t g, const int *status, const double *
            "max over h of constraint_residual (NaN values left out; NaN if none)");
   nh_w_f64(w, s, "wall_time", "method", wsum, "s", "wall time summed over h");
   H5Gclose(s); /* -1 after a failure: a no-op */
-  free(failures), free(rmax), free(wsum);
+  free(failures), free(rmax);
 }
 
 /* ---- convergence --------------------------------------------------------------------------- */
@@ -84,8 +82,8 @@ static void orders_table(nh_writer *w, hid_t g, const nh_convergence_result *r) 
       !have(w, r->fit_count, "fit_count") || !have(w, r->order_ok, "order_ok") ||
       !have(w, st->order_expected, "order_expected"))
     return;
-  nh_order_row *rows = nh_calloc_array((size_t)nm, sizeof *rows);
-  for (int m = 0; m < nm; m++) {
+  nh_order_row *rows = nh_w_array(w, (size_t)nm, sizeof *rows);
+  for (int m = 0; rows && m < nm; m++) {
     nh_order_row *o = &rows[m];
     o->method = st->method_names[m];
     o->claimed = nh_method_order(st->methods[m]);
@@ -157,12 +155,14 @@ int nh_write_convergence(const char *path, const nh_study *st, const nh_converge
 
 static void ensemble_summary(nh_writer *w, hid_t g, const nh_ensemble_result *r) {
   const int nm = w->st->nmethods;
-  if (w->failed) return;
-  int *ok = nh_malloc_array((size_t)nm, sizeof(int)), *failures = nh_malloc_array((size_t)nm, sizeof(int));
-  double *v = nh_malloc_array((size_t)(SUMMARY_REALS * nm), sizeof(double));
-  for (int m = 0; m < nm; m++) {
+  int *ok = nh_w_array(w, (size_t)nm, 2 * sizeof(int)), *failures = ok ? ok + nm : NULL;
+  double *v = nh_w_array(w, (size_t)nm, SUMMARY_REALS * sizeof(double));
+  for (int m = 0; ok && v && m < nm; m++) {
     nh_ensemble_summary s;
-    nh_ensemble_summarize(w->st, r, m, &s);
+    if (nh_ensemble_summarize(w->st, r, m, &s) < 0) {
+      nh_w_out_of_memory(w);
+      break;
+    }
     ok[m] = s.ok, failures[m] = s.failures;
     const double x[SUMMARY_REALS] = {s.max_max_abs_dE, s.median_max_abs_dE, s.mean_drift_slope, s.median_abs_drift_slope,
                          s.max_residual, s.final_var};
@@ -183,7 +183,7 @@ static void ensemble_summary(nh_writer *w, hid_t g, const nh_ensemble_result *r)
   nh_w_f64(w, s, "final_var", "method", v + 5 * nm, "energy^2",
            "dE_var at the last sample (every IC counted that is still running); NaN if dE_count < 2 there");
   H5Gclose(s); /* -1 after a failure: a no-op */
-  free(ok), free(failures), free(v);
+  free(ok), free(v);
 }
 
 static void grid_group(nh_writer *w, hid_t parent, const nh_grid *grid, int index) {
@@ -340,9 +340,12 @@ static void range_per_method(const double *x, int nm, int per, double *lo, doubl
 static void onestep_summary(nh_writer *w, hid_t g, const nh_onestep_result *r) {
   const nh_study *st = w->st;
   const int nm = st->nmethods, per = st->nh * r->npoints;
-  if (w->failed) return;
-  double *lo = nh_malloc_array((size_t)(2 * nm), sizeof(double)), *hi = nh_malloc_array((size_t)(2 * nm), sizeof(double));
-  int *failures = nh_calloc_array((size_t)nm, sizeof(int));
+  double *lo = nh_w_array(w, (size_t)nm, 4 * sizeof(double)), *hi = lo ? lo + 2 * nm : NULL;
+  int *failures = nh_w_array(w, (size_t)nm, sizeof(int));
+  if (!lo || !failures) {
+    free(lo), free(failures);
+    return;
+  }
   for (int m = 0; m < nm; m++)
     for (int i = 0; i < per; i++) failures[m] += r->status[(size_t)m * per + i] != 0;
   range_per_method(r->cond, nm, per, lo, hi);
@@ -353,16 +356,16 @@ static void onestep_summary(nh_writer *w, hid_t g, const nh_onestep_result *r) {
   nh_w_f64(w, s, "cond_max", "method", hi, "1", "max of cond");
   nh_w_f64(w, s, "max_adjoint_defect", "method", hi + nm, "as q, v", "max of adjoint_defect");
   H5Gclose(s); /* -1 after a failure: a no-op */
-  free(lo), free(hi), free(failures);
+  free(lo), free(failures);
 }
 
 static void onestep_slopes(nh_writer *w, hid_t g, const nh_onestep_result *r) {
   const nh_study *st = w->st;
   const int nm = st->nmethods;
   if (!have(w, r->fit_first, "fit_first") || !have(w, r->fit_count, "fit_count")) return;
-  int *expected = nh_malloc_array((size_t)nm, sizeof(int));
-  double *range = nh_malloc_array((size_t)(2 * nm), sizeof(double));
-  for (int m = 0; m < nm; m++) {
+  int *expected = nh_w_array(w, (size_t)nm, sizeof(int));
+  double *range = nh_w_array(w, (size_t)nm, 2 * sizeof(double));
+  for (int m = 0; expected && range && m < nm; m++) {
     expected[m] = nh_method_order(st->methods[m]) + 1;
     nh_fit_h_range(st->h, st->nh, r->fit_first[m], r->fit_count[m], &range[m], &range[nm + m]);
   }
@@ -406,8 +409,8 @@ static void onestep_body(nh_writer *w, hid_t g, const void *vr) {
   step_sizes(w, g);
   nh_w_dim(w, "point", r->npoints);
   nh_w_scale_f64(w, g, "point_t", "point", r->point_t, "time", "time of each start point along its solution");
-  int *pic = nh_malloc_array((size_t)r->npoints, sizeof(int));
-  for (int p = 0; p < r->npoints; p++) pic[p] = p / st->npoints; /* points exist only if npoints > 0 */
+  int *pic = nh_w_array(w, (size_t)r->npoints, sizeof(int));
+  for (int p = 0; pic && p < r->npoints; p++) pic[p] = p / st->npoints; /* points exist only if npoints > 0 */
   nh_w_i32(w, g, "point_ic", "point", pic, "1", "the initial condition (index into ic_names) of each point");
   free(pic);
   nh_w_f64(w, g, "points", "point,state", r->points, "as q, v", "the start states (q, v)");

@@ -27,6 +27,12 @@ typedef struct {
 
 void nh_w_fail(nh_writer *w, const char *fmt, ...);
 
+/* Scratch for the write: N zeroed elements of SIZE bytes (N may be 0), freed by free(). NULL once
+ * the write has failed, and NULL failing it ("out of memory") if there is no memory: a caller
+ * that returns on NULL leaves every later call a no-op. */
+void *nh_w_array(nh_writer *w, size_t n, size_t size);
+void nh_w_out_of_memory(nh_writer *w); /* fails the write: "out of memory" */
+
 /* Declares dimension NAME of SIZE (or changes the size of one without a coordinate dataset); a
  * negative SIZE fails the write. */
 void nh_w_dim(nh_writer *w, const char *name, long long size);

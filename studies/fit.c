@@ -17,10 +17,14 @@ int nh_fit_order(int nh, const double *h, const double *err, int fit_points, dou
   /* Indices by increasing h; the finest admissible points are the first ones. */
   const size_t len = nh > 0 ? (size_t)nh : 0;
   int *idx = nh_malloc_array(len, sizeof *idx), n = 0;
-  double *x = nh_malloc_array(len, sizeof *x), *y = nh_malloc_array(len, sizeof *y);
-  *first = -1;
+  double *x = nh_malloc_array(len, 2 * sizeof *x); /* log h, then log err */
+  *first = -1, *count = 0;
   *order = *stderr_ = NAN;
-  if (!idx || !x || !y) nh = 0; /* out of memory: no fit */
+  if (!idx || !x) {
+    free(idx), free(x);
+    return -2;
+  }
+  double *y = x + len;
   for (int i = 0; i < nh; i++) idx[i] = i;
   for (int i = 1; i < nh; i++)
     for (int j = i; j > 0 && h[idx[j]] < h[idx[j - 1]]; j--) {
@@ -46,7 +50,7 @@ int nh_fit_order(int nh, const double *h, const double *err, int fit_points, dou
     *order = c1;
     *stderr_ = n > 2 ? sqrt(cov11) : NAN;
   }
-  free(idx), free(x), free(y);
+  free(idx), free(x);
   return n >= 2 ? 0 : -1;
 }
 
@@ -139,7 +143,7 @@ int nh_column_quantile(int rows, int cols, const double *x, double p, double *ou
 
 int nh_draw_states(const nh_system *sys, int count, double energy, uint64_t seed, nh_state *x) {
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-  if (!rng) return -1;
+  if (!rng) return NH_DRAW_NO_MEMORY;
   int rc = 0;
   for (int i = 0; i < count && rc == 0; i++) {
     memset(&x[i], 0, sizeof x[i]);

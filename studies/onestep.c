@@ -55,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "studies/sampling.h"
 #include "studies/study.h"
 
 #define GL_NODES 20
@@ -143,11 +144,20 @@ typedef struct {
   int lambda, action; /* whether any method needs them */
 } needs;
 
+/* The true state at t from `from`: 0, or nh_true_solution's failure (-1, NH_REFERENCE_NO_MEMORY). */
 static int true_state(const nh_study *st, const nh_state *from, double t, nh_state *x, int *exact) {
   const char *kind = NULL;
-  if (nh_true_solution(&st->sys, from, t, st->reference_tol, x, &kind) < 0) return -1;
+  const int rc = nh_true_solution(&st->sys, from, t, st->reference_tol, x, &kind);
+  if (rc < 0) return rc;
   if (strcmp(kind, "exact") != 0) *exact = 0;
   return 0;
+}
+
+/* The bits of the reduction over tasks whose true solution failed: the solver, or out of memory. */
+enum { TRUTH_FAILED = 1, TRUTH_NO_MEMORY = 2 };
+static int truth_failure(int rc) { return rc == NH_REFERENCE_NO_MEMORY ? TRUTH_NO_MEMORY : rc < 0 ? TRUTH_FAILED : 0; }
+static const char *truth_failure_text(int bits) {
+  return nh_truth_failure(bits & TRUTH_NO_MEMORY ? NH_REFERENCE_NO_MEMORY : -1);
 }
 
 static void multiplier_at(const nh_system *sys, const nh_state *x, double *lambda) {
@@ -160,10 +170,11 @@ static int make_truth(const nh_study *st, const nh_state *p, double h, needs nd,
   tr->exact = 1;
   tr->action = NAN;
   fill_nan(&tr->lambda[0][0], 3 * NH_MAX_K);
-  if (true_state(st, p, p->t + h, &tr->end, &tr->exact) < 0) return -1;
+  int rc;
+  if ((rc = true_state(st, p, p->t + h, &tr->end, &tr->exact)) < 0) return rc;
   if (nd.lambda && sys->k) {
     nh_state mid;
-    if (true_state(st, p, p->t + 0.5 * h, &mid, &tr->exact) < 0) return -1;
+    if ((rc = true_state(st, p, p->t + 0.5 * h, &mid, &tr->exact)) < 0) return rc;
     multiplier_at(sys, p, tr->lambda[0]);
     multiplier_at(sys, &mid, tr->lambda[1]);
     multiplier_at(sys, &tr->end, tr->lambda[2]);
@@ -174,7 +185,7 @@ static int make_truth(const nh_study *st, const nh_state *p, double h, needs nd,
       double tg, wg;
       nh_state xg;
       gsl_integration_glfixed_point(p->t, p->t + h, g, &tg, &wg, gl);
-      if (true_state(st, p, tg, &xg, &tr->exact) < 0) return -1;
+      if ((rc = true_state(st, p, tg, &xg, &tr->exact)) < 0) return rc;
       sum += wg * (nh_kinetic_energy(sys, xg.q, xg.v) - sys->type->potential(sys->p, xg.q));
     }
     tr->action = sum;
@@ -250,9 +261,10 @@ typedef struct {
   nh_method *const *adjoints;
 } onestep_tasks;
 
-static void run_onestep_task(void *ctx, long task) {
+static int run_onestep_task(void *ctx, long task) { /* the truths are computed: nothing to run out of */
   onestep_tasks *c = ctx;
   onestep_task(c->st, c->r, c->truths, c->adjoints, task);
+  return 0;
 }
 
 /* The largest value over the points of (method, h); NaN if any point is NaN. */
@@ -320,7 +332,10 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
     return -1;
   }
   for (int mi = 0; mi < nm; mi++) {
-    adjoints[mi] = nh_method_adjoint(st->methods[mi]);
+    if (!(adjoints[mi] = nh_method_adjoint(st->methods[mi])) && nh_method_has_adjoint(st->methods[mi])) {
+      snprintf(err, errlen, "%s: out of memory for the adjoint of method %s", st->spec_file, st->method_names[mi]);
+      goto fail;
+    }
     nd.lambda |= nh_method_lambda_time(st->methods[mi]) != NH_LAMBDA_NONE;
     nd.action |= st->methods[mi]->type->discrete_action != NULL;
   }
@@ -333,13 +348,13 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
     const int j = p % st->npoints;
     nh_state x = *ic;
     double t = ic->t + (double)j * st->T / st->npoints;
-    if (j > 0) failed |= true_state(st, ic, t, &x, &exact) < 0;
+    if (j > 0) failed |= truth_failure(true_state(st, ic, t, &x, &exact));
     r->point_t[p] = t;
     for (int i = 0; i < n; i++)
       r->points[(size_t)p * 2 * n + i] = x.q[i], r->points[(size_t)p * 2 * n + n + i] = x.v[i];
   }
   if (failed) {
-    snprintf(err, errlen, "%s: the reference solver (rk8pd) failed on the way to a point", st->spec_file);
+    snprintf(err, errlen, "%s: %s on the way to a point", st->spec_file, truth_failure_text(failed));
     goto fail;
   }
 
@@ -352,11 +367,11 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
     x.z = st->ics[p / st->npoints].z;
     memcpy(x.q, r->points + (size_t)p * 2 * n, sizeof(double) * (size_t)n);
     memcpy(x.v, r->points + (size_t)p * 2 * n + n, sizeof(double) * (size_t)n);
-    failed |= make_truth(st, &x, st->h[hi], nd, gl, &truths[c]) < 0;
+    failed |= truth_failure(make_truth(st, &x, st->h[hi], nd, gl, &truths[c]));
     exact &= truths[c].exact;
   }
   if (failed) {
-    snprintf(err, errlen, "%s: the reference solver (rk8pd) failed over one step from a point", st->spec_file);
+    snprintf(err, errlen, "%s: %s over one step from a point", st->spec_file, truth_failure_text(failed));
     goto fail;
   }
   r->reference_kind = exact ? "exact" : "rk8pd";
@@ -380,11 +395,14 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
       emax[hi] = max_over_points(r->local_err + at, np);
       amax[hi] = max_over_points(r->action_err + at, np);
     }
-    nh_fit_order(nh, st->h, emax, st->fit_points, st->error_floor, &r->slope[mi], &r->slope_stderr[mi],
-                 &r->fit_first[mi], &r->fit_count[mi]);
     double se;
     int first, count;
-    nh_fit_order(nh, st->h, amax, st->fit_points, st->error_floor, &r->action_slope[mi], &se, &first, &count);
+    if (nh_fit_order(nh, st->h, emax, st->fit_points, st->error_floor, &r->slope[mi], &r->slope_stderr[mi],
+                     &r->fit_first[mi], &r->fit_count[mi]) == -2 ||
+        nh_fit_order(nh, st->h, amax, st->fit_points, st->error_floor, &r->action_slope[mi], &se, &first, &count) == -2) {
+      snprintf(err, errlen, "%s: out of memory for the slope fit", st->spec_file);
+      goto fail;
+    }
   }
   for (int mi = 0; mi < nm; mi++) nh_method_free(adjoints[mi]);
   free(adjoints), free(truths);

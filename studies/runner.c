@@ -47,17 +47,20 @@ static double discrete_residual(const nh_method *m, const nh_system *sys, const 
   return nh_norm_max(sys->k, d);
 }
 
-/* max_a |λ − λ(t*)| of the step x → y, t* the time the method's multiplier approximates. */
-static double multiplier_error(const nh_study *st, const nh_method *m, const nh_state *x, const nh_state *y) {
+/* max_a |λ − λ(t*)| of the step x → y, t* the time the method's multiplier approximates, into
+ * *err (NaN if none or the true solution fails); NH_REFERENCE_NO_MEMORY if it ran out of memory. */
+static int multiplier_error(const nh_study *st, const nh_method *m, const nh_state *x, const nh_state *y, double *err) {
   const nh_system *sys = &st->sys;
   const double t = nh_method_multiplier_time(m, x->t, y->t);
-  if (isnan(t) || sys->k == 0) return NAN;
+  *err = NAN;
+  if (isnan(t) || sys->k == 0) return 0;
   nh_state ref;
   double lam[NH_MAX_K], d[NH_MAX_K];
-  if (nh_true_solution(sys, &st->x0, t, st->reference_tol, &ref, NULL) < 0 || nh_multiplier(sys, t, ref.q, ref.v, lam) < 0)
-    return NAN;
+  const int rc = nh_true_solution(sys, &st->x0, t, st->reference_tol, &ref, NULL);
+  if (rc < 0 || nh_multiplier(sys, t, ref.q, ref.v, lam) < 0) return rc == NH_REFERENCE_NO_MEMORY ? rc : 0;
   for (int a = 0; a < sys->k; a++) d[a] = y->lambda[a] - lam[a];
-  return nh_norm_max(sys->k, d);
+  *err = nh_norm_max(sys->k, d);
+  return 0;
 }
 
 static double norm_of(nh_norm norm, int n, const double *d) {
@@ -65,7 +68,7 @@ static double norm_of(nh_norm norm, int n, const double *d) {
 }
 
 /* One run to T; the step loop keeps the last step for the method's own quantities. */
-static void convergence_task(void *ctx, long task) {
+static int convergence_task(void *ctx, long task) {
   const nh_study *st = ((nh_study_tasks *)ctx)->st;
   nh_convergence_result *r = ((nh_study_tasks *)ctx)->result;
   const nh_system *sys = &st->sys;
@@ -106,7 +109,9 @@ static void convergence_task(void *ctx, long task) {
   r->err[task] = norm_of(st->norm, 2 * n, d);
   r->err_q[task] = norm_of(st->norm, n, d);
   r->err_v[task] = norm_of(st->norm, n, d + n);
-  r->lambda_err[task] = status == NH_STEP_OK && nsteps > 0 ? multiplier_error(st, m, &prev, &x) : NAN;
+  r->lambda_err[task] = NAN;
+  if (status == NH_STEP_OK && nsteps > 0 && multiplier_error(st, m, &prev, &x, &r->lambda_err[task]) < 0) return -1;
+  return 0;
 }
 
 int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, size_t errlen) {
@@ -133,10 +138,9 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
     return -1;
   }
 
-  if (nh_true_solution(&st->sys, &st->x0, st->x0.t + st->T, st->reference_tol, &r->reference, &r->reference_kind) < 0) {
-    snprintf(err, errlen, "%s: the reference solver (rk8pd) failed", st->spec_file);
-    return -1;
-  }
+  const int truth = nh_true_solution(&st->sys, &st->x0, st->x0.t + st->T, st->reference_tol, &r->reference,
+                                     &r->reference_kind);
+  if (truth < 0) return snprintf(err, errlen, "%s: %s", st->spec_file, nh_truth_failure(truth)), -1;
 
   nh_study_tasks ctx = {st, r};
   const size_t n2 = 2 * (size_t)n;
@@ -151,8 +155,9 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
     return -1;
 
   for (int mi = 0; mi < nm; mi++) {
-    nh_fit_order(nh, st->h, r->err + (size_t)mi * nh, st->fit_points, st->error_floor, &r->order[mi],
-                 &r->order_stderr[mi], &r->fit_first[mi], &r->fit_count[mi]);
+    if (nh_fit_order(nh, st->h, r->err + (size_t)mi * nh, st->fit_points, st->error_floor, &r->order[mi],
+                     &r->order_stderr[mi], &r->fit_first[mi], &r->fit_count[mi]) == -2)
+      return snprintf(err, errlen, "%s: out of memory for the order fit", st->spec_file), -1;
     r->order_ok[mi] = fabs(r->order[mi] - st->order_expected[mi]) <= st->order_tolerance;
   }
   return 0;
@@ -172,8 +177,10 @@ void nh_convergence_result_free(nh_convergence_result *r) {
 static int sample_initial_conditions(const nh_study *st, nh_ensemble_result *r, char *err, size_t errlen) {
   const int n = st->sys.n;
   nh_state *x = st->random_ics ? malloc(sizeof *x * (size_t)st->count) : (nh_state *)st->ics;
-  int rc = !x ? -1 : st->random_ics ? nh_draw_states(&st->sys, st->count, st->energy, st->seed, x) : 0;
-  if (rc == -2)
+  int rc = !x ? NH_DRAW_NO_MEMORY : st->random_ics ? nh_draw_states(&st->sys, st->count, st->energy, st->seed, x) : 0;
+  if (rc == NH_DRAW_NO_MEMORY)
+    snprintf(err, errlen, "%s: out of memory for %d initial conditions", st->spec_file, st->count);
+  else if (rc == -2)
     snprintf(err, errlen, "%s: the random sampler cannot draw states of %s: %s", st->spec_file, st->sys.type->name,
              st->sys.type->sampler_doc ? st->sys.type->sampler_doc : "affine or holonomic constraints");
   else if (rc < 0)
@@ -209,14 +216,15 @@ static int run_trajectory(const nh_study *st, nh_ensemble_result *r, long task, 
   *cost = run.cost;
   /* Drift: least-squares slope of dE against t over the samples reached. */
   r->drift_slope[task] = nh_drift_slope(run.reached, r->t, run.dE);
-  return rc < 0 ? -1 : 0;
+  return rc; /* 0, or nh_sampled_run_go's failure */
 }
 
 /* ---- checkpointing (studies/checkpoint.h): one record per finished trajectory ---------------- */
 
-/* A record: status, max|dE|, drift slope, max residual, wall time, the six cost counters (exact as
- * doubles below 2^53), then the trajectory's dE row and its observables' rows. */
-enum { REC_STATUS, REC_MAX_ABS_DE, REC_DRIFT, REC_RESIDUAL, REC_TIME, REC_COST, REC_ROWS = REC_COST + 6 };
+/* A record: the outcome (1: the run went to its end; 0: it ran out of memory and its record is
+ * dropped, the study fails), status, max|dE|, drift slope, max residual, wall time, the six cost
+ * counters (exact as doubles below 2^53), then the trajectory's dE row and its observables' rows. */
+enum { REC_OUTCOME, REC_STATUS, REC_MAX_ABS_DE, REC_DRIFT, REC_RESIDUAL, REC_TIME, REC_COST, REC_ROWS = REC_COST + 6 };
 
 typedef struct {
   const nh_study *st;
@@ -263,7 +271,7 @@ static void unpack_task(journal *j, long task, const double *x) {
 /* A replayed record of the journal (records of another shape or task range are ignored). */
 static void replay_task(void *vj, long task, const double *x, size_t n) {
   journal *j = vj;
-  if (task < 0 || task >= (long)j->st->nmethods * j->st->count || n != record_length(j)) return;
+  if (task < 0 || task >= (long)j->st->nmethods * j->st->count || n != record_length(j) || x[REC_OUTCOME] != 1) return;
   unpack_task(j, task, x);
   j->done[task] = 1;
 }
@@ -283,32 +291,37 @@ int nh_ensemble_dE_row(const nh_study *st, const nh_ensemble_result *r, long tas
 
 /* The statistics across the ICs of method mi at every sample (spec/newmark.md §6 A11), from its
  * rows in memory or in the journal, into r's arrays, or (streamed) appended to the journal as
- * record nmethods · count + mi. rows: scratch for nic × ns values; stats for NH_STATS × ns. */
-static int method_statistics(const nh_study *st, nh_ensemble_result *r, int mi, double *rows, double *stats) {
+ * record nmethods · count + mi. rows: scratch for nic × ns values; stats for NH_STATS × ns.
+ * 0, or -1 with the reason in err. */
+static int method_statistics(const nh_study *st, nh_ensemble_result *r, int mi, double *rows, double *stats, char *err,
+                             size_t errlen) {
   const int nic = st->count, ns = st->nsamples;
   int *count = malloc(sizeof(int) * (size_t)ns);
-  int rc = count ? 0 : -1;
-  for (int ic = 0; rc == 0 && ic < nic; ic++) rc = nh_ensemble_dE_row(st, r, (long)mi * nic + ic, rows + (size_t)ic * ns);
-  if (rc == 0) {
-    double *row[NH_STATS];
-    for (int k = 0; k < NH_STATS; k++) row[k] = stats + (size_t)k * ns;
+  const char *why = count ? NULL : "out of memory";
+  for (int ic = 0; !why && ic < nic; ic++)
+    if (nh_ensemble_dE_row(st, r, (long)mi * nic + ic, rows + (size_t)ic * ns) < 0) why = "cannot read its trajectories back";
+  double *row[NH_STATS];
+  for (int k = 0; k < NH_STATS; k++) row[k] = stats + (size_t)k * ns;
+  if (!why) {
     nh_column_stats(nic, ns, rows, row[NH_STAT_MEAN], row[NH_STAT_VAR], count);
     if (nh_column_quantile(nic, ns, rows, 0.1, row[NH_STAT_Q10]) < 0 || nh_column_quantile(nic, ns, rows, 0.5, row[NH_STAT_Q50]) < 0 ||
         nh_column_quantile(nic, ns, rows, 0.9, row[NH_STAT_Q90]) < 0)
-      rc = -1;
+      why = "out of memory";
     for (int j = 0; j < ns; j++) row[NH_STAT_COUNT][j] = count[j];
   }
-  if (rc == 0 && r->journal) {
-    rc = nh_checkpoint_append(r->journal, (long)st->nmethods * nic + mi, stats, (size_t)NH_STATS * ns);
+  if (!why && r->journal) {
+    if (nh_checkpoint_append(r->journal, (long)st->nmethods * nic + mi, stats, (size_t)NH_STATS * ns) < 0)
+      why = errno == ENOMEM ? "out of memory" : "cannot append them to the journal";
     r->last_var[mi] = stats[(size_t)NH_STAT_VAR * ns + ns - 1], r->last_count[mi] = count[ns - 1];
-  } else if (rc == 0) {
+  } else if (!why) {
     const size_t at = (size_t)mi * ns;
     double *const dst[NH_STAT_COUNT] = {r->dE_mean, r->dE_var, r->dE_q10, r->dE_q50, r->dE_q90};
     for (int k = 0; k < NH_STAT_COUNT; k++) memcpy(dst[k] + at, stats + (size_t)k * ns, sizeof(double) * (size_t)ns);
     memcpy(r->dE_count + at, count, sizeof(int) * (size_t)ns);
   }
   free(count);
-  return rc;
+  if (why) snprintf(err, errlen, "%s: the statistics of method %d: %s", st->spec_file, mi, why);
+  return why ? -1 : 0;
 }
 
 int nh_ensemble_stat_row(const nh_study *st, const nh_ensemble_result *r, int m, int which, double *row) {
@@ -327,16 +340,20 @@ static void run_task(void *vj, long task, double *rec) {
   journal *j = vj;
   const size_t ns = (size_t)j->st->nsamples;
   double t0 = omp_get_wtime();
-  run_trajectory(j->st, j->r, task, rec + REC_ROWS, j->r->samples.row ? rec + REC_ROWS + ns : NULL, &j->task_cost[task]);
+  const int rc =
+      run_trajectory(j->st, j->r, task, rec + REC_ROWS, j->r->samples.row ? rec + REC_ROWS + ns : NULL, &j->task_cost[task]);
   j->task_time[task] = omp_get_wtime() - t0;
   pack_task(j, task, rec);
+  rec[REC_OUTCOME] = rc != NH_REFERENCE_NO_MEMORY;
 }
 
 /* A finished trajectory's record (nh_task_set.take): into the result, and into the journal. A
- * streamed run whose journal cannot be written has lost rows it cannot write: -1, a failed run. */
+ * streamed run whose journal cannot be written has lost rows it cannot write: -1, a failed run;
+ * so has a run that ran out of memory. */
 static int take_task(void *vj, long task, const double *rec, int remote) {
   journal *j = vj;
   (void)remote; /* a local record carries the same numbers as the slots its run filled */
+  if (rec[REC_OUTCOME] != 1) return -1;
   unpack_task(j, task, rec);
   if (!j->r->journal || nh_checkpoint_append(j->r->journal, task, rec, record_length(j)) == 0) return 0;
   if (!j->journal_failed)
@@ -444,10 +461,7 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
       nh_cost_add(&r->cost[mi], &jr.task_cost[(size_t)mi * nic + ic]);
       r->wall_time[mi] += jr.task_time[(size_t)mi * nic + ic];
     }
-    if (method_statistics(st, r, mi, rows, scratch) < 0) {
-      snprintf(err, errlen, "%s: cannot read the trajectories of method %d back for its statistics", st->spec_file, mi);
-      goto done;
-    }
+    if (method_statistics(st, r, mi, rows, scratch, err, errlen) < 0) goto done;
   }
   rc = 0;
 done:

@@ -15,9 +15,14 @@ void nh_truth_start(nh_truth *tr, const nh_system *sys, const nh_state *x0, doub
   tr->kind = tr->exact ? "exact" : "rk8pd";
 }
 
+const char *nh_truth_failure(int rc) {
+  return rc == NH_REFERENCE_NO_MEMORY ? "out of memory for the reference solution" : "the reference solver (rk8pd) failed";
+}
+
 int nh_truth_at(nh_truth *tr, double t, nh_state *out) {
   if (tr->exact) return tr->sys->type->exact(tr->sys->p, &tr->x0, t, out);
-  if (t != tr->x.t && nh_reference_solve(tr->sys, &tr->x, t, tr->tol, &tr->x) < 0) return -1;
+  const int rc = t != tr->x.t ? nh_reference_solve(tr->sys, &tr->x, t, tr->tol, &tr->x) : 0;
+  if (rc < 0) return rc;
   *out = tr->x;
   return 0;
 }
@@ -57,17 +62,18 @@ static unsigned needs_of(const nh_sampled_run *r) {
   return needs;
 }
 
-/* Every observable at one sample; -1 if the true solution failed. */
+/* Every observable at one sample; 0, or the true solution's failure (nh_truth_at). */
 static int sample(nh_sampled_run *r, nh_truth *tr, unsigned needs, double E0, const nh_state *prev,
                   const nh_state *cur, double *row) {
   nh_state ref, ref_lambda;
   nh_obs_ctx c = {&r->st->sys, r->m, r->h, E0, prev, cur, NULL, NULL};
+  int rc;
   if ((needs & NH_OBS_LAMBDA_REFERENCE) && prev) {
-    if (nh_truth_at(tr, nh_method_multiplier_time(r->m, prev->t, cur->t), &ref_lambda) < 0) return -1;
+    if ((rc = nh_truth_at(tr, nh_method_multiplier_time(r->m, prev->t, cur->t), &ref_lambda)) < 0) return rc;
     c.ref_lambda = &ref_lambda;
   }
   if (needs & NH_OBS_REFERENCE) {
-    if (nh_truth_at(tr, cur->t, &ref) < 0) return -1;
+    if ((rc = nh_truth_at(tr, cur->t, &ref)) < 0) return rc;
     c.ref = &ref;
   }
   for (int o = 0; o < r->layout->nobs; o++) nh_observable_sample(r->st->obs[o], &c, row + r->layout->offset[o]);
@@ -115,9 +121,8 @@ int nh_sampled_run_go(nh_sampled_run *r) {
     r->max_residual = fmax(r->max_residual, res);
     double dE = nh_energy(sys, x.q, x.v) - E0;
     if (r->dE) r->dE[s] = dE;
-    if (row && sample(r, &tr, needs, E0, s ? &prev : NULL, &x, r->values + (size_t)s * row) < 0) {
+    if (row && (rc = sample(r, &tr, needs, E0, s ? &prev : NULL, &x, r->values + (size_t)s * row)) < 0) {
       r->status = NH_STEP_SOLVER_FAILED;
-      rc = -1;
       break;
     }
     r->reached = s + 1;

@@ -15,7 +15,9 @@ typedef struct {
   const char *kind; /* "exact" or "rk8pd" */
 } nh_truth;
 void nh_truth_start(nh_truth *tr, const nh_system *sys, const nh_state *x0, double tol);
-/* The true state at time t ≥ the last time asked. Returns 0 or -1. */
+/* The true state at time t ≥ the last time asked. Returns 0, or nh_reference_solve's failure. */
+/* What a failure of the true solution (-1, NH_REFERENCE_NO_MEMORY) was, for messages. */
+const char *nh_truth_failure(int rc);
 int nh_truth_at(nh_truth *tr, double t, nh_state *out);
 
 /* Sets up the layout of st's observables: widths, offsets, and for every method why it does not
@@ -45,7 +47,8 @@ typedef struct {
   nh_state final;
 } nh_sampled_run;
 /* Runs r; a failed run leaves NaN in the samples it did not reach. Returns 0, or -1 when the true
- * solution that an observable needs could not be computed (status then says the run failed). */
+ * solution that an observable needs could not be computed, NH_REFERENCE_NO_MEMORY when there was
+ * no memory for it (status then says the run failed). */
 int nh_sampled_run_go(nh_sampled_run *r);
 
 #endif

@@ -757,6 +757,17 @@ static int load_trajectory(const ctx *c, const config_setting_t *root, nh_study 
 
 /* `ensemble = { count = N; energy = E; seed = S; }`: N random states on D at energy E, drawn by
  * the system's sampler from the streams (S, i). */
+/* count states on D at the study's energy into x (nh_draw_states); a failure said at setting e. */
+static int draw_states(const ctx *c, const config_setting_t *e, const nh_study *st, int count, nh_state *x) {
+  const int rc = nh_draw_states(&st->sys, count, st->energy, st->seed, x);
+  if (rc == NH_DRAW_NO_MEMORY) return out_of_memory(c);
+  if (rc < 0)
+    return fail_at(c, e, "no state of %s on D at energy %g in the sample box (the energy must exceed the "
+                         "potential's minimum there by the kinetic margin; spec/newmark.md 6 A10)",
+                   st->sys.type->name, st->energy);
+  return 0;
+}
+
 static int load_random_states(const ctx *c, const config_setting_t *ens, nh_study *st) {
   static const char *const known_ens[] = {"count", "energy", "seed", NULL};
   if (!config_setting_is_group(ens)) return fail_at(c, ens, "'ensemble' must be a group { count = ...; energy = ...; seed = ...; }");
@@ -777,11 +788,7 @@ static int load_random_states(const ctx *c, const config_setting_t *ens, nh_stud
   /* Pre-flight: the first state is drawn now (the run draws it again, the same from its stream), so
    * that an energy no state reaches (e.g. below min V) is a bad spec, not a run that fails later. */
   nh_state first;
-  if (nh_draw_states(&st->sys, 1, st->energy, st->seed, &first) < 0)
-    return fail_at(c, e, "no state of %s on D at energy %g in the sample box (the energy must exceed the "
-                         "potential's minimum there by the kinetic margin; spec/newmark.md 6 A10)",
-                   st->sys.type->name, st->energy);
-  return 0;
+  return draw_states(c, e, st, 1, &first);
 }
 
 /* Random initial conditions as the study's `initial` list: "random 0", "random 1", … */
@@ -791,8 +798,7 @@ static int load_random_initials(const ctx *c, const config_setting_t *ens, nh_st
   st->ics = calloc((size_t)st->nic, sizeof *st->ics);
   st->ic_names = calloc((size_t)st->nic, sizeof *st->ic_names);
   if (!st->ics || !st->ic_names) return out_of_memory(c);
-  if (nh_draw_states(&st->sys, st->nic, st->energy, st->seed, st->ics) < 0)
-    return fail_at(c, ens, "no state of %s on D at energy %g found in the sample box", st->sys.type->name, st->energy);
+  if (draw_states(c, ens, st, st->nic, st->ics) < 0) return -1;
   for (int i = 0; i < st->nic; i++) {
     char name[32];
     snprintf(name, sizeof name, "random %d", i);

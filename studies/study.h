@@ -297,11 +297,14 @@ int nh_integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nst
                  double deadline, double *residual);
 
 /* count random states on D at the energy, state i drawn from the stream (seed, i) by the
- * system's sampler (nh_sample_on_D). Returns 0, or nh_sample_on_D's failure code (-1, -2). */
+ * system's sampler (nh_sample_on_D). Returns 0, nh_sample_on_D's failure code (-1, -2), or
+ * NH_DRAW_NO_MEMORY (no memory for the random generator). */
+#define NH_DRAW_NO_MEMORY (-3)
 int nh_draw_states(const nh_system *sys, int count, double energy, uint64_t seed, nh_state *x);
 
 /* Order fit over h (ascending or not) and errors: the finest `fit_points` points whose error is
- * finite and above `floor`. Returns 0, or -1 if fewer than 2 such points. */
+ * finite and above `floor`. Returns 0, -1 if fewer than 2 such points, or -2 if out of memory
+ * (order and stderr NaN, first -1, count 0 in both failures). */
 int nh_fit_order(int nh, const double *h, const double *err, int fit_points, double floor,
                  double *order, double *stderr_, int *first, int *count);
 
@@ -375,9 +378,11 @@ typedef struct {
  * under LABEL and the study's checkpoint journal (st->checkpoint; NULL: none): each finished
  * task's elements of the slots are appended to it, and a resumed
  * run (st->resume) takes the tasks it holds from it, bit for bit, instead of running them
- * (studies/task_journal.c). Returns 0, or -1 with a message if the journal cannot be opened (none
- * to resume, another run's); a journal that fails later only notes it: the results are in memory. */
-int nh_journaled_tasks(const nh_study *st, const char *label, long count, void (*task)(void *ctx, long i), void *ctx,
+ * (studies/task_journal.c). A task returns 0, or -1 if it ran out of memory: its results are
+ * neither kept nor journaled (a resumed run runs it again) and the study fails. Returns 0, or -1
+ * with a message if the journal cannot be opened (none to resume, another run's) or a task ran
+ * out of memory; a journal that fails later only notes it: the results are in memory. */
+int nh_journaled_tasks(const nh_study *st, const char *label, long count, int (*task)(void *ctx, long i), void *ctx,
                        const nh_task_slot *slots, int nslots, char *err, size_t errlen);
 /* The context of a study kind whose tasks need only the study and its result. */
 typedef struct {

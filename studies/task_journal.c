@@ -4,7 +4,8 @@
  * the journal and runs only the others. The ensemble has its own journal, which also streams its
  * large rows (studies/runner.c).
  *
- * A record is the task's elements of every slot in order, each as doubles: a double's bits as they
+ * A record is 1 (the task ran to its end; 0: it ran out of memory and its record is dropped), then
+ * the task's elements of every slot in order, each as doubles: a double's bits as they
  * are (NaN payloads and −0 survive), an int or a cost counter by value (exact below 2^53). A
  * replayed task is therefore bit-identical to the run that computed it, wall times included. */
 #include <errno.h>
@@ -23,7 +24,7 @@ static size_t slot_doubles(const nh_task_slot *s) {
 }
 
 static size_t record_length(const nh_task_slot *slots, int nslots) {
-  size_t len = 0;
+  size_t len = 1; /* the task's outcome */
   for (int i = 0; i < nslots; i++) len += slot_doubles(&slots[i]);
   return len;
 }
@@ -77,7 +78,7 @@ typedef struct {
   long count;
   size_t length; /* of a record */
   char *done;    /* [task]: replayed from the journal */
-  void (*task)(void *ctx, long i);
+  int (*task)(void *ctx, long i);
   void *ctx;
   const char *path;
   nh_checkpoint *ck;
@@ -87,22 +88,24 @@ typedef struct {
 /* A record of the journal back into the slots (records of another shape or task range: ignored). */
 static void replay_record(void *vj, long task, const double *x, size_t n) {
   journaled *j = vj;
-  if (task < 0 || task >= j->count || n != j->length) return;
-  unpack(j->slots, j->nslots, task, x);
+  if (task < 0 || task >= j->count || n != j->length || x[0] != 1) return;
+  unpack(j->slots, j->nslots, task, x + 1);
   j->done[task] = 1;
 }
 
 static void run_task(void *vj, long i, double *rec) {
   journaled *j = vj;
-  j->task(j->ctx, i);
-  pack(j->slots, j->nslots, i, rec);
+  rec[0] = j->task(j->ctx, i) == 0;
+  pack(j->slots, j->nslots, i, rec + 1);
 }
 
 /* A finished task's record: into its slots if it ran on another rank, and into the journal. The
- * results are all in memory, so a journal that cannot be written costs only the resume. */
+ * results are all in memory, so a journal that cannot be written costs only the resume. -1 for
+ * a task that ran out of memory. */
 static int take_task(void *vj, long i, const double *rec, int remote) {
   journaled *j = vj;
-  if (remote) unpack(j->slots, j->nslots, i, rec);
+  if (rec[0] != 1) return -1;
+  if (remote) unpack(j->slots, j->nslots, i, rec + 1);
   if (j->ck && nh_checkpoint_append(j->ck, i, rec, j->length) < 0 && !j->append_failed) {
     fprintf(stderr, "nhbench: cannot append to %s: %s; the results of this run are not affected\n", j->path,
             strerror(errno));
@@ -111,7 +114,7 @@ static int take_task(void *vj, long i, const double *rec, int remote) {
   return 0;
 }
 
-int nh_journaled_tasks(const nh_study *st, const char *label, long count, void (*task)(void *ctx, long i), void *ctx,
+int nh_journaled_tasks(const nh_study *st, const char *label, long count, int (*task)(void *ctx, long i), void *ctx,
                        const nh_task_slot *slots, int nslots, char *err, size_t errlen) {
   journaled j = {slots, nslots, count, record_length(slots, nslots), calloc((size_t)count + 1, 1), task, ctx,
                  st->checkpoint, NULL, 0};

@@ -47,7 +47,7 @@ typedef struct {
 } trajectory_tasks;
 
 /* Run [method][h][ic]: its observables into its block of samples.values, its end state. */
-static void trajectory_task(void *vctx, long task) {
+static int trajectory_task(void *vctx, long task) {
   const trajectory_tasks *c = vctx;
   const nh_study *st = c->st;
   nh_trajectory_result *r = c->r;
@@ -58,12 +58,14 @@ static void trajectory_task(void *vctx, long task) {
                         .divergence = st->divergence, .layout = st->nobs ? &r->samples : NULL};
   if (st->nobs) run.values = r->samples.values + (size_t)task * r->nsamples * r->samples.row;
   double t0 = omp_get_wtime();
-  c->truth_failed[task] = nh_sampled_run_go(&run) < 0;
+  const int truth = nh_sampled_run_go(&run);
+  c->truth_failed[task] = truth < 0;
   r->wall_time[task] = omp_get_wtime() - t0;
   r->status[task] = run.status;
   r->cost[task] = run.cost;
   memcpy(r->final_state + (size_t)task * 2 * n, run.final.q, sizeof(double) * (size_t)n);
   memcpy(r->final_state + (size_t)task * 2 * n + n, run.final.v, sizeof(double) * (size_t)n);
+  return truth == NH_REFERENCE_NO_MEMORY ? -1 : 0;
 }
 
 int nh_run_trajectory(const nh_study *st, nh_trajectory_result *r, char *err, size_t errlen) {

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "studies/sampling.h"
 #include "studies/study.h"
 
 /* Pareto efficiency of n runs: efficient[i] = 1 when run i is ok (ok[i] != 0, err[i] and cost[i]
@@ -68,7 +69,7 @@ static void errors_at_T(const nh_system *sys, const nh_state *x, const nh_state 
   e[5] = nh_norm_2(n, d + n);
 }
 
-static void wp_task(void *ctx, long task) {
+static int wp_task(void *ctx, long task) { /* allocates nothing: it cannot run out of memory */
   const nh_study *st = ((nh_study_tasks *)ctx)->st;
   nh_work_precision_result *r = ((nh_study_tasks *)ctx)->result;
   const nh_system *sys = &st->sys;
@@ -100,12 +101,13 @@ static void wp_task(void *ctx, long task) {
   if (status != NH_STEP_OK) {
     for (int i = 0; i < NH_WP_NORMS; i++) e[i] = NAN;
     r->wall_time[task] = NAN;
-    return;
+    return 0;
   }
   double sorted[made];
   memcpy(sorted, wt, sizeof(double) * (size_t)made);
   gsl_sort(sorted, 1, (size_t)made);
   r->wall_time[task] = gsl_stats_median_from_sorted_data(sorted, 1, (size_t)made);
+  return 0;
 }
 
 int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char *err, size_t errlen) {
@@ -133,9 +135,10 @@ int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char 
     nh_work_precision_result_free(r);
     return -1;
   }
-  if (nh_true_solution(&st->sys, &st->ics[0], st->ics[0].t + st->T, st->reference_tol, &r->reference,
-                       &r->reference_kind) < 0) {
-    snprintf(err, errlen, "%s: the reference solver (rk8pd) failed", st->spec_file);
+  const int truth =
+      nh_true_solution(&st->sys, &st->ics[0], st->ics[0].t + st->T, st->reference_tol, &r->reference, &r->reference_kind);
+  if (truth < 0) {
+    snprintf(err, errlen, "%s: %s", st->spec_file, nh_truth_failure(truth));
     free(front_err), free(ok);
     nh_work_precision_result_free(r);
     return -1;

@@ -62,6 +62,14 @@ static inline void test_write_file(const char *path, const char *text) {
   fclose(f);
 }
 
+/* The text of the file at path into out (truncated to outlen − 1 bytes). */
+static inline void test_read_file(const char *path, char *out, size_t outlen) {
+  FILE *f = fopen(path, "r");
+  cr_assert(f, "cannot read %s", path);
+  out[fread(out, 1, outlen - 1, f)] = '\0';
+  fclose(f);
+}
+
 /* Runs the shell command cmd, what it prints on stdout into out (truncated to outlen − 1 bytes);
  * the exit status (128 + the signal for a child the shell saw killed), or -1 if it did not exit. */
 static inline int test_run_command(const char *cmd, char *out, size_t outlen) {

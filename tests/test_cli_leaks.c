@@ -7,6 +7,7 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
@@ -29,8 +30,9 @@ long test_live_blocks(void); /* tests/test_no_alloc.c; -1 under AddressSanitizer
 static char dir[128];
 
 /* The command line `line` ("export FILE series --ic 1"; @ stands for the test's directory), split
- * at spaces, called in-process with stdout and stderr sent to /dev/null; its exit status. */
-static int call(const char *line) {
+ * at spaces, called in-process with stdout and stderr sent to the files out_path and err_path
+ * (NULL: /dev/null); its exit status. */
+static int call_to(const char *line, const char *out_path, const char *err_path) {
   char text[1024], expanded[1024] = "", *argv[MAX_ARGS + 1];
   for (const char *p = line; *p; p++) {
     size_t len = strlen(expanded);
@@ -55,14 +57,19 @@ static int call(const char *line) {
   cr_assert(fn != NULL, "%s: no such command", line);
   fflush(stdout), fflush(stderr);
   const int out = dup(1), err = dup(2), null = open("/dev/null", O_WRONLY);
-  dup2(null, 1), dup2(null, 2);
+  const int to = out_path ? open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : dup(null);
+  const int to_err = err_path ? open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : dup(null);
+  cr_assert(to >= 0 && to_err >= 0, "cannot create %s or %s", out_path, err_path);
+  dup2(to, 1), dup2(to_err, 2);
   nh_cli_getopt_reset();
   const int rc = fn(argc, argv);
   fflush(stdout), fflush(stderr);
   dup2(out, 1), dup2(err, 2);
-  close(out), close(err), close(null);
+  close(out), close(err), close(null), close(to), close(to_err);
   return rc;
 }
+
+static int call(const char *line) { return call_to(line, NULL, NULL); }
 
 /* Each line twice: the exit status both times, and nothing left behind by the second call. */
 static void no_leak(const char *const *lines, const int *status, int n) {
@@ -272,60 +279,142 @@ Test(cli_leaks, report, .init = make_dir, .fini = remove_dir) {
 extern long test_fail_allocation; /* tests/test_no_alloc.c: the allocation that fails */
 extern int *test_fail_fired;      /* and where it says that it failed */
 
+/* A command line of the out-of-memory sweep; for a run, tables of its output @/oom.h5 ("orders":
+ * `nhbench export @/oom.h5 orders`) that must read the same as an undisturbed run's whenever the
+ * run succeeds although an allocation failed (the ones it may do without: a journal record that
+ * cannot be appended, the progress display's per-method counts). */
+#define OOM_TABLES 4
+typedef struct {
+  const char *line;
+  const char *tables[OOM_TABLES];
+} oom_case;
+
+/* Where table t of @/oom.h5 is exported: @/ref-<i>-<t>.txt for the undisturbed run of case i,
+ * @/got.txt for the run under test (reference 0). */
+static const char *table_file(int i, int t, int reference, char *path, size_t len) {
+  if (reference) snprintf(path, len, "%s/ref-%d-%d.txt", dir, i, t);
+  else snprintf(path, len, "%s/got.txt", dir);
+  return path;
+}
+
+static void export_table(const char *table, const char *path) {
+  char line[256];
+  snprintf(line, sizeof line, "export @/oom.h5 %s", table);
+  cr_assert_eq(call_to(line, path, NULL), 0, "%s: exit status", line);
+}
+
+static void expect_same_file(const char *a, const char *b, const char *what) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "cmp -s %s %s", a, b);
+  cr_expect_eq(system(cmd), 0, "%s", what);
+}
+
 /* Each line with its k-th allocation failing, for every k up to its last (each in a child process):
  * no crash on an unchecked NULL, a documented exit status, and never 0 from export, which prints data it must have read
  * whole (info shows a missing optional attribute as "?", and report a measure it cannot take as
- * not verified, so they may still succeed). */
-static void out_of_memory_everywhere(const char *const *lines, int n) {
+ * not verified, so they may still succeed); a failure says it was out of memory (not, say, a bad
+ * spec); a run that succeeds wrote the undisturbed results. */
+static void out_of_memory_everywhere(const oom_case *cases, int n) {
   int *fired = mmap(NULL, sizeof *fired, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   cr_assert_neq(fired, MAP_FAILED);
+  char output[256], path[256], got[256], messages[256];
+  snprintf(output, sizeof output, "%s/oom.h5", dir);
+  snprintf(messages, sizeof messages, "%s/stderr.txt", dir);
   for (int i = 0; i < n; i++) {
-    const int strict = strncmp(lines[i], "export ", 7) == 0;
+    const char *line = cases[i].line;
+    const int strict = strncmp(line, "export ", 7) == 0;
     int failures = 0;
+    if (cases[i].tables[0]) { /* the reference tables, of an undisturbed run */
+      cr_assert_eq(call(line), 0, "%s: exit status", line);
+      for (int t = 0; t < OOM_TABLES && cases[i].tables[t]; t++)
+        export_table(cases[i].tables[t], table_file(i, t, 1, path, sizeof path));
+    }
     for (long k = 1;; k++) {
       /* In a child, so that each k starts from the same process state whatever a failure left
        * behind (HDF5's tables after a failed close); whether allocation k was reached comes back
        * through shared memory. */
       *fired = 0;
+      unlink(output);
       const pid_t child = fork();
       cr_assert_geq(child, 0);
       if (child == 0) {
         test_fail_allocation = k, test_fail_fired = fired;
-        _exit(call(lines[i]));
+        _exit(call_to(line, NULL, messages));
       }
       int status = 0;
       cr_assert_eq(waitpid(child, &status, 0), child);
-      cr_assert(WIFEXITED(status), "%s: allocation %ld failed: killed by signal %d", lines[i], k,
+      cr_assert(WIFEXITED(status), "%s: allocation %ld failed: killed by signal %d", line, k,
                 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
       const int rc = WEXITSTATUS(status), reached = *fired;
       if (!reached) {
-        cr_expect_eq(rc, 0, "%s: without a failed allocation: exit status %d (k = %ld)", lines[i], rc, k);
+        cr_expect_eq(rc, 0, "%s: without a failed allocation: exit status %d (k = %ld)", line, rc, k);
         break;
       }
       failures++;
-      cr_expect(rc >= 0 && rc <= 2, "%s: allocation %ld failed: exit status %d", lines[i], k, rc);
-      if (strict) cr_expect_neq(rc, 0, "%s: allocation %ld failed, yet exit status 0", lines[i], k);
+      cr_expect(rc >= 0 && rc <= 2, "%s: allocation %ld failed: exit status %d", line, k, rc);
+      if (strict) cr_expect_neq(rc, 0, "%s: allocation %ld failed, yet exit status 0", line, k);
+      if (rc != 0) {
+        char said[4096];
+        test_read_file(messages, said, sizeof said);
+        cr_expect(strstr(said, "out of memory") || strstr(said, strerror(ENOMEM)),
+                  "%s: allocation %ld failed, exit status %d, and it said: %s", line, k, rc, said);
+        /* Bad usage (2) only while the spec loads: out of memory once the run has its output
+         * (the banner "... study of ...") or in the command itself is a failed run (1). */
+        if (strstr(said, " study of ") || strstr(said, "nhbench run: out of memory"))
+          cr_expect_eq(rc, 1, "%s: allocation %ld failed: exit status %d, and it said: %s", line, k, rc, said);
+      }
+      for (int t = 0; rc == 0 && t < OOM_TABLES && cases[i].tables[t]; t++) {
+        char what[512];
+        snprintf(what, sizeof what, "%s: allocation %ld failed, exit status 0, yet table %s differs", line, k,
+                 cases[i].tables[t]);
+        export_table(cases[i].tables[t], table_file(i, t, 0, got, sizeof got));
+        expect_same_file(table_file(i, t, 1, path, sizeof path), got, what);
+      }
     }
-    cr_expect_gt(failures, 0, "%s allocates nothing?", lines[i]);
+    cr_expect_gt(failures, 0, "%s allocates nothing?", line);
   }
   munmap(fired, sizeof *fired);
 }
 
 Test(cli_leaks, out_of_memory_in_every_command, .init = make_dir, .fini = remove_dir, .timeout = 300) {
   write_results();
-  static const char *const lines[] = {
-      "info @/conv.h5",
-      "info @/ens.h5",
-      "info @/traj.h5",
-      "info @/onestep.h5",
-      "info @/wp.h5",
-      "export @/conv.h5 convergence --methods all",
-      "export @/ens.h5 energy --method 1 --ics 0:2 --relative",
-      "export @/ens.h5 grid --grid 0 --stat final_var",
-      "export @/traj.h5 series --observable energy_error --method 0 --h 0 --ic 0",
-      "export @/onestep.h5 slopes",
-      "export @/wp.h5 work_precision",
-      "report -r @ -o @ " DATA "report/quick.claims",
+  static const oom_case cases[] = {
+      {"info @/conv.h5", {NULL}},
+      {"info @/ens.h5", {NULL}},
+      {"info @/traj.h5", {NULL}},
+      {"info @/onestep.h5", {NULL}},
+      {"info @/wp.h5", {NULL}},
+      {"export @/conv.h5 convergence --methods all", {NULL}},
+      {"export @/ens.h5 energy --method 1 --ics 0:2 --relative", {NULL}},
+      {"export @/ens.h5 grid --grid 0 --stat final_var", {NULL}},
+      {"export @/traj.h5 series --observable energy_error --method 0 --h 0 --ic 0", {NULL}},
+      {"export @/onestep.h5 slopes", {NULL}},
+      {"export @/wp.h5 work_precision", {NULL}},
+      {"report -r @ -o @ " DATA "report/quick.claims", {NULL}},
   };
-  out_of_memory_everywhere(lines, sizeof lines / sizeof *lines);
+  out_of_memory_everywhere(cases, sizeof cases / sizeof *cases);
+}
+
+/* `run` of every study kind. */
+Test(cli_leaks, out_of_memory_in_run, .init = make_dir, .fini = remove_dir, .timeout = 300) {
+  static const oom_case cases[] = {
+      {"run " DATA "order_claim.cfg -o @/oom.h5 --set T=1 -s h0=0.1 -j 1", {"orders", "convergence --methods all"}},
+      {"run " DATA "small_ensemble.cfg -o @/oom.h5 -j 1",
+       {"variance --methods all", "quantiles --methods all", "grid --stat final_var", "energy --method 1"}},
+      {"run " DATA "ensemble_observables.cfg -o @/oom.h5 -j 1", {"series --observable q --ic 1", "observables"}},
+      {"run " DATA "trajectory_particle.cfg -o @/oom.h5 -j 1", {"series --observable energy_error --method 1"}},
+      /* nh_newmark has an adjoint (itself): the adjoint defects are measured */
+      {"run " DATA "onestep_random.cfg -o @/oom.h5 -j 1 --set methods=[\"rk4\",\"nh_newmark(alpha=0.5)\"]",
+       {"slopes", "local_error --methods all"}},
+      {"run " DATA "work_precision_small.cfg -o @/oom.h5 -j 1", {"methods"}},
+      /* the reference solution (rk8pd) in the tasks: along a trajectory, in an ensemble's runs, at
+       * the last step of a convergence run (nh_rattle's multiplier error) */
+      {"run " DATA "trajectory_multiplier.cfg -o @/oom.h5 -j 1 --set system=chaotic_particle --set initial=default",
+       {"series --observable multiplier_error --method 1"}},
+      {"run " DATA "ensemble_observables.cfg -o @/oom.h5 -j 1 --set T=2 --set observables=[\"multiplier_error\"]",
+       {"series --observable multiplier_error --method 1 --ic 2"}},
+      {"run " DATA "convergence_norms.cfg -o @/oom.h5 -j 1 --set methods=[\"rk4\",\"nh_rattle\"]",
+       {"convergence --methods all"}},
+  };
+  out_of_memory_everywhere(cases, sizeof cases / sizeof *cases);
 }

@@ -5,6 +5,7 @@
  * test-only types built to be singular: a constraint row that is identically zero, two equal
  * rows, a configuration-dependent mass matrix that is singular at q0 = 0. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
 #include "integrators/newton.h"
@@ -126,6 +127,28 @@ Test(failure_returns, reference_solver_fails_where_the_multiplier_is_undefined) 
   cr_expect_eq(nh_reference_solve(&sys, &x0, 1, 1e-10, &x), -1);
   cr_expect_eq(nh_true_solution(&sys, &x0, 1, 1e-10, &x, &kind), -1);
   cr_expect(kind && strcmp(kind, "rk8pd") == 0, "kind '%s'", kind ? kind : "(null)");
+}
+
+extern long test_fail_allocation; /* tests/test_no_alloc.c */
+
+/* The reference solver's failures told apart: a tolerance GSL refuses is the solver's (-1), no
+ * memory for its driver is NH_REFERENCE_NO_MEMORY (which the studies report as such, not as a
+ * failed solve); nh_true_solution passes either on. */
+Test(failure_returns, reference_solver_out_of_memory_or_refused) {
+  nh_system sys = test_system("chaotic_particle", NULL);
+  nh_state x0 = {0}, x;
+  nh_system_default_state(&sys, &x0);
+  cr_expect_eq(nh_reference_solve(&sys, &x0, 0.1, -1, &x), -1);
+  test_fail_allocation = 1;
+  const int rc = nh_reference_solve(&sys, &x0, 0.1, 1e-10, &x);
+  test_fail_allocation = 0;
+  cr_expect_eq(rc, NH_REFERENCE_NO_MEMORY);
+  test_fail_allocation = 1;
+  const int truth = nh_true_solution(&sys, &x0, 0.1, 1e-10, &x, NULL);
+  test_fail_allocation = 0;
+  cr_expect_eq(truth, NH_REFERENCE_NO_MEMORY);
+  cr_expect_eq(nh_reference_solve(&sys, &x0, 0.1, 1e-10, &x), 0);
+  cr_expect(fabs(x.t - 0.1) < 1e-15 && nh_constraint_residual(&sys, x.q, x.v) < 1e-9, "t %g", x.t);
 }
 
 /* The generic sampler projects every draw: with C ≡ 0 no projection succeeds, and after its 10⁶

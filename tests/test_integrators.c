@@ -138,6 +138,7 @@ static void check_adjoint_name(const char *text, const char *expect) {
   nh_method *m = test_method(text), *adj = nh_method_adjoint(m);
   char buf[256];
   cr_assert(adj != NULL, "nh_method_adjoint(%s) returned NULL", text);
+  cr_expect(nh_method_has_adjoint(m), "nh_method_has_adjoint(%s) is 0", text);
   nh_method_format(adj, buf, sizeof buf);
   cr_assert_str_eq(buf, expect, "adjoint of %s is %s, expected %s", text, buf, expect);
   nh_method_free(adj);
@@ -153,6 +154,7 @@ Test(integrators, method_adjoint_parameters) {
   check_adjoint_name("adjoint_pair(nh_newmark(alpha=0))", "adjoint_pair(nh_newmark(beta=0,beta2=0,alpha=0,constraint=point))");
   nh_method *rk4 = test_method("rk4");
   cr_assert(nh_method_adjoint(rk4) == NULL, "rk4 is not symmetric and has no known adjoint");
+  cr_expect(!nh_method_has_adjoint(rk4), "nh_method_has_adjoint(rk4)");
   nh_method_free(rk4);
   /* Classical Newmark (newmark.c): the adjoint is Newmark(½ + β − γ, 1 − γ) when ½ + β − γ lies in
    * [0, ½]; β = 0.25, γ = 0.625 → (0.125, 0.375). Outside, at β* = −0.1 (β = 0, γ = 0.6) and β* = 0.7
@@ -164,6 +166,7 @@ Test(integrators, method_adjoint_parameters) {
     nh_method *m = test_method(none[i]), adj = {0};
     cr_expect_eq(m->type->adjoint(m, &adj), -1, "%s: adjoint hook", none[i]);
     cr_expect(nh_method_adjoint(m) == NULL, "%s has no adjoint", none[i]);
+    cr_expect(!nh_method_has_adjoint(m), "nh_method_has_adjoint(%s)", none[i]);
     nh_method_free(m);
   }
 }

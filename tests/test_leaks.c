@@ -59,7 +59,7 @@ static herr_t read_one(hid_t group, const char *name, const H5O_info_t *info, vo
   nh_h5 *f = vf;
   if (info->type != H5O_TYPE_DATASET) return 0;
   hid_t ds = H5Dopen2(group, name, H5P_DEFAULT), type = H5Dget_type(ds);
-  char *dims = nh_r_attr_of(ds, "dimensions");
+  char *dims = nh_r_attr_of(ds, "dimensions", NULL);
   const H5T_class_t cls = H5Tget_class(type);
   int members = cls == H5T_COMPOUND ? H5Tget_nmembers(type) : 0;
   char *first = members > 0 ? H5Tget_member_name(type, 0) : NULL;

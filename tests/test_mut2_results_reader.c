@@ -15,6 +15,8 @@
 #include "results/results.h"
 #include "tests/helpers.h"
 
+extern long test_fail_allocation; /* tests/test_no_alloc.c */
+
 /* ---- building files ------------------------------------------------------------------------- */
 
 #define NOVERSION (-99999)
@@ -759,13 +761,24 @@ Test(mut2_results, attributes_read_back_and_refused_exactly) {
   cr_expect_eq(nh_h5_has_attr(&r, "/", "seven"), 1);
   cr_expect_eq(nh_h5_has_attr(&r, "nowhere", "s"), 0);
 
-  /* nh_r_attr_of: one string or NULL. */
-  char *v = nh_r_attr_of(r.group, "one");
+  /* nh_r_attr_of: one string or NULL, and out of memory said apart from "none". */
+  int no_memory = 7;
+  char *v = nh_r_attr_of(r.group, "one", &no_memory);
   cr_expect_str_eq(v ? v : "(null)", "just one");
+  cr_expect_eq(no_memory, 0);
   free(v);
-  cr_expect_null(nh_r_attr_of(r.group, "three"), "three strings are not one");
-  cr_expect_null(nh_r_attr_of(r.group, "two"), "numbers are not a string");
-  cr_expect_null(nh_r_attr_of(r.group, "missing"));
+  for (long k = 1; k <= 2; k++) { /* the raw buffer, then the copy */
+    no_memory = 0;
+    test_fail_allocation = k;
+    v = nh_r_attr_of(r.group, "one", &no_memory);
+    test_fail_allocation = 0;
+    cr_expect(v == NULL && no_memory == 1, "allocation %ld failed: %s, no_memory %d", k, v ? v : "(null)", no_memory);
+    free(v);
+  }
+  cr_expect_null(nh_r_attr_of(r.group, "three", &no_memory), "three strings are not one");
+  cr_expect_null(nh_r_attr_of(r.group, "two", &no_memory), "numbers are not a string");
+  cr_expect_null(nh_r_attr_of(r.group, "missing", &no_memory));
+  cr_expect_eq(no_memory, 0, "none is not out of memory");
 
   static const struct {
     int call;

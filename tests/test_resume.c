@@ -495,11 +495,12 @@ typedef struct {
   int *i;
   nh_cost *c;
   int ran[6];
+  long out_of_memory; /* the task that says it ran out of memory (-1: none) */
 } jtasks;
 
 /* Task t's values, of every kind a slot holds: doubles with their bits (−0, a NaN payload), ints
  * (negative too), cost counters up to 2^53. */
-static void jtask(void *ctx, long t) {
+static int jtask(void *ctx, long t) {
   jtasks *j = ctx;
   uint64_t payload = 0x7ff8000000000000ull | (uint64_t)(t + 1);
   memcpy(&j->d[2 * t], &payload, 8);
@@ -508,6 +509,7 @@ static void jtask(void *ctx, long t) {
   j->c[t] = (nh_cost){.steps = 1ull << 53, .rhs_evals = (unsigned long long)t, .jacobian_evals = 3, .linear_solves = 4,
                       .newton_iterations = 5 + (unsigned long long)t, .constraint_evals = 6};
   __atomic_add_fetch(&j->ran[t], 1, __ATOMIC_RELAXED);
+  return t == j->out_of_memory ? -1 : 0;
 }
 
 static void jcheck(const jtasks *j, long t) {
@@ -517,6 +519,7 @@ static void jcheck(const jtasks *j, long t) {
   nh_cost c[6];
   want.d = d, want.i = i, want.c = c;
   memset(want.ran, 0, sizeof want.ran);
+  want.out_of_memory = -1;
   jtask(&want, t);
   cr_expect(memcmp(&j->d[2 * t], &d[2 * t], 2 * sizeof(double)) == 0, "task %ld: doubles not bit-identical", t);
   cr_expect_eq(j->i[t], i[t], "task %ld: int", t);
@@ -529,15 +532,15 @@ Test(resume, journaled_tasks_run_once_and_resume_bit_for_bit, .timeout = 60) {
   double d[12];
   int iv[6];
   nh_cost cv[6];
-  jtasks j = {d, iv, cv, {0}};
+  jtasks j = {d, iv, cv, {0}, -1};
   const nh_task_slot slots[3] = {{d, NH_SLOT_DOUBLE, 2}, {iv, NH_SLOT_INT, 1}, {cv, NH_SLOT_COST, 1}};
   nh_study st;
   memset(&st, 0, sizeof st);
   st.spec_file = "test.cfg", st.checkpoint = path, st.checkpoint_key = "key";
   cr_assert_eq(nh_journaled_tasks(&st, "test", 6, jtask, &j, slots, 3, err, sizeof err), 0, "%s", err);
   for (int t = 0; t < 6; t++) cr_expect_eq(j.ran[t], 1, "task %d ran %d times", t, j.ran[t]);
-  /* One record per task: 2 + 1 + 6 doubles. */
-  cr_expect_eq(file_size(path), 8 + 8 + 3 + 6 * (4 + 8 + 8 + 9 * 8 + 8));
+  /* One record per task: the outcome, then 2 + 1 + 6 doubles. */
+  cr_expect_eq(file_size(path), 8 + 8 + 3 + 6 * (4 + 8 + 8 + 10 * 8 + 8));
   /* Resumed into wiped slots: nothing runs, every value comes back. */
   memset(d, 0, sizeof d), memset(iv, 0, sizeof iv), memset(cv, 0, sizeof cv), memset(j.ran, 0, sizeof j.ran);
   st.resume = 1;
@@ -559,7 +562,22 @@ Test(resume, journaled_tasks_run_once_and_resume_bit_for_bit, .timeout = 60) {
   /* Records of another shape (one slot fewer) are not this run's: every task runs. */
   memset(j.ran, 0, sizeof j.ran);
   cr_assert_eq(nh_journaled_tasks(&st, "test", 6, jtask, &j, slots, 2, err, sizeof err), 0, "%s", err);
-  for (int t = 0; t < 6; t++) cr_expect_eq(j.ran[t], 1, "task %d: the journal's records have 9 doubles, not 3", t);
+  for (int t = 0; t < 6; t++) cr_expect_eq(j.ran[t], 1, "task %d: the journal's records have 10 doubles, not 4", t);
+  /* A task out of memory: the study fails saying so, its record is not journaled, and a resumed
+   * run runs it (only it) again. */
+  remove(path);
+  st.resume = 0, j.out_of_memory = 4;
+  memset(j.ran, 0, sizeof j.ran);
+  cr_expect_eq(nh_journaled_tasks(&st, "test", 6, jtask, &j, slots, 3, err, sizeof err), -1);
+  cr_expect(strstr(err, "out of memory"), "%s", err);
+  cr_expect_eq(file_size(path), 8 + 8 + 3 + 5 * (4 + 8 + 8 + 10 * 8 + 8), "five records, not six");
+  st.resume = 1, j.out_of_memory = -1;
+  memset(j.ran, 0, sizeof j.ran);
+  cr_assert_eq(nh_journaled_tasks(&st, "test", 6, jtask, &j, slots, 3, err, sizeof err), 0, "%s", err);
+  for (int t = 0; t < 6; t++) {
+    cr_expect_eq(j.ran[t], t == 4, "resumed: task %d ran %d times", t, j.ran[t]);
+    jcheck(&j, t);
+  }
   /* Another key: refused with a message. */
   st.checkpoint_key = "other";
   cr_expect_eq(nh_journaled_tasks(&st, "test", 6, jtask, &j, slots, 3, err, sizeof err), -1);

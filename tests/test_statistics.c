@@ -87,6 +87,34 @@ Test(statistics, order_fit_by_hand) {
   cr_expect(isnan(se) && count == 2);
 }
 
+extern long test_fail_allocation; /* tests/test_no_alloc.c */
+
+/* Out of memory is not "fewer than 2 points": the order fit says -2, with nothing fitted, whichever
+ * of its two allocations fails; and the states drawn on D say NH_DRAW_NO_MEMORY, not "no state". */
+Test(statistics, order_fit_and_draw_out_of_memory) {
+  const double h[3] = {0.4, 0.2, 0.1}, e[3] = {16e-4, 4e-4, 1e-4};
+  for (long k = 1; k <= 2; k++) {
+    double p = 0, se = 0;
+    int first = 5, count = 5;
+    test_fail_allocation = k;
+    const int rc = nh_fit_order(3, h, e, 3, 0, &p, &se, &first, &count);
+    test_fail_allocation = 0;
+    cr_expect_eq(rc, -2, "allocation %ld failed: %d", k, rc);
+    cr_expect(isnan(p) && isnan(se) && first == -1 && count == 0, "allocation %ld: %g %g %d %d", k, p, se, first, count);
+  }
+  double p, se;
+  int first, count;
+  cr_expect_eq(nh_fit_order(3, h, e, 3, 0, &p, &se, &first, &count), 0);
+  cr_expect(fabs(p - 2) < 1e-12 && count == 3, "slope %g over %d points", p, count);
+  nh_system sys = test_system("chaotic_particle", NULL);
+  nh_state x[2];
+  test_fail_allocation = 1;
+  const int rc = nh_draw_states(&sys, 2, 1.535, 3, x);
+  test_fail_allocation = 0;
+  cr_expect_eq(rc, NH_DRAW_NO_MEMORY);
+  cr_expect_eq(nh_draw_states(&sys, 2, 1.535, 3, x), 0);
+}
+
 /* A first-order method claimed as order 2 fails the order check; the real order passes. */
 Test(statistics, order_check_negative_control) {
   nh_study st;
