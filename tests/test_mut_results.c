@@ -320,4 +320,7 @@ Test(mut_results, h5_fmt_by_hand) {
   nh_h5_fmt(b, sizeof b, 1.0 / 3);
   cr_expect(strtod(b, NULL) == 1.0 / 3 && (strlen(b) == 18 || strlen(b) == 19), "1/3 as %s", b);
   cr_expect_str_eq(nh_h5_fmt(b, sizeof b, 0.1 + 0.2), "0.30000000000000004");
+  /* The shortest starts at 15 digits: 1e23 reads back from "1e+23", while 16 digits give
+   * 9.999999999999999e+22 (the double nearest 1e23 is 9.99999999999999916e22). */
+  cr_expect_str_eq(nh_h5_fmt(b, sizeof b, 1e23), "1e+23");
 }
