@@ -178,11 +178,10 @@ static int sample_initial_conditions(const nh_study *st, nh_ensemble_result *r, 
   const int n = st->sys.n;
   nh_state *x = st->random_ics ? malloc(sizeof *x * (size_t)st->count) : (nh_state *)st->ics;
   int rc = !x ? NH_DRAW_NO_MEMORY : st->random_ics ? nh_draw_states(&st->sys, st->count, st->energy, st->seed, x) : 0;
+  /* A system out of the sampler's reach (-2) is refused when the spec loads (studies/spec.c); a
+   * state other than the first, drawn there too, may still find none in the box (-1). */
   if (rc == NH_DRAW_NO_MEMORY)
     snprintf(err, errlen, "%s: out of memory for %d initial conditions", st->spec_file, st->count);
-  else if (rc == -2)
-    snprintf(err, errlen, "%s: the random sampler cannot draw states of %s: %s", st->spec_file, st->sys.type->name,
-             st->sys.type->sampler_doc ? st->sys.type->sampler_doc : "affine or holonomic constraints");
   else if (rc < 0)
     snprintf(err, errlen, "%s: no initial condition of %s with energy %g found in the sample box", st->spec_file,
              st->sys.type->name, st->energy);

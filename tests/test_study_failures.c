@@ -67,6 +67,68 @@ Test(study_failures, ensemble_run_out_of_memory_at_each_allocation) {
 
 /* Each kind's spec loads as written, and with an unknown preset as its initial condition (line 6)
  * fails with that error, not a later one (the loaders chain with ||: the first failure ends it). */
+long test_live_blocks(void); /* tests/test_no_alloc.c; -1 under AddressSanitizer */
+
+/* The study kinds' runners with their k-th allocation failing, for every k: each failure is -1
+ * with "out of memory" (not a solver's or a sampler's failure), and its result freed leaves no
+ * block of ours (nor a GSL object) behind: the failure paths free what they made. */
+typedef int (*run_fn)(const nh_study *, void *, char *, size_t);
+typedef void (*free_fn)(void *);
+
+static void kind_out_of_memory(const char *spec, const char *const *overrides, int noverrides, run_fn run,
+                               free_fn release, size_t result_size) {
+  char path[512], err[1024] = "";
+  snprintf(path, sizeof path, "%s/tests/data/%s", NHBENCH_SOURCE_DIR, spec);
+  nh_study st;
+  cr_assert_eq(nh_study_load(path, overrides, noverrides, &st, err, sizeof err), 0, "%s", err);
+  void *r = calloc(1, result_size);
+  cr_assert_eq(run(&st, r, err, sizeof err), 0, "%s: %s", spec, err); /* a warm-up */
+  release(r);
+  int failures = 0;
+  for (long k = 1;; k++) {
+    const long blocks = test_live_blocks();
+    err[0] = '\0';
+    test_fail_allocation = k;
+    const int rc = run(&st, r, err, sizeof err);
+    const int reached = test_fail_allocation <= 0;
+    test_fail_allocation = 0;
+    release(r);
+    if (!reached) {
+      cr_expect_eq(rc, 0, "%s: without a failed allocation: %s", spec, err);
+      break;
+    }
+    failures++;
+    cr_expect(rc == 0 || (rc == -1 && strstr(err, "out of memory")), "%s: allocation %ld failed: %d, '%s'", spec, k, rc,
+              err);
+    cr_expect_eq(test_live_blocks(), blocks, "%s: allocation %ld failed: %ld blocks left behind", spec, k,
+                 test_live_blocks() - blocks);
+  }
+  cr_expect_gt(failures, 3, "%s: only %d allocations", spec, failures);
+  free(r);
+  nh_study_free(&st);
+}
+
+#define KIND_OUT_OF_MEMORY(name, spec, type, run, release, ...)                                                        \
+  Test(study_failures, name##_out_of_memory_leaves_nothing) {                                                          \
+    if (test_live_blocks() < 0) cr_skip_test("AddressSanitizer build: LeakSanitizer checks leaks there");             \
+    static const char *const overrides[] = {__VA_ARGS__};                                                              \
+    kind_out_of_memory(spec, overrides, sizeof overrides / sizeof *overrides, (run_fn)run, (free_fn)release,         \
+                       sizeof(type));                                                                                  \
+  }
+
+/* rk8pd references (the chaotic particle has no exact solution), nh_rattle's multipliers, an
+ * adjoint (nh_newmark's own), observables along the runs. */
+KIND_OUT_OF_MEMORY(convergence, "convergence_norms.cfg", nh_convergence_result, nh_run_convergence,
+                   nh_convergence_result_free, "methods=[\"rk4\",\"nh_rattle\"]")
+KIND_OUT_OF_MEMORY(ensemble, "ensemble_observables.cfg", nh_ensemble_result, nh_run_ensemble, nh_ensemble_result_free,
+                   "T=2", "observables=[\"multiplier_error\",\"q\"]")
+KIND_OUT_OF_MEMORY(trajectory, "trajectory_multiplier.cfg", nh_trajectory_result, nh_run_trajectory,
+                   nh_trajectory_result_free, "system=chaotic_particle", "initial=default")
+KIND_OUT_OF_MEMORY(onestep, "onestep_random.cfg", nh_onestep_result, nh_run_onestep, nh_onestep_result_free,
+                   "methods=[\"rk4\",\"nh_newmark(alpha=0.5)\"]")
+KIND_OUT_OF_MEMORY(work_precision, "work_precision_small.cfg", nh_work_precision_result, nh_run_work_precision,
+                   nh_work_precision_result_free, "T=1")
+
 Test(study_failures, unknown_initial_preset_is_the_error_in_every_kind) {
   static const char *const kinds[] = {"convergence", "trajectory", "onestep", "work_precision"};
   char path[128], err[1024], want[512];
