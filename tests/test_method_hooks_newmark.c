@@ -66,15 +66,46 @@ static double max_abs(int n, const double *a) {
   return m;
 }
 
-/* The systems the tests run on: the registry and the test-only twisted system. */
+/* A test-only holonomic system whose constraint is not a circle: q on the ellipse x²/4 + y² = 1,
+ * φ = (x²/4 + y² − 1)/2, A = (x/4, y), M = I, V = y. The pendulum's circle hides some errors: a
+ * multiplier computed from q_f + q_{k+1} instead of q_f − q_{k+1} reflects q_{k+1} across the line
+ * through the origin normal to q_k, which keeps it on the circle (φ = 0), but not on an ellipse. */
+static void el_mass(const double *p, const double *q, double *M) {
+  (void)p, (void)q;
+  M[0] = M[3] = 1, M[1] = M[2] = 0;
+}
+static double el_potential(const double *p, const double *q) { return (void)p, q[1]; }
+static void el_grad(const double *p, const double *q, double *g) { (void)p, (void)q, g[0] = 0, g[1] = 1; }
+static void el_hess(const double *p, const double *q, double *H) { (void)p, (void)q, memset(H, 0, 4 * sizeof *H); }
+static void el_constraints(const double *p, const double *q, double *A) { (void)p, A[0] = 0.25 * q[0], A[1] = q[1]; }
+static void el_constraints_jacobian(const double *p, const double *q, double *dA) {
+  (void)p, (void)q;
+  dA[0] = 0.25, dA[3] = 1, dA[1] = dA[2] = 0;
+}
+static void el_holonomic(const double *p, const double *q, double *phi) {
+  (void)p;
+  phi[0] = 0.5 * (0.25 * q[0] * q[0] + q[1] * q[1] - 1);
+}
+/* θ = 0.5, θ̇ = 1 on (2 sin θ, −cos θ): A·v = sin θ cos θ − cos θ sin θ = 0. */
+static const double el_q0[] = {2 * 0.479425538604203, -0.8775825618903728},
+                    el_v0[] = {2 * 0.8775825618903728, 0.479425538604203};
+static const nh_system_type ellipse = {
+    .name = "ellipse_test", .doc = "test-only holonomic system: a particle on an ellipse under gravity",
+    .n = 2, .k = 1, .q0 = el_q0, .v0 = el_v0, .ic_doc = "", .sample_box = 1, .mass = el_mass,
+    .potential = el_potential, .grad_potential = el_grad, .hess_potential = el_hess, .constraints = el_constraints,
+    .constraints_jacobian = el_constraints_jacobian, .holonomic = el_holonomic,
+};
+
+/* The systems the tests run on: the registry and the test-only twisted and ellipse systems. */
 enum { MAX_SYSTEMS = 64 };
 static int all_systems(nh_system *out, int max) {
   int count = 0;
   for (int s = 0; nh_system_types[s]; s++) {
-    cr_assert_lt(count, max - 1, "more systems than the caller's array holds");
+    cr_assert_lt(count, max - 2, "more systems than the caller's array holds");
     out[count++] = test_system_of(nh_system_types[s], NULL);
   }
   out[count++] = test_system_of(&twisted, NULL);
+  out[count++] = test_system_of(&ellipse, NULL);
   return count;
 }
 
@@ -113,9 +144,9 @@ static double jacobian_fd_error(const nh_method *m, const nh_system *sys, const 
 /* ‖F(X)‖∞ at the unknowns of a step's result. */
 static double residual_at_result(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
                                  double h, double *X) {
-  double F[DIM];
+  double F[DIM], J[DIM * DIM];
   m->type->newton_unknowns(m, sys, x, y, h, X);
-  m->type->newton_eval(m, sys, x, h, X, F, NULL);
+  m->type->newton_eval(m, sys, x, h, X, F, J);
   return max_abs(m->type->newton_size(m, sys), F);
 }
 
@@ -240,6 +271,43 @@ Test(method_hooks_newmark, jacobian_check_rejects_a_wrong_jacobian) {
       nh_method_free(m);
     }
   cr_log_info("negated Jacobian column: error >= %.2e", weakest);
+  gsl_rng_free(r);
+}
+
+/* Through the registry, so that a new Newton method is checked without a line here: every
+ * registered type with Newton hooks, with its default parameters, on every system it applies to,
+ * from two random states: its residual at the unknowns of its own step's result is at round-off,
+ * and at the result's multipliers negated (where they matter) it is not. */
+Test(method_hooks_newmark, every_registered_newton_method_solves_its_own_residual) {
+  nh_system systems[MAX_SYSTEMS];
+  const int nsys = all_systems(systems, MAX_SYSTEMS);
+  gsl_rng *r = test_rng(11);
+  int checked = 0, types = 0;
+  for (int t = 0; nh_integrator_types[t]; t++) {
+    const nh_integrator_type *type = nh_integrator_types[t];
+    char err[512];
+    nh_method *m = type->newton_unknowns ? nh_method_parse(type->name, err, sizeof err) : NULL;
+    if (!m) continue;
+    types++;
+    for (int s = 0; s < nsys; s++) {
+      const nh_system *sys = &systems[s];
+      if (nh_method_applies(m, sys, err, sizeof err) || type->newton_size(m, sys) == 0) continue;
+      const int dim = type->newton_size(m, sys);
+      cr_assert_leq(dim, DIM, "%s on %s: %d unknowns", type->name, sys->type->name, dim);
+      for (int rep = 0; rep < 2; rep++) {
+        nh_state x, y;
+        double X[DIM];
+        start_and_step(m, 1, sys, r, 0.1, &x, &y);
+        const double res = residual_at_result(m, sys, &x, &y, 0.1, X), scale = 1 + max_abs(dim, X);
+        cr_expect(res <= 1e-12 * scale, "%s on %s: |F(X(y))| = %.3e (|X| = %.3g)", type->name, sys->type->name, res,
+                  max_abs(dim, X));
+        checked++;
+      }
+    }
+    nh_method_free(m);
+  }
+  cr_log_info("%d registered Newton types, %d checks", types, checked);
+  cr_expect_geq(types, 8, "only %d registered types with Newton hooks", types);
   gsl_rng_free(r);
 }
 
