@@ -126,8 +126,9 @@ static int setup(nh_method *m, char *err, size_t errlen) {
   for (int s = 0; s < c->nstages; s++) {
     if (!c->stages[s].adjoint || m->adjoint) continue;
     if (!(m->adjoint = nh_method_adjoint(m->base))) {
-      if (nh_method_has_adjoint(m->base)) snprintf(err, errlen, "%s: out of memory for the adjoint of '%s'", m->type->name, base);
-      else snprintf(err, errlen, "%s: the adjoint of '%s' is not known", m->type->name, base);
+      snprintf(err, errlen, nh_method_has_adjoint(m->base) ? "%s: out of memory for the adjoint of '%s'"
+                                                           : "%s: the adjoint of '%s' is not known",
+               m->type->name, base);
       return -1;
     }
   }

@@ -129,8 +129,8 @@ char **nh_h5_attr_strings(const nh_h5 *f, const char *obj, const char *name, int
     fprintf(stderr, "%s: %s: attribute '%s' of %s is not text\n", f->prog, f->path, name,
             nh_r_where(f, obj, where, sizeof where));
   else if (!(s = read_attr_strings(a, type, space, *count, &no_memory)))
-    fprintf(stderr, "%s: %s: %s attribute '%s' of %s\n", f->prog, f->path, no_memory ? "out of memory for" : "cannot read",
-            name, nh_r_where(f, obj, where, sizeof where));
+    fprintf(stderr, "%s: %s: %s attribute '%s' of %s\n", f->prog, f->path,
+            no_memory ? "out of memory for" : "cannot read", name, nh_r_where(f, obj, where, sizeof where));
   close_attr(a, type, space);
   return s;
 }
@@ -160,8 +160,8 @@ double *nh_h5_attr_doubles(const nh_h5 *f, const char *obj, const char *name, in
   } else {
     v = nh_malloc_array((size_t)(*n), sizeof(double));
     if (!v || (*n && H5Aread(a, H5T_NATIVE_DOUBLE, v) < 0)) {
-      fprintf(stderr, "%s: %s: %s attribute '%s' of %s\n", f->prog, f->path, v ? "cannot read" : "out of memory for", name,
-              nh_r_where(f, obj, where, sizeof where));
+      fprintf(stderr, "%s: %s: %s attribute '%s' of %s\n", f->prog, f->path, v ? "cannot read" : "out of memory for",
+              name, nh_r_where(f, obj, where, sizeof where));
       free(v);
       v = NULL;
     }

@@ -19,7 +19,8 @@ static int have(nh_writer *w, const void *field, const char *name) {
 /* States as [count][n] rows of q (or v); NULL (the write failed) if out of memory. */
 static double *state_rows(nh_writer *w, const nh_state *x, int count, int n, int velocities) {
   double *out = nh_w_array(w, (size_t)count * (size_t)n, sizeof(double));
-  for (int i = 0; out && i < count; i++) memcpy(out + (size_t)i * n, velocities ? x[i].v : x[i].q, sizeof(double) * (size_t)n);
+  for (int i = 0; out && i < count; i++)
+    memcpy(out + (size_t)i * n, velocities ? x[i].v : x[i].q, sizeof(double) * (size_t)n);
   return out;
 }
 

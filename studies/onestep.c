@@ -153,12 +153,6 @@ static int true_state(const nh_study *st, const nh_state *from, double t, nh_sta
   return 0;
 }
 
-/* The bits of the reduction over tasks whose true solution failed: the solver, or out of memory. */
-enum { TRUTH_FAILED = 1, TRUTH_NO_MEMORY = 2 };
-static int truth_failure(int rc) { return rc == NH_REFERENCE_NO_MEMORY ? TRUTH_NO_MEMORY : rc < 0 ? TRUTH_FAILED : 0; }
-static const char *truth_failure_text(int bits) {
-  return nh_truth_failure(bits & TRUTH_NO_MEMORY ? NH_REFERENCE_NO_MEMORY : -1);
-}
 
 static void multiplier_at(const nh_system *sys, const nh_state *x, double *lambda) {
   if (nh_multiplier(sys, x->t, x->q, x->v, lambda) < 0) fill_nan(lambda, (size_t)sys->k);
@@ -342,24 +336,26 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
 
   /* Points along the true solution from each initial condition. */
   int failed = 0, exact = 1;
-#pragma omp parallel for schedule(dynamic) reduction(| : failed) reduction(& : exact)
+  /* failed: the least of the failure codes (-1, NH_REFERENCE_NO_MEMORY), so out of memory wins. */
+#pragma omp parallel for schedule(dynamic) reduction(min : failed) reduction(& : exact)
   for (int p = 0; p < np; p++) {
     const nh_state *ic = &st->ics[p / st->npoints];
     const int j = p % st->npoints;
     nh_state x = *ic;
     double t = ic->t + (double)j * st->T / st->npoints;
-    if (j > 0) failed |= truth_failure(true_state(st, ic, t, &x, &exact));
+    const int rc = j > 0 ? true_state(st, ic, t, &x, &exact) : 0;
+    if (rc < failed) failed = rc;
     r->point_t[p] = t;
     for (int i = 0; i < n; i++)
       r->points[(size_t)p * 2 * n + i] = x.q[i], r->points[(size_t)p * 2 * n + n + i] = x.v[i];
   }
   if (failed) {
-    snprintf(err, errlen, "%s: %s on the way to a point", st->spec_file, truth_failure_text(failed));
+    snprintf(err, errlen, "%s: %s on the way to a point", st->spec_file, nh_truth_failure(failed));
     goto fail;
   }
 
   /* The truth per (h, point), shared by every method. */
-#pragma omp parallel for schedule(dynamic) reduction(| : failed) reduction(& : exact)
+#pragma omp parallel for schedule(dynamic) reduction(min : failed) reduction(& : exact)
   for (long c = 0; c < (long)nh * np; c++) {
     const int hi = (int)(c / np), p = (int)(c % np);
     nh_state x = {0};
@@ -367,11 +363,12 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
     x.z = st->ics[p / st->npoints].z;
     memcpy(x.q, r->points + (size_t)p * 2 * n, sizeof(double) * (size_t)n);
     memcpy(x.v, r->points + (size_t)p * 2 * n + n, sizeof(double) * (size_t)n);
-    failed |= truth_failure(make_truth(st, &x, st->h[hi], nd, gl, &truths[c]));
+    const int rc = make_truth(st, &x, st->h[hi], nd, gl, &truths[c]);
+    if (rc < failed) failed = rc;
     exact &= truths[c].exact;
   }
   if (failed) {
-    snprintf(err, errlen, "%s: %s over one step from a point", st->spec_file, truth_failure_text(failed));
+    snprintf(err, errlen, "%s: %s over one step from a point", st->spec_file, nh_truth_failure(failed));
     goto fail;
   }
   r->reference_kind = exact ? "exact" : "rk8pd";
@@ -399,7 +396,8 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
     int first, count;
     if (nh_fit_order(nh, st->h, emax, st->fit_points, st->error_floor, &r->slope[mi], &r->slope_stderr[mi],
                      &r->fit_first[mi], &r->fit_count[mi]) == -2 ||
-        nh_fit_order(nh, st->h, amax, st->fit_points, st->error_floor, &r->action_slope[mi], &se, &first, &count) == -2) {
+        nh_fit_order(nh, st->h, amax, st->fit_points, st->error_floor, &r->action_slope[mi], &se, &first,
+                     &count) == -2) {
       snprintf(err, errlen, "%s: out of memory for the slope fit", st->spec_file);
       goto fail;
     }

@@ -298,7 +298,8 @@ static int method_statistics(const nh_study *st, nh_ensemble_result *r, int mi, 
   int *count = malloc(sizeof(int) * (size_t)ns);
   const char *why = count ? NULL : "out of memory";
   for (int ic = 0; !why && ic < nic; ic++)
-    if (nh_ensemble_dE_row(st, r, (long)mi * nic + ic, rows + (size_t)ic * ns) < 0) why = "cannot read its trajectories back";
+    if (nh_ensemble_dE_row(st, r, (long)mi * nic + ic, rows + (size_t)ic * ns) < 0)
+      why = "cannot read its trajectories back";
   double *row[NH_STATS];
   for (int k = 0; k < NH_STATS; k++) row[k] = stats + (size_t)k * ns;
   if (!why) {
@@ -339,8 +340,8 @@ static void run_task(void *vj, long task, double *rec) {
   journal *j = vj;
   const size_t ns = (size_t)j->st->nsamples;
   double t0 = omp_get_wtime();
-  const int rc =
-      run_trajectory(j->st, j->r, task, rec + REC_ROWS, j->r->samples.row ? rec + REC_ROWS + ns : NULL, &j->task_cost[task]);
+  double *values = j->r->samples.row ? rec + REC_ROWS + ns : NULL;
+  const int rc = run_trajectory(j->st, j->r, task, rec + REC_ROWS, values, &j->task_cost[task]);
   j->task_time[task] = omp_get_wtime() - t0;
   pack_task(j, task, rec);
   rec[REC_OUTCOME] = rc != NH_REFERENCE_NO_MEMORY;

@@ -16,7 +16,8 @@ void nh_truth_start(nh_truth *tr, const nh_system *sys, const nh_state *x0, doub
 }
 
 const char *nh_truth_failure(int rc) {
-  return rc == NH_REFERENCE_NO_MEMORY ? "out of memory for the reference solution" : "the reference solver (rk8pd) failed";
+  return rc == NH_REFERENCE_NO_MEMORY ? "out of memory for the reference solution"
+                                      : "the reference solver (rk8pd) failed";
 }
 
 int nh_truth_at(nh_truth *tr, double t, nh_state *out) {

@@ -135,8 +135,8 @@ int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char 
     nh_work_precision_result_free(r);
     return -1;
   }
-  const int truth =
-      nh_true_solution(&st->sys, &st->ics[0], st->ics[0].t + st->T, st->reference_tol, &r->reference, &r->reference_kind);
+  const int truth = nh_true_solution(&st->sys, &st->ics[0], st->ics[0].t + st->T, st->reference_tol, &r->reference,
+                                     &r->reference_kind);
   if (truth < 0) {
     snprintf(err, errlen, "%s: %s", st->spec_file, nh_truth_failure(truth));
     free(front_err), free(ok);

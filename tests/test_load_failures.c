@@ -36,7 +36,8 @@ static void load_out_of_memory(const char *text) {
       break;
     }
     failures++;
-    cr_expect(rc == -1 && (strstr(err, "out of memory") || strstr(err, strerror(ENOMEM))), "allocation %ld failed: %d, '%s'", k, rc, err);
+    cr_expect(rc == -1 && (strstr(err, "out of memory") || strstr(err, strerror(ENOMEM))),
+              "allocation %ld failed: %d, '%s'", k, rc, err);
   }
   cr_expect_gt(failures, 5, "only %d allocations", failures);
   remove(path);
