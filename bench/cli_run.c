@@ -243,7 +243,8 @@ static char *journal_key(const nh_study *st) {
 }
 
 /* The checkpoint journal of a run, OUT.h5.journal: its path and key (journal_key) into st.
- * --resume without a journal, or with another run's, is bad usage (-1 with a message). */
+ * --resume without a journal, or with another run's, is bad usage (-1 with a message);
+ * NH_CHECKPOINT_NO_MEMORY if out of memory reading the journal's key. */
 static int setup_journal(const run_args *a, const char *path, nh_study *st, char *journal, size_t len, char *key) {
   snprintf(journal, len, "%s.journal", path);
   remove_stale_temporaries(path);
@@ -255,6 +256,7 @@ static int setup_journal(const run_args *a, const char *path, nh_study *st, char
     fprintf(stderr, "nhbench: note: starting over; the journal %s of an earlier run is replaced (--resume continues it)\n",
             journal);
   const int same = a->resume ? nh_checkpoint_matches(journal, key) : 1;
+  if (same == NH_CHECKPOINT_NO_MEMORY) return NH_CHECKPOINT_NO_MEMORY;
   if (same != 1) {
     fprintf(stderr, "nhbench: --resume: %s %s; remove it, or run without --resume to start over\n", journal,
             same == 0 ? "is the journal of another run (spec, --set or nhbench version differ)" : "is not a journal");
@@ -262,6 +264,17 @@ static int setup_journal(const run_args *a, const char *path, nh_study *st, char
   }
   st->checkpoint = journal, st->checkpoint_key = key, st->resume = a->resume;
   return 0;
+}
+
+enum { USABLE, UNUSABLE, NO_MEMORY };
+
+/* Whether the writer (rank 0) can write the output: its room and journal checked, key made. */
+static int output_usable(const run_args *a, const char *path, nh_study *st, char *journal, size_t len, char *key) {
+  if (!writer()) return USABLE;
+  if (!key) return NO_MEMORY;
+  if (prepare_output(path) < 0 || check_room(st, path) < 0) return UNUSABLE;
+  const int rc = setup_journal(a, path, st, journal, len, key);
+  return rc == NH_CHECKPOINT_NO_MEMORY ? NO_MEMORY : rc < 0 ? UNUSABLE : USABLE;
 }
 
 /* Loads, runs and writes the study of a: 0, 1 (a failed run or order check) or 2 (a bad spec). */
@@ -276,14 +289,7 @@ static int run_study(const run_args *a, const char *path, const char *command) {
   /* The output, the room for it and the journal are rank 0's to check (its file system) and its
    * answer every rank's. */
   char journal[4200], *key = writer() ? journal_key(&st) : NULL;
-  enum { USABLE, UNUSABLE, NO_MEMORY };
-  const int output = !writer() ? USABLE
-                     : !key    ? NO_MEMORY
-                     : prepare_output(path) < 0 || check_room(&st, path) < 0 ||
-                             setup_journal(a, path, &st, journal, sizeof journal, key) < 0
-                         ? UNUSABLE
-                         : USABLE;
-  const int agreed = nh_ranks_agree(output);
+  const int agreed = nh_ranks_agree(output_usable(a, path, &st, journal, sizeof journal, key));
   if (agreed != USABLE) {
     free(key);
     nh_study_free(&st);

@@ -55,11 +55,13 @@ static uint64_t record_checksum(int64_t task, uint64_t n, const double *x) {
   return fnv1a(h, x, n * sizeof *x);
 }
 
-/* read() of exactly len bytes: 0, or -1 at the end of the file or on an error. */
+/* read() of exactly len bytes: 0, or -1 at the end of the file or on an error. A signal (EINTR) is
+ * not an error: taken for one, it would call a good journal "not a checkpoint journal". */
 static int read_exact(int fd, void *buf, size_t len) {
   unsigned char *p = buf;
   while (len) {
     ssize_t got = read(fd, p, len);
+    if (got < 0 && errno == EINTR) continue;
     if (got <= 0) return -1;
     p += got, len -= (size_t)got;
   }
@@ -81,7 +83,8 @@ static void fail(char *err, size_t errlen, const char *path, const char *what) {
   snprintf(err, errlen, "%s: %s: %s", path, what, strerror(errno ? errno : EIO));
 }
 
-/* The header of an existing journal: 1 if its key is `key`, 0 if another, -1 if unreadable. */
+/* The header of an existing journal: 1 if its key is `key`, 0 if another, -1 if unreadable,
+ * NH_CHECKPOINT_NO_MEMORY if there is no room for the stored key. */
 static int header_matches(int fd, const char *key) {
   char magic[sizeof HEADER - 1];
   uint64_t len;
@@ -89,12 +92,14 @@ static int header_matches(int fd, const char *key) {
     return -1;
   if (len != strlen(key)) return 0;
   char *stored = malloc(len + 1);
-  int same = stored && read_exact(fd, stored, len) == 0 && memcmp(stored, key, len) == 0;
+  if (!stored) return NH_CHECKPOINT_NO_MEMORY; /* not "another run's": that would invite removing it */
+  const int same = read_exact(fd, stored, len) == 0 && memcmp(stored, key, len) == 0;
   free(stored);
   return same;
 }
 
-/* Replays the complete records after the header; truncates an incomplete last one. */
+/* Replays the complete records after the header; truncates an incomplete last one. 0, -1 if it
+ * cannot truncate, or NH_CHECKPOINT_NO_MEMORY with the journal untouched (its records are work). */
 static int replay(nh_checkpoint *c, nh_checkpoint_fn fn, void *ctx, long *count) {
   off_t good = lseek(c->fd, 0, SEEK_CUR);
   double *x = NULL;
@@ -109,7 +114,10 @@ static int replay(nh_checkpoint *c, nh_checkpoint_fn fn, void *ctx, long *count)
       break;
     if (n > cap) {
       double *bigger = realloc(x, n * sizeof *x);
-      if (!bigger) break;
+      if (!bigger) {
+        free(x);
+        return NH_CHECKPOINT_NO_MEMORY;
+      }
       x = bigger, cap = n;
     }
     const off_t at = lseek(c->fd, 0, SEEK_CUR);
@@ -139,6 +147,25 @@ static void free_checkpoint(nh_checkpoint *c) {
   free(c->offset), free(c->count), free(c);
 }
 
+/* --resume: opens the journal at c->path, checks its key and replays its records; 0, or -1 with
+ * the reason in err (the file closed). */
+static int resume_journal(nh_checkpoint *c, const char *key, nh_checkpoint_fn fn, void *ctx, long *resumed, char *err,
+                          size_t errlen) {
+  if ((c->fd = open(c->path, O_RDWR)) < 0) return fail(err, errlen, c->path, "no interrupted run to resume"), -1;
+  const int same = header_matches(c->fd, key), replayed = same == 1 ? replay(c, fn, ctx, resumed) : 0;
+  if (same == NH_CHECKPOINT_NO_MEMORY || replayed == NH_CHECKPOINT_NO_MEMORY)
+    snprintf(err, errlen, "%s: out of memory for the journal (left as it was)", c->path);
+  else if (same != 1)
+    snprintf(err, errlen, "%s: %s; remove it, or run without --resume to start over", c->path,
+             same == 0 ? "the interrupted run was of another spec, --set or nhbench version" : "not a checkpoint journal");
+  else if (replayed != 0)
+    fail(err, errlen, c->path, "cannot truncate the journal");
+  else
+    return 0;
+  close(c->fd);
+  return -1;
+}
+
 nh_checkpoint *nh_checkpoint_open(const char *path, const char *key, long ntasks, int resume, nh_checkpoint_fn fn,
                                   void *ctx, long *resumed, char *err, size_t errlen) {
   nh_checkpoint *c = calloc(1, sizeof *c);
@@ -159,23 +186,8 @@ nh_checkpoint *nh_checkpoint_open(const char *path, const char *key, long ntasks
   *resumed = 0;
   errno = 0;
   if (resume) {
-    c->fd = open(path, O_RDWR);
-    if (c->fd < 0) {
-      fail(err, errlen, path, "no interrupted run to resume");
-      free_checkpoint(c);
-      return NULL;
-    }
-    const int same = header_matches(c->fd, key);
-    if (same != 1) {
-      snprintf(err, errlen,
-               "%s: %s; remove it, or run without --resume to start over", path,
-               same == 0 ? "the interrupted run was of another spec, --set or nhbench version" : "not a checkpoint journal");
-      close(c->fd), free_checkpoint(c);
-      return NULL;
-    }
-    if (replay(c, fn, ctx, resumed) == 0) return c;
-    fail(err, errlen, path, "cannot truncate the journal");
-    close(c->fd), free_checkpoint(c);
+    if (resume_journal(c, key, fn, ctx, resumed, err, errlen) == 0) return c;
+    free_checkpoint(c);
     return NULL;
   }
   c->fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -223,6 +235,7 @@ int nh_checkpoint_read(const nh_checkpoint *c, long task, size_t first, double *
   off_t at = c->offset[task] + (off_t)(first * sizeof *x);
   while (len) {
     ssize_t got = pread(c->fd, p, len, at);
+    if (got < 0 && errno == EINTR) continue;
     if (got <= 0) return -1;
     p += got, len -= (size_t)got, at += got;
   }

@@ -19,7 +19,8 @@ typedef void (*nh_checkpoint_fn)(void *ctx, long task, const double *x, size_t n
 nh_checkpoint *nh_checkpoint_open(const char *path, const char *key, long ntasks, int resume, nh_checkpoint_fn fn,
                                   void *ctx, long *resumed, char *err, size_t errlen);
 /* 1 if the journal at path was written for key, 0 if for another, -1 if it is not a readable
- * journal (for checking before a run starts). */
+ * journal, NH_CHECKPOINT_NO_MEMORY if out of memory (for checking before a run starts). */
+#define NH_CHECKPOINT_NO_MEMORY (-2)
 int nh_checkpoint_matches(const char *path, const char *key);
 /* Appends one task's record and makes it durable; 0, or -1 on an I/O error. Not thread-safe:
  * callers serialise. */

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -422,4 +423,74 @@ Test(cli_leaks, out_of_memory_in_run, .init = make_test_dir, .fini = remove_dir,
        {"convergence --methods all"}},
   };
   out_of_memory_everywhere(cases, sizeof cases / sizeof *cases);
+}
+
+/* The bytes of the file at path (malloc'd; NULL if there is none) and their count. */
+static char *file_contents(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  *len = (size_t)ftell(f);
+  rewind(f);
+  char *bytes = malloc(*len + 1);
+  cr_assert(bytes && fread(bytes, 1, *len, f) == *len, "cannot read %s", path);
+  fclose(f);
+  return bytes;
+}
+
+/* `run --resume` of an interrupted run (killed after 2 tasks) with each allocation failing in turn:
+ * it resumes, or says out of memory, and then the journal still holds the interrupted run's
+ * records, unchanged (not refused as "another run's journal: remove it", which would throw them
+ * away). */
+Test(cli_leaks, out_of_memory_on_resume_keeps_the_journal, .init = make_test_dir, .fini = remove_dir,
+     .timeout = 300) {
+  static const char *const line = "run " DATA "small_ensemble.cfg -o @/oom.h5 -j 1";
+  char resume[512], journal[256], messages[256];
+  snprintf(resume, sizeof resume, "%s --resume", line);
+  snprintf(journal, sizeof journal, "%s/oom.h5.journal", dir);
+  snprintf(messages, sizeof messages, "%s/stderr.txt", dir);
+  pid_t child = fork();
+  cr_assert_geq(child, 0);
+  if (child == 0) {
+    setenv("NHBENCH_KILL_AFTER", "2", 1); /* studies/checkpoint.c */
+    _exit(call(line));
+  }
+  int status = 0;
+  cr_assert_eq(waitpid(child, &status, 0), child);
+  cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the run was to be killed after 2 tasks");
+  size_t len = 0, now = 0;
+  char *interrupted = file_contents(journal, &len);
+  cr_assert(interrupted, "no journal left by the interrupted run");
+  int *fired = mmap(NULL, sizeof *fired, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  cr_assert_neq(fired, MAP_FAILED);
+  int failures = 0;
+  for (long k = 1;; k++) {
+    FILE *f = fopen(journal, "wb");
+    cr_assert(f && fwrite(interrupted, 1, len, f) == len && fclose(f) == 0, "cannot restore %s", journal);
+    *fired = 0;
+    if ((child = fork()) == 0) {
+      test_fail_allocation = k, test_fail_fired = fired;
+      _exit(call_to(resume, NULL, messages));
+    }
+    cr_assert_eq(waitpid(child, &status, 0), child);
+    cr_assert(WIFEXITED(status), "allocation %ld failed: killed by signal %d", k, WTERMSIG(status));
+    const int rc = WEXITSTATUS(status);
+    if (!*fired) {
+      cr_expect_eq(rc, 0, "--resume without a failed allocation: exit status %d", rc);
+      break;
+    }
+    failures++;
+    if (rc == 0) continue;
+    char said[4096];
+    test_read_file(messages, said, sizeof said);
+    cr_expect(strstr(said, "out of memory") || strstr(said, strerror(ENOMEM)),
+              "allocation %ld failed, exit status %d, and it said: %s", k, rc, said);
+    char *kept = file_contents(journal, &now);
+    cr_expect(kept && now >= len && memcmp(kept, interrupted, len) == 0,
+              "allocation %ld failed (exit status %d): the interrupted run's journal is gone or changed", k, rc);
+    free(kept);
+  }
+  cr_expect_gt(failures, 0);
+  munmap(fired, sizeof *fired);
+  free(interrupted);
 }

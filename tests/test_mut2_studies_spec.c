@@ -194,6 +194,20 @@ Test(mut2_studies_spec, malformed_initial_conditions) {
   nh_study_free(&st);
 }
 
+/* A given state may lie off D by round-off, 1e-12 at most: particle at q = 0 has |A(q)v + b| = |v_z|,
+ * so v_z = 1e-12 is taken (the bound itself) and v_z = 1.05e-12 refused. */
+Test(mut2_studies_spec, initial_state_off_d_by_at_most_1e_12) {
+  nh_study st;
+  loads(CONV3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\n"
+              "initial = { q = [0.0, 0.0, 0.0]; v = [1.0, 0.0, 1e-12]; };\n",
+        NULL, 0, &st);
+  cr_expect_eq(st.x0.v[2], 1e-12);
+  nh_study_free(&st);
+  refused(CONV3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\n"
+                "initial = { q = [0.0, 0.0, 0.0]; v = [1.0, 0.0, 1.05e-12]; };\n",
+          NULL, 0, ":6: initial state is not on the constraint distribution D: |A(q)v + b| = 1.05e-12");
+}
+
 /* A one-step study starts from `initial` or from `ensemble`, not both; an ensemble likewise. */
 Test(mut2_studies_spec, initial_and_ensemble_exclude_each_other) {
   refused(ONE3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\ninitial = \"default\";\n"

@@ -1,0 +1,221 @@
+/* studies/checkpoint.c at the system calls: the journal makes its records durable (fdatasync) at
+ * most once every SYNC_SECONDS = 5 s of the monotonic clock, counted from the open and from the
+ * last sync; an append whose sync fails fails; reads and writes that move fewer bytes than asked,
+ * or are interrupted (EINTR), still move every byte; and out of memory on --resume says so and
+ * leaves the journal as it was (its records are computed work).
+ * clock_gettime, fdatasync, read, write and pread are wrapped for this (CMakeLists.txt). They pass
+ * straight through unless a test here sets: clock_ahead (the monotonic clock runs that many seconds
+ * ahead), sync_fails (fdatasync fails with EIO), io_chunk (at most that many bytes a call) and
+ * io_interrupts (that many calls of read, write or pread fail with EINTR first). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, pread, off_t */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "studies/checkpoint.h"
+
+static double clock_ahead;
+static int syncs, sync_fails, io_interrupts;
+static size_t io_chunk;
+
+int __real_clock_gettime(clockid_t clk, struct timespec *t);
+int __wrap_clock_gettime(clockid_t clk, struct timespec *t);
+int __real_fdatasync(int fd);
+int __wrap_fdatasync(int fd);
+ssize_t __real_read(int fd, void *buf, size_t len);
+ssize_t __wrap_read(int fd, void *buf, size_t len);
+ssize_t __real_write(int fd, const void *buf, size_t len);
+ssize_t __wrap_write(int fd, const void *buf, size_t len);
+ssize_t __real_pread(int fd, void *buf, size_t len, off_t at);
+ssize_t __wrap_pread(int fd, void *buf, size_t len, off_t at);
+
+int __wrap_clock_gettime(clockid_t clk, struct timespec *t) {
+  const int rc = __real_clock_gettime(clk, t);
+  if (rc == 0 && clk == CLOCK_MONOTONIC) {
+    const long ns = t->tv_nsec + (long)(clock_ahead * 1e9 + 0.5) % 1000000000L;
+    t->tv_sec += (time_t)clock_ahead + ns / 1000000000L;
+    t->tv_nsec = ns % 1000000000L;
+  }
+  return rc;
+}
+
+int __wrap_fdatasync(int fd) {
+  syncs++;
+  if (!sync_fails) return __real_fdatasync(fd);
+  errno = EIO;
+  return -1;
+}
+
+static size_t chunk(size_t len) { return io_chunk && len > io_chunk ? io_chunk : len; }
+
+static int interrupted(void) {
+  if (io_interrupts <= 0) return 0;
+  io_interrupts--;
+  errno = EINTR;
+  return 1;
+}
+
+ssize_t __wrap_read(int fd, void *buf, size_t len) { return interrupted() ? -1 : __real_read(fd, buf, chunk(len)); }
+ssize_t __wrap_write(int fd, const void *buf, size_t len) {
+  return interrupted() ? -1 : __real_write(fd, buf, chunk(len));
+}
+ssize_t __wrap_pread(int fd, void *buf, size_t len, off_t at) {
+  return interrupted() ? -1 : __real_pread(fd, buf, chunk(len), at);
+}
+
+typedef struct {
+  int calls;
+  long task[4];
+  double x[4][3];
+} replayed;
+
+static void collect(void *ctx, long task, const double *x, size_t n) {
+  replayed *r = ctx;
+  if (r->calls < 4) r->task[r->calls] = task, memcpy(r->x[r->calls], x, sizeof(double) * (n < 3 ? n : 3));
+  r->calls++;
+}
+
+static nh_checkpoint *open_journal(const char *path, int resume, replayed *r, long *resumed, char *err, size_t len) {
+  return nh_checkpoint_open(path, "key of the run", 8, resume, collect, r, resumed, err, len);
+}
+
+static nh_checkpoint *new_journal(char *path, size_t len) {
+  char err[512] = "";
+  long resumed = -1;
+  snprintf(path, len, "/tmp/nhbench-ckio-%d", (int)getpid());
+  nh_checkpoint *c = open_journal(path, 0, NULL, &resumed, err, sizeof err);
+  cr_assert(c, "%s", err);
+  syncs = 0; /* the open's own sync (the header) is not the appends' */
+  return c;
+}
+
+/* The test runs in well under a second of real time, so the clock is where the wrapper puts it. */
+Test(checkpoint_io, synced_at_most_every_five_seconds_from_the_open_and_the_last_sync) {
+  char path[128];
+  nh_checkpoint *c = new_journal(path, sizeof path);
+  const double x[2] = {1, 2};
+  cr_assert_eq(nh_checkpoint_append(c, 0, x, 2), 0);
+  cr_expect_eq(syncs, 0, "no sync right after the open");
+  clock_ahead = 4.8;
+  cr_assert_eq(nh_checkpoint_append(c, 1, x, 2), 0);
+  cr_expect_eq(syncs, 0, "no sync 4.8 s after the open");
+  clock_ahead = 5.2;
+  cr_assert_eq(nh_checkpoint_append(c, 2, x, 2), 0);
+  cr_expect_eq(syncs, 1, "one sync 5.2 s after the open");
+  cr_assert_eq(nh_checkpoint_append(c, 3, x, 2), 0);
+  cr_expect_eq(syncs, 1, "none right after that sync");
+  clock_ahead = 10.0;
+  cr_assert_eq(nh_checkpoint_append(c, 4, x, 2), 0);
+  cr_expect_eq(syncs, 1, "none 4.8 s after it");
+  clock_ahead = 10.4;
+  cr_assert_eq(nh_checkpoint_append(c, 5, x, 2), 0);
+  cr_expect_eq(syncs, 2, "the next 5.2 s after it");
+  nh_checkpoint_close(c);
+  unlink(path);
+}
+
+Test(checkpoint_io, a_failed_sync_fails_the_append) {
+  char path[128];
+  nh_checkpoint *c = new_journal(path, sizeof path);
+  const double x[1] = {3};
+  cr_assert_eq(nh_checkpoint_append(c, 0, x, 1), 0, "no sync due: the failure is not seen");
+  sync_fails = 1;
+  clock_ahead = 6;
+  errno = 0;
+  cr_expect_eq(nh_checkpoint_append(c, 1, x, 1), -1);
+  cr_expect_eq(errno, EIO, "fdatasync's reason is kept for the message");
+  cr_expect_eq(syncs, 1);
+  nh_checkpoint_close(c);
+  unlink(path);
+}
+
+/* Every call moves at most 3 bytes (a record is 28 + 8n), and the first two calls of each append
+ * and of the resume are interrupted: the records read back and replay whole. */
+Test(checkpoint_io, short_and_interrupted_reads_and_writes_move_every_byte) {
+  char path[128], err[512] = "";
+  const double a[3] = {1.25, -3e-300, 7}, b[1] = {-0.5};
+  io_chunk = 3;
+  nh_checkpoint *c = new_journal(path, sizeof path);
+  io_interrupts = 2;
+  cr_assert_eq(nh_checkpoint_append(c, 6, a, 3), 0);
+  io_interrupts = 2;
+  cr_assert_eq(nh_checkpoint_append(c, 1, b, 1), 0);
+  double got[3] = {0};
+  io_interrupts = 2;
+  cr_assert_eq(nh_checkpoint_read(c, 6, 0, got, 3), 0);
+  cr_expect(memcmp(got, a, sizeof a) == 0, "task 6 read back: %g %g %g", got[0], got[1], got[2]);
+  cr_assert_eq(nh_checkpoint_read(c, 6, 1, got, 2), 0);
+  cr_expect(memcmp(got, a + 1, 2 * sizeof *a) == 0, "task 6 from its second value: %g %g", got[0], got[1]);
+  nh_checkpoint_close(c);
+
+  replayed r = {0};
+  long resumed = -1;
+  io_interrupts = 2;
+  c = open_journal(path, 1, &r, &resumed, err, sizeof err);
+  cr_assert(c, "%s", err);
+  cr_expect_eq(resumed, 2);
+  cr_assert_eq(r.calls, 2);
+  cr_expect(r.task[0] == 6 && memcmp(r.x[0], a, sizeof a) == 0, "first record: task %ld", r.task[0]);
+  cr_expect(r.task[1] == 1 && r.x[1][0] == b[0], "second record: task %ld, %g", r.task[1], r.x[1][0]);
+  nh_checkpoint_close(c);
+  unlink(path);
+}
+
+/* The bytes of the file at path into buf (at most len); how many. */
+static size_t file_bytes(const char *path, char *buf, size_t len) {
+  FILE *f = fopen(path, "rb");
+  cr_assert(f, "cannot read %s", path);
+  const size_t got = fread(buf, 1, len, f);
+  fclose(f);
+  return got;
+}
+
+extern long test_fail_allocation; /* tests/test_no_alloc.c */
+extern int *test_fail_fired;
+
+/* --resume with each allocation failing in turn: either it resumes every record, or it says out of
+ * memory (not "another run's journal: remove it", which would throw the records away) and the
+ * file is byte for byte as it was. nh_checkpoint_matches likewise answers -2, not 0. */
+Test(checkpoint_io, out_of_memory_on_resume_says_so_and_keeps_the_journal) {
+  char path[128], err[512], before[4096], after[4096];
+  nh_checkpoint *c = new_journal(path, sizeof path);
+  const double x[3] = {1, 2, 3};
+  for (long t = 0; t < 3; t++) cr_assert_eq(nh_checkpoint_append(c, t, x, 3), 0);
+  nh_checkpoint_close(c);
+  const size_t size = file_bytes(path, before, sizeof before);
+  cr_assert(size > 3 * 28 + 9 * 8 && size < sizeof before, "journal of %zu bytes", size);
+  int fired = 0, failures = 0;
+  test_fail_fired = &fired;
+  for (long k = 1; k < 50; k++) {
+    replayed r = {0};
+    long resumed = -1;
+    fired = 0, err[0] = '\0';
+    test_fail_allocation = k;
+    c = open_journal(path, 1, &r, &resumed, err, sizeof err);
+    test_fail_allocation = 0;
+    if (!fired) {
+      cr_assert(c, "%s", err);
+      cr_expect_eq(resumed, 3);
+      nh_checkpoint_close(c);
+      break;
+    }
+    failures++;
+    cr_expect(!c, "allocation %ld failed, yet the journal opened", k);
+    cr_expect(strstr(err, "out of memory"), "allocation %ld: %s", k, err);
+    cr_expect(file_bytes(path, after, sizeof after) == size && memcmp(before, after, size) == 0,
+              "allocation %ld: the journal changed", k);
+    if (c) nh_checkpoint_close(c);
+  }
+  cr_expect_geq(failures, 4, "the checkpoint, its two tables, the key and the records each allocate");
+  fired = 0;
+  test_fail_allocation = 1;
+  cr_expect_eq(nh_checkpoint_matches(path, "key of the run"), NH_CHECKPOINT_NO_MEMORY);
+  test_fail_allocation = 0;
+  cr_expect(fired);
+  cr_expect_eq(nh_checkpoint_matches(path, "key of the run"), 1);
+  unlink(path);
+}
