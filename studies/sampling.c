@@ -22,8 +22,10 @@ const char *nh_truth_failure(int rc) {
 
 int nh_truth_at(nh_truth *tr, double t, nh_state *out) {
   if (tr->exact) return tr->sys->type->exact(tr->sys->p, &tr->x0, t, out);
-  const int rc = t != tr->x.t ? nh_reference_solve(tr->sys, &tr->x, t, tr->tol, &tr->x) : 0;
-  if (rc < 0) return rc;
+  if (t != tr->x.t) {
+    const int rc = nh_reference_solve(tr->sys, &tr->x, t, tr->tol, &tr->x);
+    if (rc < 0) return rc;
+  }
   *out = tr->x;
   return 0;
 }

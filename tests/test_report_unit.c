@@ -305,6 +305,7 @@ static void measured_fails(const nh_measure *ms, const char *needle) {
   char why[1024] = "";
   cr_expect_eq(nh_measure_eval(ms, tmpdir, &m, why, sizeof why), -1, "%s: no error, want '%s'", ms->data, needle);
   cr_expect(strstr(why, needle) != NULL, "'%s' lacks '%s'", why, needle);
+  cr_expect(isnan(m), "%s: failed, yet measured %g", ms->data, m);
 }
 
 /* A trajectory study of the particle in tmpdir/traj.h5 (2 methods × h = 0.25, 0.125 × 2 ICs, 9

@@ -71,7 +71,8 @@ long test_live_blocks(void); /* tests/test_no_alloc.c; -1 under AddressSanitizer
 
 /* The study kinds' runners with their k-th allocation failing, for every k: each failure is -1
  * with "out of memory" (not a solver's or a sampler's failure), and its result freed leaves no
- * block of ours (nor a GSL object) behind: the failure paths free what they made. */
+ * block of ours (nor a GSL object) behind: the failure paths free what they made. A run that
+ * succeeds leaves err as it was (studies/study.h). */
 typedef int (*run_fn)(const nh_study *, void *, char *, size_t);
 typedef void (*free_fn)(void *);
 
@@ -82,7 +83,9 @@ static void kind_out_of_memory(const char *spec, const char *const *overrides, i
   nh_study st;
   cr_assert_eq(nh_study_load(path, overrides, noverrides, &st, err, sizeof err), 0, "%s", err);
   void *r = calloc(1, result_size);
+  snprintf(err, sizeof err, "untouched");
   cr_assert_eq(run(&st, r, err, sizeof err), 0, "%s: %s", spec, err); /* a warm-up */
+  cr_expect_str_eq(err, "untouched", "%s: a run that succeeds leaves err as it was", spec);
   release(r);
   int failures = 0;
   for (long k = 1;; k++) {
