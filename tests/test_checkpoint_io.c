@@ -95,25 +95,21 @@ static nh_checkpoint *new_journal(char *path, size_t len) {
 
 /* The test runs in well under a second of real time, so the clock is where the wrapper puts it. */
 Test(checkpoint_io, synced_at_most_every_five_seconds_from_the_open_and_the_last_sync) {
+  static const struct {
+    double ahead; /* the clock, seconds after the open */
+    int syncs;    /* the appends' syncs so far */
+    const char *why;
+  } appends[] = {{0, 0, "none right after the open"}, {4.8, 0, "none 4.8 s after the open"},
+                 {5.2, 1, "one 5.2 s after the open"},  {5.2, 1, "none right after that sync"},
+                 {10.0, 1, "none 4.8 s after it"},      {10.4, 2, "the next 5.2 s after it"}};
   char path[128];
   nh_checkpoint *c = new_journal(path, sizeof path);
   const double x[2] = {1, 2};
-  cr_assert_eq(nh_checkpoint_append(c, 0, x, 2), 0);
-  cr_expect_eq(syncs, 0, "no sync right after the open");
-  clock_ahead = 4.8;
-  cr_assert_eq(nh_checkpoint_append(c, 1, x, 2), 0);
-  cr_expect_eq(syncs, 0, "no sync 4.8 s after the open");
-  clock_ahead = 5.2;
-  cr_assert_eq(nh_checkpoint_append(c, 2, x, 2), 0);
-  cr_expect_eq(syncs, 1, "one sync 5.2 s after the open");
-  cr_assert_eq(nh_checkpoint_append(c, 3, x, 2), 0);
-  cr_expect_eq(syncs, 1, "none right after that sync");
-  clock_ahead = 10.0;
-  cr_assert_eq(nh_checkpoint_append(c, 4, x, 2), 0);
-  cr_expect_eq(syncs, 1, "none 4.8 s after it");
-  clock_ahead = 10.4;
-  cr_assert_eq(nh_checkpoint_append(c, 5, x, 2), 0);
-  cr_expect_eq(syncs, 2, "the next 5.2 s after it");
+  for (long t = 0; t < (long)(sizeof appends / sizeof *appends); t++) {
+    clock_ahead = appends[t].ahead;
+    cr_assert_eq(nh_checkpoint_append(c, t, x, 2), 0);
+    cr_expect_eq(syncs, appends[t].syncs, "append %ld: %d syncs, want %s", t, syncs, appends[t].why);
+  }
   nh_checkpoint_close(c);
   unlink(path);
 }
