@@ -161,6 +161,9 @@ Test(integrators, method_adjoint_parameters) {
    * (β = 0.3, γ = 0.1), there is none: the hook says so with -1 (integrator.h) and
    * nh_method_adjoint with NULL. */
   check_adjoint_name("newmark(beta=0.25,gamma=0.625)", "newmark(beta=0.125,gamma=0.375)");
+  /* The interval's ends belong to it: β* = ½ (β = γ = ¼) and β* = 0 (β = ¼, γ = ¾). */
+  check_adjoint_name("newmark(beta=0.25,gamma=0.25)", "newmark(beta=0.5,gamma=0.75)");
+  check_adjoint_name("newmark(beta=0.25,gamma=0.75)", "newmark(beta=0,gamma=0.25)");
   const char *none[] = {"newmark(beta=0,gamma=0.6)", "newmark(beta=0.3,gamma=0.1)"};
   for (int i = 0; i < 2; i++) {
     nh_method *m = test_method(none[i]), adj = {0};
