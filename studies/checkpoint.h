@@ -15,7 +15,8 @@ typedef void (*nh_checkpoint_fn)(void *ctx, long task, const double *x, size_t n
  * reusable: the spec text, overrides and version). resume = 0: a new, empty journal (an old one
  * is replaced). Tasks are 0 … ntasks − 1. resume = 1: an existing journal of the same key; its complete records are
  * replayed through fn (count in *resumed) and new ones appended after them. NULL with a message
- * in err on failure (no journal, another key, an I/O error). */
+ * in err on failure (no journal, another key, an I/O error, out of memory: the journal is then left
+ * as it was). */
 nh_checkpoint *nh_checkpoint_open(const char *path, const char *key, long ntasks, int resume, nh_checkpoint_fn fn,
                                   void *ctx, long *resumed, char *err, size_t errlen);
 /* 1 if the journal at path was written for key, 0 if for another, -1 if it is not a readable
