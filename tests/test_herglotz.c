@@ -248,6 +248,15 @@ Test(herglotz, foucault_exact_matches_reference) {
   y.v[0] += 1e-3;
   nh_state ex;
   cr_expect(sys.type->exact(sys.p, &y, 2, &ex) == -1, "state off D accepted");
+  /* "Off D" is relative to the state's own scale, 1e-12 (r|v| + |s|r²): at r = |v| = 1e-3 a
+   * residual r·δ of 1e-15 (δ = 1e-12, relative 1e-9) is off D; at r = |v| = 100 one of 1e-10
+   * (relative 1e-14) is round-off. q = (r, 0) is on D for v_y = −s r. */
+  const double scale[2] = {1e-3, 100};
+  for (int c = 0; c < 2; c++) {
+    nh_state z = {.t = 0, .q = {scale[c], 0}, .v = {scale[c], -s * scale[c] + 1e-12}};
+    cr_expect_eq(sys.type->exact(sys.p, &z, 0.5, &ex), c == 0 ? -1 : 0, "r = |v| = %g, residual %g", scale[c],
+                 scale[c] * 1e-12);
+  }
 }
 
 /* The three regimes of the radial oscillator ü + αu̇ + (g/l − s²)u = 0 of the exact solution (spec
