@@ -410,7 +410,6 @@ static void note_skipped_points(const ctx *c, const config_setting_t *g, const n
     fprintf(stderr, "%s:%d: note: %d grid point%s (%s, %s) skipped: %s: %s\n", c->file,
             config_setting_source_line(g), count, count == 1 ? "" : "s", grid->param[0], grid->param[1], points,
             why[p]);
-    why[p][0] = '\0';
   }
 }
 

@@ -2,6 +2,7 @@
  * spec's definition (study.h) or a hand computation, never from an earlier run. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -90,8 +91,13 @@ Test(mut_studies, failed_convergence_run_has_no_errors) {
                          &st, err, sizeof err, path, sizeof path),
                0, "%s", err);
   remove(path);
+  const double t0 = omp_get_wtime();
   cr_assert_eq(nh_run_convergence(&st, &r, err, sizeof err), 0, "%s", err);
+  const double elapsed = omp_get_wtime() - t0;
   for (int hi = 0; hi < st.nh; hi++) {
+    /* Each run's wall time lies within the whole call's (not a clock reading or a sum of two). */
+    cr_expect(r.wall_time[hi] >= 0 && r.wall_time[hi] <= elapsed, "h = %g: wall time %g of %g s", st.h[hi],
+              r.wall_time[hi], elapsed);
     cr_expect_neq(r.status[hi], 0, "h = %g ran to T", st.h[hi]);
     cr_expect(isnan(r.err[hi]) && isnan(r.err_q[hi]) && isnan(r.err_v[hi]), "h = %g: error %g", st.h[hi], r.err[hi]);
     cr_expect(isnan(r.lambda_err[hi]), "h = %g: multiplier error %g of a failed run", st.h[hi], r.lambda_err[hi]);
