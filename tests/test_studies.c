@@ -391,6 +391,7 @@ Test(spec_errors, numbers_at_both_sides_of_their_ranges) {
       {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nreference_tol = 9.9e-17;\n", NULL, ":6: reference_tol = 9.9e-17 must lie in [1e-16, 1e-3]"},
       {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nreference_tol = 1e-3;\n", NULL, NULL},
       {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nreference_tol = 0.0011;\n", NULL, ":6: reference_tol = 0.0011 must lie in [1e-16, 1e-3]"},
+      {WP, "methods = [\"rk4\"];\nh = [0.1];\nreference_tol = 0.0011;\n", NULL, ":6: reference_tol = 0.0011 must lie in [1e-16, 1e-3]"},
       {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\n", "T=0", ": --set T: T = 0 must be positive"},
       {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\n", "T=-1", ": --set T: T = -1 must be positive"},
       {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.0];\n", NULL, ":5: step sizes must be positive; h[1] = 0"},
