@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -68,6 +69,20 @@ static inline void test_read_file(const char *path, char *out, size_t outlen) {
   cr_assert(f, "cannot read %s", path);
   out[fread(out, 1, outlen - 1, f)] = '\0';
   fclose(f);
+}
+
+/* The bytes of the file at path (malloc'd, the caller frees; NULL if it cannot be opened), their
+ * count in *len. */
+static inline char *test_file_bytes(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  *len = (size_t)ftell(f);
+  rewind(f);
+  char *bytes = malloc(*len + 1);
+  cr_assert(bytes && fread(bytes, 1, *len, f) == *len, "cannot read %s", path);
+  fclose(f);
+  return bytes;
 }
 
 /* Runs the shell command cmd, what it prints on stdout into out (truncated to outlen − 1 bytes);

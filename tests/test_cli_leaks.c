@@ -425,19 +425,6 @@ Test(cli_leaks, out_of_memory_in_run, .init = make_test_dir, .fini = remove_dir,
   out_of_memory_everywhere(cases, sizeof cases / sizeof *cases);
 }
 
-/* The bytes of the file at path (malloc'd; NULL if there is none) and their count. */
-static char *file_contents(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  *len = (size_t)ftell(f);
-  rewind(f);
-  char *bytes = malloc(*len + 1);
-  cr_assert(bytes && fread(bytes, 1, *len, f) == *len, "cannot read %s", path);
-  fclose(f);
-  return bytes;
-}
-
 /* `run --resume` of an interrupted run (killed after 2 tasks) with each allocation failing in turn:
  * it resumes, or says out of memory, and then the journal still holds the interrupted run's
  * records, unchanged (not refused as "another run's journal: remove it", which would throw them
@@ -459,7 +446,7 @@ Test(cli_leaks, out_of_memory_on_resume_keeps_the_journal, .init = make_test_dir
   cr_assert_eq(waitpid(child, &status, 0), child);
   cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the run was to be killed after 2 tasks");
   size_t len = 0, now = 0;
-  char *interrupted = file_contents(journal, &len);
+  char *interrupted = test_file_bytes(journal, &len);
   cr_assert(interrupted, "no journal left by the interrupted run");
   int *fired = mmap(NULL, sizeof *fired, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   cr_assert_neq(fired, MAP_FAILED);
@@ -485,7 +472,7 @@ Test(cli_leaks, out_of_memory_on_resume_keeps_the_journal, .init = make_test_dir
     test_read_file(messages, said, sizeof said);
     cr_expect(strstr(said, "out of memory") || strstr(said, strerror(ENOMEM)),
               "allocation %ld failed, exit status %d, and it said: %s", k, rc, said);
-    char *kept = file_contents(journal, &now);
+    char *kept = test_file_bytes(journal, &now);
     cr_expect(kept && now >= len && memcmp(kept, interrupted, len) == 0,
               "allocation %ld failed (exit status %d): the interrupted run's journal is gone or changed", k, rc);
     free(kept);
