@@ -91,7 +91,7 @@ static int header_matches(int fd, const char *key) {
   if (read_exact(fd, magic, sizeof magic) < 0 || memcmp(magic, HEADER, sizeof magic) || read_exact(fd, &len, sizeof len) < 0)
     return -1;
   if (len != strlen(key)) return 0;
-  char *stored = malloc(len + 1);
+  char *stored = malloc(len); /* no terminator: compared by length */
   if (!stored) return NH_CHECKPOINT_NO_MEMORY; /* not "another run's": that would invite removing it */
   const int same = read_exact(fd, stored, len) == 0 && memcmp(stored, key, len) == 0;
   free(stored);

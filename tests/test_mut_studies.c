@@ -106,6 +106,124 @@ Test(mut_studies, failed_convergence_run_has_no_errors) {
   nh_study_free(&st);
 }
 
+/* A convergence run's own quantities, recomputed step by step from their definitions (study.h):
+ * the constraint residual is the largest over the start and every step; the discrete residual the
+ * largest of the method's own constraint over every step (NaN for rk4, which has none); the
+ * multiplier error max_a |λ − λ(t*)| of the last step; the step count T/h. */
+Test(mut_studies, convergence_run_quantities_recomputed_step_by_step) {
+  nh_study st;
+  nh_convergence_result r;
+  char err[1024];
+  const char *ov[] = {"h=[0.4, 0.05]"}; /* T = 0.4: one step, then eight */
+  load(DATA "convergence_norms.cfg", ov, 1, &st);
+  cr_assert_eq(nh_run_convergence(&st, &r, err, sizeof err), 0, "%s", err);
+  const nh_system *sys = &st.sys;
+  for (int mi = 0; mi < st.nmethods; mi++)
+    for (int hi = 0; hi < st.nh; hi++) {
+      const nh_method *m = st.methods[mi];
+      const int cell = mi * st.nh + hi;
+      const double h = st.h[hi];
+      const long nsteps = lround(st.T / h);
+      nh_state x = st.x0, prev;
+      nh_cost c = {0};
+      double res = nh_constraint_residual(sys, x.q, x.v), disc = -1, d[NH_MAX_K];
+      cr_assert_eq(nh_method_init(m, sys, &x, h, &c), NH_STEP_OK);
+      for (long s = 0; s < nsteps; s++) {
+        prev = x;
+        cr_assert_eq(nh_method_step(m, sys, &prev, &x, h, &c), NH_STEP_OK);
+        x.t = st.x0.t + (double)(s + 1) * h;
+        res = fmax(res, nh_constraint_residual(sys, x.q, x.v));
+        if (m->type->discrete_constraint) {
+          m->type->discrete_constraint(m, sys, &prev, &x, h, d);
+          disc = fmax(disc, nh_norm_max(sys->k, d));
+        }
+      }
+      cr_expect_eq(r.status[cell], NH_STEP_OK);
+      cr_expect_eq(r.cost[cell].steps, (unsigned long long)nsteps, "%s, h = %g", m->type->name, h);
+      cr_expect_eq(r.residual[cell], res, "%s, h = %g: residual %.17g, by hand %.17g", m->type->name, h,
+                   r.residual[cell], res);
+      if (m->type->discrete_constraint)
+        cr_expect_eq(r.discrete_residual[cell], disc, "%s, h = %g: %.17g, by hand %.17g", m->type->name, h,
+                     r.discrete_residual[cell], disc);
+      else
+        cr_expect(isnan(r.discrete_residual[cell]), "%s has no discrete constraint", m->type->name);
+      const double t = nh_method_multiplier_time(m, prev.t, x.t);
+      if (isnan(t)) {
+        cr_expect(isnan(r.lambda_err[cell]), "%s defines no multiplier", m->type->name);
+        continue;
+      }
+      nh_state ref;
+      double lam[NH_MAX_K], e = 0;
+      cr_assert_eq(nh_true_solution(sys, &st.x0, t, st.reference_tol, &ref, NULL), 0);
+      cr_assert_eq(nh_multiplier(sys, t, ref.q, ref.v, lam), 0);
+      for (int a = 0; a < sys->k; a++) e = fmax(e, fabs(x.lambda[a] - lam[a]));
+      cr_expect_eq(r.lambda_err[cell], e, "%s, h = %g: %.17g, by hand %.17g", m->type->name, h, r.lambda_err[cell], e);
+    }
+  nh_convergence_result_free(&r);
+  nh_study_free(&st);
+}
+
+/* The constraint residual of a convergence run is the largest from the start on: nh_rattle keeps
+ * A(q)v at round-off after every step (spec/rattle.md), so a start 5e-13 off D (allowed: within
+ * 1e-12) is the largest, and the study reports exactly it. */
+Test(mut_studies, convergence_residual_counts_the_start) {
+  nh_study st;
+  nh_convergence_result r;
+  char err[1024], path[128];
+  cr_assert_eq(load_text("study = \"convergence\"; system = \"particle\"; T = 0.1; h = [0.1, 0.05];\n"
+                         "initial = { q = [0.1, 0.2, 0.3]; v = [1.0, 0.5, 0.2000000000005]; };\n"
+                         "methods = [\"nh_rattle\"];\n",
+                         &st, err, sizeof err, path, sizeof path),
+               0, "%s", err);
+  remove(path);
+  const double start = nh_constraint_residual(&st.sys, st.x0.q, st.x0.v);
+  cr_assert(start > 4e-13 && start < 6e-13, "%g", start);
+  cr_assert_eq(nh_run_convergence(&st, &r, err, sizeof err), 0, "%s", err);
+  for (int hi = 0; hi < st.nh; hi++) cr_expect_eq(r.residual[hi], start, "h = %g: %.17g", st.h[hi], r.residual[hi]);
+  nh_convergence_result_free(&r);
+  nh_study_free(&st);
+}
+
+/* Wall times are durations inside the call: a trajectory run's and a work-precision repeat's lie
+ * within the whole call's; an ensemble method's is the sum over its trajectories, run on at most
+ * omp_get_max_threads() threads at once, so within that many times the call's, and not 0. */
+Test(mut_studies, wall_times_lie_within_the_call) {
+  nh_study st;
+  char err[1024];
+  nh_trajectory_result tr;
+  load(DATA "trajectory_particle.cfg", NULL, 0, &st);
+  double t0 = omp_get_wtime();
+  cr_assert_eq(nh_run_trajectory(&st, &tr, err, sizeof err), 0, "%s", err);
+  double elapsed = omp_get_wtime() - t0;
+  for (int run = 0; run < st.nmethods * st.nh * st.nic; run++)
+    cr_expect(tr.wall_time[run] > 0 && tr.wall_time[run] <= elapsed, "trajectory run %d: %g of %g s", run,
+              tr.wall_time[run], elapsed);
+  nh_trajectory_result_free(&tr);
+  nh_study_free(&st);
+
+  nh_work_precision_result wp;
+  load(DATA "work_precision_small.cfg", NULL, 0, &st);
+  t0 = omp_get_wtime();
+  cr_assert_eq(nh_run_work_precision(&st, &wp, err, sizeof err), 0, "%s", err);
+  elapsed = omp_get_wtime() - t0;
+  for (int i = 0; i < st.nmethods * st.nh * st.repeats; i++)
+    cr_expect(wp.wall_times[i] > 0 && wp.wall_times[i] <= elapsed, "repeat %d: %g of %g s", i, wp.wall_times[i],
+              elapsed);
+  nh_work_precision_result_free(&wp);
+  nh_study_free(&st);
+
+  nh_ensemble_result en;
+  load(DATA "small_ensemble.cfg", NULL, 0, &st);
+  t0 = omp_get_wtime();
+  cr_assert_eq(nh_run_ensemble(&st, &en, err, sizeof err), 0, "%s", err);
+  elapsed = omp_get_wtime() - t0;
+  for (int mi = 0; mi < st.nmethods; mi++)
+    cr_expect(en.wall_time[mi] > 0 && en.wall_time[mi] <= omp_get_max_threads() * elapsed,
+              "ensemble method %d: %g s over %d threads of %g s", mi, en.wall_time[mi], omp_get_max_threads(), elapsed);
+  nh_ensemble_result_free(&en);
+  nh_study_free(&st);
+}
+
 /* sample_every must divide the step count of every h, the first one included: T = 2 with
  * h = 0.4 (5 steps) and 0.1 (20 steps) at sample_every = 4 fails on h = 0.4 only. */
 Test(mut_studies, sample_every_divides_the_first_h_too) {

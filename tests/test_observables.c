@@ -191,6 +191,7 @@ Test(trajectory, samples_match_independent_run) {
         }
         cr_expect_eq(memcmp(r.final_state + run * 2 * n, x.q, sizeof(double) * n), 0);
         cr_expect_eq(memcmp(r.final_state + run * 2 * n + n, x.v, sizeof(double) * n), 0);
+        cr_expect_eq(memcmp(&r.cost[run], &cost, sizeof cost), 0, "run %zu: the counters of init and every step", run);
       }
   nh_trajectory_result_free(&r);
   nh_study_free(&st);
