@@ -121,8 +121,9 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
   double **per_cell[] = {&r->err, &r->err_q, &r->err_v, &r->err_max, &r->err_2, &r->residual, &r->wall_time,
                          &r->z, &r->lambda_err, &r->discrete_residual};
   for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++) *per_cell[i] = calloc(cells, sizeof(double));
-  r->err_coord = calloc(cells * 2 * (size_t)n, sizeof(double));
-  r->final_state = calloc(cells * 2 * (size_t)n, sizeof(double));
+  const size_t n2 = 2 * (size_t)n; /* a state's (q, v) */
+  r->err_coord = calloc(cells * n2, sizeof(double));
+  r->final_state = calloc(cells * n2, sizeof(double));
   r->status = calloc(cells, sizeof *r->status);
   r->cost = calloc(cells, sizeof *r->cost);
   r->order = calloc((size_t)nm, sizeof *r->order);
@@ -143,7 +144,6 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
   if (truth < 0) return snprintf(err, errlen, "%s: %s", st->spec_file, nh_truth_failure(truth)), -1;
 
   nh_study_tasks ctx = {st, r};
-  const size_t n2 = 2 * (size_t)n;
   const nh_task_slot slots[] = {
       {r->err, NH_SLOT_DOUBLE, 1},          {r->err_q, NH_SLOT_DOUBLE, 1},       {r->err_v, NH_SLOT_DOUBLE, 1},
       {r->err_max, NH_SLOT_DOUBLE, 1},      {r->err_2, NH_SLOT_DOUBLE, 1},       {r->residual, NH_SLOT_DOUBLE, 1},

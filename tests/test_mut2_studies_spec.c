@@ -475,3 +475,77 @@ Test(mut2_studies_spec, unknown_system_parameter) {
   cr_expect(strstr(err + strlen(want), "system cvt:") == NULL, "the system named twice: %s", err);
   nh_study_free(&st);
 }
+
+/* Every setting of every study kind is checked where that kind loads it: a bad value appended
+ * as line 6 of an otherwise valid spec is refused at line 6, naming the setting (a kind that
+ * skipped one of its checks, or ignored its failure, would load). */
+Test(mut2_studies_spec, every_kind_refuses_each_bad_setting) {
+#define CONV_OK CONV3 "h = [0.1, 0.05];\n"
+#define TRAJ_OK TRAJ3 "h = [0.1];\n"
+#define ONE_OK ONE3 "h = [0.1, 0.05];\n"
+#define WP_OK "study = \"work_precision\";\nsystem = \"particle\";\nT = 1.0;\nh = [0.1];\n"
+#define ENS_OK ENS3 "h = 0.5;\n"
+  static const struct {
+    const char *head, *tail, *bad, *names;
+  } rows[] = {
+      {CONV_OK, "methods = [\"rk4\"];\n", "bogus = 1;\n", "unknown setting 'bogus'"},
+      {CONV_OK, "methods = [\"rk4\"];\n", "initial = \"no_such_preset\";\n", "no_such_preset"},
+      {CONV_OK, "methods = [\"rk4\"];\n", "system_params = { no_such = 1.0; };\n", "no_such"},
+      {CONV_OK, "methods = [\"rk4\"];\n", "fit_points = 1;\n", "fit_points = 1 "},
+      {CONV_OK, "methods = [\"rk4\"];\n", "error_floor = \"x\";\n", "'error_floor' must be a number"},
+      {CONV_OK, "methods = [\"rk4\"];\n", "reference_tol = 1.0;\n", "reference_tol = 1 must lie"},
+      {CONV_OK, "methods = [\"rk4\"];\n", "norm = \"l1\";\n", "norm = 'l1'"},
+      {CONV_OK, "methods = [\"rk4\"];\n", "order_tolerance = \"x\";\n", "'order_tolerance' must be a number"},
+      {CONV3, "methods = [\"rk4\"];\n", "h = [0.3, 0.2];\n", "h = 0.3"},
+      {TRAJ_OK, "methods = [\"rk4\"];\nobservables = [\"energy\"];\n", "bogus = 1;\n", "unknown setting 'bogus'"},
+      {TRAJ_OK, "methods = [\"rk4\"];\nobservables = [\"energy\"];\n", "initial = \"no_such_preset\";\n", "no_such_preset"},
+      {TRAJ_OK, "methods = [\"rk4\"];\nobservables = [\"energy\"];\n", "system_params = { no_such = 1.0; };\n", "no_such"},
+      {TRAJ_OK, "methods = [\"rk4\"];\nobservables = [\"energy\"];\n", "sample_every = 0;\n", "sample_every = 0 "},
+      {TRAJ_OK, "methods = [\"rk4\"];\nobservables = [\"energy\"];\n", "divergence = -1.0;\n", "divergence must be"},
+      {TRAJ_OK, "methods = [\"rk4\"];\nobservables = [\"energy\"];\n", "reference_tol = 1.0;\n", "reference_tol = 1 must"},
+      {TRAJ_OK, "methods = [\"rk4\"];\nobservables = [\"energy\"];\n", "reference_tol = \"x\";\n", "'reference_tol' must be a number"},
+      {TRAJ3, "methods = [\"rk4\"];\nobservables = [\"energy\"];\n", "h = [0.3];\n", "h = 0.3"},
+      {ONE_OK, "methods = [\"rk4\"];\n", "bogus = 1;\n", "unknown setting 'bogus'"},
+      {ONE_OK, "methods = [\"rk4\"];\n", "initial = \"no_such_preset\";\n", "no_such_preset"},
+      {ONE_OK, "methods = [\"rk4\"];\n", "system_params = { no_such = 1.0; };\n", "no_such"},
+      {ONE_OK, "methods = [\"rk4\"];\n", "points = 0;\n", "points = 0 "},
+      {ONE_OK, "methods = [\"rk4\"];\n", "fit_points = 1;\n", "fit_points = 1 "},
+      {ONE_OK, "methods = [\"rk4\"];\n", "error_floor = \"x\";\n", "'error_floor' must be a number"},
+      {ONE_OK, "methods = [\"rk4\"];\n", "reference_tol = 1.0;\n", "reference_tol = 1 must lie"},
+      {ONE_OK, "methods = [\"rk4\"];\n", "norm = \"l1\";\n", "norm = 'l1'"},
+      {ONE3, "methods = [\"rk4\"];\n", "h = [0.1];\n", "needs at least 2 step sizes"},
+      {WP_OK, "methods = [\"rk4\"];\n", "bogus = 1;\n", "unknown setting 'bogus'"},
+      {WP_OK, "methods = [\"rk4\"];\n", "initial = \"no_such_preset\";\n", "no_such_preset"},
+      {WP_OK, "methods = [\"rk4\"];\n", "system_params = { no_such = 1.0; };\n", "no_such"},
+      {WP_OK, "methods = [\"rk4\"];\n", "norm = \"l1\";\n", "norm = 'l1'"},
+      {WP_OK, "methods = [\"rk4\"];\n", "repeats = 0;\n", "repeats = 0 "},
+      {WP_OK, "methods = [\"rk4\"];\n", "time_limit = 0.0;\n", "time_limit must be"},
+      {WP_OK, "methods = [\"rk4\"];\n", "reference_tol = \"x\";\n", "'reference_tol' must be a number"},
+      {ENS_OK, "methods = [\"rk4\"];\nensemble = { count = 2; energy = 1.535; seed = 1; };\n", "bogus = 1;\n",
+       "unknown setting 'bogus'"},
+      {ENS_OK, "methods = [\"rk4\"];\nensemble = { count = 2; energy = 1.535; seed = 1; };\n", "sample_every = 0;\n",
+       "sample_every = 0 "},
+      {ENS_OK, "methods = [\"rk4\"];\nensemble = { count = 2; energy = 1.535; seed = 1; };\n", "divergence = 0.0;\n",
+       "divergence must be"},
+      {ENS_OK, "methods = [\"rk4\"];\nensemble = { count = 2; energy = 1.535; seed = 1; };\n", "reference_tol = \"x\";\n",
+       "'reference_tol' must be a number"},
+      {ENS_OK, "methods = [\"rk4\"];\nensemble = { count = 2; energy = 1.535; seed = 1; };\n",
+       "observables = [\"nope\"];\n", "unknown observable 'nope'"},
+      {ENS_OK, "methods = [\"rk4\"];\n", "ensemble = { count = 0; energy = 1.535; seed = 1; };\n", "count = 0 "},
+      {ENS_OK, "methods = [\"rk4\"];\n", "initial = [\"no_such_preset\"];\n", "no_such_preset"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    char text[1024], where[160];
+    snprintf(text, sizeof text, "%s%s%s", rows[i].head, rows[i].bad, rows[i].tail);
+    int at = 1;
+    for (const char *p = rows[i].head; *p; p++) at += *p == '\n';
+    snprintf(where, sizeof where, "cfg:%d: ", at);
+    nh_study st;
+    char path[128], err[2048];
+    const int rc = load_spec(text, NULL, 0, &st, path, sizeof path, err, sizeof err);
+    cr_expect_eq(rc, -1, "row %zu loaded:\n%s", i, text);
+    cr_expect(strstr(err, where) && strstr(err, rows[i].names), "row %zu: '%s' lacks '%s' or '%s'", i, err, where,
+              rows[i].names);
+    nh_study_free(&st);
+  }
+}
