@@ -77,13 +77,13 @@ Test(mut3_studies, onestep_reference_fails) {
 
 /* nh_run_trajectory on ST, which must succeed with its one run failed; what it wrote on stderr into
  * said. */
-static void trajectory_stderr(nh_study *st, char *said, size_t len) {
+static void trajectory_stderr(nh_study *st, int status, char *said, size_t len) {
   char log[128], err[1024] = "";
   snprintf(log, sizeof log, "/tmp/nhbench-mut3-trajectory-%d.txt", (int)getpid());
   cr_assert(freopen(log, "w", stderr));
   nh_trajectory_result r;
   cr_assert_eq(nh_run_trajectory(st, &r, err, sizeof err), 0, "%s", err);
-  cr_expect_eq(r.status[0], NH_STEP_SOLVER_FAILED);
+  cr_expect_eq(r.status[0], status);
   nh_trajectory_result_free(&r);
   fflush(stderr);
   FILE *f = fopen(log, "r");
@@ -122,7 +122,7 @@ Test(mut3_studies, trajectory_reference_fails) {
   st.checkpoint = journal, st.checkpoint_key = "key";
   const char *note = "note: the reference solution (rk8pd, tol -1) failed on some runs; they are marked failed\n";
   for (st.resume = 0; st.resume <= 1; st.resume++) {
-    trajectory_stderr(&st, said, sizeof said);
+    trajectory_stderr(&st, NH_STEP_SOLVER_FAILED, said, sizeof said);
     size_t len = 0;
     if (st.resume)
       len = (size_t)snprintf(want, sizeof want, "nhbench: resuming: 1 of 1 trajectory tasks taken from %s\n", journal);
@@ -130,6 +130,10 @@ Test(mut3_studies, trajectory_reference_fails) {
     cr_expect_str_eq(said, want, "resume = %d", st.resume);
   }
   remove(journal);
+  /* A reference that succeeds: no note. */
+  st.checkpoint = NULL, st.resume = 0, st.reference_tol = 1e-13;
+  trajectory_stderr(&st, NH_STEP_OK, said, sizeof said);
+  cr_expect_str_eq(said, "");
   nh_study_free(&st);
 }
 
