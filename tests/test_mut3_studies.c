@@ -259,3 +259,33 @@ Test(mut3_studies, error_components_are_q_then_v) {
     cr_expect_str_eq(label, want[i], "component %d", i);
   }
 }
+
+/* nh_samples_init: no observables, nothing allocated and 0 exactly; with observables, the row
+ * laid out in their order (the particle: q has n = 3 entries, error_q_max and energy_error one,
+ * the multiplier k = 1), absent per method (rk4 defines no multiplier), every value NaN. */
+Test(mut3_studies, samples_layout) {
+  nh_study st;
+  char path[128];
+  nh_samples s;
+  load_text("study = \"convergence\";\nsystem = \"particle\";\nT = 1.0;\nh = [0.1, 0.05];\nmethods = [\"rk4\"];\n",
+            NULL, 0, &st, path, sizeof path);
+  cr_expect_eq(nh_samples_init(&s, &st, 4, 5), 0);
+  cr_expect(s.nobs == 0 && s.row == 0 && !s.values && !s.width && !s.offset && !s.absent);
+  nh_samples_free(&s);
+  nh_study_free(&st);
+
+  load_text("study = \"trajectory\";\nsystem = \"particle\";\nT = 1.0;\nh = [0.1];\n"
+            "observables = [\"q\", \"error_q_max\", \"energy_error\", \"multiplier\"];\n"
+            "methods = [\"rk4\", \"nh_newmark(alpha=0.5)\"];\n",
+            NULL, 0, &st, path, sizeof path);
+  cr_assert_eq(nh_samples_init(&s, &st, 2, 3), 0);
+  const int width[4] = {3, 1, 1, 1}, offset[4] = {0, 3, 4, 5};
+  cr_expect(s.nobs == 4 && s.row == 6, "nobs %d, row %d", s.nobs, s.row);
+  for (int o = 0; o < 4; o++) cr_expect(s.width[o] == width[o] && s.offset[o] == offset[o], "observable %d", o);
+  for (int o = 0; o < 4; o++)
+    for (int mi = 0; mi < 2; mi++)
+      cr_expect_eq(s.absent[o * 2 + mi] != NULL, o == 3 && mi == 0, "observable %d, method %d", o, mi);
+  for (int i = 0; i < 2 * 3 * 6; i++) cr_expect(isnan(s.values[i]), "value %d", i);
+  nh_samples_free(&s);
+  nh_study_free(&st);
+}
