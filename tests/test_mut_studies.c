@@ -190,44 +190,34 @@ Test(mut_studies, convergence_residual_counts_the_start) {
   nh_study_free(&st);
 }
 
+/* Each of count wall times is a duration in (0, limit] seconds. */
+static void expect_within(const char *what, const double *t, int count, double limit) {
+  for (int i = 0; i < count; i++) cr_expect(t[i] > 0 && t[i] <= limit, "%s %d: %g of %g s", what, i, t[i], limit);
+}
+
 /* Wall times are durations inside the call: a trajectory run's and a work-precision repeat's lie
  * within the whole call's; an ensemble method's is the sum over its trajectories, run on at most
  * omp_get_max_threads() threads at once, so within that many times the call's, and not 0. */
 Test(mut_studies, wall_times_lie_within_the_call) {
-  nh_study st;
+  nh_study tst, wst, est;
   char err[1024];
   nh_trajectory_result tr;
-  load(DATA "trajectory_particle.cfg", NULL, 0, &st);
-  double t0 = omp_get_wtime();
-  cr_assert_eq(nh_run_trajectory(&st, &tr, err, sizeof err), 0, "%s", err);
-  double elapsed = omp_get_wtime() - t0;
-  for (int run = 0; run < st.nmethods * st.nh * st.nic; run++)
-    cr_expect(tr.wall_time[run] > 0 && tr.wall_time[run] <= elapsed, "trajectory run %d: %g of %g s", run,
-              tr.wall_time[run], elapsed);
-  nh_trajectory_result_free(&tr);
-  nh_study_free(&st);
-
   nh_work_precision_result wp;
-  load(DATA "work_precision_small.cfg", NULL, 0, &st);
-  t0 = omp_get_wtime();
-  cr_assert_eq(nh_run_work_precision(&st, &wp, err, sizeof err), 0, "%s", err);
-  elapsed = omp_get_wtime() - t0;
-  for (int i = 0; i < st.nmethods * st.nh * st.repeats; i++)
-    cr_expect(wp.wall_times[i] > 0 && wp.wall_times[i] <= elapsed, "repeat %d: %g of %g s", i, wp.wall_times[i],
-              elapsed);
-  nh_work_precision_result_free(&wp);
-  nh_study_free(&st);
-
   nh_ensemble_result en;
-  load(DATA "small_ensemble.cfg", NULL, 0, &st);
+  load(DATA "trajectory_particle.cfg", NULL, 0, &tst);
+  load(DATA "work_precision_small.cfg", NULL, 0, &wst);
+  load(DATA "small_ensemble.cfg", NULL, 0, &est);
+  double t0 = omp_get_wtime();
+  cr_assert_eq(nh_run_trajectory(&tst, &tr, err, sizeof err), 0, "%s", err);
+  expect_within("trajectory run", tr.wall_time, tst.nmethods * tst.nh * tst.nic, omp_get_wtime() - t0);
   t0 = omp_get_wtime();
-  cr_assert_eq(nh_run_ensemble(&st, &en, err, sizeof err), 0, "%s", err);
-  elapsed = omp_get_wtime() - t0;
-  for (int mi = 0; mi < st.nmethods; mi++)
-    cr_expect(en.wall_time[mi] > 0 && en.wall_time[mi] <= omp_get_max_threads() * elapsed,
-              "ensemble method %d: %g s over %d threads of %g s", mi, en.wall_time[mi], omp_get_max_threads(), elapsed);
-  nh_ensemble_result_free(&en);
-  nh_study_free(&st);
+  cr_assert_eq(nh_run_work_precision(&wst, &wp, err, sizeof err), 0, "%s", err);
+  expect_within("work-precision repeat", wp.wall_times, wst.nmethods * wst.nh * wst.repeats, omp_get_wtime() - t0);
+  t0 = omp_get_wtime();
+  cr_assert_eq(nh_run_ensemble(&est, &en, err, sizeof err), 0, "%s", err);
+  expect_within("ensemble method", en.wall_time, est.nmethods, omp_get_max_threads() * (omp_get_wtime() - t0));
+  nh_trajectory_result_free(&tr), nh_work_precision_result_free(&wp), nh_ensemble_result_free(&en);
+  nh_study_free(&tst), nh_study_free(&wst), nh_study_free(&est);
 }
 
 /* sample_every must divide the step count of every h, the first one included: T = 2 with
