@@ -236,7 +236,7 @@ static int ida_create(sun_ws *w) {
   double *id = N_VGetArrayPointer(w->id);
   for (int i = 0; i < w->len; i++) id[i] = i < 2 * n ? 1.0 : 0.0;
   return !(w->mem = IDACreate(w->ctx)) || IDAInit(w->mem, ida_residual, 0, w->y, w->yp) ||
-                 IDASStolerances(w->mem, 1e-6, 1e-6) || IDASetUserData(w->mem, w) ||
+                 IDASetUserData(w->mem, w) ||
                  IDASetErrHandlerFn(w->mem, keep_message, w) || IDASetLinearSolver(w->mem, w->LS, w->J) ||
                  IDASetJacFn(w->mem, ida_jacobian) || IDASetId(w->mem, w->id)
              ? -1
@@ -324,7 +324,7 @@ static int cvode_jacobian(sunrealtype t, N_Vector yy, N_Vector fy, SUNMatrix J, 
 
 static int cvode_create(sun_ws *w) {
   return !(w->mem = CVodeCreate(CV_BDF, w->ctx)) || CVodeInit(w->mem, cvode_rhs, 0, w->y) ||
-                 CVodeSStolerances(w->mem, 1e-6, 1e-6) || CVodeSetUserData(w->mem, w) ||
+                 CVodeSetUserData(w->mem, w) ||
                  CVodeSetErrHandlerFn(w->mem, keep_message, w) || CVodeSetLinearSolver(w->mem, w->LS, w->J) ||
                  CVodeSetJacFn(w->mem, cvode_jacobian)
              ? -1
