@@ -94,7 +94,7 @@ typedef struct {
   int slot;                                        /* index of the per-thread workspace */
   const char *name;                                /* "ida" */
   int (*length)(const nh_system *sys);             /* number of unknowns */
-  int (*create)(sun_ws *w);                        /* solver memory for w->y (w->yp) at t = 0 */
+  int (*create)(sun_ws *w);                        /* solver memory; reinit sets t0 and tolerances */
   int (*reinit)(sun_ws *w, const nh_method *m, double t0);
   int (*solve)(sun_ws *w, double tout);            /* < 0: failure flag */
   int (*counters)(void *mem, long *c);             /* c[NCOUNTERS] but C_DQ_EVALS */
