@@ -486,8 +486,11 @@ static void bench_ensemble(const char *spec) {
  * observable is asked for"): the same run through nh_integrate, through the sampled-run loop
  * with no observables, and with observables sampled every K steps. Median of 5 repetitions each,
  * interleaved so that machine noise hits every variant alike. */
+/* One run of st's method over st->nsteps steps from st->x0, sampling the observables `names`
+ * every K steps: its time; into *samples the rows of observables it wrote (0 without any) and
+ * into *dE its E − E0 at the end, which sampling must leave as the unsampled run's. */
 static double sampled_run_time(const nh_study *st, double h, const char *const *names, int nobs, int K,
-                               double *values) {
+                               double *values, int *samples, double *dE) {
   nh_study s = *st;
   const nh_observable *obs[4];
   for (int o = 0; o < nobs; o++) obs[o] = nh_observable_find(names[o]);
@@ -499,6 +502,8 @@ static double sampled_run_time(const nh_study *st, double h, const char *const *
   double t0 = omp_get_wtime();
   nh_sampled_run_go(&run);
   double t = omp_get_wtime() - t0;
+  *samples = nobs ? run.reached : 0;
+  *dE = nh_energy(&s.sys, run.final.q, run.final.v) - nh_energy(&s.sys, s.x0.q, s.x0.v);
   nh_samples_free(&layout);
   return t;
 }
@@ -518,23 +523,27 @@ static void bench_sampling(const char *spec) {
   const char *label[VARIANTS] = {"nh_integrate (no sampling)", "sampled run, no observables, K = 10",
                                  "energy_error every step", "energy_error every 10 steps",
                                  "4 observables every step"};
-  double t[VARIANTS][REPS];
+  double t[VARIANTS][REPS], dE[VARIANTS];
+  int samples[VARIANTS];
   for (int r = 0; r < REPS; r++) {
     nh_state x = st.x0;
     nh_cost cost = {0};
     double t0 = omp_get_wtime();
     nh_integrate(m, &st.sys, &x, st.nsteps, h, &cost, 0, NULL);
     t[0][r] = omp_get_wtime() - t0;
-    t[1][r] = sampled_run_time(&st, h, energy, 0, 10, values);
-    t[2][r] = sampled_run_time(&st, h, energy, 1, 1, values);
-    t[3][r] = sampled_run_time(&st, h, energy, 1, 10, values);
-    t[4][r] = sampled_run_time(&st, h, four, 4, 1, values);
+    samples[0] = 0, dE[0] = nh_energy(&st.sys, x.q, x.v) - nh_energy(&st.sys, st.x0.q, st.x0.v);
+    t[1][r] = sampled_run_time(&st, h, energy, 0, 10, values, &samples[1], &dE[1]);
+    t[2][r] = sampled_run_time(&st, h, energy, 1, 1, values, &samples[2], &dE[2]);
+    t[3][r] = sampled_run_time(&st, h, energy, 1, 10, values, &samples[3], &dE[3]);
+    t[4][r] = sampled_run_time(&st, h, four, 4, 1, values, &samples[4], &dE[4]);
   }
-  printf("\nobservables sampling, %s on chaotic_particle, h = %g, %ld steps, median of %d:\n",
+  printf("\nobservables sampling, %s on chaotic_particle, h = %g, %ld steps, median of %d "
+         "(samples: rows of observables written; dE: E - E0 at the end, the same for every variant):\n",
          "nh_newmark(0.1,0.1,1/2)", h, st.nsteps, REPS);
   for (int v = 0; v < VARIANTS; v++) qsort(t[v], REPS, sizeof(double), cmp_double);
   for (int v = 0; v < VARIANTS; v++)
-    printf("%10.0f ns/step %6.3f x  %s\n", 1e9 * t[v][REPS / 2] / st.nsteps, t[v][REPS / 2] / t[0][REPS / 2], label[v]);
+    printf("%10.0f ns/step %6.3f x %6d samples  dE %-24.17g  %s\n", 1e9 * t[v][REPS / 2] / st.nsteps,
+           t[v][REPS / 2] / t[0][REPS / 2], samples[v], dE[v], label[v]);
   free(values);
   nh_method_free(m);
 }

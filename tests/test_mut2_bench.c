@@ -215,7 +215,8 @@ static int ratio_agrees(double ratio, double rr, double a, double ra, double b, 
  * from the system's default state cost when this test steps them itself (with the method's init,
  * as the bench times it); "x rk4" the ratio of each row's ns/step to rk4's (1.00 for rk4). The
  * LU table lists the sizes 2, 4, 7, 8, 12, 16, 24 with GSL/nhb the ratio of the two timings; the
- * sampling table its five variants, each ratio against the first; the GSL driver rows their
+ * sampling table its five variants, each ratio against the first, the rows of observables each
+ * wrote (1000/K + 1) and one end state for all (dE); the GSL driver rows their
  * ratios to the rk4 rows of the floors table. */
 Test(mut2_bench, bench_quick_figures_recomputed, .timeout = 240) {
   cr_assert_eq(run_bench("--quick --only lu,steps,floors,sampling"), 0, "%s", out);
@@ -287,23 +288,30 @@ Test(mut2_bench, bench_quick_figures_recomputed, .timeout = 240) {
   }
   /* sampling */
   const char *sm = after_line(out, "observables sampling, nh_newmark(0.1,0.1,1/2) on chaotic_particle, h = 0.2, 1000 steps, "
-                                   "median of 5:\n");
+                                   "median of 5 (samples: rows of observables written; dE: E - E0 at the end, the "
+                                   "same for every variant):\n");
   cr_assert(sm, "no sampling table:\n%s", out);
   static const char *const variants[] = {"nh_integrate (no sampling)", "sampled run, no observables, K = 10",
                                          "energy_error every step", "energy_error every 10 steps",
                                          "4 observables every step"};
-  double ns0 = -1;
+  /* 1000 steps sampled every K steps: 1000/K + 1 rows, t = 0 included; none without observables. */
+  static const int rows[] = {0, 0, 1001, 101, 1001};
+  double ns0 = -1, dE0 = NAN;
   for (int v = 0; v < 5; v++, sm = strchr(sm, '\n') + 1) {
-    double ns, ratio;
-    int pos = 0;
-    cr_assert_eq(sscanf(sm, "%lf ns/step %lf x  %n", &ns, &ratio, &pos), 2, "%.200s", sm);
+    double ns, ratio, dE;
+    int pos = 0, samples;
+    cr_assert_eq(sscanf(sm, "%lf ns/step %lf x %d samples  dE %lf %n", &ns, &ratio, &samples, &dE, &pos), 4, "%.200s",
+                 sm);
     cr_expect(strncmp(sm + pos, variants[v], strlen(variants[v])) == 0 && sm[pos + strlen(variants[v])] == '\n',
               "variant %d: %.100s", v, sm + pos);
+    cr_expect_eq(samples, rows[v], "variant %d: %d rows", v, samples);
     if (v == 0) {
-      ns0 = ns;
+      ns0 = ns, dE0 = dE;
       cr_expect_eq(ratio, 1.0);
+      cr_expect(dE != 0 && isfinite(dE), "the run's energy moved: %g", dE);
     } else {
       cr_expect(ratio_agrees(ratio, 0.0005, ns, 0.5, ns0, 0.5), "variant %d: %g x of %g / %g", v, ratio, ns, ns0);
+      cr_expect_eq(dE, dE0, "variant %d ends at another state: dE %.17g, unsampled %.17g", v, dE, dE0);
     }
   }
   /* GSL drivers against the rk4 rows of the floors table */
