@@ -904,6 +904,44 @@ Test(cli, export_grids_of_several_shapes, .timeout = 60) {
   remove(spec), remove(file);
 }
 
+/* A study whose methods all come from a grid: `info` lists them in both tables without the
+ * "grid methods not listed in the spec" heading, which only separates them from listed ones. */
+Test(cli, info_of_grid_methods_only, .timeout = 60) {
+  char spec[256], file[256];
+  scratch_spec(spec, sizeof spec, "gridonly.cfg",
+               "study = \"ensemble\"; system = \"chaotic_particle\"; T = 0.4; h = 0.2;\n"
+               "ensemble = { count = 2; energy = 1.535; seed = 3; };\n"
+               "grids = ( { method = \"nh_newmark(alpha=0.5)\"; beta = [0.1]; beta2 = [0.0, 0.1]; } );\n");
+  scratch(file, sizeof file, "gridonly.h5");
+  cli_result *r = nhb("run %s -o %s", spec, file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  r = nhb("info %s", file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  expect_has(r->out, "methods      2: 0 listed in the spec, 2 more from 1 grid\n");
+  cr_expect(!strstr(r->out, "not listed in the spec"), "%s", r->out);
+  remove(spec), remove(file);
+}
+
+/* A grid point the spec skipped (β + β' = ½, spec/newmark.md 2.5) has no method: its row says
+ * stat NaN, method -1 and 0 failed of 0 ICs; the point beside it ran both ICs. */
+Test(cli, export_grid_skipped_point, .timeout = 60) {
+  char spec[256], file[256];
+  scratch_spec(spec, sizeof spec, "skip.cfg",
+               "study = \"ensemble\"; system = \"chaotic_particle\"; T = 0.4; h = 0.2;\n"
+               "ensemble = { count = 2; energy = 1.535; seed = 3; };\nmethods = [\"rk4\"];\n"
+               "grids = ( { method = \"nh_newmark(alpha=0.5)\"; beta = [0.1]; beta2 = [0.0, 0.4]; } );\n");
+  scratch(file, sizeof file, "skip.h5");
+  cli_result *r = nhb("run %s -o %s", spec, file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  r = nhb("export %s grid", file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  double t[16][10];
+  cr_assert_eq(grid_table(r->out, t), 2, "%s", r->out);
+  cr_expect(t[0][1] == 0 && isfinite(t[0][2]) && t[0][3] == 1 && t[0][4] == 0 && t[0][5] == 2, "ran: %s", r->out);
+  cr_expect(t[1][1] == 0.4 && isnan(t[1][2]) && t[1][3] == -1 && t[1][4] == 0 && t[1][5] == 0, "skipped: %s", r->out);
+  remove(spec), remove(file);
+}
+
 /* An ensemble over given initial conditions (presets, not random states) is written and read
  * back: the ICs by name with their states, and E0 of each the energy of its preset computed here. */
 Test(cli, ensemble_of_given_initial_conditions, .timeout = 30) {
