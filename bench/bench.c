@@ -189,7 +189,7 @@ static void bench_floors(const char *spec) {
          h, steps, REPS, CHECK_STEPS);
   printf("%10s %10s %7s %10s %10s %11s  %s\n", "nhbench ns", "floor ns", "ratio", "newton/st", "floor n/st",
          "state diff", "method");
-  double rk4_ns = 0, rk4_floor_ns = 0;
+  double rk4_ns = NAN, rk4_floor_ns = NAN; /* set by the rk4 row */
   for (int f = 0; f < FLOORS; f++) {
     char err[512];
     nh_method *m = nh_method_parse(floor_methods[f], err, sizeof err);
