@@ -971,7 +971,8 @@ int nh_config_check_integers(const char *path, const char *text, char *err, size
       const size_t n = strspn(p, "0123456789");
       const char next = p[n];
       const int neg = p > text && p[-1] == '-';
-      if (!(next == '.' || next == 'e' || next == 'E' || next == 'x' || next == 'X' || next == 'L' || isalpha((unsigned char)next) || next == '_')) {
+      /* A letter after the digits (e, x, L, …), '.' or '_': a real, hex, 64-bit or a name. */
+      if (!(next == '.' || next == '_' || isalpha((unsigned char)next))) {
         errno = 0;
         const long long v = strtoll(p - neg, NULL, 10);
         if (errno == ERANGE || v > INT_MAX || v < INT_MIN) {

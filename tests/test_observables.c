@@ -84,6 +84,16 @@ Test(observables, particle_values_by_hand) {
   cr_expect_eq(out[0], e1);
   nh_observable_sample(obs("reference_energy"), &c, out);
   cr_expect(fabs(out[0] - 0.5 * (0.25 + 1 + pow(0.25 - e2, 2))) < 1e-15, "%.17g", out[0]);
+  /* The first entries of q and of v: the largest difference at q[0] (entry 0 of (q, v)), and v's
+   * only one at v[0] (entry n), so that a norm starting one entry late misses it. */
+  const double e3 = 0x1p-8;
+  ref = x, ref.q[0] += e3, ref.v[0] -= e2;
+  const char *names[] = {"error_max", "error_q_max", "error_v_max", "error_2", "error_q_2", "error_v_2"};
+  const double want[] = {e3, e3, e2, sqrt(e3 * e3 + e2 * e2), e3, e2};
+  for (int i = 0; i < 6; i++) {
+    nh_observable_sample(obs(names[i]), &c, out);
+    cr_expect(fabs(out[0] - want[i]) <= 1e-18, "%s: %.17g, by hand %.17g", names[i], out[0], want[i]);
+  }
   nh_method_free(m);
 }
 
