@@ -485,10 +485,13 @@ static void bench_ensemble(const char *spec) {
 /* The stepping loop with and without observables (issue 8: "sampling costs nothing when no
  * observable is asked for"): the same run through nh_integrate, through the sampled-run loop
  * with no observables, and with observables sampled every K steps. Median of 5 repetitions each,
- * interleaved so that machine noise hits every variant alike. */
-/* One run of st's method over st->nsteps steps from st->x0, sampling the observables `names`
- * every K steps: its time; into *samples the rows of observables it wrote (0 without any) and
- * into *dE its E − E0 at the end, which sampling must leave as the unsampled run's. */
+ * interleaved so that machine noise hits every variant alike. Each row also shows the rows of
+ * observables its run wrote and its E − E0 at the end, so that the variants are seen to do the
+ * same run.
+ *
+ * sampled_run_time: one run of st's method over st->nsteps steps from st->x0, sampling the
+ * observables `names` every K steps; its time, the rows written (0 without observables) into
+ * *samples and E − E0 at the end into *dE. */
 static double sampled_run_time(const nh_study *st, double h, const char *const *names, int nobs, int K,
                                double *values, int *samples, double *dE) {
   nh_study s = *st;

@@ -78,7 +78,8 @@ Test(mut_studies, integer_literal_beyond_32_bits) {
   cr_expect(rc == 0 && st.seed == 4294967297u, "L suffix: rc %d, seed %llu, %s", rc, (unsigned long long)st.seed, err);
   nh_study_free(&st);
   remove(path);
-  /* The bounds themselves, read by the literal check alone: INT_MIN and INT_MAX fit, one beyond either does not. */
+  /* The bounds themselves, read by the literal check alone: INT_MIN and INT_MAX fit, one beyond
+   * either does not. */
   cr_expect_eq(nh_config_check_integers("s.cfg", "a = -2147483648;\nb = 2147483647;\n", err, sizeof err), 0, "%s", err);
   cr_expect_eq(nh_config_check_integers("s.cfg", "a = 1;\nb = 2147483648;\n", err, sizeof err), -1);
   cr_expect(strstr(err, "s.cfg:2: the integer 2147483648 ") != NULL, "%s", err);
