@@ -446,7 +446,8 @@ static void resume_out_of_memory(const char *kill_after) {
   }
   int status = 0;
   cr_assert_eq(waitpid(child, &status, 0), child);
-  cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the run was to be killed after %s records", kill_after);
+  cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the run was to be killed after %s records",
+            kill_after);
   size_t len = 0, now = 0;
   char *interrupted = test_file_bytes(journal, &len);
   cr_assert(interrupted, "no journal left by the interrupted run");
