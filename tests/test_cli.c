@@ -904,19 +904,33 @@ Test(cli, export_grids_of_several_shapes, .timeout = 60) {
   remove(spec), remove(file);
 }
 
+/* A two-IC ensemble of the chaotic particle at T = 0.4 with `methods` (may be "") and one
+ * nh_newmark grid at β = 0.1 over β' = beta2, run into file (scratch files named after name); then
+ * the output of `nhbench verb file args`, which must succeed. */
+static cli_result *small_grid_run(const char *name, const char *methods, const char *beta2, const char *verb,
+                                  const char *args, char *spec, char *file) {
+  char text[1024], base[64];
+  snprintf(text, sizeof text,
+           "study = \"ensemble\"; system = \"chaotic_particle\"; T = 0.4; h = 0.2;\n"
+           "ensemble = { count = 2; energy = 1.535; seed = 3; };\n%s"
+           "grids = ( { method = \"nh_newmark(alpha=0.5)\"; beta = [0.1]; beta2 = %s; } );\n",
+           methods, beta2);
+  snprintf(base, sizeof base, "%s.cfg", name);
+  scratch_spec(spec, 256, base, text);
+  snprintf(base, sizeof base, "%s.h5", name);
+  scratch(file, 256, base);
+  cli_result *r = nhb("run %s -o %s", spec, file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  r = nhb("%s %s %s", verb, file, args);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  return r;
+}
+
 /* A study whose methods all come from a grid: `info` lists them in both tables without the
  * "grid methods not listed in the spec" heading, which only separates them from listed ones. */
 Test(cli, info_of_grid_methods_only, .timeout = 60) {
   char spec[256], file[256];
-  scratch_spec(spec, sizeof spec, "gridonly.cfg",
-               "study = \"ensemble\"; system = \"chaotic_particle\"; T = 0.4; h = 0.2;\n"
-               "ensemble = { count = 2; energy = 1.535; seed = 3; };\n"
-               "grids = ( { method = \"nh_newmark(alpha=0.5)\"; beta = [0.1]; beta2 = [0.0, 0.1]; } );\n");
-  scratch(file, sizeof file, "gridonly.h5");
-  cli_result *r = nhb("run %s -o %s", spec, file);
-  cr_assert_eq(r->rc, 0, "%s", r->err);
-  r = nhb("info %s", file);
-  cr_assert_eq(r->rc, 0, "%s", r->err);
+  cli_result *r = small_grid_run("gridonly", "", "[0.0, 0.1]", "info", "", spec, file);
   expect_has(r->out, "methods      2: 0 listed in the spec, 2 more from 1 grid\n");
   cr_expect(!strstr(r->out, "not listed in the spec"), "%s", r->out);
   remove(spec), remove(file);
@@ -926,15 +940,7 @@ Test(cli, info_of_grid_methods_only, .timeout = 60) {
  * stat NaN, method -1 and 0 failed of 0 ICs; the point beside it ran both ICs. */
 Test(cli, export_grid_skipped_point, .timeout = 60) {
   char spec[256], file[256];
-  scratch_spec(spec, sizeof spec, "skip.cfg",
-               "study = \"ensemble\"; system = \"chaotic_particle\"; T = 0.4; h = 0.2;\n"
-               "ensemble = { count = 2; energy = 1.535; seed = 3; };\nmethods = [\"rk4\"];\n"
-               "grids = ( { method = \"nh_newmark(alpha=0.5)\"; beta = [0.1]; beta2 = [0.0, 0.4]; } );\n");
-  scratch(file, sizeof file, "skip.h5");
-  cli_result *r = nhb("run %s -o %s", spec, file);
-  cr_assert_eq(r->rc, 0, "%s", r->err);
-  r = nhb("export %s grid", file);
-  cr_assert_eq(r->rc, 0, "%s", r->err);
+  cli_result *r = small_grid_run("skip", "methods = [\"rk4\"];\n", "[0.0, 0.4]", "export", "grid", spec, file);
   double t[16][10];
   cr_assert_eq(grid_table(r->out, t), 2, "%s", r->out);
   cr_expect(t[0][1] == 0 && isfinite(t[0][2]) && t[0][3] == 1 && t[0][4] == 0 && t[0][5] == 2, "ran: %s", r->out);
