@@ -906,9 +906,10 @@ Test(cli, export_grids_of_several_shapes, .timeout = 60) {
 
 /* A two-IC ensemble of the chaotic particle at T = 0.4 with `methods` (may be "") and one
  * nh_newmark grid at β = 0.1 over β' = beta2, run into file (scratch files named after name); then
- * the output of `nhbench verb file args`, which must succeed. */
+ * the output of `nhbench verb file args`, which must succeed. spec and file hold PATH_LEN bytes. */
+enum { PATH_LEN = 256 };
 static cli_result *small_grid_run(const char *name, const char *methods, const char *beta2, const char *verb,
-                                  const char *args, char *spec, char *file) {
+                                  const char *args, char spec[PATH_LEN], char file[PATH_LEN]) {
   char text[1024], base[64];
   snprintf(text, sizeof text,
            "study = \"ensemble\"; system = \"chaotic_particle\"; T = 0.4; h = 0.2;\n"
@@ -916,9 +917,9 @@ static cli_result *small_grid_run(const char *name, const char *methods, const c
            "grids = ( { method = \"nh_newmark(alpha=0.5)\"; beta = [0.1]; beta2 = %s; } );\n",
            methods, beta2);
   snprintf(base, sizeof base, "%s.cfg", name);
-  scratch_spec(spec, 256, base, text);
+  scratch_spec(spec, PATH_LEN, base, text);
   snprintf(base, sizeof base, "%s.h5", name);
-  scratch(file, 256, base);
+  scratch(file, PATH_LEN, base);
   cli_result *r = nhb("run %s -o %s", spec, file);
   cr_assert_eq(r->rc, 0, "%s", r->err);
   r = nhb("%s %s %s", verb, file, args);
@@ -929,7 +930,7 @@ static cli_result *small_grid_run(const char *name, const char *methods, const c
 /* A study whose methods all come from a grid: `info` lists them in both tables without the
  * "grid methods not listed in the spec" heading, which only separates them from listed ones. */
 Test(cli, info_of_grid_methods_only, .timeout = 60) {
-  char spec[256], file[256];
+  char spec[PATH_LEN], file[PATH_LEN];
   cli_result *r = small_grid_run("gridonly", "", "[0.0, 0.1]", "info", "", spec, file);
   expect_has(r->out, "methods      2: 0 listed in the spec, 2 more from 1 grid\n");
   cr_expect(!strstr(r->out, "not listed in the spec"), "%s", r->out);
@@ -939,7 +940,7 @@ Test(cli, info_of_grid_methods_only, .timeout = 60) {
 /* A grid point the spec skipped (β + β' = ½, spec/newmark.md 2.5) has no method: its row says
  * stat NaN, method -1 and 0 failed of 0 ICs; the point beside it ran both ICs. */
 Test(cli, export_grid_skipped_point, .timeout = 60) {
-  char spec[256], file[256];
+  char spec[PATH_LEN], file[PATH_LEN];
   cli_result *r = small_grid_run("skip", "methods = [\"rk4\"];\n", "[0.0, 0.4]", "export", "grid", spec, file);
   double t[16][10];
   cr_assert_eq(grid_table(r->out, t), 2, "%s", r->out);

@@ -158,14 +158,15 @@ Test(mut2_bench, export_series_of_one_run_to_the_bit) {
   double *x = nh_h5_doubles_at(&f, "observables/q", "method,h,ic,sample,component", 3, idx, NULL);
   char *units = nh_h5_attr_string(&f, "observables/q", "units");
   cr_assert(nsh && status && t && x && units);
-  cr_assert(status[(1 * nh + 1) * nic + 1] == NH_RUN_DIVERGED && status[(0 * nh + 1) * nic + 1] == 0);
+  const long long run = (1 * nh + 1) * nic + 1, rk4_run = (0 * nh + 1) * nic + 1; /* [method][h][ic] */
+  cr_assert(status[run] == NH_RUN_DIVERGED && status[rk4_run] == 0);
   /* T = 0.4, h = 0.05, a sample every 2 steps: t = 0, 0.1, 0.2, 0.3, 0.4. */
   cr_expect_eq(nsh[1], 5);
   char want[1 << 14];
   size_t len = (size_t)snprintf(want, sizeof want, "# t");
   for (int c = 0; c < w; c++) len += (size_t)snprintf(want + len, sizeof want - len, " lab_%d", c);
   len += (size_t)snprintf(want + len, sizeof want - len, "\n# q [%s] of method 1 %s, h index 1, IC 1, status %d\n", units,
-                          f.methods[1], status[(1 * nh + 1) * nic + 1]);
+                          f.methods[1], status[run]);
   for (int s = 0; s < nsh[1]; s++) {
     char num[40];
     shortest(num, sizeof num, t[s]);
