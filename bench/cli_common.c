@@ -36,8 +36,9 @@ int nh_cli_mpi_end(int rc) {
   return rc;
 }
 
+/* getopt prints no messages of its own: every optstring starts with ':' (after nhbench's '+'), so
+ * nh_cli_bad_option words them. */
 void nh_cli_getopt_reset(void) {
-  opterr = 0;
 #ifdef __GLIBC__
   optind = 0; /* glibc: a full re-initialisation, including the scan order ('+' or permuting) */
 #else

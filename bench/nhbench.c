@@ -89,8 +89,7 @@ int main(int argc, char **argv) {
   static const struct option longopts[] = {
       {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};
   int c;
-  opterr = 0;
-  /* '+': stop at the command; its options are its own. */
+  /* '+': stop at the command; its options are its own. ':': no messages from getopt itself. */
   while ((c = getopt_long(argc, argv, "+:hV", longopts, NULL)) != -1) {
     switch (c) {
     case 'h': return fputs(usage(), stdout), NH_EXIT_OK;

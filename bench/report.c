@@ -260,7 +260,7 @@ static void measure_row(nh_claim_row *row, const char *dir) {
 static void divide_row(nh_claims *c, nh_claim_row *row) {
   if (!row->per[0] || row->outcome[0]) return;
   const nh_claim_row *by = find_row(c, row->per);
-  if (by->outcome[0] && isnan(by->measured)) {
+  if (isnan(by->measured)) {
     snprintf(row->outcome, sizeof row->outcome, "not measured: its divisor %s was not", row->per);
     row->verdict = NH_NOT_VERIFIED;
   }
