@@ -676,25 +676,35 @@ static const struct {
 };
 #define NTABLES (int)(sizeof tables / sizeof tables[0])
 
+/* Where an index option (--method, --ic, --grid, --h) keeps its value; NULL for the others. */
+static int *index_slot(int flag, opts *o) {
+  switch (flag) {
+  case O_METHOD: return &o->method;
+  case O_IC: return &o->ic;
+  case O_GRID: return &o->grid;
+  case O_H: return &o->h;
+  default: return NULL;
+  }
+}
+
 /* The value of option flag (O_*) into o; 0, or an exit status with a message. */
 static int set_option(int flag, const char *arg, opts *o) {
-  long v = 0;
-  const int index_option = flag & (O_METHOD | O_IC | O_GRID | O_H);
-  if (index_option && parse_index(arg, &v) < 0) {
-    int b = 0;
-    while (!(flag & (1 << b))) b++;
-    fprintf(stderr, "%s: %s needs a whole number >= 0, not '%s'\n", prog, option_names[b], arg);
-    fputs("(nhbench export --help lists the tables and their options)\n", stderr);
-    return NH_EXIT_USAGE;
+  int *index = index_slot(flag, o);
+  if (index) {
+    long v;
+    if (parse_index(arg, &v) < 0) {
+      int b = 0;
+      while (!(flag & (1 << b))) b++;
+      fprintf(stderr, "%s: %s needs a whole number >= 0, not '%s'\n", prog, option_names[b], arg);
+      fputs("(nhbench export --help lists the tables and their options)\n", stderr);
+      return NH_EXIT_USAGE;
+    }
+    *index = (int)v;
   }
   o->given |= flag;
   switch (flag) {
   case O_RELATIVE: o->relative = 1; break;
   case O_PRIMARY: o->primary = 1; break;
-  case O_METHOD: o->method = (int)v; break;
-  case O_IC: o->ic = (int)v; break;
-  case O_GRID: o->grid = (int)v; break;
-  case O_H: o->h = (int)v; break;
   case O_METHODS: o->methods = arg; break;
   case O_STAT: o->stat = arg; break;
   case O_OBS: o->observable = arg; break;

@@ -346,8 +346,8 @@ static void print_ensemble_cost(const nh_h5 *f, const nh_ensemble_summary *sum, 
 
 static int print_ensemble_setup(nh_h5 *f, int ngrids) {
   double h = NAN, energy = NAN, T = NAN;
-  int every = 0, count = 0, random = 1;
-  long long seed = 0;
+  int every, count, random; /* read below, each read checked */
+  long long seed;
   if (nh_h5_attr_double(f, ".", "h", &h) < 0 || nh_h5_attr_double(f, ".", "energy", &energy) < 0 ||
       nh_h5_attr_int(f, ".", "sample_every", &every) < 0 || nh_h5_attr_int(f, ".", "count", &count) < 0 ||
       nh_h5_attr_ll(f, ".", "seed", &seed) < 0 || nh_h5_attr_int(f, ".", "random_ics", &random) < 0)
@@ -411,8 +411,8 @@ static void free_traj_obs(traj_obs *o) {
 static int read_traj_obs(nh_h5 *f, traj_obs *o) {
   memset(o, 0, sizeof *o);
   if (nh_h5_read_observables(f, &o->nobs, &o->obs) < 0) return -1;
-  o->max_abs = calloc((size_t)o->nobs + 1, sizeof(double *));
-  o->last = calloc((size_t)o->nobs + 1, sizeof(double *));
+  o->max_abs = nh_calloc_array((size_t)o->nobs, sizeof(double *));
+  o->last = nh_calloc_array((size_t)o->nobs, sizeof(double *));
   if (!o->max_abs || !o->last) return nh_cli_out_of_memory(prog), -1;
   for (int i = 0; i < o->nobs; i++) {
     char a[256], b[256];
@@ -523,7 +523,7 @@ static int info_onestep(nh_h5 *f) {
   int *failures = good ? nh_h5_ints(f, "summary/failures", "method", NULL) : NULL;
   good = failures != NULL;
   for (int k = 0; k < 8 && good; k++) good = (d[k] = nh_h5_doubles(f, onestep_columns[k], "method", NULL)) != NULL;
-  int npoints = 0;
+  int npoints;
   if (good && nh_h5_attr_int(f, ".", "npoints", &npoints) < 0) good = 0;
   if (good) {
     print_header(f);
@@ -591,7 +591,7 @@ static void print_wp_rows(const nh_h5 *f, const wp_data *w, long long nh) {
 
 static int info_work_precision(nh_h5 *f) {
   wp_data w;
-  int rc = 2, repeats = 0;
+  int rc = 2, repeats;
   if (read_wp(f, &w) >= 0 && nh_h5_attr_int(f, ".", "repeats", &repeats) >= 0) {
     const long long nh = nh_h5_dim(f, "h");
     print_header(f);

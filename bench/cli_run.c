@@ -12,6 +12,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "bench/cli.h"
 #include "results/results.h"
 #include "studies/checkpoint.h"
@@ -61,7 +62,7 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
       {"resume", no_argument, NULL, 'r'},       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   memset(a, 0, sizeof *a);
-  if (!(a->overrides = calloc((size_t)argc + 1, sizeof *a->overrides)))
+  if (!(a->overrides = nh_calloc_array((size_t)argc, sizeof *a->overrides)))
     return nh_cli_out_of_memory(prog);
   int c;
   while ((c = getopt_long(argc, argv, ":o:j:s:crh", longopts, NULL)) != -1) {

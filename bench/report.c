@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "bench/report.h"
 #include "studies/study.h"
 
@@ -222,7 +223,7 @@ int nh_claims_load(const char *path, nh_claims *c, char *err, size_t errlen) {
     goto done;
   }
   c->nitems = config_setting_length(items);
-  if (!(c->items = calloc((size_t)c->nitems + 1, sizeof *c->items))) {
+  if (!(c->items = nh_calloc_array((size_t)c->nitems, sizeof *c->items))) {
     fail_at(&l, items, "out of memory for %d items", c->nitems);
     goto done;
   }

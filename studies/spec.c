@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "studies/study.h"
 
 typedef struct {
@@ -683,7 +684,7 @@ static int load_observables(const ctx *c, const config_setting_t *root, nh_study
   if (!config_setting_is_aggregate(list) || config_setting_is_group(list))
     return fail_at(c, list, "'observables' must be a list of names, e.g. [\"energy\", \"error_q_2\"]");
   st->nobs = config_setting_length(list);
-  if (!(st->obs = calloc((size_t)st->nobs + 1, sizeof *st->obs))) return out_of_memory(c);
+  if (!(st->obs = nh_calloc_array((size_t)st->nobs, sizeof *st->obs))) return out_of_memory(c);
   for (int i = 0; i < st->nobs; i++) {
     const config_setting_t *s = config_setting_get_elem(list, (unsigned)i);
     const char *name = config_setting_get_string(s);

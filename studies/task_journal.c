@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "studies/checkpoint.h"
 #include "studies/study.h"
 
@@ -116,7 +117,7 @@ static int take_task(void *vj, long i, const double *rec, int remote) {
 
 int nh_journaled_tasks(const nh_study *st, const char *label, long count, int (*task)(void *ctx, long i), void *ctx,
                        const nh_task_slot *slots, int nslots, char *err, size_t errlen) {
-  journaled j = {slots, nslots, count, record_length(slots, nslots), calloc((size_t)count + 1, 1), task, ctx,
+  journaled j = {slots, nslots, count, record_length(slots, nslots), nh_calloc_array((size_t)count, 1), task, ctx,
                  st->checkpoint, NULL, 0};
   if (!j.done) return snprintf(err, errlen, "%s: out of memory for %ld tasks", st->spec_file, count), -1;
   long resumed = 0;
