@@ -2,9 +2,11 @@
  * exact return value of the public function and its message, so that a failure reported as +1
  * anywhere on the way (where the callers test < 0) shows. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -288,4 +290,33 @@ Test(mut3_studies, samples_layout) {
   for (int i = 0; i < 2 * 3 * 6; i++) cr_expect(isnan(s.values[i]), "value %d", i);
   nh_samples_free(&s);
   nh_study_free(&st);
+}
+
+/* nh_read_text reads a spec in chunks into a buffer it doubles from 4096 bytes: every byte comes
+ * back whatever the length, also a last read of one byte (lengths 1 and 4096: 4095 bytes, then
+ * one) and lengths at each doubling; past 1 MiB it refuses with EFBIG. The bytes are not text
+ * (NULs and all 256 values) so that a byte lost or moved shows. */
+Test(mut3_studies, read_text_every_length) {
+  static const size_t lengths[] = {0, 1, 2, 4094, 4095, 4096, 4097, 8191, 8192, 1u << 20, (1u << 20) + 1};
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/nhbench-read-text-%d", (int)getpid());
+  static unsigned char bytes[(1u << 20) + 1];
+  for (size_t i = 0; i < sizeof bytes; i++) bytes[i] = (unsigned char)(i * 7 + i / 251);
+  for (size_t k = 0; k < sizeof lengths / sizeof *lengths; k++) {
+    const size_t n = lengths[k];
+    FILE *f = fopen(path, "wb");
+    cr_assert(f && fwrite(bytes, 1, n, f) == n && fclose(f) == 0);
+    errno = 0;
+    char *text = nh_read_text(path);
+    if (n > (1u << 20)) {
+      cr_expect_null(text, "%zu bytes: past 1 MiB", n);
+      cr_expect_eq(errno, EFBIG, "%zu bytes: errno %d", n, errno);
+    } else {
+      cr_assert_not_null(text, "%zu bytes", n);
+      cr_expect(memcmp(text, bytes, n) == 0 && text[n] == '\0', "%zu bytes read back", n);
+    }
+    free(text);
+  }
+  remove(path);
+  cr_expect_null(nh_read_text(path), "a missing file");
 }
