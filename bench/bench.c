@@ -225,8 +225,8 @@ static void bench_floors(const char *spec) {
   /* GSL's fixed-step drivers on the same ODE (the floor's right-hand side): rk4 does three RK4
    * steps per step for its error estimate (and returns the two half steps' result), rk8pd is the
    * reference solver of the studies. */
-  const gsl_odeiv2_step_type *gsl_types[2] = {gsl_odeiv2_step_rk4, gsl_odeiv2_step_rk8pd};
-  const char *gsl_names[2] = {"GSL odeiv2 rk4 driver", "GSL odeiv2 rk8pd driver"};
+  const gsl_odeiv2_step_type *gsl_types[] = {gsl_odeiv2_step_rk4, gsl_odeiv2_step_rk8pd};
+  const char *gsl_names[] = {"GSL odeiv2 rk4 driver", "GSL odeiv2 rk8pd driver"};
   for (int g = 0; g < 2; g++) {
     double tg[REPS];
     for (int r = 0; r < REPS; r++) {
@@ -374,7 +374,7 @@ static void lockstep_masking_check(double h) {
 
 enum { LS_REPS = 5, LS_LANE_COUNTS = 3 };
 static const int ls_lanes[LS_LANE_COUNTS] = {1, 4, 8};
-static const char *const ls_names[2] = {"rk4", "herglotz2"};
+static const char *const ls_names[] = {"rk4", "herglotz2"};
 
 /* The table's rows of method m, from the starts; control[0] the gap that one ulp of h makes to
  * the scalar floor's final states, control[1] the gap between lane j and trajectory j + 1: the

@@ -396,7 +396,7 @@ static const char *const grid_stats[] = {"median_max_abs_dE", "max_max_abs_dE", 
                                          "median_abs_drift_slope", "final_var"};
 
 static double stat_of(const nh_ensemble_summary *s, int which) {
-  const double all[5] = {s->median_max_abs_dE, s->max_max_abs_dE, s->mean_drift_slope, s->median_abs_drift_slope,
+  const double all[] = {s->median_max_abs_dE, s->max_max_abs_dE, s->mean_drift_slope, s->median_abs_drift_slope,
                          s->final_var};
   return s->ok > 0 ? all[which] : NAN;
 }
@@ -411,7 +411,7 @@ static void grid_rows(const nh_h5_grid *g, const nh_ensemble_summary *sum, int w
       edges(g->values[1], g->n[1], j, &lo1, &hi1);
       put(g->values[0][i]), putchar(' '), put(g->values[1][j]), putchar(' '), put(m >= 0 ? stat_of(&sum[m], which) : NAN);
       printf(" %d %d %d ", m, m >= 0 ? sum[m].failures : 0, m >= 0 ? sum[m].ok + sum[m].failures : 0);
-      const double e[4] = {lo0, hi0, lo1, hi1};
+      const double e[] = {lo0, hi0, lo1, hi1};
       row(4, e);
     }
   }
@@ -573,7 +573,7 @@ static int t_local_error(nh_h5 *f, const opts *o) {
       put(slope[m]);
       printf(" (expected %d)\n", expected[m]);
       for (long long i = 0; i < nh; i++) {
-        const double v[3] = {h[i], le[(size_t)m * nh + i], ae[(size_t)m * nh + i]};
+        const double v[] = {h[i], le[(size_t)m * nh + i], ae[(size_t)m * nh + i]};
         row(3, v);
       }
     }

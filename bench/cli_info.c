@@ -428,7 +428,7 @@ static int read_traj_obs(nh_h5 *f, traj_obs *o) {
 /* One run's observables: first value (sample 0), last value, max |.|, per component. */
 static int print_run_observables(nh_h5 *f, const traj_obs *o, int m, long long run) {
   const long long nh = nh_h5_dim(f, "h"), nic = nh_h5_dim(f, "ic");
-  long long idx[3] = {run / (nh * nic), run / nic % nh, run % nic};
+  long long idx[] = {run / (nh * nic), run / nic % nh, run % nic};
   for (int i = 0; i < o->nobs; i++) {
     const nh_h5_observable *ob = &o->obs[i];
     if (ob->absent[m][0]) {

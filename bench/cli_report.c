@@ -88,7 +88,7 @@ int nh_cli_report(int argc, char **argv) {
       rc = NH_EXIT_USAGE;
       break;
     }
-  int counts[3] = {0, 0, 0};
+  int counts[NH_VERDICTS] = {0};
   for (int f = 0; !rc && f < a.nclaims; f++) {
     nh_claims_evaluate(&c[f], a.results);
     for (int i = 0; i < c[f].nitems; i++)

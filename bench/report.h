@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum { NH_PASS, NH_FAIL, NH_NOT_VERIFIED } nh_verdict;
-extern const char *const nh_verdict_names[3];
+typedef enum { NH_PASS, NH_FAIL, NH_NOT_VERIFIED, NH_VERDICTS } nh_verdict;
+extern const char *const nh_verdict_names[NH_VERDICTS];
 
 /* ---- expectations ---------------------------------------------------------------------------- */
 /* "in [a, b]", "< X", "<= X", "> X", ">= X", "~ X rel r" (|m − X| ≤ r|X|), "~ X abs a", where X is

@@ -10,7 +10,7 @@
 #include "integrators/integrator.h"
 #include "results/results.h"
 
-const char *const nh_verdict_names[3] = {"pass", "fail", "not-verified"};
+const char *const nh_verdict_names[NH_VERDICTS] = {"pass", "fail", "not-verified"};
 
 /* ---- expectations ---------------------------------------------------------------------------- */
 

@@ -548,8 +548,8 @@ static int load_one_initial(const ctx *c, const config_setting_t *ic, nh_study *
   if (!config_setting_is_group(ic))
     return fail_at(c, ic, "'initial' must be a preset name or a group { q = [...]; v = [...]; }");
   if (check_members(c, ic, known) < 0) return -1;
-  const char *names[2] = {"q", "v"};
-  double *dest[2] = {x->q, x->v};
+  const char *names[] = {"q", "v"};
+  double *dest[] = {x->q, x->v};
   for (int k = 0; k < 2; k++) {
     const config_setting_t *s = require(c, ic, names[k]);
     double *vals = NULL;
