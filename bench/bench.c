@@ -28,6 +28,9 @@
  * the LU floor computes the harness's numbers (tests/test_bench.c); figures then mean little. */
 static int quick;
 
+/* Room for an error message of the library: a spec's path, line, setting and value. */
+enum { ERR_LEN = 1024 };
+
 static const char *const methods[] = {
     "rk4",
     "nh_newmark(alpha=0.5)",
@@ -86,7 +89,7 @@ static void bench_steps(const char *spec) {
     printf("%sstep cost, %s, h = %g, %ld steps each, one thread\n", si ? "\n" : "", bench_systems[si].name, h, steps);
     printf("%10s %8s %10s %10s %10s  %s\n", "ns/step", "x rk4", "newton/st", "rhs/step", "jac/step", "method");
     for (size_t i = 0; i < sizeof methods / sizeof *methods; i++) {
-      char err[512];
+      char err[ERR_LEN];
       nh_method *m = nh_method_parse(methods[i], err, sizeof err);
       if (!m) {
         fprintf(stderr, "bench: %s\n", err);
@@ -191,7 +194,7 @@ static void bench_floors(const char *spec) {
          "state diff", "method");
   double rk4_ns = NAN, rk4_floor_ns = NAN; /* set by the rk4 row */
   for (int f = 0; f < FLOORS; f++) {
-    char err[512];
+    char err[ERR_LEN];
     nh_method *m = nh_method_parse(floor_methods[f], err, sizeof err);
     double th[REPS], tf[REPS];
     nh_cost cost = {0};
@@ -445,7 +448,7 @@ static void bench_lockstep(const char *spec) {
 /* nh_study_load with the spec's notes (grid points skipped, ...) held back: the bench loads the
  * same spec several times and its tables are the output. 0, or -1 with the error printed. */
 static int load_spec(const char *spec, const char **ov, int nov, nh_study *st) {
-  char err[1024];
+  char err[ERR_LEN];
   fflush(stderr);
   const int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY);
   if (saved >= 0 && null >= 0) dup2(null, STDERR_FILENO);
@@ -465,7 +468,7 @@ static int load_spec(const char *spec, const char **ov, int nov, nh_study *st) {
 /* Wall time of the default chaotic ensemble with 1 and 2 threads: the parallel speed-up. */
 static void bench_ensemble(const char *spec) {
   nh_study st;
-  char err[1024];
+  char err[ERR_LEN];
   const char *ov[] = {"ensemble.count=8", quick ? "T=20" : "T=400"};
   if (load_spec(spec, ov, 2, &st) < 0) return;
   double t[2];
@@ -514,7 +517,7 @@ static double sampled_run_time(const nh_study *st, double h, const char *const *
 static void bench_sampling(const char *spec) {
   (void)spec; /* the tables of one system */
   nh_study st = {0};
-  char err[512];
+  char err[ERR_LEN];
   nh_system_init(&st.sys, nh_system_type_find("chaotic_particle"));
   nh_system_default_state(&st.sys, &st.x0);
   nh_method *m = nh_method_parse("nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", err, sizeof err);
@@ -616,7 +619,7 @@ static const char *self; /* argv[0]: the memory benchmark runs its ensembles in 
 static int memory_child(char **argv) {
   nh_study st;
   nh_ensemble_result r;
-  char err[1024], t[64];
+  char err[ERR_LEN], t[64];
   snprintf(t, sizeof t, "T=%s", argv[4]);
   const char *ov[] = {"ensemble.count=100", t, "sample_every=1"};
   if (load_spec(argv[2], ov, 3, &st) < 0) return 1;

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <omp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,8 +13,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "core/alloc.h"
 #include "bench/cli.h"
+#include "core/alloc.h"
 #include "results/results.h"
 #include "studies/checkpoint.h"
 #include "studies/study.h"
@@ -155,22 +156,30 @@ static int run_and_write(const nh_study *st, const char *path, const char *comma
   }
 }
 
+/* The directory of the file path into dir ("." for a bare name, "/" for a file at the root);
+ * returns the file's own name, within path. */
+static const char *split_path(const char *path, char *dir, size_t len) {
+  snprintf(dir, len, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash == dir) slash[1] = '\0';
+  else if (slash) *slash = '\0';
+  else snprintf(dir, len, ".");
+  const char *base = strrchr(path, '/');
+  return base ? base + 1 : path;
+}
+
 /* Pre-flight, before any computing: the output's directory exists (created as needed, like
  * mkdir -p), a file can be created there (a probe, removed at once: access() says yes on /proc
  * and for root everywhere), and the output is not a directory. 0, or -1 with a message naming
  * the path and the OS's reason: bad input, exit 2, nothing computed. */
 static int prepare_output(const char *path) {
-  char dir[4096];
+  char dir[PATH_MAX];
   struct stat sb;
   if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
     fprintf(stderr, "nhbench: the output %s is a directory; give a file name, e.g. %s/RESULTS.h5\n", path, path);
     return -1;
   }
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (slash == dir) slash[1] = '\0';
-  else if (slash) *slash = '\0';
-  else snprintf(dir, sizeof dir, ".");
+  split_path(path, dir, sizeof dir);
   for (char *p = dir + 1; *p; p++) {
     if (*p != '/') continue;
     *p = '\0';
@@ -196,12 +205,8 @@ static int prepare_output(const char *path) {
 /* Pre-flight: room for the sampled results (nh_study_check_room), from the free space where the
  * output goes and this machine's memory; 0, or -1 with a message. */
 static int check_room(const nh_study *st, const char *path) {
-  char dir[4096], err[1024];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (slash == dir) slash[1] = '\0';
-  else if (slash) *slash = '\0';
-  else snprintf(dir, sizeof dir, ".");
+  char dir[PATH_MAX], err[1024];
+  split_path(path, dir, sizeof dir);
   struct statvfs fs;
   const double disk = statvfs(dir, &fs) == 0 ? (double)fs.f_bavail * (double)fs.f_frsize : 0;
   const double memory = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
@@ -212,13 +217,8 @@ static int check_room(const nh_study *st, const char *path) {
 
 /* Temporary files OUT.h5.tmp-PID of runs that no longer exist (killed): removed, with a note. */
 static void remove_stale_temporaries(const char *path) {
-  char dir[4096], prefix[4200];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  const char *base = slash ? slash + 1 : path;
-  if (slash == dir) slash[1] = '\0';
-  else if (slash) *slash = '\0';
-  else snprintf(dir, sizeof dir, ".");
+  char dir[PATH_MAX], prefix[PATH_MAX];
+  const char *base = split_path(path, dir, sizeof dir);
   snprintf(prefix, sizeof prefix, "%s.tmp-", base);
   DIR *d = opendir(dir);
   for (struct dirent *e; d && (e = readdir(d));) {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
 #include "bench/report.h"
+#include "core/alloc.h"
 #include "studies/study.h"
 
 typedef struct {
