@@ -34,14 +34,17 @@ static int string_line(const ctx *c, const config_setting_t *s) {
   return best;
 }
 
-/* "ensemble.energy": the setting's path from the root, as --set names it. */
+/* Appends name to the text in buf (of size len), after sep unless buf is empty; cut to fit. */
+static void append_item(char *buf, size_t len, const char *sep, const char *name) {
+  const size_t used = strlen(buf);
+  snprintf(buf + used, len - used, "%s%s", used ? sep : "", name);
+}
+
+/* "ensemble.energy": the setting's path from the root, as --set names it, appended to buf. */
 static void setting_path(const config_setting_t *s, char *buf, size_t len) {
   const config_setting_t *p = config_setting_parent(s);
-  if (p && config_setting_name(p)) {
-    setting_path(p, buf, len);
-    strncat(buf, ".", len - strlen(buf) - 1);
-  }
-  strncat(buf, config_setting_name(s), len - strlen(buf) - 1);
+  if (p && config_setting_name(p)) setting_path(p, buf, len);
+  append_item(buf, len, ".", config_setting_name(s));
 }
 
 static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...) {
@@ -164,10 +167,7 @@ static int check_members(const ctx *c, const config_setting_t *group, const char
     for (int j = 0; known[j] && !ok; j++) ok = strcmp(known[j], name) == 0;
     if (!ok) {
       char list[512] = "";
-      for (int j = 0; known[j]; j++) {
-        strncat(list, j ? ", " : "", sizeof list - strlen(list) - 1);
-        strncat(list, known[j], sizeof list - strlen(list) - 1);
-      }
+      for (int j = 0; known[j]; j++) append_item(list, sizeof list, ", ", known[j]);
       return fail_at(c, s, "unknown setting '%s' (known here: %s)", name, list);
     }
   }
@@ -285,10 +285,7 @@ static int load_system(const ctx *c, const config_setting_t *root, nh_study *st)
   const nh_system_type *type = nh_system_type_find(name);
   if (!type) {
     char list[512] = "";
-    for (int i = 0; nh_system_types[i]; i++) {
-      strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-      strncat(list, nh_system_types[i]->name, sizeof list - strlen(list) - 1);
-    }
+    for (int i = 0; nh_system_types[i]; i++) append_item(list, sizeof list, ", ", nh_system_types[i]->name);
     return fail_at(c, s, "unknown system '%s' (systems: %s)", name, list);
   }
   if (nh_system_init(&st->sys, type) < 0) return fail_at(c, s, "system '%s': bad mass matrix", name);
@@ -691,10 +688,7 @@ static int load_observables(const ctx *c, const config_setting_t *root, nh_study
     st->obs[i] = name ? nh_observable_find(name) : NULL;
     if (!st->obs[i]) {
       char known[1024] = "";
-      for (int j = 0; nh_observables[j]; j++) {
-        strncat(known, j ? ", " : "", sizeof known - strlen(known) - 1);
-        strncat(known, nh_observables[j]->name, sizeof known - strlen(known) - 1);
-      }
+      for (int j = 0; nh_observables[j]; j++) append_item(known, sizeof known, ", ", nh_observables[j]->name);
       return fail_at(c, s, "unknown observable '%s' (observables: %s)", name ? name : "(not a string)", known);
     }
     for (int j = 0; j < i; j++)
