@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
 #include "bench/cli.h"
+#include "core/alloc.h"
+#include "core/text.h"
 #include "results/results.h"
 
 #define WIDTH 120 /* terminal columns the tables fit in; longer method names are cut */
@@ -321,11 +322,8 @@ static void print_failure_reasons(nh_h5 *f) {
     if (!header) printf("\nFailed runs by cause (status of each IC that did not reach T):\n");
     header = 1;
     char why[160] = "";
-    size_t used = 0;
-    for (int st = 1; st <= 5 && used < sizeof why; st++)
-      if (count[st])
-        used += (size_t)snprintf(why + used, sizeof why - used, "%s%d %s", used ? ", " : "", count[st],
-                                 st == 5 ? "unknown status" : status_name(st));
+    for (int st = 1; st <= 5; st++)
+      if (count[st]) nh_text_append(why, sizeof why, ", ", "%d %s", count[st], st == 5 ? "unknown status" : status_name(st));
     printf("%4d  %-28s  ", m, why);
     put_name(f->methods[m], 4 + 2 + 28 + 2);
   }

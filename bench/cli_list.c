@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bench/cli.h"
+#include "core/text.h"
 #include "integrators/integrator.h"
 #include "studies/observables.h"
 
@@ -138,8 +139,7 @@ static void print_observable_methods(const nh_observable *o) {
     nh_method *m = nh_method_parse(nh_integrator_types[i]->name, msg, sizeof msg);
     if (!m) continue;
     if (o->absent(m, &sys) == NULL) {
-      strncat(line, " ", sizeof line - strlen(line) - 1);
-      strncat(line, m->type->name, sizeof line - strlen(line) - 1);
+      nh_text_append(line, sizeof line, "", " %s", m->type->name);
     } else {
       all = 0;
     }

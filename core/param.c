@@ -1,4 +1,5 @@
 #include "core/param.h"
+#include "core/text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,10 +18,8 @@ int nh_param_index(const nh_param_desc *d, int n, const char *name) {
 }
 
 static void known_names(const nh_param_desc *d, int n, char *buf, size_t len) {
-  size_t used = 0;
   buf[0] = '\0';
-  for (int i = 0; i < n && used < len; i++)
-    used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", d[i].name);
+  for (int i = 0; i < n; i++) nh_text_append(buf, len, ", ", "%s", d[i].name);
   if (n == 0) snprintf(buf, len, "none");
 }
 
@@ -31,10 +30,8 @@ int nh_param_nchoices(const nh_param_desc *d) {
 }
 
 void nh_param_choices_text(const nh_param_desc *d, const char *sep, char *buf, size_t len) {
-  size_t used = 0;
   buf[0] = '\0';
-  for (int i = 0; i < nh_param_nchoices(d) && used < len; i++)
-    used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? sep : "", d->choices[i]);
+  for (int i = 0; i < nh_param_nchoices(d); i++) nh_text_append(buf, len, sep, "%s", d->choices[i]);
 }
 
 int nh_param_set_value(const nh_param_desc *d, int n, double *vals, const char *name, double value,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "integrators/integrator.h"
+#include "core/text.h"
 
 typedef struct {
   const char *text; /* the whole string, quoted in errors */
@@ -56,7 +57,6 @@ static int resolve_alias(parser *ps, const nh_method *m, char *key, size_t keyle
   const nh_integrator_type *t = m->type;
   if (!t->aliases || nh_param_index(t->params, t->nparams, key) >= 0) return 0;
   char known[256] = "";
-  size_t used = 0;
   for (const nh_param_alias *a = t->aliases; a->old_name; a++) {
     if (strcmp(a->old_name, key) != 0) continue;
     if (same_value(val, a->old_value)) {
@@ -65,10 +65,9 @@ static int resolve_alias(parser *ps, const nh_method *m, char *key, size_t keyle
       snprintf(val, vallen, "%s", a->value);
       return 0;
     }
-    used += (size_t)snprintf(known + used, used < sizeof known ? sizeof known - used : 0, "%s%s=%s is now %s=%s",
-                             used ? ", " : "", key, a->old_value, a->name, a->value);
+    nh_text_append(known, sizeof known, ", ", "%s=%s is now %s=%s", key, a->old_value, a->name, a->value);
   }
-  if (!used) return 0;
+  if (!*known) return 0; /* no old spelling of key */
   snprintf(ps->err, ps->errlen, "%s: deprecated parameter %s='%s' has no new spelling (%s) in method '%s'", t->name,
            key, val, known, ps->text);
   return -1;
@@ -101,10 +100,7 @@ static nh_method *parse_method(parser *ps) {
   const nh_integrator_type *type = nh_integrator_type_find(name);
   if (!type) {
     char known[512] = "";
-    size_t used = 0;
-    for (int i = 0; nh_integrator_types[i] && used < sizeof known; i++)
-      used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
-                               nh_integrator_types[i]->name);
+    for (int i = 0; nh_integrator_types[i]; i++) nh_text_append(known, sizeof known, ", ", "%s", nh_integrator_types[i]->name);
     snprintf(ps->err, ps->errlen, "unknown method '%s' in '%s' (methods: %s)", name, ps->text, known);
     return NULL;
   }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/text.h"
 #include "studies/study.h"
 
 typedef struct {
@@ -34,17 +35,11 @@ static int string_line(const ctx *c, const config_setting_t *s) {
   return best;
 }
 
-/* Appends name to the text in buf (of size len), after sep unless buf is empty; cut to fit. */
-static void append_item(char *buf, size_t len, const char *sep, const char *name) {
-  const size_t used = strlen(buf);
-  snprintf(buf + used, len - used, "%s%s", used ? sep : "", name);
-}
-
 /* "ensemble.energy": the setting's path from the root, as --set names it, appended to buf. */
 static void setting_path(const config_setting_t *s, char *buf, size_t len) {
   const config_setting_t *p = config_setting_parent(s);
   if (p && config_setting_name(p)) setting_path(p, buf, len);
-  append_item(buf, len, ".", config_setting_name(s));
+  nh_text_append(buf, len, ".", "%s", config_setting_name(s));
 }
 
 static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...) {
@@ -167,7 +162,7 @@ static int check_members(const ctx *c, const config_setting_t *group, const char
     for (int j = 0; known[j] && !ok; j++) ok = strcmp(known[j], name) == 0;
     if (!ok) {
       char list[512] = "";
-      for (int j = 0; known[j]; j++) append_item(list, sizeof list, ", ", known[j]);
+      for (int j = 0; known[j]; j++) nh_text_append(list, sizeof list, ", ", "%s", known[j]);
       return fail_at(c, s, "unknown setting '%s' (known here: %s)", name, list);
     }
   }
@@ -285,7 +280,7 @@ static int load_system(const ctx *c, const config_setting_t *root, nh_study *st)
   const nh_system_type *type = nh_system_type_find(name);
   if (!type) {
     char list[512] = "";
-    for (int i = 0; nh_system_types[i]; i++) append_item(list, sizeof list, ", ", nh_system_types[i]->name);
+    for (int i = 0; nh_system_types[i]; i++) nh_text_append(list, sizeof list, ", ", "%s", nh_system_types[i]->name);
     return fail_at(c, s, "unknown system '%s' (systems: %s)", name, list);
   }
   if (nh_system_init(&st->sys, type) < 0) return fail_at(c, s, "system '%s': bad mass matrix", name);
@@ -396,12 +391,9 @@ static void note_skipped_points(const ctx *c, const config_setting_t *g, const n
     if (!why[p][0]) continue;
     int count = 0;
     char points[512] = "";
-    size_t used = 0;
     for (int q = p; q < np; q++) {
       if (!why[q][0] || strcmp(why[q], why[p]) != 0) continue;
-      if (used < sizeof points)
-        used += (size_t)snprintf(points + used, sizeof points - used, "%s(%g, %g)", count ? ", " : "",
-                                 grid->values[0][q / n1], grid->values[1][q % n1]);
+      nh_text_append(points, sizeof points, ", ", "(%g, %g)", grid->values[0][q / n1], grid->values[1][q % n1]);
       count++;
       if (q != p) why[q][0] = '\0';
     }
@@ -688,7 +680,7 @@ static int load_observables(const ctx *c, const config_setting_t *root, nh_study
     st->obs[i] = name ? nh_observable_find(name) : NULL;
     if (!st->obs[i]) {
       char known[1024] = "";
-      for (int j = 0; nh_observables[j]; j++) append_item(known, sizeof known, ", ", nh_observables[j]->name);
+      for (int j = 0; nh_observables[j]; j++) nh_text_append(known, sizeof known, ", ", "%s", nh_observables[j]->name);
       return fail_at(c, s, "unknown observable '%s' (observables: %s)", name ? name : "(not a string)", known);
     }
     for (int j = 0; j < i; j++)

@@ -2,6 +2,7 @@
  * §2.1): energy, constraint residuals, the eliminated multiplier and the index-reduced ODE. */
 #define _POSIX_C_SOURCE 200809L /* strtok_r: declared only by POSIX; clang -fopenmp, unlike gcc, does not imply it */
 #include "systems/system.h"
+#include "core/text.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
@@ -81,10 +82,7 @@ int nh_system_apply_preset(nh_system *sys, const char *name, nh_state *x, char *
     return 0;
   }
   char list[512] = "";
-  for (int i = 0; i < sys->type->npresets; i++) {
-    strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-    strncat(list, sys->type->presets[i].name, sizeof list - strlen(list) - 1);
-  }
+  for (int i = 0; i < sys->type->npresets; i++) nh_text_append(list, sizeof list, ", ", "%s", sys->type->presets[i].name);
   snprintf(err, errlen, "system %s has no preset '%s' (presets: %s)", sys->type->name, name,
            sys->type->npresets ? list : "none");
   return -1;

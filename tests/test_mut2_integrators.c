@@ -880,3 +880,26 @@ Test(mut2_integrators, method_format_cuts_like_snprintf) {
     nh_method_free(m);
   }
 }
+
+/* The lists a method's parse error gives: an unknown name lists every method of the registry
+ * (joined here from nh_integrator_types), and an old parameter spelling with a value that has no
+ * new spelling lists the type's old spellings that do, in its alias table's order. */
+Test(mut2_integrators, parse_errors_list_what_is_known) {
+  char want[2048] = "unknown method 'nosuch' in 'nosuch' (methods: ";
+  for (int i = 0; nh_integrator_types[i]; i++) {
+    if (i) strcat(want, ", ");
+    strcat(want, nh_integrator_types[i]->name);
+  }
+  strcat(want, ")");
+  cr_assert(strlen(want) < 500, "the list fits the parser's 512 bytes: %zu", strlen(want));
+  expect_parse_error("nosuch", want);
+  expect_parse_error("nh_newmark(disc=16)", "nh_newmark: deprecated parameter disc='16' has no new spelling "
+                                            "(disc=14 is now constraint=point, disc=15 is now constraint=average) "
+                                            "in method 'nh_newmark(disc=16)'");
+  expect_parse_error("nh_newmark(force=2)", "nh_newmark: deprecated parameter force='2' has no new spelling "
+                                            "(force=0 is now allow_ill_conditioned=0, force=1 is now "
+                                            "allow_ill_conditioned=1) in method 'nh_newmark(force=2)'");
+  /* dla has no old spelling force: an unknown parameter, with the type's parameters. */
+  expect_parse_error("dla(force=2)", "dla: unknown parameter 'force' (parameters: alpha, constraint) in method "
+                                     "'dla(force=2)'");
+}
