@@ -1094,6 +1094,8 @@ static void expect_run(const char *args, int want, const char *needle) {
   int rc = test_run_nhbench(args, out, sizeof out);
   cr_expect_eq(rc, want, "nhbench %s: exit status %d, want %d; output:\n%.3000s", args, rc, want, out);
   if (needle) cr_expect(strstr(out, needle) != NULL, "nhbench %s: output lacks '%s':\n%.3000s", args, needle, out);
+  /* The reader words every failure itself: the HDF5 library's own error stack is never shown. */
+  cr_expect(strstr(out, "HDF5-DIAG") == NULL, "nhbench %s: HDF5's error stack printed:\n%.3000s", args, out);
 }
 
 /* The data rows (not comments, not blank) of an export, as numbers: row r, column c. */
