@@ -140,7 +140,7 @@ nh_ensemble_summary *nh_h5_read_ensemble_summary(nh_h5 *f) {
 
 static int read_observable(nh_h5 *f, const char *name, nh_h5_observable *o) {
   char obj[256];
-  int n = 0;
+  int n; /* the entries of attribute 'absent', read with it */
   snprintf(obj, sizeof obj, "observables/%s", name);
   if (!(o->name = nh_r_dup(name))) {
     fprintf(stderr, "%s: %s: out of memory\n", f->prog, f->path);

@@ -88,7 +88,7 @@ static int parse_dims(nh_writer *w, const char *dims, nh_wdim **out) {
   int rank = 0;
   for (const char *p = dims; *p && !w->failed;) {
     size_t len = strcspn(p, ",");
-    char name[32];
+    char name[sizeof w->dim[0].name]; /* as long as a declared dimension's */
     snprintf(name, sizeof name, "%.*s", (int)len, p);
     nh_wdim *d = find_dim(w, name);
     if (!d || rank == NH_W_DIMS) {
