@@ -323,7 +323,8 @@ static void print_failure_reasons(nh_h5 *f) {
     header = 1;
     char why[160] = "";
     for (int st = 1; st <= 5; st++)
-      if (count[st]) nh_text_append(why, sizeof why, ", ", "%d %s", count[st], st == 5 ? "unknown status" : status_name(st));
+      if (count[st])
+        nh_text_append(why, sizeof why, ", ", "%d %s", count[st], st == 5 ? "unknown status" : status_name(st));
     printf("%4d  %-28s  ", m, why);
     put_name(f->methods[m], 4 + 2 + 28 + 2);
   }

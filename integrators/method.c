@@ -100,7 +100,8 @@ static nh_method *parse_method(parser *ps) {
   const nh_integrator_type *type = nh_integrator_type_find(name);
   if (!type) {
     char known[512] = "";
-    for (int i = 0; nh_integrator_types[i]; i++) nh_text_append(known, sizeof known, ", ", "%s", nh_integrator_types[i]->name);
+    for (int i = 0; nh_integrator_types[i]; i++)
+      nh_text_append(known, sizeof known, ", ", "%s", nh_integrator_types[i]->name);
     snprintf(ps->err, ps->errlen, "unknown method '%s' in '%s' (methods: %s)", name, ps->text, known);
     return NULL;
   }

@@ -82,7 +82,8 @@ int nh_system_apply_preset(nh_system *sys, const char *name, nh_state *x, char *
     return 0;
   }
   char list[512] = "";
-  for (int i = 0; i < sys->type->npresets; i++) nh_text_append(list, sizeof list, ", ", "%s", sys->type->presets[i].name);
+  for (int i = 0; i < sys->type->npresets; i++)
+    nh_text_append(list, sizeof list, ", ", "%s", sys->type->presets[i].name);
   snprintf(err, errlen, "system %s has no preset '%s' (presets: %s)", sys->type->name, name,
            sys->type->npresets ? list : "none");
   return -1;
