@@ -121,9 +121,9 @@ static void row(int n, const double *v) {
   putchar('\n');
 }
 
-static void block_sep(int *first) {
-  if (!*first) fputs("\n\n", stdout);
-  *first = 0;
+/* Before block k (from 0) of a table: the two blank lines that end gnuplot's previous index. */
+static void block_sep(long k) {
+  if (k) fputs("\n\n", stdout);
 }
 
 static int out_of_range(const nh_h5 *f, const char *option, long v, long long n, const char *what) {
@@ -214,10 +214,9 @@ static int t_convergence(nh_h5 *f, const opts *o) {
   int n = good ? method_list(f, o->methods ? o->methods : "all", &list) : -1;
   if (n >= 0) {
     const long long nh = nh_h5_dim(f, "h");
-    int first = 1;
     printf("# h err err_q err_v constraint_residual status z err_max err_2 lambda_err discrete_residual\n");
     for (int k = 0; k < n; k++) {
-      block_sep(&first);
+      block_sep(k);
       printf("# method %d %s\n", list[k], f->methods[list[k]]);
       for (long long i = 0; i < nh; i++) {
         size_t c = (size_t)list[k] * (size_t)nh + (size_t)i;
@@ -304,10 +303,9 @@ static int t_energy(nh_h5 *f, const opts *o) {
   } else {
     long long m = o->method;
     double *dE = nh_h5_doubles_at(f, "dE", "method,ic,sample", 1, &m, NULL);
-    int first = 1;
     if (dE) printf("# t %s\n", o->relative ? "dE/E0" : "dE");
     for (long ic = a; dE && ic < z; ic++) {
-      block_sep(&first);
+      block_sep(ic - a);
       energy_block(f, &b, dE, o->method, ic, o->relative);
     }
     rc = dE ? 0 : 2;
@@ -322,7 +320,6 @@ static int t_energy_all(nh_h5 *f, const opts *o) {
   if (read_base(f, &b) < 0) return 2;
   int *list = NULL, n = method_list(f, o->methods, &list), rc = n < 0 ? 2 : 0;
   if (n >= 0 && out_of_range(f, "--ic", o->ic, b.nic, "initial conditions")) rc = 2;
-  int first = 1;
   if (rc == 0) printf("# t %s\n", o->relative ? "dE/E0" : "dE");
   for (int k = 0; k < n && rc == 0; k++) {
     long long m = list[k];
@@ -331,7 +328,7 @@ static int t_energy_all(nh_h5 *f, const opts *o) {
       rc = 2;
       break;
     }
-    block_sep(&first);
+    block_sep(k);
     energy_block(f, &b, dE, list[k], o->ic, o->relative);
     free(dE);
   }
@@ -351,10 +348,9 @@ static int sample_table(nh_h5 *f, const opts *o, const char *header, const char 
   int *count = ok ? nh_h5_ints(f, "dE_count", "method,sample", NULL) : NULL;
   if (count) {
     const long long ns = nh_h5_dim(f, "sample");
-    int first = 1;
     printf("%s\n", header);
     for (int k = 0; k < n; k++) {
-      block_sep(&first);
+      block_sep(k);
       printf("# method %d %s\n", list[k], f->methods[list[k]]);
       for (long long s = 0; s < ns; s++) {
         size_t c = (size_t)list[k] * (size_t)ns + (size_t)s;
@@ -564,11 +560,10 @@ static int t_local_error(nh_h5 *f, const opts *o) {
   int *expected = slope ? nh_h5_ints(f, "slope_expected", "method", NULL) : NULL;
   if (expected) {
     const long long nh = nh_h5_dim(f, "h");
-    int first = 1;
     printf("# h max_local_err max_action_err\n");
     for (int k = 0; k < n; k++) {
       const int m = list[k];
-      block_sep(&first);
+      block_sep(k);
       printf("# method %d %s, slope ", m, f->methods[m]);
       put(slope[m]);
       printf(" (expected %d)\n", expected[m]);
@@ -630,10 +625,9 @@ static int t_work_precision(nh_h5 *f, const opts *o) {
   int *status = pt ? nh_h5_ints(f, "status", "method,h", NULL) : NULL;
   if (status) {
     const long long nh = nh_h5_dim(f, "h");
-    int first = 1;
     printf("# h work wall_time err pareto_work pareto_time status (err: %s)\n", nh_wp_norm_names[k]);
     for (int j = 0; j < n; j++) {
-      block_sep(&first);
+      block_sep(j);
       printf("# method %d %s\n", list[j], f->methods[list[j]]);
       for (long long i = 0; i < nh; i++) {
         size_t c = (size_t)list[j] * (size_t)nh + (size_t)i;

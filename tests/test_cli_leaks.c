@@ -230,6 +230,44 @@ Test(cli_leaks, export_every_table, .init = make_dir, .fini = remove_dir) {
   no_leak(lines, status, sizeof status / sizeof *status);
 }
 
+/* The tables with a block per method (or per IC) lay them out as gnuplot's `index` reads them:
+ * the header comment, then the blocks, each from its "# method" line, two blank lines between two
+ * blocks and nowhere else (none before the first, none after the last). */
+Test(cli_leaks, export_blocks_two_blank_lines_apart, .init = make_test_dir, .fini = remove_dir) {
+  write_results();
+  static const struct {
+    const char *line;
+    int blocks;
+  } tables[] = {
+      {"export @/conv.h5 convergence --methods all", 0},
+      {"export @/ens.h5 energy --method 1 --ics 1:4", 3},
+      {"export @/ens.h5 energy-all-methods --ic 1 --methods 2,0", 2},
+      {"export @/ens.h5 quantiles --methods all", 0},
+      {"export @/onestep2.h5 local_error --methods all", 2},
+      {"export @/wp.h5 work_precision --methods all", 0},
+  };
+  cr_assert_eq(call("run " DATA "onestep_random.cfg -o @/onestep2.h5 -j 1 --set methods=[\"rk4\",\"nh_rattle\"]"), 0);
+  char path[256];
+  snprintf(path, sizeof path, "%s/table.txt", dir);
+  for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
+    cr_assert_eq(call_to(tables[t].line, path, NULL), 0, "%s", tables[t].line);
+    static char out[1 << 20];
+    test_read_file(path, out, sizeof out);
+    cr_assert(strlen(out) < sizeof out - 1, "%s: output past the buffer", tables[t].line);
+    int blocks = 0, seps = 0;
+    for (const char *p = out; (p = strstr(p, "# method ")); p++) blocks += p == out || p[-1] == '\n';
+    for (const char *p = out; (p = strstr(p, "\n\n\n")); p += 3, seps++)
+      cr_expect(strncmp(p + 3, "# method ", 9) == 0 && p > out && strstr(out, "# method ") < p,
+                "%s: two blank lines at byte %ld, not between two blocks", tables[t].line, (long)(p - out));
+    if (tables[t].blocks) cr_expect_eq(blocks, tables[t].blocks, "%s: %d blocks", tables[t].line, blocks);
+    cr_expect(blocks >= 2, "%s: %d blocks, too few to show the separators", tables[t].line, blocks);
+    cr_expect_eq(seps, blocks - 1, "%s: %d separators for %d blocks", tables[t].line, seps, blocks);
+    cr_expect(out[0] == '#' && !strstr(out, "\n\n\n\n") && out[strlen(out) - 1] == '\n' &&
+                  (strlen(out) < 2 || out[strlen(out) - 2] != '\n'),
+              "%s: a header first, no longer gap, no blank line at the end:\n%s", tables[t].line, out);
+  }
+}
+
 /* The claims of tests/data/report/quick.claims measured from the results they name (conv, traj),
  * and a claims file of our own with every reduction. */
 Test(cli_leaks, report, .init = make_dir, .fini = remove_dir) {
