@@ -42,7 +42,7 @@ static int parse_report_args(int argc, char **argv, report_args *a) {
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   int c;
-  *a = (report_args){"results/paper", NULL, "figures", 0, 0, NULL};
+  *a = (report_args){.results = "results/paper", .figures = "figures"};
   while ((c = getopt_long(argc, argv, ":r:o:f:sh", longopts, NULL)) != -1) {
     if (c == 'h') return fputs(usage, stdout), -1;
     if (c == 'r') a->results = optarg;
