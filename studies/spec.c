@@ -22,11 +22,11 @@ typedef struct {
 } ctx;
 
 /* libconfig dates a list element by the token after it; a string element's true line is that of
- * the last occurrence of its quoted text at or before the reported line. */
+ * the last occurrence of its quoted text at or before the reported line. (c->text is set before
+ * libconfig sees the spec, and a setting of type string always has its text.) */
 static int string_line(const ctx *c, const config_setting_t *s) {
   int reported = config_setting_source_line(s), best = reported, line = 1;
   const char *value = config_setting_get_string(s);
-  if (!value || !c->text) return reported;
   size_t len = strlen(value);
   for (const char *p = c->text; *p && line <= reported; p++) {
     if (*p == '\n') line++;

@@ -139,27 +139,39 @@ Test(mut3_studies, trajectory_reference_fails) {
   nh_study_free(&st);
 }
 
-/* The runners' own checks of a study built by hand (the loader never makes these). */
+/* The runners' own checks of a study built by hand (the loader never makes these): each count
+ * that the runner needs at least 1 of, set to 0 alone (and put back before the study is freed). */
 Test(mut3_studies, runners_refuse_an_empty_study) {
   nh_study st;
   char path[128], err[1024] = "";
   load_text("study = \"onestep\";\nsystem = \"particle\";\nT = 1.0;\nh = [0.1, 0.05];\nmethods = [\"rk4\"];\n", NULL, 0,
             &st, path, sizeof path);
-  st.npoints = 0;
-  nh_onestep_result o;
-  cr_expect_eq(nh_run_onestep(&st, &o, err, sizeof err), -1);
-  expect_message(err, path, "a one-step study needs initial conditions, points >= 1, step sizes and methods");
-  nh_onestep_result_free(&o);
+  int *const onestep_counts[] = {&st.nic, &st.npoints, &st.nh, &st.nmethods};
+  for (size_t k = 0; k < sizeof onestep_counts / sizeof *onestep_counts; k++) {
+    const int kept = *onestep_counts[k];
+    *onestep_counts[k] = 0;
+    nh_onestep_result o;
+    err[0] = '\0';
+    cr_expect_eq(nh_run_onestep(&st, &o, err, sizeof err), -1, "count %zu at 0", k);
+    expect_message(err, path, "a one-step study needs initial conditions, points >= 1, step sizes and methods");
+    nh_onestep_result_free(&o);
+    *onestep_counts[k] = kept;
+  }
   nh_study_free(&st);
 
   load_text("study = \"work_precision\";\nsystem = \"particle\";\nT = 1.0;\nh = [0.1];\nmethods = [\"rk4\"];\n", NULL, 0,
             &st, path, sizeof path);
-  st.repeats = 0;
-  nh_work_precision_result w;
-  err[0] = '\0';
-  cr_expect_eq(nh_run_work_precision(&st, &w, err, sizeof err), -1);
-  expect_message(err, path, "a work-precision study needs methods, step sizes and repeats >= 1");
-  nh_work_precision_result_free(&w);
+  int *const wp_counts[] = {&st.nmethods, &st.nh, &st.repeats};
+  for (size_t k = 0; k < sizeof wp_counts / sizeof *wp_counts; k++) {
+    const int kept = *wp_counts[k];
+    *wp_counts[k] = 0;
+    nh_work_precision_result w;
+    err[0] = '\0';
+    cr_expect_eq(nh_run_work_precision(&st, &w, err, sizeof err), -1, "count %zu at 0", k);
+    expect_message(err, path, "a work-precision study needs methods, step sizes and repeats >= 1");
+    nh_work_precision_result_free(&w);
+    *wp_counts[k] = kept;
+  }
   nh_study_free(&st);
 }
 
