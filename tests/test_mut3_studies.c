@@ -139,39 +139,49 @@ Test(mut3_studies, trajectory_reference_fails) {
   nh_study_free(&st);
 }
 
+/* A runner on st with its result freed: the runner's return value. */
+static int run_onestep(const nh_study *st, char *err, size_t len) {
+  nh_onestep_result r;
+  const int rc = nh_run_onestep(st, &r, err, len);
+  return nh_onestep_result_free(&r), rc;
+}
+
+static int run_work_precision(const nh_study *st, char *err, size_t len) {
+  nh_work_precision_result r;
+  const int rc = nh_run_work_precision(st, &r, err, len);
+  return nh_work_precision_result_free(&r), rc;
+}
+
+/* Each of st's counts set to 0 alone (and put back): run refuses with the message `tail`. */
+static void refuses_each_count_at_zero(int (*run)(const nh_study *, char *, size_t), nh_study *st,
+                                       int *const *counts, size_t n, const char *path, const char *tail) {
+  for (size_t k = 0; k < n; k++) {
+    const int kept = *counts[k];
+    *counts[k] = 0;
+    char err[1024] = "";
+    cr_expect_eq(run(st, err, sizeof err), -1, "count %zu at 0", k);
+    expect_message(err, path, tail);
+    *counts[k] = kept;
+  }
+}
+
 /* The runners' own checks of a study built by hand (the loader never makes these): each count
- * that the runner needs at least 1 of, set to 0 alone (and put back before the study is freed). */
+ * that the runner needs at least 1 of, at 0 alone. */
 Test(mut3_studies, runners_refuse_an_empty_study) {
   nh_study st;
-  char path[128], err[1024] = "";
+  char path[128];
   load_text("study = \"onestep\";\nsystem = \"particle\";\nT = 1.0;\nh = [0.1, 0.05];\nmethods = [\"rk4\"];\n", NULL, 0,
             &st, path, sizeof path);
   int *const onestep_counts[] = {&st.nic, &st.npoints, &st.nh, &st.nmethods};
-  for (size_t k = 0; k < sizeof onestep_counts / sizeof *onestep_counts; k++) {
-    const int kept = *onestep_counts[k];
-    *onestep_counts[k] = 0;
-    nh_onestep_result o;
-    err[0] = '\0';
-    cr_expect_eq(nh_run_onestep(&st, &o, err, sizeof err), -1, "count %zu at 0", k);
-    expect_message(err, path, "a one-step study needs initial conditions, points >= 1, step sizes and methods");
-    nh_onestep_result_free(&o);
-    *onestep_counts[k] = kept;
-  }
+  refuses_each_count_at_zero(run_onestep, &st, onestep_counts, 4, path,
+                             "a one-step study needs initial conditions, points >= 1, step sizes and methods");
   nh_study_free(&st);
 
   load_text("study = \"work_precision\";\nsystem = \"particle\";\nT = 1.0;\nh = [0.1];\nmethods = [\"rk4\"];\n", NULL, 0,
             &st, path, sizeof path);
   int *const wp_counts[] = {&st.nmethods, &st.nh, &st.repeats};
-  for (size_t k = 0; k < sizeof wp_counts / sizeof *wp_counts; k++) {
-    const int kept = *wp_counts[k];
-    *wp_counts[k] = 0;
-    nh_work_precision_result w;
-    err[0] = '\0';
-    cr_expect_eq(nh_run_work_precision(&st, &w, err, sizeof err), -1, "count %zu at 0", k);
-    expect_message(err, path, "a work-precision study needs methods, step sizes and repeats >= 1");
-    nh_work_precision_result_free(&w);
-    *wp_counts[k] = kept;
-  }
+  refuses_each_count_at_zero(run_work_precision, &st, wp_counts, 3, path,
+                             "a work-precision study needs methods, step sizes and repeats >= 1");
   nh_study_free(&st);
 }
 
