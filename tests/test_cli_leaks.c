@@ -303,6 +303,8 @@ Test(cli_leaks, report, .init = make_dir, .fini = remove_dir) {
            "reduce = \"loglog_slope\"; reason = \"measured only\"; } ); } );\n");
   snprintf(path, sizeof path, "%s/every.claims", dir);
   test_write_file(path, claims);
+  snprintf(path, sizeof path, "%s/broken.claims", dir); /* a syntax error: the message quotes its line */
+  test_write_file(path, "items = ( { item = \"x\";\n  rows = ( { quantity = ; } ); } );\n");
   static const char *const lines[] = {
       "run @/traj.cfg -o @/traj.h5",
       "run @/conv.cfg -o @/conv.h5",
@@ -312,10 +314,11 @@ Test(cli_leaks, report, .init = make_dir, .fini = remove_dir) {
       "report -r @/no_such -o @ " DATA "report/quick.claims", /* not verified, still written */
       "report -r @ -o @ @/no_such.claims",
       "report -r @ -o @ " DATA "order_claim.cfg",
+      "report -r @ -o @ @/broken.claims",
       "report --help",
       "report",
   };
-  static const int status[] = {0, 0, 0, 1, 0, 0, 2, 2, 0, 2};
+  static const int status[] = {0, 0, 0, 1, 0, 0, 2, 2, 2, 0, 2};
   no_leak(lines, status, sizeof status / sizeof *status);
 }
 
