@@ -455,7 +455,8 @@ static void work_precision_body(nh_writer *w, hid_t g, const void *vr) {
   nh_w_i32(w, g, "pareto_time", "method,h", r->pareto_time, "1", "the same against wall time");
   reference_state(w, g, &r->reference, r->reference_kind, "the solution at T the errors are measured against");
   nh_w_attr_str(w, g, "norm", norm_name(st->norm));
-  nh_w_attr_str(w, g, "pareto_norm", nh_wp_norm_names[st->norm] /* its (q,v) column: studies/work_precision.c */);
+  /* The front used the study norm's (q,v) column, whose index is the norm's value (work_precision.c). */
+  nh_w_attr_str(w, g, "pareto_norm", nh_wp_norm_names[st->norm]);
   nh_w_attr_str(w, g, "initial", st->initial);
   nh_w_attr_i32(w, g, "repeats", st->repeats);
   nh_w_attr_f64(w, g, "time_limit", st->time_limit);
