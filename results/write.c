@@ -183,13 +183,10 @@ static void finish_dataset(nh_writer *w, hid_t ds, const char *name, const char 
  * empty ones, else chunks of whole trailing rows of at most NH_W_CHUNK_BYTES, with the shuffle
  * and deflate (level 4) filters. The caller closes it unless it is H5P_DEFAULT. */
 static hid_t creation_plist(int rank, const hsize_t *shape, hsize_t n, size_t elem) {
-  if (n < NH_W_COMPRESS_MIN || rank == 0 || !H5Zfilter_avail(H5Z_FILTER_DEFLATE)) return H5P_DEFAULT;
-  hsize_t chunk[NH_W_DIMS], bytes = elem;
-  for (int i = 0; i < rank; i++) {
-    if (shape[i] == 0) return H5P_DEFAULT;
-    chunk[i] = shape[i];
-    bytes *= shape[i];
-  }
+  /* n, the product of shape, is 0 with an empty dimension and 1 for a scalar (rank 0) */
+  if (n < NH_W_COMPRESS_MIN || !H5Zfilter_avail(H5Z_FILTER_DEFLATE)) return H5P_DEFAULT;
+  hsize_t chunk[NH_W_DIMS], bytes = elem * n;
+  for (int i = 0; i < rank; i++) chunk[i] = shape[i];
   for (int i = 0; i < rank && bytes > NH_W_CHUNK_BYTES; i++)
     while (chunk[i] > 1 && bytes > NH_W_CHUNK_BYTES) {
       bytes = bytes / chunk[i] * ((chunk[i] + 1) / 2);

@@ -29,10 +29,10 @@ static char **labels_state(nh_writer *w, int n) {
 static void methods_part(nh_writer *w, hid_t g) {
   const nh_study *st = w->st;
   const int nm = st->nmethods;
-  int *primary = nh_w_array(w, (size_t)nm, 2 * sizeof(int)), *claimed = primary ? primary + nm : NULL;
+  int *primary = nh_w_array(w, (size_t)nm, sizeof(int)), *claimed = nh_w_array(w, (size_t)nm, sizeof(int));
   const char **caveats = nh_w_array(w, (size_t)nm, sizeof(char *));
   if (!caveats) {
-    free(primary);
+    free(primary), free(claimed);
     return;
   }
   nh_primary_methods(st, primary);
@@ -48,8 +48,7 @@ static void methods_part(nh_writer *w, hid_t g) {
   nh_w_strings(w, g, "caveats", "method", caveats,
                "\"\", or why the method's results are unreliable although it ran (e.g. nh_newmark at beta + "
                "beta2 = 1/2 with allow_ill_conditioned=1, spec/newmark.md 2.5)");
-  free(caveats);
-  free(primary);
+  free(caveats), free(primary), free(claimed);
 }
 
 void nh_w_common(nh_writer *w, hid_t g, int nic, const double *q0, const double *v0, char *const *names) {
@@ -143,8 +142,12 @@ static void one_observable(nh_writer *w, hid_t g, hid_t gmax, hid_t glast, const
   snprintf(dims, sizeof dims, "%s,sample,component", run_dims);
   snprintf(sdims, sizeof sdims, "%s,component", run_dims);
   nh_w_dim(w, "component", wd);
-  double *mx = nh_w_array(w, (size_t)(runs * wd), 2 * sizeof(double)), *last = mx ? mx + runs * wd : NULL;
-  if (!mx) return;
+  double *mx = nh_w_array(w, (size_t)(runs * wd), sizeof(double));
+  double *last = nh_w_array(w, (size_t)(runs * wd), sizeof(double));
+  if (!last) {
+    free(mx);
+    return;
+  }
   if (!s->fetch) {
     double *x = gather(w, s, o, runs, nsamples);
     if (x) summarize(x, runs, nsamples, wd, mx, last);
@@ -164,7 +167,7 @@ static void one_observable(nh_writer *w, hid_t g, hid_t gmax, hid_t glast, const
   snprintf(desc, sizeof desc, "%s at the last sample where it is not NaN (the end of the run; NaN if none)",
            obs->name);
   nh_w_f64(w, glast, obs->name, sdims, last, obs->units, desc);
-  free(mx);
+  free(mx), free(last);
 }
 
 void nh_w_observables(nh_writer *w, hid_t g, const char *run_dims, long long runs, int nsamples,

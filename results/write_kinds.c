@@ -55,8 +55,8 @@ static void reference_state(nh_writer *w, hid_t g, const nh_state *ref, const ch
 static void run_summary(nh_writer *w, hid_t g, const int *status, const double *residual, const double *wall) {
   const int nm = w->st->nmethods, nh = w->st->nh;
   int *failures = nh_w_array(w, (size_t)nm, sizeof(int));
-  double *rmax = nh_w_array(w, (size_t)nm, 2 * sizeof(double)), *wsum = rmax ? rmax + nm : NULL;
-  for (int m = 0; failures && rmax && m < nm; m++) {
+  double *rmax = nh_w_array(w, (size_t)nm, sizeof(double)), *wsum = nh_w_array(w, (size_t)nm, sizeof(double));
+  for (int m = 0; wsum && m < nm; m++) { /* wsum allocated: so were the others (nh_w_array) */
     rmax[m] = NAN;
     for (int i = 0; i < nh; i++) {
       size_t c = (size_t)m * nh + i;
@@ -71,7 +71,7 @@ static void run_summary(nh_writer *w, hid_t g, const int *status, const double *
            "max over h of constraint_residual (NaN values left out; NaN if none)");
   nh_w_f64(w, s, "wall_time", "method", wsum, "s", "wall time summed over h");
   H5Gclose(s); /* -1 after a failure: a no-op */
-  free(failures), free(rmax);
+  free(failures), free(rmax), free(wsum);
 }
 
 /* ---- convergence --------------------------------------------------------------------------- */
@@ -156,9 +156,9 @@ int nh_write_convergence(const char *path, const nh_study *st, const nh_converge
 
 static void ensemble_summary(nh_writer *w, hid_t g, const nh_ensemble_result *r) {
   const int nm = w->st->nmethods;
-  int *ok = nh_w_array(w, (size_t)nm, 2 * sizeof(int)), *failures = ok ? ok + nm : NULL;
+  int *ok = nh_w_array(w, (size_t)nm, sizeof(int)), *failures = nh_w_array(w, (size_t)nm, sizeof(int));
   double *v = nh_w_array(w, (size_t)nm, SUMMARY_REALS * sizeof(double));
-  for (int m = 0; ok && v && m < nm; m++) {
+  for (int m = 0; v && m < nm; m++) { /* v allocated: so were the others */
     nh_ensemble_summary s;
     if (nh_ensemble_summarize(w->st, r, m, &s) < 0) {
       nh_w_out_of_memory(w);
@@ -184,7 +184,7 @@ static void ensemble_summary(nh_writer *w, hid_t g, const nh_ensemble_result *r)
   nh_w_f64(w, s, "final_var", "method", v + 5 * nm, "energy^2",
            "dE_var at the last sample (every IC counted that is still running); NaN if dE_count < 2 there");
   H5Gclose(s); /* -1 after a failure: a no-op */
-  free(ok), free(v);
+  free(ok), free(failures), free(v);
 }
 
 static void grid_group(nh_writer *w, hid_t parent, const nh_grid *grid, int index) {
@@ -341,23 +341,24 @@ static void range_per_method(const double *x, int nm, int per, double *lo, doubl
 static void onestep_summary(nh_writer *w, hid_t g, const nh_onestep_result *r) {
   const nh_study *st = w->st;
   const int nm = st->nmethods, per = st->nh * r->npoints;
-  double *lo = nh_w_array(w, (size_t)nm, 4 * sizeof(double)), *hi = lo ? lo + 2 * nm : NULL;
+  double *cond_min = nh_w_array(w, (size_t)nm, sizeof(double)), *cond_max = nh_w_array(w, (size_t)nm, sizeof(double));
+  double *defect_min = nh_w_array(w, (size_t)nm, sizeof(double)), *defect_max = nh_w_array(w, (size_t)nm, sizeof(double));
   int *failures = nh_w_array(w, (size_t)nm, sizeof(int));
-  if (!lo || !failures) {
-    free(lo), free(failures);
+  if (!failures) { /* the last allocation: nh_w_array returned NULL to the rest once one failed */
+    free(cond_min), free(cond_max), free(defect_min), free(defect_max);
     return;
   }
   for (int m = 0; m < nm; m++)
     for (int i = 0; i < per; i++) failures[m] += r->status[(size_t)m * per + i] != 0;
-  range_per_method(r->cond, nm, per, lo, hi);
-  range_per_method(r->adjoint_defect, nm, per, lo + nm, hi + nm);
+  range_per_method(r->cond, nm, per, cond_min, cond_max);
+  range_per_method(r->adjoint_defect, nm, per, defect_min, defect_max);
   hid_t s = nh_w_group(w, g, "summary", "per method over h and the points (NaN values left out; NaN if none)");
   nh_w_i32(w, s, "failures", "method", failures, "1", "steps with status != 0");
-  nh_w_f64(w, s, "cond_min", "method", lo, "1", "min of cond");
-  nh_w_f64(w, s, "cond_max", "method", hi, "1", "max of cond");
-  nh_w_f64(w, s, "max_adjoint_defect", "method", hi + nm, "as q, v", "max of adjoint_defect");
+  nh_w_f64(w, s, "cond_min", "method", cond_min, "1", "min of cond");
+  nh_w_f64(w, s, "cond_max", "method", cond_max, "1", "max of cond");
+  nh_w_f64(w, s, "max_adjoint_defect", "method", defect_max, "as q, v", "max of adjoint_defect");
   H5Gclose(s); /* -1 after a failure: a no-op */
-  free(lo), free(failures);
+  free(cond_min), free(cond_max), free(defect_min), free(defect_max), free(failures);
 }
 
 static void onestep_slopes(nh_writer *w, hid_t g, const nh_onestep_result *r) {
@@ -365,10 +366,10 @@ static void onestep_slopes(nh_writer *w, hid_t g, const nh_onestep_result *r) {
   const int nm = st->nmethods;
   if (!have(w, r->fit_first, "fit_first") || !have(w, r->fit_count, "fit_count")) return;
   int *expected = nh_w_array(w, (size_t)nm, sizeof(int));
-  double *range = nh_w_array(w, (size_t)nm, 2 * sizeof(double));
-  for (int m = 0; expected && range && m < nm; m++) {
+  double *h_min = nh_w_array(w, (size_t)nm, sizeof(double)), *h_max = nh_w_array(w, (size_t)nm, sizeof(double));
+  for (int m = 0; h_max && m < nm; m++) { /* h_max allocated: so were the others */
     expected[m] = nh_method_order(st->methods[m]) + 1;
-    nh_fit_h_range(st->h, st->nh, r->fit_first[m], r->fit_count[m], &range[m], &range[nm + m]);
+    nh_fit_h_range(st->h, st->nh, r->fit_first[m], r->fit_count[m], &h_min[m], &h_max[m]);
   }
   nh_w_f64(w, g, "slope", "method", r->slope, "1",
            "least-squares slope of log max_local_err against log h (expected: slope_expected)");
@@ -376,12 +377,12 @@ static void onestep_slopes(nh_writer *w, hid_t g, const nh_onestep_result *r) {
   nh_w_i32(w, g, "slope_expected", "method", expected, "1", "order_claimed + 1, the local error order");
   nh_w_i32(w, g, "fit_first", "method", r->fit_first, "1", "index into h of the finest step size of the fit");
   nh_w_i32(w, g, "fit_count", "method", r->fit_count, "1", "number of step sizes of the fit");
-  nh_w_f64(w, g, "fit_h_min", "method", range, "time", "smallest h of the fit; NaN if none");
-  nh_w_f64(w, g, "fit_h_max", "method", range + nm, "time", "largest h of the fit; NaN if none");
+  nh_w_f64(w, g, "fit_h_min", "method", h_min, "time", "smallest h of the fit; NaN if none");
+  nh_w_f64(w, g, "fit_h_max", "method", h_max, "time", "largest h of the fit; NaN if none");
   nh_w_f64(w, g, "action_slope", "method", r->action_slope, "1",
            "slope of log max_action_err against log h (3 for a second-order L_d, 2 otherwise); NaN: not "
            "variational");
-  free(expected), free(range);
+  free(expected), free(h_min), free(h_max);
 }
 
 static void onestep_steps(nh_writer *w, hid_t g, const nh_onestep_result *r) {

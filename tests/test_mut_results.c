@@ -194,15 +194,22 @@ Test(mut_results, writer_storage_layout) {
   nh_w_dim(&x.w, "c", 600);
   nh_w_dim(&x.w, "r3", 3);
   nh_w_dim(&x.w, "c2k", 2000);
+  nh_w_dim(&x.w, "one", 1);
+  nh_w_dim(&x.w, "none", 0);
+  nh_w_dim(&x.w, "c5k", 5000);
   nh_w_f64(&x.w, x.file, "small", "small", v, "1", "4095 values");
   nh_w_f64(&x.w, x.file, "edge", "edge", v, "1", "4096 values");
   nh_w_f64(&x.w, x.file, "big", "r,c", v, "1", "600 x 600");
   nh_w_f64(&x.w, x.file, "rows", "r3,c2k", v, "1", "3 x 2000, 48 kB");
+  nh_w_f64(&x.w, x.file, "single_row", "one,c5k", v, "1", "1 x 5000: a dimension of 1 is still chunked");
+  nh_w_f64(&x.w, x.file, "empty", "none,c5k", v, "1", "0 x 5000: no elements, contiguous");
   cr_assert_eq(x.w.failed, 0, "%s", x.w.err);
   expect_layout(x.file, "small", H5D_CONTIGUOUS, 1, NULL);
   expect_layout(x.file, "edge", H5D_CHUNKED, 1, (const hsize_t[]){4096});
   expect_layout(x.file, "big", H5D_CHUNKED, 2, (const hsize_t[]){150, 600});
   expect_layout(x.file, "rows", H5D_CHUNKED, 2, (const hsize_t[]){3, 2000});
+  expect_layout(x.file, "single_row", H5D_CHUNKED, 2, (const hsize_t[]){1, 5000});
+  expect_layout(x.file, "empty", H5D_CONTIGUOUS, 2, NULL);
   free(v);
   wfx_close(&x);
 }
