@@ -1,6 +1,7 @@
 #define _DEFAULT_SOURCE /* wait4 */
 /* make bench: performance figures, printed, never asserted (machines here are shared and noisy).
  * Ratios are measured within one run. */
+#include <errno.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -638,12 +639,19 @@ static double child_peak_mib(const char *spec, const char *journal, const char *
   pid_t pid = fork();
   if (pid == 0) {
     execl(self, self, "--memory-child", spec, journal ? journal : "-", T, (char *)NULL);
+    fprintf(stderr, "nhbench_bench: memory: cannot run %s: %s\n", self, strerror(errno));
     _exit(127);
   }
-  int status;
-  struct rusage ru;
+  int status = 0;
+  struct rusage ru = {0}; /* both filled by wait4 */
   if (pid < 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) return -1;
   return (double)ru.ru_maxrss / 1024; /* kilobytes on Linux */
+}
+
+/* "  123.4 MiB WHAT", or "(failed)" in the figure's place. */
+static void memory_row(double mib, const char *what) {
+  if (mib < 0) printf("%14s %s\n", "(failed)", what);
+  else printf("%10.1f MiB %s\n", mib, what);
 }
 
 /* Memory of a long ensemble sampled at every step (issue 12): the chaotic ensemble's methods,
@@ -659,10 +667,13 @@ static void bench_memory(const char *spec) {
   if (load_spec(spec, ov, 3, &st) < 0) return;
   snprintf(journal, sizeof journal, "/tmp/nhbench-bench-%d.journal", (int)getpid());
   const double in_memory = child_peak_mib(spec, NULL, T), streamed = child_peak_mib(spec, journal, T);
-  printf("\nmemory, ensemble %s (%d methods, %d ICs, T = %g, every step: %d samples), peak resident:\n"
-         "%10.1f MiB kept in memory (library, no journal; its sampled arrays alone: %.1f MiB)\n"
-         "%10.1f MiB streamed through the journal (as nhbench run)\n",
-         spec, st.nmethods, st.count, st.T, st.nsamples, in_memory, nh_study_memory_estimate(&st) / (1 << 20), streamed);
+  char kept[128];
+  snprintf(kept, sizeof kept, "kept in memory (library, no journal; its sampled arrays alone: %.1f MiB)",
+           nh_study_memory_estimate(&st) / (1 << 20));
+  printf("\nmemory, ensemble %s (%d methods, %d ICs, T = %g, every step: %d samples), peak resident:\n", spec,
+         st.nmethods, st.count, st.T, st.nsamples);
+  memory_row(in_memory, kept);
+  memory_row(streamed, "streamed through the journal (as nhbench run)");
   nh_study_free(&st);
 }
 

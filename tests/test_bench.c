@@ -112,13 +112,18 @@ Test(bench, quick_tables_and_the_lu_against_gsl, .timeout = 120) {
             "speed-up %g of %g s / %g s", speedup, t1, t2);
 }
 
-/* Runs nhbench_bench with ARGS; its exit status, stdout in out, stderr in err. */
-static int run_bench_args(const char *args, char *out, size_t outlen, char *err, size_t errlen) {
+/* Runs nhbench_bench with ARGS and argv[0] ARGV0 (NULL: its path); its exit status, stdout in out,
+ * stderr in err. */
+static int run_bench_as(const char *argv0, const char *args, char *out, size_t outlen, char *err, size_t errlen) {
   char cmd[1024], errfile[] = "/tmp/nhbench_bench_err_XXXXXX";
   int fd = mkstemp(errfile);
   cr_assert(fd >= 0);
   close(fd);
-  snprintf(cmd, sizeof cmd, "cd %s && %s %s 2>%s", NHBENCH_SOURCE_DIR, NHBENCH_BENCH_EXE, args, errfile);
+  if (argv0)
+    snprintf(cmd, sizeof cmd, "cd %s && bash -c 'exec -a %s %s %s' 2>%s", NHBENCH_SOURCE_DIR, argv0, NHBENCH_BENCH_EXE,
+             args, errfile);
+  else
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s 2>%s", NHBENCH_SOURCE_DIR, NHBENCH_BENCH_EXE, args, errfile);
   FILE *p = popen(cmd, "r");
   cr_assert(p, "cannot run %s", cmd);
   size_t len = fread(out, 1, outlen - 1, p);
@@ -130,6 +135,26 @@ static int run_bench_args(const char *args, char *out, size_t outlen, char *err,
   if (e) fclose(e);
   unlink(errfile);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int run_bench_args(const char *args, char *out, size_t outlen, char *err, size_t errlen) {
+  return run_bench_as(NULL, args, out, outlen, err, errlen);
+}
+
+/* The memory table runs its ensembles in fresh copies of argv[0]: a copy that cannot start shows
+ * as "(failed)" with the reason on stderr, never as a figure (the child's exit status is read). */
+Test(bench, memory_child_that_fails_is_reported, .timeout = 120) {
+  static char out[1 << 14], err[1 << 14];
+  cr_expect_eq(run_bench_as("/nonexistent/nhbench_bench", "--quick --only memory", out, sizeof out, err, sizeof err), 0,
+               "%s", err);
+  const char *mem = strstr(out, "peak resident:\n");
+  cr_assert(mem, "no memory table:\n%s", out);
+  cr_expect(strstr(mem, "\n      (failed) kept in memory (library, no journal; its sampled arrays alone: ") &&
+                strstr(mem, "\n      (failed) streamed through the journal (as nhbench run)\n"),
+            "both rows failed:\n%s", mem);
+  cr_expect(!strstr(mem, "MiB kept") && !strstr(mem, "MiB streamed"), "no figure of a failed run:\n%s", mem);
+  const char *why = "nhbench_bench: memory: cannot run /nonexistent/nhbench_bench: No such file or directory\n";
+  cr_expect(strstr(err, why) && strstr(strstr(err, why) + 1, why), "the reason, once per child:\n%s", err);
 }
 
 /* --help lists every table; --only runs just the named ones (in the fixed order); an unknown

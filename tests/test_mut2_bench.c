@@ -99,6 +99,24 @@ static int relabel(const char *path, const char *name) {
   return width;
 }
 
+/* Overwrites the `status` dataset of the study's group (/GROUP/status) by 0, 1, 2, ...: every run's
+ * status then names its cell, so a header that shows another run's status is seen. */
+static void number_statuses(const char *path, const char *group) {
+  char obj[256];
+  snprintf(obj, sizeof obj, "/%s/status", group);
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  cr_assert_geq(f, 0);
+  hid_t ds = H5Dopen2(f, obj, H5P_DEFAULT);
+  cr_assert_geq(ds, 0, "%s", obj);
+  hid_t sp = H5Dget_space(ds);
+  const hssize_t n = H5Sget_simple_extent_npoints(sp);
+  cr_assert(n > 0 && n <= 64, "%lld runs", (long long)n);
+  int v[64];
+  for (int i = 0; i < n; i++) v[i] = i;
+  cr_assert_geq(H5Dwrite(ds, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v), 0);
+  H5Sclose(sp), H5Dclose(ds), H5Fclose(f);
+}
+
 /* export observables: per observable (in the file's order) its index, name, width and units, then
  * "#   components: L0, L1, ..., Lw-1" (commas between, none after the last) and a comment per
  * method that does not define it; all as the file holds them (read here through results/). */
@@ -817,6 +835,7 @@ Test(mut2_bench, export_energy_tables_exact) {
 Test(mut2_bench, export_series_of_an_ensemble_run) {
   char path[128];
   results_file(path, sizeof path, "ensobs", "ensemble_observables.cfg", "--set T=0.8");
+  number_statuses(path, "ensemble");
   nh_h5 f;
   cr_assert_eq(nh_h5_open(&f, "test", path), 0);
   const long long ns = nh_h5_dim(&f, "sample"), nic = nh_h5_dim(&f, "ic");
@@ -841,6 +860,7 @@ Test(mut2_bench, export_series_of_an_ensemble_run) {
   }
   len += (size_t)snprintf(want + len, sizeof want - len, "\n# q [%s] of method 2 %s, IC 3, status %d\n", units,
                           f.methods[2], status[2 * nic + 3]);
+  cr_assert_eq(status[2 * nic + 3], 11, "the statuses numbered by the test, [method][ic]");
   for (long long s = 0; s < ns; s++) {
     shortest(num, sizeof num, t[s]);
     len += (size_t)snprintf(want + len, sizeof want - len, "%s", num);

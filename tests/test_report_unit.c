@@ -128,6 +128,17 @@ Test(report, max_step_and_its_period) {
   cr_expect(fabs(nh_reduce_apply(NH_REDUCE_MAX_STEP, 3, c, a, 0) - 6.2) < 1e-12, "no period: the raw step");
 }
 
+/* A step is wrapped into [-period/2, period/2): with period 10, ±4.8 stays 4.8 long, ±5.2 wraps to
+ * 4.8, 14.9 (more than a period) to 4.9 and 25 to 5. */
+Test(report, max_step_wraps_at_half_a_period) {
+  const double c[2] = {0, 1}, steps[] = {4.8, -4.8, 5.2, -5.2, 14.9, -14.9, 25}, want[] = {4.8, 4.8, 4.8, 4.8, 4.9, 4.9, 5};
+  for (int i = 0; i < 7; i++) {
+    const double x[2] = {1, 1 + steps[i]};
+    double got = nh_reduce_apply(NH_REDUCE_MAX_STEP, 2, c, x, 10);
+    cr_expect(fabs(got - want[i]) < 1e-12, "step %g: %.15g, want %g", steps[i], got, want[i]);
+  }
+}
+
 /* An item is as bad as its worst row: fail over not-verified over pass, whatever the order. */
 Test(report, item_verdict_is_its_worst_row) {
   nh_claim_row rows[3];
