@@ -152,13 +152,14 @@ static void free_checkpoint(nh_checkpoint *c) {
 static int resume_journal(nh_checkpoint *c, const char *key, nh_checkpoint_fn fn, void *ctx, long *resumed, char *err,
                           size_t errlen) {
   if ((c->fd = open(c->path, O_RDWR)) < 0) return fail(err, errlen, c->path, "no interrupted run to resume"), -1;
-  const int same = header_matches(c->fd, key), replayed = same == 1 ? replay(c, fn, ctx, resumed) : 0;
-  if (same == NH_CHECKPOINT_NO_MEMORY || replayed == NH_CHECKPOINT_NO_MEMORY)
+  const int same = header_matches(c->fd, key);
+  const int rc = same == 1 ? replay(c, fn, ctx, resumed) : same; /* the header's failure, else the replay's */
+  if (rc == NH_CHECKPOINT_NO_MEMORY)
     snprintf(err, errlen, "%s: out of memory for the journal (left as it was)", c->path);
   else if (same != 1)
     snprintf(err, errlen, "%s: %s; remove it, or run without --resume to start over", c->path,
              same == 0 ? "the interrupted run was of another spec, --set or nhbench version" : "not a checkpoint journal");
-  else if (replayed != 0)
+  else if (rc != 0)
     fail(err, errlen, c->path, "cannot truncate the journal");
   else
     return 0;

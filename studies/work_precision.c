@@ -156,7 +156,8 @@ int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char 
   }
 
   /* The (q,v) error columns come first, in nh_norm's order: the study norm's column is its value. */
-  _Static_assert(NH_NORM_MAX == 0 && NH_NORM_2 == 1, "err's first columns are (q,v) max, (q,v) 2");
+  _Static_assert(NH_NORM_MAX == 0, "err's first column is (q,v) max");
+  _Static_assert(NH_NORM_2 == 1, "err's second column is (q,v) 2");
   const int col = (int)st->norm;
   for (size_t c = 0; c < cells; c++) {
     front_err[c] = r->err[c * NH_WP_NORMS + col];

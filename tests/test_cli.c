@@ -475,7 +475,7 @@ Test(cli, skipped_grid_points_noted_once) {
                "study = \"ensemble\"; system = \"chaotic_particle\"; T = 1.0; h = 0.2;\n"
         "ensemble = { count = 1; energy = 1.535; seed = 7; };\nmethods = [\"rk4\"];\n"
         "grids = ( { method = \"nh_newmark(alpha=0.5)\";\n"
-        "  beta = [0.1, 0.2, 0.3]; beta2 = [0.2, 0.3, 0.4]; } );\n");
+        "  beta = [0.1, 0.2, 0.3]; beta2 = [0.2, 0.3, 0.4, 0.45]; } );\n");
   cli_result *r = nhb("run %s -o %s", spec, file);
   cr_assert_eq(r->rc, 0, "%s", r->err);
   expect_has(r->err, ":4: note: 3 grid points (beta, beta2) skipped: (0.1, 0.4), (0.2, 0.3), (0.3, 0.2): "
@@ -486,7 +486,7 @@ Test(cli, skipped_grid_points_noted_once) {
   r = nhb("export %s methods", file);
   int lines = 0;
   for (const char *p = r->out; (p = strchr(p, '\n')); p++) lines++;
-  cr_expect_eq(lines, 1 + 1 + 6, "header, rk4 and the 6 grid points that run:\n%s", r->out);
+  cr_expect_eq(lines, 1 + 1 + 9, "header, rk4 and the 9 of the 3 x 4 grid points that run:\n%s", r->out);
   remove(spec), remove(file);
 }
 

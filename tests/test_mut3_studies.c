@@ -269,6 +269,27 @@ Test(mut3_studies, syntax_error_quotes_its_line_unindented) {
   cr_expect(strstr(err, ":4: syntax error in `h = [0.1, 0.05;`") != NULL, "%s", err);
 }
 
+/* A quoted line of up to 80 characters is shown whole; a longer one is cut to its first 77 and "...". */
+Test(mut3_studies, syntax_error_quote_cut_after_80_characters) {
+  for (int len = 79; len <= 81; len++) {
+    char line[128], text[256], path[128], err[1024] = "", want[128];
+    const char *head = "h = [0.1, 0.05; # ";
+    snprintf(line, sizeof line, "%s%.*s", head, len - (int)strlen(head),
+             "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789");
+    cr_assert_eq((int)strlen(line), len);
+    snprintf(text, sizeof text, "study = \"convergence\";\nsystem = \"particle\";\nT = 1.0;\n  %s\n", line);
+    snprintf(path, sizeof path, "/tmp/nhbench-mut3-cut-%d.cfg", (int)getpid());
+    test_write_file(path, text);
+    nh_study st;
+    cr_expect_eq(nh_study_load(path, NULL, 0, &st, err, sizeof err), -1);
+    nh_study_free(&st);
+    remove(path);
+    if (len <= 80) snprintf(want, sizeof want, ":4: syntax error in `%s` (", line);
+    else snprintf(want, sizeof want, ":4: syntax error in `%.77s...` (", line);
+    cr_expect(strstr(err, want) != NULL, "line of %d: %s", len, err);
+  }
+}
+
 /* The error observable's components are q then v: on the particle (n = 3) q[0] q[1] q[2] v[0] v[1]
  * v[2]. */
 Test(mut3_studies, error_components_are_q_then_v) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "studies/study.h"
+#include "tests/checks.h"
 #include "tests/helpers.h"
 
 #define DATA NHBENCH_SOURCE_DIR "/tests/data/"
@@ -110,6 +111,40 @@ Test(observables, affine_constraint_residual_includes_b) {
   nh_observable_sample(obs("constraint_residual"), &c, out);
   cr_expect(fabs(out[0] - (1 * 0.5 + 2 * 0.25 + b[0])) < 1e-15, "%.17g", out[0]);
   nh_method_free(m);
+}
+
+/* discrete_energy and discrete_constraint are the method's over the last step, whose length is
+ * cur.t − prev.t (0.25 from t = 1, not 2.25 = cur.t + prev.t): nh_rattle's E_d and nh_newmark's
+ * discrete constraint on the sleigh, to the bit, at a state moved off the step's solution. */
+static double hook_over(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y, double h,
+                        int energy) {
+  double r[NH_MAX_K];
+  if (energy) return m->type->discrete_energy(m, sys, x, y, h);
+  m->type->discrete_constraint(m, sys, x, y, h, r);
+  return r[0];
+}
+
+Test(observables, discrete_quantities_over_the_last_step) {
+  const char *method[2] = {"nh_rattle(lambda0=0)", "nh_newmark"}, *name[2] = {"discrete_energy", "discrete_constraint"};
+  for (int energy = 1; energy >= 0; energy--) {
+    nh_system sys = test_system("chaplygin_sleigh", NULL);
+    nh_method *m = test_method(method[1 - energy]);
+    nh_state x = test_preset(&sys, "ic1"), y;
+    const double h = 0.25;
+    x.t = 1;
+    nh_cost cost = {0};
+    test_init_ok(m, &sys, &x, h, &cost);
+    test_step_ok(m, &sys, &x, &y, h, &cost);
+    cr_assert_eq(y.t, 1.25);
+    y.q[0] += 0.01, y.q[1] -= 0.02; /* off the discrete constraint, which then depends on h */
+    nh_obs_ctx c = {&sys, m, h, nh_energy(&sys, x.q, x.v), &x, &y, NULL, NULL};
+    double out[NH_MAX_K];
+    nh_observable_sample(obs(name[1 - energy]), &c, out);
+    const double want = hook_over(m, &sys, &x, &y, h, energy);
+    cr_expect_eq(out[0], want, "%s: %.17g, the method's %.17g", name[1 - energy], out[0], want);
+    cr_expect(fabs(hook_over(m, &sys, &x, &y, 2.25, energy) - want) > 1e-3, "%s depends on the step", name[1 - energy]);
+    nh_method_free(m);
+  }
 }
 
 /* Absent quantities are NaN with a reason, never 0; so are step quantities at the first sample
