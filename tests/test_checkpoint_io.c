@@ -5,8 +5,9 @@
  * leaves the journal as it was (its records are computed work).
  * clock_gettime, fdatasync, read, write and pread are wrapped for this (CMakeLists.txt). They pass
  * straight through unless a test here sets: clock_ahead (the monotonic clock runs that many seconds
- * ahead), sync_fails (fdatasync fails with EIO), io_chunk (at most that many bytes a call) and
- * io_interrupts (that many calls of read, write or pread fail with EINTR first). */
+ * ahead), sync_fails (fdatasync fails with EIO), write_fails (write fails with ENOSPC), io_chunk
+ * (at most that many bytes a call) and io_interrupts (that many calls of read, write or pread fail
+ * with EINTR first). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, pread, off_t */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -20,7 +21,7 @@
 #include "tests/helpers.h"
 
 static double clock_ahead;
-static int syncs, sync_fails, io_interrupts;
+static int syncs, sync_fails, write_fails, io_interrupts;
 static size_t io_chunk;
 
 int __real_clock_gettime(clockid_t clk, struct timespec *t);
@@ -62,6 +63,7 @@ static int interrupted(void) {
 
 ssize_t __wrap_read(int fd, void *buf, size_t len) { return interrupted() ? -1 : __real_read(fd, buf, chunk(len)); }
 ssize_t __wrap_write(int fd, const void *buf, size_t len) {
+  if (write_fails) return errno = ENOSPC, -1;
   return interrupted() ? -1 : __real_write(fd, buf, chunk(len));
 }
 ssize_t __wrap_pread(int fd, void *buf, size_t len, off_t at) {
@@ -132,6 +134,30 @@ Test(checkpoint_io, a_failed_sync_fails_the_append) {
 
 /* Every call moves at most 3 bytes (a record is 28 + 8n), and the first two calls of each append
  * and of the resume are interrupted: the records read back and replay whole. */
+/* An append whose write fails fails, and its task has no record to read, not even once the next
+ * record is written where it would have been; the others keep theirs. */
+Test(checkpoint_io, a_failed_write_records_nothing) {
+  char path[128];
+  nh_checkpoint *c = new_journal(path, sizeof path);
+  const double x[2] = {3, 4};
+  double got[2] = {0, 0};
+  cr_assert_eq(nh_checkpoint_append(c, 2, x, 2), 0);
+  write_fails = 1;
+  errno = 0;
+  cr_expect_eq(nh_checkpoint_append(c, 3, x, 2), -1);
+  cr_expect_eq(errno, ENOSPC, "write's reason is kept for the message");
+  write_fails = 0;
+  const double y[2] = {5, 6};
+  cr_assert_eq(nh_checkpoint_append(c, 4, y, 2), 0, "the next record where the failed one would be");
+  cr_expect_eq(nh_checkpoint_read(c, 3, 0, got, 1), -1, "no record of the failed append");
+  cr_expect_eq(nh_checkpoint_read(c, 2, 0, got, 2), 0);
+  cr_expect(got[0] == 3 && got[1] == 4, "%g %g", got[0], got[1]);
+  cr_expect_eq(nh_checkpoint_read(c, 4, 0, got, 2), 0);
+  cr_expect(got[0] == 5 && got[1] == 6, "%g %g", got[0], got[1]);
+  nh_checkpoint_close(c);
+  unlink(path);
+}
+
 Test(checkpoint_io, short_and_interrupted_reads_and_writes_move_every_byte) {
   char path[128], err[512] = "";
   const double a[3] = {1.25, -3e-300, 7}, b[1] = {-0.5};
