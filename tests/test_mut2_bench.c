@@ -70,15 +70,21 @@ Test(mut2_bench, info_takes_exactly_one_file) {
 
 /* ---- observables and series: labels put into the file by the test ---------------------------- */
 
+/* Opens dataset OBJ of the results file at PATH for writing; the file's id in *file. */
+static hid_t open_to_write(const char *path, const char *obj, hid_t *file) {
+  *file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  cr_assert_geq(*file, 0, "%s", path);
+  hid_t ds = H5Dopen2(*file, obj, H5P_DEFAULT);
+  cr_assert_geq(ds, 0, "%s", obj);
+  return ds;
+}
+
 /* Replaces the `labels` attribute of /trajectory/observables/NAME by "lab 0", "lab 1", ... (one
  * per component, blanks included) and returns the width. */
 static int relabel(const char *path, const char *name) {
   char obj[256];
   snprintf(obj, sizeof obj, "/trajectory/observables/%s", name);
-  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-  cr_assert_geq(f, 0);
-  hid_t ds = H5Dopen2(f, obj, H5P_DEFAULT);
-  cr_assert_geq(ds, 0, "%s", obj);
+  hid_t f, ds = open_to_write(path, obj, &f);
   hid_t sp = H5Dget_space(ds);
   hsize_t dims[8];
   const int rank = H5Sget_simple_extent_dims(sp, dims, NULL);
@@ -104,10 +110,7 @@ static int relabel(const char *path, const char *name) {
 static void number_statuses(const char *path, const char *group) {
   char obj[256];
   snprintf(obj, sizeof obj, "/%s/status", group);
-  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-  cr_assert_geq(f, 0);
-  hid_t ds = H5Dopen2(f, obj, H5P_DEFAULT);
-  cr_assert_geq(ds, 0, "%s", obj);
+  hid_t f, ds = open_to_write(path, obj, &f);
   hid_t sp = H5Dget_space(ds);
   const hssize_t n = H5Sget_simple_extent_npoints(sp);
   cr_assert(n > 0 && n <= 64, "%lld runs", (long long)n);
