@@ -698,11 +698,19 @@ static int get_optional(const ctx *c, const config_setting_t *root, const char *
 
 static int load_fit(const ctx *c, const config_setting_t *root, nh_study *st) {
   if (get_count(c, root, "fit_points", 2, 100, 3, &st->fit_points) < 0) return -1;
-  if (get_optional(c, root, "error_floor", 1e-11, &st->error_floor) < 0) return -1;
-  return get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol);
+  return get_optional(c, root, "error_floor", 1e-11, &st->error_floor);
 }
 
-static int check_reference_tol(const ctx *c, const config_setting_t *root, const nh_study *st) {
+/* divergence, default 1e3 (README), for the studies that sample their runs. */
+static int load_divergence(const ctx *c, const config_setting_t *root, nh_study *st) {
+  if (get_optional(c, root, "divergence", 1e3, &st->divergence) < 0 || !(st->divergence > 0))
+    return fail_at(c, config_setting_get_member(root, "divergence"), "divergence must be a positive number (default 1e3)");
+  return 0;
+}
+
+/* reference_tol, default 1e-13 (README), for every kind of study. */
+static int load_reference_tol(const ctx *c, const config_setting_t *root, nh_study *st) {
+  if (get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol) < 0) return -1;
   if (st->reference_tol >= 1e-16 && st->reference_tol <= 1e-3) return 0;
   return fail_at(c, config_setting_get_member(root, "reference_tol"),
                  "reference_tol = %g must lie in [1e-16, 1e-3]", st->reference_tol);
@@ -717,7 +725,7 @@ static int load_convergence(const ctx *c, const config_setting_t *root, nh_study
   if (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0) return -1;
   if (st->nic != 1) return fail_at(c, config_setting_get_member(root, "initial"), "a convergence study takes one initial condition");
   if (load_steps(c, root, st, 2) < 0 || check_whole_steps(c, root, st) < 0) return -1;
-  if (load_fit(c, root, st) < 0 || check_reference_tol(c, root, st) < 0 || load_norm(c, root, st) < 0) return -1;
+  if (load_fit(c, root, st) < 0 || load_reference_tol(c, root, st) < 0 || load_norm(c, root, st) < 0) return -1;
   return get_optional(c, root, "order_tolerance", 0.15, &st->order_tolerance);
 }
 
@@ -738,9 +746,7 @@ static int load_trajectory(const ctx *c, const config_setting_t *root, nh_study 
       return fail_at(c, config_setting_get_member(root, "sample_every"),
                      "sample_every = %d does not divide the %ld steps of h = %g", st->sample_every,
                      lround(st->T / st->h[i]), st->h[i]);
-  if (get_optional(c, root, "divergence", 1e3, &st->divergence) < 0 || !(st->divergence > 0))
-    return fail_at(c, config_setting_get_member(root, "divergence"), "divergence must be a positive number (default 1e3)");
-  if (get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol) < 0 || check_reference_tol(c, root, st) < 0) return -1;
+  if (load_divergence(c, root, st) < 0 || load_reference_tol(c, root, st) < 0) return -1;
   if (load_observables(c, root, st) < 0) return -1;
   if (st->nobs == 0) return fail_at(c, root, "a trajectory study needs 'observables', e.g. [\"energy_error\"] (nhbench list observables)");
   return 0;
@@ -810,7 +816,7 @@ static int load_onestep(const ctx *c, const config_setting_t *root, nh_study *st
     return fail_at(c, ens, "one-step points start from either 'initial' or 'ensemble' (random states), not both");
   if (ens ? load_random_initials(c, ens, st) < 0 : (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0)) return -1;
   if (load_steps(c, root, st, 2) < 0 || get_count(c, root, "points", 1, 100000, 8, &st->npoints) < 0) return -1;
-  return load_fit(c, root, st) < 0 || check_reference_tol(c, root, st) < 0 || load_norm(c, root, st) < 0 ? -1 : 0;
+  return load_fit(c, root, st) < 0 || load_reference_tol(c, root, st) < 0 || load_norm(c, root, st) < 0 ? -1 : 0;
 }
 
 /* Work-precision: error at T against counted work and wall time. */
@@ -824,7 +830,7 @@ static int load_work_precision(const ctx *c, const config_setting_t *root, nh_st
   if (get_count(c, root, "repeats", 1, 1000, 3, &st->repeats) < 0) return -1;
   if (get_optional(c, root, "time_limit", 60, &st->time_limit) < 0 || !(st->time_limit > 0) || !isfinite(st->time_limit))
     return fail_at(c, config_setting_get_member(root, "time_limit"), "time_limit must be a positive number of seconds (default 60)");
-  return get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol) < 0 || check_reference_tol(c, root, st) < 0 ? -1 : 0;
+  return load_reference_tol(c, root, st);
 }
 
 /* The expected order of each method: its claimed order unless `expected_orders` documents an
@@ -883,11 +889,7 @@ static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *s
                    "sample_every = %d does not divide the number of steps %ld", st->sample_every, st->nsteps);
   if (check_sample_count(c, root, st->nsteps, st->sample_every) < 0) return -1;
   st->nsamples = (int)(st->nsteps / st->sample_every) + 1;
-  st->divergence = 1e3;
-  const config_setting_t *dv = config_setting_get_member(root, "divergence");
-  if (dv && (get_number(c, dv, &st->divergence) < 0 || !(st->divergence > 0)))
-    return fail_at(c, dv, "divergence must be a positive number (default 1e3)");
-  if (get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol) < 0 || check_reference_tol(c, root, st) < 0) return -1;
+  if (load_divergence(c, root, st) < 0 || load_reference_tol(c, root, st) < 0) return -1;
   if (load_observables(c, root, st) < 0) return -1;
   const config_setting_t *ens = config_setting_get_member(root, "ensemble");
   const config_setting_t *given = config_setting_get_member(root, "initial");

@@ -445,17 +445,17 @@ Test(spec_errors, loaded_values_and_defaults) {
   k = (spec_case){ENS, ENS_OK ENS_GROUP("3", "9007199254740992.0") "sample_every = 2;\n", NULL, NULL};
   cr_assert_eq(load_case(&k, &st, path, sizeof path, err, sizeof err), 0, "%s", err);
   cr_expect(st.count == 3 && st.seed == 9007199254740992ull && st.nsteps == 4 && st.sample_every == 2 &&
-                st.nsamples == 3 && st.divergence == 1e3 && st.energy == 1.535 && st.step == 0.5,
+                st.nsamples == 3 && st.divergence == 1e3 && st.reference_tol == 1e-13 && st.energy == 1.535 && st.step == 0.5,
             "ensemble %d %g %ld %d %d %g", st.count, (double)st.seed, st.nsteps, st.sample_every, st.nsamples,
             st.divergence);
   nh_study_free(&st);
   k = (spec_case){"study = \"onestep\";\nsystem = \"particle\";\nT = 1.0;\n", "methods = [\"rk4\"];\nh = [0.1, 0.05];\nnorm = \"2\";\n", NULL, NULL};
   cr_assert_eq(load_case(&k, &st, path, sizeof path, err, sizeof err), 0, "%s", err);
-  cr_expect(st.npoints == 8 && st.norm == NH_NORM_2, "points %d", st.npoints);
+  cr_expect(st.npoints == 8 && st.norm == NH_NORM_2 && st.reference_tol == 1e-13, "points %d", st.npoints);
   nh_study_free(&st);
   k = (spec_case){"study = \"work_precision\";\nsystem = \"particle\";\nT = 1.0;\n", "methods = [\"rk4\"];\nh = [0.1];\n", NULL, NULL};
   cr_assert_eq(load_case(&k, &st, path, sizeof path, err, sizeof err), 0, "%s", err);
-  cr_expect(st.repeats == 3 && st.time_limit == 60 && st.nh == 1, "repeats %d, time_limit %g", st.repeats, st.time_limit);
+  cr_expect(st.repeats == 3 && st.time_limit == 60 && st.nh == 1 && st.reference_tol == 1e-13, "repeats %d, time_limit %g", st.repeats, st.time_limit);
   nh_study_free(&st);
 }
 
