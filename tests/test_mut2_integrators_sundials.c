@@ -5,9 +5,14 @@
  * Without -DNHBENCH_SUNDIALS=ON this file compiles to nothing. */
 #ifdef NHBENCH_SUNDIALS
 #include <criterion/criterion.h>
+#include <cvode/cvode.h>
+#include <ida/ida.h>
 #include <math.h>
+#include <nvector/nvector_serial.h>
 #include <stdio.h>
 #include <string.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
 
 #include "integrators/sundials.h"
 #include "tests/helpers.h"
@@ -365,6 +370,87 @@ Test(mut2_integrators_sundials, dq_jacobian_makes_newton_converge_at_once) {
     cr_expect_lt((double)c.newton_iterations, 1.5 * (double)c.steps, "%s: %llu iterations in %llu steps", texts[i],
                  c.newton_iterations, c.steps);
     cr_expect_lt(2 * c.jacobian_evals, c.steps, "%s: %llu Jacobians in %llu steps", texts[i], c.jacobian_evals, c.steps);
+    nh_method_free(m);
+  }
+}
+
+/* SUNDIALS' constructors fail on request: linked with --wrap for each (CMakeLists.txt), so that the
+ * calls of integrators/sundials.c come here. (Failing malloc instead is no way in: SUNDIALS 6.4's
+ * SUNContext_Create writes through an unchecked allocation in SUNHashMap_New and crashes.) */
+long test_live_blocks(void); /* tests/test_no_alloc.c */
+static const char *failing_call; /* the constructor that fails, NULL for none */
+static int fails(const char *name) { return failing_call && strcmp(failing_call, name) == 0; }
+
+void *__real_IDACreate(SUNContext ctx);
+void *__real_CVodeCreate(int lmm, SUNContext ctx);
+int __real_IDAInit(void *mem, IDAResFn res, realtype t0, N_Vector yy, N_Vector yp);
+int __real_CVodeInit(void *mem, CVRhsFn f, realtype t0, N_Vector y);
+N_Vector __real_N_VNew_Serial(sunindextype len, SUNContext ctx);
+SUNMatrix __real_SUNDenseMatrix(sunindextype rows, sunindextype cols, SUNContext ctx);
+SUNLinearSolver __real_SUNLinSol_Dense(N_Vector y, SUNMatrix A, SUNContext ctx);
+void *__wrap_IDACreate(SUNContext ctx);
+void *__wrap_CVodeCreate(int lmm, SUNContext ctx);
+int __wrap_IDAInit(void *mem, IDAResFn res, realtype t0, N_Vector yy, N_Vector yp);
+int __wrap_CVodeInit(void *mem, CVRhsFn f, realtype t0, N_Vector y);
+N_Vector __wrap_N_VNew_Serial(sunindextype len, SUNContext ctx);
+SUNMatrix __wrap_SUNDenseMatrix(sunindextype rows, sunindextype cols, SUNContext ctx);
+SUNLinearSolver __wrap_SUNLinSol_Dense(N_Vector y, SUNMatrix A, SUNContext ctx);
+
+void *__wrap_IDACreate(SUNContext ctx) { return fails("IDACreate") ? NULL : __real_IDACreate(ctx); }
+void *__wrap_CVodeCreate(int lmm, SUNContext ctx) { return fails("CVodeCreate") ? NULL : __real_CVodeCreate(lmm, ctx); }
+int __wrap_IDAInit(void *mem, IDAResFn res, realtype t0, N_Vector yy, N_Vector yp) {
+  return fails("IDAInit") ? IDA_MEM_FAIL : __real_IDAInit(mem, res, t0, yy, yp);
+}
+int __wrap_CVodeInit(void *mem, CVRhsFn f, realtype t0, N_Vector y) {
+  return fails("CVodeInit") ? CV_MEM_FAIL : __real_CVodeInit(mem, f, t0, y);
+}
+N_Vector __wrap_N_VNew_Serial(sunindextype len, SUNContext ctx) {
+  return fails("N_VNew_Serial") ? NULL : __real_N_VNew_Serial(len, ctx);
+}
+SUNMatrix __wrap_SUNDenseMatrix(sunindextype rows, sunindextype cols, SUNContext ctx) {
+  return fails("SUNDenseMatrix") ? NULL : __real_SUNDenseMatrix(rows, cols, ctx);
+}
+SUNLinearSolver __wrap_SUNLinSol_Dense(N_Vector y, SUNMatrix A, SUNContext ctx) {
+  return fails("SUNLinSol_Dense") ? NULL : __real_SUNLinSol_Dense(y, A, ctx);
+}
+
+/* A constructor that fails while init creates the solver memory: that init fails, and nothing
+ * broken is kept. Each part of the failed workspace is freed (the blocks of ours left are the same
+ * whichever constructor failed), and the next init on the same system runs 3 steps equal bit for
+ * bit to a run before any failure. Each round starts from a workspace of another size (the
+ * oscillator's), so that the knife edge's is created anew; the last round fails nothing (the
+ * control). */
+Test(mut2_integrators_sundials, failed_creation_keeps_no_broken_workspace) {
+  nh_system edge = test_system("knife_edge", ""), other = test_system("oscillator", "");
+  nh_state xe, xo, ref, y;
+  nh_system_default_state(&edge, &xe);
+  nh_system_default_state(&other, &xo);
+  static const char *const families[] = {"ida", "cvode"};
+  static const char *const calls[2][5] = {{"N_VNew_Serial", "SUNDenseMatrix", "SUNLinSol_Dense", "IDACreate", "IDAInit"},
+                                          {"N_VNew_Serial", "SUNDenseMatrix", "SUNLinSol_Dense", "CVodeCreate",
+                                           "CVodeInit"}};
+  for (int f = 0; f < 2; f++) {
+    nh_method *m = test_method(families[f]);
+    nh_cost c = {0};
+    long bare = 0; /* blocks of ours with no workspace (-1 under ASan, whose LeakSanitizer checks) */
+    cr_assert_eq(run_steps(m, &edge, &xe, 0.1, 3, &ref, &c), NH_STEP_OK, "%s", families[f]);
+    for (int k = 0; k <= 5; k++) {
+      cr_assert_eq(run_steps(m, &other, &xo, 0.1, 1, &y, &c), NH_STEP_OK, "%s on the oscillator", families[f]);
+      failing_call = k < 5 ? calls[f][k] : NULL;
+      y = xe;
+      const nh_step_status st = nh_method_init(m, &edge, &y, 0.1, &c);
+      failing_call = NULL;
+      if (k == 0) bare = test_live_blocks();
+      if (k < 5) /* the oscillator's workspace is gone, and so is each part of the failed one */
+        cr_expect_eq(test_live_blocks(), bare, "%s, %s failing: %ld blocks kept", families[f], calls[f][k],
+                     test_live_blocks() - bare);
+      cr_expect_eq(st, k < 5 ? NH_STEP_SOLVER_FAILED : NH_STEP_OK, "%s, %s failing: init %d", families[f],
+                   k < 5 ? calls[f][k] : "nothing", (int)st);
+      cr_assert_eq(run_steps(m, &edge, &xe, 0.1, 3, &y, &c), NH_STEP_OK, "%s: init after %s failed", families[f],
+                   k < 5 ? calls[f][k] : "nothing");
+      cr_expect(same_qv(&edge, &ref, &y), "%s: after %s failed, q0 %.17g instead of %.17g", families[f],
+                k < 5 ? calls[f][k] : "nothing", y.q[0], ref.q[0]);
+    }
     nh_method_free(m);
   }
 }
