@@ -245,7 +245,8 @@ typedef struct {
 } nh_work_precision_result;
 
 /* The runners of the study kinds: 0, or -1 with the reason in err (err untouched on success). The
- * caller frees r with the matching _free, whatever the outcome. */
+ * caller frees r with the matching _free, whatever the outcome; _free zeroes r, so that a second
+ * call does nothing. */
 int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, size_t errlen);
 void nh_convergence_result_free(nh_convergence_result *r);
 int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t errlen);

@@ -139,15 +139,18 @@ Test(mut3_studies, trajectory_reference_fails) {
   nh_study_free(&st);
 }
 
-/* A runner on st with its result freed: the runner's return value. */
+/* A runner on st with its result freed: the runner's return value. The result holds garbage
+ * before (the runner sets all of it, even when it refuses: studies/study.h). */
 static int run_onestep(const nh_study *st, char *err, size_t len) {
   nh_onestep_result r;
+  memset(&r, 0xa5, sizeof r);
   const int rc = nh_run_onestep(st, &r, err, len);
   return nh_onestep_result_free(&r), rc;
 }
 
 static int run_work_precision(const nh_study *st, char *err, size_t len) {
   nh_work_precision_result r;
+  memset(&r, 0xa5, sizeof r);
   const int rc = nh_run_work_precision(st, &r, err, len);
   return nh_work_precision_result_free(&r), rc;
 }
