@@ -381,38 +381,20 @@ long test_live_blocks(void); /* tests/test_no_alloc.c */
 static const char *failing_call; /* the constructor that fails, NULL for none */
 static int fails(const char *name) { return failing_call && strcmp(failing_call, name) == 0; }
 
-void *__real_IDACreate(SUNContext ctx);
-void *__real_CVodeCreate(int lmm, SUNContext ctx);
-int __real_IDAInit(void *mem, IDAResFn res, realtype t0, N_Vector yy, N_Vector yp);
-int __real_CVodeInit(void *mem, CVRhsFn f, realtype t0, N_Vector y);
-N_Vector __real_N_VNew_Serial(sunindextype len, SUNContext ctx);
-SUNMatrix __real_SUNDenseMatrix(sunindextype rows, sunindextype cols, SUNContext ctx);
-SUNLinearSolver __real_SUNLinSol_Dense(N_Vector y, SUNMatrix A, SUNContext ctx);
-void *__wrap_IDACreate(SUNContext ctx);
-void *__wrap_CVodeCreate(int lmm, SUNContext ctx);
-int __wrap_IDAInit(void *mem, IDAResFn res, realtype t0, N_Vector yy, N_Vector yp);
-int __wrap_CVodeInit(void *mem, CVRhsFn f, realtype t0, N_Vector y);
-N_Vector __wrap_N_VNew_Serial(sunindextype len, SUNContext ctx);
-SUNMatrix __wrap_SUNDenseMatrix(sunindextype rows, sunindextype cols, SUNContext ctx);
-SUNLinearSolver __wrap_SUNLinSol_Dense(N_Vector y, SUNMatrix A, SUNContext ctx);
-
-void *__wrap_IDACreate(SUNContext ctx) { return fails("IDACreate") ? NULL : __real_IDACreate(ctx); }
-void *__wrap_CVodeCreate(int lmm, SUNContext ctx) { return fails("CVodeCreate") ? NULL : __real_CVodeCreate(lmm, ctx); }
-int __wrap_IDAInit(void *mem, IDAResFn res, realtype t0, N_Vector yy, N_Vector yp) {
-  return fails("IDAInit") ? IDA_MEM_FAIL : __real_IDAInit(mem, res, t0, yy, yp);
-}
-int __wrap_CVodeInit(void *mem, CVRhsFn f, realtype t0, N_Vector y) {
-  return fails("CVodeInit") ? CV_MEM_FAIL : __real_CVodeInit(mem, f, t0, y);
-}
-N_Vector __wrap_N_VNew_Serial(sunindextype len, SUNContext ctx) {
-  return fails("N_VNew_Serial") ? NULL : __real_N_VNew_Serial(len, ctx);
-}
-SUNMatrix __wrap_SUNDenseMatrix(sunindextype rows, sunindextype cols, SUNContext ctx) {
-  return fails("SUNDenseMatrix") ? NULL : __real_SUNDenseMatrix(rows, cols, ctx);
-}
-SUNLinearSolver __wrap_SUNLinSol_Dense(N_Vector y, SUNMatrix A, SUNContext ctx) {
-  return fails("SUNLinSol_Dense") ? NULL : __real_SUNLinSol_Dense(y, A, ctx);
-}
+/* The wrapper of `name`: `failed` when it fails, else the real call. */
+#define FAILABLE(ret, name, params, args, failed)                                                                 \
+  ret __real_##name params;                                                                                       \
+  ret __wrap_##name params;                                                                                       \
+  ret __wrap_##name params { return fails(#name) ? failed : __real_##name args; }
+FAILABLE(void *, IDACreate, (SUNContext ctx), (ctx), NULL)
+FAILABLE(void *, CVodeCreate, (int lmm, SUNContext ctx), (lmm, ctx), NULL)
+FAILABLE(int, IDAInit, (void *mem, IDAResFn res, realtype t0, N_Vector yy, N_Vector yp), (mem, res, t0, yy, yp),
+         IDA_MEM_FAIL)
+FAILABLE(int, CVodeInit, (void *mem, CVRhsFn f, realtype t0, N_Vector y), (mem, f, t0, y), CV_MEM_FAIL)
+FAILABLE(N_Vector, N_VNew_Serial, (sunindextype len, SUNContext ctx), (len, ctx), NULL)
+FAILABLE(SUNMatrix, SUNDenseMatrix, (sunindextype rows, sunindextype cols, SUNContext ctx), (rows, cols, ctx), NULL)
+FAILABLE(SUNLinearSolver, SUNLinSol_Dense, (N_Vector y, SUNMatrix A, SUNContext ctx), (y, A, ctx), NULL)
+#undef FAILABLE
 
 /* A constructor that fails while init creates the solver memory: that init fails, and nothing
  * broken is kept. Each part of the failed workspace is freed (the blocks of ours left are the same
