@@ -11,15 +11,6 @@
 
 #include "systems/system.h"
 
-/* The kinetic-energy margin and the number of draws of the generic sampler (systems/system.c,
- * spec/newmark.md §6 A10), so that both samplers read the energy E the same way. */
-#ifndef NH_SAMPLE_MARGIN
-#define NH_SAMPLE_MARGIN 0.1
-#endif
-#ifndef NH_SAMPLE_TRIES
-#define NH_SAMPLE_TRIES 1000000
-#endif
-
 enum { P_M, P_G, P_L, P_COUNT };
 
 static const nh_param_desc params[] = {

@@ -18,10 +18,7 @@
 enum { X, Y, Z, N = 3 };
 enum { P_OMEGA2, P_COUNT };
 
-/* The generic sampler's kinetic-energy margin and number of draws (systems/system.c,
- * spec/newmark.md §6 A10), and the guaranteed distance from the z axis along sampled orbits. */
-#define NH_SAMPLE_MARGIN 0.1
-#define NH_SAMPLE_TRIES 1000000
+/* The guaranteed distance from the z axis along sampled orbits. */
 #define SAMPLE_RMIN 0.1
 
 static const nh_param_desc params[] = {

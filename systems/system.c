@@ -11,10 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Kinetic-energy margin below E when sampling q (spec/newmark.md §6 A10). */
-#define NH_SAMPLE_MARGIN 0.1
-#define NH_SAMPLE_TRIES 1000000
-
 static int cache_mass(nh_system *sys) {
   int n = sys->n;
   sys->constant_mass = sys->type->mass_jacobian == NULL;

@@ -240,10 +240,16 @@ int nh_project_velocity_multiplier(const nh_system *sys, const double *q, double
 int nh_project_onto(const nh_system *sys, const double *q, const double *A, const double *b, double *v, double *y);
 /* W = M⁻¹Aᵀ (n×k) and C = A M⁻¹Aᵀ (k×k) at q, for the given A = A(q). Returns 0, or -1. */
 int nh_constraint_gram(const nh_system *sys, const double *q, const double *A, double *W, double *C);
+/* The samplers' kinetic-energy margin (q is drawn with V(q) < E − NH_SAMPLE_MARGIN, spec/newmark.md
+ * §6 A10) and their number of draws before they give up: the generic sampler's, which the
+ * systems' own samplers share so that every sampler reads an energy E the same way. */
+#define NH_SAMPLE_MARGIN 0.1
+#define NH_SAMPLE_TRIES 1000000
+
 /* A random state on D at energy E for ensembles: the system's own sampler (type->sample) when it
  * has one; otherwise the generic sampler of spec/newmark.md §6 A10: q uniform in the sample box
- * with V(q) < E − margin, v ~ N(0, I) projected M-orthogonally on D and rescaled to kinetic energy
- * E − V(q). Returns 0; -1 if no admissible state was found in 10⁶ draws; -2 if the system is
+ * with V(q) < E − NH_SAMPLE_MARGIN, v ~ N(0, I) projected M-orthogonally on D and rescaled to kinetic energy
+ * E − V(q). Returns 0; -1 if no admissible state was found in NH_SAMPLE_TRIES draws; -2 if the system is
  * outside the generic sampler's reach (affine or holonomic constraints) and has no sampler of its
  * own. type->sampler_doc says which. */
 int nh_sample_on_D(const nh_system *sys, double E, gsl_rng *rng, nh_state *x);

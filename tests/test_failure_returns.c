@@ -11,9 +11,11 @@
 #include "integrators/newton.h"
 #include "tests/helpers.h"
 
-/* V = ½|q|² on R², M = I. */
+/* V = ½|q|² on R², M = I; the calls counted (the generic sampler evaluates V once per draw). */
+static long potential_calls;
 static double potential(const double *p, const double *q) {
   (void)p;
+  potential_calls++;
   return 0.5 * (q[0] * q[0] + q[1] * q[1]);
 }
 static void grad_potential(const double *p, const double *q, double *g) {
@@ -151,13 +153,15 @@ Test(failure_returns, reference_solver_out_of_memory_or_refused) {
   cr_expect(fabs(x.t - 0.1) < 1e-15 && nh_constraint_residual(&sys, x.q, x.v) < 1e-9, "t %g", x.t);
 }
 
-/* The generic sampler projects every draw: with C ≡ 0 no projection succeeds, and after its 10⁶
- * tries it reports -1, not a state off D. */
+/* The generic sampler projects every draw: with C ≡ 0 no projection succeeds, and after exactly
+ * 10⁶ draws (systems/system.h) it reports -1, not a state off D. */
 Test(failure_returns, generic_sampler_gives_up_when_no_projection_succeeds) {
   nh_system sys = test_system_of(&zero_constraint, NULL);
   gsl_rng *r = test_rng(3);
   nh_state x;
+  potential_calls = 0;
   cr_expect_eq(nh_sample_on_D(&sys, 10, r, &x), -1);
+  cr_expect_eq(potential_calls, 1000000, "%ld draws", potential_calls);
   gsl_rng_free(r);
 }
 
