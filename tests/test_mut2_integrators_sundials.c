@@ -437,4 +437,20 @@ Test(mut2_integrators_sundials, failed_creation_keeps_no_broken_workspace) {
   }
 }
 
+/* A SUNDIALS method's name always carries its tolerances, which set its accuracy (a results file
+ * then says which were used); the other parameters appear only when they differ from the default. */
+Test(mut2_integrators_sundials, names_carry_the_tolerances) {
+  static const char *const texts[][2] = {{"ida", "ida(rtol=1e-06,atol=1e-06)"},
+                                         {"cvode", "cvode(rtol=1e-06,atol=1e-06)"},
+                                         {"ida(max_order=3)", "ida(rtol=1e-06,atol=1e-06,max_order=3)"},
+                                         {"cvode(atol=1e-9,max_steps=7)", "cvode(rtol=1e-06,atol=1e-09,max_steps=7)"}};
+  for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+    nh_method *m = test_method(texts[i][0]);
+    char name[256];
+    nh_method_format(m, name, sizeof name);
+    cr_expect_str_eq(name, texts[i][1], "%s", texts[i][0]);
+    nh_method_free(m);
+  }
+}
+
 #endif
