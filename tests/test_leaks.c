@@ -34,9 +34,9 @@ static int all_zero(const void *p, size_t size) {
   return 1;
 }
 
-/* Runs and writes one study of whatever kind st is into a result holding garbage, and frees it twice: the first free
- * zeroes it (studies/study.h), so the second frees nothing again (the heap guard of
- * tests/test_no_alloc.c, or ASan, would abort on a block freed twice). */
+/* Runs and writes one study of whatever kind st is into a result holding garbage, and frees it
+ * twice: the first free zeroes it (studies/study.h), so the second frees nothing again (the heap
+ * guard of tests/test_no_alloc.c, or ASan, would abort on a block freed twice). */
 static void run_and_write(const nh_study *st, const char *out) {
   char err[1024] = "";
   int rc = -1;

@@ -418,6 +418,7 @@ Test(mut2_integrators_sundials, failed_creation_keeps_no_broken_workspace) {
     cr_assert_eq(run_steps(m, &edge, &xe, 0.1, 3, &ref, &c), NH_STEP_OK, "%s", families[f]);
     for (int k = 0; k <= 5; k++) {
       cr_assert_eq(run_steps(m, &other, &xo, 0.1, 1, &y, &c), NH_STEP_OK, "%s on the oscillator", families[f]);
+      const char *what = k < 5 ? calls[f][k] : "nothing";
       failing_call = k < 5 ? calls[f][k] : NULL;
       y = xe;
       const nh_step_status st = nh_method_init(m, &edge, &y, 0.1, &c);
@@ -426,12 +427,12 @@ Test(mut2_integrators_sundials, failed_creation_keeps_no_broken_workspace) {
       if (k < 5) /* the oscillator's workspace is gone, and so is each part of the failed one */
         cr_expect_eq(test_live_blocks(), bare, "%s, %s failing: %ld blocks kept", families[f], calls[f][k],
                      test_live_blocks() - bare);
-      cr_expect_eq(st, k < 5 ? NH_STEP_SOLVER_FAILED : NH_STEP_OK, "%s, %s failing: init %d", families[f],
-                   k < 5 ? calls[f][k] : "nothing", (int)st);
+      cr_expect_eq(st, k < 5 ? NH_STEP_SOLVER_FAILED : NH_STEP_OK, "%s, %s failing: init %d", families[f], what,
+                   (int)st);
       cr_assert_eq(run_steps(m, &edge, &xe, 0.1, 3, &y, &c), NH_STEP_OK, "%s: init after %s failed", families[f],
-                   k < 5 ? calls[f][k] : "nothing");
-      cr_expect(same_qv(&edge, &ref, &y), "%s: after %s failed, q0 %.17g instead of %.17g", families[f],
-                k < 5 ? calls[f][k] : "nothing", y.q[0], ref.q[0]);
+                   what);
+      cr_expect(same_qv(&edge, &ref, &y), "%s: after %s failed, q0 %.17g instead of %.17g", families[f], what,
+                y.q[0], ref.q[0]);
     }
     nh_method_free(m);
   }
