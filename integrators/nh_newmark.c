@@ -283,7 +283,7 @@ static void constrained_increment(const constraint_ctx *C, const double *L, doub
   }
 }
 
-/* R = h·Φ = ⟨μ̄, q1 − q0⟩ (k) and J = ∂R/∂Λ = (μ̄ + α ∂μ̄[q1 − q0]) B (k×k), with μ̄ and its
+/* R = h·Φ = ⟨μ̄, q1 − q0⟩ (k) and J = ∂R/∂Λ = (μ̄ + α ∂μ̄[q1 − q0]) B (k×k; J NULL: R only), with μ̄ and its
  * derivative dμ̄ from (14) (at q0 + α(q1 − q0)) or (15) (α A(q1) + (1−α) A0) as in (R3).
  * Returns 1 when R is linear in Λ at this point: α = 0, or the constraint matrix at the
  * discretisation point does not move along the directions B, i.e. dμ̄·B vanishes exactly. */
@@ -307,7 +307,7 @@ static int constraint_eval(const constraint_ctx *C, const double *L, double *R, 
         moves |= t != 0;
         s += Abar[l * n + i] * C->B[i * k + b] + a * t * dq[i];
       }
-      J[l * k + b] = s;
+      if (J) J[l * k + b] = s;
     }
   }
   return a == 0 || !moves;
@@ -322,9 +322,8 @@ void nh_newmark_increment_eval(const nh_system *sys, int disc, double alpha, con
   if (sys->k == 0) return;
   constraint_ctx C = {.sys = sys, .n = sys->n, .k = sys->k, .disc = disc, .alpha = alpha, .q0 = q0, .dp = dp,
                       .cost = cost};
-  double Jl[NH_MAX_K * NH_MAX_K];
   constraint_setup(&C);
-  constraint_eval(&C, Lambda, R, J ? J : Jl);
+  constraint_eval(&C, Lambda, R, J);
 }
 
 nh_step_status nh_newmark_constrained_increment(const nh_system *sys, int disc, double alpha, const double *q0,

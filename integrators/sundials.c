@@ -78,8 +78,9 @@ static const nh_param_desc params[] = {
     {"max_step", NH_PARAM_REAL, 0, 0, 1e6,
      "largest internal step; 0: none beyond the nhbench step h, which is the stop time of every call", 1, NULL},
     {"max_steps", NH_PARAM_INT, 100000, 1, 1e9, "internal steps allowed within one nhbench step", 1, NULL},
-    /* ida only (cvode has no λ unknown): MATLAB's ode15i has no way to leave a variable out of its
-     * error test, so lambda_error_test=1 is the closer analogue of the paper's reference. */
+    /* ida only, the last row (cvode's nparams stops before it: it has no λ unknown). MATLAB's ode15i
+     * has no way to leave a variable out of its error test, so lambda_error_test=1 is the closer
+     * analogue of the paper's reference. */
     {"lambda_error_test", NH_PARAM_INT, 0, 0, 1,
      "ida: 1 keeps the index-2 multiplier in the local error test (as ode15i does); 0 leaves it out (suppressalg)",
      1, NULL},
@@ -573,10 +574,10 @@ const char *nh_sundials_last_failure(const char *method) {
  * largest BDF formula allowed. */
 static int order(const nh_method *m) { return (int)m->p[P_MAX_ORDER]; }
 
-/* The table fields both methods share: one driver, the same parameters, every system feature
- * (nh_free_force and nh_acceleration take them all). */
+/* The table fields both methods share: one driver, the same parameters (but cvode stops before the
+ * last, lambda_error_test), every system feature (nh_free_force and nh_acceleration take them all). */
 #define SUN_METHOD_COMMON                                                                                   \
-  .params = params, .nparams = P_COUNT, .properties = NH_TOLERANCE_DRIVEN,                                   \
+  .params = params, .properties = NH_TOLERANCE_DRIVEN,                                                      \
   .handles = NH_SYS_VARIABLE_MASS | NH_SYS_AFFINE_CONSTRAINTS | NH_SYS_DAMPING | NH_SYS_FORCING |            \
              NH_SYS_TIME_DAMPING | NH_SYS_TIME_POTENTIAL,                                                     \
   .order = order, .init = sun_init, .step = sun_step
@@ -588,6 +589,7 @@ const nh_integrator_type nh_integrator_ida = {
            "the error test; tolerance-driven: one step of size h advances the solver to t + h (the stop "
            "time). Difference-quotient Jacobian. Needs -DNHBENCH_SUNDIALS=ON.",
     SUN_METHOD_COMMON,
+    .nparams = P_COUNT,
     .data = &ida_family,
     .lambda_time = NH_LAMBDA_END,
     .lambda_doc = "IDA's algebraic unknown lambda at t_{k+1} (not in its error test)",
@@ -599,6 +601,7 @@ const nh_integrator_type nh_integrator_cvode = {
            "lambda(q, v)); tolerance-driven: one step of size h advances the solver to t + h (the stop time). "
            "Difference-quotient Jacobian; the constraint is not preserved. Needs -DNHBENCH_SUNDIALS=ON.",
     SUN_METHOD_COMMON,
+    .nparams = P_LAMBDA_ERROR_TEST, /* cvode has no λ unknown */
     .data = &cvode_family,
 };
 #endif
