@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tests/checks.h"
 #include "tests/counting_system.h"
 #include "tests/helpers.h"
 
@@ -902,4 +903,34 @@ Test(mut2_integrators, parse_errors_list_what_is_known) {
   /* dla has no old spelling force: an unknown parameter, with the type's parameters. */
   expect_parse_error("dla(force=2)", "dla: unknown parameter 'force' (parameters: alpha, constraint) in method "
                                      "'dla(force=2)'");
+}
+
+/* ---- predictors ------------------------------------------------------------------------------------ */
+
+/* Three Newton methods start from a predictor that is the exact solution of their equations when
+ * the acceleration and the multiplier stay constant along the step: spark's U_j = h a, Λ_j = hλ
+ * (spark.c, spark_guess), newmark's a_{k+1} predicted by a_k, m11's v_{k+1} = 2v_{k+1/2} − v_k (an
+ * extrapolation exact for linear v). The knife edge with θ̇ = 0 is such a motion: it slides along a
+ * fixed line under constant gravity (θ0 = 0.3, so gravity has a component across the blade and
+ * λ ≠ 0). Newton's first update is then at round-off: one iteration per step. Control: with
+ * θ̇ = 0.5 the acceleration turns with the blade and the same steps take more. */
+Test(mut2_integrators, predictors_exact_for_constant_acceleration) {
+  static const char *const methods[] = {"spark(s=2)", "spark(s=3)", "spark(s=4)", "newmark", "m11"};
+  const double th = 0.3, speed = 0.7;
+  for (int turning = 0; turning < 2; turning++)
+    for (int i = 0; i < (int)(sizeof methods / sizeof *methods); i++) {
+      nh_system sys = test_system("knife_edge", NULL);
+      nh_method *m = test_method(methods[i]);
+      nh_state x = {.q = {0.1, -0.2, th}, .v = {speed * cos(th), speed * sin(th), turning ? 0.5 : 0}}, y;
+      nh_cost cost = {0};
+      test_init_ok(m, &sys, &x, 0.1, &cost);
+      cost = (nh_cost){0};
+      for (int k = 0; k < 10; k++, x = y) test_step_ok(m, &sys, &x, &y, 0.1, &cost);
+      if (turning)
+        cr_expect_gt(cost.newton_iterations, 10, "%s, turning: %llu iterations in 10 steps", methods[i],
+                     cost.newton_iterations);
+      else
+        cr_expect_eq(cost.newton_iterations, 10, "%s: %llu iterations in 10 steps", methods[i], cost.newton_iterations);
+      nh_method_free(m);
+    }
 }
