@@ -139,6 +139,56 @@ Test(mut3_studies, trajectory_reference_fails) {
   nh_study_free(&st);
 }
 
+/* A stand-in for a method: rk4's step that fails at the step numbered fail_at (from 1) of a run, and
+ * an init that fails when init_fails is set. */
+static int stand_in_steps, stand_in_fail_at, stand_in_init_fails;
+static nh_step_status stand_in_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+                                    double h, nh_cost *cost) {
+  (void)m;
+  if (++stand_in_steps == stand_in_fail_at) return NH_STEP_SOLVER_FAILED;
+  return nh_integrator_type_find("rk4")->step(NULL, sys, x, y, h, cost);
+}
+static nh_step_status stand_in_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
+  (void)m, (void)sys, (void)x, (void)h, (void)cost;
+  stand_in_steps = 0;
+  return stand_in_init_fails ? NH_STEP_SOLVER_FAILED : NH_STEP_OK;
+}
+static const nh_integrator_type stand_in = {.name = "stand_in", .step = stand_in_step, .init = stand_in_init};
+
+/* A sampled run with an observable from the last step (the loop that keeps the previous state):
+ * a step that fails mid-run ends it with its status, the samples before it kept and NaN after.
+ * The same run struct then goes again with an init that fails: nothing reached, every sample NaN. */
+Test(mut3_studies, sampled_run_stops_at_a_failed_step) {
+  nh_study st;
+  char path[128];
+  load_text("study = \"trajectory\";\nsystem = \"chaotic_particle\";\nT = 0.8;\nh = [0.1];\nsample_every = 2;\n"
+            "methods = [\"rk4\"];\nobservables = [\"energy\", \"discrete_constraint\"];\n",
+            NULL, 0, &st, path, sizeof path);
+  enum { NS = 5 };
+  nh_samples layout;
+  cr_assert_eq(nh_samples_init(&layout, &st, 1, NS), 0);
+  const int row = layout.row;
+  nh_method m = {.type = &stand_in};
+  nh_sampled_run run = {.st = &st, .m = &m, .method_index = 0, .h = 0.1, .nsteps = 8, .K = 2,
+                        .x0 = st.ics[0], .layout = &layout, .values = layout.values};
+  stand_in_fail_at = 5, stand_in_init_fails = 0; /* the first step of the third sample's pair */
+  cr_assert_eq(nh_sampled_run_go(&run), 0);
+  cr_expect_eq(run.status, NH_STEP_SOLVER_FAILED);
+  cr_expect_eq(run.reached, 3, "samples at t = 0, 0.2, 0.4");
+  cr_expect_eq(run.cost.steps, 4, "rk4 counts its steps, the failing one is not rk4's: %llu", run.cost.steps);
+  const double E0 = nh_energy(&st.sys, st.ics[0].q, st.ics[0].v);
+  cr_expect_eq(layout.values[layout.offset[0]], E0, "the energy at t = 0");
+  for (int s = 1; s < 3; s++) cr_expect(fabs(layout.values[s * row + layout.offset[0]] - E0) < 1e-3, "sample %d", s);
+  for (int i = 3 * row; i < NS * row; i++) cr_expect(isnan(layout.values[i]), "entry %d after the failure", i);
+  stand_in_init_fails = 1;
+  cr_assert_eq(nh_sampled_run_go(&run), 0);
+  cr_expect_eq(run.status, NH_STEP_SOLVER_FAILED);
+  cr_expect_eq(run.reached, 0, "an init that fails reaches no sample");
+  for (int i = 0; i < NS * row; i++) cr_expect(isnan(layout.values[i]), "entry %d", i);
+  nh_samples_free(&layout);
+  nh_study_free(&st);
+}
+
 /* A runner on st with its result freed: the runner's return value. The result holds garbage
  * before (the runner sets all of it, even when it refuses: studies/study.h). */
 static int run_onestep(const nh_study *st, char *err, size_t len) {

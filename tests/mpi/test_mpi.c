@@ -19,13 +19,18 @@
 #include "tests/helpers.h"
 
 /* mpirun -np RANKS nhbench run SPEC -o OUT EXTRA (RANKS 0: nhbench alone, no mpirun); the exit
- * status, and what it printed on stderr in text (may be NULL). */
+ * status, and what it printed on stderr in text (may be NULL). Every run here takes seconds; one
+ * that deadlocks (a rank waiting for a message that never comes) is stopped after RUN_LIMIT
+ * seconds, exit status 124. Criterion's .timeout alone would not do: it kills the test, but
+ * mpirun and its ranks keep the output pipe open and the suite would wait for them forever. */
+#define RUN_LIMIT "120"
 static int run_ranks(int ranks, const char *spec, const char *out, const char *extra, char *text, size_t len) {
-  char cmd[2048], launcher[256] = "";
+  char cmd[2048], launcher[256] = "timeout -k 10 " RUN_LIMIT " ";
   const char *kill_after = getenv("NHBENCH_KILL_AFTER");
   if (ranks > 0) /* (OpenMPI refuses root unless told: CI machines run as root) */
     snprintf(launcher, sizeof launcher,
-             "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 %s -np %d --oversubscribe -x NHBENCH_KILL_AFTER ",
+             "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout -k 10 " RUN_LIMIT
+             " %s -np %d --oversubscribe -x NHBENCH_KILL_AFTER ",
              NHBENCH_MPIRUN, ranks);
   snprintf(cmd, sizeof cmd, "cd %s && NHBENCH_KILL_AFTER=%s %s%s run %s -o %s %s 2>&1 >/dev/null", NHBENCH_SOURCE_DIR,
            kill_after ? kill_after : "0", launcher, NHBENCH_EXE, spec, out, extra);
