@@ -124,10 +124,12 @@ static int replay(nh_checkpoint *c, nh_checkpoint_fn fn, void *ctx, long *count)
     if (read_exact(c->fd, x, n * sizeof *x) < 0 || read_exact(c->fd, &sum, sizeof sum) < 0 ||
         sum != record_checksum(task, n, x))
       break;
-    if (task >= 0 && task < c->ntasks) c->offset[task] = at, c->count[task] = (size_t)n;
+    if (task >= 0 && task < c->ntasks) {
+      *count += c->offset[task] < 0; /* tasks, not records: a task journaled twice is one */
+      c->offset[task] = at, c->count[task] = (size_t)n;
+    }
     fn(ctx, (long)task, x, (size_t)n);
     good = lseek(c->fd, 0, SEEK_CUR);
-    (*count)++;
   }
   free(x);
   /* Appends go after the last complete record. */

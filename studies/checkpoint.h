@@ -14,7 +14,8 @@ typedef void (*nh_checkpoint_fn)(void *ctx, long task, const double *x, size_t n
 /* Opens the journal at path for a run identified by key (what must be equal for results to be
  * reusable: the spec text, overrides and version). resume = 0: a new, empty journal (an old one
  * is replaced). Tasks are 0 … ntasks − 1. resume = 1: an existing journal of the same key; its complete records are
- * replayed through fn (count in *resumed) and new ones appended after them. NULL with a message
+ * replayed through fn, in order, and new ones appended after them; *resumed is the number of tasks
+ * they hold (a task recorded twice counts once, and its last record is the one read). NULL with a message
  * in err on failure (no journal, another key, an I/O error, out of memory: the journal is then left
  * as it was). */
 nh_checkpoint *nh_checkpoint_open(const char *path, const char *key, long ntasks, int resume, nh_checkpoint_fn fn,

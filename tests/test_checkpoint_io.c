@@ -188,6 +188,32 @@ Test(checkpoint_io, short_and_interrupted_reads_and_writes_move_every_byte) {
   unlink(path);
 }
 
+/* A task recorded twice (a run that handed a journaled task out again would write it so): the
+ * resumed count is of tasks, not records; both records are replayed in order, and the task reads
+ * back its last one. */
+Test(checkpoint_io, a_task_recorded_twice_counts_once) {
+  char path[128], err[512] = "";
+  const double first[1] = {1.5}, again[1] = {-2.5}, other[1] = {4};
+  nh_checkpoint *c = new_journal(path, sizeof path);
+  cr_assert_eq(nh_checkpoint_append(c, 3, first, 1), 0);
+  cr_assert_eq(nh_checkpoint_append(c, 5, other, 1), 0);
+  cr_assert_eq(nh_checkpoint_append(c, 3, again, 1), 0);
+  nh_checkpoint_close(c);
+  replayed r = {0};
+  long resumed = -1;
+  c = open_journal(path, 1, &r, &resumed, err, sizeof err);
+  cr_assert(c, "%s", err);
+  cr_expect_eq(resumed, 2, "%ld tasks resumed from 3 records of 2 tasks", resumed);
+  cr_assert_eq(r.calls, 3);
+  cr_expect(r.task[0] == 3 && r.task[1] == 5 && r.task[2] == 3 && r.x[2][0] == again[0], "replayed %ld %ld %ld",
+            r.task[0], r.task[1], r.task[2]);
+  double got = 0;
+  cr_assert_eq(nh_checkpoint_read(c, 3, 0, &got, 1), 0);
+  cr_expect_eq(got, again[0], "task 3 reads %g", got);
+  nh_checkpoint_close(c);
+  unlink(path);
+}
+
 extern long test_fail_allocation; /* tests/test_no_alloc.c */
 extern int *test_fail_fired;
 
