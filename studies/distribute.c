@@ -165,7 +165,20 @@ static int work(const nh_task_set *ts) {
 }
 #endif
 
+/* prog's kinds: the tasks of each kind still to run. Without memory, the plain estimate. */
+static void count_kinds(const nh_task_set *ts, nh_progress *prog) {
+  if (!ts->kind || ts->nkinds <= 0) return;
+  long *left = calloc((size_t)ts->nkinds, sizeof(long));
+  for (long i = 0; left && i < ts->count; i++) {
+    const int k = ts->kind(ts->ctx, i);
+    if (k >= 0 && k < ts->nkinds && !(ts->done && ts->done[i])) left[k]++;
+  }
+  if (left) nh_progress_kinds(prog, ts->nkinds, left);
+  free(left);
+}
+
 int nh_run_tasks(const nh_task_set *ts, nh_progress *prog) {
+  count_kinds(ts, prog);
 #ifdef NHBENCH_MPI
   const int ranks = nh_study_ranks();
   if (ranks > 1) return nh_study_rank() == 0 ? collect(ts, prog, ranks) : work(ts);

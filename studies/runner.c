@@ -371,14 +371,7 @@ static int run_trajectories(const nh_study *st, journal *jr, long resumed) {
   nh_progress prog;
   nh_progress_start(&prog, "ensemble", (long)traj - resumed);
   /* Kinds of task: the methods (a grid point that fails at once says nothing of another's cost). */
-  long *per_method = malloc(sizeof(long) * (size_t)nm);
-  for (int mi = 0; per_method && mi < nm; mi++) {
-    per_method[mi] = 0;
-    for (int ic = 0; ic < nic; ic++) per_method[mi] += !jr->done[(size_t)mi * nic + ic];
-  }
-  if (per_method) nh_progress_kinds(&prog, nm, per_method);
-  free(per_method);
-  const nh_task_set ts = {(long)traj, jr->done, record_length(jr), run_task, take_task, method_of_task, jr};
+  const nh_task_set ts = {(long)traj, jr->done, record_length(jr), run_task, take_task, method_of_task, nm, jr};
   const int rc = nh_run_tasks(&ts, &prog);
   nh_progress_end(&prog);
   return rc;

@@ -345,7 +345,7 @@ void nh_progress_end(nh_progress *p); /* also frees the kinds */
  * record, remote) receives the record on the rank that keeps the results (remote: it ran on
  * another rank, so the task's slots are still to be filled from the record): 0, or -1 when it
  * could not be kept (the run then fails). done (NULL: none) marks tasks not to run (taken from a
- * journal); kind (NULL: none) gives a task's kind for the progress estimate. */
+ * journal); kind (NULL: none) gives a task's kind, 0 … nkinds − 1, for the progress estimate. */
 typedef struct {
   long count;
   const char *done;
@@ -353,12 +353,14 @@ typedef struct {
   void (*run)(void *ctx, long task, double *record);
   int (*take)(void *ctx, long task, const double *record, int remote);
   int (*kind)(void *ctx, long task);
+  int nkinds;
   void *ctx;
 } nh_task_set;
 /* Runs every task not done (studies/distribute.c): over the OpenMP threads (dynamic schedule;
  * each record taken as its task ends), or in the MPI build under mpirun with more than one rank,
  * over the ranks: rank 0 hands tasks out and takes their records, the others run them with their
- * threads and keep nothing. Ticks prog (started by the caller) per task. 0, or -1 if a take
+ * threads and keep nothing. Ticks prog (started by the caller) per task; with kinds, it first
+ * gives prog the number of tasks of each kind to run (nh_progress_kinds). 0, or -1 if a take
  * failed or a record could not be allocated. */
 int nh_run_tasks(const nh_task_set *ts, nh_progress *prog);
 /* This process's MPI rank and the number of ranks (0 and 1 outside MPI); only rank 0 keeps
