@@ -539,3 +539,51 @@ Test(provenance, version_is_the_built_tree) {
   snprintf(args, sizeof args, "/tmp/nhbench-prov-%d.h5", (int)getpid());
   remove(args);
 }
+
+/* Every observable's units and needs are the documented ones (README.md, "Observables";
+ * `nhbench list observables`): what comes from the last step (absent at the first sample: t = t0
+ * has no step) and what needs the exact or reference solution, or its multiplier. A quantity of
+ * the sampled state alone, such as the contact Hamiltonian H(q, v, t, z), is there at t0 too. */
+Test(observables, needs_and_units_are_the_documented_ones) {
+  enum { S = NH_OBS_STEP, R = NH_OBS_REFERENCE, L = NH_OBS_LAMBDA_REFERENCE };
+  static const struct {
+    const char *name, *units;
+    unsigned needs;
+  } documented[] = {
+      {"energy", "energy", 0},
+      {"energy_error", "energy", 0},
+      {"relative_energy_error", "1", 0},
+      {"reference_energy", "energy", R},
+      {"discrete_energy", "energy", S},
+      {"constraint_residual", "as A v", 0},
+      {"discrete_constraint", "as A v", S},
+      {"multiplier", "as lambda", S},
+      {"multiplier_time", "time", S},
+      {"multiplier_error", "as lambda", S | L},
+      {"action", "action", 0},
+      {"contact_hamiltonian", "energy", 0},
+      {"invariants", "as declared", 0},
+      {"invariants_error", "as declared", R},
+      {"derived", "per component (labels)", 0},
+      {"derived_reference", "per component (labels)", R},
+      {"q", "as q", 0},
+      {"v", "as v", 0},
+      {"error", "as q, v", R},
+      {"error_max", "as q, v", R},
+      {"error_2", "as q, v", R},
+      {"error_q_max", "as q", R},
+      {"error_q_2", "as q", R},
+      {"error_v_max", "as v", R},
+      {"error_v_2", "as v", R},
+  };
+  const int ndoc = (int)(sizeof documented / sizeof documented[0]);
+  int registered = 0;
+  while (nh_observables[registered]) registered++;
+  cr_expect_eq(registered, ndoc, "%d observables registered, %d documented", registered, ndoc);
+  for (int i = 0; i < ndoc; i++) {
+    const nh_observable *o = nh_observable_find(documented[i].name);
+    cr_assert(o, "%s is not registered", documented[i].name);
+    cr_expect_str_eq(o->units, documented[i].units, "%s: units", o->name);
+    cr_expect_eq(o->needs, documented[i].needs, "%s: needs %u, documented %u", o->name, o->needs, documented[i].needs);
+  }
+}
