@@ -283,8 +283,8 @@ static void constrained_increment(const constraint_ctx *C, const double *L, doub
   }
 }
 
-/* R = h·Φ = ⟨μ̄, q1 − q0⟩ (k) and J = ∂R/∂Λ = (μ̄ + α ∂μ̄[q1 − q0]) B (k×k; J NULL: R only), with μ̄ and its
- * derivative dμ̄ from (14) (at q0 + α(q1 − q0)) or (15) (α A(q1) + (1−α) A0) as in (R3).
+/* R = h·Φ = ⟨μ̄, q1 − q0⟩ (k) and, unless J is NULL, J = ∂R/∂Λ = (μ̄ + α ∂μ̄[q1 − q0]) B (k×k),
+ * with μ̄ and its derivative dμ̄ from (14) (at q0 + α(q1 − q0)) or (15) (α A(q1) + (1−α) A0) as in (R3).
  * Returns 1 when R is linear in Λ at this point: α = 0, or the constraint matrix at the
  * discretisation point does not move along the directions B, i.e. dμ̄·B vanishes exactly. */
 static int constraint_eval(const constraint_ctx *C, const double *L, double *R, double *J) {

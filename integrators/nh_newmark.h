@@ -37,8 +37,8 @@ nh_step_status nh_newmark_constrained_increment(const nh_system *sys, int disc, 
                                                 const double *dp, double *dq, double *Lambda, nh_cost *cost);
 
 /* The k-dimensional problem nh_newmark_constrained_increment solves, R(Λ) = h Φ(q0, q0 + dq(Λ)) =
- * ⟨μ̄, dq(Λ)⟩ (k) and its Jacobian J = ∂R/∂Λ (k×k, row-major; not written when J is NULL), for the Newton hooks. Counts its
- * evaluations of A in cost. */
+ * ⟨μ̄, dq(Λ)⟩ (k) and its Jacobian J = ∂R/∂Λ (k×k, row-major; not written when J is NULL), for the
+ * Newton hooks. Counts its evaluations of A in cost. */
 void nh_newmark_increment_eval(const nh_system *sys, int disc, double alpha, const double *q0, const double *dp,
                                const double *Lambda, double *R, double *J, nh_cost *cost);
 
