@@ -68,7 +68,7 @@ static int documented_rows(const char *method, const method_param_row **rows) {
   return n;
 }
 
-/* The one-word text of the value `index` of row r: a choice's name, else the number. */
+/* The one-word text of row r at value: a choice's name, else the number. */
 static void value_text(const method_param_row *r, double value, char *buf, size_t len) {
   if (r->kind == NH_PARAM_CHOICE) snprintf(buf, len, "%s", r->choices[(int)value]);
   else nh_format_double(buf, len, value);
