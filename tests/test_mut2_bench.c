@@ -604,13 +604,15 @@ Test(mut2_bench, info_ensemble_tables_from_the_file) {
 }
 
 /* nhbench info on a one-step study (onestep_random.cfg: 3 random ICs, 2 points along each, h =
- * 0.1 and 0.05): the points line, and rk4's row of the slope table rebuilt from the file's
- * datasets (a NaN as "-"). */
-Test(mut2_bench, info_onestep_row_from_the_file) {
+ * 0.1 and 0.05, with nh_newmark added beside rk4): the points line, and every row of the slope
+ * table rebuilt from the file's datasets (a NaN as "-"). nh_newmark solves a Newton system, so its
+ * condition-number range is a figure; rk4 has none, so its column is "-". */
+Test(mut2_bench, info_onestep_rows_from_the_file) {
   char path[128];
-  results_file(path, sizeof path, "one", "onestep_random.cfg", "");
+  results_file(path, sizeof path, "one", "onestep_random.cfg", "--set methods=[\\\"rk4\\\",\\\"nh_newmark\\\"]");
   nh_h5 f;
   cr_assert_eq(nh_h5_open(&f, "test", path), 0);
+  cr_assert_eq(f.nmethods, 2);
   static const char *const cols[] = {"slope", "slope_stderr", "fit_h_min", "fit_h_max", "action_slope",
                                      "summary/max_adjoint_defect", "summary/cond_min", "summary/cond_max"};
   double *d[8];
@@ -618,22 +620,25 @@ Test(mut2_bench, info_onestep_row_from_the_file) {
   int *expected = nh_h5_ints(&f, "slope_expected", "method", NULL), *failures = nh_h5_ints(&f, "summary/failures", "method", NULL);
   cr_assert(expected && failures);
   cr_expect_eq(expected[0], 5, "rk4: local error O(h^5)");
-  char s[48], r[48], a[24], ad[24], c0[24], c1[24], cr[64], want[1024];
-  if (isnan(d[0][0])) snprintf(s, sizeof s, "no fit");
-  else snprintf(s, sizeof s, "%.3f +- %.1e", d[0][0], d[1][0]);
-  if (isnan(d[2][0])) snprintf(r, sizeof r, "-");
-  else snprintf(r, sizeof r, "%.3g .. %.3g", d[2][0], d[3][0]);
-  if (isnan(d[4][0])) snprintf(a, sizeof a, "-");
-  else snprintf(a, sizeof a, "%.3f", d[4][0]);
-  if (isnan(d[6][0])) snprintf(cr, sizeof cr, "-");
-  else snprintf(cr, sizeof cr, "%s..%s", sci(c0, sizeof c0, d[6][0]), sci(c1, sizeof c1, d[7][0]));
-  cr_expect(!isnan(d[0][0]) && d[2][0] == 0.05 && d[3][0] == 0.1, "a fit over both h");
-  size_t len = (size_t)snprintf(want, sizeof want, "\n%4d %8d %17s %16s %7s %10s %19s %6d  ", 0, expected[0], s, r, a,
-                                sci(ad, sizeof ad, d[5][0]), cr, failures[0]);
-  put_name_into(want + len, sizeof want - len, "rk4", 99);
+  cr_expect(isnan(d[6][0]) && d[6][1] >= 1 && d[7][1] >= d[6][1], "a condition-number range for nh_newmark only");
   cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
   expect_has(out, "\n  points       2 per IC, 6 in all; 2 step sizes\n");
-  expect_has(out, want);
+  for (int m = 0; m < 2; m++) {
+    char s[48], r[48], a[24], ad[24], c0[24], c1[24], cr[64], want[1024];
+    if (isnan(d[0][m])) snprintf(s, sizeof s, "no fit");
+    else snprintf(s, sizeof s, "%.3f +- %.1e", d[0][m], d[1][m]);
+    if (isnan(d[2][m])) snprintf(r, sizeof r, "-");
+    else snprintf(r, sizeof r, "%.3g .. %.3g", d[2][m], d[3][m]);
+    if (isnan(d[4][m])) snprintf(a, sizeof a, "-");
+    else snprintf(a, sizeof a, "%.3f", d[4][m]);
+    if (isnan(d[6][m])) snprintf(cr, sizeof cr, "-");
+    else snprintf(cr, sizeof cr, "%s..%s", sci(c0, sizeof c0, d[6][m]), sci(c1, sizeof c1, d[7][m]));
+    cr_expect(!isnan(d[0][m]) && d[2][m] == 0.05 && d[3][m] == 0.1, "method %d: a fit over both h", m);
+    size_t len = (size_t)snprintf(want, sizeof want, "\n%4d %8d %17s %16s %7s %10s %19s %6d  ", m, expected[m], s, r, a,
+                                  sci(ad, sizeof ad, d[5][m]), cr, failures[m]);
+    put_name_into(want + len, sizeof want - len, f.methods[m], 96);
+    expect_has(out, want);
+  }
   for (int k = 0; k < 8; k++) free(d[k]);
   free(expected), free(failures);
   nh_h5_close(&f);
