@@ -495,6 +495,26 @@ Test(onestep, newton_condition_number) {
   finish(&st, &r);
 }
 
+/* m11 solves for v_{k+1} only where there are constraints: on the oscillator (k = 0) its step is
+ * explicit, its Newton system has no unknowns, and the study reports no condition number (NaN, not
+ * the 0 an empty matrix would give). On the chaotic particle (k = 1) it has one, and cond ≥ 1. */
+Test(onestep, no_unknowns_no_condition_number) {
+  const char *methods[] = {"m11"};
+  const char *systems[] = {"oscillator", "chaotic_particle"};
+  for (int s = 0; s < 2; s++) {
+    setup su = {systems[s], NULL, methods, 1, NULL, 1, 1.0, 1, 0.1, 2, NH_NORM_MAX, 0};
+    nh_onestep_result r;
+    nh_study st = build_and_run(&su, &r);
+    cr_assert_eq(st.methods[0]->type->newton_size(st.methods[0], &st.sys), s ? st.sys.n : 0, "%s", systems[s]);
+    for (int hi = 0; hi < st.nh; hi++) {
+      const double c = r.cond[cell(&st, &r, 0, hi, 0)];
+      if (s) cr_expect(c >= 1 && isfinite(c), "%s h=%g: cond %g", systems[s], st.h[hi], c);
+      else cr_expect(isnan(c), "%s h=%g: cond %g, expected NaN", systems[s], st.h[hi], c);
+    }
+    finish(&st, &r);
+  }
+}
+
 /* ---- local action error (spec/discretization.md §2.1, R1) -------------------------------------- */
 
 /* Free particle (V = 0): ∫_t^{t+h} L dt = h E exactly (E conserved) and L_d^α = |Δq|²/(2h) for every
