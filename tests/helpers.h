@@ -6,11 +6,25 @@
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "integrators/integrator.h"
+
+/* fork() for a test's child process, which is killed when the test process dies: when Criterion
+ * kills a test at its timeout, a child still running (a defect that makes a run endless) would
+ * otherwise go on for ever, holding the runner's output open so that the suite never ends. */
+static inline pid_t test_fork(void) {
+  const pid_t parent = getpid(), child = fork();
+  if (child == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127); /* the parent died before the line above */
+  }
+  return child;
+}
 
 /* A system of the given type with parameters "name=value,..." (NULL or "" for the defaults). */
 static inline nh_system test_system_of(const nh_system_type *t, const char *params) {

@@ -381,7 +381,7 @@ static void out_of_memory_everywhere(const oom_case *cases, int n) {
        * through shared memory. */
       *fired = 0;
       unlink(output);
-      const pid_t child = fork();
+      const pid_t child = test_fork();
       cr_assert_geq(child, 0);
       if (child == 0) {
         test_fail_allocation = k, test_fail_fired = fired;
@@ -479,7 +479,7 @@ static void resume_out_of_memory(const char *kill_after) {
   snprintf(journal, sizeof journal, "%s/oom.h5.journal", dir);
   snprintf(messages, sizeof messages, "%s/stderr.txt", dir);
   remove(journal);
-  pid_t child = fork();
+  pid_t child = test_fork();
   cr_assert_geq(child, 0);
   if (child == 0) {
     setenv("NHBENCH_KILL_AFTER", kill_after, 1); /* studies/checkpoint.c */
@@ -499,7 +499,7 @@ static void resume_out_of_memory(const char *kill_after) {
     FILE *f = fopen(journal, "wb");
     cr_assert(f && fwrite(interrupted, 1, len, f) == len && fclose(f) == 0, "cannot restore %s", journal);
     *fired = 0;
-    if ((child = fork()) == 0) {
+    if ((child = test_fork()) == 0) {
       const long blocks = test_live_blocks();
       test_fail_allocation = k, test_fail_fired = fired;
       const int rc = call_to(resume, NULL, messages);

@@ -999,7 +999,7 @@ static int others_in(const char *dir, const char *keep) {
  * -1, 2 if the message is wrong, 3 if it could not drop root. */
 static int child_write(const char *path, const conv_fx *x, int drop_root, long fsize_limit) {
   fflush(NULL);
-  pid_t pid = fork();
+  pid_t pid = test_fork();
   cr_assert_geq(pid, 0);
   if (pid == 0) {
     if (drop_root && geteuid() == 0 && (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))) _exit(3);

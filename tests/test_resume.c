@@ -58,7 +58,7 @@ static long run_resumed(const char *args, int *rc) {
 
 /* Runs nhbench and kills it with SIGKILL after `seconds`; 1 if it was still running then. */
 static int run_and_kill(const char *out, double seconds) {
-  pid_t pid = fork();
+  pid_t pid = test_fork();
   if (pid == 0) {
     freopen("/dev/null", "w", stderr);
     execl(NHBENCH_EXE, NHBENCH_EXE, "run", SPEC, "--set", "T=200", "--set", "ensemble.count=16", "-o", out,
