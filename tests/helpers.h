@@ -5,8 +5,8 @@
 
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
-#include <stdio.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
