@@ -166,14 +166,25 @@ Test(system_samplers, without_own_sampler_affine_and_holonomic_are_refused) {
   }
 }
 
-/* Energies below the lowest potential plus the margin: no state, -1, for the own samplers too. */
+/* Energies below the lowest potential plus the margin: no state, -1, for the own samplers too
+ * (rotational_symmetry's after its NH_SAMPLE_TRIES draws: its V = ω²(x² + y²)/2 ≥ 0 is nowhere
+ * below E − margin = 0 at E = margin). Every own sampler refuses E = −1000, below all their minima. */
 Test(system_samplers, energy_below_the_potential_fails_cleanly) {
   nh_system f = test_system("foucault_pendulum", NULL), p = test_system("pendulum", NULL);
+  nh_system rs = test_system("rotational_symmetry", NULL);
   gsl_rng *r = test_rng(7);
   nh_state x;
   cr_expect_eq(nh_sample_on_D(&f, 0.05, r, &x), -1, "foucault_pendulum: E below min V + margin");
   cr_expect_eq(nh_sample_on_D(&p, -0.95, r, &x), -1, "pendulum: E below -m g l + margin");
   cr_expect_eq(nh_sample_on_D(&p, -0.85, r, &x), 0, "pendulum: E just above -m g l + margin");
+  cr_expect_eq(nh_sample_on_D(&rs, NH_SAMPLE_MARGIN, r, &x), -1, "rotational_symmetry: E = min V + margin");
+  cr_expect_eq(nh_sample_on_D(&rs, NH_SAMPLE_MARGIN + 0.05, r, &x), 0, "rotational_symmetry: E above min V + margin");
+  for (int s = 0; nh_system_types[s]; s++) {
+    const nh_system_type *T = nh_system_types[s];
+    if (!T->sample) continue;
+    nh_system sys = test_system_of(T, NULL);
+    cr_expect_eq(T->sample(sys.p, -1000, r, &x), -1, "%s: a state at E = -1000", T->name);
+  }
   gsl_rng_free(r);
 }
 
