@@ -898,3 +898,72 @@ Test(mut2_systems, generic_quantities_read_only_n_coordinates) {
   }
   gsl_rng_free(r);
 }
+
+/* ---- the derived quantities write their entries and no more --------------------------------- */
+
+#define SENTINEL 12345.678
+enum { ROOM = NH_MAX_N * NH_MAX_N + 8 };
+
+static void fill(double *b) {
+  for (int i = 0; i < ROOM; i++) b[i] = SENTINEL;
+}
+
+/* Entries [0, size) of b written (none left at the sentinel, which no quantity here equals) and
+ * [size, ROOM) untouched: a loop bound off by one either way fails. */
+static void expect_written(const char *sys, const char *what, const double *b, int size) {
+  for (int i = 0; i < size; i++) cr_expect(b[i] != SENTINEL, "%s: %s[%d] of %d not written", sys, what, i, size);
+  for (int i = size; i < ROOM; i++)
+    cr_expect(b[i] == SENTINEL, "%s: %s[%d] written past its %d entries", sys, what, i, size);
+}
+
+/* Every system at its default state, t = 0.3: nh_mass (n×n), nh_mass_solve (n), nh_free_force
+ * (n), nh_acceleration (n), nh_multiplier (k), nh_curvature_term (k), nh_constraint_derivative
+ * (k×n), nh_constraint_gram (W n×k, C k×k), nh_mass_solve_transpose (n×k, constant mass) and
+ * nh_project_velocity (v, n) write exactly their documented entries (systems/system.h). */
+Test(mut2_systems, derived_quantities_write_their_entries_and_no_more) {
+  static double a[ROOM], b[ROOM], A[NH_MAX_N * NH_MAX_N];
+  for (int s = 0; nh_system_types[s]; s++) {
+    const nh_system_type *T = nh_system_types[s];
+    const char *name = T->name;
+    nh_system sys = test_system_of(T, NULL);
+    const int n = sys.n, k = sys.k;
+    nh_state x;
+    nh_system_default_state(&sys, &x);
+    const double t = 0.3;
+    fill(a);
+    nh_mass(&sys, x.q, a);
+    expect_written(name, "M", a, n * n);
+    fill(a);
+    cr_assert_eq(nh_mass_solve(&sys, x.q, x.v, a), 0, "%s", name);
+    expect_written(name, "M^-1 p", a, n);
+    fill(a);
+    nh_free_force(&sys, t, x.q, x.v, a);
+    expect_written(name, "f", a, n);
+    fill(a);
+    cr_assert_eq(nh_acceleration(&sys, t, x.q, x.v, a), 0, "%s", name);
+    expect_written(name, "acceleration", a, n);
+    fill(a);
+    memcpy(a, x.v, sizeof(double) * (size_t)n);
+    cr_assert_eq(nh_project_velocity(&sys, x.q, a), 0, "%s", name);
+    expect_written(name, "projected v", a, n);
+    if (k == 0) continue;
+    fill(a);
+    cr_assert_eq(nh_multiplier(&sys, t, x.q, x.v, a), 0, "%s", name);
+    expect_written(name, "lambda", a, k);
+    fill(a);
+    nh_curvature_term(&sys, x.q, x.v, a);
+    expect_written(name, "curvature", a, k);
+    fill(a);
+    nh_constraint_derivative(&sys, x.q, x.v, a);
+    expect_written(name, "D", a, k * n);
+    T->constraints(sys.p, x.q, A);
+    fill(a), fill(b);
+    cr_assert_eq(nh_constraint_gram(&sys, x.q, A, a, b), 0, "%s", name);
+    expect_written(name, "W", a, n * k);
+    expect_written(name, "C", b, k * k);
+    if (!sys.constant_mass) continue;
+    fill(a);
+    nh_mass_solve_transpose(&sys, A, a);
+    expect_written(name, "M^-1 A^T", a, n * k);
+  }
+}
