@@ -1534,9 +1534,10 @@ Test(results_cli, export_refusals_and_bounds) {
 /* ---- what the writer derives (results/derive.c), by hand --------------------------------------- */
 
 /* The fitted step sizes: from h[first] (the smallest used) to the (count − 1)-th next larger one,
- * whatever order h is listed in; NaN for no fit (first −1, out of range, or no points). */
+ * whatever order h is listed in; NaN for no fit (first −1, out of range, or no points). h[5] lies
+ * past the 5 step sizes given: read, 0.07 would change the answers. */
 Test(results, fit_h_range_by_hand) {
-  const double h[5] = {0.2, 0.05, 0.4, 0.1, 0.025}; /* ascending: 0.025 0.05 0.1 0.2 0.4 */
+  const double h[6] = {0.2, 0.05, 0.4, 0.1, 0.025, 0.07}; /* ascending: 0.025 0.05 0.1 0.2 0.4 */
   double lo, hi;
   static const struct {
     int first, count;
