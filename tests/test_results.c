@@ -576,7 +576,12 @@ static void check_observable_attrs(nh_h5 *f, int nm) {
   cr_expect_str_eq(o[1].description, "observable b");
   cr_expect_eq(o[0].width, 1);
   cr_assert_eq(o[1].width, 3);
-  cr_expect_str_eq(o[1].labels[2], "c 2");
+  cr_expect_str_eq(o[0].labels[0], "c 0", "obs_a's one label");
+  for (int c = 0; c < 3; c++) {
+    char want[16];
+    snprintf(want, sizeof want, "c %d", c);
+    cr_expect_str_eq(o[1].labels[c], want, "obs_b's label %d", c);
+  }
   for (int m = 0; m < nm; m++) {
     cr_expect_str_eq(o[0].absent[m], m == 1 ? "method 1 has no a" : "");
     cr_expect_str_eq(o[1].absent[m], "");
