@@ -331,3 +331,27 @@ Test(mut_results, h5_fmt_by_hand) {
    * 9.999999999999999e+22 (the double nearest 1e23 is 9.99999999999999916e22). */
   cr_expect_str_eq(nh_h5_fmt(b, sizeof b, 1e23), "1e+23");
 }
+
+/* The observables of a study written without their samples: values and fetch both unset, or
+ * width, offset or absent unset, each refused by name before anything is read. */
+Test(mut_results, observables_without_their_samples_are_refused) {
+  static const char *absent[1] = {NULL};
+  int width[1] = {1}, offset[1] = {0};
+  double values[2] = {0, 0};
+  nh_study st;
+  memset(&st, 0, sizeof st);
+  st.nobs = 1;
+  for (int unset = 0; unset < 4; unset++) {
+    wfx x;
+    wfx_open(&x, "obs-unset");
+    x.w.st = &st;
+    nh_samples s = {.nobs = 1, .row = 1, .width = width, .offset = offset, .values = values, .absent = absent};
+    if (unset == 0) s.values = NULL; /* and no fetch */
+    if (unset == 1) s.width = NULL;
+    if (unset == 2) s.offset = NULL;
+    if (unset == 3) s.absent = NULL;
+    nh_w_observables(&x.w, x.file, "run", 1, 2, &s);
+    expect_err(&x.w, "no data for the observables (result field samples left unset)");
+    wfx_close(&x);
+  }
+}
