@@ -187,7 +187,7 @@ static hid_t creation_plist(int rank, const hsize_t *shape, hsize_t n, size_t el
   if (n < NH_W_COMPRESS_MIN || !H5Zfilter_avail(H5Z_FILTER_DEFLATE)) return H5P_DEFAULT;
   hsize_t chunk[NH_W_DIMS], bytes = elem * n;
   for (int i = 0; i < rank; i++) chunk[i] = shape[i];
-  for (int i = 0; i < rank && bytes > NH_W_CHUNK_BYTES; i++)
+  for (int i = 0; i < rank; i++)
     while (chunk[i] > 1 && bytes > NH_W_CHUNK_BYTES) {
       bytes = bytes / chunk[i] * ((chunk[i] + 1) / 2);
       chunk[i] = (chunk[i] + 1) / 2;

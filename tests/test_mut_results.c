@@ -171,7 +171,8 @@ Test(mut_results, writer_dataset_read_back) {
 
 /* Storage (write.c, creation_plist): fewer than 4096 elements contiguous; 4096 and more chunked
  * with shuffle and deflate, chunks of whole trailing rows halved (rounded up) along the leading
- * dimension until at most 1 MiB: (600, 600) doubles = 2.88 MB -> 300 -> 150 rows (720 kB). */
+ * dimension until at most 1 MiB: (600, 600) doubles = 2.88 MB -> 300 -> 150 rows (720 kB); (2, 65536)
+ * doubles, exactly 1 MiB, stay one chunk, (2, 65537) are halved. */
 static void expect_layout(hid_t file, const char *name, H5D_layout_t layout, int rank, const hsize_t *chunk) {
   hid_t ds = H5Dopen2(file, name, H5P_DEFAULT), pl = H5Dget_create_plist(ds);
   cr_expect_eq(H5Pget_layout(pl), layout, "%s layout", name);
@@ -197,13 +198,20 @@ Test(mut_results, writer_storage_layout) {
   nh_w_dim(&x.w, "one", 1);
   nh_w_dim(&x.w, "none", 0);
   nh_w_dim(&x.w, "c5k", 5000);
+  nh_w_dim(&x.w, "two", 2);
+  nh_w_dim(&x.w, "c64k", 65536);
+  nh_w_dim(&x.w, "c64k1", 65537);
   nh_w_f64(&x.w, x.file, "small", "small", v, "1", "4095 values");
   nh_w_f64(&x.w, x.file, "edge", "edge", v, "1", "4096 values");
   nh_w_f64(&x.w, x.file, "big", "r,c", v, "1", "600 x 600");
   nh_w_f64(&x.w, x.file, "rows", "r3,c2k", v, "1", "3 x 2000, 48 kB");
   nh_w_f64(&x.w, x.file, "single_row", "one,c5k", v, "1", "1 x 5000: a dimension of 1 is still chunked");
   nh_w_f64(&x.w, x.file, "empty", "none,c5k", v, "1", "0 x 5000: no elements, contiguous");
+  nh_w_f64(&x.w, x.file, "mib", "two,c64k", v, "1", "2 x 65536: 1 MiB");
+  nh_w_f64(&x.w, x.file, "over_mib", "two,c64k1", v, "1", "2 x 65537: 16 bytes over 1 MiB");
   cr_assert_eq(x.w.failed, 0, "%s", x.w.err);
+  expect_layout(x.file, "mib", H5D_CHUNKED, 2, (const hsize_t[]){2, 65536});
+  expect_layout(x.file, "over_mib", H5D_CHUNKED, 2, (const hsize_t[]){1, 65537});
   expect_layout(x.file, "small", H5D_CONTIGUOUS, 1, NULL);
   expect_layout(x.file, "edge", H5D_CHUNKED, 1, (const hsize_t[]){4096});
   expect_layout(x.file, "big", H5D_CHUNKED, 2, (const hsize_t[]){150, 600});
