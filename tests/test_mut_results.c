@@ -2,6 +2,8 @@
  * with the HDF5 API and compared with what was written or with the documented rule; checks added
  * for mutation robustness (issue 16). */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
 #include <math.h>
@@ -362,4 +364,38 @@ Test(mut_results, observables_without_their_samples_are_refused) {
     expect_err(&x.w, "no data for the observables (result field samples left unset)");
     wfx_close(&x);
   }
+}
+
+/* Open file descriptors of this process (the entries of /proc/self/fd, less the directory's own). */
+static int open_fds(void) {
+  DIR *d = opendir("/proc/self/fd");
+  cr_assert_not_null(d);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+  closedir(d);
+  return n - 1;
+}
+
+/* nh_h5_open checks its path (readable, not a directory, HDF5) before HDF5 opens it: each refusal,
+ * and an open and close, leave no descriptor open. */
+Test(mut_results, opening_leaves_no_descriptor_open) {
+  wfx x;
+  wfx_open(&x, "fds");
+  H5Fclose(x.file);
+  char text[160];
+  snprintf(text, sizeof text, "%s.txt", x.path);
+  FILE *t = fopen(text, "w");
+  cr_assert(t && fputs("not hdf5\n", t) >= 0 && fclose(t) == 0);
+  const char *paths[] = {x.path, text, "/tmp", "/nonexistent/x.h5"};
+  const int before = open_fds();
+  fflush(stderr);
+  const int saved = dup(2), null = open("/dev/null", O_WRONLY);
+  dup2(null, 2);
+  for (int i = 0; i < 4; i++) {
+    nh_h5 f;
+    if (nh_h5_open(&f, "test", paths[i]) == 0) nh_h5_close(&f);
+  }
+  dup2(saved, 2), close(saved), close(null);
+  cr_expect_eq(open_fds(), before, "descriptors open: %d, before %d", open_fds(), before);
+  remove(text), remove(x.path);
 }
