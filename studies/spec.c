@@ -108,12 +108,24 @@ static const config_setting_t *require(const ctx *c, const config_setting_t *gro
   return s;
 }
 
+/* An entry of a list that is not a number, named by its list and position (1-based, as people
+ * count), with the string it holds if it is one. */
+static int not_a_number_entry(const ctx *c, const config_setting_t *s) {
+  const config_setting_t *list = config_setting_parent(s);
+  const char *name = list ? config_setting_name(list) : NULL, *text = config_setting_get_string(s);
+  char what[96] = "", list_name[96] = "a list";
+  if (text) snprintf(what, sizeof what, ", not \"%.60s\"", text);
+  if (name) snprintf(list_name, sizeof list_name, "'%.80s'", name);
+  return fail_at(c, s, "entry %d of %s must be a number%s", config_setting_index(s) + 1, list_name, what);
+}
+
 static int get_number(const ctx *c, const config_setting_t *s, double *out) {
   int t = config_setting_type(s);
   if (t == CONFIG_TYPE_FLOAT) *out = config_setting_get_float(s);
   else if (t == CONFIG_TYPE_INT) *out = config_setting_get_int(s);
   else if (t == CONFIG_TYPE_INT64) *out = (double)config_setting_get_int64(s);
-  else return fail_at(c, s, "'%s' must be a number", config_setting_name(s) ? config_setting_name(s) : "value");
+  else if (config_setting_name(s)) return fail_at(c, s, "'%s' must be a number", config_setting_name(s));
+  else return not_a_number_entry(c, s);
   return 0;
 }
 

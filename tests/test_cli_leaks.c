@@ -132,11 +132,15 @@ Test(cli_leaks, run_its_options_and_refusals, .init = make_dir, .fini = remove_d
       "run " DATA "order_claim.cfg -o @/bad.h5 --set T",
       "run @/no_such_spec.cfg -o @/bad.h5",
       "run " DATA "order_claim.cfg -o @/no/such/../../bad.h5 -j 0",
+      "run @/bad_q.cfg -o @/bad.h5", /* q's second entry not a number: refused after q's array is made */
   };
-  static const int status[] = {1, 0, 0, 2, 2, 0, 2, 2, 2, 2, 2, 2, 2, 2};
-  char journal[256];
+  static const int status[] = {1, 0, 0, 2, 2, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+  char journal[256], bad_q[256];
   snprintf(journal, sizeof journal, "%s/other.h5.journal", dir);
   test_write_file(journal, "not a journal\n");
+  snprintf(bad_q, sizeof bad_q, "%s/bad_q.cfg", dir);
+  test_write_file(bad_q, "study = \"convergence\"; system = \"particle\"; T = 1.0; h0 = 0.1; halvings = 2;\n"
+                         "methods = [\"rk4\"]; initial = { q = (1.0, \"x\", 0.0); v = [0.0, 0.0, 0.0]; };\n");
   no_leak(lines, status, sizeof status / sizeof *status);
 }
 

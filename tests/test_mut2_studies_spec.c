@@ -72,7 +72,8 @@ Test(mut2_studies_spec, settings_of_the_wrong_shape) {
           NULL, 0, ":6: method and reason must be strings");
   refused(CONV3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\nexpected_orders = ( { method = \"js_a\"; order = 1; reason = \"r\"; } );\n",
           NULL, 0, ":6: expected order for 'js_a', which is not among the study's methods");
-  refused(CONV3 "methods = [\"rk4\"];\nh = (0.1, \"a\");\n", NULL, 0, ":5: 'value' must be a number");
+  refused(CONV3 "methods = [\"rk4\"];\nh = (0.1, \"a\");\n", NULL, 0, ":5: entry 2 of 'h' must be a number, not \"a\"");
+  refused(CONV3 "methods = [\"rk4\"];\nh = (0.1, 0.05, (0.2));\n", NULL, 0, ":5: entry 3 of 'h' must be a number");
   refused(ONE3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\npoints = \"x\";\n", NULL, 0, ":6: 'points' must be a number");
   refused("study = 3;\nsystem = \"particle\";\n", NULL, 0,
           ":1: study = '(not a string)': expected \"convergence\", \"ensemble\", \"trajectory\", \"onestep\" or "
