@@ -654,14 +654,23 @@ static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, 
   return 0;
 }
 
+/* T must be a whole number of steps of h, and at most 9e15 of them (below 2^53, where every whole
+ * number of steps is exact in a double); a refusal said at setting s, T and h as typed (shortest
+ * round-trip form). */
+static int check_step_count(const ctx *c, const config_setting_t *s, double T, double h) {
+  const double steps = T / h;
+  char t[32], hh[32];
+  nh_format_double(t, sizeof t, T), nh_format_double(hh, sizeof hh, h);
+  if (steps > 9.0e15) return fail_at(c, s, "T = %s makes more than 9e15 steps of h = %s", t, hh);
+  if (fabs(steps - round(steps)) > 1e-9 * steps)
+    return fail_at(c, s, "T = %s is not a whole number of steps of h = %s", t, hh);
+  return 0;
+}
+
 /* T must be a whole number of steps of every h. */
 static int check_whole_steps(const ctx *c, const config_setting_t *root, const nh_study *st) {
-  const config_setting_t *hs = steps_setting(root);
-  for (int i = 0; i < st->nh; i++) {
-    double steps = st->T / st->h[i];
-    if (fabs(steps - round(steps)) > 1e-9 * steps || steps > 9.0e15)
-      return fail_at(c, hs, "T = %.15g is not a whole number of steps of h = %.15g", st->T, st->h[i]);
-  }
+  for (int i = 0; i < st->nh; i++)
+    if (check_step_count(c, steps_setting(root), st->T, st->h[i]) < 0) return -1;
   return 0;
 }
 
@@ -890,11 +899,8 @@ static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *s
                                       "reference_tol", NULL};
   if (check_members(c, root, known) < 0) return -1;
   if (get_positive(c, root, "h", &st->step) < 0) return -1;
-  double steps = st->T / st->step;
-  if (fabs(steps - round(steps)) > 1e-9 * steps || steps > 9.0e15)
-    return fail_at(c, config_setting_get_member(root, "h"), "T = %.15g is not a whole number of steps of h = %.15g",
-                   st->T, st->step);
-  st->nsteps = lround(steps);
+  if (check_step_count(c, config_setting_get_member(root, "h"), st->T, st->step) < 0) return -1;
+  st->nsteps = lround(st->T / st->step);
   if (get_count(c, root, "sample_every", 1, 1 << 30, 1, &st->sample_every) < 0) return -1;
   if (st->nsteps % st->sample_every)
     return fail_at(c, config_setting_get_member(root, "sample_every"),

@@ -548,3 +548,15 @@ Test(mut2_studies_spec, every_kind_refuses_each_bad_setting) {
     nh_study_free(&st);
   }
 }
+
+/* At most 9e15 steps (below 2^53, where every whole number of steps is a double): 9e15 steps of
+ * h = 1 pass that check (and meet the next, the sample count), one step more is refused with T as
+ * typed, in an ensemble and a convergence study alike; a fraction of a step is refused as such. */
+Test(mut2_studies_spec, at_most_9e15_steps) {
+  const char *const ok[] = {"T=9.0e15", "sample_every=32768"}, *const over[] = {"T=9000000000000001.0"};
+  refused(ENS3 "h = 1.0;\n" ENS_TAIL, ok, 2,
+          "9000000000000000 steps sampled every 32768 make more than 2147483646 samples per run");
+  refused(ENS3 "h = 1.0;\n" ENS_TAIL, over, 1, ":4: T = 9000000000000001 makes more than 9e15 steps of h = 1");
+  refused(CONV3 "h = [0.5, 1.0];\n" RK4, over, 1, ":4: T = 9000000000000001 makes more than 9e15 steps of h = 0.5");
+  refused(ENS3 "h = 0.3;\n" ENS_TAIL, NULL, 0, ":4: T = 2 is not a whole number of steps of h = 0.3");
+}
