@@ -1150,7 +1150,7 @@ Test(results_cli, info_and_export_convergence) {
   /* #, expected (* an exception), observed +- se, ok, fit h range, err(h_min), failed, method */
   expect_on(path, "info %s", 0, "   0       4   4.062 +- 1.0e-03  ok      0.05 .. 0.2   1.03e+02      0  rk4");
   expect_on(path, "info %s", 0, "\n   2       2*            no fit  NO ");
-  expect_on(path, "info %s", 0, "claimed 1, expected 2: x\n");
+  expect_on(path, "info %s", 0, "\n* expected order differs from the claimed one:\n   2 claimed 1, expected 2: x\n");
   expect_on(path, "export %s study", 0, "convergence\n");
   table t;
   export_on(path, "export %s orders", &t);
