@@ -1132,9 +1132,12 @@ Test(mut2_results, scalar_and_empty_dimensions) {
   const hsize_t zero = 0, three = 3;
   put_f64(g, "none", "x", 1, &zero, NULL);
   put_f64(g, "three", "x", 1, &three, (const double[]){1, 2, 3});
+  put_f64(g, "t", "sample", 1, &zero, NULL);
   fx_close(f, g);
   nh_h5 r;
   open_ok(&r, p);
+  /* An empty dimension learned from its coordinate dataset (t for sample) before any read. */
+  cr_expect_eq(nh_h5_dim(&r, "sample"), 0);
   double *x = NULL;
   CAPTURE(x = nh_h5_doubles(&r, "one", "", NULL));
   expect_said(p, NULL);
