@@ -436,6 +436,41 @@ static void check_orders(nh_h5 *f) {
   check_layout(f->group, "orders", "method", 1, dm, NULL);
 }
 
+extern long test_fail_allocation; /* tests/test_no_alloc.c */
+long test_live_blocks(void);      /* tests/test_no_alloc.c; -1 under AddressSanitizer */
+
+/* The convergence file written with its k-th allocation failing, for every k up to the last: each
+ * write fails with "out of memory", leaves no block of ours behind and no file at the path; the
+ * write without a failure succeeds. */
+Test(results, writing_out_of_memory_at_each_allocation) {
+  char path[128], again[160], err[1024];
+  tmp_path(path, sizeof path, "conv-oom");
+  snprintf(again, sizeof again, "%s.again", path);
+  conv_fx x;
+  conv_build(&x, path);
+  int failures = 0;
+  for (long k = 1;; k++) {
+    const long blocks = test_live_blocks();
+    err[0] = '\0';
+    test_fail_allocation = k;
+    const int rc = nh_write_convergence(again, &x.st, &x.r, "test", err, sizeof err);
+    const int reached = test_fail_allocation <= 0;
+    test_fail_allocation = 0;
+    if (!reached) {
+      cr_expect_eq(rc, 0, "without a failed allocation: %s", err);
+      break;
+    }
+    failures++;
+    cr_expect(rc == -1 && strstr(err, "out of memory"), "allocation %ld failed: %d, '%s'", k, rc, err);
+    cr_expect_eq(test_live_blocks(), blocks, "allocation %ld failed: %ld blocks left behind", k,
+                 test_live_blocks() - blocks);
+    cr_expect_neq(access(again, F_OK), 0, "allocation %ld failed, yet %s exists", k, again);
+  }
+  cr_expect_gt(failures, 5, "only %d allocations", failures);
+  conv_free(&x);
+  remove(path), remove(again);
+}
+
 Test(results, convergence_round_trip) {
   char path[128];
   tmp_path(path, sizeof path, "conv");
