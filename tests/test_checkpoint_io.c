@@ -214,9 +214,6 @@ Test(checkpoint_io, a_task_recorded_twice_counts_once) {
   unlink(path);
 }
 
-extern long test_fail_allocation; /* tests/test_no_alloc.c */
-extern int *test_fail_fired;
-
 /* --resume with each allocation failing in turn: either it resumes every record, or it says out of
  * memory (not "another run's journal: remove it", which would throw the records away) and the
  * file is byte for byte as it was. nh_checkpoint_matches likewise answers -2, not 0. */

@@ -23,8 +23,6 @@
 #include "bench/cli.h"
 #include "tests/helpers.h"
 
-long test_live_blocks(void); /* tests/test_no_alloc.c; -1 under AddressSanitizer */
-
 #define DATA NHBENCH_SOURCE_DIR "/tests/data/"
 #define MAX_ARGS 24
 
@@ -325,9 +323,6 @@ Test(cli_leaks, report, .init = make_dir, .fini = remove_dir) {
   static const int status[] = {0, 0, 0, 1, 0, 0, 2, 2, 2, 0, 2};
   no_leak(lines, status, sizeof status / sizeof *status);
 }
-
-extern long test_fail_allocation; /* tests/test_no_alloc.c: the allocation that fails */
-extern int *test_fail_fired;      /* and where it says that it failed */
 
 /* A command line of the out-of-memory sweep; for a run, tables of its output @/oom.h5 ("orders":
  * `nhbench export @/oom.h5 orders`) that must read the same as an undisturbed run's whenever the

@@ -131,8 +131,6 @@ Test(failure_returns, reference_solver_fails_where_the_multiplier_is_undefined) 
   cr_expect(kind && strcmp(kind, "rk8pd") == 0, "kind '%s'", kind ? kind : "(null)");
 }
 
-extern long test_fail_allocation; /* tests/test_no_alloc.c */
-
 /* The reference solver's failures told apart: a tolerance GSL refuses is the solver's (-1), no
  * memory for its driver is NH_REFERENCE_NO_MEMORY (which the studies report as such, not as a
  * failed solve); nh_true_solution passes either on. */

@@ -20,8 +20,6 @@
 #include "studies/study.h"
 #include "tests/helpers.h"
 
-long test_live_blocks(void); /* tests/test_no_alloc.c; -1 under AddressSanitizer */
-
 typedef struct {
   char out[256], journal[300];
   int journaled, resumed;

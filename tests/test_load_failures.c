@@ -15,8 +15,6 @@
 #include "studies/study.h"
 #include "tests/helpers.h"
 
-extern long test_fail_allocation; /* tests/test_no_alloc.c */
-
 static void load_out_of_memory(const char *text) {
   char path[128], err[1024];
   snprintf(path, sizeof path, "/tmp/nhbench-load-oom-%d.cfg", (int)getpid());

@@ -377,7 +377,6 @@ Test(mut2_integrators_sundials, dq_jacobian_makes_newton_converge_at_once) {
 /* SUNDIALS' constructors fail on request: linked with --wrap for each (CMakeLists.txt), so that the
  * calls of integrators/sundials.c come here. (Failing malloc instead is no way in: SUNDIALS 6.4's
  * SUNContext_Create writes through an unchecked allocation in SUNHashMap_New and crashes.) */
-long test_live_blocks(void); /* tests/test_no_alloc.c */
 static const char *failing_call; /* the constructor that fails, NULL for none */
 static int fails(const char *name) { return failing_call && strcmp(failing_call, name) == 0; }
 

@@ -15,8 +15,6 @@
 #include "results/results.h"
 #include "tests/helpers.h"
 
-extern long test_fail_allocation; /* tests/test_no_alloc.c */
-
 /* ---- building files ------------------------------------------------------------------------- */
 
 #define NOVERSION (-99999)

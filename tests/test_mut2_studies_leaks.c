@@ -60,8 +60,6 @@ Test(mut2_studies_leaks, without_tcache, .timeout = 120) {
   cr_expect(strstr(out, "Tested: 8 | Passing: 8 | Failing: 0 | Crashing: 0") != NULL, "%s", out);
 }
 
-extern long test_fail_allocation; /* tests/test_no_alloc.c: the allocation that fails */
-
 /* Runs a loaded study of any kind and frees its result: the runner's return code. */
 static int run_and_free(const nh_study *stp, char *err, size_t errlen);
 

@@ -260,8 +260,6 @@ Test(mut3_studies, loader_refusals) {
   remove(path);
 }
 
-extern long test_fail_allocation; /* tests/test_no_alloc.c: the allocation that fails */
-
 /* nh_column_quantile out of memory (its one allocation fails): -1, and a success without. */
 Test(mut3_studies, column_quantile_out_of_memory) {
   const double x[4] = {1, 2, 3, 4};

@@ -436,9 +436,6 @@ static void check_orders(nh_h5 *f) {
   check_layout(f->group, "orders", "method", 1, dm, NULL);
 }
 
-extern long test_fail_allocation; /* tests/test_no_alloc.c */
-long test_live_blocks(void);      /* tests/test_no_alloc.c; -1 under AddressSanitizer */
-
 /* The convergence file written with its k-th allocation failing, for every k up to the last: each
  * write fails with "out of memory", leaves no block of ours behind and no file at the path; the
  * write without a failure succeeds. */

@@ -87,8 +87,6 @@ Test(statistics, order_fit_by_hand) {
   cr_expect(isnan(se) && count == 2);
 }
 
-extern long test_fail_allocation; /* tests/test_no_alloc.c */
-
 /* Out of memory is not "fewer than 2 points": the order fit says -2, with nothing fitted, whichever
  * of its two allocations fails; and the states drawn on D say NH_DRAW_NO_MEMORY, not "no state". */
 Test(statistics, order_fit_and_draw_out_of_memory) {

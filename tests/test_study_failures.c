@@ -11,8 +11,6 @@
 
 /* ---- out of memory ------------------------------------------------------------------------- */
 
-extern long test_fail_allocation; /* tests/test_no_alloc.c */
-
 /* An ensemble run whose k-th allocation fails, for every k up to the run's last allocation: no
  * such run may crash on a NULL it did not check; each returns -1 with a message saying "out of
  * memory" (not a sampler's or a read-back's failure), or 0 when only the progress display lost its
@@ -62,12 +60,6 @@ Test(study_failures, ensemble_run_out_of_memory_at_each_allocation) {
   nh_ensemble_result_free(&ref);
   nh_study_free(&st);
 }
-
-/* ---- a bad 'initial' stops every kind that takes one ------------------------------------------ */
-
-/* Each kind's spec loads as written, and with an unknown preset as its initial condition (line 6)
- * fails with that error, not a later one (the loaders chain with ||: the first failure ends it). */
-long test_live_blocks(void); /* tests/test_no_alloc.c; -1 under AddressSanitizer */
 
 /* The study kinds' runners with their k-th allocation failing, for every k: each failure is -1
  * with "out of memory" (not a solver's or a sampler's failure), and its result freed leaves no
@@ -132,6 +124,10 @@ KIND_OUT_OF_MEMORY(onestep, "onestep_random.cfg", nh_onestep_result, nh_run_ones
 KIND_OUT_OF_MEMORY(work_precision, "work_precision_small.cfg", nh_work_precision_result, nh_run_work_precision,
                    nh_work_precision_result_free, "T=1")
 
+/* ---- a bad 'initial' stops every kind that takes one ------------------------------------------ */
+
+/* Each kind's spec loads as written, and with an unknown preset as its initial condition (line 6)
+ * fails with that error, not a later one (the loaders chain with ||: the first failure ends it). */
 Test(study_failures, unknown_initial_preset_is_the_error_in_every_kind) {
   static const char *const kinds[] = {"convergence", "trajectory", "onestep", "work_precision"};
   char path[128], err[1024], want[512];
