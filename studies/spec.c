@@ -659,12 +659,12 @@ static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, 
  * round-trip form). */
 static int check_step_count(const ctx *c, const config_setting_t *s, double T, double h) {
   const double steps = T / h;
+  const int too_many = steps > 9.0e15;
+  if (!too_many && !(fabs(steps - round(steps)) > 1e-9 * steps)) return 0;
   char t[32], hh[32];
   nh_format_double(t, sizeof t, T), nh_format_double(hh, sizeof hh, h);
-  if (steps > 9.0e15) return fail_at(c, s, "T = %s makes more than 9e15 steps of h = %s", t, hh);
-  if (fabs(steps - round(steps)) > 1e-9 * steps)
-    return fail_at(c, s, "T = %s is not a whole number of steps of h = %s", t, hh);
-  return 0;
+  if (too_many) return fail_at(c, s, "T = %s makes more than 9e15 steps of h = %s", t, hh);
+  return fail_at(c, s, "T = %s is not a whole number of steps of h = %s", t, hh);
 }
 
 /* T must be a whole number of steps of every h. */
