@@ -81,7 +81,7 @@ coverage: deps
 # (-fork=1) that is restarted after a crash, leak, hang or huge allocation, with the input saved
 # in build-fuzz/findings/TARGET/ (its exit status then says only that there are findings);
 # scripts/fuzz_triage.sh replays each one and fails make if it is nhbench's (HDF5 1.10 crashes and
-# hangs on some damaged files: listed, not failing).
+# hangs on some damaged files, and inputs that never crash alone: listed, not failing).
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS  = spec method results results_edit
 FUZZ_DEPS     = clang libclang-rt-dev libomp-dev
