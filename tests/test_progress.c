@@ -160,7 +160,8 @@ Test(progress, kinds_out_of_memory) {
 
 /* nh_run_tasks with kinds: 7 tasks of kinds 0, 1, 2, 0, 1, 2, 0 (task % 3), tasks 1 and 3 done
  * already. prog learns the tasks of each kind still to run, {2, 1, 2}, and each task run ticks its
- * own kind (not run: not ticked); without kind(), or with nkinds 0, prog gets no kinds. */
+ * own kind (not run: not ticked); so with a single kind (every task kind 0), 5 to run; without
+ * kind(), or with nkinds 0, prog gets no kinds. */
 static int ran[7];
 static void run_one(void *ctx, long task, double *record) {
   (void)ctx;
@@ -171,27 +172,30 @@ static int take_one(void *ctx, long task, const double *record, int remote) {
   (void)ctx, (void)remote;
   return record[0] == (double)task ? 0 : -1;
 }
+static int nkinds_of_test;
 static int kind_of(void *ctx, long task) {
   (void)ctx;
-  return (int)(task % 3);
+  return (int)(task % nkinds_of_test);
 }
 
 Test(progress, run_tasks_gives_the_kinds_left) {
   static const char done[7] = {0, 1, 0, 1, 0, 0, 0};
-  for (int with_kinds = 0; with_kinds < 3; with_kinds++) {
+  for (int with_kinds = 0; with_kinds < 4; with_kinds++) {
     memset(ran, 0, sizeof ran);
     nh_progress p;
     nh_progress_start(&p, "kinds", 5);
-    const nh_task_set ts = {7, done, 1, run_one, take_one, with_kinds ? kind_of : NULL, with_kinds == 2 ? 3 : 0, NULL};
+    nkinds_of_test = with_kinds == 3 ? 1 : 3;
+    const int nkinds = with_kinds >= 2 ? nkinds_of_test : 0;
+    const nh_task_set ts = {7, done, 1, run_one, take_one, with_kinds ? kind_of : NULL, nkinds, NULL};
     cr_assert_eq(nh_run_tasks(&ts, &p), 0);
     for (int i = 0; i < 7; i++) cr_expect_eq(ran[i], !done[i], "task %d ran %d times", i, ran[i]);
     cr_expect_eq(p.done, 5);
     if (with_kinds < 2) {
       cr_expect(p.nkinds == 0 && p.kind_total == NULL, "case %d: kinds given", with_kinds);
     } else {
-      cr_assert_eq(p.nkinds, 3);
-      const long left[3] = {2, 1, 2};
-      for (int k = 0; k < 3; k++) {
+      cr_assert_eq(p.nkinds, nkinds);
+      const long left[3] = {nkinds == 1 ? 5 : 2, 1, 2};
+      for (int k = 0; k < nkinds; k++) {
         cr_expect_eq(p.kind_total[k], left[k], "kind %d: %ld to run", k, p.kind_total[k]);
         cr_expect_eq(p.kind_done[k], left[k], "kind %d: %ld ticked", k, p.kind_done[k]);
       }
