@@ -423,7 +423,7 @@ static int t_grid(nh_h5 *f, const opts *o) {
                "median_abs_drift_slope or final_var",
                stat);
   nh_h5_grid *grids = NULL;
-  if (nh_h5_read_grids(f, &ngrids, &grids) < 0) return 2;
+  if (nh_h5_read_grids(f, &ngrids, &grids) != 0) return 2;
   nh_ensemble_summary *sum = NULL;
   int rc = 2;
   if (ngrids == 0) fprintf(stderr, "%s: %s has no parameter grids\n", prog, f->path);
@@ -446,7 +446,7 @@ static int t_observables(nh_h5 *f, const opts *o) {
   (void)o;
   int nobs;
   nh_h5_observable *obs;
-  if (nh_h5_read_observables(f, &nobs, &obs) < 0) return 2;
+  if (nh_h5_read_observables(f, &nobs, &obs) != 0) return 2;
   printf("# index name width units\n");
   for (int i = 0; i < nobs; i++) {
     printf("%d %s %d %s\n", i, obs[i].name, obs[i].width, obs[i].units);
@@ -522,7 +522,7 @@ static int t_series(nh_h5 *f, const opts *o) {
   int nobs = 0, nidx, rc = 2;
   nh_h5_observable *obs = NULL;
   long long idx[4], ns = 0;
-  if (series_run(f, o, idx, &nidx) < 0 || nh_h5_read_observables(f, &nobs, &obs) < 0) return 2;
+  if (series_run(f, o, idx, &nidx) < 0 || nh_h5_read_observables(f, &nobs, &obs) != 0) return 2;
   int which = find_observable(f, o, nobs, obs);
   char name[256], dims[64];
   snprintf(dims, sizeof dims, "%s,sample,component", nidx == 3 ? "method,h,ic" : "method,ic");
@@ -774,7 +774,7 @@ static int check_options(int t, const opts *o) {
 
 static int run_table(int t, const char *path, const opts *o) {
   nh_h5 f;
-  if (nh_h5_open(&f, prog, path) < 0) return 2;
+  if (nh_h5_open(&f, prog, path) != 0) return 2;
   int rc;
   if (tables[t].kinds && !(tables[t].kinds & (1 << f.kind))) {
     fprintf(stderr, "%s: %s is a %s study; table '%s' is for", prog, f.path, f.kind_name, tables[t].name);

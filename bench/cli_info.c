@@ -347,9 +347,9 @@ static int print_ensemble_setup(nh_h5 *f, int ngrids) {
   double h = NAN, energy = NAN, T = NAN;
   int every, count, random; /* read below, each read checked */
   long long seed;
-  if (nh_h5_attr_double(f, ".", "h", &h) < 0 || nh_h5_attr_double(f, ".", "energy", &energy) < 0 ||
-      nh_h5_attr_int(f, ".", "sample_every", &every) < 0 || nh_h5_attr_int(f, ".", "count", &count) < 0 ||
-      nh_h5_attr_ll(f, ".", "seed", &seed) < 0 || nh_h5_attr_int(f, ".", "random_ics", &random) < 0)
+  if (nh_h5_attr_double(f, ".", "h", &h) != 0 || nh_h5_attr_double(f, ".", "energy", &energy) != 0 ||
+      nh_h5_attr_int(f, ".", "sample_every", &every) != 0 || nh_h5_attr_int(f, ".", "count", &count) != 0 ||
+      nh_h5_attr_ll(f, ".", "seed", &seed) != 0 || nh_h5_attr_int(f, ".", "random_ics", &random) != 0)
     return -1;
   nh_h5_attr_double(f, "/", "T", &T);
   const int np = count_primary(f);
@@ -366,7 +366,7 @@ static int print_ensemble_setup(nh_h5 *f, int ngrids) {
 static void print_observable_names(nh_h5 *f) {
   int nobs = 0;
   nh_h5_observable *obs = NULL;
-  if (nh_h5_read_observables(f, &nobs, &obs) < 0 || nobs == 0) return;
+  if (nh_h5_read_observables(f, &nobs, &obs) != 0 || nobs == 0) return;
   printf("\nSampled observables (nhbench export %s series --observable NAME):", f->path);
   for (int i = 0; i < nobs; i++) printf(" %s", obs[i].name);
   printf("\n");
@@ -380,7 +380,7 @@ static int info_ensemble(nh_h5 *f) {
   nh_cost *cost = sum ? nh_h5_costs(f, "cost", "method", NULL) : NULL;
   double *wall = cost ? nh_h5_doubles(f, "wall_time", "method", NULL) : NULL;
   double *t = wall ? nh_h5_doubles(f, "t", "sample", NULL) : NULL;
-  if (t && nh_h5_read_grids(f, &ngrids, &grids) >= 0 && print_ensemble_setup(f, ngrids) >= 0) {
+  if (t && nh_h5_read_grids(f, &ngrids, &grids) == 0 && print_ensemble_setup(f, ngrids) >= 0) {
     print_energy_table(f, sum);
     print_failure_reasons(f);
     print_ensemble_cost(f, sum, cost, wall);
@@ -409,7 +409,7 @@ static void free_traj_obs(traj_obs *o) {
 
 static int read_traj_obs(nh_h5 *f, traj_obs *o) {
   memset(o, 0, sizeof *o);
-  if (nh_h5_read_observables(f, &o->nobs, &o->obs) < 0) return -1;
+  if (nh_h5_read_observables(f, &o->nobs, &o->obs) != 0) return -1;
   o->max_abs = nh_calloc_array((size_t)o->nobs, sizeof(double *));
   o->last = nh_calloc_array((size_t)o->nobs, sizeof(double *));
   if (!o->max_abs || !o->last) return nh_cli_out_of_memory(prog), -1;
@@ -523,7 +523,7 @@ static int info_onestep(nh_h5 *f) {
   good = failures != NULL;
   for (int k = 0; k < 8 && good; k++) good = (d[k] = nh_h5_doubles(f, onestep_columns[k], "method", NULL)) != NULL;
   int npoints;
-  if (good && nh_h5_attr_int(f, ".", "npoints", &npoints) < 0) good = 0;
+  if (good && nh_h5_attr_int(f, ".", "npoints", &npoints) != 0) good = 0;
   if (good) {
     print_header(f);
     printf("  points       %d per IC, %lld in all; %lld step sizes\n", npoints, nh_h5_dim(f, "point"), nh_h5_dim(f, "h"));
@@ -591,7 +591,7 @@ static void print_wp_rows(const nh_h5 *f, const wp_data *w, long long nh) {
 static int info_work_precision(nh_h5 *f) {
   wp_data w;
   int rc = 2, repeats;
-  if (read_wp(f, &w) >= 0 && nh_h5_attr_int(f, ".", "repeats", &repeats) >= 0) {
+  if (read_wp(f, &w) >= 0 && nh_h5_attr_int(f, ".", "repeats", &repeats) == 0) {
     const long long nh = nh_h5_dim(f, "h");
     print_header(f);
     printf("  h            %lld values; wall time: the median of %d runs\n", nh, repeats);
@@ -623,7 +623,7 @@ int nh_cli_info(int argc, char **argv) {
   int rc = parse_info_args(argc, argv, &path);
   if (rc) return rc < 0 ? NH_EXIT_OK : rc;
   nh_h5 f;
-  if (nh_h5_open(&f, prog, path) < 0) return NH_EXIT_USAGE;
+  if (nh_h5_open(&f, prog, path) != 0) return NH_EXIT_USAGE;
   static int (*const by_kind[NH_STUDY_KINDS])(nh_h5 *) = {
       [NH_STUDY_CONVERGENCE] = info_convergence, [NH_STUDY_ENSEMBLE] = info_ensemble,
       [NH_STUDY_TRAJECTORY] = info_trajectory,   [NH_STUDY_ONESTEP] = info_onestep,

@@ -455,7 +455,7 @@ int nh_measure_eval(const nh_measure *ms, const char *dir, double *m, char *why,
   }
   fclose(probe);
   nh_h5 f;
-  if (nh_h5_open(&f, "nhbench report", path) < 0) {
+  if (nh_h5_open(&f, "nhbench report", path) != 0) {
     snprintf(why, whylen, "%s is not a readable results file", path);
     return -1;
   }

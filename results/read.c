@@ -157,7 +157,7 @@ static int plausible_size(nh_h5 *f, const opened *o, hsize_t n, size_t elsize) {
 static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memtype, H5T_class_t cls, size_t elsize,
                        int nfixed, const long long *index, hsize_t *shape_out) {
   opened o;
-  if (open_dataset(f, name, dims, &o) < 0) return NULL;
+  if (open_dataset(f, name, dims, &o) != 0) return NULL;
   void *data = NULL;
   hsize_t start[NH_R_MAX_RANK] = {0}, count[NH_R_MAX_RANK], n = 1;
   int ok = H5Tget_class(o.type) == cls;
@@ -234,7 +234,7 @@ double *nh_h5_doubles_at(nh_h5 *f, const char *name, const char *dims, int nfixe
 
 char **nh_h5_strings(nh_h5 *f, const char *name, const char *dims, int *count) {
   opened o;
-  if (open_dataset(f, name, dims, &o) < 0) return NULL;
+  if (open_dataset(f, name, dims, &o) != 0) return NULL;
   char **out = NULL;
   const hsize_t n = o.rank == 1 ? o.shape[0] : 0;
   if (o.rank != 1 || H5Tget_class(o.type) != H5T_STRING) {
@@ -286,7 +286,7 @@ static int check_version(nh_h5 *f) {
     return -1;
   }
   int version;
-  if (nh_h5_attr_int(f, "/", "schema_version", &version) < 0) return -1;
+  if (nh_h5_attr_int(f, "/", "schema_version", &version) != 0) return -1;
   if (version == 1) {
     refuse_old(f);
     return -1;
@@ -345,12 +345,12 @@ int nh_h5_open(nh_h5 *f, const char *prog, const char *path) {
   f->path = path;
   f->file = f->group = -1;
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  if (check_path(prog, path) < 0) return -1;
+  if (check_path(prog, path) != 0) return -1;
   if ((f->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
     fprintf(stderr, "%s: %s: cannot open the HDF5 file\n", prog, path);
     return -1;
   }
-  if (check_version(f) < 0 || open_study_group(f) < 0) goto fail;
+  if (check_version(f) != 0 || open_study_group(f) != 0) goto fail;
   if (!(f->methods = nh_h5_strings(f, "methods", "method", &f->nmethods))) goto fail;
   if (f->nmethods == 0) {
     fprintf(stderr, "%s: %s: no methods in /%s/methods\n", prog, path, f->kind_name);

@@ -122,7 +122,7 @@ int nh_h5_attr_is_string(const nh_h5 *f, const char *obj, const char *name) {
 char **nh_h5_attr_strings(const nh_h5 *f, const char *obj, const char *name, int *count) {
   hid_t a, type, space;
   char where[NH_R_WHERE];
-  if (open_attr(f, obj, name, &a, &type, &space, count) < 0) return NULL;
+  if (open_attr(f, obj, name, &a, &type, &space, count) != 0) return NULL;
   char **s = NULL;
   int no_memory = 0;
   if (H5Tget_class(type) != H5T_STRING)
@@ -151,7 +151,7 @@ char *nh_h5_attr_string(const nh_h5 *f, const char *obj, const char *name) {
 double *nh_h5_attr_doubles(const nh_h5 *f, const char *obj, const char *name, int *n) {
   hid_t a, type, space;
   char where[NH_R_WHERE];
-  if (open_attr(f, obj, name, &a, &type, &space, n) < 0) return NULL;
+  if (open_attr(f, obj, name, &a, &type, &space, n) != 0) return NULL;
   H5T_class_t cls = H5Tget_class(type);
   double *v = NULL;
   if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
@@ -175,7 +175,7 @@ static int attr_scalar(const nh_h5 *f, const char *obj, const char *name, hid_t 
   hid_t a, type, space;
   int n, rc = -1;
   char where[NH_R_WHERE];
-  if (open_attr(f, obj, name, &a, &type, &space, &n) < 0) return -1;
+  if (open_attr(f, obj, name, &a, &type, &space, &n) != 0) return -1;
   H5T_class_t cls = H5Tget_class(type);
   if ((cls != H5T_INTEGER && cls != H5T_FLOAT) || n != 1)
     fprintf(stderr, "%s: %s: attribute '%s' of %s is not a single number\n", f->prog, f->path, name,

@@ -45,7 +45,7 @@ int nh_h5_read_grids(nh_h5 *f, int *ngrids, nh_h5_grid **grids) {
   *ngrids = 0;
   *grids = NULL;
   if (!nh_h5_has_attr(f, ".", "grids")) return 0;
-  if (nh_h5_attr_int(f, ".", "grids", &n) < 0) return -1;
+  if (nh_h5_attr_int(f, ".", "grids", &n) != 0) return -1;
   if (n < 0 || n > 10000) {
     fprintf(stderr, "%s: %s: /%s attribute 'grids' = %d is not a grid count\n", f->prog, f->path, f->kind_name, n);
     return -1;
@@ -56,7 +56,7 @@ int nh_h5_read_grids(nh_h5 *f, int *ngrids, nh_h5_grid **grids) {
     return -1;
   }
   for (int k = 0; k < n; k++)
-    if (read_grid(f, k, &g[k]) < 0) {
+    if (read_grid(f, k, &g[k]) != 0) {
       nh_h5_free_grids(n, g);
       return -1;
     }
@@ -171,10 +171,10 @@ int nh_h5_read_observables(nh_h5 *f, int *nobs, nh_h5_observable **obs) {
   if (!names) return -1;
   nh_h5_observable *o = nh_calloc_array((size_t)n, sizeof *o);
   int rc = n > 0 && !o ? -1 : 0;
-  if (rc < 0) fprintf(stderr, "%s: %s: out of memory for %d observables\n", f->prog, f->path, n);
-  for (int i = 0; i < n && rc >= 0; i++) rc = read_observable(f, names[i], &o[i]);
+  if (rc != 0) fprintf(stderr, "%s: %s: out of memory for %d observables\n", f->prog, f->path, n);
+  for (int i = 0; i < n && rc == 0; i++) rc = read_observable(f, names[i], &o[i]);
   nh_h5_free_strings(names, n);
-  if (rc < 0) {
+  if (rc != 0) {
     nh_h5_free_observables(n, o);
     return -1;
   }

@@ -80,8 +80,9 @@ typedef struct {
 } nh_h5;
 
 /* Opens a results file of schema version 2 and reads the study kind, the method names and the
- * primary flags. A version-1 file (schema_version 1, or nhbench's groups without a version) is
- * refused with a message saying to re-run the study; so are other versions and foreign files. */
+ * primary flags: 0, or -1 with a message. A version-1 file (schema_version 1, or nhbench's groups
+ * without a version) is refused with a message saying to re-run the study; so are other versions
+ * and foreign files. */
 int nh_h5_open(nh_h5 *f, const char *prog, const char *path);
 void nh_h5_close(nh_h5 *f);
 
@@ -107,7 +108,8 @@ char **nh_h5_strings(nh_h5 *f, const char *name, const char *dims, int *count);
 void nh_h5_free_strings(char **s, int count);
 
 /* Attributes of object OBJ ("/" the root, "." the study group, or a path relative to it). A
- * missing attribute is an error. Strings are malloc'd. */
+ * missing attribute is an error. Strings are malloc'd. The numeric readers return 0, or -1 with a
+ * message (callers test != 0: exactly 0 is success). */
 int nh_h5_has_attr(const nh_h5 *f, const char *obj, const char *name);
 int nh_h5_attr_is_string(const nh_h5 *f, const char *obj, const char *name);
 char *nh_h5_attr_string(const nh_h5 *f, const char *obj, const char *name);
@@ -126,6 +128,7 @@ typedef struct {
   double *values[2];
   int *method_index;  /* [n0 × n1], −1: skipped */
 } nh_h5_grid;
+/* The grids, none: 0 and NULL. Returns 0, or -1 with a message. */
 int nh_h5_read_grids(nh_h5 *f, int *ngrids, nh_h5_grid **grids);
 void nh_h5_free_grids(int ngrids, nh_h5_grid *grids);
 
@@ -153,7 +156,8 @@ typedef struct {
   char **labels;  /* [width] */
   char **absent;  /* [method]: "" or why the method does not define it */
 } nh_h5_observable;
-/* The observables in the file's order (attribute `order` of the group); 0 and NULL if none. */
+/* The observables in the file's order (attribute `order` of the group), none: 0 and NULL.
+ * Returns 0, or -1 with a message. */
 int nh_h5_read_observables(nh_h5 *f, int *nobs, nh_h5_observable **obs);
 void nh_h5_free_observables(int nobs, nh_h5_observable *obs);
 
