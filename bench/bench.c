@@ -471,7 +471,7 @@ static void bench_ensemble(const char *spec) {
   nh_study st;
   char err[ERR_LEN];
   const char *ov[] = {"ensemble.count=8", quick ? "T=20" : "T=400"};
-  if (load_spec(spec, ov, 2, &st) < 0) return;
+  if (load_spec(spec, ov, 2, &st) != 0) return;
   double t[2];
   for (int threads = 1; threads <= 2; threads++) {
     nh_ensemble_result r;
@@ -644,7 +644,7 @@ static int memory_child(char **argv) {
   char err[ERR_LEN], t[64];
   snprintf(t, sizeof t, "T=%s", argv[4]);
   const char *ov[] = {"ensemble.count=100", t, "sample_every=1"};
-  if (load_spec(argv[2], ov, 3, &st) < 0) return 1;
+  if (load_spec(argv[2], ov, 3, &st) != 0) return 1;
   const int stream = strcmp(argv[3], "-") != 0;
   st.checkpoint = stream ? argv[3] : NULL, st.checkpoint_key = "bench", st.resume = 0;
   int rc = nh_run_ensemble(&st, &r, err, sizeof err);
@@ -685,7 +685,7 @@ static void bench_memory(const char *spec) {
   char t[64];
   snprintf(t, sizeof t, "T=%s", T);
   const char *ov[] = {"ensemble.count=100", t, "sample_every=1"};
-  if (load_spec(spec, ov, 3, &st) < 0) return;
+  if (load_spec(spec, ov, 3, &st) != 0) return;
   snprintf(journal, sizeof journal, "/tmp/nhbench-bench-%d.journal", (int)getpid());
   const double in_memory = child_peak_mib(spec, NULL, T), streamed = child_peak_mib(spec, journal, T);
   char kept[128];
@@ -752,7 +752,7 @@ int main(int argc, char **argv) {
       return 0;
     } else if (strcmp(argv[i], "--only") == 0) {
       if (i + 1 == argc) return fprintf(stderr, "nhbench_bench: --only needs a list of tables\n"), usage(stderr), 2;
-      if (select_sections(argv[++i], on) < 0) return 2;
+      if (select_sections(argv[++i], on) != 0) return 2;
       only = 1;
     } else if (argv[i][0] == '-') {
       fprintf(stderr, "nhbench_bench: unknown option '%s'\n", argv[i]);

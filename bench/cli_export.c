@@ -291,7 +291,7 @@ static void energy_block(const nh_h5 *f, const ens_base *b, const double *dE, in
 
 static int t_energy(nh_h5 *f, const opts *o) {
   ens_base b;
-  if (read_base(f, &b) < 0) return 2;
+  if (read_base(f, &b) != 0) return 2;
   int rc = 2;
   long a = o->ics_a < 0 ? 0 : o->ics_a, z = o->ics_b < 0 ? (b.nic < 5 ? (long)b.nic : 5) : o->ics_b;
   if (o->ics_b == -2) z = (long)b.nic;            /* "A:" to the end */
@@ -317,7 +317,7 @@ static int t_energy(nh_h5 *f, const opts *o) {
 
 static int t_energy_all(nh_h5 *f, const opts *o) {
   ens_base b;
-  if (read_base(f, &b) < 0) return 2;
+  if (read_base(f, &b) != 0) return 2;
   int *list = NULL, n = method_list(f, o->methods, &list), rc = n < 0 ? 2 : 0;
   if (n >= 0 && out_of_range(f, "--ic", o->ic, b.nic, "initial conditions")) rc = 2;
   if (rc == 0) printf("# t %s\n", o->relative ? "dE/E0" : "dE");
@@ -522,7 +522,7 @@ static int t_series(nh_h5 *f, const opts *o) {
   int nobs = 0, nidx, rc = 2;
   nh_h5_observable *obs = NULL;
   long long idx[4], ns = 0;
-  if (series_run(f, o, idx, &nidx) < 0 || nh_h5_read_observables(f, &nobs, &obs) != 0) return 2;
+  if (series_run(f, o, idx, &nidx) != 0 || nh_h5_read_observables(f, &nobs, &obs) != 0) return 2;
   int which = find_observable(f, o, nobs, obs);
   char name[256], dims[64];
   snprintf(dims, sizeof dims, "%s,sample,component", nidx == 3 ? "method,h,ic" : "method,ic");
@@ -686,7 +686,7 @@ static int set_option(int flag, const char *arg, opts *o) {
   int *index = index_slot(flag, o);
   if (index) {
     long v;
-    if (parse_index(arg, &v) < 0) {
+    if (parse_index(arg, &v) != 0) {
       int b = 0;
       while (!(flag & (1 << b))) b++;
       fprintf(stderr, "%s: %s needs a whole number >= 0, not '%s'\n", prog, option_names[b], arg);
@@ -709,7 +709,7 @@ static int set_option(int flag, const char *arg, opts *o) {
     char *colon = strchr(buf, ':');
     if (colon) *colon = '\0';
     long x, y = -2;
-    if (parse_index(buf, &x) < 0 || (colon && colon[1] && parse_index(colon + 1, &y) < 0))
+    if (parse_index(buf, &x) != 0 || (colon && colon[1] && parse_index(colon + 1, &y) != 0))
       return bad("--ics '%s': expected A:B (initial conditions A, ..., B-1), A: or A", arg);
     o->ics_a = x, o->ics_b = colon ? y : -1;
     break;

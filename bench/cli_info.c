@@ -236,10 +236,10 @@ static void print_conv_cost(const nh_h5 *f, const conv_data *d, int fin) {
 static int info_convergence(nh_h5 *f) {
   conv_data d;
   int rc = 2, *byh = NULL;
-  if (read_conv(f, &d) >= 0 && (byh = by_h(d.h, d.nh))) {
+  if (read_conv(f, &d) == 0 && (byh = by_h(d.h, d.nh))) {
     print_header(f);
     print_convergence_setup(f, d.h, d.nh, byh);
-    rc = print_ics(f) < 0 ? 2 : 0;
+    rc = print_ics(f) != 0 ? 2 : 0;
     printf("  methods      %d\n\n", f->nmethods);
     if (rc == 0) print_orders(f, d.orders, d.err, d.failures, d.nh, byh[0]);
     if (rc == 0) print_conv_cost(f, &d, byh[0]);
@@ -357,7 +357,7 @@ static int print_ensemble_setup(nh_h5 *f, int ngrids) {
   printf("  h            %g (%.0f steps); dE sampled every %d steps, %lld samples\n", h, T / h, every,
          nh_h5_dim(f, "sample"));
   if (random) printf("  ensemble     %d random initial conditions on D at energy %g, seed %lld\n", count, energy, seed);
-  else if (print_ics(f) < 0) return -1;
+  else if (print_ics(f) != 0) return -1;
   printf("  methods      %d: %d listed in the spec, %d more from %d grid%s\n\n", f->nmethods, np, f->nmethods - np,
          ngrids, ngrids == 1 ? "" : "s");
   return 0;
@@ -380,7 +380,7 @@ static int info_ensemble(nh_h5 *f) {
   nh_cost *cost = sum ? nh_h5_costs(f, "cost", "method", NULL) : NULL;
   double *wall = cost ? nh_h5_doubles(f, "wall_time", "method", NULL) : NULL;
   double *t = wall ? nh_h5_doubles(f, "t", "sample", NULL) : NULL;
-  if (t && nh_h5_read_grids(f, &ngrids, &grids) == 0 && print_ensemble_setup(f, ngrids) >= 0) {
+  if (t && nh_h5_read_grids(f, &ngrids, &grids) == 0 && print_ensemble_setup(f, ngrids) == 0) {
     print_energy_table(f, sum);
     print_failure_reasons(f);
     print_ensemble_cost(f, sum, cost, wall);
@@ -478,7 +478,7 @@ static int info_trajectory(nh_h5 *f) {
   double *h = nh_h5_doubles(f, "h", "h", NULL);
   int *status = h ? nh_h5_ints(f, "status", "method,h,ic", NULL) : NULL;
   int *nsh = status ? nh_h5_ints(f, "nsamples_h", "h", NULL) : NULL;
-  int ok = nsh && read_traj_obs(f, &o) >= 0;
+  int ok = nsh && read_traj_obs(f, &o) == 0;
   if (ok) {
     char *ref = group_str(f, "reference");
     print_header(f);
@@ -486,9 +486,9 @@ static int info_trajectory(nh_h5 *f) {
     for (long long j = 0; j < nh_h5_dim(f, "h"); j++) printf(" %g", h[j]);
     printf("\n  reference    %s\n", ref);
     free(ref);
-    if (print_ics(f) >= 0) {
+    if (print_ics(f) == 0) {
       printf("  methods      %d; observables %d\n\n", f->nmethods, o.nobs);
-      rc = print_trajectory_runs(f, &o, h, status, nsh) < 0 ? 2 : 0;
+      rc = print_trajectory_runs(f, &o, h, status, nsh) != 0 ? 2 : 0;
     }
   }
   if (nsh) free_traj_obs(&o);
@@ -527,7 +527,7 @@ static int info_onestep(nh_h5 *f) {
   if (good) {
     print_header(f);
     printf("  points       %d per IC, %lld in all; %lld step sizes\n", npoints, nh_h5_dim(f, "point"), nh_h5_dim(f, "h"));
-    good = print_ics(f) >= 0;
+    good = print_ics(f) == 0;
   }
   if (good) {
     printf("\nLocal error slope (max over the points of |F_h(x) - phi_h(x)| against h; expected p + 1), action\n"
@@ -591,11 +591,11 @@ static void print_wp_rows(const nh_h5 *f, const wp_data *w, long long nh) {
 static int info_work_precision(nh_h5 *f) {
   wp_data w;
   int rc = 2, repeats;
-  if (read_wp(f, &w) >= 0 && nh_h5_attr_int(f, ".", "repeats", &repeats) == 0) {
+  if (read_wp(f, &w) == 0 && nh_h5_attr_int(f, ".", "repeats", &repeats) == 0) {
     const long long nh = nh_h5_dim(f, "h");
     print_header(f);
     printf("  h            %lld values; wall time: the median of %d runs\n", nh, repeats);
-    if (print_ics(f) >= 0) {
+    if (print_ics(f) == 0) {
       print_wp_rows(f, &w, nh);
       rc = 0;
     }

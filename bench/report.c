@@ -77,7 +77,7 @@ static int load_selectors(const loader *l, const config_setting_t *at, nh_measur
     if (config_setting_type(s) == CONFIG_TYPE_STRING) {
       sel->by_name = 1;
       snprintf(sel->name, sizeof sel->name, "%s", config_setting_get_string(s));
-    } else if (get_number(l, at, sel->dim, &sel->value) < 0) {
+    } else if (get_number(l, at, sel->dim, &sel->value) != 0) {
       return -1;
     } else {
       snprintf(sel->name, sizeof sel->name, "%.17g", sel->value);
@@ -93,11 +93,11 @@ static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *ro
   char verdict[32], reduce[32];
   if (!config_setting_is_group(g)) return fail_at(l, g, "a row must be a group { quantity = ...; ... }");
   row->line = (int)config_setting_source_line(g);
-  if (check_keys(l, g, row_keys) < 0 || get_text(l, g, "id", row->id, sizeof row->id, 0) < 0 ||
-      get_text(l, g, "quantity", row->quantity, sizeof row->quantity, 1) < 0 ||
-      get_text(l, g, "verdict", verdict, sizeof verdict, 0) < 0 ||
-      get_text(l, g, "reason", row->reason, sizeof row->reason, 0) < 0 ||
-      get_text(l, g, "expect", row->expected, sizeof row->expected, 0) < 0)
+  if (check_keys(l, g, row_keys) != 0 || get_text(l, g, "id", row->id, sizeof row->id, 0) != 0 ||
+      get_text(l, g, "quantity", row->quantity, sizeof row->quantity, 1) != 0 ||
+      get_text(l, g, "verdict", verdict, sizeof verdict, 0) != 0 ||
+      get_text(l, g, "reason", row->reason, sizeof row->reason, 0) != 0 ||
+      get_text(l, g, "expect", row->expected, sizeof row->expected, 0) != 0)
     return -1;
   if (verdict[0]) {
     if (strcmp(verdict, "not-verified") != 0)
@@ -109,13 +109,13 @@ static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *ro
   nh_measure *ms = &row->measure;
   ms->from = -INFINITY;
   ms->to = INFINITY;
-  if (get_text(l, g, "file", ms->file, sizeof ms->file, 1) < 0 ||
-      get_text(l, g, "data", ms->data, sizeof ms->data, 1) < 0 ||
-      get_text(l, g, "field", ms->field, sizeof ms->field, 0) < 0 ||
-      get_text(l, g, "reduce", reduce, sizeof reduce, 0) < 0 || get_text(l, g, "per", row->per, sizeof row->per, 0) < 0 ||
-      get_text(l, g, "minus", ms->minus, sizeof ms->minus, 0) < 0 || get_number(l, g, "period", &ms->period) < 0 ||
-      load_selectors(l, config_setting_get_member(g, "at"), ms) < 0 || get_number(l, g, "from", &ms->from) < 0 ||
-      get_number(l, g, "to", &ms->to) < 0)
+  if (get_text(l, g, "file", ms->file, sizeof ms->file, 1) != 0 ||
+      get_text(l, g, "data", ms->data, sizeof ms->data, 1) != 0 ||
+      get_text(l, g, "field", ms->field, sizeof ms->field, 0) != 0 ||
+      get_text(l, g, "reduce", reduce, sizeof reduce, 0) != 0 || get_text(l, g, "per", row->per, sizeof row->per, 0) != 0 ||
+      get_text(l, g, "minus", ms->minus, sizeof ms->minus, 0) != 0 || get_number(l, g, "period", &ms->period) != 0 ||
+      load_selectors(l, config_setting_get_member(g, "at"), ms) != 0 || get_number(l, g, "from", &ms->from) != 0 ||
+      get_number(l, g, "to", &ms->to) != 0)
     return -1;
   int r = reduce[0] ? nh_reduce_find(reduce) : NH_REDUCE_VALUE;
   if (r < 0) return fail_at(l, config_setting_get_member(g, "reduce"), "unknown reduce '%s'", reduce);
@@ -135,10 +135,10 @@ static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *ro
 static const char *const item_keys[] = {"item", "source", "claim", "note", "figures", "rows", NULL};
 
 static int load_item(const loader *l, const config_setting_t *g, nh_claim_item *it) {
-  if (check_keys(l, g, item_keys) < 0 || get_text(l, g, "item", it->item, sizeof it->item, 1) < 0 ||
-      get_text(l, g, "source", it->source, sizeof it->source, 0) < 0 ||
-      get_text(l, g, "claim", it->claim, sizeof it->claim, 1) < 0 ||
-      get_text(l, g, "note", it->note, sizeof it->note, 0) < 0)
+  if (check_keys(l, g, item_keys) != 0 || get_text(l, g, "item", it->item, sizeof it->item, 1) != 0 ||
+      get_text(l, g, "source", it->source, sizeof it->source, 0) != 0 ||
+      get_text(l, g, "claim", it->claim, sizeof it->claim, 1) != 0 ||
+      get_text(l, g, "note", it->note, sizeof it->note, 0) != 0)
     return -1;
   const config_setting_t *figs = config_setting_get_member(g, "figures");
   for (int i = 0; figs && i < config_setting_length(figs); i++) {
@@ -153,7 +153,7 @@ static int load_item(const loader *l, const config_setting_t *g, nh_claim_item *
   if (!(it->rows = calloc((size_t)it->nrows, sizeof *it->rows)))
     return fail_at(l, rows, "out of memory for %d rows", it->nrows);
   for (int i = 0; i < it->nrows; i++)
-    if (load_row(l, config_setting_get_elem(rows, (unsigned)i), &it->rows[i]) < 0) return -1;
+    if (load_row(l, config_setting_get_elem(rows, (unsigned)i), &it->rows[i]) != 0) return -1;
   return 0;
 }
 
@@ -210,13 +210,13 @@ int nh_claims_load(const char *path, nh_claims *c, char *err, size_t errlen) {
     snprintf(err, errlen, "%s: cannot read the file: %s", path, strerror(errno));
     goto done;
   }
-  const int wrapped_integer = nh_config_check_integers(path, text, err, errlen) < 0;
+  const int wrapped_integer = nh_config_check_integers(path, text, err, errlen) != 0;
   free(text);
   if (wrapped_integer) goto done;
   const config_setting_t *root = config_root_setting(&cfg), *items = config_setting_get_member(root, "items");
   static const char *const keys[] = {"spec", "title", "items", NULL};
-  if (check_keys(&l, root, keys) < 0 || get_text(&l, root, "spec", c->spec, sizeof c->spec, 1) < 0 ||
-      get_text(&l, root, "title", c->title, sizeof c->title, 0) < 0)
+  if (check_keys(&l, root, keys) != 0 || get_text(&l, root, "spec", c->spec, sizeof c->spec, 1) != 0 ||
+      get_text(&l, root, "title", c->title, sizeof c->title, 0) != 0)
     goto done;
   if (!items || !config_setting_is_list(items)) {
     fail_at(&l, items ? items : root, "needs a list items = ( { item = ...; ... }, ... )");
@@ -228,7 +228,7 @@ int nh_claims_load(const char *path, nh_claims *c, char *err, size_t errlen) {
     goto done;
   }
   for (int i = 0; i < c->nitems; i++)
-    if (load_item(&l, config_setting_get_elem(items, (unsigned)i), &c->items[i]) < 0) goto done;
+    if (load_item(&l, config_setting_get_elem(items, (unsigned)i), &c->items[i]) != 0) goto done;
   rc = check_ids(c, err, errlen);
 done:
   config_destroy(&cfg);
