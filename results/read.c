@@ -19,7 +19,7 @@ static int split_dims(const char *dims, char names[][32], int max) {
   int n = 0;
   for (const char *p = dims; *p && n < max;) {
     size_t len = strcspn(p, ",");
-    snprintf(names[n++], 32, "%.*s", (int)len, p);
+    snprintf(names[n++], sizeof *names, "%.*s", (int)len, p);
     p += len + (p[len] == ',');
   }
   return n;

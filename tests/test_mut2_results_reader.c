@@ -877,11 +877,17 @@ Test(mut2_results, grids_read_back_and_refused_exactly) {
   open_ok(&r, p);
   int n = -1;
   nh_h5_grid *gr = NULL;
+  const int known = r.ndims;             /* the dimensions known on opening */
   for (int pass = 0; pass < 2; pass++) { /* twice: the value sizes of the first read are forgotten */
     int rc = -1;
     CAPTURE(rc = nh_h5_read_grids(&r, &n, &gr));
     cr_assert_eq(rc, 0, "pass %d: %s", pass, said);
     expect_said(p, NULL);
+    /* Only the last grid's value0 and value1 stay known, at the end (after extra, once it is). */
+    cr_expect_eq(r.ndims, known + 2 + pass, "pass %d: %d dimensions known", pass, r.ndims);
+    cr_expect(strcmp(r.dim_name[r.ndims - 2], "value0") == 0 && strcmp(r.dim_name[r.ndims - 1], "value1") == 0 &&
+                  r.dim_size[r.ndims - 2] == 4 && r.dim_size[r.ndims - 1] == 1,
+              "pass %d: the last two dimensions %s, %s", pass, r.dim_name[r.ndims - 2], r.dim_name[r.ndims - 1]);
     cr_assert_eq(n, 2);
     cr_expect_str_eq(gr[0].method, "nh_newmark(alpha=0.5)");
     cr_expect_str_eq(gr[1].method, "dla");
