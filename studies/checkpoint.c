@@ -88,7 +88,7 @@ static void fail(char *err, size_t errlen, const char *path, const char *what) {
 static int header_matches(int fd, const char *key) {
   char magic[sizeof HEADER - 1];
   uint64_t len;
-  if (read_exact(fd, magic, sizeof magic) < 0 || memcmp(magic, HEADER, sizeof magic) || read_exact(fd, &len, sizeof len) < 0)
+  if (read_exact(fd, magic, sizeof magic) != 0 || memcmp(magic, HEADER, sizeof magic) || read_exact(fd, &len, sizeof len) != 0)
     return -1;
   if (len != strlen(key)) return 0;
   char *stored = malloc(len); /* no terminator: compared by length */
@@ -109,8 +109,8 @@ static int replay(nh_checkpoint *c, nh_checkpoint_fn fn, void *ctx, long *count)
     uint32_t magic;
     int64_t task;
     uint64_t n, sum;
-    if (read_exact(c->fd, &magic, sizeof magic) < 0 || magic != RECORD_MAGIC || read_exact(c->fd, &task, sizeof task) < 0 ||
-        read_exact(c->fd, &n, sizeof n) < 0 || n > (1ull << 32))
+    if (read_exact(c->fd, &magic, sizeof magic) != 0 || magic != RECORD_MAGIC || read_exact(c->fd, &task, sizeof task) != 0 ||
+        read_exact(c->fd, &n, sizeof n) != 0 || n > (1ull << 32))
       break;
     if (n > cap) {
       double *bigger = realloc(x, n * sizeof *x);
@@ -121,7 +121,7 @@ static int replay(nh_checkpoint *c, nh_checkpoint_fn fn, void *ctx, long *count)
       x = bigger, cap = n;
     }
     const off_t at = lseek(c->fd, 0, SEEK_CUR);
-    if (read_exact(c->fd, x, n * sizeof *x) < 0 || read_exact(c->fd, &sum, sizeof sum) < 0 ||
+    if (read_exact(c->fd, x, n * sizeof *x) != 0 || read_exact(c->fd, &sum, sizeof sum) != 0 ||
         sum != record_checksum(task, n, x))
       break;
     if (task >= 0 && task < c->ntasks) {
@@ -195,8 +195,8 @@ nh_checkpoint *nh_checkpoint_open(const char *path, const char *key, long ntasks
   }
   c->fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
   const uint64_t len = strlen(key);
-  if (c->fd < 0 || write_exact(c->fd, HEADER, sizeof HEADER - 1) < 0 || write_exact(c->fd, &len, sizeof len) < 0 ||
-      write_exact(c->fd, key, len) < 0 || fdatasync(c->fd)) {
+  if (c->fd < 0 || write_exact(c->fd, HEADER, sizeof HEADER - 1) != 0 || write_exact(c->fd, &len, sizeof len) != 0 ||
+      write_exact(c->fd, key, len) != 0 || fdatasync(c->fd)) {
     fail(err, errlen, path, "cannot write the checkpoint journal");
     if (c->fd >= 0) close(c->fd), unlink(path);
     free_checkpoint(c);
@@ -218,7 +218,7 @@ int nh_checkpoint_append(nh_checkpoint *c, long task, const double *x, size_t n)
   memcpy(p, x, n * sizeof *x), p += n * sizeof *x;
   memcpy(p, &sum, sizeof sum);
   const off_t at = lseek(c->fd, 0, SEEK_END);
-  int rc = at < 0 || write_exact(c->fd, rec, len) < 0 ? -1 : 0;
+  int rc = at < 0 || write_exact(c->fd, rec, len) != 0 ? -1 : 0;
   free(rec);
   if (rc == 0 && task >= 0 && task < c->ntasks)
     c->offset[task] = at + (off_t)(sizeof magic + sizeof t + sizeof count), c->count[task] = n;

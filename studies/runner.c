@@ -304,8 +304,8 @@ static int method_statistics(const nh_study *st, nh_ensemble_result *r, int mi, 
   for (int k = 0; k < NH_STATS; k++) row[k] = stats + (size_t)k * ns;
   if (!why) {
     nh_column_stats(nic, ns, rows, row[NH_STAT_MEAN], row[NH_STAT_VAR], count);
-    if (nh_column_quantile(nic, ns, rows, 0.1, row[NH_STAT_Q10]) < 0 || nh_column_quantile(nic, ns, rows, 0.5, row[NH_STAT_Q50]) < 0 ||
-        nh_column_quantile(nic, ns, rows, 0.9, row[NH_STAT_Q90]) < 0)
+    if (nh_column_quantile(nic, ns, rows, 0.1, row[NH_STAT_Q10]) != 0 || nh_column_quantile(nic, ns, rows, 0.5, row[NH_STAT_Q50]) != 0 ||
+        nh_column_quantile(nic, ns, rows, 0.9, row[NH_STAT_Q90]) != 0)
       why = "out of memory";
     for (int j = 0; j < ns; j++) row[NH_STAT_COUNT][j] = count[j];
   }
@@ -412,12 +412,12 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
                               : r->dE_mean && r->dE_var && r->dE_q10 && r->dE_q50 && r->dE_q90 && r->dE_count;
   if (!r->t || !r->q0 || !r->v0 || !r->E0 || (!stream && !r->dE) || !r->max_abs_dE || !r->drift_slope ||
       !r->max_residual || !r->status || !r->cost || !r->wall_time || !stats_ok || !jr.task_cost || !jr.task_time || !jr.done || !rows || !scratch ||
-      nh_samples_init(&r->samples, st, stream ? 0 : traj, ns) < 0) {
+      nh_samples_init(&r->samples, st, stream ? 0 : traj, ns) != 0) {
     snprintf(err, errlen, "%s: out of memory for %zu trajectories of %d samples", st->spec_file, traj, ns);
     goto done;
   }
   for (int s = 0; s < ns; s++) r->t[s] = (double)s * st->sample_every * st->step;
-  if (sample_initial_conditions(st, r, err, errlen) < 0) goto done;
+  if (sample_initial_conditions(st, r, err, errlen) != 0) goto done;
 
   /* The checkpoint journal: a resumed run takes its finished trajectories from it. */
   long resumed = 0;
@@ -454,7 +454,7 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
       nh_cost_add(&r->cost[mi], &jr.task_cost[(size_t)mi * nic + ic]);
       r->wall_time[mi] += jr.task_time[(size_t)mi * nic + ic];
     }
-    if (method_statistics(st, r, mi, rows, scratch, err, errlen) < 0) goto done;
+    if (method_statistics(st, r, mi, rows, scratch, err, errlen) != 0) goto done;
   }
   rc = 0;
 done:

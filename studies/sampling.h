@@ -21,7 +21,8 @@ const char *nh_truth_failure(int rc);
 int nh_truth_at(nh_truth *tr, double t, nh_state *out);
 
 /* Sets up the layout of st's observables: widths, offsets, and for every method why it does not
- * define each observable. values (runs × nsamples rows) is allocated, NaN-filled. */
+ * define each observable. values (runs × nsamples rows) is allocated, NaN-filled. Returns 0, or -1
+ * out of memory. */
 int nh_samples_init(nh_samples *s, const nh_study *st, size_t runs, int nsamples);
 void nh_samples_free(nh_samples *s);
 
