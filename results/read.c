@@ -159,7 +159,7 @@ static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memty
   opened o;
   if (open_dataset(f, name, dims, &o) != 0) return NULL;
   void *data = NULL;
-  hsize_t start[NH_R_MAX_RANK] = {0}, count[NH_R_MAX_RANK], n = 1;
+  hsize_t start[NH_R_MAX_RANK], count[NH_R_MAX_RANK], n = 1;
   int ok = H5Tget_class(o.type) == cls;
   if (!ok)
     fprintf(stderr, "%s: %s: dataset %s holds %s, expected %s\n", f->prog, f->path, o.where,
