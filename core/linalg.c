@@ -40,7 +40,7 @@ static void cholesky_solve(int m, const double *L, double *b, int stride) {
 
 int nh_spd_solve_many(int m, double *S, double *B, int cols) {
   if (m == 1) return nh_spd_solve_scalar(S, B, cols);
-  if (cholesky(m, S) < 0) return -1;
+  if (cholesky(m, S) != 0) return -1;
   for (int c = 0; c < cols; c++) cholesky_solve(m, S, B + c, cols);
   return 0;
 }
@@ -50,7 +50,7 @@ int nh_spd_invert(int m, double *S) {
   double L[NH_LU_MAX_DIM * NH_LU_MAX_DIM];
   if (m > NH_LU_MAX_DIM) return -1;
   for (int i = 0; i < m * m; i++) L[i] = S[i];
-  if (cholesky(m, L) < 0) return -1;
+  if (cholesky(m, L) != 0) return -1;
   for (int i = 0; i < m; i++)
     for (int j = 0; j < m; j++) S[i * m + j] = i == j;
   for (int c = 0; c < m; c++) cholesky_solve(m, L, S + c, m);

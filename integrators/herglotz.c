@@ -243,7 +243,7 @@ static int engine_linear_solve(void *vctx, int dim, double *J, double *b) {
       S[a * k + c] = t;
     }
   }
-  if (nh_lu_solve(k, S, r) < 0) return -1;
+  if (nh_lu_solve(k, S, r) != 0) return -1;
   for (int i = 0; i < n; i++) {
     double s = Mb[i];
     for (int c = 0; c < k; c++) s += W[i * k + c] * r[c];
@@ -280,7 +280,7 @@ static const double *force_at(const nh_system *sys, double t, double *space, nh_
  * multiplier, p − A(q)ᵀy = M(q)v. */
 static int velocity_from_momentum(const nh_system *sys, const double *q, const double *p, double *v, double *y,
                                   nh_cost *cost) {
-  if (nh_mass_solve(sys, q, p, v) < 0) return -1;
+  if (nh_mass_solve(sys, q, p, v) != 0) return -1;
   if (sys->k) cost->constraint_evals++;
   return nh_project_velocity_multiplier(sys, q, v, y);
 }
@@ -370,7 +370,7 @@ static nh_step_status engine_step(const nh_method *m, const nh_system *sys, cons
   /* Predictor: a Taylor step with the index-reduced acceleration; Λ enters linearly with a
    * constant Jacobian column, so its start value does not matter. */
   double X[NH_NEWTON_MAX_DIM] = {0}, acc[NH_MAX_N];
-  if (nh_acceleration(sys, x->t, x->q, x->v, acc) < 0) return NH_STEP_SOLVER_FAILED;
+  if (nh_acceleration(sys, x->t, x->q, x->v, acc) != 0) return NH_STEP_SOLVER_FAILED;
   cost->rhs_evals++;
   if (k) cost->constraint_evals++; /* nh_acceleration evaluates A(q_j) */
   for (int i = 0; i < n; i++) X[i] = x->q[i] + h * x->v[i] + 0.5 * h * h * acc[i];
@@ -386,7 +386,7 @@ static nh_step_status engine_step(const nh_method *m, const nh_system *sys, cons
   cost->rhs_evals++;
   if (c_plus != 1)
     for (int i = 0; i < n; i++) p1[i] /= c_plus;
-  if (velocity_from_momentum(sys, y->q, p1, y->v, yk, cost) < 0) return NH_STEP_SOLVER_FAILED;
+  if (velocity_from_momentum(sys, y->q, p1, y->v, yk, cost) != 0) return NH_STEP_SOLVER_FAILED;
   /* The step's constraint impulse, in the +Aᵀλ sign: −(h/c₋)λ A(q_j)ᵀ from (3.4) (p_j − p_j^− with
    * Λ = h²λ) and −A(q_{j+1})ᵀy from the projection; per unit time, the step's multiplier. */
   for (int a = 0; a < k; a++) y->lambda[a] = -X[n + a] / (h * h * c_minus) - yk[a] / h;
@@ -433,7 +433,7 @@ static void engine_newton_unknowns(const nh_method *m, const nh_system *sys, con
       for (int i = 0; i < n; i++) G[a * k + b] += C.A0[a * n + i] * C.A0[b * n + i];
     }
   }
-  if (k > 0 && nh_spd_solve(k, G, X + n) < 0)
+  if (k > 0 && nh_spd_solve(k, G, X + n) != 0)
     for (int a = 0; a < k; a++) X[n + a] = NAN;
 }
 
@@ -506,7 +506,7 @@ static nh_step_status la1_init(const nh_method *m, const nh_system *sys, nh_stat
   const int n = sys->n;
   double acc[NH_MAX_N], Mspace[NH_MAX_N * NH_MAX_N], p[NH_MAX_N], y[NH_MAX_K];
   x->z = 0;
-  if (nh_acceleration(sys, x->t, x->q, x->v, acc) < 0) return NH_STEP_SOLVER_FAILED;
+  if (nh_acceleration(sys, x->t, x->q, x->v, acc) != 0) return NH_STEP_SOLVER_FAILED;
   cost->rhs_evals++;
   if (sys->k) cost->constraint_evals++;
   const double *M = nh_mass_at(sys, x->q, Mspace);
@@ -522,7 +522,7 @@ static nh_step_status la1_init(const nh_method *m, const nh_system *sys, nh_stat
       for (int j = 0; j < n; j++)
         for (int l = 0; l < n; l++) p[i] -= h * dM[(i * n + j) * n + l] * x->v[l] * x->v[j];
   }
-  if (velocity_from_momentum(sys, x->q, p, x->v, y, cost) < 0) return NH_STEP_SOLVER_FAILED;
+  if (velocity_from_momentum(sys, x->q, p, x->v, y, cost) != 0) return NH_STEP_SOLVER_FAILED;
   return NH_STEP_OK;
 }
 

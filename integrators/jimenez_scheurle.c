@@ -131,7 +131,7 @@ static nh_step_status a_step(const nh_method *m, const nh_system *sys, const nh_
   cost->constraint_evals++;
   /* The projection removes M⁻¹μᵀ y; (81b) adds h M⁻¹μᵀλ_{k+1}: λ_{k+1} = −y/h, i.e. (82). */
   double yk[NH_MAX_K];
-  if (nh_project_velocity_multiplier(sys, y->q, y->v, yk) < 0) return NH_STEP_SOLVER_FAILED;
+  if (nh_project_velocity_multiplier(sys, y->q, y->v, yk) != 0) return NH_STEP_SOLVER_FAILED;
   for (int a = 0; a < sys->k; a++) y->lambda[a] = -yk[a] / h;
   return NH_STEP_OK;
 }
@@ -228,7 +228,7 @@ static nh_step_status b_step(const nh_method *m, const nh_system *sys, const nh_
   cost->steps++;
   b_setup(sys, x, h, &C, cost);
   /* Initial guess W' = W_k and hλ(q̄, W_k) from (77) (§2.5); nh_multiplier evaluates μ(q̄) once more. */
-  if (nh_newton_velocity_guess(sys, x->t, C.qbar, x->v, h, X, cost) < 0) return NH_STEP_SOLVER_FAILED;
+  if (nh_newton_velocity_guess(sys, x->t, C.qbar, x->v, h, X, cost) != 0) return NH_STEP_SOLVER_FAILED;
   nh_step_status st = nh_newton_solve(n + k, X, b_residual, &C, cost);
   if (st != NH_STEP_OK) return st;
   nh_newton_velocity_result(sys, x, X, h, y); /* Λ = hλ, λ at q̄ ≈ q(t_k + h/2) */
@@ -266,7 +266,7 @@ static void b_newton_unknowns(const nh_method *m, const nh_system *sys, const nh
       for (int i = 0; i < n; i++) G[a * k + b] += C.Abar[a * n + i] * C.Abar[b * n + i];
     }
   }
-  if (k > 0 && nh_spd_solve(k, G, X + n) < 0)
+  if (k > 0 && nh_spd_solve(k, G, X + n) != 0)
     for (int a = 0; a < k; a++) X[n + a] = NAN;
 }
 

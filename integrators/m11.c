@@ -74,11 +74,11 @@ static int node_setup(m11_ctx *c, const nh_system *sys, const double *q, const d
   sys->type->constraints(sys->p, q, A);
   cost->constraint_evals++;
   sys->type->constraints_jacobian(sys->p, q, c->dA);
-  if (nh_constraint_gram(sys, q, A, c->W, C) < 0) return -1;
+  if (nh_constraint_gram(sys, q, A, c->W, C) != 0) return -1;
   for (int a = 0; a < k; a++)
     for (int b = 0; b < k; b++) c->Cinv[a * k + b] = a == b;
   cost->linear_solves++;
-  if (nh_spd_solve_many(k, C, c->Cinv, k) < 0) return -1;
+  if (nh_spd_solve_many(k, C, c->Cinv, k) != 0) return -1;
   double mu_mg[NH_MAX_K]; /* (μM⁻¹∇V)_a = Σ_i W_ia ∇V_i (M symmetric) */
   for (int a = 0; a < k; a++) {
     double s = 0;
@@ -161,7 +161,7 @@ static nh_step_status m11_init(const nh_method *m, const nh_system *sys, nh_stat
   (void)m;
   m11_ctx c;
   double lambda[NH_MAX_K], acc[NH_MAX_N];
-  if (node_setup(&c, sys, x->q, x->v, h, cost) < 0) return NH_STEP_SOLVER_FAILED;
+  if (node_setup(&c, sys, x->q, x->v, h, cost) != 0) return NH_STEP_SOLVER_FAILED;
   multiplier(&c, x->v, lambda, NULL);
   acceleration(&c, lambda, acc);
   for (int i = 0; i < sys->n; i++) V_HALF(x)[i] = x->v[i] + 0.5 * h * acc[i];
@@ -182,7 +182,7 @@ static nh_step_status m11_step(const nh_method *m, const nh_system *sys, const n
   y->t = x->t + h;
   cost->steps++;
   for (int i = 0; i < n; i++) y->q[i] = x->q[i] + h * w[i];
-  if (node_setup(&c, sys, y->q, w, h, cost) < 0) return NH_STEP_SOLVER_FAILED;
+  if (node_setup(&c, sys, y->q, w, h, cost) != 0) return NH_STEP_SOLVER_FAILED;
   if (sys->k == 0) {
     for (int i = 0; i < n; i++) X[i] = w[i] - 0.5 * h * c.mg[i];
   } else {
@@ -214,7 +214,7 @@ static void m11_newton_eval(const nh_method *m, const nh_system *sys, const nh_s
   nh_cost scratch = {0};
   m11_ctx c;
   for (int i = 0; i < n; i++) q1[i] = x->q[i] + h * V_HALF(x)[i];
-  if (node_setup(&c, sys, q1, V_HALF(x), h, &scratch) < 0) {
+  if (node_setup(&c, sys, q1, V_HALF(x), h, &scratch) != 0) {
     for (int i = 0; i < n; i++) F[i] = NAN;
     for (int i = 0; i < n * n; i++) J[i] = NAN;
     return;

@@ -75,7 +75,7 @@ static int resolve_alias(parser *ps, const nh_method *m, char *key, size_t keyle
 
 static int parse_key_value(parser *ps, nh_method *m) {
   char key[64], val[64], msg[256];
-  if (read_ident(ps, key, sizeof key) < 0) return -1;
+  if (read_ident(ps, key, sizeof key) != 0) return -1;
   skip_ws(ps);
   if (*ps->s != '=') return fail(ps, "expected '=' after a parameter name");
   ps->s++;
@@ -86,8 +86,8 @@ static int parse_key_value(parser *ps, nh_method *m) {
     ps->s++;
   }
   val[i] = '\0';
-  if (resolve_alias(ps, m, key, sizeof key, val, sizeof val) < 0) return -1;
-  if (nh_param_set(m->type->params, m->type->nparams, m->p, key, val, msg, sizeof msg) < 0) {
+  if (resolve_alias(ps, m, key, sizeof key, val, sizeof val) != 0) return -1;
+  if (nh_param_set(m->type->params, m->type->nparams, m->p, key, val, msg, sizeof msg) != 0) {
     snprintf(ps->err, ps->errlen, "%s: %s in method '%s'", m->type->name, msg, ps->text);
     return -1;
   }
@@ -96,7 +96,7 @@ static int parse_key_value(parser *ps, nh_method *m) {
 
 static nh_method *parse_method(parser *ps) {
   char name[64];
-  if (read_ident(ps, name, sizeof name) < 0) return NULL;
+  if (read_ident(ps, name, sizeof name) != 0) return NULL;
   const nh_integrator_type *type = nh_integrator_type_find(name);
   if (!type) {
     char known[512] = "";
@@ -131,7 +131,7 @@ static nh_method *parse_method(parser *ps) {
         ps->s++;
       }
       first = 0;
-      if (parse_key_value(ps, m) < 0) goto error;
+      if (parse_key_value(ps, m) != 0) goto error;
       skip_ws(ps);
     }
     ps->s++;
@@ -197,7 +197,7 @@ nh_method *nh_method_with_param(const nh_method *m, const char *name, double val
     target = target->base;
   char msg[256];
   if (nh_param_set_value(target->type->params, target->type->nparams, target->p, name, value, msg,
-                         sizeof msg) < 0) {
+                         sizeof msg) != 0) {
     snprintf(err, errlen, "%s: %s", text, msg);
     nh_method_free(copy);
     return NULL;

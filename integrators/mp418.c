@@ -78,7 +78,7 @@ static nh_step_status mp_step(const nh_method *m, const nh_system *sys, const nh
   cost->steps++;
   mp_setup(sys, x, h, &C, cost);
   /* Guess v' = v_k, Λ = hλ(q̄, v_k) of (77), as js_b (spec/discretization.md §2.5). */
-  if (nh_newton_velocity_guess(sys, x->t, C.qbar, x->v, h, X, cost) < 0) return NH_STEP_SOLVER_FAILED;
+  if (nh_newton_velocity_guess(sys, x->t, C.qbar, x->v, h, X, cost) != 0) return NH_STEP_SOLVER_FAILED;
   nh_step_status st = nh_newton_solve(n + k, X, mp_residual, &C, cost);
   if (st != NH_STEP_OK) return st;
   nh_newton_velocity_result(sys, x, X, h, y);

@@ -58,7 +58,7 @@ static void newmark_residual(void *vctx, const double *a, double *F, double *J) 
   const newmark_ctx *C = vctx;
   const int n = C->n;
   double G[NH_MAX_N], Gj[NH_MAX_N], aj[NH_MAX_N];
-  if (acceleration_at(C, a, G) < 0) {
+  if (acceleration_at(C, a, G) != 0) {
     for (int i = 0; i < n; i++) F[i] = NAN; /* the Newton solver reports the failure */
     return;
   }
@@ -68,7 +68,7 @@ static void newmark_residual(void *vctx, const double *a, double *F, double *J) 
   for (int j = 0; j < n; j++) {
     aj[j] = a[j] + sqrt(DBL_EPSILON) * fmax(1, fabs(a[j]));
     const double delta = aj[j] - a[j]; /* the increment actually represented */
-    if (acceleration_at(C, aj, Gj) < 0) {
+    if (acceleration_at(C, aj, Gj) != 0) {
       for (int i = 0; i < n; i++) F[i] = NAN;
       return;
     }
@@ -85,7 +85,7 @@ static int newmark_setup(const nh_method *m, const nh_system *sys, const nh_stat
   *C = (newmark_ctx){.sys = sys, .n = n, .t1 = x->t + h, .hb = h * h * beta, .hg = h * gamma, .cost = cost};
   cost->rhs_evals++;
   if (sys->k) cost->constraint_evals++;
-  if (nh_acceleration(sys, x->t, x->q, x->v, a) < 0) return -1;
+  if (nh_acceleration(sys, x->t, x->q, x->v, a) != 0) return -1;
   for (int i = 0; i < n; i++) {
     C->qhat[i] = x->q[i] + h * x->v[i] + h * h * (0.5 - beta) * a[i];
     C->vhat[i] = x->v[i] + h * (1 - gamma) * a[i];
@@ -100,7 +100,7 @@ static nh_step_status newmark_step(const nh_method *m, const nh_system *sys, con
   newmark_ctx C;
   double a[NH_MAX_N];
   cost->steps++;
-  if (newmark_setup(m, sys, x, h, &C, a, cost) < 0) return NH_STEP_SOLVER_FAILED;
+  if (newmark_setup(m, sys, x, h, &C, a, cost) != 0) return NH_STEP_SOLVER_FAILED;
   /* β = γ = 0 is explicit; otherwise solve for a_{k+1}, predicted by a_k. */
   if (beta != 0 || gamma != 0) {
     nh_step_status st = nh_newton_solve(n, a, newmark_residual, &C, cost);
@@ -124,7 +124,7 @@ static void newton_eval(const nh_method *m, const nh_system *sys, const nh_state
   newmark_ctx C;
   double a[NH_MAX_N];
   nh_cost unused = {0};
-  if (newmark_setup(m, sys, x, h, &C, a, &unused) < 0) {
+  if (newmark_setup(m, sys, x, h, &C, a, &unused) != 0) {
     for (int i = 0; i < sys->n; i++) F[i] = NAN;
     return;
   }
@@ -136,7 +136,7 @@ static void newton_eval(const nh_method *m, const nh_system *sys, const nh_state
 static void newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
                             double h, double *X) {
   (void)m, (void)x, (void)h;
-  if (nh_acceleration(sys, y->t, y->q, y->v, X) < 0)
+  if (nh_acceleration(sys, y->t, y->q, y->v, X) != 0)
     for (int i = 0; i < sys->n; i++) X[i] = NAN;
 }
 

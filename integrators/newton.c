@@ -87,7 +87,7 @@ int nh_newton_velocity_guess(const nh_system *sys, double t, const double *q, co
   double lambda[NH_MAX_K];
   memcpy(X, v, sizeof(double) * (size_t)sys->n);
   if (sys->k == 0) return 0;
-  if (nh_multiplier(sys, t, q, v, lambda) < 0) return -1;
+  if (nh_multiplier(sys, t, q, v, lambda) != 0) return -1;
   cost->rhs_evals++;
   cost->constraint_evals++;
   for (int a = 0; a < sys->k; a++) X[sys->n + a] = h * lambda[a];

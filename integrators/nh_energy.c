@@ -129,7 +129,7 @@ static nh_step_status en_step(const nh_method *m, const nh_system *sys, const nh
   en_setup(sys, x, h, &C, cost);
   /* Guess v' = v_k, Λ = hλ of (77) at the explicit midpoint q_k + (h/2)v_k. */
   for (int i = 0; i < n; i++) qm[i] = x->q[i] + 0.5 * h * x->v[i];
-  if (nh_newton_velocity_guess(sys, x->t, qm, x->v, h, X, cost) < 0) return NH_STEP_SOLVER_FAILED;
+  if (nh_newton_velocity_guess(sys, x->t, qm, x->v, h, X, cost) != 0) return NH_STEP_SOLVER_FAILED;
   nh_step_status st = nh_newton_solve(n + k, X, en_residual, &C, cost);
   if (st != NH_STEP_OK) return st;
   nh_newton_velocity_result(sys, x, X, h, y);

@@ -340,7 +340,7 @@ nh_step_status nh_newmark_constrained_increment(const nh_system *sys, int disc, 
   int linear = constraint_eval(&C, L, R, J);
   cost->jacobian_evals++;
   cost->linear_solves++;
-  if (nh_lu_solve(k, J, R) < 0) return NH_STEP_SOLVER_FAILED;
+  if (nh_lu_solve(k, J, R) != 0) return NH_STEP_SOLVER_FAILED;
   for (int b = 0; b < k; b++) L[b] = -R[b];
   /* A pointwise test of dμ̄·B = 0 could meet an accidental zero: it must hold at the solution too. */
   if (linear && alpha != 0) {
@@ -369,7 +369,7 @@ nh_step_status nh_newmark_end_velocity(const nh_system *sys, const double *q1, c
     cost->constraint_evals++;
   }
   /* v1 = w − M⁻¹A1ᵀy with y = C⁻¹A1w; (N2) reads v1 = w + M⁻¹A1ᵀΛ1/h, so Λ1 = −h y. */
-  if (nh_project_velocity_multiplier(sys, q1, v1, y) < 0) return NH_STEP_SOLVER_FAILED;
+  if (nh_project_velocity_multiplier(sys, q1, v1, y) != 0) return NH_STEP_SOLVER_FAILED;
   if (Lambda1)
     for (int a = 0; a < k; a++) Lambda1[a] = -h * y[a];
   return NH_STEP_OK;
@@ -461,7 +461,7 @@ static nh_step_status nh_newmark_step(const nh_method *m, const nh_system *sys, 
   /* Predictor (§6 A13, with the eliminated multiplier λ(q0, v0)): one explicit Taylor step with
    * Γ(q0, λ) = M⁻¹(−∇V(q0) + A0ᵀλ); nh_multiplier evaluates ∇V and A once more. */
   double X[NH_NEWTON_MAX_DIM], lambda[NH_MAX_K], f[NH_MAX_N], acc[NH_MAX_N];
-  if (nh_multiplier(sys, x->t, x->q, x->v, lambda) < 0) return NH_STEP_SOLVER_FAILED;
+  if (nh_multiplier(sys, x->t, x->q, x->v, lambda) != 0) return NH_STEP_SOLVER_FAILED;
   cost->rhs_evals++;
   if (k) cost->constraint_evals++;
   for (int i = 0; i < n; i++) {

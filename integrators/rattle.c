@@ -106,7 +106,7 @@ static void kick(const nh_system *sys, const double *v, const double *f, double 
 static int second_half_step(const nh_system *sys, const double *q1, const double *A1, const double *vh,
                             const double *g1, double h, double *v1, double *lambda1, nh_cost *cost) {
   kick(sys, vh, g1, h, v1);
-  if (project(sys, q1, A1, v1, lambda1, cost) < 0) return -1;
+  if (project(sys, q1, A1, v1, lambda1, cost) != 0) return -1;
   for (int a = 0; a < sys->k; a++) lambda1[a] *= 2 / h;
   return 0;
 }
@@ -122,7 +122,7 @@ static int starting_multiplier(int mode, const nh_system *sys, const nh_state *x
   if (mode == LAMBDA0_ZERO || sys->k == 0) return 0;
   cost->rhs_evals++;
   cost->constraint_evals++; /* nh_multiplier evaluates A(q0) */
-  if (nh_multiplier(sys, x->t, x->q, x->v, lambda) < 0) return -1;
+  if (nh_multiplier(sys, x->t, x->q, x->v, lambda) != 0) return -1;
   for (int a = 0; a < sys->k; a++) lambda[a] = -lambda[a];
   return 0;
 }
@@ -155,7 +155,7 @@ static nh_step_status nh_rattle_init(const nh_method *m, const nh_system *sys, n
   double A[NH_MAX_K * NH_MAX_N];
   double *lambda = LAMBDA_OF(x), *f = FORCE_OF(x);
   gradient(sys, x->q, f, cost);
-  if (starting_multiplier((int)m->p[P_LAMBDA0], sys, x, lambda, cost) < 0) return NH_STEP_SOLVER_FAILED;
+  if (starting_multiplier((int)m->p[P_LAMBDA0], sys, x, lambda, cost) != 0) return NH_STEP_SOLVER_FAILED;
   if (sys->k) {
     constraint_matrix(sys, x->q, A, cost);
     add_constraint_force(sys, A, lambda, f);
@@ -182,7 +182,7 @@ static nh_step_status nh_rattle_step(const nh_method *m, const nh_system *sys, c
   for (int i = 0; i < n; i++) y->q[i] = x->q[i] + h * vh[i];
   gradient(sys, y->q, f1, cost);
   constraint_matrix(sys, y->q, A1, cost);
-  if (second_half_step(sys, y->q, A1, vh, f1, h, y->v, lambda1, cost) < 0) return NH_STEP_SOLVER_FAILED;
+  if (second_half_step(sys, y->q, A1, vh, f1, h, y->v, lambda1, cost) != 0) return NH_STEP_SOLVER_FAILED;
   if (sys->k) add_constraint_force(sys, A1, lambda1, f1);
   store_multiplier(sys, lambda1, y);
   return NH_STEP_OK;
@@ -197,7 +197,7 @@ static nh_step_status two_step_init(int lambda0_mode, const nh_system *sys, nh_s
   double lambda[NH_MAX_K], vh[NH_MAX_N];
   double *g = GRAD_OF(x);
   gradient(sys, x->q, g, cost);
-  if (starting_multiplier(lambda0_mode, sys, x, lambda, cost) < 0) return NH_STEP_SOLVER_FAILED;
+  if (starting_multiplier(lambda0_mode, sys, x, lambda, cost) != 0) return NH_STEP_SOLVER_FAILED;
   half_kick(sys, x->q, x->v, g, lambda, -h, vh, cost);
   for (int i = 0; i < sys->n; i++) QPREV_OF(x)[i] = x->q[i] - h * vh[i];
   store_multiplier(sys, lambda, x);
@@ -213,7 +213,7 @@ static nh_step_status two_step_finish(const nh_system *sys, const nh_state *x, n
   for (int i = 0; i < sys->n; i++) vh[i] = (y->q[i] - x->q[i]) / h;
   gradient(sys, y->q, GRAD_OF(y), cost);
   constraint_matrix(sys, y->q, A1, cost);
-  if (second_half_step(sys, y->q, A1, vh, GRAD_OF(y), h, y->v, lambda1, cost) < 0)
+  if (second_half_step(sys, y->q, A1, vh, GRAD_OF(y), h, y->v, lambda1, cost) != 0)
     return NH_STEP_SOLVER_FAILED;
   store_multiplier(sys, lambda1, y);
   memcpy(QPREV_OF(y), x->q, sizeof(double) * (size_t)sys->n);
@@ -242,7 +242,7 @@ static nh_step_status nh_shake_step(const nh_method *m, const nh_system *sys, co
   minv_apply(sys, g, mg);
   for (int i = 0; i < n; i++) r[i] = 2 * (x->q[i] - qprev[i]) / (h * h) - mg[i];
   constraint_matrix(sys, x->q, A, cost);
-  if (project(sys, x->q, A, r, lambda, cost) < 0) return NH_STEP_SOLVER_FAILED;
+  if (project(sys, x->q, A, r, lambda, cost) != 0) return NH_STEP_SOLVER_FAILED;
   minus_acceleration(sys, A, g, lambda, a);
   for (int i = 0; i < n; i++) y->q[i] = 2 * x->q[i] - qprev[i] - h * h * a[i];
   return two_step_finish(sys, x, y, h, cost);
@@ -318,7 +318,7 @@ static int holonomic_only(const nh_method *m, const nh_system *sys, char *err, s
 static nh_step_status rattle_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
   (void)m, (void)h;
   gradient(sys, x->q, FORCE_OF(x), cost);
-  if (starting_multiplier(LAMBDA0_CONTINUOUS, sys, x, LAMBDA_OF(x), cost) < 0) return NH_STEP_SOLVER_FAILED;
+  if (starting_multiplier(LAMBDA0_CONTINUOUS, sys, x, LAMBDA_OF(x), cost) != 0) return NH_STEP_SOLVER_FAILED;
   store_multiplier(sys, LAMBDA_OF(x), x);
   return NH_STEP_OK;
 }
@@ -348,7 +348,7 @@ static nh_step_status rattle_step(const nh_method *m, const nh_system *sys, cons
   for (int i = 0; i < n; i++) vh[i] -= d[i] / h;
   gradient(sys, y->q, FORCE_OF(y), cost);
   constraint_matrix(sys, y->q, A1, cost);
-  if (second_half_step(sys, y->q, A1, vh, FORCE_OF(y), h, y->v, LAMBDA_OF(y), cost) < 0)
+  if (second_half_step(sys, y->q, A1, vh, FORCE_OF(y), h, y->v, LAMBDA_OF(y), cost) != 0)
     return NH_STEP_SOLVER_FAILED;
   /* The step's impulse −(h/2)Gᵀ(λ_k + λ̄_{k+1}) per unit time: each of λ_k, λ̄_{k+1} is only O(h) at
    * its node, their mean O(h²) at t_k + h/2. */
@@ -519,7 +519,7 @@ static void position_unknowns(const nh_method *m, const nh_system *sys, const nh
     for (int i = 0; i < n; i++) X[a] += A[a * n + i] * (qf[i] - y->q[i]);
   }
   (void)nh_constraint_gram(sys, x->q, A, W, C); /* constant M: cannot fail (position_setup) */
-  if (nh_spd_solve(k, C, X) < 0)
+  if (nh_spd_solve(k, C, X) != 0)
     for (int a = 0; a < k; a++) X[a] = NAN;
 }
 

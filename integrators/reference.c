@@ -10,7 +10,7 @@ static int reduced_ode(double t, const double y[], double f[], void *params) {
   const nh_system *sys = params;
   const int n = sys->n;
   memcpy(f, y + n, sizeof(double) * (size_t)n);
-  return nh_acceleration(sys, t, y, y + n, f + n) < 0 ? GSL_EBADFUNC : GSL_SUCCESS;
+  return nh_acceleration(sys, t, y, y + n, f + n) != 0 ? GSL_EBADFUNC : GSL_SUCCESS;
 }
 
 int nh_reference_solve(const nh_system *sys, const nh_state *x0, double T, double tol, nh_state *x) {

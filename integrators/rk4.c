@@ -26,8 +26,8 @@ static nh_step_status rk4_step(const nh_method *m, const nh_system *sys, const n
   double k1q[NH_MAX_N], k1v[NH_MAX_N], k2q[NH_MAX_N], k2v[NH_MAX_N];
   double k3q[NH_MAX_N], k3v[NH_MAX_N], k4q[NH_MAX_N], k4v[NH_MAX_N];
   cost->steps++;
-  if (stage(sys, x, NULL, NULL, 0, k1q, k1v, cost) < 0 || stage(sys, x, k1q, k1v, h / 2, k2q, k2v, cost) < 0 ||
-      stage(sys, x, k2q, k2v, h / 2, k3q, k3v, cost) < 0 || stage(sys, x, k3q, k3v, h, k4q, k4v, cost) < 0)
+  if (stage(sys, x, NULL, NULL, 0, k1q, k1v, cost) != 0 || stage(sys, x, k1q, k1v, h / 2, k2q, k2v, cost) != 0 ||
+      stage(sys, x, k2q, k2v, h / 2, k3q, k3v, cost) != 0 || stage(sys, x, k3q, k3v, h, k4q, k4v, cost) != 0)
     return NH_STEP_SOLVER_FAILED;
   /* rk4 carries nothing and defines no multiplier: of x's other fields only z goes on (no copy
    * of the whole state, a tenth of a step's cost here). */

@@ -291,7 +291,7 @@ static int spark_guess(const spark_ctx *C, double *X) {
   const int n = sys->n, k = sys->k, s = C->L->s;
   double lam[NH_MAX_K] = {0}, f[NH_MAX_N], acc[NH_MAX_N], Mv[NH_MAX_N];
   if (k > 0) {
-    if (nh_multiplier(sys, C->t, C->q0, C->v0, lam) < 0) return -1;
+    if (nh_multiplier(sys, C->t, C->q0, C->v0, lam) != 0) return -1;
     C->cost->rhs_evals++;
     C->cost->constraint_evals++;
   }
@@ -312,7 +312,7 @@ static int spark_guess(const spark_ctx *C, double *X) {
 static nh_step_status solve_stages(const nh_method *m, const nh_system *sys, const nh_state *x, double h,
                                    spark_ctx *C, double *X, nh_cost *cost) {
   spark_setup(m, sys, x, h, C, cost);
-  if (spark_guess(C, X) < 0) return NH_STEP_SOLVER_FAILED;
+  if (spark_guess(C, X) != 0) return NH_STEP_SOLVER_FAILED;
   return nh_newton_solve(spark_size(m, sys), X, spark_residual, C, cost);
 }
 
@@ -340,7 +340,7 @@ static nh_step_status spark_finish(const spark_ctx *C, const double *X, const nh
     y->v[i] = v;
   }
   constraint_at(C, y->q, A, b);
-  if (nh_project_onto(sys, y->q, A, sys->type->constraint_affine ? b : NULL, y->v, ylam) < 0)
+  if (nh_project_onto(sys, y->q, A, sys->type->constraint_affine ? b : NULL, y->v, ylam) != 0)
     return NH_STEP_SOLVER_FAILED;
   for (int a = 0; a < k; a++) y->lambda[a] = -ylam[a] / (h * L->b[s - 1]);
   return NH_STEP_OK;

@@ -314,7 +314,7 @@ static int cvode_rhs(sunrealtype t, N_Vector yy, N_Vector yd, void *data) {
   const double *y = N_VGetArrayPointer(yy);
   double *yp = N_VGetArrayPointer(yd);
   for (int i = 0; i < n; i++) yp[i] = y[n + i];
-  return nh_acceleration(w->sys, t, y, y + n, yp + n) < 0 ? 1 : 0;
+  return nh_acceleration(w->sys, t, y, y + n, yp + n) != 0 ? 1 : 0;
 }
 
 static int cvode_jacobian(sunrealtype t, N_Vector yy, N_Vector fy, SUNMatrix J, void *data, N_Vector t1, N_Vector t2,
@@ -449,8 +449,8 @@ static nh_step_status restart(sun_ws *w, const nh_method *m, const nh_system *sy
   const int with_lambda = w->fam == &ida_family && k > 0;
   cost->rhs_evals += 1 + with_lambda;
   if (k) cost->constraint_evals += 1 + with_lambda;
-  if (nh_acceleration(sys, x->t, x->q, x->v, yp + n) < 0 ||
-      (with_lambda && nh_multiplier(sys, x->t, x->q, x->v, lam) < 0)) {
+  if (nh_acceleration(sys, x->t, x->q, x->v, yp + n) != 0 ||
+      (with_lambda && nh_multiplier(sys, x->t, x->q, x->v, lam) != 0)) {
     snprintf(w->failure, sizeof w->failure, "%s: no consistent initial acceleration at t = %.6e (singular A M^-1 A^T)",
              w->fam->name, x->t);
     return NH_STEP_SOLVER_FAILED;

@@ -158,7 +158,7 @@ static void eval_multiplier_time(const nh_obs_ctx *c, double *out) {
 static void eval_multiplier_error(const nh_obs_ctx *c, double *out) {
   double lam[NH_MAX_K];
   const nh_state *r = c->ref_lambda;
-  if (nh_multiplier(c->sys, r->t, r->q, r->v, lam) < 0) {
+  if (nh_multiplier(c->sys, r->t, r->q, r->v, lam) != 0) {
     for (int a = 0; a < c->sys->k; a++) out[a] = NAN;
     return;
   }

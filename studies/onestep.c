@@ -155,7 +155,7 @@ static int true_state(const nh_study *st, const nh_state *from, double t, nh_sta
 
 
 static void multiplier_at(const nh_system *sys, const nh_state *x, double *lambda) {
-  if (nh_multiplier(sys, x->t, x->q, x->v, lambda) < 0) fill_nan(lambda, (size_t)sys->k);
+  if (nh_multiplier(sys, x->t, x->q, x->v, lambda) != 0) fill_nan(lambda, (size_t)sys->k);
 }
 
 static int make_truth(const nh_study *st, const nh_state *p, double h, needs nd,

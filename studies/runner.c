@@ -57,7 +57,7 @@ static int multiplier_error(const nh_study *st, const nh_method *m, const nh_sta
   nh_state ref;
   double lam[NH_MAX_K], d[NH_MAX_K];
   const int rc = nh_true_solution(sys, &st->x0, t, st->reference_tol, &ref, NULL);
-  if (rc < 0 || nh_multiplier(sys, t, ref.q, ref.v, lam) < 0) return rc == NH_REFERENCE_NO_MEMORY ? rc : 0;
+  if (rc < 0 || nh_multiplier(sys, t, ref.q, ref.v, lam) != 0) return rc == NH_REFERENCE_NO_MEMORY ? rc : 0;
   for (int a = 0; a < sys->k; a++) d[a] = y->lambda[a] - lam[a];
   *err = nh_norm_max(sys->k, d);
   return 0;

@@ -334,7 +334,7 @@ static int load_system_params(const ctx *c, const config_setting_t *root, nh_stu
     const int k = nh_param_index(st->sys.type->params, st->sys.type->nparams, config_setting_name(p));
     /* Called again after the initial conditions: a value that differs now was set by a preset. */
     if (k >= 0 && st->nic > 0 && st->sys.p[k] != v && note_preset_override(c, p, st, st->sys.p[k], v) != 0) return -1;
-    if (nh_system_set_param(&st->sys, config_setting_name(p), v, msg, sizeof msg) < 0)
+    if (nh_system_set_param(&st->sys, config_setting_name(p), v, msg, sizeof msg) != 0)
       return fail_at(c, p, "%s", msg); /* "system NAME: ..." */
   }
   return 0;
@@ -456,7 +456,7 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
     double scratch[NH_MAX_PARAMS];
     for (int j = 0; j < grid->nvalues[axes]; j++)
       if (nh_param_set_value(owner->type->params, owner->type->nparams, scratch, pname,
-                             grid->values[axes][j], msg, sizeof msg) < 0) {
+                             grid->values[axes][j], msg, sizeof msg) != 0) {
         fail_at(c, s, "grid: %s: %s", owner->type->name, msg);
         goto out;
       }

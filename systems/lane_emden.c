@@ -100,7 +100,7 @@ static int closed_form(double n, double s0, double x0, double v0, double s, doub
 
 static int exact(const double *p, const nh_state *x0, double t, nh_state *x) {
   double q, v;
-  if (closed_form(p[P_N], x0->t + p[P_T0], x0->q[0], x0->v[0], t + p[P_T0], &q, &v) < 0) return -1;
+  if (closed_form(p[P_N], x0->t + p[P_T0], x0->q[0], x0->v[0], t + p[P_T0], &q, &v) != 0) return -1;
   *x = *x0;
   x->t = t;
   x->q[0] = q;

@@ -102,7 +102,7 @@ static int exact(const double *p, const nh_state *x0, double t, nh_state *x) {
   if (fabs(q[0] * q[0] + q[1] * q[1] - l * l) > tol || fabs(q[0] * v[0] + q[1] * v[1]) > tol) return -1;
   const double th0 = atan2(q[0], -q[1]), thd0 = (q[0] * v[1] - q[1] * v[0]) / (l * l);
   double s, c, thd;
-  if (pendulum_angle(sqrt(p[P_G] / l), th0, thd0, t - x0->t, &s, &c, &thd) < 0) return -1;
+  if (pendulum_angle(sqrt(p[P_G] / l), th0, thd0, t - x0->t, &s, &c, &thd) != 0) return -1;
   memset(x, 0, sizeof *x);
   x->t = t;
   x->q[0] = l * s;

@@ -36,11 +36,11 @@ int nh_system_init(nh_system *sys, const nh_system_type *type) {
 
 int nh_system_set_param(nh_system *sys, const char *name, double value, char *err, size_t errlen) {
   char msg[256];
-  if (nh_param_set_value(sys->type->params, sys->type->nparams, sys->p, name, value, msg, sizeof msg) < 0) {
+  if (nh_param_set_value(sys->type->params, sys->type->nparams, sys->p, name, value, msg, sizeof msg) != 0) {
     snprintf(err, errlen, "system %s: %s", sys->type->name, msg);
     return -1;
   }
-  if (cache_mass(sys) < 0) {
+  if (cache_mass(sys) != 0) {
     snprintf(err, errlen, "system %s: mass matrix is not positive definite", sys->type->name);
     return -1;
   }
@@ -62,7 +62,7 @@ int nh_system_set_params_text(nh_system *sys, const char *text, char *err, size_
       snprintf(err, errlen, "system %s: parameter %s='%s' is not a number", sys->type->name, item, eq + 1);
       return -1;
     }
-    if (nh_system_set_param(sys, item, v, err, errlen) < 0) return -1;
+    if (nh_system_set_param(sys, item, v, err, errlen) != 0) return -1;
   }
   return 0;
 }
@@ -71,7 +71,7 @@ int nh_system_apply_preset(nh_system *sys, const char *name, nh_state *x, char *
   for (int i = 0; i < sys->type->npresets; i++) {
     const nh_preset *pr = &sys->type->presets[i];
     if (strcmp(pr->name, name) != 0) continue;
-    if (nh_system_set_params_text(sys, pr->params, err, errlen) < 0) return -1;
+    if (nh_system_set_params_text(sys, pr->params, err, errlen) != 0) return -1;
     memset(x, 0, sizeof *x);
     memcpy(x->q, pr->q, sizeof(double) * (size_t)sys->n);
     memcpy(x->v, pr->v, sizeof(double) * (size_t)sys->n);
@@ -295,7 +295,7 @@ static int constraint_gram(const nh_system *sys, const double *q, const double *
     *Minv = sys->Minv;
   } else {
     sys->type->mass(sys->p, q, space);
-    if (nh_spd_invert(n, space) < 0) return -1;
+    if (nh_spd_invert(n, space) != 0) return -1;
     *Minv = space;
   }
   minv_transpose(n, k, sys->unit_mass ? NULL : *Minv, A, W);
@@ -315,7 +315,7 @@ static int multiplier_and_force(const nh_system *sys, double t, const double *q,
   double W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K], curv[NH_MAX_K];
   if (k) sys->type->constraints(sys->p, q, A);
   nh_free_force(sys, t, q, v, f);
-  if (constraint_gram(sys, q, A, space, Minv, W, C) < 0) return -1;
+  if (constraint_gram(sys, q, A, space, Minv, W, C) != 0) return -1;
   if (k == 0) return 0;
   nh_curvature_term(sys, q, v, curv);
   for (int a = 0; a < k; a++) {
@@ -338,7 +338,7 @@ int nh_acceleration(const nh_system *sys, double t, const double *q, const doubl
   double A[NH_MAX_K * NH_MAX_N], lambda[NH_MAX_K], f[NH_MAX_N], space[NH_MAX_N * NH_MAX_N];
   const double *Minv;
   if (sys->type->acceleration) return sys->type->acceleration(sys->p, t, q, v, acc, lambda);
-  if (multiplier_and_force(sys, t, q, v, lambda, f, A, space, &Minv) < 0) return -1;
+  if (multiplier_and_force(sys, t, q, v, lambda, f, A, space, &Minv) != 0) return -1;
   for (int i = 0; i < n; i++)
     for (int a = 0; a < k; a++) f[i] += A[a * n + i] * lambda[a];
   if (sys->unit_mass) {
@@ -377,7 +377,7 @@ int nh_project_onto(const nh_system *sys, const double *q, const double *A, cons
     double c = 0;
     y[0] = b ? b[0] : 0;
     for (int i = 0; i < n; i++) c += A[i] * A[i], y[0] += A[i] * v[i];
-    if (nh_spd_solve_scalar(&c, y, 1) < 0) return -1;
+    if (nh_spd_solve_scalar(&c, y, 1) != 0) return -1;
     for (int i = 0; i < n; i++) v[i] -= A[i] * y[0];
     return 0;
   }
@@ -388,7 +388,7 @@ int nh_project_onto(const nh_system *sys, const double *q, const double *A, cons
         for (int i = 0; i < n; i++) s += A[a * n + i] * A[c * n + i];
         C[a * k + c] = s;
       }
-  } else if (constraint_gram(sys, q, A, space, &Minv, W, C) < 0) {
+  } else if (constraint_gram(sys, q, A, space, &Minv, W, C) != 0) {
     return -1;
   }
   for (int a = 0; a < k; a++) {
@@ -396,7 +396,7 @@ int nh_project_onto(const nh_system *sys, const double *q, const double *A, cons
     for (int i = 0; i < n; i++) s += A[a * n + i] * v[i];
     y[a] = s;
   }
-  if (nh_spd_solve(k, C, y) < 0) return -1;
+  if (nh_spd_solve(k, C, y) != 0) return -1;
   if (sys->unit_mass)
     for (int i = 0; i < n; i++)
       for (int a = 0; a < k; a++) v[i] -= A[a * n + i] * y[a];
@@ -421,7 +421,7 @@ int nh_sample_on_D(const nh_system *sys, double E, gsl_rng *rng, nh_state *x) {
     double V = sys->type->potential(sys->p, x->q);
     if (V >= E - NH_SAMPLE_MARGIN) continue;
     for (int i = 0; i < n; i++) x->v[i] = gsl_ran_gaussian_ziggurat(rng, 1.0);
-    if (nh_project_velocity(sys, x->q, x->v) < 0) continue;
+    if (nh_project_velocity(sys, x->q, x->v) != 0) continue;
     double T = nh_kinetic_energy(sys, x->q, x->v);
     if (!(T > 0)) continue;
     double scale = sqrt((E - V) / T);
