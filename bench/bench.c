@@ -79,8 +79,7 @@ static double time_method(const nh_system *sys, const nh_method *m, double h, lo
   return omp_get_wtime() - t0;
 }
 
-static void bench_steps(const char *spec) {
-  (void)spec; /* the tables of one system */
+static void bench_steps(const char *spec NH_UNUSED) { /* the tables of one system */
   for (size_t si = 0; si < sizeof bench_systems / sizeof *bench_systems; si++) {
     nh_system sys;
     nh_system_init(&sys, nh_system_type_find(bench_systems[si].name));
@@ -157,8 +156,7 @@ static double state_difference(const nh_state *x, const nh_floor_state *s, int f
   return d;
 }
 
-static int floor_ode(double t, const double y[], double dydt[], void *params) {
-  (void)t, (void)params;
+static int floor_ode(double t NH_UNUSED, const double y[], double dydt[], void *params NH_UNUSED) {
   memcpy(dydt, y + 5, 5 * sizeof(double));
   nh_floor_acceleration(y, y + 5, dydt + 5);
   return GSL_SUCCESS;
@@ -179,8 +177,7 @@ static double time_gsl(const gsl_odeiv2_step_type *T, double *y, double h, long 
   return st == GSL_SUCCESS ? elapsed : -1;
 }
 
-static void bench_floors(const char *spec) {
-  (void)spec; /* the tables of one system */
+static void bench_floors(const char *spec NH_UNUSED) { /* the tables of one system */
   enum { REPS = 5, CHECK_STEPS = 20 };
   const double h = 0.2;
   const long steps = quick ? 2000 : 100000;
@@ -424,8 +421,7 @@ static void lockstep_rows(int m, const nh_floor_state *start, double h, long ste
  * both). L = 1, one trajectory at a time through the lockstep code, separates lockstep's gain (the
  * L = 4 and 8 rows' ratios over its) from the code's own. The runs interleaved, so that machine
  * noise hits each alike. */
-static void bench_lockstep(const char *spec) {
-  (void)spec; /* the tables of one system */
+static void bench_lockstep(const char *spec NH_UNUSED) { /* the tables of one system */
   const double h = 0.2;
   const long steps = quick ? 100 : 20000;
   static nh_floor_state start[LS_TRAJ];
@@ -515,8 +511,7 @@ static double sampled_run_time(const nh_study *st, double h, const char *const *
   return t;
 }
 
-static void bench_sampling(const char *spec) {
-  (void)spec; /* the tables of one system */
+static void bench_sampling(const char *spec NH_UNUSED) { /* the tables of one system */
   nh_study st = {0};
   char err[ERR_LEN];
   nh_system_init(&st.sys, nh_system_type_find("chaotic_particle"));
@@ -607,8 +602,7 @@ static double lu_backward_error(int m, int count, const double *A, const double 
   return worst;
 }
 
-static void bench_lu(const char *spec) {
-  (void)spec; /* the tables of one system */
+static void bench_lu(const char *spec NH_UNUSED) { /* the tables of one system */
   const int COUNT = quick ? 50 : 2000;
   static const int sizes[] = {2, 4, 7, 8, 12, 16, NH_LU_MAX_DIM};
   printf("\nsmall dense LU solves (random matrices: entries in [-0.5, 0.5] plus m on the diagonal), median of 7;\n"

@@ -10,7 +10,7 @@
 #include <mpi.h>
 #endif
 
-void nh_cli_mpi_begin(int *argc, char ***argv) {
+void nh_cli_mpi_begin(int *argc NH_UNUSED, char ***argv NH_UNUSED) {
 #ifdef NHBENCH_MPI
   int provided;
   /* A worker's threads call MPI one at a time (studies/distribute.c); with less, one thread works. */
@@ -18,8 +18,6 @@ void nh_cli_mpi_begin(int *argc, char ***argv) {
   if (nh_study_rank() != 0) {
     if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) return;
   }
-#else
-  (void)argc, (void)argv;
 #endif
 }
 

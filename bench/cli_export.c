@@ -160,8 +160,7 @@ static int method_list(const nh_h5 *f, const char *spec, int **out) {
 
 /* ---- any study ----------------------------------------------------------------------------- */
 
-static int t_study(nh_h5 *f, const opts *o) {
-  (void)o;
+static int t_study(nh_h5 *f, const opts *o NH_UNUSED) {
   printf("%s\n", f->kind_name);
   return 0;
 }
@@ -235,8 +234,7 @@ static int t_convergence(nh_h5 *f, const opts *o) {
   return rc;
 }
 
-static int t_orders(nh_h5 *f, const opts *o) {
-  (void)o;
+static int t_orders(nh_h5 *f, const opts *o NH_UNUSED) {
   nh_order_row *r = nh_h5_read_orders(f);
   if (!r) return 2;
   printf("# index claimed observed stderr fit_h_min fit_h_max expected ok name\n");
@@ -442,8 +440,7 @@ static int t_grid(nh_h5 *f, const opts *o) {
 
 /* ---- observables (trajectory, ensemble) ---------------------------------------------------- */
 
-static int t_observables(nh_h5 *f, const opts *o) {
-  (void)o;
+static int t_observables(nh_h5 *f, const opts *o NH_UNUSED) {
   int nobs;
   nh_h5_observable *obs;
   if (nh_h5_read_observables(f, &nobs, &obs) != 0) return 2;
@@ -578,8 +575,7 @@ static int t_local_error(nh_h5 *f, const opts *o) {
   return rc;
 }
 
-static int t_slopes(nh_h5 *f, const opts *o) {
-  (void)o;
+static int t_slopes(nh_h5 *f, const opts *o NH_UNUSED) {
   static const char *const dn[] = {"slope", "slope_stderr", "fit_h_min", "fit_h_max", "action_slope",
                                    "summary/max_adjoint_defect", "summary/cond_min", "summary/cond_max"};
   double *d[8] = {0};

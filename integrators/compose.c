@@ -96,8 +96,7 @@ static int order(const nh_method *m) {
   return p % 2 ? p + 1 : p;
 }
 
-static int is_symmetric(const nh_method *m) {
-  (void)m;
+static int is_symmetric(const nh_method *m NH_UNUSED) {
   return 1; /* every table is a symmetric composition over a symmetric base, or an adjoint pair */
 }
 

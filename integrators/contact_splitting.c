@@ -91,9 +91,8 @@ static void potential_damping_flows(const nh_system *sys, double t, double h, co
 }
 
 /* D_{h/2} C_{h/2} B_{h/2} A_h B_{h/2} C_{h/2} D_{h/2} (the header). Explicit; allocates nothing. */
-static nh_step_status contact2_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+static nh_step_status contact2_step(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, nh_state *y,
                                     double h, nh_cost *cost) {
-  (void)m;
   const size_t bytes = sizeof(double) * (size_t)sys->n;
   cost->steps++;
   memcpy(y->q, x->q, bytes);
@@ -107,16 +106,14 @@ static nh_step_status contact2_step(const nh_method *m, const nh_system *sys, co
 }
 
 /* z_0 = 0: the Herglotz action starts at zero, as herglotz2's (spec/herglotz.md §2.2). */
-static nh_step_status contact2_init(const nh_method *m, const nh_system *sys, nh_state *x, double h,
-                                    nh_cost *cost) {
-  (void)m, (void)sys, (void)h, (void)cost;
+static nh_step_status contact2_init(const nh_method *m NH_UNUSED, const nh_system *sys NH_UNUSED, nh_state *x,
+                                    double h NH_UNUSED, nh_cost *cost NH_UNUSED) {
   x->z = 0;
   return NH_STEP_OK;
 }
 
 /* Constraints are declined (the header, "Scope"). */
-static int contact2_applies(const nh_method *m, const nh_system *sys, char *err, size_t errlen) {
-  (void)m;
+static int contact2_applies(const nh_method *m NH_UNUSED, const nh_system *sys, char *err, size_t errlen) {
   if (sys->k == 0) return 0;
   snprintf(err, errlen,
            "it needs an unconstrained system (k = 0): with %d constraint(s) the multiplier couples the pieces "

@@ -72,8 +72,8 @@ static void add_scaled_force(const nh_system *sys, const double *q, const double
   for (int i = 0; i < sys->n; i++) out[i] = d[i] + s * Mg[i];
 }
 
-static nh_step_status dla_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
-  (void)m;
+static nh_step_status dla_init(const nh_method *m NH_UNUSED, const nh_system *sys, nh_state *x, double h,
+                               nh_cost *cost) {
   double hv[NH_MAX_N];
   for (int i = 0; i < sys->n; i++) hv[i] = h * x->v[i];
   add_scaled_force(sys, x->q, hv, 0.5 * h * h, INCREMENT(x), cost);
@@ -83,8 +83,7 @@ static nh_step_status dla_init(const nh_method *m, const nh_system *sys, nh_stat
 }
 
 /* λ_DLA = Λ/scale: h² after a true previous position, h²/2 for the first step from init. */
-static double start_scale(const nh_system *sys, const nh_state *x, double h) {
-  (void)sys;
+static double start_scale(const nh_system *sys NH_UNUSED, const nh_state *x, double h) {
   return FRESH(x) != 0 ? 0.5 * h * h : h * h;
 }
 
@@ -119,16 +118,12 @@ static void discrete_constraint(const nh_method *m, const nh_system *sys, const 
   nh_newmark_discrete_constraint(sys, nh_newmark_disc(m->p[P_CONSTRAINT]), m->p[P_ALPHA], x->q, y->q, h, out);
 }
 
-static double discrete_action(const nh_method *m, const nh_system *sys, double t, const double *q0,
+static double discrete_action(const nh_method *m, const nh_system *sys, double t NH_UNUSED, const double *q0,
                               const double *q1, double h) {
-  (void)t;
   return nh_newmark_discrete_action(sys, m->p[P_ALPHA], q0, q1, h);
 }
 
-static int newton_size(const nh_method *m, const nh_system *sys) {
-  (void)m;
-  return sys->k;
-}
+static int newton_size(const nh_method *m NH_UNUSED, const nh_system *sys) { return sys->k; }
 
 /* R(Λ) = ⟨μ̄, d(Λ)⟩ with d(Λ) = dp + M⁻¹A(q_{k+1})ᵀΛ and dp = d_k − h²M⁻¹∇V(q_{k+1}) from x. */
 static void newton_eval(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X,
@@ -139,9 +134,8 @@ static void newton_eval(const nh_method *m, const nh_system *sys, const nh_state
   nh_newmark_increment_eval(sys, nh_newmark_disc(m->p[P_CONSTRAINT]), m->p[P_ALPHA], x->q, dp, X, F, J, &unused);
 }
 
-static void newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+static void newton_unknowns(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, const nh_state *y,
                             double h, double *X) {
-  (void)m;
   const double scale = start_scale(sys, x, h);
   for (int a = 0; a < sys->k; a++) X[a] = scale * y->lambda[a];
 }

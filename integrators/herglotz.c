@@ -397,10 +397,7 @@ static nh_step_status engine_step(const nh_method *m, const nh_system *sys, cons
 
 /* ---- what the schemes define, for the observables (integrator.h) ------------------------------ */
 
-static int engine_newton_size(const nh_method *m, const nh_system *sys) {
-  (void)m;
-  return sys->n + sys->k;
-}
+static int engine_newton_size(const nh_method *m NH_UNUSED, const nh_system *sys) { return sys->n + sys->k; }
 
 /* F and J of engine_residual for the step from x: X = [q_{j+1} | h²λ]. */
 static void engine_newton_eval(const nh_method *m, const nh_system *sys, const nh_state *x, double h,
@@ -454,9 +451,8 @@ static void engine_constraint(const nh_method *m, const nh_system *sys, const nh
 }
 
 /* The midpoint energy T(q̄, Δq/h) + ½(V(q_j) + V(q_{j+1})) (spec §6, §5 items 9-10), at t_j + h/2. */
-static double engine_energy(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+static double engine_energy(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, const nh_state *y,
                             double h) {
-  (void)m;
   const int n = sys->n;
   double qbar[NH_MAX_N], vel[NH_MAX_N];
   for (int i = 0; i < n; i++) {
@@ -478,9 +474,8 @@ static double engine_energy(const nh_method *m, const nh_system *sys, const nh_s
   "5 items 9-10)"
 
 /* z_0 = 0 (spec §2.2, (3.2)); p_0 = M(q_0) q̇_0 is the state itself (see the header). */
-static nh_step_status herglotz_init(const nh_method *m, const nh_system *sys, nh_state *x, double h,
-                                    nh_cost *cost) {
-  (void)m, (void)sys, (void)h, (void)cost;
+static nh_step_status herglotz_init(const nh_method *m NH_UNUSED, const nh_system *sys NH_UNUSED, nh_state *x,
+                                    double h NH_UNUSED, nh_cost *cost NH_UNUSED) {
   x->z = 0;
   return NH_STEP_OK;
 }
@@ -500,9 +495,8 @@ static nh_step_status herglotz_init(const nh_method *m, const nh_system *sys, nh
  * What the step reads is M(q_0)v_0 modulo A(q_0)ᵀ, so init stores v_0 := the M-orthogonal
  * projection of M⁻¹p_0 on D_{q_0} (as every later v_j): v_0 moves by O(h), like every v_j of la1
  * (a velocity at t_{j−½} projected on D_{q_j}, first order). */
-static nh_step_status la1_init(const nh_method *m, const nh_system *sys, nh_state *x, double h,
+static nh_step_status la1_init(const nh_method *m NH_UNUSED, const nh_system *sys, nh_state *x, double h,
                                nh_cost *cost) {
-  (void)m;
   const int n = sys->n;
   double acc[NH_MAX_N], Mspace[NH_MAX_N * NH_MAX_N], p[NH_MAX_N], y[NH_MAX_K];
   x->z = 0;

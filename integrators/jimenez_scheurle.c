@@ -47,25 +47,22 @@ static double kinetic_action(const nh_system *sys, const double *q0, const doubl
 }
 
 /* L_d^0(q0, q1) = ΔqᵀMΔq/(2h) − h V(q0), (80). */
-static double action_alpha0(const nh_method *m, const nh_system *sys, double t, const double *q0, const double *q1,
-                            double h) {
-  (void)m, (void)t;
+static double action_alpha0(const nh_method *m NH_UNUSED, const nh_system *sys, double t NH_UNUSED, const double *q0,
+                            const double *q1, double h) {
   return kinetic_action(sys, q0, q1, h) - h * sys->type->potential(sys->p, q0);
 }
 
 /* L_d^{1/2}(q0, q1) = ΔqᵀMΔq/(2h) − h V((q0 + q1)/2), §2.5. */
-static double action_midpoint(const nh_method *m, const nh_system *sys, double t, const double *q0,
+static double action_midpoint(const nh_method *m NH_UNUSED, const nh_system *sys, double t NH_UNUSED, const double *q0,
                               const double *q1, double h) {
-  (void)m, (void)t;
   double qm[NH_MAX_N];
   for (int i = 0; i < sys->n; i++) qm[i] = 0.5 * (q0[i] + q1[i]);
   return kinetic_action(sys, q0, q1, h) - h * sys->type->potential(sys->p, qm);
 }
 
 /* μ(q_k)(q_{k+1} − q_k)/h: the discrete constraint D_d of ψ⁰ (§2.4; (91) for P1). */
-static void constraint_alpha0(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+static void constraint_alpha0(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, const nh_state *y,
                               double h, double *out) {
-  (void)m;
   const int n = sys->n;
   double A[NH_MAX_K * NH_MAX_N];
   if (sys->k == 0) return;
@@ -90,15 +87,13 @@ static void constraint_at(const nh_system *sys, const nh_state *y, double s, dou
   }
 }
 
-static void constraint_new_nodes(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
-                                 double h, double *out) {
-  (void)m, (void)x, (void)h;
+static void constraint_new_nodes(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x NH_UNUSED,
+                                 const nh_state *y, double h NH_UNUSED, double *out) {
   constraint_at(sys, y, 0, out);
 }
 
-static void constraint_deformed(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
-                                double h, double *out) {
-  (void)m, (void)x;
+static void constraint_deformed(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x NH_UNUSED,
+                                const nh_state *y, double h, double *out) {
   constraint_at(sys, y, 0.5 * h, out);
 }
 
@@ -113,9 +108,8 @@ static const char *const lambda_b_doc =
 
 /* (81a) q_{k+1} = q_k + h v_k; (81b)–(82) in the equivalent projected form (§2.4, derived):
  * v_{k+1} = P(q_{k+1})[v_k − h M⁻¹∇V(q_{k+1})], P the M-orthogonal projector onto D_{q_{k+1}}. */
-static nh_step_status a_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+static nh_step_status a_step(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, nh_state *y,
                              double h, nh_cost *cost) {
-  (void)m;
   const int n = sys->n;
   double g[NH_MAX_N], a[NH_MAX_N];
   *y = *x;
@@ -219,9 +213,8 @@ static void b_setup(const nh_system *sys, const nh_state *x, double h, b_ctx *C,
 }
 
 /* (Q_k, W_k) → (Q_{k+1}, W_{k+1}) by (86a)–(86d); the harness state (q, v) is (Q_k, W_k). */
-static nh_step_status b_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+static nh_step_status b_step(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, nh_state *y,
                              double h, nh_cost *cost) {
-  (void)m;
   const int n = sys->n, k = sys->k;
   b_ctx C;
   double X[NH_NEWTON_MAX_DIM];
@@ -237,9 +230,8 @@ static nh_step_status b_step(const nh_method *m, const nh_system *sys, const nh_
 }
 
 /* F and J of b_residual for the step from x: X = [W_{k+1} | hλ]. */
-static void b_newton_eval(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X,
-                          double *F, double *J) {
-  (void)m;
+static void b_newton_eval(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, double h,
+                          const double *X, double *F, double *J) {
   nh_cost scratch = {0};
   b_ctx C;
   b_setup(sys, x, h, &C, &scratch);
@@ -248,9 +240,8 @@ static void b_newton_eval(const nh_method *m, const nh_system *sys, const nh_sta
 
 /* X of a result: W_{k+1} = y->v and hλ from R1 = 0, μ(q̄)ᵀΛ = M W' − known + (h/2)∇V(Q'), solved in
  * the least-squares sense (exact at a solution): Λ = (μμᵀ)⁻¹ μ R1|_{Λ=0}. */
-static void b_newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+static void b_newton_unknowns(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, const nh_state *y,
                               double h, double *X) {
-  (void)m;
   const int n = sys->n, k = sys->k, dim = n + k;
   nh_cost scratch = {0};
   b_ctx C;
@@ -333,9 +324,8 @@ static double omega2(const nh_system *sys) {
 /* P1: (92) in velocity form, i.e. (81)/(82) for μ = (−y, 0, 1), M = I (§2.6, closed form):
  * q1 = q + h v, (ũ, w1) = (u, w) − h ω²(x1, y1), Λ = hλ = (y1 ũ − ζ)/(1 + y1²),
  * u1 = ũ − y1 Λ, ζ1 = ζ + Λ (= y1 u1). */
-static nh_step_status p1_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+static nh_step_status p1_step(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, nh_state *y,
                               double h, nh_cost *cost) {
-  (void)m;
   const double w2 = omega2(sys);
   *y = *x;
   y->t = x->t + h;
@@ -389,9 +379,8 @@ static double p2_velocity(double w2, double h, const double *Q, const double *qb
 }
 
 /* P2-new (§2.7, (95)/(96)): q̄ = Q_k + (h/2)W_k, W_{k+1} as above, Q_{k+1} = q̄ + (h/2)W_{k+1}. */
-static nh_step_status p2new_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+static nh_step_status p2new_step(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, nh_state *y,
                                  double h, nh_cost *cost) {
-  (void)m;
   double qb[3];
   *y = *x;
   y->t = x->t + h;
@@ -439,8 +428,8 @@ _Static_assert(sizeof p2orig_params / sizeof *p2orig_params == P_COUNT,
                "p2orig_params[] and the P_* enum disagree");
 
 /* Second case (§2.7): move the initial data onto D_h (98), ζ0 = (y0 + (h/2)w0)u0. */
-static nh_step_status p2orig_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
-  (void)sys, (void)cost;
+static nh_step_status p2orig_init(const nh_method *m, const nh_system *sys NH_UNUSED, nh_state *x, double h,
+                                  nh_cost *cost NH_UNUSED) {
   if (m->p[P_START] == 1) x->v[Z_] = (x->q[Y_] + 0.5 * h * x->v[Y_]) * x->v[X_];
   return NH_STEP_OK;
 }
@@ -449,9 +438,8 @@ static nh_step_status p2orig_init(const nh_method *m, const nh_system *sys, nh_s
  * differences v_k = (q_{k+1} − q_k)/h. The new node of the pair is Q_k = q_k + (h/2)v_k and the
  * multiplier's node is q̄ = q_{k+1} = q_k + h v_k (97), so the velocity update is P2's; the
  * constraint (86d) at Q_{k+1} = q_{k+1} + (h/2)v_{k+1} is the deformed constraint (98). */
-static nh_step_status p2orig_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+static nh_step_status p2orig_step(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, nh_state *y,
                                   double h, nh_cost *cost) {
-  (void)m;
   double Q[3];
   *y = *x;
   y->t = x->t + h;

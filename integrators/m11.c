@@ -157,8 +157,8 @@ static void store_multiplier(const nh_system *sys, const double *lambda, nh_stat
 
 /* p_{1/2} = p_0 + (h/2)Φ(q_0, p_0), i.e. v_{1/2} = v_0 + (h/2) a(q_0, v_0), into the carry; λ(q_0, v_0)
  * into x->lambda. */
-static nh_step_status m11_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
-  (void)m;
+static nh_step_status m11_init(const nh_method *m NH_UNUSED, const nh_system *sys, nh_state *x, double h,
+                               nh_cost *cost) {
   m11_ctx c;
   double lambda[NH_MAX_K], acc[NH_MAX_N];
   if (node_setup(&c, sys, x->q, x->v, h, cost) != 0) return NH_STEP_SOLVER_FAILED;
@@ -171,9 +171,8 @@ static nh_step_status m11_init(const nh_method *m, const nh_system *sys, nh_stat
 
 /* (q_k, v_k, v_{k+1/2}) ↦ (q_{k+1}, v_{k+1}, v_{k+3/2}): (11a), then (11b) at node k+1 for
  * v̄ = v_{k+1} by Newton; v_{k+3/2} = 2v̄ − v_{k+1/2}. */
-static nh_step_status m11_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y, double h,
-                               nh_cost *cost) {
-  (void)m;
+static nh_step_status m11_step(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, nh_state *y,
+                               double h, nh_cost *cost) {
   const int n = sys->n;
   const double *w = V_HALF(x);
   double X[NH_MAX_N], lambda[NH_MAX_K];
@@ -201,14 +200,10 @@ static nh_step_status m11_step(const nh_method *m, const nh_system *sys, const n
 
 /* ---- the Newton system (integrator.h): unknowns v̄ = v_{k+1} -------------------------------- */
 
-static int m11_newton_size(const nh_method *m, const nh_system *sys) {
-  (void)m;
-  return sys->k > 0 ? sys->n : 0;
-}
+static int m11_newton_size(const nh_method *m NH_UNUSED, const nh_system *sys) { return sys->k > 0 ? sys->n : 0; }
 
-static void m11_newton_eval(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X,
-                            double *F, double *J) {
-  (void)m;
+static void m11_newton_eval(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, double h,
+                            const double *X, double *F, double *J) {
   const int n = sys->n;
   double q1[NH_MAX_N] = {0};
   nh_cost scratch = {0};
@@ -222,9 +217,8 @@ static void m11_newton_eval(const nh_method *m, const nh_system *sys, const nh_s
   residual(&c, X, F, J);
 }
 
-static void m11_newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
-                                double h, double *X) {
-  (void)x, (void)h;
+static void m11_newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x NH_UNUSED,
+                                const nh_state *y, double h NH_UNUSED, double *X) {
   /* m11_newton_size entries: none for k = 0 (the step is explicit there), where X may hold nothing. */
   memcpy(X, y->v, sizeof(double) * (size_t)m11_newton_size(m, sys));
 }

@@ -210,20 +210,11 @@ nh_method *nh_method_with_param(const nh_method *m, const char *name, double val
 
 int nh_method_order(const nh_method *m) { return m->type->order(m); }
 
-int nh_order_1(const nh_method *m) {
-  (void)m;
-  return 1;
-}
+int nh_order_1(const nh_method *m NH_UNUSED) { return 1; }
 
-int nh_order_2(const nh_method *m) {
-  (void)m;
-  return 2;
-}
+int nh_order_2(const nh_method *m NH_UNUSED) { return 2; }
 
-int nh_always_symmetric(const nh_method *m) {
-  (void)m;
-  return 1;
-}
+int nh_always_symmetric(const nh_method *m NH_UNUSED) { return 1; }
 
 int nh_method_is_symmetric(const nh_method *m) {
   return m->type->is_symmetric ? m->type->is_symmetric(m) : 0;

@@ -69,9 +69,8 @@ static void mp_residual(void *vctx, const double *X, double *F, double *J) {
   nh_newton_constraint_rows(sys, q1, v1, 0.5 * C->h, dim, F + n, J ? J + n * dim : NULL, NULL, C->cost);
 }
 
-static nh_step_status mp_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y, double h,
-                              nh_cost *cost) {
-  (void)m;
+static nh_step_status mp_step(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, nh_state *y,
+                              double h, nh_cost *cost) {
   const int n = sys->n, k = sys->k;
   mp_ctx C;
   double X[NH_NEWTON_MAX_DIM];
@@ -86,9 +85,8 @@ static nh_step_status mp_step(const nh_method *m, const nh_system *sys, const nh
   return NH_STEP_OK;
 }
 
-static void mp_newton_eval(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X,
-                           double *F, double *J) {
-  (void)m;
+static void mp_newton_eval(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, double h,
+                           const double *X, double *F, double *J) {
   nh_cost scratch = {0};
   mp_ctx C;
   mp_setup(sys, x, h, &C, &scratch);
@@ -96,9 +94,8 @@ static void mp_newton_eval(const nh_method *m, const nh_system *sys, const nh_st
 }
 
 /* μ(q_{k+1}) v_{k+1}, (d). */
-static void mp_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y, double h,
-                          double *out) {
-  (void)m, (void)x, (void)h;
+static void mp_constraint(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x NH_UNUSED,
+                          const nh_state *y, double h NH_UNUSED, double *out) {
   nh_cost scratch = {0};
   nh_newton_constraint_rows(sys, y->q, y->v, 0, 0, out, NULL, NULL, &scratch);
 }

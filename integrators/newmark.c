@@ -133,9 +133,8 @@ static void newton_eval(const nh_method *m, const nh_system *sys, const nh_state
 
 /* a_{k+1} = Γ(t_{k+1}, q_{k+1}, q̇_{k+1}) of the result: at the solution q_{k+1} = q̂ + h²β a and
  * q̇_{k+1} = v̂ + hγ a, so F vanishes there up to the rounding of those two sums. */
-static void newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
-                            double h, double *X) {
-  (void)m, (void)x, (void)h;
+static void newton_unknowns(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x NH_UNUSED,
+                            const nh_state *y, double h NH_UNUSED, double *X) {
   if (nh_acceleration(sys, y->t, y->q, y->v, X) != 0)
     for (int i = 0; i < sys->n; i++) X[i] = NAN;
 }

@@ -101,14 +101,10 @@ void nh_newton_velocity_result(const nh_system *sys, const nh_state *x, const do
   for (int a = 0; a < sys->k; a++) y->lambda[a] = X[sys->n + a] / h;
 }
 
-int nh_newton_velocity_size(const nh_method *m, const nh_system *sys) {
-  (void)m;
-  return sys->n + sys->k;
-}
+int nh_newton_velocity_size(const nh_method *m NH_UNUSED, const nh_system *sys) { return sys->n + sys->k; }
 
-void nh_newton_velocity_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
-                                 double h, double *X) {
-  (void)m, (void)x;
+void nh_newton_velocity_unknowns(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x NH_UNUSED,
+                                 const nh_state *y, double h, double *X) {
   memcpy(X, y->v, sizeof(double) * (size_t)sys->n);
   for (int a = 0; a < sys->k; a++) X[sys->n + a] = h * y->lambda[a];
 }

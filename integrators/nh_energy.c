@@ -119,9 +119,8 @@ static void en_setup(const nh_system *sys, const nh_state *x, double h, en_ctx *
   C->V0 = sys->type->potential(sys->p, x->q);
 }
 
-static nh_step_status en_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y, double h,
-                              nh_cost *cost) {
-  (void)m;
+static nh_step_status en_step(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, nh_state *y,
+                              double h, nh_cost *cost) {
   const int n = sys->n, k = sys->k;
   en_ctx C;
   double X[NH_NEWTON_MAX_DIM], qm[NH_MAX_N];
@@ -137,9 +136,8 @@ static nh_step_status en_step(const nh_method *m, const nh_system *sys, const nh
   return NH_STEP_OK;
 }
 
-static void en_newton_eval(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X,
-                           double *F, double *J) {
-  (void)m;
+static void en_newton_eval(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, double h,
+                           const double *X, double *F, double *J) {
   nh_cost scratch = {0};
   en_ctx C;
   en_setup(sys, x, h, &C, &scratch);
@@ -147,9 +145,8 @@ static void en_newton_eval(const nh_method *m, const nh_system *sys, const nh_st
 }
 
 /* μ(q̄)(v_k + v_{k+1})/2 with q̄ = (q_k + q_{k+1})/2: (c), at round-off after every step. */
-static void en_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y, double h,
-                          double *out) {
-  (void)m, (void)h;
+static void en_constraint(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, const nh_state *y,
+                          double h NH_UNUSED, double *out) {
   double qb[NH_MAX_N], vb[NH_MAX_N];
   nh_cost scratch = {0};
   for (int i = 0; i < sys->n; i++) {

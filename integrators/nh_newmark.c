@@ -485,17 +485,13 @@ static void discrete_constraint(const nh_method *m, const nh_system *sys, const 
 }
 
 /* Prop 3.5: F^{0,0,α} is DLA with L_d^{sym,α}; with β or β' ≠ 0 the method is not variational. */
-static double discrete_action(const nh_method *m, const nh_system *sys, double t, const double *q0,
+static double discrete_action(const nh_method *m, const nh_system *sys, double t NH_UNUSED, const double *q0,
                               const double *q1, double h) {
-  (void)t;
   if (m->p[P_BETA] != 0 || m->p[P_BETA2] != 0) return NAN;
   return nh_newmark_discrete_action(sys, m->p[P_ALPHA], q0, q1, h);
 }
 
-static int newton_size(const nh_method *m, const nh_system *sys) {
-  (void)m;
-  return sys->n + 2 * sys->k;
-}
+static int newton_size(const nh_method *m NH_UNUSED, const nh_system *sys) { return sys->n + 2 * sys->k; }
 
 static void newton_eval(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X,
                         double *F, double *J) {
@@ -507,9 +503,8 @@ static void newton_eval(const nh_method *m, const nh_system *sys, const nh_state
 }
 
 /* Y = [q1 | Λ0 | Λ1] from the step's result: Λ0 = c λ_k (carried), Λ1 = c λ'_{k+1} (y->lambda). */
-static void newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
-                            double h, double *X) {
-  (void)m, (void)x;
+static void newton_unknowns(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x NH_UNUSED,
+                            const nh_state *y, double h, double *X) {
   const int n = sys->n, k = sys->k;
   const double c = 0.5 * h * h;
   memcpy(X, y->q, sizeof(double) * (size_t)n);

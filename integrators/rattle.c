@@ -149,9 +149,8 @@ static void half_kick(const nh_system *sys, const double *q, const double *v, co
 /* ---- nonholonomic RATTLE (spec §2.5) --------------------------------------------------------- */
 
 /* carry = [λ0 | ∇V(q0) + μ(q0)ᵀλ0]; y->lambda = λ0 in the code base's sign. */
-static nh_step_status nh_rattle_init(const nh_method *m, const nh_system *sys, nh_state *x, double h,
+static nh_step_status nh_rattle_init(const nh_method *m, const nh_system *sys, nh_state *x, double h NH_UNUSED,
                                      nh_cost *cost) {
-  (void)h;
   double A[NH_MAX_K * NH_MAX_N];
   double *lambda = LAMBDA_OF(x), *f = FORCE_OF(x);
   gradient(sys, x->q, f, cost);
@@ -168,9 +167,8 @@ static nh_step_status nh_rattle_init(const nh_method *m, const nh_system *sys, n
  *   (9a) p_{k+1/2} = p_k − (h/2)(V_q(q_k) + μᵀ(q_k)λ_k)   (the force carried)
  *   (9b) q_{k+1} = q_k + h M⁻¹ p_{k+1/2}
  *   (9d)-(9e) p_{k+1}, λ_{k+1} by second_half_step, with the one evaluation of μ, at q_{k+1}. */
-static nh_step_status nh_rattle_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+static nh_step_status nh_rattle_step(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, nh_state *y,
                                      double h, nh_cost *cost) {
-  (void)m;
   const int n = sys->n;
   double vh[NH_MAX_N], A1[NH_MAX_K * NH_MAX_N];
   double *lambda1 = LAMBDA_OF(y), *f1 = FORCE_OF(y);
@@ -230,9 +228,8 @@ static nh_step_status nh_shake_init(const nh_method *m, const nh_system *sys, nh
 /* (8a)-(8b), explicit (spec §2.4 [derived]): with r = 2(q_k − q_{k−1})/h² − M⁻¹V_q(q_k),
  * λ_k = C⁻¹ μ r and q_{k+1} = 2q_k − q_{k−1} − h² M⁻¹(V_q(q_k) + μᵀλ_k), all at q_k (one
  * evaluation of μ(q_k); the output velocity needs a second one, at q_{k+1}). */
-static nh_step_status nh_shake_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+static nh_step_status nh_shake_step(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, nh_state *y,
                                     double h, nh_cost *cost) {
-  (void)m;
   const int n = sys->n;
   const double *qprev = QPREV_OF(x), *g = GRAD_OF(x);
   double r[NH_MAX_N], mg[NH_MAX_N], lambda[NH_MAX_K], a[NH_MAX_N], A[NH_MAX_K * NH_MAX_N];
@@ -315,8 +312,8 @@ static int holonomic_only(const nh_method *m, const nh_system *sys, char *err, s
 }
 
 /* carry: [λ̄_k | ∇V(q_k)]; λ̄_k, the velocity multiplier of (7d)-(7e), is the Newton guess for λ_k. */
-static nh_step_status rattle_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
-  (void)m, (void)h;
+static nh_step_status rattle_init(const nh_method *m NH_UNUSED, const nh_system *sys, nh_state *x, double h NH_UNUSED,
+                                  nh_cost *cost) {
   gradient(sys, x->q, FORCE_OF(x), cost);
   if (starting_multiplier(LAMBDA0_CONTINUOUS, sys, x, LAMBDA_OF(x), cost) != 0) return NH_STEP_SOLVER_FAILED;
   store_multiplier(sys, LAMBDA_OF(x), x);
@@ -332,9 +329,8 @@ static void rattle_free_position(const nh_system *sys, const double *q, const do
 
 /* (7a)-(7c): q_{k+1} = q_k + h v_k − (h²/2)M⁻¹(V_q(q_k) + Gᵀλ_k) with φ(q_{k+1}) = 0 (Newton in
  * Λ = (h²/2)λ_k), p_{k+1/2} from (7a); (7d)-(7e) by second_half_step (linear). */
-static nh_step_status rattle_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+static nh_step_status rattle_step(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, nh_state *y,
                                   double h, nh_cost *cost) {
-  (void)m;
   const int n = sys->n, k = sys->k;
   double qf[NH_MAX_N], vh[NH_MAX_N], d[NH_MAX_N], L[NH_MAX_K], A1[NH_MAX_K * NH_MAX_N];
   *y = *x;
@@ -358,8 +354,8 @@ static nh_step_status rattle_step(const nh_method *m, const nh_system *sys, cons
 
 /* q_{−1} by the same backward step with the continuous λ(q0, v0). Any λ there gives the same q_1:
  * q_1 = q0 + h v0 − (h²/2)M⁻¹V_q(q0) − M⁻¹G(q0)ᵀΛ with φ(q_1) = 0 is RATTLE's q_1 (§3.4). */
-static nh_step_status shake_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
-  (void)m;
+static nh_step_status shake_init(const nh_method *m NH_UNUSED, const nh_system *sys, nh_state *x, double h,
+                                 nh_cost *cost) {
   return two_step_init(LAMBDA0_CONTINUOUS, sys, x, h, cost);
 }
 
@@ -373,9 +369,8 @@ static void shake_free_position(const nh_system *sys, const double *q, const dou
 
 /* (6a) with φ(q_{k+1}) = 0 (spec §7 A3): q_{k+1} = 2q_k − q_{k−1} − h²M⁻¹(V_q(q_k) + G(q_k)ᵀλ_k),
  * Newton in Λ = h²λ_k from Λ = 0. */
-static nh_step_status shake_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+static nh_step_status shake_step(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, nh_state *y,
                                  double h, nh_cost *cost) {
-  (void)m;
   double qf[NH_MAX_N], d[NH_MAX_N], L[NH_MAX_K] = {0};
   *y = *x;
   y->t = x->t + h;
@@ -415,9 +410,8 @@ static double chord_norm2(const nh_system *sys, const double *q0, const double *
 }
 
 /* E_d = (q_{k+1} − q_k)ᵀM(q_{k+1} − q_k)/(2h²) + ½(V(q_k) + V(q_{k+1})) (spec §2.9, A5). */
-static double rattle_energy(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+static double rattle_energy(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, const nh_state *y,
                             double h) {
-  (void)m;
   const double V = 0.5 * (sys->type->potential(sys->p, x->q) + sys->type->potential(sys->p, y->q));
   return 0.5 * chord_norm2(sys, x->q, y->q, h) + V;
 }
@@ -426,9 +420,8 @@ static double rattle_energy(const nh_method *m, const nh_system *sys, const nh_s
  * chord: Δq/h = v_{k+1/2} = v_{k+1} + (h/2)M⁻¹(V_q(q_{k+1}) + μᵀλ_{k+1}) by (9d)-(9e), the force
  * carried in y. The chord (q_{k+1} − q_k)/h loses ulp(|q|)/h to cancellation, which grows with
  * |q| (a sleigh drifts away); this form keeps round-off relative to |v|. */
-static double nh_rattle_energy(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+static double nh_rattle_energy(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, const nh_state *y,
                                double h) {
-  (void)m;
   const int n = sys->n;
   double mf[NH_MAX_N], vh[NH_MAX_N], s = 0;
   minv_apply(sys, FORCE_OF(y), mf);
@@ -439,17 +432,15 @@ static double nh_rattle_energy(const nh_method *m, const nh_system *sys, const n
 }
 
 /* The trapezoidal L_d of §2.8: (1/2h)ΔqᵀMΔq − (h/2)(V(q0) + V(q1)) ≈ ∫L over the step. */
-static double rattle_action(const nh_method *m, const nh_system *sys, double t, const double *q0, const double *q1,
-                            double h) {
-  (void)m, (void)t;
+static double rattle_action(const nh_method *m NH_UNUSED, const nh_system *sys, double t NH_UNUSED, const double *q0,
+                            const double *q1, double h) {
   const double V = sys->type->potential(sys->p, q0) + sys->type->potential(sys->p, q1);
   return 0.5 * h * chord_norm2(sys, q0, q1, h) - 0.5 * h * V;
 }
 
 /* nh_rattle: (9e), μ(q_{k+1})M⁻¹p_{k+1} = A(q_{k+1})v_{k+1} (spec A6: the nodes carry the constraint). */
-static void nh_rattle_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
-                                 double h, double *out) {
-  (void)m, (void)x, (void)h;
+static void nh_rattle_constraint(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x NH_UNUSED,
+                                 const nh_state *y, double h NH_UNUSED, double *out) {
   const int n = sys->n;
   double A[NH_MAX_K * NH_MAX_N];
   if (sys->k == 0) return;
@@ -462,9 +453,8 @@ static void nh_rattle_constraint(const nh_method *m, const nh_system *sys, const
 
 /* nh_shake: (8b) at the step's start node, μ(q_k)(q_{k+1} − q_{k−1})/(2h) = μ(q_k)M⁻¹p_k, the
  * equation the step solves (q_{k−1} from x's history). */
-static void nh_shake_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
-                                double h, double *out) {
-  (void)m;
+static void nh_shake_constraint(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x,
+                                const nh_state *y, double h, double *out) {
   const int n = sys->n;
   const double *qprev = QPREV_OF(x);
   double A[NH_MAX_K * NH_MAX_N];
@@ -477,14 +467,12 @@ static void nh_shake_constraint(const nh_method *m, const nh_system *sys, const 
 }
 
 /* rattle, shake: (7c)/(6b) with spec A3, φ(q_{k+1}). */
-static void holonomic_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
-                                 double h, double *out) {
-  (void)m, (void)x, (void)h;
+static void holonomic_constraint(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x NH_UNUSED,
+                                 const nh_state *y, double h NH_UNUSED, double *out) {
   sys->type->holonomic(sys->p, y->q, out);
 }
 
-static int position_size(const nh_method *m, const nh_system *sys) {
-  (void)m;
+static int position_size(const nh_method *m NH_UNUSED, const nh_system *sys) {
   return sys->type->holonomic ? sys->k : 0;
 }
 

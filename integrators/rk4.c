@@ -19,9 +19,8 @@ static int stage(const nh_system *sys, const nh_state *x, const double *dq, cons
   return nh_acceleration(sys, x->t + s, q, v, kv);
 }
 
-static nh_step_status rk4_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
+static nh_step_status rk4_step(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, nh_state *y,
                                double h, nh_cost *cost) {
-  (void)m;
   const int n = sys->n;
   double k1q[NH_MAX_N], k1v[NH_MAX_N], k2q[NH_MAX_N], k2v[NH_MAX_N];
   double k3q[NH_MAX_N], k3v[NH_MAX_N], k4q[NH_MAX_N], k4v[NH_MAX_N];
@@ -40,10 +39,7 @@ static nh_step_status rk4_step(const nh_method *m, const nh_system *sys, const n
   return NH_STEP_OK;
 }
 
-static int order(const nh_method *m) {
-  (void)m;
-  return 4;
-}
+static int order(const nh_method *m NH_UNUSED) { return 4; }
 
 const nh_integrator_type nh_integrator_rk4 = {
     .name = "rk4",

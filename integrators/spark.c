@@ -364,9 +364,8 @@ static void spark_newton_eval(const nh_method *m, const nh_system *sys, const nh
 }
 
 /* The stages are not in y: the step from x solved again (NaN where it fails; y is not read). */
-static void spark_newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
-                                  double h, double *X) {
-  (void)y;
+static void spark_newton_unknowns(const nh_method *m, const nh_system *sys, const nh_state *x,
+                                  const nh_state *y NH_UNUSED, double h, double *X) {
   nh_cost scratch = {0};
   spark_ctx C;
   if (solve_stages(m, sys, x, h, &C, X, &scratch) == NH_STEP_OK) return;
@@ -374,9 +373,8 @@ static void spark_newton_unknowns(const nh_method *m, const nh_system *sys, cons
 }
 
 /* g(q_{k+1}, v_{k+1}), (S5): round-off after every step. */
-static void spark_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
-                             double h, double *out) {
-  (void)m, (void)x;
+static void spark_constraint(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x NH_UNUSED,
+                             const nh_state *y, double h, double *out) {
   nh_cost scratch = {0};
   spark_ctx C = {.sys = sys, .h = h, .cost = &scratch};
   double A[NH_MAX_K * NH_MAX_N];

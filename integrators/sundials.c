@@ -154,8 +154,7 @@ static void free_all_workspaces(void) {
 }
 
 /* SUNDIALS' error text goes into the workspace (no output of its own): the failure line quotes it. */
-static void keep_message(int code, const char *module, const char *function, char *msg, void *data) {
-  (void)code;
+static void keep_message(int code NH_UNUSED, const char *module, const char *function, char *msg, void *data) {
   sun_ws *w = data;
   snprintf(w->message, sizeof w->message, "%s/%s: %s", module, function, msg);
 }
@@ -223,8 +222,7 @@ static int ida_residual(sunrealtype t, N_Vector yy, N_Vector yd, N_Vector rr, vo
 }
 
 static int ida_jacobian(sunrealtype t, sunrealtype cj, N_Vector yy, N_Vector yd, N_Vector rr, SUNMatrix J, void *data,
-                        N_Vector t1, N_Vector t2, N_Vector t3) {
-  (void)t2, (void)t3;
+                        N_Vector t1, N_Vector t2 NH_UNUSED, N_Vector t3 NH_UNUSED) {
   sun_ws *w = data;
   double hcur = 0;
   IDAGetCurrentStep(w->mem, &hcur);
@@ -317,9 +315,8 @@ static int cvode_rhs(sunrealtype t, N_Vector yy, N_Vector yd, void *data) {
   return nh_acceleration(w->sys, t, y, y + n, yp + n) != 0 ? 1 : 0;
 }
 
-static int cvode_jacobian(sunrealtype t, N_Vector yy, N_Vector fy, SUNMatrix J, void *data, N_Vector t1, N_Vector t2,
-                          N_Vector t3) {
-  (void)t2, (void)t3;
+static int cvode_jacobian(sunrealtype t, N_Vector yy, N_Vector fy, SUNMatrix J, void *data, N_Vector t1,
+                          N_Vector t2 NH_UNUSED, N_Vector t3 NH_UNUSED) {
   return dq_jacobian(data, t, yy, NULL, 0, 0, N_VGetArrayPointer(fy), t1, J, NULL, cvode_rhs);
 }
 

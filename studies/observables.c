@@ -27,28 +27,27 @@ double nh_norm_2(int n, const double *d) {
   return m * sqrt(s);
 }
 
-static int one(const nh_system *sys) { (void)sys; return 1; }
+static int one(const nh_system *sys NH_UNUSED) { return 1; }
 static int dim_n(const nh_system *sys) { return sys->n; }
 static int dim_k(const nh_system *sys) { return sys->k; }
 static int dim_2n(const nh_system *sys) { return 2 * sys->n; }
 static int dim_invariants(const nh_system *sys) { return sys->type->ninvariants; }
 static int dim_derived(const nh_system *sys) { return sys->type->nderived; }
 
-static void label_none(const nh_system *sys, int i, char *buf, size_t len) {
-  (void)sys, (void)i;
+static void label_none(const nh_system *sys NH_UNUSED, int i NH_UNUSED, char *buf, size_t len) {
   snprintf(buf, len, "value");
 }
-static void label_q(const nh_system *sys, int i, char *buf, size_t len) { (void)sys, snprintf(buf, len, "q[%d]", i); }
-static void label_v(const nh_system *sys, int i, char *buf, size_t len) { (void)sys, snprintf(buf, len, "v[%d]", i); }
+static void label_q(const nh_system *sys NH_UNUSED, int i, char *buf, size_t len) { snprintf(buf, len, "q[%d]", i); }
+static void label_v(const nh_system *sys NH_UNUSED, int i, char *buf, size_t len) { snprintf(buf, len, "v[%d]", i); }
 static void label_qv(const nh_system *sys, int i, char *buf, size_t len) {
   if (i < sys->n) snprintf(buf, len, "q[%d]", i);
   else snprintf(buf, len, "v[%d]", i - sys->n);
 }
-static void label_constraint(const nh_system *sys, int i, char *buf, size_t len) {
-  (void)sys, snprintf(buf, len, "constraint %d", i);
+static void label_constraint(const nh_system *sys NH_UNUSED, int i, char *buf, size_t len) {
+  snprintf(buf, len, "constraint %d", i);
 }
-static void label_lambda(const nh_system *sys, int i, char *buf, size_t len) {
-  (void)sys, snprintf(buf, len, "lambda[%d]", i);
+static void label_lambda(const nh_system *sys NH_UNUSED, int i, char *buf, size_t len) {
+  snprintf(buf, len, "lambda[%d]", i);
 }
 static void label_invariant(const nh_system *sys, int i, char *buf, size_t len) {
   snprintf(buf, len, "%s", sys->type->invariant_names[i]);
@@ -60,10 +59,9 @@ static void label_derived(const nh_system *sys, int i, char *buf, size_t len) {
 }
 
 /* Absence reasons. */
-static const char *always(const nh_method *m, const nh_system *sys) { (void)m, (void)sys; return NULL; }
+static const char *always(const nh_method *m NH_UNUSED, const nh_system *sys NH_UNUSED) { return NULL; }
 
-static const char *needs_constraints(const nh_method *m, const nh_system *sys) {
-  (void)m;
+static const char *needs_constraints(const nh_method *m NH_UNUSED, const nh_system *sys) {
   return sys->k == 0 ? "the system has no constraints" : NULL;
 }
 
@@ -83,28 +81,24 @@ static const char *has_discrete_constraint(const nh_method *m, const nh_system *
   return m->type->discrete_constraint ? NULL : "the method has no discrete constraint of its own";
 }
 
-static const char *has_discrete_energy(const nh_method *m, const nh_system *sys) {
-  (void)sys;
+static const char *has_discrete_energy(const nh_method *m, const nh_system *sys NH_UNUSED) {
   if (!m) return NULL;
   if (m->base) return "compositions define discrete energies per sub-step only";
   return m->type->discrete_energy ? NULL : "the method defines no discrete energy";
 }
 
-static const char *tracks_action(const nh_method *m, const nh_system *sys) {
-  (void)sys;
+static const char *tracks_action(const nh_method *m, const nh_system *sys NH_UNUSED) {
   if (!m) return NULL;
   const nh_method *b = m;
   while (b->base) b = b->base;
   return b->type->properties & NH_TRACKS_ACTION ? NULL : "only contact (Herglotz) methods track the action z";
 }
 
-static const char *has_invariants(const nh_method *m, const nh_system *sys) {
-  (void)m;
+static const char *has_invariants(const nh_method *m NH_UNUSED, const nh_system *sys) {
   return sys->type->ninvariants > 0 ? NULL : "the system declares no invariants besides energy";
 }
 
-static const char *has_derived(const nh_method *m, const nh_system *sys) {
-  (void)m;
+static const char *has_derived(const nh_method *m NH_UNUSED, const nh_system *sys) {
   return sys->type->nderived > 0 && sys->type->derived ? NULL : "the system declares no derived quantities";
 }
 

@@ -350,9 +350,9 @@ static void run_task(void *vj, long task, double *rec) {
 /* A finished trajectory's record (nh_task_set.take): into the result, and into the journal. A
  * streamed run whose journal cannot be written has lost rows it cannot write: -1, a failed run;
  * so has a run that ran out of memory. */
-static int take_task(void *vj, long task, const double *rec, int remote) {
+/* remote is not read: a local record carries the same numbers as the slots its run filled. */
+static int take_task(void *vj, long task, const double *rec, int remote NH_UNUSED) {
   journal *j = vj;
-  (void)remote; /* a local record carries the same numbers as the slots its run filled */
   if (rec[REC_OUTCOME] != 1) return -1;
   unpack_task(j, task, rec);
   if (!j->r->journal || nh_checkpoint_append(j->r->journal, task, rec, record_length(j)) == 0) return 0;

@@ -8,21 +8,18 @@
 
 enum { X, Y1, Y2, Z1, Z2, N = 5 };
 
-static void mass(const double *p, const double *q, double *M) {
-  (void)p, (void)q;
+static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) {
   memset(M, 0, N * N * sizeof *M);
   for (int i = 0; i < N; i++) M[i * N + i] = 1;
 }
 
-static double potential(const double *p, const double *q) {
-  (void)p;
+static double potential(const double *p NH_UNUSED, const double *q) {
   const double x = q[X], y1 = q[Y1], y2 = q[Y2], z1 = q[Z1], z2 = q[Z2];
   return 0.5 * (x * x + y1 * y1 + y2 * y2 + z1 * z1 + z2 * z2 + z1 * z1 * z2 * z2 + y1 * y1 * z1 * z1 +
                 y2 * y2 * z2 * z2);
 }
 
-static void grad_potential(const double *p, const double *q, double *g) {
-  (void)p;
+static void grad_potential(const double *p NH_UNUSED, const double *q, double *g) {
   const double x = q[X], y1 = q[Y1], y2 = q[Y2], z1 = q[Z1], z2 = q[Z2];
   g[X] = x;
   g[Y1] = y1 + y1 * z1 * z1;
@@ -31,8 +28,7 @@ static void grad_potential(const double *p, const double *q, double *g) {
   g[Z2] = z2 + z1 * z1 * z2 + y2 * y2 * z2;
 }
 
-static void hess_potential(const double *p, const double *q, double *H) {
-  (void)p;
+static void hess_potential(const double *p NH_UNUSED, const double *q, double *H) {
   const double y1 = q[Y1], y2 = q[Y2], z1 = q[Z1], z2 = q[Z2];
   memset(H, 0, N * N * sizeof *H);
   H[X * N + X] = 1;
@@ -45,8 +41,7 @@ static void hess_potential(const double *p, const double *q, double *H) {
   H[Z1 * N + Z2] = H[Z2 * N + Z1] = 2 * z1 * z2;
 }
 
-static void constraints(const double *p, const double *q, double *A) {
-  (void)p;
+static void constraints(const double *p NH_UNUSED, const double *q, double *A) {
   A[X] = 1;
   A[Y1] = 0;
   A[Y2] = 0;
@@ -54,22 +49,19 @@ static void constraints(const double *p, const double *q, double *A) {
   A[Z2] = q[Y2];
 }
 
-static void constraints_jacobian(const double *p, const double *q, double *dA) {
-  (void)p, (void)q;
+static void constraints_jacobian(const double *p NH_UNUSED, const double *q NH_UNUSED, double *dA) {
   memset(dA, 0, N * N * sizeof *dA);
   dA[Z1 * N + Y1] = 1; /* ∂μ_z1/∂y1 */
   dA[Z2 * N + Y2] = 1; /* ∂μ_z2/∂y2 */
 }
 
 /* (Dμ[v])v = v_y1 v_z1 + v_y2 v_z2: the two entries of constraints_jacobian, written out. */
-static void constraint_curvature(const double *p, const double *q, const double *v, double *out) {
-  (void)p, (void)q;
+static void constraint_curvature(const double *p NH_UNUSED, const double *q NH_UNUSED, const double *v, double *out) {
   out[0] = v[Y1] * v[Z1] + v[Y2] * v[Z2];
 }
 
 /* D_l = Σ_i ∂_l μ_i w_i: the two entries of constraints_jacobian, written out. */
-static void constraint_derivative(const double *p, const double *q, const double *w, double *D) {
-  (void)p, (void)q;
+static void constraint_derivative(const double *p NH_UNUSED, const double *q NH_UNUSED, const double *w, double *D) {
   memset(D, 0, N * sizeof *D);
   D[Y1] = w[Z1];
   D[Y2] = w[Z2];
@@ -77,8 +69,8 @@ static void constraint_derivative(const double *p, const double *q, const double
 
 /* The index-reduced ODE in closed form (M = I, one constraint): μ·a + (Dμ[v])v = 0 with
  * a = −∇V + μλ gives λ = (μ·∇V − (Dμ[v])v)/|μ|², |μ|² = 1 + y1² + y2². */
-static int acceleration(const double *p, double t, const double *q, const double *v, double *a, double *lambda) {
-  (void)t;
+static int acceleration(const double *p, double t NH_UNUSED, const double *q, const double *v, double *a,
+                        double *lambda) {
   double g[N], curv;
   grad_potential(p, q, g);
   constraint_curvature(p, q, v, &curv);

@@ -147,51 +147,49 @@ static const nh_preset presets_7[] = {
   "on D (M = I) and rescaled to kinetic energy E - V(q)"
 
 /* One registered type per m: wrappers that fix m, and the table. n = NDIM = 2M + 1. */
-#define CHAOTIC_PARTICLE(M, NDIM, IC_DOC)                                                                       \
-  _Static_assert(2 * (M) + 1 == (NDIM) && (NDIM) <= NH_MAX_N, "n = 2m + 1 <= NH_MAX_N");                        \
-  static void mass_##NDIM(const double *p, const double *q, double *Mq) { (void)p, (void)q, mass_m(M, Mq); }   \
-  static double potential_##NDIM(const double *p, const double *q) { return (void)p, potential_m(M, q); }      \
-  static void grad_##NDIM(const double *p, const double *q, double *g) { (void)p, grad_m(M, q, g); }           \
-  static void hess_##NDIM(const double *p, const double *q, double *H) { (void)p, hess_m(M, q, H); }           \
-  static void constraints_##NDIM(const double *p, const double *q, double *A) {                               \
-    (void)p, constraints_m(M, q, A);                                                                            \
-  }                                                                                                             \
-  static void dA_##NDIM(const double *p, const double *q, double *dA) {                                       \
-    (void)p, (void)q, constraints_jacobian_m(M, dA);                                                            \
-  }                                                                                                             \
-  static void curvature_##NDIM(const double *p, const double *q, const double *v, double *out) {              \
-    (void)p, (void)q, *out = curvature_m(M, v);                                                                 \
-  }                                                                                                             \
-  static void derivative_##NDIM(const double *p, const double *q, const double *w, double *D) {               \
-    (void)p, (void)q, derivative_m(M, w, D);                                                                    \
-  }                                                                                                             \
-  static int acceleration_##NDIM(const double *p, double t, const double *q, const double *v, double *a,       \
-                                 double *lambda) {                                                              \
-    (void)p, (void)t, acceleration_m(M, q, v, a, lambda);                                                       \
-    return 0;                                                                                                   \
-  }                                                                                                             \
-  const nh_system_type nh_system_chaotic_particle_##NDIM = {                                                    \
-      .name = "chaotic_particle_" #NDIM,                                                                        \
-      .doc = "Chaotic nonholonomic particle in R^" #NDIM " (m = " #M "), q = (x, y_1..y_m, z_1..z_m), M = I, "  \
-             "V = (|q|^2 + z_1^2 z_2^2 [m >= 2] + sum y_i^2 z_i^2)/2 (odelab's ChaoticOscillator), constraint " \
-             "xdot + sum y_i zdot_i = 0 (spec/newmark.md 3.2 for m = 2). No exact solution.",                   \
-      .n = NDIM,                                                                                                \
-      .k = 1,                                                                                                   \
-      .q0 = q0_##NDIM,                                                                                          \
-      .v0 = v0_##NDIM,                                                                                          \
-      .ic_doc = IC_DOC,                                                                                         \
-      .sample_box = 1,                                                                                          \
-      .sampler_doc = CP_SAMPLER_DOC(NDIM),                                                                      \
-      .mass = mass_##NDIM,                                                                                      \
-      .potential = potential_##NDIM,                                                                            \
-      .grad_potential = grad_##NDIM,                                                                            \
-      .hess_potential = hess_##NDIM,                                                                            \
-      .constraints = constraints_##NDIM,                                                                        \
-      .constraints_jacobian = dA_##NDIM,                                                                        \
-      .constraint_curvature = curvature_##NDIM,                                                                 \
-      .constraint_derivative = derivative_##NDIM,                                                               \
-      .acceleration = acceleration_##NDIM,                                                                      \
-      NH_SYSTEM_PRESETS(presets_##NDIM),                                                                        \
+#define CHAOTIC_PARTICLE(M, NDIM, IC_DOC)                                                                              \
+  _Static_assert(2 * (M) + 1 == (NDIM) && (NDIM) <= NH_MAX_N, "n = 2m + 1 <= NH_MAX_N");                               \
+  static void mass_##NDIM(const double *p NH_UNUSED, const double *q NH_UNUSED, double *Mq) { mass_m(M, Mq); }         \
+  static double potential_##NDIM(const double *p NH_UNUSED, const double *q) { return potential_m(M, q); }             \
+  static void grad_##NDIM(const double *p NH_UNUSED, const double *q, double *g) { grad_m(M, q, g); }                  \
+  static void hess_##NDIM(const double *p NH_UNUSED, const double *q, double *H) { hess_m(M, q, H); }                  \
+  static void constraints_##NDIM(const double *p NH_UNUSED, const double *q, double *A) { constraints_m(M, q, A); }    \
+  static void dA_##NDIM(const double *p NH_UNUSED, const double *q NH_UNUSED, double *dA) {                            \
+    constraints_jacobian_m(M, dA);                                                                                     \
+  }                                                                                                                    \
+  static void curvature_##NDIM(const double *p NH_UNUSED, const double *q NH_UNUSED, const double *v, double *out) {   \
+    *out = curvature_m(M, v);                                                                                          \
+  }                                                                                                                    \
+  static void derivative_##NDIM(const double *p NH_UNUSED, const double *q NH_UNUSED, const double *w, double *D) {    \
+    derivative_m(M, w, D);                                                                                             \
+  }                                                                                                                    \
+  static int acceleration_##NDIM(const double *p NH_UNUSED, double t NH_UNUSED, const double *q, const double *v,      \
+                                 double *a, double *lambda) {                                                          \
+    acceleration_m(M, q, v, a, lambda);                                                                                \
+    return 0;                                                                                                          \
+  }                                                                                                                    \
+  const nh_system_type nh_system_chaotic_particle_##NDIM = {                                                           \
+      .name = "chaotic_particle_" #NDIM,                                                                               \
+      .doc = "Chaotic nonholonomic particle in R^" #NDIM " (m = " #M "), q = (x, y_1..y_m, z_1..z_m), M = I, "         \
+             "V = (|q|^2 + z_1^2 z_2^2 [m >= 2] + sum y_i^2 z_i^2)/2 (odelab's ChaoticOscillator), constraint "        \
+             "xdot + sum y_i zdot_i = 0 (spec/newmark.md 3.2 for m = 2). No exact solution.",                          \
+      .n = NDIM,                                                                                                       \
+      .k = 1,                                                                                                          \
+      .q0 = q0_##NDIM,                                                                                                 \
+      .v0 = v0_##NDIM,                                                                                                 \
+      .ic_doc = IC_DOC,                                                                                                \
+      .sample_box = 1,                                                                                                 \
+      .sampler_doc = CP_SAMPLER_DOC(NDIM),                                                                             \
+      .mass = mass_##NDIM,                                                                                             \
+      .potential = potential_##NDIM,                                                                                   \
+      .grad_potential = grad_##NDIM,                                                                                   \
+      .hess_potential = hess_##NDIM,                                                                                   \
+      .constraints = constraints_##NDIM,                                                                               \
+      .constraints_jacobian = dA_##NDIM,                                                                               \
+      .constraint_curvature = curvature_##NDIM,                                                                        \
+      .constraint_derivative = derivative_##NDIM,                                                                      \
+      .acceleration = acceleration_##NDIM,                                                                             \
+      NH_SYSTEM_PRESETS(presets_##NDIM),                                                                               \
   }
 
 CHAOTIC_PARTICLE(1, 3, "preset fig2_block: q0 = (1, 1, -1), v0 = (0.05, -0.5, -0.05), E0 = 2.1275");

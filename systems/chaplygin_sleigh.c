@@ -20,25 +20,17 @@ static const nh_param_desc params[] = {
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
-static void mass(const double *p, const double *q, double *M) {
-  (void)q;
+static void mass(const double *p, const double *q NH_UNUSED, double *M) {
   memset(M, 0, N * N * sizeof *M);
   M[X * N + X] = M[Y * N + Y] = p[P_M];
   M[TH * N + TH] = p[P_I];
 }
 
-static double potential(const double *p, const double *q) {
-  (void)p, (void)q;
-  return 0;
-}
+static double potential(const double *p NH_UNUSED, const double *q NH_UNUSED) { return 0; }
 
-static void grad_potential(const double *p, const double *q, double *g) {
-  (void)p, (void)q;
-  g[X] = g[Y] = g[TH] = 0;
-}
+static void grad_potential(const double *p NH_UNUSED, const double *q NH_UNUSED, double *g) { g[X] = g[Y] = g[TH] = 0; }
 
-static void hess_potential(const double *p, const double *q, double *H) {
-  (void)p, (void)q;
+static void hess_potential(const double *p NH_UNUSED, const double *q NH_UNUSED, double *H) {
   memset(H, 0, N * N * sizeof *H);
 }
 
@@ -48,8 +40,7 @@ static void constraints(const double *p, const double *q, double *A) {
   A[TH] = -p[P_A];
 }
 
-static void constraints_jacobian(const double *p, const double *q, double *dA) {
-  (void)p;
+static void constraints_jacobian(const double *p NH_UNUSED, const double *q, double *dA) {
   memset(dA, 0, N * N * sizeof *dA);
   dA[X * N + TH] = -cos(q[TH]); /* ∂μ_x/∂θ */
   dA[Y * N + TH] = -sin(q[TH]); /* ∂μ_y/∂θ */
@@ -66,8 +57,7 @@ static const char *const derived_docs[] = {
     "omega = thetadot; omegadot = -(m a/(I + m a^2)) u omega, omega -> 0 (spec/rattle.md 4 B)",
 };
 
-static void derived(const double *p, double t, const double *q, const double *v, double *out) {
-  (void)p, (void)t;
+static void derived(const double *p NH_UNUSED, double t NH_UNUSED, const double *q, const double *v, double *out) {
   out[0] = v[X] * cos(q[TH]) + v[Y] * sin(q[TH]);
   out[1] = v[TH];
 }

@@ -25,8 +25,7 @@ static const nh_param_desc params[] = {
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
-static void mass(const double *p, const double *q, double *M) {
-  (void)p, (void)q;
+static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) {
   memset(M, 0, N * N * sizeof *M);
   M[0] = M[4] = M[8] = 1;
 }
@@ -53,28 +52,24 @@ static void hess_potential(const double *p, const double *q, double *H) {
   H[X * N + Z] = H[Z * N + X] = 2 * e * x * z;
 }
 
-static void constraints(const double *p, const double *q, double *A) {
-  (void)p;
+static void constraints(const double *p NH_UNUSED, const double *q, double *A) {
   A[X] = 1;
   A[Y] = 0;
   A[Z] = q[Y];
 }
 
-static void constraints_jacobian(const double *p, const double *q, double *dA) {
-  (void)p, (void)q;
+static void constraints_jacobian(const double *p NH_UNUSED, const double *q NH_UNUSED, double *dA) {
   memset(dA, 0, N * N * sizeof *dA);
   dA[Z * N + Y] = 1; /* ∂μ_z/∂y */
 }
 
 /* (Dμ[v])v = ẏ ż: the one entry of constraints_jacobian, written out. */
-static void constraint_curvature(const double *p, const double *q, const double *v, double *out) {
-  (void)p, (void)q;
+static void constraint_curvature(const double *p NH_UNUSED, const double *q NH_UNUSED, const double *v, double *out) {
   out[0] = v[Y] * v[Z];
 }
 
 /* D_l = Σ_i ∂_l μ_i w_i: only ∂_y μ_z = 1. */
-static void constraint_derivative(const double *p, const double *q, const double *w, double *D) {
-  (void)p, (void)q;
+static void constraint_derivative(const double *p NH_UNUSED, const double *q NH_UNUSED, const double *w, double *D) {
   D[X] = 0;
   D[Y] = w[Z];
   D[Z] = 0;

@@ -18,8 +18,7 @@ static const nh_param_desc params[] = {
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
-static void mass(const double *p, const double *q, double *M) {
-  (void)p, (void)q;
+static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) {
   memset(M, 0, N * N * sizeof *M);
   M[0] = M[4] = M[8] = 1;
 }
@@ -42,15 +41,13 @@ static void hess_potential(const double *p, const double *q, double *H) {
   H[XI * N + XI] = -cos(q[XI]) + 2 * p[P_EPS] * sin(2 * q[XI]);
 }
 
-static void constraints(const double *p, const double *q, double *A) {
-  (void)p;
+static void constraints(const double *p NH_UNUSED, const double *q, double *A) {
   A[X] = sin(q[XI]);
   A[Y] = 1;
   A[XI] = 0;
 }
 
-static void constraints_jacobian(const double *p, const double *q, double *dA) {
-  (void)p;
+static void constraints_jacobian(const double *p NH_UNUSED, const double *q, double *dA) {
   memset(dA, 0, N * N * sizeof *dA);
   dA[X * N + XI] = cos(q[XI]); /* ∂μ_x/∂ξ */
 }

@@ -40,24 +40,15 @@ static const nh_param_desc params[] = {
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
-static void mass(const double *p, const double *q, double *M) {
-  (void)p, (void)q;
-  M[0] = 1;
-}
+static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) { M[0] = 1; }
 
 static double potential(const double *p, const double *q) { return 0.5 * p[P_OMEGA] * p[P_OMEGA] * q[0] * q[0]; }
 
 static void grad_potential(const double *p, const double *q, double *g) { g[0] = p[P_OMEGA] * p[P_OMEGA] * q[0]; }
 
-static void hess_potential(const double *p, const double *q, double *H) {
-  (void)q;
-  H[0] = p[P_OMEGA] * p[P_OMEGA];
-}
+static void hess_potential(const double *p, const double *q NH_UNUSED, double *H) { H[0] = p[P_OMEGA] * p[P_OMEGA]; }
 
-static double damping(const double *p, double t) {
-  (void)t;
-  return p[P_ALPHA];
-}
+static double damping(const double *p, double t NH_UNUSED) { return p[P_ALPHA]; }
 
 static int forcing(const double *p, double t, double *F) {
   F[0] = p[P_BETA] * sin(p[P_OMEGA_F] * t);

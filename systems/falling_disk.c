@@ -89,10 +89,7 @@ static void constraints_jacobian(const double *p, const double *q, double *dA) {
   dA[(1 * N + IPSI) * N + IPHI] = -R * cp;
 }
 
-static double damping(const double *p, double t) {
-  (void)t;
-  return p[P_ALPHA];
-}
+static double damping(const double *p, double t NH_UNUSED) { return p[P_ALPHA]; }
 
 static int forcing(const double *p, double t, double *F) {
   memset(F, 0, sizeof(double) * N);

@@ -28,8 +28,7 @@ _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* 
 /* s = Ω sin β, the vertical component of Earth's rotation (the precession rate is −s). */
 static double rate(const double *p) { return p[P_OMEGA] * sin(p[P_BETA] * (3.14159265358979323846 / 180)); }
 
-static void mass(const double *p, const double *q, double *M) {
-  (void)q;
+static void mass(const double *p, const double *q NH_UNUSED, double *M) {
   M[0] = M[3] = p[P_M];
   M[1] = M[2] = 0;
 }
@@ -44,20 +43,17 @@ static void grad_potential(const double *p, const double *q, double *g) {
   g[1] = k * q[1];
 }
 
-static void hess_potential(const double *p, const double *q, double *H) {
-  (void)q;
+static void hess_potential(const double *p, const double *q NH_UNUSED, double *H) {
   H[0] = H[3] = p[P_M] * p[P_G] / p[P_L];
   H[1] = H[2] = 0;
 }
 
-static void constraints(const double *p, const double *q, double *A) {
-  (void)p;
+static void constraints(const double *p NH_UNUSED, const double *q, double *A) {
   A[0] = -q[1];
   A[1] = q[0];
 }
 
-static void constraints_jacobian(const double *p, const double *q, double *dA) {
-  (void)p, (void)q;
+static void constraints_jacobian(const double *p NH_UNUSED, const double *q NH_UNUSED, double *dA) {
   dA[0] = dA[3] = 0;
   dA[0 * 2 + 1] = -1; /* ∂A_x/∂y */
   dA[1 * 2 + 0] = 1;  /* ∂A_y/∂x */
@@ -72,10 +68,7 @@ static void constraint_affine_jacobian(const double *p, const double *q, double 
   db[1] = 2 * rate(p) * q[1];
 }
 
-static double damping(const double *p, double t) {
-  (void)t;
-  return p[P_ALPHA];
-}
+static double damping(const double *p, double t NH_UNUSED) { return p[P_ALPHA]; }
 
 /* Solution of ü + α u̇ + k u = 0 at time τ from (u0, u̇0): with a = α/2 and w² = k − a²,
  *   u = e^{−aτ}[u0 C + (u̇0 + a u0) S],  u̇ = e^{−aτ}[u̇0 C − (k u0 + a u̇0) S],

@@ -22,8 +22,7 @@ _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* 
 /* Acceleration down the slope, g sin α. */
 static double slope_gravity(const double *p) { return p[P_G] * sin(p[P_ALPHA]); }
 
-static void mass(const double *p, const double *q, double *M) {
-  (void)q;
+static void mass(const double *p, const double *q NH_UNUSED, double *M) {
   memset(M, 0, N * N * sizeof *M);
   M[X * N + X] = M[Y * N + Y] = p[P_M];
   M[TH * N + TH] = p[P_J];
@@ -31,27 +30,23 @@ static void mass(const double *p, const double *q, double *M) {
 
 static double potential(const double *p, const double *q) { return -p[P_M] * slope_gravity(p) * q[X]; }
 
-static void grad_potential(const double *p, const double *q, double *g) {
-  (void)q;
+static void grad_potential(const double *p, const double *q NH_UNUSED, double *g) {
   g[X] = -p[P_M] * slope_gravity(p);
   g[Y] = 0;
   g[TH] = 0;
 }
 
-static void hess_potential(const double *p, const double *q, double *H) {
-  (void)p, (void)q;
+static void hess_potential(const double *p NH_UNUSED, const double *q NH_UNUSED, double *H) {
   memset(H, 0, N * N * sizeof *H);
 }
 
-static void constraints(const double *p, const double *q, double *A) {
-  (void)p;
+static void constraints(const double *p NH_UNUSED, const double *q, double *A) {
   A[X] = sin(q[TH]);
   A[Y] = -cos(q[TH]);
   A[TH] = 0;
 }
 
-static void constraints_jacobian(const double *p, const double *q, double *dA) {
-  (void)p;
+static void constraints_jacobian(const double *p NH_UNUSED, const double *q, double *dA) {
   memset(dA, 0, N * N * sizeof *dA);
   dA[X * N + TH] = cos(q[TH]); /* ∂μ_x/∂θ */
   dA[Y * N + TH] = sin(q[TH]); /* ∂μ_y/∂θ */
@@ -100,8 +95,7 @@ static int exact(const double *p, const nh_state *x0, double t, nh_state *x) {
 static const char *const invariant_names[] = {"p_theta"};
 
 /* p_θ = J θ̇: ∂_θ is a horizontal symmetry (μ·e_θ = 0, L independent of θ). */
-static void invariants(const double *p, const double *q, const double *v, double *out) {
-  (void)q;
+static void invariants(const double *p, const double *q NH_UNUSED, const double *v, double *out) {
   out[0] = p[P_J] * v[TH];
 }
 

@@ -39,10 +39,7 @@ static const nh_param_desc params[] = {
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
-static void mass(const double *p, const double *q, double *M) {
-  (void)p, (void)q;
-  M[0] = 1;
-}
+static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) { M[0] = 1; }
 
 /* xⁿ for the integer n of the parameter (pow is exact enough and defined for x < 0 at integer n). */
 static double power(double x, double n) { return n == 0 ? 1 : pow(x, n); }
@@ -60,10 +57,7 @@ static void hess_potential(const double *p, const double *q, double *H) {
 /* f(s) = 2/s at s = t + t0 (notebook: f(t) = 2/t). */
 static double damping(const double *p, double t) { return 2 / (t + p[P_T0]); }
 
-static unsigned time_dependence(const double *p) {
-  (void)p;
-  return NH_SYS_TIME_DAMPING;
-}
+static unsigned time_dependence(const double *p NH_UNUSED) { return NH_SYS_TIME_DAMPING; }
 
 /* The closed forms of the header at s from (x0, v0) at s0; -1 where none applies. */
 static int closed_form(double n, double s0, double x0, double v0, double s, double *x, double *v) {

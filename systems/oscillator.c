@@ -15,8 +15,7 @@ static const nh_param_desc params[] = {
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
-static void mass(const double *p, const double *q, double *M) {
-  (void)p, (void)q;
+static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) {
   M[0] = M[3] = 1;
   M[1] = M[2] = 0;
 }
@@ -32,8 +31,7 @@ static void grad_potential(const double *p, const double *q, double *g) {
   g[Y] = w2 * q[Y];
 }
 
-static void hess_potential(const double *p, const double *q, double *H) {
-  (void)q;
+static void hess_potential(const double *p, const double *q NH_UNUSED, double *H) {
   const double w2 = p[P_OMEGA] * p[P_OMEGA];
   H[0] = H[3] = w2;
   H[1] = H[2] = 0;
@@ -55,8 +53,7 @@ static int exact(const double *p, const nh_state *x0, double t, nh_state *x) {
 static const char *const invariant_names[] = {"angular_momentum"};
 
 /* V is rotation invariant and there are no constraints: L = x ẏ − y ẋ is conserved. */
-static void invariants(const double *p, const double *q, const double *v, double *out) {
-  (void)p;
+static void invariants(const double *p NH_UNUSED, const double *q, const double *v, double *out) {
   out[0] = q[X] * v[Y] - q[Y] * v[X];
 }
 

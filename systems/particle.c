@@ -17,8 +17,7 @@ static const nh_param_desc params[] = {
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
-static void mass(const double *p, const double *q, double *M) {
-  (void)p, (void)q;
+static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) {
   memset(M, 0, 9 * sizeof *M);
   M[0] = M[4] = M[8] = 1;
 }
@@ -33,21 +32,18 @@ static void grad_potential(const double *p, const double *q, double *g) {
   g[2] = 0;
 }
 
-static void hess_potential(const double *p, const double *q, double *H) {
-  (void)q;
+static void hess_potential(const double *p, const double *q NH_UNUSED, double *H) {
   memset(H, 0, 9 * sizeof *H);
   H[0] = H[4] = p[P_OMEGA2];
 }
 
-static void constraints(const double *p, const double *q, double *A) {
-  (void)p;
+static void constraints(const double *p NH_UNUSED, const double *q, double *A) {
   A[0] = -q[1];
   A[1] = 0;
   A[2] = 1;
 }
 
-static void constraints_jacobian(const double *p, const double *q, double *dA) {
-  (void)p, (void)q;
+static void constraints_jacobian(const double *p NH_UNUSED, const double *q NH_UNUSED, double *dA) {
   memset(dA, 0, 9 * sizeof *dA);
   dA[0 * 3 + 1] = -1; /* ∂μ_x/∂y */
 }

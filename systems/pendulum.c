@@ -21,33 +21,28 @@ static const nh_param_desc params[] = {
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
-static void mass(const double *p, const double *q, double *M) {
-  (void)q;
+static void mass(const double *p, const double *q NH_UNUSED, double *M) {
   M[0] = M[3] = p[P_M];
   M[1] = M[2] = 0;
 }
 
 static double potential(const double *p, const double *q) { return p[P_M] * p[P_G] * q[1]; }
 
-static void grad_potential(const double *p, const double *q, double *g) {
-  (void)q;
+static void grad_potential(const double *p, const double *q NH_UNUSED, double *g) {
   g[0] = 0;
   g[1] = p[P_M] * p[P_G];
 }
 
-static void hess_potential(const double *p, const double *q, double *H) {
-  (void)p, (void)q;
+static void hess_potential(const double *p NH_UNUSED, const double *q NH_UNUSED, double *H) {
   memset(H, 0, 4 * sizeof *H);
 }
 
-static void constraints(const double *p, const double *q, double *A) {
-  (void)p;
+static void constraints(const double *p NH_UNUSED, const double *q, double *A) {
   A[0] = q[0];
   A[1] = q[1];
 }
 
-static void constraints_jacobian(const double *p, const double *q, double *dA) {
-  (void)p, (void)q;
+static void constraints_jacobian(const double *p NH_UNUSED, const double *q NH_UNUSED, double *dA) {
   dA[0] = dA[3] = 1; /* ∂q_i/∂q_j = δ_ij */
   dA[1] = dA[2] = 0;
 }

@@ -29,8 +29,7 @@ static const nh_param_desc params[] = {
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
-static void mass(const double *p, const double *q, double *M) {
-  (void)p, (void)q;
+static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) {
   memset(M, 0, N * N * sizeof *M);
   M[X * N + X] = M[Y * N + Y] = M[Z * N + Z] = 1;
 }
@@ -45,22 +44,19 @@ static void grad_potential(const double *p, const double *q, double *g) {
   g[Z] = 0;
 }
 
-static void hess_potential(const double *p, const double *q, double *H) {
-  (void)q;
+static void hess_potential(const double *p, const double *q NH_UNUSED, double *H) {
   memset(H, 0, N * N * sizeof *H);
   H[X * N + X] = H[Y * N + Y] = p[P_OMEGA2];
 }
 
-static void constraints(const double *p, const double *q, double *A) {
-  (void)p;
+static void constraints(const double *p NH_UNUSED, const double *q, double *A) {
   A[X] = q[X];
   A[Y] = q[Y];
   A[Z] = q[X];
 }
 
 /* dA[i*n + j] = ∂μ_i/∂q^j: μ_x = x, μ_y = y, μ_z = x. */
-static void constraints_jacobian(const double *p, const double *q, double *dA) {
-  (void)p, (void)q;
+static void constraints_jacobian(const double *p NH_UNUSED, const double *q NH_UNUSED, double *dA) {
   memset(dA, 0, N * N * sizeof *dA);
   dA[X * N + X] = 1;
   dA[Y * N + Y] = 1;
@@ -71,8 +67,7 @@ static void constraints_jacobian(const double *p, const double *q, double *dA) {
 static const char *const invariant_names[] = {"J_z"};
 
 /* J = ⟨p, ξ_Q(q)⟩ = x p_y − y p_x (M = I, p = v). */
-static void invariants(const double *p, const double *q, const double *v, double *out) {
-  (void)p;
+static void invariants(const double *p NH_UNUSED, const double *q, const double *v, double *out) {
   out[0] = q[X] * v[Y] - q[Y] * v[X];
 }
 
@@ -83,8 +78,8 @@ static const char *const derived_docs[] = {
     "r = sqrt(x^2 + y^2), the distance from the symmetry axis; r >= |J|/sqrt(2H) along the exact motion",
 };
 
-static void derived(const double *p, double t, const double *q, const double *v, double *out) {
-  (void)p, (void)t, (void)v;
+static void derived(const double *p NH_UNUSED, double t NH_UNUSED, const double *q, const double *v NH_UNUSED,
+                    double *out) {
   out[0] = 2 * q[X] * q[X] + q[Y] * q[Y];
   out[1] = hypot(q[X], q[Y]);
 }

@@ -77,20 +77,14 @@ static void sums(const double *p, double q, double t, double *Sc, double *Ss) {
   *Sc = scale * c, *Ss = scale * s;
 }
 
-static void mass(const double *p, const double *q, double *M) {
-  (void)p, (void)q;
-  M[0] = 1;
-}
+static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) { M[0] = 1; }
 
 /* The time-independent part −μq. */
 static double potential(const double *p, const double *q) { return -p[P_MU] * q[0]; }
 
-static void grad_potential(const double *p, const double *q, double *g) {
-  (void)q;
-  g[0] = -p[P_MU];
-}
+static void grad_potential(const double *p, const double *q NH_UNUSED, double *g) { g[0] = -p[P_MU]; }
 
-static void hess_potential(const double *p, const double *q, double *H) { (void)p, (void)q, H[0] = 0; }
+static void hess_potential(const double *p NH_UNUSED, const double *q NH_UNUSED, double *H) { H[0] = 0; }
 
 /* W = −½ S_c, W_q = S_s, W_qq = 2 S_c (the sums above, scaled). */
 static double time_potential(const double *p, const double *q, double t) {

@@ -85,7 +85,7 @@ int nh_system_apply_preset(nh_system *sys, const char *name, nh_state *x, char *
   return -1;
 }
 
-void nh_no_constraints(const double *p, const double *q, double *out) { (void)p, (void)q, (void)out; }
+void nh_no_constraints(const double *p NH_UNUSED, const double *q NH_UNUSED, double *out NH_UNUSED) {}
 
 unsigned nh_system_features(const nh_system *sys) {
   const nh_system_type *t = sys->type;

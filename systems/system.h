@@ -12,6 +12,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "core/attributes.h" /* NH_UNUSED */
 #include "core/linalg.h" /* nh_spd_solve, nh_spd_solve_many, nh_spd_invert */
 #include "core/param.h"
 #include "core/state.h"

@@ -19,26 +19,20 @@ static const nh_param_desc params[] = {
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
-static void mass(const double *p, const double *q, double *M) {
-  (void)q;
+static void mass(const double *p, const double *q NH_UNUSED, double *M) {
   memset(M, 0, N * N * sizeof *M);
   M[X * N + X] = M[Y * N + Y] = p[P_M];
   M[TH * N + TH] = p[P_IR];
   M[PHI * N + PHI] = p[P_IH];
 }
 
-static double potential(const double *p, const double *q) {
-  (void)p, (void)q;
-  return 0;
-}
+static double potential(const double *p NH_UNUSED, const double *q NH_UNUSED) { return 0; }
 
-static void grad_potential(const double *p, const double *q, double *g) {
-  (void)p, (void)q;
+static void grad_potential(const double *p NH_UNUSED, const double *q NH_UNUSED, double *g) {
   memset(g, 0, N * sizeof *g);
 }
 
-static void hess_potential(const double *p, const double *q, double *H) {
-  (void)p, (void)q;
+static void hess_potential(const double *p NH_UNUSED, const double *q NH_UNUSED, double *H) {
   memset(H, 0, N * N * sizeof *H);
 }
 
@@ -82,8 +76,7 @@ static int exact(const double *p, const nh_state *x0, double t, nh_state *x) {
 static const char *const invariant_names[] = {"p_phi"};
 
 /* p_φ = I_h φ̇ (spec §4 D). */
-static void invariants(const double *p, const double *q, const double *v, double *out) {
-  (void)q;
+static void invariants(const double *p, const double *q NH_UNUSED, const double *v, double *out) {
   out[0] = p[P_IH] * v[PHI];
 }
 
