@@ -11,10 +11,10 @@
 
 #define SRC NHBENCH_SOURCE_DIR
 
-static const char *nhbench_frame = "    #0 0x55d1 in nh_results_read " SRC "/results/read.c:120:9\n";
-static const char *hdf5_frame = "    #0 0x7f01 in H5HG_read (/usr/lib/x86_64-linux-gnu/libhdf5_serial.so.103+0x1b2)\n";
-static const char *runtime_frame = "    #1 0x4a10 in __asan_memcpy (/work/build-fuzz/fuzz_results+0x4a10)\n";
-static const char *other_frame = "    #2 0x7f02 in frobnicate (/usr/lib/libfoo.so.1+0x10)\n";
+#define NHBENCH_FRAME "    #0 0x55d1 in nh_results_read " SRC "/results/read.c:120:9\n"
+#define HDF5_FRAME "    #0 0x7f01 in H5HG_read (/usr/lib/x86_64-linux-gnu/libhdf5_serial.so.103+0x1b2)\n"
+#define RUNTIME_FRAME "    #1 0x4a10 in __asan_memcpy (/work/build-fuzz/fuzz_results+0x4a10)\n"
+#define OTHER_FRAME "    #2 0x7f02 in frobnicate (/usr/lib/libfoo.so.1+0x10)\n"
 
 /* A fake target in a new directory DIR: on its k-th run (k = 1, 2, …) it prints REPORT if k ≥
  * FIRST_REPORT (0: never), nothing otherwise; one finding DIR/findings/crash-a. Runs the triage;
@@ -42,48 +42,42 @@ static int triage(const char *report, int first_report, char *out, size_t outlen
   return status;
 }
 
-static char report[4096], out[4096];
+static char out[4096];
 
-Test(fuzz_triage, a_memory_error_in_nhbench_fails) {
-  snprintf(report, sizeof report, "==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6\n%s%s",
-           runtime_frame, nhbench_frame);
-  cr_assert_eq(triage(report, 1, out, sizeof out), 1, "%s", out);
-  cr_assert(strstr(out, "fuzz: crash-a: nhbench: ERROR: AddressSanitizer: heap-buffer-overflow\n"), "%s", out);
-}
+/* Each report (on the first replay) and the triage's verdict: its exit status and its line. */
+static const struct {
+  const char *what, *report;
+  int status;
+  const char *line;
+} verdicts[] = {
+    {"a memory error in nhbench fails",
+     "==1==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6\n" RUNTIME_FRAME NHBENCH_FRAME, 1,
+     "fuzz: crash-a: nhbench: ERROR: AddressSanitizer: heap-buffer-overflow\n"},
+    {"a crash in HDF5 is listed and passes",
+     "==1==ERROR: AddressSanitizer: SEGV on unknown address\n" RUNTIME_FRAME HDF5_FRAME, 0,
+     "fuzz: crash-a: HDF5: ERROR: AddressSanitizer: SEGV\n"},
+    {"a block nhbench freed (or allocated) makes it nhbench's",
+     "==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x6\n" HDF5_FRAME
+     "0x6 is located 0 bytes inside of 8-byte region\nfreed by thread T0 here:\n" NHBENCH_FRAME,
+     1, "fuzz: crash-a: nhbench: ERROR: AddressSanitizer: heap-use-after-free\n"},
+    {"a report of no known code fails",
+     "==1==ERROR: AddressSanitizer: SEGV on unknown address\n" RUNTIME_FRAME OTHER_FRAME, 1,
+     "fuzz: crash-a: unknown: ERROR: AddressSanitizer: SEGV\n"},
+    {"undefined behaviour in nhbench fails",
+     SRC "/results/read.c:88:5: runtime error: signed integer overflow\n" NHBENCH_FRAME, 1,
+     "fuzz: crash-a: nhbench: runtime error: signed integer overflow\n"},
+};
 
-Test(fuzz_triage, a_crash_in_hdf5_is_listed_and_passes) {
-  snprintf(report, sizeof report, "==1==ERROR: AddressSanitizer: SEGV on unknown address\n%s%s", runtime_frame,
-           hdf5_frame);
-  cr_assert_eq(triage(report, 1, out, sizeof out), 0, "%s", out);
-  cr_assert(strstr(out, "fuzz: crash-a: HDF5: ERROR: AddressSanitizer: SEGV\n"), "%s", out);
-}
-
-Test(fuzz_triage, a_block_nhbench_allocated_makes_it_nhbench_s) {
-  snprintf(report, sizeof report,
-           "==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x6\n%s"
-           "0x6 is located 0 bytes inside of 8-byte region\nfreed by thread T0 here:\n%s",
-           hdf5_frame, nhbench_frame);
-  cr_assert_eq(triage(report, 1, out, sizeof out), 1, "%s", out);
-  cr_assert(strstr(out, "fuzz: crash-a: nhbench: "), "%s", out);
-}
-
-Test(fuzz_triage, a_report_of_no_known_code_fails) {
-  snprintf(report, sizeof report, "==1==ERROR: AddressSanitizer: SEGV on unknown address\n%s%s", runtime_frame,
-           other_frame);
-  cr_assert_eq(triage(report, 1, out, sizeof out), 1, "%s", out);
-  cr_assert(strstr(out, "fuzz: crash-a: unknown: "), "%s", out);
-}
-
-Test(fuzz_triage, undefined_behaviour_in_nhbench_fails) {
-  snprintf(report, sizeof report, "%s/results/read.c:88:5: runtime error: signed integer overflow\n%s", SRC,
-           nhbench_frame);
-  cr_assert_eq(triage(report, 1, out, sizeof out), 1, "%s", out);
-  cr_assert(strstr(out, "fuzz: crash-a: nhbench: runtime error: signed integer overflow\n"), "%s", out);
+Test(fuzz_triage, each_verdict) {
+  for (size_t i = 0; i < sizeof verdicts / sizeof *verdicts; i++) {
+    cr_expect_eq(triage(verdicts[i].report, 1, out, sizeof out), verdicts[i].status, "%s:\n%s", verdicts[i].what, out);
+    cr_expect(strstr(out, verdicts[i].line), "%s: no line %s in:\n%s", verdicts[i].what, verdicts[i].line, out);
+  }
 }
 
 /* The fourth replay is the last: a report then still places the finding; none by then lists it. */
 Test(fuzz_triage, a_finding_is_replayed_up_to_four_times) {
-  snprintf(report, sizeof report, "==1==ERROR: AddressSanitizer: SEGV on unknown address\n%s", nhbench_frame);
+  const char *report = "==1==ERROR: AddressSanitizer: SEGV on unknown address\n" NHBENCH_FRAME;
   cr_assert_eq(triage(report, 4, out, sizeof out), 1, "%s", out);
   cr_assert(strstr(out, "fuzz: crash-a: nhbench: ERROR: AddressSanitizer: SEGV\n"), "%s", out);
   cr_assert_eq(triage(report, 5, out, sizeof out), 0, "%s", out);
