@@ -237,6 +237,7 @@ Test(report, verdicts_from_a_results_file, .init = make_tmpdir, .fini = remove_t
       " { item = \"Q2\"; claim = \"trajectory\"; rows = (\n"
       "   { quantity = \"E(0)\"; file = \"traj\"; data = \"observables/energy\"; at = { method = \"rk4\"; t = 0.0; }; expect = \"~ 1.5 rel 1e-15\"; },\n"
       "   { quantity = \"E(1) - E(0) by minus\"; file = \"traj\"; data = \"observables/energy\"; minus = \"observables/energy_error\"; at = { method = \"rk4\"; t = 1.0; }; expect = \"~ 1.5 rel 1e-14\"; },\n"
+      "   { quantity = \"the time at t = 0.7 (one step size: its sample times, not the indices)\"; file = \"traj\"; data = \"t\"; at = { t = 0.7; }; expect = \"~ 0.7 rel 1e-14\"; },\n"
       "   { quantity = \"constraint\"; file = \"traj\"; data = \"observables/constraint_residual\"; at = { method = \"nh_newmark(alpha=0.5)\"; }; reduce = \"max_abs\"; expect = \"<= 1e-13\"; },\n"
       "   { id = \"steps\"; quantity = \"rk4 steps\"; file = \"traj\"; data = \"cost\"; field = \"steps\"; at = { method = \"rk4\"; }; expect = \"~ 10 abs 0\"; },\n"
       "   { quantity = \"newmark over rk4 steps\"; file = \"traj\"; data = \"cost\"; field = \"steps\"; at = { method = \"nh_newmark(alpha=0.5)\"; }; per = \"steps\"; expect = \"~ 1 abs 0\"; },\n"
@@ -248,7 +249,7 @@ Test(report, verdicts_from_a_results_file, .init = make_tmpdir, .fini = remove_t
   write_file("q.claims", claims);
   snprintf(args, sizeof args, "report %s/q.claims -r %s -o %s", tmpdir, tmpdir, tmpdir);
   cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
-  cr_expect(strstr(out, "7 pass, 1 fail, 4 not-verified"), "%s", out);
+  cr_expect(strstr(out, "8 pass, 1 fail, 4 not-verified"), "%s", out);
   snprintf(args, sizeof args, "report --strict %s/q.claims -r %s -o %s", tmpdir, tmpdir, tmpdir);
   cr_expect_eq(test_run_nhbench(args, out, sizeof out), 1, "--strict with a failing row: %s", out);
 
@@ -256,12 +257,12 @@ Test(report, verdicts_from_a_results_file, .init = make_tmpdir, .fini = remove_t
   snprintf(path, sizeof path, "%s/claims.csv", tmpdir);
   FILE *f = fopen(path, "r");
   cr_assert(f);
-  static const char *const verdicts[] = {"pass", "fail", "pass", "pass", "pass", "pass", "pass", "pass",
+  static const char *const verdicts[] = {"pass", "fail", "pass", "pass", "pass", "pass", "pass", "pass", "pass",
                                          "not-verified", "not-verified", "not-verified", "not-verified"};
   char line[2048];
   cr_assert(fgets(line, sizeof line, f));
   cr_expect_str_eq(line, "spec,item,quantity,expected,measured,verdict\n");
-  for (int i = 0; i < 12; i++) {
+  for (int i = 0; i < 13; i++) {
     cr_assert(fgets(line, sizeof line, f), "row %d missing", i);
     line[strcspn(line, "\n")] = '\0';
     const char *v = strrchr(line, ',') + 1;
