@@ -1159,3 +1159,41 @@ Test(mut2_results, scalar_and_empty_dimensions) {
   nh_h5_close(&r);
   remove(p);
 }
+
+/* Out of memory for a dataset's values: said once, with the dataset and its size, NULL returned,
+ * nothing of ours left allocated and no HDF5 identifier left open; HDF5 is not then asked to read
+ * into nothing (which would add "cannot read dataset"). Each allocation of the read fails in turn. */
+Test(mut2_results, reading_out_of_memory_says_so_once) {
+  char p[128];
+  fx_path(p, sizeof p, "oom-read");
+  hid_t g, f = fx_valid(p, "ensemble", &g);
+  const hsize_t s3 = 3;
+  put_f64(g, "x", "three", 1, &s3, (const double[]){1, 2, 3});
+  fx_close(f, g);
+  nh_h5 r;
+  open_ok(&r, p);
+  int out_of_memory = 0;
+  for (long k = 1;; k++) {
+    const long blocks = test_live_blocks(), ids = test_open_hdf5_ids();
+    double *d = NULL;
+    test_fail_allocation = k;
+    CAPTURE(d = nh_h5_doubles(&r, "x", "three", NULL));
+    const int reached = test_fail_allocation <= 0;
+    test_fail_allocation = 0;
+    if (!reached) {
+      cr_expect(d && d[0] == 1 && d[1] == 2 && d[2] == 3, "without a failed allocation");
+      free(d);
+      break;
+    }
+    cr_expect_null(d, "allocation %ld failed", k);
+    if (strstr(said, "out of memory for dataset")) {
+      out_of_memory++;
+      expect_said(p, "out of memory for dataset /ensemble/x (3 values)");
+    }
+    cr_expect_eq(test_live_blocks(), blocks, "allocation %ld failed: blocks left behind", k);
+    cr_expect_eq(test_open_hdf5_ids(), ids, "allocation %ld failed: HDF5 identifiers left open", k);
+  }
+  cr_expect_eq(out_of_memory, 1, "the values' allocation failed once");
+  nh_h5_close(&r);
+  remove(p);
+}

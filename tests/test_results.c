@@ -1792,3 +1792,29 @@ Test(results, onestep_unset_fit_fields_refused) {
   x.r.fit_count = count;
   one_free(&x);
 }
+
+/* A convergence result with any field of its orders table left unset is refused by name, not
+ * dereferenced, whichever field it is (the checks are one chain); the file is not written. */
+Test(results, convergence_unset_order_fields_refused) {
+  char path[128], err[1024];
+  tmp_path(path, sizeof path, "conv-unset");
+  conv_fx x;
+  conv_build(&x, path);
+  remove(path);
+  nh_convergence_result *r = &x.r;
+  void **fields[] = {(void **)&r->order,     (void **)&r->order_stderr, (void **)&r->fit_first,
+                     (void **)&r->fit_count, (void **)&r->order_ok,     (void **)&x.st.order_expected};
+  static const char *const names[] = {"order", "order_stderr", "fit_first", "fit_count", "order_ok", "order_expected"};
+  for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+    void *kept = *fields[i];
+    *fields[i] = NULL;
+    err[0] = '\0';
+    cr_expect_eq(nh_write_convergence(path, &x.st, r, "test", err, sizeof err), -1, "%s unset", names[i]);
+    char want[128];
+    snprintf(want, sizeof want, "no data for %s (a result field left unset)", names[i]);
+    cr_expect(strstr(err, want) != NULL, "%s unset: %s", names[i], err);
+    cr_expect_neq(access(path, F_OK), 0, "%s unset: a refused result left a file", names[i]);
+    *fields[i] = kept;
+  }
+  conv_free(&x);
+}
