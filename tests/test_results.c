@@ -1773,48 +1773,53 @@ Test(results, every_hdf5_object_closed_after_write_and_read) {
   remove(path);
 }
 
-/* A one-step result with its fit indices left unset is refused by name, not dereferenced; the
- * same for the counts; the file is not written. */
-Test(results, onestep_unset_fit_fields_refused) {
-  char path[128], err[1024];
-  tmp_path(path, sizeof path, "one-unset");
-  one_fx x;
-  one_build(&x, path);
-  remove(path);
-  int *first = x.r.fit_first, *count = x.r.fit_count;
-  x.r.fit_first = NULL;
-  cr_expect_eq(nh_write_onestep(path, &x.st, &x.r, "test", err, sizeof err), -1);
-  cr_expect(strstr(err, "no data for fit_first (a result field left unset)") != NULL, "%s", err);
-  x.r.fit_first = first, x.r.fit_count = NULL;
-  cr_expect_eq(nh_write_onestep(path, &x.st, &x.r, "test", err, sizeof err), -1);
-  cr_expect(strstr(err, "no data for fit_count (a result field left unset)") != NULL, "%s", err);
-  cr_expect_neq(access(path, F_OK), 0, "a refused result left a file");
-  x.r.fit_count = count;
-  one_free(&x);
-}
-
-/* A convergence result with any field of its orders table left unset is refused by name, not
- * dereferenced, whichever field it is (the checks are one chain); the file is not written. */
-Test(results, convergence_unset_order_fields_refused) {
-  char path[128], err[1024];
-  tmp_path(path, sizeof path, "conv-unset");
-  conv_fx x;
-  conv_build(&x, path);
-  remove(path);
-  nh_convergence_result *r = &x.r;
-  void **fields[] = {(void **)&r->order,     (void **)&r->order_stderr, (void **)&r->fit_first,
-                     (void **)&r->fit_count, (void **)&r->order_ok,     (void **)&x.st.order_expected};
-  static const char *const names[] = {"order", "order_stderr", "fit_first", "fit_count", "order_ok", "order_expected"};
-  for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+/* Leaves each of the result's fields in turn unset (NULL): the write is refused, naming the field
+ * ("no data for NAME (a result field left unset)"), without dereferencing it, and leaves no file at
+ * path. Then the field is put back. */
+static void expect_each_unset_field_refused(const char *path, int (*write)(const char *, const void *, char *, size_t),
+                                            const void *fx, void **const *fields, const char *const *names, int n) {
+  char err[1024], want[128];
+  for (int i = 0; i < n; i++) {
     void *kept = *fields[i];
     *fields[i] = NULL;
     err[0] = '\0';
-    cr_expect_eq(nh_write_convergence(path, &x.st, r, "test", err, sizeof err), -1, "%s unset", names[i]);
-    char want[128];
+    cr_expect_eq(write(path, fx, err, sizeof err), -1, "%s unset", names[i]);
     snprintf(want, sizeof want, "no data for %s (a result field left unset)", names[i]);
     cr_expect(strstr(err, want) != NULL, "%s unset: %s", names[i], err);
     cr_expect_neq(access(path, F_OK), 0, "%s unset: a refused result left a file", names[i]);
     *fields[i] = kept;
   }
-  conv_free(&x);
+}
+
+static int write_onestep_fx(const char *path, const void *fx, char *err, size_t errlen) {
+  const one_fx *x = fx;
+  return nh_write_onestep(path, &x->st, &x->r, "test", err, errlen);
+}
+
+static int write_convergence_fx(const char *path, const void *fx, char *err, size_t errlen) {
+  const conv_fx *x = fx;
+  return nh_write_convergence(path, &x->st, &x->r, "test", err, errlen);
+}
+
+/* A one-step result with its fit indices or counts left unset; a convergence result with any field
+ * of its orders table left unset, whichever it is (the checks are one chain). */
+Test(results, unset_result_fields_refused) {
+  char one_path[128], conv_path[128];
+  tmp_path(one_path, sizeof one_path, "one-unset");
+  tmp_path(conv_path, sizeof conv_path, "conv-unset");
+  one_fx o;
+  one_build(&o, one_path);
+  conv_fx c;
+  conv_build(&c, conv_path);
+  remove(one_path), remove(conv_path);
+  void **one_fields[] = {(void **)&o.r.fit_first, (void **)&o.r.fit_count};
+  static const char *const one_names[] = {"fit_first", "fit_count"};
+  expect_each_unset_field_refused(one_path, write_onestep_fx, &o, one_fields, one_names, 2);
+  void **conv_fields[] = {(void **)&c.r.order,     (void **)&c.r.order_stderr, (void **)&c.r.fit_first,
+                          (void **)&c.r.fit_count, (void **)&c.r.order_ok,     (void **)&c.st.order_expected};
+  static const char *const conv_names[] = {"order", "order_stderr", "fit_first", "fit_count", "order_ok",
+                                           "order_expected"};
+  expect_each_unset_field_refused(conv_path, write_convergence_fx, &c, conv_fields, conv_names, 6);
+  one_free(&o);
+  conv_free(&c);
 }
