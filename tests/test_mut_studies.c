@@ -221,18 +221,30 @@ Test(mut_studies, wall_times_lie_within_the_call) {
   nh_study_free(&tst), nh_study_free(&wst), nh_study_free(&est);
 }
 
-/* sample_every must divide the step count of every h, the first one included: T = 2 with
- * h = 0.4 (5 steps) and 0.1 (20 steps) at sample_every = 4 fails on h = 0.4 only. */
+/* sample_every must divide the step count T/h of every h, the first one included: T = 2 with
+ * h = 0.4 (5 steps) and 0.1 (20 steps) at sample_every = 4 fails on h = 0.4 only; 3 fails on the
+ * 20 steps of h = 0.1 alone; 5 divides both. */
 Test(mut_studies, sample_every_divides_the_first_h_too) {
-  nh_study st;
-  char err[1024], path[128];
-  const int rc = load_text("study = \"trajectory\"; system = \"particle\"; T = 2.0; h = [0.4, 0.1];\n"
-                           "sample_every = 4; observables = [\"energy_error\"]; methods = [\"rk4\"];\n",
-                           &st, err, sizeof err, path, sizeof path);
-  remove(path);
-  cr_expect_eq(rc, -1);
-  cr_expect(strstr(err, ":2: sample_every = 4 does not divide the 5 steps of h = 0.4") != NULL, "%s", err);
-  nh_study_free(&st);
+  static const struct {
+    const char *h;
+    int every;
+    const char *refusal; /* NULL: loaded */
+  } cases[] = {{"[0.4, 0.1]", 4, ":2: sample_every = 4 does not divide the 5 steps of h = 0.4"},
+               {"0.1", 3, ":2: sample_every = 3 does not divide the 20 steps of h = 0.1"},
+               {"[0.4, 0.1]", 5, NULL}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    nh_study st;
+    char text[512], err[1024] = "", path[128];
+    snprintf(text, sizeof text,
+             "study = \"trajectory\"; system = \"particle\"; T = 2.0; h = %s;\n"
+             "sample_every = %d; observables = [\"energy_error\"]; methods = [\"rk4\"];\n",
+             cases[i].h, cases[i].every);
+    const int rc = load_text(text, &st, err, sizeof err, path, sizeof path);
+    remove(path);
+    cr_expect_eq(rc, cases[i].refusal ? -1 : 0, "h = %s, sample_every = %d: %s", cases[i].h, cases[i].every, err);
+    if (cases[i].refusal) cr_expect(strstr(err, cases[i].refusal) != NULL, "%s", err);
+    nh_study_free(&st);
+  }
 }
 
 /* The adjoint defect is NaN (absent) without an adjoint, and for a method that carries history
