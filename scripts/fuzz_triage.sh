@@ -16,15 +16,17 @@ target=$1 dir=$2
 shift 2
 src=$(cd "$(dirname "$0")/.." && pwd)
 status=0
+# A replay gave a report: a stack frame, a sanitizer's or libFuzzer's ERROR line, or UBSan's.
+has_report() { printf '%s\n' "$1" | grep -qE '^ *#[0-9]+ 0x|ERROR: |runtime error: '; }
 for input in "$dir"/crash-* "$dir"/leak-* "$dir"/oom-* "$dir"/timeout-*; do
   [ -e "$input" ] || continue
   report=$("$target" "$@" "$input" 2>&1)
   replays=1
-  while ! printf '%s\n' "$report" | grep -qE '^ *#[0-9]+ 0x|ERROR: |runtime error: ' && [ $replays -lt 4 ]; do
+  while ! has_report "$report" && [ $replays -lt 4 ]; do
     report=$("$target" "$@" "$input" 2>&1)
     replays=$((replays + 1))
   done
-  if ! printf '%s\n' "$report" | grep -qE '^ *#[0-9]+ 0x|ERROR: |runtime error: '; then
+  if ! has_report "$report"; then
     echo "fuzz: $(basename "$input"): not reproduced: no report in $replays replays (kept, not failing)"
     continue
   fi
