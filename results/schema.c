@@ -18,6 +18,13 @@ hid_t nh_schema_vlen_string(void) {
   return t;
 }
 
+/* A member HDF5 refuses leaves no half-built type behind: the caller gets an invalid id, and the dataset
+   created or read with it fails with its name. */
+static hid_t refused(hid_t t) {
+  H5Tclose(t);
+  return H5I_INVALID_HID;
+}
+
 hid_t nh_schema_cost_type(int file) {
   static const struct {
     const char *name;
@@ -31,7 +38,8 @@ hid_t nh_schema_cost_type(int file) {
   const int n = (int)(sizeof m / sizeof *m);
   hid_t t = H5Tcreate(H5T_COMPOUND, file ? 8 * (size_t)n : sizeof(nh_cost));
   for (int i = 0; i < n; i++)
-    H5Tinsert(t, m[i].name, file ? 8 * (size_t)i : m[i].offset, file ? H5T_STD_U64LE : H5T_NATIVE_ULLONG);
+    if (H5Tinsert(t, m[i].name, file ? 8 * (size_t)i : m[i].offset, file ? H5T_STD_U64LE : H5T_NATIVE_ULLONG) < 0)
+      return refused(t);
   return t;
 }
 
@@ -59,7 +67,10 @@ hid_t nh_schema_orders_type(int file) {
   /* In the file the members are packed in this order; in memory they sit where nh_order_row has them. */
   hid_t t = H5Tcreate(H5T_COMPOUND, file ? size : sizeof(nh_order_row));
   for (size_t i = 0, off = 0; i < (size_t)n; off += H5Tget_size(m[i].type), i++)
-    H5Tinsert(t, m[i].name, file ? off : m[i].offset, m[i].type);
+    if (H5Tinsert(t, m[i].name, file ? off : m[i].offset, m[i].type) < 0) {
+      H5Tclose(str);
+      return refused(t);
+    }
   H5Tclose(str);
   return t;
 }

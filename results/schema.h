@@ -8,7 +8,7 @@
 #include "results/results.h"
 
 /* Compound types, in memory (native, the C structs) or in the file (little-endian standard
- * types, the same member names). Close with H5Tclose. */
+ * types, the same member names). Close with H5Tclose; H5I_INVALID_HID if HDF5 refuses a member. */
 hid_t nh_schema_cost_type(int file); /* nh_cost: steps, rhs_evals, ..., constraint_evals */
 /* The orders table of convergence studies: one nh_order_row per method (strings variable-length). */
 hid_t nh_schema_orders_type(int file);
