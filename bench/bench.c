@@ -186,10 +186,11 @@ static void bench_floors(const char *spec NH_UNUSED) { /* the tables of one syst
   nh_state x0;
   nh_system_default_state(&sys, &x0);
   printf("\nthe harness against hand-written kernels (bench/floors.c), chaotic_particle, h = %g, %ld steps,\n"
-         "median of %d; state difference and Newton iterations after %d steps from the same start:\n",
+         "median of %d; state difference and Newton iterations after %d steps from the same start\n"
+         "(1 step on: the harness's state against the floor's one step later, the comparison's control):\n",
          h, steps, REPS, CHECK_STEPS);
-  printf("%10s %10s %7s %10s %10s %11s  %s\n", "nhbench ns", "floor ns", "ratio", "newton/st", "floor n/st",
-         "state diff", "method");
+  printf("%10s %10s %7s %10s %10s %11s %11s  %s\n", "nhbench ns", "floor ns", "ratio", "newton/st", "floor n/st",
+         "1 step on", "state diff", "method");
   double rk4_ns = NAN, rk4_floor_ns = NAN; /* set by the rk4 row */
   for (int f = 0; f < FLOORS; f++) {
     char err[ERR_LEN];
@@ -216,11 +217,13 @@ static void bench_floors(const char *spec NH_UNUSED) { /* the tables of one syst
     nh_integrate(m, &sys, &x, CHECK_STEPS, h, &check, 0, NULL);
     nh_floor_state s = floor_state_of(&x0);
     const long floor_its = run_floor(f, &s, h, CHECK_STEPS);
+    nh_floor_state one_on = floor_state_of(&x0);
+    run_floor(f, &one_on, h, CHECK_STEPS + 1);
     const double ns = 1e9 * median(th, REPS) / steps, fns = 1e9 * median(tf, REPS) / steps;
     if (f == FLOOR_RK4) rk4_ns = ns, rk4_floor_ns = fns;
-    printf("%10.0f %10.0f %7.2f %10.2f %10.2f %11.2e  %s\n", ns, fns, ns / fns,
+    printf("%10.0f %10.0f %7.2f %10.2f %10.2f %11.2e %11.2e  %s\n", ns, fns, ns / fns,
            (double)check.newton_iterations / CHECK_STEPS, (double)floor_its / CHECK_STEPS,
-           state_difference(&x, &s, f), floor_methods[f]);
+           state_difference(&x, &one_on, f), state_difference(&x, &s, f), floor_methods[f]);
     nh_method_free(m);
   }
   /* GSL's fixed-step drivers on the same ODE (the floor's right-hand side): rk4 does three RK4

@@ -87,6 +87,7 @@ int nh_expect_parse(const char *text, nh_expect *e, char *err, size_t errlen) {
 int nh_expect_holds(const nh_expect *e, double x, double m) {
   if (isnan(m) || isnan(x)) return 0;
   switch (e->op) {
+  case NH_EXPECT_NONE: return 0;
   case NH_EXPECT_IN: return m >= e->a && m <= e->b;
   case NH_EXPECT_LT: return m < x;
   case NH_EXPECT_LE: return m <= x;

@@ -46,6 +46,13 @@ Test(report, expect_in_is_inclusive_at_both_ends) {
   cr_expect(holds(&tight, 0, 2) && !holds(&tight, 0, nextafter(2, 3)) && !holds(&tight, 0, nextafter(2, 1)));
 }
 
+/* A zeroed expectation (a row that only measures) is met by nothing, not read as "in [0, 0]". */
+Test(report, expect_zeroed_is_met_by_nothing) {
+  const nh_expect none = {0};
+  cr_expect_eq(none.op, NH_EXPECT_NONE);
+  cr_expect(!nh_expect_holds(&none, 0, 0) && !nh_expect_holds(&none, 1, 1));
+}
+
 Test(report, expect_strict_and_loose_comparisons_at_the_bound) {
   static const struct {
     const char *text;

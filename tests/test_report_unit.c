@@ -337,6 +337,45 @@ static void traj_study(double *q, double *t) {
   H5Fclose(f);
 }
 
+/* Components labelled with a unit ("forward_speed [m/s]", the Chaplygin sleigh's derived
+ * observables) are selected by the bare name or the whole label; a prefix of the name, or of the
+ * label, selects nothing. Each value is the one read here with the HDF5 API. */
+Test(report, components_by_name_with_or_without_their_unit, .init = make_tmpdir, .fini = remove_tmpdir,
+     .timeout = 60) {
+  write_file("traj.cfg", "study = \"trajectory\"; system = \"chaplygin_sleigh\"; initial = \"ic1\";\n"
+                         "T = 0.5; h = 0.25; observables = [\"derived\"]; methods = [\"rk4\"];\n");
+  char args[1024], out[8192], path[256];
+  snprintf(args, sizeof args, "run %s/traj.cfg -o %s/traj.h5", tmpdir, tmpdir);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  snprintf(path, sizeof path, "%s/traj.h5", tmpdir);
+  double d[3 * 2]; /* sample × component */
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  cr_assert(f >= 0);
+  cr_assert(H5LTread_dataset_double(f, "/trajectory/observables/derived", d) >= 0);
+  H5Fclose(f);
+  cr_assert(d[2 * 2 + 0] != d[2 * 2 + 1], "the two components differ at T: %g", d[4]);
+  static const struct {
+    const char *name;
+    int component; /* -1: none */
+  } cases[] = {{"forward_speed", 0},         {"angular_velocity", 1},         {"forward_speed [m/s]", 0},
+               {"angular_velocity [rad/s]", 1}, {"forward", -1},              {"angular_velocity [", -1},
+               {"forward_speed [m", -1},     {"angular_velocity [rad/s] ", -1}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    nh_measure ms = measure_of("observables/derived", NH_REDUCE_LAST);
+    select_at(&ms, "method", "rk4", 0);
+    select_at(&ms, "h", NULL, 0.25);
+    select_at(&ms, "ic", NULL, 0);
+    select_at(&ms, "component", cases[k].name, 0);
+    if (cases[k].component < 0) {
+      char why[300];
+      snprintf(why, sizeof why, "no component named '%s'", cases[k].name);
+      measured_fails(&ms, why);
+    } else {
+      cr_expect_eq(measured_ok(&ms), d[2 * 2 + cases[k].component], "'%s'", cases[k].name);
+    }
+  }
+}
+
 /* A trajectory study of the particle (2 methods × h = 0.25, 0.125 × 2 ICs, 9 samples of the finer
  * h, q with 3 components), read here with the HDF5 API; each measure against the reduction of that
  * slice computed by hand, and each way of selecting wrongly refused with its reason. */
