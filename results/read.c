@@ -303,7 +303,6 @@ static int check_version(nh_h5 *f) {
 static int open_study_group(nh_h5 *f) {
   char *study = nh_h5_attr_string(f, "/", "study");
   if (!study) return -1;
-  f->kind_name = NULL;
   for (int k = 0; k < NH_STUDY_KINDS; k++)
     if (strcmp(study, nh_study_kind_name((nh_study_kind)k)) == 0) {
       f->kind = (nh_study_kind)k;

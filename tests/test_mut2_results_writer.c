@@ -128,3 +128,20 @@ Test(mut2_results_writer, rank_zero_datasets_hold_one_value) {
   cr_expect_eq(back, -3.5);
   close_file(f, &w, path);
 }
+
+/* HDF5's own refusal (a dataset name taken) is reported by the dataset's name alone: no system
+ * error text, whatever errno held before the call. */
+Test(mut2_results_writer, dataset_refused_by_hdf5_without_os_reason) {
+  char path[128];
+  nh_writer w;
+  hid_t f = new_file(path, sizeof path, "twice", &w);
+  nh_w_dim(&w, "two", 2);
+  const double v[2] = {1, 2};
+  nh_w_f64(&w, f, "x", "two", v, "1", "first");
+  cr_assert_eq(w.failed, 0, "%s", w.err);
+  errno = EACCES;
+  nh_w_f64(&w, f, "x", "two", v, "1", "again");
+  cr_expect_eq(w.failed, 1);
+  cr_expect_str_eq(w.err, "cannot write dataset x");
+  close_file(f, &w, path);
+}

@@ -998,6 +998,11 @@ Test(results, work_precision_round_trip) {
   check_i32(&f, "status", "method,h", 2, dmh, r->status);
   check_i32(&f, "pareto_work", "method,h", 2, dmh, r->pareto_work);
   check_i32(&f, "pareto_time", "method,h", 2, dmh, r->pareto_time);
+  const hsize_t dx[1] = {10};
+  const double ref[10] = {0, 1, 2, 3, 4, 10, 11, 12, 13, 14};
+  check_f64(&f, "reference_state", "state", 1, dx, ref, "as q, v");
+  expect_attr_str(f.group, "reference", "rk8pd");
+  cr_expect_eq(attr_num(f.group, "reference_tol"), 1e-13);
   expect_attr_str(f.group, "pareto_norm", "qv_2");
   expect_attr_str(f.group, "norm", "2");
   cr_expect_eq(attr_num(f.group, "repeats"), WP_R);
