@@ -61,7 +61,9 @@ asan: deps
 	@# (a libcriterion allocation, no frame of ours), which LeakSanitizer would report as ours.
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 build-asan/nhbench_tests --jobs 1
 
-# Line and branch coverage of the test suite, per source folder (gcovr; installed if missing).
+# Line and branch coverage of the test suite, per source folder (gcovr; installed if missing). The
+# summary is picked out of gcovr's standard output: `gcovr -o /dev/null` run as root replaces the
+# device with a regular file.
 COVERAGE_DIRS = core systems integrators studies results bench
 coverage: deps
 	@scripts/deps.sh gcovr
@@ -71,7 +73,7 @@ coverage: deps
 	@build-coverage/nhbench_tests --jobs $(JOBS) >/dev/null 2>&1 || echo "coverage: some tests failed" >&2
 	@printf '%-12s %8s %8s\n' folder lines branches
 	@for d in $(COVERAGE_DIRS); do \
-	  gcovr -r . --object-directory build-coverage --filter "$$d/" --print-summary -o /dev/null 2>/dev/null | \
+	  gcovr -r . --object-directory build-coverage --filter "$$d/" --print-summary 2>/dev/null | \
 	    awk -v d=$$d '/^lines:/ {l=$$2} /^branches:/ {b=$$2} END {printf "%-12s %8s %8s\n", d, l, b}'; \
 	done
 

@@ -179,6 +179,12 @@ static int prepare_output(const char *path) {
     fprintf(stderr, "nhbench: the output %s is a directory; give a file name, e.g. %s/RESULTS.h5\n", path, path);
     return -1;
   }
+  /* The results replace the output by a rename: a device or pipe there (/dev/null) would be replaced. */
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    fprintf(stderr, "nhbench: the output %s is not a regular file (a device, pipe or socket); give a file name\n",
+            path);
+    return -1;
+  }
   split_path(path, dir, sizeof dir);
   for (char *p = dir + 1; *p; p++) {
     if (*p != '/') continue;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -376,6 +377,12 @@ static void close_scales(nh_writer *w) {
 
 int nh_w_file(const char *path, const nh_study *st, nh_w_body body, const void *r, const char *command, char *err,
               size_t errlen) {
+  /* The rename below would replace a device or a pipe there (run as root: /dev/null itself). */
+  struct stat sb;
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    snprintf(err, errlen, "%s: not a regular file (a directory, device, pipe or socket); nothing written there", path);
+    return -1;
+  }
   char tmp[4096];
   snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);

@@ -391,6 +391,16 @@ Test(cli, run_bad_set_and_failed_run) {
   r = nhb("run " DATA "trajectory_particle.cfg -o /tmp");
   cr_expect_eq(r->rc, 2, "%s", r->err);
   expect_has(r->err, "the output /tmp is a directory");
+  /* A pipe (like /dev/null, which as root the rename onto it would replace) is refused and stays. */
+  scratch(file, sizeof file, "pipe");
+  cr_assert_eq(mkfifo(file, 0600), 0, "mkfifo %s", file);
+  r = nhb("run " DATA "trajectory_particle.cfg -o %s", file);
+  cr_expect_eq(r->rc, 2, "%s", r->err);
+  expect_has(r->err, "is not a regular file (a device, pipe or socket); give a file name");
+  cr_expect(strstr(r->err, "trajectory study of") == NULL, "nothing was computed: %s", r->err);
+  struct stat sb;
+  cr_expect(stat(file, &sb) == 0 && S_ISFIFO(sb.st_mode), "%s is no longer the pipe", file);
+  remove(file);
 }
 
 /* Output directories are created as needed; `run -` reads the spec from standard input; an

@@ -1071,6 +1071,26 @@ static void failing_setup(conv_fx *x, char *dir, size_t dlen, char *path, size_t
   test_write_file(path, "old results");
 }
 
+/* A pipe where the results go (as /dev/null would be) is refused before anything is created: the
+ * rename onto it would replace it. */
+Test(results, write_onto_a_pipe_refused) {
+  char dir[128], path[192], err[1024] = "";
+  conv_fx x;
+  failing_setup(&x, dir, sizeof dir, path, sizeof path, "pipe");
+  remove(path);
+  cr_assert_eq(mkfifo(path, 0600), 0, "mkfifo %s", path);
+  cr_expect_eq(nh_write_convergence(path, &x.st, &x.r, "test", err, sizeof err), -1);
+  char want[400];
+  snprintf(want, sizeof want, "%s: not a regular file (a directory, device, pipe or socket); nothing written there",
+           path);
+  cr_expect_str_eq(err, want);
+  struct stat sb;
+  cr_expect(stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode), "%s is no longer the pipe", path);
+  remove(path);
+  cr_expect_eq(rmdir(dir), 0, "%s holds a file left behind", dir);
+  conv_free(&x);
+}
+
 Test(results, failed_write_in_unwritable_directory_keeps_old_file) {
   char dir[128], path[192];
   conv_fx x;
