@@ -304,6 +304,29 @@ Test(new_systems, damped_exact_matches_reference) {
   }
 }
 
+/* Over-damped within 1e-12 of critical (ζ = α/2 = 1 + 1e-12, r² = ζ² − ω² ≈ 2e-12): against the
+ * series x(τ) = e^{−ζτ}[ξ cosh rτ + (η + ζξ) sinh(rτ)/r] with cosh rτ = 1 + s/2, sinh(rτ)/(rτ) =
+ * 1 + s/6 (s = r²τ², the next terms below 1e-22), r² in long double. Forming sinh from the two
+ * exponentials e^{(±r − ζ)τ} here would lose about 1e-10 to cancellation. */
+Test(new_systems, damped_exact_next_to_critical) {
+  nh_system s = test_system("damped_oscillator", "alpha=2.000000000002");
+  const long double zeta = 0.5L * (long double)s.p[1], r2 = zeta * zeta - 1.0L;
+  cr_assert(r2 > 1e-12L && r2 < 3e-12L, "r^2 = %Lg", r2);
+  const double xi = 0.4, eta = -0.9;
+  const nh_state x0 = {.t = 0, .q = {xi}, .v = {eta}};
+  for (double tau = 0.25; tau <= 4; tau *= 2) {
+    nh_state ex;
+    cr_assert(s.type->exact(s.p, &x0, tau, &ex) == 0);
+    const long double S = r2 * tau * tau, e = expl(-zeta * tau);
+    const long double C = 1 + S / 2, Sr = tau * (1 + S / 6); /* cosh rτ, sinh(rτ)/r */
+    const long double Cd = r2 * Sr, Srd = C;                    /* their τ-derivatives */
+    const double x = (double)(e * (xi * C + (eta + zeta * xi) * Sr));
+    const double v = (double)(-zeta * e * (xi * C + (eta + zeta * xi) * Sr) + e * (xi * Cd + (eta + zeta * xi) * Srd));
+    cr_expect(fabs(ex.q[0] - x) <= 1e-14 * fabs(x) && fabs(ex.v[0] - v) <= 1e-14 * fabs(v) + 1e-16,
+              "tau = %g: (%.17g, %.17g), series (%.17g, %.17g)", tau, ex.q[0], ex.v[0], x, v);
+  }
+}
+
 /* The forced presets start on the notebook's steady state
  * x(t) = −β/sqrt(α²Ω² + (1 − Ω²)²) sin(Ωt + φ), φ = atan2(αΩ, Ω² − 1) (DampedOscillatorWithForcing):
  * the exact solution is that formula at every t. The unforced ones start at (−0.25, 0.75). */
