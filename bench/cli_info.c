@@ -69,6 +69,9 @@ static void print_caveats(nh_h5 *f) {
   if (c) nh_h5_free_strings(c, n);
 }
 
+/* An attribute read as NULL (absent, or unreadable in a damaged file) is printed as "?". */
+static const char *known_or_not(const char *s) { return s ? s : "?"; }
+
 static void print_header(nh_h5 *f) {
   static const char *const keys[] = {"system", "spec_file", "overrides", "date", "version", "compiler", "command"};
   char *v[7] = {0};
@@ -80,23 +83,23 @@ static void print_header(nh_h5 *f) {
   if (nh_h5_has_attr(f, "/", "ranks")) nh_h5_attr_int(f, "/", "ranks", &ranks); /* absent before MPI: 1 */
   if (nh_h5_has_attr(f, "/", "T")) nh_h5_attr_double(f, "/", "T", &T);
   printf("%s: %s study\n", f->path, f->kind_name);
-  printf("  system       %s\n", v[0] ? v[0] : "?");
+  printf("  system       %s\n", known_or_not(v[0]));
   printf("  T            %g\n", T);
-  printf("  spec         %s\n", v[1] ? v[1] : "?");
+  printf("  spec         %s\n", known_or_not(v[1]));
   printf("  overrides    %s\n", v[2] && *v[2] ? v[2] : "(none)");
-  printf("  written      %s by nhbench %s (%s), %d threads", v[3] ? v[3] : "?", v[4] ? v[4] : "?", v[5] ? v[5] : "?",
+  printf("  written      %s by nhbench %s (%s), %d threads", known_or_not(v[3]), known_or_not(v[4]), known_or_not(v[5]),
          threads);
   if (ranks > 1) printf(" on each of %d MPI ranks", ranks);
   putchar('\n');
-  printf("  command      %s\n", v[6] ? v[6] : "?");
+  printf("  command      %s\n", known_or_not(v[6]));
   for (int i = 0; i < 7; i++) free(v[i]);
   print_caveats(f);
 }
 
-/* A string attribute of the study group, or "?" (malloc'd). */
+/* A string attribute of the study group (malloc'd), or NULL if it is absent or cannot be read:
+ * printed as known_or_not(s). */
 static char *group_str(nh_h5 *f, const char *name) {
-  char *s = nh_h5_has_attr(f, ".", name) ? nh_h5_attr_string(f, ".", name) : NULL;
-  return s ? s : strcpy(malloc(2), "?");
+  return nh_h5_has_attr(f, ".", name) ? nh_h5_attr_string(f, ".", name) : NULL;
 }
 
 /* The initial conditions: names and (q0, v0). */
@@ -168,7 +171,7 @@ static void print_orders(nh_h5 *f, const nh_order_row *o, const double *err, con
   if (nh_h5_has_attr(f, ".", "order_tolerance")) nh_h5_attr_double(f, ".", "order_tolerance", &otol);
   char *norm = group_str(f, "norm");
   printf("Observed order of the error at T, %s-norm over (q, v) against the reference (expected: the claimed\n"
-         "order, * a documented exception; ok: |observed - expected| <= %g):\n", norm, otol);
+         "order, * a documented exception; ok: |observed - expected| <= %g):\n", known_or_not(norm), otol);
   free(norm);
   printf("%4s %8s %17s %3s %16s %10s %6s  %s\n", "#", "expected", "observed +- se", "ok", "fit h range", "err(h_min)",
          "failed", "method");
@@ -192,7 +195,7 @@ static void print_convergence_setup(nh_h5 *f, const double *h, int nh, const int
   if (nh_h5_has_attr(f, ".", "error_floor")) nh_h5_attr_double(f, ".", "error_floor", &floor_);
   if (nh_h5_has_attr(f, ".", "fit_points")) nh_h5_attr_int(f, ".", "fit_points", &fit_points);
   printf("  h            %d values, %g .. %g\n", nh, h[byh[nh - 1]], h[byh[0]]);
-  printf("  reference    %s, tolerance %g\n", ref, tol);
+  printf("  reference    %s, tolerance %g\n", known_or_not(ref), tol);
   printf("  order fit    the %d finest consecutive h whose error is finite and above %g\n", fit_points, floor_);
   free(ref);
 }
@@ -484,7 +487,7 @@ static int info_trajectory(nh_h5 *f) {
     print_header(f);
     printf("  h           ");
     for (long long j = 0; j < nh_h5_dim(f, "h"); j++) printf(" %g", h[j]);
-    printf("\n  reference    %s\n", ref);
+    printf("\n  reference    %s\n", known_or_not(ref));
     free(ref);
     if (print_ics(f) == 0) {
       printf("  methods      %d; observables %d\n\n", f->nmethods, o.nobs);

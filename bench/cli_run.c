@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L /* mkdir, access */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <omp.h>
 #include <signal.h>
@@ -197,8 +196,8 @@ static int prepare_output(const char *path) {
     return -1;
   }
   char probe[4200];
-  snprintf(probe, sizeof probe, "%s.probe-%ld", path, (long)getpid());
-  int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  snprintf(probe, sizeof probe, "%s.probe-XXXXXX", path);
+  int fd = mkstemp(probe);
   if (fd < 0) {
     fprintf(stderr, "nhbench: cannot create files in the output directory %s: %s\n", dir, strerror(errno));
     return -1;

@@ -120,6 +120,29 @@ Test(exact_bench, info_refuses_damaged_files) {
   }
 }
 
+/* Descriptive attributes a file lacks (written by a tool of its own, or stripped) are shown as "?"
+ * by info, which still succeeds: the root's system, spec, date, version, compiler and command, the
+ * study's reference and norm. */
+Test(exact_bench, info_shows_missing_descriptions_as_unknown) {
+  char path[128], args[512], err[4096];
+  static char out[1 << 16];
+  test_results_file(path, sizeof path, "exact-bench", "unknown", "order_claim.cfg", "");
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  cr_assert_geq(f, 0);
+  static const char *const root[] = {"system", "spec_file", "date", "version", "compiler", "command"};
+  for (int i = 0; i < 6; i++) cr_assert_geq(H5Adelete_by_name(f, "/", root[i], H5P_DEFAULT), 0, "%s", root[i]);
+  cr_assert_geq(H5Adelete_by_name(f, "/convergence", "reference", H5P_DEFAULT), 0);
+  cr_assert_geq(H5Adelete_by_name(f, "/convergence", "norm", H5P_DEFAULT), 0);
+  H5Fclose(f);
+  snprintf(args, sizeof args, "info %s", path);
+  cr_expect_eq(run_split(args, out, sizeof out, err, sizeof err), 0, "%s", err);
+  const char *lines[] = {"\n  system       ?\n", "\n  spec         ?\n", "\n  written      ? by nhbench ? (?), ",
+                         "\n  command      ?\n", "\n  reference    ?, tolerance 1e-13\n",
+                         "\nObserved order of the error at T, ?-norm over (q, v)"};
+  for (int i = 0; i < 6; i++) cr_expect(strstr(out, lines[i]) != NULL, "no '%s' in:\n%s", lines[i], out);
+  remove(path);
+}
+
 /* export series of an ensemble that samples no observables: exit 2, nothing on stdout. */
 Test(exact_bench, export_series_without_observables) {
   char path[128], args[512], out[4096], err[4096];
