@@ -508,6 +508,42 @@ Test(integrators, every_step_ends_at_t_plus_h) {
   cr_log_info("%d method-system pairs end their steps at t + h", pairs);
 }
 
+/* An equilibrium at rest is a fixed point: every method (compositions over nh_newmark) that
+ * applies, from q = 0, v = 0 on systems whose potential has its minimum there (∇V(0) = 0, and
+ * v = 0 is on D), stays at rest after three steps of h = 0.1. The discrete gradient of nh_energy
+ * must not divide |Δq|² = 0 by itself there, nor the scale of its round-off test 0 by 0. */
+Test(integrators, rest_at_an_equilibrium_stays) {
+  static const char *const systems[][2] = {{"particle", "omega2=1"}, {"chaotic_particle", NULL},
+                                           {"contact_oscillator", "eps=0.3"}};
+  int pairs = 0;
+  for (int i = 0; nh_integrator_types[i]; i++) {
+    const nh_integrator_type *T = nh_integrator_types[i];
+    char text[128];
+    snprintf(text, sizeof text, T->takes_base ? "%s(nh_newmark)" : "%s", T->name);
+    nh_method *m = test_method(text);
+    for (int j = 0; j < 3; j++) {
+      nh_system sys = test_system(systems[j][0], systems[j][1]);
+      char err[512];
+      if (nh_method_applies(m, &sys, err, sizeof err)) continue;
+      nh_state x = {0};
+      nh_cost cost = {0};
+      if (nh_method_init(m, &sys, &x, 0.1, &cost) != NH_STEP_OK) continue;
+      for (int s = 0; s < 3; s++) {
+        nh_state y;
+        cr_assert_eq(nh_method_step(m, &sys, &x, &y, 0.1, &cost), NH_STEP_OK, "%s on %s at rest", text, systems[j][0]);
+        x = y;
+      }
+      double moved = 0;
+      for (int c = 0; c < sys.n; c++) moved = fmax(moved, fmax(fabs(x.q[c]), fabs(x.v[c])));
+      cr_expect(moved <= 1e-15, "%s on %s: at rest at the equilibrium, yet moved by %g", text, systems[j][0], moved);
+      pairs++;
+    }
+    nh_method_free(m);
+  }
+  cr_expect(pairs >= 40, "only %d method-system pairs stepped", pairs);
+  cr_log_info("%d method-system pairs stay at rest", pairs);
+}
+
 /* ---- the size limits: NH_MAX_N coordinates, NH_MAX_K constraints ----------------------------- */
 
 /* A system made of independent blocks, each a registered system with its own parameters: q, v and
