@@ -136,11 +136,14 @@ static int get_positive(const ctx *c, const config_setting_t *group, const char 
   return 0;
 }
 
+/* The default of a count that must be given. */
+enum { REQUIRED = -1 };
+
 static int get_count(const ctx *c, const config_setting_t *group, const char *name, int min, int max,
                      int def, int *out) {
   const config_setting_t *s = config_setting_get_member(group, name);
   if (!s) {
-    if (def < 0) return fail_at(c, group, "missing setting '%s'", name);
+    if (def == REQUIRED) return fail_at(c, group, "missing setting '%s'", name);
     *out = def;
     return 0;
   }
@@ -641,7 +644,8 @@ static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, 
     int halvings;
     if (!config_setting_get_member(root, "h0"))
       return fail_at(c, root, "missing setting 'h' (a list of step sizes) or 'h0' and 'halvings'");
-    if (get_positive(c, root, "h0", &h0) != 0 || get_count(c, root, "halvings", 1, 30, -1, &halvings) != 0) return -1;
+    if (get_positive(c, root, "h0", &h0) != 0 || get_count(c, root, "halvings", 1, 30, REQUIRED, &halvings) != 0)
+      return -1;
     if (!(st->h = malloc(sizeof(double) * (size_t)(halvings + 1)))) return out_of_memory(c);
     st->nh = halvings + 1;
     for (int i = 0; i < st->nh; i++) st->h[i] = ldexp(h0, -i);
@@ -790,7 +794,7 @@ static int load_random_states(const ctx *c, const config_setting_t *ens, nh_stud
   static const char *const known_ens[] = {"count", "energy", "seed", NULL};
   if (!config_setting_is_group(ens)) return fail_at(c, ens, "'ensemble' must be a group { count = ...; energy = ...; seed = ...; }");
   if (check_members(c, ens, known_ens) != 0) return -1;
-  if (get_count(c, ens, "count", 1, 1000000, -1, &st->count) != 0) return -1;
+  if (get_count(c, ens, "count", 1, 1000000, REQUIRED, &st->count) != 0) return -1;
   const config_setting_t *e = require(c, ens, "energy");
   if (!e || get_number(c, e, &st->energy) != 0) return -1;
   double seed = 0;
@@ -874,7 +878,7 @@ static int load_expected_orders(const ctx *c, const config_setting_t *root, nh_s
     if (!config_setting_is_group(g) || check_members(c, g, known) != 0) return fail_at(c, g, "each expected order is a group { method; order; reason; }");
     const config_setting_t *ms = require(c, g, "method"), *rs = require(c, g, "reason");
     int order;
-    if (!ms || !rs || get_count(c, g, "order", 0, 20, -1, &order) != 0) return -1;
+    if (!ms || !rs || get_count(c, g, "order", 0, 20, REQUIRED, &order) != 0) return -1;
     const char *text = config_setting_get_string(ms), *reason = config_setting_get_string(rs);
     char msg[768], name[1024];
     if (!text || !reason) return fail_at(c, g, "method and reason must be strings");

@@ -74,9 +74,13 @@ static int run_and_kill(const char *out, double seconds) {
 }
 
 static void expect_same_results(const char *a, const char *b) {
-  static const char *const names[] = {"dE",       "status",   "max_abs_dE", "drift_slope", "max_constraint_residual",
-                                      "dE_mean",  "dE_var",   "dE_q10",     "dE_q50",      "dE_q90",
-                                      "dE_count", "cost",     "E0",         "t"};
+  static const char *const names[] = {"dE", "status", "max_abs_dE", "drift_slope", "max_constraint_residual", "dE_mean",
+                                      "dE_var", "dE_q10", "dE_q50", "dE_q90", "dE_count", "cost", "E0", "t",
+                                      /* the summary; a streamed run keeps final_var aside (last_var) */
+                                      "summary/ok", "summary/failures", "summary/max_max_abs_dE",
+                                      "summary/median_max_abs_dE", "summary/mean_drift_slope",
+                                      "summary/median_abs_drift_slope", "summary/max_constraint_residual",
+                                      "summary/final_var"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     size_t na = 0, nb = 0;
     void *x = read_raw(a, names[i], &na), *y = read_raw(b, names[i], &nb);
