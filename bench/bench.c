@@ -522,7 +522,8 @@ static void bench_sampling(const char *spec NH_UNUSED) { /* the tables of one sy
   nh_method *m = nh_method_parse("nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", err, sizeof err);
   st.methods = &m, st.nmethods = 1, st.nsteps = quick ? 1000 : 50000, st.reference_tol = 1e-13;
   const double h = 0.2;
-  const char *const energy[] = {"energy_error"}, *const four[] = {"energy_error", "constraint_residual", "q", "multiplier"};
+  const char *const energy[] = {"energy_error"};
+  const char *const four[] = {"energy_error", "constraint_residual", "q", "multiplier"};
   double *values = malloc(sizeof(double) * (size_t)(st.nsteps + 1) * 16);
   enum { VARIANTS = 5, REPS = 5 };
   const char *label[VARIANTS] = {"nh_integrate (no sampling)", "sampled run, no observables, K = 10",

@@ -342,7 +342,8 @@ static int sample_table(nh_h5 *f, const opts *o, const char *header, const char 
   int *list = NULL, n = method_list(f, o->methods, &list), rc = 2, ncols = 0, ok = n >= 0;
   double *t = ok ? nh_h5_doubles(f, "t", "sample", NULL) : NULL, *col[MAXCOLS] = {NULL};
   ok = ok && t;
-  for (; ok && cols[ncols] && ncols < MAXCOLS; ncols++) ok = (col[ncols] = nh_h5_doubles(f, cols[ncols], "method,sample", NULL)) != NULL;
+  for (; ok && cols[ncols] && ncols < MAXCOLS; ncols++)
+    ok = (col[ncols] = nh_h5_doubles(f, cols[ncols], "method,sample", NULL)) != NULL;
   int *count = ok ? nh_h5_ints(f, "dE_count", "method,sample", NULL) : NULL;
   if (count) {
     const long long ns = nh_h5_dim(f, "sample");
@@ -403,7 +404,8 @@ static void grid_rows(const nh_h5_grid *g, const nh_ensemble_summary *sum, int w
     for (int j = 0; j < g->n[1]; j++) {
       int m = g->method_index[i * g->n[1] + j];
       edges(g->values[1], g->n[1], j, &lo1, &hi1);
-      put(g->values[0][i]), putchar(' '), put(g->values[1][j]), putchar(' '), put(m >= 0 ? stat_of(&sum[m], which) : NAN);
+      put(g->values[0][i]), putchar(' '), put(g->values[1][j]), putchar(' '),
+          put(m >= 0 ? stat_of(&sum[m], which) : NAN);
       printf(" %d %d %d ", m, m >= 0 ? sum[m].failures : 0, m >= 0 ? sum[m].ok + sum[m].failures : 0);
       const double e[] = {lo0, hi0, lo1, hi1};
       row(4, e);
@@ -775,7 +777,8 @@ static int run_table(int t, const char *path, const opts *o) {
   if (tables[t].kinds && !(tables[t].kinds & (1 << f.kind))) {
     fprintf(stderr, "%s: %s is a %s study; table '%s' is for", prog, f.path, f.kind_name, tables[t].name);
     for (int k = 0, first = 1; k < NH_STUDY_KINDS; k++)
-      if (tables[t].kinds & (1 << k)) fprintf(stderr, "%s %s", first ? "" : " and", nh_study_kind_name((nh_study_kind)k)), first = 0;
+      if (tables[t].kinds & (1 << k))
+        fprintf(stderr, "%s %s", first ? "" : " and", nh_study_kind_name((nh_study_kind)k)), first = 0;
     fprintf(stderr, " studies\n");
     rc = 2;
   } else {

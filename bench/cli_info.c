@@ -116,7 +116,8 @@ static int print_ics(nh_h5 *f) {
     for (long long j = 0; j < n; j++) printf("%s%.10g", j ? ", " : "", v[i * n + j]);
     printf(")\n");
   }
-  if (v && nic > 10) printf("  ...          %d initial conditions in all (nhbench export or h5dump for the rest)\n", nic);
+  if (v && nic > 10)
+    printf("  ...          %d initial conditions in all (nhbench export or h5dump for the rest)\n", nic);
   nh_h5_free_strings(names, nic);
   int ok = v != NULL;
   free(q), free(v);
@@ -334,7 +335,8 @@ static void print_failure_reasons(nh_h5 *f) {
   free(status);
 }
 
-static void print_ensemble_cost(const nh_h5 *f, const nh_ensemble_summary *sum, const nh_cost *cost, const double *wall) {
+static void print_ensemble_cost(const nh_h5 *f, const nh_ensemble_summary *sum, const nh_cost *cost,
+                                const double *wall) {
   const int np = count_primary(f);
   printf("\nCost, summed over the ICs (steps: calls of a base method's step); max resid: max_t |mu(q).v| over the\n"
          "ICs that ran to T:\n");
@@ -529,7 +531,8 @@ static int info_onestep(nh_h5 *f) {
   if (good && nh_h5_attr_int(f, ".", "npoints", &npoints) != 0) good = 0;
   if (good) {
     print_header(f);
-    printf("  points       %d per IC, %lld in all; %lld step sizes\n", npoints, nh_h5_dim(f, "point"), nh_h5_dim(f, "h"));
+    printf("  points       %d per IC, %lld in all; %lld step sizes\n", npoints, nh_h5_dim(f, "point"),
+           nh_h5_dim(f, "h"));
     good = print_ics(f) == 0;
   }
   if (good) {
@@ -570,7 +573,9 @@ static int read_wp(nh_h5 *f, wp_data *w) {
              : 0;
 }
 
-static void free_wp(wp_data *w) { free(w->h), free(w->err), free(w->work), free(w->wall), free(w->pw), free(w->pt), free(w->status); }
+static void free_wp(wp_data *w) {
+  free(w->h), free(w->err), free(w->work), free(w->wall), free(w->pw), free(w->pt), free(w->status);
+}
 
 static void print_wp_rows(const nh_h5 *f, const wp_data *w, long long nh) {
   printf("\nError at T in the %s norm against counted work (rhs + Jacobian + constraint evaluations) and\n"
@@ -585,8 +590,9 @@ static void print_wp_rows(const nh_h5 *f, const wp_data *w, long long nh) {
       char e[24], marks[4] = "";
       if (w->pw[c]) strcat(marks, "W");
       if (w->pt[c]) strcat(marks, "T");
-      printf("%4s %10.4g %10s %12.6g %10.3g %6s  %s\n", "", w->h[i], num(e, sizeof e, w->err[c * NH_WP_NORMS + (size_t)w->k]),
-             w->work[c], w->wall[c], marks, status_name(w->status[c]));
+      printf("%4s %10.4g %10s %12.6g %10.3g %6s  %s\n", "", w->h[i],
+             num(e, sizeof e, w->err[c * NH_WP_NORMS + (size_t)w->k]), w->work[c], w->wall[c], marks,
+             status_name(w->status[c]));
     }
   }
 }

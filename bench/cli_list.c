@@ -65,8 +65,10 @@ static int list_systems(const char *filter) {
 static void print_method_observables(const nh_integrator_type *t) {
   static const char *const when[] = {"", "lambda(t_k)", "lambda(t_k + h/2)", "lambda(t_k+1)"};
   if (t->takes_base) return;
-  if (t->lambda_time) printf("    multiplier: approximates %s; %s\n", when[t->lambda_time], t->lambda_doc ? t->lambda_doc : "");
-  if (t->discrete_constraint) printf("    discrete constraint: %s\n", t->discrete_constraint_doc ? t->discrete_constraint_doc : "");
+  if (t->lambda_time)
+    printf("    multiplier: approximates %s; %s\n", when[t->lambda_time], t->lambda_doc ? t->lambda_doc : "");
+  if (t->discrete_constraint)
+    printf("    discrete constraint: %s\n", t->discrete_constraint_doc ? t->discrete_constraint_doc : "");
   if (t->discrete_energy) printf("    discrete energy: %s\n", t->discrete_energy_doc ? t->discrete_energy_doc : "");
   if (t->discrete_action) printf("    discrete action: defined (variational)\n");
   if (t->newton_size) printf("    Newton system: analytic Jacobian exposed (cond(J) in one-step studies)\n");
@@ -185,8 +187,11 @@ int nh_cli_list(int argc, char **argv) {
   if (strcmp(what, "systems") == 0) found = list_systems(name);
   else if (strcmp(what, "methods") == 0) found = list_methods(name);
   else if (strcmp(what, "observables") == 0) found = list_observables(name);
-  else if (strcmp(what, "all") == 0 && !name) list_systems(NULL), printf("\n"), list_methods(NULL), printf("\n"), list_observables(NULL);
-  else return fprintf(stderr, "%s: unknown list '%s' (systems, methods or observables)\n%s", prog, what, usage), NH_EXIT_USAGE;
+  else if (strcmp(what, "all") == 0 && !name)
+    list_systems(NULL), printf("\n"), list_methods(NULL), printf("\n"), list_observables(NULL);
+  else
+    return fprintf(stderr, "%s: unknown list '%s' (systems, methods or observables)\n%s", prog, what, usage),
+           NH_EXIT_USAGE;
   if (!found) return fprintf(stderr, "%s: no %s named '%s'\n", prog, what, name), NH_EXIT_USAGE;
   return NH_EXIT_OK;
 }

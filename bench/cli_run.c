@@ -133,12 +133,13 @@ static int report_orders(const nh_study *st, const nh_convergence_result *r) {
 static int writer(void) { return nh_study_rank() == 0; }
 
 /* Runs a study of the other kinds and writes its file: 0, or 1 with a message in err. */
-#define RUN_AND_WRITE(KIND)                                                                            \
-  static int run_##KIND(const nh_study *st, const char *path, const char *command, char *err, size_t len) { \
-    nh_##KIND##_result r;                                                                              \
-    int rc = nh_run_##KIND(st, &r, err, len) < 0 || (writer() && nh_write_##KIND(path, st, &r, command, err, len) < 0); \
-    nh_##KIND##_result_free(&r);                                                                       \
-    return rc ? 1 : 0;                                                                                 \
+#define RUN_AND_WRITE(KIND)                                                                                            \
+  static int run_##KIND(const nh_study *st, const char *path, const char *command, char *err, size_t len) {            \
+    nh_##KIND##_result r;                                                                                              \
+    int rc =                                                                                                           \
+        nh_run_##KIND(st, &r, err, len) < 0 || (writer() && nh_write_##KIND(path, st, &r, command, err, len) < 0);     \
+    nh_##KIND##_result_free(&r);                                                                                       \
+    return rc ? 1 : 0;                                                                                                 \
   }
 RUN_AND_WRITE(ensemble)
 RUN_AND_WRITE(trajectory)
@@ -259,7 +260,8 @@ static int setup_journal(const run_args *a, const char *path, nh_study *st, char
     return -1;
   }
   if (!a->resume && access(journal, F_OK) == 0)
-    fprintf(stderr, "nhbench: note: starting over; the journal %s of an earlier run is replaced (--resume continues it)\n",
+    fprintf(stderr,
+            "nhbench: note: starting over; the journal %s of an earlier run is replaced (--resume continues it)\n",
             journal);
   const int same = a->resume ? nh_checkpoint_matches(journal, key) : 1;
   if (same == NH_CHECKPOINT_NO_MEMORY) return NH_CHECKPOINT_NO_MEMORY;

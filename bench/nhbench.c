@@ -41,7 +41,8 @@ static int find_command(const char *name) {
 static const char *usage(void) {
   static char text[4096];
   if (text[0]) return text;
-  size_t used = (size_t)snprintf(text, sizeof text, "usage: nhbench [--help | --version] COMMAND [ARGS]\n\ncommands:\n");
+  size_t used =
+      (size_t)snprintf(text, sizeof text, "usage: nhbench [--help | --version] COMMAND [ARGS]\n\ncommands:\n");
   for (int i = 0; i < NCOMMANDS && used < sizeof text; i++)
     /* A long synopsis puts the summary on a line of its own, under the short ones' column. */
     used += (size_t)(strlen(commands[i].synopsis) < 22

@@ -112,7 +112,8 @@ static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *ro
   if (get_text(l, g, "file", ms->file, sizeof ms->file, 1) != 0 ||
       get_text(l, g, "data", ms->data, sizeof ms->data, 1) != 0 ||
       get_text(l, g, "field", ms->field, sizeof ms->field, 0) != 0 ||
-      get_text(l, g, "reduce", reduce, sizeof reduce, 0) != 0 || get_text(l, g, "per", row->per, sizeof row->per, 0) != 0 ||
+      get_text(l, g, "reduce", reduce, sizeof reduce, 0) != 0 ||
+      get_text(l, g, "per", row->per, sizeof row->per, 0) != 0 ||
       get_text(l, g, "minus", ms->minus, sizeof ms->minus, 0) != 0 || get_number(l, g, "period", &ms->period) != 0 ||
       load_selectors(l, config_setting_get_member(g, "at"), ms) != 0 || get_number(l, g, "from", &ms->from) != 0 ||
       get_number(l, g, "to", &ms->to) != 0)
@@ -170,7 +171,8 @@ static int check_ids(nh_claims *c, char *err, size_t errlen) {
     for (int j = 0; j < c->items[i].nrows; j++) {
       nh_claim_row *row = &c->items[i].rows[j];
       if (row->id[0] && find_row(c, row->id) != row) {
-        snprintf(err, errlen, "%s:%d: item %s: row id '%s' is used twice", c->path, row->line, c->items[i].item, row->id);
+        snprintf(err, errlen, "%s:%d: item %s: row id '%s' is used twice", c->path, row->line, c->items[i].item,
+                 row->id);
         return -1;
       }
       const nh_claim_row *per = row->per[0] ? find_row(c, row->per) : NULL;
@@ -180,8 +182,8 @@ static int check_ids(nh_claims *c, char *err, size_t errlen) {
         return -1;
       }
       if (row->has_expect && row->expect.ref[0] && !find_row(c, row->expect.ref)) {
-        snprintf(err, errlen, "%s:%d: item %s: expectation '%s' names no row '%s'", c->path, row->line, c->items[i].item,
-                 row->expected, row->expect.ref);
+        snprintf(err, errlen, "%s:%d: item %s: expectation '%s' names no row '%s'", c->path, row->line,
+                 c->items[i].item, row->expected, row->expect.ref);
         return -1;
       }
     }
@@ -285,7 +287,8 @@ static void judge_row(nh_claims *c, nh_claim_row *row) {
     return;
   }
   row->verdict = nh_expect_holds(&row->expect, x, row->measured) ? NH_PASS : NH_FAIL;
-  if (row->expect.ref[0]) snprintf(row->outcome, sizeof row->outcome, "@%s = %.4g", row->expect.ref, x / row->expect.factor);
+  if (row->expect.ref[0])
+    snprintf(row->outcome, sizeof row->outcome, "@%s = %.4g", row->expect.ref, x / row->expect.factor);
   if (row->verdict == NH_FAIL && row->reason[0]) {
     size_t len = strlen(row->outcome);
     snprintf(row->outcome + len, sizeof row->outcome - len, "%s%s", len ? "; " : "", row->reason);
@@ -304,6 +307,7 @@ void nh_claims_evaluate(nh_claims *c, const char *dir) {
 nh_verdict nh_item_verdict(const nh_claim_item *it) {
   nh_verdict v = NH_PASS;
   for (int j = 0; j < it->nrows; j++)
-    if (it->rows[j].verdict == NH_FAIL || (it->rows[j].verdict == NH_NOT_VERIFIED && v == NH_PASS)) v = it->rows[j].verdict;
+    if (it->rows[j].verdict == NH_FAIL || (it->rows[j].verdict == NH_NOT_VERIFIED && v == NH_PASS))
+      v = it->rows[j].verdict;
   return v;
 }

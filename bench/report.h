@@ -17,7 +17,16 @@ extern const char *const nh_verdict_names[NH_VERDICTS];
 /* "in [a, b]", "< X", "<= X", "> X", ">= X", "~ X rel r" (|m − X| ≤ r|X|), "~ X abs a", where X is
  * a number, "@id" (another row's measured value in the same claims file) or "k * @id". */
 /* NH_EXPECT_NONE: a zeroed nh_expect (a row that only measures), met by nothing. */
-typedef enum { NH_EXPECT_NONE, NH_EXPECT_IN, NH_EXPECT_LT, NH_EXPECT_LE, NH_EXPECT_GT, NH_EXPECT_GE, NH_EXPECT_REL, NH_EXPECT_ABS } nh_expect_op;
+typedef enum {
+  NH_EXPECT_NONE,
+  NH_EXPECT_IN,
+  NH_EXPECT_LT,
+  NH_EXPECT_LE,
+  NH_EXPECT_GT,
+  NH_EXPECT_GE,
+  NH_EXPECT_REL,
+  NH_EXPECT_ABS
+} nh_expect_op;
 typedef struct {
   nh_expect_op op;
   double a, b;     /* the bounds of `in`; the tolerance of `~` in b */

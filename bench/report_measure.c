@@ -393,14 +393,16 @@ static int eval_dataset(reader *r, double *m) {
   free(dims);
   if (!x) return why_fail(r, "cannot read dataset '%s'%s", ms->data, "");
   for (int d = 0; d < rank && !rc; d++) /* h first: a sample's time depends on it */
-    if (strcmp(names[d], "h") == 0 && selector(ms, "h")) index[d] = hsel = pick(r, selector(ms, "h"), "h", (long long)shape[d], -1), rc = hsel < 0 ? -1 : 0;
+    if (strcmp(names[d], "h") == 0 && selector(ms, "h"))
+      index[d] = hsel = pick(r, selector(ms, "h"), "h", (long long)shape[d], -1), rc = hsel < 0 ? -1 : 0;
     else if (strcmp(names[d], "h") == 0 && shape[d] == 1) hsel = 0; /* one step size: its times */
   for (int d = 0; d < rank && !rc; d++) {
     const nh_select *s = selector(ms, strcmp(names[d], "sample") == 0 && selector(ms, "t") ? "t" : names[d]);
     if (strcmp(names[d], "h") == 0 && s) continue;
     if (s) rc = (index[d] = pick(r, s, names[d], (long long)shape[d], hsel)) < 0 ? -1 : 0;
     else if (shape[d] == 1) index[d] = 0;
-    else if (free_dim >= 0) rc = why_fail(r, "dimensions %s and %s are both free: select one", names[free_dim], names[d]);
+    else if (free_dim >= 0)
+      rc = why_fail(r, "dimensions %s and %s are both free: select one", names[free_dim], names[d]);
     else free_dim = d, index[d] = 0;
   }
   for (int i = 0; i < ms->nselect && !rc; i++) {
@@ -429,7 +431,8 @@ static int eval_dataset(reader *r, double *m) {
         v[k++] = x[base + i * stride];
       }
     *m = c && v && cw ? nh_reduce_apply(ms->reduce, k, cw, v, ms->period) : NAN;
-    if (ms->reduce == NH_REDUCE_VALUE && k > 1) rc = why_fail(r, "reduce = \"value\" but dimension %s is free", names[free_dim], "");
+    if (ms->reduce == NH_REDUCE_VALUE && k > 1)
+      rc = why_fail(r, "reduce = \"value\" but dimension %s is free", names[free_dim], "");
     free(c);
     free(v);
     free(cw);

@@ -150,9 +150,9 @@ const nh_integrator_type nh_integrator_dla = {
     .name = "dla",
     .doc = "Discrete Lagrange-d'Alembert (Cortes-Martinez) two-step recurrence with L_d^{sym,alpha} "
            "(spec/newmark.md 2.6, Prop 3.5, 1/2 restored: A2) and the discrete constraint of `constraint`, "
-           "point (14) or average (15) (2.4). Started from q_{-1} = q_0 - h v_0 - (h^2/2) M^-1 grad V(q_0); outputs the (N2)+(N4) "
-           "velocity on D, so its (q, v) sequence is nh_newmark(beta=0,beta2=0,alpha)'s. Two-step: "
-           "needs init with the step size, no compositions. Order 2 for alpha = 1/2, else 1.",
+           "point (14) or average (15) (2.4). Started from q_{-1} = q_0 - h v_0 - (h^2/2) M^-1 grad V(q_0); "
+           "outputs the (N2)+(N4) velocity on D, so its (q, v) sequence is nh_newmark(beta=0,beta2=0,alpha)'s. "
+           "Two-step: needs init with the step size, no compositions. Order 2 for alpha = 1/2, else 1.",
     .params = params,
     .nparams = P_COUNT,
     .aliases = aliases,
@@ -170,7 +170,8 @@ const nh_integrator_type nh_integrator_dla = {
                   "O(h) otherwise; first step: lambda_0 of (N1) (virtual start with lambda' = 0), O(h) for "
                   "alpha = 1/2 only",
     .discrete_constraint = discrete_constraint,
-    .discrete_constraint_doc = "Phi(q_{k+1}, q_{k+2}) of (14) or (15) as `constraint` says (spec/newmark.md 2.4), as nh_newmark(0,0,alpha)",
+    .discrete_constraint_doc =
+        "Phi(q_{k+1}, q_{k+2}) of (14) or (15) as `constraint` says (spec/newmark.md 2.4), as nh_newmark(0,0,alpha)",
     .discrete_action = discrete_action,
     .newton_size = newton_size,
     .newton_eval = newton_eval,

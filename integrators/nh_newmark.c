@@ -227,8 +227,8 @@ static void newmark_residual(void *vctx, const double *X, double *F, double *J) 
 /* The context of the full system for the step from x of size h: ∇V(q0) and A(q0). */
 static void newmark_setup(const nh_method *m, const nh_system *sys, const nh_state *x, double h, newmark_ctx *C,
                           nh_cost *cost) {
-  *C = (newmark_ctx){.sys = sys, .n = sys->n, .k = sys->k, .disc = nh_newmark_disc(m->p[P_CONSTRAINT]), .beta = m->p[P_BETA],
-                     .beta2 = m->p[P_BETA2], .alpha = m->p[P_ALPHA], .h = h, .c = 0.5 * h * h,
+  *C = (newmark_ctx){.sys = sys, .n = sys->n, .k = sys->k, .disc = nh_newmark_disc(m->p[P_CONSTRAINT]),
+                     .beta = m->p[P_BETA], .beta2 = m->p[P_BETA2], .alpha = m->p[P_ALPHA], .h = h, .c = 0.5 * h * h,
                      .q0 = x->q, .v0 = x->v, .cost = cost};
   sys->type->grad_potential(sys->p, x->q, C->g0);
   cost->rhs_evals++;

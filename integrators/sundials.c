@@ -164,8 +164,8 @@ static void keep_message(int code NH_UNUSED, const char *module, const char *fun
  * ∂f/∂y (yd NULL): column j = (G(y + δ_j e_j) − G(y)) / δ_j with δ_j = √ε max(|y_j|, |h y'_j|, 1)
  * (the states are O(1) in the systems' units; 1 keeps δ away from round-off at y_j = 0). g0 is G(y),
  * gj scratch; G is evaluated len times, counted in dq_evals. Returns G's status (1: recoverable). */
-static int dq_jacobian(sun_ws *w, double t, N_Vector yy, N_Vector yd, double cj, double hcur, const double *g0, N_Vector gj,
-                       SUNMatrix J, int (*ida_res)(sunrealtype, N_Vector, N_Vector, N_Vector, void *),
+static int dq_jacobian(sun_ws *w, double t, N_Vector yy, N_Vector yd, double cj, double hcur, const double *g0,
+                       N_Vector gj, SUNMatrix J, int (*ida_res)(sunrealtype, N_Vector, N_Vector, N_Vector, void *),
                        int (*cv_rhs)(sunrealtype, N_Vector, N_Vector, void *)) {
   double *y = N_VGetArrayPointer(yy), *d = yd ? N_VGetArrayPointer(yd) : NULL;
   const double *g = N_VGetArrayPointer(gj), srur = sqrt(DBL_EPSILON);
@@ -257,8 +257,9 @@ static int ida_solve(sun_ws *w, double tout) {
 }
 
 static int ida_counters(void *mem, long *c) {
-  return IDAGetNumSteps(mem, &c[C_STEPS]) || IDAGetNumResEvals(mem, &c[C_EVALS]) || IDAGetNumJacEvals(mem, &c[C_JACS]) ||
-                 IDAGetNumNonlinSolvIters(mem, &c[C_ITERS]) || IDAGetNumLinSolvSetups(mem, &c[C_SETUPS])
+  return IDAGetNumSteps(mem, &c[C_STEPS]) || IDAGetNumResEvals(mem, &c[C_EVALS]) ||
+                 IDAGetNumJacEvals(mem, &c[C_JACS]) || IDAGetNumNonlinSolvIters(mem, &c[C_ITERS]) ||
+                 IDAGetNumLinSolvSetups(mem, &c[C_SETUPS])
              ? -1
              : 0;
 }
@@ -343,8 +344,9 @@ static int cvode_solve(sun_ws *w, double tout) {
 }
 
 static int cvode_counters(void *mem, long *c) {
-  return CVodeGetNumSteps(mem, &c[C_STEPS]) || CVodeGetNumRhsEvals(mem, &c[C_EVALS]) || CVodeGetNumJacEvals(mem, &c[C_JACS]) ||
-                 CVodeGetNumNonlinSolvIters(mem, &c[C_ITERS]) || CVodeGetNumLinSolvSetups(mem, &c[C_SETUPS])
+  return CVodeGetNumSteps(mem, &c[C_STEPS]) || CVodeGetNumRhsEvals(mem, &c[C_EVALS]) ||
+                 CVodeGetNumJacEvals(mem, &c[C_JACS]) || CVodeGetNumNonlinSolvIters(mem, &c[C_ITERS]) ||
+                 CVodeGetNumLinSolvSetups(mem, &c[C_SETUPS])
              ? -1
              : 0;
 }

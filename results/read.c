@@ -311,7 +311,8 @@ static int open_study_group(nh_h5 *f) {
   if (!f->kind_name) fprintf(stderr, "%s: %s: unknown study kind '%s'\n", f->prog, f->path, study);
   free(study);
   if (!f->kind_name) return -1;
-  if (H5Lexists(f->file, f->kind_name, H5P_DEFAULT) <= 0 || (f->group = H5Gopen2(f->file, f->kind_name, H5P_DEFAULT)) < 0) {
+  if (H5Lexists(f->file, f->kind_name, H5P_DEFAULT) <= 0 ||
+      (f->group = H5Gopen2(f->file, f->kind_name, H5P_DEFAULT)) < 0) {
     fprintf(stderr, "%s: %s: missing group /%s: not a complete nhbench results file\n", f->prog, f->path,
             f->kind_name);
     return -1;

@@ -150,7 +150,8 @@ static int read_observable(nh_h5 *f, const char *name, nh_h5_observable *o) {
     fprintf(stderr, "%s: %s: missing dataset /%s/%s\n", f->prog, f->path, f->kind_name, obj);
     return -1;
   }
-  if (!(o->description = nh_h5_attr_string(f, obj, "description")) || !(o->units = nh_h5_attr_string(f, obj, "units")) ||
+  if (!(o->description = nh_h5_attr_string(f, obj, "description")) ||
+      !(o->units = nh_h5_attr_string(f, obj, "units")) ||
       !(o->labels = nh_h5_attr_strings(f, obj, "labels", &o->width)) ||
       !(o->absent = nh_h5_attr_strings(f, obj, "absent", &n)))
     return -1;

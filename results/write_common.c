@@ -82,7 +82,8 @@ static double *gather(nh_writer *w, const nh_samples *s, int o, long long runs, 
   for (long long r = 0; out && r < runs; r++)
     for (int k = 0; k < nsamples; k++)
       for (int c = 0; c < wd; c++)
-        out[(r * nsamples + k) * wd + c] = s->values[(size_t)(r * nsamples + k) * (size_t)s->row + (size_t)(s->offset[o] + c)];
+        out[(r * nsamples + k) * wd + c] =
+            s->values[(size_t)(r * nsamples + k) * (size_t)s->row + (size_t)(s->offset[o] + c)];
   return out;
 }
 

@@ -165,8 +165,8 @@ static void ensemble_summary(nh_writer *w, hid_t g, const nh_ensemble_result *r)
       break;
     }
     ok[m] = s.ok, failures[m] = s.failures;
-    const double x[SUMMARY_REALS] = {s.max_max_abs_dE, s.median_max_abs_dE, s.mean_drift_slope, s.median_abs_drift_slope,
-                         s.max_residual, s.final_var};
+    const double x[SUMMARY_REALS] = {s.max_max_abs_dE,         s.median_max_abs_dE, s.mean_drift_slope,
+                                     s.median_abs_drift_slope, s.max_residual,      s.final_var};
     for (int k = 0; k < SUMMARY_REALS; k++) v[k * nm + m] = x[k];
   }
   hid_t s = nh_w_group(w, g, "summary",
@@ -190,7 +190,8 @@ static void ensemble_summary(nh_writer *w, hid_t g, const nh_ensemble_result *r)
 static void grid_group(nh_writer *w, hid_t parent, const nh_grid *grid, int index) {
   char name[32];
   snprintf(name, sizeof name, "grid%d", index);
-  hid_t g = nh_w_group(w, parent, name, "a template method run at every pair (values0[i], values1[j]) of two parameters");
+  hid_t g =
+      nh_w_group(w, parent, name, "a template method run at every pair (values0[i], values1[j]) of two parameters");
   nh_w_undim(w, "value0");
   nh_w_undim(w, "value1");
   nh_w_dim(w, "value0", grid->nvalues[0]);
@@ -237,11 +238,11 @@ static void ensemble_statistics(nh_writer *w, hid_t g, const nh_ensemble_result 
     int which;
   } stats[] = {
       {"dE_mean", "energy", "mean of dE over the ICs still running", NH_STAT_MEAN},
-      {"dE_var", "energy^2", "unbiased variance of dE over the ICs still running (spec/newmark.md A11); NaN if fewer than 2",
-       NH_STAT_VAR},
+      {"dE_var", "energy^2",
+       "unbiased variance of dE over the ICs still running (spec/newmark.md A11); NaN if fewer than 2", NH_STAT_VAR},
       {"dE_count", "1", "ICs with a finite dE at the sample", NH_STAT_COUNT},
-      {"dE_q10", "energy", "10 % quantile of dE over the ICs still running (linear between order statistics); NaN if none",
-       NH_STAT_Q10},
+      {"dE_q10", "energy",
+       "10 % quantile of dE over the ICs still running (linear between order statistics); NaN if none", NH_STAT_Q10},
       {"dE_q50", "energy", "median of dE over the ICs still running", NH_STAT_Q50},
       {"dE_q90", "energy", "90 % quantile of dE over the ICs still running", NH_STAT_Q90},
   };
@@ -342,7 +343,8 @@ static void onestep_summary(nh_writer *w, hid_t g, const nh_onestep_result *r) {
   const nh_study *st = w->st;
   const int nm = st->nmethods, per = st->nh * r->npoints;
   double *cond_min = nh_w_array(w, (size_t)nm, sizeof(double)), *cond_max = nh_w_array(w, (size_t)nm, sizeof(double));
-  double *defect_min = nh_w_array(w, (size_t)nm, sizeof(double)), *defect_max = nh_w_array(w, (size_t)nm, sizeof(double));
+  double *defect_min = nh_w_array(w, (size_t)nm, sizeof(double)),
+         *defect_max = nh_w_array(w, (size_t)nm, sizeof(double));
   int *failures = nh_w_array(w, (size_t)nm, sizeof(int));
   if (!failures) { /* the last allocation: nh_w_array returned NULL to the rest once one failed */
     free(cond_min), free(cond_max), free(defect_min), free(defect_max);

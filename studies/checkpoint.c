@@ -88,7 +88,8 @@ static void fail(char *err, size_t errlen, const char *path, const char *what) {
 static int header_matches(int fd, const char *key) {
   char magic[sizeof HEADER - 1];
   uint64_t len;
-  if (read_exact(fd, magic, sizeof magic) != 0 || memcmp(magic, HEADER, sizeof magic) || read_exact(fd, &len, sizeof len) != 0)
+  if (read_exact(fd, magic, sizeof magic) != 0 || memcmp(magic, HEADER, sizeof magic) ||
+      read_exact(fd, &len, sizeof len) != 0)
     return -1;
   if (len != strlen(key)) return 0;
   char *stored = malloc(len); /* no terminator: compared by length */
@@ -109,8 +110,8 @@ static int replay(nh_checkpoint *c, nh_checkpoint_fn fn, void *ctx, long *count)
     uint32_t magic;
     int64_t task;
     uint64_t n, sum;
-    if (read_exact(c->fd, &magic, sizeof magic) != 0 || magic != RECORD_MAGIC || read_exact(c->fd, &task, sizeof task) != 0 ||
-        read_exact(c->fd, &n, sizeof n) != 0 || n > (1ull << 32))
+    if (read_exact(c->fd, &magic, sizeof magic) != 0 || magic != RECORD_MAGIC ||
+        read_exact(c->fd, &task, sizeof task) != 0 || read_exact(c->fd, &n, sizeof n) != 0 || n > (1ull << 32))
       break;
     if (n > cap) {
       double *bigger = realloc(x, n * sizeof *x);
@@ -160,7 +161,8 @@ static int resume_journal(nh_checkpoint *c, const char *key, nh_checkpoint_fn fn
     snprintf(err, errlen, "%s: out of memory for the journal (left as it was)", c->path);
   else if (same != 1)
     snprintf(err, errlen, "%s: %s; remove it, or run without --resume to start over", c->path,
-             same == 0 ? "the interrupted run was of another spec, --set or nhbench version" : "not a checkpoint journal");
+             same == 0 ? "the interrupted run was of another spec, --set or nhbench version"
+                       : "not a checkpoint journal");
   else if (rc != 0)
     fail(err, errlen, c->path, "cannot truncate the journal");
   else

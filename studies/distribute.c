@@ -113,7 +113,8 @@ static int collect(const nh_task_set *ts, nh_progress *prog, int ranks) {
   while (active > 0) {
     MPI_Status s;
     wait_for_results(&s);
-    MPI_Recv(msg, (int)(3 + ts->record_length), MPI_DOUBLE, s.MPI_SOURCE, TAG_RESULTS, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(msg, (int)(3 + ts->record_length), MPI_DOUBLE, s.MPI_SOURCE, TAG_RESULTS, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
     const int thread = (int)msg[0];
     double *since = &sent_at[(size_t)s.MPI_SOURCE * MAX_THREADS + (size_t)thread % MAX_THREADS];
     if (msg[1] > 0) { /* the record of the task handed out before */

@@ -289,8 +289,8 @@ OBSERVABLE(o_error_v_2, "error_v_2", "as v", NH_OBS_REFERENCE, one, label_none, 
 
 const nh_observable *const nh_observables[] = {
     &o_energy, &o_energy_error, &o_rel_energy_error, &o_ref_energy, &o_discrete_energy, &o_residual,
-    &o_discrete_residual, &o_multiplier, &o_multiplier_time, &o_multiplier_error, &o_action, &o_contact_hamiltonian, &o_invariants,
-    &o_invariants_error, &o_derived, &o_derived_ref, &o_q, &o_v, &o_error, &o_error_max, &o_error_2,
+    &o_discrete_residual, &o_multiplier, &o_multiplier_time, &o_multiplier_error, &o_action, &o_contact_hamiltonian,
+    &o_invariants, &o_invariants_error, &o_derived, &o_derived_ref, &o_q, &o_v, &o_error, &o_error_max, &o_error_2,
     &o_error_q_max, &o_error_q_2, &o_error_v_max, &o_error_v_2, NULL,
 };
 

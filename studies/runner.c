@@ -144,12 +144,13 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
   if (truth < 0) return snprintf(err, errlen, "%s: %s", st->spec_file, nh_truth_failure(truth)), -1;
 
   nh_study_tasks ctx = {st, r};
-  const nh_task_slot slots[] = {
-      {r->err, NH_SLOT_DOUBLE, 1},          {r->err_q, NH_SLOT_DOUBLE, 1},       {r->err_v, NH_SLOT_DOUBLE, 1},
-      {r->err_max, NH_SLOT_DOUBLE, 1},      {r->err_2, NH_SLOT_DOUBLE, 1},       {r->residual, NH_SLOT_DOUBLE, 1},
-      {r->wall_time, NH_SLOT_DOUBLE, 1},    {r->z, NH_SLOT_DOUBLE, 1},           {r->lambda_err, NH_SLOT_DOUBLE, 1},
-      {r->discrete_residual, NH_SLOT_DOUBLE, 1}, {r->err_coord, NH_SLOT_DOUBLE, n2}, {r->final_state, NH_SLOT_DOUBLE, n2},
-      {r->status, NH_SLOT_INT, 1},          {r->cost, NH_SLOT_COST, 1}};
+  const nh_task_slot slots[] = {{r->err, NH_SLOT_DOUBLE, 1},        {r->err_q, NH_SLOT_DOUBLE, 1},
+                                {r->err_v, NH_SLOT_DOUBLE, 1},      {r->err_max, NH_SLOT_DOUBLE, 1},
+                                {r->err_2, NH_SLOT_DOUBLE, 1},      {r->residual, NH_SLOT_DOUBLE, 1},
+                                {r->wall_time, NH_SLOT_DOUBLE, 1},  {r->z, NH_SLOT_DOUBLE, 1},
+                                {r->lambda_err, NH_SLOT_DOUBLE, 1}, {r->discrete_residual, NH_SLOT_DOUBLE, 1},
+                                {r->err_coord, NH_SLOT_DOUBLE, n2}, {r->final_state, NH_SLOT_DOUBLE, n2},
+                                {r->status, NH_SLOT_INT, 1},        {r->cost, NH_SLOT_COST, 1}};
   if (nh_journaled_tasks(st, "convergence", (long)cells, convergence_task, &ctx, slots, sizeof slots / sizeof *slots,
                          err, errlen) < 0)
     return -1;
@@ -304,7 +305,8 @@ static int method_statistics(const nh_study *st, nh_ensemble_result *r, int mi, 
   for (int k = 0; k < NH_STATS; k++) row[k] = stats + (size_t)k * ns;
   if (!why) {
     nh_column_stats(nic, ns, rows, row[NH_STAT_MEAN], row[NH_STAT_VAR], count);
-    if (nh_column_quantile(nic, ns, rows, 0.1, row[NH_STAT_Q10]) != 0 || nh_column_quantile(nic, ns, rows, 0.5, row[NH_STAT_Q50]) != 0 ||
+    if (nh_column_quantile(nic, ns, rows, 0.1, row[NH_STAT_Q10]) != 0 ||
+        nh_column_quantile(nic, ns, rows, 0.5, row[NH_STAT_Q50]) != 0 ||
         nh_column_quantile(nic, ns, rows, 0.9, row[NH_STAT_Q90]) != 0)
       why = "out of memory";
     for (int j = 0; j < ns; j++) row[NH_STAT_COUNT][j] = count[j];
@@ -411,8 +413,8 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
   const int stats_ok = stream ? r->last_var && r->last_count
                               : r->dE_mean && r->dE_var && r->dE_q10 && r->dE_q50 && r->dE_q90 && r->dE_count;
   if (!r->t || !r->q0 || !r->v0 || !r->E0 || (!stream && !r->dE) || !r->max_abs_dE || !r->drift_slope ||
-      !r->max_residual || !r->status || !r->cost || !r->wall_time || !stats_ok || !jr.task_cost || !jr.task_time || !jr.done || !rows || !scratch ||
-      nh_samples_init(&r->samples, st, stream ? 0 : traj, ns) != 0) {
+      !r->max_residual || !r->status || !r->cost || !r->wall_time || !stats_ok || !jr.task_cost || !jr.task_time ||
+      !jr.done || !rows || !scratch || nh_samples_init(&r->samples, st, stream ? 0 : traj, ns) != 0) {
     snprintf(err, errlen, "%s: out of memory for %zu trajectories of %d samples", st->spec_file, traj, ns);
     goto done;
   }

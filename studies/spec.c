@@ -48,7 +48,9 @@ static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  int line = !s ? 0 : config_setting_type(s) == CONFIG_TYPE_STRING ? string_line(c, s) : (int)config_setting_source_line(s);
+  int line = !s                                             ? 0
+             : config_setting_type(s) == CONFIG_TYPE_STRING ? string_line(c, s)
+                                                            : (int)config_setting_source_line(s);
   if (s && line == 0 && config_setting_name(s)) { /* set by --set, not read from the file */
     char path[256] = "";
     setting_path(s, path, sizeof path);
@@ -219,7 +221,8 @@ static int set_list(config_setting_t *parent, const char *leaf, const char *ov, 
     p++;
   }
   if (!ok || p != val + len - 1) {
-    snprintf(err, errlen, "--set '%s': a list holds numbers or \"strings\", separated by commas, e.g. h=[0.1,0.05]", ov);
+    snprintf(err, errlen, "--set '%s': a list holds numbers or \"strings\", separated by commas, e.g. h=[0.1,0.05]",
+             ov);
     return -1;
   }
   return 0;
@@ -251,7 +254,9 @@ static int apply_override(config_t *cfg, const char *ov, char *err, size_t errle
   /* The two ways to give step sizes exclude each other: the form --set names replaces the other. */
   if (parent == config_root_setting(cfg)) {
     static const char *const h_form[] = {"h", NULL}, *const h0_form[] = {"h0", "halvings", NULL};
-    const char *const *drop = strcmp(leaf, "h") == 0 ? h0_form : strcmp(leaf, "h0") == 0 || strcmp(leaf, "halvings") == 0 ? h_form : NULL;
+    const char *const *drop = strcmp(leaf, "h") == 0                                     ? h0_form
+                              : strcmp(leaf, "h0") == 0 || strcmp(leaf, "halvings") == 0 ? h_form
+                                                                                         : NULL;
     for (int i = 0; drop && drop[i]; i++)
       if (config_setting_get_member(parent, drop[i])) config_setting_remove(parent, drop[i]);
   }
@@ -516,7 +521,8 @@ static int load_grids(const ctx *c, const config_setting_t *root, nh_study *st) 
   const config_setting_t *grids = config_setting_get_member(root, "grids");
   if (!grids) return 0;
   if (!config_setting_is_list(grids))
-    return fail_at(c, grids, "'grids' must be a list of groups: ( { method = \"...\"; beta = [...]; beta2 = [...]; } )");
+    return fail_at(c, grids,
+                   "'grids' must be a list of groups: ( { method = \"...\"; beta = [...]; beta2 = [...]; } )");
   const int ngrids = config_setting_length(grids);
   if (ngrids > 0 && !(st->grids = calloc((size_t)ngrids, sizeof *st->grids))) return out_of_memory(c);
   st->ngrids = ngrids;
@@ -625,7 +631,9 @@ static const config_setting_t *steps_setting(const config_setting_t *root) {
 static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, int min_count) {
   const config_setting_t *hs = config_setting_get_member(root, "h");
   /* Both ways at once would silently drop one (and record an override that did nothing). */
-  const char *other = config_setting_get_member(root, "h0") ? "h0" : config_setting_get_member(root, "halvings") ? "halvings" : NULL;
+  const char *other = config_setting_get_member(root, "h0")         ? "h0"
+                      : config_setting_get_member(root, "halvings") ? "halvings"
+                                                                    : NULL;
   if (hs && other)
     return fail_at(c, config_setting_get_member(root, other),
                    "'%s' and 'h' both give the step sizes; keep one ('h' = a list, or 'h0' with 'halvings')", other);
@@ -729,7 +737,8 @@ static int load_fit(const ctx *c, const config_setting_t *root, nh_study *st) {
 /* divergence, default 1e3 (README), for the studies that sample their runs. */
 static int load_divergence(const ctx *c, const config_setting_t *root, nh_study *st) {
   if (get_optional(c, root, "divergence", 1e3, &st->divergence) != 0 || !(st->divergence > 0))
-    return fail_at(c, config_setting_get_member(root, "divergence"), "divergence must be a positive number (default 1e3)");
+    return fail_at(c, config_setting_get_member(root, "divergence"),
+                   "divergence must be a positive number (default 1e3)");
   return 0;
 }
 
@@ -748,7 +757,8 @@ static int load_convergence(const ctx *c, const config_setting_t *root, nh_study
   if (check_members(c, root, known) != 0) return -1;
   /* A preset may set system parameters; system_params given in the spec override them. */
   if (load_initial(c, root, st) != 0 || load_system_params(c, root, st) != 0) return -1;
-  if (st->nic != 1) return fail_at(c, config_setting_get_member(root, "initial"), "a convergence study takes one initial condition");
+  if (st->nic != 1)
+    return fail_at(c, config_setting_get_member(root, "initial"), "a convergence study takes one initial condition");
   if (load_steps(c, root, st, 2) != 0 || check_whole_steps(c, root, st) != 0) return -1;
   if (load_fit(c, root, st) != 0 || load_reference_tol(c, root, st) != 0 || load_norm(c, root, st) != 0) return -1;
   return get_optional(c, root, "order_tolerance", 0.15, &st->order_tolerance);
@@ -773,7 +783,9 @@ static int load_trajectory(const ctx *c, const config_setting_t *root, nh_study 
                      lround(st->T / st->h[i]), st->h[i]);
   if (load_divergence(c, root, st) != 0 || load_reference_tol(c, root, st) != 0) return -1;
   if (load_observables(c, root, st) != 0) return -1;
-  if (st->nobs == 0) return fail_at(c, root, "a trajectory study needs 'observables', e.g. [\"energy_error\"] (nhbench list observables)");
+  if (st->nobs == 0)
+    return fail_at(c, root,
+                   "a trajectory study needs 'observables', e.g. [\"energy_error\"] (nhbench list observables)");
   return 0;
 }
 
@@ -792,7 +804,8 @@ static int draw_states(const ctx *c, const config_setting_t *e, const nh_study *
 
 static int load_random_states(const ctx *c, const config_setting_t *ens, nh_study *st) {
   static const char *const known_ens[] = {"count", "energy", "seed", NULL};
-  if (!config_setting_is_group(ens)) return fail_at(c, ens, "'ensemble' must be a group { count = ...; energy = ...; seed = ...; }");
+  if (!config_setting_is_group(ens))
+    return fail_at(c, ens, "'ensemble' must be a group { count = ...; energy = ...; seed = ...; }");
   if (check_members(c, ens, known_ens) != 0) return -1;
   if (get_count(c, ens, "count", 1, 1000000, REQUIRED, &st->count) != 0) return -1;
   const config_setting_t *e = require(c, ens, "energy");
@@ -839,7 +852,9 @@ static int load_onestep(const ctx *c, const config_setting_t *root, nh_study *st
   const config_setting_t *ens = config_setting_get_member(root, "ensemble");
   if (ens && config_setting_get_member(root, "initial"))
     return fail_at(c, ens, "one-step points start from either 'initial' or 'ensemble' (random states), not both");
-  if (ens ? load_random_initials(c, ens, st) != 0 : (load_initial(c, root, st) != 0 || load_system_params(c, root, st) != 0)) return -1;
+  if (ens ? load_random_initials(c, ens, st) != 0
+          : (load_initial(c, root, st) != 0 || load_system_params(c, root, st) != 0))
+    return -1;
   if (load_steps(c, root, st, 2) != 0 || get_count(c, root, "points", 1, 100000, 8, &st->npoints) != 0) return -1;
   return load_fit(c, root, st) != 0 || load_reference_tol(c, root, st) != 0 || load_norm(c, root, st) != 0 ? -1 : 0;
 }
@@ -850,11 +865,14 @@ static int load_work_precision(const ctx *c, const config_setting_t *root, nh_st
                                       "methods", "grids", "norm", "repeats", "time_limit", "reference_tol", NULL};
   if (check_members(c, root, known) != 0) return -1;
   if (load_initial(c, root, st) != 0 || load_system_params(c, root, st) != 0) return -1;
-  if (st->nic != 1) return fail_at(c, config_setting_get_member(root, "initial"), "a work-precision study takes one initial condition");
+  if (st->nic != 1)
+    return fail_at(c, config_setting_get_member(root, "initial"), "a work-precision study takes one initial condition");
   if (load_steps(c, root, st, 1) != 0 || check_whole_steps(c, root, st) != 0 || load_norm(c, root, st) != 0) return -1;
   if (get_count(c, root, "repeats", 1, 1000, 3, &st->repeats) != 0) return -1;
-  if (get_optional(c, root, "time_limit", 60, &st->time_limit) != 0 || !(st->time_limit > 0) || !isfinite(st->time_limit))
-    return fail_at(c, config_setting_get_member(root, "time_limit"), "time_limit must be a positive number of seconds (default 60)");
+  if (get_optional(c, root, "time_limit", 60, &st->time_limit) != 0 || !(st->time_limit > 0) ||
+      !isfinite(st->time_limit))
+    return fail_at(c, config_setting_get_member(root, "time_limit"),
+                   "time_limit must be a positive number of seconds (default 60)");
   return load_reference_tol(c, root, st);
 }
 
@@ -875,7 +893,8 @@ static int load_expected_orders(const ctx *c, const config_setting_t *root, nh_s
     return fail_at(c, list, "'expected_orders' must be a list ( { method = \"...\"; order = N; reason = \"...\"; } )");
   for (int e = 0; e < config_setting_length(list); e++) {
     const config_setting_t *g = config_setting_get_elem(list, (unsigned)e);
-    if (!config_setting_is_group(g) || check_members(c, g, known) != 0) return fail_at(c, g, "each expected order is a group { method; order; reason; }");
+    if (!config_setting_is_group(g) || check_members(c, g, known) != 0)
+      return fail_at(c, g, "each expected order is a group { method; order; reason; }");
     const config_setting_t *ms = require(c, g, "method"), *rs = require(c, g, "reason");
     int order;
     if (!ms || !rs || get_count(c, g, "order", 0, 20, REQUIRED, &order) != 0) return -1;
@@ -915,7 +934,8 @@ static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *s
   if (load_observables(c, root, st) != 0) return -1;
   const config_setting_t *ens = config_setting_get_member(root, "ensemble");
   const config_setting_t *given = config_setting_get_member(root, "initial");
-  if (ens && given) return fail_at(c, given, "an ensemble takes either 'ensemble' (random states) or 'initial', not both");
+  if (ens && given)
+    return fail_at(c, given, "an ensemble takes either 'ensemble' (random states) or 'initial', not both");
   if (given) {
     if (load_initial(c, root, st) != 0 || load_system_params(c, root, st) != 0) return -1;
     st->count = st->nic;
@@ -977,8 +997,8 @@ int nh_config_check_integers(const char *path, const char *text, char *err, size
       for (const char *q = p; q < (e ? e : p + strlen(p)); q++) line += *q == '\n';
       if (!e) break;
       p = e + 1;
-    }
-    else if (isdigit((unsigned char)*p) && (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.'))) {
+    } else if (isdigit((unsigned char)*p) &&
+               (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.'))) {
       const size_t n = strspn(p, "0123456789");
       const char next = p[n];
       const int neg = p > text && p[-1] == '-';
@@ -987,7 +1007,8 @@ int nh_config_check_integers(const char *path, const char *text, char *err, size
         errno = 0;
         const long long v = strtoll(p - neg, NULL, 10);
         if (errno == ERANGE || v > INT_MAX || v < INT_MIN) {
-          snprintf(err, errlen, "%s:%d: the integer %s%.*s does not fit in 32 bits, and libconfig would read it wrapped; "
+          snprintf(err, errlen,
+                   "%s:%d: the integer %s%.*s does not fit in 32 bits, and libconfig would read it wrapped; "
                    "write it with an L suffix (%s%.*sL) or as a real (%s%.*s.0, exact up to 2^53)",
                    path, line, neg ? "-" : "", (int)n, p, neg ? "-" : "", (int)n, p, neg ? "-" : "", (int)n, p);
           return -1;
@@ -1030,7 +1051,8 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
     strcat(st->overrides, overrides[i]);
   }
   const config_setting_t *root = config_root_setting(&cfg);
-  if (load_kind(&c, root, st) != 0 || load_system(&c, root, st) != 0 || get_positive(&c, root, "T", &st->T) != 0) goto done;
+  if (load_kind(&c, root, st) != 0 || load_system(&c, root, st) != 0 || get_positive(&c, root, "T", &st->T) != 0)
+    goto done;
   if (kind_loaders[st->kind](&c, root, st) != 0) goto done;
   if (load_methods(&c, root, st) != 0) goto done;
   st->nprimary = st->nmethods;

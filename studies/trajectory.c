@@ -87,12 +87,13 @@ int nh_run_trajectory(const nh_study *st, nh_trajectory_result *r, char *err, si
     return -1;
   }
   trajectory_tasks ctx = {st, r, truth_failed};
-  const nh_task_slot slots[] = {{r->status, NH_SLOT_INT, 1},
-                                {r->cost, NH_SLOT_COST, 1},
-                                {r->wall_time, NH_SLOT_DOUBLE, 1},
-                                {r->final_state, NH_SLOT_DOUBLE, 2 * (size_t)n},
-                                {truth_failed, NH_SLOT_INT, 1},
-                                {r->samples.values, NH_SLOT_DOUBLE, st->nobs ? (size_t)r->nsamples * r->samples.row : 0}};
+  const nh_task_slot slots[] = {
+      {r->status, NH_SLOT_INT, 1},
+      {r->cost, NH_SLOT_COST, 1},
+      {r->wall_time, NH_SLOT_DOUBLE, 1},
+      {r->final_state, NH_SLOT_DOUBLE, 2 * (size_t)n},
+      {truth_failed, NH_SLOT_INT, 1},
+      {r->samples.values, NH_SLOT_DOUBLE, st->nobs ? (size_t)r->nsamples * r->samples.row : 0}};
   if (nh_journaled_tasks(st, "trajectory", (long)runs, trajectory_task, &ctx, slots, sizeof slots / sizeof *slots, err,
                          errlen) < 0)
     return free(truth_failed), -1;

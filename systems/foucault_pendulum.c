@@ -157,10 +157,10 @@ static int sample(const double *p, double E, gsl_rng *rng, nh_state *x) {
  * φ modulo π. The weights make ½ tr S = ½(ω0²u² + u̇²) the radial oscillation's energy per unit
  * mass (up to the O(s²) frequency shift), so S does not vanish along a motion: near u = 0 the
  * plane comes from w, near u̇ = 0 from q, and u = 0 needs no special case. Off D (a method's
- * drift) it is the energy-weighted average direction. At rest at the origin there is no plane: NaN. out[1] is the same angle plus s t, reduced
- * likewise: the plane in the frame that turns with the exact precession −s, constant (φ0) along
- * the exact solution, so its changes are the precession error and the plane jumps themselves
- * (spec/herglotz.md §5 item 13). */
+ * drift) it is the energy-weighted average direction. At rest at the origin there is no plane: NaN.
+ * out[1] is the same angle plus s t, reduced likewise: the plane in the frame that turns with the
+ * exact precession −s, constant (φ0) along the exact solution, so its changes are the precession
+ * error and the plane jumps themselves (spec/herglotz.md §5 item 13). */
 static const char *const derived_names[] = {"plane_angle", "plane_angle_corotating"};
 static const char *const derived_units[] = {"rad", "rad"};
 static const char *const derived_docs[] = {

@@ -25,9 +25,10 @@ enum { N = 1 };
 enum { P_ECC, P_EPS, P_OMEGA, P_LAMBDA, P_A, P_MU, P_COUNT };
 
 static const nh_param_desc params[] = {
-    [P_ECC] = {"ecc", NH_PARAM_REAL, 0.01, 0, 0.5, "orbital eccentricity e of the Cayley series (notebook: 0.01, 0.1, 0.2)",
-               0, NULL},
-    [P_EPS] = {"eps", NH_PARAM_REAL, 0.0075, 0, 1, "flattening epsilon = 3(B - A)/(2C) (notebook: 0.75 * 0.01)", 0, NULL},
+    [P_ECC] = {"ecc", NH_PARAM_REAL, 0.01, 0, 0.5,
+               "orbital eccentricity e of the Cayley series (notebook: 0.01, 0.1, 0.2)", 0, NULL},
+    [P_EPS] = {"eps", NH_PARAM_REAL, 0.0075, 0, 1, "flattening epsilon = 3(B - A)/(2C) (notebook: 0.75 * 0.01)", 0,
+               NULL},
     [P_OMEGA] = {"omega", NH_PARAM_REAL, 1, 0, 1e3,
                  "angular frequency Omega of the moment of inertia (notebook: 1 resonant, sqrt 2)", 0, NULL},
     [P_LAMBDA] = {"lambda", NH_PARAM_REAL, 0.001, 0, 0.9,

@@ -96,8 +96,9 @@ const nh_system_type nh_system_time_perturbed_kepler = {
     .v0 = v_e04,
     .ic_doc = "preset k5_30: pericentre of the e = 0.4 ellipse, q0 = (0.6, 0), qdot0 = (0, sqrt(1.4/0.6))",
     .sample_box = 1.5,
-    .sampler_doc = "generic (spec/newmark.md 6 A10) without constraints: q uniform in [-1.5,1.5]^2 with V(q) < E - 0.1, "
-                   "qdot ~ N(0, I) rescaled to kinetic energy E - V(q)",
+    .sampler_doc =
+        "generic (spec/newmark.md 6 A10) without constraints: q uniform in [-1.5,1.5]^2 with V(q) < E - 0.1, "
+        "qdot ~ N(0, I) rescaled to kinetic energy E - V(q)",
     NH_SYSTEM_UNCONSTRAINED_MECHANICS,
     .damping = damping,
     .time_dependence = time_dependence,
