@@ -633,7 +633,13 @@ Test(cli, write_past_the_file_size_limit) {
     int left = -1;
     cr_expect(fscanf(p, "%d", &left) == 1 && left == 0, "spec %d: %d temporary files left", k, left);
     pclose(p);
+    /* The tasks that finished are in the journal, which stays for --resume, and the message says so. */
     snprintf(side, sizeof side, "%s.journal", file);
+    char kept_in[400];
+    snprintf(kept_in, sizeof kept_in, "nhbench: the finished tasks are kept in %s: rerun with --resume to continue\n",
+             side);
+    expect_has(out, kept_in);
+    cr_expect(access(side, F_OK) == 0, "spec %d: the journal %s is gone", k, side);
     remove(spec), remove(file), remove(side);
   }
 }

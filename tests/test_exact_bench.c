@@ -143,6 +143,58 @@ Test(exact_bench, info_shows_missing_descriptions_as_unknown) {
   remove(path);
 }
 
+/* export observables of a trajectory file whose observable lost its component labels: exit 2, the
+ * dataset named. */
+Test(exact_bench, export_observables_refuses_a_damaged_file) {
+  char err[1 << 14];
+  const int status = after_deleting("trajectory_particle.cfg", "--set T=0.4", "export %s observables",
+                                    "/trajectory/observables/q", "labels", err, sizeof err);
+  cr_expect_eq(status, 2, "%s", err);
+  cr_expect(strstr(err, "observables/q") != NULL, "the message does not name the dataset:\n%s", err);
+}
+
+/* Which options each export table takes, as `export --help` documents them: every table against
+ * every option, on a file that does not exist (the options are checked first). An option the help
+ * lists is accepted (the missing file is what fails); any other is refused by name. */
+Test(exact_bench, export_tables_take_the_options_their_help_lists) {
+  static const struct {
+    const char *name, *value;
+  } options[] = {{"--method", " 0"}, {"--ics", " 0:1"},        {"--relative", ""},  {"--ic", " 0"},
+                 {"--methods", " 0"}, {"--grid", " 0"},        {"--stat", " final_var"}, {"--primary", ""},
+                 {"--h", " 0"},       {"--observable", " q"}, {"--norm", " q_2"}};
+  static char help[1 << 14];
+  char err[4096], args[256];
+  cr_assert_eq(run_split("export --help", help, sizeof help, err, sizeof err), 0);
+  int tables = 0, taken = 0;
+  const char *first = strstr(help, "\ntables, any study:\n");
+  cr_assert(first, "no table list in:\n%s", help);
+  for (const char *line = first + 1; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    char name[32];
+    /* a table's line: two spaces, a lower-case name, then its synopsis */
+    if (line[0] != ' ' || line[1] != ' ' || !(line[2] >= 'a' && line[2] <= 'z') ||
+        sscanf(line + 2, "%31[a-z_-]", name) != 1)
+      continue;
+    const char *end = strchr(line, '\n');
+    tables++;
+    for (size_t k = 0; k < sizeof options / sizeof *options; k++) {
+      char bracket[32];
+      snprintf(bracket, sizeof bracket, "[%s", options[k].name);
+      const char *at = strstr(line, bracket);
+      const int listed = at && at < end && (at[strlen(bracket)] == ' ' || at[strlen(bracket)] == ']');
+      snprintf(args, sizeof args, "export /nonexistent/x.h5 %s%s %s%s", name, strcmp(name, "attr") ? "" : " T",
+               options[k].name, options[k].value);
+      char out[256];
+      cr_expect_eq(run_split(args, out, sizeof out, err, sizeof err), 2, "%s", args);
+      char refusal[128];
+      snprintf(refusal, sizeof refusal, "table '%s' takes no option %s", name, options[k].name);
+      cr_expect_eq(strstr(err, refusal) == NULL, listed, "%s: %s", args, err);
+      taken += listed;
+    }
+  }
+  cr_expect_eq(tables, 15, "tables in the help:\n%s", help);
+  cr_expect_eq(taken, 19, "options listed in the help");
+}
+
 /* export series of an ensemble that samples no observables: exit 2, nothing on stdout. */
 Test(exact_bench, export_series_without_observables) {
   char path[128], args[512], out[4096], err[4096];
