@@ -471,6 +471,12 @@ Test(integrators, triple_jump_equals_three_steps_by_hand) {
 
 /* ---- time ------------------------------------------------------------------------------------ */
 
+/* The registered method type T with its defaults (a composition over nh_newmark), its text in text. */
+static nh_method *registered_method(const nh_integrator_type *T, char *text, size_t len) {
+  snprintf(text, len, T->takes_base ? "%s(nh_newmark)" : "%s", T->name);
+  return test_method(text);
+}
+
 /* Every method (compositions over nh_newmark) on every registered system it applies to: two steps
  * of h = 0.05 and two of −0.05 from the default state at t = 0.3, each ending at t + h (to
  * round-off: a composition's sub-steps add up h), with a finite state. */
@@ -479,8 +485,7 @@ Test(integrators, every_step_ends_at_t_plus_h) {
   for (int i = 0; nh_integrator_types[i]; i++) {
     const nh_integrator_type *T = nh_integrator_types[i];
     char text[128];
-    snprintf(text, sizeof text, T->takes_base ? "%s(nh_newmark)" : "%s", T->name);
-    nh_method *m = test_method(text);
+    nh_method *m = registered_method(T, text, sizeof text);
     for (int j = 0; nh_system_types[j]; j++) {
       nh_system sys = test_system_of(nh_system_types[j], NULL);
       char err[512];
@@ -519,8 +524,7 @@ Test(integrators, rest_at_an_equilibrium_stays) {
   for (int i = 0; nh_integrator_types[i]; i++) {
     const nh_integrator_type *T = nh_integrator_types[i];
     char text[128];
-    snprintf(text, sizeof text, T->takes_base ? "%s(nh_newmark)" : "%s", T->name);
-    nh_method *m = test_method(text);
+    nh_method *m = registered_method(T, text, sizeof text);
     for (int j = 0; j < 3; j++) {
       nh_system sys = test_system(systems[j][0], systems[j][1]);
       char err[512];
