@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/report.h"
 #include "studies/study.h"
 #include "tests/helpers.h"
 
@@ -57,7 +58,7 @@ Test(mut2_studies_leaks, without_tcache, .timeout = 120) {
            "env -i PATH=/usr/bin:/bin GLIBC_TUNABLES=glibc.malloc.tcache_count=0 '%s' --filter 'mut2_studies_leaks_inner/*' --jobs 1 2>&1", exe);
   const int rc = test_run_command(cmd, out, sizeof out);
   cr_expect_eq(rc, 0, "%s", out);
-  cr_expect(strstr(out, "Tested: 8 | Passing: 8 | Failing: 0 | Crashing: 0") != NULL, "%s", out);
+  cr_expect(strstr(out, "Tested: 9 | Passing: 9 | Failing: 0 | Crashing: 0") != NULL, "%s", out);
 }
 
 /* Runs a loaded study of any kind and frees its result: the runner's return code. */
@@ -167,6 +168,28 @@ Test(mut2_studies_leaks_inner, work_precision, .init = inner_init) {
   no_leak("study = \"work_precision\";\nsystem = \"particle\";\nT = 1.0;\nh = [0.1, 0.05];\nrepeats = 2;\n"
           "methods = [\"rk4\", \"js_b\"];\n",
           1);
+}
+
+/* bench/'s claims files are read with libconfig too: loading and freeing each paper's claims file
+ * (and a refused one) leaves the heap as it was, libconfig's own objects included. */
+Test(mut2_studies_leaks_inner, claims_files, .init = inner_init) {
+  static const char *const files[] = {"studies/paper/newmark.claims", "studies/paper/rattle.claims",
+                                      "studies/paper/herglotz.claims", "studies/paper/discretization.claims",
+                                      "tests/data/report/quick.claims", "tests/data/no_such.claims"};
+  size_t before = 0;
+  for (int round = 0; round < 3; round++) {
+    if (round == 1) before = in_use();
+    for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+      char path[512], err[1024];
+      snprintf(path, sizeof path, "%s/%s", NHBENCH_SOURCE_DIR, files[k]);
+      nh_claims c;
+      const int rc = nh_claims_load(path, &c, err, sizeof err);
+      cr_assert_eq(rc, k + 1 < sizeof files / sizeof *files ? 0 : -1, "%s: %s", files[k], err);
+      if (rc == 0) nh_claims_free(&c);
+    }
+  }
+  cr_expect_eq(in_use(), before, "two rounds of loading claims files left %ld bytes in use",
+               (long)(in_use() - before));
 }
 
 /* Refused specs free what they read before the refusal. */
