@@ -63,7 +63,15 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Marks every repetition untimed before a timing loop fills them in. */
+static void untimed(double *t, int n) {
+  for (int i = 0; i < n; i++) t[i] = NAN;
+}
+
+/* The median of n timings; NaN if one of them was never timed (no median of fewer than asked). */
 static double median(double *t, int n) {
+  for (int i = 0; i < n; i++)
+    if (isnan(t[i])) return NAN;
   qsort(t, (size_t)n, sizeof(double), cmp_double);
   return t[n / 2];
 }
@@ -196,6 +204,7 @@ static void bench_floors(const char *spec NH_UNUSED) { /* the tables of one syst
     char err[ERR_LEN];
     nh_method *m = nh_method_parse(floor_methods[f], err, sizeof err);
     double th[REPS], tf[REPS];
+    untimed(th, REPS), untimed(tf, REPS);
     nh_cost cost = {0};
     for (int r = -1; r < REPS; r++) { /* r = -1: a warm-up, not timed (the clock ramps up) */
       nh_state x = x0;
@@ -387,6 +396,7 @@ static void lockstep_rows(int m, const nh_floor_state *start, double h, long ste
   static nh_floor_state scalar[LS_TRAJ], locked[LS_LANE_COUNTS][LS_TRAJ], nudged[LS_TRAJ];
   long its[LS_TRAJ], lane_its[LS_LANE_COUNTS][LS_TRAJ], nudged_its[LS_TRAJ], total = 0;
   double ts[LS_REPS], tl[LS_LANE_COUNTS][LS_REPS], t;
+  untimed(ts, LS_REPS), untimed(&tl[0][0], LS_LANE_COUNTS * LS_REPS);
   int failed = 0;
   for (int r = -1; r < LS_REPS; r++) { /* r = -1: a warm-up, not timed */
     memcpy(scalar, start, sizeof scalar);
