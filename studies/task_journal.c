@@ -124,6 +124,9 @@ int nh_journaled_tasks(const nh_study *st, const char *label, long count, int (*
   if (st->checkpoint) {
     j.ck = nh_checkpoint_open(st->checkpoint, st->checkpoint_key, count, st->resume, replay_record, &j, &resumed, err,
                               errlen);
+    /* The tasks taken, not the journal's: a record replay_record refused is not one of them. */
+    resumed = 0;
+    for (long i = 0; i < count; i++) resumed += j.done[i];
     if (j.ck && st->resume)
       fprintf(stderr, "nhbench: resuming: %ld of %ld %s tasks taken from %s\n", resumed, count, label, st->checkpoint);
   }

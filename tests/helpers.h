@@ -107,6 +107,27 @@ static inline char *test_file_bytes(const char *path, size_t *len) {
   return bytes;
 }
 
+/* The test process's stderr into a temporary file (test_capture_stderr, which returns it and
+ * keeps the real stderr in *saved), then back (test_restore_stderr), what was written to it in
+ * buf (truncated to len − 1 bytes): to check the messages of code that runs in the process. */
+static inline FILE *test_capture_stderr(int *saved) {
+  fflush(stderr);
+  FILE *t = tmpfile();
+  cr_assert(t, "no temporary file for stderr");
+  *saved = dup(2);
+  dup2(fileno(t), 2);
+  return t;
+}
+
+static inline void test_restore_stderr(FILE *t, int saved, char *buf, size_t len) {
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  rewind(t);
+  buf[fread(buf, 1, len - 1, t)] = '\0';
+  fclose(t);
+}
+
 /* Runs the shell command cmd, what it prints on stdout into out (truncated to outlen − 1 bytes);
  * the exit status (128 + the signal for a child the shell saw killed), or -1 if it did not exit. */
 static inline int test_run_command(const char *cmd, char *out, size_t outlen) {

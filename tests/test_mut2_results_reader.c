@@ -114,30 +114,12 @@ static void fx_close(hid_t f, hid_t g) {
 
 static char said[16384];
 
-static FILE *capture_stderr(int *saved) {
-  fflush(stderr);
-  FILE *t = tmpfile();
-  *saved = dup(2);
-  dup2(fileno(t), 2);
-  return t;
-}
-
-static void restore_stderr(FILE *t, int saved) {
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  rewind(t);
-  size_t n = fread(said, 1, sizeof said - 1, t);
-  said[n] = '\0';
-  fclose(t);
-}
-
 #define CAPTURE(stmt)                                                                                                 \
   do {                                                                                                                \
     int saved_;                                                                                                       \
-    FILE *t_ = capture_stderr(&saved_);                                                                               \
+    FILE *t_ = test_capture_stderr(&saved_);                                                                          \
     stmt;                                                                                                             \
-    restore_stderr(t_, saved_);                                                                                       \
+    test_restore_stderr(t_, saved_, said, sizeof said);                                                               \
   } while (0)
 
 /* stderr was exactly "test: PATH: MSG\n" (MSG NULL: nothing at all). */

@@ -14,6 +14,7 @@
 
 #include "results/reader.h"
 #include "results/writer.h"
+#include "tests/helpers.h"
 
 typedef struct {
   char path[128];
@@ -227,25 +228,6 @@ Test(mut_results, writer_storage_layout) {
 /* ---- the attribute reader (results/read_attr.c) on a real results file with attributes added by
  * the HDF5 API: every value known from what the test wrote. */
 
-/* stderr of the test process into a temporary file, to check the reader's messages. */
-static FILE *capture_stderr(int *saved) {
-  fflush(stderr);
-  FILE *t = tmpfile();
-  *saved = dup(2);
-  dup2(fileno(t), 2);
-  return t;
-}
-
-static void restore_stderr(FILE *t, int saved, char *buf, size_t len) {
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  rewind(t);
-  size_t n = fread(buf, 1, len - 1, t);
-  buf[n] = '\0';
-  fclose(t);
-}
-
 Test(mut_results, attribute_reader_by_hand) {
   char path[128], cmd[512];
   snprintf(path, sizeof path, "/tmp/nhbench-mut-results-%d-attr.h5", (int)getpid());
@@ -299,13 +281,13 @@ Test(mut_results, attribute_reader_by_hand) {
   /* The refusals, each with its message naming the attribute and its object. */
   int saved;
   char err[4096];
-  FILE *cap = capture_stderr(&saved);
+  FILE *cap = test_capture_stderr(&saved);
   const int r1 = nh_h5_attr_double(&f, "/", "two", &x);        /* two values */
   const int r2 = nh_h5_attr_int(&f, "/", "absent", &(int){0}); /* missing */
   char *r3 = nh_h5_attr_string(&f, "/", "fixed3");              /* three strings */
   char **r4 = nh_h5_attr_strings(&f, "/", "two", &n);           /* numbers */
   double *r5 = nh_h5_attr_doubles(&f, "/", "fixed3", &n);       /* text */
-  restore_stderr(cap, saved, err, sizeof err);
+  test_restore_stderr(cap, saved, err, sizeof err);
   cr_expect(r1 == -1 && r2 == -1 && !r3 && !r4 && !r5, "%d %d %p %p %p", r1, r2, (void *)r3, (void *)r4, (void *)r5);
   static const char *const needles[] = {"attribute 'two' of / is not a single number",
                                         "missing attribute 'absent' of /",

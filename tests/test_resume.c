@@ -531,6 +531,16 @@ static void jcheck(const jtasks *j, long t) {
   cr_expect(memcmp(&j->c[t], &c[t], sizeof c[t]) == 0, "task %ld: cost", t);
 }
 
+/* nh_journaled_tasks over the six tasks of jtask, what it said on stderr into said. */
+static int journaled_said(const nh_study *st, jtasks *j, const nh_task_slot *slots, int nslots, char *said, size_t len,
+                          char *err, size_t errlen) {
+  int saved;
+  FILE *cap = test_capture_stderr(&saved);
+  const int rc = nh_journaled_tasks(st, "test", 6, jtask, j, slots, nslots, err, errlen);
+  test_restore_stderr(cap, saved, said, len);
+  return rc;
+}
+
 Test(resume, journaled_tasks_run_once_and_resume_bit_for_bit, .timeout = 60) {
   char path[128], err[512] = "";
   snprintf(path, sizeof path, "/tmp/nhbench-tasks-%d", (int)getpid());
@@ -549,7 +559,10 @@ Test(resume, journaled_tasks_run_once_and_resume_bit_for_bit, .timeout = 60) {
   /* Resumed into wiped slots: nothing runs, every value comes back. */
   memset(d, 0, sizeof d), memset(iv, 0, sizeof iv), memset(cv, 0, sizeof cv), memset(j.ran, 0, sizeof j.ran);
   st.resume = 1;
-  cr_assert_eq(nh_journaled_tasks(&st, "test", 6, jtask, &j, slots, 3, err, sizeof err), 0, "%s", err);
+  char said[512], want[512];
+  cr_assert_eq(journaled_said(&st, &j, slots, 3, said, sizeof said, err, sizeof err), 0, "%s", err);
+  snprintf(want, sizeof want, "nhbench: resuming: 6 of 6 test tasks taken from %s\n", path);
+  cr_expect_str_eq(said, want);
   for (int t = 0; t < 6; t++) {
     cr_expect_eq(j.ran[t], 0, "task %d ran again", t);
     jcheck(&j, t);
@@ -587,6 +600,65 @@ Test(resume, journaled_tasks_run_once_and_resume_bit_for_bit, .timeout = 60) {
   st.checkpoint_key = "other";
   cr_expect_eq(nh_journaled_tasks(&st, "test", 6, jtask, &j, slots, 3, err, sizeof err), -1);
   cr_expect(strstr(err, "another spec"), "%s", err);
+  remove(path);
+}
+
+/* A journal holding records no resumed run may take: a failed task's (outcome 0, which this code
+ * never writes, but a journal is a file), and tasks past either end of the run. Only the good
+ * record is taken; the failed task runs again; nothing is written outside the run's slots (the
+ * slot arrays have guard elements on both sides). Records packed here by hand: the outcome, the
+ * two doubles, the int, the six cost counters. */
+Test(resume, journaled_tasks_skip_failed_and_out_of_range_records, .timeout = 60) {
+  char path[128], err[512] = "";
+  snprintf(path, sizeof path, "/tmp/nhbench-tasks-skip-%d", (int)getpid());
+  enum { GUARD = 12345 };
+  double dbuf[16];
+  int ibuf[8];
+  nh_cost cbuf[8];
+  for (int k = 0; k < 16; k++) dbuf[k] = GUARD;
+  for (int k = 0; k < 8; k++) ibuf[k] = GUARD, cbuf[k] = (nh_cost){.steps = GUARD};
+  double *d = dbuf + 2;
+  int *iv = ibuf + 1;
+  nh_cost *cv = cbuf + 1;
+  jtasks j = {d, iv, cv, {0}, -1};
+  const nh_task_slot slots[3] = {{d, NH_SLOT_DOUBLE, 2}, {iv, NH_SLOT_INT, 1}, {cv, NH_SLOT_COST, 1}};
+
+  jtask(&j, 0); /* task 0's values, packed into a good record */
+  const double good[10] = {1, d[0], d[1], iv[0], (double)cv[0].steps, (double)cv[0].rhs_evals,
+                           (double)cv[0].jacobian_evals, (double)cv[0].linear_solves,
+                           (double)cv[0].newton_iterations, (double)cv[0].constraint_evals};
+  double bad[10];
+  for (int k = 0; k < 10; k++) bad[k] = 99;
+  double failed[10];
+  memcpy(failed, bad, sizeof bad), failed[0] = 0;
+  bad[0] = 1; /* a finished task, only out of range */
+  for (int k = 0; k < 2; k++) d[k] = GUARD;
+  iv[0] = GUARD, cv[0] = (nh_cost){.steps = GUARD}, j.ran[0] = 0;
+
+  long resumed;
+  nh_checkpoint *c = nh_checkpoint_open(path, "key", 6, 0, collect, NULL, &resumed, err, sizeof err);
+  cr_assert(c, "%s", err);
+  cr_assert_eq(nh_checkpoint_append(c, 0, good, 10), 0);
+  cr_assert_eq(nh_checkpoint_append(c, 1, failed, 10), 0);
+  cr_assert_eq(nh_checkpoint_append(c, 6, bad, 10), 0);
+  cr_assert_eq(nh_checkpoint_append(c, -1, bad, 10), 0);
+  nh_checkpoint_close(c);
+
+  nh_study st;
+  memset(&st, 0, sizeof st);
+  st.spec_file = "test.cfg", st.checkpoint = path, st.checkpoint_key = "key", st.resume = 1;
+  char said[512], want[512];
+  cr_assert_eq(journaled_said(&st, &j, slots, 3, said, sizeof said, err, sizeof err), 0, "%s", err);
+  snprintf(want, sizeof want, "nhbench: resuming: 1 of 6 test tasks taken from %s\n", path);
+  cr_expect_str_eq(said, want, "one task taken, not the two records in range");
+  for (int t = 0; t < 6; t++) {
+    cr_expect_eq(j.ran[t], t != 0, "task %d ran %d times", t, j.ran[t]);
+    jcheck(&j, t);
+  }
+  cr_expect(dbuf[0] == GUARD && dbuf[1] == GUARD && dbuf[14] == GUARD && dbuf[15] == GUARD,
+            "doubles written outside the slots: %g %g %g %g", dbuf[0], dbuf[1], dbuf[14], dbuf[15]);
+  cr_expect(ibuf[0] == GUARD && ibuf[7] == GUARD, "ints written outside the slots: %d %d", ibuf[0], ibuf[7]);
+  cr_expect(cbuf[0].steps == GUARD && cbuf[7].steps == GUARD, "costs written outside the slots");
   remove(path);
 }
 
