@@ -277,7 +277,7 @@ Test(cli_leaks, report, .init = make_dir, .fini = remove_dir) {
   snprintf(path, sizeof path, "%s/traj.cfg", dir);
   test_write_file(path, "study = \"trajectory\"; system = \"particle\"; initial = \"newmark\"; T "
                         "= 1.0; h = 0.1;\n"
-                        "observables = [\"energy\", \"energy_error\", \"constraint_residual\"];\n"
+                        "observables = [\"energy\", \"energy_error\", \"constraint_residual\", \"q\"];\n"
                         "methods = [\"rk4\", \"nh_newmark(alpha=0.5)\"];\n");
   snprintf(path, sizeof path, "%s/conv.cfg", dir);
   test_write_file(path, "study = \"convergence\"; system = \"particle\"; initial = "
@@ -299,6 +299,15 @@ Test(cli_leaks, report, .init = make_dir, .fini = remove_dir) {
                     "at = { method = \"rk4\"; }; reduce = \"%s\"; reason = "
                     "\"measured only\"; },\n",
                     reductions[i], reductions[i]);
+  /* a difference of two datasets (the subtrahend freed), and one of another shape (refused: q has
+   * three components) */
+  len += snprintf(claims + len, sizeof claims - (size_t)len,
+                  "  { quantity = \"minus\"; file = \"traj\"; data = \"observables/energy_error\"; minus = "
+                  "\"observables/energy\"; at = { method = \"rk4\"; }; reduce = \"max_abs\"; "
+                  "reason = \"measured only\"; },\n"
+                  "  { quantity = \"minus other\"; file = \"traj\"; data = \"observables/energy_error\"; minus = "
+                  "\"observables/q\"; at = { method = \"rk4\"; }; reduce = \"max_abs\"; "
+                  "reason = \"measured only\"; },\n");
   snprintf(claims + len, sizeof claims - (size_t)len,
            "  { quantity = \"loglog\"; file = \"conv\"; data = \"err\"; at = { "
            "method = \"rk4\"; }; "
