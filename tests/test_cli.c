@@ -941,6 +941,14 @@ Test(cli, export_grids_of_several_shapes, .timeout = 60) {
     for (int which = 0; which < 3; which++) {
       r = nhb("export %s grid --grid %d%s", file, g, stat_option[which]);
       cr_assert_eq(r->rc, 0, "%s", r->err);
+      static const char *const stat_name[] = {"median_max_abs_dE", "median_max_abs_dE", "max_max_abs_dE"};
+      char head[256];
+      /* the grid's template method: its own β and β' (the defaults), the cells' replaced */
+      snprintf(head, sizeof head, "\n# grid %d: nh_newmark(beta=0,beta2=0,alpha=%g,", g, alpha[g]);
+      expect_has(r->out, head);
+      snprintf(head, sizeof head, "), value0 = beta, value1 = beta2, stat = %s over the ICs that ran to T\n",
+               stat_name[which]);
+      expect_has(r->out, head);
       double t[16][10];
       cr_assert_eq(grid_table(r->out, t), n0[g] * n1[g], "grid %d:\n%s", g, r->out);
       for (int i = 0; i < n0[g]; i++)
