@@ -908,6 +908,14 @@ Test(mut2_bench, export_series_of_an_ensemble_run) {
 /* ---- nhbench list: entries rebuilt from the registries -------------------------------------- */
 
 
+/* The "parameters:" heading of a list entry, followed by the first parameter's line, if and only if
+ * the table has parameters (the lines themselves: mut_bench/list_systems_shows_every_parameter). */
+static void expect_parameters_heading(const char *what, const nh_param_desc *params, int n) {
+  char want[256];
+  if (n) snprintf(want, sizeof want, "\n    parameters:\n      %s ", params[0].name);
+  cr_expect(n ? strstr(out, want) != NULL : strstr(out, "parameters:") == NULL, "%s: %d parameters:\n%s", what, n, out);
+}
+
 /* nhbench list systems NAME, for every system: its heading line (n, k, whether it has an exact
  * solution), its documentation, default initial condition, invariants (comma-separated), presets
  * (with their parameters in brackets, if any), derived quantities and its ensemble sampler, as the
@@ -947,6 +955,7 @@ Test(mut2_bench, list_each_system_from_its_table) {
       snprintf(want, sizeof want, "\n    derived: %s: %s\n", t->derived_names[j], t->derived_docs ? t->derived_docs[j] : "");
       expect_has(out, want);
     }
+    expect_parameters_heading(t->name, t->params, t->nparams);
     snprintf(want, sizeof want, "\n    random states for ensembles: %s\n",
              t->sampler_doc ? t->sampler_doc : "the generic sampler on D (spec/newmark.md §6 A10)");
     expect_has(out, want);
@@ -1031,6 +1040,7 @@ Test(mut2_bench, list_each_method_heading_and_handles) {
       own++;
     }
     cr_expect(strncmp(out, want, strlen(want)) == 0, "%s:\n%s\nwanted:\n%s", t->name, out, want);
+    expect_parameters_heading(t->name, t->params, t->nparams);
   }
   cr_expect_gt(own, 10);
   cr_expect_eq(test_run_nhbench("list methods nosuch", out, sizeof out), 2);
