@@ -202,6 +202,11 @@ Test(report, bad_claims_files_name_the_line, .init = make_tmpdir, .fini = remove
        "names no row 'nowhere'"},
       {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { quantity = \"q\"; file = \"f\"; data = \"d\"; } ); }\n);\n",
        "needs 'expect'"},
+      /* a one-character expectation is one, not an absent one (with or without a reason) */
+      {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { quantity = \"q\"; file = \"f\"; data = \"d\"; expect = \"5\"; } ); }\n);\n",
+       "t.claims:4: bad expectation '5'"},
+      {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { quantity = \"q\"; file = \"f\"; data = \"d\"; reason = \"r\"; expect = \"5\"; } ); }\n);\n",
+       "t.claims:4: bad expectation '5'"},
       {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\"; rows = (); }\n);\n", "needs a non-empty list rows"},
       {"items = ();\n", "missing setting 'spec'"},
       {"colour = 1;\nspec = \"s\";\nitems = ();\n", "t.claims:1: unknown setting 'colour'"},
