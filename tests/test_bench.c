@@ -14,6 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gsl/gsl_linalg.h>
+
+#include "core/linalg.h"
 #include "studies/study.h"
 
 static char output[1 << 16];
@@ -47,15 +50,68 @@ static double rhs_per_step(const char *method) {
   return 0;
 }
 
+/* The LU table's two figures for size m, by hand: the --quick run's 50 systems (its generator,
+ * bench/bench.c bench_lu: Knuth's MMIX LCG from seed 12345, carried from one size to the next,
+ * entries in [-0.5, 0.5] plus m on the diagonal; b_i = sin i over the size's right-hand sides)
+ * solved by GSL and by core/linalg.c; the largest relative difference between the two and the
+ * largest backward error |A x - b| / (|A| |x| + |b|) of the harness's solutions, max norms. */
+static void lu_figures_by_hand(int m, unsigned long long *seed, double *diff, double *backward) {
+  enum { COUNT = 50 };
+  double *A = malloc(sizeof(double) * COUNT * m * m), J[NH_LU_MAX_DIM * NH_LU_MAX_DIM], x[NH_LU_MAX_DIM];
+  cr_assert(A);
+  for (long i = 0; i < (long)COUNT * m * m; i++) {
+    *seed = *seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    const long r = (i % (m * m)) / m, c = (i % (m * m)) % m;
+    A[i] = (double)(*seed >> 11) / 9007199254740992.0 - 0.5 + (r == c ? m : 0);
+  }
+  *diff = *backward = 0;
+  for (int k = 0; k < COUNT; k++) {
+    const double *a = A + (size_t)k * m * m;
+    double b[NH_LU_MAX_DIM];
+    for (int i = 0; i < m; i++) b[i] = sin((double)(k * m + i));
+    gsl_matrix_const_view Av = gsl_matrix_const_view_array(a, (size_t)m, (size_t)m);
+    gsl_matrix *lu = gsl_matrix_alloc((size_t)m, (size_t)m);
+    gsl_permutation *perm = gsl_permutation_alloc((size_t)m);
+    gsl_vector *gx = gsl_vector_alloc((size_t)m);
+    gsl_vector_const_view bv = gsl_vector_const_view_array(b, (size_t)m);
+    int sign;
+    gsl_matrix_memcpy(lu, &Av.matrix);
+    cr_assert_eq(gsl_linalg_LU_decomp(lu, perm, &sign), 0);
+    cr_assert_eq(gsl_linalg_LU_solve(lu, perm, &bv.vector, gx), 0);
+    memcpy(J, a, sizeof(double) * m * m), memcpy(x, b, sizeof(double) * m);
+    cr_assert_eq(nh_lu_solve(m, J, x), 0);
+    double res = 0, norm_a = 0, norm_x = 0, norm_b = 0;
+    for (int i = 0; i < m; i++) {
+      const double g = gsl_vector_get(gx, (size_t)i);
+      *diff = fmax(*diff, fabs(g - x[i]) / fmax(fabs(g), 1e-300));
+      double ri = -b[i], row = 0;
+      for (int j = 0; j < m; j++) ri += a[i * m + j] * x[j], row += fabs(a[i * m + j]);
+      res = fmax(res, fabs(ri)), norm_a = fmax(norm_a, row), norm_x = fmax(norm_x, fabs(x[i]));
+      norm_b = fmax(norm_b, fabs(b[i]));
+    }
+    *backward = fmax(*backward, res / (norm_a * norm_x + norm_b));
+    gsl_matrix_free(lu), gsl_permutation_free(perm), gsl_vector_free(gx);
+  }
+  free(A);
+}
+
 Test(bench, quick_tables_and_the_lu_against_gsl, .timeout = 120) {
   run_bench();
   const char *lu = strstr(output, "max rel diff   nhb backward\n");
   cr_assert(lu, "no LU table:\n%s", output);
   int rows = 0, differ = 0, m;
   double g, h, ratio, diff, backward;
+  unsigned long long seed = 12345;
   for (const char *line = lu + strlen("max rel diff   nhb backward\n");
        sscanf(line, "%d %lf %lf %lf %lf %lf", &m, &g, &h, &ratio, &diff, &backward) == 6; line = strchr(line, '\n') + 1) {
     rows++;
+    /* Both figures as computed here, to the 3 digits printed (a difference of 0 printed as 0). */
+    double diff_by_hand, backward_by_hand;
+    lu_figures_by_hand(m, &seed, &diff_by_hand, &backward_by_hand);
+    cr_expect(fabs(diff - diff_by_hand) <= 0.0051 * diff_by_hand, "m = %d: max rel diff %.2e, by hand %.3e", m, diff,
+              diff_by_hand);
+    cr_expect(fabs(backward - backward_by_hand) <= 0.0051 * backward_by_hand, "m = %d: backward error %.2e, by hand %.3e",
+              m, backward, backward_by_hand);
     cr_expect(diff < 1e-12, "m = %d: the harness's LU differs from GSL's by %g", m, diff);
     differ += diff > 0;
     /* LU with partial pivoting is backward stable: a backward error of a few m·u on these
