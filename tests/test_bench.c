@@ -110,8 +110,8 @@ Test(bench, quick_tables_and_the_lu_against_gsl, .timeout = 120) {
     lu_figures_by_hand(m, &seed, &diff_by_hand, &backward_by_hand);
     cr_expect(fabs(diff - diff_by_hand) <= 0.0051 * diff_by_hand, "m = %d: max rel diff %.2e, by hand %.3e", m, diff,
               diff_by_hand);
-    cr_expect(fabs(backward - backward_by_hand) <= 0.0051 * backward_by_hand, "m = %d: backward error %.2e, by hand %.3e",
-              m, backward, backward_by_hand);
+    cr_expect(fabs(backward - backward_by_hand) <= 0.0051 * backward_by_hand,
+              "m = %d: backward error %.2e, by hand %.3e", m, backward, backward_by_hand);
     cr_expect(diff < 1e-12, "m = %d: the harness's LU differs from GSL's by %g", m, diff);
     differ += diff > 0;
     /* LU with partial pivoting is backward stable: a backward error of a few m·u on these
