@@ -578,21 +578,24 @@ static int lu_solve_gsl(int m, double *J, double *b) {
   return gsl_linalg_LU_svx(&Jv.matrix, &perm, &bv.vector) ? -1 : 0;
 }
 
-/* Median seconds per solve over REPS rounds of `count` systems (copies of A, B solved in place). */
+/* Median seconds per solve over REPS rounds of `count` systems (copies of A, B solved in place);
+ * NaN if a solve failed (a singular matrix: no figure to show). */
 static double time_solves(int (*solve)(int, double *, double *), int m, int count, const double *A, const double *B,
                           double *X) {
   enum { REPS = 7 };
   double t[REPS], *J = malloc(sizeof(double) * (size_t)(m * m));
+  int failed = 0;
   for (int r = 0; r < REPS; r++) {
     double t0 = omp_get_wtime();
     for (int c = 0; c < count; c++) {
       memcpy(J, A + (size_t)c * m * m, sizeof(double) * (size_t)(m * m));
       memcpy(X + (size_t)c * m, B + (size_t)c * m, sizeof(double) * (size_t)m);
-      solve(m, J, X + (size_t)c * m);
+      failed |= solve(m, J, X + (size_t)c * m) != 0;
     }
     t[r] = (omp_get_wtime() - t0) / count;
   }
   free(J);
+  if (failed) return NAN;
   qsort(t, REPS, sizeof(double), cmp_double);
   return t[REPS / 2];
 }

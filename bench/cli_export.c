@@ -295,7 +295,7 @@ static int t_energy(nh_h5 *f, const opts *o) {
   if (o->ics_b == -2) z = (long)b.nic;            /* "A:" to the end */
   if (o->ics_a >= 0 && o->ics_b == -1) z = a + 1; /* a single index */
   if (out_of_range(f, "--method", o->method, f->nmethods, "methods")) {
-  } else if (a >= b.nic || z > b.nic || a >= z) {
+  } else if (z > b.nic || a >= z) { /* a >= nic fails one or the other */
     fprintf(stderr, "%s: --ics %ld:%ld: %s has initial conditions 0..%lld (A:B selects A, ..., B-1)\n", prog, a, z,
             f->path, b.nic - 1);
   } else {
