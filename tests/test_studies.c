@@ -427,6 +427,8 @@ Test(spec_errors, whole_spec_errors_have_no_line) {
       {"study = \"trajectory\";\nsystem = \"particle\";\nT = 1.0;\n", "methods = [\"rk4\"];\nh = [0.1];\n", NULL,
        ": a trajectory study needs 'observables', e.g. [\"energy_error\"] (nhbench list observables)"},
       {"system = \"particle\";\n", "", NULL, ": missing setting 'study'"},
+      {"study = \"convergence\";\nT = 1.0;\n", "methods = [\"rk4\"];\nh = [0.1, 0.05];\n", NULL,
+       ": missing setting 'system'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) check_case(&cases[i]);
 }
