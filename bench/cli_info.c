@@ -64,7 +64,7 @@ static const char *status_name(int s) {
 static void print_caveats(nh_h5 *f) {
   int n = 0;
   char **c = nh_h5_has(f, "caveats") ? nh_h5_strings(f, "caveats", "method", &n) : NULL;
-  for (int m = 0; c && m < n && m < f->nmethods; m++)
+  for (int m = 0; c && m < n; m++) /* n = nmethods: the reader checks the dimension */
     if (c[m][0]) printf("  CAVEAT       method %d %s: %s\n", m, f->methods[m], c[m]);
   if (c) nh_h5_free_strings(c, n);
 }
