@@ -323,7 +323,7 @@ Test(mut3_studies, syntax_error_quotes_its_line_unindented) {
 /* A quoted line of up to 80 characters is shown whole; a longer one is cut to its first 77 and "...". */
 Test(mut3_studies, syntax_error_quote_cut_after_80_characters) {
   for (int len = 79; len <= 81; len++) {
-    char line[128], text[256], path[128], err[1024] = "", want[128];
+    char line[128], text[256], path[128], err[1024] = "", want[160];
     const char *head = "h = [0.1, 0.05; # ";
     snprintf(line, sizeof line, "%s%.*s", head, len - (int)strlen(head),
              "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789");
