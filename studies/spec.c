@@ -126,8 +126,10 @@ static int get_number(const ctx *c, const config_setting_t *s, double *out) {
   if (t == CONFIG_TYPE_FLOAT) *out = config_setting_get_float(s);
   else if (t == CONFIG_TYPE_INT) *out = config_setting_get_int(s);
   else if (t == CONFIG_TYPE_INT64) *out = (double)config_setting_get_int64(s);
-  else if (config_setting_name(s)) return fail_at(c, s, "'%s' must be a number", config_setting_name(s));
-  else return not_a_number_entry(c, s);
+  else if (!config_setting_name(s)) return not_a_number_entry(c, s);
+  else if (t == CONFIG_TYPE_STRING) /* the text it holds, as --set puts what is no number */
+    return fail_at(c, s, "'%s' must be a number, not \"%.60s\"", config_setting_name(s), config_setting_get_string(s));
+  else return fail_at(c, s, "'%s' must be a number", config_setting_name(s));
   return 0;
 }
 

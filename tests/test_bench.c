@@ -230,6 +230,26 @@ Test(bench, memory_child_that_fails_is_reported, .timeout = 120) {
   cr_expect(strstr(err, why) && strstr(strstr(err, why) + 1, why), "the reason, once per child:\n%s", err);
 }
 
+/* The memory table's child (--memory-child SPEC JOURNAL|- T): SPEC's ensemble to T, streamed
+ * through JOURNAL, which it removes when done (here made beforehand: removed, not just left
+ * unwritten), or kept in memory ("-"); exit 0, and 1 when the spec does not load (a bad T). */
+Test(bench, memory_child_removes_its_journal, .timeout = 120) {
+  static char out[1 << 12], err[1 << 14];
+  char journal[128], args[512];
+  snprintf(journal, sizeof journal, "/tmp/nhbench-bench-%d.journal", (int)getpid());
+  FILE *j = fopen(journal, "w");
+  cr_assert(j);
+  fclose(j);
+  snprintf(args, sizeof args, "--memory-child studies/chaotic_ensemble.cfg %s 0.4", journal);
+  cr_expect_eq(run_bench_args(args, out, sizeof out, err, sizeof err), 0, "%s", err);
+  cr_expect_neq(access(journal, F_OK), 0, "the journal %s is left", journal);
+  unlink(journal);
+  cr_expect_eq(run_bench_args("--memory-child studies/chaotic_ensemble.cfg - 0.4", out, sizeof out, err, sizeof err), 0,
+               "%s", err);
+  cr_expect_eq(run_bench_args("--memory-child studies/chaotic_ensemble.cfg - never", out, sizeof out, err, sizeof err), 1);
+  cr_expect(strstr(err, "--set T: 'T' must be a number, not \"never\""), "the bad T named: %s", err);
+}
+
 /* --help lists every table; --only runs just the named ones (in the fixed order); an unknown
  * table, a missing list or an unknown option is refused with exit 2 and a message naming it. */
 Test(bench, help_and_only, .timeout = 120) {

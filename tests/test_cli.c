@@ -373,7 +373,7 @@ Test(cli, run_bad_set_and_failed_run) {
   expect_has(r->err, "no_such_setting");
   r = nhb("run " DATA "trajectory_particle.cfg -o %s --set T=abc", file);
   cr_expect_eq(r->rc, 2, "%s", r->err);
-  expect_has(r->err, "'T' must be a number");
+  expect_has(r->err, "--set T: 'T' must be a number, not \"abc\"\n");
   r = nhb("run " DATA "trajectory_particle.cfg -o %s --set T", file);
   cr_expect_eq(r->rc, 2, "%s", r->err);
   expect_has(r->err, "--set 'T': expected PATH=VALUE");
@@ -681,6 +681,25 @@ Test(cli, run_check_orders_fails_with_1) {
   cr_expect_eq(r->rc, 0);
   expect_has(r->out, " 2 0 js_a\n"); /* expected 2, ok 0 */
   remove(file);
+}
+
+/* A claimed order's reason, however short, follows the method in the --check-orders table (after
+ * "  -- "; nothing after a method without one) and in info's list of exceptions. */
+Test(cli, order_reason_of_one_letter_shown) {
+  char spec[256], file[256];
+  scratch_spec(spec, sizeof spec, "reason.cfg",
+               "study = \"convergence\";\nsystem = \"particle\";\ninitial = \"discretization\";\nT = 2.0;\nh0 = 0.05;\n"
+               "halvings = 3;\nmethods = [\"js_a\", \"js_b\"];\n"
+               "expected_orders = ( { method = \"js_a\"; order = 2; reason = \"R\"; } );\n");
+  scratch(file, sizeof file, "reason.h5");
+  cli_result *r = nhb("run %s -o %s --check-orders", spec, file);
+  cr_expect_eq(r->rc, 1, "js_a is order 1: %s", r->err);
+  expect_has(r->out, "  js_a  -- R\n");
+  expect_has(r->out, "  js_b\n");
+  r = nhb("info %s", file);
+  cr_expect_eq(r->rc, 0, "%s", r->err);
+  expect_has(r->out, " claimed 1, expected 2: R\n");
+  remove(spec), remove(file);
 }
 
 Test(cli, info_and_export_of_missing_or_foreign_files) {

@@ -4,6 +4,7 @@
  * (issue 16, a second round of mutation robustness). */
 #include <criterion/criterion.h>
 #include <hdf5.h>
+#include <hdf5_hl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,17 @@ static hid_t open_to_write(const char *path, const char *obj, hid_t *file) {
   return ds;
 }
 
+/* Overwrites the int dataset OBJ of the results file at PATH by the first of the N values of v
+ * (it must hold no more). */
+static void overwrite_ints(const char *path, const char *obj, const int *v, int n) {
+  hid_t f, ds = open_to_write(path, obj, &f);
+  hid_t sp = H5Dget_space(ds);
+  const hssize_t size = H5Sget_simple_extent_npoints(sp);
+  cr_assert(size > 0 && size <= n, "%s: %lld values", obj, (long long)size);
+  cr_assert_geq(H5Dwrite(ds, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v), 0);
+  H5Sclose(sp), H5Dclose(ds), H5Fclose(f);
+}
+
 /* Replaces the `labels` attribute of /trajectory/observables/NAME by "lab 0", "lab 1", ... (one
  * per component, blanks included) and returns the width. */
 static int relabel(const char *path, const char *name) {
@@ -110,14 +122,9 @@ static int relabel(const char *path, const char *name) {
 static void number_statuses(const char *path, const char *group) {
   char obj[256];
   snprintf(obj, sizeof obj, "/%s/status", group);
-  hid_t f, ds = open_to_write(path, obj, &f);
-  hid_t sp = H5Dget_space(ds);
-  const hssize_t n = H5Sget_simple_extent_npoints(sp);
-  cr_assert(n > 0 && n <= 64, "%lld runs", (long long)n);
   int v[64];
-  for (int i = 0; i < n; i++) v[i] = i;
-  cr_assert_geq(H5Dwrite(ds, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v), 0);
-  H5Sclose(sp), H5Dclose(ds), H5Fclose(f);
+  for (int i = 0; i < 64; i++) v[i] = i;
+  overwrite_ints(path, obj, v, 64);
 }
 
 /* export observables: per observable (in the file's order) its index, name, width and units, then
@@ -473,6 +480,29 @@ static void edit_grid(const char *path, const char *p0, const char *p1) {
   H5Dclose(ds), H5Sclose(sp), H5Tclose(t), H5Fclose(f);
 }
 
+/* The rows of a 2 x 3 grid over (beta, beta2) as info prints them: the first column as wide as
+ * the corner "beta \\ beta2" (at least 10), then per cell "skip" where no method ran, "fail" where
+ * no IC ran to T, else the median over the ICs of max_t |dE| and "*" when some failed; trailing
+ * blanks cut. The length written. */
+static size_t grid_rows(char *want, size_t len, const nh_h5_grid *g, const nh_ensemble_summary *sum) {
+  size_t used = 0;
+  for (int i = 0; i < 2; i++) {
+    char row[512];
+    size_t r = (size_t)snprintf(row, sizeof row, "  %*.4g", (int)strlen("beta \\ beta2"), g->values[0][i]);
+    for (int j = 0; j < 3; j++) {
+      const int m = g->method_index[i * 3 + j];
+      char cell[32];
+      if (m < 0) snprintf(cell, sizeof cell, "skip ");
+      else if (sum[m].ok == 0) snprintf(cell, sizeof cell, "fail ");
+      else snprintf(cell, sizeof cell, "%.2e%s", sum[m].median_max_abs_dE, sum[m].failures ? "*" : " ");
+      r += (size_t)snprintf(row + r, sizeof row - r, " %9s", cell);
+    }
+    while (r > 0 && row[r - 1] == ' ') row[--r] = '\0';
+    used += (size_t)snprintf(want + used, len - used, "%s\n", row);
+  }
+  return used;
+}
+
 /* nhbench info on an ensemble with a grid (small_ensemble.cfg, T = 0.4, one thread): the setup
  * lines (h and T/h steps, the sampling and the number of samples, the random ensemble's count,
  * energy and seed, how many methods the spec lists and the grid adds), the energy table and the
@@ -561,24 +591,13 @@ Test(mut2_bench, info_ensemble_tables_from_the_file) {
   for (int j = 0; j < 3; j++) len += (size_t)snprintf(want + len, sizeof want - len, " %9.4g", g->values[1][j]);
   len += (size_t)snprintf(want + len, sizeof want - len, "\n");
   int skipped = 0;
-  for (int i = 0; i < 2; i++) {
-    char row[512];
-    /* the first column as wide as the corner "beta \\ beta2" (at least 10) */
-    size_t r = (size_t)snprintf(row, sizeof row, "  %*.4g", (int)strlen("beta \\ beta2"), g->values[0][i]);
-    for (int j = 0; j < 3; j++) {
-      const int m = g->method_index[i * 3 + j];
-      char cell[32];
-      if (m < 0) snprintf(cell, sizeof cell, "skip "), skipped++;
-      else {
-        snprintf(cell, sizeof cell, "%.2e ", sum[m].median_max_abs_dE);
-        cr_expect_eq(sum[m].failures, 0);
-      }
-      r += (size_t)snprintf(row + r, sizeof row - r, " %9s", cell);
-    }
-    while (r > 0 && row[r - 1] == ' ') row[--r] = '\0';
-    len += (size_t)snprintf(want + len, sizeof want - len, "%s\n", row);
+  for (int c = 0; c < 6; c++) {
+    const int m = g->method_index[c];
+    if (m < 0) skipped++;
+    else cr_expect_eq(sum[m].failures, 0, "cell %d: no IC failed", c);
   }
   cr_expect_eq(skipped, 1);
+  len += grid_rows(want + len, sizeof want - len, g, sum);
   /* Then, as some name was cut to fit (in the cost table: longer than 41 characters), the note. */
   int cut = 0;
   for (int m = 0; m < f.nmethods; m++) cut |= strlen(f.methods[m]) > 41;
@@ -593,9 +612,27 @@ Test(mut2_bench, info_ensemble_tables_from_the_file) {
   for (int k = 0; k < 2; k++)
     snprintf(corner[k], sizeof corner[k], "median of the rest)\n  %*s %9.4g", 10 + k, k ? "beta \\ fast" : "a \\ b",
              g->values[1][0]);
+  const int nm = f.nmethods;
+  nh_h5_close(&f);
+  /* Failures, put into the summary: the first cell run by no IC to T ("fail"), the next by one
+   * ("*": the median of that one), the others by all 5. */
+  int ok[16], failed[16], edited = 0;
+  cr_assert_leq(nm, 16);
+  for (int m = 0; m < nm; m++) ok[m] = sum[m].ok, failed[m] = sum[m].failures;
+  for (int c = 0; c < 6 && edited < 2; c++) {
+    const int m = g->method_index[c];
+    if (m < 0) continue;
+    sum[m].ok = ok[m] = edited, sum[m].failures = failed[m] = 5 - edited;
+    edited++;
+  }
+  overwrite_ints(path, "/ensemble/summary/ok", ok, nm);
+  overwrite_ints(path, "/ensemble/summary/failures", failed, nm);
+  len = grid_rows(want, sizeof want, g, sum);
+  cr_expect(strstr(want, "fail") && strchr(want, '*'), "both kinds of cell:\n%s", want);
+  cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
+  expect_has(out, want);
   nh_h5_free_grids(ngrids, g);
   free(sum), free(cost), free(wall);
-  nh_h5_close(&f);
   for (int k = 0; k < 2; k++) {
     edit_grid(path, k ? "beta" : "a", k ? "fast" : "b");
     cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
@@ -711,6 +748,19 @@ Test(mut2_bench, info_work_precision_rows_from_the_file) {
   expect_has(out, want);
   free(pn), free(h), free(err), free(work), free(wall), free(pw), free(pt), free(status);
   nh_h5_close(&f);
+  /* pareto_norm picks the error column: a name no norm has, or no attribute at all, is refused
+   * (exit 2, no table), not read as the first norm. */
+  static const char *const bad_norm[] = {"qv_7", NULL};
+  for (int b = 0; b < 2; b++) {
+    hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    cr_assert_geq(file, 0);
+    cr_assert_geq(H5Adelete_by_name(file, "/work_precision", "pareto_norm", H5P_DEFAULT), 0);
+    if (bad_norm[b]) cr_assert_geq(H5LTset_attribute_string(file, "/work_precision", "pareto_norm", bad_norm[b]), 0);
+    H5Fclose(file);
+    cr_expect_eq(nhb_on("info %s", path), 2, "pareto_norm %s: %s", bad_norm[b] ? bad_norm[b] : "missing", out);
+    expect_has(out, bad_norm[b] ? "unknown pareto_norm 'qv_7'" : "'pareto_norm'");
+    cr_expect(!strstr(out, "Error at T"), "no table without its norm:\n%s", out);
+  }
   remove(path);
 }
 

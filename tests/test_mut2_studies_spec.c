@@ -74,7 +74,7 @@ Test(mut2_studies_spec, settings_of_the_wrong_shape) {
           NULL, 0, ":6: expected order for 'js_a', which is not among the study's methods");
   refused(CONV3 "methods = [\"rk4\"];\nh = (0.1, \"a\");\n", NULL, 0, ":5: entry 2 of 'h' must be a number, not \"a\"");
   refused(CONV3 "methods = [\"rk4\"];\nh = (0.1, 0.05, (0.2));\n", NULL, 0, ":5: entry 3 of 'h' must be a number");
-  refused(ONE3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\npoints = \"x\";\n", NULL, 0, ":6: 'points' must be a number");
+  refused(ONE3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\npoints = \"x\";\n", NULL, 0, ":6: 'points' must be a number, not \"x\"");
   refused("study = 3;\nsystem = \"particle\";\n", NULL, 0,
           ":1: study = '(not a string)': expected \"convergence\", \"ensemble\", \"trajectory\", \"onestep\" or "
           "\"work_precision\"");
@@ -249,7 +249,7 @@ Test(mut2_studies_spec, system_params_refusals_and_preset_override) {
           NULL, 0, ":6: system cvt: parameter eps=20 is out of range [-10, 10]");
   refused("study = \"convergence\";\nsystem = \"cvt\";\nT = 1.0;\nmethods = [\"rk4\"];\nh = [0.1, 0.05];\n"
           "system_params = { eps = \"big\"; };\n",
-          NULL, 0, ":6: 'eps' must be a number");
+          NULL, 0, ":6: 'eps' must be a number, not \"big\"");
   nh_study st;
   loads("study = \"convergence\";\nsystem = \"cvt\";\nT = 1.0;\nmethods = [\"rk4\"];\nh = [0.1, 0.05];\n"
         "initial = \"eps01\";\nsystem_params = { eps = 0.25; };\n",
@@ -459,6 +459,18 @@ Test(mut2_studies_spec, set_refusals) {
                0, "%s", err);
   cr_expect(st.nh == 1 && st.h[0] == 0.5 && st.T == 0.5);
   nh_study_free(&st);
+}
+
+/* An unknown system is refused at its line, naming it and every system of the registry, in the
+ * registry's order, ", " between. */
+Test(mut2_studies_spec, unknown_system_lists_every_system) {
+  char want[1024] = ":2: unknown system 'no_such' (systems: ";
+  for (int i = 0; nh_system_types[i]; i++)
+    snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", i ? ", " : "", nh_system_types[i]->name);
+  cr_assert_lt(strlen(want), sizeof want - 2);
+  strcat(want, ")");
+  refused("study = \"convergence\";\nsystem = \"no_such\";\nT = 1.0;\nmethods = [\"rk4\"];\nh = [0.1, 0.05];\n", NULL,
+          0, want);
 }
 
 /* An unknown system parameter is named once with its system (the message said "system cvt:

@@ -531,6 +531,10 @@ Test(report, bad_ids_exit_2, .init = make_dir, .fini = remove_dir) {
   r = nhb("report ref.claims -r . -o .");
   cr_expect_eq(r->rc, 2);
   cr_expect(strstr(r->err, "ref.claims") && strstr(r->err, "'nobody'"), "%s", r->err);
+  put_bad("ref1.claims", "{ id = \"b\"; quantity = \"q2\"; file = \"traj\"; data = \"d\"; expect = \"< 2 * @z\"; }");
+  r = nhb("report ref1.claims -r . -o .");
+  cr_expect_eq(r->rc, 2, "a one-letter id naming no row: %s", r->err);
+  cr_expect(strstr(r->err, "ref1.claims") && strstr(r->err, "names no row 'z'"), "%s", r->err);
   /* the control: distinct ids and a reference to an existing row */
   put_bad("ok.claims", "{ id = \"b\"; quantity = \"q2\"; file = \"traj\"; data = \"d\"; expect = \"< 2 * @a\"; }");
   r = nhb("report ok.claims -r . -o .");

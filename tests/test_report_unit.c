@@ -236,16 +236,16 @@ Test(report, verdicts_from_a_results_file, .init = make_tmpdir, .fini = remove_t
   const char *claims =
       "spec = \"quick\";\nitems = (\n"
       " { item = \"Q1\"; claim = \"orders\"; rows = (\n"
-      "   { id = \"o4\"; quantity = \"rk4 order\"; file = \"conv\"; data = \"orders\"; at = { method = \"rk4\"; }; expect = \"in [3.85, 4.15]\"; },\n"
-      "   { quantity = \"rk4 order as 2 (a wrong claim)\"; file = \"conv\"; data = \"orders\"; at = { method = \"rk4\"; }; expect = \"in [1.85, 2.15]\"; },\n"
-      "   { quantity = \"nh_newmark finest order\"; file = \"conv\"; data = \"err\"; at = { method = \"nh_newmark(beta=0,beta2=0,alpha=0.5)\"; }; reduce = \"finest_order\"; expect = \"< 0.6 * @o4\"; } ); },\n"
+      "   { id = \"o\"; quantity = \"rk4 order\"; file = \"conv\"; data = \"orders\"; at = { method = \"rk4\"; }; expect = \"in [3.85, 4.15]\"; },\n"
+      "   { quantity = \"rk4 order as 2 (a wrong claim)\"; file = \"conv\"; data = \"orders\"; at = { method = \"rk4\"; }; expect = \"in [1.85, 2.15]\"; reason = \"W\"; },\n"
+      "   { quantity = \"nh_newmark finest order\"; file = \"conv\"; data = \"err\"; at = { method = \"nh_newmark(beta=0,beta2=0,alpha=0.5)\"; }; reduce = \"finest_order\"; expect = \"< 0.6 * @o\"; } ); },\n"
       " { item = \"Q2\"; claim = \"trajectory\"; rows = (\n"
       "   { quantity = \"E(0)\"; file = \"traj\"; data = \"observables/energy\"; at = { method = \"rk4\"; t = 0.0; }; expect = \"~ 1.5 rel 1e-15\"; },\n"
       "   { quantity = \"E(1) - E(0) by minus\"; file = \"traj\"; data = \"observables/energy\"; minus = \"observables/energy_error\"; at = { method = \"rk4\"; t = 1.0; }; expect = \"~ 1.5 rel 1e-14\"; },\n"
       "   { quantity = \"the time at t = 0.7 (one step size: its sample times, not the indices)\"; file = \"traj\"; data = \"t\"; at = { t = 0.7; }; expect = \"~ 0.7 rel 1e-14\"; },\n"
       "   { quantity = \"constraint\"; file = \"traj\"; data = \"observables/constraint_residual\"; at = { method = \"nh_newmark(alpha=0.5)\"; }; reduce = \"max_abs\"; expect = \"<= 1e-13\"; },\n"
-      "   { id = \"steps\"; quantity = \"rk4 steps\"; file = \"traj\"; data = \"cost\"; field = \"steps\"; at = { method = \"rk4\"; }; expect = \"~ 10 abs 0\"; },\n"
-      "   { quantity = \"newmark over rk4 steps\"; file = \"traj\"; data = \"cost\"; field = \"steps\"; at = { method = \"nh_newmark(alpha=0.5)\"; }; per = \"steps\"; expect = \"~ 1 abs 0\"; },\n"
+      "   { id = \"n\"; quantity = \"rk4 steps\"; file = \"traj\"; data = \"cost\"; field = \"steps\"; at = { method = \"rk4\"; }; expect = \"~ 10 abs 0\"; },\n"
+      "   { quantity = \"newmark over rk4 steps\"; file = \"traj\"; data = \"cost\"; field = \"steps\"; at = { method = \"nh_newmark(alpha=0.5)\"; }; per = \"n\"; expect = \"~ 1 abs 0\"; },\n"
       "   { quantity = \"measured only\"; file = \"traj\"; data = \"observables/energy\"; at = { method = \"rk4\"; t = 1.0; }; reason = \"no claim\"; },\n"
       "   { quantity = \"declared\"; verdict = \"not-verified\"; reason = \"by hand\"; },\n"
       "   { quantity = \"missing file\"; file = \"nowhere\"; data = \"x\"; expect = \"< 1\"; },\n"
@@ -267,14 +267,27 @@ Test(report, verdicts_from_a_results_file, .init = make_tmpdir, .fini = remove_t
   char line[2048];
   cr_assert(fgets(line, sizeof line, f));
   cr_expect_str_eq(line, "spec,item,quantity,expected,measured,verdict\n");
+  double rk4_order = NAN;
   for (int i = 0; i < 13; i++) {
     cr_assert(fgets(line, sizeof line, f), "row %d missing", i);
     line[strcspn(line, "\n")] = '\0';
-    const char *v = strrchr(line, ',') + 1;
-    cr_expect_str_eq(v, verdicts[i], "row %d: %s", i, line);
+    char *v = strrchr(line, ',');
+    cr_expect_str_eq(v + 1, verdicts[i], "row %d: %s", i, line);
+    *v = '\0';
+    if (i == 0) rk4_order = strtod(strrchr(line, ',') + 1, NULL);
   }
   cr_expect(!fgets(line, sizeof line, f), "no more rows");
   fclose(f);
+  /* The row that refers to another shows the value referred to, by its id (one letter here: the
+   * report tells an id from none by its first character only). */
+  cr_expect(fabs(rk4_order - 4) < 0.15, "rk4's order %g", rk4_order);
+  static char md[1 << 15];
+  char remark[64], md_path[256];
+  snprintf(md_path, sizeof md_path, "%s/REPORT.md", tmpdir);
+  test_read_file(md_path, md, sizeof md);
+  snprintf(remark, sizeof remark, "| pass | @o = %.4g |", rk4_order);
+  cr_expect(strstr(md, remark), "'%s' not in:\n%s", remark, md);
+  cr_expect(strstr(md, "| **fail** | W |"), "a failing row's reason (one letter) is its remark:\n%s", md);
   /* A bad claims file leaves the good report as it was. */
   write_file("bad.claims", "spec = \"x\";\nitems = ( { item = \"1\"; claim = \"c\"; rows = (); } );\n");
   snprintf(args, sizeof args, "report %s/bad.claims -r %s -o %s", tmpdir, tmpdir, tmpdir);
@@ -703,7 +716,7 @@ Test(report, csv_and_markdown_written_by_hand) {
   snprintf(items[0].item, sizeof items[0].item, "A1");
   snprintf(items[0].source, sizeof items[0].source, "[src]");
   snprintf(items[0].claim, sizeof items[0].claim, "the claim");
-  snprintf(items[0].note, sizeof items[0].note, "a finding");
+  snprintf(items[0].note, sizeof items[0].note, "F"); /* one letter: still a finding */
   items[0].nfigures = 2;
   snprintf(items[0].figures[0], sizeof items[0].figures[0], "f1");
   snprintf(items[0].figures[1], sizeof items[0].figures[1], "f2");
@@ -714,7 +727,7 @@ Test(report, csv_and_markdown_written_by_hand) {
   nh_claims c;
   memset(&c, 0, sizeof c);
   snprintf(c.spec, sizeof c.spec, "sp");
-  snprintf(c.title, sizeof c.title, "Title");
+  snprintf(c.title, sizeof c.title, "T");
   c.nitems = 2, c.items = items;
 
   char *csv = written(1, &c, 1, 1);
@@ -733,12 +746,12 @@ Test(report, csv_and_markdown_written_by_hand) {
       "results files in `res` (",
       "| spec | items | pass | fail | not-verified | rows (pass / fail / not-verified) |\n|---|---|---|---|---|---|\n"
       "| sp | 2 | 0 | 1 | 1 | 1 / 1 / 1 |\n",
-      "\n## sp — Title\n\n",
+      "\n## sp — T\n\n",
       "### A1 [src] — not-verified\n\nthe claim\n\n| quantity | expected | measured | verdict | remark |\n"
       "|---|---|---|---|---|\n"
       "| say \"hi\", a\\|b c | < 2 | 0.3333333333 | pass |  |\n"
       "| plain | — | — | not-verified | by hand |\n\n"
-      "**Finding.** a finding\n\n"
+      "**Finding.** F\n\n"
       "![f1](figs/f1.png) ([PDF](figs/f1.pdf))\n\n![f2](figs/f2.png) ([PDF](figs/f2.pdf))\n\n",
       "### A2  — fail\n\nanother\n\n",
       "| third | > 5 | 4 | **fail** | why |\n",
