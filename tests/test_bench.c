@@ -16,6 +16,7 @@
 
 #include <gsl/gsl_linalg.h>
 
+#include "bench/floors.h"
 #include "core/linalg.h"
 #include "studies/study.h"
 
@@ -276,6 +277,30 @@ Test(bench, help_and_only, .timeout = 120) {
   cr_expect(strstr(err, "unknown option '--fast'"), "message: %s", err);
 }
 
+/* The masked Newton check's figures recomputed: the 64 starts bench/bench.c documents (near
+ * s0 = 0, v1 = -22.1 - 0.00625 j, v0 on the constraint), 4 steps of h = 0.2 each through the
+ * scalar herglotz2 floor; a lane set counts when in some step one of its lanes took other
+ * iterations than its first; lo and hi over every trajectory and step. */
+static void masked_figures_by_hand(int lanes, int *sets, long *lo, long *hi) {
+  nh_floor_state s[64];
+  for (int j = 0; j < 64; j++) {
+    s[j] = (nh_floor_state){.q = {0.3, 1, 0.5, 0.2, -0.1}, .v = {0, -22.1 - 0.00625 * j, 0.2, 0.3, 0.1}};
+    s[j].v[0] = -(s[j].q[1] * s[j].v[3] + s[j].q[2] * s[j].v[4]);
+  }
+  int differed[16] = {0};
+  *lo = 1000, *hi = 0, *sets = 0;
+  for (int k = 0; k < 4; k++) {
+    long its[64];
+    for (int j = 0; j < 64; j++) {
+      its[j] = nh_floor_herglotz2(&s[j], 0.2, 1);
+      cr_assert_geq(its[j], 0, "trajectory %d, step %d failed", j, k);
+      *lo = its[j] < *lo ? its[j] : *lo, *hi = its[j] > *hi ? its[j] : *hi;
+    }
+    for (int j = 0; j < 64; j++) differed[j / lanes] |= its[j] != its[j - j % lanes];
+  }
+  for (int set = 0; set < 64 / lanes; set++) *sets += differed[set];
+}
+
 /* The lockstep table (bench/lockstep.c, nhbench_bench --only lockstep): rk4 and herglotz2 at 1, 4
  * and 8 lanes, every trajectory's final state the scalar floor's to the bit (the kernels do the
  * floor's operations in the floor's order, so no last-bit difference has an excuse) and its Newton
@@ -340,6 +365,12 @@ Test(bench, lockstep_kernels_match_the_floors_bit_for_bit, .timeout = 120) {
                         &differed, &sets, &lo, &hi, &steps, &diff, same),
                  7, "check line: %s", check);
     cr_expect(differed > 0 && differed <= sets && lo < hi, "%d lanes: no lane set exercised the mask: %s", l, check);
+    int want_sets;
+    long want_lo, want_hi;
+    masked_figures_by_hand(l, &want_sets, &want_lo, &want_hi);
+    cr_expect(differed == want_sets && sets == 64 / l && lo == want_lo && hi == want_hi,
+              "%d lanes: %d of %d sets, %ld to %ld; by hand %d of %d, %ld to %ld", l, differed, sets, lo, hi, want_sets,
+              64 / l, want_lo, want_hi);
     cr_expect_eq(diff, 0, "%d lanes, masked Newton: final states %g away from the floor's", l, diff);
     cr_expect_str_eq(same, "same", "%d lanes, masked Newton: iterations", l);
   }
