@@ -805,6 +805,22 @@ static size_t energy_block_text(char *buf, size_t len, const ens_file *e, int m,
   return n;
 }
 
+/* `nhbench export PATH ARGS` prints the energy table of method `method`, ICs from..to-1, each
+ * block recomputed from the file's dE (exit 0). */
+static void expect_energy_export(const ens_file *e, const char *path, const char *args, int method, int relative,
+                                 int from, int to) {
+  static char want[1 << 16];
+  size_t n = (size_t)snprintf(want, sizeof want, "# t %s\n", relative ? "dE/E0" : "dE");
+  for (int ic = from; ic < to; ic++) {
+    if (ic > from) n += (size_t)snprintf(want + n, sizeof want - n, "\n\n");
+    n += energy_block_text(want + n, sizeof want - n, e, method, ic, relative);
+  }
+  char fmt[256];
+  snprintf(fmt, sizeof fmt, "export %%s %s", args);
+  cr_expect_eq(nhb_on(fmt, path), 0, "%s: %s", args, out);
+  cr_expect_str_eq(out, want, "%s", args);
+}
+
 /* export energy and energy-all-methods on small_ensemble.cfg (T = 0.4, 5 ICs, 7 methods, samples
  * at t = 0, 0.4): the header says dE or dE/E0, one block per IC (or method) separated by two
  * blank lines, in the order asked for; --ics A:B is A..B-1, "A:" to the last IC, "A" the one IC,
@@ -822,17 +838,8 @@ Test(mut2_bench, export_energy_tables_exact) {
   } cases[] = {{"energy --method 1 --ics 2:4", 1, 0, 2, 4}, {"energy --relative --method 3 --ics 3:", 3, 1, 3, 5},
                {"energy --ics 4 --method 6", 6, 0, 4, 5},    {"energy", 0, 0, 0, 5},
                {"energy --ics=1:2 --relative", 0, 1, 1, 2}};
-  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-    size_t n = (size_t)snprintf(want, sizeof want, "# t %s\n", cases[k].relative ? "dE/E0" : "dE");
-    for (int ic = cases[k].from; ic < cases[k].to; ic++) {
-      if (ic > cases[k].from) n += (size_t)snprintf(want + n, sizeof want - n, "\n\n");
-      n += energy_block_text(want + n, sizeof want - n, &e, cases[k].method, ic, cases[k].relative);
-    }
-    char fmt[256];
-    snprintf(fmt, sizeof fmt, "export %%s %s", cases[k].args);
-    cr_expect_eq(nhb_on(fmt, path), 0, "%s: %s", cases[k].args, out);
-    cr_expect_str_eq(out, want, "%s", cases[k].args);
-  }
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+    expect_energy_export(&e, path, cases[k].args, cases[k].method, cases[k].relative, cases[k].from, cases[k].to);
   /* energy-all-methods: the methods as listed (default: the spec's two), one IC. */
   const struct {
     const char *args;
@@ -890,6 +897,27 @@ Test(mut2_bench, export_energy_tables_exact) {
     snprintf(msg, sizeof msg, bad[k].msg, path);
     cr_expect(strncmp(err, msg, strlen(msg)) == 0, "%s:\n%s\nwanted:\n%s", bad[k].args, err, msg);
   }
+  ens_close(&e);
+  remove(path);
+}
+
+/* On an ensemble of 7 ICs, more than the default five: no --ics is ICs 0..4, "A:" runs to the
+ * last IC (6), not to the fifth; "A" past the fifth is that one IC; "7:" is out of range. */
+Test(mut2_bench, export_energy_ics_past_the_default_five) {
+  char path[128];
+  results_file(path, sizeof path, "energy7", "small_ensemble.cfg", "--set T=0.4 --set ensemble.count=7");
+  ens_file e;
+  ens_open(&e, path);
+  cr_assert(e.nic == 7 && e.ns == 2 && e.f.nmethods == 7);
+  expect_energy_export(&e, path, "energy --ics 3:", 0, 0, 3, 7);
+  expect_energy_export(&e, path, "energy --method 2 --relative", 2, 1, 0, 5);
+  expect_energy_export(&e, path, "energy --ics 6 --method 1", 1, 0, 6, 7);
+  expect_energy_export(&e, path, "energy --ics 4:7", 0, 0, 4, 7);
+  cr_expect_eq(nhb_on("export %s energy --ics 7:", path), 2, "%s", out);
+  char msg[512];
+  snprintf(msg, sizeof msg, "nhbench export: --ics 7:7: %s has initial conditions 0..6 (A:B selects A, ..., B-1)\n",
+           path);
+  cr_expect_str_eq(out, msg);
   ens_close(&e);
   remove(path);
 }
