@@ -4,7 +4,8 @@
  * harness's states with as many Newton iterations, the SIMD-lockstep kernels (bench/lockstep.c)
  * compute the floors' states to the bit, and the cost counters it prints agree with what each
  * method's formula costs (RK4: 4 right-hand sides per step; nh_rattle: one gradient,
- * spec/rattle.md 2.5; a triple jump: three base steps). Timings are not checked. */
+ * spec/rattle.md 2.5; a triple jump: three base steps). The timings: tests/test_bench_clock.c, under
+ * a clock it sets. */
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>

@@ -1,0 +1,242 @@
+#define _POSIX_C_SOURCE 200809L /* fileno, mkstemp */
+/* make bench's figures from a clock the test sets (bench/bench.c, run in-process through
+ * nh_bench_main with --quick). The bench reads omp_get_wtime in pairs, a start and a stop around
+ * each timed run; here (--wrap=omp_get_wtime) pair n lasts d(n) = 1 + 7n mod 13 ticks of 1/128 s
+ * (exact in binary, and out of order so that a median must sort), with a tick between pairs.
+ * Knowing which pairs make which figure — the warm-up left out, the repetitions and their
+ * median, the division by steps, trajectories or systems, the ratio to the right row — the test
+ * recomputes every printed time and ratio. And the tables free what they allocate: each run twice
+ * in-process, the second leaving the count of live blocks unchanged. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "tests/helpers.h"
+
+double __real_omp_get_wtime(void);
+double __wrap_omp_get_wtime(void);
+
+static int fake_clock;  /* 0: the real clock */
+static long readings;   /* of the fake clock since it was set */
+static double fake_now; /* seconds */
+
+static double pair_seconds(long n) { return (double)(1 + 7 * n % 13) / 128; }
+
+double __wrap_omp_get_wtime(void) {
+  if (!fake_clock) return __real_omp_get_wtime();
+  const long i = readings++;
+  fake_now += i % 2 ? pair_seconds(i / 2) : 1.0 / 128;
+  return fake_now;
+}
+
+/* The median of the durations of pairs first, first + stride, ... (count of them, count odd). */
+static double median_of_pairs(long first, long stride, int count) {
+  double t[16];
+  cr_assert(count <= 16 && count % 2 == 1);
+  for (int k = 0; k < count; k++) t[k] = pair_seconds(first + k * stride);
+  for (int i = 1; i < count; i++) /* insertion sort: the test's own, not the bench's qsort */
+    for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+      const double s = t[j];
+      t[j] = t[j - 1], t[j - 1] = s;
+    }
+  return t[count / 2];
+}
+
+static char out[1 << 17];
+
+/* nh_bench_main(ARGS) in-process (ARGS split at spaces; argv[0] the nhbench_bench program, which
+ * the memory table runs), stdout into out; its exit status. fake: on the fake clock, from zero. */
+static int bench(const char *args, int fake) {
+  char text[512], *argv[16] = {NHBENCH_BENCH_EXE};
+  int argc = 1;
+  snprintf(text, sizeof text, "%s", args);
+  for (char *save = NULL, *tok = strtok_r(text, " ", &save); tok && argc < 15; tok = strtok_r(NULL, " ", &save))
+    argv[argc++] = tok;
+  argv[argc] = NULL;
+  FILE *tmp = tmpfile();
+  cr_assert(tmp);
+  fflush(stdout);
+  const int saved = dup(1);
+  dup2(fileno(tmp), 1);
+  fake_clock = fake, readings = 0, fake_now = 0;
+  const int rc = nh_bench_main(argc, argv);
+  fake_clock = 0;
+  fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+  rewind(tmp);
+  out[fread(out, 1, sizeof out - 1, tmp)] = '\0';
+  fclose(tmp);
+  return rc;
+}
+
+/* The next line of the output from *at that contains `contains`, or NULL; *at moves past it. */
+static const char *next_line(const char **at, const char *contains) {
+  const char *line = *at;
+  while (line && *line) {
+    const char *end = strchr(line, '\n');
+    const size_t len = end ? (size_t)(end - line) : strlen(line);
+    const char *hit = strstr(line, contains);
+    if (hit && hit < line + len) {
+      *at = end ? end + 1 : line + len;
+      return line;
+    }
+    line = end ? end + 1 : NULL;
+  }
+  *at = line;
+  return NULL;
+}
+
+/* The line at *at (NULL at the end of the output); *at moves to the next. */
+static const char *next_row(const char **at) {
+  const char *line = *at;
+  if (!*line) return NULL;
+  const size_t len = strcspn(line, "\n");
+  *at = line + len + (line[len] != '\0');
+  return line;
+}
+
+/* The line starts with `want` (what the bench's format makes of the recomputed figures). */
+static void expect_starts(const char *line, const char *want, const char *what) {
+  cr_assert(line, "%s: no row", what);
+  cr_expect(strncmp(line, want, strlen(want)) == 0, "%s:\n%.*s\nwanted:\n%s", what, (int)strcspn(line, "\n"), line,
+            want);
+}
+
+/* Step cost (1000 steps in --quick): each row that ran is one pair, in print order over the four
+ * systems; ns/step = 1e9 t / steps; "x rk4" against the system's first row; n/a rows read no clock. */
+Test(bench_clock, step_cost_figures) {
+  cr_assert_eq(bench("--quick --only steps", 1), 0);
+  const char *at = out;
+  long pair = 0;
+  int systems = 0, rows = 0;
+  for (const char *head; (head = next_line(&at, "step cost, ")); systems++) {
+    cr_assert(strstr(head, "1000 steps each"));
+    next_line(&at, "ns/step");
+    double rk4 = 0;
+    for (int i = 0; *at && *at != '\n'; i++) { /* the rows, to the blank line */
+      const char *line = next_row(&at);
+      if (strncmp(line, "       n/a ", 11) == 0) continue;
+      const double t = pair_seconds(pair++);
+      if (i == 0) rk4 = t;
+      char want[64];
+      snprintf(want, sizeof want, "%10.0f %8.2f ", 1e9 * t / 1000, t / rk4);
+      expect_starts(line, want, "step cost row");
+      rows++;
+    }
+  }
+  cr_expect_eq(systems, 4);
+  cr_expect_eq(rows, 45, "rows timed: %d (all but the falling disk's 11 n/a rows)", rows);
+  cr_expect_eq(readings, 2 * pair);
+}
+
+/* The floors table (2000 steps): per method, one warm-up then 5 repetitions, each the harness's
+ * pair then the floor's; the medians over 2000 steps, their ratio. Then GSL's two drivers, 5
+ * pairs each, no warm-up, against the rk4 row's two figures. */
+Test(bench_clock, floors_figures) {
+  cr_assert_eq(bench("--quick --only floors", 1), 0);
+  const char *at = out;
+  next_line(&at, "nhbench ns");
+  static const char *const names[] = {"rk4", "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "nh_rattle", "herglotz2"};
+  double rk4[2] = {0};
+  for (int f = 0; f < 4; f++) {
+    const double ns = 1e9 * median_of_pairs(12 * f + 2, 2, 5) / 2000, fns = 1e9 * median_of_pairs(12 * f + 3, 2, 5) / 2000;
+    if (f == 0) rk4[0] = ns, rk4[1] = fns;
+    char want[64];
+    snprintf(want, sizeof want, "%10.0f %10.0f %7.2f ", ns, fns, ns / fns);
+    const char *line = next_line(&at, names[f]);
+    expect_starts(line, want, names[f]);
+  }
+  for (int g = 0; g < 2; g++) {
+    const double ns = 1e9 * median_of_pairs(48 + 5 * g, 1, 5) / 2000;
+    char want[64], tail[96];
+    snprintf(want, sizeof want, "%10.0f ", ns);
+    snprintf(tail, sizeof tail, "driver (%.2f x nhbench's rk4, %.2f x the rk4 floor)\n", ns / rk4[0], ns / rk4[1]);
+    const char *line = next_line(&at, "GSL odeiv2");
+    expect_starts(line, want, "GSL driver");
+    char row[512];
+    snprintf(row, sizeof row, "%.*s\n", (int)strcspn(line, "\n"), line);
+    cr_expect(strlen(row) > strlen(tail) && strcmp(row + strlen(row) - strlen(tail), tail) == 0,
+              "%s wanted the end %s", row, tail);
+  }
+  cr_expect_eq(readings, 2 * 58);
+}
+
+/* The lockstep table (64 trajectories x 100 steps): per method, a warm-up then 5 repetitions, each
+ * the scalar floor's pair then those of 1, 4 and 8 lanes; ns per trajectory-step of the medians,
+ * scalar / lockstep; then one pair for the control run with h one ulp larger. */
+Test(bench_clock, lockstep_figures) {
+  cr_assert_eq(bench("--quick --only lockstep", 1), 0);
+  const char *at = out;
+  next_line(&at, "scalar ns");
+  static const char *const names[] = {"rk4", "herglotz2"};
+  static const int lanes[] = {1, 4, 8};
+  for (int m = 0; m < 2; m++) {
+    const long base = 25 * m;
+    const double per = 1e9 / (64.0 * 100), sns = per * median_of_pairs(base + 4, 4, 5);
+    for (int c = 0; c < 3; c++) {
+      const double lns = per * median_of_pairs(base + 5 + c, 4, 5);
+      char want[64];
+      snprintf(want, sizeof want, "%10.1f %11.1f %7.2f %5d ", sns, lns, sns / lns, lanes[c]);
+      expect_starts(next_line(&at, names[m]), want, names[m]);
+    }
+  }
+}
+
+/* The sampling table (1000 steps): 5 rounds of the 5 variants in turn, one pair each; the medians
+ * per step and over the first variant's. */
+Test(bench_clock, sampling_figures) {
+  cr_assert_eq(bench("--quick --only sampling", 1), 0);
+  const char *at = out;
+  next_line(&at, "observables sampling");
+  const double t0 = median_of_pairs(0, 5, 5);
+  for (int v = 0; v < 5; v++) {
+    const double t = median_of_pairs(v, 5, 5);
+    char want[64];
+    snprintf(want, sizeof want, "%10.0f ns/step %6.3f x ", 1e9 * t / 1000, t / t0);
+    expect_starts(next_line(&at, "ns/step"), want, "sampling row");
+  }
+  cr_expect_eq(readings, 2 * 25);
+}
+
+/* The LU table (50 systems per size in --quick): per size GSL's 7 rounds then nhbench's 7, one
+ * pair per round over the 50 solves; the medians per solve in ns and their ratio. */
+Test(bench_clock, lu_figures) {
+  cr_assert_eq(bench("--quick --only lu", 1), 0);
+  const char *at = out;
+  next_line(&at, "GSL ns");
+  static const int sizes[] = {2, 4, 7, 8, 12, 16, 24};
+  for (int s = 0; s < 7; s++) {
+    const double tg = median_of_pairs(14 * s, 1, 7) / 50, th = median_of_pairs(14 * s + 7, 1, 7) / 50;
+    char want[64];
+    snprintf(want, sizeof want, "%4d %12.0f %12.0f %8.2f ", sizes[s], 1e9 * tg, 1e9 * th, tg / th);
+    expect_starts(next_row(&at), want, "LU row");
+  }
+  cr_expect_eq(readings, 2 * 98);
+}
+
+/* Every table, and the memory table's child in both modes, frees what it allocates: run twice,
+ * the second run leaves the live blocks of nhbench's code as it found them. */
+Test(bench_clock, tables_free_what_they_allocate, .timeout = 120) {
+  if (test_live_blocks() < 0) cr_skip_test("AddressSanitizer build: LeakSanitizer checks leaks there");
+  char journal[64], child[256];
+  snprintf(journal, sizeof journal, "/tmp/nhbench-bench-clock-%d.journal", (int)getpid());
+  snprintf(child, sizeof child, "--memory-child %s/studies/chaotic_ensemble.cfg %s 0.4", NHBENCH_SOURCE_DIR, journal);
+  const char *const runs[] = {"--quick --only lu",       "--quick --only steps",    "--quick --only floors",
+                              "--quick --only lockstep", "--quick --only sampling", "--quick --only ensemble",
+                              "--quick --only memory tests/data/small_ensemble.cfg",
+                              child,
+                              "--memory-child studies/chaotic_ensemble.cfg - 0.4"};
+  cr_assert_eq(chdir(NHBENCH_SOURCE_DIR), 0);
+  for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+    cr_expect_eq(bench(runs[i], 0), 0, "%s (warm-up)", runs[i]);
+    const long blocks = test_live_blocks();
+    cr_expect_eq(bench(runs[i], 0), 0, "%s", runs[i]);
+    cr_expect_eq(test_live_blocks(), blocks, "nhbench_bench %s: %ld blocks leaked", runs[i],
+                 test_live_blocks() - blocks);
+  }
+  cr_expect_eq(access(journal, F_OK), -1, "the memory child left its journal %s", journal);
+}
