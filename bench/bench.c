@@ -329,22 +329,14 @@ static double lockstep_lanes(int m, int lanes, nh_floor_state *s, double h, long
   return failed ? -1 : t;
 }
 
-/* |a − b|, 0 only when a and b are the same bits: a NaN against anything is infinitely far, +0
- * against −0 the smallest difference there is. */
-static double gap(double a, double b) {
-  if (memcmp(&a, &b, sizeof a) == 0) return 0;
-  const double d = fabs(a - b);
-  return isnan(d) ? INFINITY : d > 0 ? d : DBL_TRUE_MIN;
-}
-
 /* The largest gap between the final states of trajectory j of a and trajectory j + shift of b,
  * over all j: q, v, and herglotz2's λ and z. */
 static double ensemble_difference(int m, const nh_floor_state *a, const nh_floor_state *b, int shift) {
   double d = 0;
   for (int j = 0; j < LS_TRAJ; j++) {
     const nh_floor_state *x = &a[j], *y = &b[(j + shift) % LS_TRAJ];
-    for (int i = 0; i < 5; i++) d = fmax(d, fmax(gap(x->q[i], y->q[i]), gap(x->v[i], y->v[i])));
-    if (m == LS_HERGLOTZ2) d = fmax(d, fmax(gap(x->lambda, y->lambda), gap(x->z, y->z)));
+    for (int i = 0; i < 5; i++) d = fmax(d, fmax(nh_lockstep_gap(x->q[i], y->q[i]), nh_lockstep_gap(x->v[i], y->v[i])));
+    if (m == LS_HERGLOTZ2) d = fmax(d, fmax(nh_lockstep_gap(x->lambda, y->lambda), nh_lockstep_gap(x->z, y->z)));
   }
   return d;
 }

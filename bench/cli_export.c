@@ -70,8 +70,9 @@ static const char usage[] =
     "                          front) are always those of pareto_norm\n"
     "  NORM: qv_max, qv_2, q_max, q_2, v_max, v_2\n"
     "\n"
-    "  LIST: comma-separated method indices, or all; default: the methods listed in the spec itself,\n"
-    "        not those added by a grid (the file's `primary` dataset; all if it flags none)\n"
+    "  LIST: comma-separated method indices (a method may repeat; at most 4 entries per method of\n"
+    "        the file), or all; default: the methods listed in the spec itself, not those added by a\n"
+    "        grid (the file's `primary` dataset; all if it flags none)\n"
     "Exit status 2 for bad usage, a table of another study kind, an index out of range, or a file\n"
     "that is not a readable results file of schema version 2.\n"
     "  -h, --help              this text\n";
@@ -146,9 +147,13 @@ static int method_list(const nh_h5 *f, const char *spec, int **out) {
   for (const char *p = spec; *p;) {
     char *end;
     long v = strtol(p, &end, 10);
-    if (end == p || (*end && *end != ',') || v < 0 || v >= f->nmethods || n >= f->nmethods * 4) {
+    if (end == p || (*end && *end != ',') || v < 0 || v >= f->nmethods) {
       fprintf(stderr, "%s: --methods '%s': expected comma-separated method indices 0..%d, or all\n", prog, spec,
               f->nmethods - 1);
+      return -1;
+    }
+    if (n == f->nmethods * 4) { /* the list's room: each method 4 times */
+      fprintf(stderr, "%s: --methods '%s': more than %d entries (4 per method of the file)\n", prog, spec, n);
       return -1;
     }
     list[n++] = (int)v;

@@ -28,4 +28,9 @@ NH_LOCKSTEP_DECLARE(1)
 NH_LOCKSTEP_DECLARE(4)
 NH_LOCKSTEP_DECLARE(8)
 
+/* The difference the lockstep comparisons take: |a − b|, 0 only when a and b are the same bits; a
+ * NaN against anything but its own bits is infinitely far, +0 against −0 the smallest difference
+ * there is (DBL_TRUE_MIN). */
+double nh_lockstep_gap(double a, double b);
+
 #endif

@@ -18,6 +18,7 @@
 #include <gsl/gsl_linalg.h>
 
 #include "bench/floors.h"
+#include "bench/lockstep.h"
 #include "core/linalg.h"
 #include "studies/study.h"
 
@@ -302,6 +303,67 @@ static void masked_figures_by_hand(int lanes, int *sets, long *lo, long *hi) {
   for (int set = 0; set < 64 / lanes; set++) *sets += differed[set];
 }
 
+/* The difference the lockstep table takes between two numbers: |a − b|, 0 only for the same bits
+ * (+0 against −0 the smallest double), a NaN infinitely far. */
+static double gap_by_hand(double a, double b) {
+  if (memcmp(&a, &b, sizeof a) == 0) return 0;
+  const double d = fabs(a - b);
+  return isnan(d) ? INFINITY : d == 0 ? DBL_TRUE_MIN : d;
+}
+
+/* The lockstep table's negative controls recomputed (--quick: 100 steps of h = 0.2): the 64 starts
+ * bench/bench.c documents (the default state with q_i moved by 0.05 sin(1 + j + 0.7 i) and v_i by
+ * 0.05 cos(2 + 1.3 j + i), then v_0 put back on the constraint), each through the scalar floor of
+ * method m (0 rk4, 1 herglotz2) at h and at h one ulp larger; control[0] the largest gap between
+ * the two ends, control[1] between trajectories j and j + 1 (lane j is trajectory j to the bit,
+ * checked by the test), over q, v and herglotz2's λ and z. */
+static void lockstep_controls_by_hand(int m, double control[2]) {
+  nh_system sys;
+  nh_state x0;
+  cr_assert_eq(nh_system_init(&sys, nh_system_type_find("chaotic_particle")), 0);
+  nh_system_default_state(&sys, &x0);
+  static nh_floor_state at_h[64], nudged[64];
+  for (int j = 0; j < 64; j++) {
+    nh_floor_state s = {.lambda = x0.lambda[0], .z = x0.z};
+    for (int i = 0; i < 5; i++) {
+      s.q[i] = x0.q[i] + 0.05 * sin(1.0 + j + 0.7 * i);
+      s.v[i] = x0.v[i] + 0.05 * cos(2.0 + 1.3 * j + i);
+    }
+    s.v[0] = -(s.q[1] * s.v[3] + s.q[2] * s.v[4]);
+    at_h[j] = nudged[j] = s;
+    if (m == 0) nh_floor_rk4(&at_h[j], 0.2, 100), nh_floor_rk4(&nudged[j], nextafter(0.2, 1), 100);
+    else
+      cr_assert(nh_floor_herglotz2(&at_h[j], 0.2, 100) >= 0 && nh_floor_herglotz2(&nudged[j], nextafter(0.2, 1), 100) >= 0);
+  }
+  control[0] = control[1] = 0;
+  for (int j = 0; j < 64; j++) {
+    const nh_floor_state *a = &at_h[j], *b = &nudged[j], *c = &at_h[(j + 1) % 64];
+    for (int i = 0; i < 5; i++) {
+      control[0] = fmax(control[0], fmax(gap_by_hand(a->q[i], b->q[i]), gap_by_hand(a->v[i], b->v[i])));
+      control[1] = fmax(control[1], fmax(gap_by_hand(a->q[i], c->q[i]), gap_by_hand(a->v[i], c->v[i])));
+    }
+    if (m == 1) {
+      control[0] = fmax(control[0], fmax(gap_by_hand(a->lambda, b->lambda), gap_by_hand(a->z, b->z)));
+      control[1] = fmax(control[1], fmax(gap_by_hand(a->lambda, c->lambda), gap_by_hand(a->z, c->z)));
+    }
+  }
+}
+
+/* nh_lockstep_gap, the difference the lockstep table takes: 0 only for the same bits. */
+Test(bench, lockstep_gap_tells_bits_apart) {
+  const double nan = NAN, other_nan = -NAN;
+  cr_expect_eq(nh_lockstep_gap(1.5, 1.5), 0);
+  cr_expect_eq(nh_lockstep_gap(nan, nan), 0, "a NaN against its own bits");
+  cr_expect_eq(nh_lockstep_gap(1.25, 1), 0.25);
+  cr_expect_eq(nh_lockstep_gap(1, 1.25), 0.25);
+  cr_expect_eq(nh_lockstep_gap(0.0, -0.0), DBL_TRUE_MIN, "+0 against -0");
+  cr_expect_eq(nh_lockstep_gap(-0.0, 0.0), DBL_TRUE_MIN);
+  cr_expect_eq(nh_lockstep_gap(nan, 1), INFINITY);
+  cr_expect_eq(nh_lockstep_gap(2, nan), INFINITY);
+  cr_expect_eq(nh_lockstep_gap(nan, other_nan), INFINITY, "NaNs of other bits");
+  cr_expect_eq(nh_lockstep_gap(DBL_TRUE_MIN, 0), DBL_TRUE_MIN);
+}
+
 /* The lockstep table (bench/lockstep.c, nhbench_bench --only lockstep): rk4 and herglotz2 at 1, 4
  * and 8 lanes, every trajectory's final state the scalar floor's to the bit (the kernels do the
  * floor's operations in the floor's order, so no last-bit difference has an excuse) and its Newton
@@ -352,6 +414,12 @@ Test(bench, lockstep_kernels_match_the_floors_bit_for_bit, .timeout = 120) {
                  2, "control line: %s", control);
     cr_expect(ulp > 0 && ulp < 1e-6, "%s: one ulp of h moved the final states by %g", names[m], ulp);
     cr_expect(shifted > 1e-3, "%s: distinct trajectories only %g apart", names[m], shifted);
+    double by_hand[2];
+    char printed[64], want[64];
+    lockstep_controls_by_hand(m, by_hand);
+    snprintf(printed, sizeof printed, "%.2e %.2e", ulp, shifted);
+    snprintf(want, sizeof want, "%.2e %.2e", by_hand[0], by_hand[1]);
+    cr_expect_str_eq(printed, want, "%s: the controls printed, and recomputed", names[m]);
   }
   for (int l = 4; l <= 8; l += 4) {
     char head[64], same[16] = "";

@@ -858,6 +858,24 @@ Test(mut2_bench, export_energy_tables_exact) {
     cr_expect_eq(nhb_on(fmt, path), 0, "%s: %s", all[k].args, out);
     cr_expect_str_eq(out, want, "%s", all[k].args);
   }
+  /* --methods: a method may repeat, up to 4 entries per method of the file (28 here); a 29th is
+   * refused. */
+  char list[128];
+  size_t len = 0, n = (size_t)snprintf(want, sizeof want, "# t dE\n");
+  for (int k = 0; k < 28; k++) {
+    len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", k ? "," : "", 3 * k % 7);
+    if (k) n += (size_t)snprintf(want + n, sizeof want - n, "\n\n");
+    n += energy_block_text(want + n, sizeof want - n, &e, 3 * k % 7, 1, 0);
+  }
+  char args[256];
+  snprintf(args, sizeof args, "export %%s energy-all-methods --ic 1 --methods %s", list);
+  cr_expect_eq(nhb_on(args, path), 0, "%s", out);
+  cr_expect_str_eq(out, want, "28 entries");
+  snprintf(args, sizeof args, "export %%s energy-all-methods --ic 1 --methods %s,0", list);
+  cr_expect_eq(nhb_on(args, path), 2, "%s", out);
+  snprintf(want, sizeof want, "nhbench export: --methods '%s,0': more than 28 entries (4 per method of the file)\n",
+           list);
+  cr_expect_str_eq(out, want);
   /* Out of range: exit 2, the message giving the range, nothing on stdout. */
   const struct {
     const char *args, *msg;
