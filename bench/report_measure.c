@@ -277,7 +277,7 @@ static long long pick(reader *r, const nh_select *s, const char *dim, long long 
     double *c = coordinates(r, dim, n, hsel), best = INFINITY;
     for (long long i = 0; c && i < n; i++)
       if (fabs(c[i] - s->value) < best) best = fabs(c[i] - s->value), idx = i;
-    /* h must match to round-off; a time within half a sample interval */
+    /* h must match to round-off; a time within half a sample interval (halfway: the earlier) */
     double tol = strcmp(dim, "h") == 0 ? 1e-9 * fabs(s->value)
                  : n > 1 && c ? 0.5 * fabs(c[1] - c[0]) + 1e-12 * fabs(s->value) : INFINITY;
     free(c);

@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L /* fileno, mkstemp */
+#define _POSIX_C_SOURCE 200809L /* fileno, strtok_r */
 /* make bench's figures from a clock the test sets (bench/bench.c, run in-process through
  * nh_bench_main with --quick). The bench reads omp_get_wtime in pairs, a start and a stop around
  * each timed run; here (--wrap=omp_get_wtime) pair n lasts d(n) = 1 + 7n mod 13 ticks of 1/128 s

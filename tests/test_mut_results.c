@@ -69,6 +69,8 @@ Test(mut_results, writer_failures_are_sticky_and_named) {
   expect_err(&x.w, "cannot create group g");
   nh_w_attr_f64(&x.w, x.file, "after", 1.0);
   cr_expect_eq(H5Aexists(x.file, "after"), 0, "an attribute was written after a failure");
+  cr_expect_lt(nh_w_group(&x.w, x.file, "later", "after the failure"), 0, "a group id from a failed writer");
+  cr_expect_eq(H5Lexists(x.file, "later", H5P_DEFAULT), 0, "a group made after a failure");
   expect_err(&x.w, "cannot create group g");
   wfx_close(&x);
 }

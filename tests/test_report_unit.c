@@ -445,10 +445,11 @@ Test(report, measures_against_the_file_read_by_hand, .init = make_tmpdir, .fini 
   cr_expect(fabs(measured_ok(&ms) - m5) <= 1e-15 * fabs(m5) + 1e-300, "mean of 5 samples: %.17g vs %.17g",
             measured_ok(&ms), m5);
 
-  /* A sample by its time, the nearest within half a sample interval (0.125 at h = 0.25). */
-  const double times[] = {0.6, 0.63, 1.12};
-  const int sample[] = {2, 3, 4};
-  for (int k = 0; k < 3; k++) {
+  /* A sample by its time, the nearest within half a sample interval (0.125 at h = 0.25); halfway
+   * between two (0.625, both exactly 0.125 away), the earlier. */
+  const double times[] = {0.6, 0.63, 1.12, 0.625};
+  const int sample[] = {2, 3, 4, 2};
+  for (int k = 0; k < 4; k++) {
     ms = measure_of("observables/q", NH_REDUCE_VALUE);
     select_at(&ms, "method", "rk4", 0);
     select_at(&ms, "h", NULL, 0.25);
