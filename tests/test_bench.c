@@ -445,9 +445,38 @@ Test(bench, lockstep_kernels_match_the_floors_bit_for_bit, .timeout = 120) {
   }
 }
 
+/* The floor of `method` (a floors-table row), `steps` steps of h from the system's default state
+ * x0 (q, v, its λ and z): its Newton iterations, or -1. */
+static long floor_run(const char *method, const nh_state *x0, double h, long steps, nh_floor_state *s) {
+  *s = (nh_floor_state){.lambda = x0->lambda[0], .z = x0->z};
+  memcpy(s->q, x0->q, sizeof s->q);
+  memcpy(s->v, x0->v, sizeof s->v);
+  if (strcmp(method, "rk4") == 0) return nh_floor_rk4(s, h, steps), 0;
+  if (strcmp(method, "nh_rattle") == 0) return nh_floor_rattle_init(s), nh_floor_nh_rattle(s, h, steps), 0;
+  if (strcmp(method, "herglotz2") == 0) return nh_floor_herglotz2(s, h, steps);
+  return nh_floor_nh_newmark(s, 0.1, 0.1, h, steps);
+}
+
+/* The floors table's state difference: the largest |harness − floor| / max(1, |floor|) over q, v,
+ * the multiplier (not rk4's) and z (herglotz2's), a NaN infinitely far. */
+static double state_difference_by_hand(const char *method, const nh_state *x, const nh_floor_state *s) {
+  double a[12], b[12], d = 0;
+  int n = 0;
+  for (int i = 0; i < 5; i++) a[n] = x->q[i], b[n++] = s->q[i], a[n] = x->v[i], b[n++] = s->v[i];
+  if (strcmp(method, "rk4") != 0) a[n] = x->lambda[0], b[n++] = s->lambda;
+  if (strcmp(method, "herglotz2") == 0) a[n] = x->z, b[n++] = s->z;
+  for (int k = 0; k < n; k++) {
+    const double r = fabs(a[k] - b[k]) / (fabs(b[k]) > 1 ? fabs(b[k]) : 1);
+    d = isnan(r) || r > d ? (isnan(r) ? INFINITY : r) : d;
+  }
+  return d;
+}
+
 /* The floors table is of chaotic_particle at h = 0.2 (2000 steps with --quick), and its Newton
  * iterations per step are the harness's over 20 steps of that h from the default state: counted
- * here by stepping each method with nh_integrate. */
+ * here by stepping each method with nh_integrate. Its two differences, recomputed: the harness's
+ * state after those 20 steps against the floor's after 20 ("state diff") and after 21 ("1 step
+ * on", the control). */
 Test(bench, floors_table_at_its_stated_step_size, .timeout = 60) {
   static char out[1 << 16], err[1 << 14];
   cr_assert_eq(run_bench_args("--quick --only floors", out, sizeof out, err, sizeof err), 0, "%s", err);
@@ -475,6 +504,14 @@ Test(bench, floors_table_at_its_stated_step_size, .timeout = 60) {
     const double want = (double)cost.newton_iterations / 20;
     cr_expect(fabs(its - want) <= 0.005 + 1e-12, "%s: %g Newton iterations per step printed, %g stepped here", name,
               its, want);
+    nh_floor_state at, on;
+    const long floor_its = floor_run(name, &x0, 0.2, 20, &at);
+    cr_assert_geq(floor_run(name, &x0, 0.2, 21, &on), 0, "%s: the floor failed", name);
+    char printed[64], by_hand[64];
+    snprintf(printed, sizeof printed, "%.2e %.2e %.2f", control, diff, fits);
+    snprintf(by_hand, sizeof by_hand, "%.2e %.2e %.2f", state_difference_by_hand(name, &x, &on),
+             state_difference_by_hand(name, &x, &at), (double)floor_its / 20);
+    cr_expect_str_eq(printed, by_hand, "%s: 1 step on, state diff, floor n/st", name);
     rows++, newton_rows += want > 0;
     nh_method_free(m);
   }
