@@ -221,6 +221,10 @@ Test(mut2_studies_spec, initial_and_ensemble_exclude_each_other) {
           ":6: 'ensemble' must be a group { count = ...; energy = ...; seed = ...; }");
   refused(ENS3 "h = 0.5;\nmethods = [\"rk4\"];\nensemble = { count = 2; energy = 1.535; seed = 1; size = 3; };\n", NULL, 0,
           ":6: unknown setting 'size' (known here: count, energy, seed)");
+  refused(ENS3 "h = 0.5;\nmethods = [\"rk4\"];\nensemble = { count = 2; energy = 1.535; seed = \"s\"; };\n", NULL, 0,
+          ":6: 'seed' must be a number, not \"s\"");
+  refused(ENS3 "h = 0.5;\nmethods = [\"rk4\"];\nensemble = { count = 2; energy = \"e\"; seed = 1; };\n", NULL, 0,
+          ":6: 'energy' must be a number, not \"e\"");
   /* Below the potential's minimum (V >= 0 on the chaotic particle) no state exists. */
   refused(ENS3 "h = 0.5;\nmethods = [\"rk4\"];\nensemble = { count = 2;\n energy = -1.0; seed = 1; };\n", NULL, 0,
           ":7: no state of chaotic_particle on D at energy -1 in the sample box (the energy must exceed the "

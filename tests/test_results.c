@@ -1557,9 +1557,18 @@ Test(results_cli, export_refusals_and_bounds) {
   tmp_path(path, sizeof path, "cli-refuse");
   ens_fx x;
   ens_build(&x, path);
+  /* An attribute of compound type on the root: export attr cannot print it. */
+  hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT), t = H5Tcreate(H5T_COMPOUND, sizeof(double)),
+        sp = H5Screate(H5S_SCALAR);
+  H5Tinsert(t, "x", 0, H5T_NATIVE_DOUBLE);
+  const double one = 1;
+  hid_t a = H5Acreate2(f, "record", t, sp, H5P_DEFAULT, H5P_DEFAULT);
+  cr_assert(f >= 0 && a >= 0 && H5Awrite(a, t, &one) >= 0);
+  H5Aclose(a), H5Sclose(sp), H5Tclose(t), H5Fclose(f);
   static const struct {
     const char *args, *message;
   } bad[] = {
+      {"attr record", "attribute 'record' of / is not numeric"},
       {"energy --method -1", "--method needs a whole number >= 0, not '-1'"},
       {"energy --method 100000001", "--method needs a whole number >= 0, not '100000001'"},
       {"energy --ics x", "--ics 'x': expected A:B"},
