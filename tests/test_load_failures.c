@@ -6,6 +6,7 @@
  * its initial conditions at load time (studies/fit.c, nh_draw_states). */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,6 +59,13 @@ Test(load_failures, convergence_with_claimed_orders) {
 Test(load_failures, composition_with_an_adjoint) {
   load_out_of_memory("study = \"convergence\";\nsystem = \"particle\";\ninitial = \"newmark\";\nT = 1.0;\n"
                      "h = [0.1, 0.05];\nmethods = [\"adjoint_pair(nh_newmark(beta=0.1,beta2=0.1,alpha=0))\"];\n");
+}
+
+/* A system parameter overriding an initial condition's preset renames the conditions (each load
+ * notes the override: stderr is kept out of the suite's output). */
+Test(load_failures, preset_overridden, .init = cr_redirect_stderr) {
+  load_out_of_memory("study = \"trajectory\";\nsystem = \"cvt\";\nT = 1.0;\nh = [0.1];\nmethods = [\"rk4\"];\n"
+                     "observables = [\"energy\"];\ninitial = [\"eps01\", \"eps01\"];\nsystem_params = { eps = 0.25; };\n");
 }
 
 Test(load_failures, trajectory_with_observables) {

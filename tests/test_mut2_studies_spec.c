@@ -73,6 +73,9 @@ Test(mut2_studies_spec, settings_of_the_wrong_shape) {
   refused(CONV3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\nexpected_orders = ( { method = \"js_a\"; order = 1; reason = \"r\"; } );\n",
           NULL, 0, ":6: expected order for 'js_a', which is not among the study's methods");
   refused(CONV3 "methods = [\"rk4\"];\nh = (0.1, \"a\");\n", NULL, 0, ":5: entry 2 of 'h' must be a number, not \"a\"");
+  /* Step sizes from h0 and halvings: a message about them names h0's line. */
+  refused(CONV3 "methods = [\"rk4\"];\n\nh0 = 1e-300;\nhalvings = 1;\n", NULL, 0,
+          ":6: T = 1 makes more than 9e15 steps of h = 1e-300");
   refused(CONV3 "methods = [\"rk4\"];\nh = (0.1, 0.05, (0.2));\n", NULL, 0, ":5: entry 3 of 'h' must be a number");
   refused(ONE3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\npoints = \"x\";\n", NULL, 0, ":6: 'points' must be a number, not \"x\"");
   refused("study = 3;\nsystem = \"particle\";\n", NULL, 0,
@@ -221,6 +224,8 @@ Test(mut2_studies_spec, initial_and_ensemble_exclude_each_other) {
           ":6: 'ensemble' must be a group { count = ...; energy = ...; seed = ...; }");
   refused(ENS3 "h = 0.5;\nmethods = [\"rk4\"];\nensemble = { count = 2; energy = 1.535; seed = 1; size = 3; };\n", NULL, 0,
           ":6: unknown setting 'size' (known here: count, energy, seed)");
+  refused(ENS3 "h = -0.5;\nmethods = [\"rk4\"];\nensemble = { count = 2; energy = 1.535; seed = 1; };\n", NULL, 0,
+          ":4: h = -0.5 must be positive");
   refused(ENS3 "h = 0.5;\nmethods = [\"rk4\"];\nensemble = { count = 2; energy = 1.535; seed = \"s\"; };\n", NULL, 0,
           ":6: 'seed' must be a number, not \"s\"");
   refused(ENS3 "h = 0.5;\nmethods = [\"rk4\"];\nensemble = { count = 2; energy = \"e\"; seed = 1; };\n", NULL, 0,
