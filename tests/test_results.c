@@ -342,7 +342,7 @@ typedef struct {
   nh_convergence_result r;
 } conv_fx;
 
-static void conv_build(conv_fx *x, const char *path) {
+static void conv_fill(conv_fx *x) {
   nh_study *st = &x->st;
   nh_convergence_result *r = &x->r;
   study_init(st, NH_STUDY_CONVERGENCE, 3, conv_methods);
@@ -371,8 +371,13 @@ static void conv_build(conv_fx *x, const char *path) {
   r->order_ok[0] = 1, r->order_ok[1] = 1, r->order_ok[2] = 0;
   for (int i = 0; i < 5; i++) r->reference.q[i] = i + 0.5, r->reference.v[i] = -i - 0.75;
   r->reference_kind = "rk8pd";
+}
+
+static void conv_build(conv_fx *x, const char *path) {
   char err[1024];
-  cr_assert_eq(nh_write_convergence(path, st, r, "nhbench run tests/fixture.cfg", err, sizeof err), 0, "%s", err);
+  conv_fill(x);
+  cr_assert_eq(nh_write_convergence(path, &x->st, &x->r, "nhbench run tests/fixture.cfg", err, sizeof err), 0, "%s",
+               err);
 }
 
 static void conv_free(conv_fx *x) {
@@ -1195,6 +1200,24 @@ static void export_on(const char *path, const char *fmt, table *t) {
   char args[512];
   snprintf(args, sizeof args, fmt, path);
   export_table(args, t);
+}
+
+/* A convergence file with no step sizes (h of size 0): info refuses it, naming the dataset. */
+Test(results_cli, info_of_a_convergence_without_step_sizes) {
+  char path[128], err[1024];
+  tmp_path(path, sizeof path, "cli-conv-noh");
+  conv_fx x;
+  conv_fill(&x);
+  x.st.nh = 0;
+  for (int m = 0; m < 3; m++) x.r.fit_first[m] = -1, x.r.fit_count[m] = 0;
+  cr_assert_eq(nh_write_convergence(path, &x.st, &x.r, "nhbench run tests/fixture.cfg", err, sizeof err), 0, "%s",
+               err);
+  x.st.nh = 4;
+  char want[256];
+  snprintf(want, sizeof want, "nhbench info: %s: no step sizes in /convergence/h\n", path);
+  expect_on(path, "info %s", 2, want);
+  conv_free(&x);
+  remove(path);
 }
 
 /* The info_and_export tests share their shape (build a fixture, run nhbench, read a table) but
