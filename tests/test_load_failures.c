@@ -61,6 +61,12 @@ Test(load_failures, composition_with_an_adjoint) {
                      "h = [0.1, 0.05];\nmethods = [\"adjoint_pair(nh_newmark(beta=0.1,beta2=0.1,alpha=0))\"];\n");
 }
 
+/* A one-step study's random start points, drawn at load and named "random i". */
+Test(load_failures, onestep_random_points) {
+  load_out_of_memory("study = \"onestep\";\nsystem = \"chaotic_particle\";\nT = 1.0;\nmethods = [\"rk4\"];\n"
+                     "h = [0.1, 0.05];\nensemble = { count = 3; energy = 1.535; seed = 4; };\n");
+}
+
 /* A system parameter overriding an initial condition's preset renames the conditions (each load
  * notes the override: stderr is kept out of the suite's output). */
 Test(load_failures, preset_overridden, .init = cr_redirect_stderr) {

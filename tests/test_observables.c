@@ -198,6 +198,31 @@ static void load(const char *path, const char *const *ov, int nov, nh_study *st)
   cr_assert_eq(nh_study_load(path, ov, nov, st, err, sizeof err), 0, "%s", err);
 }
 
+/* The reference solution is followed when some observable needs it, the first one included, and
+ * only then ("none"); with it, the error observables are 0 at t0 and move off 0 later. */
+Test(trajectory, reference_only_when_an_observable_needs_it) {
+  static const struct {
+    const char *observables, *kind;
+  } cases[] = {{"observables=[\"error_2\"]", "exact"},
+               {"observables=[\"q\",\"energy\"]", "none"},
+               {"observables=[\"q\",\"multiplier_error\"]", "exact"}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    nh_study st;
+    nh_trajectory_result r;
+    char err[1024];
+    const char *ov[] = {cases[k].observables, "T=0.4"};
+    load(DATA "trajectory_particle.cfg", ov, 2, &st);
+    cr_assert_eq(nh_run_trajectory(&st, &r, err, sizeof err), 0, "%s", err);
+    cr_expect_str_eq(r.reference_kind, cases[k].kind, "%s", cases[k].observables);
+    if (k == 0) {
+      const double e0 = r.samples.values[0], e1 = r.samples.values[r.samples.row];
+      cr_expect(e0 == 0 && e1 > 0 && e1 < 1e-3, "error_2 of rk4 at t0 and one sample on: %g, %g", e0, e1);
+    }
+    nh_trajectory_result_free(&r);
+    nh_study_free(&st);
+  }
+}
+
 /* The samples of a trajectory equal an independent run of the same method (stepped here with
  * nh_integrate) and the exact solution of the particle; sample times are t0 + s K h. */
 Test(trajectory, samples_match_independent_run) {
