@@ -335,7 +335,8 @@ static double ensemble_difference(int m, const nh_floor_state *a, const nh_floor
   double d = 0;
   for (int j = 0; j < LS_TRAJ; j++) {
     const nh_floor_state *x = &a[j], *y = &b[(j + shift) % LS_TRAJ];
-    for (int i = 0; i < 5; i++) d = fmax(d, fmax(nh_lockstep_gap(x->q[i], y->q[i]), nh_lockstep_gap(x->v[i], y->v[i])));
+    for (int i = 0; i < 5; i++)
+      d = fmax(d, fmax(nh_lockstep_gap(x->q[i], y->q[i]), nh_lockstep_gap(x->v[i], y->v[i])));
     if (m == LS_HERGLOTZ2) d = fmax(d, fmax(nh_lockstep_gap(x->lambda, y->lambda), nh_lockstep_gap(x->z, y->z)));
   }
   return d;

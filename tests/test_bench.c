@@ -333,7 +333,8 @@ static void lockstep_controls_by_hand(int m, double control[2]) {
     at_h[j] = nudged[j] = s;
     if (m == 0) nh_floor_rk4(&at_h[j], 0.2, 100), nh_floor_rk4(&nudged[j], nextafter(0.2, 1), 100);
     else
-      cr_assert(nh_floor_herglotz2(&at_h[j], 0.2, 100) >= 0 && nh_floor_herglotz2(&nudged[j], nextafter(0.2, 1), 100) >= 0);
+      cr_assert(nh_floor_herglotz2(&at_h[j], 0.2, 100) >= 0 &&
+                nh_floor_herglotz2(&nudged[j], nextafter(0.2, 1), 100) >= 0);
   }
   control[0] = control[1] = 0;
   for (int j = 0; j < 64; j++) {

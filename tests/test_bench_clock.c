@@ -143,7 +143,8 @@ Test(bench_clock, floors_figures) {
   static const char *const names[] = {"rk4", "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "nh_rattle", "herglotz2"};
   double rk4[2] = {0};
   for (int f = 0; f < 4; f++) {
-    const double ns = 1e9 * median_of_pairs(12 * f + 2, 2, 5) / 2000, fns = 1e9 * median_of_pairs(12 * f + 3, 2, 5) / 2000;
+    const double ns = 1e9 * median_of_pairs(12 * f + 2, 2, 5) / 2000,
+                 fns = 1e9 * median_of_pairs(12 * f + 3, 2, 5) / 2000;
     if (f == 0) rk4[0] = ns, rk4[1] = fns;
     char want[64];
     snprintf(want, sizeof want, "%10.0f %10.0f %7.2f ", ns, fns, ns / fns);
