@@ -473,6 +473,24 @@ static double state_difference_by_hand(const char *method, const nh_state *x, co
   return d;
 }
 
+/* The floors touch only what their method defines: z (herglotz2's action) stays as it was through
+ * rk4, nh_newmark and nh_rattle; rk4 leaves the multiplier and the carried force alone too. */
+Test(bench, floors_leave_z_alone) {
+  nh_system sys;
+  nh_state x0;
+  cr_assert_eq(nh_system_init(&sys, nh_system_type_find("chaotic_particle")), 0);
+  nh_system_default_state(&sys, &x0);
+  static const char *const methods[] = {"rk4", "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "nh_rattle"};
+  for (int k = 0; k < 3; k++) {
+    nh_state x = x0;
+    x.z = 0.375, x.lambda[0] = 0.625;
+    nh_floor_state s;
+    cr_assert_geq(floor_run(methods[k], &x, 0.2, 3, &s), 0, "%s", methods[k]);
+    cr_expect_eq(s.z, 0.375, "%s: z %g", methods[k], s.z);
+    if (k == 0) cr_expect(s.lambda == 0.625 && s.force[0] == 0 && s.force[4] == 0, "rk4: lambda %g", s.lambda);
+  }
+}
+
 /* The floors table is of chaotic_particle at h = 0.2 (2000 steps with --quick), and its Newton
  * iterations per step are the harness's over 20 steps of that h from the default state: counted
  * here by stepping each method with nh_integrate. Its two differences, recomputed: the harness's
