@@ -350,6 +350,47 @@ static void lockstep_controls_by_hand(int m, double control[2]) {
   }
 }
 
+/* From the floors' start, the default state, where y1 = 0: μ's constant entries then meet zeros of
+ * the state (0·0 in the floor, where a kernel that divided would make 0/0). Three steps of rk4 and
+ * herglotz2 on 8 lanes (and on 1) give the scalar floor's states to the bit, and herglotz2 its
+ * Newton iterations. */
+Test(bench, lockstep_from_the_default_state_bit_for_bit) {
+  nh_system sys;
+  nh_state x0;
+  cr_assert_eq(nh_system_init(&sys, nh_system_type_find("chaotic_particle")), 0);
+  nh_system_default_state(&sys, &x0);
+  cr_assert_eq(x0.q[1], 0, "the default state has y1 = 0");
+  nh_floor_state start = {.lambda = x0.lambda[0], .z = x0.z};
+  memcpy(start.q, x0.q, sizeof start.q);
+  memcpy(start.v, x0.v, sizeof start.v);
+  for (int m = 0; m < 2; m++) {
+    nh_floor_state scalar = start, lanes[8], one = start;
+    long its8[8] = {0}, its1[1] = {0}, floor_its = 0;
+    for (int l = 0; l < 8; l++) lanes[l] = start;
+    nh_lockstep8 p8;
+    nh_lockstep1 p1;
+    nh_lockstep8_pack(&p8, lanes), nh_lockstep1_pack(&p1, &one);
+    if (m == 0) {
+      nh_floor_rk4(&scalar, 0.2, 3), nh_lockstep8_rk4(&p8, 0.2, 3), nh_lockstep1_rk4(&p1, 0.2, 3);
+    } else {
+      floor_its = nh_floor_herglotz2(&scalar, 0.2, 3);
+      cr_assert(floor_its > 0 && nh_lockstep8_herglotz2(&p8, 0.2, 3, its8) == 0 &&
+                nh_lockstep1_herglotz2(&p1, 0.2, 3, its1) == 0);
+    }
+    nh_lockstep8_unpack(&p8, lanes), nh_lockstep1_unpack(&p1, &one);
+    for (int l = 0; l < 9; l++) {
+      const nh_floor_state *x = l < 8 ? &lanes[l] : &one;
+      const long its = l < 8 ? its8[l] : its1[0];
+      cr_expect(memcmp(x->q, scalar.q, sizeof x->q) == 0 && memcmp(x->v, scalar.v, sizeof x->v) == 0,
+                "%s, lane %d: q, v not the floor's bits", m ? "herglotz2" : "rk4", l);
+      if (m)
+        cr_expect(nh_lockstep_gap(x->lambda, scalar.lambda) == 0 && nh_lockstep_gap(x->z, scalar.z) == 0 &&
+                      its == floor_its,
+                  "herglotz2, lane %d: lambda, z or iterations (%ld, floor %ld)", l, its, floor_its);
+    }
+  }
+}
+
 /* nh_lockstep_gap, the difference the lockstep table takes: 0 only for the same bits. */
 Test(bench, lockstep_gap_tells_bits_apart) {
   const double nan = NAN, other_nan = -NAN;
