@@ -6,8 +6,8 @@
  * clock_gettime, fdatasync, read, write and pread are wrapped for this (CMakeLists.txt). They pass
  * straight through unless a test here sets: clock_ahead (the monotonic clock runs that many seconds
  * ahead), sync_fails (fdatasync fails with EIO), write_fails (write fails with ENOSPC), io_chunk
- * (at most that many bytes a call) and io_interrupts (that many calls of read, write or pread fail
- * with EINTR first). */
+ * (at most that many bytes a call), io_interrupts (that many calls of read, write or pread fail
+ * with EINTR first) and io_nothing (that many calls of read, write or pread move no byte). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, pread, off_t */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -21,7 +21,7 @@
 #include "tests/helpers.h"
 
 static double clock_ahead;
-static int syncs, sync_fails, write_fails, io_interrupts;
+static int syncs, sync_fails, write_fails, io_interrupts, io_nothing;
 static size_t io_chunk;
 
 int __real_clock_gettime(clockid_t clk, struct timespec *t);
@@ -54,6 +54,10 @@ int __wrap_fdatasync(int fd) {
 
 static size_t chunk(size_t len) { return io_chunk && len > io_chunk ? io_chunk : len; }
 
+/* A call that moves no byte, on request (a file cut short under a read; a write that makes no
+ * progress). */
+static int moves_nothing(void) { return io_nothing > 0 ? io_nothing--, 1 : 0; }
+
 static int interrupted(void) {
   if (io_interrupts <= 0) return 0;
   io_interrupts--;
@@ -61,13 +65,15 @@ static int interrupted(void) {
   return 1;
 }
 
-ssize_t __wrap_read(int fd, void *buf, size_t len) { return interrupted() ? -1 : __real_read(fd, buf, chunk(len)); }
+ssize_t __wrap_read(int fd, void *buf, size_t len) {
+  return interrupted() ? -1 : moves_nothing() ? 0 : __real_read(fd, buf, chunk(len));
+}
 ssize_t __wrap_write(int fd, const void *buf, size_t len) {
   if (write_fails) return errno = ENOSPC, -1;
-  return interrupted() ? -1 : __real_write(fd, buf, chunk(len));
+  return interrupted() ? -1 : moves_nothing() ? 0 : __real_write(fd, buf, chunk(len));
 }
 ssize_t __wrap_pread(int fd, void *buf, size_t len, off_t at) {
-  return interrupted() ? -1 : __real_pread(fd, buf, chunk(len), at);
+  return interrupted() ? -1 : moves_nothing() ? 0 : __real_pread(fd, buf, chunk(len), at);
 }
 
 typedef struct {
@@ -184,6 +190,35 @@ Test(checkpoint_io, short_and_interrupted_reads_and_writes_move_every_byte) {
   cr_assert_eq(r.calls, 2);
   cr_expect(r.task[0] == 6 && memcmp(r.x[0], a, sizeof a) == 0, "first record: task %ld", r.task[0]);
   cr_expect(r.task[1] == 1 && r.x[1][0] == b[0], "second record: task %ld, %g", r.task[1], r.x[1][0]);
+  nh_checkpoint_close(c);
+  unlink(path);
+}
+
+/* A write or a read that moves no byte (the end of the file, for a read) fails at once, where
+ * retrying would never end, also after an interrupted call left errno at EINTR; the journal goes
+ * on working after it, and a resume whose first read finds nothing is refused, not taken for a
+ * journal, and leaves the journal whole. */
+Test(checkpoint_io, a_call_that_moves_nothing_fails, .timeout = 20) {
+  char path[128], err[512] = "";
+  const double a[2] = {1.5, 2.5};
+  double got[2] = {0, 0};
+  nh_checkpoint *c = new_journal(path, sizeof path);
+  io_interrupts = 1, io_nothing = 1;
+  cr_expect_eq(nh_checkpoint_append(c, 0, a, 2), -1, "a write of no bytes");
+  cr_assert_eq(nh_checkpoint_append(c, 1, a, 2), 0);
+  io_interrupts = 1, io_nothing = 1;
+  cr_expect_eq(nh_checkpoint_read(c, 1, 0, got, 2), -1, "a read of no bytes");
+  cr_assert_eq(nh_checkpoint_read(c, 1, 0, got, 2), 0);
+  cr_expect(got[0] == 1.5 && got[1] == 2.5, "%g %g", got[0], got[1]);
+  nh_checkpoint_close(c);
+  replayed r = {0};
+  long resumed = -1;
+  io_interrupts = 1, io_nothing = 1;
+  cr_expect_null(open_journal(path, 1, &r, &resumed, err, sizeof err), "a journal read as empty");
+  cr_expect_neq(err[0], '\0', "the refusal says why");
+  c = open_journal(path, 1, &r, &resumed, err, sizeof err);
+  cr_assert(c, "%s", err);
+  cr_expect(resumed == 1 && r.calls == 1 && r.task[0] == 1, "resumed %ld, %d records", resumed, r.calls);
   nh_checkpoint_close(c);
   unlink(path);
 }
