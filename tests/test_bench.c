@@ -303,12 +303,20 @@ static void masked_figures_by_hand(int lanes, int *sets, long *lo, long *hi) {
   for (int set = 0; set < 64 / lanes; set++) *sets += differed[set];
 }
 
-/* The difference the lockstep table takes between two numbers: |a − b|, 0 only for the same bits
- * (+0 against −0 the smallest double), a NaN infinitely far. */
-static double gap_by_hand(double a, double b) {
-  if (memcmp(&a, &b, sizeof a) == 0) return 0;
-  const double d = fabs(a - b);
-  return isnan(d) ? INFINITY : d == 0 ? DBL_TRUE_MIN : d;
+/* A harness state as the floors carry it: q, v, its λ and z (no carried force). */
+static nh_floor_state floor_state_from(const nh_state *x) {
+  nh_floor_state s = {.lambda = x->lambda[0], .z = x->z};
+  memcpy(s.q, x->q, sizeof s.q);
+  memcpy(s.v, x->v, sizeof s.v);
+  return s;
+}
+
+/* The largest nh_lockstep_gap between two floor states: q, v, and for herglotz2 (m = 1) λ and z. */
+static double floor_state_gap(int m, const nh_floor_state *a, const nh_floor_state *b) {
+  double d = 0;
+  for (int i = 0; i < 5; i++) d = fmax(d, fmax(nh_lockstep_gap(a->q[i], b->q[i]), nh_lockstep_gap(a->v[i], b->v[i])));
+  if (m == 1) d = fmax(d, fmax(nh_lockstep_gap(a->lambda, b->lambda), nh_lockstep_gap(a->z, b->z)));
+  return d;
 }
 
 /* The lockstep table's negative controls recomputed (--quick: 100 steps of h = 0.2): the 64 starts
@@ -324,10 +332,10 @@ static void lockstep_controls_by_hand(int m, double control[2]) {
   nh_system_default_state(&sys, &x0);
   static nh_floor_state at_h[64], nudged[64];
   for (int j = 0; j < 64; j++) {
-    nh_floor_state s = {.lambda = x0.lambda[0], .z = x0.z};
+    nh_floor_state s = floor_state_from(&x0);
     for (int i = 0; i < 5; i++) {
-      s.q[i] = x0.q[i] + 0.05 * sin(1.0 + j + 0.7 * i);
-      s.v[i] = x0.v[i] + 0.05 * cos(2.0 + 1.3 * j + i);
+      s.q[i] += 0.05 * sin(1.0 + j + 0.7 * i);
+      s.v[i] += 0.05 * cos(2.0 + 1.3 * j + i);
     }
     s.v[0] = -(s.q[1] * s.v[3] + s.q[2] * s.v[4]);
     at_h[j] = nudged[j] = s;
@@ -338,15 +346,8 @@ static void lockstep_controls_by_hand(int m, double control[2]) {
   }
   control[0] = control[1] = 0;
   for (int j = 0; j < 64; j++) {
-    const nh_floor_state *a = &at_h[j], *b = &nudged[j], *c = &at_h[(j + 1) % 64];
-    for (int i = 0; i < 5; i++) {
-      control[0] = fmax(control[0], fmax(gap_by_hand(a->q[i], b->q[i]), gap_by_hand(a->v[i], b->v[i])));
-      control[1] = fmax(control[1], fmax(gap_by_hand(a->q[i], c->q[i]), gap_by_hand(a->v[i], c->v[i])));
-    }
-    if (m == 1) {
-      control[0] = fmax(control[0], fmax(gap_by_hand(a->lambda, b->lambda), gap_by_hand(a->z, b->z)));
-      control[1] = fmax(control[1], fmax(gap_by_hand(a->lambda, c->lambda), gap_by_hand(a->z, c->z)));
-    }
+    control[0] = fmax(control[0], floor_state_gap(m, &at_h[j], &nudged[j]));
+    control[1] = fmax(control[1], floor_state_gap(m, &at_h[j], &at_h[(j + 1) % 64]));
   }
 }
 
@@ -360,9 +361,7 @@ Test(bench, lockstep_from_the_default_state_bit_for_bit) {
   cr_assert_eq(nh_system_init(&sys, nh_system_type_find("chaotic_particle")), 0);
   nh_system_default_state(&sys, &x0);
   cr_assert_eq(x0.q[1], 0, "the default state has y1 = 0");
-  nh_floor_state start = {.lambda = x0.lambda[0], .z = x0.z};
-  memcpy(start.q, x0.q, sizeof start.q);
-  memcpy(start.v, x0.v, sizeof start.v);
+  const nh_floor_state start = floor_state_from(&x0);
   for (int m = 0; m < 2; m++) {
     nh_floor_state scalar = start, lanes[8], one = start;
     long its8[8] = {0}, its1[1] = {0}, floor_its = 0;
@@ -490,9 +489,7 @@ Test(bench, lockstep_kernels_match_the_floors_bit_for_bit, .timeout = 120) {
 /* The floor of `method` (a floors-table row), `steps` steps of h from the system's default state
  * x0 (q, v, its λ and z): its Newton iterations, or -1. */
 static long floor_run(const char *method, const nh_state *x0, double h, long steps, nh_floor_state *s) {
-  *s = (nh_floor_state){.lambda = x0->lambda[0], .z = x0->z};
-  memcpy(s->q, x0->q, sizeof s->q);
-  memcpy(s->v, x0->v, sizeof s->v);
+  *s = floor_state_from(x0);
   if (strcmp(method, "rk4") == 0) return nh_floor_rk4(s, h, steps), 0;
   if (strcmp(method, "nh_rattle") == 0) return nh_floor_rattle_init(s), nh_floor_nh_rattle(s, h, steps), 0;
   if (strcmp(method, "herglotz2") == 0) return nh_floor_herglotz2(s, h, steps);
