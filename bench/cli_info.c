@@ -43,10 +43,10 @@ static const char *num(char *buf, size_t len, double v) {
   return buf;
 }
 
-/* Prints NAME in the room left after `used` columns, and a newline. */
+/* Prints NAME in the room left after `used` columns (at most 96 in any table: 24 columns or more
+ * left), and a newline. */
 static void put_name(const char *name, int used) {
-  int room = WIDTH - used;
-  if (room < 12) room = 12;
+  const int room = WIDTH - used;
   if ((int)strlen(name) <= room) {
     printf("%s\n", name);
   } else {

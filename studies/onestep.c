@@ -411,8 +411,7 @@ fail:
   for (int mi = 0; mi < nm; mi++) nh_method_free(adjoints[mi]);
   free(adjoints), free(truths);
   gsl_integration_glfixed_table_free(gl);
-  nh_onestep_result_free(r);
-  return -1;
+  return -1; /* r: the caller frees it, whatever the outcome (study.h) */
 }
 
 void nh_onestep_result_free(nh_onestep_result *r) {

@@ -45,8 +45,8 @@
 void nh_pareto_front(int n, const double *err, const double *cost, const int *ok, int *efficient) {
   for (int i = 0; i < n; i++) {
     int eff = ok[i] && isfinite(err[i]) && isfinite(cost[i]);
-    for (int j = 0; j < n && eff; j++) {
-      if (j == i || !ok[j] || !isfinite(err[j]) || !isfinite(cost[j])) continue;
+    for (int j = 0; j < n && eff; j++) { /* j = i too: no run strictly dominates itself */
+      if (!ok[j] || !isfinite(err[j]) || !isfinite(cost[j])) continue;
       if (err[j] <= err[i] && cost[j] <= cost[i] && (err[j] < err[i] || cost[j] < cost[i])) eff = 0;
     }
     efficient[i] = eff;
@@ -110,6 +110,7 @@ static int wp_task(void *ctx, long task) { /* allocates nothing: it cannot run o
   return 0;
 }
 
+/* On failure r keeps what was allocated: the caller frees it, whatever the outcome (study.h). */
 int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char *err, size_t errlen) {
   const int nm = st->nmethods, nh = st->nh, R = st->repeats;
   const size_t cells = (size_t)nm * (size_t)nh;
@@ -132,7 +133,6 @@ int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char 
       !r->pareto_time || !front_err || !ok) {
     snprintf(err, errlen, "%s: out of memory for %zu work-precision tasks", st->spec_file, cells);
     free(front_err), free(ok);
-    nh_work_precision_result_free(r);
     return -1;
   }
   const int truth = nh_true_solution(&st->sys, &st->ics[0], st->ics[0].t + st->T, st->reference_tol, &r->reference,
@@ -140,7 +140,6 @@ int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char 
   if (truth < 0) {
     snprintf(err, errlen, "%s: %s", st->spec_file, nh_truth_failure(truth));
     free(front_err), free(ok);
-    nh_work_precision_result_free(r);
     return -1;
   }
 
@@ -151,7 +150,6 @@ int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char 
   if (nh_journaled_tasks(st, "work_precision", (long)cells, wp_task, &ctx, slots, sizeof slots / sizeof *slots, err,
                          errlen) < 0) {
     free(front_err), free(ok);
-    nh_work_precision_result_free(r);
     return -1;
   }
 

@@ -13,14 +13,8 @@
 #include <unistd.h>
 
 #include "integrators/integrator.h"
+#include "tests/heap_guard.h"
 
-/* tests/test_no_alloc.c's allocation hooks (the test binary wraps malloc, calloc and realloc):
- * while test_fail_allocation is > 0 each allocation of nhbench's own code counts it down, and the
- * one that brings it to 0 fails; test_fail_fired, if set, becomes 1 then. test_live_blocks: the
- * blocks of ours not yet freed (-1 under AddressSanitizer, whose LeakSanitizer checks leaks). */
-extern long test_fail_allocation;
-extern int *test_fail_fired;
-long test_live_blocks(void);
 
 /* fork() for a test's child process, which is killed when the test process dies: when Criterion
  * kills a test at its timeout, a child still running (a defect that makes a run endless) would

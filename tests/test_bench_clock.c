@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "studies/study.h"
 #include "tests/helpers.h"
 
 double __real_omp_get_wtime(void);
@@ -217,6 +218,32 @@ Test(bench_clock, lu_figures) {
     expect_starts(next_row(&at), want, "LU row");
   }
   cr_expect_eq(readings, 2 * 98);
+}
+
+/* The memory table's heading and its figure of the sampled arrays: the spec with the table's
+ * overrides (100 ICs, T = 20 in --quick, every step sampled) is small_ensemble.cfg's 7 methods
+ * (2 listed, 5 grid points), 100 ICs, 20 / 0.2 + 1 = 101 samples; the figure is the pre-flight's
+ * estimate (tested by hand in tests/test_statistics.c) in MiB. */
+Test(bench_clock, memory_table_heading_and_estimate, .timeout = 120) {
+  cr_assert_eq(chdir(NHBENCH_SOURCE_DIR), 0);
+  cr_assert_eq(bench("--quick --only memory tests/data/small_ensemble.cfg", 0), 0);
+  nh_study st;
+  char err[1024], want[256];
+  const char *ov[] = {"ensemble.count=100", "T=20", "sample_every=1"};
+  cr_assert_eq(nh_study_load("tests/data/small_ensemble.cfg", ov, 3, &st, err, sizeof err), 0, "%s", err);
+  const double mib = nh_study_memory_estimate(&st) / (1024.0 * 1024.0);
+  nh_study_free(&st);
+  cr_assert(mib > 0.05, "%g MiB: too small to show a wrong scale", mib);
+  const char *at = out;
+  expect_starts(next_line(&at, "memory, ensemble"),
+                "memory, ensemble tests/data/small_ensemble.cfg (7 methods, 100 ICs, T = 20, every step: 101 samples), "
+                "peak resident:\n",
+                "memory heading");
+  snprintf(want, sizeof want, " MiB kept in memory (library, no journal; its sampled arrays alone: %.1f MiB)\n", mib);
+  const char *row = next_line(&at, "kept in memory"); /* "%10.1f MiB kept ..." */
+  cr_assert(row, "no memory row:\n%s", out);
+  cr_expect(strncmp(row + 10, want, strlen(want)) == 0, "%.*s\nwanted the end%s", (int)strcspn(row, "\n"), row, want);
+  cr_expect(next_line(&at, "MiB streamed through the journal (as nhbench run)\n"), "no streamed row:\n%s", out);
 }
 
 /* Every table, and the memory table's child in both modes, frees what it allocates: run twice,

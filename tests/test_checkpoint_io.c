@@ -5,7 +5,7 @@
  * leaves the journal as it was (its records are computed work).
  * clock_gettime, fdatasync, read, write and pread are wrapped for this (CMakeLists.txt). They pass
  * straight through unless a test here sets: clock_ahead (the monotonic clock runs that many seconds
- * ahead), sync_fails (fdatasync fails with EIO), write_fails (write fails with ENOSPC), io_chunk
+ * ahead), clock_stopped (when its tv_sec is > 0, the monotonic clock reads exactly that), sync_fails (fdatasync fails with EIO), write_fails (write fails with ENOSPC), io_chunk
  * (at most that many bytes a call), io_interrupts (that many calls of read, write or pread fail
  * with EINTR first) and io_nothing (that many calls of read, write or pread move no byte). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, pread, off_t */
@@ -21,6 +21,7 @@
 #include "tests/helpers.h"
 
 static double clock_ahead;
+static struct timespec clock_stopped;
 static int syncs, sync_fails, write_fails, io_interrupts, io_nothing;
 static size_t io_chunk;
 
@@ -36,6 +37,7 @@ ssize_t __real_pread(int fd, void *buf, size_t len, off_t at);
 ssize_t __wrap_pread(int fd, void *buf, size_t len, off_t at);
 
 int __wrap_clock_gettime(clockid_t clk, struct timespec *t) {
+  if (clk == CLOCK_MONOTONIC && clock_stopped.tv_sec > 0) return *t = clock_stopped, 0;
   const int rc = __real_clock_gettime(clk, t);
   if (rc == 0 && clk == CLOCK_MONOTONIC) {
     const long ns = t->tv_nsec + (long)(clock_ahead * 1e9 + 0.5) % 1000000000L;
@@ -119,6 +121,23 @@ Test(checkpoint_io, synced_at_most_every_five_seconds_from_the_open_and_the_last
     cr_assert_eq(nh_checkpoint_append(c, t, x, 2), 0);
     cr_expect_eq(syncs, appends[t].syncs, "append %ld: %d syncs, want %s", t, syncs, appends[t].why);
   }
+  nh_checkpoint_close(c);
+  unlink(path);
+}
+
+/* The clock's two fields make one time: 4.99 s after an open at a whole second (the seconds 4
+ * apart, the nanoseconds 990000000) is not yet 5 s; 5.000000001 s is. */
+Test(checkpoint_io, sync_due_from_seconds_and_nanoseconds) {
+  char path[128];
+  clock_stopped = (struct timespec){.tv_sec = 100, .tv_nsec = 0};
+  nh_checkpoint *c = new_journal(path, sizeof path);
+  const double x[1] = {1};
+  clock_stopped = (struct timespec){.tv_sec = 104, .tv_nsec = 990000000};
+  cr_assert_eq(nh_checkpoint_append(c, 0, x, 1), 0);
+  cr_expect_eq(syncs, 0, "synced 4.99 s after the open");
+  clock_stopped = (struct timespec){.tv_sec = 105, .tv_nsec = 1};
+  cr_assert_eq(nh_checkpoint_append(c, 1, x, 1), 0);
+  cr_expect_eq(syncs, 1, "not synced 5.000000001 s after the open");
   nh_checkpoint_close(c);
   unlink(path);
 }

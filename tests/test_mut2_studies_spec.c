@@ -23,10 +23,12 @@ static int load_spec(const char *text, const char *const *ov, int nov, nh_study 
 }
 
 /* The spec is refused with exactly "PATH" + want (want starts with ':'), or, when want does not
- * start with ':', with a message that starts with PATH and contains want. */
+ * start with ':', with a message that starts with PATH and contains want; and the refusal, with
+ * nh_study_free after it, leaves no block of nhbench's code allocated (tests/heap_guard.c). */
 static void refused(const char *text, const char *const *ov, int nov, const char *want) {
   nh_study st;
   char path[128], err[2048], exact[2048];
+  const long blocks = test_live_blocks();
   const int rc = load_spec(text, ov, nov, &st, path, sizeof path, err, sizeof err);
   cr_expect_eq(rc, -1, "loaded, want the error %s:\n%s", want, text);
   if (want[0] == ':') {
@@ -36,6 +38,8 @@ static void refused(const char *text, const char *const *ov, int nov, const char
     cr_expect(strncmp(err, path, strlen(path)) == 0 && strstr(err, want) != NULL, "message '%s' lacks '%s'", err, want);
   }
   nh_study_free(&st);
+  cr_expect_eq(test_live_blocks(), blocks, "refused (%s), %ld blocks left allocated:\n%s", want,
+               test_live_blocks() - blocks, text);
 }
 
 static void loads(const char *text, const char *const *ov, int nov, nh_study *st) {
@@ -171,6 +175,12 @@ Test(mut2_studies_spec, malformed_initial_conditions) {
           ":6: 'q' must be a list of numbers, e.g. [0.0, 0.1]");
   refused(CONV3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\ninitial = { q = [0.0, 0.0, 0.0]; };\n", NULL, 0,
           ":6: missing setting 'v'");
+  /* An entry that is not a number, in q and in v (a libconfig list may mix types; each list is
+   * read into a block first). */
+  refused(CONV3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\ninitial = { q = (0.0, \"x\", 0.0); v = [0.0, 0.0, 0.0]; };\n",
+          NULL, 0, ":6: entry 2 of 'q' must be a number, not \"x\"");
+  refused(CONV3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\ninitial = { q = [0.0, 0.0, 0.0]; v = (0.0, 0.0, \"x\"); };\n",
+          NULL, 0, ":6: entry 3 of 'v' must be a number, not \"x\"");
   refused(CONV3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\ninitial = { q = [0.0, 0.0, 0.0]; v = [0.0, 0.0, 0.0]; w = 1; };\n",
           NULL, 0, ":6: unknown setting 'w' (known here: q, v)");
   refused(CONV3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\ninitial = [];\n", NULL, 0, ":6: 'initial' is an empty list");

@@ -1,154 +1,12 @@
-/* "Step routines allocate nothing" (brief, Numerics): the test binary is linked with
- * --wrap=malloc/calloc/realloc, so every allocation made by nhbench's own code (the static
- * library) goes through the counters below. Every base method and a composition over it, on every
- * system they apply to, must take 20 steps without a single allocation. */
+/* "Step routines allocate nothing" (brief, Numerics): every allocation made by nhbench's own code
+ * goes through tests/heap_guard.c, which counts them on request. Every base method and a
+ * composition over it, on every system they apply to, must take 20 steps without a single
+ * allocation. */
 #include <criterion/criterion.h>
-#include <errno.h>
-#include <gsl/gsl_integration.h>
-#include <gsl/gsl_odeiv2.h>
-#include <gsl/gsl_rng.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "integrators/integrator.h"
-
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-void __real_free(void *p);
-
-static int counting;
-static long allocations;
-
-/* Fault injection for the out-of-memory paths (tests/test_study_failures.c): while it is > 0,
- * each allocation counts it down, and the one that brings it to 0 fails (returns NULL). Atomic:
- * the runners allocate from OpenMP threads too. */
-long test_fail_allocation;
-int *test_fail_fired; /* if set, becomes 1 when the allocation fails (memory shared with a parent) */
-static int fail_now(void) {
-  if (__atomic_load_n(&test_fail_allocation, __ATOMIC_SEQ_CST) > 0 &&
-      __atomic_sub_fetch(&test_fail_allocation, 1, __ATOMIC_SEQ_CST) == 0) {
-    if (test_fail_fired) *test_fail_fired = 1;
-    errno = ENOMEM; /* as malloc does (POSIX) */
-    return 1;
-  }
-  return 0;
-}
-
-/* Guard bytes. A block one element too small (a size off by one, a 2n written as n) usually
- * leaves every result intact and corrupts a neighbour silently; only make asan would see it.
- * So each block of nhbench's own code carries a header (its size and a magic word) and GUARD
- * bytes of a known pattern after its end, checked when it is freed or reallocated: a write past
- * the end aborts the test in the ordinary build too. Blocks from elsewhere (libc, HDF5) have no
- * magic word and go to the real free. Off under AddressSanitizer, which checks every access. */
-#if defined(__SANITIZE_ADDRESS__)
-#define NH_HEAP_GUARD 0
-#else
-#define NH_HEAP_GUARD 1
-#endif
-enum { HEAD = 16, GUARD = 16, PATTERN = 0xa5 };
-static const uint64_t MAGIC = 0x6e68626e63686b31u, FREED = 0x6e68626e63686b30u;
-
-static unsigned char *guard_of(unsigned char *head) {
-  return head + HEAD + ((uint64_t *)head)[0];
-}
-/* Blocks of ours allocated and not yet freed (tests/test_leaks.c); -1 without the guard. */
-static long live_blocks;
-long test_live_blocks(void) { return NH_HEAP_GUARD ? __atomic_load_n(&live_blocks, __ATOMIC_SEQ_CST) : -1; }
-
-static void *guarded(unsigned char *head, size_t size) {
-  if (!head) return NULL;
-  ((uint64_t *)head)[0] = size, ((uint64_t *)head)[1] = MAGIC;
-  memset(guard_of(head), PATTERN, GUARD);
-  return head + HEAD;
-}
-/* The block's header if it is one of ours (checked), NULL if it came from elsewhere. */
-static unsigned char *head_of(void *p) {
-  unsigned char *head = (unsigned char *)p - HEAD;
-  const uint64_t magic = ((uint64_t *)head)[1];
-  if (magic == FREED) {
-    fprintf(stderr, "heap guard: block at %p freed twice\n", p);
-    abort();
-  }
-  if (magic != MAGIC) return NULL;
-  const unsigned char *g = guard_of(head);
-  for (int i = 0; i < GUARD; i++)
-    if (g[i] != PATTERN) {
-      fprintf(stderr, "heap guard: block of %llu bytes at %p written past its end (byte %d)\n",
-              (unsigned long long)((uint64_t *)head)[0], p, i);
-      abort();
-    }
-  return head;
-}
-
-void *__wrap_malloc(size_t size) {
-  allocations += counting;
-  if (fail_now()) return NULL;
-  if (!NH_HEAP_GUARD) return __real_malloc(size);
-  void *p = size > SIZE_MAX - HEAD - GUARD ? NULL : guarded(__real_malloc(HEAD + size + GUARD), size);
-  if (p) __atomic_add_fetch(&live_blocks, 1, __ATOMIC_SEQ_CST);
-  return p;
-}
-void *__wrap_calloc(size_t n, size_t size) {
-  allocations += counting;
-  if (fail_now()) return NULL;
-  if (!NH_HEAP_GUARD) return __real_calloc(n, size);
-  if (size && n > (SIZE_MAX - HEAD - GUARD) / size) return NULL;
-  void *p = guarded(__real_calloc(1, HEAD + n * size + GUARD), n * size);
-  if (p) __atomic_add_fetch(&live_blocks, 1, __ATOMIC_SEQ_CST);
-  return p;
-}
-void *__wrap_realloc(void *p, size_t size) {
-  allocations += counting;
-  if (fail_now()) return NULL;
-  unsigned char *head = NH_HEAP_GUARD && p ? head_of(p) : NULL;
-  if (!NH_HEAP_GUARD || (p && !head)) return __real_realloc(p, size);
-  if (size > SIZE_MAX - HEAD - GUARD) return NULL;
-  void *q = guarded(__real_realloc(head ? head : p, HEAD + size + GUARD), size);
-  if (q && !p) __atomic_add_fetch(&live_blocks, 1, __ATOMIC_SEQ_CST); /* realloc(NULL, n): a new block */
-  return q;
-}
-void __wrap_free(void *p) {
-  unsigned char *head = NH_HEAP_GUARD && p ? head_of(p) : NULL;
-  if (head) ((uint64_t *)head)[1] = FREED, __atomic_sub_fetch(&live_blocks, 1, __ATOMIC_SEQ_CST);
-  __real_free(head ? head : p);
-}
-
-/* The GSL objects nhbench's own code allocates fail on the same count as its mallocs: their
- * NULL paths (an ensemble's random stream, the reference solver's driver, one-step's quadrature
- * table) are out-of-memory paths like any other. Each one made counts as a live block until it is
- * freed (GSL's own mallocs happen in the shared library, out of the wrapper's sight): one never
- * freed is a leak like any other. */
-static void *counted(void *object) {
-  if (object) __atomic_add_fetch(&live_blocks, 1, __ATOMIC_SEQ_CST);
-  return object;
-}
-static void uncounted(const void *object) {
-  if (object) __atomic_sub_fetch(&live_blocks, 1, __ATOMIC_SEQ_CST);
-}
-gsl_rng *__real_gsl_rng_alloc(const gsl_rng_type *T);
-gsl_rng *__wrap_gsl_rng_alloc(const gsl_rng_type *T) { return fail_now() ? NULL : counted(__real_gsl_rng_alloc(T)); }
-void __real_gsl_rng_free(gsl_rng *r);
-void __wrap_gsl_rng_free(gsl_rng *r) { uncounted(r), __real_gsl_rng_free(r); }
-gsl_odeiv2_driver *__real_gsl_odeiv2_driver_alloc_y_new(const gsl_odeiv2_system *sys, const gsl_odeiv2_step_type *T,
-                                                         double hstart, double epsabs, double epsrel);
-gsl_odeiv2_driver *__wrap_gsl_odeiv2_driver_alloc_y_new(const gsl_odeiv2_system *sys, const gsl_odeiv2_step_type *T,
-                                                         double hstart, double epsabs, double epsrel) {
-  return fail_now() ? NULL : counted(__real_gsl_odeiv2_driver_alloc_y_new(sys, T, hstart, epsabs, epsrel));
-}
-void __real_gsl_odeiv2_driver_free(gsl_odeiv2_driver *d);
-void __wrap_gsl_odeiv2_driver_free(gsl_odeiv2_driver *d) { uncounted(d), __real_gsl_odeiv2_driver_free(d); }
-gsl_integration_glfixed_table *__real_gsl_integration_glfixed_table_alloc(size_t n);
-gsl_integration_glfixed_table *__wrap_gsl_integration_glfixed_table_alloc(size_t n) {
-  return fail_now() ? NULL : counted(__real_gsl_integration_glfixed_table_alloc(n));
-}
-void __real_gsl_integration_glfixed_table_free(gsl_integration_glfixed_table *t);
-void __wrap_gsl_integration_glfixed_table_free(gsl_integration_glfixed_table *t) {
-  uncounted(t), __real_gsl_integration_glfixed_table_free(t);
-}
+#include "tests/heap_guard.h"
 
 static void check_steps(const char *text, const nh_system *sys) {
   char err[512];
@@ -159,14 +17,15 @@ static void check_steps(const char *text, const nh_system *sys) {
     nh_cost cost = {0};
     nh_system_default_state(sys, &x);
     cr_assert_eq(nh_method_init(m, sys, &x, 0.01, &cost), NH_STEP_OK, "%s on %s: init", text, sys->type->name);
-    allocations = 0;
-    counting = 1;
+    test_allocations = 0;
+    test_counting = 1;
     for (int s = 0; s < 20; s++) {
       nh_method_step(m, sys, &x, &y, 0.01, &cost);
       x = y;
     }
-    counting = 0;
-    cr_expect_eq(allocations, 0, "%s on %s: %ld allocations in 20 steps", text, sys->type->name, allocations);
+    test_counting = 0;
+    cr_expect_eq(test_allocations, 0, "%s on %s: %ld allocations in 20 steps", text, sys->type->name,
+                 test_allocations);
   }
   nh_method_free(m);
 }
@@ -197,10 +56,10 @@ Test(no_alloc, every_method_on_every_system) {
 /* The counters do count: parsing a method allocates. */
 Test(no_alloc, counter_sees_allocations) {
   char err[256];
-  allocations = 0;
-  counting = 1;
+  test_allocations = 0;
+  test_counting = 1;
   nh_method *m = nh_method_parse("rk4", err, sizeof err);
-  counting = 0;
-  cr_expect_gt(allocations, 0);
+  test_counting = 0;
+  cr_expect_gt(test_allocations, 0);
   nh_method_free(m);
 }

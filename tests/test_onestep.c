@@ -156,6 +156,17 @@ Test(onestep, points_follow_the_true_solution) {
   finish(&st, &r);
 }
 
+/* One point per IC is the IC itself, no true state needed to reach it; the step from it still
+ * takes the rk8pd reference (chaotic particle), and says so. */
+Test(onestep, reference_kind_from_the_steps_alone) {
+  const char *methods[] = {"rk4"};
+  setup s = {"chaotic_particle", NULL, methods, 1, NULL, 1, 1.0, 1, 0.1, 1, NH_NORM_MAX, 0};
+  nh_onestep_result r;
+  nh_study st = build_and_run(&s, &r);
+  cr_expect_str_eq(r.reference_kind, "rk8pd");
+  finish(&st, &r);
+}
+
 /* ---- local error, stepped state, slopes -------------------------------------------------------- */
 
 /* Particle (exact solution): local error slope p + 1 (discretization §6.3, R18): 2 for the order-1

@@ -43,6 +43,14 @@ Test(work_precision, pareto_hand_made) {
   const int ok3[] = {1, 1, 1};
   nh_pareto_front(3, err2, cost2, ok3, eff);
   cr_expect(eff[0] == 0 && eff[1] == 1 && eff[2] == 0, "NaN error, infinite cost: %d %d %d", eff[0], eff[1], eff[2]);
+  /* ... also at −∞, which would otherwise dominate every run (each of the three: the others are
+   * finite, so only the finite one is efficient). */
+  const double err3[][3] = {{-INFINITY, 1e-3, 1e-5}, {1e-9, 1e-3, 1e-5}, {NAN, 1e-3, 1e-5}},
+               cost3[][3] = {{1, 10, 100}, {-INFINITY, 10, 100}, {-INFINITY, 10, 100}};
+  for (int k = 0; k < 3; k++) {
+    nh_pareto_front(3, err3[k], cost3[k], ok3, eff);
+    cr_expect(eff[0] == 0 && eff[1] == 1 && eff[2] == 1, "case %d: %d %d %d", k, eff[0], eff[1], eff[2]);
+  }
 
   /* A single ok run is efficient; equal error with strictly smaller cost dominates. */
   const double e1[] = {1e-3, 1e-3}, c1[] = {10, 9};
