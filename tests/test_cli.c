@@ -497,6 +497,14 @@ Test(cli, skipped_grid_points_noted_once) {
   int lines = 0;
   for (const char *p = r->out; (p = strchr(p, '\n')); p++) lines++;
   cr_expect_eq(lines, 1 + 1 + 9, "header, rk4 and the 9 of the 3 x 4 grid points that run:\n%s", r->out);
+  /* One point: "1 grid point", singular. */
+  scratch_spec(spec, sizeof spec, "grid.cfg",
+               "study = \"ensemble\"; system = \"chaotic_particle\"; T = 1.0; h = 0.2;\n"
+               "ensemble = { count = 1; energy = 1.535; seed = 7; };\nmethods = [\"rk4\"];\n"
+               "grids = ( { method = \"nh_newmark(alpha=0.5)\";\n  beta = [0.1, 0.2]; beta2 = [0.4]; } );\n");
+  r = nhb("run %s -o %s", spec, file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  expect_has(r->err, ":4: note: 1 grid point (beta, beta2) skipped: (0.1, 0.4): nh_newmark: beta + beta2 = 1/2");
   remove(spec), remove(file);
 }
 
