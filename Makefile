@@ -23,7 +23,7 @@ ifeq ($(FULL),1)
 CHAOTIC_SET = --set ensemble.count=100 --set T=10000 --set sample_every=25
 endif
 
-.PHONY: all deps build test test-mpi test-nosundials asan coverage fuzz fuzz-seeds study-chaotic studies examples plots paper paper-report bench clean
+.PHONY: all deps build test test-mpi test-mpi-build test-nosundials asan coverage fuzz fuzz-seeds study-chaotic studies examples plots paper paper-report bench clean
 
 all: build
 
@@ -34,18 +34,21 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILDTYPE) $(CMAKE_OPTIONS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# The MPI tests first (the cluster build's distribution of tasks over ranks is product code too),
-# then the Criterion suite, whose Synthesis line closes the output.
-test: test-mpi build
-	@$(BUILD)/nhbench_tests --jobs $(JOBS)
+# The MPI tests (the cluster build's distribution of tasks over ranks is product code too) beside
+# the Criterion suite (scripts/test.sh): the suite's output live, then the MPI tests', then one
+# closing line.
+test: test-mpi-build build
+	@scripts/test.sh $(BUILD) $(JOBS)
 
 # The cluster build (README.md, "Many nodes: MPI") and its tests, which run nhbench under
 # mpirun with up to 3 ranks (--oversubscribe: fewer cores are enough).
 MPI_DEPS = libopenmpi-dev openmpi-bin
-test-mpi: deps
+test-mpi-build: deps
 	@scripts/deps.sh $(MPI_DEPS)
 	@cmake -S . -B build-mpi -DCMAKE_BUILD_TYPE=$(BUILDTYPE) -DNHBENCH_MPI=ON >/dev/null
 	@cmake --build build-mpi -j $(JOBS) --target nhbench nhbench_mpi_tests
+
+test-mpi: test-mpi-build
 	@build-mpi/nhbench_mpi_tests --jobs 1
 
 # The whole suite without SUNDIALS (build-nosundials): the build a machine without
