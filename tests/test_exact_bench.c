@@ -120,6 +120,25 @@ Test(exact_bench, info_refuses_damaged_files) {
   }
 }
 
+/* nhbench export on a file that lacks the dataset a table reads: exit 2 and the dataset named,
+ * nothing printed after the header. */
+Test(exact_bench, export_refuses_damaged_files) {
+  static const struct {
+    const char *command, *object, *needle;
+  } cases[] = {
+      {"export %s energy-all-methods --ic 0", "/ensemble/dE", "dE"},
+      {"export %s energy --method 1", "/ensemble/dE", "dE"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    char err[1 << 14];
+    const int status =
+        after_deleting("ensemble_fixed.cfg", "--set T=0.4", cases[k].command, cases[k].object, NULL, err, sizeof err);
+    cr_expect_eq(status, 2, "%s without %s: %s", cases[k].command, cases[k].object, err);
+    cr_expect(strstr(err, cases[k].needle) != NULL, "%s: the message does not name %s:\n%s", cases[k].command,
+              cases[k].needle, err);
+  }
+}
+
 /* Descriptive attributes a file lacks (written by a tool of its own, or stripped) are shown as "?"
  * by info, which still succeeds: the root's system, spec, date, version, compiler and command, the
  * study's reference and norm. */
