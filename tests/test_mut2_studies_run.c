@@ -154,7 +154,7 @@ static void energy_errors(const nh_system *sys, const nh_method *m, const nh_sta
 /* The divergence test |E − E0| > divergence · max(1, |E0|) at every sample: for E0 = 0.5 (the 1
  * counts) and E0 = 3 (|E0| counts), a divergence set between the running maximum of |dE| before a
  * sample j and |dE_j| stops the run exactly at j (status 3, j + 1 samples reached, NaN after),
- * and one just above |dE_j| does not stop it there. */
+ * and one just above |dE_j|, or (E0 = 0.5) equal to it, does not stop it there. */
 Test(mut2_studies_run, divergence_stops_at_the_sample_that_crosses) {
   const double energies[2] = {0.5, 3.0};
   const char *methods[] = {"js_a"};
@@ -194,6 +194,11 @@ Test(mut2_studies_run, divergence_stops_at_the_sample_that_crosses) {
     run.divergence = fabs(d[j]) * (1 + 1e-9) / scale;
     cr_assert_eq(nh_sampled_run_go(&run), 0);
     cr_expect_gt(run.reached, j + 1, "E0 = %g", E0);
+    if (scale == 1) { /* E0 = 0.5: the bound is divergence itself, so |dE_j| exactly: strict, no stop at j */
+      run.divergence = fabs(d[j]);
+      cr_assert_eq(nh_sampled_run_go(&run), 0);
+      cr_expect_gt(run.reached, j + 1, "E0 = %g: stopped where |dE| equals the bound", E0);
+    }
     /* divergence 0: never stops; the running maximum of |dE| over all samples. */
     run.divergence = 0;
     cr_assert_eq(nh_sampled_run_go(&run), 0);
