@@ -115,18 +115,15 @@ static int list_methods(const char *filter) {
 
 /* Which systems define an observable (some need invariants, derived quantities or constraints). */
 static void print_observable_systems(const nh_observable *o) {
+  char list[2048] = "";
   int all = 1;
   for (int i = 0; nh_system_types[i]; i++) {
     nh_system sys;
-    all &= nh_system_init(&sys, nh_system_types[i]) >= 0 && o->absent(NULL, &sys) == NULL;
+    if (nh_system_init(&sys, nh_system_types[i]) >= 0 && o->absent(NULL, &sys) == NULL)
+      nh_text_append(list, sizeof list, "", " %s", sys.type->name);
+    else all = 0;
   }
-  if (all) return;
-  printf("    systems:");
-  for (int i = 0; nh_system_types[i]; i++) {
-    nh_system sys;
-    if (nh_system_init(&sys, nh_system_types[i]) >= 0 && o->absent(NULL, &sys) == NULL) printf(" %s", sys.type->name);
-  }
-  printf("\n");
+  if (!all) printf("    systems:%s\n", list);
 }
 
 /* Which base methods define an observable, when not all do. */
