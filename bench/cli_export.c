@@ -212,9 +212,10 @@ static int t_methods(nh_h5 *f, const opts *o) {
 static int t_convergence(nh_h5 *f, const opts *o) {
   static const char *const names[] = {"err", "err_q", "err_v", "constraint_residual", "z",
                                       "err_max", "err_2", "lambda_err", "discrete_residual"};
-  double *h = nh_h5_doubles(f, "h", "h", NULL), *col[9] = {0};
+  enum { NCOLS = sizeof names / sizeof *names };
+  double *h = nh_h5_doubles(f, "h", "h", NULL), *col[NCOLS] = {0};
   int *status = h ? nh_h5_ints(f, "status", "method,h", NULL) : NULL, *list = NULL, rc = 2, good = status != NULL;
-  for (int k = 0; k < 9 && good; k++) good = (col[k] = nh_h5_doubles(f, names[k], "method,h", NULL)) != NULL;
+  for (int k = 0; k < NCOLS && good; k++) good = (col[k] = nh_h5_doubles(f, names[k], "method,h", NULL)) != NULL;
   int n = good ? method_list(f, o->methods ? o->methods : "all", &list) : -1;
   if (n >= 0) {
     const long long nh = nh_h5_dim(f, "h");
@@ -225,7 +226,7 @@ static int t_convergence(nh_h5 *f, const opts *o) {
       for (long long i = 0; i < nh; i++) {
         size_t c = (size_t)list[k] * (size_t)nh + (size_t)i;
         put(h[i]);
-        for (int j = 0; j < 9; j++) {
+        for (int j = 0; j < NCOLS; j++) {
           if (j == 4) printf(" %d", status[c]); /* status comes before z */
           putchar(' '), put(col[j][c]);
         }
@@ -235,7 +236,7 @@ static int t_convergence(nh_h5 *f, const opts *o) {
     rc = 0;
   }
   free(h), free(status), free(list);
-  for (int k = 0; k < 9; k++) free(col[k]);
+  for (int k = 0; k < NCOLS; k++) free(col[k]);
   return rc;
 }
 
