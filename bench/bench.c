@@ -353,8 +353,8 @@ static void lockstep_masking_check(double h) {
   enum { STEPS = 4 };
   static nh_floor_state start[LS_TRAJ], scalar[LS_TRAJ], locked[LS_TRAJ];
   for (int j = 0; j < LS_TRAJ; j++) {
-    start[j] = (nh_floor_state){.q = {0.3, 1, 0.5, 0.2, -0.1}, .v = {0, -22.1 - 0.00625 * j, 0.2, 0.3, 0.1}};
-    start[j].v[0] = -(start[j].q[1] * start[j].v[3] + start[j].q[2] * start[j].v[4]);
+    start[j] = (nh_floor_state){.q = {0.3, 1, 0.5, 0.2, -0.1}, .v = {[1] = -22.1 - 0.00625 * j, 0.2, 0.3, 0.1}};
+    start[j].v[0] = -(start[j].q[1] * start[j].v[3] + start[j].q[2] * start[j].v[4]); /* on D */
   }
   for (int lanes = 4; lanes <= 8; lanes += 4) {
     long its[LS_TRAJ], lane_its[LS_TRAJ], lo = LONG_MAX, hi = 0;
