@@ -14,7 +14,7 @@
 static void check_blocks_at_exit(void) {
   const long live = test_live_blocks();
   if (live > 0) {
-    fprintf(stderr, "heap guard: %ld blocks of nhbench's code not freed at exit\n", live);
+    fprintf(stderr, "heap guard: %ld block%s of nhbench's code not freed at exit\n", live, live == 1 ? "" : "s");
     fflush(NULL);
     _exit(EX_SOFTWARE);
   }
