@@ -264,6 +264,10 @@ Test(bench, help_and_only, .timeout = 120) {
     snprintf(row, sizeof row, "\n              %-9s ", tables[i]);
     cr_expect(strstr(out, row), "--help does not list '%s':\n%s", tables[i], out);
   }
+  cr_expect(strncmp(out, "usage: nhbench_bench [--quick] [--only SECTION[,SECTION...]] [ENSEMBLE_SPEC]\n", 77) == 0 &&
+                strstr(out, "\n  ENSEMBLE_SPEC  the ensemble of the last two tables (default "
+                            "studies/chaotic_ensemble.cfg)\n"),
+            "--help's synopsis and its ENSEMBLE_SPEC line:\n%s", out);
   cr_expect_eq(run_bench_args("--quick --only lu,floors", out, sizeof out, err, sizeof err), 0, "%s", err);
   const char *lu = strstr(out, "small dense LU solves"), *fl = strstr(out, "hand-written kernels");
   cr_expect(lu && fl && lu < fl, "LU table then the floors:\n%s", out);
