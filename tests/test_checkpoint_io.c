@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, pread, off_t */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,6 +266,37 @@ Test(checkpoint_io, a_task_recorded_twice_counts_once) {
   cr_assert_eq(nh_checkpoint_read(c, 3, 0, &got, 1), 0);
   cr_expect_eq(got, again[0], "task 3 reads %g", got);
   nh_checkpoint_close(c);
+  unlink(path);
+}
+
+/* A last record whose length reads above 2^32 values (a damaged header: no run writes one) is cut
+ * like any incomplete record, not allocated: the run resumes from the records before it. */
+Test(checkpoint_io, an_implausible_record_length_is_damage) {
+  char path[128], err[512] = "";
+  const double x[2] = {1, 2};
+  nh_checkpoint *c = new_journal(path, sizeof path);
+  for (long t = 0; t < 2; t++) cr_assert_eq(nh_checkpoint_append(c, t, x, 2), 0);
+  nh_checkpoint_close(c);
+  size_t good = 0;
+  free(test_file_bytes(path, &good));
+  FILE *f = fopen(path, "ab");
+  cr_assert(f);
+  const uint32_t magic = 0x4e48434bu; /* "NHCK", studies/checkpoint.c */
+  const int64_t task = 2;
+  const uint64_t n = (1ull << 32) + 1;
+  cr_assert(fwrite(&magic, sizeof magic, 1, f) == 1 && fwrite(&task, sizeof task, 1, f) == 1 &&
+            fwrite(&n, sizeof n, 1, f) == 1 && fwrite(x, sizeof x, 1, f) == 1);
+  fclose(f);
+  replayed r = {0};
+  long resumed = -1;
+  c = open_journal(path, 1, &r, &resumed, err, sizeof err);
+  cr_assert(c, "%s", err);
+  cr_expect_eq(resumed, 2);
+  cr_expect_eq(r.calls, 2);
+  nh_checkpoint_close(c);
+  size_t now = 0;
+  free(test_file_bytes(path, &now));
+  cr_expect_eq(now, good, "the damaged record cut: %zu bytes, want %zu", now, good);
   unlink(path);
 }
 
