@@ -8,12 +8,15 @@
  * recomputes every printed time and ratio. And the tables free what they allocate: each run twice
  * in-process, the second leaving the count of live blocks unchanged. */
 #include <criterion/criterion.h>
+#include <gsl/gsl_linalg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "core/linalg.h"
 #include "studies/study.h"
 #include "tests/helpers.h"
 
@@ -208,17 +211,60 @@ Test(bench_clock, sampling_figures) {
   cr_expect_eq(readings, 2 * 25);
 }
 
+/* The LU table's accuracy columns for size m, recomputed from the bench's systems (its LCG,
+ * Knuth's MMIX, from seed 12345 across the sizes: entries (seed >> 11) / 2^53 − 0.5, plus m on
+ * the diagonal; b_i = sin i): the largest |x_GSL − x_nhb| / |x_GSL| and the largest
+ * |A x − b| / (|A| |x| + |b|) of nhbench's solutions (max norms, |A| the largest row sum). */
+static void lu_accuracy(int m, int count, unsigned long long *seed, double *diff, double *backward) {
+  double *A = malloc(sizeof(double) * (size_t)(count * m * m)), *B = malloc(sizeof(double) * (size_t)(count * m));
+  cr_assert(A && B);
+  for (long i = 0; i < (long)count * m * m; i++) {
+    *seed = *seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    const long k = i % (m * m);
+    A[i] = (double)(*seed >> 11) / 9007199254740992.0 - 0.5 + (k / m == k % m ? m : 0);
+  }
+  for (long i = 0; i < (long)count * m; i++) B[i] = sin((double)i);
+  *diff = 0, *backward = 0;
+  for (int c = 0; c < count; c++) {
+    const double *a = A + (size_t)c * m * m, *b = B + (size_t)c * m;
+    double J1[NH_LU_MAX_DIM * NH_LU_MAX_DIM], J2[NH_LU_MAX_DIM * NH_LU_MAX_DIM], x1[NH_LU_MAX_DIM], x2[NH_LU_MAX_DIM];
+    memcpy(J1, a, sizeof(double) * (size_t)(m * m)), memcpy(J2, a, sizeof(double) * (size_t)(m * m));
+    memcpy(x1, b, sizeof(double) * (size_t)m), memcpy(x2, b, sizeof(double) * (size_t)m);
+    gsl_permutation *perm = gsl_permutation_alloc((size_t)m);
+    gsl_matrix_view Jv = gsl_matrix_view_array(J1, (size_t)m, (size_t)m);
+    gsl_vector_view xv = gsl_vector_view_array(x1, (size_t)m);
+    int sign;
+    cr_assert(perm && gsl_linalg_LU_decomp(&Jv.matrix, perm, &sign) == 0 && gsl_linalg_LU_svx(&Jv.matrix, perm, &xv.vector) == 0);
+    gsl_permutation_free(perm);
+    cr_assert_eq(nh_lu_solve(m, J2, x2), 0);
+    double r = 0, na = 0, nx = 0, nb = 0;
+    for (int i = 0; i < m; i++) {
+      *diff = fmax(*diff, fabs(x1[i] - x2[i]) / fmax(fabs(x1[i]), 1e-300));
+      double ri = -b[i], row = 0;
+      for (int j = 0; j < m; j++) ri += a[i * m + j] * x2[j], row += fabs(a[i * m + j]);
+      r = fmax(r, fabs(ri)), na = fmax(na, row), nx = fmax(nx, fabs(x2[i])), nb = fmax(nb, fabs(b[i]));
+    }
+    *backward = fmax(*backward, r / (na * nx + nb));
+  }
+  free(A), free(B);
+}
+
 /* The LU table (50 systems per size in --quick): per size GSL's 7 rounds then nhbench's 7, one
- * pair per round over the 50 solves; the medians per solve in ns and their ratio. */
+ * pair per round over the 50 solves; the medians per solve in ns and their ratio; then the
+ * accuracy columns (lu_accuracy). */
 Test(bench_clock, lu_figures) {
   cr_assert_eq(bench("--quick --only lu", 1), 0);
   const char *at = out;
   next_line(&at, "GSL ns");
   static const int sizes[] = {2, 4, 7, 8, 12, 16, 24};
+  unsigned long long seed = 12345;
   for (int s = 0; s < 7; s++) {
     const double tg = median_of_pairs(14 * s, 1, 7) / 50, th = median_of_pairs(14 * s + 7, 1, 7) / 50;
-    char want[64];
-    snprintf(want, sizeof want, "%4d %12.0f %12.0f %8.2f ", sizes[s], 1e9 * tg, 1e9 * th, tg / th);
+    double diff, backward;
+    lu_accuracy(sizes[s], 50, &seed, &diff, &backward);
+    char want[128];
+    snprintf(want, sizeof want, "%4d %12.0f %12.0f %8.2f %14.2e %14.2e\n", sizes[s], 1e9 * tg, 1e9 * th, tg / th, diff,
+             backward);
     expect_starts(next_row(&at), want, "LU row");
   }
   cr_expect_eq(readings, 2 * 98);
