@@ -3,7 +3,7 @@
  * (and the GSL objects nhbench allocates), so every block of nhbench's code goes through here:
  * counted (tests/test_no_alloc.c: steps allocate nothing), failed on request (the out-of-memory
  * paths), guarded by a pattern past its end, and tracked until freed (tests/test_leaks.c; and
- * tests/leak_at_exit.c, which nhbench_checked ends with). */
+ * tests/leak_at_exit.c, which nhbench_checked ends with, with a check of its descriptors). */
 #include <errno.h>
 #include <gsl/gsl_integration.h>
 #include <gsl/gsl_odeiv2.h>
