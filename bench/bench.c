@@ -171,19 +171,40 @@ static int floor_ode(double t NH_UNUSED, const double y[], double dydt[], void *
   return GSL_SUCCESS;
 }
 
-/* Seconds for `steps` fixed steps of GSL's odeiv2 driver with stepper T on the floor's ODE;
- * y (10) is the start and receives the end. */
-static double time_gsl(const gsl_odeiv2_step_type *T, double *y, double h, long steps) {
+/* `steps` fixed steps of GSL's odeiv2 driver with stepper T on the floor's ODE; y (10: q, v) is
+ * the start and receives the end. GSL's status, named on stderr when it is a failure. */
+static int gsl_fixed_steps(const gsl_odeiv2_step_type *T, double *y, double h, long steps) {
   gsl_odeiv2_system ode = {floor_ode, NULL, 10, NULL};
   /* The driver's fixed-step apply still checks the error estimate against its control and fails
    * when the control would shrink h: a tolerance no step reaches keeps the steps fixed. */
   gsl_odeiv2_driver *d = gsl_odeiv2_driver_alloc_y_new(&ode, T, h, 1e300, 0);
-  double t = 0, t0 = omp_get_wtime();
+  double t = 0;
   int st = gsl_odeiv2_driver_apply_fixed_step(d, &t, h, (unsigned long)steps, y);
-  double elapsed = omp_get_wtime() - t0;
   gsl_odeiv2_driver_free(d);
   if (st != GSL_SUCCESS) fprintf(stderr, "bench: GSL driver: %s\n", gsl_strerror(st));
+  return st;
+}
+
+/* Seconds for gsl_fixed_steps (the driver's allocation included), -1 when it fails. */
+static double time_gsl(const gsl_odeiv2_step_type *T, double *y, double h, long steps) {
+  const double t0 = omp_get_wtime();
+  const int st = gsl_fixed_steps(T, y, h, steps);
+  const double elapsed = omp_get_wtime() - t0;
   return st == GSL_SUCCESS ? elapsed : -1;
+}
+
+/* The floor's start as the GSL drivers' y: q then v. */
+static void gsl_start(const nh_state *x0, double y[10]) {
+  memcpy(y, x0->q, 5 * sizeof(double));
+  memcpy(y + 5, x0->v, 5 * sizeof(double));
+}
+
+/* The largest difference of a GSL driver's y from the rk4 floor's q and v, as state_difference. */
+static double gsl_difference(const double y[10], const nh_floor_state *s) {
+  double d = 0;
+  for (int i = 0; i < 5; i++)
+    d = fmax(d, fmax(relative_difference(y[i], s->q[i]), relative_difference(y[5 + i], s->v[i])));
+  return d;
 }
 
 static void bench_floors(const char *spec NH_UNUSED) { /* the tables of one system */
@@ -196,7 +217,8 @@ static void bench_floors(const char *spec NH_UNUSED) { /* the tables of one syst
   nh_system_default_state(&sys, &x0);
   printf("\nthe harness against hand-written kernels (bench/floors.c), chaotic_particle, h = %g, %ld steps,\n"
          "median of %d; state difference and Newton iterations after %d steps from the same start\n"
-         "(1 step on: the harness's state against the floor's one step later, the comparison's control):\n",
+         "(1 step on: the harness's state against the floor's one step later, the comparison's control;\n"
+         "GSL's rows against the rk4 floor at h/2, whose two half steps GSL's rk4 returns for a step):\n",
          h, steps, REPS, CHECK_STEPS);
   printf("%10s %10s %7s %10s %10s %11s %11s  %s\n", "nhbench ns", "floor ns", "ratio", "newton/st", "floor n/st",
          "1 step on", "state diff", "method");
@@ -242,17 +264,25 @@ static void bench_floors(const char *spec NH_UNUSED) { /* the tables of one syst
    * reference solver of the studies. */
   const gsl_odeiv2_step_type *gsl_types[] = {gsl_odeiv2_step_rk4, gsl_odeiv2_step_rk8pd};
   const char *gsl_names[] = {"GSL odeiv2 rk4 driver", "GSL odeiv2 rk8pd driver"};
+  /* Their end states after CHECK_STEPS steps against the rk4 floor at h/2 after 2 CHECK_STEPS
+   * half steps (and one half step more, the control): GSL's rk4 driver computes those numbers,
+   * rk8pd's difference is rk4's error at h/2. */
+  nh_floor_state half = floor_state_of(&x0), half_on = floor_state_of(&x0);
+  nh_floor_rk4(&half, h / 2, 2 * CHECK_STEPS);
+  nh_floor_rk4(&half_on, h / 2, 2 * CHECK_STEPS + 1);
   for (int g = 0; g < 2; g++) {
-    double tg[REPS];
+    double tg[REPS], y[10];
     for (int r = 0; r < REPS; r++) {
-      double y[10];
-      memcpy(y, x0.q, 5 * sizeof(double));
-      memcpy(y + 5, x0.v, 5 * sizeof(double));
+      gsl_start(&x0, y);
       tg[r] = time_gsl(gsl_types[g], y, h, steps);
     }
+    gsl_start(&x0, y);
+    const int st = gsl_fixed_steps(gsl_types[g], y, h, CHECK_STEPS);
     const double ns = 1e9 * median(tg, REPS) / steps;
-    printf("%10.0f %10s %7s %10s %10s %11s  %s (%.2f x nhbench's rk4, %.2f x the rk4 floor)\n", ns, "", "", "", "",
-           "", gsl_names[g], ns / rk4_ns, ns / rk4_floor_ns);
+    const double on = st == GSL_SUCCESS ? gsl_difference(y, &half_on) : INFINITY,
+                 at = st == GSL_SUCCESS ? gsl_difference(y, &half) : INFINITY;
+    printf("%10.0f %10s %7s %10s %10s %11.2e %11.2e  %s (%.2f x nhbench's rk4, %.2f x the rk4 floor)\n", ns, "", "",
+           "", "", on, at, gsl_names[g], ns / rk4_ns, ns / rk4_floor_ns);
   }
 }
 

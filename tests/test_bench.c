@@ -15,7 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
+#include <gsl/gsl_odeiv2.h>
 
 #include "bench/floors.h"
 #include "bench/lockstep.h"
@@ -533,11 +535,63 @@ Test(bench, floors_leave_z_alone) {
   }
 }
 
+/* The chaotic particle's ODE for GSL (y = q, v) from the floor's acceleration, written here. */
+static int particle_ode(double t, const double y[], double dydt[], void *params) {
+  (void)t, (void)params;
+  for (int i = 0; i < 5; i++) dydt[i] = y[5 + i];
+  nh_floor_acceleration(y, y + 5, dydt + 5);
+  return GSL_SUCCESS;
+}
+
+/* `steps` steps of h of GSL's stepper T from x0 (q, v) straight through gsl_odeiv2_step_apply, no
+ * driver; the largest |y − s| / max(1, |s|) against the floor state s over q and v. */
+static double gsl_steps_against(const gsl_odeiv2_step_type *T, const nh_state *x0, double h, int steps,
+                                const nh_floor_state *s) {
+  gsl_odeiv2_system ode = {particle_ode, NULL, 10, NULL};
+  gsl_odeiv2_step *step = gsl_odeiv2_step_alloc(T, 10);
+  double y[10], err[10], t = 0, d = 0;
+  for (int i = 0; i < 5; i++) y[i] = x0->q[i], y[5 + i] = x0->v[i];
+  for (int n = 0; n < steps; n++, t += h) cr_assert_eq(gsl_odeiv2_step_apply(step, t, h, y, err, NULL, NULL, &ode), 0);
+  gsl_odeiv2_step_free(step);
+  for (int i = 0; i < 10; i++) {
+    const double b = i < 5 ? s->q[i] : s->v[i - 5], r = fabs(y[i] - b) / (fabs(b) > 1 ? fabs(b) : 1);
+    d = r > d ? r : d;
+  }
+  return d;
+}
+
+/* The floors table's GSL rows: their two differences, recomputed with GSL's steppers applied
+ * here, 20 steps of h = 0.2, against the rk4 floor after 40 half steps ("state diff") and 41
+ * ("1 step on"). GSL's rk4 returns two half steps for a step, so its difference is round-off;
+ * rk8pd's is rk4's error at h/2, far above it and far below the control. */
+static void expect_gsl_rows(const char *out, const nh_state *x0) {
+  nh_floor_state half = floor_state_from(x0), half_on = floor_state_from(x0);
+  nh_floor_rk4(&half, 0.1, 40);
+  nh_floor_rk4(&half_on, 0.1, 41);
+  const gsl_odeiv2_step_type *types[] = {gsl_odeiv2_step_rk4, gsl_odeiv2_step_rk8pd};
+  const char *const rows[] = {" GSL odeiv2 rk4 driver (", " GSL odeiv2 rk8pd driver ("};
+  for (int g = 0; g < 2; g++) {
+    const char *row = strstr(out, rows[g]);
+    cr_assert(row, "no row%s:\n%s", rows[g], out);
+    while (row > out && row[-1] != '\n') row--;
+    double ns, control, diff;
+    cr_assert_eq(sscanf(row, "%lf %lf %lf GSL", &ns, &control, &diff), 3, "%.*s", (int)strcspn(row, "\n"), row);
+    char printed[32], by_hand[32];
+    snprintf(printed, sizeof printed, "%.2e %.2e", control, diff);
+    snprintf(by_hand, sizeof by_hand, "%.2e %.2e", gsl_steps_against(types[g], x0, 0.2, 20, &half_on),
+             gsl_steps_against(types[g], x0, 0.2, 20, &half));
+    cr_expect_str_eq(printed, by_hand, "%s: 1 step on, state diff", rows[g]);
+    cr_expect(control > 1e-3, "%s: control %g", rows[g], control);
+    if (g == 0) cr_expect(diff < 1e-12, "GSL's rk4 against the rk4 floor at h/2: %g", diff);
+    else cr_expect(diff > 1e-12 && diff < 1e-3, "rk8pd against rk4 at h/2: %g", diff);
+  }
+}
+
 /* The floors table is of chaotic_particle at h = 0.2 (2000 steps with --quick), and its Newton
  * iterations per step are the harness's over 20 steps of that h from the default state: counted
  * here by stepping each method with nh_integrate. Its two differences, recomputed: the harness's
  * state after those 20 steps against the floor's after 20 ("state diff") and after 21 ("1 step
- * on", the control). */
+ * on", the control). Then GSL's rows (expect_gsl_rows). */
 Test(bench, floors_table_at_its_stated_step_size, .timeout = 60) {
   static char out[1 << 16], err[1 << 14];
   cr_assert_eq(run_bench_args("--quick --only floors", out, sizeof out, err, sizeof err), 0, "%s", err);
@@ -578,4 +632,5 @@ Test(bench, floors_table_at_its_stated_step_size, .timeout = 60) {
   }
   cr_expect_eq(rows, 4, "%s", out);
   cr_expect_geq(newton_rows, 2, "nh_newmark and herglotz2 iterate");
+  expect_gsl_rows(out, &x0);
 }
