@@ -135,7 +135,7 @@ static int get_number(const ctx *c, const config_setting_t *s, double *out) {
 
 static int get_positive(const ctx *c, const config_setting_t *group, const char *name, double *out) {
   const config_setting_t *s = require(c, group, name);
-  if (!s || get_number(c, s, out) != 0) return -1;
+  if (!s || get_number(c, s, out) < 0) return -1;
   if (!(*out > 0) || !isfinite(*out)) return fail_at(c, s, "%s = %g must be positive", name, *out);
   return 0;
 }
@@ -152,7 +152,7 @@ static int get_count(const ctx *c, const config_setting_t *group, const char *na
     return 0;
   }
   double v;
-  if (get_number(c, s, &v) != 0) return -1;
+  if (get_number(c, s, &v) < 0) return -1;
   if (v != floor(v) || v < min || v > max)
     return fail_at(c, s, "%s = %.15g must be a whole number in [%d, %d]", name, v, min, max);
   *out = (int)v;
@@ -168,7 +168,7 @@ static int get_numbers(const ctx *c, const config_setting_t *s, double **vals, i
   if (!(*vals = calloc((size_t)n, sizeof **vals))) return out_of_memory(c);
   *count = n;
   for (int i = 0; i < n; i++)
-    if (get_number(c, config_setting_get_elem(s, (unsigned)i), &(*vals)[i]) != 0) return -1;
+    if (get_number(c, config_setting_get_elem(s, (unsigned)i), &(*vals)[i]) < 0) return -1;
   return 0;
 }
 
@@ -340,10 +340,10 @@ static int load_system_params(const ctx *c, const config_setting_t *root, nh_stu
     const config_setting_t *p = config_setting_get_elem(params, (unsigned)i);
     double v;
     char msg[256];
-    if (get_number(c, p, &v) != 0) return -1;
+    if (get_number(c, p, &v) < 0) return -1;
     const int k = nh_param_index(st->sys.type->params, st->sys.type->nparams, config_setting_name(p));
     /* Called again after the initial conditions: a value that differs now was set by a preset. */
-    if (k >= 0 && st->nic > 0 && st->sys.p[k] != v && note_preset_override(c, p, st, st->sys.p[k], v) != 0) return -1;
+    if (k >= 0 && st->nic > 0 && st->sys.p[k] != v && note_preset_override(c, p, st, st->sys.p[k], v) < 0) return -1;
     if (nh_system_set_param(&st->sys, config_setting_name(p), v, msg, sizeof msg) != 0)
       return fail_at(c, p, "%s", msg); /* "system NAME: ..." */
   }
@@ -461,7 +461,7 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
       out_of_memory(c);
       goto out;
     }
-    if (get_numbers(c, s, &grid->values[axes], &grid->nvalues[axes]) != 0) goto out;
+    if (get_numbers(c, s, &grid->values[axes], &grid->nvalues[axes]) < 0) goto out;
     /* Out-of-range values are errors in the spec; invalid combinations are skipped below. */
     double scratch[NH_MAX_PARAMS];
     for (int j = 0; j < grid->nvalues[axes]; j++)
@@ -531,7 +531,7 @@ static int load_grids(const ctx *c, const config_setting_t *root, nh_study *st) 
   for (int i = 0; i < st->ngrids; i++) {
     const config_setting_t *g = config_setting_get_elem(grids, (unsigned)i);
     if (!config_setting_is_group(g)) return fail_at(c, g, "each grid must be a group { method = ...; ... }");
-    if (load_grid(c, g, st, &st->grids[i]) != 0) return -1;
+    if (load_grid(c, g, st, &st->grids[i]) < 0) return -1;
   }
   return 0;
 }
@@ -559,14 +559,14 @@ static int load_one_initial(const ctx *c, const config_setting_t *ic, nh_study *
   if (!(*name = dup_str("given"))) return out_of_memory(c);
   if (!config_setting_is_group(ic))
     return fail_at(c, ic, "'initial' must be a preset name or a group { q = [...]; v = [...]; }");
-  if (check_members(c, ic, known) != 0) return -1;
+  if (check_members(c, ic, known) < 0) return -1;
   const char *names[] = {"q", "v"};
   double *dest[] = {x->q, x->v};
   for (int k = 0; k < 2; k++) {
     const config_setting_t *s = require(c, ic, names[k]);
     double *vals = NULL;
     int n = 0;
-    if (!s || get_numbers(c, s, &vals, &n) != 0) {
+    if (!s || get_numbers(c, s, &vals, &n) < 0) {
       free(vals);
       return -1;
     }
@@ -599,7 +599,7 @@ static int load_initial(const ctx *c, const config_setting_t *root, nh_study *st
       nh_system_default_state(&st->sys, &st->ics[0]);
       if (!(st->ic_names[0] = dup_str("default"))) return out_of_memory(c);
     } else if (load_one_initial(c, list ? config_setting_get_elem(ic, (unsigned)i) : ic, st, &st->ics[i],
-                                &st->ic_names[i]) != 0) {
+                                &st->ic_names[i]) < 0) {
       return -1;
     }
     /* One study, one system: presets of a list must agree on the parameters they set. */
@@ -640,12 +640,12 @@ static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, 
     return fail_at(c, config_setting_get_member(root, other),
                    "'%s' and 'h' both give the step sizes; keep one ('h' = a list, or 'h0' with 'halvings')", other);
   if (hs && config_setting_type(hs) != CONFIG_TYPE_ARRAY && config_setting_type(hs) != CONFIG_TYPE_LIST) {
-    if (get_positive(c, root, "h", &st->step) != 0) return -1;
+    if (get_positive(c, root, "h", &st->step) < 0) return -1;
     if (!(st->h = malloc(sizeof(double)))) return out_of_memory(c);
     st->nh = 1;
     st->h[0] = st->step;
   } else if (hs) {
-    if (get_numbers(c, hs, &st->h, &st->nh) != 0) return -1;
+    if (get_numbers(c, hs, &st->h, &st->nh) < 0) return -1;
     for (int i = 0; i < st->nh; i++)
       if (!(st->h[i] > 0) || !isfinite(st->h[i]))
         return fail_at(c, hs, "step sizes must be positive; h[%d] = %g", i, st->h[i]);
@@ -654,7 +654,7 @@ static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, 
     int halvings;
     if (!config_setting_get_member(root, "h0"))
       return fail_at(c, root, "missing setting 'h' (a list of step sizes) or 'h0' and 'halvings'");
-    if (get_positive(c, root, "h0", &h0) != 0 || get_count(c, root, "halvings", 1, 30, REQUIRED, &halvings) != 0)
+    if (get_positive(c, root, "h0", &h0) < 0 || get_count(c, root, "halvings", 1, 30, REQUIRED, &halvings) < 0)
       return -1;
     if (!(st->h = malloc(sizeof(double) * (size_t)(halvings + 1)))) return out_of_memory(c);
     st->nh = halvings + 1;
@@ -684,7 +684,7 @@ static int check_step_count(const ctx *c, const config_setting_t *s, double T, d
 /* T must be a whole number of steps of every h. */
 static int check_whole_steps(const ctx *c, const config_setting_t *root, const nh_study *st) {
   for (int i = 0; i < st->nh; i++)
-    if (check_step_count(c, steps_setting(root), st->T, st->h[i]) != 0) return -1;
+    if (check_step_count(c, steps_setting(root), st->T, st->h[i]) < 0) return -1;
   return 0;
 }
 
@@ -732,13 +732,13 @@ static int get_optional(const ctx *c, const config_setting_t *root, const char *
 }
 
 static int load_fit(const ctx *c, const config_setting_t *root, nh_study *st) {
-  if (get_count(c, root, "fit_points", 2, 100, 3, &st->fit_points) != 0) return -1;
+  if (get_count(c, root, "fit_points", 2, 100, 3, &st->fit_points) < 0) return -1;
   return get_optional(c, root, "error_floor", 1e-11, &st->error_floor);
 }
 
 /* divergence, default 1e3 (README), for the studies that sample their runs. */
 static int load_divergence(const ctx *c, const config_setting_t *root, nh_study *st) {
-  if (get_optional(c, root, "divergence", 1e3, &st->divergence) != 0 || !(st->divergence > 0))
+  if (get_optional(c, root, "divergence", 1e3, &st->divergence) < 0 || !(st->divergence > 0))
     return fail_at(c, config_setting_get_member(root, "divergence"),
                    "divergence must be a positive number (default 1e3)");
   return 0;
@@ -746,7 +746,7 @@ static int load_divergence(const ctx *c, const config_setting_t *root, nh_study 
 
 /* reference_tol, default 1e-13 (README), for every kind of study. */
 static int load_reference_tol(const ctx *c, const config_setting_t *root, nh_study *st) {
-  if (get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol) != 0) return -1;
+  if (get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol) < 0) return -1;
   if (st->reference_tol >= 1e-16 && st->reference_tol <= 1e-3) return 0;
   return fail_at(c, config_setting_get_member(root, "reference_tol"),
                  "reference_tol = %g must lie in [1e-16, 1e-3]", st->reference_tol);
@@ -756,13 +756,13 @@ static int load_convergence(const ctx *c, const config_setting_t *root, nh_study
   static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0",
                                       "halvings", "methods", "grids", "fit_points", "error_floor",
                                       "reference_tol", "order_tolerance", "expected_orders", "norm", NULL};
-  if (check_members(c, root, known) != 0) return -1;
+  if (check_members(c, root, known) < 0) return -1;
   /* A preset may set system parameters; system_params given in the spec override them. */
-  if (load_initial(c, root, st) != 0 || load_system_params(c, root, st) != 0) return -1;
+  if (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0) return -1;
   if (st->nic != 1)
     return fail_at(c, config_setting_get_member(root, "initial"), "a convergence study takes one initial condition");
-  if (load_steps(c, root, st, 2) != 0 || check_whole_steps(c, root, st) != 0) return -1;
-  if (load_fit(c, root, st) != 0 || load_reference_tol(c, root, st) != 0 || load_norm(c, root, st) != 0) return -1;
+  if (load_steps(c, root, st, 2) < 0 || check_whole_steps(c, root, st) < 0) return -1;
+  if (load_fit(c, root, st) < 0 || load_reference_tol(c, root, st) < 0 || load_norm(c, root, st) < 0) return -1;
   return get_optional(c, root, "order_tolerance", 0.15, &st->order_tolerance);
 }
 
@@ -772,19 +772,19 @@ static int load_trajectory(const ctx *c, const config_setting_t *root, nh_study 
   static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0", "halvings",
                                       "methods", "grids", "observables", "sample_every", "divergence",
                                       "reference_tol", NULL};
-  if (check_members(c, root, known) != 0) return -1;
-  if (load_initial(c, root, st) != 0 || load_system_params(c, root, st) != 0) return -1;
-  if (load_steps(c, root, st, 1) != 0 || check_whole_steps(c, root, st) != 0) return -1;
-  if (get_count(c, root, "sample_every", 1, 1 << 30, 1, &st->sample_every) != 0) return -1;
+  if (check_members(c, root, known) < 0) return -1;
+  if (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0) return -1;
+  if (load_steps(c, root, st, 1) < 0 || check_whole_steps(c, root, st) < 0) return -1;
+  if (get_count(c, root, "sample_every", 1, 1 << 30, 1, &st->sample_every) < 0) return -1;
   for (int i = 0; i < st->nh; i++)
-    if (check_sample_count(c, root, lround(st->T / st->h[i]), st->sample_every) != 0) return -1;
+    if (check_sample_count(c, root, lround(st->T / st->h[i]), st->sample_every) < 0) return -1;
   for (int i = 0; i < st->nh; i++)
     if (lround(st->T / st->h[i]) % st->sample_every)
       return fail_at(c, config_setting_get_member(root, "sample_every"),
                      "sample_every = %d does not divide the %ld steps of h = %g", st->sample_every,
                      lround(st->T / st->h[i]), st->h[i]);
-  if (load_divergence(c, root, st) != 0 || load_reference_tol(c, root, st) != 0) return -1;
-  if (load_observables(c, root, st) != 0) return -1;
+  if (load_divergence(c, root, st) < 0 || load_reference_tol(c, root, st) < 0) return -1;
+  if (load_observables(c, root, st) < 0) return -1;
   if (st->nobs == 0)
     return fail_at(c, root,
                    "a trajectory study needs 'observables', e.g. [\"energy_error\"] (nhbench list observables)");
@@ -808,13 +808,13 @@ static int load_random_states(const ctx *c, const config_setting_t *ens, nh_stud
   static const char *const known_ens[] = {"count", "energy", "seed", NULL};
   if (!config_setting_is_group(ens))
     return fail_at(c, ens, "'ensemble' must be a group { count = ...; energy = ...; seed = ...; }");
-  if (check_members(c, ens, known_ens) != 0) return -1;
-  if (get_count(c, ens, "count", 1, 1000000, REQUIRED, &st->count) != 0) return -1;
+  if (check_members(c, ens, known_ens) < 0) return -1;
+  if (get_count(c, ens, "count", 1, 1000000, REQUIRED, &st->count) < 0) return -1;
   const config_setting_t *e = require(c, ens, "energy");
-  if (!e || get_number(c, e, &st->energy) != 0) return -1;
+  if (!e || get_number(c, e, &st->energy) < 0) return -1;
   double seed = 0;
   const config_setting_t *sd = require(c, ens, "seed");
-  if (!sd || get_number(c, sd, &seed) != 0) return -1;
+  if (!sd || get_number(c, sd, &seed) < 0) return -1;
   if (seed < 0 || seed != floor(seed) || seed > 9007199254740992.0)
     return fail_at(c, sd, "seed = %.16g must be a whole number >= 0", seed);
   st->seed = (uint64_t)seed;
@@ -830,12 +830,12 @@ static int load_random_states(const ctx *c, const config_setting_t *ens, nh_stud
 
 /* Random initial conditions as the study's `initial` list: "random 0", "random 1", … */
 static int load_random_initials(const ctx *c, const config_setting_t *ens, nh_study *st) {
-  if (load_random_states(c, ens, st) != 0) return -1;
+  if (load_random_states(c, ens, st) < 0) return -1;
   st->nic = st->count;
   st->ics = calloc((size_t)st->nic, sizeof *st->ics);
   st->ic_names = calloc((size_t)st->nic, sizeof *st->ic_names);
   if (!st->ics || !st->ic_names) return out_of_memory(c);
-  if (draw_states(c, ens, st, st->nic, st->ics) != 0) return -1;
+  if (draw_states(c, ens, st, st->nic, st->ics) < 0) return -1;
   for (int i = 0; i < st->nic; i++) {
     char name[32];
     snprintf(name, sizeof name, "random %d", i);
@@ -850,28 +850,28 @@ static int load_onestep(const ctx *c, const config_setting_t *root, nh_study *st
   static const char *const known[] = {"study", "system", "system_params", "initial", "ensemble", "T", "h", "h0",
                                       "halvings", "methods", "grids", "points", "norm", "fit_points", "error_floor",
                                       "reference_tol", NULL};
-  if (check_members(c, root, known) != 0) return -1;
+  if (check_members(c, root, known) < 0) return -1;
   const config_setting_t *ens = config_setting_get_member(root, "ensemble");
   if (ens && config_setting_get_member(root, "initial"))
     return fail_at(c, ens, "one-step points start from either 'initial' or 'ensemble' (random states), not both");
-  if (ens ? load_random_initials(c, ens, st) != 0
-          : (load_initial(c, root, st) != 0 || load_system_params(c, root, st) != 0))
+  if (ens ? load_random_initials(c, ens, st) < 0
+          : (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0))
     return -1;
-  if (load_steps(c, root, st, 2) != 0 || get_count(c, root, "points", 1, 100000, 8, &st->npoints) != 0) return -1;
-  return load_fit(c, root, st) != 0 || load_reference_tol(c, root, st) != 0 || load_norm(c, root, st) != 0 ? -1 : 0;
+  if (load_steps(c, root, st, 2) < 0 || get_count(c, root, "points", 1, 100000, 8, &st->npoints) < 0) return -1;
+  return load_fit(c, root, st) < 0 || load_reference_tol(c, root, st) < 0 || load_norm(c, root, st) < 0 ? -1 : 0;
 }
 
 /* Work-precision: error at T against counted work and wall time. */
 static int load_work_precision(const ctx *c, const config_setting_t *root, nh_study *st) {
   static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0", "halvings",
                                       "methods", "grids", "norm", "repeats", "time_limit", "reference_tol", NULL};
-  if (check_members(c, root, known) != 0) return -1;
-  if (load_initial(c, root, st) != 0 || load_system_params(c, root, st) != 0) return -1;
+  if (check_members(c, root, known) < 0) return -1;
+  if (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0) return -1;
   if (st->nic != 1)
     return fail_at(c, config_setting_get_member(root, "initial"), "a work-precision study takes one initial condition");
-  if (load_steps(c, root, st, 1) != 0 || check_whole_steps(c, root, st) != 0 || load_norm(c, root, st) != 0) return -1;
-  if (get_count(c, root, "repeats", 1, 1000, 3, &st->repeats) != 0) return -1;
-  if (get_optional(c, root, "time_limit", 60, &st->time_limit) != 0 || !(st->time_limit > 0) ||
+  if (load_steps(c, root, st, 1) < 0 || check_whole_steps(c, root, st) < 0 || load_norm(c, root, st) < 0) return -1;
+  if (get_count(c, root, "repeats", 1, 1000, 3, &st->repeats) < 0) return -1;
+  if (get_optional(c, root, "time_limit", 60, &st->time_limit) < 0 || !(st->time_limit > 0) ||
       !isfinite(st->time_limit))
     return fail_at(c, config_setting_get_member(root, "time_limit"),
                    "time_limit must be a positive number of seconds (default 60)");
@@ -895,11 +895,11 @@ static int load_expected_orders(const ctx *c, const config_setting_t *root, nh_s
     return fail_at(c, list, "'expected_orders' must be a list ( { method = \"...\"; order = N; reason = \"...\"; } )");
   for (int e = 0; e < config_setting_length(list); e++) {
     const config_setting_t *g = config_setting_get_elem(list, (unsigned)e);
-    if (!config_setting_is_group(g) || check_members(c, g, known) != 0)
+    if (!config_setting_is_group(g) || check_members(c, g, known) < 0)
       return fail_at(c, g, "each expected order is a group { method; order; reason; }");
     const config_setting_t *ms = require(c, g, "method"), *rs = require(c, g, "reason");
     int order;
-    if (!ms || !rs || get_count(c, g, "order", 0, 20, REQUIRED, &order) != 0) return -1;
+    if (!ms || !rs || get_count(c, g, "order", 0, 20, REQUIRED, &order) < 0) return -1;
     const char *text = config_setting_get_string(ms), *reason = config_setting_get_string(rs);
     char msg[768], name[1024];
     if (!text || !reason) return fail_at(c, g, "method and reason must be strings");
@@ -922,24 +922,24 @@ static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *s
   static const char *const known[] = {"study", "system", "system_params", "T", "h", "sample_every",
                                       "divergence", "ensemble", "initial", "observables", "methods", "grids",
                                       "reference_tol", NULL};
-  if (check_members(c, root, known) != 0) return -1;
-  if (get_positive(c, root, "h", &st->step) != 0) return -1;
-  if (check_step_count(c, config_setting_get_member(root, "h"), st->T, st->step) != 0) return -1;
+  if (check_members(c, root, known) < 0) return -1;
+  if (get_positive(c, root, "h", &st->step) < 0) return -1;
+  if (check_step_count(c, config_setting_get_member(root, "h"), st->T, st->step) < 0) return -1;
   st->nsteps = lround(st->T / st->step);
-  if (get_count(c, root, "sample_every", 1, 1 << 30, 1, &st->sample_every) != 0) return -1;
+  if (get_count(c, root, "sample_every", 1, 1 << 30, 1, &st->sample_every) < 0) return -1;
   if (st->nsteps % st->sample_every)
     return fail_at(c, config_setting_get_member(root, "sample_every"),
                    "sample_every = %d does not divide the number of steps %ld", st->sample_every, st->nsteps);
-  if (check_sample_count(c, root, st->nsteps, st->sample_every) != 0) return -1;
+  if (check_sample_count(c, root, st->nsteps, st->sample_every) < 0) return -1;
   st->nsamples = (int)(st->nsteps / st->sample_every) + 1;
-  if (load_divergence(c, root, st) != 0 || load_reference_tol(c, root, st) != 0) return -1;
-  if (load_observables(c, root, st) != 0) return -1;
+  if (load_divergence(c, root, st) < 0 || load_reference_tol(c, root, st) < 0) return -1;
+  if (load_observables(c, root, st) < 0) return -1;
   const config_setting_t *ens = config_setting_get_member(root, "ensemble");
   const config_setting_t *given = config_setting_get_member(root, "initial");
   if (ens && given)
     return fail_at(c, given, "an ensemble takes either 'ensemble' (random states) or 'initial', not both");
   if (given) {
-    if (load_initial(c, root, st) != 0 || load_system_params(c, root, st) != 0) return -1;
+    if (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0) return -1;
     st->count = st->nic;
     return 0;
   }
@@ -1048,22 +1048,22 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
     goto done;
   }
   for (int i = 0; i < noverrides; i++) {
-    if (apply_override(&cfg, overrides[i], err, errlen) != 0) goto done;
+    if (apply_override(&cfg, overrides[i], err, errlen) < 0) goto done;
     strcat(st->overrides, i ? " " : "");
     strcat(st->overrides, overrides[i]);
   }
   const config_setting_t *root = config_root_setting(&cfg);
-  if (load_kind(&c, root, st) != 0 || load_system(&c, root, st) != 0 || get_positive(&c, root, "T", &st->T) != 0)
+  if (load_kind(&c, root, st) < 0 || load_system(&c, root, st) < 0 || get_positive(&c, root, "T", &st->T) < 0)
     goto done;
-  if (kind_loaders[st->kind](&c, root, st) != 0) goto done;
-  if (load_methods(&c, root, st) != 0) goto done;
+  if (kind_loaders[st->kind](&c, root, st) < 0) goto done;
+  if (load_methods(&c, root, st) < 0) goto done;
   st->nprimary = st->nmethods;
-  if (load_grids(&c, root, st) != 0) goto done;
+  if (load_grids(&c, root, st) < 0) goto done;
   if (st->nmethods == 0) {
     fail_at(&c, root, "no methods to run");
     goto done;
   }
-  if (st->kind == NH_STUDY_CONVERGENCE && load_expected_orders(&c, root, st) != 0) goto done;
+  if (st->kind == NH_STUDY_CONVERGENCE && load_expected_orders(&c, root, st) < 0) goto done;
   rc = 0;
 done:
   config_destroy(&cfg);
