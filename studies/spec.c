@@ -42,6 +42,8 @@ static void setting_path(const config_setting_t *s, char *buf, size_t len) {
   nh_text_append(buf, len, ".", "%s", config_setting_name(s));
 }
 
+/* The message of a refused spec, in c->err; returns -1. Every loader below returns 0, or -1 with
+ * its message written, and its callers test < 0. */
 static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...) {
   char msg[768];
   va_list ap;
