@@ -129,7 +129,9 @@ Test(report, expect_nan_never_holds) {
 Test(report, expect_malformed_is_refused_quoting_the_text) {
   const char *bad[] = {"in [2, 1]", "<", "~ 1", "~ 1 rel -1", "=> 3", "< 3 junk", "in [1, 2] junk", "~ 1 abs 0.1 x",
                        "in [1, 2", "in 1, 2", "in [1 2]", "", "   ", "3", "== 3", "< 2 *", "< 2 * 3", "< @",
-                       "~ 1 rel", "~ 1 abs -0.5", "~ 1 relative 0.1", "@", "@row_1", "about 3"};
+                       "~ 1 rel", "~ 1 abs -0.5", "~ 1 relative 0.1", "@", "@row_1", "about 3",
+                       /* '~' with no operand it can read */
+                       "~", "~ x rel 0.1", "~ @ abs 1", "~ 2 * rel 0.1"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     nh_expect e;
     char err[512] = "", quoted[128];
