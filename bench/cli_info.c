@@ -240,7 +240,7 @@ static void print_conv_cost(const nh_h5 *f, const conv_data *d, int fin) {
 static int info_convergence(nh_h5 *f) {
   conv_data d;
   int rc = 2, *byh = NULL;
-  if (read_conv(f, &d) == 0 && (byh = by_h(d.h, d.nh))) {
+  if (read_conv(f, &d) >= 0 && (byh = by_h(d.h, d.nh))) {
     print_header(f);
     print_convergence_setup(f, d.h, d.nh, byh);
     rc = print_ics(f) != 0 ? 2 : 0;
@@ -385,7 +385,7 @@ static int info_ensemble(nh_h5 *f) {
   nh_cost *cost = sum ? nh_h5_costs(f, "cost", "method", NULL) : NULL;
   double *wall = cost ? nh_h5_doubles(f, "wall_time", "method", NULL) : NULL;
   double *t = wall ? nh_h5_doubles(f, "t", "sample", NULL) : NULL;
-  if (t && nh_h5_read_grids(f, &ngrids, &grids) == 0 && print_ensemble_setup(f, ngrids) == 0) {
+  if (t && nh_h5_read_grids(f, &ngrids, &grids) == 0 && print_ensemble_setup(f, ngrids) >= 0) {
     print_energy_table(f, sum);
     print_failure_reasons(f);
     print_ensemble_cost(f, sum, cost, wall);
@@ -483,7 +483,7 @@ static int info_trajectory(nh_h5 *f) {
   double *h = nh_h5_doubles(f, "h", "h", NULL);
   int *status = h ? nh_h5_ints(f, "status", "method,h,ic", NULL) : NULL;
   int *nsh = status ? nh_h5_ints(f, "nsamples_h", "h", NULL) : NULL;
-  int ok = nsh && read_traj_obs(f, &o) == 0;
+  int ok = nsh && read_traj_obs(f, &o) >= 0;
   if (ok) {
     char *ref = group_str(f, "reference");
     print_header(f);

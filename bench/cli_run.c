@@ -280,7 +280,7 @@ enum { USABLE, UNUSABLE, NO_MEMORY };
 static int output_usable(const run_args *a, const char *path, nh_study *st, char *journal, size_t len, char *key) {
   if (!writer()) return USABLE;
   if (!key) return NO_MEMORY;
-  if (prepare_output(path) != 0 || check_room(st, path) < 0) return UNUSABLE;
+  if (prepare_output(path) < 0 || check_room(st, path) < 0) return UNUSABLE;
   const int rc = setup_journal(a, path, st, journal, len, key);
   return rc == NH_CHECKPOINT_NO_MEMORY ? NO_MEMORY : rc < 0 ? UNUSABLE : USABLE;
 }

@@ -310,7 +310,7 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
   r->npoints = st->nic * st->npoints;
   const int np = r->npoints;
   const size_t cells = (size_t)nm * nh * np;
-  if (allocate(st, r) != 0) {
+  if (allocate(st, r) < 0) {
     snprintf(err, errlen, "%s: out of memory for %zu one-step tasks", st->spec_file, cells);
     return -1;
   }

@@ -72,7 +72,7 @@ int nh_run_trajectory(const nh_study *st, nh_trajectory_result *r, char *err, si
   const int nm = st->nmethods, nh = st->nh, nic = st->nic, n = st->sys.n;
   const size_t runs = (size_t)nm * nh * nic;
   memset(r, 0, sizeof *r);
-  if (allocate(st, r, runs) != 0) {
+  if (allocate(st, r, runs) < 0) {
     snprintf(err, errlen, "%s: out of memory for %zu runs of %d samples", st->spec_file, runs, r->nsamples);
     return -1;
   }
