@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "studies/study.h"
 #include "tests/h5compare.h"
 #include "tests/helpers.h"
 
@@ -41,6 +42,14 @@ static int run_ranks(int ranks, const char *spec, const char *out, const char *e
 
 static void tmp_name(char *buf, size_t len, const char *what) {
   snprintf(buf, len, "/tmp/nhbench-mpi-%d-%s", (int)getpid(), what);
+}
+
+/* A process of the cluster build that never started MPI (this test, a command called in-process)
+ * is rank 0 of 1, as outside MPI (studies/study.h), and keeps its own exit status. */
+Test(mpi, a_process_without_mpi_is_rank_0_of_1) {
+  cr_expect_eq(nh_study_rank(), 0);
+  cr_expect_eq(nh_study_ranks(), 1);
+  cr_expect_eq(nh_ranks_agree(7), 7);
 }
 
 /* The spec run by nhbench alone, then under mpirun with 1, 2 and 3 ranks: the same datasets. */
