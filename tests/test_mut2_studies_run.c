@@ -210,6 +210,16 @@ Test(mut2_studies_run, divergence_stops_at_the_sample_that_crosses) {
   }
 }
 
+/* The ensemble study of spec text, loaded and run (both must succeed). */
+static void run_ensemble_spec(const char *text, nh_study *st, nh_ensemble_result *r) {
+  char path[128], err[1024];
+  snprintf(path, sizeof path, "/tmp/nhbench-mut2-run-%d.cfg", (int)getpid());
+  test_write_file(path, text);
+  cr_assert_eq(nh_study_load(path, NULL, 0, st, err, sizeof err), 0, "%s", err);
+  remove(path);
+  cr_assert_eq(nh_run_ensemble(st, r, err, sizeof err), 0, "%s", err);
+}
+
 /* An ensemble with observables on the chaotic particle (no exact solution): the `error` observable
  * is q, v − the rk8pd reference integrated from sample to sample; here the reference is taken from
  * x0 straight to each sample time (nh_true_solution), which agrees to the reference's tolerance.
@@ -217,14 +227,10 @@ Test(mut2_studies_run, divergence_stops_at_the_sample_that_crosses) {
 Test(mut2_studies_run, sampled_error_against_the_rk8pd_reference) {
   nh_study st;
   nh_ensemble_result r;
-  char path[128], err[1024];
-  snprintf(path, sizeof path, "/tmp/nhbench-mut2-run-%d.cfg", (int)getpid());
-  test_write_file(path, "study = \"ensemble\";\nsystem = \"chaotic_particle\";\nT = 1.2;\nh = 0.1;\nsample_every = 3;\n"
-                        "methods = [\"rk4\", \"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)\"];\n"
-                        "ensemble = { count = 2; energy = 1.535; seed = 3; };\nobservables = [\"q\", \"v\", \"error\"];\n");
-  cr_assert_eq(nh_study_load(path, NULL, 0, &st, err, sizeof err), 0, "%s", err);
-  remove(path);
-  cr_assert_eq(nh_run_ensemble(&st, &r, err, sizeof err), 0, "%s", err);
+  run_ensemble_spec("study = \"ensemble\";\nsystem = \"chaotic_particle\";\nT = 1.2;\nh = 0.1;\nsample_every = 3;\n"
+                    "methods = [\"rk4\", \"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)\"];\n"
+                    "ensemble = { count = 2; energy = 1.535; seed = 3; };\nobservables = [\"q\", \"v\", \"error\"];\n",
+                    &st, &r);
   const int n = st.sys.n, ns = st.nsamples, row = r.samples.row;
   cr_assert_eq(ns, 5);
   cr_assert_eq(row, 4 * n, "q, v and error (2n)");
@@ -257,14 +263,10 @@ Test(mut2_studies_run, sampled_error_against_the_rk8pd_reference) {
 Test(mut2_studies_run, random_initial_conditions_start_at_t_0) {
   nh_study st;
   nh_ensemble_result r;
-  char path[128], err[1024];
-  snprintf(path, sizeof path, "/tmp/nhbench-mut2-t0-%d.cfg", (int)getpid());
-  test_write_file(path, "study = \"ensemble\";\nsystem = \"lane_emden\";\nT = 1.2;\nh = 0.1;\nsample_every = 4;\n"
-                        "methods = [\"rk4\"];\nensemble = { count = 2; energy = 0.5; seed = 5; };\nobservables = [\"q\"];\n");
-  cr_assert_eq(nh_study_load(path, NULL, 0, &st, err, sizeof err), 0, "%s", err);
-  remove(path);
+  run_ensemble_spec("study = \"ensemble\";\nsystem = \"lane_emden\";\nT = 1.2;\nh = 0.1;\nsample_every = 4;\n"
+                    "methods = [\"rk4\"];\nensemble = { count = 2; energy = 0.5; seed = 5; };\nobservables = [\"q\"];\n",
+                    &st, &r);
   cr_assert(st.random_ics);
-  cr_assert_eq(nh_run_ensemble(&st, &r, err, sizeof err), 0, "%s", err);
   const int n = st.sys.n, ns = st.nsamples, row = r.samples.row;
   cr_assert_eq(ns, 4);
   for (int ic = 0; ic < 2; ic++) {
