@@ -2,6 +2,8 @@
  * mean and unbiased variance (with NaN, stopped runs, one sample, equal samples), the drift slope,
  * the order fit, the running maximum of the constraint residual, and the random streams. */
 #include <criterion/criterion.h>
+#include <gsl/gsl_statistics_double.h>
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <string.h>
@@ -49,6 +51,14 @@ Test(statistics, variance_without_cancellation) {
   nh_column_stats(3, 1, x, &mean, &var, &count);
   cr_expect_eq(var, 1);
   cr_expect_eq(mean, 1e8 + 2);
+  /* Deviations of 1e-9 from 1, which no double holds exactly: the variance agrees with GSL's to
+   * round-off, where Σ(d + m)(d − m), equal in exact arithmetic, is off by 26 times the value. */
+  double y[6];
+  for (int i = 0; i < 6; i++) y[i] = 1 + 1e-9 * (double[]){1, 2, 3, 5, 8, 13}[i];
+  nh_column_stats(6, 1, y, &mean, &var, &count);
+  const double want = gsl_stats_variance(y, 1, 6);
+  cr_expect(fabs(var - want) <= 1e-12 * want, "variance %.17g, GSL's %.17g", var, want);
+  cr_expect(fabs(mean - gsl_stats_mean(y, 1, 6)) <= 2 * DBL_EPSILON, "mean %.17g, GSL's %.17g", mean, gsl_stats_mean(y, 1, 6));
 }
 
 /* Least squares by hand: y = 2 + 3t exactly → 3; y = t² on t = 0, 1, 2 → slope 2 (the normal
