@@ -354,6 +354,11 @@ Test(statistics, room_check_at_its_boundaries) {
   cr_assert_eq(nh_study_load(DATA "trajectory_particle.cfg", NULL, 0, &st, err, sizeof err), 0, "%s", err);
   E = nh_study_memory_estimate(&st);
   cr_expect_eq(nh_study_check_room(&st, 0, E / 0.8, err, sizeof err), 0);
+  /* At the boundary to the bit: a memory whose 80 % is exactly E passes (refused only above). */
+  double at = E / 0.8;
+  for (int k = 0; k < 8 && 0.8 * at != E; k++) at = nextafter(at, 0.8 * at < E ? INFINITY : 0);
+  cr_assert_eq(0.8 * at, E, "no memory whose 80 %% is E to the bit");
+  cr_expect_eq(nh_study_check_room(&st, 0, at, err, sizeof err), 0, "80 %% of the memory is E: %s", err);
   cr_expect_eq(nh_study_check_room(&st, 1e30, E / 0.8 * (1 - 1e-9), err, sizeof err), -1, "memory just short");
   cr_expect(strstr(err, "of memory, more than the ") != NULL, "%s", err);
   cr_expect_eq(nh_study_check_room(&st, 2 * E, E / 0.8, err, sizeof err), 0, "disk and memory just enough");
