@@ -113,6 +113,8 @@ double nh_onestep_newton_cond(const nh_method *m, const nh_system *sys, const nh
   if (dim <= 0 || dim > NH_MAX_NEWTON) return NAN;
   double X[NH_MAX_NEWTON], F[NH_MAX_NEWTON], J[NH_MAX_NEWTON * NH_MAX_NEWTON];
   double inv[NH_MAX_NEWTON * NH_MAX_NEWTON];
+  /* An entry the evaluation leaves unwritten reads as NaN: a partial Jacobian has no condition. */
+  for (int i = 0; i < NH_MAX_NEWTON * NH_MAX_NEWTON; i++) J[i] = NAN;
   t->newton_unknowns(m, sys, x, y, h, X);
   t->newton_eval(m, sys, x, h, X, F, J);
   for (int i = 0; i < dim * dim; i++)

@@ -183,6 +183,12 @@ Test(mut2_studies_spec, malformed_initial_conditions) {
           NULL, 0, ":6: entry 3 of 'v' must be a number, not \"x\"");
   refused(CONV3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\ninitial = { q = [0.0, 0.0, 0.0]; v = [0.0, 0.0, 0.0]; w = 1; };\n",
           NULL, 0, ":6: unknown setting 'w' (known here: q, v)");
+  /* The first setting of a group (and of the file) is checked too. */
+  refused(CONV3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\ninitial = { w = 1; q = [0.0, 0.0, 0.0]; v = [0.0, 0.0, 0.0]; };\n",
+          NULL, 0, ":6: unknown setting 'w' (known here: q, v)");
+  refused("colour = 1;\n" CONV3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\n", NULL, 0,
+          ":1: unknown setting 'colour' (known here: study, system, system_params, initial, T, h, h0, halvings, "
+          "methods, grids, fit_points, error_floor, reference_tol, order_tolerance, expected_orders, norm)");
   refused(CONV3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\ninitial = [];\n", NULL, 0, ":6: 'initial' is an empty list");
   /* particle: D is z' = y x'; q = (0, 1, 0), v = (1, 0, 1) is on D, v = (1, 0, 0) is 1 off it. */
   nh_study st;
@@ -233,6 +239,8 @@ Test(mut2_studies_spec, initial_and_ensemble_exclude_each_other) {
   refused(ENS3 "h = 0.5;\nmethods = [\"rk4\"];\nensemble = 3;\n", NULL, 0,
           ":6: 'ensemble' must be a group { count = ...; energy = ...; seed = ...; }");
   refused(ENS3 "h = 0.5;\nmethods = [\"rk4\"];\nensemble = { count = 2; energy = 1.535; seed = 1; size = 3; };\n", NULL, 0,
+          ":6: unknown setting 'size' (known here: count, energy, seed)");
+  refused(ENS3 "h = 0.5;\nmethods = [\"rk4\"];\nensemble = { size = 3; count = 2; energy = 1.535; seed = 1; };\n", NULL, 0,
           ":6: unknown setting 'size' (known here: count, energy, seed)");
   refused(ENS3 "h = -0.5;\nmethods = [\"rk4\"];\nensemble = { count = 2; energy = 1.535; seed = 1; };\n", NULL, 0,
           ":4: h = -0.5 must be positive");
