@@ -212,7 +212,8 @@ Test(mut_bench, info_header_and_cost_by_hand) {
   expect_has(out, "\n  CAVEAT       method 0 nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,");
   expect_has(out, "\n  h            2 values, 0.1 .. 0.05\n");
   expect_has(out, "\n  methods      2\n");
-  expect_has(out, "\nCost at the finest h = 0.05;");
+  expect_has(out, "\nCost at the finest h = 0.05; max resid: max over all h of max_t |mu(q).v|; wall: all h:\n"
+                  "   #  max resid        steps    rhs evals   Newton its constr evals   wall[s]  method\n   0 ");
   const char *cost = strstr(out, "\nCost at the finest");
   cr_assert_not_null(cost);
   const char *rk4 = line_starting(cost, "   1 ");
