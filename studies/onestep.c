@@ -108,7 +108,7 @@ static double norm1(int m, const double *A) {
 double nh_onestep_newton_cond(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
                               double h) {
   const nh_integrator_type *t = m->type;
-  if (!t->newton_size || !t->newton_eval || !t->newton_unknowns) return NAN;
+  if (!t->newton_eval) return NAN; /* and so neither newton_size nor newton_unknowns (integrator.h) */
   const int dim = t->newton_size(m, sys);
   if (dim <= 0 || dim > NH_MAX_NEWTON) return NAN;
   double X[NH_MAX_NEWTON], F[NH_MAX_NEWTON], J[NH_MAX_NEWTON * NH_MAX_NEWTON];

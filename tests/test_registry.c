@@ -138,12 +138,14 @@ ParameterizedTest(named *c, registry, system) {
   gsl_rng_free(rng);
 }
 
-/* Every method: documented, defaults within their ranges, a positive order, and its canonical name
- * parses back to the same method. */
+/* Every method: documented, all three Newton hooks or none, defaults within their ranges, a
+ * positive order, and its canonical name parses back to the same method. */
 Test(registry, methods) {
   for (int i = 0; nh_integrator_types[i]; i++) {
     const nh_integrator_type *t = nh_integrator_types[i];
     cr_expect(t->doc && strlen(t->doc) > 20, "%s: documentation missing", t->name);
+    cr_expect(!t->newton_size == !t->newton_eval && !t->newton_eval == !t->newton_unknowns,
+              "%s: the three Newton hooks come together or not at all", t->name);
     for (int p = 0; p < t->nparams; p++) {
       const nh_param_desc *d = &t->params[p];
       cr_expect(d->def >= d->min && d->def <= d->max && d->help, "%s: parameter %s", t->name, d->name);
