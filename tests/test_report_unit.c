@@ -556,8 +556,8 @@ Test(report, measures_against_the_file_read_by_hand, .init = make_tmpdir, .fini 
 
 /* A claims file loaded field by field, then evaluated against the trajectory file: a ratio row
  * (per = "@id") is its value over its divisor's, both read here from the file; a row whose divisor
- * could not be measured is not measured either; a failing row's reason follows its outcome; a
- * measured-only row and a declared not-verified row keep their reasons. */
+ * could not be measured is not measured either; a failing row's reason follows its outcome (a
+ * passing row's does not); a measured-only row and a declared not-verified row keep their reasons. */
 Test(report, claims_loaded_and_evaluated_by_hand, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 60) {
   double q[2 * 2 * 2 * 9 * 3], t[2 * 9];
   traj_study(q, t);
@@ -567,7 +567,8 @@ Test(report, claims_loaded_and_evaluated_by_hand, .init = make_tmpdir, .fini = r
       " { item = \"Q1\"; source = \"[src]\"; claim = \"the claim\"; note = \"a note\"; figures = [\"f1\", \"f2\"];\n"
       "   rows = (\n"
       "   { id = \"top\"; quantity = \"q1 at t = 1\"; file = \"traj\"; data = \"observables/q\";\n"
-      "     at = { method = \"rk4\"; h = 0.125; ic = 1; component = \"q[1]\"; t = 1.0; }; expect = \"> -1e300\"; },\n"
+      "     at = { method = \"rk4\"; h = 0.125; ic = 1; component = \"q[1]\"; t = 1.0; }; expect = \"> -1e300\";\n"
+      "     reason = \"said only on a failure\"; },\n"
       "   { quantity = \"ratio\"; file = \"traj\"; data = \"observables/q\"; per = \"@top\"; reduce = \"max\";\n"
       "     from = 0.25; to = 0.5;\n"
       "     at = { method = \"rk4\"; h = 0.125; ic = 1; component = \"q[1]\"; }; expect = \"< -1e300\"; reason = \"a wrong claim\"; },\n"
@@ -590,7 +591,7 @@ Test(report, claims_loaded_and_evaluated_by_hand, .init = make_tmpdir, .fini = r
   cr_expect(strcmp(it->item, "Q1") == 0 && strcmp(it->source, "[src]") == 0 && strcmp(it->claim, "the claim") == 0 &&
             strcmp(it->note, "a note") == 0 && it->nfigures == 2 && strcmp(it->figures[1], "f2") == 0);
   const nh_claim_row *r = it->rows;
-  cr_expect(r[0].line == 6 && r[1].line == 8 && r[5].line == 16, "lines %d %d %d", r[0].line, r[1].line, r[5].line);
+  cr_expect(r[0].line == 6 && r[1].line == 9 && r[5].line == 17, "lines %d %d %d", r[0].line, r[1].line, r[5].line);
   cr_expect(r[0].measure.nselect == 5 && r[0].measure.select[0].by_name && !r[0].measure.select[1].by_name &&
             r[0].measure.select[1].value == 0.125 && strcmp(r[0].measure.select[2].name, "1") == 0);
   cr_expect(r[0].measure.from == -INFINITY && r[0].measure.to == INFINITY && r[0].measure.reduce == NH_REDUCE_VALUE);
@@ -604,6 +605,7 @@ Test(report, claims_loaded_and_evaluated_by_hand, .init = make_tmpdir, .fini = r
   const double top = Q(0, 1, 1, 8, 1);
   const double ratio = fmax(fmax(Q(0, 1, 1, 2, 1), Q(0, 1, 1, 3, 1)), Q(0, 1, 1, 4, 1)) / top;
   cr_expect(r[0].measured == top && r[0].verdict == NH_PASS, "top %.17g vs %.17g", r[0].measured, top);
+  cr_expect_str_eq(r[0].outcome, "", "a passing row's reason is not its outcome");
   cr_expect(r[1].measured == ratio, "ratio %.17g, by hand %.17g", r[1].measured, ratio);
   cr_expect_eq(r[1].verdict, NH_FAIL);
   cr_expect_str_eq(r[1].outcome, "a wrong claim");
