@@ -322,11 +322,13 @@ static double cost_field(const nh_cost *c, const char *field) {
 /* The whole dataset as doubles: floats as they are, integers converted, the cost records by
  * their field. */
 static double *read_values(reader *r, const char *name, const char *dims, hsize_t *shape, long long *total) {
+  H5T_class_t cls = H5T_NO_CLASS; /* no such dataset: none of the classes read below */
   hid_t ds = H5Dopen2(r->f->group, name, H5P_DEFAULT);
-  hid_t type = ds < 0 ? -1 : H5Dget_type(ds);
-  H5T_class_t cls = type < 0 ? H5T_NO_CLASS : H5Tget_class(type);
-  if (type >= 0) H5Tclose(type);
-  if (ds >= 0) H5Dclose(ds);
+  if (ds >= 0) {
+    hid_t type = H5Dget_type(ds);
+    if (type >= 0) cls = H5Tget_class(type), H5Tclose(type);
+    H5Dclose(ds);
+  }
   double *x = NULL;
   int rank = 1;
   for (const char *p = dims; *p; p++) rank += *p == ',';
