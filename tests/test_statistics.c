@@ -349,6 +349,7 @@ Test(statistics, room_check_at_its_boundaries) {
   cr_expect_eq(nh_study_check_room(&st, 2 * E - 1, 1e30, err, sizeof err), -1, "one byte short on disk");
   cr_expect(strstr(err, "on disk (its journal and the file") && strstr(err, "free where the output goes"), "%s", err);
   cr_expect_eq(nh_study_check_room(&st, 0, 0, err, sizeof err), 0, "capacity unknown");
+  cr_expect_eq(nh_study_check_room(&st, 1, 0, err, sizeof err), -1, "1 byte free is a capacity, and too little");
   cr_expect_eq(nh_study_check_room(&st, 2 * E, 1, err, sizeof err), 0, "an ensemble streams: memory is not asked");
   nh_study_free(&st);
   cr_assert_eq(nh_study_load(DATA "trajectory_particle.cfg", NULL, 0, &st, err, sizeof err), 0, "%s", err);
@@ -360,6 +361,7 @@ Test(statistics, room_check_at_its_boundaries) {
   cr_assert_eq(0.8 * at, E, "no memory whose 80 %% is E to the bit");
   cr_expect_eq(nh_study_check_room(&st, 0, at, err, sizeof err), 0, "80 %% of the memory is E: %s", err);
   cr_expect_eq(nh_study_check_room(&st, 1e30, E / 0.8 * (1 - 1e-9), err, sizeof err), -1, "memory just short");
+  cr_expect_eq(nh_study_check_room(&st, 0, 1, err, sizeof err), -1, "1 byte of memory is a capacity, and too little");
   cr_expect(strstr(err, "of memory, more than the ") != NULL, "%s", err);
   cr_expect_eq(nh_study_check_room(&st, 2 * E, E / 0.8, err, sizeof err), 0, "disk and memory just enough");
   cr_expect_eq(nh_study_check_room(&st, 2 * E * (1 - 1e-9), 1e30, err, sizeof err), -1, "disk just short");
