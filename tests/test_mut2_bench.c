@@ -566,6 +566,10 @@ Test(mut2_bench, info_ensemble_tables_from_the_file) {
   cr_expect_eq(cost[1].rhs_evals, 40, "rk4: 4 right-hand sides a step");
   cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
   expect_has(out, want);
+  /* The cost table ends there: the grids' tables follow. */
+  const char *after = strstr(out, want);
+  cr_expect(after && strncmp(after + strlen(want), "\nGrid 0: ", 9) == 0, "after the cost table:\n%.300s",
+            after ? after + strlen(want) : "");
   /* The header: the provenance attributes as the file holds them. */
   char *date = nh_h5_attr_string(&f, "/", "date"), *version = nh_h5_attr_string(&f, "/", "version");
   char *compiler = nh_h5_attr_string(&f, "/", "compiler"), *command = nh_h5_attr_string(&f, "/", "command");
