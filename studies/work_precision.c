@@ -78,7 +78,7 @@ static int wp_task(void *ctx, long task) { /* allocates nothing: it cannot run o
   const double h = st->h[task % nh];
   const long nsteps = lround(st->T / h);
   double *e = r->err + (size_t)task * NH_WP_NORMS, *wt = r->wall_times + (size_t)task * R;
-  int status = NH_STEP_OK, made = 0;
+  int status = NH_STEP_OK;
 
   for (int i = 0; i < NH_WP_NORMS; i++) e[i] = NAN;
   for (int rep = 0; rep < R; rep++) wt[rep] = NAN;
@@ -90,7 +90,6 @@ static int wp_task(void *ctx, long task) { /* allocates nothing: it cannot run o
     if (status == NH_STEP_OK)
       status = nh_integrate(m, sys, &x, nsteps, h, &cost, st->time_limit > 0 ? t0 + st->time_limit : 0, NULL);
     wt[rep] = omp_get_wtime() - t0;
-    made = rep + 1;
     if (rep == 0) {
       r->cost[task] = cost;
       r->work[task] = work_of(&cost);
@@ -103,10 +102,10 @@ static int wp_task(void *ctx, long task) { /* allocates nothing: it cannot run o
     r->wall_time[task] = NAN;
     return 0;
   }
-  double sorted[made];
-  memcpy(sorted, wt, sizeof(double) * (size_t)made);
-  gsl_sort(sorted, 1, (size_t)made);
-  r->wall_time[task] = gsl_stats_median_from_sorted_data(sorted, 1, (size_t)made);
+  double sorted[R]; /* every repetition ran: a failed one returned above */
+  memcpy(sorted, wt, sizeof(double) * (size_t)R);
+  gsl_sort(sorted, 1, (size_t)R);
+  r->wall_time[task] = gsl_stats_median_from_sorted_data(sorted, 1, (size_t)R);
   return 0;
 }
 
