@@ -84,7 +84,8 @@ enum { MAX_THREADS = 1024 };              /* threads per worker rank: rank 0's t
 static void wait_for_results(MPI_Status *s) {
   const struct timespec pause = {0, WAIT_US * 1000L};
   const double spin_until = MPI_Wtime() + SPIN_US * 1e-6;
-  for (int flag = 0;;) {
+  for (;;) {
+    int flag;
     MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULTS, MPI_COMM_WORLD, &flag, s);
     if (flag) return;
     if (MPI_Wtime() > spin_until) nanosleep(&pause, NULL);

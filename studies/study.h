@@ -90,7 +90,7 @@ typedef struct {
 
   /* work-precision */
   int repeats;        /* wall time: the median of this many runs (default 3) */
-  double time_limit;  /* seconds per task before it is stopped as timed out (default 60) */
+  double time_limit;  /* seconds per task before it is stopped as timed out (> 0, default 60) */
 
   /* ensemble (and trajectory: sample_every, divergence) */
   double step;       /* h */

@@ -88,7 +88,7 @@ static int wp_task(void *ctx, long task) { /* allocates nothing: it cannot run o
     const double t0 = omp_get_wtime();
     status = nh_method_init(m, sys, &x, h, &cost);
     if (status == NH_STEP_OK)
-      status = nh_integrate(m, sys, &x, nsteps, h, &cost, st->time_limit > 0 ? t0 + st->time_limit : 0, NULL);
+      status = nh_integrate(m, sys, &x, nsteps, h, &cost, t0 + st->time_limit, NULL);
     wt[rep] = omp_get_wtime() - t0;
     if (rep == 0) {
       r->cost[task] = cost;

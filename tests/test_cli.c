@@ -989,6 +989,15 @@ Test(cli, info_of_grid_methods_only, .timeout = 60) {
   cli_result *r = small_grid_run("gridonly", "", "[0.0, 0.1]", "info", "", spec, file);
   expect_has(r->out, "methods      2: 0 listed in the spec, 2 more from 1 grid\n");
   cr_expect(!strstr(r->out, "not listed in the spec"), "%s", r->out);
+  /* Its cells are methods 0 and 1: method 0 is a method like any other, with its statistic and
+   * its count of ICs (only -1 means no method). */
+  r = nhb("export %s grid", file);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  double t[16][10];
+  cr_assert_eq(grid_table(r->out, t), 2, "%s", r->out);
+  for (int m = 0; m < 2; m++)
+    cr_expect(t[m][3] == m && isfinite(t[m][2]) && t[m][2] > 0 && t[m][4] == 0 && t[m][5] == 2, "cell %d: %s", m,
+              r->out);
   remove(spec), remove(file);
 }
 
