@@ -30,7 +30,7 @@ static int run_local(const nh_task_set *ts, nh_progress *prog) {
 #pragma omp parallel for schedule(dynamic)
   for (long i = 0; i < ts->count; i++) {
     if (ts->done && ts->done[i]) continue;
-    double *rec = malloc(sizeof(double) * (ts->record_length ? ts->record_length : 1));
+    double *rec = malloc(sizeof(double) * ts->record_length);
     double seconds = omp_get_wtime();
     if (rec) ts->run(ts->ctx, i, rec);
     seconds = omp_get_wtime() - seconds;

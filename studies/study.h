@@ -341,7 +341,7 @@ void nh_progress_tick_kind(nh_progress *p, int kind, double seconds); /* thread-
 double nh_progress_eta(const nh_progress *p, double now);
 void nh_progress_end(nh_progress *p); /* also frees the kinds */
 /* A study's tasks, for nh_run_tasks. run(ctx, i, record) runs task i and packs its results into
- * record (record_length doubles; it may also fill its own slots of the result); take(ctx, i,
+ * record (record_length ≥ 1 doubles; it may also fill its own slots of the result); take(ctx, i,
  * record, remote) receives the record on the rank that keeps the results (remote: it ran on
  * another rank, so the task's slots are still to be filled from the record): 0, or -1 when it
  * could not be kept (the run then fails). done (NULL: none) marks tasks not to run (taken from a
