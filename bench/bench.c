@@ -22,6 +22,7 @@
 #include "bench/floors.h"
 #include "bench/lockstep.h"
 #include "core/linalg.h"
+#include "core/text.h"
 
 #include "studies/sampling.h"
 #include "studies/study.h"
@@ -29,9 +30,6 @@
 /* --quick: the same tables from a few thousand steps, for the test that every table runs and that
  * the LU floor computes the harness's numbers (tests/test_bench.c); figures then mean little. */
 static int quick;
-
-/* Room for an error message of the library: a spec's path, line, setting and value. */
-enum { ERR_LEN = 1024 };
 
 static const char *const methods[] = {
     "rk4",
@@ -98,7 +96,7 @@ static void bench_steps(const char *spec NH_UNUSED) { /* the tables of one syste
     printf("%sstep cost, %s, h = %g, %ld steps each, one thread\n", si ? "\n" : "", bench_systems[si].name, h, steps);
     printf("%10s %8s %10s %10s %10s  %s\n", "ns/step", "x rk4", "newton/st", "rhs/step", "jac/step", "method");
     for (size_t i = 0; i < sizeof methods / sizeof *methods; i++) {
-      char err[ERR_LEN];
+      char err[NH_TEXT_MESSAGE];
       nh_method *m = nh_method_parse(methods[i], err, sizeof err);
       if (!m) {
         fprintf(stderr, "bench: %s\n", err);
@@ -224,7 +222,7 @@ static void bench_floors(const char *spec NH_UNUSED) { /* the tables of one syst
          "1 step on", "state diff", "method");
   double rk4_ns = NAN, rk4_floor_ns = NAN; /* set by the rk4 row */
   for (int f = 0; f < FLOORS; f++) {
-    char err[ERR_LEN];
+    char err[NH_TEXT_MESSAGE];
     nh_method *m = nh_method_parse(floor_methods[f], err, sizeof err);
     double th[REPS], tf[REPS];
     untimed(th, REPS), untimed(tf, REPS);
@@ -483,7 +481,7 @@ static void bench_lockstep(const char *spec NH_UNUSED) { /* the tables of one sy
 /* nh_study_load with the spec's notes (grid points skipped, ...) held back: the bench loads the
  * same spec several times and its tables are the output. 0, or -1 with the error printed. */
 static int load_spec(const char *spec, const char **ov, int nov, nh_study *st) {
-  char err[ERR_LEN];
+  char err[NH_TEXT_MESSAGE];
   fflush(stderr);
   const int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY);
   if (saved >= 0 && null >= 0) dup2(null, STDERR_FILENO);
@@ -503,7 +501,7 @@ static int load_spec(const char *spec, const char **ov, int nov, nh_study *st) {
 /* Wall time of the default chaotic ensemble with 1 and 2 threads: the parallel speed-up. */
 static void bench_ensemble(const char *spec) {
   nh_study st;
-  char err[ERR_LEN];
+  char err[NH_TEXT_MESSAGE];
   const char *ov[] = {"ensemble.count=8", quick ? "T=20" : "T=400"};
   if (load_spec(spec, ov, 2, &st) != 0) return;
   double t[2];
@@ -551,7 +549,7 @@ static double sampled_run_time(const nh_study *st, double h, const char *const *
 
 static void bench_sampling(const char *spec NH_UNUSED) { /* the tables of one system */
   nh_study st = {0};
-  char err[ERR_LEN];
+  char err[NH_TEXT_MESSAGE];
   nh_system_init(&st.sys, nh_system_type_find("chaotic_particle"));
   nh_system_default_state(&st.sys, &st.x0);
   nh_method *m = nh_method_parse("nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", err, sizeof err);
@@ -677,7 +675,7 @@ static const char *self; /* argv[0]: the memory benchmark runs its ensembles in 
 static int memory_child(char **argv) {
   nh_study st;
   nh_ensemble_result r;
-  char err[ERR_LEN], t[64];
+  char err[NH_TEXT_MESSAGE], t[NH_TEXT_NAME];
   snprintf(t, sizeof t, "T=%s", argv[4]);
   const char *ov[] = {"ensemble.count=100", t, "sample_every=1"};
   if (load_spec(argv[2], ov, 3, &st) != 0) return 1;
@@ -716,15 +714,15 @@ static void memory_row(double mib, const char *what) {
  * kept in memory against streamed through its journal, each in a child process. */
 static void bench_memory(const char *spec) {
   nh_study st;
-  char journal[128];
+  char journal[NH_TEXT_PATH];
   const char *T = quick ? "20" : "1000";
-  char t[64];
+  char t[NH_TEXT_NAME];
   snprintf(t, sizeof t, "T=%s", T);
   const char *ov[] = {"ensemble.count=100", t, "sample_every=1"};
   if (load_spec(spec, ov, 3, &st) != 0) return;
   snprintf(journal, sizeof journal, "/tmp/nhbench-bench-%d.journal", (int)getpid());
   const double in_memory = child_peak_mib(spec, NULL, T), streamed = child_peak_mib(spec, journal, T);
-  char kept[128];
+  char kept[NH_TEXT_MESSAGE];
   snprintf(kept, sizeof kept, "kept in memory (library, no journal; its sampled arrays alone: %.1f MiB)",
            nh_study_memory_estimate(&st) / (1 << 20));
   printf("\nmemory, ensemble %s (%d methods, %d ICs, T = %g, every step: %d samples), peak resident:\n", spec,
@@ -760,7 +758,7 @@ static void usage(FILE *f) {
 
 /* Marks the sections named in the comma-separated list; -1 (with a message) on an unknown name. */
 static int select_sections(const char *list, int *on) {
-  char buf[256];
+  char buf[NH_TEXT_NAME];
   snprintf(buf, sizeof buf, "%s", list);
   for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     int found = 0;

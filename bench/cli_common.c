@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bench/cli.h"
+#include "core/text.h"
 #include "studies/study.h" /* nh_study_rank, nh_ranks_agree */
 
 #ifdef NHBENCH_MPI
@@ -50,7 +51,7 @@ int nh_cli_bad_option(const char *prog, const char *usage_, int c, char **argv) 
   char shortopt[3] = {'-', (char)optopt, '\0'};
   /* A long option names itself in argv; a short one (perhaps in a cluster like -xo) by optopt. */
   const char *name = strncmp(arg, "--", 2) == 0 || !optopt ? arg : shortopt;
-  char shown[128];
+  char shown[NH_TEXT_NAME];
   snprintf(shown, sizeof shown, "%.*s", (int)strcspn(name, "="), name);
   if (c == ':') fprintf(stderr, "%s: option '%s' needs an argument\n", prog, shown);
   else fprintf(stderr, "%s: unknown option '%s'\n", prog, shown);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench/cli.h"
+#include "core/text.h"
 #include "results/results.h"
 
 static const char usage[] =
@@ -109,7 +110,7 @@ static int parse_index(const char *s, long *v) {
 }
 
 static void put(double v) {
-  char buf[40];
+  char buf[NH_TEXT_NUMBER];
   fputs(nh_h5_fmt(buf, sizeof buf, v), stdout);
 }
 
@@ -172,7 +173,7 @@ static int t_study(nh_h5 *f, const opts *o NH_UNUSED) {
 
 static int t_attr(nh_h5 *f, const opts *o) {
   /* NAME on the root or the study group, or OBJ/NAME on an object inside the study group. */
-  char objbuf[256];
+  char objbuf[NH_TEXT_NAME];
   const char *arg = o->attr, *name = arg, *obj = NULL, *slash = strrchr(arg, '/');
   if (slash) {
     snprintf(objbuf, sizeof objbuf, "%.*s", (int)(slash - arg), arg);
@@ -529,7 +530,7 @@ static int t_series(nh_h5 *f, const opts *o) {
   long long idx[4], ns = 0;
   if (series_run(f, o, idx, &nidx) != 0 || nh_h5_read_observables(f, &nobs, &obs) != 0) return 2;
   int which = find_observable(f, o, nobs, obs);
-  char name[256], dims[64];
+  char name[NH_TEXT_NAME], dims[NH_TEXT_NAME];
   snprintf(dims, sizeof dims, "%s,sample,component", nidx == 3 ? "method,h,ic" : "method,ic");
   double *t = which < 0 ? NULL : series_times(f, o, &ns);
   if (which >= 0) snprintf(name, sizeof name, "observables/%s", obs[which].name);
@@ -708,7 +709,7 @@ static int set_option(int flag, const char *arg, opts *o) {
   case O_OBS: o->observable = arg; break;
   case O_NORM: o->norm = arg; break;
   case O_ICS: {
-    char buf[64];
+    char buf[NH_TEXT_NAME];
     snprintf(buf, sizeof buf, "%s", arg);
     char *colon = strchr(buf, ':');
     if (colon) *colon = '\0';
@@ -764,7 +765,7 @@ static int parse_export_args(int argc, char **argv, export_args *a) {
 static int check_options(int t, const opts *o) {
   int extra = o->given & ~tables[t].options;
   if (!extra) return 0;
-  char takes[256] = "";
+  char takes[NH_TEXT_MESSAGE] = "";
   for (int b = 0; b < NOPTIONS; b++)
     if (tables[t].options & (1 << b)) strcat(strcat(takes, " "), option_names[b]);
   for (int b = 0; b < NOPTIONS; b++)

@@ -145,7 +145,7 @@ static void print_cost_header(void) {
 }
 
 static void print_cost_row(int m, const char *name, double resid, const nh_cost *c, double wall) {
-  char a[24];
+  char a[NH_TEXT_NUMBER];
   printf("%4d %10s %12llu %12llu %12llu %12llu %9.3g  ", m, num(a, sizeof a, resid), c->steps, c->rhs_evals,
          c->newton_iterations, c->constraint_evals, wall);
   put_name(name, 4 + 11 + 4 * 13 + 10 + 2);
@@ -154,7 +154,7 @@ static void print_cost_row(int m, const char *name, double resid, const nh_cost 
 /* ---- convergence --------------------------------------------------------------------------- */
 
 static void print_order_row(const nh_h5 *f, int m, const nh_order_row *o, double err_fin, int failed) {
-  char exp_[24], obs[48], range[48], e[24];
+  char exp_[NH_TEXT_NUMBER], obs[2 * NH_TEXT_NUMBER], range[2 * NH_TEXT_NUMBER], e[NH_TEXT_NUMBER];
   snprintf(exp_, sizeof exp_, "%d%s", o->expected, o->expected != o->claimed ? "*" : " ");
   if (isnan(o->observed)) snprintf(obs, sizeof obs, "no fit");
   else if (isnan(o->stderr_)) snprintf(obs, sizeof obs, "%.3f +- n/a    ", o->observed);
@@ -258,18 +258,18 @@ static int info_convergence(nh_h5 *f) {
 static void print_grid(const nh_h5_grid *g, int k, const nh_ensemble_summary *sum) {
   printf("\nGrid %d: %s over (%s, %s): median over the ICs of max_t |dE|\n", k, g->method, g->param[0], g->param[1]);
   printf("(fail: every IC failed; skip: not run, an invalid combination; *: some ICs failed, median of the rest)\n");
-  char corner[64];
+  char corner[NH_TEXT_NAME];
   snprintf(corner, sizeof corner, "%s \\ %s", g->param[0], g->param[1]);
   int w0 = (int)strlen(corner) > 10 ? (int)strlen(corner) : 10;
   printf("  %*s", w0, corner);
   for (int j = 0; j < g->n[1]; j++) printf(" %9.4g", g->values[1][j]);
   printf("\n");
   for (int i = 0; i < g->n[0]; i++) {
-    char row[2048];
+    char row[NH_TEXT_LONG];
     size_t len = (size_t)snprintf(row, sizeof row, "  %*.4g", w0, g->values[0][i]);
     for (int j = 0; j < g->n[1] && len < sizeof row; j++) {
       int m = g->method_index[i * g->n[1] + j];
-      char cell[32];
+      char cell[NH_TEXT_NUMBER];
       if (m < 0) snprintf(cell, sizeof cell, "skip ");
       else if (sum[m].ok == 0) snprintf(cell, sizeof cell, "fail ");
       else snprintf(cell, sizeof cell, "%.2e%s", sum[m].median_max_abs_dE, sum[m].failures ? "*" : " ");
@@ -299,7 +299,7 @@ static void print_energy_table(const nh_h5 *f, const nh_ensemble_summary *sum) {
     for (int m = 0; m < f->nmethods; m++) {
       if (f->primary[m] != !pass) continue;
       const nh_ensemble_summary *s = &sum[m];
-      char a[24], b[24], c[24], d[24], fl[32];
+      char a[NH_TEXT_NUMBER], b[NH_TEXT_NUMBER], c[NH_TEXT_NUMBER], d[NH_TEXT_NUMBER], fl[NH_TEXT_NUMBER];
       snprintf(fl, sizeof fl, "%d/%d", s->failures, s->ok + s->failures);
       printf("%4d %7s %10s %14s %11s %10s  ", m, fl, num(a, sizeof a, s->max_max_abs_dE),
              num(b, sizeof b, s->median_max_abs_dE), num(c, sizeof c, s->mean_drift_slope),
@@ -325,7 +325,7 @@ static void print_failure_reasons(nh_h5 *f) {
     if (count[0] == nic) continue;
     if (!header) printf("\nFailed runs by cause (status of each IC that did not reach T):\n");
     header = 1;
-    char why[160] = "";
+    char why[NH_TEXT_MESSAGE] = "";
     for (int st = 1; st <= 5; st++)
       if (count[st])
         nh_text_append(why, sizeof why, ", ", "%d %s", count[st], st == 5 ? "unknown status" : status_name(st));
@@ -419,7 +419,7 @@ static int read_traj_obs(nh_h5 *f, traj_obs *o) {
   o->last = nh_calloc_array((size_t)o->nobs, sizeof(double *));
   if (!o->max_abs || !o->last) return nh_cli_out_of_memory(prog), -1;
   for (int i = 0; i < o->nobs; i++) {
-    char a[256], b[256];
+    char a[NH_TEXT_NAME], b[NH_TEXT_NAME];
     snprintf(a, sizeof a, "observables_max_abs/%s", o->obs[i].name);
     snprintf(b, sizeof b, "observables_last/%s", o->obs[i].name);
     if (!(o->max_abs[i] = nh_h5_doubles(f, a, "method,h,ic,component", NULL)) ||
@@ -439,12 +439,12 @@ static int print_run_observables(nh_h5 *f, const traj_obs *o, int m, long long r
       printf("      %-24s absent: %s\n", ob->name, ob->absent[m]);
       continue;
     }
-    char name[256];
+    char name[NH_TEXT_NAME];
     snprintf(name, sizeof name, "observables/%s", ob->name);
     double *x = nh_h5_doubles_at(f, name, "method,h,ic,sample,component", 3, idx, NULL);
     if (!x) return -1;
     for (int c = 0; c < ob->width; c++) {
-      char a[24], b[24], d[24], label[300];
+      char a[NH_TEXT_NUMBER], b[NH_TEXT_NUMBER], d[NH_TEXT_NUMBER], label[2 * NH_TEXT_NAME];
       snprintf(label, sizeof label, "%s%s%s", ob->name, ob->width > 1 ? " " : "", ob->width > 1 ? ob->labels[c] : "");
       printf("      %-24s first %10s  last %10s  max|.| %10s  [%s]\n", label, num(a, sizeof a, x[c]),
              num(b, sizeof b, o->last[i][run * ob->width + c]), num(d, sizeof d, o->max_abs[i][run * ob->width + c]),
@@ -508,7 +508,8 @@ static const char *const onestep_columns[] = {"slope", "slope_stderr", "fit_h_mi
 
 /* Method m's row; d[k] the datasets onestep_columns[k]. */
 static void print_slope_row(const nh_h5 *f, int m, int expected, int failures, double *const *d) {
-  char s[48], r[48], a[24], ad[24], c0[24], c1[24], cr[64];
+  char s[2 * NH_TEXT_NUMBER], r[2 * NH_TEXT_NUMBER], cr[2 * NH_TEXT_NUMBER + sizeof ".."];
+  char a[NH_TEXT_NUMBER], ad[NH_TEXT_NUMBER], c0[NH_TEXT_NUMBER], c1[NH_TEXT_NUMBER];
   if (isnan(d[0][m])) snprintf(s, sizeof s, "no fit");
   else snprintf(s, sizeof s, "%.3f +- %.1e", d[0][m], d[1][m]);
   if (isnan(d[2][m])) snprintf(r, sizeof r, "-");
@@ -587,7 +588,7 @@ static void print_wp_rows(const nh_h5 *f, const wp_data *w, long long nh) {
     put_name(f->methods[m], 5);
     for (long long i = 0; i < nh; i++) {
       size_t c = (size_t)m * (size_t)nh + (size_t)i;
-      char e[24], marks[4] = "";
+      char e[NH_TEXT_NUMBER], marks[sizeof "WT"] = "";
       if (w->pw[c]) strcat(marks, "W");
       if (w->pt[c]) strcat(marks, "T");
       printf("%4s %10.4g %10s %12.6g %10.3g %6s  %s\n", "", w->h[i],

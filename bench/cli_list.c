@@ -13,12 +13,12 @@ static int wanted(const char *filter, const char *name) { return !filter || strc
 
 static void print_params(const nh_param_desc *d, int n) {
   for (int i = 0; i < n; i++) {
-    char def[32], lo[32], hi[32];
+    char def[NH_TEXT_NUMBER], lo[NH_TEXT_NUMBER], hi[NH_TEXT_NUMBER];
     nh_format_double(def, sizeof def, d[i].def);
     nh_format_double(lo, sizeof lo, d[i].min);
     nh_format_double(hi, sizeof hi, d[i].max);
     if (d[i].kind == NH_PARAM_CHOICE) {
-      char names[256];
+      char names[NH_TEXT_NAME];
       nh_param_choices_text(&d[i], "|", names, sizeof names);
       printf("      %-8s one of %s, default %s: %s\n", d[i].name, names, d[i].choices[(int)d[i].def], d[i].help);
       continue;
@@ -80,7 +80,7 @@ static int list_methods(const char *filter) {
     const nh_integrator_type *t = nh_integrator_types[i];
     if (!wanted(filter, t->name)) continue;
     if (found++ == 0) printf("methods:\n");
-    char example[256];
+    char example[NH_TEXT_NAME];
     snprintf(example, sizeof example, "%s%s", t->name, t->takes_base ? "(METHOD)" : "");
     nh_method *m = t->takes_base ? NULL : nh_method_parse(t->name, example, sizeof example);
     if (m) {
@@ -115,7 +115,7 @@ static int list_methods(const char *filter) {
 
 /* Which systems define an observable (some need invariants, derived quantities or constraints). */
 static void print_observable_systems(const nh_observable *o) {
-  char list[2048] = "";
+  char list[NH_TEXT_LONG] = "";
   int all = 1;
   for (int i = 0; nh_system_types[i]; i++) {
     nh_system sys;
@@ -130,11 +130,11 @@ static void print_observable_systems(const nh_observable *o) {
 static void print_observable_methods(const nh_observable *o) {
   nh_system sys;
   nh_system_init(&sys, nh_system_type_find("chaotic_particle"));
-  char line[2048] = "";
+  char line[NH_TEXT_LONG] = "";
   int all = 1;
   for (int i = 0; nh_integrator_types[i]; i++) {
     if (nh_integrator_types[i]->takes_base) continue;
-    char msg[256];
+    char msg[NH_TEXT_MESSAGE];
     nh_method *m = nh_method_parse(nh_integrator_types[i]->name, msg, sizeof msg);
     if (!m) continue;
     if (o->absent(m, &sys) == NULL) {

@@ -7,6 +7,7 @@
 
 #include "bench/cli.h"
 #include "bench/report.h"
+#include "core/text.h"
 
 static const char usage[] =
     "usage: nhbench report [-h] [--results DIR] [--output DIR] [--figures REL] [--strict] CLAIMS...\n"
@@ -60,7 +61,7 @@ static int parse_report_args(int argc, char **argv, report_args *a) {
 
 /* Writes DIR/NAME through DIR/NAME.tmp-PID and a rename: a failure leaves the old file. */
 static int write_atomically(const char *dir, const char *name, const nh_claims *c, int n, const report_args *a) {
-  char path[1024], tmp[1100];
+  char path[NH_TEXT_PATH], tmp[NH_TEXT_PATH + NH_TEXT_NAME];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
   FILE *out = fopen(tmp, "w");
@@ -79,7 +80,7 @@ int nh_cli_report(int argc, char **argv) {
   int rc = parse_report_args(argc, argv, &a);
   if (rc) return rc < 0 ? NH_EXIT_OK : rc;
   nh_claims *c = calloc((size_t)a.nclaims, sizeof *c);
-  char err[1024];
+  char err[NH_TEXT_MESSAGE];
   int loaded = 0;
   if (!c) rc = nh_cli_out_of_memory(prog);
   for (; !rc && loaded < a.nclaims; loaded++)

@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L /* mkdir, access */
 #include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <omp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 
 #include "bench/cli.h"
 #include "core/alloc.h"
+#include "core/text.h"
 #include "results/results.h"
 #include "studies/checkpoint.h"
 #include "studies/study.h"
@@ -173,7 +173,7 @@ static const char *split_path(const char *path, char *dir, size_t len) {
  * and for root everywhere), and the output is not a directory. 0, or -1 with a message naming
  * the path and the OS's reason: bad input, exit 2, nothing computed. */
 static int prepare_output(const char *path) {
-  char dir[PATH_MAX];
+  char dir[NH_TEXT_PATH];
   struct stat sb;
   if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
     fprintf(stderr, "nhbench: the output %s is a directory; give a file name, e.g. %s/RESULTS.h5\n", path, path);
@@ -196,7 +196,7 @@ static int prepare_output(const char *path) {
     fprintf(stderr, "nhbench: cannot create the output directory %s: %s\n", dir, strerror(errno));
     return -1;
   }
-  char probe[4200];
+  char probe[NH_TEXT_PATH + NH_TEXT_NAME];
   snprintf(probe, sizeof probe, "%s.probe-XXXXXX", path);
   int fd = mkstemp(probe);
   if (fd < 0) {
@@ -211,7 +211,7 @@ static int prepare_output(const char *path) {
 /* Pre-flight: room for the sampled results (nh_study_check_room), from the free space where the
  * output goes and this machine's memory; 0, or -1 with a message. */
 static int check_room(const nh_study *st, const char *path) {
-  char dir[PATH_MAX], err[1024];
+  char dir[NH_TEXT_PATH], err[NH_TEXT_MESSAGE];
   split_path(path, dir, sizeof dir);
   struct statvfs fs;
   const double disk = statvfs(dir, &fs) == 0 ? (double)fs.f_bavail * (double)fs.f_frsize : 0;
@@ -223,7 +223,7 @@ static int check_room(const nh_study *st, const char *path) {
 
 /* Temporary files OUT.h5.tmp-PID of runs that no longer exist (killed): removed, with a note. */
 static void remove_stale_temporaries(const char *path) {
-  char dir[PATH_MAX], prefix[PATH_MAX];
+  char dir[NH_TEXT_PATH], prefix[NH_TEXT_PATH];
   const char *base = split_path(path, dir, sizeof dir);
   snprintf(prefix, sizeof prefix, "%s.tmp-", base);
   DIR *d = opendir(dir);
@@ -232,7 +232,7 @@ static void remove_stale_temporaries(const char *path) {
     if (strncmp(e->d_name, prefix, strlen(prefix)) != 0) continue;
     const long pid = strtol(e->d_name + strlen(prefix), &end, 10);
     if (*end || pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) {
-      char stale[8400];
+      char stale[NH_TEXT_PATH + NH_TEXT_NAME];
       snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name);
       if (unlink(stale) == 0) fprintf(stderr, "nhbench: removed %s, left by a run that was killed\n", stale);
     }
@@ -287,7 +287,7 @@ static int output_usable(const run_args *a, const char *path, nh_study *st, char
 
 /* Loads, runs and writes the study of a: 0, 1 (a failed run or order check) or 2 (a bad spec). */
 static int run_study(const run_args *a, const char *path, const char *command) {
-  char err[2048] = "";
+  char err[NH_TEXT_LONG] = "";
   nh_study st;
   if (nh_study_load(a->spec, a->overrides, a->noverrides, &st, err, sizeof err) < 0) {
     fprintf(stderr, "nhbench: %s\n", err);
@@ -296,7 +296,7 @@ static int run_study(const run_args *a, const char *path, const char *command) {
   }
   /* The output, the room for it and the journal are rank 0's to check (its file system) and its
    * answer every rank's. */
-  char journal[4200], *key = writer() ? journal_key(&st) : NULL;
+  char journal[NH_TEXT_PATH + NH_TEXT_NAME], *key = writer() ? journal_key(&st) : NULL;
   const int agreed = nh_ranks_agree(output_usable(a, path, &st, journal, sizeof journal, key));
   if (agreed != USABLE) {
     free(key);

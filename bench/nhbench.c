@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bench/cli.h"
+#include "core/text.h"
 
 #ifdef NHBENCH_VERSION_FILE
 #include NHBENCH_VERSION_FILE /* generated at build time: scripts/version.cmake */
@@ -39,7 +40,7 @@ static int find_command(const char *name) {
 
 /* The usage text, made once from the table (a static buffer: main runs one command and exits). */
 static const char *usage(void) {
-  static char text[4096];
+  static char text[NH_TEXT_LONG];
   if (text[0]) return text;
   size_t used =
       (size_t)snprintf(text, sizeof text, "usage: nhbench [--help | --version] COMMAND [ARGS]\n\ncommands:\n");

@@ -10,6 +10,7 @@
 
 #include "bench/report.h"
 #include "core/alloc.h"
+#include "core/text.h"
 #include "studies/study.h"
 
 typedef struct {
@@ -21,7 +22,7 @@ typedef struct {
 /* As studies/spec.c's fail_at, which also places --set overrides and list strings; a claims file
  * has neither, so the likeness is of form only. */
 static int fail_at(const loader *l, const config_setting_t *s, const char *fmt, ...) {
-  char msg[768];
+  char msg[NH_TEXT_MESSAGE];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
@@ -90,7 +91,7 @@ static const char *const row_keys[] = {"id", "quantity", "file", "data", "field"
                                        "to", "per", "minus", "period", "expect", "verdict", "reason", NULL};
 
 static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *row) {
-  char verdict[32], reduce[32];
+  char verdict[NH_TEXT_NAME], reduce[NH_TEXT_NAME];
   if (!config_setting_is_group(g)) return fail_at(l, g, "a row must be a group { quantity = ...; ... }");
   row->line = (int)config_setting_source_line(g);
   if (check_keys(l, g, row_keys) != 0 || get_text(l, g, "id", row->id, sizeof row->id, 0) != 0 ||
@@ -126,7 +127,7 @@ static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *ro
   /* A row the spec only asks to measure carries its value and the reason it has no expectation. */
   if (!row->expected[0] && row->reason[0]) return 0;
   if (!row->expected[0]) return fail_at(l, g, "a measured row needs 'expect' (or a 'reason' why it has none)");
-  char msg[512];
+  char msg[NH_TEXT_MESSAGE];
   if (nh_expect_parse(row->expected, &row->expect, msg, sizeof msg) < 0)
     return fail_at(l, config_setting_get_member(g, "expect"), "%s", msg);
   row->has_expect = 1;
@@ -246,7 +247,7 @@ void nh_claims_free(nh_claims *c) {
 }
 
 static void measure_row(nh_claim_row *row, const char *dir) {
-  char why[512];
+  char why[sizeof row->outcome - (sizeof "not measured: " - 1)]; /* what fits in the outcome after the prefix */
   if (row->static_verdict) {
     row->verdict = NH_NOT_VERIFIED;
     row->measured = NAN;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/text.h"
 #include "bench/report.h"
 #include "integrators/integrator.h"
 #include "results/results.h"
@@ -211,7 +212,7 @@ typedef struct {
 } reader;
 
 static int why_fail(reader *r, const char *fmt, const char *a, const char *b) {
-  char msg[512];
+  char msg[NH_TEXT_MESSAGE];
   snprintf(msg, sizeof msg, fmt, a, b);
   snprintf(r->why, r->whylen, "%s: %s", r->f->path, msg);
   return -1;
@@ -235,7 +236,7 @@ static int index_of_name(char **names, int count, const char *name) {
 /* A method as written in a claims file ("nh_newmark(alpha=0.5)") is found by its canonical name,
  * as the file stores it ("nh_newmark(beta=0,beta2=0,alpha=0.5,disc=14)"). */
 static int index_of_method(const nh_h5 *f, const char *text) {
-  char err[256], canonical[512];
+  char err[NH_TEXT_MESSAGE], canonical[NH_TEXT_CANONICAL];
   nh_method *m = nh_method_parse(text, err, sizeof err);
   if (!m) return index_of_name(f->methods, f->nmethods, text);
   nh_method_format(m, canonical, sizeof canonical);
@@ -282,7 +283,7 @@ static long long pick(reader *r, const nh_select *s, const char *dim, long long 
                  : n > 1 && c ? 0.5 * fabs(c[1] - c[0]) + 1e-12 * fabs(s->value) : INFINITY;
     free(c);
     if (!(best <= tol)) {
-      char v[64];
+      char v[NH_TEXT_NUMBER];
       snprintf(v, sizeof v, "%.10g", s->value);
       return why_fail(r, "no %s = %s in the file", strcmp(dim, "h") == 0 ? "h" : "sample at t", v);
     }
@@ -359,11 +360,11 @@ static double *read_values(reader *r, const char *name, const char *dims, hsize_
 }
 
 /* Splits "method,h,ic,sample,component" into names. */
-static int split_dims(const char *dims, char names[][32], int max) {
+static int split_dims(const char *dims, char names[][NH_TEXT_NAME], int max) {
   int n = 0;
   for (const char *p = dims; *p && n < max; n++) {
     size_t len = strcspn(p, ",");
-    snprintf(names[n], 32, "%.*s", (int)len, p);
+    snprintf(names[n], sizeof names[n], "%.*s", (int)len, p);
     p += len + (p[len] == ',');
   }
   return n;
@@ -376,7 +377,7 @@ static int eval_dataset(reader *r, double *m) {
   if (!dims) return why_fail(r, "dataset '%s' has no dimensions attribute%s", ms->data, "");
   hsize_t shape[NH_H5_MAX_DIMS];
   long long total = 0, index[NH_H5_MAX_DIMS], hsel = -1;
-  char names[NH_H5_MAX_DIMS][32];
+  char names[NH_H5_MAX_DIMS][NH_TEXT_NAME];
   int rank = split_dims(dims, names, NH_H5_MAX_DIMS), free_dim = -1, rc = 0;
   double *x = read_values(r, ms->data, dims, shape, &total);
   if (x && ms->minus[0]) { /* x − y elementwise: y must have the same dimensions */
@@ -444,7 +445,7 @@ static int eval_dataset(reader *r, double *m) {
 }
 
 int nh_measure_eval(const nh_measure *ms, const char *dir, double *m, char *why, size_t whylen) {
-  char path[1024];
+  char path[NH_TEXT_PATH];
   snprintf(path, sizeof path, "%s/%s.h5", dir, ms->file);
   *m = NAN;
   FILE *probe = fopen(path, "rb");

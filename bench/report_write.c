@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bench/report.h"
+#include "core/text.h"
 
 /* A CSV field, quoted (with doubled quotes) when it holds a comma, a quote or a line break. */
 static void csv_field(FILE *out, const char *s, int last) {
@@ -32,7 +33,7 @@ void nh_claims_write_csv(FILE *out, const nh_claims *c, int nfiles, int header) 
     for (int i = 0; i < c[f].nitems; i++)
       for (int j = 0; j < c[f].items[i].nrows; j++) {
         const nh_claim_row *row = &c[f].items[i].rows[j];
-        char m[64];
+        char m[NH_TEXT_NUMBER];
         format_measured(m, sizeof m, row->measured);
         csv_field(out, c[f].spec, 0);
         csv_field(out, c[f].items[i].item, 0);
@@ -79,7 +80,7 @@ static void write_item(FILE *out, const nh_claim_item *it, const char *figdir) {
   fputs("| quantity | expected | measured | verdict | remark |\n|---|---|---|---|---|\n", out);
   for (int j = 0; j < it->nrows; j++) {
     const nh_claim_row *row = &it->rows[j];
-    char m[64];
+    char m[NH_TEXT_NUMBER];
     format_measured(m, sizeof m, row->measured);
     fputs("|", out);
     md_cell(out, row->quantity);

@@ -5,6 +5,15 @@
 
 #include <stddef.h>
 
+/* The sizes of those arrays, one per role: a buffer's size says what it holds. One that holds
+ * several pieces adds theirs (a path and a suffix: NH_TEXT_PATH + NH_TEXT_NAME). */
+#define NH_TEXT_NUMBER 32      /* a number as printf writes it (%.17g: at most 24 characters) */
+#define NH_TEXT_NAME 256       /* a name or short label: a setting, dataset, observable, keyword */
+#define NH_TEXT_CANONICAL 1024 /* a method's or system's canonical name, every parameter written out */
+#define NH_TEXT_MESSAGE 1024   /* a message, or a line */
+#define NH_TEXT_LONG 4096      /* a long list or table row, the usage text */
+#define NH_TEXT_PATH 4096      /* a file's path (PATH_MAX on Linux) */
+
 /* Appends the printf-style text to the string in buf, an array of len bytes, after sep unless buf
  * is still empty. What does not fit is cut; buf stays a string. */
 #if defined(__GNUC__)

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "core/alloc.h"
+#include "core/text.h"
 #include "results/reader.h"
 #include "results/schema.h"
 
@@ -15,7 +16,7 @@
 /* Dimensions whose size differs from dataset to dataset (an observable's components). */
 static int per_dataset(const char *dim) { return strcmp(dim, "component") == 0; }
 
-static int split_dims(const char *dims, char names[][32], int max) {
+static int split_dims(const char *dims, char names[][NH_TEXT_NAME], int max) {
   int n = 0;
   for (const char *p = dims; *p && n < max;) {
     size_t len = strcspn(p, ",");
@@ -40,7 +41,7 @@ static void learn(nh_h5 *f, const char *name, long long size) {
 /* Opens dataset NAME, checks its `dimensions` against DIMS and its shape against the sizes
  * known; rank and shape out. -1 with a message. */
 static hid_t open_checked(nh_h5 *f, const char *name, const char *dims, int *rank, hsize_t *shape) {
-  char where[NH_R_WHERE], names[NH_R_MAX_RANK + 1][32];
+  char where[NH_R_WHERE], names[NH_R_MAX_RANK + 1][NH_TEXT_NAME];
   nh_r_where(f, name, where, sizeof where);
   if (!nh_h5_has(f, name)) {
     fprintf(stderr, "%s: %s: missing dataset %s\n", f->prog, f->path, where);

@@ -5,13 +5,14 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/text.h"
 #include "results/reader.h"
 #include "results/schema.h"
 
 /* ---- grids --------------------------------------------------------------------------------- */
 
 static int read_grid(nh_h5 *f, int k, nh_h5_grid *g) {
-  char obj[32], name[64];
+  char obj[NH_TEXT_NAME], name[NH_TEXT_NAME + NH_TEXT_NUMBER];
   snprintf(obj, sizeof obj, "grid%d", k);
   if (!(g->method = nh_h5_attr_string(f, obj, "method")) || !(g->param[0] = nh_h5_attr_string(f, obj, "param0")) ||
       !(g->param[1] = nh_h5_attr_string(f, obj, "param1")))
@@ -139,7 +140,7 @@ nh_ensemble_summary *nh_h5_read_ensemble_summary(nh_h5 *f) {
 /* ---- observables --------------------------------------------------------------------------- */
 
 static int read_observable(nh_h5 *f, const char *name, nh_h5_observable *o) {
-  char obj[256];
+  char obj[NH_TEXT_NAME];
   int n; /* the entries of attribute 'absent', read with it */
   snprintf(obj, sizeof obj, "observables/%s", name);
   if (!(o->name = nh_r_dup(name))) {

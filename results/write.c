@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/text.h"
 #include "results/schema.h"
 #include "results/writer.h"
 
@@ -345,7 +346,7 @@ void nh_w_scale_strings(nh_writer *w, hid_t loc, const char *name, const char *d
 /* Root attributes: the study and its full provenance. */
 static void provenance(nh_writer *w, const char *command) {
   const nh_study *st = w->st;
-  char sys[512], date[64];
+  char sys[NH_TEXT_CANONICAL], date[NH_TEXT_NAME];
   time_t now = time(NULL);
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
   nh_system_format(&st->sys, sys, sizeof sys);
@@ -383,7 +384,7 @@ int nh_w_file(const char *path, const nh_study *st, nh_w_body body, const void *
     snprintf(err, errlen, "%s: not a regular file (a directory, device, pipe or socket); nothing written there", path);
     return -1;
   }
-  char tmp[4096];
+  char tmp[NH_TEXT_PATH + NH_TEXT_NAME];
   snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   nh_writer w = {.st = st};

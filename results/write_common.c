@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "results/writer.h"
 
 /* Lengths of the label texts: a state component "q[7]", a random IC "random 12", an observable's
@@ -139,7 +140,7 @@ static void one_observable(nh_writer *w, hid_t g, hid_t gmax, hid_t glast, const
   const nh_study *st = w->st;
   const nh_observable *obs = st->obs[o];
   const int wd = s->width[o];
-  char dims[256], sdims[256], desc[1024];
+  char dims[NH_TEXT_NAME], sdims[NH_TEXT_NAME], desc[NH_TEXT_MESSAGE];
   snprintf(dims, sizeof dims, "%s,sample,component", run_dims);
   snprintf(sdims, sizeof sdims, "%s,component", run_dims);
   nh_w_dim(w, "component", wd);

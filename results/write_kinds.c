@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "results/schema.h"
 #include "results/writer.h"
 
@@ -188,7 +189,7 @@ static void ensemble_summary(nh_writer *w, hid_t g, const nh_ensemble_result *r)
 }
 
 static void grid_group(nh_writer *w, hid_t parent, const nh_grid *grid, int index) {
-  char name[32];
+  char name[NH_TEXT_NAME];
   snprintf(name, sizeof name, "grid%d", index);
   hid_t g =
       nh_w_group(w, parent, name, "a template method run at every pair (values0[i], values1[j]) of two parameters");

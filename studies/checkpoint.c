@@ -10,6 +10,7 @@
  * itself) runs at most every SYNC_SECONDS: syncing every record cost as much as the run. */
 #define _POSIX_C_SOURCE 200809L /* fdatasync, ftruncate, clock_gettime */
 #include "core/alloc.h"
+#include "core/text.h"
 #include "studies/checkpoint.h"
 
 #include <errno.h>
@@ -33,7 +34,7 @@ struct nh_checkpoint {
   long ntasks;
   off_t *offset; /* [task]: where its values start in the file, -1 until it has a record */
   size_t *count; /* [task]: how many */
-  char path[4096];
+  char path[NH_TEXT_PATH];
 };
 
 static double now_seconds(void) {

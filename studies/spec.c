@@ -45,7 +45,7 @@ static void setting_path(const config_setting_t *s, char *buf, size_t len) {
 /* The message of a refused spec, in c->err; returns -1. Every loader below returns 0, or -1 with
  * its message written, and its callers test < 0. */
 static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...) {
-  char msg[768];
+  char msg[NH_TEXT_MESSAGE];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
@@ -54,7 +54,7 @@ static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...
              : config_setting_type(s) == CONFIG_TYPE_STRING ? string_line(c, s)
                                                             : (int)config_setting_source_line(s);
   if (s && line == 0 && config_setting_name(s)) { /* set by --set, not read from the file */
-    char path[256] = "";
+    char path[NH_TEXT_NAME] = "";
     setting_path(s, path, sizeof path);
     snprintf(c->err, c->errlen, "%s: --set %s: %s", c->file, path, msg);
   }
@@ -117,7 +117,7 @@ static const config_setting_t *require(const ctx *c, const config_setting_t *gro
 static int not_a_number_entry(const ctx *c, const config_setting_t *s) {
   const config_setting_t *list = config_setting_parent(s);
   const char *name = list ? config_setting_name(list) : NULL, *text = config_setting_get_string(s);
-  char what[96] = "", list_name[96] = "a list";
+  char what[NH_TEXT_NAME] = "", list_name[NH_TEXT_NAME] = "a list";
   if (text) snprintf(what, sizeof what, ", not \"%.60s\"", text);
   if (name) snprintf(list_name, sizeof list_name, "'%.80s'", name);
   return fail_at(c, s, "entry %d of %s must be a number%s", config_setting_index(s) + 1, list_name, what);
@@ -182,7 +182,7 @@ static int check_members(const ctx *c, const config_setting_t *group, const char
     int ok = 0;
     for (int j = 0; known[j] && !ok; j++) ok = strcmp(known[j], name) == 0;
     if (!ok) {
-      char list[512] = "";
+      char list[NH_TEXT_MESSAGE] = "";
       for (int j = 0; known[j]; j++) nh_text_append(list, sizeof list, ", ", "%s", known[j]);
       return fail_at(c, s, "unknown setting '%s' (known here: %s)", name, list);
     }
@@ -207,7 +207,7 @@ static int set_list(config_setting_t *parent, const char *leaf, const char *ov, 
     while (*p == ' ') p++;
     if (*p == '"') {
       const char *close = strchr(p + 1, '"');
-      char item[256];
+      char item[NH_TEXT_NAME];
       ok = close && strings != 0;
       if (!ok) break;
       snprintf(item, sizeof item, "%.*s", (int)(close - p - 1), p + 1);
@@ -240,7 +240,7 @@ static int apply_override(config_t *cfg, const char *ov, char *err, size_t errle
     snprintf(err, errlen, "--set '%s': expected PATH=VALUE, e.g. ensemble.count=100", ov);
     return -1;
   }
-  char path[256];
+  char path[NH_TEXT_NAME];
   snprintf(path, sizeof path, "%.*s", (int)(eq - ov), ov);
   const char *val = eq + 1;
   config_setting_t *parent = config_root_setting(cfg);
@@ -303,7 +303,7 @@ static int load_system(const ctx *c, const config_setting_t *root, nh_study *st)
   if (!name) return fail_at(c, s, "'system' must be a string, e.g. \"chaotic_particle\"");
   const nh_system_type *type = nh_system_type_find(name);
   if (!type) {
-    char list[512] = "";
+    char list[NH_TEXT_MESSAGE] = "";
     for (int i = 0; nh_system_types[i]; i++) nh_text_append(list, sizeof list, ", ", "%s", nh_system_types[i]->name);
     return fail_at(c, s, "unknown system '%s' (systems: %s)", name, list);
   }
@@ -318,13 +318,13 @@ static int note_preset_override(const ctx *c, const config_setting_t *p, nh_stud
                                 double value) {
   const char *param = config_setting_name(p);
   int line = (int)config_setting_source_line(p);
-  char where[300];
+  char where[NH_TEXT_PATH + NH_TEXT_NAME];
   if (line > 0) snprintf(where, sizeof where, "%s:%d", c->file, line);
   else snprintf(where, sizeof where, "%s: --set system_params.%s", c->file, param);
   fprintf(stderr, "%s: note: system_params %s = %g replaces the preset's %s = %g (initial condition '%s' kept)\n",
           where, param, value, param, preset_value, st->ic_names[0]);
   for (int i = 0; i < st->nic; i++) {
-    char renamed[512];
+    char renamed[2 * NH_TEXT_NAME];
     snprintf(renamed, sizeof renamed, "%s (%s=%g)", st->ic_names[i], param, value);
     free(st->ic_names[i]);
     if (!(st->ic_names[i] = dup_str(renamed))) return out_of_memory(c);
@@ -341,7 +341,7 @@ static int load_system_params(const ctx *c, const config_setting_t *root, nh_stu
   for (int i = 0; i < config_setting_length(params); i++) {
     const config_setting_t *p = config_setting_get_elem(params, (unsigned)i);
     double v;
-    char msg[256];
+    char msg[NH_TEXT_MESSAGE];
     if (get_number(c, p, &v) < 0) return -1;
     const int k = nh_param_index(st->sys.type->params, st->sys.type->nparams, config_setting_name(p));
     /* Called again after the initial conditions: a value that differs now was set by a preset. */
@@ -355,7 +355,7 @@ static int load_system_params(const ctx *c, const config_setting_t *root, nh_stu
 /* Adds a method unless an equal one (same canonical name) is there; returns its index, or -1 (out
  * of memory: m is freed). */
 static int add_method(const ctx *c, nh_study *st, nh_method *m) {
-  char name[1024];
+  char name[NH_TEXT_CANONICAL];
   nh_method_format(m, name, sizeof name);
   for (int i = 0; i < st->nmethods; i++)
     if (strcmp(st->method_names[i], name) == 0) {
@@ -385,7 +385,7 @@ static int load_methods(const ctx *c, const config_setting_t *root, nh_study *st
   for (int i = 0; i < config_setting_length(list); i++) {
     const config_setting_t *s = config_setting_get_elem(list, (unsigned)i);
     const char *text = config_setting_get_string(s);
-    char msg[768];
+    char msg[NH_TEXT_MESSAGE];
     if (!text) return fail_at(c, s, "methods must be strings, e.g. \"nh_newmark(alpha=0.5)\"");
     nh_method *m = nh_method_parse(text, msg, sizeof msg);
     if (!m) return fail_at(c, s, "%s", msg);
@@ -403,18 +403,16 @@ static const nh_method *owner_of_param(const nh_method *m, const char *name) {
   return m;
 }
 
-#define NH_NOTE_LEN 768 /* a method's refusal message */
-
 /* One note per distinct reason for the grid points that were skipped, listing the points:
  * "FILE:LINE: note: 4 grid points (beta, beta2) skipped: (0.1, 0.4), ...: REASON". why[p] is the
  * reason of point p (row-major over the grid), empty when the point runs. */
 static void note_skipped_points(const ctx *c, const config_setting_t *g, const nh_grid *grid,
-                                char (*why)[NH_NOTE_LEN]) {
+                                char (*why)[NH_TEXT_MESSAGE]) {
   const int n0 = grid->nvalues[0], n1 = grid->nvalues[1], np = n0 * n1;
   for (int p = 0; p < np; p++) {
     if (!why[p][0]) continue;
     int count = 0;
-    char points[512] = "";
+    char points[NH_TEXT_MESSAGE] = "";
     for (int q = p; q < np; q++) {
       if (!why[q][0] || strcmp(why[q], why[p]) != 0) continue;
       nh_text_append(points, sizeof points, ", ", "(%g, %g)", grid->values[0][q / n1], grid->values[1][q % n1]);
@@ -431,7 +429,7 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
   const config_setting_t *ms = require(c, g, "method");
   if (!ms) return -1;
   const char *text = config_setting_get_string(ms);
-  char msg[NH_NOTE_LEN];
+  char msg[NH_TEXT_MESSAGE];
   if (!text) return fail_at(c, ms, "grid 'method' must be a string");
   nh_method *tmpl = nh_method_parse(text, msg, sizeof msg);
   if (!tmpl) return fail_at(c, ms, "%s", msg);
@@ -439,7 +437,7 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
     nh_method_free(tmpl);
     return fail_at(c, ms, "%s", msg);
   }
-  char name[1024];
+  char name[NH_TEXT_CANONICAL];
   nh_method_format(tmpl, name, sizeof name);
   int axes = 0, rc = -1;
   if (!(grid->template_name = dup_str(name))) {
@@ -480,7 +478,7 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
   }
   int n0 = grid->nvalues[0], n1 = grid->nvalues[1];
   grid->method_index = malloc(sizeof(int) * (size_t)(n0 * n1));
-  char (*why)[NH_NOTE_LEN] = malloc(sizeof *why * (size_t)(n0 * n1)); /* per skipped point, its reason */
+  char (*why)[NH_TEXT_MESSAGE] = malloc(sizeof *why * (size_t)(n0 * n1)); /* per skipped point, its reason */
   if (!grid->method_index || !why) {
     free(why);
     out_of_memory(c);
@@ -505,7 +503,7 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
          * reason are noted together. */
         char *own = strstr(msg, " in method '");
         if (own) *own = '\0';
-        snprintf(why[i * n1 + j], NH_NOTE_LEN, "%s", msg[0] ? msg : "invalid");
+        snprintf(why[i * n1 + j], NH_TEXT_MESSAGE, "%s", msg[0] ? msg : "invalid");
         continue;
       }
       if ((*slot = add_method(c, st, b)) < 0) {
@@ -547,7 +545,7 @@ static int load_one_initial(const ctx *c, const config_setting_t *ic, nh_study *
   static const char *const known[] = {"q", "v", NULL};
   nh_system_default_state(&st->sys, x);
   if (config_setting_type(ic) == CONFIG_TYPE_STRING) {
-    char msg[512];
+    char msg[NH_TEXT_MESSAGE];
     if (!(*name = dup_str(config_setting_get_string(ic)))) return out_of_memory(c);
     if (strcmp(*name, "default") == 0) return 0;
     if (nh_system_apply_preset(&st->sys, *name, x, msg, sizeof msg) < 0) return fail_at(c, ic, "%s", msg);
@@ -677,7 +675,7 @@ static int check_step_count(const ctx *c, const config_setting_t *s, double T, d
   const double steps = T / h;
   const int too_many = steps > 9.0e15;
   if (!too_many && !(fabs(steps - round(steps)) > 1e-9 * steps)) return 0;
-  char t[32], hh[32];
+  char t[NH_TEXT_NUMBER], hh[NH_TEXT_NUMBER];
   nh_format_double(t, sizeof t, T), nh_format_double(hh, sizeof hh, h);
   if (too_many) return fail_at(c, s, "T = %s makes more than 9e15 steps of h = %s", t, hh);
   return fail_at(c, s, "T = %s is not a whole number of steps of h = %s", t, hh);
@@ -716,7 +714,7 @@ static int load_observables(const ctx *c, const config_setting_t *root, nh_study
     const char *name = config_setting_get_string(s);
     st->obs[i] = name ? nh_observable_find(name) : NULL;
     if (!st->obs[i]) {
-      char known[1024] = "";
+      char known[NH_TEXT_MESSAGE] = "";
       for (int j = 0; nh_observables[j]; j++) nh_text_append(known, sizeof known, ", ", "%s", nh_observables[j]->name);
       return fail_at(c, s, "unknown observable '%s' (observables: %s)", name ? name : "(not a string)", known);
     }
@@ -839,7 +837,7 @@ static int load_random_initials(const ctx *c, const config_setting_t *ens, nh_st
   if (!st->ics || !st->ic_names) return out_of_memory(c);
   if (draw_states(c, ens, st, st->nic, st->ics) < 0) return -1;
   for (int i = 0; i < st->nic; i++) {
-    char name[32];
+    char name[NH_TEXT_NAME];
     snprintf(name, sizeof name, "random %d", i);
     if (!(st->ic_names[i] = dup_str(name))) return out_of_memory(c);
   }
@@ -903,7 +901,7 @@ static int load_expected_orders(const ctx *c, const config_setting_t *root, nh_s
     int order;
     if (!ms || !rs || get_count(c, g, "order", 0, 20, REQUIRED, &order) < 0) return -1;
     const char *text = config_setting_get_string(ms), *reason = config_setting_get_string(rs);
-    char msg[768], name[1024];
+    char msg[NH_TEXT_MESSAGE], name[NH_TEXT_CANONICAL];
     if (!text || !reason) return fail_at(c, g, "method and reason must be strings");
     nh_method *m = nh_method_parse(text, msg, sizeof msg);
     if (!m) return fail_at(c, ms, "%s", msg);
@@ -970,7 +968,7 @@ static int load_kind(const ctx *c, const config_setting_t *root, nh_study *st) {
 
 void nh_config_syntax_error(const char *path, const char *text, const config_t *cfg, char *err, size_t errlen) {
   const int line = config_error_line(cfg);
-  char near[128] = "";
+  char near[NH_TEXT_MESSAGE] = "";
   const char *p = text;
   for (int l = 1; p && l < line; l++) p = (p = strchr(p, '\n')) ? p + 1 : NULL;
   if (p) {
