@@ -411,11 +411,16 @@ static void lockstep_masking_check(double h) {
 enum { LS_REPS = 5, LS_LANE_COUNTS = 3 };
 static const int ls_lanes[LS_LANE_COUNTS] = {1, 4, 8};
 static const char *const ls_names[] = {"rk4", "herglotz2"};
+#define LS_METHODS (int)(sizeof ls_names / sizeof ls_names[0])
 
-/* The table's rows of method m, from the starts; control[0] the gap that one ulp of h makes to
- * the scalar floor's final states, control[1] the gap between lane j and trajectory j + 1: the
- * comparison's negative controls. */
-static void lockstep_rows(int m, const nh_floor_state *start, double h, long steps, double control[2]) {
+/* The comparison's negative controls: the gap that one ulp of h makes to the scalar floor's final
+ * states, and the gap between lane j and trajectory j + 1. */
+typedef struct {
+  double ulp, neighbour;
+} ls_controls;
+
+/* The table's rows of method m, from the starts, and its negative controls. */
+static void lockstep_rows(int m, const nh_floor_state *start, double h, long steps, ls_controls *control) {
   static nh_floor_state scalar[LS_TRAJ], locked[LS_LANE_COUNTS][LS_TRAJ], nudged[LS_TRAJ];
   long its[LS_TRAJ], lane_its[LS_LANE_COUNTS][LS_TRAJ], nudged_its[LS_TRAJ], total = 0;
   double ts[LS_REPS], tl[LS_LANE_COUNTS][LS_REPS], t;
@@ -431,7 +436,7 @@ static void lockstep_rows(int m, const nh_floor_state *start, double h, long ste
       if (r >= 0) tl[c][r] = t;
     }
   }
-  control[0] = control[1] = NAN;
+  control->ulp = control->neighbour = NAN;
   if (failed) {
     printf("%10s %11s %7s %5s %11s %10s %10s  %s\n", "failed", "", "", "", "", "", "", ls_names[m]);
     return;
@@ -447,8 +452,8 @@ static void lockstep_rows(int m, const nh_floor_state *start, double h, long ste
   }
   memcpy(nudged, start, sizeof nudged);
   lockstep_scalar(m, nudged, nextafter(h, INFINITY), steps, nudged_its);
-  control[0] = ensemble_difference(m, nudged, scalar, 0);
-  control[1] = ensemble_difference(m, locked[LS_LANE_COUNTS - 1], scalar, 1);
+  control->ulp = ensemble_difference(m, nudged, scalar, 0);
+  control->neighbour = ensemble_difference(m, locked[LS_LANE_COUNTS - 1], scalar, 1);
 }
 
 /* The stretch item of issue 11: ensembles stepped L = 4 and 8 trajectories at a time in SIMD
@@ -461,7 +466,7 @@ static void bench_lockstep(const char *spec NH_UNUSED) { /* the tables of one sy
   const double h = 0.2;
   const long steps = quick ? 100 : 20000;
   static nh_floor_state start[LS_TRAJ];
-  double control[2][2];
+  ls_controls control[LS_METHODS];
   lockstep_starts(start);
   printf("\nensembles in SIMD lockstep (bench/lockstep.c) against the scalar floors, chaotic_particle, h = %g,\n"
          "%d trajectories x %ld steps, median of %d: ns per trajectory-step, ratio = scalar / lockstep (the\n"
@@ -470,11 +475,11 @@ static void bench_lockstep(const char *spec NH_UNUSED) { /* the tables of one sy
          h, LS_TRAJ, steps, LS_REPS);
   printf("%10s %11s %7s %5s %11s %10s %10s  %s\n", "scalar ns", "lockstep ns", "ratio", "lanes", "state diff",
          "newton/st", "iterations", "method");
-  for (int m = 0; m < 2; m++) lockstep_rows(m, start, h, steps, control[m]);
-  for (int m = 0; m < 2; m++)
+  for (int m = 0; m < LS_METHODS; m++) lockstep_rows(m, start, h, steps, &control[m]);
+  for (int m = 0; m < LS_METHODS; m++)
     printf("control, %s: the scalar floor with h one ulp larger ends %.2e away; lockstep lane j against scalar "
            "trajectory j+1: %.2e\n",
-           ls_names[m], control[m][0], control[m][1]);
+           ls_names[m], control[m].ulp, control[m].neighbour);
   lockstep_masking_check(h);
 }
 

@@ -355,6 +355,7 @@ Test(statistics, room_check_at_its_boundaries) {
   cr_assert_eq(nh_study_load(DATA "trajectory_particle.cfg", NULL, 0, &st, err, sizeof err), 0, "%s", err);
   E = nh_study_memory_estimate(&st);
   cr_expect_eq(nh_study_check_room(&st, 0, E / 0.8, err, sizeof err), 0);
+  cr_expect_eq(nh_study_check_room(&st, 2 * E, 0, err, sizeof err), 0, "memory unknown: %s", err);
   /* At the boundary to the bit: a memory whose 80 % is exactly E passes (refused only above). */
   double at = E / 0.8;
   for (int k = 0; k < 8 && 0.8 * at != E; k++) at = nextafter(at, 0.8 * at < E ? INFINITY : 0);
