@@ -39,11 +39,7 @@ int nh_cli_mpi_end(int rc) {
 /* getopt prints no messages of its own: every optstring starts with ':' (after nhbench's '+'), so
  * nh_cli_bad_option words them. */
 void nh_cli_getopt_reset(void) {
-#ifdef __GLIBC__
-  optind = 0; /* glibc: a full re-initialisation, including the scan order ('+' or permuting) */
-#else
-  optind = 1;
-#endif
+  optind = 0; /* glibc (nhbench builds on Debian): a full re-initialisation, including the scan order */
 }
 
 int nh_cli_bad_option(const char *prog, const char *usage_, int c, char **argv) {

@@ -739,7 +739,7 @@ static int parse_export_args(int argc, char **argv, export_args *a) {
       {"stat", required_argument, NULL, O_STAT},       {"primary", no_argument, NULL, O_PRIMARY},
       {"h", required_argument, NULL, O_H},             {"observable", required_argument, NULL, O_OBS},
       {"norm", required_argument, NULL, O_NORM},       {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
+      {0}};
   memset(a, 0, sizeof *a);
   a->o.ics_a = a->o.ics_b = -1;
   int c, rc;

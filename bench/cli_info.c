@@ -616,7 +616,7 @@ static int info_work_precision(nh_h5 *f) {
 
 /* The file argument of info; 0, or an exit status (NH_EXIT_OK after --help). */
 static int parse_info_args(int argc, char **argv, const char **path) {
-  static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {0}};
   int c;
   while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
     if (c == 'h') return fputs(usage, stdout), -1;

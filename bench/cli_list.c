@@ -172,7 +172,7 @@ static const char usage[] =
 static const char prog[] = "nhbench list";
 
 int nh_cli_list(int argc, char **argv) {
-  static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {0}};
   int c;
   while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
     if (c == 'h') return fputs(usage, stdout), NH_EXIT_OK;

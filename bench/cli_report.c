@@ -41,7 +41,7 @@ static int parse_report_args(int argc, char **argv, report_args *a) {
                                            {"figures", required_argument, NULL, 'f'},
                                            {"strict", no_argument, NULL, 's'},
                                            {"help", no_argument, NULL, 'h'},
-                                           {NULL, 0, NULL, 0}};
+                                           {0}};
   int c;
   *a = (report_args){.results = "results/paper", .figures = "figures"};
   while ((c = getopt_long(argc, argv, ":r:o:f:sh", longopts, NULL)) != -1) {

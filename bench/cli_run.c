@@ -60,7 +60,7 @@ static int parse_run_args(int argc, char **argv, run_args *a) {
       {"output", required_argument, NULL, 'o'}, {"threads", required_argument, NULL, 'j'},
       {"set", required_argument, NULL, 's'},    {"check-orders", no_argument, NULL, 'c'},
       {"resume", no_argument, NULL, 'r'},       {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
+      {0}};
   memset(a, 0, sizeof *a);
   if (!(a->overrides = nh_calloc_array((size_t)argc, sizeof *a->overrides)))
     return nh_cli_out_of_memory(prog);

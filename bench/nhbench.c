@@ -89,7 +89,7 @@ int main(int argc, char **argv) {
    * reports (exit 1, the temporary file removed, an older file kept), not kill the process. */
   signal(SIGXFSZ, SIG_IGN);
   static const struct option longopts[] = {
-      {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};
+      {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {0}};
   int c;
   /* '+': stop at the command; its options are its own. ':': no messages from getopt itself. */
   while ((c = getopt_long(argc, argv, "+:hV", longopts, NULL)) != -1) {
