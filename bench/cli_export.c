@@ -134,11 +134,11 @@ static int out_of_range(const nh_h5 *f, const char *option, long v, long long n,
   return 1;
 }
 
-/* The method list of --methods (or the default); returns the count, or -1 with a message. */
+/* The method list of --methods (or the default); returns the count, or 0 with a message (none to export). */
 static int method_list(const nh_h5 *f, const char *spec, int **out) {
   int *list = malloc(sizeof(int) * (size_t)f->nmethods * 4 + sizeof(int)), n = 0, nprimary = 0;
   *out = list;
-  if (!list) return nh_cli_out_of_memory(prog), -1;
+  if (!list) return nh_cli_out_of_memory(prog), 0;
   for (int m = 0; m < f->nmethods; m++) nprimary += f->primary[m] != 0;
   if (!spec || strcmp(spec, "all") == 0) {
     for (int m = 0; m < f->nmethods; m++)
@@ -151,17 +151,17 @@ static int method_list(const nh_h5 *f, const char *spec, int **out) {
     if (end == p || (*end && *end != ',') || v < 0 || v >= f->nmethods) {
       fprintf(stderr, "%s: --methods '%s': expected comma-separated method indices 0..%d, or all\n", prog, spec,
               f->nmethods - 1);
-      return -1;
+      return 0;
     }
     if (n == f->nmethods * 4) { /* the list's room: each method 4 times */
       fprintf(stderr, "%s: --methods '%s': more than %d entries (4 per method of the file)\n", prog, spec, n);
-      return -1;
+      return 0;
     }
     list[n++] = (int)v;
     p = *end ? end + 1 : end;
   }
   if (n == 0) fprintf(stderr, "%s: --methods '%s': no methods\n", prog, spec);
-  return n ? n : -1;
+  return n;
 }
 
 /* ---- any study ----------------------------------------------------------------------------- */
@@ -205,7 +205,7 @@ static int t_methods(nh_h5 *f, const opts *o) {
   printf("# index name\n");
   for (int k = 0; k < n; k++) printf("%d %s\n", list[k], f->methods[list[k]]);
   free(list);
-  return 0;
+  return n ? 0 : 2;
 }
 
 /* ---- convergence --------------------------------------------------------------------------- */
@@ -217,8 +217,8 @@ static int t_convergence(nh_h5 *f, const opts *o) {
   double *h = nh_h5_doubles(f, "h", "h", NULL), *col[NCOLS] = {0};
   int *status = h ? nh_h5_ints(f, "status", "method,h", NULL) : NULL, *list = NULL, rc = 2, good = status != NULL;
   for (int k = 0; k < NCOLS && good; k++) good = (col[k] = nh_h5_doubles(f, names[k], "method,h", NULL)) != NULL;
-  int n = good ? method_list(f, o->methods ? o->methods : "all", &list) : -1;
-  if (n >= 0) {
+  int n = good ? method_list(f, o->methods ? o->methods : "all", &list) : 0;
+  if (n) {
     const long long nh = nh_h5_dim(f, "h");
     printf("# h err err_q err_v constraint_residual status z err_max err_2 lambda_err discrete_residual\n");
     for (int k = 0; k < n; k++) {
@@ -323,8 +323,8 @@ static int t_energy(nh_h5 *f, const opts *o) {
 static int t_energy_all(nh_h5 *f, const opts *o) {
   ens_base b;
   if (read_base(f, &b) != 0) return 2;
-  int *list = NULL, n = method_list(f, o->methods, &list), rc = n < 0 ? 2 : 0;
-  if (n >= 0 && out_of_range(f, "--ic", o->ic, b.nic, "initial conditions")) rc = 2;
+  int *list = NULL, n = method_list(f, o->methods, &list), rc = n ? 0 : 2;
+  if (n && out_of_range(f, "--ic", o->ic, b.nic, "initial conditions")) rc = 2;
   if (rc == 0) printf("# t %s\n", o->relative ? "dE/E0" : "dE");
   for (int k = 0; k < n && rc == 0; k++) {
     long long m = list[k];
@@ -346,7 +346,7 @@ static int t_energy_all(nh_h5 *f, const opts *o) {
  * (NULL-terminated) and dE_count, under the header line `header`. */
 static int sample_table(nh_h5 *f, const opts *o, const char *header, const char *const *cols) {
   enum { MAXCOLS = 4 };
-  int *list = NULL, n = method_list(f, o->methods, &list), rc = 2, ncols = 0, ok = n >= 0;
+  int *list = NULL, n = method_list(f, o->methods, &list), rc = 2, ncols = 0, ok = n != 0;
   double *t = ok ? nh_h5_doubles(f, "t", "sample", NULL) : NULL, *col[MAXCOLS] = {NULL};
   ok = ok && t;
   for (; ok && cols[ncols] && ncols < MAXCOLS; ncols++)
@@ -559,7 +559,7 @@ static int t_series(nh_h5 *f, const opts *o) {
  * one block per method: the likeness is the house form, the datasets differ. */
 static int t_local_error(nh_h5 *f, const opts *o) {
   int *list = NULL, n = method_list(f, o->methods, &list), rc = 2;
-  double *h = n < 0 ? NULL : nh_h5_doubles(f, "h", "h", NULL);
+  double *h = n ? nh_h5_doubles(f, "h", "h", NULL) : NULL;
   double *le = h ? nh_h5_doubles(f, "max_local_err", "method,h", NULL) : NULL;
   double *ae = le ? nh_h5_doubles(f, "max_action_err", "method,h", NULL) : NULL;
   double *slope = ae ? nh_h5_doubles(f, "slope", "method", NULL) : NULL;
@@ -587,22 +587,23 @@ static int t_local_error(nh_h5 *f, const opts *o) {
 static int t_slopes(nh_h5 *f, const opts *o NH_UNUSED) {
   static const char *const dn[] = {"slope", "slope_stderr", "fit_h_min", "fit_h_max", "action_slope",
                                    "summary/max_adjoint_defect", "summary/cond_min", "summary/cond_max"};
-  double *d[8] = {0};
+  enum { ND = sizeof dn / sizeof *dn };
+  double *d[ND] = {0};
   int *claimed = nh_h5_ints(f, "order_claimed", "method", NULL), good = claimed != NULL;
   int *expected = good ? nh_h5_ints(f, "slope_expected", "method", NULL) : NULL;
   good = expected != NULL;
-  for (int k = 0; k < 8 && good; k++) good = (d[k] = nh_h5_doubles(f, dn[k], "method", NULL)) != NULL;
+  for (int k = 0; k < ND && good; k++) good = (d[k] = nh_h5_doubles(f, dn[k], "method", NULL)) != NULL;
   if (good) {
     printf("# index claimed expected slope stderr fit_h_min fit_h_max action_slope max_adjoint_defect cond_min "
            "cond_max name\n");
     for (int m = 0; m < f->nmethods; m++) {
       printf("%d %d %d", m, claimed[m], expected[m]);
-      for (int k = 0; k < 8; k++) putchar(' '), put(d[k][m]);
+      for (int k = 0; k < ND; k++) putchar(' '), put(d[k][m]);
       printf(" %s\n", f->methods[m]);
     }
   }
   free(claimed), free(expected);
-  for (int k = 0; k < 8; k++) free(d[k]);
+  for (int k = 0; k < ND; k++) free(d[k]);
   return good ? 0 : 2;
 }
 
@@ -620,7 +621,7 @@ static int norm_index(nh_h5 *f, const opts *o) {
 }
 
 static int t_work_precision(nh_h5 *f, const opts *o) {
-  int *list = NULL, n = method_list(f, o->methods, &list), k = n < 0 ? -1 : norm_index(f, o), rc = 2;
+  int *list = NULL, n = method_list(f, o->methods, &list), k = n ? norm_index(f, o) : -1, rc = 2;
   double *h = k < 0 ? NULL : nh_h5_doubles(f, "h", "h", NULL);
   double *err = h ? nh_h5_doubles(f, "err", "method,h,norm", NULL) : NULL;
   double *work = err ? nh_h5_doubles(f, "work", "method,h", NULL) : NULL;

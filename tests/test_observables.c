@@ -190,6 +190,31 @@ Test(observables, absence_is_nan_with_reason) {
   nh_method_free(rk4), nh_method_free(h2), nh_method_free(pair);
 }
 
+/* The system's own quantities are offered on exactly the systems that declare them, one of them
+ * (damped_oscillator's Q) as much as several (rotational_symmetry's two). */
+Test(observables, invariants_and_derived_where_the_system_declares_them) {
+  nh_method *rk4 = test_method("rk4");
+  static const char *const derived[] = {"derived", "derived_reference"}, *const invariants[] = {"invariants",
+                                                                                                  "invariants_error"};
+  int declaring[2][3] = {{0}}; /* [derived, invariants][none, one, several] */
+  for (int si = 0; nh_system_types[si]; si++) {
+    nh_system sys = test_system_of(nh_system_types[si], NULL);
+    const int n[2] = {sys.type->nderived, sys.type->ninvariants};
+    for (int k = 0; k < 2; k++) {
+      const char *name = (k ? invariants : derived)[0], *other = (k ? invariants : derived)[1];
+      cr_expect_eq(obs(name)->absent(rk4, &sys) == NULL, n[k] > 0, "%s on %s (%d declared)", name, sys.type->name,
+                   n[k]);
+      cr_expect_eq(obs(other)->absent(rk4, &sys) == NULL, n[k] > 0, "%s on %s (%d declared)", other,
+                   sys.type->name, n[k]);
+      declaring[k][n[k] > 1 ? 2 : n[k]]++;
+    }
+  }
+  for (int k = 0; k < 2; k++)
+    cr_expect(declaring[k][0] && declaring[k][1], "%s: %d systems declare none, %d one, %d several",
+              k ? "invariants" : "derived", declaring[k][0], declaring[k][1], declaring[k][2]);
+  nh_method_free(rk4);
+}
+
 /* ---------------------------------------------------------------------------------------------- */
 /* Trajectory studies                                                                             */
 
