@@ -121,23 +121,26 @@ int nh_reduce_find(const char *name) {
 
 /* Least-squares slope of y on x over the finite pairs; NaN with fewer than two. */
 static double finite_slope(int n, const double *x, const double *y) {
-  double *xs = nh_malloc_array((size_t)n, sizeof(double)), *ys = nh_malloc_array((size_t)n, sizeof(double));
+  double *xs = nh_malloc_array(2 * (size_t)n, sizeof(double));
+  if (!xs) return NAN;
+  double *ys = xs + n;
   int k = 0;
-  for (int i = 0; xs && ys && i < n; i++)
+  for (int i = 0; i < n; i++)
     if (isfinite(x[i]) && isfinite(y[i])) {
       xs[k] = x[i];
       ys[k++] = y[i];
     }
-  double s = xs && ys ? nh_drift_slope(k, xs, ys) : NAN;
+  const double s = nh_drift_slope(k, xs, ys);
   free(xs);
-  free(ys);
   return s;
 }
 
 static double loglog_slope(int n, const double *c, const double *x, int finest_two) {
-  double *lc = nh_malloc_array((size_t)n, sizeof(double)), *lx = nh_malloc_array((size_t)n, sizeof(double));
+  double *lc = nh_malloc_array(2 * (size_t)n, sizeof(double));
+  if (!lc) return NAN;
+  double *lx = lc + n;
   int k = 0, i0 = -1, i1 = -1;
-  for (int i = 0; lc && lx && i < n; i++) {
+  for (int i = 0; i < n; i++) {
     if (!(c[i] > 0) || !(fabs(x[i]) > 0) || !isfinite(x[i])) continue;
     lc[k] = log(c[i]);
     lx[k] = log(fabs(x[i]));
@@ -145,11 +148,8 @@ static double loglog_slope(int n, const double *c, const double *x, int finest_t
     else if (i1 < 0 || lc[k] < lc[i1]) i1 = k;
     k++;
   }
-  double s = NAN;
-  if (lc && lx && finest_two) s = i1 < 0 ? NAN : (lx[i1] - lx[i0]) / (lc[i1] - lc[i0]);
-  else if (lc && lx) s = nh_drift_slope(k, lc, lx);
+  const double s = !finest_two ? nh_drift_slope(k, lc, lx) : i1 < 0 ? NAN : (lx[i1] - lx[i0]) / (lc[i1] - lc[i0]);
   free(lc);
-  free(lx);
   return s;
 }
 
