@@ -265,17 +265,17 @@ static void print_grid(const nh_h5_grid *g, int k, const nh_ensemble_summary *su
   for (int j = 0; j < g->n[1]; j++) printf(" %9.4g", g->values[1][j]);
   printf("\n");
   for (int i = 0; i < g->n[0]; i++) {
-    char row[NH_TEXT_LONG];
-    size_t len = (size_t)snprintf(row, sizeof row, "  %*.4g", w0, g->values[0][i]);
-    for (int j = 0; j < g->n[1] && len < sizeof row; j++) {
+    char row[NH_TEXT_LONG] = "";
+    nh_text_append(row, sizeof row, "", "  %*.4g", w0, g->values[0][i]);
+    for (int j = 0; j < g->n[1]; j++) {
       int m = g->method_index[i * g->n[1] + j];
       char cell[NH_TEXT_NUMBER];
       if (m < 0) snprintf(cell, sizeof cell, "skip ");
       else if (sum[m].ok == 0) snprintf(cell, sizeof cell, "fail ");
       else snprintf(cell, sizeof cell, "%.2e%s", sum[m].median_max_abs_dE, sum[m].failures ? "*" : " ");
-      len += (size_t)snprintf(row + len, sizeof row - len, " %9s", cell);
+      nh_text_append(row, sizeof row, "", " %9s", cell);
     }
-    len = strlen(row);
+    size_t len = strlen(row);
     while (len > 0 && row[len - 1] == ' ') row[--len] = '\0';
     printf("%s\n", row);
   }
