@@ -42,29 +42,26 @@ static int find_command(const char *name) {
 static const char *usage(void) {
   static char text[NH_TEXT_LONG];
   if (text[0]) return text;
-  size_t used =
-      (size_t)snprintf(text, sizeof text, "usage: nhbench [--help | --version] COMMAND [ARGS]\n\ncommands:\n");
-  for (int i = 0; i < NCOMMANDS && used < sizeof text; i++)
+  nh_text_append(text, sizeof text, "", "usage: nhbench [--help | --version] COMMAND [ARGS]\n\ncommands:\n");
+  for (int i = 0; i < NCOMMANDS; i++)
     /* A long synopsis puts the summary on a line of its own, under the short ones' column. */
-    used += (size_t)(strlen(commands[i].synopsis) < 22
-                         ? snprintf(text + used, sizeof text - used, "  %-22s%s\n", commands[i].synopsis,
-                                    commands[i].summary)
-                         : snprintf(text + used, sizeof text - used, "  %s\n  %22s%s\n", commands[i].synopsis, "",
-                                    commands[i].summary));
-  if (used < sizeof text)
-    snprintf(text + used, sizeof text - used, "%s",
-             "  help [COMMAND]        this text, or the usage of COMMAND (= nhbench COMMAND --help)\n"
-             "\n"
-             "options:\n"
-             "  -h, --help            this text\n"
-             "  -V, --version         the version of nhbench\n"
-             "\n"
-             "Every command takes --help. Exit status: 0 success, 1 a failed run (or a failed\n"
-             "--check-orders), 2 bad usage or bad input.\n"
-             "\n"
-             "Methods are named as in rk4, nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=point),\n"
-             "adjoint_pair(nh_newmark(alpha=0)), triple_jump(nh_newmark(alpha=0.5)), herglotz2(forcing=midpoint).\n"
-             "Old spellings (disc=14|15, force=0|1) are still read, with a deprecation note.\n");
+    if (strlen(commands[i].synopsis) < 22)
+      nh_text_append(text, sizeof text, "", "  %-22s%s\n", commands[i].synopsis, commands[i].summary);
+    else
+      nh_text_append(text, sizeof text, "", "  %s\n  %22s%s\n", commands[i].synopsis, "", commands[i].summary);
+  nh_text_append(text, sizeof text, "", "%s",
+                 "  help [COMMAND]        this text, or the usage of COMMAND (= nhbench COMMAND --help)\n"
+                 "\n"
+                 "options:\n"
+                 "  -h, --help            this text\n"
+                 "  -V, --version         the version of nhbench\n"
+                 "\n"
+                 "Every command takes --help. Exit status: 0 success, 1 a failed run (or a failed\n"
+                 "--check-orders), 2 bad usage or bad input.\n"
+                 "\n"
+                 "Methods are named as in rk4, nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=point),\n"
+                 "adjoint_pair(nh_newmark(alpha=0)), triple_jump(nh_newmark(alpha=0.5)), herglotz2(forcing=midpoint).\n"
+                 "Old spellings (disc=14|15, force=0|1) are still read, with a deprecation note.\n");
   return text;
 }
 
