@@ -192,7 +192,7 @@ nh_checkpoint *nh_checkpoint_open(const char *path, const char *key, long ntasks
   *resumed = 0;
   errno = 0;
   if (resume) {
-    if (resume_journal(c, key, fn, ctx, resumed, err, errlen) == 0) return c;
+    if (resume_journal(c, key, fn, ctx, resumed, err, errlen) >= 0) return c;
     free_checkpoint(c);
     return NULL;
   }

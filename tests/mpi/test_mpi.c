@@ -114,6 +114,10 @@ Test(mpi, bad_input_is_reported_once, .timeout = 120) {
   cr_expect(first && !strstr(first + 1, "unknown method"), "the message is not said exactly once:\n%s", text);
   cr_expect(access(out, F_OK) != 0, "a file was written");
   cr_expect_eq(run_ranks(2, "tests/data/small_ensemble.cfg", out, "--set T=-1", text, sizeof text), 2, "%s", text);
+  /* The output is rank 0's to check, and its answer every rank's: a directory that cannot be made
+   * (under a file) stops them all before the run. */
+  cr_expect_eq(run_ranks(2, "tests/data/small_ensemble.cfg", "/dev/null/out.h5", "", text, sizeof text), 2, "%s", text);
+  cr_expect(strstr(text, "output directory /dev/null") && !strstr(text, "study of"), "a run started:\n%s", text);
 }
 
 /* Killed under mpirun right after rank 0 journaled 5 trajectories, resumed under mpirun with
