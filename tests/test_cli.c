@@ -510,7 +510,8 @@ Test(cli, skipped_grid_points_noted_once) {
 
 /* Pre-flight wiring: a trajectory study of 2·10^9 samples per run, whose results could not fit in
  * any machine's memory (hundreds of GiB), is refused with 2 before computing; one of 5·10^9 samples
- * per run, more than a run can count, is refused at its sample_every line. The room check's
+ * per run, more than a run can count, is refused at its sample_every line; an ensemble of tens of
+ * TiB, for the free disk where its output goes (statvfs). The room check's
  * boundaries, the disk for ensembles included, are tested in tests/test_statistics.c; a refusal
  * that failed here would only make the run's allocation fail, not start a run that fills a disk. */
 Test(cli, refuses_a_study_too_large_for_its_room) {
@@ -523,6 +524,11 @@ Test(cli, refuses_a_study_too_large_for_its_room) {
   r = nhb("run " DATA "trajectory_particle.cfg -o %s --set T=10000000 --set 'h=[0.001]'", file);
   cr_expect_eq(r->rc, 2, "%s", r->err);
   expect_has(r->err, "trajectory_particle.cfg:7: 10000000000 steps sampled every 2 make more than 2147483646 samples");
+  /* An ensemble streams its samples to the journal: tens of TiB are refused for the disk's room. */
+  r = nhb("run " DATA "small_ensemble.cfg -o %s --set ensemble.count=1000000 --set T=200000", file);
+  cr_expect_eq(r->rc, 2, "%s", r->err);
+  expect_has(r->err, "GiB free where the output goes");
+  cr_expect(strstr(r->err, "ensemble study of") == NULL && access(file, F_OK) != 0, "nothing was computed: %s", r->err);
   cr_expect(access(file, F_OK) != 0);
 }
 

@@ -210,6 +210,9 @@ Test(report, bad_claims_files_name_the_line, .init = make_tmpdir, .fini = remove
       {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { quantity = \"q\"; file = \"f\"; data = \"d\"; reason = \"r\"; expect = \"5\"; } ); }\n);\n",
        "t.claims:4: bad expectation '5'"},
       {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\"; rows = (); }\n);\n", "needs a non-empty list rows"},
+      /* a group of one row's settings is not a list of rows */
+      {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = { quantity = \"q\"; file = \"f\"; data = \"d\"; expect = \"< 1\"; }; }\n);\n",
+       "t.claims:3: item 1 needs a non-empty list rows"},
       {"items = ();\n", "missing setting 'spec'"},
       {"colour = 1;\nspec = \"s\";\nitems = ();\n", "t.claims:1: unknown setting 'colour'"},
   };
