@@ -2,12 +2,14 @@
  * not a terminal, as here) a line at most every 10 s and a last one at the end if any was printed;
  * each line "LABEL: DONE/TOTAL tasks, E s elapsed, ~ETA s left". The clock is the real one: the
  * tests move the recorded start and last print back instead of waiting. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "studies/study.h"
 
@@ -181,10 +183,13 @@ Test(progress, kinds_out_of_memory) {
 /* nh_run_tasks with kinds: 7 tasks of kinds 0, 1, 2, 0, 1, 2, 0 (task % 3), tasks 1 and 3 done
  * already. prog learns the tasks of each kind still to run, {2, 1, 2}, and each task run ticks its
  * own kind (not run: not ticked); so with a single kind (every task kind 0), 5 to run; without
- * kind(), or with nkinds 0, prog gets no kinds. */
+ * kind(), or with nkinds 0, prog gets no kinds. Each kind's time is that of its tasks, each of at
+ * least a millisecond: no less than that, no more than the run's wall time on all threads. */
 static int ran[7];
 static void run_one(void *ctx, long task, double *record) {
   (void)ctx;
+  const struct timespec ms = {0, 1000000};
+  nanosleep(&ms, NULL); /* a task of at least a millisecond: its time is measured */
   ran[task]++;
   record[0] = (double)task;
 }
@@ -207,7 +212,9 @@ Test(progress, run_tasks_gives_the_kinds_left) {
     nkinds_of_test = with_kinds == 3 ? 1 : 3;
     const int nkinds = with_kinds >= 2 ? nkinds_of_test : 0;
     const nh_task_set ts = {7, done, 1, run_one, take_one, with_kinds ? kind_of : NULL, nkinds, NULL};
+    const double start = omp_get_wtime();
     cr_assert_eq(nh_run_tasks(&ts, &p), 0);
+    const double most = (omp_get_wtime() - start) * omp_get_max_threads();
     for (int i = 0; i < 7; i++) cr_expect_eq(ran[i], !done[i], "task %d ran %d times", i, ran[i]);
     cr_expect_eq(p.done, 5);
     if (with_kinds < 2) {
@@ -218,6 +225,8 @@ Test(progress, run_tasks_gives_the_kinds_left) {
       for (int k = 0; k < nkinds; k++) {
         cr_expect_eq(p.kind_total[k], left[k], "kind %d: %ld to run", k, p.kind_total[k]);
         cr_expect_eq(p.kind_done[k], left[k], "kind %d: %ld ticked", k, p.kind_done[k]);
+        cr_expect(p.kind_time[k] >= 1e-3 * left[k] && p.kind_time[k] <= most, "kind %d: %g s, the run %g s", k,
+                  p.kind_time[k], most);
       }
     }
     nh_progress_end(&p);
