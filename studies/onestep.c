@@ -94,13 +94,13 @@ double nh_onestep_adjoint_defect(const nh_method *m, const nh_method *adj, const
   return norm_nan(norm, 2 * sys->n, d);
 }
 
-/* The largest column sum of |A| (m×m, row-major). */
+/* The largest column sum of |A| (m×m, row-major, its entries finite). */
 static double norm1(int m, const double *A) {
   double best = 0;
   for (int j = 0; j < m; j++) {
     double s = 0;
     for (int i = 0; i < m; i++) s += fabs(A[i * m + j]);
-    if (s > best || isnan(s)) best = s;
+    best = fmax(best, s);
   }
   return best;
 }
