@@ -82,13 +82,20 @@ static int uses_history(const nh_method *m) {
   return 0;
 }
 
+/* One step of m from x to y, after m's own init of x if `init`: the status of whichever failed
+ * first. A one-step study does not measure cost: the counters are thrown away. */
+static nh_step_status step_from(const nh_method *m, const nh_system *sys, nh_state *x, nh_state *y, double h,
+                                int init) {
+  nh_cost unused = {0};
+  const nh_step_status status = init ? nh_method_init(m, sys, x, h, &unused) : NH_STEP_OK;
+  return status == NH_STEP_OK ? nh_method_step(m, sys, x, y, h, &unused) : status;
+}
+
 double nh_onestep_adjoint_defect(const nh_method *m, const nh_method *adj, const nh_system *sys, const nh_state *x,
                                  const nh_state *y, double h, nh_norm norm) {
   if (!adj || uses_history(m) || uses_history(adj)) return NAN;
-  nh_cost unused = {0};
-  nh_state start = *y, z;
-  if (adj->type != m->type && nh_method_init(adj, sys, &start, -h, &unused) != NH_STEP_OK) return NAN;
-  if (nh_method_step(adj, sys, &start, &z, -h, &unused) != NH_STEP_OK) return NAN;
+  nh_state start = *y, z; /* as m's step left it; an adjoint of another type sets it up its own way */
+  if (step_from(adj, sys, &start, &z, -h, adj->type != m->type) != NH_STEP_OK) return NAN;
   double d[2 * NH_MAX_N];
   state_diff(sys->n, &z, x, d);
   return norm_nan(norm, 2 * sys->n, d);
@@ -201,7 +208,6 @@ static void onestep_task(const nh_study *st, nh_onestep_result *r, const truth *
   const truth *tr = &truths[(size_t)hi * np + pi];
   const size_t s2 = (size_t)task * 2 * n, sk = (size_t)task * (size_t)k;
   nh_state point = {0}, x, y;
-  nh_cost unused = {0};
   double d[2 * NH_MAX_N];
 
   point.t = r->point_t[pi];
@@ -218,13 +224,11 @@ static void onestep_task(const nh_study *st, nh_onestep_result *r, const truth *
 
   /* Backward step F_{−h}(x), its own init. */
   nh_state xb = point, yb;
-  if (nh_method_init(m, sys, &xb, -h, &unused) == NH_STEP_OK &&
-      nh_method_step(m, sys, &xb, &yb, -h, &unused) == NH_STEP_OK)
+  if (step_from(m, sys, &xb, &yb, -h, 1) == NH_STEP_OK)
     for (int i = 0; i < n; i++) r->backward[s2 + i] = yb.q[i], r->backward[s2 + n + i] = yb.v[i];
 
   x = point;
-  int status = nh_method_init(m, sys, &x, h, &unused);
-  if (status == NH_STEP_OK) status = nh_method_step(m, sys, &x, &y, h, &unused);
+  const nh_step_status status = step_from(m, sys, &x, &y, h, 1);
   r->status[task] = status;
   if (status != NH_STEP_OK) return;
 
