@@ -302,7 +302,7 @@ static void lockstep_starts(nh_floor_state *s) {
       s[j].q[i] += 0.05 * sin(1.0 + j + 0.7 * i);
       s[j].v[i] += 0.05 * cos(2.0 + 1.3 * j + i);
     }
-    s[j].v[0] = -(s[j].q[1] * s[j].v[3] + s[j].q[2] * s[j].v[4]);
+    nh_floor_onto_constraint(&s[j]);
   }
 }
 
@@ -382,7 +382,7 @@ static void lockstep_masking_check(double h) {
   static nh_floor_state start[LS_TRAJ], scalar[LS_TRAJ], locked[LS_TRAJ];
   for (int j = 0; j < LS_TRAJ; j++) {
     start[j] = (nh_floor_state){.q = {0.3, 1, 0.5, 0.2, -0.1}, .v = {[1] = -22.1 - 0.00625 * j, 0.2, 0.3, 0.1}};
-    start[j].v[0] = -(start[j].q[1] * start[j].v[3] + start[j].q[2] * start[j].v[4]); /* on D */
+    nh_floor_onto_constraint(&start[j]);
   }
   for (int lanes = 4; lanes <= 8; lanes += 4) {
     long its[LS_TRAJ], lane_its[LS_TRAJ], lo = LONG_MAX, hi = 0;

@@ -48,6 +48,10 @@ static double multiplier(const double *m, const double *g, const double *v) {
   return (dot(m, g) - (v[Y1] * v[Z1] + v[Y2] * v[Z2])) / dot(m, m);
 }
 
+void nh_floor_onto_constraint(nh_floor_state *s) {
+  s->v[X] = -(s->q[Y1] * s->v[Z1] + s->q[Y2] * s->v[Z2]); /* μ(q)·v = 0, μ_x = 1 */
+}
+
 void nh_floor_acceleration(const double *q, const double *v, double *a) {
   double g[N], m[N];
   gradient(q, g);

@@ -9,6 +9,9 @@ typedef struct {
   double q[5], v[5], lambda, force[5], z;
 } nh_floor_state;
 
+/* s put on the constraint μ(q)·v = 0 by its x-velocity (the bench's starts). */
+void nh_floor_onto_constraint(nh_floor_state *s);
+
 /* The index-reduced acceleration a(q, v) = −∇V + μλ(q, v) (the ODE of rk4 and GSL's drivers). */
 void nh_floor_acceleration(const double *q, const double *v, double *a);
 

@@ -517,6 +517,26 @@ static double state_difference_by_hand(const char *method, const nh_state *x, co
   return d;
 }
 
+/* The bench's starts put on the constraint by their x-velocity: the harness's μ(q) (the system
+ * file's, not the floor's) then annihilates v, and nothing else moved. */
+Test(bench, floor_starts_onto_the_constraint) {
+  nh_system sys;
+  cr_assert_eq(nh_system_init(&sys, nh_system_type_find("chaotic_particle")), 0);
+  for (int j = 0; j < 8; j++) {
+    nh_floor_state s = {.lambda = 0.5, .z = 0.25};
+    for (int i = 0; i < 5; i++) s.q[i] = sin(1.0 + j + 0.7 * i), s.v[i] = cos(2.0 + 1.3 * j + i);
+    const nh_floor_state before = s;
+    nh_floor_onto_constraint(&s);
+    double mu[5], residual = 0;
+    sys.type->constraints(sys.p, s.q, mu);
+    for (int i = 0; i < 5; i++) residual += mu[i] * s.v[i];
+    cr_expect_leq(fabs(residual), 1e-15, "start %d: mu(q).v = %g", j, residual);
+    cr_expect(memcmp(s.q, before.q, sizeof s.q) == 0 && memcmp(s.v + 1, before.v + 1, 4 * sizeof *s.v) == 0 &&
+                  s.lambda == 0.5 && s.z == 0.25,
+              "start %d: more than v_x moved", j);
+  }
+}
+
 /* The floors touch only what their method defines: z (herglotz2's action) stays as it was through
  * rk4, nh_newmark and nh_rattle; rk4 leaves the multiplier and the carried force alone too. */
 Test(bench, floors_leave_z_alone) {
