@@ -395,7 +395,7 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
   r->drift_slope = calloc(traj, sizeof(double));
   r->max_residual = calloc(traj, sizeof(double));
   r->status = calloc(traj, sizeof(int));
-  const size_t stats = stream ? 0 : (size_t)nm * ns; /* a streamed run keeps them in its journal */
+  const size_t stats = (size_t)nm * ns; /* in memory unless streamed: then its journal keeps them */
   r->dE_mean = stream ? NULL : calloc(stats, sizeof(double));
   r->dE_var = stream ? NULL : calloc(stats, sizeof(double));
   r->dE_q10 = stream ? NULL : calloc(stats, sizeof(double));

@@ -23,6 +23,7 @@
 #include "bench/lockstep.h"
 #include "core/linalg.h"
 #include "studies/study.h"
+#include "tests/helpers.h"
 
 static char output[1 << 16];
 
@@ -233,6 +234,30 @@ Test(bench, memory_child_that_fails_is_reported, .timeout = 120) {
   cr_expect(!strstr(mem, "MiB kept") && !strstr(mem, "MiB streamed"), "no figure of a failed run:\n%s", mem);
   const char *why = "nhbench_bench: memory: cannot run /nonexistent/nhbench_bench: No such file or directory\n";
   cr_expect(strstr(err, why) && strstr(strstr(err, why) + 1, why), "the reason, once per child:\n%s", err);
+}
+
+/* The bench loads its ensemble spec once per table and holds the spec's notes back (its tables are
+ * the output): a grid whose points on beta + beta2 = 1/2 are skipped, which `nhbench run` notes,
+ * notes nothing here; the ensemble runs rk4 and the two points left. With stdin closed (stderr's
+ * copy then takes fd 0) likewise, and stderr is back after each load: the memory table's children,
+ * that cannot start, are still reported. */
+Test(bench, spec_notes_held_back, .timeout = 120) {
+  static char out[1 << 14], err[1 << 14];
+  char spec[128], args[256];
+  snprintf(spec, sizeof spec, "/tmp/nhbench-bench-notes-%d.cfg", (int)getpid());
+  test_write_file(spec, "study = \"ensemble\"; system = \"chaotic_particle\"; T = 1.0; h = 0.2;\n"
+                        "ensemble = { count = 1; energy = 1.535; seed = 7; };\nmethods = [\"rk4\"];\n"
+                        "grids = ( { method = \"nh_newmark(alpha=0.5)\"; beta = [0.1, 0.2]; beta2 = [0.3, 0.4]; } );\n");
+  for (int closed = 0; closed <= 1; closed++) {
+    snprintf(args, sizeof args, "--quick --only ensemble,memory %s%s", spec, closed ? " <&-" : "");
+    cr_expect_eq(run_bench_as("/nonexistent/nhbench_bench", args, out, sizeof out, err, sizeof err), 0, "%s", err);
+    cr_expect(strstr(out, "(8 ICs, T = 20, 3 methods)"), "stdin %s: no ensemble of 3 methods:\n%s",
+              closed ? "closed" : "open", out);
+    cr_expect(!strstr(err, "note:"), "stdin %s: a note:\n%s", closed ? "closed" : "open", err);
+    cr_expect(strstr(err, "memory: cannot run /nonexistent/nhbench_bench"), "stdin %s: stderr lost after a load:\n%s",
+              closed ? "closed" : "open", err);
+  }
+  remove(spec);
 }
 
 /* The memory table's child (--memory-child SPEC JOURNAL|- T): SPEC's ensemble to T, streamed
