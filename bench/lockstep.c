@@ -57,7 +57,7 @@ double nh_lockstep_gap(double a, double b) {
   return isnan(d) ? INFINITY : d > 0 ? d : DBL_TRUE_MIN;
 }
 
-enum { X, Y1, Y2, Z1, Z2 };
+enum { X, Y1, Y2, Z1, Z2, DIM }; /* the components, and their number */
 
 /* One lane's q, v or any 5-vector, components by name: a lane loop reads a lane's numbers into
  * these and computes as the floor does on its arrays. */
@@ -220,7 +220,7 @@ int CAT(LANES, _herglotz2)(LANES *p, double h, long steps, long iterations[L]) {
   for (long k = 0; k < steps; k++) {
     /* The unknowns (X's q1 part, Λ), the residual's constant part h v − h²/2 ∇V(q), each lane's
      * previous |δ| and whether it still iterates (1, or 0 once frozen). */
-    double Xq[2][5][L], Lambda[L], cst[5][L], prev[L], on[L];
+    double Xq[2][DIM][L], Lambda[L], cst[DIM][L], prev[L], on[L];
     /* X's q1 part is read from one buffer and written to the other, the two swapped after each
      * iteration: written back in place, a frozen lane's unchanged value would let GCC drop its
      * store, and a conditional store is not vectorized for SSE2. */
