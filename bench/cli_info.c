@@ -55,10 +55,14 @@ static void put_name(const char *name, int used) {
   }
 }
 
-static const char *status_name(int s) {
-  static const char *const names[] = {"ok", "solver failed", "non-finite", "diverged", "timed out"};
-  return s >= 0 && s <= 4 ? names[s] : "unknown status";
-}
+/* A run's status (0 ok, then the failures) by name; any other value is the last, unknown. */
+static const char *const status_names[] = {"ok", "solver failed", "non-finite", "diverged", "timed out",
+                                           "unknown status"};
+enum { STATUS_UNKNOWN = sizeof status_names / sizeof *status_names - 1 };
+
+static int status_index(int s) { return s >= 0 && s < STATUS_UNKNOWN ? s : STATUS_UNKNOWN; }
+
+static const char *status_name(int s) { return status_names[status_index(s)]; }
 
 /* Methods whose results are unreliable although they ran (e.g. nh_newmark at β + β' = ½). */
 static void print_caveats(nh_h5 *f) {
@@ -317,18 +321,14 @@ static void print_failure_reasons(nh_h5 *f) {
   const long long nic = nh_h5_dim(f, "ic");
   int header = 0;
   for (int m = 0; m < f->nmethods; m++) {
-    int count[6] = {0}; /* ok, the four failure statuses, anything else */
-    for (long long i = 0; i < nic; i++) {
-      const int st = status[m * nic + i];
-      count[st >= 0 && st <= 4 ? st : 5]++;
-    }
+    int count[STATUS_UNKNOWN + 1] = {0}; /* of each status_index */
+    for (long long i = 0; i < nic; i++) count[status_index(status[m * nic + i])]++;
     if (count[0] == nic) continue;
     if (!header) printf("\nFailed runs by cause (status of each IC that did not reach T):\n");
     header = 1;
     char why[NH_TEXT_MESSAGE] = "";
-    for (int st = 1; st <= 5; st++)
-      if (count[st])
-        nh_text_append(why, sizeof why, ", ", "%d %s", count[st], st == 5 ? "unknown status" : status_name(st));
+    for (int st = 1; st <= STATUS_UNKNOWN; st++)
+      if (count[st]) nh_text_append(why, sizeof why, ", ", "%d %s", count[st], status_names[st]);
     printf("%4d  %-28s  ", m, why);
     put_name(f->methods[m], 4 + 2 + 28 + 2);
   }
