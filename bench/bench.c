@@ -531,18 +531,19 @@ static void bench_ensemble(const char *spec) {
  * same run.
  *
  * sampled_run_time: one run of st's method over st->nsteps steps from st->x0, sampling the
- * observables `names` every K steps; its time, the rows written (0 without observables) into
- * *samples and E − E0 at the end into *dE. */
-static double sampled_run_time(const nh_study *st, double h, const char *const *names, int nobs, int K,
-                               double *values, int *samples, double *dE) {
+ * observables `names` every K steps (into a run's sample table, allocated before the clock starts);
+ * its time, the rows written (0 without observables) into *samples and E − E0 at the end into *dE.
+ * NaN if there is no memory for the table. */
+static double sampled_run_time(const nh_study *st, double h, const char *const *names, int nobs, int K, int *samples,
+                               double *dE) {
   nh_study s = *st;
   const nh_observable *obs[4];
   for (int o = 0; o < nobs; o++) obs[o] = nh_observable_find(names[o]);
   s.obs = obs, s.nobs = nobs;
   nh_samples layout;
-  nh_samples_init(&layout, &s, 1, 1);
+  if (nh_samples_init(&layout, &s, 1, (int)(s.nsteps / K + 1)) != 0) return nh_samples_free(&layout), NAN;
   nh_sampled_run run = {.st = &s, .m = s.methods[0], .h = h, .nsteps = s.nsteps, .K = K, .x0 = s.x0,
-                        .layout = nobs ? &layout : NULL, .values = values};
+                        .layout = nobs ? &layout : NULL, .values = layout.values};
   double t0 = omp_get_wtime();
   nh_sampled_run_go(&run);
   double t = omp_get_wtime() - t0;
@@ -562,7 +563,6 @@ static void bench_sampling(const char *spec NH_UNUSED) { /* the tables of one sy
   const double h = 0.2;
   const char *const energy[] = {"energy_error"};
   const char *const four[] = {"energy_error", "constraint_residual", "q", "multiplier"};
-  double *values = malloc(sizeof(double) * (size_t)(st.nsteps + 1) * 16);
   enum { VARIANTS = 5, REPS = 5 };
   const char *label[VARIANTS] = {"nh_integrate (no sampling)", "sampled run, no observables, K = 10",
                                  "energy_error every step", "energy_error every 10 steps",
@@ -576,10 +576,10 @@ static void bench_sampling(const char *spec NH_UNUSED) { /* the tables of one sy
     nh_integrate(m, &st.sys, &x, st.nsteps, h, &cost, 0, NULL);
     t[0][r] = omp_get_wtime() - t0;
     samples[0] = 0, dE[0] = nh_energy(&st.sys, x.q, x.v) - nh_energy(&st.sys, st.x0.q, st.x0.v);
-    t[1][r] = sampled_run_time(&st, h, energy, 0, 10, values, &samples[1], &dE[1]);
-    t[2][r] = sampled_run_time(&st, h, energy, 1, 1, values, &samples[2], &dE[2]);
-    t[3][r] = sampled_run_time(&st, h, energy, 1, 10, values, &samples[3], &dE[3]);
-    t[4][r] = sampled_run_time(&st, h, four, 4, 1, values, &samples[4], &dE[4]);
+    t[1][r] = sampled_run_time(&st, h, energy, 0, 10, &samples[1], &dE[1]);
+    t[2][r] = sampled_run_time(&st, h, energy, 1, 1, &samples[2], &dE[2]);
+    t[3][r] = sampled_run_time(&st, h, energy, 1, 10, &samples[3], &dE[3]);
+    t[4][r] = sampled_run_time(&st, h, four, 4, 1, &samples[4], &dE[4]);
   }
   printf("\nobservables sampling, %s on chaotic_particle, h = %g, %ld steps, median of %d "
          "(samples: rows of observables written; dE: E - E0 at the end, the same for every variant):\n",
@@ -588,7 +588,6 @@ static void bench_sampling(const char *spec NH_UNUSED) { /* the tables of one sy
   for (int v = 0; v < VARIANTS; v++)
     printf("%10.0f ns/step %6.3f x %6d samples  dE %-24.17g  %s\n", 1e9 * t[v][REPS / 2] / st.nsteps,
            t[v][REPS / 2] / t[0][REPS / 2], samples[v], dE[v], label[v]);
-  free(values);
   nh_method_free(m);
 }
 
