@@ -90,20 +90,21 @@ int nh_h5_has(const nh_h5 *f, const char *name) {
 
 /* Where each dimension can be learned from: a dataset that has it. */
 long long nh_h5_dim(nh_h5 *f, const char *name) {
-  static const char *const from[][2] = {{"method", "methods"},   {"h", "h"},         {"ic", "ic_names"},
-                                        {"state", "state_labels"}, {"point", "point_t"}, {"norm", "norms"},
-                                        {"dof", "q0"},           {"repeat", "wall_times"}, {"sample", "t"},
-                                        {"multiplier", "lambda"}};
+  static const struct {
+    const char *dim, *dataset;
+  } from[] = {{"method", "methods"}, {"h", "h"}, {"ic", "ic_names"}, {"state", "state_labels"},
+              {"point", "point_t"}, {"norm", "norms"}, {"dof", "q0"}, {"repeat", "wall_times"},
+              {"sample", "t"}, {"multiplier", "lambda"}};
   long long k = known(f, name);
   if (k >= 0) return k;
   for (size_t i = 0; i < sizeof from / sizeof *from; i++) {
-    if (strcmp(from[i][0], name) != 0 || !nh_h5_has(f, from[i][1])) continue;
-    hid_t ds = H5Dopen2(f->group, from[i][1], H5P_DEFAULT);
+    if (strcmp(from[i].dim, name) != 0 || !nh_h5_has(f, from[i].dataset)) continue;
+    hid_t ds = H5Dopen2(f->group, from[i].dataset, H5P_DEFAULT);
     int no_memory = 0, rank;
     char *dims = nh_r_attr_of(ds, "dimensions", &no_memory);
     hsize_t shape[NH_R_MAX_RANK];
     H5Dclose(ds);
-    if (dims) H5Dclose(open_checked(f, from[i][1], dims, &rank, shape));
+    if (dims) H5Dclose(open_checked(f, from[i].dataset, dims, &rank, shape));
     free(dims);
     if ((k = known(f, name)) >= 0) return k;
     if (no_memory) {
