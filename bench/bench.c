@@ -503,23 +503,27 @@ static int load_spec(const char *spec, const char **ov, int nov, nh_study *st) {
   return 0;
 }
 
+/* One run of st's ensemble on `threads` threads: its wall time, or NaN with the reason on stderr. */
+static double ensemble_seconds(const nh_study *st, int threads) {
+  nh_ensemble_result r;
+  char err[NH_TEXT_MESSAGE];
+  omp_set_num_threads(threads);
+  const double t0 = omp_get_wtime();
+  const int rc = nh_run_ensemble(st, &r, err, sizeof err);
+  const double t = omp_get_wtime() - t0;
+  nh_ensemble_result_free(&r);
+  if (rc < 0) return fprintf(stderr, "bench: %s\n", err), NAN;
+  return t;
+}
+
 /* Wall time of the default chaotic ensemble with 1 and 2 threads: the parallel speed-up. */
 static void bench_ensemble(const char *spec) {
   nh_study st;
-  char err[NH_TEXT_MESSAGE];
   const char *ov[] = {"ensemble.count=8", quick ? "T=20" : "T=400"};
   if (load_spec(spec, ov, 2, &st) != 0) return;
-  double t[2];
-  for (int threads = 1; threads <= 2; threads++) {
-    nh_ensemble_result r;
-    omp_set_num_threads(threads);
-    double t0 = omp_get_wtime();
-    nh_run_ensemble(&st, &r, err, sizeof err);
-    t[threads - 1] = omp_get_wtime() - t0;
-    nh_ensemble_result_free(&r);
-  }
+  const double one = ensemble_seconds(&st, 1), two = ensemble_seconds(&st, 2);
   printf("\nensemble %s (8 ICs, T = %g, %d methods): 1 thread %.2f s, 2 threads %.2f s, speed-up %.2f\n",
-         spec, st.T, st.nmethods, t[0], t[1], t[0] / t[1]);
+         spec, st.T, st.nmethods, one, two, one / two);
   nh_study_free(&st);
 }
 

@@ -118,6 +118,18 @@ Test(report, slopes_growth_and_orders_by_hand) {
   e[0] = 3 * h[0] * h[0];
   e[3] *= 4; /* x(0.05) four times larger: slope log(3·0.01 / (12·0.0025)) / log 2 = 0 */
   cr_expect(fabs(reduce("finest_order", 4, h, e)) < 1e-12, "%g", reduce("finest_order", 4, h, e));
+  /* Points without a logarithm are left out of both fits: h = 0 and h < 0 (with a value), x = 0,
+   * NaN and infinite x (at the finest h, where finest_order would take them); a negative x counts
+   * by its size. Around them, x = ±3 h² again: order 2. */
+  const double hs[9] = {0.4, 0, 0.1, -0.1, 0.2, 0.3, 0.05, 0.025, 0.0125};
+  const double es[9] = {3 * 0.16, 1, -3 * 0.01, 0.5, 3 * 0.04, 0, 3 * 0.0025, NAN, INFINITY};
+  cr_expect(fabs(reduce("loglog_slope", 9, hs, es) - 2) < 1e-12, "%g", reduce("loglog_slope", 9, hs, es));
+  cr_expect(fabs(reduce("finest_order", 9, hs, es) - 2) < 1e-12, "%g", reduce("finest_order", 9, hs, es));
+  /* The negative x at h = 0.1, one of the two finest, made 4 times larger: log2(0.12 / 0.0075) = 4. */
+  double es4[9];
+  memcpy(es4, es, sizeof es);
+  es4[2] = -0.12;
+  cr_expect(fabs(reduce("finest_order", 9, hs, es4) - 4) < 1e-12, "%g", reduce("finest_order", 9, hs, es4));
 }
 
 Test(report, max_step_and_its_period) {
