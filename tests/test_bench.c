@@ -249,13 +249,13 @@ Test(bench, spec_notes_held_back, .timeout = 120) {
                         "ensemble = { count = 1; energy = 1.535; seed = 7; };\nmethods = [\"rk4\"];\n"
                         "grids = ( { method = \"nh_newmark(alpha=0.5)\"; beta = [0.1, 0.2]; beta2 = [0.3, 0.4]; } );\n");
   for (int closed = 0; closed <= 1; closed++) {
+    const char *stdin_is = closed ? "closed" : "open";
     snprintf(args, sizeof args, "--quick --only ensemble,memory %s%s", spec, closed ? " <&-" : "");
     cr_expect_eq(run_bench_as("/nonexistent/nhbench_bench", args, out, sizeof out, err, sizeof err), 0, "%s", err);
-    cr_expect(strstr(out, "(8 ICs, T = 20, 3 methods)"), "stdin %s: no ensemble of 3 methods:\n%s",
-              closed ? "closed" : "open", out);
-    cr_expect(!strstr(err, "note:"), "stdin %s: a note:\n%s", closed ? "closed" : "open", err);
+    cr_expect(strstr(out, "(8 ICs, T = 20, 3 methods)"), "stdin %s: no ensemble of 3 methods:\n%s", stdin_is, out);
+    cr_expect(!strstr(err, "note:"), "stdin %s: a note:\n%s", stdin_is, err);
     cr_expect(strstr(err, "memory: cannot run /nonexistent/nhbench_bench"), "stdin %s: stderr lost after a load:\n%s",
-              closed ? "closed" : "open", err);
+              stdin_is, err);
   }
   remove(spec);
 }
