@@ -16,15 +16,18 @@ static const char usage[] =
     "  expected), measures every row from the results files DIR/<file>.h5 and writes\n"
     "  OUT/REPORT.md and OUT/claims.csv (columns spec,item,quantity,expected,measured,verdict).\n"
     "  Verdicts: pass, fail, not-verified (with the reason: declared so in the claims file, or\n"
-    "  the results file or dataset is missing, or the value is NaN). Format of claims files:\n"
+    "  the results file or dataset is missing, or the value is NaN), shown (a value without a\n"
+    "  claim of its own, never counted as a pass). One quantity checked against two different\n"
+    "  bounds of one kind in two rows is an error of the claims files. Format of claims files:\n"
     "  studies/paper/README.md.\n"
     "  -r, --results DIR   where the results files are (default results/paper)\n"
     "  -o, --output DIR    where REPORT.md and claims.csv go (default: the results directory)\n"
     "  -f, --figures REL   figure directory as the report links it (default figures)\n"
     "  -s, --strict        exit status 1 if any row fails\n"
     "  -h, --help          this text\n"
-    "  Exit status: 0 the report is written, 1 with --strict and a failed row, 2 a bad claims\n"
-    "  file or an output that cannot be written (the previous report is then left as it was).\n";
+    "  Exit status: 0 the report is written, 1 with --strict and a failed row, 2 a bad or\n"
+    "  inconsistent claims file or an output that cannot be written (the previous report is then\n"
+    "  left as it was).\n";
 
 static const char prog[] = "nhbench report";
 
@@ -89,6 +92,10 @@ int nh_cli_report(int argc, char **argv) {
       rc = NH_EXIT_USAGE;
       break;
     }
+  if (!rc && nh_claims_check_consistent(c, a.nclaims, err, sizeof err) < 0) {
+    fprintf(stderr, "%s: %s\n", prog, err);
+    rc = NH_EXIT_USAGE;
+  }
   int counts[NH_VERDICTS] = {0};
   for (int f = 0; !rc && f < a.nclaims; f++) {
     nh_claims_evaluate(&c[f], a.results);
@@ -99,8 +106,8 @@ int nh_cli_report(int argc, char **argv) {
               write_atomically(a.output, "REPORT.md", c, a.nclaims, &a) < 0))
     rc = NH_EXIT_USAGE;
   if (!rc) {
-    fprintf(stderr, "%s: %d pass, %d fail, %d not-verified -> %s/REPORT.md, %s/claims.csv\n", prog, counts[NH_PASS],
-            counts[NH_FAIL], counts[NH_NOT_VERIFIED], a.output, a.output);
+    fprintf(stderr, "%s: %d pass, %d fail, %d not-verified, %d shown -> %s/REPORT.md, %s/claims.csv\n", prog,
+            counts[NH_PASS], counts[NH_FAIL], counts[NH_NOT_VERIFIED], counts[NH_SHOWN], a.output, a.output);
     if (a.strict && counts[NH_FAIL]) rc = NH_EXIT_FAILED;
   }
   for (int f = 0; f < loaded; f++) nh_claims_free(&c[f]);

@@ -66,14 +66,15 @@ static int get_number(const loader *l, const config_setting_t *g, const char *ke
   return 0;
 }
 
-/* at = { method = "rk4"; h = 0.2; ic = 0; t = 100.0; component = "x"; } */
-static int load_selectors(const loader *l, const config_setting_t *at, nh_measure *ms) {
+/* at = { method = "rk4"; h = 0.2; ic = 0; t = 100.0; component = "x"; } (and minus_at alike) */
+static int load_selectors(const loader *l, const config_setting_t *at, nh_select *select, int *nselect) {
   if (!at) return 0;
-  if (!config_setting_is_group(at)) return fail_at(l, at, "'at' must be a group { dim = value; ... }");
+  const char *key = config_setting_name(at);
+  if (!config_setting_is_group(at)) return fail_at(l, at, "'%s' must be a group { dim = value; ... }", key);
   if (config_setting_length(at) > NH_MAX_SELECT) return fail_at(l, at, "at most %d selectors", NH_MAX_SELECT);
   for (int i = 0; i < config_setting_length(at); i++) {
     const config_setting_t *s = config_setting_get_elem(at, (unsigned)i);
-    nh_select *sel = &ms->select[ms->nselect++];
+    nh_select *sel = &select[(*nselect)++];
     snprintf(sel->dim, sizeof sel->dim, "%s", config_setting_name(s));
     if (config_setting_type(s) == CONFIG_TYPE_STRING) {
       sel->by_name = 1;
@@ -87,8 +88,21 @@ static int load_selectors(const loader *l, const config_setting_t *at, nh_measur
   return 0;
 }
 
-static const char *const row_keys[] = {"id", "quantity", "file", "data", "field", "at", "reduce", "from",
-                                       "to", "per", "minus", "period", "expect", "verdict", "reason", NULL};
+static const char *const row_keys[] = {"id",    "quantity", "file",   "data",   "field",  "at",     "reduce",
+                                       "from",  "to",       "per",    "minus",  "minus_at", "period", "expect",
+                                       "verdict", "reason", NULL};
+
+/* verdict = "not-verified" (with its reason: nothing is measured) or "shown" (a measured value the
+ * spec asks for without a claim of its own: no expectation). */
+static int load_declared_verdict(const loader *l, const config_setting_t *g, const char *verdict, nh_claim_row *row) {
+  if (strcmp(verdict, "shown") == 0) return row->shown = 1, 0;
+  if (strcmp(verdict, "not-verified") != 0)
+    return fail_at(l, g, "verdict '%s': only \"not-verified\" or \"shown\" may be declared (pass and fail are measured)",
+                   verdict);
+  if (!row->reason[0]) return fail_at(l, g, "a not-verified row needs its reason");
+  row->static_verdict = 1;
+  return 0;
+}
 
 static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *row) {
   char verdict[NH_TEXT_NAME], reduce[NH_TEXT_NAME];
@@ -100,13 +114,8 @@ static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *ro
       get_text(l, g, "reason", row->reason, sizeof row->reason, 0) != 0 ||
       get_text(l, g, "expect", row->expected, sizeof row->expected, 0) != 0)
     return -1;
-  if (verdict[0]) {
-    if (strcmp(verdict, "not-verified") != 0)
-      return fail_at(l, g, "verdict '%s': only \"not-verified\" may be declared (pass and fail are measured)", verdict);
-    if (!row->reason[0]) return fail_at(l, g, "a not-verified row needs its reason");
-    row->static_verdict = 1;
-    return 0;
-  }
+  if (verdict[0] && load_declared_verdict(l, g, verdict, row) != 0) return -1;
+  if (row->static_verdict) return 0;
   nh_measure *ms = &row->measure;
   ms->from = -INFINITY;
   ms->to = INFINITY;
@@ -116,17 +125,22 @@ static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *ro
       get_text(l, g, "reduce", reduce, sizeof reduce, 0) != 0 ||
       get_text(l, g, "per", row->per, sizeof row->per, 0) != 0 ||
       get_text(l, g, "minus", ms->minus, sizeof ms->minus, 0) != 0 || get_number(l, g, "period", &ms->period) != 0 ||
-      load_selectors(l, config_setting_get_member(g, "at"), ms) != 0 || get_number(l, g, "from", &ms->from) != 0 ||
-      get_number(l, g, "to", &ms->to) != 0)
+      load_selectors(l, config_setting_get_member(g, "at"), ms->select, &ms->nselect) != 0 ||
+      load_selectors(l, config_setting_get_member(g, "minus_at"), ms->minus_select, &ms->nminus_select) != 0 ||
+      get_number(l, g, "from", &ms->from) != 0 || get_number(l, g, "to", &ms->to) != 0)
     return -1;
   int r = reduce[0] ? nh_reduce_find(reduce) : NH_REDUCE_VALUE;
   if (r < 0) return fail_at(l, config_setting_get_member(g, "reduce"), "unknown reduce '%s'", reduce);
   ms->reduce = (nh_reduce)r;
   row->has_measure = 1;
   if (row->per[0] == '@') memmove(row->per, row->per + 1, strlen(row->per));
-  /* A row the spec only asks to measure carries its value and the reason it has no expectation. */
-  if (!row->expected[0] && row->reason[0]) return 0;
-  if (!row->expected[0]) return fail_at(l, g, "a measured row needs 'expect' (or a 'reason' why it has none)");
+  if (row->shown) {
+    if (row->expected[0])
+      return fail_at(l, config_setting_get_member(g, "expect"), "a shown row has no expectation (it shows a value)");
+    return 0;
+  }
+  if (!row->expected[0])
+    return fail_at(l, g, "a measured row needs 'expect', or verdict = \"shown\" for a value without a claim");
   char msg[NH_TEXT_MESSAGE];
   if (nh_expect_parse(row->expected, &row->expect, msg, sizeof msg) < 0)
     return fail_at(l, config_setting_get_member(g, "expect"), "%s", msg);
@@ -134,13 +148,27 @@ static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *ro
   return 0;
 }
 
-static const char *const item_keys[] = {"item", "source", "claim", "note", "figures", "rows", NULL};
+static const char *const item_keys[] = {"item", "source", "claim", "note", "cause", "summary", "figures", "rows", NULL};
+
+/* cause = "claim" | "harness" and its one-line summary, for the report's table of failing items. */
+static int load_cause(const loader *l, const config_setting_t *g, nh_claim_item *it) {
+  char cause[NH_TEXT_NAME];
+  if (get_text(l, g, "cause", cause, sizeof cause, 0) != 0 ||
+      get_text(l, g, "summary", it->summary, sizeof it->summary, 0) != 0)
+    return -1;
+  if (!cause[0]) return it->summary[0] ? fail_at(l, g, "item %s: a summary needs its cause", it->item) : 0;
+  if (strcmp(cause, "claim") == 0) it->cause = NH_CAUSE_CLAIM;
+  else if (strcmp(cause, "harness") == 0) it->cause = NH_CAUSE_HARNESS;
+  else return fail_at(l, config_setting_get_member(g, "cause"), "cause '%s': \"claim\" or \"harness\"", cause);
+  if (!it->summary[0]) return fail_at(l, g, "item %s: cause = \"%s\" needs a one-line summary", it->item, cause);
+  return 0;
+}
 
 static int load_item(const loader *l, const config_setting_t *g, nh_claim_item *it) {
   if (check_keys(l, g, item_keys) != 0 || get_text(l, g, "item", it->item, sizeof it->item, 1) != 0 ||
       get_text(l, g, "source", it->source, sizeof it->source, 0) != 0 ||
       get_text(l, g, "claim", it->claim, sizeof it->claim, 1) != 0 ||
-      get_text(l, g, "note", it->note, sizeof it->note, 0) != 0)
+      get_text(l, g, "note", it->note, sizeof it->note, 0) != 0 || load_cause(l, g, it) != 0)
     return -1;
   const config_setting_t *figs = config_setting_get_member(g, "figures");
   for (int i = 0; figs && i < config_setting_length(figs); i++) {
@@ -274,9 +302,11 @@ static void divide_row(nh_claims *c, nh_claim_row *row) {
 /* The verdict once every row is measured (an expectation may name another row's value). */
 static void judge_row(nh_claims *c, nh_claim_row *row) {
   if (row->static_verdict || row->outcome[0]) return;
-  if (!row->has_expect) {
-    row->verdict = NH_NOT_VERIFIED;
-    snprintf(row->outcome, sizeof row->outcome, "measured only: %s", row->reason);
+  if (row->shown) {
+    row->verdict = isnan(row->measured) ? NH_NOT_VERIFIED : NH_SHOWN;
+    snprintf(row->outcome, sizeof row->outcome, "%s%s",
+             isnan(row->measured) ? "the value is NaN: the run failed or the method does not define it; " : "",
+             row->reason);
     return;
   }
   double x = row->expect.a;
@@ -305,10 +335,87 @@ void nh_claims_evaluate(nh_claims *c, const char *dir) {
     for (int j = 0; j < c->items[i].nrows; j++) judge_row(c, &c->items[i].rows[j]);
 }
 
+/* ---- consistency: one quantity, one threshold ------------------------------------------------- */
+
+typedef struct {
+  const nh_claim_row *row;
+  const char *path, *item;
+  char key[2 * NH_TEXT_LONG + NH_TEXT_NUMBER]; /* the measure's and its divisor's */
+} keyed_row;
+
+/* Which kind of bound an expectation is: two of a kind on one quantity must agree. */
+static int bound_kind(nh_expect_op op) {
+  switch (op) {
+  case NH_EXPECT_LT:
+  case NH_EXPECT_LE: return 1;
+  case NH_EXPECT_GT:
+  case NH_EXPECT_GE: return 2;
+  case NH_EXPECT_IN: return 3;
+  default: return 4; /* ~ rel, ~ abs */
+  }
+}
+
+static int same_center(const nh_expect *a, const nh_expect *b) {
+  return a->a == b->a && a->factor == b->factor && strcmp(a->ref, b->ref) == 0;
+}
+
+/* Two expectations of one quantity that hold it to different thresholds: two numeric upper bounds,
+ * two numeric lower bounds or two ranges that differ, a bound on another row's value with two
+ * factors, or "~ X" about the same X with different tolerances. Bounds on two different rows'
+ * values, or "~ X" and "~ Y" about different values, are two claims, not two thresholds. */
+static int thresholds_differ(const nh_expect *a, const nh_expect *b) {
+  const int kind = bound_kind(a->op);
+  if (kind != bound_kind(b->op) || strcmp(a->ref, b->ref) != 0) return 0;
+  if (kind == 4) return same_center(a, b) && (a->op != b->op || a->b != b->b);
+  return a->op != b->op || !same_center(a, b) || a->b != b->b;
+}
+
+/* The row's quantity as text: its measure and, for a ratio, its divisor's measure. */
+static void row_key(nh_claims *c, const nh_claim_row *row, char *key, size_t len) {
+  char divisor[NH_TEXT_LONG] = "";
+  const nh_claim_row *by = row->per[0] ? find_row(c, row->per) : NULL;
+  if (by) nh_measure_key(&by->measure, divisor, sizeof divisor);
+  char own[NH_TEXT_LONG];
+  nh_measure_key(&row->measure, own, sizeof own);
+  snprintf(key, len, "%s / %s", own, divisor);
+}
+
+int nh_claims_check_consistent(const nh_claims *c, int nfiles, char *err, size_t errlen) {
+  int count = 0;
+  for (int f = 0; f < nfiles; f++)
+    for (int i = 0; i < c[f].nitems; i++) count += c[f].items[i].nrows;
+  keyed_row *rows = nh_calloc_array((size_t)count + 1, sizeof *rows);
+  if (!rows) return snprintf(err, errlen, "out of memory for %d claims rows", count), -1;
+  int n = 0, rc = 0;
+  for (int f = 0; f < nfiles; f++)
+    for (int i = 0; i < c[f].nitems; i++)
+      for (int j = 0; j < c[f].items[i].nrows; j++) {
+        const nh_claim_row *row = &c[f].items[i].rows[j];
+        if (!row->has_measure || !row->has_expect) continue;
+        rows[n].row = row, rows[n].path = c[f].path, rows[n].item = c[f].items[i].item;
+        row_key((nh_claims *)&c[f], row, rows[n].key, sizeof rows[n].key);
+        n++;
+      }
+  for (int a = 0; a < n && !rc; a++)
+    for (int b = a + 1; b < n && !rc; b++) {
+      const nh_claim_row *x = rows[a].row, *y = rows[b].row;
+      if (strcmp(rows[a].key, rows[b].key) != 0 || !thresholds_differ(&x->expect, &y->expect)) continue;
+      snprintf(err, errlen,
+               "%s:%d: item %s checks '%s' against '%s', but %s:%d (item %s) checks the same quantity against '%s': "
+               "one quantity, one threshold",
+               rows[b].path, y->line, rows[b].item, y->quantity, y->expected, rows[a].path, x->line, rows[a].item,
+               x->expected);
+      rc = -1;
+    }
+  free(rows);
+  return rc;
+}
+
 nh_verdict nh_item_verdict(const nh_claim_item *it) {
-  nh_verdict v = NH_PASS;
-  for (int j = 0; j < it->nrows; j++)
-    if (it->rows[j].verdict == NH_FAIL || (it->rows[j].verdict == NH_NOT_VERIFIED && v == NH_PASS))
-      v = it->rows[j].verdict;
+  nh_verdict v = NH_SHOWN;
+  for (int j = 0; j < it->nrows; j++) {
+    const nh_verdict r = it->rows[j].verdict;
+    if (r == NH_FAIL || (r == NH_NOT_VERIFIED && v != NH_FAIL) || (r == NH_PASS && v == NH_SHOWN)) v = r;
+  }
   return v;
 }

@@ -10,7 +10,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum { NH_PASS, NH_FAIL, NH_NOT_VERIFIED, NH_VERDICTS } nh_verdict;
+/* NH_SHOWN: a row that shows a measured value the spec asks for without a claim of its own (a
+ * context value): listed with its value, never counted as a pass; an item of shown rows only is
+ * shown. */
+typedef enum { NH_PASS, NH_FAIL, NH_NOT_VERIFIED, NH_SHOWN, NH_VERDICTS } nh_verdict;
 extern const char *const nh_verdict_names[NH_VERDICTS];
 
 /* ---- expectations ---------------------------------------------------------------------------- */
@@ -56,10 +59,15 @@ typedef enum {
   NH_REDUCE_FINEST_ORDER,  /* the same slope over the two smallest coordinates only */
   NH_REDUCE_ARGMAX_ABS,    /* the coordinate (e.g. t) where |x| is largest */
   NH_REDUCE_MAX_STEP,      /* the largest |x_k+1 − x_k| between neighbours (wrapped by `period`) */
+  NH_REDUCE_INTEGRAL,      /* ∫ x dc by the trapezoidal rule over the coordinate (sorted as given) */
+  NH_REDUCE_GROWTH,        /* mean |x| over the last third of the coordinate span / over the first third */
   NH_REDUCE_COUNT
 } nh_reduce;
 extern const char *const nh_reduce_names[NH_REDUCE_COUNT];
 int nh_reduce_find(const char *name);
+/* Whether a reduction ignores the coordinates and the order of the values (max_abs, max, min,
+ * mean, mean_abs): only these reduce over several free dimensions at once. */
+int nh_reduce_is_pointwise(nh_reduce r);
 /* Reduces x[0..n) at coordinates c[0..n) (NaN entries skipped, except by VALUE/FIRST/LAST).
  * period > 0 (MAX_STEP only): a difference is taken modulo period, into [−period/2, period/2)
  * (an angle's jump across its branch cut is no jump). */
@@ -81,9 +89,17 @@ typedef struct {
   char field[32];
   int nselect;
   nh_select select[NH_MAX_SELECT];
+  /* minus_at: selectors that replace those of `at` (or add to them) for the subtracted slice: the
+   * same dataset (or `minus`) at another method, h, ... Both slices have the same free dimensions. */
+  int nminus_select;
+  nh_select minus_select[NH_MAX_SELECT];
   nh_reduce reduce;
-  double from, to;  /* window on the free coordinate (±Inf: none) */
+  double from, to;  /* window on the first free dimension's coordinate (±Inf: none) */
 } nh_measure;
+/* The measure as canonical text (file, dataset, field, selectors sorted by dimension with methods
+ * in their canonical names and numbers in %.17g, minus and minus_at, reduction, period, window):
+ * two measures of one quantity give the same text. */
+void nh_measure_key(const nh_measure *ms, char *key, size_t len);
 /* Reads and reduces a measure from DIR. Returns 0 with *m (NaN if the method does not define the
  * quantity); or -1 with *m NaN and the reason in why (missing file, unknown method, bad
  * dimension...). */
@@ -96,6 +112,7 @@ typedef struct {
   char quantity[512];
   char expected[256];
   int static_verdict;     /* a row declared not-verified in the claims file */
+  int shown;              /* a row declared verdict = "shown": a value without an expectation */
   char reason[512];       /* why not verified, or what a failure means */
   int has_measure;
   nh_measure measure;
@@ -113,6 +130,11 @@ typedef struct {
   char source[64];   /* "[paper Prop 3.4; check]" */
   char claim[2048];
   char note[2048];   /* the project's finding where the spec is wrong or silent */
+  /* Where the item fails: NH_CAUSE_CLAIM (the claim does not hold here: the note gives the
+   * evidence) or NH_CAUSE_HARNESS (nhbench falls short of measuring it), with a one-line summary
+   * for the report's opening table; NH_CAUSE_NONE when the claims file names none. */
+  int cause;
+  char summary[512];
   int nfigures;
   char figures[4][128];
   int nrows;
@@ -127,18 +149,26 @@ typedef struct {
   nh_claim_item *items;
 } nh_claims;
 
+enum { NH_CAUSE_NONE, NH_CAUSE_CLAIM, NH_CAUSE_HARNESS };
+
 /* Loads a claims file; errors name FILE:LINE and the value, return -1. */
 int nh_claims_load(const char *path, nh_claims *c, char *err, size_t errlen);
 void nh_claims_free(nh_claims *c);
 /* Measures every row from the results files in DIR and gives it a verdict. */
 void nh_claims_evaluate(nh_claims *c, const char *dir);
-/* The worst verdict of an item's rows (fail > not-verified > pass). */
+/* The same quantity (results file, dataset, selectors, reduction, window, divisor) held against two
+ * different bounds of the same kind (two upper bounds, two lower bounds, two ranges, two `~`) in
+ * two rows of the claims files c[0..nfiles): returns -1 with both places (FILE:LINE) in err. */
+int nh_claims_check_consistent(const nh_claims *c, int nfiles, char *err, size_t errlen);
+/* The worst verdict of an item's rows (fail > not-verified > pass; shown rows aside, and shown
+ * when every row is shown). */
 nh_verdict nh_item_verdict(const nh_claim_item *it);
 
 /* claims.csv: header spec,item,quantity,expected,measured,verdict and a row per claim row. */
 void nh_claims_write_csv(FILE *out, const nh_claims *c, int nfiles, int header);
-/* REPORT.md: a summary table, then per spec and item the claim, its rows, notes and figures
- * (FIGDIR/<name>.png relative to the report). */
+/* REPORT.md: a table of items and rows by verdict per spec, per spec the failing items with their
+ * cause (the claim fails here, or the harness falls short) and summary, then per spec and item
+ * the claim, its rows, notes and figures (FIGDIR/<name>.png relative to the report). */
 void nh_claims_write_markdown(FILE *out, const nh_claims *c, int nfiles, const char *results_dir,
                               const char *figdir);
 

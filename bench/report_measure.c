@@ -11,7 +11,7 @@
 #include "integrators/integrator.h"
 #include "results/results.h"
 
-const char *const nh_verdict_names[NH_VERDICTS] = {"pass", "fail", "not-verified"};
+const char *const nh_verdict_names[NH_VERDICTS] = {"pass", "fail", "not-verified", "shown"};
 
 /* ---- expectations ---------------------------------------------------------------------------- */
 
@@ -110,8 +110,14 @@ const char *const nh_reduce_names[NH_REDUCE_COUNT] = {
     [NH_REDUCE_LAST] = "last",             [NH_REDUCE_SLOPE] = "slope",
     [NH_REDUCE_REL_GROWTH] = "rel_growth", [NH_REDUCE_LOGLOG_SLOPE] = "loglog_slope",
     [NH_REDUCE_FINEST_ORDER] = "finest_order", [NH_REDUCE_ARGMAX_ABS] = "argmax_abs",
-    [NH_REDUCE_MAX_STEP] = "max_step",
+    [NH_REDUCE_MAX_STEP] = "max_step",     [NH_REDUCE_INTEGRAL] = "integral",
+    [NH_REDUCE_GROWTH] = "growth",
 };
+
+int nh_reduce_is_pointwise(nh_reduce r) {
+  return r == NH_REDUCE_MAX_ABS || r == NH_REDUCE_MAX || r == NH_REDUCE_MIN || r == NH_REDUCE_MEAN ||
+         r == NH_REDUCE_MEAN_ABS;
+}
 
 int nh_reduce_find(const char *name) {
   for (int r = 0; r < NH_REDUCE_COUNT; r++)
@@ -165,9 +171,35 @@ static double max_step(int n, const double *x, double period) {
   return best;
 }
 
+/* ∫ x dc by the trapezoidal rule between neighbours (a NaN value or coordinate makes it NaN: an
+ * integral with a hole is no integral). */
+static double trapezoid(int n, const double *c, const double *x) {
+  double sum = 0;
+  for (int i = 0; i + 1 < n; i++) sum += 0.5 * (c[i + 1] - c[i]) * (x[i] + x[i + 1]);
+  return n > 1 ? sum : NAN;
+}
+
+/* Mean |x| over the last third of the coordinate span over the mean |x| over the first third: 1 for
+ * a stationary signal, 5 for a linear growth from 0 (means at 5/6 and 1/6 of the span). NaN entries
+ * are left out; NaN when either third holds none. */
+static double growth(int n, const double *c, const double *x) {
+  double cmin = INFINITY, cmax = -INFINITY, early = 0, late = 0;
+  int ne = 0, nl = 0;
+  for (int i = 0; i < n; i++) cmin = fmin(cmin, c[i]), cmax = fmax(cmax, c[i]);
+  const double third = (cmax - cmin) / 3;
+  for (int i = 0; i < n; i++) {
+    if (isnan(x[i])) continue;
+    if (c[i] <= cmin + third) early += fabs(x[i]), ne++;
+    if (c[i] >= cmax - third) late += fabs(x[i]), nl++;
+  }
+  return ne && nl && third > 0 ? (late / nl) / (early / ne) : NAN;
+}
+
 double nh_reduce_apply(nh_reduce r, int n, const double *c, const double *x, double period) {
   if (n <= 0) return NAN;
   if (r == NH_REDUCE_MAX_STEP) return max_step(n, x, period);
+  if (r == NH_REDUCE_INTEGRAL) return trapezoid(n, c, x);
+  if (r == NH_REDUCE_GROWTH) return growth(n, c, x);
   switch (r) {
   case NH_REDUCE_VALUE: return n == 1 ? x[0] : NAN;
   case NH_REDUCE_ABS: return n == 1 ? fabs(x[0]) : NAN;
@@ -370,78 +402,167 @@ static int split_dims(const char *dims, char names[][NH_TEXT_NAME], int max) {
   return n;
 }
 
+/* A selection of one dataset: the values at the selected indices, over every combination of the
+ * free dimensions (row-major), each with the coordinate of the first free dimension. */
+typedef struct {
+  int nfree;
+  char free_names[NH_H5_MAX_DIMS][NH_TEXT_NAME];
+  long long count;
+  double *x, *c;
+} slice;
+
+static void slice_free(slice *s) {
+  free(s->x), free(s->c);
+  s->x = s->c = NULL;
+}
+
+/* The selector of dimension dim: the one in over (minus_at) when there is one, else in ms's `at`. */
+static const nh_select *selector_in(const nh_select *over, int nover, const nh_measure *ms, const char *dim) {
+  for (int i = 0; i < nover; i++)
+    if (strcmp(over[i].dim, dim) == 0) return &over[i];
+  return selector(ms, dim);
+}
+
+/* Every selector names a dimension of the dataset (t: its sample dimension). */
+static int check_selectors(reader *r, const char *name, const nh_select *sel, int nsel, char names[][NH_TEXT_NAME],
+                           int rank) {
+  for (int i = 0; i < nsel; i++) {
+    int known = strcmp(sel[i].dim, "t") == 0;
+    for (int d = 0; d < rank; d++) known |= strcmp(names[d], sel[i].dim) == 0;
+    if (!known) return why_fail(r, "dataset '%s' has no dimension '%s'", name, sel[i].dim);
+  }
+  return 0;
+}
+
+/* Reads dataset `name` and selects from it by ms's `at`, with the selectors `over` in their place
+ * where given. More than one free dimension only for a pointwise reduction. */
+static int take_slice(reader *r, const char *name, const nh_select *over, int nover, slice *out) {
+  const nh_measure *ms = r->ms;
+  memset(out, 0, sizeof *out);
+  if (!nh_h5_has(r->f, name)) return why_fail(r, "no dataset '%s'%s", name, "");
+  char *dims = nh_h5_attr_string(r->f, name, "dimensions");
+  if (!dims) return why_fail(r, "dataset '%s' has no dimensions attribute%s", name, "");
+  hsize_t shape[NH_H5_MAX_DIMS];
+  long long total = 0, index[NH_H5_MAX_DIMS], hsel = -1, stride[NH_H5_MAX_DIMS];
+  char names[NH_H5_MAX_DIMS][NH_TEXT_NAME];
+  int rank = split_dims(dims, names, NH_H5_MAX_DIMS), freed[NH_H5_MAX_DIMS], rc = 0;
+  double *x = read_values(r, name, dims, shape, &total);
+  free(dims);
+  if (!x) return why_fail(r, "cannot read dataset '%s'%s", name, "");
+  for (int d = 0; d < rank && !rc; d++) { /* h first: a sample's time depends on it */
+    const nh_select *s = selector_in(over, nover, ms, "h");
+    if (strcmp(names[d], "h") == 0 && s) index[d] = hsel = pick(r, s, "h", (long long)shape[d], -1), rc = hsel < 0;
+    else if (strcmp(names[d], "h") == 0 && shape[d] == 1) hsel = 0; /* one step size: its times */
+  }
+  for (int d = 0; d < rank && !rc; d++) {
+    const int sample = strcmp(names[d], "sample") == 0;
+    const nh_select *s = selector_in(over, nover, ms, sample && selector_in(over, nover, ms, "t") ? "t" : names[d]);
+    if (strcmp(names[d], "h") == 0 && s) continue;
+    if (s) rc = (index[d] = pick(r, s, names[d], (long long)shape[d], hsel)) < 0;
+    else if (shape[d] == 1) index[d] = 0;
+    else freed[out->nfree] = d, snprintf(out->free_names[out->nfree++], NH_TEXT_NAME, "%s", names[d]), index[d] = 0;
+  }
+  if (!rc) rc = check_selectors(r, name, ms->select, ms->nselect, names, rank) ||
+                check_selectors(r, name, over, nover, names, rank);
+  if (!rc && out->nfree > 1 && !nh_reduce_is_pointwise(ms->reduce))
+    rc = why_fail(r, "dimensions %s and %s are both free: select one (only max_abs, max, min, mean and mean_abs "
+                  "reduce over several)", out->free_names[0], out->free_names[1]);
+  if (rc) return free(x), -1;
+  long long base = 0, size = 1;
+  for (int d = rank - 1; d >= 0; d--) {
+    stride[d] = size;
+    base += index[d] * size;
+    size *= (long long)shape[d];
+  }
+  out->count = 1;
+  for (int k = 0; k < out->nfree; k++) out->count *= (long long)shape[freed[k]];
+  const long long n0 = out->nfree ? (long long)shape[freed[0]] : 1;
+  double *c0 = out->nfree ? coordinates(r, names[freed[0]], n0, hsel) : calloc(1, sizeof(double));
+  out->x = nh_malloc_array((size_t)out->count, sizeof(double));
+  out->c = nh_malloc_array((size_t)out->count, sizeof(double));
+  if (!c0 || !out->x || !out->c) {
+    free(c0), free(x), slice_free(out);
+    return why_fail(r, "out of memory for a slice of '%s'%s", name, "");
+  }
+  for (long long i = 0; i < out->count; i++) { /* the free indices of i, the last free dimension fastest */
+    long long at = base, rest = i, first = 0;
+    for (int k = out->nfree - 1; k >= 0; k--) {
+      const long long ik = rest % (long long)shape[freed[k]];
+      rest /= (long long)shape[freed[k]];
+      at += ik * stride[freed[k]];
+      if (k == 0) first = ik;
+    }
+    out->x[i] = x[at];
+    out->c[i] = c0[first];
+  }
+  free(c0), free(x);
+  return 0;
+}
+
 static int eval_dataset(reader *r, double *m) {
   const nh_measure *ms = r->ms;
-  if (!nh_h5_has(r->f, ms->data)) return why_fail(r, "no dataset '%s'%s", ms->data, "");
-  char *dims = nh_h5_attr_string(r->f, ms->data, "dimensions");
-  if (!dims) return why_fail(r, "dataset '%s' has no dimensions attribute%s", ms->data, "");
-  hsize_t shape[NH_H5_MAX_DIMS];
-  long long total = 0, index[NH_H5_MAX_DIMS], hsel = -1;
-  char names[NH_H5_MAX_DIMS][NH_TEXT_NAME];
-  int rank = split_dims(dims, names, NH_H5_MAX_DIMS), free_dim = -1, rc = 0;
-  double *x = read_values(r, ms->data, dims, shape, &total);
-  if (x && ms->minus[0]) { /* x − y elementwise: y must have the same dimensions */
-    hsize_t shape2[NH_H5_MAX_DIMS];
-    long long total2 = 0;
-    double *y = nh_h5_has(r->f, ms->minus) ? read_values(r, ms->minus, dims, shape2, &total2) : NULL;
-    for (long long i = 0; y && total2 == total && i < total; i++) x[i] -= y[i];
-    if (!y || total2 != total) {
-      free(y);
-      free(x);
-      free(dims);
-      return why_fail(r, "cannot subtract '%s': not a dataset of the dimensions of '%s'", ms->minus, ms->data);
+  slice a, b;
+  if (take_slice(r, ms->data, NULL, 0, &a) < 0) return -1;
+  if (ms->minus[0] || ms->nminus_select) { /* x − y elementwise over the same free dimensions */
+    const char *other = ms->minus[0] ? ms->minus : ms->data;
+    if (take_slice(r, other, ms->minus_select, ms->nminus_select, &b) < 0) { /* say which slice */
+      char why[NH_TEXT_MESSAGE];
+      snprintf(why, sizeof why, "%s", r->why);
+      snprintf(r->why, r->whylen, "cannot subtract '%s': %s", other, why);
+      return slice_free(&a), -1;
     }
-    free(y);
-  }
-  free(dims);
-  if (!x) return why_fail(r, "cannot read dataset '%s'%s", ms->data, "");
-  for (int d = 0; d < rank && !rc; d++) /* h first: a sample's time depends on it */
-    if (strcmp(names[d], "h") == 0 && selector(ms, "h"))
-      index[d] = hsel = pick(r, selector(ms, "h"), "h", (long long)shape[d], -1), rc = hsel < 0 ? -1 : 0;
-    else if (strcmp(names[d], "h") == 0 && shape[d] == 1) hsel = 0; /* one step size: its times */
-  for (int d = 0; d < rank && !rc; d++) {
-    const nh_select *s = selector(ms, strcmp(names[d], "sample") == 0 && selector(ms, "t") ? "t" : names[d]);
-    if (strcmp(names[d], "h") == 0 && s) continue;
-    if (s) rc = (index[d] = pick(r, s, names[d], (long long)shape[d], hsel)) < 0 ? -1 : 0;
-    else if (shape[d] == 1) index[d] = 0;
-    else if (free_dim >= 0)
-      rc = why_fail(r, "dimensions %s and %s are both free: select one", names[free_dim], names[d]);
-    else free_dim = d, index[d] = 0;
-  }
-  for (int i = 0; i < ms->nselect && !rc; i++) {
-    int known = strcmp(ms->select[i].dim, "t") == 0;
-    for (int d = 0; d < rank; d++) known |= strcmp(names[d], ms->select[i].dim) == 0;
-    if (!known) rc = why_fail(r, "dataset '%s' has no dimension '%s'", ms->data, ms->select[i].dim);
-  }
-  if (!rc) {
-    long long n = free_dim < 0 ? 1 : (long long)shape[free_dim], stride = 1, base = 0;
-    for (int d = rank - 1; d >= 0; d--) {
-      if (d == free_dim) {
-        long long s2 = 1;
-        for (int e = d + 1; e < rank; e++) s2 *= (long long)shape[e];
-        stride = s2;
-      }
-      long long s1 = 1;
-      for (int e = d + 1; e < rank; e++) s1 *= (long long)shape[e];
-      base += index[d] * s1;
+    int same = a.count == b.count && a.nfree == b.nfree;
+    for (int k = 0; same && k < a.nfree; k++) same = strcmp(a.free_names[k], b.free_names[k]) == 0;
+    if (!same) {
+      slice_free(&a), slice_free(&b);
+      return why_fail(r, "cannot subtract '%s': its selection is not of the free dimensions of '%s'", other, ms->data);
     }
-    double *c = free_dim < 0 ? calloc(1, sizeof(double)) : coordinates(r, names[free_dim], n, hsel);
-    double *v = malloc(sizeof(double) * (size_t)n), *cw = malloc(sizeof(double) * (size_t)n);
-    int k = 0;
-    for (long long i = 0; c && v && cw && i < n; i++)
-      if (c[i] >= ms->from && c[i] <= ms->to) {
-        cw[k] = c[i];
-        v[k++] = x[base + i * stride];
-      }
-    *m = c && v && cw ? nh_reduce_apply(ms->reduce, k, cw, v, ms->period) : NAN;
-    if (ms->reduce == NH_REDUCE_VALUE && k > 1)
-      rc = why_fail(r, "reduce = \"value\" but dimension %s is free", names[free_dim], "");
-    free(c);
-    free(v);
-    free(cw);
+    for (long long i = 0; i < a.count; i++) a.x[i] -= b.x[i];
+    slice_free(&b);
   }
-  free(x);
+  int k = 0, rc = 0;
+  for (long long i = 0; i < a.count; i++) /* the window on the first free coordinate */
+    if (a.c[i] >= ms->from && a.c[i] <= ms->to) a.c[k] = a.c[i], a.x[k++] = a.x[i];
+  *m = nh_reduce_apply(ms->reduce, k, a.c, a.x, ms->period);
+  if (ms->reduce == NH_REDUCE_VALUE && k > 1)
+    rc = why_fail(r, "reduce = \"value\" but dimension %s is free", a.free_names[0], "");
+  slice_free(&a);
   return rc;
+}
+
+/* One selector as "dim=value": a method by its canonical name, a number in %.17g. */
+static void selector_text(const nh_select *s, char *buf, size_t len) {
+  char canonical[NH_TEXT_CANONICAL], err[NH_TEXT_MESSAGE];
+  nh_method *m = strcmp(s->dim, "method") == 0 && s->by_name ? nh_method_parse(s->name, err, sizeof err) : NULL;
+  if (m) nh_method_format(m, canonical, sizeof canonical), nh_method_free(m);
+  else snprintf(canonical, sizeof canonical, "%s", s->by_name ? s->name : "");
+  if (s->by_name) snprintf(buf, len, "%s=\"%s\"", s->dim, canonical);
+  else snprintf(buf, len, "%s=%.17g", s->dim, s->value);
+}
+
+static int by_dimension(const void *a, const void *b) {
+  return strcmp(((const nh_select *)a)->dim, ((const nh_select *)b)->dim);
+}
+
+/* The selectors sorted by dimension, as text. */
+static void selectors_text(const nh_select *sel, int n, char *buf, size_t len) {
+  nh_select sorted[NH_MAX_SELECT];
+  memcpy(sorted, sel, sizeof *sel * (size_t)n);
+  qsort(sorted, (size_t)n, sizeof *sorted, by_dimension);
+  buf[0] = '\0';
+  for (int i = 0; i < n; i++) {
+    char one[NH_TEXT_CANONICAL + NH_TEXT_NAME];
+    selector_text(&sorted[i], one, sizeof one);
+    nh_text_append(buf, len, ";", "%s", one);
+  }
+}
+
+void nh_measure_key(const nh_measure *ms, char *key, size_t len) {
+  char at[NH_TEXT_LONG], minus_at[NH_TEXT_LONG];
+  selectors_text(ms->select, ms->nselect, at, sizeof at);
+  selectors_text(ms->minus_select, ms->nminus_select, minus_at, sizeof minus_at);
+  snprintf(key, len, "%s|%s|%s|{%s}|%s|{%s}|%s|%.17g|%.17g|%.17g", ms->file, ms->data, ms->field, at, ms->minus,
+           minus_at, nh_reduce_names[ms->reduce], ms->period, ms->from, ms->to);
 }
 
 int nh_measure_eval(const nh_measure *ms, const char *dir, double *m, char *why, size_t whylen) {

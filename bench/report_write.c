@@ -55,8 +55,8 @@ static void md_cell(FILE *out, const char *s) {
   fputs(" |", out);
 }
 
-static void count_verdicts(const nh_claims *c, int items[3], int rows[3]) {
-  for (int v = 0; v < 3; v++) items[v] = rows[v] = 0;
+static void count_verdicts(const nh_claims *c, int items[NH_VERDICTS], int rows[NH_VERDICTS]) {
+  for (int v = 0; v < NH_VERDICTS; v++) items[v] = rows[v] = 0;
   for (int i = 0; i < c->nitems; i++) {
     items[nh_item_verdict(&c->items[i])]++;
     for (int j = 0; j < c->items[i].nrows; j++) rows[c->items[i].rows[j].verdict]++;
@@ -64,13 +64,29 @@ static void count_verdicts(const nh_claims *c, int items[3], int rows[3]) {
 }
 
 static void write_summary(FILE *out, const nh_claims *c, int nfiles) {
-  fputs("| spec | items | pass | fail | not-verified | rows (pass / fail / not-verified) |\n", out);
-  fputs("|---|---|---|---|---|---|\n", out);
+  fputs("| spec | items | pass | fail | not-verified | shown | rows (pass / fail / not-verified / shown) |\n", out);
+  fputs("|---|---|---|---|---|---|---|\n", out);
   for (int f = 0; f < nfiles; f++) {
-    int items[3], rows[3];
+    int items[NH_VERDICTS], rows[NH_VERDICTS];
     count_verdicts(&c[f], items, rows);
-    fprintf(out, "| %s | %d | %d | %d | %d | %d / %d / %d |\n", c[f].spec, c[f].nitems, items[NH_PASS],
-            items[NH_FAIL], items[NH_NOT_VERIFIED], rows[NH_PASS], rows[NH_FAIL], rows[NH_NOT_VERIFIED]);
+    fprintf(out, "| %s | %d | %d | %d | %d | %d | %d / %d / %d / %d |\n", c[f].spec, c[f].nitems, items[NH_PASS],
+            items[NH_FAIL], items[NH_NOT_VERIFIED], items[NH_SHOWN], rows[NH_PASS], rows[NH_FAIL],
+            rows[NH_NOT_VERIFIED], rows[NH_SHOWN]);
+  }
+}
+
+/* Per spec, one line per failing item: whether its claim fails here or the harness falls short. */
+static void write_failures(FILE *out, const nh_claims *c, int nfiles) {
+  static const char *const cause[] = {"no cause given in the claims file", "the claim does not hold here",
+                                      "the harness falls short"};
+  for (int f = 0; f < nfiles; f++) {
+    int any = 0;
+    for (int i = 0; i < c[f].nitems; i++) {
+      const nh_claim_item *it = &c[f].items[i];
+      if (nh_item_verdict(it) != NH_FAIL) continue;
+      if (!any++) fprintf(out, "\nFailing items of %s:\n\n", c[f].spec);
+      fprintf(out, "- **%s** — %s%s%s\n", it->item, cause[it->cause], it->summary[0] ? ": " : "", it->summary);
+    }
   }
 }
 
@@ -86,7 +102,7 @@ static void write_item(FILE *out, const nh_claim_item *it, const char *figdir) {
     md_cell(out, row->quantity);
     md_cell(out, row->expected[0] ? row->expected : "—");
     md_cell(out, m[0] ? m : "—");
-    md_cell(out, row->verdict == NH_PASS ? "pass" : row->verdict == NH_FAIL ? "**fail**" : "not-verified");
+    md_cell(out, row->verdict == NH_FAIL ? "**fail**" : nh_verdict_names[row->verdict]);
     md_cell(out, row->outcome);
     fputc('\n', out);
   }
@@ -103,11 +119,15 @@ void nh_claims_write_markdown(FILE *out, const nh_claims *c, int nfiles, const c
   fprintf(out,
           "Written by `nhbench report` from the results files in `%s` (`make paper`; `make paper-report` "
           "rebuilds this file from them). Each row's measured value is read from a results file; the "
-          "expectation is the spec's (`../shared/spec/<spec>.md` §5). A verdict is `pass`, `fail` (the claim "
-          "or the spec's expectation does not hold here; the remark says what holds) or `not-verified` "
-          "(with the reason). The same rows are in `claims.csv`.\n\n",
+          "expectation is the spec's (`../shared/spec/<spec>.md` §5), as strict as its words "
+          "(`studies/paper/README.md`, \"Reading the spec's words\"). A verdict is `pass`, `fail` (the claim "
+          "or the spec's expectation does not hold here; the remark says what holds), `not-verified` "
+          "(with the reason) or `shown` (a value the spec asks to be measured, with no claim of its own: "
+          "never counted as a pass). An item's verdict is its worst row's. The same rows are in "
+          "`claims.csv`.\n\n",
           results_dir);
   write_summary(out, c, nfiles);
+  write_failures(out, c, nfiles);
   for (int f = 0; f < nfiles; f++) {
     fprintf(out, "\n## %s%s%s\n\n", c[f].spec, c[f].title[0] ? " — " : "", c[f].title);
     for (int i = 0; i < c[f].nitems; i++) write_item(out, &c[f].items[i], figdir);

@@ -1255,7 +1255,7 @@ Test(mut2_bench, report_counts_and_default_output) {
   snprintf(args, sizeof args, "report %s -r %s", path, dir);
   cr_expect_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
   char want[512];
-  snprintf(want, sizeof want, "nhbench report: 2 pass, 1 fail, 3 not-verified -> %s/REPORT.md, %s/claims.csv\n", dir, dir);
+  snprintf(want, sizeof want, "nhbench report: 2 pass, 1 fail, 3 not-verified, 0 shown -> %s/REPORT.md, %s/claims.csv\n", dir, dir);
   cr_expect_str_eq(out, want);
   char file[300];
   snprintf(file, sizeof file, "%s/REPORT.md", dir);

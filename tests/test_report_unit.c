@@ -162,11 +162,46 @@ Test(report, item_verdict_is_its_worst_row) {
                                  {NH_PASS, NH_NOT_VERIFIED, NH_PASS, NH_NOT_VERIFIED},
                                  {NH_NOT_VERIFIED, NH_FAIL, NH_PASS, NH_FAIL},
                                  {NH_FAIL, NH_NOT_VERIFIED, NH_PASS, NH_FAIL},
-                                 {NH_PASS, NH_PASS, NH_FAIL, NH_FAIL}};
+                                 {NH_PASS, NH_PASS, NH_FAIL, NH_FAIL},
+                                 /* shown rows aside: never a pass, never hiding a worse row */
+                                 {NH_SHOWN, NH_PASS, NH_SHOWN, NH_PASS},
+                                 {NH_SHOWN, NH_SHOWN, NH_NOT_VERIFIED, NH_NOT_VERIFIED},
+                                 {NH_FAIL, NH_SHOWN, NH_SHOWN, NH_FAIL},
+                                 {NH_SHOWN, NH_SHOWN, NH_SHOWN, NH_SHOWN},
+                                 {NH_NOT_VERIFIED, NH_SHOWN, NH_PASS, NH_NOT_VERIFIED}};
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     for (int j = 0; j < 3; j++) rows[j].verdict = cases[k][j];
     cr_expect_eq(nh_item_verdict(&it), cases[k][3], "case %zu", k);
   }
+}
+
+/* integral: the trapezoidal rule, exact for a line and for the chords of a parabola; growth: the
+ * late third's mean |x| over the early third's. */
+Test(report, integral_and_growth_by_hand) {
+  const double t[5] = {0, 0.5, 1, 2, 3}, line[5] = {1, 2, 3, 5, 7}; /* x = 1 + 2t on an uneven grid */
+  cr_expect_eq(reduce("integral", 5, t, line), 3 + 9.0, "int_0^3 (1 + 2t) dt = 12");
+  const double sq[3] = {0, 1, 4}, u[3] = {0, 1, 2}; /* x = t^2: chords 0.5 + 2.5 = 3 (exact 8/3) */
+  cr_expect_eq(reduce("integral", 3, u, sq), 3);
+  const double neg[2] = {-1, -3}, c2[2] = {1, 2};
+  cr_expect_eq(reduce("integral", 2, c2, neg), -2, "a negative integrand integrates to a negative value");
+  const double hole[3] = {1, NAN, 1};
+  cr_expect(isnan(reduce("integral", 3, u, hole)), "a hole makes no integral");
+  cr_expect(isnan(reduce("integral", 1, u, line)), "one point makes no integral");
+  /* growth over t in [0, 3], thirds [0, 1] and [2, 3]: x = 1 + 2t, |x| means 2 (t = 0, 0.5, 1) and 6 */
+  cr_expect_eq(reduce("growth", 5, t, line), 6.0 / 2.0);
+  const double flat[5] = {-2, 2, -2, 2, -2};
+  cr_expect_eq(reduce("growth", 5, t, flat), 1, "a stationary signal of either sign: 1");
+  const double down[5] = {7, 5, 3, 2, 1}; /* early (7, 5, 3) mean 5, late (2, 1) mean 1.5 */
+  cr_expect_eq(reduce("growth", 5, t, down), 1.5 / 5);
+  /* a linear growth from 0 on a fine grid: 5 (means at 5/6 and 1/6 of the span) */
+  double tt[601], xx[601];
+  for (int i = 0; i <= 600; i++) tt[i] = i / 600.0, xx[i] = tt[i];
+  cr_expect(fabs(reduce("growth", 601, tt, xx) - 5) < 0.02, "%g", reduce("growth", 601, tt, xx));
+  const double nan_late[5] = {1, 1, 1, NAN, NAN};
+  cr_expect(isnan(reduce("growth", 5, t, nan_late)), "no value in the last third");
+  cr_expect(nh_reduce_is_pointwise(NH_REDUCE_MAX_ABS) && nh_reduce_is_pointwise(NH_REDUCE_MEAN) &&
+            !nh_reduce_is_pointwise(NH_REDUCE_GROWTH) && !nh_reduce_is_pointwise(NH_REDUCE_INTEGRAL) &&
+            !nh_reduce_is_pointwise(NH_REDUCE_ARGMAX_ABS) && !nh_reduce_is_pointwise(NH_REDUCE_VALUE));
 }
 
 /* ---- claims files ------------------------------------------------------------------------------ */
@@ -207,7 +242,23 @@ Test(report, bad_claims_files_name_the_line, .init = make_tmpdir, .fini = remove
       {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { quantity = \"q\"; file = \"f\"; data = \"d\";\n     expect = \"in [2, 1]\"; } ); }\n);\n",
        "t.claims:5: bad expectation 'in [2, 1]'"},
       {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { quantity = \"q\"; verdict = \"pass\"; reason = \"r\"; } ); }\n);\n",
-       "only \"not-verified\" may be declared"},
+       "only \"not-verified\" or \"shown\" may be declared"},
+      /* a shown row shows a value: no expectation; a measured row without one must say it is shown */
+      {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { quantity = \"q\"; file = \"f\"; data = \"d\";\n     verdict = \"shown\"; expect = \"< 1\"; } ); }\n);\n",
+       "t.claims:5: a shown row has no expectation"},
+      {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { quantity = \"q\"; file = \"f\"; data = \"d\"; reason = \"r\"; } ); }\n);\n",
+       "t.claims:4: a measured row needs 'expect', or verdict = \"shown\""},
+      {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\"; verdict = \"shown\";\n   rows = ( { quantity = \"q\"; verdict = \"shown\"; } ); }\n);\n",
+       "t.claims:3: unknown setting 'verdict'"},
+      {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { quantity = \"q\"; verdict = \"shown\"; } ); }\n);\n",
+       "t.claims:4: missing setting 'file'"},
+      /* cause: claim or harness, always with its summary, and a summary only with a cause */
+      {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\"; cause = \"paper\"; summary = \"x\";\n   rows = ( { quantity = \"q\"; verdict = \"not-verified\"; reason = \"r\"; } ); }\n);\n",
+       "t.claims:3: cause 'paper': \"claim\" or \"harness\""},
+      {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\"; cause = \"claim\";\n   rows = ( { quantity = \"q\"; verdict = \"not-verified\"; reason = \"r\"; } ); }\n);\n",
+       "t.claims:3: item 1: cause = \"claim\" needs a one-line summary"},
+      {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\"; summary = \"s\";\n   rows = ( { quantity = \"q\"; verdict = \"not-verified\"; reason = \"r\"; } ); }\n);\n",
+       "t.claims:3: item 1: a summary needs its cause"},
       {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { quantity = \"q\"; file = \"f\"; data = \"d\"; reduce = \"median\"; expect = \"< 1\"; } ); }\n);\n",
        "unknown reduce 'median'"},
       {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { id = \"a\"; quantity = \"q\"; file = \"f\"; data = \"d\"; expect = \"< 1\"; },\n            { id = \"a\"; quantity = \"q\"; file = \"f\"; data = \"d\"; expect = \"< 1\"; } ); }\n);\n",
@@ -254,7 +305,7 @@ Test(report, verdicts_from_a_results_file, .init = make_tmpdir, .fini = remove_t
       "spec = \"quick\";\nitems = (\n"
       " { item = \"Q1\"; claim = \"orders\"; rows = (\n"
       "   { id = \"o\"; quantity = \"rk4 order\"; file = \"conv\"; data = \"orders\"; at = { method = \"rk4\"; }; expect = \"in [3.85, 4.15]\"; },\n"
-      "   { quantity = \"rk4 order as 2 (a wrong claim)\"; file = \"conv\"; data = \"orders\"; at = { method = \"rk4\"; }; expect = \"in [1.85, 2.15]\"; reason = \"W\"; },\n"
+      "   { quantity = \"rk4 order as 2 (a wrong claim)\"; file = \"conv\"; data = \"err\"; reduce = \"loglog_slope\"; at = { method = \"rk4\"; }; expect = \"in [1.85, 2.15]\"; reason = \"W\"; },\n"
       "   { quantity = \"nh_newmark finest order\"; file = \"conv\"; data = \"err\"; at = { method = \"nh_newmark(beta=0,beta2=0,alpha=0.5)\"; }; reduce = \"finest_order\"; expect = \"< 0.6 * @o\"; } ); },\n"
       " { item = \"Q2\"; claim = \"trajectory\"; rows = (\n"
       "   { quantity = \"E(0)\"; file = \"traj\"; data = \"observables/energy\"; at = { method = \"rk4\"; t = 0.0; }; expect = \"~ 1.5 rel 1e-15\"; },\n"
@@ -263,7 +314,7 @@ Test(report, verdicts_from_a_results_file, .init = make_tmpdir, .fini = remove_t
       "   { quantity = \"constraint\"; file = \"traj\"; data = \"observables/constraint_residual\"; at = { method = \"nh_newmark(alpha=0.5)\"; }; reduce = \"max_abs\"; expect = \"<= 1e-13\"; },\n"
       "   { id = \"n\"; quantity = \"rk4 steps\"; file = \"traj\"; data = \"cost\"; field = \"steps\"; at = { method = \"rk4\"; }; expect = \"~ 10 abs 0\"; },\n"
       "   { quantity = \"newmark over rk4 steps\"; file = \"traj\"; data = \"cost\"; field = \"steps\"; at = { method = \"nh_newmark(alpha=0.5)\"; }; per = \"n\"; expect = \"~ 1 abs 0\"; },\n"
-      "   { quantity = \"measured only\"; file = \"traj\"; data = \"observables/energy\"; at = { method = \"rk4\"; t = 1.0; }; reason = \"no claim\"; },\n"
+      "   { quantity = \"measured only\"; verdict = \"shown\"; file = \"traj\"; data = \"observables/energy\"; at = { method = \"rk4\"; t = 1.0; }; reason = \"no claim\"; },\n"
       "   { quantity = \"declared\"; verdict = \"not-verified\"; reason = \"by hand\"; },\n"
       "   { quantity = \"missing file\"; file = \"nowhere\"; data = \"x\"; expect = \"< 1\"; },\n"
       "   { quantity = \"unknown method\"; file = \"traj\"; data = \"observables/energy\"; at = { method = \"js_b\"; t = 0.0; }; expect = \"< 1\"; } ); }\n"
@@ -271,7 +322,7 @@ Test(report, verdicts_from_a_results_file, .init = make_tmpdir, .fini = remove_t
   write_file("q.claims", claims);
   snprintf(args, sizeof args, "report %s/q.claims -r %s -o %s", tmpdir, tmpdir, tmpdir);
   cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
-  cr_expect(strstr(out, "8 pass, 1 fail, 4 not-verified"), "%s", out);
+  cr_expect(strstr(out, "8 pass, 1 fail, 3 not-verified, 1 shown"), "%s", out);
   snprintf(args, sizeof args, "report --strict %s/q.claims -r %s -o %s", tmpdir, tmpdir, tmpdir);
   cr_expect_eq(test_run_nhbench(args, out, sizeof out), 1, "--strict with a failing row: %s", out);
 
@@ -280,7 +331,7 @@ Test(report, verdicts_from_a_results_file, .init = make_tmpdir, .fini = remove_t
   FILE *f = fopen(path, "r");
   cr_assert(f);
   static const char *const verdicts[] = {"pass", "fail", "pass", "pass", "pass", "pass", "pass", "pass", "pass",
-                                         "not-verified", "not-verified", "not-verified", "not-verified"};
+                                         "shown", "not-verified", "not-verified", "not-verified"};
   char line[2048];
   cr_assert(fgets(line, sizeof line, f));
   cr_expect_str_eq(line, "spec,item,quantity,expected,measured,verdict\n");
@@ -520,6 +571,69 @@ Test(report, measures_against_the_file_read_by_hand, .init = make_tmpdir, .fini 
   select_at(&ms, "component", NULL, 1);
   cr_expect_eq(measured_ok(&ms), 0);
 
+  /* Pointwise reductions over several free dimensions: rk4 at h = 0.125, every IC, sample and
+   * component of q; and ic alone free with sample at t = 1 (the 9th sample). */
+  double qmax = 0, qmin = INFINITY, qsum = 0;
+  for (int ic = 0; ic < 2; ic++)
+    for (int s2 = 0; s2 < 9; s2++)
+      for (int c2 = 0; c2 < 3; c2++) {
+        const double v = Q(0, 1, ic, s2, c2);
+        qmax = fmax(qmax, fabs(v)), qmin = fmin(qmin, v), qsum += fabs(v);
+      }
+  ms = measure_of("observables/q", NH_REDUCE_MAX_ABS);
+  select_at(&ms, "method", "rk4", 0);
+  select_at(&ms, "h", NULL, 0.125);
+  cr_expect_eq(measured_ok(&ms), qmax, "max |q| over ic, sample, component");
+  ms.reduce = NH_REDUCE_MIN;
+  cr_expect_eq(measured_ok(&ms), qmin);
+  ms.reduce = NH_REDUCE_MEAN_ABS;
+  cr_expect(fabs(measured_ok(&ms) - qsum / 54) <= 1e-15 * qsum / 54, "mean |q| of 54 values");
+  ms.reduce = NH_REDUCE_LAST;
+  measured_fails(&ms, "dimensions ic and sample are both free: select one (only max_abs, max, min, mean and mean_abs");
+  /* The window applies to the first free dimension (sample: t in [0.5, 1]) with component free too. */
+  ms = measure_of("observables/q", NH_REDUCE_MAX_ABS);
+  select_at(&ms, "method", "rk4", 0);
+  select_at(&ms, "h", NULL, 0.125);
+  select_at(&ms, "ic", NULL, 1);
+  ms.from = 0.5, ms.to = 1;
+  double wmax = 0;
+  for (int s2 = 4; s2 < 9; s2++)
+    for (int c2 = 0; c2 < 3; c2++) wmax = fmax(wmax, fabs(Q(0, 1, 1, s2, c2)));
+  cr_expect_eq(measured_ok(&ms), wmax, "window on t, component free");
+
+  /* minus_at: q of rk4 minus q of nh_newmark (by any spelling) at the same h, IC and component, over
+   * the samples; then minus_at moving h too is refused (h = 0.25 has its own 9 samples, 4 NaN: the
+   * same free dimension, so it is subtracted, NaN where h = 0.25 has no sample). */
+  double dmax = 0, dlast = 0;
+  for (int s2 = 0; s2 < 9; s2++) dmax = fmax(dmax, fabs(Q(0, 1, 1, s2, 2) - Q(1, 1, 1, s2, 2)));
+  dlast = Q(0, 1, 1, 8, 2) - Q(1, 1, 1, 8, 2);
+  cr_assert(dmax > 0, "the two methods differ");
+  ms = measure_of("observables/q", NH_REDUCE_MAX_ABS);
+  select_at(&ms, "method", "rk4", 0);
+  select_at(&ms, "h", NULL, 0.125);
+  select_at(&ms, "ic", "newmark", 0);
+  select_at(&ms, "component", NULL, 2);
+  nh_select *o = &ms.minus_select[ms.nminus_select++];
+  snprintf(o->dim, sizeof o->dim, "method");
+  o->by_name = 1;
+  snprintf(o->name, sizeof o->name, "nh_newmark(beta=0,alpha=0.5)");
+  cr_expect_eq(measured_ok(&ms), dmax, "max |q_rk4 - q_newmark|");
+  ms.reduce = NH_REDUCE_LAST;
+  cr_expect_eq(measured_ok(&ms), dlast, "signed, rk4 minus newmark (not the reverse)");
+  /* minus_at on a selector `at` does not have: ic = 0 in place of 1 */
+  nh_select *o2 = &ms.minus_select[ms.nminus_select++];
+  snprintf(o2->dim, sizeof o2->dim, "ic");
+  o2->value = 0;
+  cr_expect_eq(measured_ok(&ms), Q(0, 1, 1, 8, 2) - Q(1, 1, 0, 8, 2), "the subtracted slice at IC 0");
+  /* a subtracted slice with another free dimension: the sample fixed at t = 0.5 leaves none free */
+  nh_select *o3 = &ms.minus_select[ms.nminus_select++];
+  snprintf(o3->dim, sizeof o3->dim, "t");
+  o3->value = 0.5;
+  measured_fails(&ms, "cannot subtract 'observables/q': its selection is not of the free dimensions");
+  ms.nminus_select = 1;
+  snprintf(ms.minus_select[0].name, sizeof ms.minus_select[0].name, "js_b");
+  measured_fails(&ms, "no method 'js_b' in the file");
+
   /* Wrong selections, each with its reason. */
   struct {
     const char *dim, *name;
@@ -542,7 +656,7 @@ Test(report, measures_against_the_file_read_by_hand, .init = make_tmpdir, .fini 
       {4, NULL, NULL, 0, "dimensions ic and sample are both free: select one"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
-    ms = measure_of("observables/q", NH_REDUCE_MAX);
+    ms = measure_of("observables/q", NH_REDUCE_LAST); /* not pointwise: one free dimension only */
     if (bad[k].replace < 0) select_at(&ms, bad[k].dim, bad[k].name, bad[k].value);
     for (int g = 0; g < 4; g++) {
       if (g == bad[k].replace) select_at(&ms, bad[k].dim, bad[k].name, bad[k].value);
@@ -551,7 +665,7 @@ Test(report, measures_against_the_file_read_by_hand, .init = make_tmpdir, .fini 
     measured_fails(&ms, bad[k].why);
   }
   /* The first dimension free with another: both named. */
-  ms = measure_of("observables/q", NH_REDUCE_MAX);
+  ms = measure_of("observables/q", NH_REDUCE_SLOPE);
   for (int g = 1; g < 4; g++) select_at(&ms, good[g].dim, good[g].name, good[g].value);
   measured_fails(&ms, "dimensions method and sample are both free: select one");
   ms = measure_of("observables/q", NH_REDUCE_VALUE);
@@ -590,7 +704,7 @@ Test(report, claims_loaded_and_evaluated_by_hand, .init = make_tmpdir, .fini = r
       "   { id = \"gone\"; quantity = \"missing\"; file = \"nowhere\"; data = \"x\"; expect = \"< 1\"; },\n"
       "   { quantity = \"over a missing one\"; file = \"traj\"; data = \"observables/q\"; per = \"gone\";\n"
       "     at = { method = \"rk4\"; h = 0.125; ic = 1; component = \"q[1]\"; t = 1.0; }; expect = \"< 1\"; },\n"
-      "   { quantity = \"only measured\"; file = \"traj\"; data = \"observables/q\"; period = 6.5;\n"
+      "   { quantity = \"only measured\"; file = \"traj\"; data = \"observables/q\"; period = 6.5; verdict = \"shown\";\n"
       "     at = { method = \"rk4\"; h = 0.125; ic = 1; component = \"q[1]\"; t = 1.0; }; reason = \"no claim\"; },\n"
       "   { quantity = \"declared\"; verdict = \"not-verified\"; reason = \"by hand\"; } ); }\n"
       ");\n";
@@ -613,7 +727,7 @@ Test(report, claims_loaded_and_evaluated_by_hand, .init = make_tmpdir, .fini = r
   cr_expect(r[1].measure.from == 0.25 && r[1].measure.to == 0.5 && r[1].measure.reduce == NH_REDUCE_MAX);
   cr_expect_str_eq(r[1].per, "top", "the '@' of per is dropped");
   cr_expect(r[0].has_expect && r[0].expect.op == NH_EXPECT_GT && r[0].expect.a == -1e300);
-  cr_expect(r[4].measure.period == 6.5 && !r[4].has_expect && r[4].has_measure);
+  cr_expect(r[4].measure.period == 6.5 && !r[4].has_expect && r[4].has_measure && r[4].shown);
   cr_expect(r[5].static_verdict && !r[5].has_measure && strcmp(r[5].reason, "by hand") == 0);
 
   nh_claims_evaluate(&c, tmpdir);
@@ -628,8 +742,8 @@ Test(report, claims_loaded_and_evaluated_by_hand, .init = make_tmpdir, .fini = r
             "%s", r[2].outcome);
   cr_expect(r[3].verdict == NH_NOT_VERIFIED && isnan(r[3].measured), "%g", r[3].measured);
   cr_expect_str_eq(r[3].outcome, "not measured: its divisor gone was not");
-  cr_expect(r[4].verdict == NH_NOT_VERIFIED && r[4].measured == top);
-  cr_expect_str_eq(r[4].outcome, "measured only: no claim");
+  cr_expect(r[4].verdict == NH_SHOWN && r[4].measured == top, "a shown row: its value, never a pass");
+  cr_expect_str_eq(r[4].outcome, "no claim");
   cr_expect(r[5].verdict == NH_NOT_VERIFIED && isnan(r[5].measured));
   cr_expect_str_eq(r[5].outcome, "by hand");
   cr_expect_eq(nh_item_verdict(it), NH_FAIL);
@@ -701,6 +815,80 @@ Test(report, claims_refusals_name_the_line, .init = make_tmpdir, .fini = remove_
   cr_expect(strstr(err, "none.claims: cannot read the file: No such file or directory"), "%s", err);
 }
 
+/* One quantity, one threshold: two rows of one quantity (methods in any spelling, selectors in any
+ * order) held to two different bounds of one kind are refused with both places; bounds of different
+ * kinds, "~" about different values, bounds on two different rows, or another selector, window,
+ * reduction or divisor are different quantities or different claims. */
+Test(report, one_quantity_one_threshold, .init = make_tmpdir, .fini = remove_tmpdir) {
+#define TWO(a, b)                                                                                         \
+  "spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = (\n"                              \
+  "   { id = \"r\"; quantity = \"ref\"; file = \"g\"; data = \"z\"; expect = \"< 1\"; },\n"              \
+  "   { id = \"r2\"; quantity = \"ref2\"; file = \"g\"; data = \"z2\"; expect = \"< 1\"; },\n"           \
+  "   { quantity = \"first\"; file = \"f\"; data = \"d\"; " a " },\n"                                      \
+  "   { quantity = \"second\"; file = \"f\"; data = \"d\"; " b " } ); }\n);\n"
+#define AT "at = { method = \"nh_newmark(alpha=0.5)\"; h = 0.1; }; "
+#define AT2 "at = { h = 0.1; method = \"nh_newmark(beta=0,beta2=0,alpha=0.5,constraint=point)\"; }; "
+  static const struct {
+    const char *text;
+    int refused;
+  } cases[] = {
+      {TWO(AT "expect = \"< 1e-13\";", AT2 "expect = \"< 1e-11\";"), 1},
+      {TWO(AT "expect = \"< 1e-13\";", AT2 "expect = \"<= 1e-13\";"), 1},
+      {TWO(AT "expect = \"> 1e-13\";", AT2 "expect = \">= 1e-11\";"), 1},
+      {TWO(AT "expect = \"in [1, 2]\";", AT2 "expect = \"in [1, 3]\";"), 1},
+      {TWO(AT "expect = \"~ 1 rel 0.1\";", AT2 "expect = \"~ 1 rel 0.2\";"), 1},
+      {TWO(AT "expect = \"~ 1 rel 0.1\";", AT2 "expect = \"~ 1 abs 0.1\";"), 1},
+      {TWO(AT "expect = \"< 2 * @r\";", AT2 "expect = \"< 3 * @r\";"), 1},
+      {TWO(AT "reduce = \"max_abs\"; expect = \"< 1e-13\";", AT2 "reduce = \"max_abs\"; expect = \"< 1e-12\";"), 1},
+      {TWO(AT "expect = \"< 1e-13\";", AT2 "expect = \"< 1e-13\";"), 0}, /* the same bound twice */
+      {TWO(AT "expect = \"< 1e-13\";", AT2 "expect = \"> 1e-20\";"), 0}, /* an upper and a lower bound */
+      {TWO(AT "expect = \"~ 1 rel 0.1\";", AT2 "expect = \"~ 2 rel 0.1\";"), 0}, /* about two values */
+      {TWO(AT "expect = \"< @r\";", AT2 "expect = \"< @r2\";"), 0},             /* against two rows */
+      {TWO(AT "expect = \"< 1\";", AT2 "expect = \"< @r\";"), 0},               /* a number and a row */
+      {TWO(AT "expect = \"< 1e-13\";", "at = { method = \"nh_newmark(alpha=0.5)\"; h = 0.2; }; expect = \"< 1e-11\";"), 0},
+      {TWO(AT "expect = \"< 1e-13\";", "at = { method = \"nh_newmark(alpha=0)\"; h = 0.1; }; expect = \"< 1e-11\";"), 0},
+      {TWO(AT "expect = \"< 1e-13\";", AT "from = 1.0; expect = \"< 1e-11\";"), 0},
+      {TWO(AT "expect = \"< 1e-13\";", AT "reduce = \"max\"; expect = \"< 1e-11\";"), 0},
+      {TWO(AT "expect = \"< 1e-13\";", AT "per = \"r\"; expect = \"< 1e-11\";"), 0},
+      {TWO(AT "expect = \"< 1e-13\";", AT "minus = \"e\"; expect = \"< 1e-11\";"), 0},
+      {TWO(AT "expect = \"< 1e-13\";", AT "minus_at = { h = 0.2; }; expect = \"< 1e-11\";"), 0},
+      {TWO(AT "expect = \"< 1e-13\";", AT "field = \"steps\"; expect = \"< 1e-11\";"), 0},
+      {TWO(AT "expect = \"< 1e-13\";", AT "verdict = \"shown\";"), 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    nh_claims c;
+    char err[2048] = "";
+    cr_assert_eq(load_text(cases[i].text, &c, err, sizeof err), 0, "case %zu: %s", i, err);
+    const int rc = nh_claims_check_consistent(&c, 1, err, sizeof err);
+    if (cases[i].refused) {
+      cr_expect_eq(rc, -1, "case %zu accepted", i);
+      cr_expect(strstr(err, "t.claims:8: item 1 checks 'second'") && strstr(err, "t.claims:7 (item 1)") &&
+                    strstr(err, "one quantity, one threshold"),
+                "case %zu: %s", i, err);
+    } else {
+      cr_expect_eq(rc, 0, "case %zu refused: %s", i, err);
+    }
+    nh_claims_free(&c);
+  }
+  /* Across files: the same rows in two claims files name both files. */
+  nh_claims two[2];
+  char err[2048] = "", path[256];
+  write_file("a.claims", TWO(AT "expect = \"< 1e-13\";", "at = { h = 0.3; }; expect = \"< 1\";"));
+  write_file("b.claims", TWO("at = { h = 0.3; }; expect = \"< 2\";", AT "expect = \"< 1e-12\";"));
+  snprintf(path, sizeof path, "%s/a.claims", tmpdir);
+  cr_assert_eq(nh_claims_load(path, &two[0], err, sizeof err), 0, "%s", err);
+  snprintf(path, sizeof path, "%s/b.claims", tmpdir);
+  cr_assert_eq(nh_claims_load(path, &two[1], err, sizeof err), 0, "%s", err);
+  cr_expect_eq(nh_claims_check_consistent(two, 1, err, sizeof err), 0, "one file alone is consistent: %s", err);
+  cr_expect_eq(nh_claims_check_consistent(two, 2, err, sizeof err), -1);
+  cr_expect(strstr(err, "b.claims:8: item 1 checks 'second' against '< 1e-12'") && strstr(err, "a.claims:7 (item 1)"),
+            "%s", err);
+  nh_claims_free(&two[0]), nh_claims_free(&two[1]);
+#undef TWO
+#undef AT
+#undef AT2
+}
+
 /* ---- the report's two outputs (bench/report_write.c), from claims built here ----------------- */
 
 static char *written(int csv, const nh_claims *c, int nfiles, int header) {
@@ -719,7 +907,7 @@ static char *written(int csv, const nh_claims *c, int nfiles, int header) {
  * its worst row's), per item its head, the rows with '|' escaped and line breaks flattened, "—" for
  * what is missing, **fail**, the finding and every figure. */
 Test(report, csv_and_markdown_written_by_hand) {
-  nh_claim_row rows[3];
+  nh_claim_row rows[4];
   memset(rows, 0, sizeof rows);
   snprintf(rows[0].quantity, sizeof rows[0].quantity, "say \"hi\", a|b\nc");
   snprintf(rows[0].expected, sizeof rows[0].expected, "< 2");
@@ -731,7 +919,10 @@ Test(report, csv_and_markdown_written_by_hand) {
   snprintf(rows[2].expected, sizeof rows[2].expected, "> 5");
   rows[2].measured = 4, rows[2].verdict = NH_FAIL;
   snprintf(rows[2].outcome, sizeof rows[2].outcome, "why");
-  nh_claim_item items[2];
+  snprintf(rows[3].quantity, sizeof rows[3].quantity, "ctx");
+  rows[3].measured = 2.5, rows[3].verdict = NH_SHOWN;
+  snprintf(rows[3].outcome, sizeof rows[3].outcome, "for context");
+  nh_claim_item items[3];
   memset(items, 0, sizeof items);
   snprintf(items[0].item, sizeof items[0].item, "A1");
   snprintf(items[0].source, sizeof items[0].source, "[src]");
@@ -744,17 +935,25 @@ Test(report, csv_and_markdown_written_by_hand) {
   snprintf(items[1].item, sizeof items[1].item, "A2");
   snprintf(items[1].claim, sizeof items[1].claim, "another");
   items[1].nrows = 1, items[1].rows = rows + 2;
+  items[1].cause = NH_CAUSE_HARNESS;
+  snprintf(items[1].summary, sizeof items[1].summary, "one line");
+  snprintf(items[2].item, sizeof items[2].item, "A3");
+  snprintf(items[2].claim, sizeof items[2].claim, "shown only");
+  items[2].nrows = 1, items[2].rows = rows + 3;
+  items[2].cause = NH_CAUSE_CLAIM; /* not failing: not in the list of failures */
+  snprintf(items[2].summary, sizeof items[2].summary, "never listed");
   nh_claims c;
   memset(&c, 0, sizeof c);
   snprintf(c.spec, sizeof c.spec, "sp");
   snprintf(c.title, sizeof c.title, "T");
-  c.nitems = 2, c.items = items;
+  c.nitems = 3, c.items = items;
 
   char *csv = written(1, &c, 1, 1);
   cr_expect_str_eq(csv, "spec,item,quantity,expected,measured,verdict\n"
                         "sp,A1,\"say \"\"hi\"\", a|b\nc\",< 2,0.3333333333,pass\n"
                         "sp,A1,plain,,,not-verified\n"
-                        "sp,A2,third,> 5,4,fail\n");
+                        "sp,A2,third,> 5,4,fail\n"
+                        "sp,A3,ctx,,2.5,shown\n");
   free(csv);
   csv = written(1, &c, 1, 0);
   cr_expect(strncmp(csv, "sp,A1,", 6) == 0, "no header: %s", csv);
@@ -764,8 +963,10 @@ Test(report, csv_and_markdown_written_by_hand) {
   static const char *const parts[] = {
       "# Reproducing the papers: claims report\n\n",
       "results files in `res` (",
-      "| spec | items | pass | fail | not-verified | rows (pass / fail / not-verified) |\n|---|---|---|---|---|---|\n"
-      "| sp | 2 | 0 | 1 | 1 | 1 / 1 / 1 |\n",
+      "| spec | items | pass | fail | not-verified | shown | rows (pass / fail / not-verified / shown) |\n"
+      "|---|---|---|---|---|---|---|\n"
+      "| sp | 3 | 0 | 1 | 1 | 1 | 1 / 1 / 1 / 1 |\n",
+      "\nFailing items of sp:\n\n- **A2** — the harness falls short: one line\n",
       "\n## sp — T\n\n",
       "### A1 [src] — not-verified\n\nthe claim\n\n| quantity | expected | measured | verdict | remark |\n"
       "|---|---|---|---|---|\n"
@@ -775,6 +976,8 @@ Test(report, csv_and_markdown_written_by_hand) {
       "![f1](figs/f1.png) ([PDF](figs/f1.pdf))\n\n![f2](figs/f2.png) ([PDF](figs/f2.pdf))\n\n",
       "### A2  — fail\n\nanother\n\n",
       "| third | > 5 | 4 | **fail** | why |\n",
+      "### A3  — shown\n\nshown only\n\n",
+      "| ctx | — | 2.5 | shown | for context |\n",
   };
   const char *at = md;
   for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
