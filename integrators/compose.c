@@ -3,7 +3,9 @@
  * method, or with its adjoint when adj = 1 (the symmetric tables write {.coef = c}: on a symmetric
  * base the adjoint is the base itself, so only the adjoint pair names adj). Stages run in table
  * order, the first stage first. */
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "integrators/integrator.h"
 
@@ -134,13 +136,26 @@ static int setup(nh_method *m, char *err, size_t errlen) {
   return 0;
 }
 
+/* Stage s's method (the base, or its adjoint) and its step c_s·h in a step of size h. */
+static const nh_method *stage_method(const nh_method *m, int s) {
+  return table_of(m)->stages[s].adjoint ? m->adjoint : m->base;
+}
+
+static double stage_h(const nh_method *m, int s, double h) { return table_of(m)->stages[s].coef * h; }
+
+/* Sub-step s of a step of size h, from a to b. composition_step and the discrete constraint's
+ * replay both step through here, so that the replay repeats the step bit for bit. */
+static nh_step_status sub_step(const nh_method *m, int s, const nh_system *sys, const nh_state *a, nh_state *b,
+                               double h, nh_cost *cost) {
+  return nh_method_step(stage_method(m, s), sys, a, b, stage_h(m, s, h), cost);
+}
+
 static nh_step_status composition_step(const nh_method *m, const nh_system *sys, const nh_state *x,
                                        nh_state *y, double h, nh_cost *cost) {
   const composition *c = table_of(m);
   nh_state a = *x, b;
   for (int s = 0; s < c->nstages; s++) {
-    const nh_method *stage_method = c->stages[s].adjoint ? m->adjoint : m->base;
-    nh_step_status st = nh_method_step(stage_method, sys, &a, &b, c->stages[s].coef * h, cost);
+    nh_step_status st = sub_step(m, s, sys, &a, &b, h, cost);
     if (st != NH_STEP_OK) return st;
     a = b;
   }
@@ -148,6 +163,41 @@ static nh_step_status composition_step(const nh_method *m, const nh_system *sys,
   y->t = x->t + h;
   return NH_STEP_OK;
 }
+
+/* Of two values, the one of larger magnitude with its sign (the earlier, best, on a tie); NaN
+ * when either is NaN, so that a failed sub-step is never dropped. */
+static double larger_in_magnitude(double best, double d) { return isnan(best) || fabs(best) >= fabs(d) ? best : d; }
+
+/* The composition's discrete constraint for its step x → y of size h: per constraint a, the signed
+ * value of largest magnitude of the sub-steps' own discrete constraints (spec/newmark.md C2: every
+ * Newmark step, the inner steps of Psi_h included, keeps |Phi| <= 1e-12). The sub-steps are
+ * replayed from x: composition_step is deterministic, so the replay is the step that was taken
+ * when it ends at y's q and v bit for bit (t is the caller's, and fields a method leaves unset are
+ * not compared); otherwise, or when a stage's method defines no discrete constraint or a sub-step
+ * fails, every entry is NaN. h must be the step's own, not a difference of times. */
+static void composition_discrete_constraint(const nh_method *m, const nh_system *sys, const nh_state *x,
+                                            const nh_state *y, double h, double *out) {
+  const composition *c = table_of(m);
+  const size_t n = (size_t)sys->n;
+  nh_state a = *x, b;
+  nh_cost unused = {0};
+  double d[NH_MAX_K];
+  int ok = 1;
+  for (int s = 0; s < c->nstages; s++) {
+    ok = nh_method_has_discrete_constraint(stage_method(m, s)) && sub_step(m, s, sys, &a, &b, h, &unused) == NH_STEP_OK;
+    if (!ok) break;
+    nh_method_discrete_constraint(stage_method(m, s), sys, &a, &b, stage_h(m, s, h), d);
+    for (int i = 0; i < sys->k; i++) out[i] = s ? larger_in_magnitude(out[i], d[i]) : d[i];
+    a = b;
+  }
+  ok = ok && memcmp(a.q, y->q, n * sizeof(double)) == 0 && memcmp(a.v, y->v, n * sizeof(double)) == 0;
+  for (int i = 0; !ok && i < sys->k; i++) out[i] = NAN;
+}
+
+#define COMPOSITION_CONSTRAINT_DOC                                                                    \
+  "per constraint, the signed value of largest magnitude of the sub-steps' own discrete constraints, "  \
+  "the sub-steps replayed from the step's start (NaN unless the replay ends at the step's end bit for " \
+  "bit); defined when the base (and its adjoint, where a stage uses it) defines one"
 
 /* Every composition is the same table but for its name, coefficients and documentation. */
 #define COMPOSITION(NAME, TABLE, DOC)                                                                 \
@@ -161,6 +211,8 @@ static nh_step_status composition_step(const nh_method *m, const nh_system *sys,
       .is_symmetric = is_symmetric,                                                                  \
       .setup = setup,                                                                                \
       .step = composition_step,                                                                      \
+      .discrete_constraint = composition_discrete_constraint,                                        \
+      .discrete_constraint_doc = COMPOSITION_CONSTRAINT_DOC,                                         \
   }
 
 COMPOSITION(adjoint_pair, adjoint_pair_table,

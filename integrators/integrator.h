@@ -91,7 +91,9 @@ typedef struct nh_integrator_type {
 
   /* What the method itself defines, for the observables (studies/observables.c). Each is NULL /
    * NH_LAMBDA_NONE when the method does not define it, and the observable is then recorded as
-   * absent, never as 0. Compositions define none of their own (nh_method_lambda_time). */
+   * absent, never as 0. Compositions define no multiplier or discrete energy of their own
+   * (nh_method_lambda_time); their discrete constraint is their sub-steps' (integrators/compose.c),
+   * defined when the base's is (nh_method_has_discrete_constraint). */
   /* The multiplier every step leaves in y->lambda (k entries, +Aᵀλ convention) and the time it
    * approximates; lambda_doc names it, e.g. "λ'_{k+1} of (N2)". */
   nh_lambda_time lambda_time;
@@ -124,6 +126,13 @@ typedef struct nh_integrator_type {
                       double *F, double *J);
   void (*newton_unknowns)(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
                           double h, double *X);
+  /* Optional, beside the three above: the diagonal factors that undo the method's scaling of its
+   * Newton system for steps of size h, so that J_paper = diag(row)·J·diag(col) is the Jacobian in
+   * the unknowns and equations of the method's source (row and col: newton_size entries each),
+   * e.g. nh_newmark's λ = Λ/(h²/2) and (N3), (N4) not multiplied by h (spec/newmark.md §2.5, whose
+   * cond ~ h^-3 and h^-5 of C12 are of that system). NULL when the method does not declare one:
+   * it scales nothing, or its source's unscaled form is not diagonal or not known. Allocates nothing. */
+  void (*newton_scaling)(const nh_method *m, const nh_system *sys, double h, double *row, double *col);
 } nh_integrator_type;
 
 /* The largest Newton system of any method, the LU limit NH_LU_MAX_DIM (core/linalg.h): nh_newmark's
@@ -180,6 +189,14 @@ nh_lambda_time nh_method_lambda_time(const nh_method *m);
 /* The time t* whose λ(t*) m's multiplier approximates for a step from t0 to t1: t0, (t0 + t1)/2
  * or t1; NaN when m defines no multiplier. */
 double nh_method_multiplier_time(const nh_method *m, double t0, double t1);
+/* Whether m defines a discrete constraint of its own steps: its type's discrete_constraint; for a
+ * composition, when every method its stages step with (the base, and the adjoint where a stage
+ * uses it) defines one (integrators/compose.c). */
+int nh_method_has_discrete_constraint(const nh_method *m);
+/* m's discrete constraint for its step x → y of size h, the h the step was taken with (k entries);
+ * NaN in every entry when m defines none. */
+void nh_method_discrete_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                   double h, double *out);
 
 /* Reference solution of the index-reduced ODE by GSL's rk8pd at tight tolerance
  * (integrators/reference.c): x(T) from x0. Returns 0, -1 if the solver failed, or
@@ -191,5 +208,13 @@ int nh_reference_solve(const nh_system *sys, const nh_state *x0, double T, doubl
  * Returns 0, or nh_reference_solve's failure (-1, NH_REFERENCE_NO_MEMORY). */
 int nh_true_solution(const nh_system *sys, const nh_state *x0, double t, double tol, nh_state *x,
                      const char **kind);
+/* The true solution from x0 at count times t[0 … count−1], into x[0 … count−1], forward or backward
+ * (t < x0->t): the system's exact solution when it has one from x0 at every time, else one rk8pd run
+ * (nh_reference_solve's) through the times in their order, which then must lead monotonically away
+ * from x0->t (one driver for them all: a grid costs one allocation, not one a point). *kind as in
+ * nh_true_solution; the return values too. x must not overlap x0. With count = 1 it is
+ * nh_true_solution bit for bit. */
+int nh_true_solution_times(const nh_system *sys, const nh_state *x0, int count, const double *t, double tol,
+                           nh_state *x, const char **kind);
 
 #endif

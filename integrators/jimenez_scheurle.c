@@ -16,9 +16,10 @@
  * M(q_{k+1} − 2q_k + q_{k−1})/h² = … + μᵀλ_k, which approximates λ(t): at t_{k+1} for A, P1 and
  * P2-orig (the node where μ acts), at t_k + h/2 for B and P2-new (the original node q̄ between the
  * new nodes). Each method gives its own discrete constraint (§6.5), its L_d^α (§2.1: α = 0 for A
- * and P1, α = ½ for the P2 and B schemes), and B its Newton system. constraint_evals counts the
- * evaluations of μ; the particle closed forms read μ = (−y, 0, 1) inline and count each point at
- * which they do (as rhs_evals counts their inline ∇V), so P1 costs what A does. */
+ * and P1, α = ½ for the P2 and B schemes), and B its Newton system (and the factors that undo its
+ * Λ = hλ, newton_scaling). constraint_evals counts the evaluations of μ; the particle closed forms
+ * read μ = (−y, 0, 1) inline and count each point at which they do (as rhs_evals counts their
+ * inline ∇V), so P1 costs what A does. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -261,6 +262,16 @@ static void b_newton_unknowns(const nh_method *m NH_UNUSED, const nh_system *sys
     for (int a = 0; a < k; a++) X[n + a] = NAN;
 }
 
+/* The spec's unscaled system (spec/discretization.md §2.5, "Unknowns per step"): the same R1, R2 in
+ * (W', λ), whose λ column is −h μ(q̄)ᵀ: Λ = hλ undone by columns n … n+k−1 times h, rows as they are.
+ * R17's bounded condition number is the scaled system's. */
+static void b_newton_scaling(const nh_method *m NH_UNUSED, const nh_system *sys, double h, double *row, double *col) {
+  for (int i = 0; i < sys->n + sys->k; i++) { /* nh_newton_velocity_size */
+    row[i] = 1;
+    col[i] = i < sys->n ? 1 : h;
+  }
+}
+
 const nh_integrator_type nh_integrator_js_b = {
     .name = "js_b",
     .doc = "Jimenez-Scheurle Scheme B (spec/discretization.md 2.5, (86a)-(86d)): midpoint map psi^{1/2} on "
@@ -284,6 +295,7 @@ const nh_integrator_type nh_integrator_js_b = {
     .newton_size = nh_newton_velocity_size,
     .newton_eval = b_newton_eval,
     .newton_unknowns = b_newton_unknowns,
+    .newton_scaling = b_newton_scaling,
 };
 
 /* ---- The particle schemes (spec/discretization.md §2.6–2.7) ---------------------------------- */

@@ -315,6 +315,21 @@ double nh_method_multiplier_time(const nh_method *m, double t0, double t1) {
   }
 }
 
+int nh_method_has_discrete_constraint(const nh_method *m) {
+  if (!m->type->discrete_constraint) return 0;
+  if (!m->base) return 1;
+  return nh_method_has_discrete_constraint(m->base) && (!m->adjoint || nh_method_has_discrete_constraint(m->adjoint));
+}
+
+void nh_method_discrete_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                   double h, double *out) {
+  if (nh_method_has_discrete_constraint(m)) {
+    m->type->discrete_constraint(m, sys, x, y, h, out);
+    return;
+  }
+  for (int a = 0; a < sys->k; a++) out[a] = NAN;
+}
+
 double nh_method_param(const nh_method *m, const char *name) {
   int i = nh_param_index(m->type->params, m->type->nparams, name);
   return i < 0 ? NAN : m->p[i];

@@ -514,6 +514,21 @@ static void newton_unknowns(const nh_method *m NH_UNUSED, const nh_system *sys, 
   }
 }
 
+/* The paper's unscaled system (spec/newmark.md §2.5 and C12, whose h^-3 and h^-5 are of it): the
+ * multipliers λ_k, λ'_{k+1} themselves, Λ = (h²/2)λ (columns n … n+2k−1 times c), and (N3), (N4)
+ * as written, Φ = ⟨μ̄, q1 − q0⟩/h and A(q1)v1 = A(q1)w/h (rows n … n+2k−1 divided by h): J_paper =
+ * diag(row)·J·diag(col). What stays: (N1) multiplied by M (M = I in the paper's examples; for
+ * another constant M a non-diagonal factor that h does not enter) and v1 eliminated through (N2),
+ * an exact Schur complement (the spec's check measures h^-3 and h^-5 with it,
+ * tests/test_method_hooks_newmark.c). */
+static void newton_scaling(const nh_method *m NH_UNUSED, const nh_system *sys, double h, double *row, double *col) {
+  const int n = sys->n, dim = n + 2 * sys->k; /* newton_size */
+  for (int i = 0; i < dim; i++) {
+    row[i] = i < n ? 1 : 1 / h;
+    col[i] = i < n ? 1 : 0.5 * h * h;
+  }
+}
+
 static int validate(const nh_method *m, char *err, size_t errlen) {
   double s = m->p[P_BETA] + m->p[P_BETA2];
   if (fabs(s - 0.5) < 1e-12 && m->p[P_ALLOW_ILL] == 0) {
@@ -585,4 +600,5 @@ const nh_integrator_type nh_integrator_nh_newmark = {
     .newton_size = newton_size,
     .newton_eval = newton_eval,
     .newton_unknowns = newton_unknowns,
+    .newton_scaling = newton_scaling,
 };

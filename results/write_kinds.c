@@ -400,9 +400,16 @@ static void onestep_steps(nh_writer *w, hid_t g, const nh_onestep_result *r) {
   nh_w_f64(w, g, "lambda_err", d, r->lambda_err, "as lambda", "max_a |lambda - lambda(t*)| (NaN: none)");
   nh_w_f64(w, g, "adjoint_defect", d, r->adjoint_defect, "as q, v",
            "|F*_{-h}(F_h(x)) - x|, F* the declared adjoint (NaN: none declared)");
+  nh_w_f64(w, g, "reversal_defect", d, r->reversal_defect, "as q, v",
+           "|F_{-h}(F_h(x)) - x| with F itself, adjoint or not (NaN: two-step method)");
   nh_w_f64(w, g, "cond", d, r->cond, "1",
            "1-norm condition number of the Newton Jacobian at the solution (NaN: explicit method)");
+  nh_w_f64(w, g, "cond_unscaled", d, r->cond_unscaled, "1",
+           "cond with the method's scaling undone: the source's unknowns and equations (NaN: no declared scaling)");
   nh_w_f64(w, g, "action_err", d, r->action_err, "action", "|L_d(q(0), q(h)) - int_0^h L dt| (NaN: not variational)");
+  nh_w_f64(w, g, "embedding_residual", d, r->embedding_residual, "as q, v/time",
+           "max over t_i = i h/(N + 1), i = 1..N (N: attribute embedding_grid), of |dG/dt - X(G)| in the study norm, "
+           "G = (1 - chi) phi_t(x) + chi phi_{t-h}(F_h(x)) (spec/discretization.md 6.4, R19; NaN: failed step)");
   nh_w_i32(w, g, "status", d, r->status, "1", "status code of the step");
 }
 
@@ -428,6 +435,7 @@ static void onestep_body(nh_writer *w, hid_t g, const void *vr) {
   onestep_summary(w, g, r);
   nh_w_attr_str(w, g, "norm", norm_name(st->norm));
   nh_w_attr_i32(w, g, "npoints", st->npoints);
+  nh_w_attr_i32(w, g, "embedding_grid", NH_EMBEDDING_GRID);
   nh_w_attr_str(w, g, "reference", r->reference_kind);
   nh_w_attr_f64(w, g, "reference_tol", st->reference_tol);
 }

@@ -77,8 +77,8 @@ static const char *has_lambda(const nh_method *m, const nh_system *sys) {
 static const char *has_discrete_constraint(const nh_method *m, const nh_system *sys) {
   if (sys->k == 0) return "the system has no constraints";
   if (!m) return NULL;
-  if (m->base) return "compositions define discrete constraints per sub-step only";
-  return m->type->discrete_constraint ? NULL : "the method has no discrete constraint of its own";
+  if (nh_method_has_discrete_constraint(m)) return NULL;
+  return "the method (or a composition's base) has no discrete constraint of its own";
 }
 
 static const char *has_discrete_energy(const nh_method *m, const nh_system *sys NH_UNUSED) {
@@ -120,8 +120,22 @@ static void eval_reference_energy(const nh_obs_ctx *c, double *out) {
 }
 
 static void eval_discrete_energy(const nh_obs_ctx *c, double *out) {
-  out[0] = c->m->type->discrete_energy(c->m, c->sys, c->prev, c->cur, c->cur->t - c->prev->t);
+  out[0] = c->m->type->discrete_energy(c->m, c->sys, c->prev, c->cur, c->h); /* h: as eval_discrete_constraint */
 }
+
+/* P = −α(t) vᵀM(q)v + F(t)·v = −2α(t)T + F(t)·v, the rate of work of the damping and forcing
+ * forces at (t, q, v) (spec/herglotz.md §2.1, §3.2: dE/dt = −2αT + F·q̇). */
+static double power(const nh_system *sys, const nh_state *x) {
+  const double alpha = nh_damping(sys, x->t);
+  double F[NH_MAX_N], P = alpha != 0 ? -2 * alpha * nh_kinetic_energy(sys, x->q, x->v) : 0; /* +0, not −0 */
+  if (sys->type->forcing && sys->type->forcing(sys->p, x->t, F))
+    for (int i = 0; i < sys->n; i++) P += F[i] * x->v[i];
+  return P;
+}
+
+static void eval_power(const nh_obs_ctx *c, double *out) { out[0] = power(c->sys, c->cur); }
+
+static void eval_reference_power(const nh_obs_ctx *c, double *out) { out[0] = power(c->sys, c->ref); }
 
 /* Signed residual of each constraint, A(q)v + b(q). */
 static void eval_constraint_residual(const nh_obs_ctx *c, double *out) {
@@ -137,8 +151,10 @@ static void eval_constraint_residual(const nh_obs_ctx *c, double *out) {
   }
 }
 
+/* The step's own h (every step of a sampled run is c->h: studies/sampling.c), not cur.t − prev.t,
+ * which differs from it by rounding: a composition replays its sub-steps with it (compose.c). */
 static void eval_discrete_constraint(const nh_obs_ctx *c, double *out) {
-  c->m->type->discrete_constraint(c->m, c->sys, c->prev, c->cur, c->cur->t - c->prev->t, out);
+  nh_method_discrete_constraint(c->m, c->sys, c->prev, c->cur, c->h, out);
 }
 
 static void eval_multiplier(const nh_obs_ctx *c, double *out) {
@@ -228,6 +244,17 @@ OBSERVABLE(o_ref_energy, "reference_energy", "energy", NH_OBS_REFERENCE, one, la
            eval_reference_energy,
            "E of the exact or reference solution at the sample time: the energy a damped or forced run "
            "should follow (spec/herglotz.md §5 items 10-12)");
+OBSERVABLE(o_power, "power", "energy/time", 0, one, label_none, always, eval_power,
+           "P = −α(t) vᵀM(q)v + F(t)·v at the sampled state and time, the rate of work of the damping and "
+           "forcing forces; 0 for a conservative system. Along the exact solution it is dE/dt when the "
+           "constraints are linear homogeneous and there is no W(q, t) (spec/herglotz.md §2.1, §3.2: dE/dt = "
+           "−2αT + F·q̇); it leaves out the work of an affine constraint's force (the Foucault pendulum, §3.1) "
+           "and of the force −∇W(q, t) of a time-dependent potential, with which E is not a function of (q, v)");
+OBSERVABLE(o_ref_power, "reference_power", "energy/time", NH_OBS_REFERENCE, one, label_none, always,
+           eval_reference_power,
+           "P = −α(t) vᵀM(q)v + F(t)·v of the exact or reference solution at the sample time: where power is "
+           "dE/dt, its integral over [t0, T] is reference_energy(T) − reference_energy(t0), the energy balance "
+           "of spec/herglotz.md §5 item 11");
 OBSERVABLE(o_discrete_energy, "discrete_energy", "energy", NH_OBS_STEP, one, label_none, has_discrete_energy,
            eval_discrete_energy,
            "the method's own discrete energy of its last step, e.g. E_d of nh_rattle (spec/rattle.md §2.9) "
@@ -239,7 +266,9 @@ OBSERVABLE(o_discrete_residual, "discrete_constraint", "as A v", NH_OBS_STEP, di
            has_discrete_constraint, eval_discrete_constraint,
            "the method's own discrete constraint for its last step, e.g. Phi(q_k, q_k+1) of nh_newmark "
            "(spec/newmark.md §2.4, C2), A(q̄)Δq/h of the contact schemes (spec/herglotz.md §5 item 3), "
-           "the deformed constraint of js_p2orig (spec/discretization.md R14)");
+           "the deformed constraint of js_p2orig (spec/discretization.md R14); for a composition, per constraint "
+           "the signed value of largest magnitude over its sub-steps, each its own method's (spec/newmark.md C2: "
+           "the inner steps of Psi_h; integrators/compose.c)");
 OBSERVABLE(o_multiplier, "multiplier", "as lambda", NH_OBS_STEP, dim_k, label_lambda, has_lambda,
            eval_multiplier,
            "the multipliers of the method's last step, +Aᵀλ convention, scaled to approximate the "
@@ -288,10 +317,10 @@ OBSERVABLE(o_error_v_2, "error_v_2", "as v", NH_OBS_REFERENCE, one, label_none, 
            "2-norm of the v error");
 
 const nh_observable *const nh_observables[] = {
-    &o_energy, &o_energy_error, &o_rel_energy_error, &o_ref_energy, &o_discrete_energy, &o_residual,
-    &o_discrete_residual, &o_multiplier, &o_multiplier_time, &o_multiplier_error, &o_action, &o_contact_hamiltonian,
-    &o_invariants, &o_invariants_error, &o_derived, &o_derived_ref, &o_q, &o_v, &o_error, &o_error_max, &o_error_2,
-    &o_error_q_max, &o_error_q_2, &o_error_v_max, &o_error_v_2, NULL,
+    &o_energy, &o_energy_error, &o_rel_energy_error, &o_ref_energy, &o_power, &o_ref_power, &o_discrete_energy,
+    &o_residual, &o_discrete_residual, &o_multiplier, &o_multiplier_time, &o_multiplier_error, &o_action,
+    &o_contact_hamiltonian, &o_invariants, &o_invariants_error, &o_derived, &o_derived_ref, &o_q, &o_v, &o_error,
+    &o_error_max, &o_error_2, &o_error_q_max, &o_error_q_2, &o_error_v_max, &o_error_v_2, NULL,
 };
 
 const nh_observable *nh_observable_find(const char *name) {

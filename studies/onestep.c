@@ -1,6 +1,6 @@
-/* One-step study (issue 8; spec/discretization.md §6.3, R1, R17, R18; spec/newmark.md §2.5, §2.7,
- * C8, C12): one step of every method and h from points on the exact (or rk8pd reference)
- * solution, and what that single step shows:
+/* One-step study (issue 8; spec/discretization.md §6.3, §6.4, R1, R17, R18, R19; spec/newmark.md
+ * §2.5, §2.7, C8, C12): one step of every method and h from points on the exact (or rk8pd
+ * reference) solution, and what that single step shows:
  *   local_err       |F_h(x) − φ_h(x)| in the study's norm over (q, v), and over q and v alone;
  *                   slope p + 1 against h for a method of order p (§6.3, R18)
  *   stepped         F_h(x); lambda, lambda_err: the step's multiplier against λ(t*) of
@@ -9,18 +9,32 @@
  *   adjoint_defect  |F*_{−h}(F_h(x)) − x|, F* = nh_method_adjoint: round-off when F* is the
  *                   true adjoint (C8), O(h^{p+1}) otherwise (nh_onestep_adjoint_defect with
  *                   F* = F for a non-symmetric F: the O(h²) negative control of C8)
+ *   reversal_defect |F_{−h}(F_h(x)) − x|, F itself whatever its adjoint (C8's contrast): equal to
+ *                   adjoint_defect bit for bit where the declared adjoint is F (a symmetric method:
+ *                   the same computation), O(h²) for nh_newmark(alpha=0), O(h^{p+2}) for an even
+ *                   order p (the h^{p+1} terms of the two steps cancel: rk4's is O(h⁶))
  *   cond            ‖J‖₁‖J⁻¹‖₁ of the method's Newton Jacobian at the step's solution (§2.5, C12, R17)
+ *   cond_unscaled   the same of diag(row)·J·diag(col), the factors of the type's newton_scaling: the
+ *                   Jacobian in the unknowns and equations of the method's source, where C12's
+ *                   h^-3 and h^-5 (nh_newmark) and R17's growth without the hλ scaling (js_b) live
  *   action_err      |L_d(q(t), q(t+h)) − ∫_t^{t+h} L dt| for variational methods (R1)
+ *   embedding_residual  max_i ‖ρ(t_i)‖, ρ = ∂_tG − X(G), G(t) = (1 − χ(t/h)) φ_t(x) + χ(t/h) φ_{t−h}(y),
+ *                   y = F_h(x), X(q, v) = (v, a(t, q, v)) the index-reduced field at the absolute time
+ *                   x.t + t, χ the smooth step of §6.2, over the interior grid t_i = i·h/(N + 1),
+ *                   i = 1 … N = NH_EMBEDDING_GRID (§6.4, R19): O(h^p). The blend is taken in (q, v)
+ *                   (see embedding_residual). With the rk8pd reference its floor is ~tol/h: the
+ *                   truth's error enters through (χ'/h)(φ_{t−h}(y) − φ_t(x)).
  *
  * Points: for initial condition i and j = 0 … npoints−1, the true solution from ics[i] at
  * t_j = ics[i].t + j·T/npoints, point index i·npoints + j; j = 0 is ics[i] itself. A point keeps
  * ics[i]'s z; its multiplier and carry are zero until the method's init fills them.
  *
  * Truth per (h, point), shared by all methods and computed once: the true solution from the point
- * at t + h/2 and t + h, λ at t, t + h/2, t + h, and the action integral by 20-point Gauss–Legendre
- * over [t, t + h] (L analytic, |h| small: the quadrature error is far below round-off of L_d).
- * reference_kind is "exact" when every true state came from the system's exact solution, else
- * "rk8pd".
+ * at t + h/2 and t + h, λ at t, t + h/2, t + h, the action integral by 20-point Gauss–Legendre
+ * over [t, t + h] (L analytic, |h| small: the quadrature error is far below round-off of L_d), and
+ * φ_{t_i}(x) on the embedding grid (one rk8pd run through the grid, nh_true_solution_times).
+ * reference_kind is "exact" when every one of these true states came from the system's exact
+ * solution, else "rk8pd". The states φ_{t_i − h}(y) back from each method's own y are the task's.
  *
  * Per task (method, h, point), OpenMP dynamic schedule, each task writing only its own slots:
  * results are bit-identical whatever the number of threads.
@@ -41,9 +55,27 @@
  *                   methods, compositions) or the Jacobian has a non-finite entry; +Inf when LU
  *                   meets an exactly zero pivot (nh_newmark at (β, β') = (½, 0)). The Jacobian is
  *                   newton_eval at newton_unknowns(x, y): the method's own (scaled) unknowns.
+ *   reversal_defect NaN for two-step methods, as adjoint_defect (the same routine with F* = F);
+ *                   defined for every other method, those without a declared adjoint included.
+ *   cond_unscaled   NaN where cond is, and for a type without newton_scaling (it does not declare
+ *                   its scaling: newmark, dla, rattle, shake, herglotz1, herglotz2, la1, m11,
+ *                   mp418, nh_energy and spark have Newton hooks but none).
  *   action_err      NaN when the type has no discrete_action, the hook returns NaN (nh_newmark
  *                   with β or β' ≠ 0), or the system has damping or forcing (L = T − V is then
  *                   not the Lagrangian of the motion).
+ *   embedding_residual  NaN when a true state φ_{t_i}(x) or φ_{t_i − h}(y) could not be computed
+ *                   (the reference solver failed) or the acceleration is undefined on the blend;
+ *                   a reference that runs out of memory fails the study, as the shared truths do
+ *                   (the task returns -1: nh_journaled_tasks drops it). φ_{t−h}(y) is the system's
+ *                   exact solution when it accepts y, else rk8pd: an exact solution that checks
+ *                   its start is on D (knife edge, disks, pendulums) declines an off-D y, and
+ *                   rk8pd then integrates X from it. The particle's does not check and projects
+ *                   an off-D start onto D (it ignores ż0), which for a method that leaves D moves
+ *                   b by |μ(y)·v_y|, as large as the local error (rk4 on the particle stays on D
+ *                   to round-off there: its values agree with an rk8pd b to 3 digits or better).
+ *                   G starts at the point x on D, whatever the method's init does: js_p2orig, whose
+ *                   init moves x onto D_h by O(h), has an O(1) residual (measured 0.31 .. 0.23 on
+ *                   the particle), the spec's "the exact flow is defined only on D" (§6.3).
  * Per method: slope = nh_fit_order over h of max over points of local_err, and action_slope over
  * max over points of action_err; an h at which any point is NaN is left out of the fit. */
 #include <gsl/gsl_integration.h>
@@ -112,20 +144,34 @@ static double norm1(int m, const double *A) {
   return best;
 }
 
-double nh_onestep_newton_cond(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
-                              double h) {
+/* m's Newton Jacobian at the step x → y into J (dim×dim, row-major), the method's own (scaled) one,
+ * or with `unscaled` diag(row)·J·diag(col) of its newton_scaling (integrator.h): its size, or 0 when
+ * there is none (no Newton hooks, no unknowns, no declared scaling) or an entry is not finite. */
+static int newton_jacobian(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y, double h,
+                           int unscaled, double *J) {
   const nh_integrator_type *t = m->type;
-  if (!t->newton_eval) return NAN; /* and so neither newton_size nor newton_unknowns (integrator.h) */
+  /* newton_eval implies newton_size and newton_unknowns (integrator.h) */
+  if (!t->newton_eval || (unscaled && !t->newton_scaling)) return 0;
   const int dim = t->newton_size(m, sys);
-  if (dim <= 0 || dim > NH_MAX_NEWTON) return NAN;
-  double X[NH_MAX_NEWTON], F[NH_MAX_NEWTON], J[NH_MAX_NEWTON * NH_MAX_NEWTON];
-  double inv[NH_MAX_NEWTON * NH_MAX_NEWTON];
+  if (dim <= 0 || dim > NH_MAX_NEWTON) return 0;
+  double X[NH_MAX_NEWTON], F[NH_MAX_NEWTON], row[NH_MAX_NEWTON], col[NH_MAX_NEWTON];
   /* An entry the evaluation leaves unwritten reads as NaN: a partial Jacobian has no condition. */
   for (int i = 0; i < NH_MAX_NEWTON * NH_MAX_NEWTON; i++) J[i] = NAN;
   t->newton_unknowns(m, sys, x, y, h, X);
   t->newton_eval(m, sys, x, h, X, F, J);
+  if (unscaled) {
+    t->newton_scaling(m, sys, h, row, col);
+    for (int i = 0; i < dim; i++)
+      for (int j = 0; j < dim; j++) J[i * dim + j] = row[i] * J[i * dim + j] * col[j];
+  }
   for (int i = 0; i < dim * dim; i++)
-    if (!isfinite(J[i])) return NAN;
+    if (!isfinite(J[i])) return 0;
+  return dim;
+}
+
+/* ‖J‖₁‖J⁻¹‖₁ by LU (J overwritten): +Inf at an exactly zero pivot, NaN if GSL fails. */
+static double cond1(int dim, double *J) {
+  double inv[NH_MAX_NEWTON * NH_MAX_NEWTON];
   const double nJ = norm1(dim, J);
   size_t perm_data[NH_MAX_NEWTON];
   gsl_permutation perm = {(size_t)dim, perm_data};
@@ -139,6 +185,65 @@ double nh_onestep_newton_cond(const nh_method *m, const nh_system *sys, const nh
   return nJ * norm1(dim, inv);
 }
 
+static double newton_cond(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y, double h,
+                          int unscaled) {
+  double J[NH_MAX_NEWTON * NH_MAX_NEWTON];
+  const int dim = newton_jacobian(m, sys, x, y, h, unscaled, J);
+  return dim ? cond1(dim, J) : NAN;
+}
+
+double nh_onestep_newton_cond(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                              double h) {
+  return newton_cond(m, sys, x, y, h, 0);
+}
+
+double nh_onestep_newton_cond_unscaled(const nh_method *m, const nh_system *sys, const nh_state *x,
+                                       const nh_state *y, double h) {
+  return newton_cond(m, sys, x, y, h, 1);
+}
+
+/* ---- the embedding residual (spec/discretization.md §6.4, R19) -------------------------------- */
+
+/* The smooth step χ(τ) = e^{−1/τ}/(e^{−1/τ} + e^{−1/(1−τ)}) of §6.2 on 0 < τ < 1, written
+ * 1/(1 + e^s) with s = 1/τ − 1/(1−τ) (no 0/0 where both exponentials underflow), and its
+ * derivative χ' = −χ(1 − χ) ds/dτ = χ(1 − χ)(1/τ² + 1/(1−τ)²). */
+static double smooth_step(double tau, double *dchi) {
+  const double chi = 1 / (1 + exp(1 / tau - 1 / (1 - tau)));
+  *dchi = chi * (1 - chi) * (1 / (tau * tau) + 1 / ((1 - tau) * (1 - tau)));
+  return chi;
+}
+
+/* X(q, v) = (v, a(t, q, v)) of the index-reduced ODE (systems/system.h nh_acceleration) at the
+ * state s = (q, v) (2n entries) into f: 0, or -1 where a is undefined. */
+static int vector_field(const nh_system *sys, double t, const double *s, double *f) {
+  const int n = sys->n;
+  memcpy(f, s + n, sizeof(double) * (size_t)n);
+  return nh_acceleration(sys, t, s, s + n, f + n);
+}
+
+int nh_embedding_rho(const nh_system *sys, double t_abs, double tau, double h, const double *a, const double *b,
+                     double *rho) {
+  const int n2 = 2 * sys->n;
+  double dchi, G[2 * NH_MAX_N], Xa[2 * NH_MAX_N], Xb[2 * NH_MAX_N], XG[2 * NH_MAX_N];
+  const double chi = smooth_step(tau, &dchi);
+  for (int i = 0; i < n2; i++) G[i] = (1 - chi) * a[i] + chi * b[i];
+  if (vector_field(sys, t_abs, a, Xa) || vector_field(sys, t_abs, b, Xb) || vector_field(sys, t_abs, G, XG))
+    return -1;
+  /* ∂_tG = (1−χ) X(φ_t x) + χ X(φ_{t−h} y) + (χ'(t/h)/h)(φ_{t−h} y − φ_t x) (§6.4, the spec's Ψ
+   * being the flow φ): the flows' derivatives are X along them, and d/dt χ(t/h) = χ'/h. */
+  for (int i = 0; i < n2; i++) rho[i] = (1 - chi) * Xa[i] + chi * Xb[i] + dchi / h * (b[i] - a[i]) - XG[i];
+  return 0;
+}
+
+/* t_i = i·h/(NH_EMBEDDING_GRID + 1), i = 1 … NH_EMBEDDING_GRID (study.h), after the start. */
+static double grid_time(double h, int i) { return i * h / (NH_EMBEDDING_GRID + 1); }
+
+/* (q, v) of x into s (2n). */
+static void state_vector(int n, const nh_state *x, double *s) {
+  memcpy(s, x->q, sizeof(double) * (size_t)n);
+  memcpy(s + n, x->v, sizeof(double) * (size_t)n);
+}
+
 /* ---------------------------------------------------------------------------------------------- */
 
 /* The truth for one (h, point). */
@@ -146,6 +251,7 @@ typedef struct {
   nh_state end;               /* φ_h(x) */
   double lambda[3][NH_MAX_K]; /* λ at t, t + h/2, t + h (NaN if nh_multiplier failed) */
   double action;              /* ∫_t^{t+h} (T − V) dt; NaN without a Lagrangian */
+  double *grid;               /* [NH_EMBEDDING_GRID][2n]: (q, v) of φ_{t_i}(x) (NaN if not computed) */
   int exact;                  /* every state from the exact solution */
 } truth;
 
@@ -153,12 +259,39 @@ typedef struct {
   int lambda, action; /* whether any method needs them */
 } needs;
 
-/* The true state at t from `from`: 0, or nh_true_solution's failure (-1, NH_REFERENCE_NO_MEMORY). */
-static int true_state(const nh_study *st, const nh_state *from, double t, nh_state *x, int *exact) {
+/* The true states at the times t[0 … count−1] from `from` (monotone away from from->t): 0, or
+ * nh_true_solution_times's failure (-1, NH_REFERENCE_NO_MEMORY). *exact = 0 unless exact. */
+static int true_states(const nh_study *st, const nh_state *from, int count, const double *t, nh_state *x,
+                       int *exact) {
   const char *kind = NULL;
-  const int rc = nh_true_solution(&st->sys, from, t, st->reference_tol, x, &kind);
+  const int rc = nh_true_solution_times(&st->sys, from, count, t, st->reference_tol, x, &kind);
   if (rc < 0) return rc;
   if (strcmp(kind, "exact") != 0) *exact = 0;
+  return 0;
+}
+
+/* The true state at t from `from`: nh_true_solution, as true_states with one time. */
+static int true_state(const nh_study *st, const nh_state *from, double t, nh_state *x, int *exact) {
+  return true_states(st, from, 1, &t, x, exact);
+}
+
+/* The true states from `from` at t0 + t_i, i = 1 … NH_EMBEDDING_GRID, into s ([NH_EMBEDDING_GRID][2n],
+ * i = 1 first), in one sweep: ascending from a state at t0, descending (`descending`) from one at
+ * t0 + h, so that the times lead away from it. 0, with NaN in s when the reference solver failed;
+ * or NH_REFERENCE_NO_MEMORY. */
+static int grid_states(const nh_study *st, const nh_state *from, double t0, double h, int descending, double *s,
+                       int *exact) {
+  const int n = st->sys.n, ng = NH_EMBEDDING_GRID;
+  double t[NH_EMBEDDING_GRID];
+  nh_state x[NH_EMBEDDING_GRID];
+  for (int j = 0; j < ng; j++) t[j] = t0 + grid_time(h, descending ? ng - j : j + 1);
+  const int rc = true_states(st, from, ng, t, x, exact);
+  if (rc == NH_REFERENCE_NO_MEMORY) return rc;
+  for (int j = 0; j < ng; j++) {
+    const int i = descending ? ng - 1 - j : j; /* the grid index i − 1 of time t[j] */
+    if (rc < 0) fill_nan(s + (size_t)i * 2 * n, 2 * (size_t)n);
+    else state_vector(n, &x[j], s + (size_t)i * 2 * n);
+  }
   return 0;
 }
 
@@ -175,6 +308,7 @@ static int make_truth(const nh_study *st, const nh_state *p, double h, needs nd,
   fill_nan(&tr->lambda[0][0], 3 * NH_MAX_K);
   int rc;
   if ((rc = true_state(st, p, p->t + h, &tr->end, &tr->exact)) < 0) return rc;
+  if ((rc = grid_states(st, p, p->t, h, 0, tr->grid, &tr->exact)) < 0) return rc;
   if (nd.lambda && sys->k) {
     nh_state mid;
     if ((rc = true_state(st, p, p->t + 0.5 * h, &mid, &tr->exact)) < 0) return rc;
@@ -196,10 +330,58 @@ static int make_truth(const nh_study *st, const nh_state *p, double h, needs nd,
   return 0;
 }
 
+/* max_i ‖ρ(t_i)‖ of the step from `point` to y of size h (spec/discretization.md §6.4, R19), with
+ * grid = φ_{t_i}(point) from the truth and φ_{t_i − h}(y) computed here, from y at point.t + h back to
+ * point.t + t_i: 0 with the value in *out (NaN where a true state or the acceleration is undefined),
+ * or NH_REFERENCE_NO_MEMORY. The convex combination is taken in (q, v), not in the spec's
+ * Ehresmann-adapted u-coordinates, so that it is generic over the systems; the order is the same:
+ * ρ = (χ'/h)(b − a) + [(1−χ)X(a) + χX(b) − X((1−χ)a + χb)], b − a = φ_{t−h}(y) − φ_{t−h}(φ_h(x)) =
+ * O(|y − φ_h(x)|) = O(h^{p+1}) for an order-p map, so the first term is O(h^p) and the bracket
+ * O(|b − a|) (the u-form differs from this one only in the v-components the constraint fixes, by
+ * O(|b − a|²)): max ρ = O(h^p). */
+static int embedding_residual(const nh_study *st, const nh_state *point, const nh_state *y, double h,
+                              const double *grid, double *out) {
+  const int n = st->sys.n, ng = NH_EMBEDDING_GRID;
+  double back[NH_EMBEDDING_GRID * 2 * NH_MAX_N], rho[2 * NH_MAX_N], worst = 0;
+  int exact_unused = 1; /* reference_kind describes the truths shared by all methods (header) */
+  const int rc = grid_states(st, y, point->t, h, 1, back, &exact_unused);
+  if (rc < 0) return rc;
+  for (int i = 1; i <= ng; i++) {
+    const double *a = grid + (size_t)(i - 1) * 2 * n, *b = back + (size_t)(i - 1) * 2 * n;
+    const double t = grid_time(h, i);
+    const double r = nh_embedding_rho(&st->sys, point->t + t, t / h, h, a, b, rho) == 0
+                         ? norm_nan(st->norm, 2 * n, rho)
+                         : NAN;
+    if (isnan(r)) return *out = NAN, 0; /* (fmax would drop it) */
+    worst = fmax(worst, r);
+  }
+  *out = worst;
+  return 0;
+}
+
 /* ---------------------------------------------------------------------------------------------- */
 
-static void onestep_task(const nh_study *st, nh_onestep_result *r, const truth *truths, nh_method *const *adjoints,
-                         long task) {
+/* What the successful step x → y (from `point`, after init) shows beyond its local error: 0, or
+ * NH_REFERENCE_NO_MEMORY (embedding_residual). */
+static int step_structure(const nh_study *st, nh_onestep_result *r, const truth *tr, const nh_method *m,
+                          const nh_method *adj, const nh_state *point, const nh_state *x, const nh_state *y, double h,
+                          long task) {
+  const nh_system *sys = &st->sys;
+  r->adjoint_defect[task] = nh_onestep_adjoint_defect(m, adj, sys, x, y, h, st->norm);
+  /* F* = F whatever F is (C8's contrast): for a symmetric F the same computation as adjoint_defect */
+  r->reversal_defect[task] = nh_onestep_adjoint_defect(m, m, sys, x, y, h, st->norm);
+  r->cond[task] = nh_onestep_newton_cond(m, sys, x, y, h);
+  r->cond_unscaled[task] = nh_onestep_newton_cond_unscaled(m, sys, x, y, h);
+  if (m->type->discrete_action && isfinite(tr->action)) {
+    double Ld = m->type->discrete_action(m, sys, point->t, point->q, tr->end.q, h);
+    r->action_err[task] = isnan(Ld) ? NAN : fabs(Ld - tr->action);
+  }
+  return embedding_residual(st, point, y, h, tr->grid, &r->embedding_residual[task]);
+}
+
+/* Task (method, h, point): 0, or NH_REFERENCE_NO_MEMORY. */
+static int onestep_task(const nh_study *st, nh_onestep_result *r, const truth *truths, nh_method *const *adjoints,
+                        long task) {
   const nh_system *sys = &st->sys;
   const int n = sys->n, k = sys->k, nh = st->nh, np = r->npoints;
   const int mi = (int)(task / ((long)nh * np)), hi = (int)(task / np % nh), pi = (int)(task % np);
@@ -218,6 +400,7 @@ static void onestep_task(const nh_study *st, nh_onestep_result *r, const truth *
   /* Everything NaN until computed. */
   r->local_err[task] = r->local_err_q[task] = r->local_err_v[task] = NAN;
   r->lambda_err[task] = r->adjoint_defect[task] = r->cond[task] = r->action_err[task] = NAN;
+  r->reversal_defect[task] = r->cond_unscaled[task] = r->embedding_residual[task] = NAN;
   fill_nan(r->stepped + s2, 2 * (size_t)n);
   fill_nan(r->backward + s2, 2 * (size_t)n);
   fill_nan(r->lambda + sk, (size_t)k);
@@ -230,7 +413,7 @@ static void onestep_task(const nh_study *st, nh_onestep_result *r, const truth *
   x = point;
   const nh_step_status status = step_from(m, sys, &x, &y, h, 1);
   r->status[task] = status;
-  if (status != NH_STEP_OK) return;
+  if (status != NH_STEP_OK) return 0;
 
   for (int i = 0; i < n; i++) r->stepped[s2 + i] = y.q[i], r->stepped[s2 + n + i] = y.v[i];
   state_diff(n, &y, &tr->end, d);
@@ -245,13 +428,7 @@ static void onestep_task(const nh_study *st, nh_onestep_result *r, const truth *
     for (int a = 0; a < k; a++) r->lambda[sk + a] = y.lambda[a], dl[a] = y.lambda[a] - ref[a];
     r->lambda_err[task] = norm_nan(NH_NORM_MAX, k, dl);
   }
-
-  r->adjoint_defect[task] = nh_onestep_adjoint_defect(m, adjoints[mi], sys, &x, &y, h, st->norm);
-  r->cond[task] = nh_onestep_newton_cond(m, sys, &x, &y, h);
-  if (m->type->discrete_action && isfinite(tr->action)) {
-    double Ld = m->type->discrete_action(m, sys, point.t, point.q, tr->end.q, h);
-    r->action_err[task] = isnan(Ld) ? NAN : fabs(Ld - tr->action);
-  }
+  return step_structure(st, r, tr, m, adjoints[mi], &point, &x, &y, h, task);
 }
 
 typedef struct {
@@ -259,12 +436,17 @@ typedef struct {
   nh_onestep_result *r;
   const truth *truths;
   nh_method *const *adjoints;
+  int no_memory; /* a task ran out of memory for a reference solution */
 } onestep_tasks;
 
-static int run_onestep_task(void *ctx, long task) { /* the truths are computed: nothing to run out of */
+/* -1 for a task that ran out of memory (nh_journaled_tasks): the embedding residual's true states
+ * from the stepped state (each task's own; the other truths are computed before the tasks). */
+static int run_onestep_task(void *ctx, long task) {
   onestep_tasks *c = ctx;
-  onestep_task(c->st, c->r, c->truths, c->adjoints, task);
-  return 0;
+  if (onestep_task(c->st, c->r, c->truths, c->adjoints, task) == 0) return 0;
+#pragma omp atomic write
+  c->no_memory = 1;
+  return -1;
 }
 
 /* The largest value over the points of (method, h); NaN if any point is NaN. */
@@ -280,8 +462,9 @@ static double max_over_points(const double *v, int np) {
 static int allocate(const nh_study *st, nh_onestep_result *r) {
   const size_t n = (size_t)st->sys.n, k = (size_t)st->sys.k, np = (size_t)r->npoints, nm = (size_t)st->nmethods;
   const size_t cells = nm * (size_t)st->nh * np;
-  double **per_cell[] = {&r->local_err,      &r->local_err_q, &r->local_err_v, &r->lambda_err,
-                         &r->adjoint_defect, &r->cond,        &r->action_err};
+  double **per_cell[] = {&r->local_err,       &r->local_err_q,     &r->local_err_v,  &r->lambda_err,
+                         &r->adjoint_defect,  &r->reversal_defect, &r->cond,         &r->cond_unscaled,
+                         &r->action_err,      &r->embedding_residual};
   for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++) *per_cell[i] = calloc(cells, sizeof(double));
   r->point_t = calloc(np, sizeof(double));
   r->points = calloc(np * 2 * n, sizeof(double));
@@ -324,13 +507,16 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
   needs nd = {0, 0};
   nh_method **adjoints = calloc((size_t)nm, sizeof *adjoints);
   truth *truths = calloc((size_t)nh * np, sizeof *truths);
+  const size_t per_truth = (size_t)NH_EMBEDDING_GRID * 2 * (size_t)n; /* a truth's grid */
+  double *grids = calloc((size_t)nh * np * per_truth, sizeof *grids);
   gsl_integration_glfixed_table *gl = gsl_integration_glfixed_table_alloc(GL_NODES);
-  if (!adjoints || !truths || !gl) {
+  if (!adjoints || !truths || !grids || !gl) {
     snprintf(err, errlen, "%s: out of memory for %zu one-step tasks", st->spec_file, cells);
-    free(adjoints), free(truths);
+    free(adjoints), free(truths), free(grids);
     if (gl) gsl_integration_glfixed_table_free(gl);
     return -1;
   }
+  for (size_t c = 0; c < (size_t)nh * np; c++) truths[c].grid = grids + c * per_truth;
   for (int mi = 0; mi < nm; mi++) {
     if (!(adjoints[mi] = nh_method_adjoint(st->methods[mi])) && nh_method_has_adjoint(st->methods[mi])) {
       snprintf(err, errlen, "%s: out of memory for the adjoint of method %s", st->spec_file, st->method_names[mi]);
@@ -379,16 +565,29 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
   }
   r->reference_kind = exact ? "exact" : "rk8pd";
 
-  onestep_tasks ctx = {st, r, truths, adjoints};
+  onestep_tasks ctx = {st, r, truths, adjoints, 0};
   const size_t n2 = 2 * (size_t)n;
-  const nh_task_slot slots[] = {
-      {r->local_err, NH_SLOT_DOUBLE, 1}, {r->local_err_q, NH_SLOT_DOUBLE, 1},    {r->local_err_v, NH_SLOT_DOUBLE, 1},
-      {r->lambda_err, NH_SLOT_DOUBLE, 1}, {r->adjoint_defect, NH_SLOT_DOUBLE, 1}, {r->cond, NH_SLOT_DOUBLE, 1},
-      {r->action_err, NH_SLOT_DOUBLE, 1}, {r->stepped, NH_SLOT_DOUBLE, n2},      {r->backward, NH_SLOT_DOUBLE, n2},
-      {r->lambda, NH_SLOT_DOUBLE, (size_t)sys->k}, {r->status, NH_SLOT_INT, 1}};
+  const nh_task_slot slots[] = {{r->local_err, NH_SLOT_DOUBLE, 1},
+                                {r->local_err_q, NH_SLOT_DOUBLE, 1},
+                                {r->local_err_v, NH_SLOT_DOUBLE, 1},
+                                {r->lambda_err, NH_SLOT_DOUBLE, 1},
+                                {r->adjoint_defect, NH_SLOT_DOUBLE, 1},
+                                {r->reversal_defect, NH_SLOT_DOUBLE, 1},
+                                {r->cond, NH_SLOT_DOUBLE, 1},
+                                {r->cond_unscaled, NH_SLOT_DOUBLE, 1},
+                                {r->action_err, NH_SLOT_DOUBLE, 1},
+                                {r->embedding_residual, NH_SLOT_DOUBLE, 1},
+                                {r->stepped, NH_SLOT_DOUBLE, n2},
+                                {r->backward, NH_SLOT_DOUBLE, n2},
+                                {r->lambda, NH_SLOT_DOUBLE, (size_t)sys->k},
+                                {r->status, NH_SLOT_INT, 1}};
   if (nh_journaled_tasks(st, "onestep", (long)cells, run_onestep_task, &ctx, slots, sizeof slots / sizeof *slots, err,
-                         errlen) < 0)
+                         errlen) < 0) {
+    if (ctx.no_memory) /* say what ran out, as the truths before the tasks do */
+      snprintf(err, errlen, "%s: %s back from a stepped state", st->spec_file,
+               nh_truth_failure(NH_REFERENCE_NO_MEMORY));
     goto fail;
+  }
 
   /* The maxima over the points, and the slopes over h, in a fixed order. */
   for (int mi = 0; mi < nm; mi++) {
@@ -409,13 +608,13 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
     }
   }
   for (int mi = 0; mi < nm; mi++) nh_method_free(adjoints[mi]);
-  free(adjoints), free(truths);
+  free(adjoints), free(truths), free(grids);
   gsl_integration_glfixed_table_free(gl);
   return 0;
 
 fail:
   for (int mi = 0; mi < nm; mi++) nh_method_free(adjoints[mi]);
-  free(adjoints), free(truths);
+  free(adjoints), free(truths), free(grids);
   gsl_integration_glfixed_table_free(gl);
   return -1; /* r: the caller frees it, whatever the outcome (study.h) */
 }
@@ -424,6 +623,7 @@ void nh_onestep_result_free(nh_onestep_result *r) {
   free(r->point_t), free(r->points), free(r->local_err), free(r->local_err_q), free(r->local_err_v);
   free(r->stepped), free(r->lambda), free(r->lambda_err), free(r->backward), free(r->adjoint_defect);
   free(r->cond), free(r->action_err), free(r->status), free(r->slope), free(r->slope_stderr);
+  free(r->reversal_defect), free(r->cond_unscaled), free(r->embedding_residual);
   free(r->fit_first), free(r->fit_count), free(r->action_slope), free(r->max_local_err), free(r->max_action_err);
   memset(r, 0, sizeof *r);
 }

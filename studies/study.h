@@ -216,8 +216,11 @@ typedef struct {
   double *lambda_err;   /* max_a |λ − λ(t*)| (NaN: none) */
   double *backward;     /* [method][h][point][2n]: F_{−h}(x) */
   double *adjoint_defect; /* |F*_{−h}(F_h(x)) − x|, F* the declared adjoint (NaN: none declared) */
+  double *reversal_defect; /* |F_{−h}(F_h(x)) − x|, F the method itself (NaN: two-step method) */
   double *cond;         /* 1-norm condition number of the Newton Jacobian at the solution (NaN: none) */
+  double *cond_unscaled; /* the same in the source's unknowns and equations (NaN: no declared scaling) */
   double *action_err;   /* |L_d(q(0), q(h)) − ∫_0^h L dt| (NaN: not variational) */
+  double *embedding_residual; /* max over the grid t_i of |∂_tG − X(G)| (spec/discretization.md §6.4) */
   int *status;
   /* [method][h]: the largest local_err and action_err over the points (NaN if any is NaN) */
   double *max_local_err, *max_action_err;
@@ -268,6 +271,24 @@ double nh_onestep_adjoint_defect(const nh_method *m, const nh_method *adj, const
 /* ‖J‖₁‖J⁻¹‖₁ of m's Newton Jacobian at the step x → y (studies/onestep.c); NaN without Newton
  * hooks, +Inf for an exactly singular Jacobian. */
 double nh_onestep_newton_cond(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y, double h);
+/* The same for diag(row)·J·diag(col) of the type's newton_scaling (integrator.h): the source's own
+ * system, e.g. nh_newmark's in λ with (N3), (N4) as written (spec/newmark.md §2.5, C12); NaN also
+ * when the type declares no scaling. */
+double nh_onestep_newton_cond_unscaled(const nh_method *m, const nh_system *sys, const nh_state *x,
+                                       const nh_state *y, double h);
+/* The one-step study's embedding residual (spec/discretization.md §6.4, R19) is the largest norm of
+ * ρ over the interior grid t_i = i·h/(NH_EMBEDDING_GRID + 1), i = 1 … NH_EMBEDDING_GRID. Interior:
+ * ρ(0) = ρ(h) = 0 exactly (χ' vanishes at τ = 0, 1 with all its derivatives). 32 points: ρ is
+ * dominated by (χ'/h)(b − a), and χ' is a bump of width ~½ with χ'(½) = 2, whose largest value on
+ * this grid is 1.998 (0.1 % low; 1.993 with 16 points), a constant factor that leaves the slope in
+ * h alone; the cost is 32 true states per (h, point) and 32 per task, one rk8pd sweep each. */
+#define NH_EMBEDDING_GRID 32
+/* ρ(t) = ∂_tG − X(G) of G(t) = (1 − χ(τ)) a + χ(τ) b at τ = t/h ∈ (0, 1), χ the smooth step of
+ * §6.2, for a = φ_t(x) and b = φ_{t−h}(y) ((q, v), 2n entries each) and the absolute time `t_abs` =
+ * x.t + t at which X(q, v) = (v, a(t, q, v)) (nh_acceleration) is evaluated: 2n entries into rho;
+ * 0, or -1 where the acceleration is undefined (studies/onestep.c). */
+int nh_embedding_rho(const nh_system *sys, double t_abs, double tau, double h, const double *a, const double *b,
+                     double *rho);
 
 /* Least-squares slope of y against t over n points (the energy drift slope); NaN if n < 2. */
 double nh_drift_slope(int n, const double *t, const double *y);

@@ -469,6 +469,156 @@ Test(integrators, triple_jump_equals_three_steps_by_hand) {
   nh_method_free(nm);
 }
 
+/* ---- the discrete constraint of a composition (integrators/compose.c; spec/newmark.md C2) ----- */
+
+/* A stand-in base method: a step copies the state and adds 1 to q[0], so that q[0] counts the
+ * sub-steps from 0; its discrete constraint of the sub-step from x is row x.q[0] of its table
+ * (k = 2 columns). Its adjoint has another table. The rows are chosen so that only "per
+ * constraint, the signed value of largest magnitude, each stage with its own method" gives the
+ * expected values: taking the first sub-step, the last, the largest |value| without its sign, or
+ * the base's table on an adjoint stage each gives another number (checked below). */
+static const double standin_rows[3][2] = {{0.5, -3}, {-2, 1}, {1, 2}};
+static const double standin_adjoint_rows[3][2] = {{7, 7}, {-0.75, 1}, {7, 7}};
+
+static nh_step_status standin_step(const nh_method *m NH_UNUSED, const nh_system *sys NH_UNUSED, const nh_state *x,
+                                   nh_state *y, double h, nh_cost *cost NH_UNUSED) {
+  *y = *x;
+  y->q[0] = x->q[0] + 1;
+  y->t = x->t + h;
+  return NH_STEP_OK;
+}
+
+static void standin_constraint(const nh_method *m, const nh_system *sys, const nh_state *x,
+                               const nh_state *y NH_UNUSED, double h NH_UNUSED, double *out) {
+  const double(*rows)[2] = m->type->data;
+  for (int a = 0; a < sys->k; a++) out[a] = rows[(int)x->q[0]][a];
+}
+
+static const nh_integrator_type standin = {
+    .name = "standin", .data = standin_rows, .step = standin_step, .discrete_constraint = standin_constraint};
+static const nh_integrator_type standin_adjoint = {
+    .name = "standin_adjoint", .data = standin_adjoint_rows, .step = standin_step,
+    .discrete_constraint = standin_constraint};
+static const nh_integrator_type standin_without = {.name = "standin_without", .step = standin_step};
+
+/* The composition `name` over the stand-in base and adjoint, its hook's values for one step from
+ * q = 0 on a system with k = 2 (the falling disk; the stand-in ignores its equations). */
+static void standin_composition(const char *name, const nh_integrator_type *base, const nh_integrator_type *adjoint,
+                                double *out, nh_state *y_out) {
+  nh_system sys = test_system("falling_disk", NULL);
+  nh_method b = {.type = base}, a = {.type = adjoint};
+  nh_method m = {.type = nh_integrator_type_find(name), .base = &b, .adjoint = adjoint ? &a : NULL};
+  cr_assert(m.type && m.type->takes_base, "%s is a composition", name);
+  nh_state x = {0}, y;
+  step_ok(&m, &sys, &x, &y, 0.1);
+  cr_assert_eq(y.q[0], m.type == nh_integrator_type_find("triple_jump") ? 3 : 2, "one base step per stage");
+  nh_method_discrete_constraint(&m, &sys, &x, &y, 0.1, out);
+  if (y_out) *y_out = y;
+}
+
+/* The rules a defect might take instead on one constraint's stage values v (ns stages), counted
+ * in caught[] where they miss want: [0] the first sub-step's, [1] the last's, [2] the largest
+ * |value| without its sign. want itself must be the signed value of largest magnitude. */
+static void count_wrong_rules(const double *v, int ns, double want, int *caught) {
+  double largest = v[0], unsigned_largest = fabs(v[0]);
+  for (int s = 1; s < ns; s++) {
+    if (fabs(v[s]) > fabs(largest)) largest = v[s];
+    unsigned_largest = fmax(unsigned_largest, fabs(v[s]));
+  }
+  cr_assert_eq(largest, want, "the design: the signed largest is %g", largest);
+  caught[0] += v[0] != want, caught[1] += v[ns - 1] != want, caught[2] += unsigned_largest != want;
+}
+
+Test(integrators, composition_discrete_constraint_takes_the_signed_largest_sub_step_value) {
+  double out[2];
+  int caught[3] = {0};
+  /* triple_jump: stages base rows 0, 1, 2. Constraint 0: 0.5, −2, 1 → −2 (the middle one: first
+   * 0.5, last 1, max |.| 2); constraint 1: −3, 1, 2 → −3 (the first: last 2, max |.| 3). */
+  standin_composition("triple_jump", &standin, NULL, out, NULL);
+  const double tj[2][3] = {{0.5, -2, 1}, {-3, 1, 2}}, tj_want[2] = {-2, -3};
+  for (int a = 0; a < 2; a++) {
+    count_wrong_rules(tj[a], 3, tj_want[a], caught);
+    cr_expect_eq(out[a], tj_want[a], "triple_jump, constraint %d: %g, want %g", a, out[a], tj_want[a]);
+  }
+  /* adjoint_pair: stage 0 the base's row 0, stage 1 the adjoint's row 1. Constraint 0: 0.5, −0.75
+   * → −0.75 (the last; the base's row 1 would give −2, the adjoint's row 0 7); constraint 1: −3, 1
+   * → −3 (the first). */
+  standin_composition("adjoint_pair", &standin, &standin_adjoint, out, NULL);
+  const double ap[2][2] = {{0.5, -0.75}, {-3, 1}}, ap_want[2] = {-0.75, -3};
+  for (int a = 0; a < 2; a++) {
+    count_wrong_rules(ap[a], 2, ap_want[a], caught);
+    cr_expect_eq(out[a], ap_want[a], "adjoint_pair, constraint %d: %g, want %g", a, out[a], ap_want[a]);
+  }
+  cr_assert(caught[0] && caught[1] && caught[2], "each wrong rule misses somewhere: first %d, last %d, |.| %d",
+            caught[0], caught[1], caught[2]);
+}
+
+/* A composition defines a discrete constraint exactly when every method its stages use does: not
+ * over a base without one, nor over an adjoint without one; then its hook writes NaN (never 0). */
+Test(integrators, composition_discrete_constraint_where_every_stage_method_defines_one) {
+  const nh_integrator_type *tj = nh_integrator_type_find("triple_jump"), *ap = nh_integrator_type_find("adjoint_pair");
+  nh_method b = {.type = &standin}, without = {.type = &standin_without}, adj = {.type = &standin_adjoint};
+  const nh_method cases[] = {{.type = tj, .base = &b}, {.type = ap, .base = &b, .adjoint = &adj},
+                             {.type = tj, .base = &without}, {.type = ap, .base = &b, .adjoint = &without},
+                             {.type = ap, .base = &without, .adjoint = &adj}};
+  const int defined[] = {1, 1, 0, 0, 0};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+    cr_expect_eq(nh_method_has_discrete_constraint(&cases[k]), defined[k], "case %zu", k);
+  double out[2];
+  standin_composition("triple_jump", &standin_without, NULL, out, NULL);
+  cr_expect(isnan(out[0]) && isnan(out[1]), "over a base without one: NaN, got %g, %g", out[0], out[1]);
+  standin_composition("adjoint_pair", &standin, &standin_without, out, NULL);
+  cr_expect(isnan(out[0]) && isnan(out[1]), "over an adjoint without one: NaN, got %g, %g", out[0], out[1]);
+  nh_method *real = test_method("triple_jump(newmark)"), *nm = test_method("triple_jump(nh_newmark)");
+  cr_expect_eq(nh_method_has_discrete_constraint(real), 0, "classical newmark has none");
+  cr_expect_eq(nh_method_has_discrete_constraint(nm), 1);
+  nh_method_free(real), nh_method_free(nm);
+}
+
+/* The hook replays the sub-steps from the step's start: every composition table over nh_newmark,
+ * and Ψ_h, after a real step on the chaotic particle, ends at y bit for bit (a finite value, |Φ| ≤
+ * 1e-12: spec/newmark.md C2), allocating nothing; y moved by one unit in the last place, in q or
+ * in v, is refused with NaN in every entry, and so is the stand-in's y moved by one. */
+Test(integrators, composition_discrete_constraint_replays_the_step_exactly) {
+  nh_system sys = test_system("chaotic_particle", NULL);
+  int compositions = 0;
+  for (int i = 0; nh_integrator_types[i]; i++) {
+    const nh_integrator_type *T = nh_integrator_types[i];
+    if (!T->takes_base) continue;
+    char text[128];
+    snprintf(text, sizeof text, "%s(nh_newmark(alpha=%s))", T->name, strcmp(T->name, "adjoint_pair") ? "0.5" : "0");
+    nh_method *m = test_method(text);
+    nh_state x = default_state(&sys), y;
+    step_ok(m, &sys, &x, &y, 0.2);
+    double phi, moved;
+    test_allocations = 0;
+    test_counting = 1;
+    nh_method_discrete_constraint(m, &sys, &x, &y, 0.2, &phi);
+    test_counting = 0;
+    cr_expect_eq(test_allocations, 0, "%s: %ld allocations", text, test_allocations);
+    cr_expect(isfinite(phi) && fabs(phi) <= 1e-12, "%s: the replay ends at y; |Phi| = %.3e", text, fabs(phi));
+    for (int which = 0; which < 2; which++) {
+      nh_state off = y;
+      double *u = which ? &off.v[4] : &off.q[0];
+      *u = nextafter(*u, INFINITY);
+      nh_method_discrete_constraint(m, &sys, &x, &off, 0.2, &moved);
+      cr_expect(isnan(moved), "%s: y moved by one ulp in %s is not the step's end: %g", text, which ? "v" : "q", moved);
+    }
+    compositions++;
+    nh_method_free(m);
+  }
+  cr_expect_geq(compositions, 5);
+  nh_state y;
+  double out[2];
+  standin_composition("triple_jump", &standin, NULL, out, &y);
+  nh_system disk = test_system("falling_disk", NULL);
+  nh_method b = {.type = &standin}, m = {.type = nh_integrator_type_find("triple_jump"), .base = &b};
+  nh_state x = {0};
+  y.q[0] += 1;
+  nh_method_discrete_constraint(&m, &disk, &x, &y, 0.1, out);
+  cr_expect(isnan(out[0]) && isnan(out[1]), "the stand-in's y moved: NaN in every entry, got %g, %g", out[0], out[1]);
+}
+
 /* ---- time ------------------------------------------------------------------------------------ */
 
 /* The registered method type T with its defaults (a composition over nh_newmark), its text in text. */

@@ -1,6 +1,7 @@
 /* Observables (studies/observables.c) against values computed here from the spec's formulas, and
  * the trajectory study that samples them (studies/trajectory.c) against independent runs. */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -113,8 +114,8 @@ Test(observables, affine_constraint_residual_includes_b) {
   nh_method_free(m);
 }
 
-/* discrete_energy and discrete_constraint are the method's over the last step, whose length is
- * cur.t − prev.t (0.25 from t = 1, not 2.25 = cur.t + prev.t): nh_rattle's E_d and nh_newmark's
+/* discrete_energy and discrete_constraint are the method's over the last step, of the context's
+ * step size h (0.25 from t = 1, not 2.25 = cur.t + prev.t): nh_rattle's E_d and nh_newmark's
  * discrete constraint on the sleigh, to the bit, at a state moved off the step's solution. */
 static double hook_over(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y, double h,
                         int energy) {
@@ -180,14 +181,220 @@ Test(observables, absence_is_nan_with_reason) {
   cr_expect_null(obs("discrete_energy")->absent(h2, &disk), "herglotz2 defines a discrete energy");
   nh_observable_sample(obs("discrete_energy"), &c, out);
   cr_expect(isnan(out[0]), "no step yet at the first sample");
-  /* Compositions define no discrete constraint of their own. */
-  nh_method *pair = test_method("adjoint_pair(nh_newmark(alpha=0))");
-  cr_expect_not_null(obs("discrete_constraint")->absent(pair, &sys));
+  /* A composition's discrete constraint is its sub-steps' (integrators/compose.c): defined over a
+   * base that defines one, absent over one that does not (classical newmark); its discrete energy
+   * stays absent (a sub-step's energy is not the composition's). */
+  nh_method *pair = test_method("adjoint_pair(nh_newmark(alpha=0))"), *tj = test_method("triple_jump(newmark)");
+  cr_expect_null(obs("discrete_constraint")->absent(pair, &sys));
+  const char *why = obs("discrete_constraint")->absent(tj, &sys);
+  cr_expect(why && strstr(why, "base"), "triple_jump(newmark): %s", why ? why : "(defined)");
+  cr_expect_not_null(obs("discrete_energy")->absent(pair, &sys));
+  c.sys = &sys, c.m = tj, c.prev = &prev;
+  out[0] = 0;
+  nh_observable_sample(obs("discrete_constraint"), &c, out);
+  cr_expect(isnan(out[0]), "absent over classical newmark: NaN, got %g", out[0]);
+  nh_method_free(tj);
   /* A system without invariants or derived quantities. */
   nh_system chaotic = test_system("chaotic_particle", NULL);
   cr_expect_not_null(obs("invariants")->absent(rk4, &chaotic));
   cr_expect_eq(obs("invariants")->width(&chaotic), 0);
   nh_method_free(rk4), nh_method_free(h2), nh_method_free(pair);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* power and reference_power: P = −α(t) vᵀM(q)v + F(t)·v (spec/herglotz.md §2.1, §3.2)            */
+
+static double sample1(const char *name, const nh_obs_ctx *c) {
+  double out[1];
+  nh_observable_sample(obs(name), c, out);
+  return out[0];
+}
+
+static double power_of(const nh_system *sys, const nh_state *x) {
+  nh_obs_ctx c = {sys, NULL, 0.1, 0, NULL, x, NULL, NULL};
+  return sample1("power", &c);
+}
+
+/* The damped, forced oscillator ẍ + αẋ + ω²x = β sin(Ωt) (M = 1): P = −αẋ² + β sin(Ωt) ẋ, at a
+ * time and state where both terms are nonzero and of opposite signs and different sizes (−0.675
+ * and +0.9668), so that a sign error in either, or in both, or the force at t = 0 (0) misses. */
+Test(observables, power_by_hand_on_the_damped_oscillator) {
+  const double al = 0.3, be = 0.7, W = 1.3, t = 0.9, xv = 1.5;
+  nh_system sys = test_system("damped_oscillator", "omega=1.5,alpha=0.3,beta=0.7,omega_f=1.3");
+  nh_state x = {0};
+  x.t = t, x.q[0] = 0.4, x.v[0] = xv;
+  const double damping = -al * xv * xv, forcing = be * sin(W * t) * xv, want = damping + forcing;
+  cr_assert(damping < -0.6 && forcing > 0.9, "both terms present: %g, %g", damping, forcing);
+  const double P = power_of(&sys, &x);
+  cr_expect(fabs(P - want) <= 4e-16 * (fabs(damping) + fabs(forcing)), "P = %.17g, by hand %.17g", P, want);
+  nh_system damped = test_system("damped_oscillator", "omega=1.5,alpha=0.3,beta=0"),
+            forced = test_system("damped_oscillator", "omega=1.5,alpha=0,beta=0.7,omega_f=1.3");
+  cr_expect(fabs(power_of(&damped, &x) - damping) <= 4e-16 * fabs(damping), "damping alone: %.17g",
+            power_of(&damped, &x));
+  cr_expect(fabs(power_of(&forced, &x) - forcing) <= 4e-16 * fabs(forcing), "forcing alone: %.17g",
+            power_of(&forced, &x));
+}
+
+/* The falling disk (spec/herglotz.md §3.2): vᵀM(q)v = 2T from the Lagrangian (4.10),
+ *   2T = m(Ẋ² + Ẏ²) + mR² sin²θ θ̇² + I_A(ψ̇ − ϕ̇ sinθ)² + I_T(θ̇² + ϕ̇² cos²θ),
+ * I_A = mR²/2, I_T = mR²/4, and F = (0, 0, 0, F_ϕ_slope t, F_ψ_const + F_ψ_slope t): each term
+ * alone and both, at θ = 0.7 where M(q) is far from I (vᵀv would give another number). */
+Test(observables, power_by_hand_on_the_falling_disk) {
+  const double m = 5, R = 0.5, IA = m * R * R / 2, IT = m * R * R / 4, al = 0.2, t = 1.5;
+  const double q[5] = {0.1, -0.2, 0.7, 0.3, 1.1}, v[5] = {0.4, -0.3, 0.5, 0.8, 1.2};
+  const double s = sin(q[2]), co = cos(q[2]);
+  const double twoT = m * (v[0] * v[0] + v[1] * v[1]) + m * R * R * s * s * v[2] * v[2] +
+                      IA * (v[4] - v[3] * s) * (v[4] - v[3] * s) + IT * (v[2] * v[2] + v[3] * v[3] * co * co);
+  const double damping = -al * twoT, forcing = (3 + 0.5 * t) * v[4] + 0.25 * t * v[3];
+  double vv = 0;
+  for (int i = 0; i < 5; i++) vv += v[i] * v[i];
+  cr_assert(fabs(twoT - vv) > 0.5, "M(q) matters here: vᵀMv = %g, vᵀv = %g", twoT, vv);
+  nh_state x = {0};
+  x.t = t;
+  memcpy(x.q, q, sizeof q), memcpy(x.v, v, sizeof v);
+  static const char *const params[3] = {"alpha=0.2", "F_psi_const=3,F_psi_slope=0.5,F_phi_slope=0.25",
+                                        "alpha=0.2,F_psi_const=3,F_psi_slope=0.5,F_phi_slope=0.25"};
+  const double want[3] = {damping, forcing, damping + forcing};
+  for (int k = 0; k < 3; k++) {
+    nh_system sys = test_system("falling_disk", params[k]);
+    const double P = power_of(&sys, &x);
+    cr_expect(fabs(P - want[k]) <= 1e-15 * (fabs(damping) + fabs(forcing)), "%s: P = %.17g, by hand %.17g",
+              params[k], P, want[k]);
+  }
+}
+
+/* A conservative system does no work: P = 0 exactly, on the chaotic particle, the particle, the
+ * undamped, unforced oscillator and the disk with its default (α = 0, no torque) parameters. */
+Test(observables, power_is_zero_on_a_conservative_system) {
+  static const char *const systems[][2] = {
+      {"chaotic_particle", NULL}, {"particle", NULL}, {"damped_oscillator", "alpha=0,beta=0"}, {"falling_disk", NULL}};
+  for (size_t k = 0; k < sizeof systems / sizeof *systems; k++) {
+    nh_system sys = test_system(systems[k][0], systems[k][1]);
+    nh_state x;
+    nh_system_default_state(&sys, &x);
+    x.t = 2.5;
+    cr_expect(test_max_abs(sys.n, x.v) > 0, "%s: a moving state", systems[k][0]);
+    cr_expect_eq(power_of(&sys, &x), 0, "%s: %g", systems[k][0], power_of(&sys, &x));
+  }
+}
+
+/* reference_power is power of the reference state (its q, v and time), not of the sampled one;
+ * NaN without a reference. */
+Test(observables, reference_power_is_power_of_the_reference_state) {
+  nh_system sys = test_system("falling_disk", "alpha=0.2,F_psi_const=3,F_psi_slope=0.5,F_phi_slope=0.25");
+  nh_state x, ref;
+  nh_system_default_state(&sys, &x);
+  x.t = 1.5;
+  ref = x;
+  ref.q[2] = 0.4, ref.v[3] = -0.6, ref.v[4] = 2.5, ref.t = 1.75;
+  nh_obs_ctx c = {&sys, NULL, 0.1, 0, NULL, &x, &ref, NULL};
+  const double got = sample1("reference_power", &c), want = power_of(&sys, &ref);
+  cr_expect_eq(got, want, "reference_power %.17g, power of the reference state %.17g", got, want);
+  cr_expect(fabs(got - sample1("power", &c)) > 1, "not the sampled state's: %g", sample1("power", &c));
+  ref.t = x.t;
+  cr_expect(fabs(sample1("reference_power", &c) - got) > 0.1, "at the reference's time (the torques grow with t)");
+  c.ref = NULL;
+  cr_expect(isnan(sample1("reference_power", &c)), "no reference: NaN");
+}
+
+/* The energy balance (spec/herglotz.md §2.1; §5 item 11): along the exact solution of the forced
+ * damped oscillator (α = 0.1, β = 0.3, Ω = π/3, ω = 1, from x0 = −0.25, ẋ0 = 0.75), the trapezoid
+ * integral of reference_power over [0, 10] at N = 10⁵ intervals (h = 1e-4) equals E(10) − E(0),
+ * E = ½ẋ² + ½ω²x² computed here. Quadrature error: |E_trap| ≤ (T h²/12) max|P''|, where
+ * P = −αẋ² + β sin(Ωt)ẋ has
+ *   P'' = −2α(ẍ² + ẋ x⃛) + β(−Ω² sin(Ωt) ẋ + 2Ω cos(Ωt) ẍ + sin(Ωt) x⃛),
+ * and from the equation |ẍ| ≤ A1 = α|ẋ| + ω²|x| + |β|, |x⃛| ≤ A2 = αA1 + ω²|ẋ| + |β|Ω, so
+ * max|P''| ≤ 2α(A1² + |ẋ|A2) + |β|(Ω²|ẋ| + 2ΩA1 + A2) with |x|, |ẋ| their maxima over the samples
+ * (taken 1.01 times: between samples they exceed them by at most h max|ẋ| resp. h max|ẍ|, < 1e-3).
+ * The sum's rounding adds at most N ε Σ|P| h. The bound is ~3e-8 (the error itself is ~4e-12: its
+ * leading term (h²/12)(P'(T) − P'(0)) is small because P'(10) ≈ P'(0) here); each term's integral
+ * is O(1), so a sign error in either (which moves the integral by twice that term's) fails. */
+Test(observables, reference_power_integrates_to_the_energy_change) {
+  const double al = 0.1, be = 0.3, W = 1.0471975511965976, w = 1, T = 10;
+  const long N = 100000;
+  const double h = T / N;
+  nh_system sys = test_system("damped_oscillator", "omega=1,alpha=0.1,beta=0.3,omega_f=1.0471975511965976");
+  nh_state x0 = {0}, ref;
+  x0.q[0] = -0.25, x0.v[0] = 0.75;
+  nh_obs_ctx c = {&sys, NULL, h, 0, NULL, &x0, &ref, NULL};
+  const nh_observable *o = obs("reference_power");
+  double integral = 0, magnitude = 0, damping = 0, forcing = 0, X = 0, V = 0, P;
+  for (long i = 0; i <= N; i++) {
+    cr_assert_eq(sys.type->exact(sys.p, &x0, (double)i * h, &ref), 0);
+    const double wt = (i == 0 || i == N) ? 0.5 * h : h, v = ref.v[0];
+    nh_observable_sample(o, &c, &P);
+    integral += wt * P, magnitude += wt * fabs(P);
+    damping += wt * (-al * v * v);
+    forcing += wt * be * sin(W * ref.t) * v;
+    X = fmax(X, fabs(ref.q[0])), V = fmax(V, fabs(v));
+  }
+  const double E0 = 0.5 * x0.v[0] * x0.v[0] + 0.5 * w * w * x0.q[0] * x0.q[0];
+  const double ET = 0.5 * ref.v[0] * ref.v[0] + 0.5 * w * w * ref.q[0] * ref.q[0];
+  X *= 1.01, V *= 1.01;
+  const double A1 = al * V + w * w * X + be, A2 = al * A1 + w * w * V + be * W;
+  const double P2 = 2 * al * (A1 * A1 + V * A2) + be * (W * W * V + 2 * W * A1 + A2);
+  const double bound = T * h * h / 12 * P2 + N * DBL_EPSILON * magnitude;
+  cr_expect(fabs(integral - (ET - E0)) <= bound, "∫P dt = %.15g, E(T) − E(0) = %.15g: off by %.3e > %.3e", integral,
+            ET - E0, fabs(integral - (ET - E0)), bound);
+  cr_expect(fabs(damping) > 1e4 * bound && fabs(forcing) > 1e4 * bound, "both terms count: %g, %g (bound %.3e)",
+            damping, forcing, bound);
+  cr_log_info("energy balance: off by %.3e, bound %.3e; damping %g, forcing %g", fabs(integral - (ET - E0)), bound,
+              damping, forcing);
+}
+
+/* The discrete constraint of Ψ_h = adjoint_pair(nh_newmark(alpha=0)) = F^{0,0,1}_{h/2} ∘
+ * F^{0,0,0}_{h/2} (spec/newmark.md (18); C2), on the chaotic particle from its default state: the
+ * halves stepped here, each one's Φ of (N3) (α = 0: ⟨μ(q_k), Δq⟩/(h/2); α = 1: ⟨μ(q_k+1), Δq⟩/(h/2),
+ * μ(q) = (1, 0, 0, y1, y2), checked against its hook to the rounding of the sum); the observable
+ * is the one of larger magnitude with its sign, to the bit. The sample's times are a runner's
+ * (t0 + s h: cur.t − prev.t is not h): the observable steps with the context's h, and a replay with
+ * cur.t − prev.t does not end at y and gives NaN. */
+static double phi_by_hand(const nh_state *q0, const nh_state *q1, const nh_state *at, double h, double *scale) {
+  const double mu[5] = {1, 0, 0, at->q[1], at->q[2]};
+  double s = 0;
+  *scale = 0;
+  for (int i = 0; i < 5; i++) s += mu[i] * (q1->q[i] - q0->q[i]), *scale += fabs(mu[i] * (q1->q[i] - q0->q[i]));
+  *scale /= h;
+  return s / h;
+}
+
+Test(observables, composition_discrete_constraint_is_the_larger_sub_step_value) {
+  nh_system sys = test_system("chaotic_particle", NULL);
+  nh_method *pair = test_method("adjoint_pair(nh_newmark(alpha=0))"), *F0 = test_method("nh_newmark(alpha=0)"),
+            *F1 = test_method("nh_newmark(alpha=1)");
+  const double h = 0.2;
+  nh_state x, y, a, b;
+  nh_system_default_state(&sys, &x);
+  x.t = 99.8;
+  nh_cost cost = {0};
+  test_step_ok(pair, &sys, &x, &y, h, &cost);
+  y.t = 100.0; /* t0 + 500 h as the runners write it */
+  cr_assert_neq(y.t - x.t, h);
+  test_step_ok(F0, &sys, &x, &a, h / 2, &cost);
+  test_step_ok(F1, &sys, &a, &b, h / 2, &cost);
+  cr_assert(memcmp(b.q, y.q, sizeof(double) * 5) == 0 && memcmp(b.v, y.v, sizeof(double) * 5) == 0,
+            "the pair's step is its two halves, bit for bit");
+  double phi[2], scale[2];
+  nh_method_discrete_constraint(F0, &sys, &x, &a, h / 2, &phi[0]);
+  nh_method_discrete_constraint(F1, &sys, &a, &b, h / 2, &phi[1]);
+  const double hand[2] = {phi_by_hand(&x, &a, &x, h / 2, &scale[0]), phi_by_hand(&a, &b, &b, h / 2, &scale[1])};
+  for (int k = 0; k < 2; k++) {
+    cr_expect(fabs(phi[k] - hand[k]) <= 8 * DBL_EPSILON * scale[k], "half %d: Phi %.3e, by hand %.3e (scale %.3e)", k,
+              phi[k], hand[k], scale[k]);
+    cr_expect(fabs(phi[k]) <= 1e-12, "C2: half %d |Phi| = %.3e", k, fabs(phi[k]));
+  }
+  cr_assert(fabs(phi[0]) != fabs(phi[1]), "the halves' values must differ in size to tell them apart: %g, %g", phi[0],
+            phi[1]);
+  const double want = fabs(phi[0]) > fabs(phi[1]) ? phi[0] : phi[1];
+  nh_obs_ctx c = {&sys, pair, h, nh_energy(&sys, x.q, x.v), &x, &y, NULL, NULL};
+  const double got = sample1("discrete_constraint", &c);
+  cr_expect_eq(got, want, "discrete_constraint %.17g, the larger half %.17g (halves %.17g, %.17g)", got, want, phi[0],
+               phi[1]);
+  cr_log_info("Psi_h halves: Phi = %.3e, %.3e", phi[0], phi[1]);
+  double out;
+  nh_method_discrete_constraint(pair, &sys, &x, &y, y.t - x.t, &out);
+  cr_expect(isnan(out), "a replay with cur.t - prev.t = %.17g steps elsewhere: NaN, got %g", y.t - x.t, out);
+  nh_method_free(pair), nh_method_free(F0), nh_method_free(F1);
 }
 
 /* The system's own quantities are offered on exactly the systems that declare them, one of them
@@ -604,6 +811,8 @@ Test(observables, needs_and_units_are_the_documented_ones) {
       {"energy_error", "energy", 0},
       {"relative_energy_error", "1", 0},
       {"reference_energy", "energy", R},
+      {"power", "energy/time", 0},
+      {"reference_power", "energy/time", R},
       {"discrete_energy", "energy", S},
       {"constraint_residual", "as A v", 0},
       {"discrete_constraint", "as A v", S},

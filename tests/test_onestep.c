@@ -240,6 +240,13 @@ Test(onestep, rk4_slope_and_failed_steps) {
       cr_expect(isnan(r.local_err[c]) && isnan(r.local_err_q[c]) && isnan(r.local_err_v[c]) && isnan(r.cond[c]) &&
                     isnan(r.lambda_err[c]) && isnan(r.adjoint_defect[c]) && isnan(r.stepped[c * 2 * st.sys.n]),
                 "failed step leaves NaN");
+      cr_expect(isnan(r.reversal_defect[c]) && isnan(r.cond_unscaled[c]) && isnan(r.embedding_residual[c]),
+                "failed step: reversal %g, cond_unscaled %g, embedding %g", r.reversal_defect[c], r.cond_unscaled[c],
+                r.embedding_residual[c]);
+      const size_t ok = cell(&st, &r, 1, hi, p); /* rk4's, in the same study: all three exist (rk8pd truth) */
+      cr_expect(isfinite(r.reversal_defect[ok]) && isnan(r.cond_unscaled[ok]) && isfinite(r.embedding_residual[ok]),
+                "rk4: reversal %g, cond_unscaled %g, embedding %g", r.reversal_defect[ok], r.cond_unscaled[ok],
+                r.embedding_residual[ok]);
       /* The whole state of the failed step, and of its backward step (which fails alike), is NaN. */
       for (int i = 0; i < 2 * st.sys.n; i++)
         cr_expect(isnan(r.stepped[c * 2 * st.sys.n + i]) && isnan(r.backward[c * 2 * st.sys.n + i]),
@@ -384,11 +391,92 @@ Test(onestep, adjoint_defects) {
   finish(&st, &r);
 }
 
+/* reversal_defect = |F_{−h}(F_h(x)) − x| with F itself, declared adjoint or not (C8's contrast).
+ * Where the declared adjoint is the method itself (a symmetric method: its copy) the study makes
+ * the same computation for both columns, so they agree bit for bit, round-off included; rk4 declares
+ * no adjoint (adjoint_defect NaN) but has a reversal defect: with F_h = φ_h + e h^{p+1} + O(h^{p+2}),
+ * F_{−h}(F_h(x)) − x = (1 + (−1)^{p+1}) e h^{p+1} + O(h^{p+2}), whose h⁵ term cancels for the even
+ * p = 4: O(h⁶) (measured slope 5.94); two-step methods have neither (the history in their state was
+ * made with +h). */
+Test(onestep, reversal_defect_against_adjoint_defect) {
+  const char *methods[] = {"nh_newmark(alpha=0.5)", "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "nh_rattle",
+                           "adjoint_pair(nh_newmark(alpha=0))", "rk4", "dla"};
+  setup s = {"chaotic_particle", NULL, methods, 6, NULL, 1, 2.0, 2, 0.2, 4, NH_NORM_MAX, 0};
+  nh_onestep_result r;
+  nh_study st = build_and_run(&s, &r);
+  const int n = st.sys.n;
+  double rk4_max[4] = {0};
+  for (int hi = 0; hi < st.nh; hi++)
+    for (int p = 0; p < r.npoints; p++) {
+      for (int mi = 0; mi < 4; mi++) {
+        const size_t c = cell(&st, &r, mi, hi, p);
+        cr_expect(isfinite(r.reversal_defect[c]) && r.reversal_defect[c] == r.adjoint_defect[c],
+                  "%s h=%g p=%d: reversal %.17g, adjoint %.17g", methods[mi], st.h[hi], p, r.reversal_defect[c],
+                  r.adjoint_defect[c]);
+      }
+      const size_t c4 = cell(&st, &r, 4, hi, p), c5 = cell(&st, &r, 5, hi, p);
+      cr_expect(isnan(r.adjoint_defect[c4]), "rk4 declares no adjoint");
+      /* by hand: F_h from the point, then F_{−h} from where it left the state */
+      nh_state x = point_state(&st, &r, p), y, z;
+      nh_cost cost = {0};
+      step_from(st.methods[4], &st.sys, &x, &y, st.h[hi]);
+      cr_assert_eq(nh_method_step(st.methods[4], &st.sys, &y, &z, -st.h[hi], &cost), NH_STEP_OK);
+      double d[2 * NH_MAX_N];
+      for (int i = 0; i < n; i++) d[i] = z.q[i] - x.q[i], d[n + i] = z.v[i] - x.v[i];
+      cr_expect_eq(r.reversal_defect[c4], max_abs(2 * n, d), "rk4 h=%g p=%d: %.17g, by hand %.17g", st.h[hi], p,
+                   r.reversal_defect[c4], max_abs(2 * n, d));
+      rk4_max[hi] = fmax(rk4_max[hi], r.reversal_defect[c4]);
+      cr_expect(isnan(r.reversal_defect[c5]) && isnan(r.adjoint_defect[c5]), "dla is two-step: %g",
+                r.reversal_defect[c5]);
+    }
+  const double slope = loglog_slope(4, st.h, rk4_max);
+  cr_log_info("rk4 reversal defect %.3e .. %.3e, slope %.3f", rk4_max[0], rk4_max[3], slope);
+  cr_expect(fabs(slope - 6) < 0.15, "rk4: F_{-h} o F_h - id slope %.3f, expected 6", slope);
+  cr_expect(rk4_max[3] > 1e-12, "rk4 at h = 0.025: %.3e, above round-off", rk4_max[3]);
+  finish(&st, &r);
+}
+
+/* nh_newmark(alpha=0) (spec/newmark.md C8): with its declared adjoint nh_newmark(alpha=1) the
+ * defect is round-off (Prop 3.7); with itself, the reversal defect F^{0,0,0}_{−h}∘F^{0,0,0}_h − id is
+ * O(h²) for this order-1 non-symmetric method, slope 2 and far above round-off, equal to two steps
+ * taken here with nh_method_step. */
+Test(onestep, reversal_defect_order_2_for_nh_newmark_alpha_0) {
+  const char *methods[] = {"nh_newmark(alpha=0)"};
+  setup s = {"chaotic_particle", NULL, methods, 1, NULL, 1, 2.0, 2, 0.2, 4, NH_NORM_MAX, 0};
+  nh_onestep_result r;
+  nh_study st = build_and_run(&s, &r);
+  const int n = st.sys.n;
+  double worst[4] = {0};
+  for (int hi = 0; hi < st.nh; hi++)
+    for (int p = 0; p < r.npoints; p++) {
+      const size_t c = cell(&st, &r, 0, hi, p);
+      nh_state x = point_state(&st, &r, p), y, z;
+      const double scale = fmax(max_abs(n, x.q), max_abs(n, x.v));
+      nh_cost cost = {0};
+      step_from(st.methods[0], &st.sys, &x, &y, st.h[hi]);
+      cr_assert_eq(nh_method_step(st.methods[0], &st.sys, &y, &z, -st.h[hi], &cost), NH_STEP_OK);
+      double d[2 * NH_MAX_N];
+      for (int i = 0; i < n; i++) d[i] = z.q[i] - x.q[i], d[n + i] = z.v[i] - x.v[i];
+      cr_expect_eq(r.reversal_defect[c], max_abs(2 * n, d), "h=%g p=%d: %.17g, by hand %.17g", st.h[hi], p,
+                   r.reversal_defect[c], max_abs(2 * n, d));
+      cr_expect(r.adjoint_defect[c] <= 1e-13 * scale, "h=%g p=%d: adjoint defect %.3e", st.h[hi], p,
+                r.adjoint_defect[c]);
+      worst[hi] = fmax(worst[hi], r.reversal_defect[c]);
+    }
+  const double slope = loglog_slope(4, st.h, worst);
+  cr_log_info("nh_newmark(alpha=0) reversal defect %.3e .. %.3e, slope %.3f", worst[0], worst[3], slope);
+  cr_expect(fabs(slope - 2) < 0.15, "slope %.3f, expected 2", slope);
+  /* measured 6.8e-2 at h = 0.2 and 1.2e-3 at h = 0.025 from the first point (test adjoint_defects) */
+  cr_expect(worst[0] > 1e-2 && worst[3] > 1e-4, "far above round-off: %.3e, %.3e", worst[0], worst[3]);
+  finish(&st, &r);
+}
+
 /* backward = F_{−h}(x) as stepped here, from its own start for −h (m11's start, the half-step
  * velocity v + (h/2)a, depends on the sign of h); for a symmetric method F_h(F_{−h}(x)) = x to
  * round-off (nh_newmark needs no state beyond (q, v), so the stored backward state can be stepped
- * again); rk4 is not symmetric: F_h∘F_{−h} − id = O(h⁵), small but far above round-off at h = 0.2
- * (negative control). */
+ * again); rk4 is not symmetric: F_h∘F_{−h} − id = O(h⁶) (the h⁵ terms cancel for an even order,
+ * test reversal_defect_against_adjoint_defect), small but far above round-off at h = 0.2 (negative
+ * control). */
 Test(onestep, backward_step) {
   const char *methods[] = {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "rk4", "m11"};
   const nh_state ics[] = {particle_ic(0), particle_ic(1)};
@@ -456,20 +544,23 @@ static double cond_by_qr(int d, const double *J0) {
 /* Chaotic particle, first step from the paper's IC. The study's cond equals the QR value from the
  * method's own Jacobian. nh_newmark solves in scaled unknowns (Λ = (h²/2)λ, (N3)·h, (N4)·h, §2.5
  * harness tip) with v eliminated, so its cond stays bounded (h^0) for β = β' = 0.1 and grows like
- * h^-2 at β + β' = ½, three orders of magnitude larger at the finest h. Undoing the scaling gives
- * the paper's unknowns, where the growth is h^-3 and h^-5 (C12). rk4 solves nothing: NaN. */
+ * h^-2 at β + β' = ½, three orders of magnitude larger at the finest h. Undoing the scaling by hand
+ * gives the paper's unknowns, where the growth is h^-3 and h^-5 (C12): the study's cond_unscaled
+ * (nh_newmark's newton_scaling) is that hand value, and its own slopes are C12's. rk4 solves
+ * nothing: NaN in both; m11 solves for its velocity without scaling anything and declares no
+ * scaling: a cond, but no cond_unscaled. */
 Test(onestep, newton_condition_number) {
   const char *methods[] = {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)",
-                           "nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,allow_ill_conditioned=1)", "rk4"};
+                           "nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,allow_ill_conditioned=1)", "rk4", "m11"};
   nh_method *probe = test_method(methods[0]);
   const int hooks = probe->type->newton_size && probe->type->newton_eval && probe->type->newton_unknowns;
   nh_method_free(probe);
   if (!hooks) cr_skip_test("nh_newmark defines no Newton hooks yet: the condition number is NaN by design");
-  setup s = {"chaotic_particle", NULL, methods, 3, NULL, 1, 1.0, 1, 0.025, 4, NH_NORM_MAX, 0};
+  setup s = {"chaotic_particle", NULL, methods, 4, NULL, 1, 1.0, 1, 0.025, 4, NH_NORM_MAX, 0};
   nh_onestep_result r;
   nh_study st = build_and_run(&s, &r);
   const int n = st.sys.n, k = st.sys.k, d = n + 2 * k;
-  double cs[2][4], cu[2][4];
+  double cs[2][4], cu[2][4], cstudy[2][4];
   for (int mi = 0; mi < 2; mi++)
     for (int hi = 0; hi < st.nh; hi++) {
       const double h = st.h[hi];
@@ -491,6 +582,10 @@ Test(onestep, newton_condition_number) {
       for (int i = n; i < n + 2 * k; i++)
         for (int j = 0; j < d; j++) J[i * d + j] /= h;
       cu[mi][hi] = cond_by_qr(d, J);
+      cstudy[mi][hi] = r.cond_unscaled[cell(&st, &r, mi, hi, 0)];
+      cr_expect(fabs(cstudy[mi][hi] - cu[mi][hi]) <= 1e-8 * cu[mi][hi], "%s h=%g: cond_unscaled %.10g, by hand %.10g",
+                methods[mi], h, cstudy[mi][hi], cu[mi][hi]);
+      cr_expect_eq(nh_onestep_newton_cond_unscaled(m, &st.sys, &x, &y, h), cstudy[mi][hi]);
     }
   const double s_reg = loglog_slope(4, st.h, cs[0]), s_half = loglog_slope(4, st.h, cs[1]);
   const double u_reg = loglog_slope(4, st.h, cu[0]), u_half = loglog_slope(4, st.h, cu[1]);
@@ -502,7 +597,50 @@ Test(onestep, newton_condition_number) {
   cr_expect(cs[1][3] > 1000 * cs[0][3], "beta + beta2 = 1/2 far worse: %.3g vs %.3g", cs[1][3], cs[0][3]);
   cr_expect(fabs(u_reg + 3) < 0.15, "C12 unscaled: slope %.3f, expected -3", u_reg);
   cr_expect(fabs(u_half + 5) < 0.15, "C12 unscaled at beta + beta2 = 1/2: slope %.3f, expected -5", u_half);
-  for (int hi = 0; hi < st.nh; hi++) cr_expect(isnan(r.cond[cell(&st, &r, 2, hi, 0)]), "rk4: no Newton system");
+  const double c_reg = loglog_slope(4, st.h, cstudy[0]), c_half = loglog_slope(4, st.h, cstudy[1]);
+  cr_expect(fabs(c_reg + 3) < 0.15, "C12, cond_unscaled: slope %.3f, expected -3", c_reg);
+  cr_expect(fabs(c_half + 5) < 0.15, "C12, cond_unscaled at beta + beta2 = 1/2: slope %.3f, expected -5", c_half);
+  for (int hi = 0; hi < st.nh; hi++) {
+    cr_expect(isnan(r.cond[cell(&st, &r, 2, hi, 0)]) && isnan(r.cond_unscaled[cell(&st, &r, 2, hi, 0)]),
+              "rk4: no Newton system");
+    const double cm = r.cond[cell(&st, &r, 3, hi, 0)], cmu = r.cond_unscaled[cell(&st, &r, 3, hi, 0)];
+    cr_expect(cm >= 1 && isfinite(cm) && isnan(cmu), "m11 h=%g: cond %g, cond_unscaled %g (no declared scaling)",
+              st.h[hi], cm, cmu);
+  }
+  finish(&st, &r);
+}
+
+/* js_b (spec/discretization.md §2.5, R17) solves in (W', Λ = hλ): its cond stays bounded (R17,
+ * measured 3.06 .. 3.01 over h = 0.05 .. 0.00625), while in the spec's own unknowns (W', λ), whose
+ * λ column is −h μ(q̄)ᵀ, it grows like h^-1 (measured h^-0.95). cond_unscaled equals the QR value of
+ * the Jacobian with its Λ columns multiplied by h here. */
+Test(onestep, newton_condition_number_js_b) {
+  const char *methods[] = {"js_b"};
+  setup s = {"chaotic_particle", NULL, methods, 1, NULL, 1, 1.0, 1, 0.05, 4, NH_NORM_MAX, 0};
+  nh_onestep_result r;
+  nh_study st = build_and_run(&s, &r);
+  const nh_method *m = st.methods[0];
+  const int n = st.sys.n, d = n + st.sys.k;
+  double cs[4], cu[4];
+  for (int hi = 0; hi < st.nh; hi++) {
+    const double h = st.h[hi];
+    nh_state x = point_state(&st, &r, 0), y;
+    step_from(m, &st.sys, &x, &y, h);
+    cr_assert_eq(m->type->newton_size(m, &st.sys), d);
+    double X[NH_MAX_NEWTON], F[NH_MAX_NEWTON], J[NH_MAX_NEWTON * NH_MAX_NEWTON];
+    m->type->newton_unknowns(m, &st.sys, &x, &y, h, X);
+    m->type->newton_eval(m, &st.sys, &x, h, X, F, J);
+    for (int i = 0; i < d; i++)
+      for (int j = n; j < d; j++) J[i * d + j] *= h; /* λ = Λ/h */
+    const double ref = cond_by_qr(d, J);
+    cs[hi] = r.cond[cell(&st, &r, 0, hi, 0)];
+    cu[hi] = r.cond_unscaled[cell(&st, &r, 0, hi, 0)];
+    cr_expect(fabs(cu[hi] - ref) <= 1e-8 * ref, "h=%g: cond_unscaled %.10g, by hand %.10g", h, cu[hi], ref);
+  }
+  const double s_scaled = loglog_slope(4, st.h, cs), s_unscaled = loglog_slope(4, st.h, cu);
+  cr_log_info("js_b cond: scaled h^%.2f, unscaled h^%.2f", s_scaled, s_unscaled);
+  cr_expect(fabs(s_scaled) < 0.1, "R17: scaled cond bounded, slope %.3f", s_scaled);
+  cr_expect(fabs(s_unscaled + 1) < 0.1, "unscaled: slope %.3f, expected -1", s_unscaled);
   finish(&st, &r);
 }
 
@@ -524,6 +662,145 @@ Test(onestep, no_unknowns_no_condition_number) {
     }
     finish(&st, &r);
   }
+}
+
+/* ---- embedding residual (spec/discretization.md §6.4, R19) -------------------------------------- */
+
+/* R19 on the free particle from the spec's data (§5: q0 = (0, 0.3, 0), v0 = (1, 0.8, 0.3)), exact
+ * solution: max over t of |∂_tG − X(G)| is O(h^p), slope 1 for Scheme A (js_a), 2 for Scheme B
+ * (js_b), and 4 for rk4 (the negative control: the slope follows the order, it is not fixed by the
+ * construction). Measured: 0.99, 2.03, 4.00. */
+Test(onestep, embedding_residual_slopes_R19) {
+  const char *methods[] = {"js_a", "js_b", "rk4"};
+  const double expected[] = {1, 2, 4};
+  const nh_state ics[] = {particle_ic(1)};
+  setup s = {"particle", NULL, methods, 3, ics, 1, 2.0, 2, 0.1, 5, NH_NORM_MAX, 0};
+  nh_onestep_result r;
+  nh_study st = build_and_run(&s, &r);
+  cr_expect_str_eq(r.reference_kind, "exact");
+  for (int mi = 0; mi < 3; mi++) {
+    double emax[5] = {0};
+    for (int hi = 0; hi < st.nh; hi++)
+      for (int p = 0; p < r.npoints; p++) {
+        const double e = r.embedding_residual[cell(&st, &r, mi, hi, p)];
+        cr_expect(isfinite(e) && e > 0, "%s h=%g p=%d: %g", methods[mi], st.h[hi], p, e);
+        emax[hi] = fmax(emax[hi], e);
+      }
+    const double slope = loglog_slope(5, st.h, emax);
+    cr_log_info("%s: embedding residual %.3e .. %.3e, slope %.3f", methods[mi], emax[0], emax[4], slope);
+    cr_expect(fabs(slope - expected[mi]) < 0.1, "%s: slope %.3f, expected %g", methods[mi], slope, expected[mi]);
+  }
+  finish(&st, &r);
+}
+
+/* The true solution backward in time, as the embedding residual takes it from the stepped state
+ * (φ_{t−h}(y), t − h ∈ (−h, 0)): nh_true_solution_times through a descending grid. On the chaotic
+ * particle (rk8pd, one driver for the grid) each state agrees with nh_true_solution from y to that
+ * time alone and with the forward solution from x, to the reference tolerance; on the particle
+ * each is the exact solution's, bit for bit. */
+Test(onestep, true_solution_backward_in_time) {
+  const char *systems[] = {"chaotic_particle", "particle"}, *kinds[] = {"rk8pd", "exact"};
+  for (int s = 0; s < 2; s++) {
+    nh_system sys = test_system(systems[s], NULL);
+    nh_state x, y, back[8], one, fwd;
+    nh_system_default_state(&sys, &x);
+    x.t = 0.5;
+    const double h = 0.1;
+    double t[8];
+    for (int j = 0; j < 8; j++) t[j] = x.t + (8 - j) * h / 9; /* descending from y.t = x.t + h */
+    cr_assert_eq(nh_true_solution(&sys, &x, x.t + h, 1e-13, &y, NULL), 0);
+    const char *kind = NULL;
+    cr_assert_eq(nh_true_solution_times(&sys, &y, 8, t, 1e-13, back, &kind), 0, "%s", systems[s]);
+    cr_expect_str_eq(kind, kinds[s]);
+    for (int j = 0; j < 8; j++) {
+      cr_assert_eq(nh_true_solution(&sys, &y, t[j], 1e-13, &one, NULL), 0);
+      cr_assert_eq(nh_true_solution(&sys, &x, t[j], 1e-13, &fwd, NULL), 0);
+      cr_expect_eq(back[j].t, t[j]);
+      for (int i = 0; i < sys.n; i++) {
+        const double d1 = fmax(fabs(back[j].q[i] - one.q[i]), fabs(back[j].v[i] - one.v[i]));
+        const double d2 = fmax(fabs(back[j].q[i] - fwd.q[i]), fabs(back[j].v[i] - fwd.v[i]));
+        if (s) cr_expect(d1 == 0, "%s t=%g [%d]: sweep and one time differ by %g", systems[s], t[j], i, d1);
+        cr_expect(d1 <= 1e-12 && d2 <= 1e-12, "%s t=%g [%d]: %g from the single time, %g from forward", systems[s],
+                  t[j], i, d1, d2);
+      }
+    }
+  }
+}
+
+/* χ'(τ) of χ = E0/(E0 + E1), E0 = e^{−1/τ}, E1 = e^{−1/(1−τ)} (§6.2), by the quotient rule. */
+static double smooth_step_derivative(double tau) {
+  const double E0 = exp(-1 / tau), E1 = exp(-1 / (1 - tau));
+  const double dE0 = E0 / (tau * tau), dE1 = -E1 / ((1 - tau) * (1 - tau));
+  return (dE0 * E1 - E0 * dE1) / ((E0 + E1) * (E0 + E1));
+}
+
+/* The forced damped oscillator ẍ + αẋ + ω²x = β sin(Ωt) (exact solution): X(t, ·) is affine, so
+ * ρ(t) = (χ'(t/h)/h)(φ_{t−h}(y) − φ_t(x)) exactly, the convex combinations cancelling. The study's
+ * value is the largest |ρ(t_i)| over t_i = i h/(N + 1), i = 1 … N, computed here from the system's
+ * exact solution at the absolute times x.t + t_i (the second point starts at t = 1, so that a
+ * missing offset would move the forcing) from the point and from the stepped state. */
+Test(onestep, embedding_residual_by_hand_forced_oscillator) {
+  const char *methods[] = {"herglotz1", "herglotz2"};
+  setup s = {"damped_oscillator", "alpha=0.1,beta=0.3", methods, 2, NULL, 1, 2.0, 2, 0.2, 2, NH_NORM_MAX, 0};
+  nh_onestep_result r;
+  nh_study st = build_and_run(&s, &r);
+  const nh_system *sys = &st.sys;
+  const int N = NH_EMBEDDING_GRID;
+  cr_expect_str_eq(r.reference_kind, "exact");
+  for (int mi = 0; mi < 2; mi++)
+    for (int hi = 0; hi < st.nh; hi++)
+      for (int p = 0; p < r.npoints; p++) {
+        const size_t c = cell(&st, &r, mi, hi, p);
+        const double h = st.h[hi];
+        const nh_state x = point_state(&st, &r, p);
+        nh_state y = x, a, b;
+        y.t = x.t + h;
+        y.q[0] = r.stepped[c * 2], y.v[0] = r.stepped[c * 2 + 1];
+        double worst = 0;
+        for (int i = 1; i <= N; i++) {
+          const double t = i * h / (N + 1), w = smooth_step_derivative(t / h) / h;
+          cr_assert_eq(sys->type->exact(sys->p, &x, x.t + t, &a), 0);
+          cr_assert_eq(sys->type->exact(sys->p, &y, x.t + t, &b), 0);
+          worst = fmax(worst, fmax(fabs(w * (b.q[0] - a.q[0])), fabs(w * (b.v[0] - a.v[0]))));
+        }
+        cr_expect(fabs(r.embedding_residual[c] - worst) <= 1e-12 * worst, "%s h=%g p=%d: %.17g, by hand %.17g",
+                  methods[mi], h, p, r.embedding_residual[c], worst);
+      }
+  finish(&st, &r);
+}
+
+/* ρ(t) at one t, component by component, against hand formulas: on the forced oscillator (X affine)
+ * ρ = (χ'/h)(b − a); on the free particle X(q, v) = (v, (−yλ, 0, λ)) with λ = ẋẏ/(1 + y²) is not
+ * affine, and ρ = (1−χ)X(a) + χX(b) + (χ'/h)(b − a) − X((1−χ)a + χb) with χ = E0/(E0 + E1). τ = 0.3,
+ * where χ ≠ ½: a and b do not enter alike. */
+Test(onestep, embedding_rho_by_hand) {
+  const double tau = 0.3, h = 0.2, E0 = exp(-1 / tau), E1 = exp(-1 / (1 - tau)), chi = E0 / (E0 + E1);
+  const double w = smooth_step_derivative(tau) / h;
+  /* forced oscillator at t = 1.3: any two states */
+  nh_system osc = test_system("damped_oscillator", "alpha=0.1,beta=0.3");
+  const double ao[2] = {0.4, -0.7}, bo[2] = {0.43, -0.66};
+  double rho[2 * NH_MAX_N];
+  cr_assert_eq(nh_embedding_rho(&osc, 1.3, tau, h, ao, bo, rho), 0);
+  for (int i = 0; i < 2; i++)
+    cr_expect(fabs(rho[i] - w * (bo[i] - ao[i])) <= 1e-14 * fabs(w * (bo[i] - ao[i])),
+              "oscillator [%d]: %.17g vs %.17g", i, rho[i], w * (bo[i] - ao[i]));
+  /* free particle: a on D, b off it a little (a stepped state need not be on D) */
+  nh_system par = test_system("particle", NULL);
+  const double a[6] = {0.1, 0.35, 0.02, 0.95, 0.8, 0.3325}, b[6] = {0.2, 0.5, 0.1, 0.8, 1.0, 0.45};
+  double G[6], X[3][6], want[6];
+  const double *in[3] = {a, b, G};
+  for (int i = 0; i < 6; i++) G[i] = (1 - chi) * a[i] + chi * b[i];
+  for (int s = 0; s < 3; s++) {
+    const double *z = in[s], lam = z[3] * z[4] / (1 + z[1] * z[1]);
+    X[s][0] = z[3], X[s][1] = z[4], X[s][2] = z[5], X[s][3] = -z[1] * lam, X[s][4] = 0, X[s][5] = lam;
+  }
+  for (int i = 0; i < 6; i++) want[i] = (1 - chi) * X[0][i] + chi * X[1][i] + w * (b[i] - a[i]) - X[2][i];
+  cr_assert_eq(nh_embedding_rho(&par, 0.7, tau, h, a, b, rho), 0);
+  for (int i = 0; i < 6; i++)
+    cr_expect(fabs(rho[i] - want[i]) <= 1e-14 * max_abs(6, want), "particle [%d]: %.17g vs %.17g", i, rho[i], want[i]);
+  /* not the affine formula: the bracket the particle adds is far above the tolerance above */
+  cr_expect(fabs(want[3] - w * (b[3] - a[3])) > 1e-6 * max_abs(6, want), "the bracket matters here: %g of %g",
+            want[3] - w * (b[3] - a[3]), max_abs(6, want));
 }
 
 /* ---- local action error (spec/discretization.md §2.1, R1) -------------------------------------- */
@@ -618,8 +895,11 @@ Test(onestep, bit_identical_with_1_and_2_threads) {
   SAME(lambda, cells * st.sys.k);
   SAME(lambda_err, cells);
   SAME(adjoint_defect, cells);
+  SAME(reversal_defect, cells);
   SAME(cond, cells);
+  SAME(cond_unscaled, cells);
   SAME(action_err, cells);
+  SAME(embedding_residual, cells);
   SAME(status, cells);
   SAME(slope, st.nmethods);
   SAME(action_slope, st.nmethods);

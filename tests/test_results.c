@@ -867,6 +867,7 @@ static void one_build(one_fx *x, const char *path) {
   r->stepped = dseq(cells * 10, 1000), r->backward = dseq(cells * 10, 3000), r->lambda = dseq(cells * 2, 5000);
   r->lambda_err = dseq(cells, 300), r->adjoint_defect = dseq(cells, 400), r->cond = dseq(cells, 500);
   r->action_err = dseq(cells, 600), r->status = iseq(cells, 0);
+  r->reversal_defect = dseq(cells, 700), r->cond_unscaled = dseq(cells, 800), r->embedding_residual = dseq(cells, 900);
   for (size_t i = 0; i < (size_t)OS_H * OS_P; i++) r->adjoint_defect[i] = r->cond[i] = NAN; /* method 0: none */
   /* failed steps: method 0's first cell, method 1's first and two more, method 2's last (24 cells a
    * method) */
@@ -891,6 +892,7 @@ static void one_free(one_fx *x) {
   free(r->stepped), free(r->backward), free(r->lambda), free(r->lambda_err), free(r->adjoint_defect), free(r->cond);
   free(r->action_err), free(r->status), free(r->slope), free(r->slope_stderr), free(r->action_slope);
   free(r->fit_first), free(r->fit_count), free(r->max_local_err), free(r->max_action_err);
+  free(r->reversal_defect), free(r->cond_unscaled), free(r->embedding_residual);
   study_free(&x->st);
 }
 
@@ -911,10 +913,10 @@ Test(results, onestep_round_trip) {
   check_f64(&f, "points", "point,state", 2, dpx, r->points, "as q, v");
   check_i32(&f, "point_ic", "point", 1, dp, (int[]){0, 0, 0, 1, 1, 1});
   const char *const c[] = {"local_err", "local_err_q", "local_err_v", "lambda_err", "adjoint_defect", "cond",
-                           "action_err"};
+                           "action_err", "reversal_defect", "cond_unscaled", "embedding_residual"};
   const double *cv[] = {r->local_err, r->local_err_q, r->local_err_v, r->lambda_err, r->adjoint_defect, r->cond,
-                        r->action_err};
-  for (int i = 0; i < 7; i++) check_f64(&f, c[i], "method,h,point", 3, dc, cv[i], NULL);
+                        r->action_err, r->reversal_defect, r->cond_unscaled, r->embedding_residual};
+  for (int i = 0; i < 10; i++) check_f64(&f, c[i], "method,h,point", 3, dc, cv[i], NULL);
   check_i32(&f, "status", "method,h,point", 3, dc, r->status);
   check_f64(&f, "stepped", "method,h,point,state", 4, dcx, r->stepped, "as q, v");
   check_f64(&f, "backward", "method,h,point,state", 4, dcx, r->backward, "as q, v");
