@@ -11,7 +11,7 @@
  *   R4 = A(q1) v1
  * with c = h²/2, g = ∇V. (R2) is linear in v1 with the constant matrix hM: solved for h v1 and
  * substituted in (R4)·h, it leaves Newton (the shared solver, analytic Jacobian) n + 2k unknowns
- * Y = (q1, Λ0, Λ1) and the equations (R1), (R3), (R4)·h (newmark_residual).
+ * Y = (Δq = q1 − q0, Λ0, Λ1) and the equations (R1), (R3), (R4)·h (newmark_residual).
  *
  * Fast path for β = β' = 0 (spec/newmark.md §2.9, Prop 3.8 and its [derived] general-α form):
  * (N1) makes q1 = q0 + dp + M⁻¹A0ᵀΛ0 affine in Λ0, dp = h v0 − c M⁻¹g0, so (N3) is a
@@ -123,11 +123,14 @@ static void discrete_constraint_matrix(const nh_system *sys, int disc, double al
 }
 
 /* (R2) = 0 solved for the velocity, which enters (R2) linearly with the constant matrix hM:
- *   w = h v1 = q1 − q0 − M⁻¹ s,   s = c[2β' g0 + (1−2β') g1] − 2β' A0ᵀΛ0 − (1−2β') A1ᵀΛ1,
- * so that Newton works on Y = [q1 | Λ0 | Λ1] (n + 2k unknowns instead of 2n + 2k: the Schur
+ *   w = h v1 = Δq − M⁻¹ s,   s = c[2β' g0 + (1−2β') g1] − 2β' A0ᵀΛ0 − (1−2β') A1ᵀΛ1,
+ * so that Newton works on Y = [Δq | Λ0 | Λ1] (n + 2k unknowns instead of 2n + 2k: the Schur
  * complement of the hM block; the iterates differ from full Newton's only by round-off at the
- * solution). */
-static void scaled_velocity(const newmark_ctx *C, const double *q1, const double *g1, const double *A1,
+ * solution). The unknown is the increment Δq = q1 − q0, not q1: v1 = w/h then carries no
+ * cancellation of q1 − q0, whose rounding (ulp(|q|)/h) would grow with |q| and as h shrinks (the
+ * CVT's unbounded angle; spec/newmark.md C2, C8), and Newton's stopping rule, relative to |Y|, is
+ * relative to the increment (HLW VIII.5, as the fast path). */
+static void scaled_velocity(const newmark_ctx *C, const double *dq, const double *g1, const double *A1,
                             const double *L0, const double *L1, double *w) {
   const int n = C->n, k = C->k;
   const double b2 = C->beta2;
@@ -138,11 +141,12 @@ static void scaled_velocity(const newmark_ctx *C, const double *q1, const double
     s[i] = t;
   }
   nh_mass_solve(C->sys, NULL, s, Mis);
-  for (int i = 0; i < n; i++) w[i] = q1[i] - C->q0[i] - Mis[i];
+  for (int i = 0; i < n; i++) w[i] = dq[i] - Mis[i];
 }
 
 /* Residual and Jacobian of (R1), (R3) and (R4)·h = A(q1) w with w = h v1 of scaled_velocity;
- * unknown layout Y = [q1 | Λ0 | Λ1]. With K = c ∇²V(q1) − ∂_q1(A1ᵀΛ1) (n×n):
+ * unknown layout Y = [Δq | Λ0 | Λ1], q1 = q0 + Δq (so ∂/∂Δq = ∂/∂q1). With K = c ∇²V(q1) −
+ * ∂_q1(A1ᵀΛ1) (n×n):
  *   ∂R1/∂q1 = M + 2β K,  ∂w/∂q1 = I − (1−2β') M⁻¹K,  ∂w/∂Λ0 = 2β' M⁻¹A0ᵀ,  ∂w/∂Λ1 = (1−2β') M⁻¹A1ᵀ,
  *   ∂(A1 w)/∂q1_j = Σ_i ∂_j A1_li w_i + A1 ∂w/∂q1_j. */
 static void newmark_residual(void *vctx, const double *X, double *F, double *J) {
@@ -151,10 +155,11 @@ static void newmark_residual(void *vctx, const double *X, double *F, double *J) 
   const int n = C->n, k = C->k, dim = n + 2 * k;
   const int iq = 0, iL0 = n, iL1 = n + k; /* column offsets */
   const int r1 = 0, r3 = n, r4 = n + k;   /* row offsets */
-  const double *q1 = X + iq, *L0 = X + iL0, *L1 = X + iL1;
+  const double *dq = X + iq, *L0 = X + iL0, *L1 = X + iL1;
   const double *M = sys->M, b = C->beta, b2 = C->beta2, a = C->alpha, h = C->h, c = C->c;
   double g1[NH_MAX_N], K[NH_MAX_N * NH_MAX_N], A1[NH_MAX_K * NH_MAX_N];
-  double dA1[NH_MAX_K * NH_MAX_N * NH_MAX_N], dq[NH_MAX_N], w[NH_MAX_N], B1[NH_MAX_N * NH_MAX_K];
+  double dA1[NH_MAX_K * NH_MAX_N * NH_MAX_N], q1[NH_MAX_N], w[NH_MAX_N], B1[NH_MAX_N * NH_MAX_K];
+  for (int i = 0; i < n; i++) q1[i] = C->q0[i] + dq[i];
 
   sys->type->grad_potential(sys->p, q1, g1);
   sys->type->hess_potential(sys->p, q1, K);
@@ -164,7 +169,6 @@ static void newmark_residual(void *vctx, const double *X, double *F, double *J) 
     sys->type->constraints_jacobian(sys->p, q1, dA1);
     C->cost->constraint_evals++;
   }
-  for (int i = 0; i < n; i++) dq[i] = q1[i] - C->q0[i];
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) {
       double dA1L1 = 0; /* ∂(A1ᵀΛ1)_i/∂q1_j */
@@ -191,7 +195,7 @@ static void newmark_residual(void *vctx, const double *X, double *F, double *J) 
   /* (N3)·h: ⟨μ̄, q1 − q0⟩ with μ̄ from (14) or (15); ∂/∂q1_j = μ̄_j + α Σ_i ∂_j μ_i(point) dq_i. */
   double Abar[NH_MAX_K * NH_MAX_N], dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N];
   discrete_constraint_matrix(sys, C->disc, a, C->q0, C->A0, q1, A1, dA1, Abar, dAbar, C->cost);
-  scaled_velocity(C, q1, g1, A1, L0, L1, w);
+  scaled_velocity(C, dq, g1, A1, L0, L1, w);
   nh_mass_solve_transpose(sys, A1, B1); /* B1 = M⁻¹A1ᵀ */
   for (int l = 0; l < k; l++) {
     double s = 0, r = 0;
@@ -433,19 +437,28 @@ static nh_step_status fast_step(const nh_method *m, const nh_system *sys, const 
   return NH_STEP_OK;
 }
 
-/* y from Newton's solution Y = [q1 | Λ0 | Λ1]: v1 = w/h (scaled_velocity) and the multipliers. */
+/* y from Newton's solution Y = [Δq | Λ0 | Λ1]: q1 = q0 + Δq, v1 = w/h (scaled_velocity) and the
+ * multipliers. (N4) is then imposed exactly: v1 projected onto D at q1, which moves it by the
+ * residual of (R4)/h only. That residual is not always at round-off: F depends on Δq through the
+ * rounded q1 = q0 + Δq, so where |q0| is large (the CVT's angle ξ, unbounded) A(q1) and ∇V(q1) jump
+ * with ulp(q0), and Newton stagnates at an update of ulp(q0)·|w| (≈ 1e-13 at ξ ≈ 1e4, h = 0.1)
+ * instead of converging; v1 = w/h would then miss D by ~1e-12 (spec/newmark.md C2 asks ≤ 1e-12 at
+ * every step). The fast path ends with the same projection (nh_newmark_end_velocity). */
 static nh_step_status finish_step(const newmark_ctx *C, const nh_state *x, const double *Y, nh_state *y) {
   const int n = C->n, k = C->k;
-  double g1[NH_MAX_N], A1[NH_MAX_K * NH_MAX_N], w[NH_MAX_N];
-  C->sys->type->grad_potential(C->sys->p, Y, g1);
-  if (k) C->sys->type->constraints(C->sys->p, Y, A1);
+  double g1[NH_MAX_N], A1[NH_MAX_K * NH_MAX_N], w[NH_MAX_N], q1[NH_MAX_N], unused[NH_MAX_K];
+  for (int i = 0; i < n; i++) q1[i] = x->q[i] + Y[i];
+  C->sys->type->grad_potential(C->sys->p, q1, g1);
+  if (k) C->sys->type->constraints(C->sys->p, q1, A1);
   C->cost->rhs_evals++;
   if (k) C->cost->constraint_evals++;
   scaled_velocity(C, Y, g1, A1, Y + n, Y + n + k, w);
   *y = *x;
   y->t = x->t + C->h;
-  memcpy(y->q, Y, sizeof(double) * (size_t)n);
+  memcpy(y->q, q1, sizeof(double) * (size_t)n);
   for (int i = 0; i < n; i++) y->v[i] = w[i] / C->h;
+  if (k && nh_project_onto(C->sys, q1, A1, NULL, y->v, unused) != 0) return NH_STEP_SOLVER_FAILED;
+  if (k) C->cost->linear_solves++;
   store_multipliers(k, C->c, Y + n, Y + n + k, y);
   return NH_STEP_OK;
 }
@@ -469,7 +482,7 @@ static nh_step_status nh_newmark_step(const nh_method *m, const nh_system *sys, 
     for (int l = 0; l < k; l++) f[i] += C.A0[l * n + i] * lambda[l];
   }
   nh_newmark_minv(sys, f, acc);
-  for (int i = 0; i < n; i++) X[i] = x->q[i] + h * x->v[i] + C.c * acc[i];
+  for (int i = 0; i < n; i++) X[i] = h * x->v[i] + C.c * acc[i]; /* Δq */
   for (int l = 0; l < k; l++) X[n + l] = X[n + k + l] = C.c * lambda[l];
 
   nh_step_status st = nh_newton_solve(n + 2 * k, X, newmark_residual, &C, cost);
@@ -502,12 +515,13 @@ static void newton_eval(const nh_method *m, const nh_system *sys, const nh_state
   newmark_residual(&C, X, F, J ? J : Jl);
 }
 
-/* Y = [q1 | Λ0 | Λ1] from the step's result: Λ0 = c λ_k (carried), Λ1 = c λ'_{k+1} (y->lambda). */
-static void newton_unknowns(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x NH_UNUSED,
+/* Y = [Δq | Λ0 | Λ1] from the step's result: Δq = q1 − q0 (as rounded in y), Λ0 = c λ_k (carried),
+ * Λ1 = c λ'_{k+1} (y->lambda). */
+static void newton_unknowns(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x,
                             const nh_state *y, double h, double *X) {
   const int n = sys->n, k = sys->k;
   const double c = 0.5 * h * h;
-  memcpy(X, y->q, sizeof(double) * (size_t)n);
+  for (int i = 0; i < n; i++) X[i] = y->q[i] - x->q[i];
   for (int a = 0; a < k; a++) {
     X[n + a] = c * LAMBDA_K(y)[a];
     X[n + k + a] = c * y->lambda[a];

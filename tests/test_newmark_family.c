@@ -667,3 +667,83 @@ Test(newmark_family, suzuki5_over_classical_newmark_is_order_4) {
   cr_assert(fabs(p - 4) < 0.15, "suzuki5(newmark(beta=0.25,gamma=0.5)): observed order %.3f", p);
   nh_method_free(m);
 }
+
+/* ---- the general Newton path works in increments (spec/newmark.md C2, C8; issue 46) ------------ */
+
+/* The largest |A(q_k)v_k| and |Φ(q_k, q_k+1)| over `steps` steps of method `text` on the CVT
+ * (ε = 0.1) from its Fig. 5 state with the angle ξ0 moved by `shift` (V and μ are 2π-periodic in ξ:
+ * the same motion). */
+static void cvt_residuals(const char *text, double shift, double h, int steps, double *res, double *phi) {
+  nh_system sys = test_system("cvt", "eps=0.1");
+  nh_method *m = test_method(text);
+  nh_state x = {0}, y;
+  const double q0[3] = {1, 1, 0}, v0[3] = {0, 0, 2.8284271247461903};
+  memcpy(x.q, q0, sizeof q0), memcpy(x.v, v0, sizeof v0);
+  x.q[2] += shift;
+  nh_cost cost = {0};
+  cr_assert_eq(nh_method_init(m, &sys, &x, h, &cost), NH_STEP_OK);
+  *res = *phi = 0;
+  for (int s = 0; s < steps; s++) {
+    cr_assert_eq(nh_method_step(m, &sys, &x, &y, h, &cost), NH_STEP_OK, "%s: step %d failed", text, s);
+    double A[3], d[1];
+    sys.type->constraints(sys.p, y.q, A);
+    nh_method_discrete_constraint(m, &sys, &x, &y, h, d);
+    *res = fmax(*res, fabs(A[0] * y.v[0] + A[1] * y.v[1] + A[2] * y.v[2]));
+    *phi = fmax(*phi, fabs(d[0]));
+    x = y;
+  }
+  nh_method_free(m);
+}
+
+/* C2 on the CVT, whose angle ξ grows without bound: a step solved for absolute positions and its
+ * velocity formed from q1 − q0 lose ulp(ξ)/h, so the constraint residual grew with |ξ| (1.1e-12
+ * within 200 time units from ξ0 + 2π·2000, where the same run from ξ0 stays at 6e-14); the fast
+ * path (increments) stayed at round-off. With increments and (N4) imposed by projection the general
+ * path is at round-off too, 2 ulp of |v| ≈ 3.5 (8.9e-16), wherever ξ is. Φ = ⟨μ̄, Δq⟩/h holds to the
+ * rounding of q1 = q0 + Δq: ε|ξ||v_x| ≈ 3e-12 at |ξ| ≈ 1.3e4 in the worst case; along this run it
+ * stays far below (the negative control: the old path's residual of 1.1e-12 fails the first bound). */
+Test(newmark_family, general_newton_path_keeps_the_constraint_wherever_the_angle_is) {
+  static const char *const methods[] = {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "nh_newmark(alpha=0.5,fast=0)",
+                                        "nh_newmark(alpha=0.5)"};
+  for (int i = 0; i < 3; i++) {
+    double res, phi, res_shift, phi_shift;
+    cvt_residuals(methods[i], 0, 0.05, 4000, &res, &phi);
+    cvt_residuals(methods[i], 12566.370614359172 /* 2 pi 2000 */, 0.05, 4000, &res_shift, &phi_shift);
+    cr_expect(res <= 8.9e-16 && res_shift <= 8.9e-16, "%s: |A v| %.3e from xi0, %.3e from xi0 + 2 pi 2000", methods[i],
+              res, res_shift);
+    cr_expect(phi <= 1e-14 && phi_shift <= 3e-12, "%s: |Phi| %.3e, shifted %.3e", methods[i], phi, phi_shift);
+  }
+  /* Newton's own stagnation at large ξ (an update of ulp(ξ)·|w| ≈ 1e-13 that no longer halves, at
+   * h = 0.1 and ξ ≈ 1e4, t ≈ 3700): v1 = w/h alone missed D by 1.4e-12 over T = 6000; the
+   * projection that imposes (N4) keeps it at round-off. */
+  double res, phi;
+  cvt_residuals(methods[0], 0, 0.1, 60000, &res, &phi);
+  cr_expect(res <= 8.9e-16, "NM(.1,.1,1/2), h = 0.1, T = 6000: |A v| %.3e", res);
+}
+
+/* C8: F*_{−h}(F_h(x)) = x to ≤ 1e-15 for the general Newton path at every h, from the chaotic
+ * particle's exact Fig. 2 state (on D exactly, |x| ≤ 1): before, v1 = (q1 − q0)/h carried the
+ * rounding of the positions, ulp(1)/h, and the defect grew like 1/h (3e-15 at h = 0.2, 3.4e-14 at
+ * h = 0.2/64). */
+Test(newmark_family, general_newton_path_adjoint_defect_at_round_off_for_every_h) {
+  static const char *const methods[] = {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)",
+                                        "nh_newmark(beta=0.1,beta2=0.2,alpha=0.3)", "nh_newmark(alpha=0,fast=0)"};
+  nh_system sys = test_system("chaotic_particle", NULL);
+  for (int i = 0; i < 3; i++) {
+    nh_method *m = test_method(methods[i]), *adj = nh_method_adjoint(m);
+    cr_assert(adj);
+    for (int j = 0; j <= 6; j++) {
+      const double h = 0.2 / (1 << j);
+      nh_state x = default_state(&sys), y, z;
+      nh_cost cost = {0};
+      cr_assert_eq(nh_method_init(m, &sys, &x, h, &cost), NH_STEP_OK);
+      cr_assert_eq(nh_method_step(m, &sys, &x, &y, h, &cost), NH_STEP_OK);
+      cr_assert_eq(nh_method_step(adj, &sys, &y, &z, -h, &cost), NH_STEP_OK); /* y carries what F* needs */
+      double d = 0;
+      for (int c = 0; c < sys.n; c++) d = fmax(d, fmax(fabs(z.q[c] - x.q[c]), fabs(z.v[c] - x.v[c])));
+      cr_expect(d <= 1e-15, "%s, h = %g: |F*_-h(F_h(x)) - x| = %.3e", methods[i], h, d);
+    }
+    nh_method_free(adj);
+    nh_method_free(m);
+  }
+}
