@@ -61,6 +61,7 @@ typedef enum {
   NH_REDUCE_MAX_STEP,      /* the largest |x_k+1 − x_k| between neighbours (wrapped by `period`) */
   NH_REDUCE_INTEGRAL,      /* ∫ x dc by the trapezoidal rule over the coordinate (sorted as given) */
   NH_REDUCE_GROWTH,        /* mean |x| over the last third of the coordinate span / over the first third */
+  NH_REDUCE_ALTERNATION,   /* the fraction of neighbouring differences x_k+1 − x_k that change sign */
   NH_REDUCE_COUNT
 } nh_reduce;
 extern const char *const nh_reduce_names[NH_REDUCE_COUNT];

@@ -111,7 +111,7 @@ const char *const nh_reduce_names[NH_REDUCE_COUNT] = {
     [NH_REDUCE_REL_GROWTH] = "rel_growth", [NH_REDUCE_LOGLOG_SLOPE] = "loglog_slope",
     [NH_REDUCE_FINEST_ORDER] = "finest_order", [NH_REDUCE_ARGMAX_ABS] = "argmax_abs",
     [NH_REDUCE_MAX_STEP] = "max_step",     [NH_REDUCE_INTEGRAL] = "integral",
-    [NH_REDUCE_GROWTH] = "growth",
+    [NH_REDUCE_GROWTH] = "growth",         [NH_REDUCE_ALTERNATION] = "alternation",
 };
 
 int nh_reduce_is_pointwise(nh_reduce r) {
@@ -195,8 +195,23 @@ static double growth(int n, const double *c, const double *x) {
   return ne && nl && third > 0 ? (late / nl) / (early / ne) : NAN;
 }
 
+/* Of the pairs of neighbouring differences (d_k, d_k+1), d_k = x_k+1 − x_k, the fraction of opposite
+ * sign: 1 for a period-2 alternation (up, down, up, ...), about ½ for noise, 0 for a monotone
+ * sequence. A zero difference alternates with nothing; a NaN value ends the count (NaN). */
+static double alternation(int n, const double *x) {
+  int pairs = 0, changes = 0;
+  for (int i = 0; i + 2 < n; i++) {
+    const double d0 = x[i + 1] - x[i], d1 = x[i + 2] - x[i + 1];
+    if (isnan(d0) || isnan(d1)) return NAN;
+    pairs++;
+    changes += d0 * d1 < 0;
+  }
+  return pairs ? (double)changes / pairs : NAN;
+}
+
 double nh_reduce_apply(nh_reduce r, int n, const double *c, const double *x, double period) {
   if (n <= 0) return NAN;
+  if (r == NH_REDUCE_ALTERNATION) return alternation(n, x);
   if (r == NH_REDUCE_MAX_STEP) return max_step(n, x, period);
   if (r == NH_REDUCE_INTEGRAL) return trapezoid(n, c, x);
   if (r == NH_REDUCE_GROWTH) return growth(n, c, x);

@@ -74,6 +74,10 @@ static const char *has_lambda(const nh_method *m, const nh_system *sys) {
   return NULL;
 }
 
+static const char *has_holonomic(const nh_method *m NH_UNUSED, const nh_system *sys) {
+  return sys->k > 0 && sys->type->holonomic ? NULL : "the system has no holonomic constraint phi(q) = 0";
+}
+
 static const char *has_discrete_constraint(const nh_method *m, const nh_system *sys) {
   if (sys->k == 0) return "the system has no constraints";
   if (!m) return NULL;
@@ -160,6 +164,14 @@ static void eval_discrete_constraint(const nh_obs_ctx *c, double *out) {
 static void eval_multiplier(const nh_obs_ctx *c, double *out) {
   memcpy(out, c->cur->lambda, sizeof(double) * (size_t)c->sys->k);
 }
+
+/* λ(q, v) of (77) at the sampled state: the continuous multiplier (NaN where C is singular). */
+static void eval_continuous_multiplier(const nh_obs_ctx *c, double *out) {
+  if (nh_multiplier(c->sys, c->cur->t, c->cur->q, c->cur->v, out) != 0)
+    for (int a = 0; a < c->sys->k; a++) out[a] = NAN;
+}
+
+static void eval_holonomic(const nh_obs_ctx *c, double *out) { c->sys->type->holonomic(c->sys->p, c->cur->q, out); }
 
 static void eval_multiplier_time(const nh_obs_ctx *c, double *out) {
   out[0] = nh_method_multiplier_time(c->m, c->prev->t, c->cur->t);
@@ -281,6 +293,14 @@ OBSERVABLE(o_multiplier_error, "multiplier_error", "as lambda", NH_OBS_STEP | NH
            label_lambda, has_lambda, eval_multiplier_error,
            "multiplier − λ(t*) of the exact or reference solution at multiplier_time (spec/discretization.md "
            "R3, R6; spec/rattle.md §5.2 A)");
+OBSERVABLE(o_continuous_multiplier, "continuous_multiplier", "as lambda", 0, dim_k, label_lambda, needs_constraints,
+           eval_continuous_multiplier,
+           "lambda(q, v) of the eliminated multiplier (spec/newmark.md 2.0, spec/discretization.md (77)) at the "
+           "sampled state, +A^T lambda convention: at t = 0 the lambda(0) of an initial condition (spec/rattle.md 4), "
+           "along a run what the index-reduced ODE would use there");
+OBSERVABLE(o_holonomic, "holonomic_constraint", "as phi", 0, dim_k, label_constraint, has_holonomic, eval_holonomic,
+           "phi(q) of a holonomic constraint phi(q) = 0 at the sampled state, e.g. (|q|^2 - 1)/2 of the pendulum: "
+           "what methods that keep only the velocity constraint A(q)v = 0 let drift (spec/rattle.md Remark 2, 6 item 8)");
 OBSERVABLE(o_action, "action", "action", 0, one, label_none, tracks_action, eval_action,
            "the Herglotz action z of contact methods, z(0) = 0 (spec/herglotz.md §2.2, §2.6)");
 OBSERVABLE(o_contact_hamiltonian, "contact_hamiltonian", "energy", 0, one, label_none, tracks_action,
@@ -318,7 +338,8 @@ OBSERVABLE(o_error_v_2, "error_v_2", "as v", NH_OBS_REFERENCE, one, label_none, 
 
 const nh_observable *const nh_observables[] = {
     &o_energy, &o_energy_error, &o_rel_energy_error, &o_ref_energy, &o_power, &o_ref_power, &o_discrete_energy,
-    &o_residual, &o_discrete_residual, &o_multiplier, &o_multiplier_time, &o_multiplier_error, &o_action,
+    &o_residual, &o_discrete_residual, &o_multiplier, &o_multiplier_time, &o_multiplier_error, &o_continuous_multiplier,
+    &o_holonomic, &o_action,
     &o_contact_hamiltonian, &o_invariants, &o_invariants_error, &o_derived, &o_derived_ref, &o_q, &o_v, &o_error,
     &o_error_max, &o_error_2, &o_error_q_max, &o_error_q_2, &o_error_v_max, &o_error_v_2, NULL,
 };

@@ -819,6 +819,8 @@ Test(observables, needs_and_units_are_the_documented_ones) {
       {"multiplier", "as lambda", S},
       {"multiplier_time", "time", S},
       {"multiplier_error", "as lambda", S | L},
+      {"continuous_multiplier", "as lambda", 0},
+      {"holonomic_constraint", "as phi", 0},
       {"action", "action", 0},
       {"contact_hamiltonian", "energy", 0},
       {"invariants", "as declared", 0},
@@ -845,4 +847,35 @@ Test(observables, needs_and_units_are_the_documented_ones) {
     cr_expect_str_eq(o->units, documented[i].units, "%s: units", o->name);
     cr_expect_eq(o->needs, documented[i].needs, "%s: needs %u, documented %u", o->name, o->needs, documented[i].needs);
   }
+}
+
+/* continuous_multiplier: λ(q, v) of (77) at the sampled state, by hand on the free particle
+ * (spec/newmark.md §3.1: λ = ẋẏ/(1 + y²), +μᵀλ with μ = (−y, 0, 1)) and on the knife edge IC-2
+ * (spec/rattle.md §4 A: λ = m(sω + g sinα sinθ) = 0.5 + sin 0.3 in the spec's −μᵀλ sign, so
+ * −0.795520 here), at t = 0 where no step has been taken; holonomic_constraint: φ(q) of the
+ * pendulum, (|q|² − 1)/2, and absent on a nonholonomic system. */
+Test(observables, continuous_multiplier_and_holonomic_constraint_by_hand) {
+  nh_system sys = test_system("particle", NULL);
+  nh_state x = {0};
+  const double q[3] = {0.3, -1.7, 2}, v[3] = {1.25, 0.5, -2.125};
+  memcpy(x.q, q, sizeof q), memcpy(x.v, v, sizeof v);
+  nh_obs_ctx c = {&sys, NULL, 0.1, 0, NULL, &x, NULL, NULL};
+  const double want = v[0] * v[1] / (1 + q[1] * q[1]);
+  cr_expect(fabs(sample1("continuous_multiplier", &c) - want) <= 4.4e-16 * fabs(want), "%.17g vs %.17g",
+            sample1("continuous_multiplier", &c), want);
+  nh_system knife = test_system("knife_edge", NULL);
+  nh_state k0;
+  nh_system_default_state(&knife, &k0); /* IC-2 */
+  nh_obs_ctx ck = {&knife, NULL, 0.1, 0, NULL, &k0, NULL, NULL};
+  cr_expect(fabs(sample1("continuous_multiplier", &ck) + (0.5 + sin(0.3))) <= 1e-15, "knife IC-2: %.17g",
+            sample1("continuous_multiplier", &ck));
+  const nh_observable *hc = obs("holonomic_constraint");
+  cr_expect(hc->absent(NULL, &sys) != NULL, "the particle has no phi(q)");
+  nh_system pend = test_system("pendulum", NULL);
+  cr_expect(hc->absent(NULL, &pend) == NULL);
+  nh_state p = {0};
+  p.q[0] = 0.6, p.q[1] = -0.9;
+  nh_obs_ctx cp = {&pend, NULL, 0.1, 0, NULL, &p, NULL, NULL};
+  const double phi = (0.6 * 0.6 + 0.9 * 0.9 - 1) / 2; /* 0.085 */
+  cr_expect(fabs(sample1("holonomic_constraint", &cp) - phi) <= 1e-16, "%.17g vs %.17g", sample1("holonomic_constraint", &cp), phi);
 }

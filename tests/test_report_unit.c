@@ -199,6 +199,17 @@ Test(report, integral_and_growth_by_hand) {
   cr_expect(fabs(reduce("growth", 601, tt, xx) - 5) < 0.02, "%g", reduce("growth", 601, tt, xx));
   const double nan_late[5] = {1, 1, 1, NAN, NAN};
   cr_expect(isnan(reduce("growth", 5, t, nan_late)), "no value in the last third");
+  /* alternation: the fraction of neighbouring differences that change sign */
+  const double zig[6] = {2.5e-3, 0, 2.5e-3, 0, 2.5e-3, 0}, ramp[5] = {1, 2, 3, 4, 5};
+  cr_expect_eq(reduce("alternation", 6, t, zig), 1, "a period-2 sequence between a value and 0");
+  cr_expect_eq(reduce("alternation", 5, t, ramp), 0, "a monotone sequence");
+  const double once[5] = {0, 1, 2, 1, 0}; /* differences +, +, −, −: one change in three pairs */
+  cr_expect_eq(reduce("alternation", 5, t, once), 1.0 / 3);
+  const double flat3[4] = {1, 1, 2, 1}; /* 0, +, −: the zero difference alternates with nothing */
+  cr_expect_eq(reduce("alternation", 4, t, flat3), 0.5);
+  cr_expect(isnan(reduce("alternation", 2, t, zig)), "two values have no pair of differences");
+  const double hole2[4] = {0, 1, NAN, 1};
+  cr_expect(isnan(reduce("alternation", 4, t, hole2)));
   cr_expect(nh_reduce_is_pointwise(NH_REDUCE_MAX_ABS) && nh_reduce_is_pointwise(NH_REDUCE_MEAN) &&
             !nh_reduce_is_pointwise(NH_REDUCE_GROWTH) && !nh_reduce_is_pointwise(NH_REDUCE_INTEGRAL) &&
             !nh_reduce_is_pointwise(NH_REDUCE_ARGMAX_ABS) && !nh_reduce_is_pointwise(NH_REDUCE_VALUE));
