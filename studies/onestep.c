@@ -40,7 +40,7 @@
  * Per task (method, h, point), OpenMP dynamic schedule, each task writing only its own slots:
  * results are bit-identical whatever the number of threads.
  *   status          the forward step's: init(x, h) then F_h(x). On failure every field of the
- *                   task is NaN. A failing backward or adjoint step leaves NaN in its own field
+ *                   task is NaN but cond and cond_unscaled, taken at the step's start (failed_step_condition). A failing backward or adjoint step leaves NaN in its own field
  *                   only (the forward values stay valid; status does not record it).
  *   adjoint_defect  NaN when the method declares no adjoint (nh_method_adjoint NULL: rk4, js_a …),
  *                   and for two-step methods (NH_HISTORY: dla, nh_shake, shake, or a composition
@@ -362,6 +362,20 @@ static int embedding_residual(const nh_study *st, const nh_state *point, const n
 
 /* ---------------------------------------------------------------------------------------------- */
 
+/* A step that failed has no solution to take its Newton Jacobian at: cond and cond_unscaled are
+ * then those at the step's start (the unknowns of y = x, after init), which tell an exactly
+ * singular system (+Inf: nh_newmark at (β, β') = (½, 0), spec/newmark.md §2.5, C12) from one
+ * where Newton did not converge. Everything else of the task stays NaN. Returns 0. */
+static int failed_step_condition(const nh_method *m, const nh_system *sys, const nh_state *point, double h,
+                                 nh_onestep_result *r, long task) {
+  nh_state x = *point;
+  nh_cost unused = {0};
+  if (nh_method_init(m, sys, &x, h, &unused) != NH_STEP_OK) return 0;
+  r->cond[task] = nh_onestep_newton_cond(m, sys, &x, &x, h);
+  r->cond_unscaled[task] = nh_onestep_newton_cond_unscaled(m, sys, &x, &x, h);
+  return 0;
+}
+
 /* What the successful step x → y (from `point`, after init) shows beyond its local error: 0, or
  * NH_REFERENCE_NO_MEMORY (embedding_residual). */
 static int step_structure(const nh_study *st, nh_onestep_result *r, const truth *tr, const nh_method *m,
@@ -414,7 +428,7 @@ static int onestep_task(const nh_study *st, nh_onestep_result *r, const truth *t
   x = point;
   const nh_step_status status = step_from(m, sys, &x, &y, h, 1);
   r->status[task] = status;
-  if (status != NH_STEP_OK) return 0;
+  if (status != NH_STEP_OK) return failed_step_condition(m, sys, &point, h, r, task);
 
   for (int i = 0; i < n; i++) r->stepped[s2 + i] = y.q[i], r->stepped[s2 + n + i] = y.v[i];
   state_diff(n, &y, &tr->end, d);
