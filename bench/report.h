@@ -62,6 +62,7 @@ typedef enum {
   NH_REDUCE_INTEGRAL,      /* ∫ x dc by the trapezoidal rule over the coordinate (sorted as given) */
   NH_REDUCE_GROWTH,        /* mean |x| over the last third of the coordinate span / over the first third */
   NH_REDUCE_ALTERNATION,   /* the fraction of neighbouring differences x_k+1 − x_k that change sign */
+  NH_REDUCE_MAX_INCREASE,  /* the largest signed x_k+1 − x_k (≤ 0: the sequence never increases) */
   NH_REDUCE_COUNT
 } nh_reduce;
 extern const char *const nh_reduce_names[NH_REDUCE_COUNT];

@@ -112,6 +112,7 @@ const char *const nh_reduce_names[NH_REDUCE_COUNT] = {
     [NH_REDUCE_FINEST_ORDER] = "finest_order", [NH_REDUCE_ARGMAX_ABS] = "argmax_abs",
     [NH_REDUCE_MAX_STEP] = "max_step",     [NH_REDUCE_INTEGRAL] = "integral",
     [NH_REDUCE_GROWTH] = "growth",         [NH_REDUCE_ALTERNATION] = "alternation",
+    [NH_REDUCE_MAX_INCREASE] = "max_increase",
 };
 
 int nh_reduce_is_pointwise(nh_reduce r) {
@@ -209,8 +210,20 @@ static double alternation(int n, const double *x) {
   return pairs ? (double)changes / pairs : NAN;
 }
 
+/* The largest signed x_k+1 − x_k over neighbours (NaN values left out): ≤ 0 exactly when the
+ * sequence never increases ("decreases monotonically"); NaN with fewer than two values. */
+static double max_increase(int n, const double *x) {
+  double best = NAN;
+  for (int i = 0; i + 1 < n; i++) {
+    const double d = x[i + 1] - x[i];
+    if (!isnan(d) && !(d <= best)) best = d;
+  }
+  return best;
+}
+
 double nh_reduce_apply(nh_reduce r, int n, const double *c, const double *x, double period) {
   if (n <= 0) return NAN;
+  if (r == NH_REDUCE_MAX_INCREASE) return max_increase(n, x);
   if (r == NH_REDUCE_ALTERNATION) return alternation(n, x);
   if (r == NH_REDUCE_MAX_STEP) return max_step(n, x, period);
   if (r == NH_REDUCE_INTEGRAL) return trapezoid(n, c, x);

@@ -171,6 +171,12 @@ static void eval_continuous_multiplier(const nh_obs_ctx *c, double *out) {
     for (int a = 0; a < c->sys->k; a++) out[a] = NAN;
 }
 
+/* The same on the exact or reference state at the sample time: λ(t_k) of the true solution. */
+static void eval_reference_multiplier(const nh_obs_ctx *c, double *out) {
+  if (nh_multiplier(c->sys, c->ref->t, c->ref->q, c->ref->v, out) != 0)
+    for (int a = 0; a < c->sys->k; a++) out[a] = NAN;
+}
+
 static void eval_holonomic(const nh_obs_ctx *c, double *out) { c->sys->type->holonomic(c->sys->p, c->cur->q, out); }
 
 static void eval_multiplier_time(const nh_obs_ctx *c, double *out) {
@@ -298,6 +304,11 @@ OBSERVABLE(o_continuous_multiplier, "continuous_multiplier", "as lambda", 0, dim
            "lambda(q, v) of the eliminated multiplier (spec/newmark.md 2.0, spec/discretization.md (77)) at the "
            "sampled state, +A^T lambda convention: at t = 0 the lambda(0) of an initial condition (spec/rattle.md 4), "
            "along a run what the index-reduced ODE would use there");
+OBSERVABLE(o_ref_multiplier, "reference_multiplier", "as lambda", NH_OBS_REFERENCE, dim_k, label_lambda,
+           needs_constraints, eval_reference_multiplier,
+           "lambda(q, v) of (77) on the exact or reference solution at the sample time t_k, +A^T lambda convention: "
+           "a method's multiplier against lambda(t_k) whatever time it approximates (multiplier_error takes the "
+           "method's own; spec/discretization.md R6: js_b against lambda(t_k+1) as well as at the half step)");
 OBSERVABLE(o_holonomic, "holonomic_constraint", "as phi", 0, dim_k, label_constraint, has_holonomic, eval_holonomic,
            "phi(q) of a holonomic constraint phi(q) = 0 at the sampled state, e.g. (|q|^2 - 1)/2 of the pendulum: "
            "what methods that keep only the velocity constraint A(q)v = 0 let drift (spec/rattle.md Remark 2, 6 item 8)");
@@ -339,7 +350,7 @@ OBSERVABLE(o_error_v_2, "error_v_2", "as v", NH_OBS_REFERENCE, one, label_none, 
 const nh_observable *const nh_observables[] = {
     &o_energy, &o_energy_error, &o_rel_energy_error, &o_ref_energy, &o_power, &o_ref_power, &o_discrete_energy,
     &o_residual, &o_discrete_residual, &o_multiplier, &o_multiplier_time, &o_multiplier_error, &o_continuous_multiplier,
-    &o_holonomic, &o_action,
+    &o_ref_multiplier, &o_holonomic, &o_action,
     &o_contact_hamiltonian, &o_invariants, &o_invariants_error, &o_derived, &o_derived_ref, &o_q, &o_v, &o_error,
     &o_error_max, &o_error_2, &o_error_q_max, &o_error_q_2, &o_error_v_max, &o_error_v_2, NULL,
 };

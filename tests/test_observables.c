@@ -820,6 +820,7 @@ Test(observables, needs_and_units_are_the_documented_ones) {
       {"multiplier_time", "time", S},
       {"multiplier_error", "as lambda", S | L},
       {"continuous_multiplier", "as lambda", 0},
+      {"reference_multiplier", "as lambda", R},
       {"holonomic_constraint", "as phi", 0},
       {"action", "action", 0},
       {"contact_hamiltonian", "energy", 0},
@@ -863,6 +864,15 @@ Test(observables, continuous_multiplier_and_holonomic_constraint_by_hand) {
   const double want = v[0] * v[1] / (1 + q[1] * q[1]);
   cr_expect(fabs(sample1("continuous_multiplier", &c) - want) <= 4.4e-16 * fabs(want), "%.17g vs %.17g",
             sample1("continuous_multiplier", &c), want);
+  /* reference_multiplier: the same formula on the reference state, not the sampled one; NaN without one */
+  nh_state ref = x;
+  ref.q[1] = 0.4, ref.v[0] = -0.75;
+  c.ref = &ref;
+  const double want_ref = -0.75 * v[1] / (1 + 0.4 * 0.4);
+  cr_expect(fabs(sample1("reference_multiplier", &c) - want_ref) <= 4.4e-16 * fabs(want_ref), "%.17g vs %.17g",
+            sample1("reference_multiplier", &c), want_ref);
+  c.ref = NULL;
+  cr_expect(isnan(sample1("reference_multiplier", &c)), "no reference: NaN");
   nh_system knife = test_system("knife_edge", NULL);
   nh_state k0;
   nh_system_default_state(&knife, &k0); /* IC-2 */

@@ -210,6 +210,12 @@ Test(report, integral_and_growth_by_hand) {
   cr_expect(isnan(reduce("alternation", 2, t, zig)), "two values have no pair of differences");
   const double hole2[4] = {0, 1, NAN, 1};
   cr_expect(isnan(reduce("alternation", 4, t, hole2)));
+  /* max_increase: the largest signed step up; a decreasing sequence gives its smallest step down */
+  const double dec[4] = {5, 4, 3.5, 1}, bump[5] = {5, 4, 4.25, 3, 2};
+  cr_expect_eq(reduce("max_increase", 4, t, dec), -0.5, "never increases: the smallest decrease, negative");
+  cr_expect_eq(reduce("max_increase", 5, t, bump), 0.25, "one rise of 0.25");
+  cr_expect_eq(reduce("max_increase", 4, t, (double[]){1, 1, 1, 1}), 0, "flat: 0");
+  cr_expect(isnan(reduce("max_increase", 1, t, dec)), "one value: no step");
   cr_expect(nh_reduce_is_pointwise(NH_REDUCE_MAX_ABS) && nh_reduce_is_pointwise(NH_REDUCE_MEAN) &&
             !nh_reduce_is_pointwise(NH_REDUCE_GROWTH) && !nh_reduce_is_pointwise(NH_REDUCE_INTEGRAL) &&
             !nh_reduce_is_pointwise(NH_REDUCE_ARGMAX_ABS) && !nh_reduce_is_pointwise(NH_REDUCE_VALUE));
