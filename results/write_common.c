@@ -105,15 +105,29 @@ static void summarize(const double *x, long long runs, int nsamples, int wd, dou
     }
 }
 
-static void observable_attrs(nh_writer *w, hid_t ds, const nh_observable *o, int wd, const char *const *absent) {
-  const nh_study *st = w->st;
+/* The component labels of observable o on dataset ds (the samples, and their summaries: a reader
+ * selects a component by its label in either). */
+static void observable_labels(nh_writer *w, hid_t ds, const nh_observable *o, int wd) {
   char **labels = text_table(w, wd, OBS_LABEL_LEN);
   if (!labels) return;
-  for (int c = 0; c < wd; c++) o->label(&st->sys, c, labels[c], OBS_LABEL_LEN);
-  nh_w_attr_str(w, ds, "name", o->name);
+  for (int c = 0; c < wd; c++) o->label(&w->st->sys, c, labels[c], OBS_LABEL_LEN);
   nh_w_attr_strings(w, ds, "labels", wd, (const char *const *)labels);
-  nh_w_attr_strings(w, ds, "absent", st->nmethods, absent);
   free(labels);
+}
+
+static void observable_attrs(nh_writer *w, hid_t ds, const nh_observable *o, int wd, const char *const *absent) {
+  nh_w_attr_str(w, ds, "name", o->name);
+  observable_labels(w, ds, o, wd);
+  nh_w_attr_strings(w, ds, "absent", w->st->nmethods, absent);
+}
+
+/* A summary dataset of observable o (max |.|, last) with its component labels. */
+static void observable_summary(nh_writer *w, hid_t g, const nh_observable *o, const char *dims, const double *x,
+                               int wd, const char *desc) {
+  nh_w_f64(w, g, o->name, dims, x, o->units, desc);
+  hid_t ds = H5Dopen2(g, o->name, H5P_DEFAULT); /* after a failure, the attribute is a no-op */
+  observable_labels(w, ds, o, wd);
+  H5Dclose(ds);
 }
 
 /* Observable o of one streamed run at a time, fetched from the run's storage, its maximum and
@@ -165,10 +179,10 @@ static void one_observable(nh_writer *w, hid_t g, hid_t gmax, hid_t glast, const
   observable_attrs(w, ds, obs, wd, absent);
   H5Dclose(ds);
   snprintf(desc, sizeof desc, "max over the samples of |%s| (NaN samples left out; NaN if none)", obs->name);
-  nh_w_f64(w, gmax, obs->name, sdims, mx, obs->units, desc);
+  observable_summary(w, gmax, obs, sdims, mx, wd, desc);
   snprintf(desc, sizeof desc, "%s at the last sample where it is not NaN (the end of the run; NaN if none)",
            obs->name);
-  nh_w_f64(w, glast, obs->name, sdims, last, obs->units, desc);
+  observable_summary(w, glast, obs, sdims, last, wd, desc);
   free(mx), free(last);
 }
 

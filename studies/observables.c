@@ -46,6 +46,10 @@ static void label_qv(const nh_system *sys, int i, char *buf, size_t len) {
 static void label_constraint(const nh_system *sys NH_UNUSED, int i, char *buf, size_t len) {
   snprintf(buf, len, "constraint %d", i);
 }
+static int dim_2k(const nh_system *sys) { return 2 * sys->k; }
+static void label_shifted(const nh_system *sys, int i, char *buf, size_t len) {
+  snprintf(buf, len, "constraint %d at q %c (h/2) v", i % sys->k, i < sys->k ? '+' : '-');
+}
 static void label_lambda(const nh_system *sys NH_UNUSED, int i, char *buf, size_t len) {
   snprintf(buf, len, "lambda[%d]", i);
 }
@@ -169,6 +173,45 @@ static void eval_multiplier(const nh_obs_ctx *c, double *out) {
 static void eval_continuous_multiplier(const nh_obs_ctx *c, double *out) {
   if (nh_multiplier(c->sys, c->cur->t, c->cur->q, c->cur->v, out) != 0)
     for (int a = 0; a < c->sys->k; a++) out[a] = NAN;
+}
+
+/* A(q ± (h/2)v)v + b there: the constraint at the nodes half a step from the sampled one, with its
+ * velocity. For a scheme whose state (Q_k, W_k) sits at the midpoints of the original nodes (js_b,
+ * js_p2new: Q_k = (q_k + q_k+1)/2, W_k = (q_k+1 − q_k)/h) these are the original nodes q_k+1 and q_k
+ * with the backward and the forward difference velocity (spec/discretization.md R9); for a state at
+ * an original node with its forward difference (js_p2orig), the + half is the deformed constraint
+ * (98) (§6.5 r^h). */
+static void eval_shifted_constraint(const nh_obs_ctx *c, double *out) {
+  const nh_system *sys = c->sys;
+  const int n = sys->n, k = sys->k;
+  for (int half = 0; half < 2; half++) {
+    double qs[NH_MAX_N], A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K] = {0};
+    const double shift = (half ? -0.5 : 0.5) * c->h;
+    for (int i = 0; i < n; i++) qs[i] = c->cur->q[i] + shift * c->cur->v[i];
+    sys->type->constraints(sys->p, qs, A);
+    if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, qs, b);
+    for (int a = 0; a < k; a++) {
+      double r = b[a];
+      for (int i = 0; i < n; i++) r += A[a * n + i] * c->cur->v[i];
+      out[half * k + a] = r;
+    }
+  }
+}
+
+/* max |v − v(t + h/2)| of the true solution: the error of a difference velocity (q_k+1 − q_k)/h,
+ * which approximates v at the middle of its step (spec/discretization.md R13). The true state half
+ * a step on is the exact solution's from the reference state, or rk8pd's at the default reference
+ * tolerance 1e-13 where the system has none. */
+static void eval_error_v_half_step(const nh_obs_ctx *c, double *out) {
+  const nh_system *sys = c->sys;
+  nh_state mid;
+  double d[NH_MAX_N];
+  if (nh_true_solution(sys, c->ref, c->ref->t + 0.5 * c->h, 1e-13, &mid, NULL) != 0) {
+    out[0] = NAN;
+    return;
+  }
+  for (int i = 0; i < sys->n; i++) d[i] = c->cur->v[i] - mid.v[i];
+  out[0] = nh_norm_max(sys->n, d);
 }
 
 /* The same on the exact or reference state at the sample time: λ(t_k) of the true solution. */
@@ -309,6 +352,16 @@ OBSERVABLE(o_ref_multiplier, "reference_multiplier", "as lambda", NH_OBS_REFEREN
            "lambda(q, v) of (77) on the exact or reference solution at the sample time t_k, +A^T lambda convention: "
            "a method's multiplier against lambda(t_k) whatever time it approximates (multiplier_error takes the "
            "method's own; spec/discretization.md R6: js_b against lambda(t_k+1) as well as at the half step)");
+OBSERVABLE(o_shifted_residual, "shifted_constraint_residual", "as A v", 0, dim_2k, label_shifted, needs_constraints,
+           eval_shifted_constraint,
+           "A(q + (h/2)v)v + b and A(q - (h/2)v)v + b: the constraint half a step on and back along the sampled "
+           "velocity; for js_b's midpoint state (Q_k, W_k) the original nodes with the backward and the forward "
+           "difference velocity (spec/discretization.md R9), for js_p2orig the deformed constraint (98) (6.5)");
+OBSERVABLE(o_error_v_half, "error_v_half_step", "as v", NH_OBS_REFERENCE, one, label_none, always,
+           eval_error_v_half_step,
+           "max-norm of v - v(t + h/2) of the exact solution: the error of a difference velocity (q_k+1 - q_k)/h "
+           "against the time it approximates best (spec/discretization.md R13); the true state half a step on is "
+           "exact, or rk8pd's at 1e-13");
 OBSERVABLE(o_holonomic, "holonomic_constraint", "as phi", 0, dim_k, label_constraint, has_holonomic, eval_holonomic,
            "phi(q) of a holonomic constraint phi(q) = 0 at the sampled state, e.g. (|q|^2 - 1)/2 of the pendulum: "
            "what methods that keep only the velocity constraint A(q)v = 0 let drift (spec/rattle.md Remark 2, 6 item 8)");
@@ -350,7 +403,7 @@ OBSERVABLE(o_error_v_2, "error_v_2", "as v", NH_OBS_REFERENCE, one, label_none, 
 const nh_observable *const nh_observables[] = {
     &o_energy, &o_energy_error, &o_rel_energy_error, &o_ref_energy, &o_power, &o_ref_power, &o_discrete_energy,
     &o_residual, &o_discrete_residual, &o_multiplier, &o_multiplier_time, &o_multiplier_error, &o_continuous_multiplier,
-    &o_ref_multiplier, &o_holonomic, &o_action,
+    &o_ref_multiplier, &o_shifted_residual, &o_error_v_half, &o_holonomic, &o_action,
     &o_contact_hamiltonian, &o_invariants, &o_invariants_error, &o_derived, &o_derived_ref, &o_q, &o_v, &o_error,
     &o_error_max, &o_error_2, &o_error_q_max, &o_error_q_2, &o_error_v_max, &o_error_v_2, NULL,
 };

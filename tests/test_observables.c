@@ -821,6 +821,8 @@ Test(observables, needs_and_units_are_the_documented_ones) {
       {"multiplier_error", "as lambda", S | L},
       {"continuous_multiplier", "as lambda", 0},
       {"reference_multiplier", "as lambda", R},
+      {"shifted_constraint_residual", "as A v", 0},
+      {"error_v_half_step", "as v", R},
       {"holonomic_constraint", "as phi", 0},
       {"action", "action", 0},
       {"contact_hamiltonian", "energy", 0},
@@ -888,4 +890,38 @@ Test(observables, continuous_multiplier_and_holonomic_constraint_by_hand) {
   nh_obs_ctx cp = {&pend, NULL, 0.1, 0, NULL, &p, NULL, NULL};
   const double phi = (0.6 * 0.6 + 0.9 * 0.9 - 1) / 2; /* 0.085 */
   cr_expect(fabs(sample1("holonomic_constraint", &cp) - phi) <= 1e-16, "%.17g vs %.17g", sample1("holonomic_constraint", &cp), phi);
+}
+
+/* shifted_constraint_residual: μ(q ± (h/2)v)·v on the particle (μ = (−y, 0, 1)): ż − (y ± (h/2)ẏ)ẋ,
+ * the + half first; error_v_half_step: |v − v(t + h/2)| with the particle's exact solution written
+ * out here (spec/discretization.md §3.2: y = y0 + w0 t, u = c/√(1 + y²), ζ = y u, c = u0 √(1 + y0²)). */
+Test(observables, shifted_constraint_and_half_step_velocity_error_by_hand) {
+  nh_system sys = test_system("particle", NULL);
+  nh_state x = {0};
+  const double q[3] = {0.3, -1.7, 2}, v[3] = {1.25, 0.5, -2.125};
+  memcpy(x.q, q, sizeof q), memcpy(x.v, v, sizeof v);
+  const double h = 0.1;
+  nh_obs_ctx c = {&sys, NULL, h, 0, NULL, &x, NULL, NULL};
+  double out[2];
+  nh_observable_sample(obs("shifted_constraint_residual"), &c, out);
+  const double plus = v[2] - (q[1] + 0.5 * h * v[1]) * v[0], minus = v[2] - (q[1] - 0.5 * h * v[1]) * v[0];
+  cr_expect(fabs(out[0] - plus) <= 4.4e-16 * 4 && fabs(out[1] - minus) <= 4.4e-16 * 4, "%.17g %.17g vs %.17g %.17g",
+            out[0], out[1], plus, minus);
+  cr_expect(out[0] != out[1], "the two halves differ");
+  /* the true state at t = 0.4 (on D), the sampled state its velocity moved by (0.01, -0.02, 0.03) */
+  nh_state ref = {0}, cur;
+  const double y0 = 0.3, w0 = 0.8, u0 = 1.0, cc = u0 * sqrt(1 + y0 * y0);
+  ref.t = 0.4;
+  ref.q[1] = y0 + w0 * ref.t;
+  ref.v[0] = cc / sqrt(1 + ref.q[1] * ref.q[1]), ref.v[1] = w0, ref.v[2] = ref.q[1] * ref.v[0];
+  ref.q[0] = 0.1, ref.q[2] = -0.2;
+  cur = ref;
+  cur.v[0] += 0.01, cur.v[1] -= 0.02, cur.v[2] += 0.03;
+  nh_obs_ctx ce = {&sys, NULL, h, 0, NULL, &cur, &ref, NULL};
+  const double ym = y0 + w0 * (ref.t + 0.5 * h), um = cc / sqrt(1 + ym * ym);
+  const double d0 = cur.v[0] - um, d1 = cur.v[1] - w0, d2 = cur.v[2] - ym * um;
+  const double want = fmax(fabs(d0), fmax(fabs(d1), fabs(d2)));
+  cr_expect(fabs(sample1("error_v_half_step", &ce) - want) <= 1e-15, "%.17g vs %.17g", sample1("error_v_half_step", &ce),
+            want);
+  cr_expect(fabs(want - 0.03) > 1e-3, "not the error at t itself (0.03)");
 }

@@ -600,6 +600,19 @@ static void check_obs_b(nh_h5 *f, const char *run_dims, long runs, int ns, long 
       cr_expect_eq(last[r * 3 + c], obs_value(r, end, 1, c), "last obs_b run %ld component %d", r, c);
     }
   free(x), free(mx), free(last);
+  /* the summaries carry the components' labels too (a claims row selects a component by name) */
+  static const char *const summaries[] = {"observables_max_abs/obs_b", "observables_last/obs_b"};
+  for (int i = 0; i < 2; i++) {
+    int count = 0;
+    char **labels = nh_h5_attr_strings(f, summaries[i], "labels", &count);
+    cr_assert(labels && count == 3, "%s: %d labels", summaries[i], count);
+    for (int c = 0; c < 3; c++) {
+      char want[16];
+      snprintf(want, sizeof want, "c %d", c);
+      cr_expect_str_eq(labels[c], want, "%s label %d", summaries[i], c);
+    }
+    nh_h5_free_strings(labels, count);
+  }
 }
 
 static void check_observable_attrs(nh_h5 *f, int nm) {
