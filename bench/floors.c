@@ -126,22 +126,23 @@ static int newton_update(int d, double *x, const double *delta, double *prev) {
   return 0;
 }
 
-/* ---- nh_newmark(β, β', α = ½), constraint (14): v eliminated, Y = (q1, Λ0, Λ1) ------------- */
+/* ---- nh_newmark(β, β', α = ½), constraint (14): v eliminated, Y = (Δq, Λ0, Λ1) ------------- */
 
 /* The residual and Jacobian of integrators/nh_newmark.c's newmark_residual for this system
- * (spec/newmark.md §2.3-2.5; c = h²/2, Λ = cλ, (N3) and (N4) multiplied by h): 7 equations. Also
- * returns w = h v1. */
+ * (spec/newmark.md §2.3-2.5; c = h²/2, Λ = cλ, (N3) and (N4) multiplied by h, the unknown the
+ * increment Δq = q1 − q0): 7 equations. Also returns w = h v1. */
 static void newmark_system(const double *q0, const double *v0, const double *g0, const double *m0, double b,
                            double b2, double h, const double *Y, double *F, double J[FLOOR_MAX][FLOOR_MAX],
                            double *w) {
-  const double c = 0.5 * h * h, L0 = Y[5], L1 = Y[6];
-  double g1[N], m1[N], dq[N], qa[N], ma[N];
-  gradient(Y, g1);
-  mu(Y, m1);
-  for (int i = 0; i < N; i++) dq[i] = Y[i] - q0[i], qa[i] = 0.5 * (q0[i] + Y[i]);
+  const double c = 0.5 * h * h, L0 = Y[5], L1 = Y[6], *dq = Y;
+  double g1[N], m1[N], q1[N], qa[N], ma[N];
+  for (int i = 0; i < N; i++) q1[i] = q0[i] + dq[i];
+  gradient(q1, g1);
+  mu(q1, m1);
+  for (int i = 0; i < N; i++) qa[i] = 0.5 * (q0[i] + q1[i]);
   mu(qa, ma);
   /* K = c ∇²V(q1) − ∂(μ1ᵀΛ1)/∂q1, symmetric part from V plus the two constant μ entries. */
-  const double y1 = Y[Y1], y2 = Y[Y2], z1 = Y[Z1], z2 = Y[Z2];
+  const double y1 = q1[Y1], y2 = q1[Y2], z1 = q1[Z1], z2 = q1[Z2];
   double K[N][N] = {{0}};
   K[X][X] = c;
   K[Y1][Y1] = c * (1 + z1 * z1);
@@ -188,7 +189,7 @@ long nh_floor_nh_newmark(nh_floor_state *s, double beta, double beta2, double h,
     mu(s->q, m0);
     /* Predictor: a Taylor step with the index-reduced multiplier. */
     const double lambda = multiplier(m0, g0, s->v);
-    for (int i = 0; i < N; i++) Y[i] = s->q[i] + h * s->v[i] + c * (-g0[i] + m0[i] * lambda);
+    for (int i = 0; i < N; i++) Y[i] = h * s->v[i] + c * (-g0[i] + m0[i] * lambda); /* Δq */
     Y[5] = Y[6] = c * lambda;
     double prev = INFINITY;
     for (int it = 0;; it++) {
@@ -199,7 +200,14 @@ long nh_floor_nh_newmark(nh_floor_state *s, double beta, double beta2, double h,
       if (newton_update(7, Y, F, &prev)) break;
     }
     newmark_system(s->q, s->v, g0, m0, beta, beta2, h, Y, F, J, w); /* w at the solution */
-    for (int i = 0; i < N; i++) s->q[i] = Y[i], s->v[i] = w[i] / h;
+    double m1[N];
+    for (int i = 0; i < N; i++) s->q[i] += Y[i], s->v[i] = w[i] / h;
+    /* (N4) imposed by the projection onto D at q1, as the harness's finish_step (nh_project_onto) */
+    mu(s->q, m1);
+    double cc = 0, y = 0;
+    for (int i = 0; i < N; i++) cc += m1[i] * m1[i], y += m1[i] * s->v[i];
+    y /= cc;
+    for (int i = 0; i < N; i++) s->v[i] -= m1[i] * y;
     s->lambda = Y[6] / c;
   }
   return iterations;

@@ -286,7 +286,8 @@ Test(cli_leaks, report, .init = make_dir, .fini = remove_dir) {
   /* every reduction once, measured only: each has buffers of its own */
   static const char *const reductions[] = {"value",      "abs",        "max_abs", "max",  "min",
                                            "mean",       "mean_abs",   "first",   "last", "slope",
-                                           "rel_growth", "argmax_abs", "max_step"};
+                                           "rel_growth", "argmax_abs", "max_step", "growth", "integral",
+                                           "alternation", "max_increase"};
   char claims[8192];
   int len = snprintf(claims, sizeof claims,
                      "spec = \"leaks\"; title = \"every reduction\";\n"
@@ -296,7 +297,7 @@ Test(cli_leaks, report, .init = make_dir, .fini = remove_dir) {
     len += snprintf(claims + len, sizeof claims - (size_t)len,
                     "  { quantity = \"%s\"; file = \"traj\"; data = "
                     "\"observables/energy_error\"; "
-                    "at = { method = \"rk4\"; }; reduce = \"%s\"; reason = "
+                    "at = { method = \"rk4\"; }; reduce = \"%s\"; verdict = \"shown\"; reason = "
                     "\"measured only\"; },\n",
                     reductions[i], reductions[i]);
   /* a difference of two datasets (the subtrahend freed), and one of another shape (refused: q has
@@ -304,14 +305,14 @@ Test(cli_leaks, report, .init = make_dir, .fini = remove_dir) {
   len += snprintf(claims + len, sizeof claims - (size_t)len,
                   "  { quantity = \"minus\"; file = \"traj\"; data = \"observables/energy_error\"; minus = "
                   "\"observables/energy\"; at = { method = \"rk4\"; }; reduce = \"max_abs\"; "
-                  "reason = \"measured only\"; },\n"
+                  "verdict = \"shown\"; reason = \"measured only\"; },\n"
                   "  { quantity = \"minus other\"; file = \"traj\"; data = \"observables/energy_error\"; minus = "
                   "\"observables/q\"; at = { method = \"rk4\"; }; reduce = \"max_abs\"; "
-                  "reason = \"measured only\"; },\n");
+                  "verdict = \"shown\"; reason = \"measured only\"; },\n");
   snprintf(claims + len, sizeof claims - (size_t)len,
            "  { quantity = \"loglog\"; file = \"conv\"; data = \"err\"; at = { "
            "method = \"rk4\"; }; "
-           "reduce = \"loglog_slope\"; reason = \"measured only\"; } ); } );\n");
+           "reduce = \"loglog_slope\"; verdict = \"shown\"; reason = \"measured only\"; } ); } );\n");
   snprintf(path, sizeof path, "%s/every.claims", dir);
   test_write_file(path, claims);
   snprintf(path, sizeof path, "%s/broken.claims", dir); /* a syntax error: the message quotes its line */
