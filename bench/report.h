@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "core/text.h" /* NH_TEXT_LONG */
+
 /* NH_SHOWN: a row that shows a measured value the spec asks for without a claim of its own (a
  * context value): listed with its value, never counted as a pass; an item of shown rows only is
  * shown. */
@@ -63,6 +65,7 @@ typedef enum {
   NH_REDUCE_GROWTH,        /* mean |x| over the last third of the coordinate span / over the first third */
   NH_REDUCE_ALTERNATION,   /* the fraction of neighbouring differences x_k+1 − x_k that change sign */
   NH_REDUCE_MAX_INCREASE,  /* the largest signed x_k+1 − x_k (≤ 0: the sequence never increases) */
+  NH_REDUCE_LAST_DEFINED,  /* the coordinate of the last value that is not NaN (where a run stopped) */
   NH_REDUCE_COUNT
 } nh_reduce;
 extern const char *const nh_reduce_names[NH_REDUCE_COUNT];
@@ -92,7 +95,8 @@ typedef struct {
   int nselect;
   nh_select select[NH_MAX_SELECT];
   /* minus_at: selectors that replace those of `at` (or add to them) for the subtracted slice: the
-   * same dataset (or `minus`) at another method, h, ... Both slices have the same free dimensions. */
+   * same dataset (or `minus`) at another method, h, ... Both slices have the same free dimensions,
+   * or the subtracted one none: its one value is subtracted from every element (x(t) − x(0)). */
   int nminus_select;
   nh_select minus_select[NH_MAX_SELECT];
   nh_reduce reduce;
@@ -130,8 +134,8 @@ typedef struct {
 typedef struct {
   char item[16];
   char source[64];   /* "[paper Prop 3.4; check]" */
-  char claim[2048];
-  char note[2048];   /* the project's finding where the spec is wrong or silent */
+  char claim[NH_TEXT_LONG];
+  char note[NH_TEXT_LONG]; /* the project's finding where the spec is wrong or silent */
   /* Where the item fails: NH_CAUSE_CLAIM (the claim does not hold here: the note gives the
    * evidence) or NH_CAUSE_HARNESS (nhbench falls short of measuring it), with a one-line summary
    * for the report's opening table; NH_CAUSE_NONE when the claims file names none. */

@@ -112,7 +112,7 @@ const char *const nh_reduce_names[NH_REDUCE_COUNT] = {
     [NH_REDUCE_FINEST_ORDER] = "finest_order", [NH_REDUCE_ARGMAX_ABS] = "argmax_abs",
     [NH_REDUCE_MAX_STEP] = "max_step",     [NH_REDUCE_INTEGRAL] = "integral",
     [NH_REDUCE_GROWTH] = "growth",         [NH_REDUCE_ALTERNATION] = "alternation",
-    [NH_REDUCE_MAX_INCREASE] = "max_increase",
+    [NH_REDUCE_MAX_INCREASE] = "max_increase", [NH_REDUCE_LAST_DEFINED] = "last_defined",
 };
 
 int nh_reduce_is_pointwise(nh_reduce r) {
@@ -221,8 +221,16 @@ static double max_increase(int n, const double *x) {
   return best;
 }
 
+/* The coordinate of the last value that is not NaN: where a run stopped (its samples NaN after). */
+static double last_defined(int n, const double *c, const double *x) {
+  for (int i = n - 1; i >= 0; i--)
+    if (!isnan(x[i])) return c[i];
+  return NAN;
+}
+
 double nh_reduce_apply(nh_reduce r, int n, const double *c, const double *x, double period) {
   if (n <= 0) return NAN;
+  if (r == NH_REDUCE_LAST_DEFINED) return last_defined(n, c, x);
   if (r == NH_REDUCE_MAX_INCREASE) return max_increase(n, x);
   if (r == NH_REDUCE_ALTERNATION) return alternation(n, x);
   if (r == NH_REDUCE_MAX_STEP) return max_step(n, x, period);
@@ -539,13 +547,15 @@ static int eval_dataset(reader *r, double *m) {
       snprintf(r->why, r->whylen, "cannot subtract '%s': %s", other, why);
       return slice_free(&a), -1;
     }
-    int same = a.count == b.count && a.nfree == b.nfree;
-    for (int k = 0; same && k < a.nfree; k++) same = strcmp(a.free_names[k], b.free_names[k]) == 0;
+    /* the same free dimensions, or none: one value (x(0), say) subtracted from every element */
+    const int one = b.nfree == 0;
+    int same = one || (a.count == b.count && a.nfree == b.nfree);
+    for (int k = 0; same && !one && k < a.nfree; k++) same = strcmp(a.free_names[k], b.free_names[k]) == 0;
     if (!same) {
       slice_free(&a), slice_free(&b);
       return why_fail(r, "cannot subtract '%s': its selection is not of the free dimensions of '%s'", other, ms->data);
     }
-    for (long long i = 0; i < a.count; i++) a.x[i] -= b.x[i];
+    for (long long i = 0; i < a.count; i++) a.x[i] -= b.x[one ? 0 : i];
     slice_free(&b);
   }
   int k = 0, rc = 0;

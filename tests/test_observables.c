@@ -814,6 +814,7 @@ Test(observables, needs_and_units_are_the_documented_ones) {
       {"power", "energy/time", 0},
       {"reference_power", "energy/time", R},
       {"discrete_energy", "energy", S},
+      {"discrete_energy_error", "energy", S | R},
       {"constraint_residual", "as A v", 0},
       {"discrete_constraint", "as A v", S},
       {"multiplier", "as lambda", S},
@@ -924,4 +925,34 @@ Test(observables, shifted_constraint_and_half_step_velocity_error_by_hand) {
   cr_expect(fabs(sample1("error_v_half_step", &ce) - want) <= 1e-15, "%.17g vs %.17g", sample1("error_v_half_step", &ce),
             want);
   cr_expect(fabs(want - 0.03) > 1e-3, "not the error at t itself (0.03)");
+}
+
+/* discrete_energy_error: the method's discrete energy minus E of the true solution half a step
+ * before the sample. On the damped oscillator (exact solution, E not constant) herglotz2's midpoint
+ * energy of one step from t = 1 against E(t + h/2) written out from the exact solution: a time of
+ * t or t + h, or the energy at the end of the step, would differ by O(αh)·E. */
+Test(observables, discrete_energy_error_at_the_middle_of_the_step) {
+  nh_system sys = test_system("damped_oscillator", "alpha=0.5,beta=0");
+  nh_method *m = test_method("herglotz2");
+  nh_state x0, x, y, ref;
+  nh_system_default_state(&sys, &x0);
+  cr_assert_eq(nh_true_solution(&sys, &x0, 1.0, 1e-13, &x, NULL), 0); /* the true state at t = 1 */
+  const double h = 0.1;
+  nh_cost cost = {0};
+  cr_assert_eq(nh_method_init(m, &sys, &x, h, &cost), NH_STEP_OK);
+  cr_assert_eq(nh_method_step(m, &sys, &x, &y, h, &cost), NH_STEP_OK);
+  cr_assert_eq(nh_true_solution(&sys, &x0, y.t, 1e-13, &ref, NULL), 0);
+  nh_obs_ctx c = {&sys, m, h, 0, &x, &y, &ref, NULL};
+  nh_state mid, end;
+  cr_assert_eq(nh_true_solution(&sys, &x0, x.t + 0.5 * h, 1e-13, &mid, NULL), 0);
+  cr_assert_eq(nh_true_solution(&sys, &x0, y.t, 1e-13, &end, NULL), 0);
+  const double Ed = sample1("discrete_energy", &c);
+  const double want = Ed - (0.5 * mid.v[0] * mid.v[0] + 0.5 * mid.q[0] * mid.q[0]); /* omega = 1, M = 1 */
+  const double got = sample1("discrete_energy_error", &c);
+  cr_expect(fabs(got - want) <= 1e-14, "%.17g vs %.17g", got, want);
+  const double at_end = Ed - (0.5 * end.v[0] * end.v[0] + 0.5 * end.q[0] * end.q[0]);
+  cr_expect(fabs(at_end - want) > 10 * fabs(want), "the end of the step is far off: %g vs %g", at_end, want);
+  nh_obs_ctx first = {&sys, m, h, 0, NULL, &x, &ref, NULL};
+  cr_expect(isnan(sample1("discrete_energy_error", &first)), "no step: NaN");
+  nh_method_free(m);
 }

@@ -216,6 +216,12 @@ Test(report, integral_and_growth_by_hand) {
   cr_expect_eq(reduce("max_increase", 5, t, bump), 0.25, "one rise of 0.25");
   cr_expect_eq(reduce("max_increase", 4, t, (double[]){1, 1, 1, 1}), 0, "flat: 0");
   cr_expect(isnan(reduce("max_increase", 1, t, dec)), "one value: no step");
+  /* last_defined: the coordinate of the last value that is not NaN */
+  const double stop[5] = {1, 2, 3, NAN, NAN};
+  cr_expect_eq(reduce("last_defined", 5, t, stop), 1, "the run stopped at t = 1 (the third coordinate)");
+  cr_expect_eq(reduce("last_defined", 5, t, line), 3, "ran to the end");
+  const double none[2] = {NAN, NAN};
+  cr_expect(isnan(reduce("last_defined", 2, t, none)));
   cr_expect(nh_reduce_is_pointwise(NH_REDUCE_MAX_ABS) && nh_reduce_is_pointwise(NH_REDUCE_MEAN) &&
             !nh_reduce_is_pointwise(NH_REDUCE_GROWTH) && !nh_reduce_is_pointwise(NH_REDUCE_INTEGRAL) &&
             !nh_reduce_is_pointwise(NH_REDUCE_ARGMAX_ABS) && !nh_reduce_is_pointwise(NH_REDUCE_VALUE));
@@ -642,11 +648,24 @@ Test(report, measures_against_the_file_read_by_hand, .init = make_tmpdir, .fini 
   snprintf(o2->dim, sizeof o2->dim, "ic");
   o2->value = 0;
   cr_expect_eq(measured_ok(&ms), Q(0, 1, 1, 8, 2) - Q(1, 1, 0, 8, 2), "the subtracted slice at IC 0");
-  /* a subtracted slice with another free dimension: the sample fixed at t = 0.5 leaves none free */
+  /* a subtracted slice with no free dimension: the sample fixed at t = 0.5 (the fifth) is one value,
+   * subtracted from every sample: the last minus it */
   nh_select *o3 = &ms.minus_select[ms.nminus_select++];
   snprintf(o3->dim, sizeof o3->dim, "t");
   o3->value = 0.5;
-  measured_fails(&ms, "cannot subtract 'observables/q': its selection is not of the free dimensions");
+  cr_expect_eq(measured_ok(&ms), Q(0, 1, 1, 8, 2) - Q(1, 1, 0, 4, 2), "x(T) of rk4 minus one value of newmark's");
+  /* with the component free too (max_abs over sample and component): the subtracted slice with the
+   * same two free dimensions is taken element by element, one with only the component free is
+   * refused */
+  ms.nminus_select--;
+  ms.reduce = NH_REDUCE_MAX_ABS;
+  nh_measure two = ms;
+  two.nselect = 3; /* method, h, ic: component and sample free */
+  two.nminus_select = 2; /* method and ic of the subtracted slice: component and sample free, the same */
+  cr_expect(isfinite(measured_ok(&two)), "two free dimensions each");
+  two.minus_select[two.nminus_select] = (nh_select){.dim = "t", .value = 0.5};
+  two.nminus_select++;
+  measured_fails(&two, "cannot subtract 'observables/q': its selection is not of the free dimensions");
   ms.nminus_select = 1;
   snprintf(ms.minus_select[0].name, sizeof ms.minus_select[0].name, "js_b");
   measured_fails(&ms, "no method 'js_b' in the file");
