@@ -92,6 +92,20 @@ static const char *const row_keys[] = {"id",    "quantity", "file",   "data",   
                                        "from",  "to",       "per",    "minus",  "minus_at", "period", "expect",
                                        "verdict", "reason", NULL};
 
+/* minus = "dataset" or minus = ["a", "b"] (both subtracted, x − a − b). */
+static int load_minus(const loader *l, const config_setting_t *g, nh_measure *ms) {
+  const config_setting_t *s = config_setting_get_member(g, "minus");
+  if (!s || config_setting_type(s) == CONFIG_TYPE_STRING) return get_text(l, g, "minus", ms->minus, sizeof ms->minus, 0);
+  const char *a = config_setting_get_string_elem(s, 0), *b = config_setting_get_string_elem(s, 1);
+  if (!config_setting_is_array(s) || config_setting_length(s) != 2 || !a || !b)
+    return fail_at(l, s, "'minus' must be a dataset or a list of two: minus = [\"a\", \"b\"]");
+  if (strlen(a) >= sizeof ms->minus || strlen(b) >= sizeof ms->minus2)
+    return fail_at(l, s, "'minus' names longer than %zu characters", sizeof ms->minus - 1);
+  snprintf(ms->minus, sizeof ms->minus, "%s", a);
+  snprintf(ms->minus2, sizeof ms->minus2, "%s", b);
+  return 0;
+}
+
 /* verdict = "not-verified" (with its reason: nothing is measured) or "shown" (a measured value the
  * spec asks for without a claim of its own: no expectation). */
 static int load_declared_verdict(const loader *l, const config_setting_t *g, const char *verdict, nh_claim_row *row) {
@@ -124,7 +138,7 @@ static int load_row(const loader *l, const config_setting_t *g, nh_claim_row *ro
       get_text(l, g, "field", ms->field, sizeof ms->field, 0) != 0 ||
       get_text(l, g, "reduce", reduce, sizeof reduce, 0) != 0 ||
       get_text(l, g, "per", row->per, sizeof row->per, 0) != 0 ||
-      get_text(l, g, "minus", ms->minus, sizeof ms->minus, 0) != 0 || get_number(l, g, "period", &ms->period) != 0 ||
+      load_minus(l, g, ms) != 0 || get_number(l, g, "period", &ms->period) != 0 ||
       load_selectors(l, config_setting_get_member(g, "at"), ms->select, &ms->nselect) != 0 ||
       load_selectors(l, config_setting_get_member(g, "minus_at"), ms->minus_select, &ms->nminus_select) != 0 ||
       get_number(l, g, "from", &ms->from) != 0 || get_number(l, g, "to", &ms->to) != 0)

@@ -90,6 +90,7 @@ typedef struct {
   char file[256];   /* results file stem, read from DIR/<file>.h5 */
   char data[128];   /* dataset path in the study group, or "orders" (field: observed, stderr_) */
   char minus[128];  /* "" or a dataset of the same dimensions subtracted before the reduction */
+  char minus2[128]; /* "" or a second one (minus = ["a", "b"]: x − a − b) */
   double period;    /* MAX_STEP: differences modulo period (0: none) */
   char field[32];
   int nselect;

@@ -535,29 +535,36 @@ static int take_slice(reader *r, const char *name, const nh_select *over, int no
   return 0;
 }
 
+/* a.x −= the slice of `other` chosen by minus_at: elementwise over the same free dimensions, or
+ * one value (x(0), say) subtracted from every element. 0, or -1 with the reason. */
+static int subtract(reader *r, slice *a, const char *other) {
+  const nh_measure *ms = r->ms;
+  slice b;
+  if (take_slice(r, other, ms->minus_select, ms->nminus_select, &b) < 0) { /* say which slice */
+    char why[NH_TEXT_MESSAGE];
+    snprintf(why, sizeof why, "%s", r->why);
+    snprintf(r->why, r->whylen, "cannot subtract '%s': %s", other, why);
+    return -1;
+  }
+  const int one = b.nfree == 0;
+  int same = one || (a->count == b.count && a->nfree == b.nfree);
+  for (int k = 0; same && !one && k < a->nfree; k++) same = strcmp(a->free_names[k], b.free_names[k]) == 0;
+  if (same)
+    for (long long i = 0; i < a->count; i++) a->x[i] -= b.x[one ? 0 : i];
+  slice_free(&b);
+  return same ? 0 : why_fail(r, "cannot subtract '%s': its selection is not of the free dimensions of '%s'", other,
+                             ms->data);
+}
+
 static int eval_dataset(reader *r, double *m) {
   const nh_measure *ms = r->ms;
-  slice a, b;
+  slice a;
   if (take_slice(r, ms->data, NULL, 0, &a) < 0) return -1;
-  if (ms->minus[0] || ms->nminus_select) { /* x − y elementwise over the same free dimensions */
-    const char *other = ms->minus[0] ? ms->minus : ms->data;
-    if (take_slice(r, other, ms->minus_select, ms->nminus_select, &b) < 0) { /* say which slice */
-      char why[NH_TEXT_MESSAGE];
-      snprintf(why, sizeof why, "%s", r->why);
-      snprintf(r->why, r->whylen, "cannot subtract '%s': %s", other, why);
-      return slice_free(&a), -1;
-    }
-    /* the same free dimensions, or none: one value (x(0), say) subtracted from every element */
-    const int one = b.nfree == 0;
-    int same = one || (a.count == b.count && a.nfree == b.nfree);
-    for (int k = 0; same && !one && k < a.nfree; k++) same = strcmp(a.free_names[k], b.free_names[k]) == 0;
-    if (!same) {
-      slice_free(&a), slice_free(&b);
-      return why_fail(r, "cannot subtract '%s': its selection is not of the free dimensions of '%s'", other, ms->data);
-    }
-    for (long long i = 0; i < a.count; i++) a.x[i] -= b.x[one ? 0 : i];
-    slice_free(&b);
-  }
+  /* x − y (− z): `minus` (one or two datasets), or the same dataset at minus_at's selectors */
+  const char *subtrahends[2] = {ms->minus[0] ? ms->minus : ms->nminus_select ? ms->data : NULL,
+                                ms->minus2[0] ? ms->minus2 : NULL};
+  for (int i = 0; i < 2; i++)
+    if (subtrahends[i] && subtract(r, &a, subtrahends[i]) < 0) return slice_free(&a), -1;
   int k = 0, rc = 0;
   for (long long i = 0; i < a.count; i++) /* the window on the first free coordinate */
     if (a.c[i] >= ms->from && a.c[i] <= ms->to) a.c[k] = a.c[i], a.x[k++] = a.x[i];
@@ -599,8 +606,8 @@ void nh_measure_key(const nh_measure *ms, char *key, size_t len) {
   char at[NH_TEXT_LONG], minus_at[NH_TEXT_LONG];
   selectors_text(ms->select, ms->nselect, at, sizeof at);
   selectors_text(ms->minus_select, ms->nminus_select, minus_at, sizeof minus_at);
-  snprintf(key, len, "%s|%s|%s|{%s}|%s|{%s}|%s|%.17g|%.17g|%.17g", ms->file, ms->data, ms->field, at, ms->minus,
-           minus_at, nh_reduce_names[ms->reduce], ms->period, ms->from, ms->to);
+  snprintf(key, len, "%s|%s|%s|{%s}|%s,%s|{%s}|%s|%.17g|%.17g|%.17g", ms->file, ms->data, ms->field, at, ms->minus,
+           ms->minus2, minus_at, nh_reduce_names[ms->reduce], ms->period, ms->from, ms->to);
 }
 
 int nh_measure_eval(const nh_measure *ms, const char *dir, double *m, char *why, size_t whylen) {

@@ -229,6 +229,74 @@ static void eval_discrete_energy_error(const nh_obs_ctx *c, double *out) {
   out[0] = Ed - nh_energy(c->sys, mid.q, mid.v);
 }
 
+/* The central difference w = (q_k+1 − q_k−1)/(2h) at the node one step before the sample (the
+ * sample is k + 1): the velocity a two-step scheme's positions give there, spec/herglotz.md §5 items
+ * 3 and 10 ("the continuous constraint / energy at central-difference velocities"), spec/rattle.md
+ * §2.4 (p_k = M(q_k+1 − q_k−1)/(2h)). */
+static void central_velocity(const nh_obs_ctx *c, double *w) {
+  for (int i = 0; i < c->sys->n; i++) w[i] = (c->cur->q[i] - c->prev2->q[i]) / (2 * c->h);
+}
+
+static void eval_central_residual(const nh_obs_ctx *c, double *out) {
+  const nh_system *sys = c->sys;
+  const int n = sys->n, k = sys->k;
+  double w[NH_MAX_N], A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K] = {0};
+  central_velocity(c, w);
+  sys->type->constraints(sys->p, c->prev->q, A);
+  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, c->prev->q, b);
+  for (int a = 0; a < k; a++) {
+    double r = b[a];
+    for (int i = 0; i < n; i++) r += A[a * n + i] * w[i];
+    out[a] = r;
+  }
+}
+
+static void eval_central_energy(const nh_obs_ctx *c, double *out) {
+  double w[NH_MAX_N];
+  central_velocity(c, w);
+  out[0] = nh_energy(c->sys, c->prev->q, w);
+}
+
+/* w − v_k: the method's own velocity at that node against its positions' central difference. */
+static void eval_central_velocity_error(const nh_obs_ctx *c, double *out) {
+  central_velocity(c, out);
+  for (int i = 0; i < c->sys->n; i++) out[i] -= c->prev->v[i];
+}
+
+/* (h²/8) λᵀC(q)λ, C = A M⁻¹Aᵀ at the sampled state, λ the step's multiplier: the kinetic energy of
+ * the half-step constraint impulse (h/2)M⁻¹Aᵀλ. For nh_rattle the identity of spec/rattle.md §2.9,
+ * E_d = H(q_k, p_k) + (h²/8)λ_kᵀC(q_k)λ_k (items 3 and B). */
+static void eval_impulse_energy(const nh_obs_ctx *c, double *out) {
+  const nh_system *sys = c->sys;
+  const int k = sys->k;
+  double A[NH_MAX_K * NH_MAX_N], W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K], s = 0;
+  sys->type->constraints(sys->p, c->cur->q, A);
+  if (nh_constraint_gram(sys, c->cur->q, A, W, C) != 0) {
+    out[0] = NAN;
+    return;
+  }
+  for (int a = 0; a < k; a++)
+    for (int b = 0; b < k; b++) s += c->cur->lambda[a] * C[a * k + b] * c->cur->lambda[b];
+  out[0] = c->h * c->h / 8 * s;
+}
+
+/* The system's invariants (momentum maps ⟨Mv, ξ_Q(q)⟩) at q_k with the discrete post-momentum of the
+ * trapezoidal L_d, v⁺ = (q_k − q_k−1)/h − (h/2)M⁻¹∇V(q_k) (spec/rattle.md §2.8, §2.9: J_d =
+ * ⟨D_2L_d(q_k−1, q_k), ξ_Q(q_k)⟩, the two-point form of items 5 and E). */
+static void eval_invariants_discrete(const nh_obs_ctx *c, double *out) {
+  const nh_system *sys = c->sys;
+  const int n = sys->n;
+  const double h = c->h;
+  double g[NH_MAX_N], mg[NH_MAX_N], v[NH_MAX_N];
+  sys->type->grad_potential(sys->p, c->cur->q, g);
+  if (nh_mass_solve(sys, c->cur->q, g, mg) != 0) {
+    for (int i = 0; i < sys->type->ninvariants; i++) out[i] = NAN;
+    return;
+  }
+  for (int i = 0; i < n; i++) v[i] = (c->cur->q[i] - c->prev->q[i]) / h - 0.5 * h * mg[i];
+  sys->type->invariants(sys->p, c->cur->q, v, out);
+}
+
 /* The same on the exact or reference state at the sample time: λ(t_k) of the true solution. */
 static void eval_reference_multiplier(const nh_obs_ctx *c, double *out) {
   if (nh_multiplier(c->sys, c->ref->t, c->ref->q, c->ref->v, out) != 0)
@@ -382,6 +450,25 @@ OBSERVABLE(o_error_v_half, "error_v_half_step", "as v", NH_OBS_REFERENCE, one, l
            "max-norm of v - v(t + h/2) of the exact solution: the error of a difference velocity (q_k+1 - q_k)/h "
            "against the time it approximates best (spec/discretization.md R13); the true state half a step on is "
            "exact, or rk8pd's at 1e-13");
+OBSERVABLE(o_central_residual, "central_difference_residual", "as A v", NH_OBS_STEP | NH_OBS_TWO_STEPS, dim_k,
+           label_constraint, needs_constraints, eval_central_residual,
+           "A(q_k) w + b with the central difference w = (q_k+1 - q_k-1)/(2h), at the node one step before the "
+           "sample (t - h): the continuous constraint at central-difference velocities (spec/herglotz.md 5 item 3)");
+OBSERVABLE(o_central_energy, "central_difference_energy", "energy", NH_OBS_STEP | NH_OBS_TWO_STEPS, one, label_none,
+           always, eval_central_energy,
+           "E(q_k, w), w = (q_k+1 - q_k-1)/(2h), at the node one step before the sample (t - h): the energy at "
+           "central-difference velocities (spec/herglotz.md 5 item 10)");
+OBSERVABLE(o_central_velocity_error, "central_difference_velocity_error", "as v", NH_OBS_STEP | NH_OBS_TWO_STEPS,
+           dim_n, label_v, always, eval_central_velocity_error,
+           "(q_k+1 - q_k-1)/(2h) - v_k at the node one step before the sample (t - h): a method's velocity against "
+           "the central difference of its positions (spec/rattle.md 2.4: p_k = M(q_k+1 - q_k-1)/(2h) of SHAKE, item 7)");
+OBSERVABLE(o_impulse_energy, "impulse_energy", "energy", NH_OBS_STEP, one, label_none, has_lambda, eval_impulse_energy,
+           "(h^2/8) lambda^T C(q) lambda, C = A M^-1 A^T, lambda the step's multiplier: the kinetic energy of the "
+           "half-step constraint impulse; nh_rattle's E_d = H + this (spec/rattle.md 2.9, items 3 and B)");
+OBSERVABLE(o_invariants_discrete, "invariants_discrete", "as declared", NH_OBS_STEP, dim_invariants, label_invariant,
+           has_invariants, eval_invariants_discrete,
+           "the invariants at q_k with the discrete post-momentum of the trapezoidal L_d, v+ = (q_k - q_k-1)/h - "
+           "(h/2) M^-1 grad V(q_k): the two-point discrete momentum map J_d (spec/rattle.md 2.8-2.9, items 5 and E)");
 OBSERVABLE(o_holonomic, "holonomic_constraint", "as phi", 0, dim_k, label_constraint, has_holonomic, eval_holonomic,
            "phi(q) of a holonomic constraint phi(q) = 0 at the sampled state, e.g. (|q|^2 - 1)/2 of the pendulum: "
            "what methods that keep only the velocity constraint A(q)v = 0 let drift (spec/rattle.md Remark 2, 6 item 8)");
@@ -423,7 +510,8 @@ OBSERVABLE(o_error_v_2, "error_v_2", "as v", NH_OBS_REFERENCE, one, label_none, 
 const nh_observable *const nh_observables[] = {
     &o_energy, &o_energy_error, &o_rel_energy_error, &o_ref_energy, &o_power, &o_ref_power, &o_discrete_energy,
     &o_discrete_energy_error, &o_residual, &o_discrete_residual, &o_multiplier, &o_multiplier_time, &o_multiplier_error, &o_continuous_multiplier,
-    &o_ref_multiplier, &o_shifted_residual, &o_error_v_half, &o_holonomic, &o_action,
+    &o_ref_multiplier, &o_shifted_residual, &o_error_v_half, &o_central_residual,
+    &o_central_energy, &o_central_velocity_error, &o_impulse_energy, &o_invariants_discrete, &o_holonomic, &o_action,
     &o_contact_hamiltonian, &o_invariants, &o_invariants_error, &o_derived, &o_derived_ref, &o_q, &o_v, &o_error,
     &o_error_max, &o_error_2, &o_error_q_max, &o_error_q_2, &o_error_v_max, &o_error_v_2, NULL,
 };
@@ -440,6 +528,7 @@ void nh_observable_sample(const nh_observable *o, const nh_obs_ctx *c, double *o
   if ((o->needs & NH_OBS_STEP) && !c->prev) ok = 0;
   if ((o->needs & NH_OBS_REFERENCE) && !c->ref) ok = 0;
   if ((o->needs & NH_OBS_LAMBDA_REFERENCE) && !c->ref_lambda) ok = 0;
+  if ((o->needs & NH_OBS_TWO_STEPS) && !(c->prev && c->prev2)) ok = 0;
   if (ok) o->eval(c, out);
   else
     for (int i = 0; i < w; i++) out[i] = NAN;

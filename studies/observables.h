@@ -19,6 +19,7 @@ typedef struct {
   const nh_state *cur;        /* the sampled state */
   const nh_state *ref;        /* the exact or reference solution at cur->t; NULL if none */
   const nh_state *ref_lambda; /* the same at the time the method's multiplier approximates */
+  const nh_state *prev2;      /* the state two steps before the sampled one; NULL until two steps */
 } nh_obs_ctx;
 
 /* What an observable needs from the runner (bits of nh_observable.needs). */
@@ -26,6 +27,7 @@ enum {
   NH_OBS_STEP = 1 << 0,             /* the last step (prev): absent at the first sample */
   NH_OBS_REFERENCE = 1 << 1,        /* ref: the exact solution, or the rk8pd reference */
   NH_OBS_LAMBDA_REFERENCE = 1 << 2, /* ref_lambda */
+  NH_OBS_TWO_STEPS = 1 << 3,        /* prev2 as well: central differences at the node one step back */
 };
 
 typedef struct nh_observable {

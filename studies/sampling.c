@@ -67,9 +67,9 @@ static unsigned needs_of(const nh_sampled_run *r) {
 
 /* Every observable at one sample; 0, or the true solution's failure (nh_truth_at). */
 static int sample(nh_sampled_run *r, nh_truth *tr, unsigned needs, double E0, const nh_state *prev,
-                  const nh_state *cur, double *row) {
+                  const nh_state *prev2, const nh_state *cur, double *row) {
   nh_state ref, ref_lambda;
-  nh_obs_ctx c = {&r->st->sys, r->m, r->h, E0, prev, cur, NULL, NULL};
+  nh_obs_ctx c = {&r->st->sys, r->m, r->h, E0, prev, cur, NULL, NULL, prev2};
   int rc;
   if ((needs & NH_OBS_LAMBDA_REFERENCE) && prev) {
     if ((rc = nh_truth_at(tr, nh_method_multiplier_time(r->m, prev->t, cur->t), &ref_lambda)) < 0) return rc;
@@ -83,8 +83,9 @@ static int sample(nh_sampled_run *r, nh_truth *tr, unsigned needs, double E0, co
   return 0;
 }
 
-/* K steps from *x, leaving the state before the last step in *prev. */
-static int steps_keeping_last(nh_sampled_run *r, nh_state *x, nh_state *prev, double *residual) {
+/* K steps from *x, leaving the state before the last step in *prev and the one before that in
+ * *prev2 (from the samples before, when K = 1). */
+static int steps_keeping_last(nh_sampled_run *r, nh_state *x, nh_state *prev, nh_state *prev2, double *residual) {
   const nh_system *sys = &r->st->sys;
   const double t0 = r->x0.t;
   long first = lround((x->t - t0) / r->h);
@@ -92,6 +93,7 @@ static int steps_keeping_last(nh_sampled_run *r, nh_state *x, nh_state *prev, do
     nh_state y;
     int st = nh_method_step(r->m, sys, x, &y, r->h, &r->cost);
     if (st != NH_STEP_OK) return st;
+    *prev2 = *prev;
     *prev = *x;
     *x = y;
     x->t = t0 + (double)(first + j + 1) * r->h; /* as nh_integrate: no accumulated round-off in t */
@@ -105,7 +107,7 @@ int nh_sampled_run_go(nh_sampled_run *r) {
   const int nsamples = (int)(r->nsteps / r->K) + 1, row = r->layout ? r->layout->row : 0;
   const unsigned needs = needs_of(r);
   const double E0 = nh_energy(sys, r->x0.q, r->x0.v);
-  nh_state x = r->x0, prev;
+  nh_state x = r->x0, prev, prev2;
   nh_truth tr;
   nh_truth_start(&tr, sys, &r->x0, r->st->reference_tol);
   memset(&r->cost, 0, sizeof r->cost);
@@ -117,14 +119,16 @@ int nh_sampled_run_go(nh_sampled_run *r) {
   for (int s = 0; s < nsamples && r->status == NH_STEP_OK; s++) {
     double res = 0;
     if (s > 0) {
-      r->status = row ? steps_keeping_last(r, &x, &prev, &res)
+      r->status = row ? steps_keeping_last(r, &x, &prev, &prev2, &res)
                       : nh_integrate(r->m, sys, &x, r->K, r->h, &r->cost, 0, &res);
       if (r->status != NH_STEP_OK) break;
     }
     r->max_residual = fmax(r->max_residual, res);
     double dE = nh_energy(sys, x.q, x.v) - E0;
     if (r->dE) r->dE[s] = dE;
-    if (row && (rc = sample(r, &tr, needs, E0, s ? &prev : NULL, &x, r->values + (size_t)s * row)) < 0) {
+    /* prev2 exists once two steps are taken: s·K ≥ 2 */
+    const nh_state *two_back = (long)s * r->K >= 2 ? &prev2 : NULL;
+    if (row && (rc = sample(r, &tr, needs, E0, s ? &prev : NULL, two_back, &x, r->values + (size_t)s * row)) < 0) {
       r->status = NH_STEP_SOLVER_FAILED;
       break;
     }

@@ -299,7 +299,7 @@ Test(mut2_studies_run, multiplier_error_without_a_true_multiplier) {
   double lam[NH_MAX_K];
   cur.t = 0.1, cur.q[0] = 1, cur.lambda[0] = 0.5;
   cr_assert_eq(nh_multiplier(&sys, 0, ref.q, ref.v, lam), -1, "the origin has a multiplier after all");
-  nh_obs_ctx c = {&sys, m, 0.1, 0, &prev, &cur, &ref, &ref};
+  nh_obs_ctx c = {&sys, m, 0.1, 0, &prev, &cur, &ref, &ref, NULL};
   double out[3] = {7, 7, 7};
   nh_observable_sample(o, &c, out);
   cr_expect(isnan(out[0]), "%g", out[0]);

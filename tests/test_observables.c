@@ -55,7 +55,7 @@ Test(observables, particle_values_by_hand) {
   ref = x;
   const double e1 = 0x1p-10, e2 = 0x1p-9; /* exact in binary, so the differences are exact */
   ref.q[1] += e1, ref.v[2] -= e2;
-  nh_obs_ctx c = {&sys, m, 0.1, 0.5, NULL, &x, &ref, NULL};
+  nh_obs_ctx c = {&sys, m, 0.1, 0.5, NULL, &x, &ref, NULL, NULL};
   double out[8];
   nh_observable_sample(obs("energy"), &c, out);
   cr_expect_eq(out[0], 0.5 * (0.25 + 1 + 0.0625));
@@ -105,7 +105,7 @@ Test(observables, affine_constraint_residual_includes_b) {
   nh_method *m = test_method("herglotz1");
   nh_state x = {0};
   x.q[0] = 2, x.q[1] = -1, x.v[0] = 0.5, x.v[1] = 0.25;
-  nh_obs_ctx c = {&sys, m, 0.1, 1, NULL, &x, NULL, NULL};
+  nh_obs_ctx c = {&sys, m, 0.1, 1, NULL, &x, NULL, NULL, NULL};
   double out[2], b[1];
   sys.type->constraint_affine(sys.p, x.q, b);
   cr_assert(b[0] > 0, "b = s (x² + y²) > 0");
@@ -138,7 +138,7 @@ Test(observables, discrete_quantities_over_the_last_step) {
     test_step_ok(m, &sys, &x, &y, h, &cost);
     cr_assert_eq(y.t, 1.25);
     y.q[0] += 0.01, y.q[1] -= 0.02; /* off the discrete constraint, which then depends on h */
-    nh_obs_ctx c = {&sys, m, h, nh_energy(&sys, x.q, x.v), &x, &y, NULL, NULL};
+    nh_obs_ctx c = {&sys, m, h, nh_energy(&sys, x.q, x.v), &x, &y, NULL, NULL, NULL};
     double out[NH_MAX_K];
     nh_observable_sample(obs(name[1 - energy]), &c, out);
     const double want = hook_over(m, &sys, &x, &y, h, energy);
@@ -155,7 +155,7 @@ Test(observables, absence_is_nan_with_reason) {
   nh_method *rk4 = test_method("rk4");
   nh_state x = {0}, prev = {0};
   x.v[0] = 1, x.z = 7;
-  nh_obs_ctx c = {&sys, rk4, 0.1, 0.5, &prev, &x, NULL, NULL};
+  nh_obs_ctx c = {&sys, rk4, 0.1, 0.5, &prev, &x, NULL, NULL, NULL};
   const char *absent_for_rk4[] = {"multiplier", "multiplier_time", "multiplier_error", "discrete_constraint",
                                   "discrete_energy", "action"};
   for (size_t i = 0; i < sizeof absent_for_rk4 / sizeof *absent_for_rk4; i++) {
@@ -211,7 +211,7 @@ static double sample1(const char *name, const nh_obs_ctx *c) {
 }
 
 static double power_of(const nh_system *sys, const nh_state *x) {
-  nh_obs_ctx c = {sys, NULL, 0.1, 0, NULL, x, NULL, NULL};
+  nh_obs_ctx c = {sys, NULL, 0.1, 0, NULL, x, NULL, NULL, NULL};
   return sample1("power", &c);
 }
 
@@ -287,7 +287,7 @@ Test(observables, reference_power_is_power_of_the_reference_state) {
   x.t = 1.5;
   ref = x;
   ref.q[2] = 0.4, ref.v[3] = -0.6, ref.v[4] = 2.5, ref.t = 1.75;
-  nh_obs_ctx c = {&sys, NULL, 0.1, 0, NULL, &x, &ref, NULL};
+  nh_obs_ctx c = {&sys, NULL, 0.1, 0, NULL, &x, &ref, NULL, NULL};
   const double got = sample1("reference_power", &c), want = power_of(&sys, &ref);
   cr_expect_eq(got, want, "reference_power %.17g, power of the reference state %.17g", got, want);
   cr_expect(fabs(got - sample1("power", &c)) > 1, "not the sampled state's: %g", sample1("power", &c));
@@ -316,7 +316,7 @@ Test(observables, reference_power_integrates_to_the_energy_change) {
   nh_system sys = test_system("damped_oscillator", "omega=1,alpha=0.1,beta=0.3,omega_f=1.0471975511965976");
   nh_state x0 = {0}, ref;
   x0.q[0] = -0.25, x0.v[0] = 0.75;
-  nh_obs_ctx c = {&sys, NULL, h, 0, NULL, &x0, &ref, NULL};
+  nh_obs_ctx c = {&sys, NULL, h, 0, NULL, &x0, &ref, NULL, NULL};
   const nh_observable *o = obs("reference_power");
   double integral = 0, magnitude = 0, damping = 0, forcing = 0, X = 0, V = 0, P;
   for (long i = 0; i <= N; i++) {
@@ -386,7 +386,7 @@ Test(observables, composition_discrete_constraint_is_the_larger_sub_step_value) 
   cr_assert(fabs(phi[0]) != fabs(phi[1]), "the halves' values must differ in size to tell them apart: %g, %g", phi[0],
             phi[1]);
   const double want = fabs(phi[0]) > fabs(phi[1]) ? phi[0] : phi[1];
-  nh_obs_ctx c = {&sys, pair, h, nh_energy(&sys, x.q, x.v), &x, &y, NULL, NULL};
+  nh_obs_ctx c = {&sys, pair, h, nh_energy(&sys, x.q, x.v), &x, &y, NULL, NULL, NULL};
   const double got = sample1("discrete_constraint", &c);
   cr_expect_eq(got, want, "discrete_constraint %.17g, the larger half %.17g (halves %.17g, %.17g)", got, want, phi[0],
                phi[1]);
@@ -656,8 +656,8 @@ Test(observables, every_observable_system_and_method) {
       y.t = x.t + h;
       cr_assert_eq(nh_true_solution(&sys, &x0, y.t, 1e-12, &ref, NULL), 0);
       cr_assert_eq(nh_true_solution(&sys, &x0, x.t + 0.5 * h, 1e-12, &refl, NULL), 0);
-      nh_obs_ctx c = {&sys, m, h, nh_energy(&sys, x0.q, x0.v), &x, &y, &ref, &refl};
-      nh_obs_ctx first = {&sys, m, h, c.E0, NULL, &x, NULL, NULL};
+      nh_obs_ctx c = {&sys, m, h, nh_energy(&sys, x0.q, x0.v), &x, &y, &ref, &refl, &x0};
+      nh_obs_ctx first = {&sys, m, h, c.E0, NULL, &x, NULL, NULL, NULL};
       for (int o = 0; nh_observables[o]; o++) {
         const nh_observable *ob = nh_observables[o];
         const int w = ob->width(&sys);
@@ -678,7 +678,7 @@ Test(observables, every_observable_system_and_method) {
           checked++;
         }
         nh_observable_sample(ob, &first, out);
-        if (ob->needs & (NH_OBS_STEP | NH_OBS_REFERENCE | NH_OBS_LAMBDA_REFERENCE))
+        if (ob->needs & (NH_OBS_STEP | NH_OBS_REFERENCE | NH_OBS_LAMBDA_REFERENCE | NH_OBS_TWO_STEPS))
           for (int i = 0; i < w; i++) cr_expect(isnan(out[i]), "%s at the first sample without reference", ob->name);
       }
       nh_method_free(m);
@@ -695,7 +695,7 @@ Test(observables, invariants_multiplier_time_and_error_by_hand) {
   nh_state x = {0};
   x.v[3] = 0.7;
   double out[4];
-  nh_obs_ctx c = {&disk, NULL, 0.1, 0, NULL, &x, &x, NULL};
+  nh_obs_ctx c = {&disk, NULL, 0.1, 0, NULL, &x, &x, NULL, NULL};
   nh_observable_sample(nh_observable_find("invariants"), &c, out);
   int ih = nh_param_index(disk.type->params, disk.type->nparams, "I_h");
   cr_assert(ih >= 0);
@@ -711,7 +711,7 @@ Test(observables, invariants_multiplier_time_and_error_by_hand) {
     a.t = 1, b.t = 1.25;
     b.q[1] = 2, b.v[0] = 3, b.v[1] = 0.5;
     b.lambda[0] = 3 * 0.5 / 5 + 0.125; /* λ(ref) + 1/8 */
-    nh_obs_ctx s = {&sys, m, 0.25, 0, &a, &b, &b, &b};
+    nh_obs_ctx s = {&sys, m, 0.25, 0, &a, &b, &b, &b, NULL};
     nh_observable_sample(nh_observable_find("multiplier_time"), &s, out);
     nh_lambda_time when = nh_method_lambda_time(m);
     double want = when == NH_LAMBDA_START ? 1 : when == NH_LAMBDA_MIDPOINT ? 1.125 : 1.25;
@@ -802,7 +802,7 @@ Test(provenance, version_is_the_built_tree) {
  * has no step) and what needs the exact or reference solution, or its multiplier. A quantity of
  * the sampled state alone, such as the contact Hamiltonian H(q, v, t, z), is there at t0 too. */
 Test(observables, needs_and_units_are_the_documented_ones) {
-  enum { S = NH_OBS_STEP, R = NH_OBS_REFERENCE, L = NH_OBS_LAMBDA_REFERENCE };
+  enum { S = NH_OBS_STEP, R = NH_OBS_REFERENCE, L = NH_OBS_LAMBDA_REFERENCE, W = NH_OBS_TWO_STEPS };
   static const struct {
     const char *name, *units;
     unsigned needs;
@@ -824,6 +824,11 @@ Test(observables, needs_and_units_are_the_documented_ones) {
       {"reference_multiplier", "as lambda", R},
       {"shifted_constraint_residual", "as A v", 0},
       {"error_v_half_step", "as v", R},
+      {"central_difference_residual", "as A v", S | W},
+      {"central_difference_energy", "energy", S | W},
+      {"central_difference_velocity_error", "as v", S | W},
+      {"impulse_energy", "energy", S},
+      {"invariants_discrete", "as declared", S},
       {"holonomic_constraint", "as phi", 0},
       {"action", "action", 0},
       {"contact_hamiltonian", "energy", 0},
@@ -863,7 +868,7 @@ Test(observables, continuous_multiplier_and_holonomic_constraint_by_hand) {
   nh_state x = {0};
   const double q[3] = {0.3, -1.7, 2}, v[3] = {1.25, 0.5, -2.125};
   memcpy(x.q, q, sizeof q), memcpy(x.v, v, sizeof v);
-  nh_obs_ctx c = {&sys, NULL, 0.1, 0, NULL, &x, NULL, NULL};
+  nh_obs_ctx c = {&sys, NULL, 0.1, 0, NULL, &x, NULL, NULL, NULL};
   const double want = v[0] * v[1] / (1 + q[1] * q[1]);
   cr_expect(fabs(sample1("continuous_multiplier", &c) - want) <= 4.4e-16 * fabs(want), "%.17g vs %.17g",
             sample1("continuous_multiplier", &c), want);
@@ -879,7 +884,7 @@ Test(observables, continuous_multiplier_and_holonomic_constraint_by_hand) {
   nh_system knife = test_system("knife_edge", NULL);
   nh_state k0;
   nh_system_default_state(&knife, &k0); /* IC-2 */
-  nh_obs_ctx ck = {&knife, NULL, 0.1, 0, NULL, &k0, NULL, NULL};
+  nh_obs_ctx ck = {&knife, NULL, 0.1, 0, NULL, &k0, NULL, NULL, NULL};
   cr_expect(fabs(sample1("continuous_multiplier", &ck) + (0.5 + sin(0.3))) <= 1e-15, "knife IC-2: %.17g",
             sample1("continuous_multiplier", &ck));
   const nh_observable *hc = obs("holonomic_constraint");
@@ -888,7 +893,7 @@ Test(observables, continuous_multiplier_and_holonomic_constraint_by_hand) {
   cr_expect(hc->absent(NULL, &pend) == NULL);
   nh_state p = {0};
   p.q[0] = 0.6, p.q[1] = -0.9;
-  nh_obs_ctx cp = {&pend, NULL, 0.1, 0, NULL, &p, NULL, NULL};
+  nh_obs_ctx cp = {&pend, NULL, 0.1, 0, NULL, &p, NULL, NULL, NULL};
   const double phi = (0.6 * 0.6 + 0.9 * 0.9 - 1) / 2; /* 0.085 */
   cr_expect(fabs(sample1("holonomic_constraint", &cp) - phi) <= 1e-16, "%.17g vs %.17g", sample1("holonomic_constraint", &cp), phi);
 }
@@ -902,7 +907,7 @@ Test(observables, shifted_constraint_and_half_step_velocity_error_by_hand) {
   const double q[3] = {0.3, -1.7, 2}, v[3] = {1.25, 0.5, -2.125};
   memcpy(x.q, q, sizeof q), memcpy(x.v, v, sizeof v);
   const double h = 0.1;
-  nh_obs_ctx c = {&sys, NULL, h, 0, NULL, &x, NULL, NULL};
+  nh_obs_ctx c = {&sys, NULL, h, 0, NULL, &x, NULL, NULL, NULL};
   double out[2];
   nh_observable_sample(obs("shifted_constraint_residual"), &c, out);
   const double plus = v[2] - (q[1] + 0.5 * h * v[1]) * v[0], minus = v[2] - (q[1] - 0.5 * h * v[1]) * v[0];
@@ -918,7 +923,7 @@ Test(observables, shifted_constraint_and_half_step_velocity_error_by_hand) {
   ref.q[0] = 0.1, ref.q[2] = -0.2;
   cur = ref;
   cur.v[0] += 0.01, cur.v[1] -= 0.02, cur.v[2] += 0.03;
-  nh_obs_ctx ce = {&sys, NULL, h, 0, NULL, &cur, &ref, NULL};
+  nh_obs_ctx ce = {&sys, NULL, h, 0, NULL, &cur, &ref, NULL, NULL};
   const double ym = y0 + w0 * (ref.t + 0.5 * h), um = cc / sqrt(1 + ym * ym);
   const double d0 = cur.v[0] - um, d1 = cur.v[1] - w0, d2 = cur.v[2] - ym * um;
   const double want = fmax(fabs(d0), fmax(fabs(d1), fabs(d2)));
@@ -942,7 +947,7 @@ Test(observables, discrete_energy_error_at_the_middle_of_the_step) {
   cr_assert_eq(nh_method_init(m, &sys, &x, h, &cost), NH_STEP_OK);
   cr_assert_eq(nh_method_step(m, &sys, &x, &y, h, &cost), NH_STEP_OK);
   cr_assert_eq(nh_true_solution(&sys, &x0, y.t, 1e-13, &ref, NULL), 0);
-  nh_obs_ctx c = {&sys, m, h, 0, &x, &y, &ref, NULL};
+  nh_obs_ctx c = {&sys, m, h, 0, &x, &y, &ref, NULL, NULL};
   nh_state mid, end;
   cr_assert_eq(nh_true_solution(&sys, &x0, x.t + 0.5 * h, 1e-13, &mid, NULL), 0);
   cr_assert_eq(nh_true_solution(&sys, &x0, y.t, 1e-13, &end, NULL), 0);
@@ -952,7 +957,108 @@ Test(observables, discrete_energy_error_at_the_middle_of_the_step) {
   cr_expect(fabs(got - want) <= 1e-14, "%.17g vs %.17g", got, want);
   const double at_end = Ed - (0.5 * end.v[0] * end.v[0] + 0.5 * end.q[0] * end.q[0]);
   cr_expect(fabs(at_end - want) > 10 * fabs(want), "the end of the step is far off: %g vs %g", at_end, want);
-  nh_obs_ctx first = {&sys, m, h, 0, NULL, &x, &ref, NULL};
+  nh_obs_ctx first = {&sys, m, h, 0, NULL, &x, &ref, NULL, NULL};
   cr_expect(isnan(sample1("discrete_energy_error", &first)), "no step: NaN");
+  nh_method_free(m);
+}
+
+/* The central-difference observables at the node one step before the sample: hand values from
+ * three states of the particle (μ = (−y, 0, 1), M = I, V = 0), NaN without the state two steps back. */
+Test(observables, central_differences_by_hand) {
+  nh_system sys = test_system("particle", NULL);
+  nh_state a = {0}, b = {0}, c = {0};
+  const double qa[3] = {0.1, 0.2, 0.3}, qb[3] = {0.25, 0.3, 0.35}, qc[3] = {0.45, 0.41, 0.43}, vb[3] = {1.4, 1.1, 0.3};
+  memcpy(a.q, qa, sizeof qa), memcpy(b.q, qb, sizeof qb), memcpy(c.q, qc, sizeof qc), memcpy(b.v, vb, sizeof vb);
+  const double h = 0.1;
+  nh_obs_ctx ctx = {&sys, NULL, h, 0, &b, &c, NULL, NULL, &a};
+  double w[3];
+  for (int i = 0; i < 3; i++) w[i] = (qc[i] - qa[i]) / (2 * h);
+  double out[3];
+  nh_observable_sample(obs("central_difference_residual"), &ctx, out);
+  cr_expect(fabs(out[0] - (w[2] - qb[1] * w[0])) <= 1e-15, "mu(q_b).w at the middle node: %.17g", out[0]);
+  cr_expect_eq(sample1("central_difference_energy", &ctx), 0.5 * (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]));
+  nh_observable_sample(obs("central_difference_velocity_error"), &ctx, out);
+  for (int i = 0; i < 3; i++) cr_expect_eq(out[i], w[i] - vb[i], "component %d", i);
+  nh_obs_ctx one_step = {&sys, NULL, h, 0, &b, &c, NULL, NULL, NULL};
+  cr_expect(isnan(sample1("central_difference_energy", &one_step)), "one step only: NaN");
+}
+
+/* Along a trajectory (sample_every 1 and 2) the runner hands the observables the state two steps
+ * back: nh_rattle's velocity is the central difference of its positions, p_k = (q_k+1 − q_k−1)/(2h)
+ * (spec/rattle.md §3.5, identity 4), to round-off from the second step on; NaN at the first sample
+ * and, with one step a sample, at the second. */
+Test(trajectory, central_differences_from_the_runner) {
+  for (int every = 1; every <= 2; every++) {
+    nh_study st;
+    nh_trajectory_result r;
+    char err[1024], set[64];
+    snprintf(set, sizeof set, "sample_every=%d", every);
+    const char *ov[] = {"observables=[\"central_difference_velocity_error\"]", "methods=[\"nh_rattle\"]", set};
+    load(DATA "trajectory_particle.cfg", ov, 3, &st);
+    cr_assert_eq(nh_run_trajectory(&st, &r, err, sizeof err), 0, "%s", err);
+    const int row = r.samples.row, n = st.sys.n;
+    for (int s = 0; s < r.nsamples_h[0]; s++) {
+      const double *v = r.samples.values + (size_t)s * row;
+      const int defined = s * every >= 2;
+      for (int i = 0; i < n; i++) {
+        if (!defined) cr_expect(isnan(v[i]), "every %d, sample %d: NaN before two steps", every, s);
+        else cr_expect(fabs(v[i]) <= 1e-14, "every %d, sample %d, component %d: %g", every, s, i, v[i]);
+      }
+    }
+    nh_trajectory_result_free(&r);
+    nh_study_free(&st);
+  }
+}
+
+/* impulse_energy = (h²/8) λᵀ A M⁻¹Aᵀ λ by hand on the vertical disk (k = 2, M = diag(m, m, I_r, I_h),
+ * A = [[1, 0, −R cos φ, 0], [0, 1, −R sin φ, 0]]); and nh_rattle's identity E_d = H + (h²/8)λᵀCλ
+ * (spec/rattle.md §2.9) after steps on the Chaplygin sleigh (V = 0), to the round-off of E ~ 1.1. */
+Test(observables, impulse_energy_by_hand_and_the_rattle_identity) {
+  nh_system sys = test_system("vertical_disk", "m=2,I_r=0.5,I_h=0.25,R=0.7");
+  nh_state x = {0};
+  x.q[3] = 0.4, x.lambda[0] = 1.5, x.lambda[1] = -0.75;
+  const double h = 0.1, m = 2, R = 0.7, I_r = 0.5, c = cos(0.4), s = sin(0.4);
+  nh_obs_ctx ctx = {&sys, NULL, h, 0, &x, &x, NULL, NULL, NULL};
+  /* C = A M⁻¹ Aᵀ: C11 = 1/m + R² c²/I_r, C12 = R² c s/I_r, C22 = 1/m + R² s²/I_r */
+  const double C11 = 1 / m + R * R * c * c / I_r, C12 = R * R * c * s / I_r, C22 = 1 / m + R * R * s * s / I_r;
+  const double l1 = 1.5, l2 = -0.75, want = h * h / 8 * (C11 * l1 * l1 + 2 * C12 * l1 * l2 + C22 * l2 * l2);
+  cr_expect(fabs(sample1("impulse_energy", &ctx) - want) <= 1e-16 * want * 10, "%.17g vs %.17g",
+            sample1("impulse_energy", &ctx), want);
+  nh_system sleigh = test_system("chaplygin_sleigh", NULL);
+  nh_method *m1 = test_method("nh_rattle(lambda0=0)");
+  nh_state a, b;
+  nh_system_default_state(&sleigh, &a);
+  nh_cost cost = {0};
+  cr_assert_eq(nh_method_init(m1, &sleigh, &a, 0.05, &cost), NH_STEP_OK);
+  for (int k = 0; k < 40; k++) {
+    cr_assert_eq(nh_method_step(m1, &sleigh, &a, &b, 0.05, &cost), NH_STEP_OK);
+    nh_obs_ctx cs = {&sleigh, m1, 0.05, 0, &a, &b, NULL, NULL, NULL};
+    const double Ed = sample1("discrete_energy", &cs), H = sample1("energy", &cs), I = sample1("impulse_energy", &cs);
+    cr_expect(fabs(Ed - H - I) <= 8 * 2.2e-16 * Ed, "step %d: E_d - H - impulse = %.3e (impulse %.3e)", k, Ed - H - I, I);
+    if (k == 39) cr_expect(I > 1e-6, "the impulse energy is not negligible: %g", I);
+    a = b;
+  }
+  nh_method_free(m1);
+}
+
+/* invariants_discrete: the two-point momentum map J_d of spec/rattle.md §4 E after nh_rattle steps on
+ * the rotational system, (x_k−1 y_k − x_k y_k−1)/h (V = omega2 (x² + y²)/2 is rotation-invariant, so
+ * its term drops), against the formula written out here. */
+Test(observables, invariants_discrete_is_the_two_point_momentum_map) {
+  nh_system sys = test_system("rotational_symmetry", NULL);
+  nh_method *m = test_method("nh_rattle");
+  nh_state a, b;
+  nh_system_default_state(&sys, &a);
+  nh_cost cost = {0};
+  const double h = 0.05;
+  cr_assert_eq(nh_method_init(m, &sys, &a, h, &cost), NH_STEP_OK);
+  for (int k = 0; k < 10; k++) {
+    cr_assert_eq(nh_method_step(m, &sys, &a, &b, h, &cost), NH_STEP_OK);
+    nh_obs_ctx c = {&sys, m, h, 0, &a, &b, NULL, NULL, NULL};
+    const double want = (a.q[0] * b.q[1] - b.q[0] * a.q[1]) / h;
+    cr_expect(fabs(sample1("invariants_discrete", &c) - want) <= 1e-14, "step %d: %.17g vs %.17g", k,
+              sample1("invariants_discrete", &c), want);
+    a = b;
+  }
   nh_method_free(m);
 }
