@@ -275,6 +275,13 @@ Test(report, bad_claims_files_name_the_line, .init = make_tmpdir, .fini = remove
        "t.claims:3: unknown setting 'verdict'"},
       {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { quantity = \"q\"; verdict = \"shown\"; } ); }\n);\n",
        "t.claims:4: missing setting 'file'"},
+      /* minus: a dataset or a list of two */
+      {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { quantity = \"q\"; file = \"f\"; data = \"d\";\n     minus = [\"a\"]; expect = \"< 1\"; } ); }\n);\n",
+       "t.claims:5: 'minus' must be a dataset or a list of two"},
+      {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { quantity = \"q\"; file = \"f\"; data = \"d\";\n     minus = [\"a\", \"b\", \"c\"]; expect = \"< 1\"; } ); }\n);\n",
+       "t.claims:5: 'minus' must be a dataset or a list of two"},
+      {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\";\n   rows = ( { quantity = \"q\"; file = \"f\"; data = \"d\";\n     minus = 3; expect = \"< 1\"; } ); }\n);\n",
+       "t.claims:5: 'minus' must be a dataset or a list of two"},
       /* cause: claim or harness, always with its summary, and a summary only with a cause */
       {"spec = \"s\";\nitems = (\n { item = \"1\"; claim = \"c\"; cause = \"paper\"; summary = \"x\";\n   rows = ( { quantity = \"q\"; verdict = \"not-verified\"; reason = \"r\"; } ); }\n);\n",
        "t.claims:3: cause 'paper': \"claim\" or \"harness\""},
@@ -585,6 +592,17 @@ Test(report, measures_against_the_file_read_by_hand, .init = make_tmpdir, .fini 
     }
   }
   H5Dclose(ds), H5Fclose(file);
+  /* minus = [a, b]: x − x − x = −x, the last sample's value negated (the order of subtraction shows). */
+  ms = measure_of("observables/q", NH_REDUCE_LAST);
+  snprintf(ms.minus, sizeof ms.minus, "observables/q");
+  snprintf(ms.minus2, sizeof ms.minus2, "observables/q");
+  select_at(&ms, "method", "rk4", 0);
+  select_at(&ms, "h", NULL, 0.125);
+  select_at(&ms, "ic", NULL, 1);
+  select_at(&ms, "component", NULL, 1);
+  cr_expect_eq(measured_ok(&ms), -Q(0, 1, 1, 8, 1), "x - x - x");
+  snprintf(ms.minus2, sizeof ms.minus2, "observables/nosuch");
+  measured_fails(&ms, "cannot subtract 'observables/nosuch'");
   /* A dataset minus itself is 0 everywhere. */
   ms = measure_of("observables/q", NH_REDUCE_MAX_ABS);
   snprintf(ms.minus, sizeof ms.minus, "observables/q");
