@@ -94,9 +94,11 @@ static int list_methods(const char *filter) {
     if (t->takes_base) {
       printf("    applies where its base method applies\n");
     } else {
-      printf("    %s%s%s", t->properties & NH_PRESERVES_CONSTRAINT ? "preserves the constraint; " : "",
+      printf("    %s%s%s%s%s", t->properties & NH_PRESERVES_CONSTRAINT ? "preserves the constraint; " : "",
              t->properties & NH_HISTORY ? "two-step (no compositions); " : "",
-             t->properties & NH_TRACKS_ACTION ? "tracks the Herglotz action z; " : "");
+             t->properties & NH_READS_PREVIOUS_STEP ? "reads its previous step (compositions reach order 4 at most); " : "",
+             t->properties & NH_TRACKS_ACTION ? "tracks the Herglotz action z; " : "",
+             t->properties & NH_MIDPOINT_TIME ? "takes alpha(t), W(q,t), F(t) at t_j + h/2 only; " : "");
       printf("handles:%s%s%s%s%s%s%s\n", t->handles & NH_SYS_VARIABLE_MASS ? " M(q)" : "",
              t->handles & NH_SYS_AFFINE_CONSTRAINTS ? " affine-constraints" : "",
              t->handles & NH_SYS_DAMPING ? " damping" : "", t->handles & NH_SYS_FORCING ? " forcing" : "",
@@ -189,6 +191,13 @@ int nh_cli_list(int argc, char **argv) {
   else
     return fprintf(stderr, "%s: unknown list '%s' (systems, methods or observables)\n%s", prog, what, usage),
            NH_EXIT_USAGE;
-  if (!found) return fprintf(stderr, "%s: no %s named '%s'\n", prog, what, name), NH_EXIT_USAGE;
+  if (!found) {
+    char hint[NH_TEXT_MESSAGE] = "";
+    if (strcmp(what, "methods") == 0) nh_method_suggest(name, hint, sizeof hint);
+    else if (strcmp(what, "systems") == 0) nh_system_suggest(name, hint, sizeof hint);
+    return fprintf(stderr, "%s: no %s named '%s'%s%s%s\n", prog, what, name, hint[0] ? ": did you mean " : "", hint,
+                   hint[0] ? "?" : ""),
+           NH_EXIT_USAGE;
+  }
   return NH_EXIT_OK;
 }

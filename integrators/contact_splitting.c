@@ -122,8 +122,16 @@ static int contact2_applies(const nh_method *m NH_UNUSED, const nh_system *sys, 
   return -1;
 }
 
+/* What the peers' codes call it (an unknown method of that name suggests it). */
+static const nh_peer_name contact2_peers[] = {
+    {"step", "contact-integrators", NULL},
+    {"step6", "contact-integrators", "yoshida6(contact2)"},
+    {NULL},
+};
+
 const nh_integrator_type nh_integrator_contact2 = {
     .name = "contact2",
+    .peer_names = contact2_peers,
     .doc = "Contact Hamiltonian splitting integrator, order 2 (Bravetti, Seri, Vermeeren, Zadra, Celest. Mech. "
            "Dyn. Astr. 132 (2020) 7; reference code contact-integrators, `step`): H = p^T M^-1 p / 2 + V(q) - "
            "F(t).q + W(q,t) + alpha(t) z split into exact flows, kinetic drift (q += tau v, z += tau T), "
@@ -135,7 +143,7 @@ const nh_integrator_type nh_integrator_contact2 = {
            "yoshida6(contact2) (Yoshida's solution A; no type of its own). Unconstrained systems (k = 0) with "
            "a constant mass matrix only: constraints couple the pieces through the multiplier, and the "
            "nonholonomic case is not a straightforward extension (see integrators/contact_splitting.c).",
-    .properties = NH_TRACKS_ACTION,
+    .properties = NH_TRACKS_ACTION | NH_MIDPOINT_TIME, /* alpha, W, F at t_j + h/2 only */
     .handles = NH_SYS_DAMPING | NH_SYS_FORCING | NH_SYS_TIME_DAMPING | NH_SYS_TIME_POTENTIAL,
     .applies_doc = "needs an unconstrained system (k = 0) with a constant mass matrix (the kinetic flow of "
                    "p^T M(q)^-1 p / 2 is a geodesic flow, not explicit)",

@@ -47,6 +47,14 @@ enum {
   NH_TRACKS_ACTION = 1 << 2,        /* updates the Herglotz action z */
   NH_TOLERANCE_DRIVEN = 1 << 3,     /* adaptive (ida, cvode): rtol and atol set the error, h is only
                                        the output step, so the error has no order in h */
+  NH_READS_PREVIOUS_STEP = 1 << 4,  /* the step reads a quantity the previous step computed for its own
+                                       size (nh_rattle's lambda_k): symmetric as a map of (q, v, lambda),
+                                       not a one-step map of (q, v), so compositions that change the
+                                       sub-step size reach order 4 at most (issue 46 item 3) */
+  NH_MIDPOINT_TIME = 1 << 5,        /* evaluates the system's time-dependent coefficients (alpha(t),
+                                       W(q, t), F(t)) only at t_j + h/2 of each step: it (and every
+                                       composition of it, whose sub-step midpoints all lie inside
+                                       (0, h)) can start where alpha is singular (issue 46 item 5) */
 };
 
 /* An old spelling of a parameter value that the method syntax still reads, with a deprecation note
@@ -57,12 +65,21 @@ typedef struct {
   const char *name, *value;
 } nh_param_alias;
 
+/* A peer's name for a method ("McLachlan" in odelab is mp418): an unknown method name equal to it
+ * (nh_text_distance 0) gets the method as its "did you mean". method: the method text it maps to
+ * when not the type itself (the contact-integrators' step6 is yoshida6(contact2)). A type's table
+ * ends with {NULL}. */
+typedef struct {
+  const char *name, *source, *method;
+} nh_peer_name;
+
 typedef struct nh_integrator_type {
   const char *name;
   const char *doc;
   const nh_param_desc *params;
   int nparams;
   const nh_param_alias *aliases; /* old spellings of parameters; NULL or ending with {NULL} */
+  const nh_peer_name *peer_names; /* what the peers' codes call it; NULL or ending with {NULL} */
   int takes_base;   /* 1: written name(BASE_METHOD), a composition over one base method */
   const void *data; /* type-specific constant data, e.g. a composition's coefficient table */
   unsigned properties; /* NH_PRESERVES_CONSTRAINT | ... */
@@ -75,6 +92,9 @@ typedef struct nh_integrator_type {
   /* Checks beyond parameter ranges (e.g. β+β' = ½); 0 or -1 with a message. May be NULL. */
   int (*validate)(const nh_method *m, char *err, size_t errlen);
   int (*order)(const nh_method *m);        /* theoretical global order */
+  /* NULL, or the order on a given system where it differs from `order` (compositions over
+   * nh_rattle on a system without constraints: no multiplier to carry, the table's order). */
+  int (*order_on)(const nh_method *m, const nh_system *sys);
   int (*is_symmetric)(const nh_method *m); /* Φ*_h = Φ_h */
   /* Fills `adj` (type and parameters, no base) with the adjoint Φ*_h = (Φ_{−h})⁻¹ when known in
    * closed form; returns -1 when not. Symmetric methods need not implement it. May be NULL. */
@@ -154,6 +174,9 @@ const nh_integrator_type *nh_integrator_type_find(const char *name);
 
 /* The method syntax (integrators/method.c). */
 nh_method *nh_method_parse(const char *text, char *err, size_t errlen);
+/* "did you mean" for an unknown method name: the methods a peer's name equal to it maps to
+ * ("mp418 (odelab: McLachlan)"), then the registry's closest names (nh_text_suggest); "" if none. */
+void nh_method_suggest(const char *name, char *hint, size_t len);
 void nh_method_free(nh_method *m);
 /* Canonical name with every parameter: parse(format(m)) is m. */
 size_t nh_method_format(const nh_method *m, char *buf, size_t len);
@@ -161,6 +184,8 @@ size_t nh_method_format(const nh_method *m, char *buf, size_t len);
 nh_method *nh_method_with_param(const nh_method *m, const char *name, double value, char *err,
                                 size_t errlen);
 int nh_method_order(const nh_method *m);
+/* m's order on sys: order_on where the type defines it, else nh_method_order. What studies claim. */
+int nh_method_order_on(const nh_method *m, const nh_system *sys);
 /* Ready-made order and is_symmetric hooks for a family whose every member has order 1 or 2, or is
  * symmetric whatever its parameters. */
 int nh_order_1(const nh_method *m);
@@ -181,6 +206,10 @@ int nh_method_preserves_constraint(const nh_method *m);
 nh_step_status nh_method_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                               double h, nh_cost *cost);
 double nh_method_param(const nh_method *m, const char *name); /* NaN if m has no such parameter */
+/* 1 when m's step, or its base's, reads what the previous step computed (NH_READS_PREVIOUS_STEP)
+ * on sys; nh_rattle's lambda_k exists only where sys has constraints. sys NULL: on some system. */
+int nh_method_reads_previous_step(const nh_method *m, const nh_system *sys);
+
 /* m's caveat, or its base's (compositions); NULL when there is none. */
 const char *nh_method_caveat(const nh_method *m);
 /* When m's multiplier approximates λ: the type's lambda_time; a composition's is its base's when

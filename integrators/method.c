@@ -73,19 +73,37 @@ static int resolve_alias(parser *ps, const nh_method *m, char *key, size_t keyle
   return -1;
 }
 
-static int parse_key_value(parser *ps, nh_method *m) {
-  char key[64], val[64], msg[256];
-  if (read_ident(ps, key, sizeof key) != 0) return -1;
-  skip_ws(ps);
-  if (*ps->s != '=') return fail(ps, "expected '=' after a parameter name");
-  ps->s++;
+/* A value: the text up to ',', ')' or a space. */
+static void read_value(parser *ps, char *val, size_t len) {
   skip_ws(ps);
   size_t i = 0;
   while (*ps->s && *ps->s != ',' && *ps->s != ')' && !isspace((unsigned char)*ps->s)) {
-    if (i + 1 < sizeof val) val[i++] = *ps->s;
+    if (i + 1 < len) val[i++] = *ps->s;
     ps->s++;
   }
   val[i] = '\0';
+}
+
+/* NAME=VALUE, or a lone VALUE for a method with one parameter: spark(3) is spark(s=3),
+ * herglotz2(midpoint) is herglotz2(forcing=midpoint) (issue 46 item 7). */
+static int parse_key_value(parser *ps, nh_method *m) {
+  char key[64], val[64], msg[256];
+  skip_ws(ps);
+  const char *after = ps->s + strcspn(ps->s, ",)= \t\n"); /* past one token */
+  while (isspace((unsigned char)*after)) after++;
+  if (*after == ',' || *after == ')' || !*after) { /* a lone token: a value */
+    if (m->type->nparams != 1)
+      return fail(ps, m->type->nparams ? "expected NAME=VALUE (a lone value is read only by a method with one "
+                                         "parameter; `nhbench list methods` names them)"
+                                       : "this method takes no parameters");
+    snprintf(key, sizeof key, "%s", m->type->params[0].name);
+  } else {
+    if (read_ident(ps, key, sizeof key) != 0) return -1;
+    skip_ws(ps);
+    if (*ps->s != '=') return fail(ps, "expected '=' after a parameter name");
+    ps->s++;
+  }
+  read_value(ps, val, sizeof val);
   if (resolve_alias(ps, m, key, sizeof key, val, sizeof val) != 0) return -1;
   if (nh_param_set(m->type->params, m->type->nparams, m->p, key, val, msg, sizeof msg) != 0) {
     snprintf(ps->err, ps->errlen, "%s: %s in method '%s'", m->type->name, msg, ps->text);
@@ -94,15 +112,37 @@ static int parse_key_value(parser *ps, nh_method *m) {
   return 0;
 }
 
+void nh_method_suggest(const char *name, char *hint, size_t len) {
+  const char *rest[64]; /* more than the registry holds */
+  int nrest = 0;
+  hint[0] = '\0';
+  for (int i = 0; nh_integrator_types[i]; i++) {
+    const nh_integrator_type *t = nh_integrator_types[i];
+    int peer = 0;
+    for (const nh_peer_name *p = t->peer_names; p && p->name; p++)
+      if (nh_text_distance(name, p->name) == 0) {
+        nh_text_append(hint, len, ", ", "%s (%s: %s)", p->method ? p->method : t->name, p->source, p->name);
+        peer |= !p->method;
+      }
+    if (!peer && nrest < (int)(sizeof rest / sizeof *rest)) rest[nrest++] = t->name;
+  }
+  nh_text_suggest(name, rest, nrest, hint, len);
+}
+
+static void unknown_method(parser *ps, const char *name) {
+  char hint[NH_TEXT_MESSAGE], known[NH_TEXT_MESSAGE] = "";
+  nh_method_suggest(name, hint, sizeof hint);
+  for (int i = 0; nh_integrator_types[i]; i++) nh_text_append(known, sizeof known, ", ", "%s", nh_integrator_types[i]->name);
+  snprintf(ps->err, ps->errlen, "unknown method '%s' in '%s'%s%s%s (methods: %s)", name, ps->text,
+           hint[0] ? ": did you mean " : "", hint, hint[0] ? "?" : "", known);
+}
+
 static nh_method *parse_method(parser *ps) {
   char name[64];
   if (read_ident(ps, name, sizeof name) != 0) return NULL;
   const nh_integrator_type *type = nh_integrator_type_find(name);
   if (!type) {
-    char known[512] = "";
-    for (int i = 0; nh_integrator_types[i]; i++)
-      nh_text_append(known, sizeof known, ", ", "%s", nh_integrator_types[i]->name);
-    snprintf(ps->err, ps->errlen, "unknown method '%s' in '%s' (methods: %s)", name, ps->text, known);
+    unknown_method(ps, name);
     return NULL;
   }
   nh_method *m = calloc(1, sizeof *m);
@@ -210,6 +250,10 @@ nh_method *nh_method_with_param(const nh_method *m, const char *name, double val
 
 int nh_method_order(const nh_method *m) { return m->type->order(m); }
 
+int nh_method_order_on(const nh_method *m, const nh_system *sys) {
+  return m->type->order_on ? m->type->order_on(m, sys) : nh_method_order(m);
+}
+
 int nh_order_1(const nh_method *m NH_UNUSED) { return 1; }
 
 int nh_order_2(const nh_method *m NH_UNUSED) { return 2; }
@@ -239,10 +283,22 @@ nh_method *nh_method_adjoint(const nh_method *m) {
   return adjoint_text(m, text, sizeof text) == 0 ? nh_method_parse(text, err, sizeof err) : NULL;
 }
 
+/* A composition takes its times from its base: the innermost method decides. */
+static int takes_midpoint_times(const nh_method *m) {
+  while (m->base) m = m->base;
+  return (m->type->properties & NH_MIDPOINT_TIME) != 0;
+}
+
 int nh_method_applies(const nh_method *m, const nh_system *sys, char *err, size_t errlen) {
   unsigned extra = nh_system_features(sys) & ~m->type->handles;
   char why[256] = "";
   int ok = 1;
+  if (!extra && !isfinite(nh_damping(sys, 0)) && !takes_midpoint_times(m)) {
+    snprintf(err, errlen, "%s does not apply to %s: it evaluates the damping at a step's start, and alpha(t) is "
+             "singular at the start t = 0 (alpha(0) = %g); only methods that take it at t_j + h/2 (contact2 and "
+             "its compositions) start there", m->type->name, sys->type->name, nh_damping(sys, 0));
+    return -1;
+  }
   if (extra) {
     ok = 0;
     /* applies_doc states the method's structural needs; time dependence alone has its own reason. */
@@ -273,6 +329,13 @@ nh_step_status nh_method_init(const nh_method *m, const nh_system *sys, nh_state
 int nh_method_preserves_constraint(const nh_method *m) {
   if (m->base) return nh_method_preserves_constraint(m->base);
   return (m->type->properties & NH_PRESERVES_CONSTRAINT) != 0;
+}
+
+int nh_method_reads_previous_step(const nh_method *m, const nh_system *sys) {
+  if (sys && sys->k == 0) return 0;
+  for (; m; m = m->base)
+    if (m->type->properties & NH_READS_PREVIOUS_STEP) return 1;
+  return 0;
 }
 
 nh_step_status nh_method_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,

@@ -100,8 +100,15 @@ static void mp_constraint(const nh_method *m NH_UNUSED, const nh_system *sys, co
   nh_newton_constraint_rows(sys, y->q, y->v, 0, 0, out, NULL, NULL, &scratch);
 }
 
+/* What the peers' codes call it (an unknown method of that name suggests it). */
+static const nh_peer_name mp418_peers[] = {
+    {"McLachlan", "odelab", NULL},
+    {NULL},
+};
+
 const nh_integrator_type nh_integrator_mp418 = {
     .name = "mp418",
+    .peer_names = mp418_peers,
     .doc = "McLachlan-Perlmutter (2006) eq. (4.18), as odelab's McLachlan scheme: qbar = q + (h/2) v, "
            "M v1 = M v - h grad V(qbar) + h mu(qbar)^T lambda, q1 = qbar + (h/2) v1, mu(q1) v1 = 0 "
            "(nonholonomic Stormer-Verlet: force at the original node qbar, constraint at the next "

@@ -29,20 +29,24 @@
 #include "integrators/newton.h"
 
 /* What a step carries to the next. One-step methods: nh_rattle [λ_k | ∇V(q_k) + μ(q_k)ᵀλ_k],
- * rattle [λ̄_k | ∇V(q_k)]; two-step methods (nh_shake, shake): [q_{k−1} | ∇V(q_k)]. */
+ * rattle [λ̄_k | ∇V(q_k)]; two-step methods (nh_shake, shake): [Δq_k = q_k − q_{k−1} | ∇V(q_k)].
+ * The increment, not q_{k−1}: the recurrence q_{k+1} = 2q_k − q_{k−1} − h²a is run as
+ * Δq_{k+1} = Δq_k − h²a, q_{k+1} = q_k + Δq_{k+1}, so p_{k+1/2} = MΔq_{k+1}/h carries no rounding of
+ * q_{k+1} − q_k, which grows with |q| and as h shrinks (ulp(ξ)/h ~ 1e-9 on the CVT at ξ ~ 1.3e4,
+ * h = 0.1/64: issue 46 item 1). */
 typedef struct {
   double lambda[NH_MAX_K];
   double force[NH_MAX_N]; /* ∇V + μᵀλ (nh_rattle) or ∇V (rattle) at q_k */
 } one_step_carry;
 typedef struct {
-  double q_prev[NH_MAX_N];
+  double increment[NH_MAX_N]; /* Δq_k = q_k − q_{k−1} as the step made it */
   double grad[NH_MAX_N];
 } two_step_carry;
 NH_CARRY_FITS(one_step_carry);
 NH_CARRY_FITS(two_step_carry);
 #define LAMBDA_OF(x) NH_CARRY(x, one_step_carry, lambda)
 #define FORCE_OF(x) NH_CARRY(x, one_step_carry, force)
-#define QPREV_OF(x) NH_CARRY(x, two_step_carry, q_prev)
+#define INCREMENT_OF(x) NH_CARRY(x, two_step_carry, increment)
 #define GRAD_OF(x) NH_CARRY(x, two_step_carry, grad)
 
 enum { P_LAMBDA0, P_COUNT };
@@ -197,24 +201,27 @@ static nh_step_status two_step_init(int lambda0_mode, const nh_system *sys, nh_s
   gradient(sys, x->q, g, cost);
   if (starting_multiplier(lambda0_mode, sys, x, lambda, cost) != 0) return NH_STEP_SOLVER_FAILED;
   half_kick(sys, x->q, x->v, g, lambda, -h, vh, cost);
-  for (int i = 0; i < sys->n; i++) QPREV_OF(x)[i] = x->q[i] - h * vh[i];
+  for (int i = 0; i < sys->n; i++) INCREMENT_OF(x)[i] = h * vh[i]; /* q_0 − q_{−1} */
   store_multiplier(sys, lambda, x);
   return NH_STEP_OK;
 }
 
-/* Ends a two-step step: the output velocity v_{k+1} from (q_k, q_{k+1}) by RATTLE's second half-step
- * with p_{k+1/2} = M(q_{k+1} − q_k)/h (spec §2.4 "Momenta", §3.4), its multiplier λ_{k+1} into
- * y->lambda, and the history shift. */
-static nh_step_status two_step_finish(const nh_system *sys, const nh_state *x, nh_state *y, double h,
-                                      nh_cost *cost) {
+/* Ends a two-step step of increment dq: q_{k+1} = q_k + dq, the output velocity v_{k+1} by RATTLE's
+ * second half-step with p_{k+1/2} = M dq/h (spec §2.4 "Momenta", §3.4), its multiplier λ_{k+1}
+ * into y->lambda, and the history shift. */
+static nh_step_status two_step_finish(const nh_system *sys, const nh_state *x, const double *dq, nh_state *y,
+                                      double h, nh_cost *cost) {
   double vh[NH_MAX_N], lambda1[NH_MAX_K], A1[NH_MAX_K * NH_MAX_N];
-  for (int i = 0; i < sys->n; i++) vh[i] = (y->q[i] - x->q[i]) / h;
+  for (int i = 0; i < sys->n; i++) {
+    y->q[i] = x->q[i] + dq[i];
+    vh[i] = dq[i] / h;
+  }
   gradient(sys, y->q, GRAD_OF(y), cost);
   constraint_matrix(sys, y->q, A1, cost);
   if (second_half_step(sys, y->q, A1, vh, GRAD_OF(y), h, y->v, lambda1, cost) != 0)
     return NH_STEP_SOLVER_FAILED;
   store_multiplier(sys, lambda1, y);
-  memcpy(QPREV_OF(y), x->q, sizeof(double) * (size_t)sys->n);
+  memcpy(INCREMENT_OF(y), dq, sizeof(double) * (size_t)sys->n);
   return NH_STEP_OK;
 }
 
@@ -227,22 +234,22 @@ static nh_step_status nh_shake_init(const nh_method *m, const nh_system *sys, nh
 
 /* (8a)-(8b), explicit (spec §2.4 [derived]): with r = 2(q_k − q_{k−1})/h² − M⁻¹V_q(q_k),
  * λ_k = C⁻¹ μ r and q_{k+1} = 2q_k − q_{k−1} − h² M⁻¹(V_q(q_k) + μᵀλ_k), all at q_k (one
- * evaluation of μ(q_k); the output velocity needs a second one, at q_{k+1}). */
+ * evaluation of μ(q_k); the output velocity needs a second one, at q_{k+1}); in increments. */
 static nh_step_status nh_shake_step(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, nh_state *y,
                                     double h, nh_cost *cost) {
   const int n = sys->n;
-  const double *qprev = QPREV_OF(x), *g = GRAD_OF(x);
-  double r[NH_MAX_N], mg[NH_MAX_N], lambda[NH_MAX_K], a[NH_MAX_N], A[NH_MAX_K * NH_MAX_N];
+  const double *dq0 = INCREMENT_OF(x), *g = GRAD_OF(x);
+  double r[NH_MAX_N], mg[NH_MAX_N], lambda[NH_MAX_K], a[NH_MAX_N], A[NH_MAX_K * NH_MAX_N], dq[NH_MAX_N];
   *y = *x;
   y->t = x->t + h;
   cost->steps++;
   minv_apply(sys, g, mg);
-  for (int i = 0; i < n; i++) r[i] = 2 * (x->q[i] - qprev[i]) / (h * h) - mg[i];
+  for (int i = 0; i < n; i++) r[i] = 2 * dq0[i] / (h * h) - mg[i];
   constraint_matrix(sys, x->q, A, cost);
   if (project(sys, x->q, A, r, lambda, cost) != 0) return NH_STEP_SOLVER_FAILED;
   minus_acceleration(sys, A, g, lambda, a);
-  for (int i = 0; i < n; i++) y->q[i] = 2 * x->q[i] - qprev[i] - h * h * a[i];
-  return two_step_finish(sys, x, y, h, cost);
+  for (int i = 0; i < n; i++) dq[i] = dq0[i] - h * h * a[i];
+  return two_step_finish(sys, x, dq, y, h, cost);
 }
 
 /* ---- classical SHAKE and RATTLE (spec §2.2, §2.3): Newton for the position multiplier --------- */
@@ -360,25 +367,29 @@ static nh_step_status shake_init(const nh_method *m NH_UNUSED, const nh_system *
 }
 
 /* The unconstrained position of (6a), q_f = 2q_k − q_{k−1} − h²M⁻¹V_q(q_k). */
-static void shake_free_position(const nh_system *sys, const double *q, const double *qprev, const double *g,
-                                double h, double *qf) {
+static void shake_free_position(const nh_system *sys, const double *q, const double *dq0, const double *g,
+                                double h, double *qf, double *df) {
   double mg[NH_MAX_N];
   minv_apply(sys, g, mg);
-  for (int i = 0; i < sys->n; i++) qf[i] = 2 * q[i] - qprev[i] - h * h * mg[i];
+  for (int i = 0; i < sys->n; i++) {
+    df[i] = dq0[i] - h * h * mg[i]; /* the free increment */
+    qf[i] = q[i] + df[i];
+  }
 }
 
 /* (6a) with φ(q_{k+1}) = 0 (spec §7 A3): q_{k+1} = 2q_k − q_{k−1} − h²M⁻¹(V_q(q_k) + G(q_k)ᵀλ_k),
  * Newton in Λ = h²λ_k from Λ = 0. */
 static nh_step_status shake_step(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x, nh_state *y,
                                  double h, nh_cost *cost) {
-  double qf[NH_MAX_N], d[NH_MAX_N], L[NH_MAX_K] = {0};
+  double qf[NH_MAX_N], df[NH_MAX_N], d[NH_MAX_N], L[NH_MAX_K] = {0}, dq[NH_MAX_N];
   *y = *x;
   y->t = x->t + h;
   cost->steps++;
-  shake_free_position(sys, x->q, QPREV_OF(x), GRAD_OF(x), h, qf);
+  shake_free_position(sys, x->q, INCREMENT_OF(x), GRAD_OF(x), h, qf, df);
   nh_step_status st = solve_position(sys, x->q, qf, L, y->q, d, cost);
   if (st != NH_STEP_OK) return st;
-  st = two_step_finish(sys, x, y, h, cost);
+  for (int i = 0; i < sys->n; i++) dq[i] = df[i] - d[i]; /* q_{k+1} − q_k without the cancellation */
+  st = two_step_finish(sys, x, dq, y, h, cost);
   /* SHAKE's own λ_k of (6a), Λ = h²λ_k: the whole impulse at q_k, O(h²) at t_k. */
   for (int a = 0; a < sys->k; a++) y->lambda[a] = -L[a] / (h * h);
   return st;
@@ -452,17 +463,17 @@ static void nh_rattle_constraint(const nh_method *m NH_UNUSED, const nh_system *
 }
 
 /* nh_shake: (8b) at the step's start node, μ(q_k)(q_{k+1} − q_{k−1})/(2h) = μ(q_k)M⁻¹p_k, the
- * equation the step solves (q_{k−1} from x's history). */
+ * equation the step solves, from the increments the two states carry (Δq_k + Δq_{k+1}). */
 static void nh_shake_constraint(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *x,
                                 const nh_state *y, double h, double *out) {
   const int n = sys->n;
-  const double *qprev = QPREV_OF(x);
+  const double *dq0 = INCREMENT_OF(x), *dq1 = INCREMENT_OF(y);
   double A[NH_MAX_K * NH_MAX_N];
   if (sys->k == 0) return;
   sys->type->constraints(sys->p, x->q, A);
   for (int a = 0; a < sys->k; a++) {
     out[a] = 0;
-    for (int i = 0; i < n; i++) out[a] += A[a * n + i] * (y->q[i] - qprev[i]) / (2 * h);
+    for (int i = 0; i < n; i++) out[a] += A[a * n + i] * (dq0[i] + dq1[i]) / (2 * h);
   }
 }
 
@@ -478,10 +489,10 @@ static int position_size(const nh_method *m NH_UNUSED, const nh_system *sys) {
 
 /* q_f of the step from x: (7a)-(7b) for rattle, (6a) for shake (x's history). */
 static void free_position(const nh_method *m, const nh_system *sys, const nh_state *x, double h, double *qf) {
-  double g[NH_MAX_N], vh[NH_MAX_N];
+  double g[NH_MAX_N], vh[NH_MAX_N], df[NH_MAX_N];
   sys->type->grad_potential(sys->p, x->q, g);
   if (m->type->step == rattle_step) rattle_free_position(sys, x->q, x->v, g, h, vh, qf);
-  else shake_free_position(sys, x->q, QPREV_OF(x), g, h, qf);
+  else shake_free_position(sys, x->q, INCREMENT_OF(x), g, h, qf, df);
 }
 
 /* F(Λ) = φ(q_f − M⁻¹G(q_k)ᵀΛ), J = −G(q)M⁻¹G(q_k)ᵀ: the system solve_position hands to Newton. */
@@ -534,7 +545,8 @@ const nh_integrator_type nh_integrator_nh_rattle = {
            "holonomic system it keeps G M^-1 p = 0 but phi(q) only to O(h^2) (Remark 2).",
     .params = lambda0_params,
     .nparams = P_COUNT,
-    .properties = NH_PRESERVES_CONSTRAINT,
+    /* (9a) reads lambda_k of the previous step's (9d)-(9e) */
+    .properties = NH_PRESERVES_CONSTRAINT | NH_READS_PREVIOUS_STEP,
     .init = nh_rattle_init,
     .step = nh_rattle_step,
     .lambda_time = NH_LAMBDA_END,

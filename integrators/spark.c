@@ -393,8 +393,15 @@ static int spark_applies(const nh_method *m, const nh_system *sys, char *err, si
   return -1;
 }
 
+/* What the peers' codes call it (an unknown method of that name suggests it). */
+static const nh_peer_name spark_peers[] = {
+    {"Spark", "odelab", NULL},
+    {NULL},
+};
+
 const nh_integrator_type nh_integrator_spark = {
     .name = "spark",
+    .peer_names = spark_peers,
     .doc = "SPARK: the Lobatto IIIA-IIIB pair with s stages for the Lagrange-d'Alembert equations as an index-2 "
            "DAE (L. O. Jay, BIT 43 (2003) 93-106, as odelab's Spark and GeometricIntegrators.jl implement it): "
            "IIIA for q, IIIB for M v with a multiplier lambda_j at every stage, the constraint A(q)v + b(q) = 0 "

@@ -37,7 +37,7 @@ static void methods_part(nh_writer *w, hid_t g) {
     return;
   }
   nh_primary_methods(st, primary);
-  for (int m = 0; m < nm; m++) claimed[m] = nh_method_order(st->methods[m]);
+  for (int m = 0; m < nm; m++) claimed[m] = nh_method_order_on(st->methods[m], &st->sys);
   nh_w_dim(w, "method", nm);
   nh_w_scale_strings(w, g, "methods", "method", (const char *const *)st->method_names,
                      "canonical method names (nhbench list methods): the spec's `methods` in order, then "

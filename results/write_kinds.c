@@ -88,7 +88,7 @@ static void orders_table(nh_writer *w, hid_t g, const nh_convergence_result *r) 
   for (int m = 0; rows && m < nm; m++) {
     nh_order_row *o = &rows[m];
     o->method = st->method_names[m];
-    o->claimed = nh_method_order(st->methods[m]);
+    o->claimed = nh_method_order_on(st->methods[m], &st->sys);
     o->expected = st->order_expected[m];
     o->observed = r->order[m], o->stderr_ = r->order_stderr[m];
     o->fit_first = r->fit_first[m], o->fit_count = r->fit_count[m];
@@ -371,7 +371,7 @@ static void onestep_slopes(nh_writer *w, hid_t g, const nh_onestep_result *r) {
   int *expected = nh_w_array(w, (size_t)nm, sizeof(int));
   double *h_min = nh_w_array(w, (size_t)nm, sizeof(double)), *h_max = nh_w_array(w, (size_t)nm, sizeof(double));
   for (int m = 0; h_max && m < nm; m++) { /* h_max allocated: so were the others */
-    expected[m] = nh_method_order(st->methods[m]) + 1;
+    expected[m] = nh_method_order_on(st->methods[m], &st->sys) + 1;
     nh_fit_h_range(st->h, st->nh, r->fit_first[m], r->fit_count[m], &h_min[m], &h_max[m]);
   }
   nh_w_f64(w, g, "slope", "method", r->slope, "1",

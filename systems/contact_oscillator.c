@@ -95,6 +95,9 @@ static const double v_cos[] = {0, 0, 0};
 static const double q_sin_eps0[] = {1.407124727947029, 0, 0.14142135623730953};
 static const double q_sin_eps03[] = {1.4029222554620677, 0, 0.14142135623730953};
 static const double v_sin[] = {0, 1, 0};
+/* odelab's test_z0 exactly as it runs (tests/scheme/test_cvt.py, odelab ee3300c): z0 is numpy's
+ * linspace(−.9, .9, 10)[5]·√2 = 0.09999999999999998·√2, one ulp below 0.1√2. */
+static const double q_test_z0[] = {1.4029222554620677, 0, 0.14142135623730948};
 
 static const nh_preset presets[] = {
     {"cos_eps0", "eps = 0, odelab initial_cos(z0 = -sqrt(2)/2): y = cos t, q0 = (sqrt(1.5), 1, -sqrt(2)/2), v0 = 0, "
@@ -108,6 +111,12 @@ static const nh_preset presets[] = {
     {"sin_eps03", "eps = 0.3, odelab initial_sin(z0 = 0.1 sqrt 2), its test_z0 case: q0 = (1.40292225546, 0, "
                   "0.141421356237), v0 = (0, 1, 0), E0 = 1.5",
      q_sin_eps03, v_sin, "eps=0.3"},
+    {"odelab_test_z0", "odelab's eps = 0.3 run as it executes (tests/scheme/test_cvt.py test_z0, odelab ee3300c): "
+                       "initial_sin(z0 = linspace(-.9, .9, 10)[5] sqrt 2 = 0.14142135623730948), q0 = (1.40292225546, "
+                       "0, z0), v0 = (0, 1, 0), E0 = 1.5; odelab: h = 2 sin(pi/15) = 0.41582338163551863, T = 15 h = "
+                       "6.23735072453278, schemes McLachlan (mp418), Spark2, Spark3 (spark), NonHolonomicEnergy "
+                       "(nh_energy)",
+     q_test_z0, v_sin, "eps=0.3"},
 };
 
 const nh_system_type nh_system_contact_oscillator = {

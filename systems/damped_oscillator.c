@@ -125,6 +125,7 @@ static void derived(const double *p, double t, const double *q, const double *v,
  * notebook's reference(0), dreference(0)). */
 static const double q_damped[] = {-0.25};
 static const double v_damped[] = {0.75};
+static const double q_one[] = {1}, v_one[] = {1}; /* the contact-integrators notebook's (p0, q0) = (1, 1) */
 static const double q_forced_a001[] = {-0.3325981545963761}, v_forced_a001[] = {-3.2136535447911867};
 static const double q_forced_a01[] = {-1.5474167599216113}, v_forced_a01[] = {-1.4951560274969613};
 static const double q_forced_a1[] = {-0.284060586391659}, v_forced_a1[] = {-0.027446704011356668};
@@ -146,6 +147,9 @@ static const nh_preset presets[] = {
     {"forced_a01", FORCED_DOC("0.1"), q_forced_a01, v_forced_a01, FORCED("0.1")},
     {"forced_a1", FORCED_DOC("1"), q_forced_a1, v_forced_a1, FORCED("1")},
     {"forced_a2", FORCED_DOC("2"), q_forced_a2, v_forced_a2, FORCED("2")},
+    {"notebook_a0125", "contact-integrators 'Damped Oscillator.ipynb' (34b239e): alpha = 0.125, omega = 1, no "
+     "forcing, x0 = 1, xdot0 = 1 (notebook: ic.step, h = 0.5 and 0.001, T = 50, against the closed form)",
+     q_one, v_one, UNFORCED("0.125")},
 };
 _Static_assert(sizeof presets / sizeof *presets <= NH_MAX_PRESETS, "too many presets");
 

@@ -8,9 +8,13 @@
  *
  * Time origin. The notebook starts at s = 0 from (x, ẋ) = (1, 0), where f = 2/s is singular; its
  * `step` never evaluates f there (it takes f at s + h/2), but rk4, the reference ODE solver and any
- * method that evaluates α at a step's start would. Here the state's time t is shifted: the physical
- * time is s = t + t0 (parameter t0 > 0), α(t) = 2/(t + t0), and the presets start at t = 0, i.e.
- * s = t0, on the notebook's solution through (1, 0) at s = 0 (the classical θ_n(0) = 1, θ_n'(0) = 0).
+ * method that evaluates α at a step's start would. The state's time t is shifted: the physical time
+ * is s = t + t0 (parameter t0 ≥ 0), α(t) = 2/(t + t0), and the presets start at t = 0, i.e. s = t0,
+ * on the notebook's solution through (1, 0) at s = 0 (the classical θ_n(0) = 1, θ_n'(0) = 0). With
+ * t0 = 0 the start is the notebook's: α(0) = inf, and only methods that take α at t_j + h/2
+ * (contact2 and its compositions) apply (nh_method_applies; issue 46 item 5); the truth must then be
+ * exact (a study refuses the rk8pd reference there). The regular solutions through s = 0 have
+ * ẋ(0) = 0, and the closed forms below cover them for n = 0, 1, 5.
  *
  * Exact solutions [derived; the three classical closed forms are Chandrasekhar, "An Introduction to
  * the Study of Stellar Structure" (1939), Ch. IV], from (x0, ẋ0) at s0:
@@ -18,6 +22,7 @@
  *          C = x0 + s0²/6 − D/s0.
  *   n = 1: u = s x solves ü = s ẍ + 2ẋ = −u, so u = u0 cos(s − s0) + u̇0 sin(s − s0) with u0 = s0 x0,
  *          u̇0 = x0 + s0 ẋ0; x = u/s, ẋ = (u̇ − x)/s (the notebook's sin s/s for u0 = sin s0, ...).
+ *   From s0 = 0 (ẋ0 = 0 required): x = x0 − s²/6, x0 sin(s)/s, and n = 5's family with A = x0.
  *   n = 5: only the homology family x = A w^{−1/2}, w = 1 + A⁴s²/3 (A = 1: the notebook's
  *          (1 + s²/3)^{−1/2}; φ(s) = Aθ(A²s) solves the equation whenever θ does, and −x too). A state
  *          is on it iff c = A⁴s0²/3 = −r/(1 + r) ≥ 0 with r = s0ẋ0/x0 (from ẋ/x = −(A⁴s/3)/w) and
@@ -34,8 +39,9 @@ enum { P_N, P_T0, P_COUNT };
 static const nh_param_desc params[] = {
     [P_N] = {"n", NH_PARAM_INT, 1, 0, 9, "polytropic index: V = x^(n+1)/(n+1) (notebook: 0, ..., 9; exact for 0, 1, 5)",
              0, NULL},
-    [P_T0] = {"t0", NH_PARAM_REAL, 1, 1e-3, 1e3,
-              "physical time s = t + t0 of the state's t = 0 (s = 0 is singular: alpha = 2/s)", 0, NULL},
+    [P_T0] = {"t0", NH_PARAM_REAL, 1, 0, 1e3,
+              "physical time s = t + t0 of the state's t = 0 (s = 0 is singular: alpha = 2/s; t0 = 0, the "
+              "notebook's start, admits only methods that take alpha at t_j + h/2, e.g. contact2)", 0, NULL},
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
@@ -59,8 +65,32 @@ static double damping(const double *p, double t) { return 2 / (t + p[P_T0]); }
 
 static unsigned time_dependence(const double *p NH_UNUSED) { return NH_SYS_TIME_DAMPING; }
 
+/* The closed forms through (x0, 0) at s0 = 0 (the header): the regular solutions there. */
+static int closed_form_from_origin(double n, double x0, double v0, double s, double *x, double *v) {
+  if (v0 != 0) return -1; /* ẋ(0) ≠ 0: no solution is regular at s = 0 */
+  if (n == 0) {
+    *x = x0 - s * s / 6;
+    *v = -s / 3;
+    return 0;
+  }
+  if (n == 1) {
+    *x = s == 0 ? x0 : x0 * sin(s) / s;
+    *v = s == 0 ? 0 : x0 * (s * cos(s) - sin(s)) / (s * s);
+    return 0;
+  }
+  if (n == 5) {
+    const double A4 = x0 * x0 * x0 * x0, w = 1 + A4 * s * s / 3;
+    *x = x0 / sqrt(w);
+    *v = -x0 * A4 * s / 3 / (w * sqrt(w));
+    return 0;
+  }
+  return -1;
+}
+
 /* The closed forms of the header at s from (x0, v0) at s0; -1 where none applies. */
 static int closed_form(double n, double s0, double x0, double v0, double s, double *x, double *v) {
+  if (s0 == 0) return closed_form_from_origin(n, x0, v0, s, x, v);
+  if (s == 0) return -1; /* the solutions from s0 > 0 are singular at s = 0 but for the regular ones */
   if (n == 0) {
     const double D = -s0 * s0 * (v0 + s0 / 3), C = x0 + s0 * s0 / 6 - D / s0;
     *x = C - s * s / 6 + D / s;
@@ -108,15 +138,23 @@ static int exact(const double *p, const nh_state *x0, double t, nh_state *x) {
 static const double q_n0[] = {0.8333333333333334}, v_n0[] = {-0.3333333333333333};
 static const double q_n1[] = {0.8414709848078965}, v_n1[] = {-0.30116867893975674};
 static const double q_n5[] = {0.8660254037844387}, v_n5[] = {-0.21650635094610965};
+static const double q_origin[] = {1}, v_origin[] = {0}; /* the notebook's start, at s = t0 = 0 */
 
 #define LE_DOC(N, X, T)                                                                                              \
   "Lane-Emden n = " N " on the notebook's solution " X " through (1, 0) at s = 0, started at s = t0 = 1 "          \
   "(notebook: " T ")"
 
+#define LE_ORIGIN_DOC(N, X, T)                                                                                       \
+  "Lane-Emden n = " N ", the notebook's own start: (x, xdot) = (1, 0) at s = t0 = 0, solution " X ", where "       \
+  "alpha = 2/s is singular: only contact2 and its compositions run from it (notebook: " T ")"
+
 static const nh_preset presets[] = {
     {"n0", LE_DOC("0", "1 - s^2/6", "h = 0.2, T = 150"), q_n0, v_n0, "n=0,t0=1"},
     {"n1", LE_DOC("1", "sin(s)/s", "h = 0.001, T = 10"), q_n1, v_n1, "n=1,t0=1"},
     {"n5", LE_DOC("5", "(1 + s^2/3)^(-1/2)", "h = 0.2, T = 150"), q_n5, v_n5, "n=5,t0=1"},
+    {"n0_origin", LE_ORIGIN_DOC("0", "1 - s^2/6", "h = 0.2, T = 150"), q_origin, v_origin, "n=0,t0=0"},
+    {"n1_origin", LE_ORIGIN_DOC("1", "sin(s)/s", "h = 0.001, T = 10"), q_origin, v_origin, "n=1,t0=0"},
+    {"n5_origin", LE_ORIGIN_DOC("5", "(1 + s^2/3)^(-1/2)", "h = 0.2, T = 150"), q_origin, v_origin, "n=5,t0=0"},
 };
 _Static_assert(sizeof presets / sizeof *presets <= NH_MAX_PRESETS, "too many presets");
 

@@ -134,6 +134,10 @@ static const nh_preset presets[] = {
     {"nonresonant", "notebook's non-resonant case: Omega = sqrt 2, ecc = 0.1, lambda = 0.01, (theta0, thetadot0) = "
      "(pi, 1) (notebook: 1500 points at t = 2 pi k)", q_pi, v_1,
      "ecc=0.1,eps=0.0075,omega=1.4142135623730951,a=0,mu=0,lambda=0.01"},
+    {"fig5b", "the notebook's figure c-fig5b (The Spin-Orbit problem.ipynb, contact-integrators 34b239e): "
+     "SpinOrbit(0.06, 3/4 0.06, sqrt 2, 0.2): ecc = 0.06, eps = 0.045, Omega = sqrt 2, lambda = 0.2, (theta0, "
+     "thetadot0) = (pi, 1) (notebook: ic.step, h = pi/10, 3000 points at t = 2 pi k)", q_pi, v_1,
+     "ecc=0.06,eps=0.045,omega=1.4142135623730951,a=0,mu=0,lambda=0.2"},
 };
 _Static_assert(sizeof presets / sizeof *presets <= NH_MAX_PRESETS, "too many presets");
 

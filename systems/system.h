@@ -18,7 +18,7 @@
 #include "core/state.h"
 
 #define NH_MAX_INVARIANTS 4
-#define NH_MAX_PRESETS 8
+#define NH_MAX_PRESETS 16
 
 /* The shared state type nh_state and the size limits NH_MAX_N, NH_MAX_K, NH_MAX_CARRY live in
  * core/state.h. */
@@ -188,6 +188,9 @@ int nh_system_apply_preset(nh_system *sys, const char *name, nh_state *x, char *
 /* Registry (systems/registry.c, from systems/systems.def). */
 extern const nh_system_type *const nh_system_types[];
 const nh_system_type *nh_system_type_find(const char *name);
+/* "did you mean" for an unknown system name: the registry's closest names (nh_text_suggest, so
+ * odelab's ContactOscillator finds contact_oscillator); "" if none. */
+void nh_system_suggest(const char *name, char *hint, size_t len);
 
 /* Sets defaults and caches M and M^{-1}. Returns 0, or -1 if M is not SPD. */
 int nh_system_init(nh_system *sys, const nh_system_type *type);

@@ -68,6 +68,14 @@ static void derived(const double *p, double t, const double *q, const double *v,
 /* init_ecc(e) of the notebook: q0 = (1 − e, 0), qdot0 = (0, √((1 + e)/(1 − e))). */
 static const double q_e04[] = {0.6, 0}, v_e04[] = {0, 1.5275252316519468};
 static const double q_e001[] = {0.99, 0}, v_e001[] = {0, 1.0100505037878156};
+/* The notebook's init_ecc(e) as its cells run it: the pair is unpacked as (p0, q0), so q0 = (0,
+ * √((1 + e)/(1 − e))) and qdot0 = (1 − e, 0), the apocentre of an orbit of eccentricity 0.450 and
+ * a = 1.053 for e = 0.4 (0.01005, a = 1.000001 for e = 0.01), not e's orbit. */
+static const double q_e04_run[] = {0, 1.5275252316519468}, v_e04_run[] = {0.6, 0};
+static const double q_e001_run[] = {0, 1.0100505037878156}, v_e001_run[] = {0.99, 0};
+#define AS_RUN(E) \
+  "; the notebook's state as its cells run it: init_ecc(" E ") unpacked as (p0, q0), q0 = (0, sqrt((1+e)/(1-e))), " \
+  "qdot0 = (1-e, 0) (The Time-Perturbed Kepler model.ipynb, contact-integrators 34b239e)"
 
 static const nh_preset presets[] = {
     {"k5_30", "notebook figure K5-30: alpha = -0.07, theta = 2 pi, gamma = -1, e = 0.4 (notebook: h = 0.5, T = 40)",
@@ -80,6 +88,15 @@ static const nh_preset presets[] = {
      "h = 0.1 ... 1.1, T = 80)", q_e001, v_e001, "alpha=-0.07,theta=6.283185307179586,gamma=-1"},
     {"kepler", "unperturbed Kepler, alpha = 0, e = 0.4: energy and angular momentum conserved", q_e04, v_e04,
      "alpha=0,theta=6.283185307179586,gamma=-1"},
+    {"k5_30_as_run", "notebook figure K5-30: alpha = -0.07, theta = 2 pi, gamma = -1 (notebook: h = 0.5, T = 40)"
+     AS_RUN("0.4"), q_e04_run, v_e04_run, "alpha=-0.07,theta=6.283185307179586,gamma=-1"},
+    {"pi_55_as_run", "notebook: alpha = -0.01, theta = pi, gamma = -1 (notebook: h = 0.5, T = 55)" AS_RUN("0.4"),
+     q_e04_run, v_e04_run, "alpha=-0.01,theta=3.141592653589793,gamma=-1"},
+    {"scattering_as_run", "notebook 'convergence of scattering trajectories': alpha = 1.7, theta = 2 pi, gamma = -1 "
+     "(notebook: h = 0.1, 0.01, 0.001, T = 10)" AS_RUN("0.01"), q_e001_run, v_e001_run,
+     "alpha=1.7,theta=6.283185307179586,gamma=-1"},
+    {"small_ecc_as_run", "notebook 'small eccentricity': alpha = -0.07, theta = 2 pi, gamma = -1 (notebook: h = 0.1 "
+     "... 1.1, T = 80)" AS_RUN("0.01"), q_e001_run, v_e001_run, "alpha=-0.07,theta=6.283185307179586,gamma=-1"},
 };
 _Static_assert(sizeof presets / sizeof *presets <= NH_MAX_PRESETS, "too many presets");
 

@@ -83,11 +83,19 @@ static void invariants(const double *p, const double *q NH_UNUSED, const double 
 /* spec/rattle.md §4 D: Ω = ω = 1, φ0 = 0, x0 = y0 = θ0 = 0: v0 = (RΩ cos φ0, RΩ sin φ0, Ω, ω). */
 static const double q_ic1[] = {0, 0, 0, 0};
 static const double v_ic1[] = {1, 0, 1, 1};
+/* odelab's run (tests/scheme/test_rolling_disk.py, odelab ee3300c): VerticalRollingDisk(mass = 1,
+ * radius = 1, Iflip = 1, Irot = 1), phi0 = 0, omega_phi = 2, omega_theta = 1; odelab's state
+ * (x, y, phi, theta, vx, vy, omega_phi, omega_theta) is ours (x, y, theta, phi) reordered. */
+static const double v_odelab[] = {1, 0, 1, 2};
 
 static const nh_preset presets[] = {
     {"ic1", "spec/rattle.md 4 D: q0 = 0, Omega = omega = 1: v0 = (1, 0, 1, 1), H0 = 0.875, lambda(0) = (0, -1) "
             "in the spec's sign (ours: (0, 1), force +A^T lambda)",
      q_ic1, v_ic1, ""},
+    {"odelab", "odelab's VerticalRollingDisk run (tests/scheme/test_rolling_disk.py, ee3300c): unit mass and "
+               "inertias m = I_r = I_h = R = 1, q0 = 0, thetadot0 = 1, phidot0 = 2: v0 = (1, 0, 1, 2), E0 = 3 "
+               "(odelab: h = 0.1, T = 1, against the exact solution)",
+     q_ic1, v_odelab, "m=1,I_r=1,I_h=1,R=1"},
 };
 
 const nh_system_type nh_system_vertical_disk = {

@@ -71,6 +71,25 @@ static inline nh_state test_run_steps(const char *method, const nh_system *sys, 
   return x;
 }
 
+/* On the CVT (eps = 0.1), whose dynamics does not change when its angle xi moves by 2 pi: the
+ * largest difference of the velocities after two steps of `method` (size h) from xi0 = 0.3 and from
+ * xi0 + 2 pi 2000. Only the rounding of xi0 itself separates them, ~1e-15 at h = 0.1/64; a step that
+ * forms v from the rounded q_{k+1} − q_k loses ulp(xi)/h (issue 46 item 1). */
+static inline double test_cvt_angle_shift_gap(const char *method, double h) {
+  nh_system sys = test_system("cvt", "eps=0.1");
+  nh_state end[2];
+  for (int shifted = 0; shifted < 2; shifted++) {
+    nh_state x = {0};
+    const double q0[3] = {1, 1, 0.3}, v0[3] = {0, 0, 2.8284271247461903};
+    memcpy(x.q, q0, sizeof q0), memcpy(x.v, v0, sizeof v0);
+    if (shifted) x.q[2] += 12566.370614359172; /* 2 pi 2000 */
+    end[shifted] = test_run_steps(method, &sys, x, h, 2);
+  }
+  double d = 0;
+  for (int c = 0; c < 3; c++) d = fmax(d, fabs(end[0].v[c] - end[1].v[c]));
+  return d;
+}
+
 /* Runs `method` from x with N = T/h steps (rounded); the last state. */
 static inline nh_state test_run_to(const char *method, const nh_system *sys, nh_state x, double h, double T) {
   return test_run_steps(method, sys, x, h, lround(T / h));

@@ -2,6 +2,7 @@
  * hand-computed answers. */
 #include <criterion/criterion.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_integration.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -10,7 +11,9 @@
 
 #include "core/linalg.h"
 #include "core/param.h"
+#include "core/quadrature.h"
 #include "core/rng.h"
+#include "core/text.h"
 
 /* A = [[4, 2], [2, 3]] (SPD, det 8): A⁻¹ = [[3, −2], [−2, 4]]/8; A x = (2, 1) at x = (1/2, 0). */
 Test(core, spd_solve_invert_by_hand) {
@@ -226,4 +229,54 @@ Test(core, one_by_one_solves) {
     cr_expect_eq(nh_spd_solve(1, T, t), -1, "SPD pivot %g", bad_spd[i]);
     cr_expect_eq(t[0], 3, "SPD pivot %g: b changed", bad_spd[i]);
   }
+}
+
+/* The 5-point Gauss–Legendre table against GSL's own rule on [0, 1] and the closed forms of A&S
+ * 25.4.29, and its degree: exact for s^j, j <= 9, not for s^10. */
+Test(core, gauss_legendre5_matches_gsl_and_its_degree) {
+  gsl_integration_glfixed_table *t = gsl_integration_glfixed_table_alloc(NH_GL5_POINTS);
+  cr_assert(t);
+  const double r = 2 * sqrt(10.0 / 7), x1 = sqrt(5 - r) / 3, x2 = sqrt(5 + r) / 3;
+  const double closed_node[NH_GL5_POINTS] = {(1 - x2) / 2, (1 - x1) / 2, 0.5, (1 + x1) / 2, (1 + x2) / 2};
+  const double closed_weight[NH_GL5_POINTS] = {(322 - 13 * sqrt(70)) / 1800, (322 + 13 * sqrt(70)) / 1800, 64.0 / 225,
+                                               (322 + 13 * sqrt(70)) / 1800, (322 - 13 * sqrt(70)) / 1800};
+  for (int p = 0; p < NH_GL5_POINTS; p++) {
+    double xi, wi;
+    gsl_integration_glfixed_point(0, 1, (size_t)p, &xi, &wi, t);
+    cr_expect(fabs(nh_gl5_node[p] - xi) <= 2.3e-16 && fabs(nh_gl5_weight[p] - wi) <= 2.3e-16, /* GSL maps x to (1 + x)/2 rounded */
+              "point %d: (%.17g, %.17g), GSL (%.17g, %.17g)", p, nh_gl5_node[p], nh_gl5_weight[p], xi, wi);
+    cr_expect(fabs(nh_gl5_node[p] - closed_node[p]) <= 2e-16 && fabs(nh_gl5_weight[p] - closed_weight[p]) <= 2e-16,
+              "point %d against the closed form", p);
+  }
+  gsl_integration_glfixed_table_free(t);
+  for (int j = 0; j <= 10; j++) {
+    double sum = 0;
+    for (int p = 0; p < NH_GL5_POINTS; p++) sum += nh_gl5_weight[p] * pow(nh_gl5_node[p], j);
+    const double err = fabs(sum - 1.0 / (j + 1));
+    if (j <= 9) cr_expect(err <= 1e-16, "s^%d: %.17g, exact %.17g", j, sum, 1.0 / (j + 1));
+    else cr_expect(err > 1e-8, "s^10 is beyond the rule's degree: error %.3e", err);
+  }
+}
+
+/* The "did you mean" distance: case, '_' and '-' ignored, a transposition one edit, symmetric;
+ * the suggestions closest first, at most 3, none beyond max(2, |name|/3). */
+Test(core, text_distance_and_suggestions) {
+  cr_expect_eq(nh_text_distance("McLachlan", "mclachlan8"), 1);
+  cr_expect_eq(nh_text_distance("ContactOscillator", "contact_oscillator"), 0);
+  cr_expect_eq(nh_text_distance("nh_rattel", "nh_rattle"), 1, "a transposition is one edit");
+  cr_expect_eq(nh_text_distance("abc", ""), 3);
+  cr_expect_eq(nh_text_distance("", "abcd"), 4);
+  cr_expect_eq(nh_text_distance("kitten", "sitting"), 3);
+  cr_expect_eq(nh_text_distance("sitting", "kitten"), 3);
+  const char *names[] = {"rattle", "nh_rattle", "shake", "nh_shake", "particle"};
+  char buf[256] = "";
+  cr_expect_eq(nh_text_suggest("nhrattle", names, 5, buf, sizeof buf), 2, "distances 0 and 2");
+  cr_expect_str_eq(buf, "nh_rattle, rattle");
+  buf[0] = '\0';
+  cr_expect_eq(nh_text_suggest("zzzzzz", names, 5, buf, sizeof buf), 0);
+  cr_expect_str_eq(buf, "");
+  const char *many[] = {"ab", "ac", "ad", "ae"};
+  buf[0] = '\0';
+  cr_expect_eq(nh_text_suggest("aa", many, 4, buf, sizeof buf), 3, "at most 3");
+  cr_expect_str_eq(buf, "ab, ac, ad");
 }

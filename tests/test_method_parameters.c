@@ -16,6 +16,7 @@
  * - dla: α as nh_newmark's. nh_shake, nh_rattle: λ0 of the continuous formula (4) by default, 0 as
  *   the paper's Remark 1 (spec/rattle.md §3.6). js_p2orig: start on D (0) or on D_h (1).
  * - herglotz1, herglotz2, la1: forcing = ends (A.1–A.5 as printed) or midpoint (spec/herglotz.md §6).
+ * - nh_energy: gradient = average (odelab's NonHolonomicEnergy, the default) or midpoint (Gonzalez's).
  * - spark: s = 2, 3 or 4 Lobatto stages.
  * - ida, cvode: ode15i's defaults rtol = atol = 1e-6 and order ≤ 5 (spec/herglotz.md §6); max_step
  *   0 (h only) up to 1e6; max_steps 1 to 1e9 per nhbench step, 100000 by default; ida alone has
@@ -45,6 +46,7 @@ static const method_param_row documented[] = {
     {"herglotz1", "forcing", NH_PARAM_CHOICE, 0, 0, 1, 1, {"ends", "midpoint"}},
     {"herglotz2", "forcing", NH_PARAM_CHOICE, 0, 0, 1, 1, {"ends", "midpoint"}},
     {"la1", "forcing", NH_PARAM_CHOICE, 0, 0, 1, 1, {"ends", "midpoint"}},
+    {"nh_energy", "gradient", NH_PARAM_CHOICE, 0, 0, 1, 1, {"average", "midpoint"}},
     {"spark", "s", NH_PARAM_INT, 2, 2, 4, 0, {NULL}},
 #ifdef NHBENCH_SUNDIALS
 #define SUNDIALS_ROWS(method)                                                                                  \
@@ -171,3 +173,65 @@ Test(method_parameters, cvode_refuses_lambda_error_test) {
             "%s", err);
 }
 #endif
+
+/* Names users type (issue 46 item 7). A method with one parameter takes it positionally, and the
+ * name written back is the named form; a method with several, or none, refuses a lone value. */
+Test(method_parameters, one_parameter_taken_positionally) {
+  const char *cases[][2] = {{"spark(3)", "spark(s=3)"},
+                            {"herglotz2(midpoint)", "herglotz2(forcing=midpoint)"},
+                            {"nh_rattle(0)", "nh_rattle(lambda0=0)"},
+                            {"nh_energy(midpoint)", "nh_energy(gradient=midpoint)"},
+                            {"triple_jump(spark(2))", "triple_jump(spark(s=2))"}};
+  char err[512], name[256];
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    nh_method *m = nh_method_parse(cases[i][0], err, sizeof err);
+    cr_assert(m, "%s: %s", cases[i][0], err);
+    nh_method_format(m, name, sizeof name);
+    cr_expect_str_eq(name, cases[i][1], "%s", cases[i][0]);
+    nh_method_free(m);
+  }
+  const char *refused[][2] = {{"nh_newmark(0.1)", "a lone value is read only by a method with one parameter"},
+                              {"rk4(1)", "this method takes no parameters"},
+                              {"triple_jump(nh_rattle, 3)", "this method takes no parameters"},
+                              {"spark(5)", "spark"}};
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+    err[0] = '\0';
+    nh_method *m = nh_method_parse(refused[i][0], err, sizeof err);
+    cr_expect(m == NULL, "%s accepted", refused[i][0]);
+    nh_method_free(m);
+    cr_expect(strstr(err, refused[i][1]) != NULL, "%s: %s", refused[i][0], err);
+  }
+}
+
+/* An unknown method names the method a peer's name maps to, then the closest names; an unknown
+ * system the closest systems; `nhbench list` does the same. Nothing close: no "did you mean". */
+Test(method_parameters, unknown_names_get_did_you_mean) {
+  const char *cases[][2] = {{"McLachlan", ": did you mean mp418 (odelab: McLachlan), mclachlan8? (methods: rk4, "},
+                            {"NonHolonomicEnergy", ": did you mean nh_energy (odelab: NonHolonomicEnergy)? (methods"},
+                            {"step6", ": did you mean yoshida6(contact2) (contact-integrators: step6)? (methods"},
+                            {"Spark", ": did you mean spark (odelab: Spark)? (methods"},
+                            {"nh_rattel", ": did you mean nh_rattle, rattle? (methods"},
+                            {"nosuchthing", "' (methods: rk4, "}};
+  char err[2048];
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    nh_method *m = nh_method_parse(cases[i][0], err, sizeof err);
+    cr_expect(m == NULL);
+    nh_method_free(m);
+    cr_expect(strstr(err, cases[i][1]) != NULL, "%s: %s", cases[i][0], err);
+  }
+  char out[4096];
+  cr_expect_eq(test_run_nhbench("list methods McLachlan", out, sizeof out), 2);
+  cr_expect_str_eq(out, "nhbench list: no methods named 'McLachlan': did you mean mp418 (odelab: McLachlan), "
+                        "mclachlan8?\n");
+  cr_expect_eq(test_run_nhbench("list systems ContactOscillator", out, sizeof out), 2);
+  cr_expect_str_eq(out, "nhbench list: no systems named 'ContactOscillator': did you mean contact_oscillator?\n");
+  char path[256];
+  snprintf(path, sizeof path, "/tmp/nhbench-names-%d.cfg", (int)getpid());
+  test_write_file(path, "study = \"convergence\";\nsystem = \"VerticalDisk\";\nT = 1.0;\nh0 = 0.1;\nhalvings = 1;\n"
+                        "methods = [\"rk4\"];\n");
+  char args[512];
+  snprintf(args, sizeof args, "run %s -o /dev/null", path);
+  cr_expect_eq(test_run_nhbench(args, out, sizeof out), 2);
+  cr_expect(strstr(out, ":2: unknown system 'VerticalDisk': did you mean vertical_disk? (systems: ") != NULL, "%s", out);
+  remove(path);
+}

@@ -71,7 +71,7 @@ static const param_row documented[] = {
     {"damped_oscillator", "omega_f", NH_PARAM_REAL, 1.0471975511965976, 0, 1e3}, /* π/3 */
     {"rotational_symmetry", "omega2", NH_PARAM_REAL, 1, 0, 100},
     {"lane_emden", "n", NH_PARAM_INT, 1, 0, 9},
-    {"lane_emden", "t0", NH_PARAM_REAL, 1, 1e-3, 1e3},
+    {"lane_emden", "t0", NH_PARAM_REAL, 1, 0, 1e3},
     {"time_perturbed_kepler", "alpha", NH_PARAM_REAL, -0.07, -10, 10},
     {"time_perturbed_kepler", "theta", NH_PARAM_REAL, 6.283185307179586, 0, 1e3}, /* 2π */
     {"time_perturbed_kepler", "gamma", NH_PARAM_REAL, -1, -100, 100},
@@ -288,7 +288,7 @@ Test(mut2_systems, spin_orbit_presets) {
                {"nonresonant", 0.1, 1.4142135623730951, 0.01, PI, 1}};
   const nh_system_type *T = nh_system_type_find("spin_orbit");
   cr_assert(T);
-  cr_expect_eq(T->npresets, 5);
+  cr_expect_eq(T->npresets, 6, "the five above and fig5b (tests/test_system_library.c, peer runs)");
   for (int i = 0; i < 5; i++) {
     /* From parameters that no preset uses, so that each one it sets shows. */
     nh_system sys = test_system("spin_orbit", "ecc=0.3,eps=0.5,omega=3,lambda=0.5,a=1,mu=1");
@@ -321,7 +321,7 @@ Test(mut2_systems, kepler_presets) {
                {"kepler", 0, 2 * PI, 0.4}};
   const nh_system_type *T = nh_system_type_find("time_perturbed_kepler");
   cr_assert(T);
-  cr_expect_eq(T->npresets, 5);
+  cr_expect_eq(T->npresets, 9, "the five above and the four *_as_run (tests/test_system_library.c, peer runs)");
   for (int i = 0; i < 5; i++) {
     nh_system sys = test_system("time_perturbed_kepler", "alpha=3,theta=2,gamma=-5");
     nh_state x = test_preset(&sys, cases[i].name);
@@ -785,6 +785,7 @@ Test(mut2_systems, presets_entry_by_entry) {
       {"chaplygin_sleigh", "ic1", NULL, 0, {0}, {0, 0, 0}, {1, 0.5, 1}},
       {"chaplygin_sleigh", NULL, NULL, 0, {0}, {0, 0, 0}, {1, 0.5, 1}},
       {"vertical_disk", "ic1", NULL, 0, {0}, {0, 0, 0, 0}, {1, 0, 1, 1}},
+      {"vertical_disk", "odelab", "m=2,I_r=3,I_h=4,R=5", 4, {1, 1, 1, 1}, {0, 0, 0, 0}, {1, 0, 1, 2}},
       {"vertical_disk", NULL, NULL, 0, {0}, {0, 0, 0, 0}, {1, 0, 1, 1}},
       {"chaotic_particle", NULL, NULL, 0, {0}, {1, 0, 1, -1, -1}, {0.05, 0.5, -0.5, -0.1, -0.05}},
       {"chaotic_particle_5", "fig2", NULL, 0, {0}, {1, 0, 1, -1, -1}, {0.05, 0.5, -0.5, -0.1, -0.05}},
@@ -804,7 +805,7 @@ Test(mut2_systems, presets_entry_by_entry) {
   const struct {
     const char *system;
     int n;
-  } counts[] = {{"particle", 4}, {"pendulum", 2}, {"knife_edge", 2}, {"chaplygin_sleigh", 1}, {"vertical_disk", 1},
+  } counts[] = {{"particle", 4}, {"pendulum", 2}, {"knife_edge", 2}, {"chaplygin_sleigh", 1}, {"vertical_disk", 2},
                 {"chaotic_particle", 0}, {"chaotic_particle_3", 1}, {"chaotic_particle_5", 1},
                 {"chaotic_particle_7", 2}, {"foucault_pendulum", 3}};
   for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)

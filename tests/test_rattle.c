@@ -563,3 +563,33 @@ Test(rattle, applicability_and_names) {
   cr_expect_eq(nh_method_order(tj), 4, "nh_rattle is symmetric of order 2");
   nh_method_free(tj);
 }
+
+/* Compositions above order 4 over nh_rattle claim 4 on a constrained system, with a caveat, and
+ * the table's order where there is no multiplier to carry (issue 46 item 3); rattle reads nothing
+ * from its previous step and keeps the table's order. The orders themselves are measured by the
+ * composition matrix (tests/test_order_matrix.c). */
+Test(rattle, compositions_over_nh_rattle_claim_order_4_with_constraints) {
+  nh_system pendulum = test_system("pendulum", ""), oscillator = test_system("oscillator", "");
+  const struct {
+    const char *name;
+    int constrained, free, caveat;
+  } cases[] = {
+      {"triple_jump(nh_rattle)", 4, 4, 0},  {"suzuki5(nh_rattle)", 4, 4, 0},
+      {"yoshida6(nh_rattle)", 4, 6, 1},     {"mclachlan8(nh_rattle)", 4, 8, 1},
+      {"adjoint_pair(nh_rattle)", 2, 2, 0}, {"yoshida6(rattle)", 6, 6, 0},
+      {"mclachlan8(adjoint_pair(nh_rattle))", 4, 8, 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    nh_method *m = test_method(cases[i].name);
+    cr_expect_eq(nh_method_order(m), cases[i].constrained, "%s: order %d", cases[i].name, nh_method_order(m));
+    cr_expect_eq(nh_method_order_on(m, &pendulum), cases[i].constrained, "%s on the pendulum", cases[i].name);
+    cr_expect_eq(nh_method_order_on(m, &oscillator), cases[i].free, "%s on the oscillator (k = 0)", cases[i].name);
+    cr_expect_eq(nh_method_caveat(m) != NULL, cases[i].caveat, "%s: caveat %s", cases[i].name,
+                 nh_method_caveat(m) ? nh_method_caveat(m) : "(none)");
+    cr_expect_eq(nh_method_reads_previous_step(m, &pendulum), strstr(cases[i].name, "nh_rattle") != NULL,
+                 "%s", cases[i].name);
+    cr_expect_eq(nh_method_reads_previous_step(m, &oscillator), 0, "%s: no multiplier without constraints",
+                 cases[i].name);
+    nh_method_free(m);
+  }
+}

@@ -583,3 +583,48 @@ Test(system_library, unconstrained_steps_match_closed_forms) {
     nh_method_free(m);
   }
 }
+
+/* The peers' own runs as presets (issue 46 item 6), recomputed here from the peers' formulas: the
+ * contact-integrators notebooks' init_ecc(e) unpacked as (p0, q0), odelab's test_z0 with numpy's
+ * linspace value of z0, the spin-orbit figure c-fig5b, the damped oscillator notebook, odelab's
+ * rolling disk with unit mass; each with the parameters it sets. */
+static void expect_state(const char *system, const char *preset, const double *q, const double *v, const char *params,
+                         const double *values) {
+  nh_system sys = test_system(system, NULL);
+  nh_state x = test_preset(&sys, preset);
+  for (int i = 0; i < sys.n; i++)
+    cr_expect(x.q[i] == q[i] && x.v[i] == v[i], "%s %s: (q, v)_%d = (%.17g, %.17g), expected (%.17g, %.17g)", system,
+              preset, i, x.q[i], x.v[i], q[i], v[i]);
+  char names[256];
+  snprintf(names, sizeof names, "%s", params);
+  int j = 0;
+  for (char *save = NULL, *name = strtok_r(names, ",", &save); name; name = strtok_r(NULL, ",", &save), j++) {
+    const int k = nh_param_index(sys.type->params, sys.type->nparams, name);
+    cr_assert(k >= 0, "%s: no parameter %s", system, name);
+    cr_expect(sys.p[k] == values[j], "%s %s: %s = %.17g, expected %.17g", system, preset, name, sys.p[k], values[j]);
+  }
+}
+
+Test(system_library, peer_runs_as_presets) {
+  const double es[] = {0.4, 0.01};
+  const char *kepler[][2] = {{"k5_30_as_run", "pi_55_as_run"}, {"scattering_as_run", "small_ecc_as_run"}};
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 2; j++) {
+      const double e = es[i], q[] = {0, sqrt((1 + e) / (1 - e))}, v[] = {1 - e, 0}, gamma[] = {-1};
+      expect_state("time_perturbed_kepler", kepler[i][j], q, v, "gamma", gamma);
+    }
+  const double z0 = (-0.9 + 5 * (1.8 / 9)) * sqrt(2.0), eps = 0.3; /* numpy: start + i·step */
+  const double qc[] = {sqrt((2 * (1.5 - 0.5) - z0 * z0) / (1 + eps * z0 * z0)), 0, z0}, vc[] = {0, 1, 0}, pc[] = {eps};
+  expect_state("contact_oscillator", "odelab_test_z0", qc, vc, "eps", pc);
+  cr_expect(z0 < 0.1 * sqrt(2.0), "odelab's z0 is one ulp below 0.1 sqrt 2");
+  const double qs[] = {M_PI}, vs[] = {1}, ps[] = {0.06, 0.045, sqrt(2.0), 0.2, 0, 0};
+  expect_state("spin_orbit", "fig5b", qs, vs, "ecc,eps,omega,lambda,a,mu", ps);
+  const double qd[] = {1}, vd[] = {1}, pd[] = {0.125, 1, 0};
+  expect_state("damped_oscillator", "notebook_a0125", qd, vd, "alpha,omega,beta", pd);
+  const double qv[] = {0, 0, 0, 0}, vv[] = {1, 0, 1, 2}, pv[] = {1, 1, 1, 1};
+  expect_state("vertical_disk", "odelab", qv, vv, "m,I_r,I_h,R", pv);
+  nh_system disk = test_system("vertical_disk", NULL);
+  nh_state x = test_preset(&disk, "odelab");
+  cr_expect(fabs(nh_energy(&disk, x.q, x.v) - 3) <= 1e-15 && nh_constraint_residual(&disk, x.q, x.v) == 0,
+            "odelab's disk: E0 = %.17g (odelab: 3), on D", nh_energy(&disk, x.q, x.v));
+}

@@ -6,9 +6,11 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "integrators/integrator.h"
 #include "studies/observables.h"
+#include "studies/study.h"
 #include "tests/checks.h"
 
 /* ---- Lane–Emden: presets and exact solutions ---------------------------------------------------- */
@@ -166,6 +168,75 @@ Test(time_dependent, orders_on_lane_emden) {
     const double p = observed_order(methods[i], h[i]);
     cr_expect(fabs(p - claimed[i]) <= 0.15, "%s: observed order %.3f, claimed %g", methods[i], p, claimed[i]);
   }
+}
+
+/* ---- Lane–Emden from the notebook's start s = 0 (t0 = 0, issue 46 item 5) ------------------------- */
+
+/* The closed forms through (x0, 0) at s = 0 (x0 = 1: the presets *_origin): at s = 0 the state
+ * itself, elsewhere the equation (central differences, as above) and the formulas 1 − s²/6,
+ * sin s/s, (1 + s²/3)^{−1/2} written out; a start with ẋ0 ≠ 0 at s = 0 is singular and declined. */
+Test(time_dependent, lane_emden_exact_from_the_origin) {
+  const char *names[] = {"n0_origin", "n1_origin", "n5_origin"};
+  for (int i = 0; i < 3; i++) {
+    nh_system sys = test_system("lane_emden", NULL);
+    nh_state x0 = test_preset(&sys, names[i]), x;
+    cr_expect(sys.p[1] == 0 && x0.q[0] == 1 && x0.v[0] == 0, "%s: (1, 0) at s = t0 = 0", names[i]);
+    cr_assert(sys.type->exact(sys.p, &x0, 0, &x) == 0, "%s at s = 0", names[i]);
+    cr_expect(x.q[0] == 1 && x.v[0] == 0, "%s: exact(0) = (%.17g, %.17g)", names[i], x.q[0], x.v[0]);
+    for (double t = 0.3; t < 6; t += 1.1) {
+      cr_expect(eom_residual(&sys, &x0, t) <= 1e-6, "%s: residual %.3e at s = %g", names[i], eom_residual(&sys, &x0, t), t);
+      cr_assert(sys.type->exact(sys.p, &x0, t, &x) == 0);
+      const double formula[] = {1 - t * t / 6, sin(t) / t, 1 / sqrt(1 + t * t / 3)};
+      cr_expect(fabs(x.q[0] - formula[i]) <= 1e-15, "%s at s = %g: %.17g, formula %.17g", names[i], t, x.q[0], formula[i]);
+    }
+    x0.v[0] = 0.1;
+    cr_expect(sys.type->exact(sys.p, &x0, 1, &x) == -1, "%s: xdot0 != 0 at s = 0 must decline", names[i]);
+  }
+}
+
+/* From s = 0, where alpha = 2/s is infinite, only methods that take alpha at t_j + h/2 apply:
+ * contact2 and its compositions run (and reach the exact sin s/s), rk4, newmark, ida and cvode
+ * are refused with the reason, and so is a study whose truth would be the rk8pd reference (n = 2
+ * has no closed form). The order from the singular start: contact2 converges at ~1.9 (h² log h:
+ * its frozen alpha(h/2) = 4/h against the exact flow's v(h) = 0), and the compositions at 2 only,
+ * which the test records rather than claims. Control: the same methods from t0 = 1 apply. */
+Test(time_dependent, lane_emden_from_the_origin) {
+  nh_system sys = test_system("lane_emden", "n=1,t0=0"), later = test_system("lane_emden", "n=1,t0=1");
+  char err[512];
+  const char *refused[] = {"rk4", "newmark", "ida", "cvode"};
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+    char e0[512];
+    nh_method *m = nh_method_parse(refused[i], e0, sizeof e0);
+    if (!m) continue; /* ida, cvode without SUNDIALS */
+    cr_expect(nh_method_applies(m, &sys, err, sizeof err) == -1, "%s accepts the singular start", refused[i]);
+    cr_expect(strstr(err, "singular at the start") && strstr(err, "contact2"), "%s: %s", refused[i], err);
+    cr_expect(nh_method_applies(m, &later, err, sizeof err) == 0, "control, t0 = 1: %s", err);
+    nh_method_free(m);
+  }
+  const char *run[] = {"contact2", "yoshida6(contact2)", "mclachlan8(contact2)"};
+  nh_state x0 = test_preset(&sys, "n1_origin");
+  nh_state ex = test_true_state(&sys, &x0, 4);
+  for (size_t i = 0; i < sizeof run / sizeof *run; i++) {
+    nh_method *m = test_method(run[i]);
+    cr_expect(nh_method_applies(m, &sys, err, sizeof err) == 0, "%s: %s", run[i], err);
+    nh_method_free(m);
+    double e[2];
+    for (int j = 0; j < 2; j++) {
+      nh_state y = test_run_to(run[i], &sys, x0, 0.01 / (1 << j), 4);
+      e[j] = fmax(fabs(y.q[0] - ex.q[0]), fabs(y.v[0] - ex.v[0]));
+    }
+    cr_expect(e[1] <= 1e-4 && log2(e[0] / e[1]) >= 1.8, "%s from s = 0: errors %.3e, %.3e at T = 4", run[i], e[0], e[1]);
+    cr_log_info("%s from s = 0: order %.3f between h = 0.01 and 0.005", run[i], log2(e[0] / e[1]));
+  }
+  /* a study from s = 0 without a closed form is refused where the system is named */
+  char path[256];
+  snprintf(path, sizeof path, "/tmp/nhbench-le-origin-%d.cfg", (int)getpid());
+  test_write_file(path, "study = \"convergence\";\nsystem = \"lane_emden\";\nsystem_params = { n = 2; t0 = 0.0; };\n"
+                        "initial = { q = [1.0]; v = [0.0]; };\nT = 1.0;\nh0 = 0.1;\nhalvings = 2;\nmethods = [\"contact2\"];\n");
+  nh_study st;
+  cr_expect(nh_study_load(path, NULL, 0, &st, err, sizeof err) != 0, "n = 2 from s = 0 has no truth");
+  cr_expect(strstr(err, ":2:") && strstr(err, "rk8pd reference cannot start there"), "%s", err);
+  remove(path);
 }
 
 /* ---- who declines ------------------------------------------------------------------------------- */
