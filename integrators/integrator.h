@@ -118,6 +118,10 @@ typedef struct nh_integrator_type {
    * approximates; lambda_doc names it, e.g. "λ'_{k+1} of (N2)". */
   nh_lambda_time lambda_time;
   const char *lambda_doc;
+  /* NULL, or the other multiplier a step computes, at its start node, into out (k entries, +Aᵀλ sign)
+   * from the step's result y: nh_newmark's λ_k of (N1), which y carries beside y->lambda = λ'_{k+1}
+   * (spec/newmark.md §2.3, C12 compares the two). */
+  void (*start_multiplier)(const nh_method *m, const nh_system *sys, const nh_state *y, double *out);
   /* The method's own discrete constraint for the step x → y (k entries), e.g. Φ(q_k, q_{k+1}) of
    * (N3) (spec/newmark.md §2.4) or A(q̄)Δq/h of the contact schemes (spec/herglotz.md §2.5). */
   void (*discrete_constraint)(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,

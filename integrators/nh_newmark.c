@@ -504,6 +504,11 @@ static double discrete_action(const nh_method *m, const nh_system *sys, double t
   return nh_newmark_discrete_action(sys, m->p[P_ALPHA], q0, q1, h);
 }
 
+/* λ_k of (N1) the step x → y solved for, carried in y (store_multipliers). */
+static void start_multiplier(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_state *y, double *out) {
+  for (int a = 0; a < sys->k; a++) out[a] = LAMBDA_K(y)[a];
+}
+
 static int newton_size(const nh_method *m NH_UNUSED, const nh_system *sys) { return sys->n + 2 * sys->k; }
 
 static void newton_eval(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X,
@@ -604,7 +609,8 @@ const nh_integrator_type nh_integrator_nh_newmark = {
     .lambda_doc = "lambda'_{k+1} of (N2) (= 2 Lambda1/h^2, the multiplier of Gamma_nh at q_{k+1}): an O(h) "
                   "approximation of lambda(t_{k+1}) for alpha = 1/2; for alpha != 1/2 it tends to lambda - c "
                   "C^-1 (DA[v])v, c = (1-2 alpha)(1-2 beta+2 beta2)/(1-2 beta-2 beta2), an O(1) offset. "
-                  "The state carries lambda_k of (N1) at q_k",
+                  "The state carries lambda_k of (N1) at q_k (one-step studies: lambda_start)",
+    .start_multiplier = start_multiplier,
     .discrete_constraint = discrete_constraint,
     .discrete_constraint_doc = "Phi(q_k, q_{k+1}) of (N3): constraint=point, (14) <mu((1-alpha) q_k + alpha q_{k+1}), "
                                "(q_{k+1}-q_k)/h>, or constraint=average, (15) <(1-alpha) mu(q_k) + alpha mu(q_{k+1}), "

@@ -312,6 +312,14 @@ static void trajectory_body(nh_writer *w, hid_t g, const void *vr) {
   nh_w_cost(w, g, "cost", "method,h,ic", r->cost, "cost counters of the run");
   nh_w_f64(w, g, "wall_time", "method,h,ic", r->wall_time, "s", "wall time of the run");
   nh_w_f64(w, g, "final_state", "method,h,ic,state", r->final_state, "as q, v", "(q, v) at the end of the run");
+  if (st->round_trip) {
+    nh_w_f64(w, g, "round_trip_defect", "method,h,ic", r->round_trip_defect, "as q, v",
+             "max over (q, v) of |x0 - the state reached back from the end in as many steps of -h| (x0 after init, "
+             "the carry kept; spec/rattle.md 3.3); NaN: failed run or two-step method");
+    nh_w_f64(w, g, "round_trip_defect_lambda", "method,h,ic", r->round_trip_defect_lambda, "as lambda",
+             "the same round trip's max_a |lambda_a| difference for a method whose state carries lambda (nh_rattle); "
+             "NaN for every other method");
+  }
   long long runs = (long long)st->nmethods * st->nh * st->nic;
   nh_w_observables(w, g, "method,h,ic", runs, r->nsamples, &r->samples);
   nh_w_attr_i32(w, g, "sample_every", st->sample_every);
@@ -395,11 +403,19 @@ static void onestep_steps(nh_writer *w, hid_t g, const nh_onestep_result *r) {
   nh_w_f64(w, g, "local_err_v", d, r->local_err_v, "as v", "the same over v");
   nh_w_f64(w, g, "stepped", dx, r->stepped, "as q, v", "F_h(x)");
   nh_w_f64(w, g, "backward", dx, r->backward, "as q, v", "F_{-h}(x)");
+  nh_w_f64(w, g, "backward_lambda", "method,h,point,multiplier", r->backward_lambda, "as lambda",
+           "the multipliers F_{-h}(x) leaves (NaN: the method defines none)");
   nh_w_f64(w, g, "lambda", "method,h,point,multiplier", r->lambda, "as lambda",
            "the step's multipliers (NaN: the method defines none)");
   nh_w_f64(w, g, "lambda_err", d, r->lambda_err, "as lambda", "max_a |lambda - lambda(t*)| (NaN: none)");
+  nh_w_f64(w, g, "lambda_start", "method,h,point,multiplier", r->lambda_start, "as lambda",
+           "the multiplier the step computes at its start node, where the method has one (nh_newmark: lambda_k of "
+           "(N1)); NaN: none");
   nh_w_f64(w, g, "adjoint_defect", d, r->adjoint_defect, "as q, v",
            "|F*_{-h}(F_h(x)) - x|, F* the declared adjoint (NaN: none declared)");
+  nh_w_f64(w, g, "adjoint_defect_lambda", d, r->adjoint_defect_lambda, "as lambda",
+           "max_a |lambda_a of F*_{-h}(F_h(x)) - lambda_a of x| for a method whose state carries lambda "
+           "(nh_rattle: spec/rattle.md 3.3); NaN for every other method");
   nh_w_f64(w, g, "reversal_defect", d, r->reversal_defect, "as q, v",
            "|F_{-h}(F_h(x)) - x| with F itself, adjoint or not (NaN: two-step method)");
   nh_w_f64(w, g, "cond", d, r->cond, "1",

@@ -4,11 +4,16 @@
  *   local_err       |F_h(x) − φ_h(x)| in the study's norm over (q, v), and over q and v alone;
  *                   slope p + 1 against h for a method of order p (§6.3, R18)
  *   stepped         F_h(x); lambda, lambda_err: the step's multiplier against λ(t*) of
- *                   nh_multiplier on the true solution, t* = the method's multiplier time
- *   backward        F_{−h}(x), after init with −h
+ *                   nh_multiplier on the true solution, t* = the method's multiplier time;
+ *                   lambda_start: the multiplier it computes at its start node, where the type
+ *                   defines one (nh_newmark's λ_k of (N1): C12's opposite signs)
+ *   backward        F_{−h}(x), after init with −h; backward_lambda its multipliers
  *   adjoint_defect  |F*_{−h}(F_h(x)) − x|, F* = nh_method_adjoint: round-off when F* is the
  *                   true adjoint (C8), O(h^{p+1}) otherwise (nh_onestep_adjoint_defect with
  *                   F* = F for a non-symmetric F: the O(h²) negative control of C8)
+ *   adjoint_defect_lambda  the λ part of that round trip, max_a |λ_a(F*_{−h}(F_h(x))) − λ_a(x)|, for a
+ *                   method whose state carries λ (nh_rattle's triples (q, p, λ), spec/rattle.md §3.3);
+ *                   NaN for every other method, whose y->lambda is an output, not state
  *   reversal_defect |F_{−h}(F_h(x)) − x|, F itself whatever its adjoint (C8's contrast): equal to
  *                   adjoint_defect bit for bit where the declared adjoint is F (a symmetric method:
  *                   the same computation), O(h²) for nh_newmark(alpha=0), O(h^{p+2}) for an even
@@ -124,11 +129,28 @@ static nh_step_status step_from(const nh_method *m, const nh_system *sys, nh_sta
   return status == NH_STEP_OK ? nh_method_step(m, sys, x, y, h, &unused) : status;
 }
 
+/* z = adj_{−h}(y), y as m's step left it (an adjoint of another type sets it up its own way): 0, or -1
+ * when there is no such step (no adjoint, a two-step method, a failed step). */
+static int adjoint_round_trip(const nh_method *m, const nh_method *adj, const nh_system *sys, const nh_state *y,
+                              double h, nh_state *z) {
+  if (!adj || uses_history(m) || uses_history(adj)) return -1;
+  nh_state start = *y;
+  return step_from(adj, sys, &start, z, -h, adj->type != m->type) == NH_STEP_OK ? 0 : -1;
+}
+
+double nh_onestep_adjoint_defect_lambda(const nh_method *m, const nh_method *adj, const nh_system *sys,
+                                        const nh_state *x, const nh_state *y, double h) {
+  nh_state z;
+  if (!nh_method_reads_previous_step(m, sys) || adjoint_round_trip(m, adj, sys, y, h, &z) != 0) return NAN;
+  double d[NH_MAX_K];
+  for (int a = 0; a < sys->k; a++) d[a] = z.lambda[a] - x->lambda[a];
+  return norm_nan(NH_NORM_MAX, sys->k, d);
+}
+
 double nh_onestep_adjoint_defect(const nh_method *m, const nh_method *adj, const nh_system *sys, const nh_state *x,
                                  const nh_state *y, double h, nh_norm norm) {
-  if (!adj || uses_history(m) || uses_history(adj)) return NAN;
-  nh_state start = *y, z; /* as m's step left it; an adjoint of another type sets it up its own way */
-  if (step_from(adj, sys, &start, &z, -h, adj->type != m->type) != NH_STEP_OK) return NAN;
+  nh_state z;
+  if (adjoint_round_trip(m, adj, sys, y, h, &z) != 0) return NAN;
   double d[2 * NH_MAX_N];
   state_diff(sys->n, &z, x, d);
   return norm_nan(norm, 2 * sys->n, d);
@@ -383,6 +405,7 @@ static int step_structure(const nh_study *st, nh_onestep_result *r, const truth 
                           long task) {
   const nh_system *sys = &st->sys;
   r->adjoint_defect[task] = nh_onestep_adjoint_defect(m, adj, sys, x, y, h, st->norm);
+  r->adjoint_defect_lambda[task] = nh_onestep_adjoint_defect_lambda(m, adj, sys, x, y, h);
   /* F* = F whatever F is (C8's contrast): for a symmetric F the same computation as adjoint_defect */
   r->reversal_defect[task] = nh_onestep_adjoint_defect(m, m, sys, x, y, h, st->norm);
   r->cond[task] = nh_onestep_newton_cond(m, sys, x, y, h);
@@ -416,14 +439,20 @@ static int onestep_task(const nh_study *st, nh_onestep_result *r, const truth *t
   r->local_err[task] = r->local_err_q[task] = r->local_err_v[task] = NAN;
   r->lambda_err[task] = r->adjoint_defect[task] = r->cond[task] = r->action_err[task] = NAN;
   r->reversal_defect[task] = r->cond_unscaled[task] = r->embedding_residual[task] = NAN;
+  r->adjoint_defect_lambda[task] = NAN;
   fill_nan(r->stepped + s2, 2 * (size_t)n);
   fill_nan(r->backward + s2, 2 * (size_t)n);
   fill_nan(r->lambda + sk, (size_t)k);
+  fill_nan(r->backward_lambda + sk, (size_t)k);
+  fill_nan(r->lambda_start + sk, (size_t)k);
+  const int has_lambda = nh_method_lambda_time(m) != NH_LAMBDA_NONE;
 
   /* Backward step F_{−h}(x), its own init. */
   nh_state xb = point, yb;
-  if (step_from(m, sys, &xb, &yb, -h, 1) == NH_STEP_OK)
+  if (step_from(m, sys, &xb, &yb, -h, 1) == NH_STEP_OK) {
     for (int i = 0; i < n; i++) r->backward[s2 + i] = yb.q[i], r->backward[s2 + n + i] = yb.v[i];
+    for (int a = 0; has_lambda && a < k; a++) r->backward_lambda[sk + a] = yb.lambda[a];
+  }
 
   x = point;
   const nh_step_status status = step_from(m, sys, &x, &y, h, 1);
@@ -443,6 +472,7 @@ static int onestep_task(const nh_study *st, nh_onestep_result *r, const truth *t
     for (int a = 0; a < k; a++) r->lambda[sk + a] = y.lambda[a], dl[a] = y.lambda[a] - ref[a];
     r->lambda_err[task] = norm_nan(NH_NORM_MAX, k, dl);
   }
+  if (m->type->start_multiplier && k > 0) m->type->start_multiplier(m, sys, &y, r->lambda_start + sk);
   return step_structure(st, r, tr, m, adjoints[mi], &point, &x, &y, h, task);
 }
 
@@ -479,13 +509,15 @@ static int allocate(const nh_study *st, nh_onestep_result *r) {
   const size_t cells = nm * (size_t)st->nh * np;
   double **per_cell[] = {&r->local_err,       &r->local_err_q,     &r->local_err_v,  &r->lambda_err,
                          &r->adjoint_defect,  &r->reversal_defect, &r->cond,         &r->cond_unscaled,
-                         &r->action_err,      &r->embedding_residual};
+                         &r->action_err,      &r->embedding_residual, &r->adjoint_defect_lambda};
   for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++) *per_cell[i] = calloc(cells, sizeof(double));
   r->point_t = calloc(np, sizeof(double));
   r->points = calloc(np * 2 * n, sizeof(double));
   r->stepped = calloc(cells * 2 * n, sizeof(double));
   r->backward = calloc(cells * 2 * n, sizeof(double));
   r->lambda = calloc(k ? cells * k : 1, sizeof(double));
+  r->backward_lambda = calloc(k ? cells * k : 1, sizeof(double));
+  r->lambda_start = calloc(k ? cells * k : 1, sizeof(double));
   r->status = calloc(cells, sizeof *r->status);
   r->max_local_err = calloc(nm * (size_t)st->nh, sizeof(double));
   r->max_action_err = calloc(nm * (size_t)st->nh, sizeof(double));
@@ -496,7 +528,9 @@ static int allocate(const nh_study *st, nh_onestep_result *r) {
   r->fit_count = calloc(nm, sizeof(int));
   for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++)
     if (!*per_cell[i]) return -1;
-  return r->point_t && r->points && r->stepped && r->backward && r->lambda && r->status && r->max_local_err &&
+  return r->point_t && r->points && r->stepped && r->backward && r->lambda && r->backward_lambda && r->lambda_start &&
+                 r->status &&
+                 r->max_local_err &&
                  r->max_action_err && r->slope && r->slope_stderr && r->action_slope && r->fit_first && r->fit_count
              ? 0
              : -1;
@@ -604,6 +638,9 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
                                 {r->stepped, NH_SLOT_DOUBLE, n2},
                                 {r->backward, NH_SLOT_DOUBLE, n2},
                                 {r->lambda, NH_SLOT_DOUBLE, (size_t)sys->k},
+                                {r->backward_lambda, NH_SLOT_DOUBLE, (size_t)sys->k},
+                                {r->lambda_start, NH_SLOT_DOUBLE, (size_t)sys->k},
+                                {r->adjoint_defect_lambda, NH_SLOT_DOUBLE, 1},
                                 {r->status, NH_SLOT_INT, 1}};
   if (nh_journaled_tasks(st, "onestep", (long)cells, run_onestep_task, &ctx, slots, sizeof slots / sizeof *slots, err,
                          errlen) < 0) {
@@ -648,6 +685,7 @@ void nh_onestep_result_free(nh_onestep_result *r) {
   free(r->stepped), free(r->lambda), free(r->lambda_err), free(r->backward), free(r->adjoint_defect);
   free(r->cond), free(r->action_err), free(r->status), free(r->slope), free(r->slope_stderr);
   free(r->reversal_defect), free(r->cond_unscaled), free(r->embedding_residual);
+  free(r->backward_lambda), free(r->adjoint_defect_lambda), free(r->lambda_start);
   free(r->fit_first), free(r->fit_count), free(r->action_slope), free(r->max_local_err), free(r->max_action_err);
   memset(r, 0, sizeof *r);
 }

@@ -274,6 +274,9 @@ static int apply_override(config_t *cfg, const char *ov, char *err, size_t errle
     fv = strtod(val, &end);
     if (!*val || *end) type = CONFIG_TYPE_STRING;
   }
+  /* true and false are libconfig's booleans, as in a file (round_trip = true) */
+  const int flag = strcmp(val, "true") == 0 ? 1 : strcmp(val, "false") == 0 ? 0 : -1;
+  if (flag >= 0) type = CONFIG_TYPE_BOOL;
   config_setting_t *s = config_setting_get_member(parent, leaf);
   if (s && config_setting_type(s) == CONFIG_TYPE_FLOAT && type == CONFIG_TYPE_INT64) {
     type = CONFIG_TYPE_FLOAT;
@@ -286,6 +289,7 @@ static int apply_override(config_t *cfg, const char *ov, char *err, size_t errle
   int ok = !s ? 0
            : type == CONFIG_TYPE_INT64 ? config_setting_set_int64(s, iv)
            : type == CONFIG_TYPE_FLOAT ? config_setting_set_float(s, fv)
+           : type == CONFIG_TYPE_BOOL  ? config_setting_set_bool(s, flag)
                                        : config_setting_set_string(s, val);
   if (!ok) {
     snprintf(err, errlen, "--set '%s': cannot set '%s'", ov, leaf);
@@ -770,10 +774,19 @@ static int load_convergence(const ctx *c, const config_setting_t *root, nh_study
 
 /* Trajectory: fixed initial conditions, several methods and step sizes, observables sampled every
  * sample_every steps. */
+/* A switch, true or false; def when absent. */
+static int get_flag(const ctx *c, const config_setting_t *group, const char *name, int def, int *out) {
+  const config_setting_t *s = config_setting_get_member(group, name);
+  if (!s) return *out = def, 0;
+  if (config_setting_type(s) != CONFIG_TYPE_BOOL) return fail_at(c, s, "%s must be true or false", name);
+  *out = config_setting_get_bool(s);
+  return 0;
+}
+
 static int load_trajectory(const ctx *c, const config_setting_t *root, nh_study *st) {
   static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0", "halvings",
                                       "methods", "grids", "observables", "sample_every", "divergence",
-                                      "reference_tol", NULL};
+                                      "reference_tol", "round_trip", NULL};
   if (check_members(c, root, known) < 0) return -1;
   if (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0) return -1;
   if (load_steps(c, root, st, 1) < 0 || check_whole_steps(c, root, st) < 0) return -1;
@@ -786,7 +799,7 @@ static int load_trajectory(const ctx *c, const config_setting_t *root, nh_study 
                      "sample_every = %d does not divide the %ld steps of h = %g", st->sample_every,
                      lround(st->T / st->h[i]), st->h[i]);
   if (load_divergence(c, root, st) < 0 || load_reference_tol(c, root, st) < 0) return -1;
-  if (load_observables(c, root, st) < 0) return -1;
+  if (get_flag(c, root, "round_trip", 0, &st->round_trip) < 0 || load_observables(c, root, st) < 0) return -1;
   if (st->nobs == 0)
     return fail_at(c, root,
                    "a trajectory study needs 'observables', e.g. [\"energy_error\"] (nhbench list observables)");

@@ -96,6 +96,7 @@ typedef struct {
   double step;       /* h */
   long nsteps;       /* T / h */
   int sample_every;  /* K: E(t) − E0 and the observables sampled every K steps */
+  int round_trip;    /* trajectory: also integrate back from each end state (nh_trajectory_result) */
   double divergence; /* a trajectory stops as diverged when |E − E0| > divergence · max(1, |E0|) */
   int nsamples;      /* nsteps / K + 1, t = 0 included */
   int count;         /* number of initial conditions */
@@ -200,6 +201,11 @@ typedef struct {
   nh_cost *cost;       /* [method][h][ic] */
   double *wall_time;   /* [method][h][ic] */
   double *final_state; /* [method][h][ic][2n] (q, v) at the end of the run */
+  /* round_trip: [method][h][ic], the max-norm over (q, v) of the start after init minus the state
+   * reached back from the end in as many steps of −h, the carry included (spec/rattle.md §3.3), and
+   * its λ part for a method whose state carries λ; NaN where there is no such run (a failed run, a
+   * two-step method, no λ in the state). NULL without round_trip. */
+  double *round_trip_defect, *round_trip_defect_lambda;
   const char *reference_kind; /* "exact", "rk8pd" or "none" (no error observable asked for) */
 } nh_trajectory_result;
 
@@ -213,9 +219,13 @@ typedef struct {
   double *local_err_q, *local_err_v;
   double *stepped;      /* [method][h][point][2n]: F_h(x) */
   double *lambda;       /* [method][h][point][k]: the step's multipliers (NaN: none) */
+  double *lambda_start; /* [method][h][point][k]: the type's start_multiplier of the step (NaN: none) */
   double *lambda_err;   /* max_a |λ − λ(t*)| (NaN: none) */
   double *backward;     /* [method][h][point][2n]: F_{−h}(x) */
+  double *backward_lambda; /* [method][h][point][k]: the multipliers F_{−h}(x) leaves (NaN: none) */
   double *adjoint_defect; /* |F*_{−h}(F_h(x)) − x|, F* the declared adjoint (NaN: none declared) */
+  double *adjoint_defect_lambda; /* max_a |λ_a of F*_{−h}(F_h(x)) − λ_a of x| where λ is part of the
+                                    state (a method that reads its previous step, nh_rattle); else NaN */
   double *reversal_defect; /* |F_{−h}(F_h(x)) − x|, F the method itself (NaN: two-step method) */
   double *cond;         /* 1-norm condition number of the Newton Jacobian at the solution (NaN: none) */
   double *cond_unscaled; /* the same in the source's unknowns and equations (NaN: no declared scaling) */
@@ -266,6 +276,11 @@ void nh_work_precision_result_free(nh_work_precision_result *r);
 void nh_pareto_front(int n, const double *err, const double *cost, const int *ok, int *efficient);
 /* |adj_{−h}(y) − x| in the norm, y = F_h(x) as the step left it (studies/onestep.c); NaN if a
  * step fails. */
+/* The same round trip's multiplier defect max_a |λ_a of adj_{−h}(y) − λ_a of x|, for a method whose state
+ * carries λ (nh_method_reads_previous_step on sys: nh_rattle's (q, p, λ), spec/rattle.md §3.3); NaN
+ * otherwise or if a step fails. */
+double nh_onestep_adjoint_defect_lambda(const nh_method *m, const nh_method *adj, const nh_system *sys,
+                                        const nh_state *x, const nh_state *y, double h);
 double nh_onestep_adjoint_defect(const nh_method *m, const nh_method *adj, const nh_system *sys, const nh_state *x,
                                  const nh_state *y, double h, nh_norm norm);
 /* ‖J‖₁‖J⁻¹‖₁ of m's Newton Jacobian at the step x → y (studies/onestep.c); NaN without Newton

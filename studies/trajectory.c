@@ -23,6 +23,11 @@ static int allocate(const nh_study *st, nh_trajectory_result *r, size_t runs) {
   r->wall_time = calloc(runs, sizeof *r->wall_time);
   r->final_state = calloc(runs * 2 * (size_t)n, sizeof *r->final_state);
   if (!r->t || !r->status || !r->cost || !r->wall_time || !r->final_state) return -1;
+  if (st->round_trip) {
+    r->round_trip_defect = calloc(runs, sizeof(double));
+    r->round_trip_defect_lambda = calloc(runs, sizeof(double));
+    if (!r->round_trip_defect || !r->round_trip_defect_lambda) return -1;
+  }
   return nh_samples_init(&r->samples, st, runs, r->nsamples);
 }
 
@@ -46,6 +51,27 @@ typedef struct {
   int *truth_failed; /* [run]: the reference solution failed (the run is marked failed) */
 } trajectory_tasks;
 
+/* The round trip of a run that reached its end state `end` in nsteps steps of h from x0: as many
+ * steps of −h from end as the step left it (carry included), compared with x0 after init — the
+ * triple (q, p, λ) of nh_rattle for spec/rattle.md §3.3. NaN for a failed run, a two-step method
+ * (its carry holds the increment of +h steps) or a failed backward step. */
+static void round_trip(const nh_study *st, const nh_method *m, const nh_state *x0, const nh_state *end, long nsteps,
+                       double h, int status, double *defect, double *defect_lambda) {
+  const nh_system *sys = &st->sys;
+  nh_state start = *x0, z = *end;
+  nh_cost unused = {0};
+  *defect = *defect_lambda = NAN;
+  if (status != NH_STEP_OK || (m->type->properties & NH_HISTORY) || nh_method_init(m, sys, &start, h, &unused) != 0 ||
+      nh_integrate(m, sys, &z, nsteps, -h, &unused, 0, NULL) != NH_STEP_OK)
+    return;
+  double d[2 * NH_MAX_N];
+  for (int i = 0; i < sys->n; i++) d[i] = z.q[i] - start.q[i], d[sys->n + i] = z.v[i] - start.v[i];
+  *defect = nh_norm_max(2 * sys->n, d);
+  if (!nh_method_reads_previous_step(m, sys)) return;
+  for (int a = 0; a < sys->k; a++) d[a] = z.lambda[a] - start.lambda[a];
+  *defect_lambda = nh_norm_max(sys->k, d);
+}
+
 /* Run [method][h][ic]: its observables into its block of samples.values, its end state. */
 static int trajectory_task(void *vctx, long task) {
   const trajectory_tasks *c = vctx;
@@ -65,6 +91,9 @@ static int trajectory_task(void *vctx, long task) {
   r->cost[task] = run.cost;
   memcpy(r->final_state + (size_t)task * 2 * n, run.final.q, sizeof(double) * (size_t)n);
   memcpy(r->final_state + (size_t)task * 2 * n + n, run.final.v, sizeof(double) * (size_t)n);
+  if (st->round_trip)
+    round_trip(st, run.m, &run.x0, &run.final, run.nsteps, run.h, run.status, &r->round_trip_defect[task],
+               &r->round_trip_defect_lambda[task]);
   return truth == NH_REFERENCE_NO_MEMORY ? -1 : 0;
 }
 
@@ -93,7 +122,9 @@ int nh_run_trajectory(const nh_study *st, nh_trajectory_result *r, char *err, si
       {r->wall_time, NH_SLOT_DOUBLE, 1},
       {r->final_state, NH_SLOT_DOUBLE, 2 * (size_t)n},
       {truth_failed, NH_SLOT_INT, 1},
-      {r->samples.values, NH_SLOT_DOUBLE, st->nobs ? (size_t)r->nsamples * r->samples.row : 0}};
+      {r->samples.values, NH_SLOT_DOUBLE, st->nobs ? (size_t)r->nsamples * r->samples.row : 0},
+      {r->round_trip_defect, NH_SLOT_DOUBLE, st->round_trip ? 1 : 0},
+      {r->round_trip_defect_lambda, NH_SLOT_DOUBLE, st->round_trip ? 1 : 0}};
   if (nh_journaled_tasks(st, "trajectory", (long)runs, trajectory_task, &ctx, slots, sizeof slots / sizeof *slots, err,
                          errlen) < 0)
     return free(truth_failed), -1;
@@ -108,6 +139,7 @@ int nh_run_trajectory(const nh_study *st, nh_trajectory_result *r, char *err, si
 
 void nh_trajectory_result_free(nh_trajectory_result *r) {
   free(r->nsamples_h), free(r->t), free(r->status), free(r->cost), free(r->wall_time), free(r->final_state);
+  free(r->round_trip_defect), free(r->round_trip_defect_lambda);
   nh_samples_free(&r->samples);
   memset(r, 0, sizeof *r);
 }

@@ -1062,3 +1062,55 @@ Test(observables, invariants_discrete_is_the_two_point_momentum_map) {
   }
   nh_method_free(m);
 }
+
+/* round_trip (spec/rattle.md §3.3): back from each end state in as many steps of −h, compared with
+ * the start after init. nh_rattle's (q, p, λ) come back to round-off (the same computation done
+ * here, bit for bit); rk4 is not symmetric and misses by its global error; nh_newmark's λ is an
+ * output, so its λ part is NaN; a two-step method has no round trip (NaN); without round_trip the
+ * result holds none; a round_trip that is not true/false is refused at its line. */
+Test(trajectory, round_trip_back_to_the_start) {
+  char path[256], err[1024];
+  snprintf(path, sizeof path, "/tmp/nhbench-roundtrip-%d.cfg", (int)getpid());
+  test_write_file(path, "study = \"trajectory\";\nsystem = \"rotational_symmetry\";\ninitial = \"rattle\";\nT = 10.0;\n"
+                        "h = [0.1];\nsample_every = 10;\nround_trip = true;\nobservables = [\"energy_error\"];\n"
+                        "methods = [\"nh_rattle\", \"rk4\", \"nh_newmark(alpha=0.5)\", \"nh_shake\"];\n");
+  nh_study st;
+  nh_trajectory_result r;
+  load(path, NULL, 0, &st);
+  cr_assert_eq(nh_run_trajectory(&st, &r, err, sizeof err), 0, "%s", err);
+  cr_assert(r.round_trip_defect && r.round_trip_defect_lambda);
+  nh_state x = st.ics[0], start, end;
+  nh_cost cost = {0};
+  cr_assert_eq(nh_method_init(st.methods[0], &st.sys, &x, 0.1, &cost), NH_STEP_OK);
+  start = x;
+  cr_assert_eq(nh_integrate(st.methods[0], &st.sys, &x, 100, 0.1, &cost, 0, NULL), NH_STEP_OK);
+  end = x;
+  cr_assert_eq(nh_integrate(st.methods[0], &st.sys, &end, 100, -0.1, &cost, 0, NULL), NH_STEP_OK);
+  double d = 0, dl = 0;
+  for (int i = 0; i < st.sys.n; i++) d = fmax(d, fmax(fabs(end.q[i] - start.q[i]), fabs(end.v[i] - start.v[i])));
+  for (int a = 0; a < st.sys.k; a++) dl = fmax(dl, fabs(end.lambda[a] - start.lambda[a]));
+  cr_expect_eq(r.round_trip_defect[0], d, "nh_rattle: %.17g, by hand %.17g", r.round_trip_defect[0], d);
+  cr_expect_eq(r.round_trip_defect_lambda[0], dl, "nh_rattle lambda: %.17g, by hand %.17g", r.round_trip_defect_lambda[0],
+               dl);
+  cr_expect(d <= 1e-13 && dl <= 1e-13, "nh_rattle comes back to round-off: %.3e, lambda %.3e", d, dl);
+  cr_expect(r.round_trip_defect[1] > 1e-6 && isnan(r.round_trip_defect_lambda[1]), "rk4: %.3e", r.round_trip_defect[1]);
+  cr_expect(r.round_trip_defect[2] <= 1e-12 && isnan(r.round_trip_defect_lambda[2]), "nh_newmark: %.3e, lambda %g",
+            r.round_trip_defect[2], r.round_trip_defect_lambda[2]);
+  cr_expect(isnan(r.round_trip_defect[3]) && isnan(r.round_trip_defect_lambda[3]), "nh_shake: two-step, no round trip");
+  nh_trajectory_result_free(&r);
+  nh_study_free(&st);
+  const char *off[] = {"round_trip=false"};
+  load(path, off, 1, &st);
+  cr_assert_eq(nh_run_trajectory(&st, &r, err, sizeof err), 0, "%s", err);
+  cr_expect(r.round_trip_defect == NULL && r.round_trip_defect_lambda == NULL, "no round trip asked for");
+  nh_trajectory_result_free(&r);
+  nh_study_free(&st);
+  const char *bad[] = {"round_trip=1"};
+  cr_expect_neq(nh_study_load(path, bad, 1, &st, err, sizeof err), 0);
+  cr_expect(strstr(err, "--set round_trip: round_trip must be true or false") != NULL, "%s", err);
+  test_write_file(path, "study = \"trajectory\";\nsystem = \"rotational_symmetry\";\nT = 1.0;\nh = [0.1];\n"
+                        "observables = [\"energy\"];\nmethods = [\"rk4\"];\nround_trip = 1;\n");
+  cr_expect_neq(nh_study_load(path, NULL, 0, &st, err, sizeof err), 0);
+  cr_expect(strstr(err, ":7: round_trip must be true or false") != NULL, "%s", err);
+  remove(path);
+}

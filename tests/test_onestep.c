@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <gsl/gsl_fit.h>
 #include <gsl/gsl_linalg.h>
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -348,6 +349,39 @@ Test(onestep, multipliers_when_every_method_has_them) {
   finish(&st, &r);
 }
 
+/* lambda_start: nh_newmark's λ_k of (N1), the multiplier its step solves for at the start node
+ * (C12 compares it with λ'). On the particle, λ = ẋẏ/(1 + y²) in closed form: λ_k approaches
+ * λ(t_k), the start's, as h shrinks (an index slip to λ' = λ_{k+1} would not: it approaches λ(t_k + h));
+ * the value is the one the step leaves in its state; NaN for dla, which defines none. */
+Test(onestep, start_multiplier_of_nh_newmark) {
+  const char *methods[] = {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "dla"};
+  const nh_state ics[] = {particle_ic(1)};
+  setup s = {"particle", NULL, methods, 2, ics, 1, 1.0, 1, 0.1, 3, NH_NORM_MAX, 0};
+  nh_onestep_result r;
+  nh_study st = build_and_run(&s, &r);
+  const nh_state x0 = point_state(&st, &r, 0);
+  const double lam0 = x0.v[0] * x0.v[1] / (1 + x0.q[1] * x0.q[1]);
+  double err[3];
+  for (int hi = 0; hi < st.nh; hi++) {
+    const double h = st.h[hi];
+    nh_state x = x0, y, ex;
+    step_from(st.methods[0], &st.sys, &x, &y, h);
+    double own[NH_MAX_K];
+    st.methods[0]->type->start_multiplier(st.methods[0], &st.sys, &y, own);
+    const double got = r.lambda_start[cell(&st, &r, 0, hi, 0)];
+    cr_expect_eq(got, own[0], "h = %g: lambda_start %.17g, the step's %.17g", h, got, own[0]);
+    cr_assert_eq(st.sys.type->exact(st.sys.p, &x0, x0.t + h, &ex), 0);
+    const double lam1 = ex.v[0] * ex.v[1] / (1 + ex.q[1] * ex.q[1]);
+    err[hi] = fabs(got - lam0);
+    cr_expect(err[hi] < fabs(got - lam1), "h = %g: lambda_k %.9g nearer lambda(t + h) %.9g than lambda(t) %.9g", h,
+              got, lam1, lam0);
+    cr_expect(isnan(r.lambda_start[cell(&st, &r, 1, hi, 0)]), "dla defines no start multiplier");
+  }
+  cr_expect(err[2] < err[1] && err[1] < err[0] && err[0] < 0.1 * fmax(1, fabs(lam0)),
+            "lambda_k - lambda(t0): %.3e, %.3e, %.3e at h = 0.1, 0.05, 0.025", err[0], err[1], err[2]);
+  finish(&st, &r);
+}
+
 /* ---- adjoint defects and backward steps (spec/newmark.md §2.7, C8) ------------------------------ */
 
 /* Chaotic particle: |F*_{−h}(F_h(x)) − x| at round-off for symmetric methods (F* = F: the β = β' =
@@ -530,6 +564,50 @@ Test(onestep, backward_step) {
       }
   /* measured 1.9e-8 .. 1.6e-7 at h = 0.2, against round-off 1e-13 */
   cr_expect(rk4_min > 1e-9, "rk4 is not symmetric: smallest |F_h(F_{-h}(x)) - x| at h = 0.2: %.3e", rk4_min);
+  finish(&st, &r);
+}
+
+/* The multipliers of the backward step and the λ part of the round trip (rattle 6, spec/rattle.md
+ * §3.3). backward_lambda is F_{−h}(x)'s own λ, entry by entry as a user's step gives it, and it
+ * approximates λ(t − h) on the knife edge's exact solution to O(h²) (an index or sign slip misses
+ * by O(1)). adjoint_defect_lambda is nh_rattle's λ after Φ_{−h}∘Φ_h against x's carried λ_0: at
+ * round-off, which λ = (2/h)C⁻¹μM⁻¹p̃ scales by 2/h (bound 32 ε (2/h) max(1, |λ|)); NaN for
+ * nh_newmark, whose y->lambda is an output, not state, and for rk4 (no λ at all). */
+Test(onestep, backward_multipliers_and_the_lambda_round_trip) {
+  const char *methods[] = {"nh_rattle", "nh_rattle(lambda0=0)", "nh_newmark", "rk4"};
+  setup s = {"knife_edge", NULL, methods, 4, NULL, 1, 2.0, 2, 0.02, 3, NH_NORM_MAX, 0};
+  nh_onestep_result r;
+  nh_study st = build_and_run(&s, &r);
+  const int k = st.sys.k;
+  for (int mi = 0; mi < 4; mi++)
+    for (int hi = 0; hi < st.nh; hi++)
+      for (int p = 0; p < r.npoints; p++) {
+        const double h = st.h[hi];
+        const size_t c = cell(&st, &r, mi, hi, p);
+        nh_state x = point_state(&st, &r, p), b, ref;
+        step_from(st.methods[mi], &st.sys, &x, &b, -h);
+        double lam[NH_MAX_K];
+        cr_assert(nh_true_solution(&st.sys, &st.ics[0], x.t - h, 1e-13, &ref, NULL) == 0);
+        cr_assert(nh_multiplier(&st.sys, ref.t, ref.q, ref.v, lam) == 0);
+        for (int a = 0; a < k; a++) {
+          const double got = r.backward_lambda[c * k + a];
+          if (mi == 3) {
+            cr_expect(isnan(got), "rk4 has no multiplier: %g", got);
+            continue;
+          }
+          cr_expect_eq(got, b.lambda[a], "%s, h = %g, point %d: backward_lambda %.17g, step %.17g", methods[mi], h, p,
+                       got, b.lambda[a]);
+          if (mi == 0)
+            cr_expect(fabs(got - lam[a]) <= 5 * h * h * fmax(1, fabs(lam[a])),
+                      "nh_rattle, h = %g: lambda of F_-h(x) %.6g, lambda(t - h) %.6g", h, got, lam[a]);
+        }
+        const double d = r.adjoint_defect_lambda[c];
+        if (mi < 2)
+          cr_expect(d <= 32 * DBL_EPSILON * (2 / h) * fmax(1, max_abs(k, b.lambda)), "%s, h = %g: lambda round trip %.3e",
+                    methods[mi], h, d);
+        else
+          cr_expect(isnan(d), "%s: lambda is not state, adjoint_defect_lambda %g", methods[mi], d);
+      }
   finish(&st, &r);
 }
 

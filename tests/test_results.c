@@ -881,6 +881,8 @@ static void one_build(one_fx *x, const char *path) {
   r->lambda_err = dseq(cells, 300), r->adjoint_defect = dseq(cells, 400), r->cond = dseq(cells, 500);
   r->action_err = dseq(cells, 600), r->status = iseq(cells, 0);
   r->reversal_defect = dseq(cells, 700), r->cond_unscaled = dseq(cells, 800), r->embedding_residual = dseq(cells, 900);
+  r->backward_lambda = dseq(cells * 2, 7000), r->lambda_start = dseq(cells * 2, 9000);
+  r->adjoint_defect_lambda = dseq(cells, 1100);
   for (size_t i = 0; i < (size_t)OS_H * OS_P; i++) r->adjoint_defect[i] = r->cond[i] = NAN; /* method 0: none */
   /* failed steps: method 0's first cell, method 1's first and two more, method 2's last (24 cells a
    * method) */
@@ -906,6 +908,7 @@ static void one_free(one_fx *x) {
   free(r->action_err), free(r->status), free(r->slope), free(r->slope_stderr), free(r->action_slope);
   free(r->fit_first), free(r->fit_count), free(r->max_local_err), free(r->max_action_err);
   free(r->reversal_defect), free(r->cond_unscaled), free(r->embedding_residual);
+  free(r->backward_lambda), free(r->lambda_start), free(r->adjoint_defect_lambda);
   study_free(&x->st);
 }
 
@@ -925,15 +928,19 @@ Test(results, onestep_round_trip) {
   check_f64(&f, "point_t", "point", 1, dp, r->point_t, "time");
   check_f64(&f, "points", "point,state", 2, dpx, r->points, "as q, v");
   check_i32(&f, "point_ic", "point", 1, dp, (int[]){0, 0, 0, 1, 1, 1});
-  const char *const c[] = {"local_err", "local_err_q", "local_err_v", "lambda_err", "adjoint_defect", "cond",
-                           "action_err", "reversal_defect", "cond_unscaled", "embedding_residual"};
-  const double *cv[] = {r->local_err, r->local_err_q, r->local_err_v, r->lambda_err, r->adjoint_defect, r->cond,
-                        r->action_err, r->reversal_defect, r->cond_unscaled, r->embedding_residual};
-  for (int i = 0; i < 10; i++) check_f64(&f, c[i], "method,h,point", 3, dc, cv[i], NULL);
+  const char *const c[] = {"local_err", "local_err_q",     "local_err_v",   "lambda_err",         "adjoint_defect",
+                           "cond",      "action_err",      "reversal_defect", "cond_unscaled",    "embedding_residual",
+                           "adjoint_defect_lambda"};
+  const double *cv[] = {r->local_err, r->local_err_q,     r->local_err_v,     r->lambda_err,    r->adjoint_defect,
+                        r->cond,      r->action_err,      r->reversal_defect, r->cond_unscaled, r->embedding_residual,
+                        r->adjoint_defect_lambda};
+  for (int i = 0; i < 11; i++) check_f64(&f, c[i], "method,h,point", 3, dc, cv[i], NULL);
   check_i32(&f, "status", "method,h,point", 3, dc, r->status);
   check_f64(&f, "stepped", "method,h,point,state", 4, dcx, r->stepped, "as q, v");
   check_f64(&f, "backward", "method,h,point,state", 4, dcx, r->backward, "as q, v");
   check_f64(&f, "lambda", "method,h,point,multiplier", 4, dcl, r->lambda, "as lambda");
+  check_f64(&f, "backward_lambda", "method,h,point,multiplier", 4, dcl, r->backward_lambda, "as lambda");
+  check_f64(&f, "lambda_start", "method,h,point,multiplier", 4, dcl, r->lambda_start, "as lambda");
   check_f64(&f, "slope", "method", 1, dm, r->slope, "1");
   check_i32(&f, "fit_first", "method", 1, dm, r->fit_first);
   check_i32(&f, "slope_expected", "method", 1, dm, (int[]){5, 3, 2});
