@@ -202,6 +202,7 @@ const nh_system_type nh_system_falling_disk = {
                    "kinetic energy v^T M(q) v / 2 = E - V(q) (linear constraints, so both stay on D); damping and "
                    "forcing play no part",
     NH_SYSTEM_MECHANICS,
+    .constraints_solved_first = 1, /* (4.11): Xdot, Ydot from the angles' rates */
     .mass_jacobian = mass_jacobian,
     .damping = damping,
     .forcing = forcing,

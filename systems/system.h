@@ -76,6 +76,10 @@ typedef struct nh_system_type {
    * linear homogeneous constraints. */
   void (*constraint_affine)(const double *p, const double *q, double *b);
   void (*constraint_affine_jacobian)(const double *p, const double *q, double *db);
+  /* 1: the constraints are solved for the first k velocities, A(q) = [I_k | B(q)] at every q (the
+   * rolling disks: ẋ, ẏ of the contact point from the angles' rates, spec/herglotz.md (4.11)), so
+   * v_a = −(Σ_{i≥k} A_ai v_i + b_a) for a < k: what rk4_reduced integrates without them. */
+  int constraints_solved_first;
   /* Holonomic constraints φ(q) = 0 (k) with ∂φ/∂q = A(q); NULL for nonholonomic systems. */
   void (*holonomic)(const double *p, const double *q, double *phi);
   /* Damping coefficient α(t) (force −α(t) M(q) v); NULL: none. α may depend on t (the

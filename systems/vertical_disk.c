@@ -114,6 +114,7 @@ const nh_system_type nh_system_vertical_disk = {
                    "projected M-orthogonally on D (both rolling constraints; M = diag(m, m, I_r, I_h)) and rescaled "
                    "to kinetic energy E",
     NH_SYSTEM_MECHANICS,
+    .constraints_solved_first = 1, /* xdot, ydot from thetadot and phi */
     .exact = exact,
     NH_SYSTEM_INVARIANTS(invariant_names, invariants),
     NH_SYSTEM_PRESETS(presets),

@@ -146,7 +146,8 @@ static nh_step_status stand_in_step(const nh_method *m, const nh_system *sys, co
                                     double h, nh_cost *cost) {
   (void)m;
   if (++stand_in_steps == stand_in_fail_at) return NH_STEP_SOLVER_FAILED;
-  return nh_integrator_type_find("rk4")->step(NULL, sys, x, y, h, cost);
+  const nh_method rk4 = {.type = nh_integrator_type_find("rk4")};
+  return rk4.type->step(&rk4, sys, x, y, h, cost);
 }
 static nh_step_status stand_in_init(const nh_method *m, const nh_system *sys, nh_state *x, double h, nh_cost *cost) {
   (void)m, (void)sys, (void)x, (void)h, (void)cost;

@@ -1108,9 +1108,11 @@ Test(trajectory, round_trip_back_to_the_start) {
   const char *bad[] = {"round_trip=1"};
   cr_expect_neq(nh_study_load(path, bad, 1, &st, err, sizeof err), 0);
   cr_expect(strstr(err, "--set round_trip: round_trip must be true or false") != NULL, "%s", err);
+  nh_study_free(&st); /* what the failed load allocated (study.h) */
   test_write_file(path, "study = \"trajectory\";\nsystem = \"rotational_symmetry\";\nT = 1.0;\nh = [0.1];\n"
                         "observables = [\"energy\"];\nmethods = [\"rk4\"];\nround_trip = 1;\n");
   cr_expect_neq(nh_study_load(path, NULL, 0, &st, err, sizeof err), 0);
   cr_expect(strstr(err, ":7: round_trip must be true or false") != NULL, "%s", err);
+  nh_study_free(&st);
   remove(path);
 }

@@ -236,6 +236,7 @@ Test(time_dependent, lane_emden_from_the_origin) {
   nh_study st;
   cr_expect(nh_study_load(path, NULL, 0, &st, err, sizeof err) != 0, "n = 2 from s = 0 has no truth");
   cr_expect(strstr(err, ":2:") && strstr(err, "rk8pd reference cannot start there"), "%s", err);
+  nh_study_free(&st); /* what the failed load allocated (study.h) */
   remove(path);
 }
 
