@@ -52,21 +52,30 @@
  * M, so Newton keeps its quadratic convergence and the shared solver's round-off tolerance (those
  * 2n mass-Jacobian calls per iteration have no cost counter; each residual counts one rhs_eval). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "integrators/integrator.h"
 #include "integrators/newton.h"
 
-enum { P_FORCING, P_COUNT };
+enum { P_FORCING, P_SOLVE, P_COUNT };
 enum { FORCING_ENDS, FORCING_MIDPOINT };
+enum { SOLVE_NEWTON, SOLVE_CLOSED };
 
 static const char *const forcing_choices[] = {[FORCING_ENDS] = "ends", [FORCING_MIDPOINT] = "midpoint", NULL};
+static const char *const solve_choices[] = {[SOLVE_NEWTON] = "newton", [SOLVE_CLOSED] = "closed", NULL};
 
 static const nh_param_desc params[] = {
     [P_FORCING] = {"forcing", NH_PARAM_CHOICE, FORCING_ENDS, 0, 1,
      "time level of F(t): ends = F(t_j) at node j as printed in A.1-A.5 (trapezoidal F.q in L_d), "
      "midpoint = F(t_j + h/2) at the midpoint (spec/herglotz.md 6)",
      1, forcing_choices},
+    /* herglotz1 and la1 only (their nparams): herglotz2's midpoint constraint is not linear in dq */
+    [P_SOLVE] = {"solve", NH_PARAM_CHOICE, SOLVE_NEWTON, 0, 1,
+     "newton = the shared Newton solver; closed = the step in closed form, the predictor (the step without "
+     "the constraint) plus its projection onto the left-point discrete constraint (spec/herglotz.md 2.7), "
+     "exact for a constant mass matrix, where the step is linear in (dq, lambda)",
+     1, solve_choices},
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
@@ -357,6 +366,46 @@ static void engine_setup(const nh_method *m, const nh_system *sys, const nh_stat
   for (int i = 0; i < n; i++) C->c[i] = h * c_minus * p0[i] + h * h * (1 - sc->nu) * (F->a[i] - g0[i]);
 }
 
+/* X = [Δq | Λ] by Newton from a Taylor predictor with the index-reduced acceleration; Λ enters
+ * linearly with a constant Jacobian column, so its start value does not matter. */
+static nh_step_status newton_unknowns(const nh_system *sys, const nh_state *x, double h, engine_ctx *C, double *X,
+                                      nh_cost *cost) {
+  const int n = sys->n, k = sys->k;
+  double acc[NH_MAX_N];
+  if (nh_acceleration(sys, x->t, x->q, x->v, acc) != 0) return NH_STEP_SOLVER_FAILED;
+  cost->rhs_evals++;
+  if (k) cost->constraint_evals++; /* nh_acceleration evaluates A(q_j) */
+  for (int i = 0; i < n + k; i++) X[i] = i < n ? h * x->v[i] + 0.5 * h * h * acc[i] : 0; /* Δq, Λ */
+  return nh_newton_solve_with(n + k, X, engine_residual, engine_linear_solve, C, cost);
+}
+
+/* X = [Δq | Λ] in closed form (solve=closed; a left-point constraint and a constant M, where
+ * engine_residual is linear): the predictor Δq* = M⁻¹c/κ (the first equation at Λ = 0), then its
+ * projection onto A(q_j)Δq + h b(q_j) = 0 along W = M⁻¹A(q_j)ᵀ, (A W/κ)Λ = A Δq* + h b and
+ * Δq = Δq* − WΛ/κ: spec/herglotz.md §2.7's closed-form updates, for every such system. */
+static nh_step_status closed_form_unknowns(const nh_system *sys, double h, const engine_ctx *C, double *X,
+                                           nh_cost *cost) {
+  const int n = sys->n, k = sys->k;
+  double S[NH_MAX_K * NH_MAX_K];
+  nh_mass_solve(sys, NULL, C->c, X);
+  for (int i = 0; i < n; i++) X[i] /= C->kappa;
+  for (int a = 0; a < k; a++) {
+    double r = h * C->b0[a];
+    for (int i = 0; i < n; i++) r += C->A0[a * n + i] * X[i];
+    X[n + a] = r;
+    for (int b = 0; b < k; b++) {
+      double t = 0;
+      for (int i = 0; i < n; i++) t += C->A0[a * n + i] * C->W[i * k + b];
+      S[a * k + b] = t / C->kappa;
+    }
+  }
+  if (k && nh_lu_solve(k, S, X + n) != 0) return NH_STEP_SOLVER_FAILED;
+  if (k) cost->linear_solves++;
+  for (int i = 0; i < n; i++)
+    for (int a = 0; a < k; a++) X[i] -= C->W[i * k + a] * X[n + a] / C->kappa;
+  return NH_STEP_OK;
+}
+
 static nh_step_status engine_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                                   double h, nh_cost *cost) {
   const scheme *sc = m->type->data;
@@ -369,15 +418,9 @@ static nh_step_status engine_step(const nh_method *m, const nh_system *sys, cons
   engine_setup(m, sys, x, h, &C, &F, cost);
   C.block = sys->constant_mass && k > 0; /* (the observables' hooks keep the whole Jacobian) */
   if (C.block) nh_mass_solve_transpose(sys, C.A0, C.W);
-
-  /* Predictor: a Taylor step with the index-reduced acceleration; Λ enters linearly with a
-   * constant Jacobian column, so its start value does not matter. */
-  double X[NH_NEWTON_MAX_DIM] = {0}, acc[NH_MAX_N];
-  if (nh_acceleration(sys, x->t, x->q, x->v, acc) != 0) return NH_STEP_SOLVER_FAILED;
-  cost->rhs_evals++;
-  if (k) cost->constraint_evals++; /* nh_acceleration evaluates A(q_j) */
-  for (int i = 0; i < n; i++) X[i] = h * x->v[i] + 0.5 * h * h * acc[i]; /* Δq */
-  nh_step_status st = nh_newton_solve_with(n + k, X, engine_residual, engine_linear_solve, &C, cost);
+  double X[NH_NEWTON_MAX_DIM];
+  const int closed = m->type->nparams > P_SOLVE && m->p[P_SOLVE] == SOLVE_CLOSED;
+  nh_step_status st = closed ? closed_form_unknowns(sys, h, &C, X, cost) : newton_unknowns(sys, x, h, &C, X, cost);
   if (st != NH_STEP_OK) return st;
 
   /* The engine's schemes carry nothing: y's fields are written below (z kept by la1). */
@@ -528,6 +571,14 @@ static int order(const nh_method *m) {
   return sc->order;
 }
 
+/* solve=closed needs the step linear in (Δq, Λ): a constant mass matrix (the left-point constraint
+ * is the scheme's). */
+static int engine_applies(const nh_method *m, const nh_system *sys, char *why, size_t len) {
+  if (m->type->nparams <= P_SOLVE || m->p[P_SOLVE] != SOLVE_CLOSED || sys->constant_mass) return 0;
+  snprintf(why, len, "solve=closed needs a constant mass matrix, where the step is linear in (dq, lambda)");
+  return -1;
+}
+
 /* herglotz2 is symmetric: L_d(q_{j+1}, q_j; −h) = L_d(q_j, q_{j+1}; h) for both force levels,
  * c₂(−h) = 1/c₂(h), the midpoint constraint is odd under the swap, and the left-point multiplier
  * becomes the right-point one of the reversed step, which the velocity projection absorbs. */
@@ -537,7 +588,7 @@ static int is_symmetric(const nh_method *m) { return m->type->data == &herglotz2
 
 /* What the three schemes share: the engine's step, Newton system, discrete constraint and energy. */
 #define ENGINE_HOOKS                                                                                  \
-  .params = params, .nparams = P_COUNT, .handles = ALL_FEATURES, .order = order,                      \
+  .params = params, .handles = ALL_FEATURES, .order = order, .applies = engine_applies,               \
   .is_symmetric = is_symmetric, .step = engine_step, .lambda_time = NH_LAMBDA_MIDPOINT,               \
   .discrete_constraint = engine_constraint, .discrete_energy = engine_energy,                         \
   .discrete_energy_doc = ENGINE_ENERGY_DOC, .newton_size = engine_newton_size,                        \
@@ -549,8 +600,9 @@ const nh_integrator_type nh_integrator_herglotz2 = {
     .doc = "Herglotz contact integrator with nonholonomic constraints, second order (spec/herglotz.md "
            "2.4-2.6, eq. (3.4), Appendix A.1-A.5): L_d with T at the midpoint, trapezoidal V and F.q, "
            "-alpha (z_j + z_{j+1})/2 (factor c2 = (1 - alpha h/2)/(1 + alpha h/2)), discrete constraint "
-           "A(qbar) dq/h + b(qbar) = 0, multiplier at A(q_j). Newton on (q_{j+1}, lambda). v is the "
+           "A(qbar) dq/h + b(qbar) = 0, multiplier at A(q_j). Newton on (dq, lambda). v is the "
            "projection of M^-1 p on D; z is the Herglotz action (z_0 = 0). Symmetric, order 2.",
+    .nparams = P_SOLVE, /* forcing only */
     .aliases = aliases,
     .data = &herglotz2_scheme,
     .properties = NH_PRESERVES_CONSTRAINT | NH_TRACKS_ACTION,
@@ -565,7 +617,9 @@ const nh_integrator_type nh_integrator_herglotz1 = {
     .doc = "Herglotz contact integrator with nonholonomic constraints, first order (spec/herglotz.md 2.5, "
            "eqs (4.6)-(4.7)): L_d depends on z_j only (factor c1 = 1 - alpha h), left-point discrete "
            "constraint A(q_j) dq/h + b(q_j) = 0; otherwise as herglotz2 (T at the midpoint, trapezoidal "
-           "V and F.q). Reproduces the paper's pendulum scheme (4.7). Order 1.",
+           "V and F.q). Reproduces the paper's pendulum scheme (4.7); solve=closed takes the step in closed "
+           "form (predictor plus projection, spec/herglotz.md 2.7). Order 1.",
+    .nparams = P_COUNT,
     .aliases = aliases,
     .data = &herglotz1_scheme,
     .properties = NH_PRESERVES_CONSTRAINT | NH_TRACKS_ACTION,
@@ -586,7 +640,9 @@ const nh_integrator_type nh_integrator_la1 = {
            "(q(-h), q_0): p_0 = M v_0 - h (Mdot v_0 + M a_0 / 2), a_0 the constrained acceleration; init "
            "replaces v_0 by the projection of M^-1 p_0 on D. Then q_1 = q(h) + O(h^3) along D and q is "
            "order 2 where the O(alpha^2 h) damping error is negligible (Foucault alpha = 1e-4, spec 5 item "
-           "8). Order 1 (damping; and v).",
+           "8). solve=closed takes the step in closed form (predictor plus projection, spec/herglotz.md 2.7). "
+           "Order 1 (damping; and v).",
+    .nparams = P_COUNT,
     .aliases = aliases,
     .data = &la1_scheme,
     .properties = NH_PRESERVES_CONSTRAINT,

@@ -672,6 +672,52 @@ static void check_pendulum_scheme(const char *name, int contact) {
 Test(herglotz, herglotz1_is_the_pendulum_scheme_4_7) { check_pendulum_scheme("herglotz1", 1); }
 Test(herglotz, la1_is_the_pendulum_scheme_4_4) { check_pendulum_scheme("la1", 0); }
 
+/* solve=closed (the step as predictor plus projection, without Newton) is the same scheme: the
+ * pendulum's closed form of §2.7 written out above, and on constant-mass systems of other
+ * constraints (chaotic particle, knife edge, the affine Foucault constraint with damping) the
+ * Newton step to the Newton tolerance, one step from 20 states; a variable mass is refused. */
+Test(herglotz, solve_closed_is_the_same_step) {
+  check_pendulum_scheme("herglotz1(solve=closed)", 1);
+  check_pendulum_scheme("la1(solve=closed)", 0);
+  const char *systems[] = {"chaotic_particle", "knife_edge", "foucault_pendulum"};
+  const char *methods[][2] = {{"herglotz1", "herglotz1(solve=closed)"}, {"la1", "la1(solve=closed)"}};
+  for (int si = 0; si < 3; si++) {
+    nh_system sys = test_system(systems[si], NULL);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5 + si);
+    for (int mi = 0; mi < 2; mi++) {
+      nh_method *newton = test_method(methods[mi][0]), *closed = test_method(methods[mi][1]);
+      double worst = 0;
+      for (int trial = 0; trial < 20; trial++) {
+        nh_state x = {0};
+        const double E = 1 + gsl_rng_uniform(r);
+        cr_assert_eq(sys.type->sample ? sys.type->sample(sys.p, E, r, &x) : nh_sample_on_D(&sys, E, r, &x), 0);
+        nh_state a = x, b = x, ya, yb;
+        nh_cost cost = {0};
+        cr_assert(nh_method_init(newton, &sys, &a, 0.05, &cost) == NH_STEP_OK &&
+                  nh_method_init(closed, &sys, &b, 0.05, &cost) == NH_STEP_OK);
+        cr_assert(nh_method_step(newton, &sys, &a, &ya, 0.05, &cost) == NH_STEP_OK &&
+                  nh_method_step(closed, &sys, &b, &yb, 0.05, &cost) == NH_STEP_OK);
+        const double zero[NH_MAX_N] = {0};
+        worst = fmax(worst, fmax(max_abs_diff(sys.n, ya.q, yb.q), max_abs_diff(sys.n, ya.v, yb.v)) /
+                                (1 + fmax(max_abs_diff(sys.n, ya.q, zero), max_abs_diff(sys.n, ya.v, zero))));
+      }
+      cr_expect(worst <= 1e-13, "%s on %s: Newton and closed form differ by %.3e (relative)", methods[mi][1],
+                systems[si], worst);
+      nh_method_free(newton), nh_method_free(closed);
+    }
+    gsl_rng_free(r);
+  }
+  nh_system disk = test_system("falling_disk", NULL);
+  nh_method *m = test_method("la1(solve=closed)");
+  char err[512];
+  cr_expect_eq(nh_method_applies(m, &disk, err, sizeof err), -1, "a variable mass is refused");
+  cr_expect(strstr(err, "solve=closed needs a constant mass matrix") != NULL, "%s", err);
+  nh_method_free(m);
+  char text[256];
+  cr_expect_null(nh_method_parse("herglotz2(solve=closed)", text, sizeof text), "herglotz2 has no closed form");
+}
+
 /* ---- upright rolling: decay factor, invariance (spec §3.2, §5 items 5 and 6) ------------------- */
 
 static void check_upright_recursion(const char *name, double c, double gain) {

@@ -15,7 +15,8 @@
  * - newmark: the classical family's β ∈ [0, ½], γ ∈ [0, 1], defaults ¼ and ½ (trapezoidal rule).
  * - dla: α as nh_newmark's. nh_shake, nh_rattle: λ0 of the continuous formula (4) by default, 0 as
  *   the paper's Remark 1 (spec/rattle.md §3.6). js_p2orig: start on D (0) or on D_h (1).
- * - herglotz1, herglotz2, la1: forcing = ends (A.1–A.5 as printed) or midpoint (spec/herglotz.md §6).
+ * - herglotz1, herglotz2, la1: forcing = ends (A.1–A.5 as printed) or midpoint (spec/herglotz.md §6);
+ *   herglotz1, la1: solve = newton or closed (the step in §2.7's closed form).
  * - nh_energy: gradient = average (odelab's NonHolonomicEnergy, the default) or midpoint (Gonzalez's).
  * - spark: s = 2, 3 or 4 Lobatto stages.
  * - ida, cvode: ode15i's defaults rtol = atol = 1e-6 and order ≤ 5 (spec/herglotz.md §6); max_step
@@ -45,7 +46,9 @@ static const method_param_row documented[] = {
     {"js_p2orig", "start", NH_PARAM_INT, 0, 0, 1, 1, {NULL}},
     {"herglotz1", "forcing", NH_PARAM_CHOICE, 0, 0, 1, 1, {"ends", "midpoint"}},
     {"herglotz2", "forcing", NH_PARAM_CHOICE, 0, 0, 1, 1, {"ends", "midpoint"}},
+    {"herglotz1", "solve", NH_PARAM_CHOICE, 0, 0, 1, 1, {"newton", "closed"}},
     {"la1", "forcing", NH_PARAM_CHOICE, 0, 0, 1, 1, {"ends", "midpoint"}},
+    {"la1", "solve", NH_PARAM_CHOICE, 0, 0, 1, 1, {"newton", "closed"}},
     {"nh_energy", "gradient", NH_PARAM_CHOICE, 0, 0, 1, 1, {"average", "midpoint"}},
     {"spark", "s", NH_PARAM_INT, 2, 2, 4, 0, {NULL}},
 #ifdef NHBENCH_SUNDIALS
