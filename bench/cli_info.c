@@ -192,17 +192,39 @@ static void print_orders(nh_h5 *f, const nh_order_row *o, const double *err, con
              o[m].reason[0] ? o[m].reason : "(no reason recorded)");
 }
 
-static void print_convergence_setup(nh_h5 *f, const double *h, int nh, const int *byh) {
-  char *ref = group_str(f, "reference");
-  double tol = NAN, floor_ = NAN;
-  int fit_points = 0;
+/* The reference and its accuracy: "exact", or "rk8pd, tolerance T (rule), estimated error E". */
+static void print_reference(nh_h5 *f) {
+  char *ref = group_str(f, "reference"), *rule = group_str(f, "reference_tol_rule");
+  double tol = NAN, error = NAN;
   if (nh_h5_has_attr(f, ".", "reference_tol")) nh_h5_attr_double(f, ".", "reference_tol", &tol);
-  if (nh_h5_has_attr(f, ".", "error_floor")) nh_h5_attr_double(f, ".", "error_floor", &floor_);
+  if (nh_h5_has_attr(f, ".", "reference_error")) nh_h5_attr_double(f, ".", "reference_error", &error);
+  if (ref && strcmp(ref, "exact") == 0) printf("  reference    exact\n");
+  else
+    printf("  reference    %s, tolerance %.3g (%s), estimated error %.3g\n", known_or_not(ref), tol,
+           rule && strncmp(rule, "auto", 4) == 0 ? "auto" : "given", error);
+  free(ref), free(rule);
+}
+
+/* The order fit's floor: the range of its values per run (fit_floor), or the one error_floor of an
+ * older file. */
+static void print_fit_floor(nh_h5 *f, int fit_points, int nh) {
+  double *floor_ = nh_h5_has(f, "fit_floor") ? nh_h5_doubles(f, "fit_floor", "method,h", NULL) : NULL;
+  char *rule = group_str(f, "error_floor_rule");
+  double lo = INFINITY, hi = -INFINITY;
+  for (int i = 0; floor_ && i < nh * f->nmethods; i++) lo = fmin(lo, floor_[i]), hi = fmax(hi, floor_[i]);
+  if (!floor_ && nh_h5_has_attr(f, ".", "error_floor")) nh_h5_attr_double(f, ".", "error_floor", &lo), hi = lo;
+  printf("  order fit    the %d finest consecutive h whose error is finite and above ", fit_points);
+  if (lo == hi) printf("%.3g (%s)\n", lo, known_or_not(rule));
+  else printf("the floor of its run, %.3g .. %.3g (%s)\n", lo, hi, known_or_not(rule));
+  free(floor_), free(rule);
+}
+
+static void print_convergence_setup(nh_h5 *f, const double *h, int nh, const int *byh) {
+  int fit_points = 0;
   if (nh_h5_has_attr(f, ".", "fit_points")) nh_h5_attr_int(f, ".", "fit_points", &fit_points);
   printf("  h            %d values, %g .. %g\n", nh, h[byh[nh - 1]], h[byh[0]]);
-  printf("  reference    %s, tolerance %g\n", known_or_not(ref), tol);
-  printf("  order fit    the %d finest consecutive h whose error is finite and above %g\n", fit_points, floor_);
-  free(ref);
+  print_reference(f);
+  print_fit_floor(f, fit_points, nh);
 }
 
 /* What the convergence summary reads from the file. */

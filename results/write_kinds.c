@@ -49,7 +49,26 @@ static void reference_state(nh_writer *w, hid_t g, const nh_state *ref, const ch
   memcpy(x + n, ref->v, sizeof(double) * (size_t)n);
   nh_w_f64(w, g, "reference_state", "state", x, "as q, v", what);
   nh_w_attr_str(w, g, "reference", kind);
-  nh_w_attr_f64(w, g, "reference_tol", w->st->reference_tol);
+}
+
+/* How accurate the reference is (studies/reference.c): the tolerance it was computed at, after
+ * "auto" tightened it, and its estimated error against a run at check_tol. */
+static void reference_accuracy(nh_writer *w, hid_t g, const nh_study_reference *ref) {
+  nh_w_attr_f64(w, g, "reference_tol", ref->tol);
+  nh_w_attr_f64(w, g, "reference_check_tol", ref->check_tol);
+  nh_w_attr_f64(w, g, "reference_error", ref->error);
+  nh_w_attr_str(w, g, "reference_tol_rule", w->st->reference_tol_auto ? NH_REFERENCE_TOL_AUTO : "given");
+}
+
+/* The error floor of the order fits: the spec's (NaN: "auto"), its rule, and its value per run
+ * (dims "method,h") or per h ("h"). */
+static void fit_floor(nh_writer *w, hid_t g, const char *dims, const double *floor) {
+  const nh_study *st = w->st;
+  nh_w_attr_f64(w, g, "error_floor", st->error_floor_auto ? NAN : st->error_floor);
+  nh_w_attr_str(w, g, "error_floor_rule",
+                st->error_floor_auto ? NH_ERROR_FLOOR_AUTO : "given: max(error_floor, 10 reference_error)");
+  nh_w_f64(w, g, "fit_floor", dims, floor, "as q, v",
+           "the error floor: errors at or below it are left out of the order fit (error_floor_rule)");
 }
 
 /* Per method over h: runs that failed, the largest residual (NaN values left out), total wall time. */
@@ -136,12 +155,13 @@ static void convergence_body(nh_writer *w, hid_t g, const void *vr) {
   nh_w_cost(w, g, "cost", "method,h", r->cost, "cost counters of the run");
   nh_w_f64(w, g, "wall_time", "method,h", r->wall_time, "s", "wall time of the run");
   orders_table(w, g, r);
-  reference_state(w, g, &r->reference, r->reference_kind, "the solution at T the errors are measured against");
+  reference_state(w, g, &r->reference.x, r->reference.kind, "the solution at T the errors are measured against");
+  reference_accuracy(w, g, &r->reference);
   run_summary(w, g, r->status, r->residual, r->wall_time);
   nh_w_attr_str(w, g, "norm", norm_name(st->norm));
   nh_w_attr_str(w, g, "initial", st->initial);
   nh_w_attr_i32(w, g, "fit_points", st->fit_points);
-  nh_w_attr_f64(w, g, "error_floor", st->error_floor);
+  fit_floor(w, g, "method,h", r->fit_floor);
   nh_w_attr_f64(w, g, "order_tolerance", st->order_tolerance);
 }
 
@@ -385,6 +405,7 @@ static void onestep_slopes(nh_writer *w, hid_t g, const nh_onestep_result *r) {
   nh_w_f64(w, g, "slope", "method", r->slope, "1",
            "least-squares slope of log max_local_err against log h (expected: slope_expected)");
   nh_w_f64(w, g, "slope_stderr", "method", r->slope_stderr, "1", "its standard error; NaN with 2 points");
+  fit_floor(w, g, "h", r->fit_floor);
   nh_w_i32(w, g, "slope_expected", "method", expected, "1", "order_claimed + 1, the local error order");
   nh_w_i32(w, g, "fit_first", "method", r->fit_first, "1", "index into h of the finest step size of the fit");
   nh_w_i32(w, g, "fit_count", "method", r->fit_count, "1", "number of step sizes of the fit");
@@ -481,7 +502,8 @@ static void work_precision_body(nh_writer *w, hid_t g, const void *vr) {
   nh_w_i32(w, g, "pareto_work", "method,h", r->pareto_work, "1",
            "1: no other run has smaller-or-equal error (norm pareto_norm) and work, one of them strictly");
   nh_w_i32(w, g, "pareto_time", "method,h", r->pareto_time, "1", "the same against wall time");
-  reference_state(w, g, &r->reference, r->reference_kind, "the solution at T the errors are measured against");
+  reference_state(w, g, &r->reference.x, r->reference.kind, "the solution at T the errors are measured against");
+  reference_accuracy(w, g, &r->reference);
   nh_w_attr_str(w, g, "norm", norm_name(st->norm));
   /* The front used the study norm's (q,v) column, whose index is the norm's value (work_precision.c). */
   nh_w_attr_str(w, g, "pareto_norm", nh_wp_norm_names[st->norm]);

@@ -12,8 +12,9 @@
 #include "core/rng.h"
 #include "studies/study.h"
 
-int nh_fit_order(int nh, const double *h, const double *err, int fit_points, double floor,
-                 double *order, double *stderr_, int *first, int *count) {
+/* floors[i] when floors is given, else floor for every i. */
+static int fit_order(int nh, const double *h, const double *err, int fit_points, double floor, const double *floors,
+                     double *order, double *stderr_, int *first, int *count) {
   /* Indices by increasing h; the finest admissible points are the first ones. */
   const size_t len = nh > 0 ? (size_t)nh : 0;
   int *idx = nh_malloc_array(len, sizeof *idx), n = 0;
@@ -34,7 +35,7 @@ int nh_fit_order(int nh, const double *h, const double *err, int fit_points, dou
     }
   for (int a = 0; a < nh && n < fit_points; a++) {
     int i = idx[a];
-    if (!(err[i] > floor) || !isfinite(err[i])) {
+    if (!(err[i] > (floors ? floors[i] : floor)) || !isfinite(err[i])) {
       if (n) break; /* keep the fitted points consecutive in h */
       continue;
     }
@@ -52,6 +53,16 @@ int nh_fit_order(int nh, const double *h, const double *err, int fit_points, dou
   }
   free(idx), free(x);
   return n >= 2 ? 0 : -1;
+}
+
+int nh_fit_order(int nh, const double *h, const double *err, int fit_points, double floor, double *order,
+                 double *stderr_, int *first, int *count) {
+  return fit_order(nh, h, err, fit_points, floor, NULL, order, stderr_, first, count);
+}
+
+int nh_fit_order_floors(int nh, const double *h, const double *err, int fit_points, const double *floors,
+                        double *order, double *stderr_, int *first, int *count) {
+  return fit_order(nh, h, err, fit_points, NAN, floors, order, stderr_, first, count);
 }
 
 double nh_drift_slope(int n, const double *t, const double *y) {

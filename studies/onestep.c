@@ -526,12 +526,12 @@ static int allocate(const nh_study *st, nh_onestep_result *r) {
   r->action_slope = calloc(nm, sizeof(double));
   r->fit_first = calloc(nm, sizeof(int));
   r->fit_count = calloc(nm, sizeof(int));
+  r->fit_floor = calloc((size_t)st->nh, sizeof(double));
   for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++)
     if (!*per_cell[i]) return -1;
   return r->point_t && r->points && r->stepped && r->backward && r->lambda && r->backward_lambda && r->lambda_start &&
-                 r->status &&
-                 r->max_local_err &&
-                 r->max_action_err && r->slope && r->slope_stderr && r->action_slope && r->fit_first && r->fit_count
+                 r->status && r->max_local_err && r->max_action_err && r->slope && r->slope_stderr &&
+                 r->action_slope && r->fit_first && r->fit_count && r->fit_floor
              ? 0
              : -1;
 }
@@ -650,6 +650,18 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
     goto fail;
   }
 
+  /* The fits' floor: one step's round-off at the largest point, and for an rk8pd truth its error
+   * over one step, at most its tolerance relative to the state plus absolute (GSL's control). */
+  double size = 0;
+  for (int p = 0; p < np; p++) {
+    nh_state x = {0};
+    memcpy(x.q, r->points + (size_t)p * 2 * n, sizeof(double) * (size_t)n);
+    memcpy(x.v, r->points + (size_t)p * 2 * n + n, sizeof(double) * (size_t)n);
+    size = fmax(size, nh_study_reference_norm(st, &x));
+  }
+  for (int hi = 0; hi < nh; hi++)
+    r->fit_floor[hi] = nh_error_floor(st, exact ? 0 : st->reference_tol * (1 + size), size, 1);
+
   /* The maxima over the points, and the slopes over h, in a fixed order. */
   for (int mi = 0; mi < nm; mi++) {
     double *emax = r->max_local_err + (size_t)mi * nh, *amax = r->max_action_err + (size_t)mi * nh;
@@ -660,10 +672,10 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
     }
     double se;
     int first, count;
-    if (nh_fit_order(nh, st->h, emax, st->fit_points, st->error_floor, &r->slope[mi], &r->slope_stderr[mi],
-                     &r->fit_first[mi], &r->fit_count[mi]) == -2 ||
-        nh_fit_order(nh, st->h, amax, st->fit_points, st->error_floor, &r->action_slope[mi], &se, &first,
-                     &count) == -2) {
+    if (nh_fit_order_floors(nh, st->h, emax, st->fit_points, r->fit_floor, &r->slope[mi], &r->slope_stderr[mi],
+                            &r->fit_first[mi], &r->fit_count[mi]) == -2 ||
+        nh_fit_order_floors(nh, st->h, amax, st->fit_points, r->fit_floor, &r->action_slope[mi], &se, &first,
+                            &count) == -2) {
       snprintf(err, errlen, "%s: out of memory for the slope fit", st->spec_file);
       goto fail;
     }
@@ -686,6 +698,6 @@ void nh_onestep_result_free(nh_onestep_result *r) {
   free(r->cond), free(r->action_err), free(r->status), free(r->slope), free(r->slope_stderr);
   free(r->reversal_defect), free(r->cond_unscaled), free(r->embedding_residual);
   free(r->backward_lambda), free(r->adjoint_defect_lambda), free(r->lambda_start);
-  free(r->fit_first), free(r->fit_count), free(r->action_slope), free(r->max_local_err), free(r->max_action_err);
+  free(r->fit_first), free(r->fit_count), free(r->fit_floor), free(r->action_slope), free(r->max_local_err), free(r->max_action_err);
   memset(r, 0, sizeof *r);
 }

@@ -47,24 +47,40 @@ static double discrete_residual(const nh_method *m, const nh_system *sys, const 
   return nh_norm_max(sys->k, d);
 }
 
-/* max_a |λ − λ(t*)| of the step x → y, t* the time the method's multiplier approximates, into
- * *err (NaN if none or the true solution fails); NH_REFERENCE_NO_MEMORY if it ran out of memory. */
-static int multiplier_error(const nh_study *st, const nh_method *m, const nh_state *x, const nh_state *y, double *err) {
+/* max_a |λ_N − λ(t*)| of the run `task`, t* the time the method's last multiplier approximates,
+ * into r->lambda_err (NaN if none or the true solution fails); NH_REFERENCE_NO_MEMORY if it ran
+ * out of memory. */
+static int multiplier_error(const nh_study *st, nh_convergence_result *r, long task, double tol) {
   const nh_system *sys = &st->sys;
-  const double t = nh_method_multiplier_time(m, x->t, y->t);
-  *err = NAN;
-  if (isnan(t) || sys->k == 0) return 0;
+  const nh_method *m = st->methods[task / st->nh];
+  const double h = st->h[task % st->nh];
+  const long N = lround(st->T / h); /* the step times as the run had them */
+  const double t = nh_method_multiplier_time(m, st->x0.t + (double)(N - 1) * h, st->x0.t + (double)N * h);
+  const double *lam_N = r->final_lambda + (size_t)task * NH_MAX_K;
+  r->lambda_err[task] = NAN;
+  if (isnan(t) || sys->k == 0 || isnan(lam_N[0])) return 0;
   nh_state ref;
   double lam[NH_MAX_K], d[NH_MAX_K];
-  const int rc = nh_true_solution(sys, &st->x0, t, st->reference_tol, &ref, NULL);
+  const int rc = nh_true_solution(sys, &st->x0, t, tol, &ref, NULL);
   if (rc < 0 || nh_multiplier(sys, t, ref.q, ref.v, lam) != 0) return rc == NH_REFERENCE_NO_MEMORY ? rc : 0;
-  for (int a = 0; a < sys->k; a++) d[a] = y->lambda[a] - lam[a];
-  *err = nh_norm_max(sys->k, d);
+  for (int a = 0; a < sys->k; a++) d[a] = lam_N[a] - lam[a];
+  r->lambda_err[task] = nh_norm_max(sys->k, d);
   return 0;
 }
 
-static double norm_of(nh_norm norm, int n, const double *d) {
-  return norm == NH_NORM_2 ? nh_norm_2(n, d) : nh_norm_max(n, d);
+/* The errors at T of the run `task` against r->reference, from its final state. */
+static void state_errors(const nh_study *st, nh_convergence_result *r, long task) {
+  const int n = st->sys.n;
+  const double *fin = r->final_state + (size_t)task * 2 * n;
+  double *d = r->err_coord + (size_t)task * 2 * n;
+  for (int i = 0; i < n; i++) d[i] = fin[i] - r->reference.x.q[i], d[n + i] = fin[n + i] - r->reference.x.v[i];
+  if (r->status[task] != NH_STEP_OK)
+    for (int i = 0; i < 2 * n; i++) d[i] = NAN;
+  r->err_max[task] = nh_norm_max(2 * n, d);
+  r->err_2[task] = nh_norm_2(2 * n, d);
+  r->err[task] = nh_state_norm(st->norm, 2 * n, d);
+  r->err_q[task] = nh_state_norm(st->norm, n, d);
+  r->err_v[task] = nh_state_norm(st->norm, n, d + n);
 }
 
 /* One run to T; the step loop keeps the last step for the method's own quantities. */
@@ -97,20 +113,46 @@ static int convergence_task(void *ctx, long task) {
   r->residual[task] = residual;
   r->discrete_residual[task] = disc;
   r->z[task] = x.z;
-  double *d = r->err_coord + (size_t)task * 2 * n, *fin = r->final_state + (size_t)task * 2 * n;
-  for (int i = 0; i < n; i++) {
-    fin[i] = x.q[i], fin[n + i] = x.v[i];
-    d[i] = x.q[i] - r->reference.q[i], d[n + i] = x.v[i] - r->reference.v[i];
+  double *fin = r->final_state + (size_t)task * 2 * n, *lam = r->final_lambda + (size_t)task * NH_MAX_K;
+  for (int i = 0; i < n; i++) fin[i] = x.q[i], fin[n + i] = x.v[i];
+  for (int a = 0; a < NH_MAX_K; a++) lam[a] = status == NH_STEP_OK && nsteps > 0 && a < sys->k ? x.lambda[a] : NAN;
+  return 0;
+}
+
+/* The smallest error at T of a run that ended (NaN if none). */
+static double smallest_error(long cells, const double *err) {
+  double e = NAN;
+  for (long c = 0; c < cells; c++)
+    if (err[c] > 0 && isfinite(err[c])) e = fmin(e, err[c]);
+  return e;
+}
+
+/* After the runs: the reference tightened to the smallest error (reference_tol = "auto"), the
+ * errors against it, the multiplier errors, and the order fits above each h's error floor. */
+static int convergence_measure(const nh_study *st, nh_convergence_result *r, char *err, size_t errlen) {
+  const int nm = st->nmethods, nh = st->nh;
+  const long cells = (long)nm * nh;
+  for (long c = 0; c < cells; c++) state_errors(st, r, c);
+  const double tol = r->reference.tol;
+  int rc = nh_study_reference_refine(st, &st->x0, st->x0.t + st->T, smallest_error(cells, r->err), &r->reference);
+  if (rc < 0) return snprintf(err, errlen, "%s: %s", st->spec_file, nh_truth_failure(rc)), -1;
+  if (r->reference.tol != tol)
+    for (long c = 0; c < cells; c++) state_errors(st, r, c);
+  int failed = 0;
+#pragma omp parallel for schedule(dynamic) reduction(| : failed)
+  for (long c = 0; c < cells; c++) failed |= multiplier_error(st, r, c, r->reference.tol) < 0;
+  if (failed) return snprintf(err, errlen, "%s: out of memory for the reference", st->spec_file), -1;
+  /* Round-off adds up over every base step, a composition's sub-steps included (cost.steps). */
+  const double size = nh_study_reference_norm(st, &r->reference.x);
+  for (long c = 0; c < cells; c++)
+    r->fit_floor[c] = nh_error_floor(st, r->reference.error, size, (double)r->cost[c].steps);
+  for (int mi = 0; mi < nm; mi++) {
+    if (nh_fit_order_floors(nh, st->h, r->err + (size_t)mi * nh, st->fit_points, r->fit_floor + (size_t)mi * nh,
+                            &r->order[mi],
+                            &r->order_stderr[mi], &r->fit_first[mi], &r->fit_count[mi]) == -2)
+      return snprintf(err, errlen, "%s: out of memory for the order fit", st->spec_file), -1;
+    r->order_ok[mi] = fabs(r->order[mi] - st->order_expected[mi]) <= st->order_tolerance;
   }
-  if (status != NH_STEP_OK)
-    for (int i = 0; i < 2 * n; i++) d[i] = NAN;
-  r->err_max[task] = nh_norm_max(2 * n, d);
-  r->err_2[task] = nh_norm_2(2 * n, d);
-  r->err[task] = norm_of(st->norm, 2 * n, d);
-  r->err_q[task] = norm_of(st->norm, n, d);
-  r->err_v[task] = norm_of(st->norm, n, d + n);
-  r->lambda_err[task] = NAN;
-  if (status == NH_STEP_OK && nsteps > 0 && multiplier_error(st, m, &prev, &x, &r->lambda_err[task]) < 0) return -1;
   return 0;
 }
 
@@ -124,6 +166,8 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
   const size_t n2 = 2 * (size_t)n; /* a state's (q, v) */
   r->err_coord = calloc(cells * n2, sizeof(double));
   r->final_state = calloc(cells * n2, sizeof(double));
+  r->final_lambda = calloc(cells * NH_MAX_K, sizeof(double));
+  r->fit_floor = calloc(cells, sizeof(double));
   r->status = calloc(cells, sizeof *r->status);
   r->cost = calloc(cells, sizeof *r->cost);
   r->order = calloc((size_t)nm, sizeof *r->order);
@@ -131,44 +175,33 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
   r->fit_first = calloc((size_t)nm, sizeof *r->fit_first);
   r->fit_count = calloc((size_t)nm, sizeof *r->fit_count);
   r->order_ok = calloc((size_t)nm, sizeof *r->order_ok);
-  int ok = r->err_coord && r->final_state && r->status && r->cost && r->order && r->order_stderr && r->fit_first &&
-           r->fit_count && r->order_ok;
+  int ok = r->err_coord && r->final_state && r->final_lambda && r->fit_floor && r->status && r->cost && r->order &&
+           r->order_stderr && r->fit_first && r->fit_count && r->order_ok;
   for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++) ok = ok && *per_cell[i];
   if (!ok) { /* the caller frees what was allocated (nh_convergence_result_free) */
     snprintf(err, errlen, "%s: out of memory for %zu convergence runs", st->spec_file, cells);
     return -1;
   }
 
-  const int truth = nh_true_solution(&st->sys, &st->x0, st->x0.t + st->T, st->reference_tol, &r->reference,
-                                     &r->reference_kind);
+  const int truth = nh_study_reference_at(st, &st->x0, st->x0.t + st->T, &r->reference);
   if (truth < 0) return snprintf(err, errlen, "%s: %s", st->spec_file, nh_truth_failure(truth)), -1;
 
   nh_study_tasks ctx = {st, r};
-  const nh_task_slot slots[] = {{r->err, NH_SLOT_DOUBLE, 1},        {r->err_q, NH_SLOT_DOUBLE, 1},
-                                {r->err_v, NH_SLOT_DOUBLE, 1},      {r->err_max, NH_SLOT_DOUBLE, 1},
-                                {r->err_2, NH_SLOT_DOUBLE, 1},      {r->residual, NH_SLOT_DOUBLE, 1},
-                                {r->wall_time, NH_SLOT_DOUBLE, 1},  {r->z, NH_SLOT_DOUBLE, 1},
-                                {r->lambda_err, NH_SLOT_DOUBLE, 1}, {r->discrete_residual, NH_SLOT_DOUBLE, 1},
-                                {r->err_coord, NH_SLOT_DOUBLE, n2}, {r->final_state, NH_SLOT_DOUBLE, n2},
+  const nh_task_slot slots[] = {{r->residual, NH_SLOT_DOUBLE, 1},   {r->wall_time, NH_SLOT_DOUBLE, 1},
+                                {r->z, NH_SLOT_DOUBLE, 1},          {r->discrete_residual, NH_SLOT_DOUBLE, 1},
+                                {r->final_state, NH_SLOT_DOUBLE, n2}, {r->final_lambda, NH_SLOT_DOUBLE, NH_MAX_K},
                                 {r->status, NH_SLOT_INT, 1},        {r->cost, NH_SLOT_COST, 1}};
   if (nh_journaled_tasks(st, "convergence", (long)cells, convergence_task, &ctx, slots, sizeof slots / sizeof *slots,
                          err, errlen) < 0)
     return -1;
-
-  for (int mi = 0; mi < nm; mi++) {
-    if (nh_fit_order(nh, st->h, r->err + (size_t)mi * nh, st->fit_points, st->error_floor, &r->order[mi],
-                     &r->order_stderr[mi], &r->fit_first[mi], &r->fit_count[mi]) == -2)
-      return snprintf(err, errlen, "%s: out of memory for the order fit", st->spec_file), -1;
-    r->order_ok[mi] = fabs(r->order[mi] - st->order_expected[mi]) <= st->order_tolerance;
-  }
-  return 0;
+  return convergence_measure(st, r, err, errlen);
 }
 
 void nh_convergence_result_free(nh_convergence_result *r) {
   free(r->err), free(r->err_q), free(r->err_v), free(r->residual), free(r->status), free(r->cost);
   free(r->wall_time), free(r->order), free(r->order_stderr), free(r->fit_first), free(r->fit_count);
   free(r->order_ok), free(r->z), free(r->err_max), free(r->err_2), free(r->err_coord), free(r->final_state);
-  free(r->lambda_err), free(r->discrete_residual);
+  free(r->lambda_err), free(r->discrete_residual), free(r->final_lambda), free(r->fit_floor);
   memset(r, 0, sizeof *r);
 }
 

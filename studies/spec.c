@@ -737,9 +737,23 @@ static int get_optional(const ctx *c, const config_setting_t *root, const char *
   return s ? get_number(c, s, out) : 0;
 }
 
+/* A number, or "auto" (the default): *is_auto tells which; *out is def for "auto". */
+static int get_number_or_auto(const ctx *c, const config_setting_t *root, const char *name, double def,
+                              double *out, int *is_auto) {
+  const config_setting_t *s = config_setting_get_member(root, name);
+  const char *text = s ? config_setting_get_string(s) : NULL;
+  *out = def, *is_auto = !s || (text && strcmp(text, "auto") == 0);
+  if (*is_auto) return 0;
+  if (text) return fail_at(c, s, "'%s' must be a number or \"auto\", not \"%.60s\"", name, text);
+  return get_number(c, s, out);
+}
+
 static int load_fit(const ctx *c, const config_setting_t *root, nh_study *st) {
   if (get_count(c, root, "fit_points", 2, 100, 3, &st->fit_points) < 0) return -1;
-  return get_optional(c, root, "error_floor", 1e-11, &st->error_floor);
+  if (get_number_or_auto(c, root, "error_floor", 0, &st->error_floor, &st->error_floor_auto) < 0) return -1;
+  if (st->error_floor >= 0 && isfinite(st->error_floor)) return 0;
+  return fail_at(c, config_setting_get_member(root, "error_floor"), "error_floor = %g must be a number >= 0 or \"auto\"",
+                 st->error_floor);
 }
 
 /* divergence, default 1e3 (README), for the studies that sample their runs. */
@@ -750,9 +764,9 @@ static int load_divergence(const ctx *c, const config_setting_t *root, nh_study 
   return 0;
 }
 
-/* reference_tol, default 1e-13 (README), for every kind of study. */
+/* reference_tol, default "auto" from 1e-13 (README), for every kind of study. */
 static int load_reference_tol(const ctx *c, const config_setting_t *root, nh_study *st) {
-  if (get_optional(c, root, "reference_tol", 1e-13, &st->reference_tol) < 0) return -1;
+  if (get_number_or_auto(c, root, "reference_tol", 1e-13, &st->reference_tol, &st->reference_tol_auto) < 0) return -1;
   if (st->reference_tol >= 1e-16 && st->reference_tol <= 1e-3) return 0;
   return fail_at(c, config_setting_get_member(root, "reference_tol"),
                  "reference_tol = %g must lie in [1e-16, 1e-3]", st->reference_tol);

@@ -77,8 +77,10 @@ typedef struct {
   double *h;
   nh_norm norm;       /* the error norm the order fit and the Pareto front use (default max) */
   int fit_points;
-  double error_floor;
-  double reference_tol;
+  double error_floor;      /* errors at or below it are left out of the order fit */
+  int error_floor_auto;    /* error_floor not given (or "auto"): the floor is nh_error_floor's */
+  double reference_tol;    /* rk8pd's tolerance; with reference_tol_auto, the one "auto" starts from */
+  int reference_tol_auto;  /* reference_tol not given (or "auto"): tightened by nh_study_reference_refine */
   double order_tolerance;  /* |observed − expected| allowed by --check-orders (default 0.15) */
   int *order_expected;     /* [method]: the claimed order, or a documented exception */
   char **order_reason;     /* [method]: "" or why the expected order differs from the claim */
@@ -137,6 +139,16 @@ typedef struct {
   const void *fetch_ctx;
 } nh_samples;
 
+/* The reference a study measures errors at t against (studies/reference.c): the exact solution
+ * (kind "exact", error 0), or rk8pd at tolerance tol (kind "rk8pd") whose error is estimated as its
+ * distance, in the study's norm over (q, v), from a run at check_tol (tol/100, not below 1e-16;
+ * 100·tol at 1e-16, an overestimate). */
+typedef struct {
+  nh_state x;
+  const char *kind;
+  double tol, check_tol, error;
+} nh_study_reference;
+
 typedef struct {
   /* [method][h] */
   double *err, *err_q, *err_v; /* errors at T in the study's norm: (q,v), q, v */
@@ -154,8 +166,10 @@ typedef struct {
   double *order, *order_stderr; /* least-squares slope of log err vs log h, and its standard error */
   int *fit_first, *fit_count;   /* the h indices used by the fit */
   int *order_ok;                /* |order − expected| <= order_tolerance */
-  nh_state reference;           /* the solution at T the errors are measured against */
-  const char *reference_kind;   /* "exact" or "rk8pd" */
+  nh_study_reference reference; /* the solution at T the errors are measured against, and its error */
+  double *fit_floor;            /* [method][h]: the error floor of the order fit (nh_error_floor over the
+                                 * run's base steps, cost.steps) */
+  double *final_lambda;         /* [method][h][NH_MAX_K]: λ of the last step (NaN: none), for lambda_err */
 } nh_convergence_result;
 
 typedef struct {
@@ -240,6 +254,7 @@ typedef struct {
   int *fit_first, *fit_count;
   double *action_slope;
   const char *reference_kind;
+  double *fit_floor;    /* [h]: the error floor of both fits (nh_error_floor over one step) */
 } nh_onestep_result;
 
 /* Work-precision study: [method][h]; the error at T in several norms from one run. */
@@ -253,8 +268,8 @@ typedef struct {
   int *status;          /* NH_RUN_TIMED_OUT when a run exceeded time_limit */
   int *pareto_work;     /* 1: no other run has smaller-or-equal error (study norm) and work, one strictly */
   int *pareto_time;     /* the same against wall time */
-  nh_state reference;
-  const char *reference_kind;
+  double *final_state;  /* [method][h][2n]: (q, v) at T of the first run */
+  nh_study_reference reference; /* the solution at T the errors are measured against, and its error */
 } nh_work_precision_result;
 
 /* The runners of the study kinds: 0, or -1 with the reason in err (err untouched on success). The
@@ -341,11 +356,34 @@ int nh_integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nst
 #define NH_DRAW_NO_MEMORY (-3)
 int nh_draw_states(const nh_system *sys, int count, double energy, uint64_t seed, nh_state *x);
 
+/* The two "auto" rules in words, as results files state them. */
+#define NH_REFERENCE_TOL_AUTO "auto: from 1e-13, tenfold tighter (not below 1e-15) until reference_error <= the smallest error / 100"
+#define NH_ERROR_FLOOR_AUTO "auto: max(10 reference_error, 10 sqrt(steps) eps |state|), eps = 2^-52"
+/* |d| over n entries in the given norm. */
+double nh_state_norm(nh_norm norm, int n, const double *d);
+/* The reference at t from x0 at st->reference_tol. Returns 0 or nh_true_solution's failure. */
+int nh_study_reference_at(const nh_study *st, const nh_state *x0, double t, nh_study_reference *ref);
+/* With st->reference_tol_auto, tightens an rk8pd reference tenfold at a time (not below 1e-15) until
+ * its estimated error is at most smallest_error/100. Returns 0 or nh_true_solution's failure. */
+int nh_study_reference_refine(const nh_study *st, const nh_state *x0, double t, double smallest_error,
+                              nh_study_reference *ref);
+/* |(q, v)| of x in the study's norm. */
+double nh_study_reference_norm(const nh_study *st, const nh_state *x);
+/* The error floor of an order fit over runs of `steps` base steps (a composition's sub-steps
+ * each count) whose truth has the error
+ * reference_error: max(error_floor, 10 × reference_error); with error_floor_auto,
+ * max(10 × reference_error, 10·√steps·ε·state_norm), the round-off of one rounding of a state of
+ * that size per step, adding up as a random walk. */
+double nh_error_floor(const nh_study *st, double reference_error, double state_norm, double steps);
+
 /* Order fit over h (ascending or not) and errors: the finest `fit_points` points whose error is
  * finite and above `floor`. Returns 0, -1 if fewer than 2 such points, or -2 if out of memory
  * (order and stderr NaN, first -1, count 0 in both failures). */
 int nh_fit_order(int nh, const double *h, const double *err, int fit_points, double floor,
                  double *order, double *stderr_, int *first, int *count);
+/* nh_fit_order with a floor per step size: err[i] must lie above floors[i]. */
+int nh_fit_order_floors(int nh, const double *h, const double *err, int fit_points, const double *floors,
+                        double *order, double *stderr_, int *first, int *count);
 
 /* Results files: written and read by the results layer one floor up (results/results.h,
  * nh_write_<kind>). */

@@ -156,7 +156,7 @@ Test(exact_bench, info_shows_missing_descriptions_as_unknown) {
   snprintf(args, sizeof args, "info %s", path);
   cr_expect_eq(run_split(args, out, sizeof out, err, sizeof err), 0, "%s", err);
   const char *lines[] = {"\n  system       ?\n", "\n  spec         ?\n", "\n  written      ? by nhbench ? (?), ",
-                         "\n  command      ?\n", "\n  reference    ?, tolerance 1e-13\n",
+                         "\n  command      ?\n", "\n  reference    ?, tolerance 1e-13 (auto), estimated error 0\n",
                          "\nObserved order of the error at T, ?-norm over (q, v)"};
   for (int i = 0; i < 6; i++) cr_expect(strstr(out, lines[i]) != NULL, "no '%s' in:\n%s", lines[i], out);
   remove(path);

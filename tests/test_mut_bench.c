@@ -44,8 +44,9 @@ Test(mut_bench, info_shows_the_fit_settings) {
                    "--set 'h=[0.05, 0.1, 0.025]'");
   info_of(path, out, sizeof out);
   expect_has(out, "ok: |observed - expected| <= 0.3):");
-  expect_has(out, "  reference    rk8pd, tolerance 1e-12\n");
-  expect_has(out, "  order fit    the 2 finest consecutive h whose error is finite and above 1e-09\n");
+  expect_has(out, "  reference    rk8pd, tolerance 1e-12 (given), estimated error ");
+  expect_has(out, "  order fit    the 2 finest consecutive h whose error is finite and above 1e-09 (given: max(error_floor, "
+                  "10 reference_error))\n");
   expect_has(out, "  h            3 values, 0.1 .. 0.025\n");
   remove(path);
 }

@@ -585,7 +585,7 @@ Test(convergence, norms_final_state_and_coordinates) {
     const double *fin = r.final_state + (size_t)cell * 2 * n, *d = r.err_coord + (size_t)cell * 2 * n;
     double m = 0, s2 = 0, s2q = 0;
     for (int i = 0; i < 2 * n; i++) {
-      double ref = i < n ? r.reference.q[i] : r.reference.v[i - n];
+      double ref = i < n ? r.reference.x.q[i] : r.reference.x.v[i - n];
       cr_expect_eq(d[i], fin[i] - ref);
       m = fmax(m, fabs(d[i])), s2 += d[i] * d[i];
       if (i < n) s2q += d[i] * d[i];

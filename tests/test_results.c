@@ -369,8 +369,10 @@ static void conv_fill(conv_fx *x) {
   r->fit_first[0] = 3, r->fit_first[1] = 1, r->fit_first[2] = -1;
   r->fit_count[0] = 3, r->fit_count[1] = 2, r->fit_count[2] = 0;
   r->order_ok[0] = 1, r->order_ok[1] = 1, r->order_ok[2] = 0;
-  for (int i = 0; i < 5; i++) r->reference.q[i] = i + 0.5, r->reference.v[i] = -i - 0.75;
-  r->reference_kind = "rk8pd";
+  for (int i = 0; i < 5; i++) r->reference.x.q[i] = i + 0.5, r->reference.x.v[i] = -i - 0.75;
+  r->reference.kind = "rk8pd", r->reference.tol = 1e-14, r->reference.check_tol = 1e-16;
+  r->reference.error = 2.5e-15;
+  r->fit_floor = dseq(12, 900);
 }
 
 static void conv_build(conv_fx *x, const char *path) {
@@ -511,7 +513,14 @@ Test(results, convergence_round_trip) {
   expect_attr_str(f.group, "initial", "default");
   cr_expect_eq(attr_num(f.group, "fit_points"), 3);
   cr_expect_eq(attr_num(f.group, "order_tolerance"), 0.15);
-  cr_expect_eq(attr_num(f.group, "reference_tol"), 1e-13);
+  /* the reference's tolerance as used (not the spec's start) and its estimated error */
+  cr_expect_eq(attr_num(f.group, "reference_tol"), 1e-14);
+  cr_expect_eq(attr_num(f.group, "reference_check_tol"), 1e-16);
+  cr_expect_eq(attr_num(f.group, "reference_error"), 2.5e-15);
+  expect_attr_str(f.group, "reference_tol_rule", "given");
+  cr_expect_eq(attr_num(f.group, "error_floor"), 1e-11);
+  expect_attr_str(f.group, "error_floor_rule", "given: max(error_floor, 10 reference_error)");
+  check_f64(&f, "fit_floor", "method,h", 2, dmh, r->fit_floor, "as q, v");
   nh_h5_close(&f);
   conv_free(&x);
   remove(path);
@@ -889,7 +898,8 @@ static void one_build(one_fx *x, const char *path) {
   for (size_t i = 0; i < cells; i++) r->status[i] = i == 0 || i == 24 || i == 30 || i == 31 || i == 71;
   r->slope = dseq(OS_M, 0), r->slope_stderr = dseq(OS_M, 0), r->action_slope = dseq(OS_M, 0);
   r->slope[0] = 5.0625, r->slope[1] = 3.125, r->slope[2] = NAN;
-  r->fit_first = iseq(OS_M, 0), r->fit_count = iseq(OS_M, 0);
+  r->fit_first = iseq(OS_M, 0), r->fit_count = iseq(OS_M, 0), r->fit_floor = dseq(OS_H, 950);
+  st->error_floor_auto = 1;
   r->fit_first[0] = 3, r->fit_first[1] = 1, r->fit_first[2] = -1;
   r->fit_count[0] = 2, r->fit_count[1] = 3, r->fit_count[2] = 0;
   /* The runner's maxima over the points (studies/onestep.c, tested there): here distinct values. */
@@ -962,6 +972,9 @@ Test(results, onestep_round_trip) {
   expect_attr_str(f.group, "norm", "max");
   expect_attr_str(f.group, "reference", "exact");
   cr_expect_eq(attr_num(f.group, "reference_tol"), 1e-13);
+  cr_expect(isnan(attr_num(f.group, "error_floor")), "the fixture's floor is auto");
+  expect_attr_str(f.group, "error_floor_rule", NH_ERROR_FLOOR_AUTO);
+  check_f64(&f, "fit_floor", "h", 1, (hsize_t[]){OS_H}, (double[]){950.125, 951.125, 952.125, 953.125}, "as q, v");
   nh_h5_close(&f);
   one_free(&x);
   remove(path);
@@ -982,7 +995,7 @@ static void wp_build(wp_fx *x, const char *path) {
   study_init(st, NH_STUDY_WORK_PRECISION, WP_M, conv_methods);
   const double h[WP_H] = {0.2, 0.1, 0.05, 0.025};
   study_h(st, WP_H, h);
-  st->repeats = WP_R, st->time_limit = 60, st->norm = NH_NORM_2;
+  st->repeats = WP_R, st->time_limit = 60, st->norm = NH_NORM_2, st->reference_tol_auto = 1;
   memset(r, 0, sizeof *r);
   const size_t cells = WP_M * WP_H;
   r->err = dseq(cells * NH_WP_NORMS, 0), r->cost = cseq(cells), r->work = dseq(cells, 100);
@@ -990,8 +1003,9 @@ static void wp_build(wp_fx *x, const char *path) {
   r->pareto_work = iseq(cells, 0), r->pareto_time = iseq(cells, 0);
   for (size_t i = 0; i < cells; i++) r->status[i] = i == 7 ? NH_RUN_TIMED_OUT : 0, r->pareto_work[i] = i % 3 == 0,
                                       r->pareto_time[i] = i % 4 == 1;
-  for (int i = 0; i < 5; i++) r->reference.q[i] = i, r->reference.v[i] = 10 + i;
-  r->reference_kind = "rk8pd";
+  for (int i = 0; i < 5; i++) r->reference.x.q[i] = i, r->reference.x.v[i] = 10 + i;
+  r->reference.kind = "rk8pd", r->reference.tol = 1e-15, r->reference.check_tol = 1e-16;
+  r->reference.error = 3.5e-15;
   char err[1024];
   cr_assert_eq(nh_write_work_precision(path, st, r, "nhbench run tests/fixture.cfg", err, sizeof err), 0, "%s", err);
 }
@@ -1029,7 +1043,9 @@ Test(results, work_precision_round_trip) {
   const double ref[10] = {0, 1, 2, 3, 4, 10, 11, 12, 13, 14};
   check_f64(&f, "reference_state", "state", 1, dx, ref, "as q, v");
   expect_attr_str(f.group, "reference", "rk8pd");
-  cr_expect_eq(attr_num(f.group, "reference_tol"), 1e-13);
+  cr_expect_eq(attr_num(f.group, "reference_tol"), 1e-15);
+  cr_expect_eq(attr_num(f.group, "reference_error"), 3.5e-15);
+  expect_attr_str(f.group, "reference_tol_rule", NH_REFERENCE_TOL_AUTO);
   expect_attr_str(f.group, "pareto_norm", "qv_2");
   expect_attr_str(f.group, "norm", "2");
   cr_expect_eq(attr_num(f.group, "repeats"), WP_R);

@@ -412,6 +412,16 @@ Test(spec_errors, numbers_at_both_sides_of_their_ranges) {
       {ENS, "h = 0;\nmethods = [\"rk4\"];\n" ENS_GROUP("1", "0"), NULL, ":4: h = 0 must be positive"},
       {ENS, "h = 0.3;\nmethods = [\"rk4\"];\n" ENS_GROUP("1", "0"), NULL, ":4: T = 2 is not a whole number of steps of h = 0.3"},
       {WP, "methods = [\"rk4\"];\nh = [0.1];\ntime_limit = 1e-9;\n", NULL, NULL},
+      /* error_floor and reference_tol: a number (error_floor >= 0) or "auto" */
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nerror_floor = 0;\n", NULL, NULL},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nerror_floor = \"auto\";\n", NULL, NULL},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nerror_floor = -1e-300;\n", NULL,
+       ":6: error_floor = -1e-300 must be a number >= 0 or \"auto\""},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\nerror_floor = \"Auto\";\n", NULL,
+       ":6: 'error_floor' must be a number or \"auto\", not \"Auto\""},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\n", "reference_tol=auto", NULL},
+      {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\n", "reference_tol=fine",
+       ": --set reference_tol: 'reference_tol' must be a number or \"auto\", not \"fine\""},
       {WP, "methods = [\"rk4\"];\nh = [0.1];\ntime_limit = 0;\n", NULL, ":6: time_limit must be a positive number of seconds (default 60)"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) check_case(&cases[i]);
@@ -440,8 +450,10 @@ Test(spec_errors, loaded_values_and_defaults) {
   spec_case k = {CONV, "methods = [\"rk4\"];\nh0 = 0.1;\nhalvings = 2;\n", NULL, NULL};
   cr_assert_eq(load_case(&k, &st, path, sizeof path, err, sizeof err), 0, "%s", err);
   cr_expect(st.nh == 3 && st.h[0] == 0.1 && st.h[1] == 0.05 && st.h[2] == 0.025, "h0 and 2 halvings: %d", st.nh);
-  cr_expect(st.fit_points == 3 && st.error_floor == 1e-11 && st.reference_tol == 1e-13 && st.order_tolerance == 0.15,
-            "defaults %d %g %g %g", st.fit_points, st.error_floor, st.reference_tol, st.order_tolerance);
+  cr_expect(st.fit_points == 3 && st.error_floor_auto && st.reference_tol == 1e-13 && st.reference_tol_auto &&
+                st.order_tolerance == 0.15,
+            "defaults %d %d %g %d %g", st.fit_points, st.error_floor_auto, st.reference_tol, st.reference_tol_auto,
+            st.order_tolerance);
   cr_expect(st.norm == NH_NORM_MAX && st.nic == 1 && st.nmethods == 1 && st.T == 1.0);
   nh_study_free(&st);
   k = (spec_case){ENS, ENS_OK ENS_GROUP("3", "9007199254740992.0") "sample_every = 2;\n", NULL, NULL};

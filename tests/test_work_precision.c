@@ -151,11 +151,19 @@ Test(work_precision, errors_in_every_norm_and_counted_work) {
   const int n = st.sys.n;
   nh_state ref;
   cr_assert_eq(nh_reference_solve(&st.sys, &st.ics[0], 1.0, 1e-13, &ref), 0);
-  cr_expect_str_eq(r.reference_kind, "rk8pd");
+  cr_expect_str_eq(r.reference.kind, "rk8pd");
+  /* a given tolerance is kept; its error is estimated against a run 100 times tighter */
+  nh_state check;
+  cr_assert_eq(nh_reference_solve(&st.sys, &st.ics[0], 1.0, 1e-15, &check), 0);
+  double e = 0;
   for (int i = 0; i < n; i++) {
-    cr_expect_eq(r.reference.q[i], ref.q[i]);
-    cr_expect_eq(r.reference.v[i], ref.v[i]);
+    cr_expect_eq(r.reference.x.q[i], ref.q[i]);
+    cr_expect_eq(r.reference.x.v[i], ref.v[i]);
+    e = fmax(e, fmax(fabs(ref.q[i] - check.q[i]), fabs(ref.v[i] - check.v[i])));
   }
+  cr_expect(r.reference.tol == 1e-13 && r.reference.check_tol == 1e-15 && r.reference.error == e,
+            "reference at %g, checked at %g: error %g, expected %g", r.reference.tol, r.reference.check_tol,
+            r.reference.error, e);
   for (int mi = 0; mi < 2; mi++)
     for (int hi = 0; hi < 2; hi++) {
       const int c = mi * 2 + hi;
