@@ -263,3 +263,30 @@ Test(work_precision, pareto_uses_the_study_norm) {
   cr_expect_eq(marks[NH_NORM_MAX], 0, "max norm: nh_rattle at h = 0.1 is dominated by rk4 at h = 0.5");
   cr_expect_eq(marks[NH_NORM_2], 1, "2-norm: nh_rattle at h = 0.1 is efficient");
 }
+
+/* reference_tol = "auto": spark(s=4)'s errors near 1e-13 tighten the rk8pd reference, and every
+ * error is |x_N − x(T)| against the reference at the tolerance the result records, not the one the
+ * runs started with (studies/reference.c). */
+Test(work_precision, errors_against_the_tightened_reference) {
+  const char *methods[] = {"spark(s=4)"};
+  const double h[] = {0.05, 0.025};
+  nh_study st = build("contact_oscillator", methods, 1, h, 2, 10.0, 1, 60, NH_NORM_MAX);
+  st.reference_tol_auto = 1;
+  nh_work_precision_result r;
+  run(&st, &r);
+  cr_expect(r.reference.tol < 1e-13, "tightened to %g (error %g)", r.reference.tol, r.reference.error);
+  nh_state ref;
+  cr_assert_eq(nh_reference_solve(&st.sys, &st.ics[0], 10.0, r.reference.tol, &ref), 0);
+  for (int hi = 0; hi < 2; hi++) {
+    nh_state x = st.ics[0];
+    nh_cost cost = {0};
+    cr_assert_eq(nh_method_init(st.methods[0], &st.sys, &x, h[hi], &cost), NH_STEP_OK);
+    cr_assert_eq(nh_integrate(st.methods[0], &st.sys, &x, lround(10.0 / h[hi]), h[hi], &cost, 0, NULL), NH_STEP_OK);
+    double e = 0;
+    for (int i = 0; i < st.sys.n; i++) e = fmax(e, fmax(fabs(x.q[i] - ref.q[i]), fabs(x.v[i] - ref.v[i])));
+    cr_expect_eq(r.err[hi * NH_WP_NORMS], e, "h = %g: %g, by hand %g", h[hi], r.err[hi * NH_WP_NORMS], e);
+  }
+  cr_expect(r.reference.error <= r.err[NH_WP_NORMS] / 100 || r.reference.tol == 1e-15);
+  nh_work_precision_result_free(&r);
+  test_hand_study_release(&st);
+}
