@@ -358,7 +358,7 @@ int nh_draw_states(const nh_system *sys, int count, double energy, uint64_t seed
 
 /* The two "auto" rules in words, as results files state them. */
 #define NH_REFERENCE_TOL_AUTO "auto: from 1e-13, tenfold tighter (not below 1e-15) until reference_error <= the smallest error / 100"
-#define NH_ERROR_FLOOR_AUTO "auto: max(10 reference_error, 10 sqrt(steps) eps |state|), eps = 2^-52"
+#define NH_ERROR_FLOOR_AUTO "auto: max(10 reference_error, steps eps |state|), eps = 2^-52"
 /* |d| over n entries in the given norm. */
 double nh_state_norm(nh_norm norm, int n, const double *d);
 /* The reference at t from x0 at st->reference_tol. Returns 0 or nh_true_solution's failure. */
@@ -372,8 +372,8 @@ double nh_study_reference_norm(const nh_study *st, const nh_state *x);
 /* The error floor of an order fit over runs of `steps` base steps (a composition's sub-steps
  * each count) whose truth has the error
  * reference_error: max(error_floor, 10 × reference_error); with error_floor_auto,
- * max(10 × reference_error, 10·√steps·ε·state_norm), the round-off of one rounding of a state of
- * that size per step, adding up as a random walk. */
+ * max(10 × reference_error, steps·ε·state_norm), twice the round-off of one rounding of a state of
+ * that size per step, adding up in one direction. */
 double nh_error_floor(const nh_study *st, double reference_error, double state_norm, double steps);
 
 /* Order fit over h (ascending or not) and errors: the finest `fit_points` points whose error is

@@ -93,17 +93,17 @@ Test(reference, auto_tightens_to_the_smallest_error) {
   nh_study_free(&st);
 }
 
-/* The floors by hand: given, max(error_floor, 10 e_ref); auto, max(10 e_ref, 10 sqrt(N) eps |x|). */
+/* The floors by hand: given, max(error_floor, 10 e_ref); auto, max(10 e_ref, N eps |x|). */
 Test(reference, error_floors_by_hand) {
   nh_study st = {.error_floor = 1e-11};
   cr_expect_eq(nh_error_floor(&st, 1e-13, 4.0, 400), 1e-11);
   cr_expect_eq(nh_error_floor(&st, 2e-12, 4.0, 400), 10 * 2e-12);
   st.error_floor_auto = 1;
-  cr_expect_eq(nh_error_floor(&st, 0, 4.0, 400), 10 * 20 * DBL_EPSILON * 4.0);
-  cr_expect_eq(nh_error_floor(&st, 0, 4.0, 1), 10 * DBL_EPSILON * 4.0);
-  cr_expect_eq(nh_error_floor(&st, 0, 4.0, 0.25), 10 * DBL_EPSILON * 4.0, "at least one step");
-  cr_expect_eq(nh_error_floor(&st, 1e-13, 4.0, 400), 10 * 1e-13, "10 e_ref above the round-off 1.8e-13");
-  cr_expect_eq(nh_error_floor(&st, 1e-16, 4.0, 400), 10 * 20 * DBL_EPSILON * 4.0);
+  cr_expect_eq(nh_error_floor(&st, 0, 4.0, 400), 400 * DBL_EPSILON * 4.0);
+  cr_expect_eq(nh_error_floor(&st, 0, 4.0, 1), DBL_EPSILON * 4.0);
+  cr_expect_eq(nh_error_floor(&st, 0, 4.0, 0.25), DBL_EPSILON * 4.0, "at least one step");
+  cr_expect_eq(nh_error_floor(&st, 1e-13, 4.0, 400), 10 * 1e-13, "10 e_ref above the round-off 3.6e-13");
+  cr_expect_eq(nh_error_floor(&st, 1e-15, 4.0, 400), 400 * DBL_EPSILON * 4.0);
   const double x[4] = {3, -4, 0, 0};
   st.norm = NH_NORM_2;
   cr_expect_eq(nh_state_norm(st.norm, 4, x), 5);
@@ -160,8 +160,8 @@ Test(reference, sixth_order_errors_near_round_off_are_fitted) {
     const double N = round(st.T / st.h[hi]);
     cr_expect_eq(r.cost[hi].steps, (unsigned long long)N);
     cr_expect_eq(r.cost[2 * nh + hi].steps, (unsigned long long)(3 * N));
-    cr_expect_eq(r.fit_floor[hi], fmax(10 * r.reference.error, 10 * sqrt(N) * DBL_EPSILON * size));
-    cr_expect_eq(r.fit_floor[2 * nh + hi], fmax(10 * r.reference.error, 10 * sqrt(3 * N) * DBL_EPSILON * size));
+    cr_expect_eq(r.fit_floor[hi], fmax(10 * r.reference.error, N * DBL_EPSILON * size));
+    cr_expect_eq(r.fit_floor[2 * nh + hi], fmax(10 * r.reference.error, 3 * N * DBL_EPSILON * size));
   }
   cr_expect(fabs(r.order[0] - 6) <= 0.15 && st.h[r.fit_first[0]] == 0.025, "spark(s=4): %g down to h = %g",
             r.order[0], st.h[r.fit_first[0]]);
