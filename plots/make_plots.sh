@@ -40,6 +40,22 @@ fi
 NHBENCH=${NHBENCH:-nhbench}
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 
+# Paths reach gnuplot strings and the shell commands gnuplot runs inside single quotes: a quote,
+# backslash or line break in one could end the quoting and run the rest as code. Such paths are
+# refused, never escaped (README, "Security").
+nl='
+'
+unsafe() {
+  case $1 in *"'"* | *'"'* | *'\'* | *"$nl"*) return 0 ;; esac
+  return 1
+}
+for p in "$here" "$NHBENCH" "${PLOTS_DIR:-}" "$dir"; do
+  if unsafe "$p"; then
+    echo "make_plots.sh: $p: a quote, backslash or line break in a path; rename it" >&2
+    exit 2
+  fi
+done
+
 if ! command -v gnuplot >/dev/null 2>&1; then
   echo "make_plots.sh: gnuplot not found; install it (Debian: apt-get install gnuplot-nox)" >&2
   exit 1
@@ -101,7 +117,7 @@ series() {
 
 status=0
 for f in "$@"; do
-  case $f in *"'"*) echo "make_plots.sh: $f: skipped, a quote in the name" >&2; status=1; continue ;; esac
+  if unsafe "$f"; then echo "make_plots.sh: $f: skipped, a quote, backslash or line break in the name" >&2; status=1; continue; fi
   name=$(basename "$f" .h5)
   out="$plots/$name"
   # nhbench info reads and checks most of the file, and says what is wrong.

@@ -341,6 +341,24 @@ static int check_path(const char *prog, const char *path) {
   return 0;
 }
 
+int nh_h5_check_names(const nh_h5 *f, const char *what, char *const *names, int count, const char *allowed) {
+  for (int i = 0; i < count; i++) {
+    const char *s = names[i];
+    size_t len = strlen(s);
+    if (len > 0 && strspn(s, allowed) == len) continue;
+    char shown[64];
+    size_t k = 0;
+    for (; k + 1 < sizeof shown && s[k]; k++) shown[k] = s[k] >= 0x20 && s[k] < 0x7f ? s[k] : '?';
+    shown[k] = '\0';
+    fprintf(stderr,
+            "%s: %s: %s %d is \"%s\"%s: not a name nhbench writes (a damaged or hostile file?); names hold only "
+            "the characters %s\n",
+            f->prog, f->path, what, i, shown, s[k] ? "..." : "", allowed);
+    return -1;
+  }
+  return 0;
+}
+
 int nh_h5_open(nh_h5 *f, const char *prog, const char *path) {
   memset(f, 0, sizeof *f);
   f->prog = prog;
@@ -354,6 +372,8 @@ int nh_h5_open(nh_h5 *f, const char *prog, const char *path) {
   }
   if (check_version(f) != 0 || open_study_group(f) != 0) goto fail;
   if (!(f->methods = nh_h5_strings(f, "methods", "method", &f->nmethods))) goto fail;
+  /* Method names reach the plot scripts' shell commands: only what the method syntax uses. */
+  if (nh_h5_check_names(f, "method", f->methods, f->nmethods, NH_H5_METHOD_CHARS) != 0) goto fail;
   if (f->nmethods == 0) {
     fprintf(stderr, "%s: %s: no methods in /%s/methods\n", prog, path, f->kind_name);
     goto fail;

@@ -171,6 +171,11 @@ int nh_h5_read_observables(nh_h5 *f, int *nobs, nh_h5_observable **obs) {
   int n = 0;
   char **names = nh_h5_attr_strings(f, "observables", "order", &n);
   if (!names) return -1;
+  /* Observable names reach the plot scripts' shell commands: registry names only ever hold these. */
+  if (nh_h5_check_names(f, "observable", names, n, NH_H5_NAME_CHARS) != 0) {
+    nh_h5_free_strings(names, n);
+    return -1;
+  }
   nh_h5_observable *o = nh_calloc_array((size_t)n, sizeof *o);
   int rc = n > 0 && !o ? -1 : 0;
   if (rc != 0) fprintf(stderr, "%s: %s: out of memory for %d observables\n", f->prog, f->path, n);

@@ -114,6 +114,14 @@ int nh_h5_has_attr(const nh_h5 *f, const char *obj, const char *name);
 int nh_h5_attr_is_string(const nh_h5 *f, const char *obj, const char *name);
 char *nh_h5_attr_string(const nh_h5 *f, const char *obj, const char *name);
 char **nh_h5_attr_strings(const nh_h5 *f, const char *obj, const char *name, int *count);
+/* The characters of the names a results file may hold where they reach a shell or gnuplot (the
+ * plot scripts): observable names, and method names in the method syntax (rk4,
+ * nh_newmark(beta=0.1,beta2=0.1,alpha=0.5), spark(s=2), lambda0=-1e-3). No quote, space, $ or ;. */
+#define NH_H5_NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+#define NH_H5_METHOD_CHARS NH_H5_NAME_CHARS "(),=.+-"
+/* 0 when each of the count names is non-empty and made of `allowed` only; else -1 with a message
+ * naming `what` and the index (the name shown with non-printing bytes as '?'). */
+int nh_h5_check_names(const nh_h5 *f, const char *what, char *const *names, int count, const char *allowed);
 int nh_h5_attr_double(const nh_h5 *f, const char *obj, const char *name, double *v);
 int nh_h5_attr_int(const nh_h5 *f, const char *obj, const char *name, int *v);
 int nh_h5_attr_ll(const nh_h5 *f, const char *obj, const char *name, long long *v);
