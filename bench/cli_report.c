@@ -1,5 +1,8 @@
 /* nhbench report CLAIMS...: checks the claims files against the results files and writes
  * REPORT.md and claims.csv (bench/report.h; `make paper`). */
+#define _POSIX_C_SOURCE 200809L /* O_NOFOLLOW, fdopen */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +70,14 @@ static int write_atomically(const char *dir, const char *name, const nh_claims *
   char path[NH_TEXT_PATH], tmp[NH_TEXT_PATH + NH_TEXT_NAME];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
-  FILE *out = fopen(tmp, "w");
-  if (!out) return fprintf(stderr, "%s: cannot write %s\n", prog, tmp), -1;
+  /* Created, never followed: a link planted at the temporary's name is removed, not written through. */
+  const int fd = unlink(tmp) == 0 || errno == ENOENT ? open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644) : -1;
+  FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!out) {
+    fprintf(stderr, "%s: cannot write %s: %s\n", prog, tmp, strerror(errno));
+    if (fd >= 0) close(fd), remove(tmp);
+    return -1;
+  }
   if (strcmp(name, "claims.csv") == 0) nh_claims_write_csv(out, c, n, 1);
   else nh_claims_write_markdown(out, c, n, a->results, a->figures);
   if (ferror(out) | fclose(out) || rename(tmp, path)) {

@@ -172,9 +172,27 @@ static const char *split_path(const char *path, char *dir, size_t len) {
  * mkdir -p), a file can be created there (a probe, removed at once: access() says yes on /proc
  * and for root everywhere), and the output is not a directory. 0, or -1 with a message naming
  * the path and the OS's reason: bad input, exit 2, nothing computed. */
-static int prepare_output(const char *path) {
+static int prepare_output(const char *path, const char *spec) {
   char dir[NH_TEXT_PATH];
-  struct stat sb;
+  struct stat sb, spec_sb;
+  const size_t len = strlen(path);
+  if (len == 0 || path[len - 1] == '/') {
+    fprintf(stderr, "nhbench: the output '%s' %s; give a file name, e.g. results/RESULTS.h5\n", path,
+            len ? "ends in '/', a directory's name" : "is empty");
+    return -1;
+  }
+  /* The results replace the output by a rename, which would replace a link, not its target
+   * (-o /dev/stdout, a link into /proc). */
+  if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+    fprintf(stderr, "nhbench: the output %s is a symbolic link, which the results would replace; give the path of "
+            "the file itself\n", path);
+    return -1;
+  }
+  if (strcmp(spec, "-") != 0 && stat(path, &sb) == 0 && stat(spec, &spec_sb) == 0 && sb.st_dev == spec_sb.st_dev &&
+      sb.st_ino == spec_sb.st_ino) {
+    fprintf(stderr, "nhbench: the output %s is the spec itself; the results would replace it\n", path);
+    return -1;
+  }
   if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
     fprintf(stderr, "nhbench: the output %s is a directory; give a file name, e.g. %s/RESULTS.h5\n", path, path);
     return -1;
@@ -221,21 +239,28 @@ static int check_room(const nh_study *st, const char *path) {
   return -1;
 }
 
-/* Temporary files OUT.h5.tmp-PID of runs that no longer exist (killed): removed, with a note. */
+/* Linux's largest pid (PID_MAX_LIMIT): a larger number was never a pid of this program's. */
+#define NH_PID_LIMIT 4194304L
+
+/* Temporary files OUT.h5.tmp-PID of runs that no longer exist (killed): removed, with a note. Only
+ * what this program could have left: PID all digits and a possible pid whose process is gone, a
+ * regular file (not a link), an HDF5 file. Anything else by such a name is another's and stays. */
 static void remove_stale_temporaries(const char *path) {
   char dir[NH_TEXT_PATH], prefix[NH_TEXT_PATH];
   const char *base = split_path(path, dir, sizeof dir);
   snprintf(prefix, sizeof prefix, "%s.tmp-", base);
   DIR *d = opendir(dir);
   for (struct dirent *e; d && (e = readdir(d));) {
-    char *end;
     if (strncmp(e->d_name, prefix, strlen(prefix)) != 0) continue;
-    const long pid = strtol(e->d_name + strlen(prefix), &end, 10);
-    if (*end || pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) {
-      char stale[NH_TEXT_PATH + NH_TEXT_NAME];
-      snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name);
-      if (unlink(stale) == 0) fprintf(stderr, "nhbench: removed %s, left by a run that was killed\n", stale);
-    }
+    const char *digits = e->d_name + strlen(prefix);
+    if (!*digits || strspn(digits, "0123456789") != strlen(digits) || strlen(digits) > 7) continue;
+    const long pid = strtol(digits, NULL, 10);
+    if (pid <= 0 || pid > NH_PID_LIMIT || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+    char stale[NH_TEXT_PATH + NH_TEXT_NAME];
+    struct stat sb;
+    snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name);
+    if (lstat(stale, &sb) != 0 || !S_ISREG(sb.st_mode) || !nh_h5_is_hdf5(stale)) continue;
+    if (unlink(stale) == 0) fprintf(stderr, "nhbench: removed %s, left by a run that was killed\n", stale);
   }
   if (d) closedir(d);
 }
@@ -255,6 +280,12 @@ static char *journal_key(const nh_study *st) {
 static int setup_journal(const run_args *a, const char *path, nh_study *st, char *journal, size_t len, char *key) {
   snprintf(journal, len, "%s.journal", path);
   remove_stale_temporaries(path);
+  struct stat sb;
+  if (lstat(journal, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    fprintf(stderr, "nhbench: %s is %s, not a journal nhbench made; remove it\n", journal,
+            S_ISLNK(sb.st_mode) ? "a symbolic link" : "not a regular file (a directory, FIFO, device or socket)");
+    return -1;
+  }
   if (a->resume && access(journal, F_OK) != 0) {
     fprintf(stderr, "nhbench: --resume: no journal %s of an interrupted run (%s)\n", journal, strerror(errno));
     return -1;
@@ -280,7 +311,7 @@ enum { USABLE, UNUSABLE, NO_MEMORY };
 static int output_usable(const run_args *a, const char *path, nh_study *st, char *journal, size_t len, char *key) {
   if (!writer()) return USABLE;
   if (!key) return NO_MEMORY;
-  if (prepare_output(path) < 0 || check_room(st, path) < 0) return UNUSABLE;
+  if (prepare_output(path, a->spec) < 0 || check_room(st, path) < 0) return UNUSABLE;
   const int rc = setup_journal(a, path, st, journal, len, key);
   return rc == NH_CHECKPOINT_NO_MEMORY ? NO_MEMORY : rc < 0 ? UNUSABLE : USABLE;
 }

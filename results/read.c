@@ -341,6 +341,11 @@ static int check_path(const char *prog, const char *path) {
   return 0;
 }
 
+int nh_h5_is_hdf5(const char *path) {
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  return H5Fis_hdf5(path) > 0;
+}
+
 int nh_h5_check_names(const nh_h5 *f, const char *what, char *const *names, int count, const char *allowed) {
   for (int i = 0; i < count; i++) {
     const char *s = names[i];

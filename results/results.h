@@ -114,6 +114,8 @@ int nh_h5_has_attr(const nh_h5 *f, const char *obj, const char *name);
 int nh_h5_attr_is_string(const nh_h5 *f, const char *obj, const char *name);
 char *nh_h5_attr_string(const nh_h5 *f, const char *obj, const char *name);
 char **nh_h5_attr_strings(const nh_h5 *f, const char *obj, const char *name, int *count);
+/* 1 if path is an HDF5 file (its signature), else 0; silent. */
+int nh_h5_is_hdf5(const char *path);
 /* The characters of the names a results file may hold where they reach a shell or gnuplot (the
  * plot scripts): observable names, and method names in the method syntax (rk4,
  * nh_newmark(beta=0.1,beta2=0.1,alpha=0.5), spark(s=2), lambda0=-1e-3). No quote, space, $ or ;. */

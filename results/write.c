@@ -388,10 +388,13 @@ int nh_w_file(const char *path, const nh_study *st, nh_w_body body, const void *
   snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   nh_writer w = {.st = st};
-  w.file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  /* Created, never followed: whatever is at the temporary's name (a stale file, a planted link)
+   * is unlinked, and the file made exclusively (O_CREAT | O_EXCL fails on a link). */
+  errno = 0;
+  w.file = unlink(tmp) == 0 || errno == ENOENT ? H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT) : -1;
   if (w.file < 0) {
-    snprintf(err, errlen, "%s: cannot create the results file (as %s); any earlier file there is unchanged", path,
-             tmp);
+    snprintf(err, errlen, "%s: cannot create the results file (as %s: %s); any earlier file there is unchanged", path,
+             tmp, errno ? strerror(errno) : "HDF5 refused");
     return -1;
   }
   provenance(&w, command);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -139,8 +140,23 @@ static int replay(nh_checkpoint *c, nh_checkpoint_fn fn, void *ctx, long *count)
   return 0;
 }
 
+/* A journal is a regular file this program made: never a link followed (O_NOFOLLOW), never a FIFO
+ * or device waited on (O_NONBLOCK, then checked). -1 with errno otherwise (ELOOP: a link; EINVAL:
+ * not a regular file). */
+static int open_journal(const char *path, int flags) {
+  int fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK, 0644);
+  struct stat sb;
+  if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) {
+    close(fd);
+    errno = EINVAL;
+    return -1;
+  }
+  if (fd >= 0) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
 int nh_checkpoint_matches(const char *path, const char *key) {
-  int fd = open(path, O_RDONLY);
+  int fd = open_journal(path, O_RDONLY);
   if (fd < 0) return -1;
   const int same = header_matches(fd, key);
   close(fd);
@@ -155,7 +171,8 @@ static void free_checkpoint(nh_checkpoint *c) {
  * the reason in err (the file closed). */
 static int resume_journal(nh_checkpoint *c, const char *key, nh_checkpoint_fn fn, void *ctx, long *resumed, char *err,
                           size_t errlen) {
-  if ((c->fd = open(c->path, O_RDWR)) < 0) return fail(err, errlen, c->path, "no interrupted run to resume"), -1;
+  if ((c->fd = open_journal(c->path, O_RDWR)) < 0)
+    return fail(err, errlen, c->path, "no interrupted run to resume"), -1;
   const int same = header_matches(c->fd, key);
   const int rc = same == 1 ? replay(c, fn, ctx, resumed) : same; /* the header's failure, else the replay's */
   if (rc == NH_CHECKPOINT_NO_MEMORY)
@@ -196,7 +213,10 @@ nh_checkpoint *nh_checkpoint_open(const char *path, const char *key, long ntasks
     free_checkpoint(c);
     return NULL;
   }
-  c->fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+  /* A new journal replaces an old one by unlinking it (a link planted there is removed, not
+   * followed) and creating the file anew, exclusively. */
+  if (unlink(path) != 0 && errno != ENOENT) c->fd = -1;
+  else c->fd = open_journal(path, O_RDWR | O_CREAT | O_EXCL);
   const uint64_t len = strlen(key);
   if (c->fd < 0 || write_exact(c->fd, HEADER, sizeof HEADER - 1) != 0 || write_exact(c->fd, &len, sizeof len) != 0 ||
       write_exact(c->fd, key, len) != 0 || fdatasync(c->fd)) {

@@ -38,6 +38,16 @@ static inline nh_system test_system_of(const nh_system_type *t, const char *para
   return sys;
 }
 
+/* The pid of a process that has ended (a child made and reaped): a pid no process has now. */
+static inline long test_dead_pid(void) {
+  const pid_t child = test_fork();
+  if (child == 0) _exit(0);
+  cr_assert_gt(child, 0);
+  int status;
+  cr_assert_eq(waitpid(child, &status, 0), child);
+  return (long)child;
+}
+
 /* A registered system by name. */
 static inline nh_system test_system(const char *name, const char *params) {
   const nh_system_type *t = nh_system_type_find(name);

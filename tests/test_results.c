@@ -383,11 +383,7 @@ static void conv_build(conv_fx *x, const char *path) {
 }
 
 static void conv_free(conv_fx *x) {
-  nh_convergence_result *r = &x->r;
-  free(r->err), free(r->err_q), free(r->err_v), free(r->err_max), free(r->err_2), free(r->err_coord);
-  free(r->final_state), free(r->lambda_err), free(r->discrete_residual), free(r->residual), free(r->z);
-  free(r->wall_time), free(r->cost), free(r->status), free(r->order), free(r->order_stderr), free(r->fit_first);
-  free(r->fit_count), free(r->order_ok);
+  nh_convergence_result_free(&x->r); /* every array the fixture made, the rest NULL */
   study_free(&x->st);
 }
 
@@ -912,13 +908,7 @@ static void one_build(one_fx *x, const char *path) {
 }
 
 static void one_free(one_fx *x) {
-  nh_onestep_result *r = &x->r;
-  free(r->point_t), free(r->points), free(r->local_err), free(r->local_err_q), free(r->local_err_v);
-  free(r->stepped), free(r->backward), free(r->lambda), free(r->lambda_err), free(r->adjoint_defect), free(r->cond);
-  free(r->action_err), free(r->status), free(r->slope), free(r->slope_stderr), free(r->action_slope);
-  free(r->fit_first), free(r->fit_count), free(r->max_local_err), free(r->max_action_err);
-  free(r->reversal_defect), free(r->cond_unscaled), free(r->embedding_residual);
-  free(r->backward_lambda), free(r->lambda_start), free(r->adjoint_defect_lambda);
+  nh_onestep_result_free(&x->r); /* every array the fixture made, the rest NULL */
   study_free(&x->st);
 }
 

@@ -172,18 +172,20 @@ Test(resume, refusals_and_a_cut_journal, .timeout = 240) {
   snprintf(args, sizeof args, SHORT " -o %s --resume", part);
   cr_assert_eq(run(args), 0, "resume from a journal cut inside a record");
   expect_same_results(full, part);
-  /* --resume of a convergence study that left no journal; a temporary file of a dead run is removed. */
-  char cmd[1024], stale[300];
-  snprintf(stale, sizeof stale, "%s.tmp-999999999", part);
-  FILE *s = fopen(stale, "w");
-  fputs("left by a killed run", s);
-  fclose(s);
+  /* --resume of a convergence study that left no journal; a temporary file of a dead run (an HDF5
+   * file at its pid) is removed, a file of that name that is no HDF5 file stays. */
+  char cmd[1024], stale[300], other[300];
+  snprintf(stale, sizeof stale, "%s.tmp-%ld", part, test_dead_pid());
+  snprintf(other, sizeof other, "%s.tmp-%ld", part, test_dead_pid());
+  snprintf(cmd, sizeof cmd, "cp %s %s && echo notes > %s", full, stale, other);
+  cr_assert_eq(system(cmd), 0);
   snprintf(cmd, sizeof cmd, "%s run " NHBENCH_SOURCE_DIR "/studies/chaotic_convergence.cfg -o %s --resume 2>/dev/null",
            NHBENCH_EXE, part);
   const int status = system(cmd);
   cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "--resume of a convergence study without a journal");
   cr_expect(access(stale, F_OK) != 0, "the stale temporary file is removed");
-  remove(full), remove(part), remove(stale);
+  cr_expect(access(other, F_OK) == 0, "a file that is no HDF5 file is not this program's temporary");
+  remove(full), remove(part), remove(stale), remove(other);
 }
 
 /* The run through its journal (streamed: rows read back from the file when writing) and the
