@@ -1,6 +1,8 @@
 /* nhbench: run studies of nonholonomic integrators, inspect and export their results. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/cli.h"
@@ -81,7 +83,26 @@ static int help(int argc, char **argv) {
   return commands[c].fn(2, args);
 }
 
+/* OMP_NUM_THREADS checked as --threads is (1..1024 per level, comma-separated): the OpenMP runtime
+ * would try to start 100000 threads and crash. 0, or NH_EXIT_USAGE with a message. */
+static int check_thread_environment(void) {
+  const char *env = getenv("OMP_NUM_THREADS");
+  if (!env) return 0;
+  for (const char *p = env;;) {
+    char *end;
+    errno = 0;
+    const long t = strtol(p, &end, 10);
+    if (end == p || errno || t < 1 || t > 1024 || (*end && *end != ',')) {
+      fprintf(stderr, "nhbench: OMP_NUM_THREADS='%.40s' is not a whole number in 1..1024 (or a list of them)\n", env);
+      return NH_EXIT_USAGE;
+    }
+    if (!*end) return 0;
+    p = end + 1; /* a comma: another level's count must follow */
+  }
+}
+
 int main(int argc, char **argv) {
+  if (check_thread_environment()) return NH_EXIT_USAGE;
   /* Past a file-size limit (ulimit -f) a write should fail with EFBIG, which the results writer
    * reports (exit 1, the temporary file removed, an older file kept), not kill the process. */
   signal(SIGXFSZ, SIG_IGN);

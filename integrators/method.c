@@ -17,7 +17,12 @@ typedef struct {
   const char *s;    /* cursor */
   char *err;
   size_t errlen;
+  int depth;        /* methods open around the cursor */
 } parser;
+
+/* Methods nest (triple_jump(adjoint_pair(nh_newmark(...))): 3); deeper than this is no method
+ * anyone means, and the recursion must stay bounded. */
+#define NH_METHOD_MAX_DEPTH 16
 
 static void skip_ws(parser *ps) {
   while (isspace((unsigned char)*ps->s)) ps->s++;
@@ -139,6 +144,11 @@ static void unknown_method(parser *ps, const char *name) {
 
 static nh_method *parse_method(parser *ps) {
   char name[64];
+  if (++ps->depth > NH_METHOD_MAX_DEPTH) {
+    snprintf(ps->err, ps->errlen, "methods nested too deeply (more than %d) in '%.60s...'", NH_METHOD_MAX_DEPTH,
+             ps->text);
+    return NULL;
+  }
   if (read_ident(ps, name, sizeof name) != 0) return NULL;
   const nh_integrator_type *type = nh_integrator_type_find(name);
   if (!type) {
@@ -159,6 +169,7 @@ static nh_method *parse_method(parser *ps) {
     skip_ws(ps);
     if (type->takes_base) {
       if (!(m->base = parse_method(ps))) goto error;
+      ps->depth--;
       first = 0;
     }
     skip_ws(ps);
@@ -194,7 +205,7 @@ error:
 }
 
 nh_method *nh_method_parse(const char *text, char *err, size_t errlen) {
-  parser ps = {text, text, err, errlen};
+  parser ps = {text, text, err, errlen, 0};
   nh_method *m = parse_method(&ps);
   if (!m) return NULL;
   skip_ws(&ps);

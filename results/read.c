@@ -323,6 +323,12 @@ static int open_study_group(nh_h5 *f) {
 }
 
 static int check_path(const char *prog, const char *path) {
+  /* A FIFO or device would block the open or the reads: refused before opening. */
+  struct stat pre;
+  if (stat(path, &pre) == 0 && !S_ISREG(pre.st_mode) && !S_ISDIR(pre.st_mode)) {
+    fprintf(stderr, "%s: %s: not a regular file (a FIFO, device or socket), not a results file\n", prog, path);
+    return -1;
+  }
   FILE *fp = fopen(path, "rb");
   if (!fp) {
     fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));

@@ -483,6 +483,12 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
     goto out;
   }
   int n0 = grid->nvalues[0], n1 = grid->nvalues[1];
+  /* Counted in 64 bits before anything is allocated: each point is a method (and a note's line). */
+  if ((long long)n0 * n1 > NH_MAX_GRID_POINTS) {
+    fail_at(c, g, "grid over '%s' has %d x %d = %lld points; at most %d (e.g. a 100 x 100 map)", name, n0, n1,
+            (long long)n0 * n1, NH_MAX_GRID_POINTS);
+    goto out;
+  }
   grid->method_index = malloc(sizeof(int) * (size_t)(n0 * n1));
   char (*why)[NH_TEXT_MESSAGE] = malloc(sizeof *why * (size_t)(n0 * n1)); /* per skipped point, its reason */
   if (!grid->method_index || !why) {

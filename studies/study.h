@@ -31,7 +31,9 @@ const char *nh_study_kind_name(nh_study_kind kind);
 /* Error norms over a vector of differences: max |d_i| or sqrt(Σ d_i²). */
 typedef enum { NH_NORM_MAX = 0, NH_NORM_2 = 1 } nh_norm;
 
-/* A parameter grid: every pair (values0[i], values1[j]) applied to a template method. */
+/* A parameter grid: every pair (values0[i], values1[j]) applied to a template method; at most
+ * NH_MAX_GRID_POINTS pairs (the spec loader refuses more: each is a method of the study). */
+#define NH_MAX_GRID_POINTS 10000
 typedef struct {
   char *template_name;  /* canonical name of the template method */
   char *param[2];       /* parameter names, e.g. beta and beta2 */
