@@ -87,7 +87,7 @@ static int help(int argc, char **argv) {
  * would try to start 100000 threads and crash. 0, or NH_EXIT_USAGE with a message. */
 static int check_thread_environment(void) {
   const char *env = getenv("OMP_NUM_THREADS");
-  if (!env) return 0;
+  if (!env || !*env) return 0; /* set empty: unset, as the OpenMP runtime reads it */
   for (const char *p = env;;) {
     char *end;
     errno = 0;

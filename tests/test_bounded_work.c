@@ -76,7 +76,7 @@ Test(bounded_work, grids_at_most_ten_thousand_points, .timeout = 60) {
 
 Test(bounded_work, thread_environment_checked_like_threads) {
   static char out[4096];
-  const char *bad[] = {"100000", "0", "2x", "", "4,", "-1"};
+  const char *bad[] = {"100000", "0", "2x", "4,", "-1", ",4"};
   char cmd[512];
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     snprintf(cmd, sizeof cmd, "OMP_NUM_THREADS='%s' %s list systems 2>&1", bad[i], NHBENCH_EXE);
@@ -85,7 +85,7 @@ Test(bounded_work, thread_environment_checked_like_threads) {
     snprintf(expected, sizeof expected, "nhbench: OMP_NUM_THREADS='%s' is not a whole number in 1..1024", bad[i]);
     cr_expect(strstr(out, expected), "%s", out);
   }
-  const char *good[] = {"1", "1024", "4,2"};
+  const char *good[] = {"1", "1024", "4,2", ""};
   for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
     snprintf(cmd, sizeof cmd, "OMP_NUM_THREADS='%s' %s list systems >/dev/null 2>&1", good[i], NHBENCH_EXE);
     cr_expect_eq(test_run_command(cmd, out, sizeof out), 0, "OMP_NUM_THREADS='%s'", good[i]);
