@@ -789,7 +789,10 @@ static int load_convergence(const ctx *c, const config_setting_t *root, nh_study
     return fail_at(c, config_setting_get_member(root, "initial"), "a convergence study takes one initial condition");
   if (load_steps(c, root, st, 2) < 0 || check_whole_steps(c, root, st) < 0) return -1;
   if (load_fit(c, root, st) < 0 || load_reference_tol(c, root, st) < 0 || load_norm(c, root, st) < 0) return -1;
-  return get_optional(c, root, "order_tolerance", 0.15, &st->order_tolerance);
+  if (get_optional(c, root, "order_tolerance", 0.15, &st->order_tolerance) < 0) return -1;
+  if (st->order_tolerance >= 0 && isfinite(st->order_tolerance)) return 0;
+  return fail_at(c, config_setting_get_member(root, "order_tolerance"), "order_tolerance = %g must be a number >= 0",
+                 st->order_tolerance);
 }
 
 /* Trajectory: fixed initial conditions, several methods and step sizes, observables sampled every
