@@ -91,7 +91,7 @@ static void read_value(parser *ps, char *val, size_t len) {
 
 /* NAME=VALUE, or a lone VALUE for a method with one parameter: spark(3) is spark(s=3),
  * herglotz2(midpoint) is herglotz2(forcing=midpoint) (issue 46 item 7). */
-static int parse_key_value(parser *ps, nh_method *m) {
+static int parse_key_value(parser *ps, nh_method *m, unsigned *given) {
   char key[64], val[64], msg[256];
   skip_ws(ps);
   const char *after = ps->s + strcspn(ps->s, ",)= \t\n"); /* past one token */
@@ -110,6 +110,13 @@ static int parse_key_value(parser *ps, nh_method *m) {
   }
   read_value(ps, val, sizeof val);
   if (resolve_alias(ps, m, key, sizeof key, val, sizeof val) != 0) return -1;
+  /* Once each (an old spelling counts as its new name): a second value would silently win. */
+  const int index = nh_param_index(m->type->params, m->type->nparams, key);
+  if (index >= 0 && (*given >> index & 1u)) {
+    snprintf(msg, sizeof msg, "parameter '%s' is given twice", key);
+    return fail(ps, msg);
+  }
+  if (index >= 0) *given |= 1u << index;
   if (nh_param_set(m->type->params, m->type->nparams, m->p, key, val, msg, sizeof msg) != 0) {
     snprintf(ps->err, ps->errlen, "%s: %s in method '%s'", m->type->name, msg, ps->text);
     return -1;
@@ -164,6 +171,7 @@ static nh_method *parse_method(parser *ps) {
   nh_param_defaults(type->params, type->nparams, m->p);
   skip_ws(ps);
   int first = 1;
+  unsigned given = 0; /* the parameters set so far, by index */
   if (*ps->s == '(') {
     ps->s++;
     skip_ws(ps);
@@ -182,7 +190,7 @@ static nh_method *parse_method(parser *ps) {
         ps->s++;
       }
       first = 0;
-      if (parse_key_value(ps, m) != 0) goto error;
+      if (parse_key_value(ps, m, &given) != 0) goto error;
       skip_ws(ps);
     }
     ps->s++;

@@ -405,6 +405,15 @@ Test(mut2_integrators, syntax_errors_name_the_column) {
   expect_parse_error("triple_jump", "triple_jump needs a base method, as in triple_jump(nh_newmark(alpha=0.5)), in "
                                     "'triple_jump'");
   expect_parse_error("triple_jump()", "expected a name at column 13 of method 'triple_jump()'");
+  /* A parameter once (issue 47): a second value would silently win; an old spelling is its new name,
+   * a lone value its one parameter; in a composition each method has its own. */
+  expect_parse_error("nh_newmark(beta=0.1,beta=0.2)",
+                     "parameter 'beta' is given twice at column 29 of method 'nh_newmark(beta=0.1,beta=0.2)'");
+  expect_parse_error("nh_newmark(disc=14,constraint=point)",
+                     "parameter 'constraint' is given twice at column 36 of method 'nh_newmark(disc=14,constraint=point)'");
+  expect_parse_error("spark(3,s=3)", "parameter 's' is given twice at column 12 of method 'spark(3,s=3)'");
+  nh_method_free(test_method("nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)"));
+  nh_method_free(test_method("triple_jump(nh_newmark(alpha=0.5,beta=0))"));
   /* Controls: the same texts written correctly parse, spaces allowed around every token. */
   static const char *const good[] = {" rk4 ", "nh_newmark( alpha = 0.5 , beta = 0 )",
                                      "triple_jump( nh_newmark(alpha=0.5) )"};
