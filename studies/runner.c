@@ -73,7 +73,7 @@ static void state_errors(const nh_study *st, nh_convergence_result *r, long task
   const int n = st->sys.n;
   const double *fin = r->final_state + (size_t)task * 2 * n;
   double *d = r->err_coord + (size_t)task * 2 * n;
-  for (int i = 0; i < n; i++) d[i] = fin[i] - r->reference.x.q[i], d[n + i] = fin[n + i] - r->reference.x.v[i];
+  nh_study_reference_difference(st, fin, &r->reference, d);
   if (r->status[task] != NH_STEP_OK)
     for (int i = 0; i < 2 * n; i++) d[i] = NAN;
   r->err_max[task] = nh_norm_max(2 * n, d);

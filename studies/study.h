@@ -361,6 +361,8 @@ int nh_draw_states(const nh_system *sys, int count, double energy, uint64_t seed
 /* The two "auto" rules in words, as results files state them. */
 #define NH_REFERENCE_TOL_AUTO "auto: from 1e-13, tenfold tighter (not below 1e-15) until reference_error <= the smallest error / 100"
 #define NH_ERROR_FLOOR_AUTO "auto: max(10 reference_error, steps eps |state|), eps = 2^-52"
+/* d = (q, v) − the reference's state, qv and d of 2n entries (q then v). */
+void nh_study_reference_difference(const nh_study *st, const double *qv, const nh_study_reference *ref, double *d);
 /* |d| over n entries in the given norm. */
 double nh_state_norm(nh_norm norm, int n, const double *d);
 /* The reference at t from x0 at st->reference_tol. Returns 0 or nh_true_solution's failure. */

@@ -65,7 +65,7 @@ static void errors_at_T(const nh_study *st, nh_work_precision_result *r, long ta
   double d[2 * NH_MAX_N], *e = r->err + (size_t)task * NH_WP_NORMS;
   for (int i = 0; i < NH_WP_NORMS; i++) e[i] = NAN;
   if (r->status[task] != NH_STEP_OK) return;
-  for (int i = 0; i < n; i++) d[i] = x[i] - r->reference.x.q[i], d[n + i] = x[n + i] - r->reference.x.v[i];
+  nh_study_reference_difference(st, x, &r->reference, d);
   e[0] = nh_norm_max(2 * n, d);
   e[1] = nh_norm_2(2 * n, d);
   e[2] = nh_norm_max(n, d);
