@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkdir, access */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <omp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -265,6 +266,74 @@ static void remove_stale_temporaries(const char *path) {
   if (d) closedir(d);
 }
 
+/* One writer per output (README "Security"): a run holds an advisory lock (fcntl, released by the
+ * kernel when the process ends, however it ends) on OUT.h5.lock from before its journal is opened
+ * until its results are in place, so that two runs on one output never share a journal or mix
+ * their rows. The file holds the holder's pid, for the message of a run that finds it locked. */
+typedef struct {
+  int fd;
+  char path[NH_TEXT_PATH + NH_TEXT_NAME];
+} output_lock;
+
+/* The pid of the run holding the lock on fd: the kernel's answer, else the pid the holder wrote. */
+static long lock_holder(int fd) {
+  struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+  if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK && fl.l_pid > 0) return (long)fl.l_pid;
+  char text[32] = "";
+  const ssize_t got = pread(fd, text, sizeof text - 1, 0);
+  return got > 0 ? strtol(text, NULL, 10) : 0;
+}
+
+/* Takes the lock of the output path into l: 0, or -1 with a message (held by another run: its pid;
+ * or the OS's reason). A lock file removed by the run that held it, between our open and our
+ * lock, protects nothing: the lock counts only on the file that still has the name. */
+static int lock_output(const char *path, output_lock *l) {
+  snprintf(l->path, sizeof l->path, "%s.lock", path);
+  for (int attempt = 0; attempt < 1000; attempt++) {
+    l->fd = open(l->path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    struct stat held, named;
+    if (l->fd < 0 || fstat(l->fd, &held) != 0 || !S_ISREG(held.st_mode)) {
+      fprintf(stderr, "nhbench: cannot use the lock file %s: %s\n", l->path,
+              l->fd < 0 ? strerror(errno) : "not a regular file");
+      if (l->fd >= 0) close(l->fd);
+      l->fd = -1;
+      return -1;
+    }
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fcntl(l->fd, F_SETLK, &fl) != 0) {
+      const int busy = errno == EACCES || errno == EAGAIN;
+      const long pid = busy ? lock_holder(l->fd) : 0;
+      if (busy)
+        fprintf(stderr, "nhbench: %s is being written by another run (pid %ld, lock %s); wait for it to finish, "
+                "or give another --output\n", path, pid, l->path);
+      else fprintf(stderr, "nhbench: cannot lock %s: %s\n", l->path, strerror(errno));
+      close(l->fd);
+      l->fd = -1;
+      return -1;
+    }
+    if (stat(l->path, &named) == 0 && named.st_dev == held.st_dev && named.st_ino == held.st_ino) {
+      char pid[32];
+      const int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+      if (ftruncate(l->fd, 0) != 0 || pwrite(l->fd, pid, (size_t)n, 0) != n)
+        fprintf(stderr, "nhbench: note: cannot write the pid into %s: %s\n", l->path, strerror(errno));
+      return 0;
+    }
+    close(l->fd); /* removed or replaced after we opened it: try the file the name has now */
+    l->fd = -1;
+  }
+  fprintf(stderr, "nhbench: cannot lock %s: it keeps being replaced\n", l->path);
+  return -1;
+}
+
+/* Releases the lock: the file is removed while still held, so that a run waiting on it finds it
+ * gone (lock_output) rather than locking a file nobody else sees. */
+static void unlock_output(output_lock *l) {
+  if (l->fd < 0) return;
+  unlink(l->path);
+  close(l->fd);
+  l->fd = -1;
+}
+
 /* What a resumed run must share with the run whose journal it continues: the spec text, the
  * overrides and the version. NULL if out of memory. */
 static char *journal_key(const nh_study *st) {
@@ -307,12 +376,15 @@ static int setup_journal(const run_args *a, const char *path, nh_study *st, char
 
 enum { USABLE, UNUSABLE, NO_MEMORY };
 
-/* Whether the writer (rank 0) can write the output: its room and journal checked, key made. */
-static int output_usable(const run_args *a, const char *path, nh_study *st, char *journal, size_t len, char *key) {
+/* Whether the writer (rank 0) can write the output: its room checked, its lock taken (into lock),
+ * its journal checked, key made. */
+static int output_usable(const run_args *a, const char *path, nh_study *st, char *journal, size_t len, char *key,
+                         output_lock *lock) {
   if (!writer()) return USABLE;
   if (!key) return NO_MEMORY;
-  if (prepare_output(path, a->spec) < 0 || check_room(st, path) < 0) return UNUSABLE;
+  if (prepare_output(path, a->spec) < 0 || check_room(st, path) < 0 || lock_output(path, lock) < 0) return UNUSABLE;
   const int rc = setup_journal(a, path, st, journal, len, key);
+  if (rc < 0) unlock_output(lock);
   return rc == NH_CHECKPOINT_NO_MEMORY ? NO_MEMORY : rc < 0 ? UNUSABLE : USABLE;
 }
 
@@ -328,8 +400,10 @@ static int run_study(const run_args *a, const char *path, const char *command) {
   /* The output, the room for it and the journal are rank 0's to check (its file system) and its
    * answer every rank's. */
   char journal[NH_TEXT_PATH + NH_TEXT_NAME], *key = writer() ? journal_key(&st) : NULL;
-  const int agreed = nh_ranks_agree(output_usable(a, path, &st, journal, sizeof journal, key));
+  output_lock lock = {.fd = -1};
+  const int agreed = nh_ranks_agree(output_usable(a, path, &st, journal, sizeof journal, key, &lock));
   if (agreed != USABLE) {
+    unlock_output(&lock);
     free(key);
     nh_study_free(&st);
     return agreed == NO_MEMORY ? nh_cli_out_of_memory(prog) : NH_EXIT_USAGE;
@@ -355,6 +429,7 @@ static int run_study(const run_args *a, const char *path, const char *command) {
   if (st.checkpoint && rc == 0) unlink(journal);
   else if (st.checkpoint && access(journal, F_OK) == 0)
     fprintf(stderr, "nhbench: the finished tasks are kept in %s: rerun with --resume to continue\n", journal);
+  unlock_output(&lock);
   free(key);
   nh_study_free(&st);
   if (rc) {
