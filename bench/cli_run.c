@@ -19,12 +19,6 @@
 #include "studies/checkpoint.h"
 #include "studies/study.h"
 
-#ifdef NHBENCH_VERSION_FILE
-#include NHBENCH_VERSION_FILE /* generated at build time: scripts/version.cmake */
-#endif
-#ifndef NHBENCH_VERSION
-#define NHBENCH_VERSION "unknown"
-#endif
 
 static const char usage[] =
     "usage: nhbench run SPEC.cfg [--output OUT.h5] [--threads N] [--set PATH=VALUE ...] [--check-orders]\n"
@@ -173,7 +167,7 @@ static const char *split_path(const char *path, char *dir, size_t len) {
  * mkdir -p), a file can be created there (a probe, removed at once: access() says yes on /proc
  * and for root everywhere), and the output is not a directory. 0, or -1 with a message naming
  * the path and the OS's reason: bad input, exit 2, nothing computed. */
-static int prepare_output(const char *path, const char *spec) {
+static int prepare_output(const char *path, const nh_study *st) {
   char dir[NH_TEXT_PATH];
   struct stat sb, spec_sb;
   const size_t len = strlen(path);
@@ -189,10 +183,15 @@ static int prepare_output(const char *path, const char *spec) {
             "the file itself\n", path);
     return -1;
   }
-  if (strcmp(spec, "-") != 0 && stat(path, &sb) == 0 && stat(spec, &spec_sb) == 0 && sb.st_dev == spec_sb.st_dev &&
-      sb.st_ino == spec_sb.st_ino) {
-    fprintf(stderr, "nhbench: the output %s is the spec itself; the results would replace it\n", path);
-    return -1;
+  for (int i = 0; i < st->nspec_inputs; i++) {
+    const char *input = st->spec_inputs[i];
+    if (strcmp(input, "-") != 0 && stat(path, &sb) == 0 && stat(input, &spec_sb) == 0 &&
+        sb.st_dev == spec_sb.st_dev && sb.st_ino == spec_sb.st_ino) {
+      if (i) fprintf(stderr, "nhbench: the output %s is %s, a file the spec includes; the results would replace it\n",
+                     path, input);
+      else fprintf(stderr, "nhbench: the output %s is the spec itself; the results would replace it\n", path);
+      return -1;
+    }
   }
   if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
     fprintf(stderr, "nhbench: the output %s is a directory; give a file name, e.g. %s/RESULTS.h5\n", path, path);
@@ -334,12 +333,15 @@ static void unlock_output(output_lock *l) {
   l->fd = -1;
 }
 
-/* What a resumed run must share with the run whose journal it continues: the spec text, the
- * overrides and the version. NULL if out of memory. */
+/* What a resumed run must share with the run whose journal it continues, everything that
+ * determines its results: the spec's text with its includes expanded, the overrides, nhbench's
+ * version and the compiler and flags it was built with. NULL if out of memory. */
 static char *journal_key(const nh_study *st) {
-  const size_t klen = strlen(st->spec_text) + strlen(st->overrides) + strlen(NHBENCH_VERSION) + 64;
+  const char *version = nh_results_version(), *compiler = nh_results_compiler();
+  const size_t klen = strlen(st->spec_text) + strlen(st->overrides) + strlen(version) + strlen(compiler) + 64;
   char *key = malloc(klen);
-  if (key) snprintf(key, klen, "%s\n--set %s\nnhbench %s\n", st->spec_text, st->overrides, NHBENCH_VERSION);
+  if (key)
+    snprintf(key, klen, "%s\n--set %s\nnhbench %s\nbuilt with %s\n", st->spec_text, st->overrides, version, compiler);
   return key;
 }
 
@@ -367,7 +369,8 @@ static int setup_journal(const run_args *a, const char *path, nh_study *st, char
   if (same == NH_CHECKPOINT_NO_MEMORY) return NH_CHECKPOINT_NO_MEMORY;
   if (same != 1) {
     fprintf(stderr, "nhbench: --resume: %s %s; remove it, or run without --resume to start over\n", journal,
-            same == 0 ? "is the journal of another run (spec, --set or nhbench version differ)" : "is not a journal");
+            same == 0 ? "is the journal of another run (the spec or a file it includes, --set, nhbench's version or "
+                        "its build differ)" : "is not a journal");
     return -1;
   }
   st->checkpoint = journal, st->checkpoint_key = key, st->resume = a->resume;
@@ -382,7 +385,7 @@ static int output_usable(const run_args *a, const char *path, nh_study *st, char
                          output_lock *lock) {
   if (!writer()) return USABLE;
   if (!key) return NO_MEMORY;
-  if (prepare_output(path, a->spec) < 0 || check_room(st, path) < 0 || lock_output(path, lock) < 0) return UNUSABLE;
+  if (prepare_output(path, st) < 0 || check_room(st, path) < 0 || lock_output(path, lock) < 0) return UNUSABLE;
   const int rc = setup_journal(a, path, st, journal, len, key);
   if (rc < 0) unlock_output(lock);
   return rc == NH_CHECKPOINT_NO_MEMORY ? NO_MEMORY : rc < 0 ? UNUSABLE : USABLE;

@@ -14,4 +14,9 @@ static inline void *nh_malloc_array(size_t n, size_t size) {
 static inline void *nh_calloc_array(size_t n, size_t size) {
   return n > 0 && size > 0 ? calloc(n, size) : calloc(1, 1);
 }
+static inline void *nh_realloc_array(void *p, size_t n, size_t size) {
+  if (size && n > SIZE_MAX / size) return NULL;
+  const size_t bytes = n * size;
+  return realloc(p, bytes > 0 ? bytes : 1);
+}
 #endif

@@ -30,6 +30,11 @@ int nh_write_onestep(const char *path, const nh_study *st, const nh_onestep_resu
 int nh_write_work_precision(const char *path, const nh_study *st, const nh_work_precision_result *r,
                             const char *command, char *err, size_t errlen);
 
+/* The provenance every file records: nhbench's version (git describe --dirty) and the compiler
+ * with the flags the numerics were built with. */
+const char *nh_results_version(void);
+const char *nh_results_compiler(void);
+
 /* What the writer derives (results/derive.c), public so that tests can check it by hand. */
 
 /* primary[m] = 1 if method m is listed in the spec's `methods`, 0 if only a grid added it (the

@@ -26,6 +26,9 @@
 #define NHBENCH_COMPILER "unknown"
 #endif
 
+const char *nh_results_version(void) { return NHBENCH_VERSION; }
+const char *nh_results_compiler(void) { return NHBENCH_COMPILER; }
+
 void nh_w_fail(nh_writer *w, const char *fmt, ...) {
   const int os_error = errno; /* the system call under a failed HDF5 call, if any (e.g. EFBIG, ENOSPC) */
   if (w->failed) return;
@@ -361,8 +364,8 @@ static void provenance(nh_writer *w, const char *command) {
   nh_w_attr_str(w, f, "spec_text", st->spec_text);
   nh_w_attr_str(w, f, "overrides", st->overrides);
   nh_w_attr_str(w, f, "command", command);
-  nh_w_attr_str(w, f, "version", NHBENCH_VERSION);
-  nh_w_attr_str(w, f, "compiler", NHBENCH_COMPILER);
+  nh_w_attr_str(w, f, "version", nh_results_version());
+  nh_w_attr_str(w, f, "compiler", nh_results_compiler());
   nh_w_attr_str(w, f, "date", date);
   nh_w_attr_i32(w, f, "threads", omp_get_max_threads());
   nh_w_attr_i32(w, f, "ranks", nh_study_ranks()); /* MPI ranks that ran the tasks (1 without mpirun) */
@@ -393,8 +396,12 @@ int nh_w_file(const char *path, const nh_study *st, nh_w_body body, const void *
   errno = 0;
   w.file = unlink(tmp) == 0 || errno == ENOENT ? H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT) : -1;
   if (w.file < 0) {
+    const int os_error = errno;
+    /* HDF5 may have made the file before failing to write its first bytes (a full disk): the name
+     * was unlinked and created exclusively just above, so what is there now is that empty start. */
+    remove(tmp);
     snprintf(err, errlen, "%s: cannot create the results file (as %s: %s); any earlier file there is unchanged", path,
-             tmp, errno ? strerror(errno) : "HDF5 refused");
+             tmp, os_error ? strerror(os_error) : "HDF5 refused");
     return -1;
   }
   provenance(&w, command);

@@ -308,7 +308,7 @@ static void ensemble_body(nh_writer *w, hid_t g, const void *vr) {
   nh_w_attr_i32(w, g, "count", st->count);
   nh_w_attr_i32(w, g, "random_ics", st->random_ics);
   nh_w_attr_f64(w, g, "energy", st->energy);
-  nh_w_attr_i64(w, g, "seed", (long long)st->seed); /* at most 2^53, checked by the spec loader */
+  nh_w_attr_i64(w, g, "seed", (long long)st->seed); /* at most 2^63 - 1, checked by the spec loader */
   nh_w_attr_i32(w, g, "grids", st->ngrids);
 }
 

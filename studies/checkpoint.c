@@ -101,19 +101,27 @@ static int header_matches(int fd, const char *key) {
   return same;
 }
 
-/* Replays the complete records after the header; truncates an incomplete last one. 0, -1 if it
- * cannot truncate, or NH_CHECKPOINT_NO_MEMORY with the journal untouched (its records are work). */
+/* Replays the complete records after the header and cuts the journal after the last of them: a
+ * record cut by a kill, or damaged (its length, its checksum), and what follows it are dropped,
+ * with a note. 0, -1 if it cannot truncate, or NH_CHECKPOINT_NO_MEMORY with the journal untouched
+ * (its records are work). */
 static int replay(nh_checkpoint *c, nh_checkpoint_fn fn, void *ctx, long *count) {
   off_t good = lseek(c->fd, 0, SEEK_CUR);
+  struct stat sb;
+  if (fstat(c->fd, &sb) != 0) return -1;
   double *x = NULL;
   size_t cap = 0;
+  long records = 0;
   *count = 0;
   for (;;) {
     uint32_t magic;
     int64_t task;
     uint64_t n, sum;
+    /* A record's length is checked against the bytes the file has left before anything is
+     * allocated for it: a damaged length is a damaged record, not a request for gigabytes. */
     if (read_exact(c->fd, &magic, sizeof magic) != 0 || magic != RECORD_MAGIC ||
-        read_exact(c->fd, &task, sizeof task) != 0 || read_exact(c->fd, &n, sizeof n) != 0 || n > (1ull << 32))
+        read_exact(c->fd, &task, sizeof task) != 0 || read_exact(c->fd, &n, sizeof n) != 0 ||
+        n > (uint64_t)(sb.st_size - lseek(c->fd, 0, SEEK_CUR)) / sizeof *x)
       break;
     if (n > cap) {
       double *bigger = realloc(x, n * sizeof *x);
@@ -133,8 +141,13 @@ static int replay(nh_checkpoint *c, nh_checkpoint_fn fn, void *ctx, long *count)
     }
     fn(ctx, (long)task, x, (size_t)n);
     good = lseek(c->fd, 0, SEEK_CUR);
+    records++;
   }
   free(x);
+  if (good < sb.st_size)
+    fprintf(stderr, "nhbench: note: %s: the last %lld bytes are no complete record (cut by a kill, or damaged) and "
+            "are dropped; the %ld complete records before them are kept\n", c->path,
+            (long long)(sb.st_size - good), records);
   /* Appends go after the last complete record. */
   if (ftruncate(c->fd, good) != 0 || lseek(c->fd, good, SEEK_SET) != good) return -1;
   return 0;
@@ -179,7 +192,7 @@ static int resume_journal(nh_checkpoint *c, const char *key, nh_checkpoint_fn fn
     snprintf(err, errlen, "%s: out of memory for the journal (left as it was)", c->path);
   else if (same != 1)
     snprintf(err, errlen, "%s: %s; remove it, or run without --resume to start over", c->path,
-             same == 0 ? "the interrupted run was of another spec, --set or nhbench version"
+             same == 0 ? "the interrupted run was of another spec (or included file), --set, nhbench version or build"
                        : "not a checkpoint journal");
   else if (rc != 0)
     fail(err, errlen, c->path, "cannot truncate the journal");

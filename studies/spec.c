@@ -6,20 +6,37 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
 #include "core/text.h"
+#include "studies/spec_source.h"
 #include "studies/study.h"
+
+/* The study's method names by hash (FNV-1a, open addressing, linear probing): finding whether a
+ * grid's point is a method the study has is then constant time, and loading a grid linear in its
+ * points (a strcmp against every method made a 300 x 300 grid take 36 s). */
+typedef struct {
+  int *slot;  /* [cap]: a method's index + 1, 0 for an empty slot */
+  size_t cap; /* a power of two, at least twice the methods */
+} name_index;
 
 typedef struct {
   const char *file;
-  const char *text; /* the spec as read */
+  const char *text; /* the spec as read, includes expanded */
   char *err;
   size_t errlen;
+  const nh_spec_source *src; /* where each line of text comes from */
+  name_index *names;         /* of st's methods (add_method) */
 } ctx;
+
+/* "FILE:LINE" of a line of c->text, into buf. */
+static const char *where(const ctx *c, int line, char *buf, size_t len) {
+  return nh_spec_source_where(c->src, line, buf, len);
+}
 
 /* libconfig dates a list element by the token after it; a string element's true line is that of
  * the last occurrence of its quoted text at or before the reported line. (c->text is set before
@@ -53,13 +70,16 @@ static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...
   int line = !s                                             ? 0
              : config_setting_type(s) == CONFIG_TYPE_STRING ? string_line(c, s)
                                                             : (int)config_setting_source_line(s);
-  if (s && line == 0 && config_setting_name(s)) { /* set by --set, not read from the file */
+  const config_setting_t *named = s && !config_setting_name(s) ? config_setting_parent(s) : s; /* a list's entry */
+  if (named && line == 0 && config_setting_name(named)) { /* set by --set, not read from the file */
     char path[NH_TEXT_NAME] = "";
-    setting_path(s, path, sizeof path);
+    setting_path(named, path, sizeof path);
     snprintf(c->err, c->errlen, "%s: --set %s: %s", c->file, path, msg);
   }
-  else if (line > 0)
-    snprintf(c->err, c->errlen, "%s:%d: %s", c->file, line, msg);
+  else if (line > 0) {
+    char at[NH_TEXT_PATH + 16];
+    snprintf(c->err, c->errlen, "%s: %s", where(c, line, at, sizeof at), msg);
+  }
   else /* the whole spec (its root has no line) */
     snprintf(c->err, c->errlen, "%s: %s", c->file, msg);
   return -1;
@@ -75,7 +95,7 @@ static int out_of_memory(const ctx *c) {
  * refused with errno EFBIG instead of being read until memory runs out. */
 #define NH_SPEC_MAX_BYTES (1u << 20)
 
-char *nh_read_text(const char *path) {
+char *nh_read_text_len(const char *path, size_t *length) {
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
   if (!f) return NULL;
   size_t cap = 4096, len = 0;
@@ -97,8 +117,11 @@ char *nh_read_text(const char *path) {
   }
   if (f != stdin) fclose(f);
   if (buf) buf[len] = '\0';
+  if (length) *length = len;
   return buf;
 }
+
+char *nh_read_text(const char *path) { return nh_read_text_len(path, NULL); }
 
 static char *dup_str(const char *s) {
   char *d = malloc(strlen(s) + 1);
@@ -123,15 +146,38 @@ static int not_a_number_entry(const ctx *c, const config_setting_t *s) {
   return fail_at(c, s, "entry %d of %s must be a number%s", config_setting_index(s) + 1, list_name, what);
 }
 
+/* Whole numbers up to 2^53 in magnitude are exact as doubles; beyond, a number would be read
+ * otherwise than written (2^53 + 1 as 2^53). */
+#define NH_EXACT_INTEGER (1LL << 53) /* compared as an integer with integers: exact */
+
+/* The name of s for a message: "'name'", or "entry N of 'list'". */
+static const char *setting_label(const config_setting_t *s, char *buf, size_t len) {
+  const config_setting_t *list = config_setting_parent(s);
+  if (config_setting_name(s)) snprintf(buf, len, "'%s'", config_setting_name(s));
+  else snprintf(buf, len, "entry %d of '%s'", config_setting_index(s) + 1,
+                list && config_setting_name(list) ? config_setting_name(list) : "a list");
+  return buf;
+}
+
+/* A number, finite (a literal 1e400 reads as inf, --set takes nan) and read as written. */
 static int get_number(const ctx *c, const config_setting_t *s, double *out) {
   int t = config_setting_type(s);
+  char label[NH_TEXT_NAME];
   if (t == CONFIG_TYPE_FLOAT) *out = config_setting_get_float(s);
   else if (t == CONFIG_TYPE_INT) *out = config_setting_get_int(s);
-  else if (t == CONFIG_TYPE_INT64) *out = (double)config_setting_get_int64(s);
+  else if (t == CONFIG_TYPE_INT64) {
+    const long long v = config_setting_get_int64(s);
+    if (v > NH_EXACT_INTEGER || v < -NH_EXACT_INTEGER)
+      return fail_at(c, s, "%s = %lld is beyond 2^53, where a number is not read exactly", setting_label(s, label,
+                     sizeof label), v);
+    *out = (double)v;
+  }
   else if (!config_setting_name(s)) return not_a_number_entry(c, s);
   else if (t == CONFIG_TYPE_STRING) /* the text it holds, as --set puts what is no number */
     return fail_at(c, s, "'%s' must be a number, not \"%.60s\"", config_setting_name(s), config_setting_get_string(s));
   else return fail_at(c, s, "'%s' must be a number", config_setting_name(s));
+  if (!isfinite(*out))
+    return fail_at(c, s, "%s = %g must be a finite number", setting_label(s, label, sizeof label), *out);
   return 0;
 }
 
@@ -207,11 +253,16 @@ static int set_list(config_setting_t *parent, const char *leaf, const char *ov, 
     while (*p == ' ') p++;
     if (*p == '"') {
       const char *close = strchr(p + 1, '"');
-      char item[NH_TEXT_NAME];
       ok = close && strings != 0;
       if (!ok) break;
-      snprintf(item, sizeof item, "%.*s", (int)(close - p - 1), p + 1);
+      char *item = malloc((size_t)(close - p)); /* as long as it is: no string is cut */
+      if (!item) {
+        snprintf(err, errlen, "--set '%s': out of memory", ov);
+        return -1;
+      }
+      snprintf(item, (size_t)(close - p), "%.*s", (int)(close - p - 1), p + 1);
       ok = config_setting_set_string_elem(list, -1, item) != NULL;
+      free(item);
       strings = 1, p = close + 1;
     } else {
       char *end;
@@ -241,6 +292,10 @@ static int apply_override(config_t *cfg, const char *ov, char *err, size_t errle
     return -1;
   }
   char path[NH_TEXT_NAME];
+  if ((size_t)(eq - ov) >= sizeof path) {
+    snprintf(err, errlen, "--set '%.40s...': the setting's path is longer than %zu characters", ov, sizeof path - 1);
+    return -1;
+  }
   snprintf(path, sizeof path, "%.*s", (int)(eq - ov), ov);
   const char *val = eq + 1;
   config_setting_t *parent = config_root_setting(cfg);
@@ -278,7 +333,8 @@ static int apply_override(config_t *cfg, const char *ov, char *err, size_t errle
   const int flag = strcmp(val, "true") == 0 ? 1 : strcmp(val, "false") == 0 ? 0 : -1;
   if (flag >= 0) type = CONFIG_TYPE_BOOL;
   config_setting_t *s = config_setting_get_member(parent, leaf);
-  if (s && config_setting_type(s) == CONFIG_TYPE_FLOAT && type == CONFIG_TYPE_INT64) {
+  if (s && config_setting_type(s) == CONFIG_TYPE_FLOAT && type == CONFIG_TYPE_INT64 && iv <= NH_EXACT_INTEGER &&
+      iv >= -NH_EXACT_INTEGER) { /* beyond, the integer stays one: read exactly, or refused as inexact */
     type = CONFIG_TYPE_FLOAT;
     fv = (double)iv;
   }
@@ -324,11 +380,11 @@ static int note_preset_override(const ctx *c, const config_setting_t *p, nh_stud
                                 double value) {
   const char *param = config_setting_name(p);
   int line = (int)config_setting_source_line(p);
-  char where[NH_TEXT_PATH + NH_TEXT_NAME];
-  if (line > 0) snprintf(where, sizeof where, "%s:%d", c->file, line);
-  else snprintf(where, sizeof where, "%s: --set system_params.%s", c->file, param);
+  char at[NH_TEXT_PATH + NH_TEXT_NAME];
+  if (line > 0) where(c, line, at, sizeof at);
+  else snprintf(at, sizeof at, "%s: --set system_params.%s", c->file, param);
   fprintf(stderr, "%s: note: system_params %s = %g replaces the preset's %s = %g (initial condition '%s' kept)\n",
-          where, param, value, param, preset_value, st->ic_names[0]);
+          at, param, value, param, preset_value, st->ic_names[0]);
   for (int i = 0; i < st->nic; i++) {
     char renamed[2 * NH_TEXT_NAME];
     snprintf(renamed, sizeof renamed, "%s (%s=%g)", st->ic_names[i], param, value);
@@ -358,16 +414,45 @@ static int load_system_params(const ctx *c, const config_setting_t *root, nh_stu
   return 0;
 }
 
+static size_t name_hash(const char *name) {
+  uint64_t h = 14695981039346656037ull;
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 1099511628211ull;
+  return (size_t)h;
+}
+
+/* The slot of name in the index: the one holding it, or the empty one where it would go. */
+static int *name_slot(const name_index *x, char *const *names, const char *name) {
+  size_t i = name_hash(name) & (x->cap - 1);
+  while (x->slot[i] && strcmp(names[x->slot[i] - 1], name) != 0) i = (i + 1) & (x->cap - 1);
+  return &x->slot[i];
+}
+
+/* Room in the index for one more method (rehashing st's n methods into a table twice as large when
+ * it is half full): 0, or -1 if out of memory. */
+static int name_index_reserve(name_index *x, const nh_study *st) {
+  if (x->cap >= 2 * (size_t)(st->nmethods + 1)) return 0;
+  name_index bigger = {NULL, x->cap ? 2 * x->cap : 64};
+  if (!(bigger.slot = nh_calloc_array(bigger.cap, sizeof *bigger.slot))) return -1;
+  for (int i = 0; i < st->nmethods; i++) *name_slot(&bigger, st->method_names, st->method_names[i]) = i + 1;
+  free(x->slot);
+  *x = bigger;
+  return 0;
+}
+
 /* Adds a method unless an equal one (same canonical name) is there; returns its index, or -1 (out
  * of memory: m is freed). */
 static int add_method(const ctx *c, nh_study *st, nh_method *m) {
   char name[NH_TEXT_CANONICAL];
   nh_method_format(m, name, sizeof name);
-  for (int i = 0; i < st->nmethods; i++)
-    if (strcmp(st->method_names[i], name) == 0) {
-      nh_method_free(m);
-      return i;
-    }
+  if (name_index_reserve(c->names, st) < 0) {
+    nh_method_free(m);
+    return out_of_memory(c);
+  }
+  int *slot = name_slot(c->names, st->method_names, name);
+  if (*slot) {
+    nh_method_free(m);
+    return *slot - 1;
+  }
   nh_method **methods = realloc(st->methods, sizeof *st->methods * (size_t)(st->nmethods + 1));
   if (methods) st->methods = methods;
   char **names = methods ? realloc(st->method_names, sizeof *st->method_names * (size_t)(st->nmethods + 1)) : NULL;
@@ -379,6 +464,7 @@ static int add_method(const ctx *c, nh_study *st, nh_method *m) {
   }
   st->methods[st->nmethods] = m;
   st->method_names[st->nmethods] = copy;
+  *slot = st->nmethods + 1;
   return st->nmethods++;
 }
 
@@ -425,9 +511,10 @@ static void note_skipped_points(const ctx *c, const config_setting_t *g, const n
       count++;
       if (q != p) why[q][0] = '\0';
     }
-    fprintf(stderr, "%s:%d: note: %d grid point%s (%s, %s) skipped: %s: %s\n", c->file,
-            config_setting_source_line(g), count, count == 1 ? "" : "s", grid->param[0], grid->param[1], points,
-            why[p]);
+    char at[NH_TEXT_PATH + 16];
+    fprintf(stderr, "%s: note: %d grid point%s (%s, %s) skipped: %s: %s\n",
+            where(c, config_setting_source_line(g), at, sizeof at), count, count == 1 ? "" : "s", grid->param[0],
+            grid->param[1], points, why[p]);
   }
 }
 
@@ -563,9 +650,10 @@ static int load_one_initial(const ctx *c, const config_setting_t *ic, nh_study *
     if (nh_system_apply_preset(&st->sys, *name, x, msg, sizeof msg) < 0) return fail_at(c, ic, "%s", msg);
     /* A paper's printed initial condition may lie off D on purpose (e.g. the CVT's 4-digit v0). */
     double r = nh_constraint_residual(&st->sys, x->q, x->v);
+    char at[NH_TEXT_PATH + 16];
     if (r > ON_D_TOL)
-      fprintf(stderr, "%s:%d: note: preset '%s' is off the constraint distribution: |A(q)v + b| = %.3g\n", c->file,
-              config_setting_source_line(ic), *name, r);
+      fprintf(stderr, "%s: note: preset '%s' is off the constraint distribution: |A(q)v + b| = %.3g\n",
+              where(c, config_setting_source_line(ic), at, sizeof at), *name, r);
     return 0;
   }
   if (!(*name = dup_str("given"))) return out_of_memory(c);
@@ -842,6 +930,21 @@ static int draw_states(const ctx *c, const config_setting_t *e, const nh_study *
   return 0;
 }
 
+/* The ensemble's seed, a whole number >= 0 read exactly: any 64-bit integer (L suffix), a real
+ * only below 2^53 (where 2^53 + 1 would already read as 2^53). */
+static int get_seed(const ctx *c, const config_setting_t *s, uint64_t *seed) {
+  if (config_setting_type(s) == CONFIG_TYPE_INT64 && config_setting_get_int64(s) >= 0) {
+    *seed = (uint64_t)config_setting_get_int64(s);
+    return 0;
+  }
+  double v;
+  if (get_number(c, s, &v) < 0) return -1;
+  if (v < 0 || v != floor(v) || v >= NH_EXACT_INTEGER)
+    return fail_at(c, s, "seed = %.17g must be a whole number >= 0 (from 2^53 on, an integer with an L suffix)", v);
+  *seed = (uint64_t)v;
+  return 0;
+}
+
 static int load_random_states(const ctx *c, const config_setting_t *ens, nh_study *st) {
   static const char *const known_ens[] = {"count", "energy", "seed", NULL};
   if (!config_setting_is_group(ens))
@@ -850,12 +953,8 @@ static int load_random_states(const ctx *c, const config_setting_t *ens, nh_stud
   if (get_count(c, ens, "count", 1, 1000000, REQUIRED, &st->count) < 0) return -1;
   const config_setting_t *e = require(c, ens, "energy");
   if (!e || get_number(c, e, &st->energy) < 0) return -1;
-  double seed = 0;
   const config_setting_t *sd = require(c, ens, "seed");
-  if (!sd || get_number(c, sd, &seed) < 0) return -1;
-  if (seed < 0 || seed != floor(seed) || seed > 9007199254740992.0)
-    return fail_at(c, sd, "seed = %.16g must be a whole number >= 0", seed);
-  st->seed = (uint64_t)seed;
+  if (!sd || get_seed(c, sd, &st->seed) < 0) return -1;
   st->random_ics = 1;
   if (!st->sys.type->sample && (nh_system_features(&st->sys) & NH_SYS_AFFINE_CONSTRAINTS || st->sys.type->holonomic))
     return fail_at(c, ens, "system %s has no random sampler on D: %s", st->sys.type->name,
@@ -1022,7 +1121,8 @@ static int load_kind(const ctx *c, const config_setting_t *root, nh_study *st) {
                  "\"work_precision\"", k ? k : "(not a string)");
 }
 
-void nh_config_syntax_error(const char *path, const char *text, const config_t *cfg, char *err, size_t errlen) {
+/* nh_config_syntax_error's message, the error's place given as "FILE:LINE" (at). */
+static void syntax_error(const char *at, const char *text, const config_t *cfg, char *err, size_t errlen) {
   const int line = config_error_line(cfg);
   char near[NH_TEXT_MESSAGE] = "";
   const char *p = text;
@@ -1033,14 +1133,57 @@ void nh_config_syntax_error(const char *path, const char *text, const config_t *
     snprintf(near, sizeof near, " in `%.*s%s`", (int)(n > 80 ? 77 : n), p, n > 80 ? "..." : "");
   }
   snprintf(err, errlen,
-           "%s:%d: %s%s (a setting is NAME = VALUE; strings in \"double quotes\", lists [a, b] with no "
+           "%s: %s%s (a setting is NAME = VALUE; strings in \"double quotes\", lists [a, b] with no "
            "trailing comma, groups { ... }; an error may show on the line after the one that causes it)",
-           path, line, config_error_text(cfg), near);
+           at, config_error_text(cfg), near);
 }
 
-/* libconfig 1.5 reads a decimal integer literal into an int without an overflow check:
- * `seed = 4294967297;` silently becomes 1. Such a literal (no L suffix, outside the int range)
- * is refused here, before libconfig sees it, naming file, line and value. Returns 0 or -1. */
+void nh_config_syntax_error(const char *path, const char *text, const config_t *cfg, char *err, size_t errlen) {
+  char at[NH_TEXT_PATH + 16];
+  snprintf(at, sizeof at, "%s:%d", path, config_error_line(cfg));
+  syntax_error(at, text, cfg, err, errlen);
+}
+
+/* The integer literal at p (its first digit; neg: a '-' before it) of path's line: its length into
+ * *n; 0 if libconfig 1.5 reads it as written, else -1 with the message. libconfig reads a literal
+ * without the L suffix into an int without an overflow check (decimal wraps; hex from 0x80000000
+ * on reads negative), and one with L into 64 bits (decimal beyond clamped, hex beyond wrapped). */
+static int integer_literal(const char *p, int neg, size_t *n, const char *path, int line, char *err, size_t errlen) {
+  const int hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && isxdigit((unsigned char)p[2]);
+  const char *digits = hex ? p + 2 : p;
+  const char *end = digits + strspn(digits, hex ? "0123456789abcdefABCDEF" : "0123456789");
+  const int wide = end[0] == 'L', suffix = wide + (wide && end[1] == 'L');
+  const int len = (int)(end - p);
+  *n = (size_t)(end + suffix - p);
+  /* '.', '_' or a letter or digit after it: a real (1.5, 1e3) or part of a name, no integer. */
+  const char next = end[suffix];
+  if (next == '.' || next == '_' || isalnum((unsigned char)next)) return 0;
+  errno = 0;
+  const unsigned long long magnitude = strtoull(digits, NULL, hex ? 16 : 10);
+  const int range = errno == ERANGE;
+  if (!wide && !hex && (range || magnitude > (unsigned long long)INT_MAX + (unsigned)neg)) {
+    snprintf(err, errlen,
+             "%s:%d: the integer %s%.*s does not fit in 32 bits, and libconfig would read it wrapped; "
+             "write it with an L suffix (%s%.*sL) or as a real (%s%.*s.0, exact up to 2^53)",
+             path, line, neg ? "-" : "", len, p, neg ? "-" : "", len, p, neg ? "-" : "", len, p);
+    return -1;
+  }
+  if (!wide && hex && (range || magnitude > INT_MAX)) {
+    snprintf(err, errlen, "%s:%d: the integer %.*s does not fit in a signed 32-bit int, and libconfig would read it "
+             "wrapped; write it with an L suffix (%.*sL)", path, line, len, p, len, p);
+    return -1;
+  }
+  if (wide && (range || magnitude > (unsigned long long)LLONG_MAX + (unsigned)(neg && !hex))) {
+    snprintf(err, errlen, "%s:%d: the integer %s%.*sL does not fit in a signed 64-bit integer, and libconfig would "
+             "read it as another", path, line, neg ? "-" : "", len, p);
+    return -1;
+  }
+  return 0;
+}
+
+/* libconfig 1.5 reads an integer literal without an overflow check: `seed = 4294967297;` and
+ * `seed = 0x100000001;` silently become 1. Such a literal (integer_literal) is refused here,
+ * before libconfig sees it, naming file, line and value. Returns 0 or -1. */
 int nh_config_check_integers(const char *path, const char *text, char *err, size_t errlen) {
   int line = 1;
   for (const char *p = text; *p; p++) {
@@ -1057,21 +1200,8 @@ int nh_config_check_integers(const char *path, const char *text, char *err, size
       p = e + 1;
     } else if (isdigit((unsigned char)*p) &&
                (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.'))) {
-      const size_t n = strspn(p, "0123456789");
-      const char next = p[n];
-      const int neg = p > text && p[-1] == '-';
-      /* A letter after the digits (e, x, L, …), '.' or '_': a real, hex, 64-bit or a name. */
-      if (!(next == '.' || next == '_' || isalpha((unsigned char)next))) {
-        errno = 0;
-        const long long v = strtoll(p - neg, NULL, 10);
-        if (errno == ERANGE || v > INT_MAX || v < INT_MIN) {
-          snprintf(err, errlen,
-                   "%s:%d: the integer %s%.*s does not fit in 32 bits, and libconfig would read it wrapped; "
-                   "write it with an L suffix (%s%.*sL) or as a real (%s%.*s.0, exact up to 2^53)",
-                   path, line, neg ? "-" : "", (int)n, p, neg ? "-" : "", (int)n, p, neg ? "-" : "", (int)n, p);
-          return -1;
-        }
-      }
+      size_t n;
+      if (integer_literal(p, p > text && p[-1] == '-', &n, path, line, err, errlen) < 0) return -1;
       p += n - 1;
     }
   }
@@ -1081,20 +1211,24 @@ int nh_config_check_integers(const char *path, const char *text, char *err, size
 int nh_study_load(const char *path, const char *const *overrides, int noverrides, nh_study *st,
                   char *err, size_t errlen) {
   memset(st, 0, sizeof *st);
-  ctx c = {path, NULL, err, errlen};
-  if (!(st->spec_file = dup_str(path))) return out_of_memory(&c);
-  st->spec_text = nh_read_text(path);
-  c.text = st->spec_text;
-  if (!st->spec_text) {
-    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-    return -1;
-  }
+  nh_spec_source src;
+  name_index names = {NULL, 0};
+  ctx c = {path, NULL, err, errlen, &src, &names};
   config_t cfg;
   config_init(&cfg);
   int rc = -1;
-  if (nh_config_check_integers(path, st->spec_text, err, errlen) != 0) goto done;
+  if (!(st->spec_file = dup_str(path))) {
+    memset(&src, 0, sizeof src);
+    out_of_memory(&c);
+    goto done;
+  }
+  /* The text the run is made from, includes expanded and every file's integers checked. */
+  if (nh_spec_source_read(path, &src, err, errlen) < 0) goto done;
+  st->spec_text = src.text, src.text = NULL;
+  c.text = st->spec_text;
   if (!config_read_string(&cfg, st->spec_text)) {
-    nh_config_syntax_error(path, st->spec_text, &cfg, err, errlen);
+    char at[NH_TEXT_PATH + 16];
+    syntax_error(where(&c, config_error_line(&cfg), at, sizeof at), st->spec_text, &cfg, err, errlen);
     goto done;
   }
   size_t ovlen = 1;
@@ -1122,6 +1256,9 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
   if (st->kind == NH_STUDY_CONVERGENCE && load_expected_orders(&c, root, st) < 0) goto done;
   rc = 0;
 done:
+  st->spec_inputs = src.files, st->nspec_inputs = src.nfiles, src.files = NULL, src.nfiles = 0;
+  nh_spec_source_free(&src);
+  free(names.slot);
   config_destroy(&cfg);
   return rc;
 }
@@ -1149,6 +1286,8 @@ void nh_study_free(nh_study *st) {
   free(st->methods);
   free(st->method_names);
   free(st->h);
+  for (int i = 0; i < st->nspec_inputs; i++) free(st->spec_inputs[i]);
+  free(st->spec_inputs);
   free(st->spec_file);
   free(st->spec_text);
   free(st->overrides);

@@ -45,7 +45,9 @@ typedef struct {
 typedef struct {
   nh_study_kind kind;
   char *spec_file;
-  char *spec_text;   /* the spec file as read */
+  char *spec_text;   /* the spec as read, its includes expanded (studies/spec_source.h) */
+  char **spec_inputs; /* the files it was read from: the spec ("-": standard input), then each included one */
+  int nspec_inputs;
   char *overrides;   /* "--set" overrides applied, "" if none */
   /* The checkpoint journal (studies/checkpoint.h) the run appends each finished task to, NULL for
    * none (an ensemble's also streams its rows; the other kinds go through nh_journaled_tasks); its
@@ -114,6 +116,8 @@ typedef struct {
 /* The whole text of a file ("-": standard input) of at most 1 MiB, NUL-terminated, malloc'd; NULL
  * with errno set when it cannot be read (EFBIG when larger). */
 char *nh_read_text(const char *path);
+/* nh_read_text, and its length in bytes into *len (the text may hold NUL bytes). */
+char *nh_read_text_len(const char *path, size_t *len);
 /* "FILE:LINE: syntax error in `the line` (hint)": libconfig's parse error of `text` (the file's
  * contents; NULL: no line shown) in cfg, for specs and claims files alike. */
 void nh_config_syntax_error(const char *path, const char *text, const config_t *cfg, char *err, size_t errlen);

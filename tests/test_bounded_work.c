@@ -44,8 +44,9 @@ Test(bounded_work, methods_nested_at_most_sixteen_deep) {
   nh_method_free(m);
 }
 
-/* A grid spec with n0 x n1 values of (beta, beta2) of nh_newmark; the load's return and message. */
-static int load_grid_spec(int n0, int n1, char *err, size_t len) {
+/* A grid spec with n0 x n1 values of (beta, beta2) of nh_newmark, then `more` (grids and methods);
+ * the load's return and message, the study in *keep (NULL: freed). */
+static int load_grid_spec_more(int n0, int n1, const char *more, nh_study *keep, char *err, size_t len) {
   char path[128];
   snprintf(path, sizeof path, "/tmp/nhbench-bounded-%d.cfg", (int)getpid());
   FILE *f = fopen(path, "w");
@@ -56,13 +57,50 @@ static int load_grid_spec(int n0, int n1, char *err, size_t len) {
   for (int i = 0; i < n0; i++) fprintf(f, "%s%.17g", i ? ", " : "", 0.1 + 1e-4 * i);
   fputs("];\n  beta2 = [", f);
   for (int j = 0; j < n1; j++) fprintf(f, "%s%.17g", j ? ", " : "", 0.1 + 1e-4 * j);
-  fputs("]; } );\n", f);
+  fputs("]; }", f);
+  fputs(more, f);
   fclose(f);
   nh_study st;
   const int rc = nh_study_load(path, NULL, 0, &st, err, len);
-  nh_study_free(&st);
+  if (keep) *keep = st;
+  else nh_study_free(&st);
   remove(path);
   return rc;
+}
+
+static int load_grid_spec(int n0, int n1, char *err, size_t len) {
+  return load_grid_spec_more(n0, n1, " );\n", NULL, err, len);
+}
+
+/* The points of a grid are found among the study's methods by name (a hash): a second grid over
+ * some of the same values and listed methods equal to points add no method, and every point's
+ * index names its own values. */
+Test(bounded_work, grid_points_found_by_name, .timeout = 60) {
+  char err[1024] = "";
+  nh_study st;
+  char more[512];
+  snprintf(more, sizeof more,
+           ",\n  { method = \"nh_newmark(alpha=0.5)\"; beta = [%.17g, %.17g]; beta2 = [%.17g, %.17g]; } );\n"
+           "methods = [\"nh_newmark(beta=%.17g,beta2=%.17g,alpha=0.5)\", \"rk4\"];\n",
+           0.1 + 1e-4 * 99, 0.1, 0.1, 0.1 + 1e-4, 0.1 + 1e-4, 0.1 + 2e-4);
+  cr_assert_eq(load_grid_spec_more(100, 100, more, &st, err, sizeof err), 0, "%s", err);
+  cr_expect_eq(st.nmethods, 1 + 10000, "the listed nh_newmark is a point of the grid, rk4 is not");
+  cr_expect_eq(st.grids[0].method_index[1 * 100 + 2], 0, "the listed method is point (1, 2)");
+  for (int k = 0; k < 4; k++) {
+    const int i = k / 2 ? 0 : 99, j = k % 2;
+    cr_expect_eq(st.grids[1].method_index[k], st.grids[0].method_index[i * 100 + j], "second grid's point %d", k);
+  }
+  int named = 1;
+  for (int i = 0; i < 100; i++)
+    for (int j = 0; j < 100; j++) {
+      const int m = st.grids[0].method_index[i * 100 + j];
+      double beta = -1, beta2 = -1;
+      named &= m >= 0 && m < st.nmethods &&
+               sscanf(st.method_names[m], "nh_newmark(beta=%lf,beta2=%lf,", &beta, &beta2) == 2 &&
+               beta == 0.1 + 1e-4 * i && beta2 == 0.1 + 1e-4 * j;
+    }
+  cr_expect(named, "every point's method names its values: %s", st.method_names[st.grids[0].method_index[101]]);
+  nh_study_free(&st);
 }
 
 Test(bounded_work, grids_at_most_ten_thousand_points, .timeout = 60) {

@@ -1085,7 +1085,10 @@ static int child_write(const char *path, const conv_fx *x, int drop_root, long f
     }
     char err[2048] = "";
     int rc = nh_write_convergence(path, &x->st, &x->r, "test", err, sizeof err);
-    _exit(rc != -1 ? 1 : strstr(err, path) && strstr(err, "unchanged") ? 0 : 2);
+    /* Past the file-size limit the OS's reason is EFBIG: the message must say so. */
+    const int reason = fsize_limit <= 0 || strstr(err, strerror(EFBIG));
+    if (rc == -1 && !reason) fprintf(stderr, "no OS reason in: %s\n", err);
+    _exit(rc != -1 ? 1 : strstr(err, path) && strstr(err, "unchanged") && reason ? 0 : 2);
   }
   int status;
   waitpid(pid, &status, 0);
@@ -1135,6 +1138,22 @@ Test(results, failed_write_in_unwritable_directory_keeps_old_file) {
   cr_expect_eq(rc, 0, "the write into a read-only directory: child status %d", rc);
   expect_file(path, "old results");
   cr_expect_eq(others_in(dir, "out.h5"), 0, "a temporary file was left behind");
+  remove(path), rmdir(dir);
+  conv_free(&x);
+}
+
+/* A file system full (here: the file-size limit) when the temporary file is created: the message
+ * carries the OS's reason and no empty temporary file is left (issue 47 item 7). */
+Test(results, failed_create_leaves_no_temporary) {
+  char dir[128], path[192];
+  conv_fx x;
+  failing_setup(&x, dir, sizeof dir, path, sizeof path, "create");
+  for (long limit = 1; limit <= 4096; limit *= 8) {
+    int rc = child_write(path, &x, 0, limit);
+    cr_expect_eq(rc, 0, "the write with a %ld-byte file limit: child status %d", limit, rc);
+    expect_file(path, "old results");
+    cr_expect_eq(others_in(dir, "out.h5"), 0, "a temporary file was left behind (limit %ld)", limit);
+  }
   remove(path), rmdir(dir);
   conv_free(&x);
 }

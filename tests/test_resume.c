@@ -3,6 +3,7 @@
  * a journal of another spec, none at all, or --resume of another study kind are refused; a
  * journal cut inside a record resumes from its complete records; temporary files of killed runs
  * are removed. */
+#define _GNU_SOURCE /* memmem */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <hdf5.h>
@@ -401,7 +402,8 @@ Test(resume, journal_layout_and_reads_by_hand, .timeout = 60) {
 
   /* Refused: another key, no journal, not a journal. */
   cr_expect(!nh_checkpoint_open(path, "other", 4, 1, collect, &rp, &resumed, err, sizeof err));
-  cr_expect(strstr(err, "the interrupted run was of another spec, --set or nhbench version"), "%s", err);
+  cr_expect(strstr(err, "the interrupted run was of another spec (or included file), --set, nhbench version or build"),
+            "%s", err);
   cr_expect(!nh_checkpoint_open(nope, key, 4, 1, collect, &rp, &resumed, err, sizeof err));
   cr_expect(strstr(err, "not a checkpoint journal"), "%s", err);
   remove(nope);
@@ -455,19 +457,30 @@ Test(resume, journal_damaged_records_are_dropped, .timeout = 60) {
   unsigned char *good = file_bytes(path, &len);
   const long one = 8 + 8 + 1 + (4 + 8 + 8 + 16 + 8); /* the header and the first record */
   cr_assert_eq(len, one + 4 + 8 + 8 + 16 + 8);
-  /* Where in the second record: cut after 10 bytes, data, checksum, magic, n beyond 2^32. */
-  const long at[5] = {-1, one + 20, one + 36, one, one + 12};
-  for (int k = 0; k < 5; k++) {
+  /* Where in the second record: cut after 10 bytes, data, checksum, magic, n beyond 2^32, n of
+   * 2^31 + 2 (16 GiB: refused by its length against the file's, never allocated), n of 3 (one
+   * double more than the file has). */
+  const long at[7] = {-1, one + 20, one + 36, one, one + 12, one + 12, one + 12};
+  for (int k = 0; k < 7; k++) {
     unsigned char *bad = malloc((size_t)len);
     memcpy(bad, good, (size_t)len);
     long blen = len;
     if (k == 0) blen = one + 10;
     else if (k == 4) bad[at[k] + 4] = 2; /* n = 2 + 2^32 */
+    else if (k == 5) bad[at[k] + 3] = 0x80; /* n = 2 + 2^31 */
+    else if (k == 6) bad[at[k]] = 3;
     else bad[at[k]] ^= 0x10;
     put_bytes(path, bad, blen);
     replayed rp = {0};
+    char said[1024], note[256];
+    int saved;
+    FILE *cap = test_capture_stderr(&saved);
     c = nh_checkpoint_open(path, key, 3, 1, collect, &rp, &resumed, err, sizeof err);
+    test_restore_stderr(cap, saved, said, sizeof said);
     cr_assert(c, "case %d: %s", k, err);
+    snprintf(note, sizeof note, "%s: the last %ld bytes are no complete record", path, blen - one);
+    cr_expect(strstr(said, note) && strstr(said, "the 1 complete records before them are kept"), "case %d: %s", k,
+              said);
     cr_expect(resumed == 1 && rp.calls == 1 && rp.task[0] == 0, "case %d: %ld replayed", k, resumed);
     double got[2];
     cr_expect_eq(nh_checkpoint_read(c, 1, 0, got, 1), -1, "case %d: task 1's record was damaged", k);
@@ -812,4 +825,47 @@ Test(resume, journal_that_cannot_be_written_is_removed) {
     cr_expect(access(path, F_OK) != 0, "stdin %s: the half-written journal is left", closed ? "closed" : "open");
     remove(path);
   }
+}
+
+/* The journal's key is everything that determines the results (issue 47 item 4): the spec's text
+ * with its includes expanded, --set, nhbench's version and its build (compiler and flags). A
+ * changed included file makes a journal another run's: --resume is refused, the journal kept; the
+ * file's spec_text is the expanded text. */
+Test(resume, an_included_file_is_part_of_the_journal_key, .timeout = 120) {
+  char dir[256], main_cfg[300], part[300], out[300], journal[320], cmd[2048], text[8192];
+  tmp_name(dir, sizeof dir, "include");
+  mkdir(dir, 0755);
+  snprintf(main_cfg, sizeof main_cfg, "%s/main.cfg", dir);
+  snprintf(part, sizeof part, "%s/part.cfg", dir);
+  snprintf(out, sizeof out, "%s/out.h5", dir);
+  snprintf(journal, sizeof journal, "%s.journal", out);
+  test_write_file(main_cfg, "study = \"ensemble\";\nsystem = \"chaotic_particle\";\n@include \"part.cfg\"\n"
+                            "h = 0.2;\nsample_every = 2;\nmethods = [\"rk4\", \"nh_rattle\"];\n");
+  test_write_file(part, "T = 20.0;\nensemble = { count = 4; energy = 1.535; seed = 7; };\n");
+  snprintf(cmd, sizeof cmd, "NHBENCH_KILL_AFTER=1 %s run %s -j 1 -o %s 2>&1", NHBENCH_EXE, main_cfg, out);
+  cr_assert_neq(test_run_command(cmd, text, sizeof text), 0, "the run was not killed: %s", text);
+  size_t len = 0;
+  char *key = test_file_bytes(journal, &len);
+  cr_assert(key, "the killed run left its journal");
+  const char *expanded = "system = \"chaotic_particle\";\nT = 20.0;\nensemble = { count = 4; energy = 1.535; seed = 7; };"
+                         "\nh = 0.2;";
+  cr_expect(memmem(key, len, expanded, strlen(expanded)), "the key holds the expanded text");
+  cr_expect(memmem(key, len, nh_results_version(), strlen(nh_results_version())), "the key holds the version");
+  cr_expect(memmem(key, len, nh_results_compiler(), strlen(nh_results_compiler())), "the key holds the build");
+  free(key);
+  /* Another seed in the included file: another run. */
+  test_write_file(part, "T = 20.0;\nensemble = { count = 4; energy = 1.535; seed = 8; };\n");
+  snprintf(cmd, sizeof cmd, "%s run %s -j 1 -o %s --resume 2>&1", NHBENCH_EXE, main_cfg, out);
+  cr_expect_eq(test_run_command(cmd, text, sizeof text), 2, "%s", text);
+  cr_expect(strstr(text, "journal of another run") != NULL, "%s", text);
+  cr_expect(access(journal, F_OK) == 0 && access(out, F_OK) != 0, "the journal kept, nothing written");
+  /* The same text again: resumed, and the file's spec_text is the expanded spec. */
+  test_write_file(part, "T = 20.0;\nensemble = { count = 4; energy = 1.535; seed = 7; };\n");
+  cr_expect_eq(test_run_command(cmd, text, sizeof text), 0, "%s", text);
+  cr_expect(strstr(text, "resuming: ") != NULL, "%s", text);
+  char *file = test_file_bytes(out, &len);
+  const char *tail = "seed = 7; };\nh = 0.2;";
+  cr_expect(file && memmem(file, len, tail, strlen(tail)), "the file's spec_text is the expanded text");
+  free(file);
+  remove(out), remove(journal), remove(part), remove(main_cfg), rmdir(dir);
 }

@@ -355,10 +355,12 @@ Test(spec_errors, counts_at_both_sides_of_their_ranges) {
       {ENS, ENS_OK ENS_GROUP("0", "0"), NULL, ":6: count = 0 must be a whole number in [1, 1000000]"},
       {ENS, ENS_OK ENS_GROUP("1000000", "0"), NULL, NULL},
       {ENS, ENS_OK ENS_GROUP("1000001", "0"), NULL, ":6: count = 1000001 must be a whole number in [1, 1000000]"},
-      {ENS, ENS_OK ENS_GROUP("1", "-1"), NULL, ":6: seed = -1 must be a whole number >= 0"},
-      {ENS, ENS_OK ENS_GROUP("1", "0.5"), NULL, ":6: seed = 0.5 must be a whole number >= 0"},
-      {ENS, ENS_OK ENS_GROUP("1", "9007199254740992.0"), NULL, NULL},
-      {ENS, ENS_OK ENS_GROUP("1", "9007199254740994.0"), NULL, ":6: seed = 9007199254740994 must be a whole number >= 0"},
+      {ENS, ENS_OK ENS_GROUP("1", "-1"), NULL, ":6: seed = -1 must be a whole number >= 0 (from 2^53 on, an integer with an L suffix)"},
+      {ENS, ENS_OK ENS_GROUP("1", "0.5"), NULL, ":6: seed = 0.5 must be a whole number >= 0 (from 2^53 on, an integer with an L suffix)"},
+      /* A real seed is exact below 2^53 only (2^53 + 1 written as a real reads as 2^53). */
+      {ENS, ENS_OK ENS_GROUP("1", "9007199254740991.0"), NULL, NULL},
+      {ENS, ENS_OK ENS_GROUP("1", "9007199254740992.0"), NULL, ":6: seed = 9007199254740992 must be a whole number >= 0 (from 2^53 on, an integer with an L suffix)"},
+      {ENS, ENS_OK ENS_GROUP("1", "9007199254740992L"), NULL, NULL},
       {ENS, ENS_OK ENS_GROUP("1", "0") "grids = ( { method = \"nh_newmark(alpha=0.5)\"; beta = [0.6, 0.1]; beta2 = [0.0]; } );\n",
        NULL, "cfg:7: grid: nh_newmark: "},
       {ENS, ENS_OK ENS_GROUP("1", "0") "grids = ( { method = \"nh_newmark(alpha=0.5)\"; beta = [0.1]; beta2 = [0.0, 0.6]; } );\n",
@@ -424,9 +426,9 @@ Test(spec_errors, numbers_at_both_sides_of_their_ranges) {
       {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\norder_tolerance = -0.1;\n", NULL,
        ":6: order_tolerance = -0.1 must be a number >= 0"},
       {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\n", "order_tolerance=nan",
-       ": --set order_tolerance: order_tolerance = nan must be a number >= 0"},
+       ": --set order_tolerance: 'order_tolerance' = nan must be a finite number"},
       {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\n", "error_floor=inf",
-       ": --set error_floor: error_floor = inf must be a number >= 0 or \"auto\""},
+       ": --set error_floor: 'error_floor' = inf must be a finite number"},
       {CONV, "methods = [\"rk4\"];\nh = [0.1, 0.05];\n", "reference_tol=fine",
        ": --set reference_tol: 'reference_tol' must be a number or \"auto\", not \"fine\""},
       {WP, "methods = [\"rk4\"];\nh = [0.1];\ntime_limit = 0;\n", NULL, ":6: time_limit must be a positive number of seconds (default 60)"},
@@ -463,9 +465,9 @@ Test(spec_errors, loaded_values_and_defaults) {
             st.order_tolerance);
   cr_expect(st.norm == NH_NORM_MAX && st.nic == 1 && st.nmethods == 1 && st.T == 1.0);
   nh_study_free(&st);
-  k = (spec_case){ENS, ENS_OK ENS_GROUP("3", "9007199254740992.0") "sample_every = 2;\n", NULL, NULL};
+  k = (spec_case){ENS, ENS_OK ENS_GROUP("3", "9007199254740993L") "sample_every = 2;\n", NULL, NULL};
   cr_assert_eq(load_case(&k, &st, path, sizeof path, err, sizeof err), 0, "%s", err);
-  cr_expect(st.count == 3 && st.seed == 9007199254740992ull && st.nsteps == 4 && st.sample_every == 2 &&
+  cr_expect(st.count == 3 && st.seed == 9007199254740993ull && st.nsteps == 4 && st.sample_every == 2 &&
                 st.nsamples == 3 && st.divergence == 1e3 && st.reference_tol == 1e-13 && st.energy == 1.535 && st.step == 0.5,
             "ensemble %d %g %ld %d %d %g", st.count, (double)st.seed, st.nsteps, st.sample_every, st.nsamples,
             st.divergence);
