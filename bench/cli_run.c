@@ -35,9 +35,11 @@ static const char usage[] =
     "  -c, --check-orders      convergence studies: print observed against expected orders and exit 1\n"
     "                          if any differs by more than the spec's order_tolerance (default 0.15)\n"
     "  -r, --resume            continue a run that was killed or failed, from the journal\n"
-    "                          OUT.h5.journal of its finished tasks (same spec, --set and nhbench\n"
-    "                          version); the file is the same as an uninterrupted run's\n"
+    "                          OUT.h5.journal of its finished tasks (same spec and included files,\n"
+    "                          --set, nhbench version and build); the file is the same as an\n"
+    "                          uninterrupted run's\n"
     "  -h, --help              this text\n"
+    "One run writes an output at a time: another run on it (OUT.h5.lock held) exits 2 naming its pid.\n"
     "Exit status: 0 success, 1 a failed run or order check, 2 bad usage or a bad spec.\n";
 
 static const char prog[] = "nhbench run";
