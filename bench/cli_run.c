@@ -307,10 +307,12 @@ static int lock_output(const char *path, output_lock *l) {
       if (busy)
         fprintf(stderr, "nhbench: %s is being written by another run (pid %ld, lock %s); wait for it to finish, "
                 "or give another --output\n", path, pid, l->path);
-      else fprintf(stderr, "nhbench: cannot lock %s: %s\n", l->path, strerror(errno));
+      else /* a file system without locks (ENOLCK): the run goes on, unguarded, and says so */
+        fprintf(stderr, "nhbench: note: cannot lock %s (%s): nothing keeps another run off %s\n", l->path,
+                strerror(errno), path);
       close(l->fd);
       l->fd = -1;
-      return -1;
+      return busy ? -1 : 0;
     }
     if (stat(l->path, &named) == 0 && named.st_dev == held.st_dev && named.st_ino == held.st_ino) {
       char pid[32];
