@@ -88,7 +88,7 @@ coverage: deps
 # scripts/fuzz_triage.sh replays each one and fails make if it is nhbench's (HDF5 1.10 crashes and
 # hangs on some damaged files, and inputs that never crash alone: listed, not failing).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS  = spec method results results_edit
+FUZZ_TARGETS  = spec method results results_edit journal
 FUZZ_DEPS     = clang libclang-rt-dev libomp-dev
 FUZZ_LIMITS   = -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024
 FUZZ_FLAGS    = -max_total_time=$(FUZZ_SECONDS) $(FUZZ_LIMITS) -fork=1 -ignore_crashes=1 -ignore_ooms=1 \
@@ -100,9 +100,16 @@ FUZZ_ENV      = LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp:print_suppression
 # allocation of nhbench's own then crashes on NULL, still a finding. Full stacks at malloc let the
 # leak suppressions name HDF5's functions (it has no frame pointers).
 FUZZ_ENV_results = ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=1024:fast_unwind_on_malloc=0
-# Its inputs are edit lists, short; libFuzzer would otherwise grow them from the 1-byte seeds slowly.
+# The names that were shell or gnuplot code (tests/fuzz/results.dict), for both results targets.
+FUZZ_FLAGS_results = -dict=tests/fuzz/results.dict
+# fuzz_results_edit's inputs are edit lists, short; libFuzzer would otherwise grow them from the 1-byte seeds slowly.
 FUZZ_ENV_results_edit = ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=1024
-FUZZ_FLAGS_results_edit = -max_len=512
+FUZZ_FLAGS_results_edit = -max_len=512 -dict=tests/fuzz/results.dict
+# The journal reader may refuse a journal for want of memory (studies/checkpoint.h): an allocation
+# above 1 GiB fails, as under a memory limit, instead of counting as a finding (libFuzzer's
+# -malloc_limit_mb counts one of exactly 1 GiB already, hence 1023).
+FUZZ_ENV_journal = ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=1023
+FUZZ_FLAGS_journal = -dict=tests/fuzz/journal.dict
 # The results targets' seeds are results files made by nhbench itself (scripts/fuzz_seeds.sh),
 # never committed.
 FUZZ_SEEDS = build-fuzz/seeds/results

@@ -252,6 +252,9 @@ char **nh_h5_strings(nh_h5 *f, const char *name, const char *dims, int *count) {
     } else if (n == 0 || H5Dread(o.ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0) {
       if ((out = nh_r_copy_strings(raw, (size_t)n, size, vlen))) *count = (int)n;
       else fprintf(stderr, "%s: %s: out of memory for dataset %s\n", f->prog, f->path, o.where);
+      char what[NH_R_WHERE + 16];
+      snprintf(what, sizeof what, "dataset %s", o.where);
+      if (out && nh_r_check_text(f, what, out, (int)n) != 0) nh_h5_free_strings(out, (int)n), out = NULL;
       if (vlen && n) nh_schema_reclaim(mt, o.space, raw);
     } else {
       fprintf(stderr, "%s: %s: cannot read dataset %s\n", f->prog, f->path, o.where);

@@ -25,6 +25,18 @@ char **nh_r_copy_strings(const char *raw, size_t n, size_t size, int vlen) {
   return out;
 }
 
+int nh_r_check_text(const nh_h5 *f, const char *what, char *const *s, int count) {
+  for (int i = 0; i < count; i++)
+    for (const unsigned char *p = (const unsigned char *)s[i]; *p; p++)
+      if (*p < 0x20 || *p == 0x7f) {
+        fprintf(stderr, "%s: %s: %s, entry %d, holds a control character (byte %d, 0x%02x): not text nhbench "
+                "writes (a damaged or hostile file?)\n", f->prog, f->path, what, i,
+                (int)(p - (const unsigned char *)s[i]) + 1, *p);
+        return -1;
+      }
+  return 0;
+}
+
 hid_t nh_r_loc(const nh_h5 *f, const char *obj) { return obj[0] == '/' ? f->file : f->group; }
 
 const char *nh_r_where(const nh_h5 *f, const char *obj, char *buf, size_t len) {
@@ -132,6 +144,12 @@ char **nh_h5_attr_strings(const nh_h5 *f, const char *obj, const char *name, int
     fprintf(stderr, "%s: %s: %s attribute '%s' of %s\n", f->prog, f->path,
             no_memory ? "out of memory for" : "cannot read", name, nh_r_where(f, obj, where, sizeof where));
   close_attr(a, type, space);
+  char what[NH_R_WHERE + 64];
+  snprintf(what, sizeof what, "attribute '%s' of %s", name, nh_r_where(f, obj, where, sizeof where));
+  if (s && strcmp(name, "spec_text") != 0 && nh_r_check_text(f, what, s, *count) != 0) { /* spec_text: many lines */
+    nh_h5_free_strings(s, *count);
+    s = NULL;
+  }
   return s;
 }
 

@@ -14,6 +14,11 @@ char *nh_r_dup(const char *s);
 /* Copies of n strings at raw, variable-length (raw holds char *) or of `size` bytes each, as a
  * NULL-terminated list for nh_h5_free_strings; NULL if out of memory (nothing left allocated). */
 char **nh_r_copy_strings(const char *raw, size_t n, size_t size, int vlen);
+/* 0 when none of the count strings holds a control character (a byte below 0x20, or 0x7f): every
+ * string nhbench writes is one line of text, except the spec's text. A line break in a label,
+ * units or a name would add a row to `export`'s tables, which the plot scripts read as data and
+ * pass on. Else -1 with a message naming `what` (an object and attribute, or a dataset). */
+int nh_r_check_text(const nh_h5 *f, const char *what, char *const *s, int count);
 /* "/kind/NAME" (or "/NAME" for the root) for messages. */
 const char *nh_r_where(const nh_h5 *f, const char *obj, char *buf, size_t len);
 /* The location an object path is relative to: the file for "/...", else the study group. */

@@ -347,6 +347,17 @@ void nh_w_scale_strings(nh_writer *w, hid_t loc, const char *name, const char *d
 /* ---- the file ------------------------------------------------------------------------------ */
 
 /* Root attributes: the study and its full provenance. */
+/* s as one line of text (attribute name), its control characters written as '?': the reader
+ * refuses them in every string but the spec's text (nh_r_check_text), and a path or a command line
+ * may hold one (a file name with a line break). */
+static void attr_one_line(nh_writer *w, hid_t obj, const char *name, const char *s) {
+  char *line = nh_w_array(w, strlen(s) + 1, 1);
+  if (!line) return;
+  for (size_t i = 0; s[i]; i++) line[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+  nh_w_attr_str(w, obj, name, line);
+  free(line);
+}
+
 static void provenance(nh_writer *w, const char *command) {
   const nh_study *st = w->st;
   char sys[NH_TEXT_CANONICAL], date[NH_TEXT_NAME];
@@ -360,10 +371,10 @@ static void provenance(nh_writer *w, const char *command) {
   nh_w_attr_i32(w, f, "n", st->sys.n);
   nh_w_attr_i32(w, f, "k", st->sys.k);
   nh_w_attr_f64(w, f, "T", st->T);
-  nh_w_attr_str(w, f, "spec_file", st->spec_file);
+  attr_one_line(w, f, "spec_file", st->spec_file);
   nh_w_attr_str(w, f, "spec_text", st->spec_text);
-  nh_w_attr_str(w, f, "overrides", st->overrides);
-  nh_w_attr_str(w, f, "command", command);
+  attr_one_line(w, f, "overrides", st->overrides);
+  attr_one_line(w, f, "command", command);
   nh_w_attr_str(w, f, "version", nh_results_version());
   nh_w_attr_str(w, f, "compiler", nh_results_compiler());
   nh_w_attr_str(w, f, "date", date);

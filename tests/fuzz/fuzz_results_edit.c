@@ -4,12 +4,16 @@
  *   [op] [target, 2 bytes] [n] [n payload bytes]   repeated
  * targets are the file's datasets and attributes in HDF5's name order; ops (op % 4): delete it,
  * overwrite its numbers (payload bytes as raw values, or with bit 4 of op as small integers, for
- * indices and counts), replace a string attribute (a dataset's `dimensions`) by the payload text,
- * or replace a dataset by one of another shape (rank and sizes from the payload). */
+ * indices and counts) or one of its strings (entry payload[0] becomes the rest of the payload: a
+ * method name of `methods`, an observable name of `order`, a component label), replace a string
+ * attribute (a dataset's `dimensions`) by the payload text, or replace a dataset by one of another
+ * shape (rank and sizes from the payload). Seeds with names that were shell or gnuplot code in
+ * tests/fuzz/corpus/results_edit/ (hostile_*), and tests/fuzz/results.dict. */
 #define _POSIX_C_SOURCE 200809L /* getpid */
 #include <hdf5.h>
 #include <string.h>
 
+#include "results/schema.h"
 #include "tests/fuzz/fuzz_common.h"
 #include "tests/fuzz/fuzz_read.h"
 
@@ -97,10 +101,35 @@ static void *values_from(const uint8_t *p, size_t len, H5T_class_t cls, size_t s
   return buf;
 }
 
-/* Overwrites the numbers of a dataset or attribute (strings and compounds are left alone). */
+/* Entry p[0] of the variable-length strings of o (a dataset, or an attribute if is_attr) becomes
+ * the text of p[1, len). */
+static void replace_string(hid_t o, int is_attr, hid_t ft, hid_t sp, const uint8_t *p, size_t len) {
+  const hssize_t n = H5Sget_simple_extent_npoints(sp);
+  if (n <= 0 || n > 4096 || len == 0) return;
+  char text[256], **s = calloc((size_t)n, sizeof *s);
+  snprintf(text, sizeof text, "%.*s", (int)(len - 1), (const char *)p + 1);
+  hid_t mt = H5Tcopy(H5T_C_S1);
+  H5Tset_size(mt, H5T_VARIABLE), H5Tset_cset(mt, H5Tget_cset(ft));
+  if (s && (is_attr ? H5Aread(o, mt, s) : H5Dread(o, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, s)) >= 0) {
+    char **entry = &s[p[0] % n], *old = *entry;
+    *entry = text;
+    if (is_attr) H5Awrite(o, mt, s);
+    else H5Dwrite(o, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, s);
+    *entry = old;
+  }
+  if (s) nh_schema_reclaim(mt, sp, s); /* also after a failed read: what it filled in (s was zeroed) */
+  free(s);
+  H5Tclose(mt);
+}
+
+/* Overwrites the numbers of a dataset or attribute, or one of its strings (compounds are left
+ * alone). */
 static void overwrite(hid_t file, const char *obj, const char *attr, const uint8_t *p, size_t len, int small) {
   const int is_attr = attr[0] != '\0';
-  hid_t o = is_attr ? H5Aopen_by_name(file, obj, attr, H5P_DEFAULT, H5P_DEFAULT) : H5Dopen2(file, obj, H5P_DEFAULT);
+  /* An attribute through its object: one opened by H5Aopen_by_name on a group or dataset below the
+   * root was not written by HDF5 1.10 ("can't locate open attribute"), silently. */
+  hid_t parent = is_attr ? H5Oopen(file, obj, H5P_DEFAULT) : -1;
+  hid_t o = is_attr ? H5Aopen(parent, attr, H5P_DEFAULT) : H5Dopen2(file, obj, H5P_DEFAULT);
   hid_t ft = is_attr ? H5Aget_type(o) : H5Dget_type(o), sp = is_attr ? H5Aget_space(o) : H5Dget_space(o);
   const H5T_class_t cls = H5Tget_class(ft);
   if (o >= 0 && (cls == H5T_INTEGER || cls == H5T_FLOAT)) {
@@ -110,9 +139,11 @@ static void overwrite(hid_t file, const char *obj, const char *attr, const uint8
     else H5Dwrite(o, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
     free(buf);
     H5Tclose(mt);
+  } else if (o >= 0 && cls == H5T_STRING && H5Tis_variable_str(ft) > 0) {
+    replace_string(o, is_attr, ft, sp, p, len);
   }
   H5Sclose(sp), H5Tclose(ft);
-  if (is_attr) H5Aclose(o);
+  if (is_attr) H5Aclose(o), H5Oclose(parent);
   else H5Dclose(o);
 }
 
