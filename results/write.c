@@ -351,6 +351,7 @@ void nh_w_scale_strings(nh_writer *w, hid_t loc, const char *name, const char *d
  * refuses them in every string but the spec's text (nh_r_check_text), and a path or a command line
  * may hold one (a file name with a line break). */
 static void attr_one_line(nh_writer *w, hid_t obj, const char *name, const char *s) {
+  if (!s) s = ""; /* as nh_w_attr_str writes NULL */
   char *line = nh_w_array(w, strlen(s) + 1, 1);
   if (!line) return;
   for (size_t i = 0; s[i]; i++) line[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
