@@ -91,38 +91,6 @@ static int out_of_memory(const ctx *c) {
   return -1;
 }
 
-/* A spec is text of at most 1 MiB ("-": standard input); a larger input (e.g. /dev/zero) is
- * refused with errno EFBIG instead of being read until memory runs out. */
-#define NH_SPEC_MAX_BYTES (1u << 20)
-
-char *nh_read_text_len(const char *path, size_t *length) {
-  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
-  size_t got;
-  while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-    len += got;
-    if (len > NH_SPEC_MAX_BYTES) {
-      free(buf);
-      if (f != stdin) fclose(f);
-      errno = EFBIG;
-      return NULL;
-    }
-    if (len + 1 == cap) {
-      char *bigger = realloc(buf, cap *= 2);
-      if (!bigger) free(buf);
-      buf = bigger;
-    }
-  }
-  if (f != stdin) fclose(f);
-  if (buf) buf[len] = '\0';
-  if (length) *length = len;
-  return buf;
-}
-
-char *nh_read_text(const char *path) { return nh_read_text_len(path, NULL); }
-
 static char *dup_str(const char *s) {
   char *d = malloc(strlen(s) + 1);
   if (d) strcpy(d, s);
@@ -490,11 +458,6 @@ static int load_methods(const ctx *c, const config_setting_t *root, nh_study *st
   return 0;
 }
 
-static const nh_method *owner_of_param(const nh_method *m, const char *name) {
-  while (m && nh_param_index(m->type->params, m->type->nparams, name) < 0) m = m->base;
-  return m;
-}
-
 /* One note per distinct reason for the grid points that were skipped, listing the points:
  * "FILE:LINE: note: 4 grid points (beta, beta2) skipped: (0.1, 0.4), ...: REASON". why[p] is the
  * reason of point p (row-major over the grid), empty when the point runs. */
@@ -541,7 +504,7 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
     const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
     const char *pname = config_setting_name(s);
     if (strcmp(pname, "method") == 0) continue;
-    const nh_method *owner = owner_of_param(tmpl, pname);
+    const nh_method *owner = nh_method_param_owner(tmpl, pname);
     if (!owner) {
       fail_at(c, s, "grid: method '%s' has no parameter '%s'", name, pname);
       goto out;
@@ -556,11 +519,9 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
     }
     if (get_numbers(c, s, &grid->values[axes], &grid->nvalues[axes]) < 0) goto out;
     /* Out-of-range values are errors in the spec; invalid combinations are skipped below. */
-    double scratch[NH_MAX_PARAMS];
     for (int j = 0; j < grid->nvalues[axes]; j++)
-      if (nh_param_set_value(owner->type->params, owner->type->nparams, scratch, pname,
-                             grid->values[axes][j], msg, sizeof msg) != 0) {
-        fail_at(c, s, "grid: %s: %s", owner->type->name, msg);
+      if (nh_method_check_param(owner, pname, grid->values[axes][j], msg, sizeof msg) != 0) {
+        fail_at(c, s, "grid: %s: %s", nh_method_type_name(owner), msg);
         goto out;
       }
     axes++;
@@ -1142,70 +1103,6 @@ void nh_config_syntax_error(const char *path, const char *text, const config_t *
   char at[NH_TEXT_PATH + 16];
   snprintf(at, sizeof at, "%s:%d", path, config_error_line(cfg));
   syntax_error(at, text, cfg, err, errlen);
-}
-
-/* The integer literal at p (its first digit; neg: a '-' before it) of path's line: its length into
- * *n; 0 if libconfig 1.5 reads it as written, else -1 with the message. libconfig reads a literal
- * without the L suffix into an int without an overflow check (decimal wraps; hex from 0x80000000
- * on reads negative), and one with L into 64 bits (decimal beyond clamped, hex beyond wrapped). */
-static int integer_literal(const char *p, int neg, size_t *n, const char *path, int line, char *err, size_t errlen) {
-  const int hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && isxdigit((unsigned char)p[2]);
-  const char *digits = hex ? p + 2 : p;
-  const char *end = digits + strspn(digits, hex ? "0123456789abcdefABCDEF" : "0123456789");
-  const int wide = end[0] == 'L', suffix = wide + (wide && end[1] == 'L');
-  const int len = (int)(end - p);
-  *n = (size_t)(end + suffix - p);
-  /* '.', '_' or a letter or digit after it: a real (1.5, 1e3) or part of a name, no integer. */
-  const char next = end[suffix];
-  if (next == '.' || next == '_' || isalnum((unsigned char)next)) return 0;
-  errno = 0;
-  const unsigned long long magnitude = strtoull(digits, NULL, hex ? 16 : 10);
-  const int range = errno == ERANGE;
-  if (!wide && !hex && (range || magnitude > (unsigned long long)INT_MAX + (unsigned)neg)) {
-    snprintf(err, errlen,
-             "%s:%d: the integer %s%.*s does not fit in 32 bits, and libconfig would read it wrapped; "
-             "write it with an L suffix (%s%.*sL) or as a real (%s%.*s.0, exact up to 2^53)",
-             path, line, neg ? "-" : "", len, p, neg ? "-" : "", len, p, neg ? "-" : "", len, p);
-    return -1;
-  }
-  if (!wide && hex && (range || magnitude > INT_MAX)) {
-    snprintf(err, errlen, "%s:%d: the integer %.*s does not fit in a signed 32-bit int, and libconfig would read it "
-             "wrapped; write it with an L suffix (%.*sL)", path, line, len, p, len, p);
-    return -1;
-  }
-  if (wide && (range || magnitude > (unsigned long long)LLONG_MAX + (unsigned)(neg && !hex))) {
-    snprintf(err, errlen, "%s:%d: the integer %s%.*sL does not fit in a signed 64-bit integer, and libconfig would "
-             "read it as another", path, line, neg ? "-" : "", len, p);
-    return -1;
-  }
-  return 0;
-}
-
-/* libconfig 1.5 reads an integer literal without an overflow check: `seed = 4294967297;` and
- * `seed = 0x100000001;` silently become 1. Such a literal (integer_literal) is refused here,
- * before libconfig sees it, naming file, line and value. Returns 0 or -1. */
-int nh_config_check_integers(const char *path, const char *text, char *err, size_t errlen) {
-  int line = 1;
-  for (const char *p = text; *p; p++) {
-    if (*p == '\n') line++;
-    else if (*p == '"') { /* a string, with its escapes */
-      while (p[1] && p[1] != '"') p += p[1] == '\\' && p[2] ? 2 : 1;
-      if (p[1]) p++;
-    }
-    else if (*p == '#' || (*p == '/' && p[1] == '/')) p += strcspn(p, "\n") - 1;
-    else if (*p == '/' && p[1] == '*') {
-      const char *e = strstr(p + 2, "*/");
-      for (const char *q = p; q < (e ? e : p + strlen(p)); q++) line += *q == '\n';
-      if (!e) break;
-      p = e + 1;
-    } else if (isdigit((unsigned char)*p) &&
-               (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.'))) {
-      size_t n;
-      if (integer_literal(p, p > text && p[-1] == '-', &n, path, line, err, errlen) < 0) return -1;
-      p += n - 1;
-    }
-  }
-  return 0;
 }
 
 int nh_study_load(const char *path, const char *const *overrides, int noverrides, nh_study *st,
