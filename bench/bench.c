@@ -82,7 +82,7 @@ static double time_method(const nh_system *sys, const nh_method *m, double h, lo
   nh_system_default_state(sys, &x);
   if (nh_method_init(m, sys, &x, h, cost) != NH_STEP_OK) return -1;
   double t0 = omp_get_wtime();
-  if (nh_integrate(m, sys, &x, steps, h, cost, 0, NULL) != NH_STEP_OK) return -1;
+  if (nh_integrate(m, sys, &x, steps, h, cost, NULL) != NH_STEP_OK) return -1;
   return omp_get_wtime() - t0;
 }
 
@@ -231,7 +231,7 @@ static void bench_floors(const char *spec NH_UNUSED) { /* the tables of one syst
       nh_state x = x0;
       nh_method_init(m, &sys, &x, h, &cost);
       double t0 = omp_get_wtime();
-      nh_integrate(m, &sys, &x, steps, h, &cost, 0, NULL);
+      nh_integrate(m, &sys, &x, steps, h, &cost, NULL);
       const double t_harness = omp_get_wtime() - t0;
       nh_floor_state s = floor_state_of(&x0);
       t0 = omp_get_wtime();
@@ -245,7 +245,7 @@ static void bench_floors(const char *spec NH_UNUSED) { /* the tables of one syst
     nh_cost check = {0};
     nh_method_init(m, &sys, &x, h, &check);
     check = (nh_cost){0};
-    nh_integrate(m, &sys, &x, CHECK_STEPS, h, &check, 0, NULL);
+    nh_integrate(m, &sys, &x, CHECK_STEPS, h, &check, NULL);
     nh_floor_state s = floor_state_of(&x0);
     const long floor_its = run_floor(f, &s, h, CHECK_STEPS);
     nh_floor_state one_on = floor_state_of(&x0);
@@ -577,7 +577,7 @@ static void bench_sampling(const char *spec NH_UNUSED) { /* the tables of one sy
     nh_state x = st.x0;
     nh_cost cost = {0};
     double t0 = omp_get_wtime();
-    nh_integrate(m, &st.sys, &x, st.nsteps, h, &cost, 0, NULL);
+    nh_integrate(m, &st.sys, &x, st.nsteps, h, &cost, NULL);
     t[0][r] = omp_get_wtime() - t0;
     samples[0] = 0, dE[0] = nh_energy(&st.sys, x.q, x.v) - nh_energy(&st.sys, st.x0.q, st.x0.v);
     t[1][r] = sampled_run_time(&st, h, energy, 0, 10, &samples[1], &dE[1]);

@@ -231,6 +231,41 @@ int nh_method_has_discrete_constraint(const nh_method *m);
 void nh_method_discrete_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
                                    double h, double *out);
 
+/* What a method defines for the studies' observables, decided here once, so that no study opens
+ * a method's table. A composition defines its sub-steps' discrete constraint (above), but no
+ * multiplier (unless its last sub-step ends at t_{k+1}), discrete energy or action of its own. */
+/* Why m defines no multiplier for its steps, NULL if it does (nh_method_lambda_time). */
+const char *nh_method_lacks_multiplier(const nh_method *m);
+/* Why m defines no discrete energy, NULL if it does; its discrete energy for the step x → y of
+ * size h (the h the step was taken with), NaN when it has none. */
+const char *nh_method_lacks_discrete_energy(const nh_method *m);
+double nh_method_discrete_energy(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                 double h);
+/* Why m does not update the Herglotz action z, NULL if it (or the method it composes) does. */
+const char *nh_method_lacks_action(const nh_method *m);
+/* 1 when m (or the method it composes) carries h-dependent history from step to step (NH_HISTORY). */
+int nh_method_has_history(const nh_method *m);
+/* 1 when m defines a discrete action L_d; L_d(q0, q1) of a step of size h from time t, NaN when it
+ * defines none (or this instance is not variational). */
+int nh_method_has_discrete_action(const nh_method *m);
+double nh_method_discrete_action(const nh_method *m, const nh_system *sys, double t, const double *q0,
+                                 const double *q1, double h);
+/* The other multiplier m's step computes, at its start node (nh_newmark's λ_k), from its result
+ * y into out (k entries): 0, or -1 (out untouched) when m computes none. */
+int nh_method_start_multiplier(const nh_method *m, const nh_system *sys, const nh_state *y, double *out);
+/* m's own discrete constraint for its step x → y into out (k entries), cheap enough for every step
+ * of a run: 0, or -1 (out untouched) when the system has no constraint or m defines none of its
+ * own; a composition's (nh_method_discrete_constraint replays its sub-steps, at the cost of a
+ * step) is not one of its own. */
+int nh_method_own_discrete_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                      double h, double *out);
+/* The method of m's nesting (m, or the method it composes, …) that has parameter name; NULL if
+ * none. Its type's name, and whether value is a valid value of that parameter (0, or -1 with the
+ * reason in err). */
+const nh_method *nh_method_param_owner(const nh_method *m, const char *name);
+const char *nh_method_type_name(const nh_method *m);
+int nh_method_check_param(const nh_method *m, const char *name, double value, char *err, size_t errlen);
+
 /* Reference solution of the index-reduced ODE by GSL's rk8pd at tight tolerance
  * (integrators/reference.c): x(T) from x0. Returns 0, -1 if the solver failed, or
  * NH_REFERENCE_NO_MEMORY if it could not be set up. */

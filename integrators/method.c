@@ -416,3 +416,62 @@ double nh_method_param(const nh_method *m, const char *name) {
   int i = nh_param_index(m->type->params, m->type->nparams, name);
   return i < 0 ? NAN : m->p[i];
 }
+
+const char *nh_method_lacks_multiplier(const nh_method *m) {
+  if (nh_method_lambda_time(m) != NH_LAMBDA_NONE) return NULL;
+  return m->base ? "a composition's multiplier is its last sub-step's, defined only when that ends at t_{k+1}"
+                 : "the method defines no multiplier (it integrates the index-reduced ODE or eliminates lambda)";
+}
+
+const char *nh_method_lacks_discrete_energy(const nh_method *m) {
+  if (m->base) return "compositions define discrete energies per sub-step only";
+  return m->type->discrete_energy ? NULL : "the method defines no discrete energy";
+}
+
+double nh_method_discrete_energy(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                 double h) {
+  return nh_method_lacks_discrete_energy(m) ? NAN : m->type->discrete_energy(m, sys, x, y, h);
+}
+
+const char *nh_method_lacks_action(const nh_method *m) {
+  while (m->base) m = m->base;
+  return m->type->properties & NH_TRACKS_ACTION ? NULL : "only contact (Herglotz) methods track the action z";
+}
+
+int nh_method_has_history(const nh_method *m) {
+  for (; m; m = m->base)
+    if (m->type->properties & NH_HISTORY) return 1;
+  return 0;
+}
+
+int nh_method_has_discrete_action(const nh_method *m) { return m->type->discrete_action != NULL; }
+
+double nh_method_discrete_action(const nh_method *m, const nh_system *sys, double t, const double *q0,
+                                 const double *q1, double h) {
+  return m->type->discrete_action ? m->type->discrete_action(m, sys, t, q0, q1, h) : NAN;
+}
+
+int nh_method_start_multiplier(const nh_method *m, const nh_system *sys, const nh_state *y, double *out) {
+  if (!m->type->start_multiplier) return -1;
+  m->type->start_multiplier(m, sys, y, out);
+  return 0;
+}
+
+int nh_method_own_discrete_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                                      double h, double *out) {
+  if (m->base || !m->type->discrete_constraint || sys->k == 0) return -1;
+  m->type->discrete_constraint(m, sys, x, y, h, out);
+  return 0;
+}
+
+const nh_method *nh_method_param_owner(const nh_method *m, const char *name) {
+  while (m && nh_param_index(m->type->params, m->type->nparams, name) < 0) m = m->base;
+  return m;
+}
+
+const char *nh_method_type_name(const nh_method *m) { return m->type->name; }
+
+int nh_method_check_param(const nh_method *m, const char *name, double value, char *err, size_t errlen) {
+  double scratch[NH_MAX_PARAMS];
+  return nh_param_set_value(m->type->params, m->type->nparams, scratch, name, value, err, errlen) != 0 ? -1 : 0;
+}

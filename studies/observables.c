@@ -72,10 +72,7 @@ static const char *needs_constraints(const nh_method *m NH_UNUSED, const nh_syst
 static const char *has_lambda(const nh_method *m, const nh_system *sys) {
   if (sys->k == 0) return "the system has no constraints";
   if (!m) return NULL;
-  if (nh_method_lambda_time(m) == NH_LAMBDA_NONE)
-    return m->base ? "a composition's multiplier is its last sub-step's, defined only when that ends at t_{k+1}"
-                   : "the method defines no multiplier (it integrates the index-reduced ODE or eliminates lambda)";
-  return NULL;
+  return nh_method_lacks_multiplier(m);
 }
 
 static const char *has_holonomic(const nh_method *m NH_UNUSED, const nh_system *sys) {
@@ -90,16 +87,11 @@ static const char *has_discrete_constraint(const nh_method *m, const nh_system *
 }
 
 static const char *has_discrete_energy(const nh_method *m, const nh_system *sys NH_UNUSED) {
-  if (!m) return NULL;
-  if (m->base) return "compositions define discrete energies per sub-step only";
-  return m->type->discrete_energy ? NULL : "the method defines no discrete energy";
+  return m ? nh_method_lacks_discrete_energy(m) : NULL;
 }
 
 static const char *tracks_action(const nh_method *m, const nh_system *sys NH_UNUSED) {
-  if (!m) return NULL;
-  const nh_method *b = m;
-  while (b->base) b = b->base;
-  return b->type->properties & NH_TRACKS_ACTION ? NULL : "only contact (Herglotz) methods track the action z";
+  return m ? nh_method_lacks_action(m) : NULL;
 }
 
 static const char *has_invariants(const nh_method *m NH_UNUSED, const nh_system *sys) {
@@ -128,7 +120,7 @@ static void eval_reference_energy(const nh_obs_ctx *c, double *out) {
 }
 
 static void eval_discrete_energy(const nh_obs_ctx *c, double *out) {
-  out[0] = c->m->type->discrete_energy(c->m, c->sys, c->prev, c->cur, c->h); /* h: as eval_discrete_constraint */
+  out[0] = nh_method_discrete_energy(c->m, c->sys, c->prev, c->cur, c->h); /* h: as eval_discrete_constraint */
 }
 
 /* P = −α(t) vᵀM(q)v + F(t)·v = −2α(t)T + F(t)·v, the rate of work of the damping and forcing
@@ -225,7 +217,7 @@ static void eval_discrete_energy_error(const nh_obs_ctx *c, double *out) {
     out[0] = NAN;
     return;
   }
-  const double Ed = c->m->type->discrete_energy(c->m, c->sys, c->prev, c->cur, c->h);
+  const double Ed = nh_method_discrete_energy(c->m, c->sys, c->prev, c->cur, c->h);
   out[0] = Ed - nh_energy(c->sys, mid.q, mid.v);
 }
 

@@ -114,12 +114,6 @@ static void fill_nan(double *p, size_t count) {
   for (size_t i = 0; i < count; i++) p[i] = NAN;
 }
 
-static int uses_history(const nh_method *m) {
-  for (; m; m = m->base)
-    if (m->type->properties & NH_HISTORY) return 1;
-  return 0;
-}
-
 /* One step of m from x to y, after m's own init of x if `init`: the status of whichever failed
  * first. A one-step study does not measure cost: the counters are thrown away. */
 static nh_step_status step_from(const nh_method *m, const nh_system *sys, nh_state *x, nh_state *y, double h,
@@ -133,7 +127,7 @@ static nh_step_status step_from(const nh_method *m, const nh_system *sys, nh_sta
  * when there is no such step (no adjoint, a two-step method, a failed step). */
 static int adjoint_round_trip(const nh_method *m, const nh_method *adj, const nh_system *sys, const nh_state *y,
                               double h, nh_state *z) {
-  if (!adj || uses_history(m) || uses_history(adj)) return -1;
+  if (!adj || nh_method_has_history(m) || nh_method_has_history(adj)) return -1;
   nh_state start = *y;
   return step_from(adj, sys, &start, z, -h, adj->type != m->type) == NH_STEP_OK ? 0 : -1;
 }
@@ -410,8 +404,8 @@ static int step_structure(const nh_study *st, nh_onestep_result *r, const truth 
   r->reversal_defect[task] = nh_onestep_adjoint_defect(m, m, sys, x, y, h, st->norm);
   r->cond[task] = nh_onestep_newton_cond(m, sys, x, y, h);
   r->cond_unscaled[task] = nh_onestep_newton_cond_unscaled(m, sys, x, y, h);
-  if (m->type->discrete_action && isfinite(tr->action)) {
-    double Ld = m->type->discrete_action(m, sys, point->t, point->q, tr->end.q, h);
+  if (nh_method_has_discrete_action(m) && isfinite(tr->action)) {
+    double Ld = nh_method_discrete_action(m, sys, point->t, point->q, tr->end.q, h);
     r->action_err[task] = isnan(Ld) ? NAN : fabs(Ld - tr->action);
   }
   return embedding_residual(st, point, y, h, tr->grid, &r->embedding_residual[task]);
@@ -472,7 +466,7 @@ static int onestep_task(const nh_study *st, nh_onestep_result *r, const truth *t
     for (int a = 0; a < k; a++) r->lambda[sk + a] = y.lambda[a], dl[a] = y.lambda[a] - ref[a];
     r->lambda_err[task] = norm_nan(NH_NORM_MAX, k, dl);
   }
-  if (m->type->start_multiplier && k > 0) m->type->start_multiplier(m, sys, &y, r->lambda_start + sk);
+  if (k > 0) nh_method_start_multiplier(m, sys, &y, r->lambda_start + sk);
   return step_structure(st, r, tr, m, adjoints[mi], &point, &x, &y, h, task);
 }
 
@@ -572,7 +566,7 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
       goto fail;
     }
     nd.lambda |= nh_method_lambda_time(st->methods[mi]) != NH_LAMBDA_NONE;
-    nd.action |= st->methods[mi]->type->discrete_action != NULL;
+    nd.action |= nh_method_has_discrete_action(st->methods[mi]);
   }
 
   /* Points along the true solution from each initial condition. */

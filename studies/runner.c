@@ -13,28 +13,6 @@
 #include "studies/checkpoint.h"
 #include "studies/sampling.h"
 
-int nh_integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nsteps, double h, nh_cost *cost,
-                 double deadline, double *residual) {
-  /* Steps alternate between *x and y (no copy back per step); the last state ends in *x. */
-  nh_state y = *x, *cur = x, *next = &y; /* y initialised: a step may leave unused fields alone */
-  int st = NH_STEP_OK;
-  double t0 = x->t;
-  if (residual) *residual = nh_constraint_residual(sys, x->q, x->v);
-  for (long s = 0; s < nsteps; s++) {
-    if ((st = nh_method_step(m, sys, cur, next, h, cost)) != NH_STEP_OK) break;
-    nh_state *done = next;
-    next = cur, cur = done;
-    cur->t = t0 + (double)(s + 1) * h; /* no accumulated round-off in t */
-    if (residual) *residual = fmax(*residual, nh_constraint_residual(sys, cur->q, cur->v));
-    if (deadline > 0 && (s & 63) == 63 && omp_get_wtime() > deadline) {
-      st = NH_RUN_TIMED_OUT;
-      break;
-    }
-  }
-  if (cur != x) *x = *cur;
-  return st;
-}
-
 /* ---------------------------------------------------------------------------------------------- */
 /* Convergence: per method and h, the error at T against the exact solution or the reference.     */
 
@@ -42,9 +20,7 @@ int nh_integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nst
 static double discrete_residual(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
                                 double h) {
   double d[NH_MAX_K];
-  if (m->base || !m->type->discrete_constraint || sys->k == 0) return NAN;
-  m->type->discrete_constraint(m, sys, x, y, h, d);
-  return nh_norm_max(sys->k, d);
+  return nh_method_own_discrete_constraint(m, sys, x, y, h, d) == 0 ? nh_norm_max(sys->k, d) : NAN;
 }
 
 /* max_a |λ_N − λ(t*)| of the run `task`, t* the time the method's last multiplier approximates,
@@ -83,39 +59,43 @@ static void state_errors(const nh_study *st, nh_convergence_result *r, long task
   r->err_v[task] = nh_state_norm(st->norm, n, d + n);
 }
 
-/* One run to T; the step loop keeps the last step for the method's own quantities. */
+/* What a convergence run keeps of its steps: the largest constraint residual and the largest
+ * entry of the method's own discrete constraint over every step (task-local: per-step writes to
+ * shared arrays would false-share cache lines). */
+typedef struct {
+  double residual, discrete;
+} step_maxima;
+
+static int convergence_step(void *ctx, const nh_evolve *e) {
+  step_maxima *mx = ctx;
+  mx->residual = fmax(mx->residual, nh_constraint_residual(e->sys, e->x->q, e->x->v));
+  mx->discrete = fmax(mx->discrete, discrete_residual(e->m, e->sys, e->prev, e->x, e->h)); /* fmax drops the NaN */
+  return NH_STEP_OK;
+}
+
+/* One run to T. */
 static int convergence_task(void *ctx, long task) {
   const nh_study *st = ((nh_study_tasks *)ctx)->st;
   nh_convergence_result *r = ((nh_study_tasks *)ctx)->result;
   const nh_system *sys = &st->sys;
   const int nh = st->nh, n = sys->n, mi = (int)(task / nh), hi = (int)(task % nh);
-  const nh_method *m = st->methods[mi];
-  const double h = st->h[hi];
-  const long nsteps = lround(st->T / h);
-  nh_state x = st->x0, prev = st->x0;
-  nh_cost cost = {0};
-  double t0 = omp_get_wtime(), residual = nh_constraint_residual(sys, x.q, x.v), disc = NAN;
-  /* Task-local accumulators: per-step writes to shared arrays would false-share cache lines. */
-  int status = nh_method_init(m, sys, &x, h, &cost);
-  for (long s = 0; s < nsteps && status == NH_STEP_OK; s++) {
-    nh_state y;
-    if ((status = nh_method_step(m, sys, &x, &y, h, &cost)) != NH_STEP_OK) break;
-    prev = x;
-    x = y;
-    x.t = st->x0.t + (double)(s + 1) * h; /* no accumulated round-off in t */
-    residual = fmax(residual, nh_constraint_residual(sys, x.q, x.v));
-    double d = discrete_residual(m, sys, &prev, &x, h);
-    disc = fmax(disc, d); /* fmax ignores the NaN it starts from */
-  }
+  const long nsteps = lround(st->T / st->h[hi]);
+  nh_evolve e;
+  nh_evolve_start(&e, st->methods[mi], sys, &st->x0, st->h[hi], 1);
+  step_maxima mx = {nh_constraint_residual(sys, st->x0.q, st->x0.v), NAN};
+  const double t0 = omp_get_wtime();
+  int status = nh_evolve_init(&e);
+  if (status == NH_STEP_OK) status = nh_evolve_steps(&e, nsteps, convergence_step, &mx);
+  const nh_state *x = e.x;
   r->wall_time[task] = omp_get_wtime() - t0;
   r->status[task] = status;
-  r->cost[task] = cost;
-  r->residual[task] = residual;
-  r->discrete_residual[task] = disc;
-  r->z[task] = x.z;
+  r->cost[task] = e.cost;
+  r->residual[task] = mx.residual;
+  r->discrete_residual[task] = mx.discrete;
+  r->z[task] = x->z;
   double *fin = r->final_state + (size_t)task * 2 * n, *lam = r->final_lambda + (size_t)task * NH_MAX_K;
-  for (int i = 0; i < n; i++) fin[i] = x.q[i], fin[n + i] = x.v[i];
-  for (int a = 0; a < NH_MAX_K; a++) lam[a] = status == NH_STEP_OK && nsteps > 0 && a < sys->k ? x.lambda[a] : NAN;
+  for (int i = 0; i < n; i++) fin[i] = x->q[i], fin[n + i] = x->v[i];
+  for (int a = 0; a < NH_MAX_K; a++) lam[a] = status == NH_STEP_OK && nsteps > 0 && a < sys->k ? x->lambda[a] : NAN;
   return 0;
 }
 

@@ -1,5 +1,6 @@
-/* Runs sampled along the way (studies/sampling.h). With no observables the loop is the plain
- * stepping loop nh_integrate between samples, so sampling costs nothing when nothing is asked. */
+/* Runs sampled along the way (studies/sampling.h), through the one stepping loop
+ * (integrators/evolve.h): with no observables nothing but the energy is computed at a sample, and
+ * no state is kept or copied per step, so sampling costs nothing when nothing is asked. */
 #include "studies/sampling.h"
 
 #include <math.h>
@@ -83,22 +84,10 @@ static int sample(nh_sampled_run *r, nh_truth *tr, unsigned needs, double E0, co
   return 0;
 }
 
-/* K steps from *x, leaving the state before the last step in *prev and the one before that in
- * *prev2 (from the samples before, when K = 1). */
-static int steps_keeping_last(nh_sampled_run *r, nh_state *x, nh_state *prev, nh_state *prev2, double *residual) {
-  const nh_system *sys = &r->st->sys;
-  const double t0 = r->x0.t;
-  long first = lround((x->t - t0) / r->h);
-  for (int j = 0; j < r->K; j++) {
-    nh_state y;
-    int st = nh_method_step(r->m, sys, x, &y, r->h, &r->cost);
-    if (st != NH_STEP_OK) return st;
-    *prev2 = *prev;
-    *prev = *x;
-    *x = y;
-    x->t = t0 + (double)(first + j + 1) * r->h; /* as nh_integrate: no accumulated round-off in t */
-    *residual = fmax(*residual, nh_constraint_residual(sys, x->q, x->v));
-  }
+/* The evolve observer of a sampled run: the largest constraint residual. */
+static int track_residual(void *ctx, const nh_evolve *e) {
+  double *residual = ctx;
+  *residual = fmax(*residual, nh_constraint_residual(e->sys, e->x->q, e->x->v));
   return NH_STEP_OK;
 }
 
@@ -107,28 +96,27 @@ int nh_sampled_run_go(nh_sampled_run *r) {
   const int nsamples = (int)(r->nsteps / r->K) + 1, row = r->layout ? r->layout->row : 0;
   const unsigned needs = needs_of(r);
   const double E0 = nh_energy(sys, r->x0.q, r->x0.v);
-  nh_state x = r->x0, prev, prev2;
   nh_truth tr;
   nh_truth_start(&tr, sys, &r->x0, r->st->reference_tol);
-  memset(&r->cost, 0, sizeof r->cost);
+  /* The states before the last two steps are kept for the observables (a discrete energy spans
+   * a step, some quantities two). */
+  nh_evolve e;
+  nh_evolve_start(&e, r->m, sys, &r->x0, r->h, row ? 2 : 0);
   r->max_abs_dE = 0;
-  r->max_residual = nh_constraint_residual(sys, x.q, x.v);
-  r->status = nh_method_init(r->m, sys, &x, r->h, &r->cost);
+  r->max_residual = nh_constraint_residual(sys, r->x0.q, r->x0.v);
+  r->status = nh_evolve_init(&e);
   r->reached = 0;
   int rc = 0;
   for (int s = 0; s < nsamples && r->status == NH_STEP_OK; s++) {
-    double res = 0;
-    if (s > 0) {
-      r->status = row ? steps_keeping_last(r, &x, &prev, &prev2, &res)
-                      : nh_integrate(r->m, sys, &x, r->K, r->h, &r->cost, 0, &res);
-      if (r->status != NH_STEP_OK) break;
-    }
-    r->max_residual = fmax(r->max_residual, res);
-    double dE = nh_energy(sys, x.q, x.v) - E0;
+    double chunk = 0; /* the residuals of the steps to this sample, kept only when they all succeeded */
+    if (s > 0 && (r->status = nh_evolve_steps(&e, r->K, track_residual, &chunk)) != NH_STEP_OK) break;
+    r->max_residual = fmax(r->max_residual, chunk);
+    const nh_state *x = e.x;
+    double dE = nh_energy(sys, x->q, x->v) - E0;
     if (r->dE) r->dE[s] = dE;
     /* prev2 exists once two steps are taken: s·K ≥ 2 */
-    const nh_state *two_back = (long)s * r->K >= 2 ? &prev2 : NULL;
-    if (row && (rc = sample(r, &tr, needs, E0, s ? &prev : NULL, two_back, &x, r->values + (size_t)s * row)) < 0) {
+    const nh_state *two_back = e.k >= 2 ? e.prev2 : NULL;
+    if (row && (rc = sample(r, &tr, needs, E0, s ? e.prev : NULL, two_back, x, r->values + (size_t)s * row)) < 0) {
       r->status = NH_STEP_SOLVER_FAILED;
       break;
     }
@@ -139,6 +127,7 @@ int nh_sampled_run_go(nh_sampled_run *r) {
   }
   for (int s = r->reached; r->dE && s < nsamples; s++) r->dE[s] = NAN;
   for (size_t i = (size_t)r->reached * row; r->values && i < (size_t)nsamples * row; i++) r->values[i] = NAN;
-  r->final = x;
+  r->final = *e.x;
+  r->cost = e.cost;
   return rc;
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "core/rng.h" /* nh_stream_seed: the stream of initial condition i is (seed, i) */
+#include "integrators/evolve.h" /* the one stepping loop */
 #include "integrators/integrator.h"
 
 #include "studies/observables.h"
@@ -349,12 +350,10 @@ int nh_study_check_room(const nh_study *st, double disk_free, double memory, cha
  * of memory. */
 int nh_column_quantile(int rows, int cols, const double *x, double p, double *out);
 
-/* Integrates nsteps steps of size h from x; x->t advances as t0 + s·h exactly. residual (may be
- * NULL) receives the maximal constraint residual max_a |A(q)v + b| over the run, the start
- * included. deadline > 0: an omp_get_wtime() value after which the run stops with
- * NH_RUN_TIMED_OUT (checked every 64 steps). Returns NH_STEP_OK or the failing status. */
-int nh_integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nsteps, double h, nh_cost *cost,
-                 double deadline, double *residual);
+/* The evolve observer (integrators/evolve.h) of a timed run: NH_RUN_TIMED_OUT once omp_get_wtime()
+ * is past the deadline at ctx (a double), looked at every 64 steps (the clock costs about as much
+ * as a step of rk4); else NH_STEP_OK. */
+int nh_study_time_limit(void *ctx, const nh_evolve *e);
 
 /* count random states on D at the energy, state i drawn from the stream (seed, i) by the
  * system's sampler (nh_sample_on_D). Returns 0, nh_sample_on_D's failure code (-1, -2), or

@@ -61,8 +61,8 @@ static void round_trip(const nh_study *st, const nh_method *m, const nh_state *x
   nh_state start = *x0, z = *end;
   nh_cost unused = {0};
   *defect = *defect_lambda = NAN;
-  if (status != NH_STEP_OK || (m->type->properties & NH_HISTORY) || nh_method_init(m, sys, &start, h, &unused) != 0 ||
-      nh_integrate(m, sys, &z, nsteps, -h, &unused, 0, NULL) != NH_STEP_OK)
+  if (status != NH_STEP_OK || nh_method_has_history(m) || nh_method_init(m, sys, &start, h, &unused) != 0 ||
+      nh_integrate(m, sys, &z, nsteps, -h, &unused, NULL) != NH_STEP_OK)
     return;
   double d[2 * NH_MAX_N];
   for (int i = 0; i < sys->n; i++) d[i] = z.q[i] - start.q[i], d[sys->n + i] = z.v[i] - start.v[i];

@@ -3,7 +3,7 @@
  *
  * Reference: the true solution at ics[0].t + T (nh_study_reference_at: exact, or rk8pd with its
  * estimated error), tightened after the runs to the smallest error (reference_tol = "auto").
- * Per task (method, h), `repeats` runs from ics[0]: init, then nh_integrate over lround(T/h) steps
+ * Per task (method, h), `repeats` runs from ics[0]: init, then the evolve loop over lround(T/h) steps
  * with the deadline (run start) + time_limit.
  *   err[NH_WP_NORMS]  from the first run's final state (final_state), after the runs: (q,v) max, (q,v) 2, q max, q 2, v max, v 2
  *   cost              the first run's counters (init included); deterministic, the same for every
@@ -74,6 +74,10 @@ static void errors_at_T(const nh_study *st, nh_work_precision_result *r, long ta
   e[5] = nh_norm_2(n, d + n);
 }
 
+int nh_study_time_limit(void *ctx, const nh_evolve *e) {
+  return (e->k & 63) == 0 && omp_get_wtime() > *(const double *)ctx ? NH_RUN_TIMED_OUT : NH_STEP_OK;
+}
+
 static int wp_task(void *ctx, long task) { /* allocates nothing: it cannot run out of memory */
   const nh_study *st = ((nh_study_tasks *)ctx)->st;
   nh_work_precision_result *r = ((nh_study_tasks *)ctx)->result;
@@ -87,17 +91,16 @@ static int wp_task(void *ctx, long task) { /* allocates nothing: it cannot run o
 
   for (int rep = 0; rep < R; rep++) wt[rep] = NAN;
   for (int rep = 0; rep < R && status == NH_STEP_OK; rep++) {
-    nh_state x = st->ics[0];
-    nh_cost cost = {0};
-    const double t0 = omp_get_wtime();
-    status = nh_method_init(m, sys, &x, h, &cost);
-    if (status == NH_STEP_OK)
-      status = nh_integrate(m, sys, &x, nsteps, h, &cost, t0 + st->time_limit, NULL);
+    nh_evolve e;
+    nh_evolve_start(&e, m, sys, &st->ics[0], h, 0);
+    const double t0 = omp_get_wtime(), deadline = t0 + st->time_limit;
+    status = nh_evolve_init(&e);
+    if (status == NH_STEP_OK) status = nh_evolve_steps(&e, nsteps, nh_study_time_limit, (void *)&deadline);
     wt[rep] = omp_get_wtime() - t0;
     if (rep == 0) {
-      r->cost[task] = cost;
-      r->work[task] = work_of(&cost);
-      for (int i = 0; i < sys->n; i++) fin[i] = x.q[i], fin[sys->n + i] = x.v[i];
+      r->cost[task] = e.cost;
+      r->work[task] = work_of(&e.cost);
+      for (int i = 0; i < sys->n; i++) fin[i] = e.x->q[i], fin[sys->n + i] = e.x->v[i];
     }
   }
   r->status[task] = status;

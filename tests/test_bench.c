@@ -660,7 +660,7 @@ Test(bench, floors_table_at_its_stated_step_size, .timeout = 60) {
     nh_cost cost = {0};
     cr_assert_eq(nh_method_init(m, &sys, &x, 0.2, &cost), NH_STEP_OK);
     cost = (nh_cost){0};
-    cr_assert_eq(nh_integrate(m, &sys, &x, 20, 0.2, &cost, 0, NULL), NH_STEP_OK, "%s", name);
+    cr_assert_eq(nh_integrate(m, &sys, &x, 20, 0.2, &cost, NULL), NH_STEP_OK, "%s", name);
     const double want = (double)cost.newton_iterations / 20;
     cr_expect(fabs(its - want) <= 0.005 + 1e-12, "%s: %g Newton iterations per step printed, %g stepped here", name,
               its, want);

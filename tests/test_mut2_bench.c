@@ -285,7 +285,7 @@ Test(mut2_bench, bench_quick_figures_recomputed, .timeout = 240) {
         nh_system_default_state(&sys, &st);
         nh_cost cost = {0};
         cr_assert_eq(nh_method_init(m, &sys, &st, systems[s].h, &cost), NH_STEP_OK);
-        cr_assert_eq(nh_integrate(m, &sys, &st, steps, systems[s].h, &cost, 0, NULL), NH_STEP_OK);
+        cr_assert_eq(nh_integrate(m, &sys, &st, steps, systems[s].h, &cost, NULL), NH_STEP_OK);
         const double want[3] = {(double)cost.newton_iterations / steps, (double)cost.rhs_evals / steps,
                                 (double)cost.jacobian_evals / steps};
         const double got[3] = {newton, rhs, jac};

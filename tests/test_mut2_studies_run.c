@@ -94,42 +94,47 @@ Test(mut2_studies_run, order_fit_chooses_its_points) {
   cr_expect(isnan(p) && first == -1 && count == 0);
 }
 
-/* ---- nh_integrate's deadline --------------------------------------------------------------------- */
+/* ---- the evolve loop and the time limit ------------------------------------------------------- */
 
 /* A deadline already past stops the loop at the first check, after step 64 (checked every 64
  * steps): status NH_RUN_TIMED_OUT, the state and the counters those of 64 steps, t = 64 h; 63
- * steps finish before any check. No deadline (0) never stops. */
+ * steps finish before any check. A deadline far ahead never stops it. */
 Test(mut2_studies_run, deadline_checked_every_64_steps) {
   nh_system sys = test_system("chaotic_particle", NULL);
   nh_method *m = test_method("rk4");
   nh_state x0;
   nh_system_default_state(&sys, &x0);
-  const double h = 0.01, past = 1e-9; /* omp_get_wtime() is far beyond 1e-9 s */
-  nh_state ref = x0, x = x0;
-  nh_cost cref = {0}, c = {0};
-  double rref, r;
-  cr_assert_eq(nh_integrate(m, &sys, &ref, 64, h, &cref, 0, &rref), NH_STEP_OK);
-  cr_expect_eq(nh_integrate(m, &sys, &x, 200, h, &c, past, &r), NH_RUN_TIMED_OUT);
-  cr_expect_eq(c.steps, 64ull);
-  cr_expect_eq(c.rhs_evals, cref.rhs_evals);
-  cr_expect_eq(memcmp(x.q, ref.q, sizeof x.q), 0);
-  cr_expect_eq(memcmp(x.v, ref.v, sizeof x.v), 0);
-  cr_expect_eq(x.t, x0.t + 64 * h);
-  cr_expect_eq(r, rref);
-  x = x0, c = (nh_cost){0};
-  cr_expect_eq(nh_integrate(m, &sys, &x, 63, h, &c, past, NULL), NH_STEP_OK);
-  cr_expect_eq(c.steps, 63ull);
-  x = x0, c = (nh_cost){0};
-  cr_expect_eq(nh_integrate(m, &sys, &x, 200, h, &c, 0, NULL), NH_STEP_OK);
+  const double h = 0.01, past = 1e-9, ahead = omp_get_wtime() + 3600; /* omp_get_wtime() is far beyond 1e-9 s */
+  nh_state ref = x0;
+  nh_cost cref = {0};
+  double rref;
+  cr_assert_eq(nh_integrate(m, &sys, &ref, 64, h, &cref, &rref), NH_STEP_OK);
+  nh_evolve e;
+  nh_evolve_start(&e, m, &sys, &x0, h, 0);
+  cr_expect_eq(nh_evolve_steps(&e, 200, nh_study_time_limit, (void *)&past), NH_RUN_TIMED_OUT);
+  cr_expect_eq(e.cost.steps, 64ull);
+  cr_expect_eq(e.k, 64);
+  cr_expect_eq(e.cost.rhs_evals, cref.rhs_evals);
+  cr_expect_eq(memcmp(e.x->q, ref.q, sizeof ref.q), 0);
+  cr_expect_eq(memcmp(e.x->v, ref.v, sizeof ref.v), 0);
+  cr_expect_eq(e.x->t, x0.t + 64 * h);
+  nh_evolve_start(&e, m, &sys, &x0, h, 0);
+  cr_expect_eq(nh_evolve_steps(&e, 63, nh_study_time_limit, (void *)&past), NH_STEP_OK);
+  cr_expect_eq(e.cost.steps, 63ull);
+  nh_evolve_start(&e, m, &sys, &x0, h, 0);
+  cr_expect_eq(nh_evolve_steps(&e, 200, nh_study_time_limit, (void *)&ahead), NH_STEP_OK);
+  cr_expect_eq(e.cost.steps, 200ull);
+  cr_expect_eq(e.x->t, x0.t + 200 * h);
+  /* nh_integrate: 200 steps, t = t0 + 200 h; zero steps: the state unchanged, the residual that of
+   * the start. */
+  nh_state x = x0;
+  nh_cost c = {0};
+  double r;
+  cr_expect_eq(nh_integrate(m, &sys, &x, 200, h, &c, NULL), NH_STEP_OK);
   cr_expect_eq(c.steps, 200ull);
   cr_expect_eq(x.t, x0.t + 200 * h);
-  /* A deadline far ahead never stops it. */
-  x = x0, c = (nh_cost){0};
-  cr_expect_eq(nh_integrate(m, &sys, &x, 200, h, &c, omp_get_wtime() + 3600, NULL), NH_STEP_OK);
-  cr_expect_eq(c.steps, 200ull);
-  /* Zero steps: the state unchanged, the residual that of the start. */
   x = x0;
-  cr_expect_eq(nh_integrate(m, &sys, &x, 0, h, &c, 0, &r), NH_STEP_OK);
+  cr_expect_eq(nh_integrate(m, &sys, &x, 0, h, &c, &r), NH_STEP_OK);
   cr_expect_eq(memcmp(&x, &x0, sizeof x), 0);
   cr_expect_eq(r, nh_constraint_residual(&sys, x0.q, x0.v));
   nh_method_free(m);
@@ -146,7 +151,7 @@ static void energy_errors(const nh_system *sys, const nh_method *m, const nh_sta
   const double E0 = nh_energy(sys, x0->q, x0->v);
   cr_assert_eq(nh_method_init(m, sys, &x, h, &c), NH_STEP_OK);
   for (int s = 0; s < ns; s++) {
-    if (s) cr_assert_eq(nh_integrate(m, sys, &x, K, h, &c, 0, NULL), NH_STEP_OK);
+    if (s) cr_assert_eq(nh_integrate(m, sys, &x, K, h, &c, NULL), NH_STEP_OK);
     d[s] = nh_energy(sys, x.q, x.v) - E0;
   }
 }
@@ -275,7 +280,7 @@ Test(mut2_studies_run, random_initial_conditions_start_at_t_0) {
     nh_cost cost = {0};
     cr_assert_eq(nh_method_init(st.methods[0], &st.sys, &x, 0.1, &cost), NH_STEP_OK);
     for (int s = 0; s < ns; s++) {
-      if (s) cr_assert_eq(nh_integrate(st.methods[0], &st.sys, &x, 4, 0.1, &cost, 0, NULL), NH_STEP_OK);
+      if (s) cr_assert_eq(nh_integrate(st.methods[0], &st.sys, &x, 4, 0.1, &cost, NULL), NH_STEP_OK);
       const double *v = r.samples.values + ((size_t)ic * ns + s) * row;
       for (int i = 0; i < n; i++)
         cr_expect(fabs(v[i] - x.q[i]) <= 1e-12 * (1 + fabs(x.q[i])), "ic %d sample %d q%d: %.17g, stepped here %.17g",

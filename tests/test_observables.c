@@ -483,7 +483,7 @@ Test(trajectory, samples_match_independent_run) {
         for (int s = 0; s < r.nsamples_h[hi]; s++) {
           double t = r.t[(size_t)hi * r.nsamples + s];
           cr_assert_eq(t, st.ics[ic].t + s * K * st.h[hi]);
-          if (s) cr_assert_eq(nh_integrate(st.methods[mi], &st.sys, &x, K, st.h[hi], &cost, 0, NULL), 0);
+          if (s) cr_assert_eq(nh_integrate(st.methods[mi], &st.sys, &x, K, st.h[hi], &cost, NULL), 0);
           const double *v = r.samples.values + (run * r.nsamples + s) * row;
           for (int i = 0; i < n; i++) cr_assert_eq(v[r.samples.offset[o_q] + i], x.q[i], "q sample %d", s);
           cr_assert_eq(st.sys.type->exact(st.sys.p, &st.ics[ic], t, &ex), 0);
@@ -1083,9 +1083,9 @@ Test(trajectory, round_trip_back_to_the_start) {
   nh_cost cost = {0};
   cr_assert_eq(nh_method_init(st.methods[0], &st.sys, &x, 0.1, &cost), NH_STEP_OK);
   start = x;
-  cr_assert_eq(nh_integrate(st.methods[0], &st.sys, &x, 100, 0.1, &cost, 0, NULL), NH_STEP_OK);
+  cr_assert_eq(nh_integrate(st.methods[0], &st.sys, &x, 100, 0.1, &cost, NULL), NH_STEP_OK);
   end = x;
-  cr_assert_eq(nh_integrate(st.methods[0], &st.sys, &end, 100, -0.1, &cost, 0, NULL), NH_STEP_OK);
+  cr_assert_eq(nh_integrate(st.methods[0], &st.sys, &end, 100, -0.1, &cost, NULL), NH_STEP_OK);
   double d = 0, dl = 0;
   for (int i = 0; i < st.sys.n; i++) d = fmax(d, fmax(fabs(end.q[i] - start.q[i]), fabs(end.v[i] - start.v[i])));
   for (int a = 0; a < st.sys.k; a++) dl = fmax(dl, fabs(end.lambda[a] - start.lambda[a]));

@@ -171,7 +171,7 @@ Test(reference, sixth_order_errors_near_round_off_are_fitted) {
   nh_state y = st.x0, ref_t;
   nh_cost cost = {0};
   cr_assert_eq(nh_method_init(st.methods[1], &st.sys, &y, h, &cost), NH_STEP_OK);
-  cr_assert_eq(nh_integrate(st.methods[1], &st.sys, &y, lround(st.T / h), h, &cost, 0, NULL), NH_STEP_OK);
+  cr_assert_eq(nh_integrate(st.methods[1], &st.sys, &y, lround(st.T / h), h, &cost, NULL), NH_STEP_OK);
   const double ts = nh_method_multiplier_time(st.methods[1], tN - h, tN);
   double lam[NH_MAX_K], d = 0;
   cr_assert_eq(nh_reference_solve(&st.sys, &st.x0, ts, r.reference.tol, &ref_t), 0);

@@ -175,7 +175,7 @@ Test(statistics, running_max_of_constraint_residual) {
     hand = fmax(hand, last);
   }
   double res;
-  cr_assert_eq(nh_integrate(m, &sys, &x0, 100, 0.2, &cost, 0, &res), NH_STEP_OK);
+  cr_assert_eq(nh_integrate(m, &sys, &x0, 100, 0.2, &cost, &res), NH_STEP_OK);
   cr_expect_eq(res, hand);
   cr_expect(hand > last, "the maximum is not the last residual here (%g vs %g)", hand, last);
   nh_method_free(m);
@@ -242,7 +242,7 @@ Test(statistics, ensemble_per_run_statistics_from_the_series) {
       memcpy(x.q, r.q0 + ic * 5, sizeof(double) * 5), memcpy(x.v, r.v0 + ic * 5, sizeof(double) * 5);
       nh_cost cost = {0};
       double res;
-      cr_assert_eq(nh_integrate(st.methods[mi], &st.sys, &x, st.nsteps, st.step, &cost, 0, &res), 0);
+      cr_assert_eq(nh_integrate(st.methods[mi], &st.sys, &x, st.nsteps, st.step, &cost, &res), 0);
       cr_expect_eq(r.max_residual[mi * nic + ic], res, "method %d IC %d: %g vs %g", mi, ic, r.max_residual[mi * nic + ic], res);
     }
   for (int mi = 0; mi < st.nmethods; mi++) {

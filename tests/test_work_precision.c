@@ -281,7 +281,7 @@ Test(work_precision, errors_against_the_tightened_reference) {
     nh_state x = st.ics[0];
     nh_cost cost = {0};
     cr_assert_eq(nh_method_init(st.methods[0], &st.sys, &x, h[hi], &cost), NH_STEP_OK);
-    cr_assert_eq(nh_integrate(st.methods[0], &st.sys, &x, lround(10.0 / h[hi]), h[hi], &cost, 0, NULL), NH_STEP_OK);
+    cr_assert_eq(nh_integrate(st.methods[0], &st.sys, &x, lround(10.0 / h[hi]), h[hi], &cost, NULL), NH_STEP_OK);
     double e = 0;
     for (int i = 0; i < st.sys.n; i++) e = fmax(e, fmax(fabs(x.q[i] - ref.q[i]), fabs(x.v[i] - ref.v[i])));
     cr_expect_eq(r.err[hi * NH_WP_NORMS], e, "h = %g: %g, by hand %g", h[hi], r.err[hi * NH_WP_NORMS], e);
