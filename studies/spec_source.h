@@ -6,7 +6,21 @@
 #ifndef NH_SPEC_SOURCE_H
 #define NH_SPEC_SOURCE_H
 
+#include <libconfig.h>
 #include <stddef.h>
+
+/* The whole text of a file ("-": standard input) of at most 1 MiB, NUL-terminated, malloc'd; NULL
+ * with errno set when it cannot be read (EFBIG when larger). */
+char *nh_read_text(const char *path);
+/* nh_read_text, and its length in bytes into *len (the text may hold NUL bytes). */
+char *nh_read_text_len(const char *path, size_t *len);
+/* "FILE:LINE: syntax error in `the line` (hint)": libconfig's parse error of `text` (the file's
+ * contents; NULL: no line shown) in cfg, for specs and claims files alike. */
+void nh_config_syntax_error(const char *path, const char *text, const config_t *cfg, char *err, size_t errlen);
+/* Refuses (-1, "FILE:LINE: the integer ... does not fit in 32 bits ...") a decimal integer literal of
+ * text without the L suffix outside the int range, which libconfig 1.5 would silently wrap; strings
+ * and comments are skipped. For specs and claims files alike. */
+int nh_config_check_integers(const char *path, const char *text, char *err, size_t errlen);
 
 /* Includes nest at most this deep (libconfig's own limit): deeper is a cycle or a mistake. */
 #define NH_INCLUDE_DEPTH 10
