@@ -28,7 +28,7 @@
 #include "studies/study.h"
 
 /* --quick: the same tables from a few thousand steps, for the test that every table runs and that
- * the LU floor computes the harness's numbers (tests/test_bench.c); figures then mean little. */
+ * the LU floor computes the harness's numbers (tests/performance/test_bench.c); figures then mean little. */
 static int quick;
 
 static const char *const methods[] = {
@@ -458,7 +458,7 @@ static void lockstep_rows(int m, const nh_floor_state *start, double h, long ste
 
 /* The stretch item of issue 11: ensembles stepped L = 4 and 8 trajectories at a time in SIMD
  * lockstep, against the scalar floor stepping them one after the other, with the same final
- * states to the bit and the same Newton iterations per trajectory (tests/test_bench.c checks
+ * states to the bit and the same Newton iterations per trajectory (tests/performance/test_bench.c checks
  * both). L = 1, one trajectory at a time through the lockstep code, separates lockstep's gain (the
  * L = 4 and 8 rows' ratios over its) from the code's own. The runs interleaved, so that machine
  * noise hits each alike. */

@@ -5,7 +5,7 @@
  * sizes, no function pointers. Each computes the same numbers as the harness's method (same
  * equations, predictor, unknown scaling and Newton stopping rule), so its state agrees with the
  * harness's to round-off and its Newton iteration count is the same: bench.c prints both
- * differences and tests/test_bench.c checks them. */
+ * differences and tests/performance/test_bench.c checks them. */
 #include "bench/floors.h"
 
 #include <math.h>

@@ -4,7 +4,7 @@
 
 /* Written out rather than called from GSL: at these sizes (m ≤ 24, mostly 1 to 12) GSL's LU and
  * Cholesky spend most of their time in views, BLAS dispatch and permutation objects; `make bench`
- * measures both ("small dense LU solves") and tests/test_core.c compares the answers with GSL's. */
+ * measures both ("small dense LU solves") and tests/core/test_core.c compares the answers with GSL's. */
 
 /* Cholesky S = L Lᵀ in place (L in the lower triangle, the upper one left as it was); -1 unless
  * every pivot is positive and finite. */

@@ -1,5 +1,5 @@
 /* Fixed quadrature rules shared by the methods: tables, so that a step allocates nothing (GSL's
- * gsl_integration_glfixed_table_alloc would, per call; tests/test_core.c checks these tables
+ * gsl_integration_glfixed_table_alloc would, per call; tests/core/test_core.c checks these tables
  * against it). */
 #ifndef NH_QUADRATURE_H
 #define NH_QUADRATURE_H

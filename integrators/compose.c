@@ -104,7 +104,7 @@ static int table_order(const nh_method *m) {
  * sub-step's size: the sub-steps are not one-step maps of (q, v), and the order conditions above 4
  * do not hold. Measured: 4.00 for yoshida6 and mclachlan8 on every constrained system nh_rattle
  * applies to, the table's order without constraints (the composition matrix,
- * tests/test_order_matrix.c; issue 46 item 3). */
+ * tests/contracts/test_order_matrix.c; issue 46 item 3). */
 #define ORDER_OVER_PREVIOUS_STEP 4
 
 /* sys NULL: the order on a constrained system, what `list` and a bare method name claim. */

@@ -38,7 +38,7 @@
  * previous projection's multiplier. The step therefore reports its whole constraint impulse per
  * unit time, λ̄ = −Λ/(h²(1 + hD3)) − y_{j+1}/h: (3.4)'s part at A(q_j) and the end projection's at
  * A(q_{j+1}), each half a step, which approximates λ(t_j + h/2) (to O(h²) for herglotz2, O(h) for
- * herglotz1 and la1; tests/test_method_hooks_js_herglotz.c). Discrete constraint: A(q_d)Δq/h +
+ * herglotz1 and la1; tests/integrators/test_method_hooks_js_herglotz.c). Discrete constraint: A(q_d)Δq/h +
  * b(q_d) at the scheme's point; energy: the midpoint energy of spec §6; Newton: the system below.
  * constraint_evals counts A(q_j), the predictor's A(q_j), one per iteration at x_γ (none for γ = 0:
  * the left-point constraint reuses A(q_j)) and the end projection's A(q_{j+1}).

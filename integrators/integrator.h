@@ -141,7 +141,7 @@ typedef struct nh_integrator_type {
    * residual F and analytic Jacobian J (row-major, size×size) at unknowns X for the step from x of
    * size h, and the unknowns X that correspond to a step's result y. Used for the condition number
    * of the Newton Jacobian (spec/newmark.md §2.5) and finite-difference checks. All three or none
-   * (tests/test_registry.c). Allocate nothing. */
+   * (tests/contracts/test_registry.c). Allocate nothing. */
   int (*newton_size)(const nh_method *m, const nh_system *sys);
   /* NULL, or why results of this instance are unreliable although it runs, e.g. nh_newmark at
    * β + β' = ½ with allow_ill_conditioned=1 (spec/newmark.md §2.5): stored with the method in results files. */

@@ -122,7 +122,7 @@ const nh_integrator_type nh_integrator_mp418 = {
     .step = mp_step,
     .lambda_time = NH_LAMBDA_MIDPOINT,
     .lambda_doc = "lambda of (b), h mu(qbar)^T lambda with qbar = q_k + (h/2) v_k the original node: "
-                  "approximates lambda(t_k + h/2) to O(h^2), as js_b's (tests/test_new_methods.c)",
+                  "approximates lambda(t_k + h/2) to O(h^2), as js_b's (tests/integrators/test_mp418_nh_energy.c)",
     .discrete_constraint = mp_constraint,
     .discrete_constraint_doc = "(d): mu(q_{k+1}) v_{k+1}, the constraint at the step's end",
     .newton_size = nh_newton_velocity_size,

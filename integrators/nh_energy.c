@@ -30,7 +30,7 @@
  * h → −h, Λ → −Λ, so that Φ_{−h} ∘ Φ_h = id: off D the map is not near the identity, since (c)
  * reflects the normal velocity, μ(q_{k+1})v_{k+1} = −μ(q_k)v_k + O(h²). A composition's sub-steps
  * leave the O(h²) node residuals of different step sizes, which then no longer cancel: the triple
- * jump of nh_energy is only of order 2 (measured, tests/test_new_methods.c), so compositions refuse
+ * jump of nh_energy is only of order 2 (measured, tests/integrators/test_mp418_nh_energy.c), so compositions refuse
  * it instead of claiming order 4.
  *
  * Newton on X = [v_{k+1} | Λ] (Λ = hλ keeps the Jacobian O(1)), q_{k+1} eliminated by (a), so

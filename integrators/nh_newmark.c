@@ -29,7 +29,7 @@
  * so λ'_{k+1} → λ* − (1−2α)(1−2β+2β')/(1−2β−2β') κ: an O(1) offset for α ≠ ½ (e.g. the last
  * sub-step of Ψ_h, α = 1, gives λ* + κ). The determinant 1−2β−2β' is Remark 3.3's ill-conditioning.
  * The velocity-weighted (1−γ)λ_k + γλ'_{k+1}, γ = ½+β−β', is consistent for every α
- * (tests/test_method_hooks_newmark.c checks both limits).
+ * (tests/integrators/test_method_hooks_newmark.c checks both limits).
  * The hooks: discrete_constraint Φ(q_k, q_{k+1}) of (N3) (not multiplied by h), discrete_action
  * L_d^{sym,α} for β = β' = 0 (Prop 3.5; NaN otherwise), and the Newton system (R1), (R3), (R4)·h
  * in Y, n + 2k whatever path the step takes.
@@ -539,7 +539,7 @@ static void newton_unknowns(const nh_method *m NH_UNUSED, const nh_system *sys, 
  * diag(row)·J·diag(col). What stays: (N1) multiplied by M (M = I in the paper's examples; for
  * another constant M a non-diagonal factor that h does not enter) and v1 eliminated through (N2),
  * an exact Schur complement (the spec's check measures h^-3 and h^-5 with it,
- * tests/test_method_hooks_newmark.c). */
+ * tests/integrators/test_method_hooks_newmark.c). */
 static void newton_scaling(const nh_method *m NH_UNUSED, const nh_system *sys, double h, double *row, double *col) {
   const int n = sys->n, dim = n + 2 * sys->k; /* newton_size */
   for (int i = 0; i < dim; i++) {

@@ -46,14 +46,14 @@
  * unknowns (none of the registered systems at s ≤ 4). Damping, forcing and affine constraints are
  * handled. The claim assumes index 2, C = A M⁻¹Aᵀ invertible along the solution: on the Foucault
  * pendulum, whose A(q) = (−y, x) vanishes at the origin that every trajectory crosses, s = 3 and 4
- * lose their order near the crossing (tests/test_spark.c; tests/orders/spark_foucault_pendulum.cfg).
+ * lose their order near the crossing (tests/integrators/test_spark.c; tests/orders/spark_foucault_pendulum.cfg).
  * Symmetric on D: under (q_k, v_k) ↔ (q_{k+1}, v_{k+1}), h → −h and the stages reversed, both
  * tables satisfy x_{s+1−i,s+1−j} = b_j − x_ij, so (S1)–(S4) map to themselves (IIIB's zero last
  * column to its constant first column b_1) and (S5) to g(q_k, v_k) = 0, which holds on D: there
  * Φ_{−h} ∘ Φ_h = id (off D the step lands on D and cannot come back); compositions over
- * spark(s=2) reach their orders (tests/test_spark.c, tests/orders/spark_*particle.cfg).
+ * spark(s=2) reach their orders (tests/integrators/test_spark.c, tests/orders/spark_*particle.cfg).
  * What a step leaves: y->lambda = λ_s, the last stage's multiplier (c_s = 1), in the +Aᵀλ
- * convention, an O(h^{s−1}) approximation of λ(t_{k+1}) (measured, tests/test_spark.c).
+ * convention, an O(h^{s−1}) approximation of λ(t_{k+1}) (measured, tests/integrators/test_spark.c).
  * newton_unknowns cannot read the stages off a step's result (y holds q_{k+1} and v_{k+1} only): it
  * solves the step from x again, the same deterministic Newton, and returns its solution.
  * Cost: rhs_evals counts ∇V evaluations (∇V(q_k) once, stages 2..s−1 per iteration, ∇V(q_{k+1})
@@ -80,7 +80,7 @@ _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* 
 
 /* Lobatto IIIA and IIIB for s = 2, 3, 4 (E. Hairer, G. Wanner, Solving Ordinary Differential
  * Equations II, 2nd ed., Springer 1996, §IV.5; the same values as odelab's LobattoIIIA and
- * LobattoIIIB tableaux). IIIA satisfies C(s) and IIIB D(s), both B(2s − 2) (tests/test_spark.c
+ * LobattoIIIB tableaux). IIIA satisfies C(s) and IIIB D(s), both B(2s − 2) (tests/integrators/test_spark.c
  * checks them). */
 const nh_lobatto_pair nh_lobatto_pairs[NH_SPARK_MAX_S + 1] = {
     [2] = {.s = 2,

@@ -8,7 +8,7 @@
  * internal step, ode15i's "step 10x smaller" read as max/output step 0.01, spec §6 table); the
  * error is set by rtol and atol, not by h. The solver memory lives in a per-thread workspace (one
  * per family) that nh_method_init creates (all allocation happens there: the step routines only
- * call IDASolve/CVode, which then allocate nothing; tests/test_no_alloc.c checks it with SUNDIALS
+ * call IDASolve/CVode, which then allocate nothing; tests/contracts/test_no_alloc.c checks it with SUNDIALS
  * linked statically, so that its mallocs are counted too). A step continues the
  * solver's own history when the incoming state is the one the previous step returned (q, v bit
  * for bit, t within round-off: the runner recomputes t = t0 + s h) for the same method, system and

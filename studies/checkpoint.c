@@ -213,7 +213,7 @@ nh_checkpoint *nh_checkpoint_open(const char *path, const char *key, long ntasks
   }
   for (long t = 0; t < ntasks; t++) c->offset[t] = -1;
   snprintf(c->path, sizeof c->path, "%s", path);
-  /* Fault injection for tests/test_resume.c: NHBENCH_KILL_AFTER=N kills the process with SIGKILL
+  /* Fault injection for tests/faults/test_resume.c: NHBENCH_KILL_AFTER=N kills the process with SIGKILL
    * right after its N-th append, as a kill -9 at that moment would: deterministic, where a timed
    * kill would race runs of a few milliseconds. */
   const char *kill_after = getenv("NHBENCH_KILL_AFTER");

@@ -134,7 +134,7 @@ static int exact(const double *p, const nh_state *x0, double t, nh_state *x) {
 
 /* The notebook's solutions through (x, ẋ) = (1, 0) at s = 0, taken at s = t0 = 1 (the default):
  * n = 0: (1 − 1/6, −1/3); n = 1: (sin 1, cos 1 − sin 1); n = 5: ((4/3)^{−1/2}, −(1/3)(4/3)^{−3/2}).
- * tests/test_time_dependent.c checks them against these formulas. */
+ * tests/systems/test_time_dependent.c checks them against these formulas. */
 static const double q_n0[] = {0.8333333333333334}, v_n0[] = {-0.3333333333333333};
 static const double q_n1[] = {0.8414709848078965}, v_n1[] = {-0.30116867893975674};
 static const double q_n5[] = {0.8660254037844387}, v_n5[] = {-0.21650635094610965};

@@ -58,18 +58,18 @@ typedef struct nh_system_type {
   /* Optional kernel: the curvature term (DA(q)[v])v + (Db(q)[v]), out[a] = Σ_ij ∂_j μ^a_i v_i v_j
    * + Σ_j ∂_j b^a v_j, which the index-reduced ODE evaluates in every right-hand side; without it
    * nh_curvature_term contracts constraints_jacobian's dense k×n×n tensor (issue 11: a system
-   * whose dA is sparse writes the few products out). tests/test_systems.c checks it against
+   * whose dA is sparse writes the few products out). tests/systems/test_systems.c checks it against
    * that contraction. */
   void (*constraint_curvature)(const double *p, const double *q, const double *v, double *out);
   /* Optional kernel: the q-derivative of A(q)w at fixed w, D[a*n + l] = Σ_i ∂_l μ^a_i(q) w_i (k×n),
    * the constraint rows of the Newton Jacobians of discrete constraints A(x)Δq; without it
    * nh_constraint_derivative contracts constraints_jacobian's dense tensor (issue 11).
-   * tests/test_systems.c checks it against that contraction. */
+   * tests/systems/test_systems.c checks it against that contraction. */
   void (*constraint_derivative)(const double *p, const double *q, const double *w, double *D);
   /* Optional fused kernel: the index-reduced acceleration a = M⁻¹(f + Aᵀλ) and its multiplier λ
    * (k) at (t, q, v) in closed form, what nh_acceleration and nh_multiplier compute generically
    * from the functions above (spec/newmark.md §2.0). For systems whose right-hand side dominates
-   * the studies (the chaotic particle of make study-chaotic); tests/test_systems.c checks it
+   * the studies (the chaotic particle of make study-chaotic); tests/systems/test_systems.c checks it
    * against the generic path. Returns 0, or -1 where the multiplier is undefined. */
   int (*acceleration)(const double *p, double t, const double *q, const double *v, double *a, double *lambda);
   /* Affine part b(q) of the constraints (k) and its Jacobian db[a*n + j] = ∂b^a/∂q^j; NULL for

@@ -1,5 +1,5 @@
 /* Comparing results files dataset by dataset, for the tests that check that a run is the same
- * bit for bit whatever way it was made (tests/test_resume.c: resumed runs; tests/mpi/test_mpi.c:
+ * bit for bit whatever way it was made (tests/faults/test_resume.c: resumed runs; tests/mpi/test_mpi.c:
  * runs over MPI ranks). */
 #ifndef NH_TEST_H5COMPARE_H
 #define NH_TEST_H5COMPARE_H

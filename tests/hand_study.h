@@ -1,5 +1,5 @@
-/* Studies built by hand, without a spec file, for the runner tests (tests/test_onestep.c,
- * tests/test_work_precision.c): the part every kind shares. The caller sets the step sizes and
+/* Studies built by hand, without a spec file, for the runner tests (tests/studies/test_onestep.c,
+ * tests/studies/test_work_precision.c): the part every kind shares. The caller sets the step sizes and
  * the kind's own fields, and frees the study with test_hand_study_release. */
 #ifndef NH_TEST_HAND_STUDY_H
 #define NH_TEST_HAND_STUDY_H

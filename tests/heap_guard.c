@@ -1,8 +1,8 @@
 /* The allocator of nhbench's own code under test (tests/helpers.h): the test binary and
  * nhbench_checked, the nhbench the tests run, are linked with --wrap=malloc/calloc/realloc/free
  * (and the GSL objects nhbench allocates), so every block of nhbench's code goes through here:
- * counted (tests/test_no_alloc.c: steps allocate nothing), failed on request (the out-of-memory
- * paths), guarded by a pattern past its end, and tracked until freed (tests/test_leaks.c; and
+ * counted (tests/contracts/test_no_alloc.c: steps allocate nothing), failed on request (the out-of-memory
+ * paths), guarded by a pattern past its end, and tracked until freed (tests/faults/test_leaks.c; and
  * tests/leak_at_exit.c, which nhbench_checked ends with, with a check of its descriptors). */
 #include <errno.h>
 #include <gsl/gsl_integration.h>
@@ -25,7 +25,7 @@ void __real_free(void *p);
 int test_counting;
 long test_allocations;
 
-/* Fault injection for the out-of-memory paths (tests/test_study_failures.c): while it is > 0,
+/* Fault injection for the out-of-memory paths (tests/faults/test_study_failures.c): while it is > 0,
  * each allocation counts it down, and the one that brings it to 0 fails (returns NULL). Atomic:
  * the runners allocate from OpenMP threads too. */
 long test_fail_allocation;
@@ -57,7 +57,7 @@ static const uint64_t MAGIC = 0x6e68626e63686b31u, FREED = 0x6e68626e63686b30u;
 static unsigned char *guard_of(unsigned char *head) {
   return head + HEAD + ((uint64_t *)head)[0];
 }
-/* Blocks of ours allocated and not yet freed (tests/test_leaks.c); -1 without the guard. */
+/* Blocks of ours allocated and not yet freed (tests/faults/test_leaks.c); -1 without the guard. */
 static long live_blocks;
 long test_live_blocks(void) { return NH_HEAP_GUARD ? __atomic_load_n(&live_blocks, __ATOMIC_SEQ_CST) : -1; }
 

@@ -153,7 +153,7 @@ static inline int test_run_nhbench(const char *args, char *out, size_t outlen) {
 }
 
 /* `nhbench run tests/data/SPEC -o PATH SET`, PATH a temporary file named by the caller's file
- * (prefix, e.g. "mut-bench") and TAG; it must succeed. */
+ * (prefix, e.g. "cli-output") and TAG; it must succeed. */
 static inline void test_results_file(char *path, size_t len, const char *prefix, const char *tag, const char *spec,
                                      const char *set) {
   char args[1024];
@@ -164,11 +164,11 @@ static inline void test_results_file(char *path, size_t len, const char *prefix,
 }
 
 /* The HDF5 identifiers open in this process, of every kind our code opens: files, groups, datasets,
- * attributes, and the datatypes, dataspaces and property lists counted by tests/test_hdf5_ids.c's
+ * attributes, and the datatypes, dataspaces and property lists counted by tests/faults/test_hdf5_ids.c's
  * wrappers (a leaked H5Pcreate or H5Screate is no open object of a file: H5Fget_obj_count does not
  * see it, and HDF5 1.10 counts the identifiers of its own types for no one). */
 long test_open_hdf5_ids(void);
-/* The call of the wrapped HDF5 function NAME (tests/test_hdf5_ids.c: those that make a datatype,
+/* The call of the wrapped HDF5 function NAME (tests/faults/test_hdf5_ids.c: those that make a datatype,
  * a dataspace or a property list) that comes after AFTER more successful ones fails with -1;
  * NULL: none fails. */
 void test_fail_hdf5(const char *name, int after);

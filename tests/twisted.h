@@ -1,6 +1,6 @@
-/* A test-only nonholonomic system shared by tests/test_newmark_family.c and
- * tests/test_method_hooks_newmark.c (and its variable-mass twin, in
- * tests/test_method_hooks_js_herglotz.c): non-diagonal M, and a constraint that moves along its own
+/* A test-only nonholonomic system shared by tests/integrators/test_newmark_family.c and
+ * tests/integrators/test_method_hooks_newmark.c (and its variable-mass twin, in
+ * tests/integrators/test_method_hooks_js_herglotz.c): non-diagonal M, and a constraint that moves along its own
  * force, so that (N3) of spec/newmark.md is nonlinear in Λ0 for α ≠ 0 and dla's k-dimensional
  * problem needs Newton. Include it only where `twisted` is used (its data are static). */
 #ifndef NH_TEST_TWISTED_H

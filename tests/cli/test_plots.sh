@@ -1,0 +1,58 @@
+#!/bin/sh
+# Checks plots/make_plots.sh end to end: runs every studies/examples/*.cfg into a temporary
+# directory, plots it, and checks the exit status and that every expected PDF and PNG exists and
+# is not empty; then the failure paths: bad usage (2), a missing path (2), a file that is not .h5
+# (2), a broken .h5 beside a good one (1, the good one still plotted), one file as the argument.
+#   NHBENCH=build/nhbench tests/cli/test_plots.sh        (needs gnuplot; about 10 s)
+# Exit status: 0 if every check passed, 1 otherwise; each failed check is named on stderr.
+set -u
+NHBENCH=${NHBENCH:-build/nhbench}
+case $0 in */*) root=${0%/*}/../.. ;; *) root=../.. ;; esac
+mp="$root/plots/make_plots.sh"
+command -v gnuplot >/dev/null 2>&1 || { echo "test_plots.sh: gnuplot not found" >&2; exit 1; }
+[ -x "$NHBENCH" ] || { echo "test_plots.sh: no nhbench at $NHBENCH (set NHBENCH=...)" >&2; exit 1; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "test_plots.sh: FAIL: $*" >&2; fails=$((fails + 1)); }
+expect_status() {  # expect_status WANT WHAT COMMAND...
+  want=$1 what=$2; shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
+  [ "$got" -eq "$want" ] || { fail "$what: exit status $got, expected $want"; cat "$tmp/err" >&2; }
+}
+
+mkdir "$tmp/ex"
+for spec in "$root"/studies/examples/*.cfg; do
+  "$NHBENCH" run "$spec" -o "$tmp/ex/$(basename "$spec" .cfg).h5" >/dev/null 2>&1 || fail "nhbench run $spec"
+done
+expect_status 0 "make_plots.sh on the examples" env NHBENCH="$NHBENCH" "$mp" "$tmp/ex"
+# The figures each study kind must give (the examples' observables, methods and grids).
+for f in convergence_convergence ensemble_energy_m0 ensemble_energy_methods ensemble_variance \
+         ensemble_series_constraint_residual onestep_local_error onestep_action_error \
+         trajectory_series_energy trajectory_series_error_q_2 trajectory_series_derived \
+         trajectory_series_discrete_constraint work_precision_err_work work_precision_err_time; do
+  for ext in pdf png; do
+    [ -s "$tmp/ex/plots/$f.$ext" ] || fail "missing or empty: plots/$f.$ext"
+  done
+done
+# Nothing on stderr from gnuplot (warnings about empty data, key overflow) for the examples.
+[ -s "$tmp/err" ] && { fail "make_plots.sh wrote to stderr on the examples:"; cat "$tmp/err" >&2; }
+
+# Failure paths; the negative controls of the checks above.
+expect_status 2 "no argument" env NHBENCH="$NHBENCH" "$mp"
+expect_status 2 "two arguments" env NHBENCH="$NHBENCH" "$mp" "$tmp/ex" "$tmp/ex"
+expect_status 2 "missing path" env NHBENCH="$NHBENCH" "$mp" "$tmp/nonexistent"
+expect_status 2 "not a .h5 file" env NHBENCH="$NHBENCH" "$mp" "$root/README.md"
+mkdir "$tmp/bad"
+echo "not HDF5" >"$tmp/bad/broken.h5"
+cp "$tmp/ex/onestep.h5" "$tmp/bad/"
+expect_status 1 "a broken file beside a good one" env NHBENCH="$NHBENCH" "$mp" "$tmp/bad"
+[ -s "$tmp/bad/plots/onestep_local_error.png" ] || fail "the good file was not plotted beside a broken one"
+# One file as the argument: plotted into its directory's plots/.
+mkdir "$tmp/one"
+cp "$tmp/ex/work_precision.h5" "$tmp/one/"
+expect_status 0 "one file" env NHBENCH="$NHBENCH" "$mp" "$tmp/one/work_precision.h5"
+[ -s "$tmp/one/plots/work_precision_err_time.pdf" ] || fail "one file: no plots/work_precision_err_time.pdf"
+
+[ $fails -eq 0 ] && echo "test_plots.sh: all checks passed"
+[ $fails -eq 0 ]
