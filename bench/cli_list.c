@@ -71,7 +71,7 @@ static void print_method_observables(const nh_integrator_type *t) {
     printf("    discrete constraint: %s\n", t->discrete_constraint_doc ? t->discrete_constraint_doc : "");
   if (t->discrete_energy) printf("    discrete energy: %s\n", t->discrete_energy_doc ? t->discrete_energy_doc : "");
   if (t->discrete_action) printf("    discrete action: defined (variational)\n");
-  if (t->newton_size) printf("    Newton system: analytic Jacobian exposed (cond(J) in one-step studies)\n");
+  if (t->newton) printf("    Newton system: analytic Jacobian exposed (cond(J) in one-step studies)\n");
 }
 
 static int list_methods(const char *filter) {

@@ -146,6 +146,8 @@ static int is_symmetric(const nh_method *m) { return m->p[P_ALPHA] == 0.5; }
 /* As nh_newmark(0,0,α) (Prop 3.4/3.5): order 2 for α = ½, else 1. */
 static int order(const nh_method *m) { return is_symmetric(m) ? 2 : 1; }
 
+static const nh_newton_hooks newton_hooks = {newton_size, newton_eval, newton_unknowns, NULL};
+
 const nh_integrator_type nh_integrator_dla = {
     .name = "dla",
     .doc = "Discrete Lagrange-d'Alembert (Cortes-Martinez) two-step recurrence with L_d^{sym,alpha} "
@@ -173,7 +175,5 @@ const nh_integrator_type nh_integrator_dla = {
     .discrete_constraint_doc =
         "Phi(q_{k+1}, q_{k+2}) of (14) or (15) as `constraint` says (spec/newmark.md 2.4), as nh_newmark(0,0,alpha)",
     .discrete_action = discrete_action,
-    .newton_size = newton_size,
-    .newton_eval = newton_eval,
-    .newton_unknowns = newton_unknowns,
+    .newton = &newton_hooks,
 };

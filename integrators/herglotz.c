@@ -586,13 +586,14 @@ static int is_symmetric(const nh_method *m) { return m->type->data == &herglotz2
 
 #define ALL_FEATURES (NH_SYS_VARIABLE_MASS | NH_SYS_AFFINE_CONSTRAINTS | NH_SYS_DAMPING | NH_SYS_FORCING)
 
+static const nh_newton_hooks engine_newton = {engine_newton_size, engine_newton_eval, engine_newton_unknowns, NULL};
+
 /* What the three schemes share: the engine's step, Newton system, discrete constraint and energy. */
 #define ENGINE_HOOKS                                                                                  \
   .params = params, .handles = ALL_FEATURES, .order = order, .applies = engine_applies,               \
   .is_symmetric = is_symmetric, .step = engine_step, .lambda_time = NH_LAMBDA_MIDPOINT,               \
   .discrete_constraint = engine_constraint, .discrete_energy = engine_energy,                         \
-  .discrete_energy_doc = ENGINE_ENERGY_DOC, .newton_size = engine_newton_size,                        \
-  .newton_eval = engine_newton_eval, .newton_unknowns = engine_newton_unknowns
+  .discrete_energy_doc = ENGINE_ENERGY_DOC, .newton = &engine_newton
 
 const nh_integrator_type nh_integrator_herglotz2 = {
     ENGINE_HOOKS,

@@ -73,6 +73,26 @@ typedef struct {
   const char *name, *source, *method;
 } nh_peer_name;
 
+/* The Newton system a method solves per step, for the condition number of its Jacobian
+ * (spec/newmark.md §2.5) and finite-difference checks: its size (0: none for this system), its
+ * residual F and analytic Jacobian J (row-major, size×size) at unknowns X for the step from x of
+ * size h, and the unknowns X that correspond to a step's result y. The three come together (a
+ * method's table points at all of them or at none). Allocate nothing. */
+typedef struct {
+  int (*size)(const nh_method *m, const nh_system *sys);
+  void (*eval)(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X, double *F,
+               double *J);
+  void (*unknowns)(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y, double h,
+                   double *X);
+  /* Optional: the diagonal factors that undo the method's scaling of its Newton system for steps of
+   * size h, so that J_paper = diag(row)·J·diag(col) is the Jacobian in the unknowns and equations of
+   * the method's source (row and col: size entries each), e.g. nh_newmark's λ = Λ/(h²/2) and (N3),
+   * (N4) not multiplied by h (spec/newmark.md §2.5, whose cond ~ h^-3 and h^-5 of C12 are of that
+   * system). NULL when the method does not declare one: it scales nothing, or its source's unscaled
+   * form is not diagonal or not known. Allocates nothing. */
+  void (*scaling)(const nh_method *m, const nh_system *sys, double h, double *row, double *col);
+} nh_newton_hooks;
+
 typedef struct nh_integrator_type {
   const char *name;
   const char *doc;
@@ -137,26 +157,11 @@ typedef struct nh_integrator_type {
    * that is not variational (e.g. nh_newmark with β or β' ≠ 0). */
   double (*discrete_action)(const nh_method *m, const nh_system *sys, double t, const double *q0,
                             const double *q1, double h);
-  /* Methods that solve a nonlinear system per step: its size (0: none for this system), its
-   * residual F and analytic Jacobian J (row-major, size×size) at unknowns X for the step from x of
-   * size h, and the unknowns X that correspond to a step's result y. Used for the condition number
-   * of the Newton Jacobian (spec/newmark.md §2.5) and finite-difference checks. All three or none
-   * (tests/contracts/test_registry.c). Allocate nothing. */
-  int (*newton_size)(const nh_method *m, const nh_system *sys);
   /* NULL, or why results of this instance are unreliable although it runs, e.g. nh_newmark at
    * β + β' = ½ with allow_ill_conditioned=1 (spec/newmark.md §2.5): stored with the method in results files. */
   const char *(*caveat)(const nh_method *m);
-  void (*newton_eval)(const nh_method *m, const nh_system *sys, const nh_state *x, double h, const double *X,
-                      double *F, double *J);
-  void (*newton_unknowns)(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
-                          double h, double *X);
-  /* Optional, beside the three above: the diagonal factors that undo the method's scaling of its
-   * Newton system for steps of size h, so that J_paper = diag(row)·J·diag(col) is the Jacobian in
-   * the unknowns and equations of the method's source (row and col: newton_size entries each),
-   * e.g. nh_newmark's λ = Λ/(h²/2) and (N3), (N4) not multiplied by h (spec/newmark.md §2.5, whose
-   * cond ~ h^-3 and h^-5 of C12 are of that system). NULL when the method does not declare one:
-   * it scales nothing, or its source's unscaled form is not diagonal or not known. Allocates nothing. */
-  void (*newton_scaling)(const nh_method *m, const nh_system *sys, double h, double *row, double *col);
+  /* NULL, or the Newton system the method solves per step (nh_newton_hooks). */
+  const nh_newton_hooks *newton;
 } nh_integrator_type;
 
 /* The largest Newton system of any method, the LU limit NH_LU_MAX_DIM (core/linalg.h): nh_newmark's
@@ -265,6 +270,13 @@ int nh_method_own_discrete_constraint(const nh_method *m, const nh_system *sys, 
 const nh_method *nh_method_param_owner(const nh_method *m, const char *name);
 const char *nh_method_type_name(const nh_method *m);
 int nh_method_check_param(const nh_method *m, const char *name, double value, char *err, size_t errlen);
+
+/* m's Newton Jacobian at the step x → y into J (dim×dim, row-major; room for NH_MAX_NEWTON² entries),
+ * the method's own (scaled) one, or with `unscaled` diag(row)·J·diag(col) of its hooks' scaling: its
+ * size, or 0 when there is none (no Newton hooks, no unknowns, no declared scaling) or an entry is
+ * not finite. */
+int nh_method_newton_jacobian(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                              double h, int unscaled, double *J);
 
 /* Reference solution of the index-reduced ODE by GSL's rk8pd at tight tolerance
  * (integrators/reference.c): x(T) from x0. Returns 0, -1 if the solver failed, or

@@ -272,6 +272,8 @@ static void b_newton_scaling(const nh_method *m NH_UNUSED, const nh_system *sys,
   }
 }
 
+static const nh_newton_hooks b_newton = {nh_newton_velocity_size, b_newton_eval, b_newton_unknowns, b_newton_scaling};
+
 const nh_integrator_type nh_integrator_js_b = {
     .name = "js_b",
     .doc = "Jimenez-Scheurle Scheme B (spec/discretization.md 2.5, (86a)-(86d)): midpoint map psi^{1/2} on "
@@ -292,10 +294,7 @@ const nh_integrator_type nh_integrator_js_b = {
     .discrete_constraint = constraint_new_nodes,
     .discrete_constraint_doc = "(86d) at the new nodes: mu(Q_{k+1}) W_{k+1} (spec/discretization.md 2.5, 6.5)",
     .discrete_action = action_midpoint,
-    .newton_size = nh_newton_velocity_size,
-    .newton_eval = b_newton_eval,
-    .newton_unknowns = b_newton_unknowns,
-    .newton_scaling = b_newton_scaling,
+    .newton = &b_newton,
 };
 
 /* ---- The particle schemes (spec/discretization.md §2.6–2.7) ---------------------------------- */

@@ -223,6 +223,8 @@ static void m11_newton_unknowns(const nh_method *m, const nh_system *sys, const 
   memcpy(X, y->v, sizeof(double) * (size_t)m11_newton_size(m, sys));
 }
 
+static const nh_newton_hooks m11_newton = {m11_newton_size, m11_newton_eval, m11_newton_unknowns, NULL};
+
 const nh_integrator_type nh_integrator_m11 = {
     .name = "m11",
     .doc = "Auxiliary leap-frog (11a)-(11b) of the proof of Thm 4.1 (spec/rattle.md 2.7) on the lambda-eliminated "
@@ -244,7 +246,5 @@ const nh_integrator_type nh_integrator_m11 = {
     .lambda_doc = "lambda(q_{k+1}, v_{k+1}) of (4) at the step's output state, the multiplier (11b) applies at "
                   "node k+1 (spec/rattle.md 2.7), which approximates lambda(t_{k+1}) to O(h^2); in the +A^T "
                   "lambda sign of nh_multiplier: minus the spec's lambda",
-    .newton_size = m11_newton_size,
-    .newton_eval = m11_newton_eval,
-    .newton_unknowns = m11_newton_unknowns,
+    .newton = &m11_newton,
 };

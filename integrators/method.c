@@ -475,3 +475,28 @@ int nh_method_check_param(const nh_method *m, const char *name, double value, ch
   double scratch[NH_MAX_PARAMS];
   return nh_param_set_value(m->type->params, m->type->nparams, scratch, name, value, err, errlen) != 0 ? -1 : 0;
 }
+
+/* m's Newton Jacobian at the step x → y into J (dim×dim, row-major; room for NH_MAX_NEWTON² entries),
+ * the method's own (scaled) one, or with `unscaled` diag(row)·J·diag(col) of its hooks' scaling: its
+ * size, or 0 when there is none (no Newton hooks, no unknowns, no declared scaling) or an entry is
+ * not finite. */
+int nh_method_newton_jacobian(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
+                              double h, int unscaled, double *J) {
+  const nh_newton_hooks *t = m->type->newton;
+  if (!t || (unscaled && !t->scaling)) return 0;
+  const int dim = t->size(m, sys);
+  if (dim <= 0 || dim > NH_MAX_NEWTON) return 0;
+  double X[NH_MAX_NEWTON], F[NH_MAX_NEWTON], row[NH_MAX_NEWTON], col[NH_MAX_NEWTON];
+  /* An entry the evaluation leaves unwritten reads as NaN: a partial Jacobian has no condition. */
+  for (int i = 0; i < NH_MAX_NEWTON * NH_MAX_NEWTON; i++) J[i] = NAN;
+  t->unknowns(m, sys, x, y, h, X);
+  t->eval(m, sys, x, h, X, F, J);
+  if (unscaled) {
+    t->scaling(m, sys, h, row, col);
+    for (int i = 0; i < dim; i++)
+      for (int j = 0; j < dim; j++) J[i * dim + j] = row[i] * J[i * dim + j] * col[j];
+  }
+  for (int i = 0; i < dim * dim; i++)
+    if (!isfinite(J[i])) return 0;
+  return dim;
+}

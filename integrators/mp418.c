@@ -106,6 +106,8 @@ static const nh_peer_name mp418_peers[] = {
     {NULL},
 };
 
+static const nh_newton_hooks mp_newton = {nh_newton_velocity_size, mp_newton_eval, nh_newton_velocity_unknowns, NULL};
+
 const nh_integrator_type nh_integrator_mp418 = {
     .name = "mp418",
     .peer_names = mp418_peers,
@@ -125,7 +127,5 @@ const nh_integrator_type nh_integrator_mp418 = {
                   "approximates lambda(t_k + h/2) to O(h^2), as js_b's (tests/integrators/test_mp418_nh_energy.c)",
     .discrete_constraint = mp_constraint,
     .discrete_constraint_doc = "(d): mu(q_{k+1}) v_{k+1}, the constraint at the step's end",
-    .newton_size = nh_newton_velocity_size,
-    .newton_eval = mp_newton_eval,
-    .newton_unknowns = nh_newton_velocity_unknowns,
+    .newton = &mp_newton,
 };

@@ -156,6 +156,8 @@ static int adjoint(const nh_method *m, nh_method *adj) {
   return 0;
 }
 
+static const nh_newton_hooks newton_hooks = {newton_size, newton_eval, newton_unknowns, NULL};
+
 const nh_integrator_type nh_integrator_newmark = {
     .name = "newmark",
     .doc = "Classical Newmark(beta, gamma) (spec/newmark.md 2.1, eq. (1)) on the index-reduced ODE "
@@ -174,7 +176,5 @@ const nh_integrator_type nh_integrator_newmark = {
     .is_symmetric = is_symmetric,
     .adjoint = adjoint,
     .step = newmark_step,
-    .newton_size = newton_size,
-    .newton_eval = newton_eval,
-    .newton_unknowns = newton_unknowns,
+    .newton = &newton_hooks,
 };

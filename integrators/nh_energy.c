@@ -214,6 +214,8 @@ static const nh_peer_name nh_energy_peers[] = {
     {NULL},
 };
 
+static const nh_newton_hooks en_newton = {nh_newton_velocity_size, en_newton_eval, nh_newton_velocity_unknowns, NULL};
+
 const nh_integrator_type nh_integrator_nh_energy = {
     .name = "nh_energy",
     .peer_names = nh_energy_peers,
@@ -238,7 +240,5 @@ const nh_integrator_type nh_integrator_nh_energy = {
                   "(it also undoes the reflected normal velocity; two consecutive steps' mean is far closer)",
     .discrete_constraint = en_constraint,
     .discrete_constraint_doc = "(c): mu(qbar)(v_k + v_{k+1})/2 at qbar = (q_k + q_{k+1})/2, round-off after every step",
-    .newton_size = nh_newton_velocity_size,
-    .newton_eval = en_newton_eval,
-    .newton_unknowns = nh_newton_velocity_unknowns,
+    .newton = &en_newton,
 };

@@ -585,6 +585,8 @@ static int adjoint(const nh_method *m, nh_method *adj) {
 
 
 
+static const nh_newton_hooks newton_hooks = {newton_size, newton_eval, newton_unknowns, newton_scaling};
+
 const nh_integrator_type nh_integrator_nh_newmark = {
     .name = "nh_newmark",
     .doc = "Nonholonomic Newmark F_h^{beta,beta',alpha} (spec/newmark.md 2.3-2.5), equations (N1)-(N4), "
@@ -617,8 +619,5 @@ const nh_integrator_type nh_integrator_nh_newmark = {
                                "(q_{k+1}-q_k)/h> "
                                "(spec/newmark.md 2.4)",
     .discrete_action = discrete_action,
-    .newton_size = newton_size,
-    .newton_eval = newton_eval,
-    .newton_unknowns = newton_unknowns,
-    .newton_scaling = newton_scaling,
+    .newton = &newton_hooks,
 };

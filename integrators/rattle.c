@@ -534,7 +534,8 @@ static void position_unknowns(const nh_method *m, const nh_system *sys, const nh
 /* What the four methods share, and the Newton system of the position step (rattle.md 2.3). */
 #define RATTLE_FAMILY \
   .handles = 0, .applies_doc = RATTLE_APPLIES_DOC, .order = nh_order_2, .is_symmetric = nh_always_symmetric
-#define POSITION_NEWTON .newton_size = position_size, .newton_eval = position_eval, .newton_unknowns = position_unknowns
+static const nh_newton_hooks position_newton = {position_size, position_eval, position_unknowns, NULL};
+#define POSITION_NEWTON .newton = &position_newton
 
 const nh_integrator_type nh_integrator_nh_rattle = {
     RATTLE_FAMILY,

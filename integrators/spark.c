@@ -399,6 +399,8 @@ static const nh_peer_name spark_peers[] = {
     {NULL},
 };
 
+static const nh_newton_hooks spark_newton = {spark_size, spark_newton_eval, spark_newton_unknowns, NULL};
+
 const nh_integrator_type nh_integrator_spark = {
     .name = "spark",
     .peer_names = spark_peers,
@@ -425,7 +427,5 @@ const nh_integrator_type nh_integrator_spark = {
                   "h b_s lambda_s = -C^-1 g(q_{k+1}, vhat); approximates lambda(t_{k+1}) to O(h^(s-1)) only",
     .discrete_constraint = spark_constraint,
     .discrete_constraint_doc = "(S5): A(q_{k+1}) v_{k+1} + b(q_{k+1}), the constraint at the step's end",
-    .newton_size = spark_size,
-    .newton_eval = spark_newton_eval,
-    .newton_unknowns = spark_newton_unknowns,
+    .newton = &spark_newton,
 };

@@ -19,7 +19,7 @@
  *                   the same computation), O(h²) for nh_newmark(alpha=0), O(h^{p+2}) for an even
  *                   order p (the h^{p+1} terms of the two steps cancel: rk4's is O(h⁶))
  *   cond            ‖J‖₁‖J⁻¹‖₁ of the method's Newton Jacobian at the step's solution (§2.5, C12, R17)
- *   cond_unscaled   the same of diag(row)·J·diag(col), the factors of the type's newton_scaling: the
+ *   cond_unscaled   the same of diag(row)·J·diag(col), the factors of its Newton hooks' scaling: the
  *                   Jacobian in the unknowns and equations of the method's source, where C12's
  *                   h^-3 and h^-5 (nh_newmark) and R17's growth without the hλ scaling (js_b) live
  *   action_err      |L_d(q(t), q(t+h)) − ∫_t^{t+h} L dt| for variational methods (R1)
@@ -63,9 +63,9 @@
  *                   newton_eval at newton_unknowns(x, y): the method's own (scaled) unknowns.
  *   reversal_defect NaN for two-step methods, as adjoint_defect (the same routine with F* = F);
  *                   defined for every other method, those without a declared adjoint included.
- *   cond_unscaled   NaN where cond is, and for a type without newton_scaling (it does not declare
- *                   its scaling: newmark, dla, rattle, shake, herglotz1, herglotz2, la1, m11,
- *                   mp418, nh_energy and spark have Newton hooks but none).
+ *   cond_unscaled   NaN where cond is, and for a method whose Newton hooks declare no scaling:
+ *                   newmark, dla, rattle, shake, herglotz1, herglotz2, la1, m11,
+ *                   mp418, nh_energy and spark have Newton hooks but declare none.
  *   action_err      NaN when the type has no discrete_action, the hook returns NaN (nh_newmark
  *                   with β or β' ≠ 0), or the system has damping or forcing (L = T − V is then
  *                   not the Lagrangian of the motion).
@@ -161,31 +161,6 @@ static double norm1(int m, const double *A) {
   return best;
 }
 
-/* m's Newton Jacobian at the step x → y into J (dim×dim, row-major), the method's own (scaled) one,
- * or with `unscaled` diag(row)·J·diag(col) of its newton_scaling (integrator.h): its size, or 0 when
- * there is none (no Newton hooks, no unknowns, no declared scaling) or an entry is not finite. */
-static int newton_jacobian(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y, double h,
-                           int unscaled, double *J) {
-  const nh_integrator_type *t = m->type;
-  /* newton_eval implies newton_size and newton_unknowns (integrator.h) */
-  if (!t->newton_eval || (unscaled && !t->newton_scaling)) return 0;
-  const int dim = t->newton_size(m, sys);
-  if (dim <= 0 || dim > NH_MAX_NEWTON) return 0;
-  double X[NH_MAX_NEWTON], F[NH_MAX_NEWTON], row[NH_MAX_NEWTON], col[NH_MAX_NEWTON];
-  /* An entry the evaluation leaves unwritten reads as NaN: a partial Jacobian has no condition. */
-  for (int i = 0; i < NH_MAX_NEWTON * NH_MAX_NEWTON; i++) J[i] = NAN;
-  t->newton_unknowns(m, sys, x, y, h, X);
-  t->newton_eval(m, sys, x, h, X, F, J);
-  if (unscaled) {
-    t->newton_scaling(m, sys, h, row, col);
-    for (int i = 0; i < dim; i++)
-      for (int j = 0; j < dim; j++) J[i * dim + j] = row[i] * J[i * dim + j] * col[j];
-  }
-  for (int i = 0; i < dim * dim; i++)
-    if (!isfinite(J[i])) return 0;
-  return dim;
-}
-
 /* ‖J‖₁‖J⁻¹‖₁ by LU (J overwritten): +Inf at an exactly zero pivot, NaN if GSL fails. */
 static double cond1(int dim, double *J) {
   double inv[NH_MAX_NEWTON * NH_MAX_NEWTON];
@@ -205,7 +180,7 @@ static double cond1(int dim, double *J) {
 static double newton_cond(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y, double h,
                           int unscaled) {
   double J[NH_MAX_NEWTON * NH_MAX_NEWTON];
-  const int dim = newton_jacobian(m, sys, x, y, h, unscaled, J);
+  const int dim = nh_method_newton_jacobian(m, sys, x, y, h, unscaled, J);
   return dim ? cond1(dim, J) : NAN;
 }
 

@@ -171,7 +171,7 @@ double nh_onestep_adjoint_defect(const nh_method *m, const nh_method *adj, const
 /* ‖J‖₁‖J⁻¹‖₁ of m's Newton Jacobian at the step x → y (studies/onestep.c); NaN without Newton
  * hooks, +Inf for an exactly singular Jacobian. */
 double nh_onestep_newton_cond(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y, double h);
-/* The same for diag(row)·J·diag(col) of the type's newton_scaling (integrator.h): the source's own
+/* The same for diag(row)·J·diag(col) of the Newton hooks' scaling (integrator.h): the source's own
  * system, e.g. nh_newmark's in λ with (N3), (N4) as written (spec/newmark.md §2.5, C12); NaN also
  * when the type declares no scaling. */
 double nh_onestep_newton_cond_unscaled(const nh_method *m, const nh_system *sys, const nh_state *x,

@@ -159,9 +159,9 @@ static inline double test_jacobian_fd_error(const nh_method *m, const nh_system 
     const double eps = 1e-6 * (1 + fabs(X[j]));
     memcpy(Xp, X, sizeof(double) * (size_t)dim);
     Xp[j] = X[j] + eps;
-    m->type->newton_eval(m, sys, x, h, Xp, Fp, Jd);
+    m->type->newton->eval(m, sys, x, h, Xp, Fp, Jd);
     Xp[j] = X[j] - eps;
-    m->type->newton_eval(m, sys, x, h, Xp, Fm, Jd);
+    m->type->newton->eval(m, sys, x, h, Xp, Fm, Jd);
     double col = 0, d = 0;
     for (int i = 0; i < dim; i++) col = fmax(col, fabs(J[i * dim + j]));
     for (int i = 0; i < dim; i++) d = fmax(d, fabs((Fp[i] - Fm[i]) / (2 * eps) - J[i * dim + j]));
@@ -181,7 +181,7 @@ static inline void test_newton_errors(const nh_method *m, const nh_system *sys, 
     e[it] = 0;
     for (int i = 0; i < dim; i++) e[it] = fmax(e[it], fabs(X[i] - Xs[i]) / (1 + fabs(Xs[i])));
     if (it == 3) break;
-    m->type->newton_eval(m, sys, x, h, X, F, J);
+    m->type->newton->eval(m, sys, x, h, X, F, J);
     if (wrong)
       for (int i = 0; i < dim * dim; i++) J[i] *= 1.1;
     gsl_matrix_view Jv = gsl_matrix_view_array(J, (size_t)dim, (size_t)dim);
@@ -207,17 +207,17 @@ static inline int test_check_newton_system(const nh_method *m, const nh_system *
                                            const nh_state *y, double h, int dim, gsl_rng *r) {
   const char *name = m->type->name, *sname = sys->type->name;
   double Xs[NH_MAX_NEWTON], F[NH_MAX_NEWTON], J[NH_MAX_NEWTON * NH_MAX_NEWTON], X0[NH_MAX_NEWTON], e[4], ef[4];
-  m->type->newton_unknowns(m, sys, x, y, h, Xs);
-  m->type->newton_eval(m, sys, x, h, Xs, F, J);
+  m->type->newton->unknowns(m, sys, x, y, h, Xs);
+  m->type->newton->eval(m, sys, x, h, Xs, F, J);
   const double tol = 1e-14 * test_max_abs(dim * dim, J) * (1 + test_max_abs(dim, Xs));
   cr_expect(test_max_abs(dim, F) < tol, "%s on %s: |F(X*)| = %.3e (tol %.1e)", name, sname, test_max_abs(dim, F),
             tol);
   for (int i = 0; i < dim; i++) X0[i] = Xs[i] + 1e-7 * (1 + fabs(Xs[i]));
-  m->type->newton_eval(m, sys, x, h, X0, F, J);
+  m->type->newton->eval(m, sys, x, h, X0, F, J);
   cr_expect(test_max_abs(dim, F) > 10 * tol, "control: F at X* + 1e-7 is %.3e", test_max_abs(dim, F));
   for (int at = 0; at < 2; at++) {
     for (int i = 0; i < dim; i++) X0[i] = Xs[i] + at * 0.05 * gsl_ran_flat(r, -1, 1) * (1 + fabs(Xs[i]));
-    m->type->newton_eval(m, sys, x, h, X0, F, J);
+    m->type->newton->eval(m, sys, x, h, X0, F, J);
     const double fe = test_jacobian_fd_error(m, sys, x, h, X0, J, dim);
     cr_expect(fe <= 1e-8, "%s on %s: Jacobian vs finite differences %.3e", name, sname, fe);
     int big = 0;

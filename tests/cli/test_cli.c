@@ -1233,13 +1233,13 @@ Test(cli, list_methods_shows_what_each_method_defines) {
     char entry[16384];
     snprintf(entry, sizeof entry, "%.*s", (int)(len < sizeof entry ? len : sizeof entry - 1), e);
     const int own = !t->takes_base;
-    cr_expect_eq(strstr(entry, "\n    Newton system: analytic Jacobian") != NULL, own && t->newton_size != NULL,
+    cr_expect_eq(strstr(entry, "\n    Newton system: analytic Jacobian") != NULL, own && t->newton != NULL,
                  "%s: Newton system line", t->name);
     cr_expect_eq(strstr(entry, "\n    discrete action: defined") != NULL, own && t->discrete_action != NULL,
                  "%s: discrete action line", t->name);
     cr_expect_eq(strstr(entry, "\n    multiplier: approximates") != NULL, own && t->lambda_time != 0,
                  "%s: multiplier line", t->name);
-    newton += own && t->newton_size != NULL;
+    newton += own && t->newton != NULL;
   }
   cr_expect_gt(newton, 0, "no method exposes its Newton system");
 }

@@ -144,8 +144,8 @@ Test(registry, methods) {
   for (int i = 0; nh_integrator_types[i]; i++) {
     const nh_integrator_type *t = nh_integrator_types[i];
     cr_expect(t->doc && strlen(t->doc) > 20, "%s: documentation missing", t->name);
-    cr_expect(!t->newton_size == !t->newton_eval && !t->newton_eval == !t->newton_unknowns,
-              "%s: the three Newton hooks come together or not at all", t->name);
+    cr_expect(!t->newton || (t->newton->size && t->newton->eval && t->newton->unknowns),
+              "%s: Newton hooks without their size, evaluation or unknowns", t->name);
     for (int p = 0; p < t->nparams; p++) {
       const nh_param_desc *d = &t->params[p];
       cr_expect(d->def >= d->min && d->def <= d->max && d->help, "%s: parameter %s", t->name, d->name);

@@ -607,8 +607,8 @@ Test(herglotz, appendix_A1_to_A5_is_the_general_form) {
       m1[i] += cm * pm / h;
     }
     for (int i = 0; i < 5; i++) X[i] = q[2][i] - q[1][i]; /* the unknown is the increment Δq */
-    cr_assert_eq(m->type->newton_size(m, &sys), 7);
-    m->type->newton_eval(m, &sys, &x, h, X, F, J);
+    cr_assert_eq(m->type->newton->size(m, &sys), 7);
+    m->type->newton->eval(m, &sys, &x, h, X, F, J);
     for (int i = 0; i < 5; i++) {
       const double E = D1[i] + cm * p[i] / h;
       worst_step = fmax(worst_step, fabs(F[i] / (h * h) - E) / (eps * m1[i]));

@@ -306,7 +306,7 @@ Test(m11_rotational, m11_newton_jacobian_matches_finite_differences) {
   for (int s = 0; s < 5; s++) {
     nh_system sys = test_system(systems[s], params[s]);
     const int n = sys.n;
-    cr_assert_eq(m->type->newton_size(m, &sys), n);
+    cr_assert_eq(m->type->newton->size(m, &sys), n);
     for (int trial = 0; trial < 6; trial++) {
       const double h = 0.2, d = 1e-6;
       nh_state x;
@@ -317,15 +317,15 @@ Test(m11_rotational, m11_newton_jacobian_matches_finite_differences) {
         X[i] = uniform(r, 1.5), Xs[i] = X[i] + 0.05;
       }
       if (strcmp(systems[s], "rotational_symmetry") == 0) x.q[0] = 0.5 + fabs(x.q[0]); /* C bounded below */
-      m->type->newton_eval(m, &sys, &x, h, X, F, J);
-      m->type->newton_eval(m, &sys, &x, h, Xs, F, Js);
+      m->type->newton->eval(m, &sys, &x, h, X, F, J);
+      m->type->newton->eval(m, &sys, &x, h, Xs, F, Js);
       double scale = 0, err = 0, err_shift = 0;
       for (int l = 0; l < n; l++) {
         double Xp[NH_MAX_N], Xm[NH_MAX_N], Fp[NH_MAX_N], Fm[NH_MAX_N], Jd[NH_MAX_N * NH_MAX_N];
         memcpy(Xp, X, sizeof Xp), memcpy(Xm, X, sizeof Xm);
         Xp[l] += d, Xm[l] -= d;
-        m->type->newton_eval(m, &sys, &x, h, Xp, Fp, Jd);
-        m->type->newton_eval(m, &sys, &x, h, Xm, Fm, Jd);
+        m->type->newton->eval(m, &sys, &x, h, Xp, Fp, Jd);
+        m->type->newton->eval(m, &sys, &x, h, Xm, Fm, Jd);
         for (int i = 0; i < n; i++) {
           const double fd = (Fp[i] - Fm[i]) / (2 * d);
           scale = fmax(scale, fabs(J[i * n + l]));
@@ -344,11 +344,11 @@ Test(m11_rotational, m11_newton_jacobian_matches_finite_differences) {
     test_init_ok(m, &sys, &x0, 0.05, &cost);
     test_step_ok(m, &sys, &x0, &y, 0.05, &cost);
     double X[NH_MAX_N], F[NH_MAX_N], J[NH_MAX_N * NH_MAX_N], Fn = 0, Fp = 0;
-    m->type->newton_unknowns(m, &sys, &x0, &y, 0.05, X);
-    m->type->newton_eval(m, &sys, &x0, 0.05, X, F, J);
+    m->type->newton->unknowns(m, &sys, &x0, &y, 0.05, X);
+    m->type->newton->eval(m, &sys, &x0, 0.05, X, F, J);
     for (int i = 0; i < n; i++) Fn = fmax(Fn, fabs(F[i]));
     X[0] += 1e-8;
-    m->type->newton_eval(m, &sys, &x0, 0.05, X, F, J);
+    m->type->newton->eval(m, &sys, &x0, 0.05, X, F, J);
     for (int i = 0; i < n; i++) Fp = fmax(Fp, fabs(F[i]));
     cr_expect(Fn <= 1e-14, "%s: residual %.3e at the step's solution", systems[s], Fn);
     cr_expect(Fp > 5e-9, "%s control: residual %.3e at a perturbed solution", systems[s], Fp);
@@ -441,7 +441,7 @@ Test(m11_rotational, m11_is_stormer_verlet_without_constraints) {
   cr_assert_eq(sys.k, 0);
   double q[NH_MAX_N], v[NH_MAX_N], vh[NH_MAX_N], worst = 0;
   nh_method *m = test_method("m11");
-  cr_expect_eq(m->type->newton_size(m, &sys), 0, "no nonlinear system without constraints");
+  cr_expect_eq(m->type->newton->size(m, &sys), 0, "no nonlinear system without constraints");
   for (int i = 0; i < n; i++) q[i] = x.q[i], v[i] = x.v[i], vh[i] = v[i] - 0.5 * h * w2 * q[i];
   nh_cost cost = {0};
   test_init_ok(m, &sys, &x, h, &cost);

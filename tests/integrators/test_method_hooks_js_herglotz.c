@@ -490,7 +490,7 @@ static int newton_size_expected(const nh_method *m, const nh_system *sys) {
   const char *name = m->type->name;
   if (!strcmp(name, "js_b") || !strcmp(name, "mp418") || !strcmp(name, "nh_energy")) return sys->n + sys->k;
   if (!strcmp(name, "spark")) return ((int)nh_method_param(m, "s") - 1) * (sys->n + sys->k);
-  return m->type->newton_size(m, sys);
+  return m->type->newton->size(m, sys);
 }
 
 /* The random states of one (method, system) pair come from a stream seeded by the two names
@@ -510,20 +510,20 @@ Test(hooks_js_herglotz, newton_systems) {
   for (int i = 0; nh_integrator_types[i]; i++) {
     const nh_integrator_type *t = nh_integrator_types[i];
     cr_assert_lt(count, MAX_TYPES, "more Newton methods than this test holds");
-    if (t->newton_eval && strcmp(t->name, "newmark") != 0) methods[count++] = t->name;
+    if (t->newton && strcmp(t->name, "newmark") != 0) methods[count++] = t->name;
   }
   for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) methods[count++] = variants[v];
   gsl_rng *r = test_rng(8);
   int checked = 0, orders = 0;
   for (size_t mi = 0; mi < count; mi++) {
     nh_method *m = test_method(methods[mi]);
-    cr_assert(m->type->newton_eval && m->type->newton_size && m->type->newton_unknowns, "%s", methods[mi]);
+    cr_assert(m->type->newton, "%s", methods[mi]);
     const int before = checked;
     nh_system sys;
     for (int s = 0; system_variant(s, &sys); s++) {
       char err[512];
       if (nh_method_applies(m, &sys, err, sizeof err)) continue;
-      const int dim = m->type->newton_size(m, &sys);
+      const int dim = m->type->newton->size(m, &sys);
       if (dim == 0) continue; /* dla on k = 0 */
       cr_assert_eq(dim, newton_size_expected(m, &sys), "%s on %s: size %d", methods[mi], sys.type->name, dim);
       const double t0 = 0.7; /* so that F(t) ≠ F(0) */
@@ -552,7 +552,7 @@ Test(hooks_js_herglotz, js_b_lambda_is_newton_unknown_over_h) {
     const double h = 0.05;
     double X[NH_MAX_NEWTON];
     test_step_ok(m, &sys, &x, &y, h, &cost);
-    m->type->newton_unknowns(m, &sys, &x, &y, h, X);
+    m->type->newton->unknowns(m, &sys, &x, &y, h, X);
     for (int a = 0; a < sys.k; a++)
       cr_expect(fabs(X[sys.n + a] / h - y.lambda[a]) < 1e-12 * (1 + fabs(y.lambda[a])),
                 "%s: Lambda/h = %.17g, y->lambda = %.17g", systems[s], X[sys.n + a] / h, y.lambda[a]);
@@ -574,7 +574,7 @@ Test(hooks_js_herglotz, contact_unknowns_undefined_where_A_vanishes) {
       const nh_state x = {.q = {off ? 0.4 : 0, 0, 0.5}, .v = {0, 0.3, 0.2}};
       const nh_state y = {.t = 0.05, .q = {off ? 0.41 : 0.001, 0.015, 0.51}, .v = {0.02, 0.3, 0.2}};
       double X[NH_MAX_NEWTON];
-      m->type->newton_unknowns(m, &sys, &x, &y, 0.05, X);
+      m->type->newton->unknowns(m, &sys, &x, &y, 0.05, X);
       for (int i = 0; i < 3; i++) cr_expect_eq(X[i], y.q[i] - x.q[i], "%s: X[%d] = Δq", methods[mi], i);
       if (off)
         cr_expect(isfinite(X[3]), "%s off the axis: Lambda = %g", methods[mi], X[3]);

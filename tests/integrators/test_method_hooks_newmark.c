@@ -116,18 +116,18 @@ static int all_systems(nh_system *out, int max) {
  * Jacobian's column flip is negated first (the negative control of the check). */
 static double jacobian_fd_error(const nh_method *m, const nh_system *sys, const nh_state *x, double h,
                                 const double *X, int flip) {
-  const int dim = m->type->newton_size(m, sys);
+  const int dim = m->type->newton->size(m, sys);
   double F[DIM], J[DIM * DIM], Xp[DIM], Fp[DIM], Fm[DIM], Jfd[DIM * DIM];
-  m->type->newton_eval(m, sys, x, h, X, F, J);
+  m->type->newton->eval(m, sys, x, h, X, F, J);
   if (flip >= 0)
     for (int i = 0; i < dim; i++) J[i * dim + flip] = -J[i * dim + flip];
   memcpy(Xp, X, sizeof(double) * (size_t)dim);
   for (int j = 0; j < dim; j++) {
     const double d = 1e-5 * fmax(1, fabs(X[j]));
     Xp[j] = X[j] + d;
-    m->type->newton_eval(m, sys, x, h, Xp, Fp, NULL);
+    m->type->newton->eval(m, sys, x, h, Xp, Fp, NULL);
     Xp[j] = X[j] - d;
-    m->type->newton_eval(m, sys, x, h, Xp, Fm, NULL);
+    m->type->newton->eval(m, sys, x, h, Xp, Fm, NULL);
     Xp[j] = X[j];
     for (int i = 0; i < dim; i++) Jfd[i * dim + j] = (Fp[i] - Fm[i]) / (2 * d);
   }
@@ -145,9 +145,9 @@ static double jacobian_fd_error(const nh_method *m, const nh_system *sys, const 
 static double residual_at_result(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
                                  double h, double *X) {
   double F[DIM], J[DIM * DIM];
-  m->type->newton_unknowns(m, sys, x, y, h, X);
-  m->type->newton_eval(m, sys, x, h, X, F, J);
-  return max_abs(m->type->newton_size(m, sys), F);
+  m->type->newton->unknowns(m, sys, x, y, h, X);
+  m->type->newton->eval(m, sys, x, h, X, F, J);
+  return max_abs(m->type->newton->size(m, sys), F);
 }
 
 /* Methods with Newton hooks and the parameter sets checked: nh_newmark's fast-path set (β = β' = 0)
@@ -211,13 +211,13 @@ Test(method_hooks_newmark, newton_jacobian_matches_central_differences) {
   for (size_t mi = 0; mi < N_NEWTON_METHODS; mi++) {
     const char *text = newton_methods[mi].text;
     nh_method *m = test_method(text);
-    cr_assert(m->type->newton_size && m->type->newton_eval && m->type->newton_unknowns, "%s: Newton hooks missing",
+    cr_assert(m->type->newton, "%s: Newton hooks missing",
               text);
     const int analytic = strcmp(m->type->name, "newmark") != 0;
     for (int s = 0; s < nsys; s++) {
       char err[512];
       if (nh_method_applies(m, &systems[s], err, sizeof err)) continue;
-      const int dim = m->type->newton_size(m, &systems[s]);
+      const int dim = m->type->newton->size(m, &systems[s]);
       if (dim == 0) continue; /* dla on k = 0 */
       for (int rep = 0; rep < 3; rep++)
         for (int sign = 1; sign >= (m->type->init ? 1 : -1); sign -= 2) {
@@ -225,7 +225,7 @@ Test(method_hooks_newmark, newton_jacobian_matches_central_differences) {
           nh_state x, y;
           double X[DIM];
           start_and_step(m, newton_methods[mi].solvable, &systems[s], r, h, &x, &y);
-          m->type->newton_unknowns(m, &systems[s], &x, &y, h, X);
+          m->type->newton->unknowns(m, &systems[s], &x, &y, h, X);
           for (int i = 0; i < dim; i++) X[i] += 0.05 * gsl_ran_gaussian(r, 1);
           const double e = jacobian_fd_error(m, &systems[s], &x, h, X, -1);
           cr_expect(e <= (analytic ? 1e-9 : 1e-6), "%s on %s (h = %g): Jacobian differs from central differences by %.3e",
@@ -256,11 +256,11 @@ Test(method_hooks_newmark, jacobian_check_rejects_a_wrong_jacobian) {
     for (int s = 0; s < 2; s++) {
       nh_method *m = test_method(methods[mi]);
       const nh_system *sys = &systems[s];
-      const int n = sys->n, k = sys->k, dim = m->type->newton_size(m, sys);
+      const int n = sys->n, k = sys->k, dim = m->type->newton->size(m, sys);
       nh_state x, y;
       double X[DIM];
       start_and_step(m, 1, sys, r, 0.1, &x, &y);
-      m->type->newton_unknowns(m, sys, &x, &y, 0.1, X);
+      m->type->newton->unknowns(m, sys, &x, &y, 0.1, X);
       const int cols[4] = {0, n + 1, 2 * n, 2 * n + k};
       for (int c = 0; c < (dim == k ? 1 : 4); c++) {
         const double e = jacobian_fd_error(m, sys, &x, 0.1, X, cols[c] % dim);
@@ -286,13 +286,13 @@ Test(method_hooks_newmark, every_registered_newton_method_solves_its_own_residua
   for (int t = 0; nh_integrator_types[t]; t++) {
     const nh_integrator_type *type = nh_integrator_types[t];
     char err[512];
-    nh_method *m = type->newton_unknowns ? nh_method_parse(type->name, err, sizeof err) : NULL;
+    nh_method *m = type->newton ? nh_method_parse(type->name, err, sizeof err) : NULL;
     if (!m) continue;
     types++;
     for (int s = 0; s < nsys; s++) {
       const nh_system *sys = &systems[s];
-      if (nh_method_applies(m, sys, err, sizeof err) || type->newton_size(m, sys) == 0) continue;
-      const int dim = type->newton_size(m, sys);
+      if (nh_method_applies(m, sys, err, sizeof err) || type->newton->size(m, sys) == 0) continue;
+      const int dim = type->newton->size(m, sys);
       cr_assert_leq(dim, DIM, "%s on %s: %d unknowns", type->name, sys->type->name, dim);
       for (int rep = 0; rep < 2; rep++) {
         nh_state x, y;
@@ -329,8 +329,8 @@ Test(method_hooks_newmark, residual_vanishes_at_the_step_result) {
     for (int s = 0; s < nsys; s++) {
       char err[512];
       const nh_system *sys = &systems[s];
-      if (nh_method_applies(m, sys, err, sizeof err) || m->type->newton_size(m, sys) == 0) continue;
-      const int k = sys->k, dim = m->type->newton_size(m, sys);
+      if (nh_method_applies(m, sys, err, sizeof err) || m->type->newton->size(m, sys) == 0) continue;
+      const int k = sys->k, dim = m->type->newton->size(m, sys);
       for (int rep = 0; rep < 3; rep++) {
         const double h = 0.1;
         nh_state x, y;
@@ -355,8 +355,8 @@ Test(method_hooks_newmark, residual_vanishes_at_the_step_result) {
         nh_state ym = y;
         ym.q[0] += 1e-8;
         double Xm[DIM];
-        m->type->newton_unknowns(m, sys, &x, &ym, h, Xm);
-        m->type->newton_eval(m, sys, &x, h, Xm, F, NULL);
+        m->type->newton->unknowns(m, sys, &x, &ym, h, Xm);
+        m->type->newton->eval(m, sys, &x, h, Xm, F, NULL);
         if (strcmp(m->type->name, "nh_newmark") == 0) {
           cr_expect(max_abs(dim, F) >= 1e-9, "%s on %s: q1 moved by 1e-8 leaves |F| = %.3e", text,
                     sys->type->name, max_abs(dim, F));
@@ -375,13 +375,13 @@ Test(method_hooks_newmark, residual_vanishes_at_the_step_result) {
  * r ≤ floor or 8 iterations. col_scale ≠ 1 perturbs the Jacobian (negative control). */
 static int newton_history(const nh_method *m, const nh_system *sys, const nh_state *x, double h, double *X,
                           double col_scale, double floor, double *r) {
-  const int dim = m->type->newton_size(m, sys);
+  const int dim = m->type->newton->size(m, sys);
   double F[DIM], J[DIM * DIM];
   size_t pd[DIM];
   gsl_permutation perm = {(size_t)dim, pd};
   int it = 0;
   for (;; it++) {
-    m->type->newton_eval(m, sys, x, h, X, F, J);
+    m->type->newton->eval(m, sys, x, h, X, F, J);
     r[it] = max_abs(dim, F);
     if (r[it] <= floor || it == 8) break;
     for (int i = 0; i < dim; i++) J[i * dim + dim - 1] *= col_scale;
@@ -412,12 +412,12 @@ Test(method_hooks_newmark, newton_converges_quadratically) {
     for (int s = 0; s < 3; s++) {
       nh_system sys = sysnames[s] ? test_system(sysnames[s], NULL) : test_system_of(&twisted, NULL);
       nh_method *m = test_method(methods[mi]);
-      const int dim = m->type->newton_size(m, &sys);
+      const int dim = m->type->newton->size(m, &sys);
       const int linear = strcmp(m->type->name, "dla") == 0 && sysnames[s];
       nh_state x, y;
       double Xs[DIM], X[DIM], res[16];
       start_and_step(m, 1, &sys, r, 0.1, &x, &y);
-      m->type->newton_unknowns(m, &sys, &x, &y, 0.1, Xs);
+      m->type->newton->unknowns(m, &sys, &x, &y, 0.1, Xs);
       for (int i = 0; i < dim; i++) X[i] = Xs[i] + 1e-2 * gsl_ran_gaussian(r, 1);
       const double floor = 1e-12;
       const int its = newton_history(m, &sys, &x, 0.1, X, 1, floor, res);
@@ -498,12 +498,12 @@ Test(method_hooks_newmark, ill_conditioning_at_beta_sum_one_half) {
     nh_state x = default_state(&sys), y;
     double X[DIM];
     step_ok(ref, &sys, &x, &y, h, NULL);
-    ref->type->newton_unknowns(ref, &sys, &x, &y, h, X);
+    ref->type->newton->unknowns(ref, &sys, &x, &y, h, X);
     nh_method_free(ref);
     for (int mi = 0; mi < 3; mi++) {
       nh_method *m = test_method(methods[mi]);
       double F[DIM], J[DIM * DIM];
-      m->type->newton_eval(m, &sys, &x, h, X, F, J);
+      m->type->newton->eval(m, &sys, &x, h, X, F, J);
       c[mi][j] = cond1(dim, J);
       unscale(n, k, h, J);
       cu[mi][j] = cond1(dim, J);
@@ -538,8 +538,8 @@ Test(method_hooks_newmark, ill_conditioning_at_beta_sum_one_half) {
       nh_state x = default_state(&sys), y;
       double X[DIM], F[DIM], J[DIM * DIM];
       step_ok(m, &sys, &x, &y, h, NULL);
-      m->type->newton_unknowns(m, &sys, &x, &y, h, X);
-      m->type->newton_eval(m, &sys, &x, h, X, F, J);
+      m->type->newton->unknowns(m, &sys, &x, &y, h, X);
+      m->type->newton->eval(m, &sys, &x, h, X, F, J);
       cc[j] = cond1(dim, J);
     }
     const double pc = log(cc[4] / cc[2]) / log(4.0);
@@ -552,7 +552,7 @@ Test(method_hooks_newmark, ill_conditioning_at_beta_sum_one_half) {
   nh_state x = default_state(&sys);
   double X[DIM] = {0}, F[DIM], J[DIM * DIM];
   memcpy(X, x.q, sizeof(double) * (size_t)n);
-  m->type->newton_eval(m, &sys, &x, 0.1, X, F, J);
+  m->type->newton->eval(m, &sys, &x, 0.1, X, F, J);
   for (int i = 0; i < dim; i++)
     cr_assert(J[i * dim + n] == 0, "(1/2, 0): lambda_k column entry %d is %.3e", i, J[i * dim + n]);
   cr_assert(isinf(cond1(dim, J)), "(1/2, 0): Jacobian not singular, cond %.3e", cond1(dim, J));

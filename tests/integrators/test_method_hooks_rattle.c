@@ -354,12 +354,12 @@ Test(hooks_rattle, classical_newton_system) {
   int checked = 0, orders = 0;
   for (int mi = 0; mi < 2; mi++) {
     nh_method *m = test_method(methods[mi]);
-    cr_assert(m->type->newton_eval && m->type->newton_size && m->type->newton_unknowns);
+    cr_assert(m->type->newton);
     for (int s = 0; nh_system_types[s]; s++) {
       char err[512];
       nh_system sys = test_system_of(nh_system_types[s], NULL);
       if (nh_method_applies(m, &sys, err, sizeof err)) continue;
-      const int dim = m->type->newton_size(m, &sys);
+      const int dim = m->type->newton->size(m, &sys);
       cr_assert(dim == sys.k && dim > 0, "%s on %s: size %d", methods[mi], sys.type->name, dim);
       test_check_newton_trials(m, &sys, dim, r, 4, NULL, 0, &checked, &orders);
     }

@@ -43,8 +43,8 @@ Test(method_interface, newton_hooks_say_nan_where_c_is_singular) {
     const singular_case *sc = &cases[c];
     nh_method *m = test_method(sc->method);
     const nh_integrator_type *t = m->type;
-    cr_assert(t->newton_size && t->newton_eval && t->newton_unknowns, "%s has the Newton hooks", sc->method);
-    const int N = t->newton_size(m, &sys);
+    cr_assert(t->newton, "%s has the Newton hooks", sc->method);
+    const int N = t->newton->size(m, &sys);
     cr_assert(N > 0 && N <= NH_MAX_NEWTON, "%s: size %d", sc->method, N);
     double X[NH_MAX_NEWTON], F[NH_MAX_NEWTON], J[NH_MAX_NEWTON * NH_MAX_NEWTON], U[NH_MAX_NEWTON];
     for (int singular = 1; singular >= 0; singular--) {
@@ -57,8 +57,8 @@ Test(method_interface, newton_hooks_say_nan_where_c_is_singular) {
       }
       y = x;
       fill(X, N, 0), fill(F, N, 123), fill(J, N * N, 123), fill(U, N, 123);
-      t->newton_eval(m, &sys, &x, 0.1, X, F, J);
-      t->newton_unknowns(m, &sys, &x, &y, 0.1, U);
+      t->newton->eval(m, &sys, &x, 0.1, X, F, J);
+      t->newton->unknowns(m, &sys, &x, &y, 0.1, U);
       for (int i = 0; i < N; i++) {
         const int want_nan_F = singular && sc->nan_F, want_nan_X = singular && sc->nan_X_from >= 0 && i >= sc->nan_X_from;
         cr_expect(want_nan_F ? isnan(F[i]) : isfinite(F[i]), "%s, %s state: F[%d] = %g", sc->method,
@@ -765,7 +765,7 @@ Test(method_interface, hooks_write_exactly_their_outputs) {
   int checked = 0;
   for (int i = 0; nh_integrator_types[i]; i++) {
     const nh_integrator_type *t = nh_integrator_types[i];
-    if (t->takes_base || (t->properties & NH_TOLERANCE_DRIVEN) || (!t->newton_eval && !t->discrete_constraint))
+    if (t->takes_base || (t->properties & NH_TOLERANCE_DRIVEN) || (!t->newton && !t->discrete_constraint))
       continue;
     nh_method *m = test_method(t->name);
     for (size_t s = 0; s < sizeof systems / sizeof *systems; s++) {
@@ -779,18 +779,18 @@ Test(method_interface, hooks_write_exactly_their_outputs) {
       cr_assert_eq(nh_method_init(m, &sys, &x, h, &cost), NH_STEP_OK, "%s on %s", t->name, systems[s]);
       cr_assert_eq(nh_method_step(m, &sys, &x, &y, h, &cost), NH_STEP_OK, "%s on %s", t->name, systems[s]);
       enum { PAD = 4 };
-      if (t->newton_eval && t->newton_size && t->newton_unknowns) {
-        const int N = t->newton_size(m, &sys);
+      if (t->newton) {
+        const int N = t->newton->size(m, &sys);
         double X[NH_MAX_NEWTON + PAD], F[NH_MAX_NEWTON + PAD], J[NH_MAX_NEWTON * NH_MAX_NEWTON + PAD];
         fill(X, NH_MAX_NEWTON + PAD, SENTINEL), fill(F, NH_MAX_NEWTON + PAD, SENTINEL);
         fill(J, NH_MAX_NEWTON * NH_MAX_NEWTON + PAD, SENTINEL);
-        t->newton_unknowns(m, &sys, &x, &y, h, X);
+        t->newton->unknowns(m, &sys, &x, &y, h, X);
         for (int j = 0; j < N; j++) cr_expect_neq(X[j], SENTINEL, "%s on %s: X[%d] not written", t->name, systems[s], j);
         for (int j = N; j < N + PAD; j++)
           cr_expect_eq(X[j], SENTINEL, "%s on %s: X[%d] written past N = %d", t->name, systems[s], j, N);
         if (N > 0) {
           for (int j = 0; j < N; j++) X[j] = isfinite(X[j]) ? X[j] : 0;
-          t->newton_eval(m, &sys, &x, h, X, F, J);
+          t->newton->eval(m, &sys, &x, h, X, F, J);
           for (int j = 0; j < N; j++) cr_expect_neq(F[j], SENTINEL, "%s on %s: F[%d] not written", t->name, systems[s], j);
           for (int j = 0; j < N * N; j++)
             cr_expect_neq(J[j], SENTINEL, "%s on %s: J[%d] not written", t->name, systems[s], j);

@@ -195,7 +195,7 @@ Test(spark, newton_jacobian_on_damping_forcing_affine_and_full_mass) {
       nh_method *m = spark(s);
       char err[512];
       cr_assert_eq(nh_method_applies(m, &sys, err, sizeof err), 0, "%s: %s", variant_names[v], err);
-      const int dim = m->type->newton_size(m, &sys);
+      const int dim = m->type->newton->size(m, &sys);
       cr_assert_eq(dim, (s - 1) * (sys.n + sys.k), "%s: size %d", variant_names[v], dim);
       const double t0 = 0.7;
       test_check_newton_trials(m, &sys, dim, r, 3, &t0, 0, &checked, &orders);

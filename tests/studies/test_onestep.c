@@ -649,7 +649,7 @@ Test(onestep, newton_condition_number) {
   const char *methods[] = {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)",
                            "nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,allow_ill_conditioned=1)", "rk4", "m11"};
   nh_method *probe = test_method(methods[0]);
-  const int hooks = probe->type->newton_size && probe->type->newton_eval && probe->type->newton_unknowns;
+  const int hooks = probe->type->newton != NULL;
   nh_method_free(probe);
   if (!hooks) cr_skip_test("nh_newmark defines no Newton hooks yet: the condition number is NaN by design");
   setup s = {"chaotic_particle", NULL, methods, 4, NULL, 1, 1.0, 1, 0.025, 4, NH_NORM_MAX, 0};
@@ -663,10 +663,10 @@ Test(onestep, newton_condition_number) {
       const nh_method *m = st.methods[mi];
       nh_state x = point_state(&st, &r, 0), y;
       step_from(m, &st.sys, &x, &y, h);
-      cr_assert_eq(m->type->newton_size(m, &st.sys), d);
+      cr_assert_eq(m->type->newton->size(m, &st.sys), d);
       double X[NH_MAX_NEWTON], F[NH_MAX_NEWTON], J[NH_MAX_NEWTON * NH_MAX_NEWTON];
-      m->type->newton_unknowns(m, &st.sys, &x, &y, h, X);
-      m->type->newton_eval(m, &st.sys, &x, h, X, F, J);
+      m->type->newton->unknowns(m, &st.sys, &x, &y, h, X);
+      m->type->newton->eval(m, &st.sys, &x, h, X, F, J);
       cs[mi][hi] = r.cond[cell(&st, &r, mi, hi, 0)];
       const double ref = cond_by_qr(d, J);
       cr_expect(fabs(cs[mi][hi] - ref) <= 1e-8 * ref, "%s h=%g: cond %.10g, by QR %.10g", methods[mi], h, cs[mi][hi],
@@ -722,10 +722,10 @@ Test(onestep, newton_condition_number_js_b) {
     const double h = st.h[hi];
     nh_state x = point_state(&st, &r, 0), y;
     step_from(m, &st.sys, &x, &y, h);
-    cr_assert_eq(m->type->newton_size(m, &st.sys), d);
+    cr_assert_eq(m->type->newton->size(m, &st.sys), d);
     double X[NH_MAX_NEWTON], F[NH_MAX_NEWTON], J[NH_MAX_NEWTON * NH_MAX_NEWTON];
-    m->type->newton_unknowns(m, &st.sys, &x, &y, h, X);
-    m->type->newton_eval(m, &st.sys, &x, h, X, F, J);
+    m->type->newton->unknowns(m, &st.sys, &x, &y, h, X);
+    m->type->newton->eval(m, &st.sys, &x, h, X, F, J);
     for (int i = 0; i < d; i++)
       for (int j = n; j < d; j++) J[i * d + j] *= h; /* λ = Λ/h */
     const double ref = cond_by_qr(d, J);
@@ -750,7 +750,7 @@ Test(onestep, no_unknowns_no_condition_number) {
     setup su = {systems[s], NULL, methods, 1, NULL, 1, 1.0, 1, 0.1, 2, NH_NORM_MAX, 0};
     nh_onestep_result r;
     nh_study st = build_and_run(&su, &r);
-    cr_assert_eq(st.methods[0]->type->newton_size(st.methods[0], &st.sys), s ? st.sys.n : 0, "%s", systems[s]);
+    cr_assert_eq(st.methods[0]->type->newton->size(st.methods[0], &st.sys), s ? st.sys.n : 0, "%s", systems[s]);
     for (int hi = 0; hi < st.nh; hi++) {
       const double c = r.cond[cell(&st, &r, 0, hi, 0)];
       if (s) cr_expect(c >= 1 && isfinite(c), "%s h=%g: cond %g", systems[s], st.h[hi], c);
