@@ -35,8 +35,7 @@ int nh_evolve_steps(nh_evolve *e, long n, nh_evolve_observer observe, void *ctx)
   return NH_STEP_OK;
 }
 
-/* nh_integrate's observer: the largest constraint residual so far. */
-static int track_residual(void *ctx, const nh_evolve *e) {
+int nh_evolve_track_residual(void *ctx, const nh_evolve *e) {
   double *residual = ctx;
   *residual = fmax(*residual, nh_constraint_residual(e->sys, e->x->q, e->x->v));
   return NH_STEP_OK;
@@ -47,7 +46,7 @@ int nh_integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nst
   nh_evolve e;
   nh_evolve_start(&e, m, sys, x, h, 1);
   if (residual) *residual = nh_constraint_residual(sys, x->q, x->v);
-  const int status = nh_evolve_steps(&e, nsteps, residual ? track_residual : NULL, residual);
+  const int status = nh_evolve_steps(&e, nsteps, residual ? nh_evolve_track_residual : NULL, residual);
   *x = *e.x;
   nh_cost_add(cost, &e.cost);
   return status;

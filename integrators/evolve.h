@@ -35,6 +35,10 @@ nh_step_status nh_evolve_init(nh_evolve *e);
  * what the observer stopped the run with. Allocates nothing. */
 int nh_evolve_steps(nh_evolve *e, long n, nh_evolve_observer observe, void *ctx);
 
+/* An observer that keeps the largest constraint residual max_a |A(q)v + b| of the states reached
+ * in the double at ctx. */
+int nh_evolve_track_residual(void *ctx, const nh_evolve *e);
+
 /* The loop without an observer, as a function of a state: nsteps steps of size h from *x (its t
  * the start's), the last state into *x, the cost added to *cost. residual (may be NULL) receives
  * the largest constraint residual max_a |A(q)v + b| over the run, the start included. */

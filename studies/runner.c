@@ -68,7 +68,7 @@ typedef struct {
 
 static int convergence_step(void *ctx, const nh_evolve *e) {
   step_maxima *mx = ctx;
-  mx->residual = fmax(mx->residual, nh_constraint_residual(e->sys, e->x->q, e->x->v));
+  nh_evolve_track_residual(&mx->residual, e);
   mx->discrete = fmax(mx->discrete, discrete_residual(e->m, e->sys, e->prev, e->x, e->h)); /* fmax drops the NaN */
   return NH_STEP_OK;
 }

@@ -84,13 +84,6 @@ static int sample(nh_sampled_run *r, nh_truth *tr, unsigned needs, double E0, co
   return 0;
 }
 
-/* The evolve observer of a sampled run: the largest constraint residual. */
-static int track_residual(void *ctx, const nh_evolve *e) {
-  double *residual = ctx;
-  *residual = fmax(*residual, nh_constraint_residual(e->sys, e->x->q, e->x->v));
-  return NH_STEP_OK;
-}
-
 int nh_sampled_run_go(nh_sampled_run *r) {
   const nh_system *sys = &r->st->sys;
   const int nsamples = (int)(r->nsteps / r->K) + 1, row = r->layout ? r->layout->row : 0;
@@ -109,7 +102,7 @@ int nh_sampled_run_go(nh_sampled_run *r) {
   int rc = 0;
   for (int s = 0; s < nsamples && r->status == NH_STEP_OK; s++) {
     double chunk = 0; /* the residuals of the steps to this sample, kept only when they all succeeded */
-    if (s > 0 && (r->status = nh_evolve_steps(&e, r->K, track_residual, &chunk)) != NH_STEP_OK) break;
+    if (s > 0 && (r->status = nh_evolve_steps(&e, r->K, nh_evolve_track_residual, &chunk)) != NH_STEP_OK) break;
     r->max_residual = fmax(r->max_residual, chunk);
     const nh_state *x = e.x;
     double dE = nh_energy(sys, x->q, x->v) - E0;
