@@ -1,4 +1,4 @@
-/* nhbench list [systems|methods|observables] [NAME]: generated from the descriptor tables and the
+/* nhbench list [systems|methods|observables|kinds] [NAME]: generated from the descriptor tables and the
  * registries, so it never drifts. */
 #include <stdio.h>
 #include <string.h>
@@ -6,6 +6,7 @@
 #include "bench/cli.h"
 #include "core/text.h"
 #include "integrators/integrator.h"
+#include "studies/kinds.h"
 #include "studies/observables.h"
 
 /* NULL lists everything; otherwise only the entry of that name. */
@@ -164,10 +165,33 @@ static int list_observables(const char *filter) {
   return found;
 }
 
+/* The study kinds (studies/kinds.h) and the datasets their results files hold, from the kinds'
+ * column descriptors. */
+static int list_kinds(const char *filter) {
+  int found = 0;
+  for (int k = 0; k < NH_STUDY_KINDS; k++) {
+    const nh_study_kind_type *t = nh_study_kinds[k];
+    if (!wanted(filter, t->name)) continue;
+    if (found++ == 0) printf("study kinds (study = \"KIND\" in a spec):\n");
+    printf("  %s\n    %s\n    its result's datasets in /%s (what every study holds, the summaries derived from these "
+           "and the observables: results/README.md):\n",
+           t->name, t->doc, t->name);
+    for (const nh_result_column *c = t->columns; c->name; c++) {
+      if (c->flags & NH_COLUMN_SCRATCH) continue;
+      printf("      %-24s [%s] %s%s%s: %s", c->name, c->dims,
+             c->type == NH_COLUMN_COST ? "cost counters" : c->type == NH_COLUMN_I32 ? "int" : "real",
+             c->units ? ", " : "", c->units ? c->units : "", c->doc);
+      if (c->present && c->present->setting) printf(" (only with %s)", c->present->setting);
+      printf("\n");
+    }
+  }
+  return found;
+}
+
 static const char usage[] =
-    "usage: nhbench list [systems|methods|observables] [NAME]\n"
-    "  every system, method or observable with its parameters and documentation (all three lists\n"
-    "  without an argument); with NAME only that one\n"
+    "usage: nhbench list [systems|methods|observables|kinds] [NAME]\n"
+    "  every system, method, observable or study kind with its parameters and documentation (the\n"
+    "  first three lists without an argument); with NAME only that one\n"
     "  -h, --help   this text\n"
     "Exit status 2 for an unknown list or NAME.\n";
 
@@ -186,10 +210,11 @@ int nh_cli_list(int argc, char **argv) {
   if (strcmp(what, "systems") == 0) found = list_systems(name);
   else if (strcmp(what, "methods") == 0) found = list_methods(name);
   else if (strcmp(what, "observables") == 0) found = list_observables(name);
+  else if (strcmp(what, "kinds") == 0) found = list_kinds(name);
   else if (strcmp(what, "all") == 0 && !name)
     list_systems(NULL), printf("\n"), list_methods(NULL), printf("\n"), list_observables(NULL);
   else
-    return fprintf(stderr, "%s: unknown list '%s' (systems, methods or observables)\n%s", prog, what, usage),
+    return fprintf(stderr, "%s: unknown list '%s' (systems, methods, observables or kinds)\n%s", prog, what, usage),
            NH_EXIT_USAGE;
   if (!found) {
     char hint[NH_TEXT_MESSAGE] = "";

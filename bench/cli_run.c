@@ -129,28 +129,18 @@ static int report_orders(const nh_study *st, const nh_convergence_result *r) {
 /* Whether this process writes the file: always, but under MPI only rank 0 (the others run tasks). */
 static int writer(void) { return nh_study_rank() == 0; }
 
-/* Runs a study of the other kinds and writes its file: 0, or 1 with a message in err. */
-#define RUN_AND_WRITE(KIND)                                                                                            \
-  static int run_##KIND(const nh_study *st, const char *path, const char *command, char *err, size_t len) {            \
-    nh_##KIND##_result r;                                                                                              \
-    int rc =                                                                                                           \
-        nh_run_##KIND(st, &r, err, len) < 0 || (writer() && nh_write_##KIND(path, st, &r, command, err, len) < 0);     \
-    nh_##KIND##_result_free(&r);                                                                                       \
-    return rc ? 1 : 0;                                                                                                 \
-  }
-RUN_AND_WRITE(ensemble)
-RUN_AND_WRITE(trajectory)
-RUN_AND_WRITE(onestep)
-RUN_AND_WRITE(work_precision)
-
-static int run_and_write(const nh_study *st, const char *path, const char *command, char *err, size_t len) {
-  switch (st->kind) {
-  case NH_STUDY_ENSEMBLE: return run_ensemble(st, path, command, err, len);
-  case NH_STUDY_TRAJECTORY: return run_trajectory(st, path, command, err, len);
-  case NH_STUDY_ONESTEP: return run_onestep(st, path, command, err, len);
-  case NH_STUDY_WORK_PRECISION: return run_work_precision(st, path, command, err, len);
-  default: return snprintf(err, len, "study kind %d has no runner", (int)st->kind), 1;
-  }
+/* Runs a study of any kind (studies/kinds.h) and writes its file: 0, or 1 with a message in err;
+ * with --check-orders, a convergence study's orders are checked (*orders_failed). */
+static int run_and_write(const run_args *a, const nh_study *st, const char *path, const char *command,
+                         int *orders_failed, char *err, size_t len) {
+  const nh_study_kind_type *kind = nh_study_kinds[st->kind];
+  void *r = malloc(kind->result_size);
+  if (!r) return snprintf(err, len, "out of memory for the %s result", kind->name), 1;
+  const int rc = kind->run(st, r, err, len) < 0 || (writer() && nh_write_study(path, st, r, command, err, len) < 0);
+  *orders_failed = rc == 0 && writer() && a->check_orders && st->kind == NH_STUDY_CONVERGENCE && report_orders(st, r);
+  kind->free_result(r);
+  free(r);
+  return rc ? 1 : 0;
 }
 
 /* The directory of the file path into dir ("." for a bare name, "/" for a file at the root);
@@ -415,21 +405,12 @@ static int run_study(const run_args *a, const char *path, const char *command) {
     nh_study_free(&st);
     return agreed == NO_MEMORY ? nh_cli_out_of_memory(prog) : NH_EXIT_USAGE;
   }
-  int rc = 1, orders_failed = 0;
+  int orders_failed = 0;
   fprintf(stderr, "nhbench: %s study of %s, %d methods, %d threads", nh_study_kind_name(st.kind), st.sys.type->name,
           st.nmethods, omp_get_max_threads());
   if (nh_study_ranks() > 1) fprintf(stderr, " on each of %d MPI ranks (rank 0 collects)", nh_study_ranks());
   fprintf(stderr, " -> %s\n", path);
-  if (st.kind == NH_STUDY_CONVERGENCE) {
-    nh_convergence_result r;
-    if (nh_run_convergence(&st, &r, err, sizeof err) >= 0 &&
-        (!writer() || nh_write_convergence(path, &st, &r, command, err, sizeof err) >= 0))
-      rc = 0;
-    orders_failed = rc == 0 && writer() && a->check_orders && report_orders(&st, &r);
-    nh_convergence_result_free(&r);
-  } else {
-    rc = run_and_write(&st, path, command, err, sizeof err);
-  }
+  const int rc = run_and_write(a, &st, path, command, &orders_failed, err, sizeof err);
   if (rc) fprintf(stderr, "nhbench: %s\n", err);
   else fprintf(stderr, "nhbench: wrote %s\n", path);
   /* The journal goes once its results are in the file; a failed run keeps it for --resume. */

@@ -9,6 +9,7 @@
 #include <hdf5.h>
 #include <stddef.h>
 
+#include "studies/kinds.h"
 #include "studies/study.h"
 
 #define NH_SCHEMA_VERSION 2
@@ -29,6 +30,9 @@ int nh_write_onestep(const char *path, const nh_study *st, const nh_onestep_resu
                      const char *command, char *err, size_t errlen);
 int nh_write_work_precision(const char *path, const nh_study *st, const nh_work_precision_result *r,
                             const char *command, char *err, size_t errlen);
+/* The same for a result of any kind: r is the nh_<kind>_result of st->kind (studies/kinds.h). */
+int nh_write_study(const char *path, const nh_study *st, const void *r, const char *command, char *err,
+                   size_t errlen);
 
 /* The provenance every file records: nhbench's version (git describe --dirty) and the compiler
  * with the flags the numerics were built with. */

@@ -300,6 +300,36 @@ void nh_w_cost(nh_writer *w, hid_t loc, const char *name, const char *dims, cons
   H5Tclose(mt);
 }
 
+/* One column of a result (studies/columns.h) with the attributes its descriptor gives. */
+static void put_column(nh_writer *w, hid_t loc, const nh_result_column *c, const void *r) {
+  const void *data = nh_column_data(c, r);
+  if (c->flags & NH_COLUMN_SCALE) nh_w_scale_f64(w, loc, c->name, c->dims, data, c->units, c->doc);
+  else if (c->type == NH_COLUMN_F64) nh_w_f64(w, loc, c->name, c->dims, data, c->units, c->doc);
+  else if (c->type == NH_COLUMN_I32) nh_w_i32(w, loc, c->name, c->dims, data, c->units, c->doc);
+  else nh_w_cost(w, loc, c->name, c->dims, data, c->doc);
+}
+
+/* The coordinates first: a dataset is attached to the scales of its dimensions that exist when it is
+ * written. */
+void nh_w_columns(nh_writer *w, hid_t loc, const nh_result_column *cols, const void *r) {
+  for (int scales = 1; scales >= 0; scales--)
+    for (const nh_result_column *c = cols; c->name; c++)
+      if (!(c->flags & (NH_COLUMN_SCRATCH | NH_COLUMN_APART)) && ((c->flags & NH_COLUMN_SCALE) != 0) == scales &&
+          nh_column_present(c, w->st))
+        put_column(w, loc, c, r);
+}
+
+void nh_w_column_rows(nh_writer *w, hid_t loc, const nh_result_column *cols, const char *name, int tail,
+                      nh_w_row_fn row, const void *ctx) {
+  const nh_result_column *c = nh_column_find(cols, name);
+  if (!c) {
+    nh_w_fail(w, "no column %s in the kind's table", name);
+    return;
+  }
+  nh_w_rows(w, loc, c->name, c->dims, c->type == NH_COLUMN_I32 ? H5T_STD_I32LE : H5T_IEEE_F64LE, tail, row, ctx,
+            c->units, c->doc);
+}
+
 static hid_t put_strings(nh_writer *w, hid_t loc, const char *name, const char *dim, const char *const *data,
                          const char *desc) {
   nh_wdim *d[NH_W_DIMS];

@@ -60,15 +60,13 @@ static void reference_accuracy(nh_writer *w, hid_t g, const nh_study_reference *
   nh_w_attr_str(w, g, "reference_tol_rule", w->st->reference_tol_auto ? NH_REFERENCE_TOL_AUTO : "given");
 }
 
-/* The error floor of the order fits: the spec's (NaN: "auto"), its rule, and its value per run
- * (dims "method,h") or per h ("h"). */
-static void fit_floor(nh_writer *w, hid_t g, const char *dims, const double *floor) {
+/* The error floor of the order fits: the spec's (NaN: "auto") and its rule (the floor itself is the
+ * kind's column fit_floor). */
+static void fit_floor_rule(nh_writer *w, hid_t g) {
   const nh_study *st = w->st;
   nh_w_attr_f64(w, g, "error_floor", st->error_floor_auto ? NAN : st->error_floor);
   nh_w_attr_str(w, g, "error_floor_rule",
                 st->error_floor_auto ? NH_ERROR_FLOOR_AUTO : "given: max(error_floor, 10 reference_error)");
-  nh_w_f64(w, g, "fit_floor", dims, floor, "as q, v",
-           "the error floor: errors at or below it are left out of the order fit (error_floor_rule)");
 }
 
 /* Per method over h: runs that failed, the largest residual (NaN values left out), total wall time. */
@@ -125,35 +123,12 @@ static void orders_table(nh_writer *w, hid_t g, const nh_convergence_result *r) 
   free(rows);
 }
 
-static void convergence_errors(nh_writer *w, hid_t g, const nh_convergence_result *r) {
-  nh_w_f64(w, g, "err", "method,h", r->err, "as q, v",
-           "error at T over (q, v) in the study norm (attribute norm) against the reference; NaN if the run failed");
-  nh_w_f64(w, g, "err_q", "method,h", r->err_q, "as q", "error at T over q in the study norm");
-  nh_w_f64(w, g, "err_v", "method,h", r->err_v, "as v", "error at T over v in the study norm");
-  nh_w_f64(w, g, "err_max", "method,h", r->err_max, "as q, v", "error at T over (q, v), max-norm");
-  nh_w_f64(w, g, "err_2", "method,h", r->err_2, "as q, v", "error at T over (q, v), 2-norm");
-  nh_w_f64(w, g, "err_coord", "method,h,state", r->err_coord, "as q, v",
-           "(q, v)(T) - reference, per component (state_labels)");
-  nh_w_f64(w, g, "final_state", "method,h,state", r->final_state, "as q, v", "(q, v) at T");
-  nh_w_f64(w, g, "lambda_err", "method,h", r->lambda_err, "as lambda",
-           "max_a |lambda_N - lambda(t*)| of the last step, t* the time its multiplier approximates; NaN: the "
-           "method defines no multiplier");
-  nh_w_f64(w, g, "discrete_residual", "method,h", r->discrete_residual, "as v",
-           "max over the run of the method's own discrete constraint; NaN: the method defines none");
-  nh_w_f64(w, g, "constraint_residual", "method,h", r->residual, "as v",
-           "max over the run (every step, t = 0 included) of max_a |A_a(q) v + b_a(q)|");
-}
-
 static void convergence_body(nh_writer *w, hid_t g, const void *vr) {
   const nh_convergence_result *r = vr;
   const nh_study *st = w->st;
   common_given(w, g, 1);
   step_sizes(w, g);
-  convergence_errors(w, g, r);
-  nh_w_i32(w, g, "status", "method,h", r->status, "1", "status code of the run (README: Status codes)");
-  nh_w_f64(w, g, "z", "method,h", r->z, "action", "the Herglotz action z at T (0 for methods that do not track it)");
-  nh_w_cost(w, g, "cost", "method,h", r->cost, "cost counters of the run");
-  nh_w_f64(w, g, "wall_time", "method,h", r->wall_time, "s", "wall time of the run");
+  nh_w_columns(w, g, nh_convergence_columns, r);
   orders_table(w, g, r);
   reference_state(w, g, &r->reference.x, r->reference.kind, "the solution at T the errors are measured against");
   reference_accuracy(w, g, &r->reference);
@@ -161,7 +136,7 @@ static void convergence_body(nh_writer *w, hid_t g, const void *vr) {
   nh_w_attr_str(w, g, "norm", norm_name(st->norm));
   nh_w_attr_str(w, g, "initial", st->initial);
   nh_w_attr_i32(w, g, "fit_points", st->fit_points);
-  fit_floor(w, g, "method,h", r->fit_floor);
+  fit_floor_rule(w, g);
   nh_w_attr_f64(w, g, "order_tolerance", st->order_tolerance);
 }
 
@@ -255,39 +230,14 @@ static int stat_row(const void *ctx, long long m, double *out) {
  * run's journal (nh_ensemble_stat_row). */
 static void ensemble_statistics(nh_writer *w, hid_t g, const nh_ensemble_result *r) {
   static const struct {
-    const char *name, *units, *desc;
+    const char *name;
     int which;
-  } stats[] = {
-      {"dE_mean", "energy", "mean of dE over the ICs still running", NH_STAT_MEAN},
-      {"dE_var", "energy^2",
-       "unbiased variance of dE over the ICs still running (spec/newmark.md A11); NaN if fewer than 2", NH_STAT_VAR},
-      {"dE_count", "1", "ICs with a finite dE at the sample", NH_STAT_COUNT},
-      {"dE_q10", "energy",
-       "10 % quantile of dE over the ICs still running (linear between order statistics); NaN if none", NH_STAT_Q10},
-      {"dE_q50", "energy", "median of dE over the ICs still running", NH_STAT_Q50},
-      {"dE_q90", "energy", "90 % quantile of dE over the ICs still running", NH_STAT_Q90},
-  };
+  } stats[] = {{"dE_mean", NH_STAT_MEAN}, {"dE_var", NH_STAT_VAR}, {"dE_count", NH_STAT_COUNT},
+               {"dE_q10", NH_STAT_Q10},   {"dE_q50", NH_STAT_Q50}, {"dE_q90", NH_STAT_Q90}};
   for (size_t k = 0; k < sizeof stats / sizeof *stats; k++) {
     const stat_rows c = {w->st, r, stats[k].which};
-    nh_w_rows(w, g, stats[k].name, "method,sample", stats[k].which == NH_STAT_COUNT ? H5T_STD_I32LE : H5T_IEEE_F64LE,
-              1, stat_row, &c, stats[k].units, stats[k].desc);
+    nh_w_column_rows(w, g, nh_ensemble_columns, stats[k].name, 1, stat_row, &c);
   }
-}
-
-static void ensemble_runs(nh_writer *w, hid_t g, const nh_ensemble_result *r) {
-  static const char dE_doc[] = "E(t) - E0 at the samples; NaN from the first sample after a failed step";
-  const ensemble_rows rows = {w->st, r};
-  nh_w_f64(w, g, "E0", "ic", r->E0, "energy", "energies of the initial conditions");
-  nh_w_f64_rows(w, g, "dE", "method,ic,sample", 1, dE_row, &rows, "energy", dE_doc);
-  nh_w_f64(w, g, "max_abs_dE", "method,ic", r->max_abs_dE, "energy", "max over the samples reached of |dE|");
-  nh_w_f64(w, g, "drift_slope", "method,ic", r->drift_slope, "energy/time",
-           "least-squares slope of dE against t over the samples reached; NaN with fewer than 2");
-  nh_w_f64(w, g, "max_constraint_residual", "method,ic", r->max_residual, "as v",
-           "max over the run of max_a |A_a(q) v + b_a(q)|");
-  nh_w_i32(w, g, "status", "method,ic", r->status, "1", "status code of the run (README: Status codes)");
-  ensemble_statistics(w, g, r);
-  nh_w_cost(w, g, "cost", "method", r->cost, "cost counters, summed over the ICs");
-  nh_w_f64(w, g, "wall_time", "method", r->wall_time, "s", "wall time, summed over the ICs");
 }
 
 static void ensemble_body(nh_writer *w, hid_t g, const void *vr) {
@@ -297,8 +247,10 @@ static void ensemble_body(nh_writer *w, hid_t g, const void *vr) {
     nh_w_fail(w, "%s", "an ensemble of given initial conditions with count != nic");
   nh_w_common(w, g, st->count, r->q0, r->v0, st->random_ics ? NULL : st->ic_names);
   nh_w_dim(w, "sample", st->nsamples);
-  nh_w_scale_f64(w, g, "t", "sample", r->t, "time", "sample times t_s = s * sample_every * h");
-  ensemble_runs(w, g, r);
+  nh_w_columns(w, g, nh_ensemble_columns, r);
+  const ensemble_rows rows = {w->st, r};
+  nh_w_column_rows(w, g, nh_ensemble_columns, "dE", 1, dE_row, &rows);
+  ensemble_statistics(w, g, r);
   ensemble_summary(w, g, r);
   for (int i = 0; i < st->ngrids; i++) grid_group(w, g, &st->grids[i], i);
   nh_w_observables(w, g, "method,ic", (long long)st->nmethods * st->count, st->nsamples, &r->samples);
@@ -326,20 +278,7 @@ static void trajectory_body(nh_writer *w, hid_t g, const void *vr) {
   common_given(w, g, st->nic);
   step_sizes(w, g);
   nh_w_dim(w, "sample", r->nsamples);
-  nh_w_i32(w, g, "nsamples_h", "h", r->nsamples_h, "1", "samples stored for each h (the rest of t is NaN)");
-  nh_w_f64(w, g, "t", "h,sample", r->t, "time", "sample times of each h; NaN beyond nsamples_h");
-  nh_w_i32(w, g, "status", "method,h,ic", r->status, "1", "status code of the run (README: Status codes)");
-  nh_w_cost(w, g, "cost", "method,h,ic", r->cost, "cost counters of the run");
-  nh_w_f64(w, g, "wall_time", "method,h,ic", r->wall_time, "s", "wall time of the run");
-  nh_w_f64(w, g, "final_state", "method,h,ic,state", r->final_state, "as q, v", "(q, v) at the end of the run");
-  if (st->round_trip) {
-    nh_w_f64(w, g, "round_trip_defect", "method,h,ic", r->round_trip_defect, "as q, v",
-             "max over (q, v) of |x0 - the state reached back from the end in as many steps of -h| (x0 after init, "
-             "the carry kept; spec/rattle.md 3.3); NaN: failed run or two-step method");
-    nh_w_f64(w, g, "round_trip_defect_lambda", "method,h,ic", r->round_trip_defect_lambda, "as lambda",
-             "the same round trip's max_a |lambda_a| difference for a method whose state carries lambda (nh_rattle); "
-             "NaN for every other method");
-  }
+  nh_w_columns(w, g, nh_trajectory_columns, r);
   long long runs = (long long)st->nmethods * st->nh * st->nic;
   nh_w_observables(w, g, "method,h,ic", runs, r->nsamples, &r->samples);
   nh_w_attr_i32(w, g, "sample_every", st->sample_every);
@@ -402,52 +341,11 @@ static void onestep_slopes(nh_writer *w, hid_t g, const nh_onestep_result *r) {
     expected[m] = nh_method_order_on(st->methods[m], &st->sys) + 1;
     nh_fit_h_range(st->h, st->nh, r->fit_first[m], r->fit_count[m], &h_min[m], &h_max[m]);
   }
-  nh_w_f64(w, g, "slope", "method", r->slope, "1",
-           "least-squares slope of log max_local_err against log h (expected: slope_expected)");
-  nh_w_f64(w, g, "slope_stderr", "method", r->slope_stderr, "1", "its standard error; NaN with 2 points");
-  fit_floor(w, g, "h", r->fit_floor);
+  fit_floor_rule(w, g);
   nh_w_i32(w, g, "slope_expected", "method", expected, "1", "order_claimed + 1, the local error order");
-  nh_w_i32(w, g, "fit_first", "method", r->fit_first, "1", "index into h of the finest step size of the fit");
-  nh_w_i32(w, g, "fit_count", "method", r->fit_count, "1", "number of step sizes of the fit");
   nh_w_f64(w, g, "fit_h_min", "method", h_min, "time", "smallest h of the fit; NaN if none");
   nh_w_f64(w, g, "fit_h_max", "method", h_max, "time", "largest h of the fit; NaN if none");
-  nh_w_f64(w, g, "action_slope", "method", r->action_slope, "1",
-           "slope of log max_action_err against log h (3 for a second-order L_d, 2 otherwise); NaN: not "
-           "variational");
   free(expected), free(h_min), free(h_max);
-}
-
-static void onestep_steps(nh_writer *w, hid_t g, const nh_onestep_result *r) {
-  const char *d = "method,h,point", *dx = "method,h,point,state";
-  nh_w_f64(w, g, "local_err", d, r->local_err, "as q, v", "|F_h(x) - phi_h(x)| over (q, v) in the study norm");
-  nh_w_f64(w, g, "local_err_q", d, r->local_err_q, "as q", "the same over q");
-  nh_w_f64(w, g, "local_err_v", d, r->local_err_v, "as v", "the same over v");
-  nh_w_f64(w, g, "stepped", dx, r->stepped, "as q, v", "F_h(x)");
-  nh_w_f64(w, g, "backward", dx, r->backward, "as q, v", "F_{-h}(x)");
-  nh_w_f64(w, g, "backward_lambda", "method,h,point,multiplier", r->backward_lambda, "as lambda",
-           "the multipliers F_{-h}(x) leaves (NaN: the method defines none)");
-  nh_w_f64(w, g, "lambda", "method,h,point,multiplier", r->lambda, "as lambda",
-           "the step's multipliers (NaN: the method defines none)");
-  nh_w_f64(w, g, "lambda_err", d, r->lambda_err, "as lambda", "max_a |lambda - lambda(t*)| (NaN: none)");
-  nh_w_f64(w, g, "lambda_start", "method,h,point,multiplier", r->lambda_start, "as lambda",
-           "the multiplier the step computes at its start node, where the method has one (nh_newmark: lambda_k of "
-           "(N1)); NaN: none");
-  nh_w_f64(w, g, "adjoint_defect", d, r->adjoint_defect, "as q, v",
-           "|F*_{-h}(F_h(x)) - x|, F* the declared adjoint (NaN: none declared)");
-  nh_w_f64(w, g, "adjoint_defect_lambda", d, r->adjoint_defect_lambda, "as lambda",
-           "max_a |lambda_a of F*_{-h}(F_h(x)) - lambda_a of x| for a method whose state carries lambda "
-           "(nh_rattle: spec/rattle.md 3.3); NaN for every other method");
-  nh_w_f64(w, g, "reversal_defect", d, r->reversal_defect, "as q, v",
-           "|F_{-h}(F_h(x)) - x| with F itself, adjoint or not (NaN: two-step method)");
-  nh_w_f64(w, g, "cond", d, r->cond, "1",
-           "1-norm condition number of the Newton Jacobian at the solution (NaN: explicit method)");
-  nh_w_f64(w, g, "cond_unscaled", d, r->cond_unscaled, "1",
-           "cond with the method's scaling undone: the source's unknowns and equations (NaN: no declared scaling)");
-  nh_w_f64(w, g, "action_err", d, r->action_err, "action", "|L_d(q(0), q(h)) - int_0^h L dt| (NaN: not variational)");
-  nh_w_f64(w, g, "embedding_residual", d, r->embedding_residual, "as q, v/time",
-           "max over t_i = i h/(N + 1), i = 1..N (N: attribute embedding_grid), of |dG/dt - X(G)| in the study norm, "
-           "G = (1 - chi) phi_t(x) + chi phi_{t-h}(F_h(x)) (spec/discretization.md 6.4, R19; NaN: failed step)");
-  nh_w_i32(w, g, "status", d, r->status, "1", "status code of the step");
 }
 
 static void onestep_body(nh_writer *w, hid_t g, const void *vr) {
@@ -457,17 +355,11 @@ static void onestep_body(nh_writer *w, hid_t g, const void *vr) {
   if (w->failed) return;
   step_sizes(w, g);
   nh_w_dim(w, "point", r->npoints);
-  nh_w_scale_f64(w, g, "point_t", "point", r->point_t, "time", "time of each start point along its solution");
+  nh_w_columns(w, g, nh_onestep_columns, r);
   int *pic = nh_w_array(w, (size_t)r->npoints, sizeof(int));
   for (int p = 0; pic && p < r->npoints; p++) pic[p] = p / st->npoints; /* points exist only if npoints > 0 */
   nh_w_i32(w, g, "point_ic", "point", pic, "1", "the initial condition (index into ic_names) of each point");
   free(pic);
-  nh_w_f64(w, g, "points", "point,state", r->points, "as q, v", "the start states (q, v)");
-  onestep_steps(w, g, r);
-  nh_w_f64(w, g, "max_local_err", "method,h", r->max_local_err, "as q, v",
-           "max over the points of local_err (NaN if any point has none): what slope is fitted to");
-  nh_w_f64(w, g, "max_action_err", "method,h", r->max_action_err, "action",
-           "max over the points of action_err (NaN if any is NaN)");
   onestep_slopes(w, g, r);
   onestep_summary(w, g, r);
   nh_w_attr_str(w, g, "norm", norm_name(st->norm));
@@ -493,15 +385,7 @@ static void work_precision_body(nh_writer *w, hid_t g, const void *vr) {
   nh_w_dim(w, "repeat", st->repeats);
   nh_w_scale_strings(w, g, "norms", "norm", nh_wp_norm_names,
                      "the error norms: (q, v), q or v, each in max-norm and 2-norm");
-  nh_w_f64(w, g, "err", "method,h,norm", r->err, "as q, v", "error at T against the reference in each norm");
-  nh_w_cost(w, g, "cost", "method,h", r->cost, "cost counters of one run");
-  nh_w_f64(w, g, "work", "method,h", r->work, "1", "rhs + Jacobian + constraint evaluations of one run");
-  nh_w_f64(w, g, "wall_time", "method,h", r->wall_time, "s", "median wall time over the repeats");
-  nh_w_f64(w, g, "wall_times", "method,h,repeat", r->wall_times, "s", "wall time of each repeat");
-  nh_w_i32(w, g, "status", "method,h", r->status, "1", "status code of the run (4: timed out)");
-  nh_w_i32(w, g, "pareto_work", "method,h", r->pareto_work, "1",
-           "1: no other run has smaller-or-equal error (norm pareto_norm) and work, one of them strictly");
-  nh_w_i32(w, g, "pareto_time", "method,h", r->pareto_time, "1", "the same against wall time");
+  nh_w_columns(w, g, nh_work_precision_columns, r);
   reference_state(w, g, &r->reference.x, r->reference.kind, "the solution at T the errors are measured against");
   reference_accuracy(w, g, &r->reference);
   nh_w_attr_str(w, g, "norm", norm_name(st->norm));
@@ -515,4 +399,16 @@ static void work_precision_body(nh_writer *w, hid_t g, const void *vr) {
 int nh_write_work_precision(const char *path, const nh_study *st, const nh_work_precision_result *r,
                             const char *command, char *err, size_t errlen) {
   return nh_w_file(path, st, work_precision_body, r, command, err, errlen);
+}
+
+/* ---- any kind ------------------------------------------------------------------------------ */
+
+static const nh_w_body kind_bodies[NH_STUDY_KINDS] = {
+    [NH_STUDY_CONVERGENCE] = convergence_body, [NH_STUDY_ENSEMBLE] = ensemble_body,
+    [NH_STUDY_TRAJECTORY] = trajectory_body,   [NH_STUDY_ONESTEP] = onestep_body,
+    [NH_STUDY_WORK_PRECISION] = work_precision_body};
+
+int nh_write_study(const char *path, const nh_study *st, const void *r, const char *command, char *err,
+                   size_t errlen) {
+  return nh_w_file(path, st, kind_bodies[st->kind], r, command, err, errlen);
 }

@@ -57,6 +57,13 @@ void nh_w_f64(nh_writer *w, hid_t loc, const char *name, const char *dims, const
 void nh_w_i32(nh_writer *w, hid_t loc, const char *name, const char *dims, const int *data, const char *units,
               const char *desc);
 void nh_w_cost(nh_writer *w, hid_t loc, const char *name, const char *dims, const nh_cost *data, const char *desc);
+/* The columns of result r (studies/columns.h) that st has and the writer writes generically (not
+ * SCRATCH, not APART), each with its descriptor's dimensions, units and description. */
+void nh_w_columns(nh_writer *w, hid_t loc, const nh_result_column *cols, const void *r);
+/* Column NAME of cols written row by row (nh_w_rows, stored as its type), its attributes from its
+ * descriptor. */
+void nh_w_column_rows(nh_writer *w, hid_t loc, const nh_result_column *cols, const char *name, int tail,
+                      nh_w_row_fn row, const void *ctx);
 /* A compound dataset: ftype in the file, mtype in memory (records with variable-length strings are fine). */
 void nh_w_compound(nh_writer *w, hid_t loc, const char *name, const char *dims, hid_t ftype, hid_t mtype,
                    const void *data, const char *units, const char *desc);

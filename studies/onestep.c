@@ -95,6 +95,7 @@
 
 #include "studies/sampling.h"
 #include "studies/study.h"
+#include "studies/kinds.h"
 
 #define GL_NODES 20
 
@@ -473,37 +474,61 @@ static double max_over_points(const double *v, int np) {
   return best;
 }
 
-static int allocate(const nh_study *st, nh_onestep_result *r) {
-  const size_t n = (size_t)st->sys.n, k = (size_t)st->sys.k, np = (size_t)r->npoints, nm = (size_t)st->nmethods;
-  const size_t cells = nm * (size_t)st->nh * np;
-  double **per_cell[] = {&r->local_err,       &r->local_err_q,     &r->local_err_v,  &r->lambda_err,
-                         &r->adjoint_defect,  &r->reversal_defect, &r->cond,         &r->cond_unscaled,
-                         &r->action_err,      &r->embedding_residual, &r->adjoint_defect_lambda};
-  for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++) *per_cell[i] = calloc(cells, sizeof(double));
-  r->point_t = calloc(np, sizeof(double));
-  r->points = calloc(np * 2 * n, sizeof(double));
-  r->stepped = calloc(cells * 2 * n, sizeof(double));
-  r->backward = calloc(cells * 2 * n, sizeof(double));
-  r->lambda = calloc(k ? cells * k : 1, sizeof(double));
-  r->backward_lambda = calloc(k ? cells * k : 1, sizeof(double));
-  r->lambda_start = calloc(k ? cells * k : 1, sizeof(double));
-  r->status = calloc(cells, sizeof *r->status);
-  r->max_local_err = calloc(nm * (size_t)st->nh, sizeof(double));
-  r->max_action_err = calloc(nm * (size_t)st->nh, sizeof(double));
-  r->slope = calloc(nm, sizeof(double));
-  r->slope_stderr = calloc(nm, sizeof(double));
-  r->action_slope = calloc(nm, sizeof(double));
-  r->fit_first = calloc(nm, sizeof(int));
-  r->fit_count = calloc(nm, sizeof(int));
-  r->fit_floor = calloc((size_t)st->nh, sizeof(double));
-  for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++)
-    if (!*per_cell[i]) return -1;
-  return r->point_t && r->points && r->stepped && r->backward && r->lambda && r->backward_lambda && r->lambda_start &&
-                 r->status && r->max_local_err && r->max_action_err && r->slope && r->slope_stderr &&
-                 r->action_slope && r->fit_first && r->fit_count && r->fit_floor
-             ? 0
-             : -1;
-}
+#define CELL(field) offsetof(nh_onestep_result, field)
+#define TASK NH_COLUMN_JOURNALED
+/* The result's columns (studies/columns.h): steps [method][h][point]. */
+const nh_result_column nh_onestep_columns[] = {
+    {"point_t", "point", NH_COLUMN_F64, CELL(point_t), NH_COLUMN_SCALE, NULL, "time",
+     "time of each start point along its solution"},
+    {"points", "point,state", NH_COLUMN_F64, CELL(points), 0, NULL, "as q, v", "the start states (q, v)"},
+    {"local_err", "method,h,point", NH_COLUMN_F64, CELL(local_err), TASK, NULL, "as q, v",
+     "|F_h(x) - phi_h(x)| over (q, v) in the study norm"},
+    {"local_err_q", "method,h,point", NH_COLUMN_F64, CELL(local_err_q), TASK, NULL, "as q", "the same over q"},
+    {"local_err_v", "method,h,point", NH_COLUMN_F64, CELL(local_err_v), TASK, NULL, "as v", "the same over v"},
+    {"lambda_err", "method,h,point", NH_COLUMN_F64, CELL(lambda_err), TASK, NULL, "as lambda",
+     "max_a |lambda - lambda(t*)| (NaN: none)"},
+    {"adjoint_defect", "method,h,point", NH_COLUMN_F64, CELL(adjoint_defect), TASK, NULL, "as q, v",
+     "|F*_{-h}(F_h(x)) - x|, F* the declared adjoint (NaN: none declared)"},
+    {"reversal_defect", "method,h,point", NH_COLUMN_F64, CELL(reversal_defect), TASK, NULL, "as q, v",
+     "|F_{-h}(F_h(x)) - x| with F itself, adjoint or not (NaN: two-step method)"},
+    {"cond", "method,h,point", NH_COLUMN_F64, CELL(cond), TASK, NULL, "1",
+     "1-norm condition number of the Newton Jacobian at the solution (NaN: explicit method)"},
+    {"cond_unscaled", "method,h,point", NH_COLUMN_F64, CELL(cond_unscaled), TASK, NULL, "1",
+     "cond with the method's scaling undone: the source's unknowns and equations (NaN: no declared scaling)"},
+    {"action_err", "method,h,point", NH_COLUMN_F64, CELL(action_err), TASK, NULL, "action",
+     "|L_d(q(0), q(h)) - int_0^h L dt| (NaN: not variational)"},
+    {"embedding_residual", "method,h,point", NH_COLUMN_F64, CELL(embedding_residual), TASK, NULL, "as q, v/time",
+     "max over t_i = i h/(N + 1), i = 1..N (N: attribute embedding_grid), of |dG/dt - X(G)| in the study norm, "
+     "G = (1 - chi) phi_t(x) + chi phi_{t-h}(F_h(x)) (spec/discretization.md 6.4, R19; NaN: failed step)"},
+    {"stepped", "method,h,point,state", NH_COLUMN_F64, CELL(stepped), TASK, NULL, "as q, v", "F_h(x)"},
+    {"backward", "method,h,point,state", NH_COLUMN_F64, CELL(backward), TASK, NULL, "as q, v", "F_{-h}(x)"},
+    {"lambda", "method,h,point,multiplier", NH_COLUMN_F64, CELL(lambda), TASK, NULL, "as lambda",
+     "the step's multipliers (NaN: the method defines none)"},
+    {"backward_lambda", "method,h,point,multiplier", NH_COLUMN_F64, CELL(backward_lambda), TASK, NULL, "as lambda",
+     "the multipliers F_{-h}(x) leaves (NaN: the method defines none)"},
+    {"lambda_start", "method,h,point,multiplier", NH_COLUMN_F64, CELL(lambda_start), TASK, NULL, "as lambda",
+     "the multiplier the step computes at its start node, where the method has one (nh_newmark: lambda_k of "
+     "(N1)); NaN: none"},
+    {"adjoint_defect_lambda", "method,h,point", NH_COLUMN_F64, CELL(adjoint_defect_lambda), TASK, NULL, "as lambda",
+     "max_a |lambda_a of F*_{-h}(F_h(x)) - lambda_a of x| for a method whose state carries lambda "
+     "(nh_rattle: spec/rattle.md 3.3); NaN for every other method"},
+    {"status", "method,h,point", NH_COLUMN_I32, CELL(status), TASK, NULL, "1", "status code of the step"},
+    {"max_local_err", "method,h", NH_COLUMN_F64, CELL(max_local_err), 0, NULL, "as q, v",
+     "max over the points of local_err (NaN if any point has none): what slope is fitted to"},
+    {"max_action_err", "method,h", NH_COLUMN_F64, CELL(max_action_err), 0, NULL, "action",
+     "max over the points of action_err (NaN if any is NaN)"},
+    {"slope", "method", NH_COLUMN_F64, CELL(slope), 0, NULL, "1",
+     "least-squares slope of log max_local_err against log h (expected: slope_expected)"},
+    {"slope_stderr", "method", NH_COLUMN_F64, CELL(slope_stderr), 0, NULL, "1", "its standard error; NaN with 2 points"},
+    {"fit_floor", "h", NH_COLUMN_F64, CELL(fit_floor), 0, NULL, "as q, v", NH_FIT_FLOOR_DOC},
+    {"fit_first", "method", NH_COLUMN_I32, CELL(fit_first), 0, NULL, "1",
+     "index into h of the finest step size of the fit"},
+    {"fit_count", "method", NH_COLUMN_I32, CELL(fit_count), 0, NULL, "1", "number of step sizes of the fit"},
+    {"action_slope", "method", NH_COLUMN_F64, CELL(action_slope), 0, NULL, "1",
+     "slope of log max_action_err against log h (3 for a second-order L_d, 2 otherwise); NaN: not variational"},
+    {NULL}};
+#undef CELL
+#undef TASK
 
 int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t errlen) {
   const nh_system *sys = &st->sys;
@@ -517,7 +542,10 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
   r->npoints = st->nic * st->npoints;
   const int np = r->npoints;
   const size_t cells = (size_t)nm * nh * np;
-  if (allocate(st, r) < 0) {
+  nh_column_dims dims;
+  nh_column_dims_of_study(st, &dims);
+  nh_column_dims_set(&dims, "point", np);
+  if (nh_result_columns_alloc(nh_onestep_columns, st, &dims, r) < 0) {
     snprintf(err, errlen, "%s: out of memory for %zu one-step tasks", st->spec_file, cells);
     return -1;
   }
@@ -593,26 +621,9 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
   r->reference_kind = exact ? "exact" : "rk8pd";
 
   onestep_tasks ctx = {st, r, truths, adjoints, 0};
-  const size_t n2 = 2 * (size_t)n;
-  const nh_task_slot slots[] = {{r->local_err, NH_SLOT_DOUBLE, 1},
-                                {r->local_err_q, NH_SLOT_DOUBLE, 1},
-                                {r->local_err_v, NH_SLOT_DOUBLE, 1},
-                                {r->lambda_err, NH_SLOT_DOUBLE, 1},
-                                {r->adjoint_defect, NH_SLOT_DOUBLE, 1},
-                                {r->reversal_defect, NH_SLOT_DOUBLE, 1},
-                                {r->cond, NH_SLOT_DOUBLE, 1},
-                                {r->cond_unscaled, NH_SLOT_DOUBLE, 1},
-                                {r->action_err, NH_SLOT_DOUBLE, 1},
-                                {r->embedding_residual, NH_SLOT_DOUBLE, 1},
-                                {r->stepped, NH_SLOT_DOUBLE, n2},
-                                {r->backward, NH_SLOT_DOUBLE, n2},
-                                {r->lambda, NH_SLOT_DOUBLE, (size_t)sys->k},
-                                {r->backward_lambda, NH_SLOT_DOUBLE, (size_t)sys->k},
-                                {r->lambda_start, NH_SLOT_DOUBLE, (size_t)sys->k},
-                                {r->adjoint_defect_lambda, NH_SLOT_DOUBLE, 1},
-                                {r->status, NH_SLOT_INT, 1}};
-  if (nh_journaled_tasks(st, "onestep", (long)cells, run_onestep_task, &ctx, slots, sizeof slots / sizeof *slots, err,
-                         errlen) < 0) {
+  nh_task_slot slots[NH_COLUMN_MAX_SLOTS];
+  const int nslots = nh_result_columns_slots(nh_onestep_columns, st, &dims, 3, r, slots, NH_COLUMN_MAX_SLOTS);
+  if (nh_journaled_tasks(st, "onestep", (long)cells, run_onestep_task, &ctx, slots, nslots, err, errlen) < 0) {
     if (ctx.no_memory) /* say what ran out, as the truths before the tasks do */
       snprintf(err, errlen, "%s: %s back from a stepped state", st->spec_file,
                nh_truth_failure(NH_REFERENCE_NO_MEMORY));
@@ -662,11 +673,19 @@ fail:
 }
 
 void nh_onestep_result_free(nh_onestep_result *r) {
-  free(r->point_t), free(r->points), free(r->local_err), free(r->local_err_q), free(r->local_err_v);
-  free(r->stepped), free(r->lambda), free(r->lambda_err), free(r->backward), free(r->adjoint_defect);
-  free(r->cond), free(r->action_err), free(r->status), free(r->slope), free(r->slope_stderr);
-  free(r->reversal_defect), free(r->cond_unscaled), free(r->embedding_residual);
-  free(r->backward_lambda), free(r->adjoint_defect_lambda), free(r->lambda_start);
-  free(r->fit_first), free(r->fit_count), free(r->fit_floor), free(r->action_slope), free(r->max_local_err), free(r->max_action_err);
+  nh_result_columns_free(nh_onestep_columns, r);
   memset(r, 0, sizeof *r);
 }
+
+/* The kind's table (studies/kinds.h). */
+static int run_kind(const nh_study *st, void *r, char *err, size_t errlen) { return nh_run_onestep(st, r, err, errlen); }
+static void free_kind(void *r) { nh_onestep_result_free(r); }
+const nh_study_kind_type nh_onestep_kind = {
+    .kind = NH_STUDY_ONESTEP,
+    .name = "onestep",
+    .doc = "one step from exact points: local error, adjoint and reversal defects, cond(J), action error",
+    .result_size = sizeof(nh_onestep_result),
+    .columns = nh_onestep_columns,
+    .run = run_kind,
+    .free_result = free_kind,
+};

@@ -4,6 +4,7 @@
 #ifndef NH_STUDIES_RUNS_H
 #define NH_STUDIES_RUNS_H
 
+#include "studies/columns.h"
 #include "studies/reference.h"
 #include "studies/spec.h"
 
@@ -141,6 +142,10 @@ typedef struct {
   double *final_state;  /* [method][h][2n]: (q, v) at T of the first run */
   nh_study_reference reference; /* the solution at T the errors are measured against, and its error */
 } nh_work_precision_result;
+
+/* Each kind's result columns (studies/columns.h), defined beside its runner. */
+extern const nh_result_column nh_convergence_columns[], nh_ensemble_columns[], nh_trajectory_columns[],
+    nh_onestep_columns[], nh_work_precision_columns[];
 
 /* The runners of the study kinds: 0, or -1 with the reason in err (err untouched on success). The
  * caller frees r with the matching _free, whatever the outcome; _free zeroes r, so that a second

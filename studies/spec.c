@@ -13,6 +13,7 @@
 
 #include "core/alloc.h"
 #include "core/text.h"
+#include "studies/kinds.h"
 #include "studies/spec_source.h"
 #include "studies/study.h"
 
@@ -1045,11 +1046,6 @@ static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *s
   return load_random_states(c, ens, st);
 }
 
-static const char *const kind_names[NH_STUDY_KINDS] = {"convergence", "ensemble", "trajectory", "onestep",
-                                                       "work_precision"};
-
-const char *nh_study_kind_name(nh_study_kind kind) { return kind_names[kind]; }
-
 /* A start where the damping is singular (lane_emden at t0 = 0: alpha = 2/s at s = 0): a study that
  * measures errors needs its truth from the system's exact solution, since the rk8pd reference
  * evaluates alpha at its start (issue 46 item 5). Ensembles measure no error. The methods are
@@ -1076,10 +1072,12 @@ static int load_kind(const ctx *c, const config_setting_t *root, nh_study *st) {
   const config_setting_t *kind = require(c, root, "study");
   if (!kind) return -1;
   const char *k = config_setting_get_string(kind);
+  const nh_study_kind_type *type = nh_study_kind_named(k);
+  if (type) return st->kind = type->kind, 0;
+  char names[NH_TEXT_MESSAGE] = "";
   for (int i = 0; i < NH_STUDY_KINDS; i++)
-    if (k && strcmp(k, kind_names[i]) == 0) return st->kind = (nh_study_kind)i, 0;
-  return fail_at(c, kind, "study = '%s': expected \"convergence\", \"ensemble\", \"trajectory\", \"onestep\" or "
-                 "\"work_precision\"", k ? k : "(not a string)");
+    nh_text_append(names, sizeof names, i == NH_STUDY_KINDS - 1 ? " or " : ", ", "\"%s\"", nh_study_kinds[i]->name);
+  return fail_at(c, kind, "study = '%s': expected %s", k ? k : "(not a string)", names);
 }
 
 /* nh_config_syntax_error's message, the error's place given as "FILE:LINE" (at). */

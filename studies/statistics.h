@@ -1,4 +1,4 @@
-/* Statistics over runs and step sizes (studies/fit.c, studies/runner.c): drift slopes, the
+/* Statistics over runs and step sizes (studies/fit.c, studies/ensemble.c): drift slopes, the
  * statistics of ensemble columns, observed orders. */
 #ifndef NH_STUDIES_STATISTICS_H
 #define NH_STUDIES_STATISTICS_H

@@ -2,7 +2,7 @@
  * results are small (convergence, trajectory, one-step, work-precision) keep them in memory and
  * journal each finished task's slots, so that `nhbench run --resume` takes the finished tasks from
  * the journal and runs only the others. The ensemble has its own journal, which also streams its
- * large rows (studies/runner.c).
+ * large rows (studies/ensemble.c).
  *
  * A record is 1 (the task ran to its end; 0: it ran out of memory and its record is dropped), then
  * the task's elements of every slot in order, each as doubles: a double's bits as they

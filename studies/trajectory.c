@@ -8,26 +8,45 @@
 #include <string.h>
 
 #include "studies/sampling.h"
+#include "studies/kinds.h"
 
-static int allocate(const nh_study *st, nh_trajectory_result *r, size_t runs) {
-  const int n = st->sys.n;
-  r->nsamples_h = calloc((size_t)st->nh, sizeof *r->nsamples_h);
-  if (!r->nsamples_h) return -1;
-  for (int hi = 0; hi < st->nh; hi++) {
-    r->nsamples_h[hi] = (int)(lround(st->T / st->h[hi]) / st->sample_every) + 1;
-    if (r->nsamples_h[hi] > r->nsamples) r->nsamples = r->nsamples_h[hi];
-  }
-  r->t = malloc(sizeof(double) * (size_t)st->nh * (size_t)r->nsamples);
-  r->status = calloc(runs, sizeof *r->status);
-  r->cost = calloc(runs, sizeof *r->cost);
-  r->wall_time = calloc(runs, sizeof *r->wall_time);
-  r->final_state = calloc(runs * 2 * (size_t)n, sizeof *r->final_state);
-  if (!r->t || !r->status || !r->cost || !r->wall_time || !r->final_state) return -1;
-  if (st->round_trip) {
-    r->round_trip_defect = calloc(runs, sizeof(double));
-    r->round_trip_defect_lambda = calloc(runs, sizeof(double));
-    if (!r->round_trip_defect || !r->round_trip_defect_lambda) return -1;
-  }
+static int round_trip_on(const nh_study *st) { return st->round_trip; }
+static const nh_column_condition with_round_trip = {round_trip_on, "round_trip = true"};
+
+#define RUN(field) offsetof(nh_trajectory_result, field)
+#define TASK NH_COLUMN_JOURNALED
+/* The result's columns (studies/columns.h): runs [method][h][ic], the observables apart (nh_samples). */
+const nh_result_column nh_trajectory_columns[] = {
+    {"nsamples_h", "h", NH_COLUMN_I32, RUN(nsamples_h), 0, NULL, "1",
+     "samples stored for each h (the rest of t is NaN)"},
+    {"t", "h,sample", NH_COLUMN_F64, RUN(t), 0, NULL, "time", "sample times of each h; NaN beyond nsamples_h"},
+    {"status", "method,h,ic", NH_COLUMN_I32, RUN(status), TASK, NULL, "1",
+     "status code of the run (README: Status codes)"},
+    {"cost", "method,h,ic", NH_COLUMN_COST, RUN(cost), TASK, NULL, NULL, "cost counters of the run"},
+    {"wall_time", "method,h,ic", NH_COLUMN_F64, RUN(wall_time), TASK, NULL, "s", "wall time of the run"},
+    {"final_state", "method,h,ic,state", NH_COLUMN_F64, RUN(final_state), TASK, NULL, "as q, v",
+     "(q, v) at the end of the run"},
+    {"round_trip_defect", "method,h,ic", NH_COLUMN_F64, RUN(round_trip_defect), TASK, &with_round_trip, "as q, v",
+     "max over (q, v) of |x0 - the state reached back from the end in as many steps of -h| (x0 after init, the "
+     "carry kept; spec/rattle.md 3.3); NaN: failed run or two-step method"},
+    {"round_trip_defect_lambda", "method,h,ic", NH_COLUMN_F64, RUN(round_trip_defect_lambda), TASK, &with_round_trip,
+     "as lambda",
+     "the same round trip's max_a |lambda_a| difference for a method whose state carries lambda (nh_rattle); NaN "
+     "for every other method"},
+    {NULL}};
+#undef RUN
+#undef TASK
+
+/* The samples of a run with step size h[hi]: T / (h K) + 1, t = 0 included. */
+static int samples_of(const nh_study *st, int hi) { return (int)(lround(st->T / st->h[hi]) / st->sample_every) + 1; }
+
+static int allocate(const nh_study *st, nh_trajectory_result *r, size_t runs, nh_column_dims *dims) {
+  for (int hi = 0; hi < st->nh; hi++)
+    if (samples_of(st, hi) > r->nsamples) r->nsamples = samples_of(st, hi);
+  nh_column_dims_of_study(st, dims);
+  nh_column_dims_set(dims, "sample", r->nsamples);
+  if (nh_result_columns_alloc(nh_trajectory_columns, st, dims, r) < 0) return -1;
+  for (int hi = 0; hi < st->nh; hi++) r->nsamples_h[hi] = samples_of(st, hi);
   return nh_samples_init(&r->samples, st, runs, r->nsamples);
 }
 
@@ -98,10 +117,11 @@ static int trajectory_task(void *vctx, long task) {
 }
 
 int nh_run_trajectory(const nh_study *st, nh_trajectory_result *r, char *err, size_t errlen) {
-  const int nm = st->nmethods, nh = st->nh, nic = st->nic, n = st->sys.n;
+  const int nm = st->nmethods, nh = st->nh, nic = st->nic;
   const size_t runs = (size_t)nm * nh * nic;
   memset(r, 0, sizeof *r);
-  if (allocate(st, r, runs) < 0) {
+  nh_column_dims dims;
+  if (allocate(st, r, runs, &dims) < 0) {
     snprintf(err, errlen, "%s: out of memory for %zu runs of %d samples", st->spec_file, runs, r->nsamples);
     return -1;
   }
@@ -116,17 +136,14 @@ int nh_run_trajectory(const nh_study *st, nh_trajectory_result *r, char *err, si
     return -1;
   }
   trajectory_tasks ctx = {st, r, truth_failed};
-  const nh_task_slot slots[] = {
-      {r->status, NH_SLOT_INT, 1},
-      {r->cost, NH_SLOT_COST, 1},
-      {r->wall_time, NH_SLOT_DOUBLE, 1},
-      {r->final_state, NH_SLOT_DOUBLE, 2 * (size_t)n},
-      {truth_failed, NH_SLOT_INT, 1},
-      {r->samples.values, NH_SLOT_DOUBLE, st->nobs ? (size_t)r->nsamples * r->samples.row : 0},
-      {r->round_trip_defect, NH_SLOT_DOUBLE, st->round_trip ? 1 : 0},
-      {r->round_trip_defect_lambda, NH_SLOT_DOUBLE, st->round_trip ? 1 : 0}};
-  if (nh_journaled_tasks(st, "trajectory", (long)runs, trajectory_task, &ctx, slots, sizeof slots / sizeof *slots, err,
-                         errlen) < 0)
+  nh_task_slot slots[NH_COLUMN_MAX_SLOTS];
+  /* The columns' slots, then the task's own: its truth's failure and its samples. */
+  int nslots = nh_result_columns_slots(nh_trajectory_columns, st, &dims, 3, r, slots, NH_COLUMN_MAX_SLOTS - 2);
+  if (nslots < 0) return free(truth_failed), snprintf(err, errlen, "%s: too many result columns", st->spec_file), -1;
+  slots[nslots++] = (nh_task_slot){truth_failed, NH_SLOT_INT, 1};
+  slots[nslots++] =
+      (nh_task_slot){r->samples.values, NH_SLOT_DOUBLE, st->nobs ? (size_t)r->nsamples * r->samples.row : 0};
+  if (nh_journaled_tasks(st, "trajectory", (long)runs, trajectory_task, &ctx, slots, nslots, err, errlen) < 0)
     return free(truth_failed), -1;
   int failed_truth = 0;
   for (size_t i = 0; i < runs; i++) failed_truth |= truth_failed[i];
@@ -138,8 +155,20 @@ int nh_run_trajectory(const nh_study *st, nh_trajectory_result *r, char *err, si
 }
 
 void nh_trajectory_result_free(nh_trajectory_result *r) {
-  free(r->nsamples_h), free(r->t), free(r->status), free(r->cost), free(r->wall_time), free(r->final_state);
-  free(r->round_trip_defect), free(r->round_trip_defect_lambda);
+  nh_result_columns_free(nh_trajectory_columns, r);
   nh_samples_free(&r->samples);
   memset(r, 0, sizeof *r);
 }
+
+/* The kind's table (studies/kinds.h). */
+static int run_kind(const nh_study *st, void *r, char *err, size_t errlen) { return nh_run_trajectory(st, r, err, errlen); }
+static void free_kind(void *r) { nh_trajectory_result_free(r); }
+const nh_study_kind_type nh_trajectory_kind = {
+    .kind = NH_STUDY_TRAJECTORY,
+    .name = "trajectory",
+    .doc = "fixed initial conditions, every method and h: observables as time series",
+    .result_size = sizeof(nh_trajectory_result),
+    .columns = nh_trajectory_columns,
+    .run = run_kind,
+    .free_result = free_kind,
+};

@@ -38,6 +38,7 @@
 
 #include "studies/sampling.h"
 #include "studies/study.h"
+#include "studies/kinds.h"
 
 /* Pareto efficiency of n runs: efficient[i] = 1 when run i is ok (ok[i] != 0, err[i] and cost[i]
  * finite) and no other such run j has err[j] <= err[i] and cost[j] <= cost[i] with at least one
@@ -115,6 +116,26 @@ static int wp_task(void *ctx, long task) { /* allocates nothing: it cannot run o
   return 0;
 }
 
+#define CELL(field) offsetof(nh_work_precision_result, field)
+#define TASK NH_COLUMN_JOURNALED
+/* The result's columns (studies/columns.h): runs [method][h]. */
+const nh_result_column nh_work_precision_columns[] = {
+    {"err", "method,h,norm", NH_COLUMN_F64, CELL(err), TASK, NULL, "as q, v",
+     "error at T against the reference in each norm"},
+    {"cost", "method,h", NH_COLUMN_COST, CELL(cost), TASK, NULL, NULL, "cost counters of one run"},
+    {"work", "method,h", NH_COLUMN_F64, CELL(work), TASK, NULL, "1", "rhs + Jacobian + constraint evaluations of one run"},
+    {"wall_time", "method,h", NH_COLUMN_F64, CELL(wall_time), TASK, NULL, "s", "median wall time over the repeats"},
+    {"wall_times", "method,h,repeat", NH_COLUMN_F64, CELL(wall_times), TASK, NULL, "s", "wall time of each repeat"},
+    {"status", "method,h", NH_COLUMN_I32, CELL(status), TASK, NULL, "1", "status code of the run (4: timed out)"},
+    {"pareto_work", "method,h", NH_COLUMN_I32, CELL(pareto_work), 0, NULL, "1",
+     "1: no other run has smaller-or-equal error (norm pareto_norm) and work, one of them strictly"},
+    {"pareto_time", "method,h", NH_COLUMN_I32, CELL(pareto_time), 0, NULL, "1", "the same against wall time"},
+    {"final_state", "method,h,state", NH_COLUMN_F64, CELL(final_state), TASK | NH_COLUMN_SCRATCH, NULL, "as q, v",
+     "(q, v) at T of the first run"},
+    {NULL}};
+#undef CELL
+#undef TASK
+
 /* On failure r keeps what was allocated: the caller frees it, whatever the outcome (study.h). */
 int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char *err, size_t errlen) {
   const int nm = st->nmethods, nh = st->nh, R = st->repeats;
@@ -124,19 +145,12 @@ int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char 
     snprintf(err, errlen, "%s: a work-precision study needs methods, step sizes and repeats >= 1", st->spec_file);
     return -1;
   }
-  r->err = calloc(cells * NH_WP_NORMS, sizeof(double));
-  r->cost = calloc(cells, sizeof *r->cost);
-  r->work = calloc(cells, sizeof(double));
-  r->wall_time = calloc(cells, sizeof(double));
-  r->wall_times = calloc(cells * (size_t)R, sizeof(double));
-  r->status = calloc(cells, sizeof(int));
-  r->pareto_work = calloc(cells, sizeof(int));
-  r->pareto_time = calloc(cells, sizeof(int));
-  r->final_state = calloc(cells * 2 * (size_t)st->sys.n, sizeof(double));
+  nh_column_dims dims;
+  nh_column_dims_of_study(st, &dims);
+  const int columns = nh_result_columns_alloc(nh_work_precision_columns, st, &dims, r);
   double *front_err = calloc(cells, sizeof(double));
   int *ok = calloc(cells, sizeof(int));
-  if (!r->err || !r->cost || !r->work || !r->wall_time || !r->wall_times || !r->status || !r->pareto_work ||
-      !r->pareto_time || !r->final_state || !front_err || !ok) {
+  if (columns < 0 || !front_err || !ok) {
     snprintf(err, errlen, "%s: out of memory for %zu work-precision tasks", st->spec_file, cells);
     free(front_err), free(ok);
     return -1;
@@ -150,12 +164,9 @@ int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char 
   }
 
   nh_study_tasks ctx = {st, r};
-  const nh_task_slot slots[] = {{r->err, NH_SLOT_DOUBLE, NH_WP_NORMS}, {r->cost, NH_SLOT_COST, 1},
-                                {r->work, NH_SLOT_DOUBLE, 1},          {r->wall_time, NH_SLOT_DOUBLE, 1},
-                                {r->wall_times, NH_SLOT_DOUBLE, (size_t)R}, {r->status, NH_SLOT_INT, 1},
-                                {r->final_state, NH_SLOT_DOUBLE, 2 * (size_t)st->sys.n}};
-  if (nh_journaled_tasks(st, "work_precision", (long)cells, wp_task, &ctx, slots, sizeof slots / sizeof *slots, err,
-                         errlen) < 0) {
+  nh_task_slot slots[NH_COLUMN_MAX_SLOTS];
+  const int nslots = nh_result_columns_slots(nh_work_precision_columns, st, &dims, 2, r, slots, NH_COLUMN_MAX_SLOTS);
+  if (nh_journaled_tasks(st, "work_precision", (long)cells, wp_task, &ctx, slots, nslots, err, errlen) < 0) {
     free(front_err), free(ok);
     return -1;
   }
@@ -185,7 +196,19 @@ int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char 
 }
 
 void nh_work_precision_result_free(nh_work_precision_result *r) {
-  free(r->err), free(r->cost), free(r->work), free(r->wall_time), free(r->wall_times), free(r->status);
-  free(r->pareto_work), free(r->pareto_time), free(r->final_state);
+  nh_result_columns_free(nh_work_precision_columns, r);
   memset(r, 0, sizeof *r);
 }
+
+/* The kind's table (studies/kinds.h). */
+static int run_kind(const nh_study *st, void *r, char *err, size_t errlen) { return nh_run_work_precision(st, r, err, errlen); }
+static void free_kind(void *r) { nh_work_precision_result_free(r); }
+const nh_study_kind_type nh_work_precision_kind = {
+    .kind = NH_STUDY_WORK_PRECISION,
+    .name = "work_precision",
+    .doc = "error at T against counted work and wall time, and the Pareto fronts",
+    .result_size = sizeof(nh_work_precision_result),
+    .columns = nh_work_precision_columns,
+    .run = run_kind,
+    .free_result = free_kind,
+};

@@ -13,6 +13,7 @@
 
 #include "bench/report.h"
 #include "results/results.h"
+#include "studies/kinds.h"
 #include "studies/observables.h"
 #include "studies/study.h"
 #include "tests/helpers.h"
@@ -848,9 +849,42 @@ Test(cli_output, list_each_system_from_its_table) {
   cr_expect_eq(test_run_nhbench("list observables energy extra", out, sizeof out), 2);
   cr_expect(strncmp(out, "nhbench list: unexpected argument 'extra'\nusage: nhbench list", 60) == 0, "%s", out);
   cr_expect_eq(test_run_nhbench("list bogus", out, sizeof out), 2);
-  cr_expect(strncmp(out, "nhbench list: unknown list 'bogus' (systems, methods or observables)\n", 69) == 0, "%s", out);
+  cr_expect(strstr(out, "nhbench list: unknown list 'bogus' (systems, methods, observables or kinds)\n") == out, "%s",
+            out);
   cr_expect_eq(test_run_nhbench("list all energy", out, sizeof out), 2);
   cr_expect(strncmp(out, "nhbench list: unknown list 'all'", 32) == 0, "%s", out);
+}
+
+/* nhbench list kinds NAME, for every study kind: its doc, then a line per column its files hold
+ * (the scratch ones left out), with dimensions, units and description, and the setting a column
+ * needs; an unknown kind is refused with exit 2. */
+Test(cli_output, list_each_kind_from_its_columns) {
+  static char out[1 << 16];
+  char want[1024];
+  for (int k = 0; k < NH_STUDY_KINDS; k++) {
+    const nh_study_kind_type *t = nh_study_kinds[k];
+    char args[64];
+    snprintf(args, sizeof args, "list kinds %s", t->name);
+    cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+    snprintf(want, sizeof want, "study kinds (study = \"KIND\" in a spec):\n  %s\n    %s\n", t->name, t->doc);
+    cr_expect(strstr(out, want) == out, "%s", out);
+    for (const nh_result_column *c = t->columns; c->name; c++) {
+      snprintf(want, sizeof want, "\n      %-24s [%s] ", c->name, c->dims);
+      cr_expect_eq(strstr(out, want) != NULL, !(c->flags & NH_COLUMN_SCRATCH), "%s: %s in\n%s", t->name, c->name, out);
+      if (c->flags & NH_COLUMN_SCRATCH) continue;
+      const char *setting = c->present ? c->present->setting : NULL;
+      snprintf(want, sizeof want, "%s: %s%s%s%s\n", c->units ? c->units : "cost counters", c->doc,
+               setting ? " (only with " : "", setting ? setting : "", setting ? ")" : "");
+      cr_expect(strstr(out, want) != NULL, "%s: %s", t->name, want);
+    }
+  }
+  cr_expect_eq(test_run_nhbench("list kinds", out, sizeof out), 0);
+  for (int k = 0; k < NH_STUDY_KINDS; k++) {
+    snprintf(want, sizeof want, "\n  %s\n", nh_study_kinds[k]->name);
+    cr_expect(strstr(out, want) != NULL, "%s", nh_study_kinds[k]->name);
+  }
+  cr_expect_eq(test_run_nhbench("list kinds ensembles", out, sizeof out), 2);
+  cr_expect_str_eq(out, "nhbench list: no kinds named 'ensembles'\n");
 }
 
 /* nhbench list observables NAME, for every observable: units (and "from the last step", "needs

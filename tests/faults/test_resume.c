@@ -677,7 +677,7 @@ Test(resume, journaled_tasks_skip_failed_and_out_of_range_records, .timeout = 60
   remove(path);
 }
 
-/* ---- an ensemble's own journal (studies/runner.c), in process ---------------------------------- */
+/* ---- an ensemble's own journal (studies/ensemble.c), in process ---------------------------------- */
 
 /* A run through its journal, then the same study resumed from the complete journal: every
  * trajectory comes from the journal (none runs again: even the per-method wall times, sums of the

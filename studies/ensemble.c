@@ -1,9 +1,9 @@
-/* The study runner: expands a study into independent tasks and runs them with OpenMP (dynamic
- * schedule). Each task writes only its own slots and draws only from its own random stream, and
- * every statistic across tasks is computed afterwards in a fixed order: results are bit-identical
- * whatever the number of threads. */
+/* Ensemble study: many initial conditions (random on D at an energy, or given), every method
+ * from each, E(t) − E0 and the observables sampled every K steps, and the statistics across the
+ * initial conditions. Trajectories [method][ic] are independent tasks over threads and MPI ranks
+ * (nh_run_tasks), each drawing from its own random stream and writing only its own slots; every
+ * statistic is computed afterwards in a fixed order: bit-identical whatever the thread count. */
 #include <errno.h>
-#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -11,182 +11,9 @@
 #include <string.h>
 
 #include "studies/checkpoint.h"
+#include "studies/columns.h"
 #include "studies/sampling.h"
-
-/* ---------------------------------------------------------------------------------------------- */
-/* Convergence: per method and h, the error at T against the exact solution or the reference.     */
-
-/* The largest |entry| of the method's own discrete constraint for the step x → y; NaN if none. */
-static double discrete_residual(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
-                                double h) {
-  double d[NH_MAX_K];
-  return nh_method_own_discrete_constraint(m, sys, x, y, h, d) == 0 ? nh_norm_max(sys->k, d) : NAN;
-}
-
-/* max_a |λ_N − λ(t*)| of the run `task`, t* the time the method's last multiplier approximates,
- * into r->lambda_err (NaN if none or the true solution fails); NH_REFERENCE_NO_MEMORY if it ran
- * out of memory. */
-static int multiplier_error(const nh_study *st, nh_convergence_result *r, long task, double tol) {
-  const nh_system *sys = &st->sys;
-  const nh_method *m = st->methods[task / st->nh];
-  const double h = st->h[task % st->nh];
-  const long N = lround(st->T / h); /* the step times as the run had them */
-  const double t = nh_method_multiplier_time(m, st->x0.t + (double)(N - 1) * h, st->x0.t + (double)N * h);
-  const double *lam_N = r->final_lambda + (size_t)task * NH_MAX_K;
-  r->lambda_err[task] = NAN;
-  if (isnan(t) || sys->k == 0 || isnan(lam_N[0])) return 0;
-  nh_state ref;
-  double lam[NH_MAX_K], d[NH_MAX_K];
-  const int rc = nh_true_solution(sys, &st->x0, t, tol, &ref, NULL);
-  if (rc < 0 || nh_multiplier(sys, t, ref.q, ref.v, lam) != 0) return rc == NH_REFERENCE_NO_MEMORY ? rc : 0;
-  for (int a = 0; a < sys->k; a++) d[a] = lam_N[a] - lam[a];
-  r->lambda_err[task] = nh_norm_max(sys->k, d);
-  return 0;
-}
-
-/* The errors at T of the run `task` against r->reference, from its final state. */
-static void state_errors(const nh_study *st, nh_convergence_result *r, long task) {
-  const int n = st->sys.n;
-  const double *fin = r->final_state + (size_t)task * 2 * n;
-  double *d = r->err_coord + (size_t)task * 2 * n;
-  nh_study_reference_difference(st, fin, &r->reference, d);
-  if (r->status[task] != NH_STEP_OK)
-    for (int i = 0; i < 2 * n; i++) d[i] = NAN;
-  r->err_max[task] = nh_norm_max(2 * n, d);
-  r->err_2[task] = nh_norm_2(2 * n, d);
-  r->err[task] = nh_state_norm(st->norm, 2 * n, d);
-  r->err_q[task] = nh_state_norm(st->norm, n, d);
-  r->err_v[task] = nh_state_norm(st->norm, n, d + n);
-}
-
-/* What a convergence run keeps of its steps: the largest constraint residual and the largest
- * entry of the method's own discrete constraint over every step (task-local: per-step writes to
- * shared arrays would false-share cache lines). */
-typedef struct {
-  double residual, discrete;
-} step_maxima;
-
-static int convergence_step(void *ctx, const nh_evolve *e) {
-  step_maxima *mx = ctx;
-  nh_evolve_track_residual(&mx->residual, e);
-  mx->discrete = fmax(mx->discrete, discrete_residual(e->m, e->sys, e->prev, e->x, e->h)); /* fmax drops the NaN */
-  return NH_STEP_OK;
-}
-
-/* One run to T. */
-static int convergence_task(void *ctx, long task) {
-  const nh_study *st = ((nh_study_tasks *)ctx)->st;
-  nh_convergence_result *r = ((nh_study_tasks *)ctx)->result;
-  const nh_system *sys = &st->sys;
-  const int nh = st->nh, n = sys->n, mi = (int)(task / nh), hi = (int)(task % nh);
-  const long nsteps = lround(st->T / st->h[hi]);
-  nh_evolve e;
-  nh_evolve_start(&e, st->methods[mi], sys, &st->x0, st->h[hi], 1);
-  step_maxima mx = {nh_constraint_residual(sys, st->x0.q, st->x0.v), NAN};
-  const double t0 = omp_get_wtime();
-  int status = nh_evolve_init(&e);
-  if (status == NH_STEP_OK) status = nh_evolve_steps(&e, nsteps, convergence_step, &mx);
-  const nh_state *x = e.x;
-  r->wall_time[task] = omp_get_wtime() - t0;
-  r->status[task] = status;
-  r->cost[task] = e.cost;
-  r->residual[task] = mx.residual;
-  r->discrete_residual[task] = mx.discrete;
-  r->z[task] = x->z;
-  double *fin = r->final_state + (size_t)task * 2 * n, *lam = r->final_lambda + (size_t)task * NH_MAX_K;
-  for (int i = 0; i < n; i++) fin[i] = x->q[i], fin[n + i] = x->v[i];
-  for (int a = 0; a < NH_MAX_K; a++) lam[a] = status == NH_STEP_OK && nsteps > 0 && a < sys->k ? x->lambda[a] : NAN;
-  return 0;
-}
-
-/* The smallest error at T of a run that ended (NaN if none). */
-static double smallest_error(long cells, const double *err) {
-  double e = NAN;
-  for (long c = 0; c < cells; c++)
-    if (err[c] > 0 && isfinite(err[c])) e = fmin(e, err[c]);
-  return e;
-}
-
-/* After the runs: the reference tightened to the smallest error (reference_tol = "auto"), the
- * errors against it, the multiplier errors, and the order fits above each h's error floor. */
-static int convergence_measure(const nh_study *st, nh_convergence_result *r, char *err, size_t errlen) {
-  const int nm = st->nmethods, nh = st->nh;
-  const long cells = (long)nm * nh;
-  for (long c = 0; c < cells; c++) state_errors(st, r, c);
-  const double tol = r->reference.tol;
-  int rc = nh_study_reference_refine(st, &st->x0, st->x0.t + st->T, smallest_error(cells, r->err), &r->reference);
-  if (rc < 0) return snprintf(err, errlen, "%s: %s", st->spec_file, nh_truth_failure(rc)), -1;
-  if (r->reference.tol != tol)
-    for (long c = 0; c < cells; c++) state_errors(st, r, c);
-  int failed = 0;
-#pragma omp parallel for schedule(dynamic) reduction(| : failed)
-  for (long c = 0; c < cells; c++) failed |= multiplier_error(st, r, c, r->reference.tol) < 0;
-  if (failed) return snprintf(err, errlen, "%s: out of memory for the reference", st->spec_file), -1;
-  /* Round-off adds up over every base step, a composition's sub-steps included (cost.steps). */
-  const double size = nh_study_reference_norm(st, &r->reference.x);
-  for (long c = 0; c < cells; c++)
-    r->fit_floor[c] = nh_error_floor(st, r->reference.error, size, (double)r->cost[c].steps);
-  for (int mi = 0; mi < nm; mi++) {
-    if (nh_fit_order_floors(nh, st->h, r->err + (size_t)mi * nh, st->fit_points, r->fit_floor + (size_t)mi * nh,
-                            &r->order[mi],
-                            &r->order_stderr[mi], &r->fit_first[mi], &r->fit_count[mi]) == -2)
-      return snprintf(err, errlen, "%s: out of memory for the order fit", st->spec_file), -1;
-    r->order_ok[mi] = fabs(r->order[mi] - st->order_expected[mi]) <= st->order_tolerance;
-  }
-  return 0;
-}
-
-int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, size_t errlen) {
-  const int nm = st->nmethods, nh = st->nh, n = st->sys.n;
-  const size_t cells = (size_t)nm * (size_t)nh;
-  memset(r, 0, sizeof *r);
-  double **per_cell[] = {&r->err, &r->err_q, &r->err_v, &r->err_max, &r->err_2, &r->residual, &r->wall_time,
-                         &r->z, &r->lambda_err, &r->discrete_residual};
-  for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++) *per_cell[i] = calloc(cells, sizeof(double));
-  const size_t n2 = 2 * (size_t)n; /* a state's (q, v) */
-  r->err_coord = calloc(cells * n2, sizeof(double));
-  r->final_state = calloc(cells * n2, sizeof(double));
-  r->final_lambda = calloc(cells * NH_MAX_K, sizeof(double));
-  r->fit_floor = calloc(cells, sizeof(double));
-  r->status = calloc(cells, sizeof *r->status);
-  r->cost = calloc(cells, sizeof *r->cost);
-  r->order = calloc((size_t)nm, sizeof *r->order);
-  r->order_stderr = calloc((size_t)nm, sizeof *r->order_stderr);
-  r->fit_first = calloc((size_t)nm, sizeof *r->fit_first);
-  r->fit_count = calloc((size_t)nm, sizeof *r->fit_count);
-  r->order_ok = calloc((size_t)nm, sizeof *r->order_ok);
-  int ok = r->err_coord && r->final_state && r->final_lambda && r->fit_floor && r->status && r->cost && r->order &&
-           r->order_stderr && r->fit_first && r->fit_count && r->order_ok;
-  for (size_t i = 0; i < sizeof per_cell / sizeof *per_cell; i++) ok = ok && *per_cell[i];
-  if (!ok) { /* the caller frees what was allocated (nh_convergence_result_free) */
-    snprintf(err, errlen, "%s: out of memory for %zu convergence runs", st->spec_file, cells);
-    return -1;
-  }
-
-  const int truth = nh_study_reference_at(st, &st->x0, st->x0.t + st->T, &r->reference);
-  if (truth < 0) return snprintf(err, errlen, "%s: %s", st->spec_file, nh_truth_failure(truth)), -1;
-
-  nh_study_tasks ctx = {st, r};
-  const nh_task_slot slots[] = {{r->residual, NH_SLOT_DOUBLE, 1},   {r->wall_time, NH_SLOT_DOUBLE, 1},
-                                {r->z, NH_SLOT_DOUBLE, 1},          {r->discrete_residual, NH_SLOT_DOUBLE, 1},
-                                {r->final_state, NH_SLOT_DOUBLE, n2}, {r->final_lambda, NH_SLOT_DOUBLE, NH_MAX_K},
-                                {r->status, NH_SLOT_INT, 1},        {r->cost, NH_SLOT_COST, 1}};
-  if (nh_journaled_tasks(st, "convergence", (long)cells, convergence_task, &ctx, slots, sizeof slots / sizeof *slots,
-                         err, errlen) < 0)
-    return -1;
-  return convergence_measure(st, r, err, errlen);
-}
-
-void nh_convergence_result_free(nh_convergence_result *r) {
-  free(r->err), free(r->err_q), free(r->err_v), free(r->residual), free(r->status), free(r->cost);
-  free(r->wall_time), free(r->order), free(r->order_stderr), free(r->fit_first), free(r->fit_count);
-  free(r->order_ok), free(r->z), free(r->err_max), free(r->err_2), free(r->err_coord), free(r->final_state);
-  free(r->lambda_err), free(r->discrete_residual), free(r->final_lambda), free(r->fit_floor);
-  memset(r, 0, sizeof *r);
-}
-
-/* ---------------------------------------------------------------------------------------------- */
-/* Ensemble: N random initial conditions on D at energy E, every method from each.                */
+#include "studies/kinds.h"
 
 static int sample_initial_conditions(const nh_study *st, nh_ensemble_result *r, char *err, size_t errlen) {
   const int n = st->sys.n;
@@ -392,42 +219,67 @@ static int run_trajectories(const nh_study *st, journal *jr, long resumed) {
   return rc;
 }
 
+/* Whether the run keeps its rows (dE, the statistics per sample) in memory: not with a journal,
+ * through which they stream, nor on an MPI worker rank, whose records go to rank 0. */
+static int keeps_rows(const nh_study *st) { return st->checkpoint == NULL && nh_study_rank() == 0; }
+static int streams_rows(const nh_study *st) { return !keeps_rows(st); }
+static const nh_column_condition in_memory = {keeps_rows, NULL}, streamed = {streams_rows, NULL};
+
+#define RUN(field) offsetof(nh_ensemble_result, field)
+#define ROWS NH_COLUMN_APART /* written row by row, from memory or the journal (results/write_kinds.c) */
+/* The result's columns (studies/columns.h): trajectories [method][ic], the observables apart
+ * (nh_samples). */
+const nh_result_column nh_ensemble_columns[] = {
+    {"t", "sample", NH_COLUMN_F64, RUN(t), NH_COLUMN_SCALE, NULL, "time", "sample times t_s = s * sample_every * h"},
+    {"q0", "ic,dof", NH_COLUMN_F64, RUN(q0), NH_COLUMN_APART, NULL, "as q", "initial positions"},
+    {"v0", "ic,dof", NH_COLUMN_F64, RUN(v0), NH_COLUMN_APART, NULL, "as v", "initial velocities"},
+    {"E0", "ic", NH_COLUMN_F64, RUN(E0), 0, NULL, "energy", "energies of the initial conditions"},
+    {"dE", "method,ic,sample", NH_COLUMN_F64, RUN(dE), ROWS, &in_memory, "energy",
+     "E(t) - E0 at the samples; NaN from the first sample after a failed step"},
+    {"max_abs_dE", "method,ic", NH_COLUMN_F64, RUN(max_abs_dE), 0, NULL, "energy",
+     "max over the samples reached of |dE|"},
+    {"drift_slope", "method,ic", NH_COLUMN_F64, RUN(drift_slope), 0, NULL, "energy/time",
+     "least-squares slope of dE against t over the samples reached; NaN with fewer than 2"},
+    {"max_constraint_residual", "method,ic", NH_COLUMN_F64, RUN(max_residual), 0, NULL, "as v",
+     "max over the run of max_a |A_a(q) v + b_a(q)|"},
+    {"status", "method,ic", NH_COLUMN_I32, RUN(status), 0, NULL, "1", "status code of the run (README: Status codes)"},
+    {"dE_mean", "method,sample", NH_COLUMN_F64, RUN(dE_mean), ROWS, &in_memory, "energy",
+     "mean of dE over the ICs still running"},
+    {"dE_var", "method,sample", NH_COLUMN_F64, RUN(dE_var), ROWS, &in_memory, "energy^2",
+     "unbiased variance of dE over the ICs still running (spec/newmark.md A11); NaN if fewer than 2"},
+    {"dE_count", "method,sample", NH_COLUMN_I32, RUN(dE_count), ROWS, &in_memory, "1",
+     "ICs with a finite dE at the sample"},
+    {"dE_q10", "method,sample", NH_COLUMN_F64, RUN(dE_q10), ROWS, &in_memory, "energy",
+     "10 % quantile of dE over the ICs still running (linear between order statistics); NaN if none"},
+    {"dE_q50", "method,sample", NH_COLUMN_F64, RUN(dE_q50), ROWS, &in_memory, "energy",
+     "median of dE over the ICs still running"},
+    {"dE_q90", "method,sample", NH_COLUMN_F64, RUN(dE_q90), ROWS, &in_memory, "energy",
+     "90 % quantile of dE over the ICs still running"},
+    {"last_var", "method", NH_COLUMN_F64, RUN(last_var), NH_COLUMN_SCRATCH, &streamed, "energy^2",
+     "dE_var at the last sample, which the summary needs, of a run that streams its rows"},
+    {"last_count", "method", NH_COLUMN_I32, RUN(last_count), NH_COLUMN_SCRATCH, &streamed, "1",
+     "dE_count at the last sample, of a run that streams its rows"},
+    {"cost", "method", NH_COLUMN_COST, RUN(cost), 0, NULL, NULL, "cost counters, summed over the ICs"},
+    {"wall_time", "method", NH_COLUMN_F64, RUN(wall_time), 0, NULL, "s", "wall time, summed over the ICs"},
+    {NULL}};
+#undef RUN
+#undef ROWS
+
 int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t errlen) {
-  const int nm = st->nmethods, nic = st->count, ns = st->nsamples, n = st->sys.n;
+  const int nm = st->nmethods, nic = st->count, ns = st->nsamples;
   const size_t traj = (size_t)nm * (size_t)nic;
-  /* With a journal the rows stream through it; without one they are kept in memory. An MPI
-   * worker rank keeps none: its records go to rank 0. */
-  const int stream = st->checkpoint != NULL || nh_study_rank() != 0;
+  const int stream = streams_rows(st);
   memset(r, 0, sizeof *r);
-  r->t = malloc(sizeof(double) * (size_t)ns);
-  r->q0 = calloc((size_t)nic * n, sizeof(double));
-  r->v0 = calloc((size_t)nic * n, sizeof(double));
-  r->E0 = calloc((size_t)nic, sizeof(double));
-  r->dE = stream ? NULL : malloc(sizeof(double) * traj * (size_t)ns);
-  r->max_abs_dE = calloc(traj, sizeof(double));
-  r->drift_slope = calloc(traj, sizeof(double));
-  r->max_residual = calloc(traj, sizeof(double));
-  r->status = calloc(traj, sizeof(int));
-  const size_t stats = (size_t)nm * ns; /* in memory unless streamed: then its journal keeps them */
-  r->dE_mean = stream ? NULL : calloc(stats, sizeof(double));
-  r->dE_var = stream ? NULL : calloc(stats, sizeof(double));
-  r->dE_q10 = stream ? NULL : calloc(stats, sizeof(double));
-  r->dE_q50 = stream ? NULL : calloc(stats, sizeof(double));
-  r->dE_q90 = stream ? NULL : calloc(stats, sizeof(double));
-  r->dE_count = stream ? NULL : calloc(stats, sizeof(int));
-  r->last_var = stream ? calloc((size_t)nm, sizeof(double)) : NULL;
-  r->last_count = stream ? calloc((size_t)nm, sizeof(int)) : NULL;
-  r->cost = calloc((size_t)nm, sizeof(nh_cost));
-  r->wall_time = calloc((size_t)nm, sizeof(double));
+  nh_column_dims dims;
+  nh_column_dims_of_study(st, &dims);
+  nh_column_dims_set(&dims, "sample", ns);
+  const int columns = nh_result_columns_alloc(nh_ensemble_columns, st, &dims, r);
   journal jr = {st, r, calloc(traj, sizeof(nh_cost)), calloc(traj, sizeof(double)), calloc(traj, 1), 0};
   double *rows = malloc(sizeof(double) * (size_t)nic * (size_t)ns);
   double *scratch = malloc(sizeof(double) * NH_STATS * (size_t)ns);
   int rc = -1;
-  const int stats_ok = stream ? r->last_var && r->last_count
-                              : r->dE_mean && r->dE_var && r->dE_q10 && r->dE_q50 && r->dE_q90 && r->dE_count;
-  if (!r->t || !r->q0 || !r->v0 || !r->E0 || (!stream && !r->dE) || !r->max_abs_dE || !r->drift_slope ||
-      !r->max_residual || !r->status || !r->cost || !r->wall_time || !stats_ok || !jr.task_cost || !jr.task_time ||
-      !jr.done || !rows || !scratch || nh_samples_init(&r->samples, st, stream ? 0 : traj, ns) != 0) {
+  if (columns < 0 || !jr.task_cost || !jr.task_time || !jr.done || !rows || !scratch ||
+      nh_samples_init(&r->samples, st, stream ? 0 : traj, ns) != 0) {
     snprintf(err, errlen, "%s: out of memory for %zu trajectories of %d samples", st->spec_file, traj, ns);
     goto done;
   }
@@ -478,11 +330,21 @@ done:
 }
 
 void nh_ensemble_result_free(nh_ensemble_result *r) {
-  free(r->t), free(r->q0), free(r->v0), free(r->E0), free(r->dE), free(r->max_abs_dE);
-  free(r->drift_slope), free(r->max_residual), free(r->status), free(r->dE_mean), free(r->dE_var);
-  free(r->dE_q10), free(r->dE_q50), free(r->dE_q90), free(r->dE_count), free(r->cost), free(r->wall_time);
-  free(r->last_var), free(r->last_count);
+  nh_result_columns_free(nh_ensemble_columns, r);
   nh_samples_free(&r->samples);
   nh_checkpoint_close(r->journal);
   memset(r, 0, sizeof *r);
 }
+
+/* The kind's table (studies/kinds.h). */
+static int run_kind(const nh_study *st, void *r, char *err, size_t errlen) { return nh_run_ensemble(st, r, err, errlen); }
+static void free_kind(void *r) { nh_ensemble_result_free(r); }
+const nh_study_kind_type nh_ensemble_kind = {
+    .kind = NH_STUDY_ENSEMBLE,
+    .name = "ensemble",
+    .doc = "many initial conditions: the energy error E(t) - E0, its drift and its statistics across them",
+    .result_size = sizeof(nh_ensemble_result),
+    .columns = nh_ensemble_columns,
+    .run = run_kind,
+    .free_result = free_kind,
+};

@@ -1,0 +1,32 @@
+/* The study kinds as units (issue 48 item 2): each kind is a const table in the file of its runner
+ * (studies/convergence.c, ensemble.c, trajectory.c, onestep.c, work_precision.c) and one line of
+ * the registry (studies/kinds.c), like a system or a method. The table says what the kind is
+ * (name, doc), what its result holds (its size and columns, studies/columns.h) and how it is run
+ * and freed; the command line runs any kind through it, and the results layer writes its columns
+ * from the descriptors. */
+#ifndef NH_STUDIES_KINDS_H
+#define NH_STUDIES_KINDS_H
+
+#include <stddef.h>
+
+#include "studies/columns.h"
+#include "studies/spec.h"
+
+typedef struct {
+  nh_study_kind kind;
+  const char *name;               /* the spec's study = "..." and the results file's group */
+  const char *doc;                /* one line: what the kind measures */
+  size_t result_size;             /* bytes of its result (nh_<kind>_result) */
+  const nh_result_column *columns; /* the result's arrays */
+  /* Runs st into r (result_size bytes): 0, or -1 with the reason in err; either way r is then
+   * freed with free_result (which zeroes it). */
+  int (*run)(const nh_study *st, void *r, char *err, size_t errlen);
+  void (*free_result)(void *r);
+} nh_study_kind_type;
+
+/* The registry, in nh_study_kind's order: nh_study_kinds[k]->kind == k. */
+extern const nh_study_kind_type *const nh_study_kinds[NH_STUDY_KINDS];
+/* The kind called name, or NULL. */
+const nh_study_kind_type *nh_study_kind_named(const char *name);
+
+#endif
