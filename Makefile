@@ -67,17 +67,17 @@ asan: deps
 # Line and branch coverage of the test suite, per source folder (gcovr; installed if missing). The
 # summary is picked out of gcovr's standard output: `gcovr -o /dev/null` run as root replaces the
 # device with a regular file.
-COVERAGE_DIRS = core systems integrators studies results bench
+COVERAGE_DIRS = core systems integrators studies results bench/cli bench/claims bench/performance
 coverage: deps
 	@scripts/deps.sh gcovr
 	@cmake -S . -B build-coverage -DCMAKE_BUILD_TYPE=Debug -DNHBENCH_COVERAGE=ON $(CMAKE_OPTIONS) >/dev/null
 	@cmake --build build-coverage -j $(JOBS)
 	@find build-coverage -name '*.gcda' -delete
 	@build-coverage/nhbench_tests --jobs $(JOBS) >/dev/null 2>&1 || echo "coverage: some tests failed" >&2
-	@printf '%-12s %8s %8s\n' folder lines branches
+	@printf '%-18s %8s %8s\n' folder lines branches
 	@for d in $(COVERAGE_DIRS); do \
 	  gcovr -r . --object-directory build-coverage --filter "$$d/" --print-summary 2>/dev/null | \
-	    awk -v d=$$d '/^lines:/ {l=$$2} /^branches:/ {b=$$2} END {printf "%-12s %8s %8s\n", d, l, b}'; \
+	    awk -v d=$$d '/^lines:/ {l=$$2} /^branches:/ {b=$$2} END {printf "%-18s %8s %8s\n", d, l, b}'; \
 	done
 
 # Fuzzing (README.md, "Fuzzing"): each libFuzzer target of tests/fuzz/ for FUZZ_SECONDS under ASan

@@ -82,11 +82,9 @@ plot() {
   fi
 }
 
-# count FILE OPTION OBS: how many indices --OPTION accepts in `export series` (h or ic).
-count() {
-  n=0
-  while "$NHBENCH" export "$1" series --observable "$3" "--$2" $n >/dev/null 2>&1; do n=$((n + 1)); done
-  echo $n
+# size FILE DIM: the size of dimension DIM of the study (`export dims`), 0 if it has none.
+size() {
+  "$NHBENCH" export "$1" dims | awk -v d="$2" '!/^#/ && $1 == d {n = $2} END {print n + 0}'
 }
 
 # series FILE OUT OBS WIDTH ICS HS: the figures of one sampled observable (see the top).
@@ -156,9 +154,8 @@ for f in "$@"; do
         echo "  no sampled observables, nothing to plot (the spec's observables = [...])"
         continue
       fi
-      first=$(echo "$obslist" | awk 'NR == 1 {print $1}')
-      nh=$(count "$f" h "$first")
-      nic=$(count "$f" ic "$first")
+      nh=$(size "$f" h)
+      nic=$(size "$f" ic)
       # Initial conditions: those in SERIES_ICS, else the first 4 ("0" alone: no _icK suffix).
       ics=${SERIES_ICS:-$(awk -v n="$nic" 'BEGIN {for (k = 0; k < n && k < 4; k++) printf "%d ", k}')}
       [ "$nic" -gt 1 ] || ics=0

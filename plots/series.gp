@@ -46,13 +46,13 @@ is_ref = (len > 10 && observable[len - 9:] eq "_reference") || (len > 10 && obse
 partner = has_obs(observable."_reference") ? observable."_reference" : has_obs("reference_".observable) ? "reference_".observable : ""
 if (logy || is_ref) { partner = "" }
 
-# Step sizes (trajectory: from nhbench info's run lines) and the IC's name.
+# Step sizes (`export steps`) and, for a trajectory, the IC's name (`export ics`: the rest of its
+# line after the index and the 2n coordinates, which the header counts).
+hvals = system(sprintf("%s export '%s' steps | awk '!/^#/ {print $2}'", nhbench, file))
 if (traj) {
-  hvals = system(sprintf("%s info '%s' | awk '/^    h = .*, IC [0-9]+ \\(/ && !seen[$3]++ {sub(/,$/, \"\", $3); print $3}'", nhbench, file))
-  icname = system(sprintf("%s info '%s' | awk '/^    h = .*, IC %d \\(/ {sub(/^.*, IC %d \\(/, \"\"); sub(/\\): .*$/, \"\"); print; exit}'", nhbench, file, ic, ic))
+  icname = system(sprintf("%s export '%s' ics | awk -v k=%d '/^# index/ {n = NF - 3} !/^#/ && $1 == k {for (i = 0; i <= n; i++) sub(/^[^ ]+ /, \"\"); print; exit}'", nhbench, file, ic))
   if (!exists("hs")) { hs = ""; do for [j=1:words(hvals)] { hs = hs.sprintf(" %d", j - 1) } }
 } else {
-  hvals = query("attr h")
   icname = ""
   hs = "0"
 }

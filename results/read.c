@@ -88,6 +88,41 @@ int nh_h5_has(const nh_h5 *f, const char *name) {
   return H5Oexists_by_name(f->group, name, H5P_DEFAULT) > 0;
 }
 
+/* Every dataset of the study group read for its dimensions (H5Literate: the names and types of the
+ * library's default API, 1.10 or later). Its groups hold none of the study's own: a summary's and
+ * the observables' are the group's, and each grid's value0 and value1 are the grid's alone. */
+typedef struct {
+  nh_h5 *f;
+  int failed;
+} dims_visit;
+
+static herr_t learn_from(hid_t group, const char *name, const H5L_info_t *info, void *data) {
+  dims_visit *v = data;
+  if (info->type != H5L_TYPE_HARD) return 0;
+  hid_t obj = H5Oopen(group, name, H5P_DEFAULT);
+  const int dataset = H5Iget_type(obj) == H5I_DATASET;
+  int no_memory = 0, rank;
+  char *dims = dataset ? nh_r_attr_of(obj, "dimensions", &no_memory) : NULL;
+  H5Oclose(obj);
+  hsize_t shape[NH_R_MAX_RANK];
+  if (dims) {
+    hid_t checked = open_checked(v->f, name, dims, &rank, shape);
+    v->failed |= checked < 0;
+    H5Dclose(checked);
+  }
+  free(dims);
+  if (no_memory) fprintf(stderr, "%s: %s: out of memory for the dimensions of %s\n", v->f->prog, v->f->path, name);
+  v->failed |= no_memory;
+  return v->failed ? 1 : 0; /* stop at the first failure, said */
+}
+
+int nh_h5_learn_dims(nh_h5 *f) {
+  dims_visit v = {f, 0};
+  const herr_t rc = H5Literate(f->group, H5_INDEX_NAME, H5_ITER_INC, NULL, learn_from, &v);
+  if (rc < 0 && !v.failed) fprintf(stderr, "%s: %s: cannot walk the study group\n", f->prog, f->path);
+  return rc < 0 || v.failed ? -1 : 0;
+}
+
 /* Where each dimension can be learned from: a dataset that has it. */
 long long nh_h5_dim(nh_h5 *f, const char *name) {
   static const struct {

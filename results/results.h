@@ -99,6 +99,12 @@ void nh_h5_close(nh_h5 *f);
  * (method: methods, h: h, ic: ic_names, ...). -1 with a message if unknown. */
 long long nh_h5_dim(nh_h5 *f, const char *name);
 
+/* Reads every dataset of the study group for the sizes of its dimensions, checked to agree from
+ * dataset to dataset: afterwards f->dim_name/dim_size hold every dimension of the study (method, h,
+ * ic, sample, ...; not a grid's own value0 and value1, nor an observable's component), in the
+ * order met (datasets by name). 0, or -1 with a message. */
+int nh_h5_learn_dims(nh_h5 *f);
+
 /* Dataset NAME of the study group (a path such as "summary/ok" or "grid0/values0" is fine), whose
  * `dimensions` attribute must equal DIMS ("method,h"); its shape must agree with the sizes of
  * these dimensions known so far (and sets the others). shape (may be NULL) receives it. The

@@ -1,4 +1,4 @@
-/* The nhbench command line (bench/nhbench.c, bench/cli_*.c): every command's --help, its errors
+/* The nhbench command line (bench/cli/nhbench.c, bench/cli/cli_*.c): every command's --help, its errors
  * and exit codes (0 success, 1 a failed run or order check, 2 bad usage or input), and `info` and
  * `export` numbers checked against values this file computes itself: an RK4 run of the free
  * nonholonomic particle stepped here through the library, against the closed-form solution
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 
-#include "bench/report.h"
+#include "bench/claims/report.h"
 #include "core/param.h"
 #include "integrators/integrator.h"
 #include "systems/system.h"

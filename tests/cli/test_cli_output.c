@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/report.h"
+#include "bench/claims/report.h"
 #include "results/results.h"
 #include "studies/kinds.h"
 #include "studies/observables.h"
@@ -171,6 +171,50 @@ Test(cli_output, export_observables_lists_labels_and_absences) {
  * index, the IC and the run's status; then nsamples_h[1] rows of t and the components, each
  * number the file's to the bit. At divergence = 1e-5 nh_newmark's runs stop as diverged and
  * rk4's do not, so the status shown is that run's and no other method's. */
+/* export dims, steps and ics: the coordinates the other tables index, against the spec's settings
+ * and the presets' documented states (systems/particle.c: spec/discretization.md 3.2,
+ * spec/newmark.md 3.1). */
+Test(cli_output, export_coordinates_of_a_trajectory_and_an_ensemble) {
+  static char out[1 << 16];
+  char path[128], args[256];
+  results_file(path, sizeof path, "coords", "trajectory_particle.cfg", "");
+  snprintf(args, sizeof args, "export %s steps", path);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  cr_expect_str_eq(out, "# index h\n0 0.1\n1 0.05\n");
+  snprintf(args, sizeof args, "export %s ics", path);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  cr_expect_str_eq(out, "# index q[0] q[1] q[2] v[0] v[1] v[2] name\n"
+                        "0 0 0.3 0 1 0.8 0.3 discretization\n"
+                        "1 1 1 -1 1 -1 1 newmark\n");
+  snprintf(args, sizeof args, "export %s dims", path);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  cr_expect(strncmp(out, "# name size\n", 12) == 0, "%s", out);
+  /* T = 2, a sample every 2 steps: 11 samples of h = 0.1, 21 of h = 0.05. */
+  const char *const dims[] = {"\nmethod 2\n", "\nh 2\n", "\nic 2\n", "\nsample 21\n", "\nstate 6\n", "\ndof 3\n"};
+  for (size_t i = 0; i < sizeof dims / sizeof *dims; i++) expect_has(out, dims[i]);
+  cr_expect_null(strstr(out, "\ncomponent "), "an observable's components differ from dataset to dataset");
+  unlink(path);
+
+  results_file(path, sizeof path, "coords-ens", "small_ensemble.cfg", "");
+  snprintf(args, sizeof args, "export %s steps", path);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  cr_expect_str_eq(out, "# index h\n0 0.2\n", "an ensemble's one h");
+  snprintf(args, sizeof args, "export %s dims", path);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  /* T = 20, h = 0.2, a sample every 2 steps: 51 samples; a grid's values are the grid's own. */
+  const char *const ens_dims[] = {"\nic 5\n", "\nsample 51\n"};
+  for (size_t i = 0; i < sizeof ens_dims / sizeof *ens_dims; i++) expect_has(out, ens_dims[i]);
+  cr_expect_null(strstr(out, "\nvalue0 "), "%s", out);
+  snprintf(args, sizeof args, "export %s ics", path);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  int lines = 0;
+  for (const char *p = out; (p = strchr(p, '\n')); p++) lines++;
+  cr_expect_eq(lines, 6, "a header and 5 initial conditions:\n%s", out);
+  expect_has(out, " random 4\n");
+  cr_expect(strstr(out, "\n4 ") != NULL, "%s", out);
+  unlink(path);
+}
+
 Test(cli_output, export_series_of_one_run_to_the_bit) {
   char path[128];
   results_file(path, sizeof path, "series", "trajectory_particle.cfg", "--set T=0.4 --set divergence=1e-5");

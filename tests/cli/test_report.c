@@ -1,4 +1,4 @@
-/* `nhbench report` (bench/report*.c, bench/cli_report.c): the expectation grammar at its
+/* `nhbench report` (bench/claims/report*.c, bench/cli/cli_report.c): the expectation grammar at its
  * boundaries, every reduction on inputs small enough to reduce by hand, and the command end to end
  * on results files written here from the free nonholonomic particle, whose verdicts follow from
  * the mathematics (rk4 order 4, nh_newmark(alpha=0.5) order 2 and on D to round-off,
@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench/report.h"
+#include "bench/claims/report.h"
 #include "tests/helpers.h"
 
 #define QUICK NHBENCH_SOURCE_DIR "/tests/data/report/quick.claims"

@@ -1,4 +1,4 @@
-/* Claims reports (bench/report.h): expectations and reductions against hand-computed answers, the
+/* Claims reports (bench/claims/report.h): expectations and reductions against hand-computed answers, the
  * claims loader's errors, and the verdicts of a small claims file against a results file written
  * here (the particle's exact solution decides what each row must say). */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
@@ -11,7 +11,7 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
-#include "bench/report.h"
+#include "bench/claims/report.h"
 #include "tests/helpers.h"
 
 static nh_expect parsed(const char *text) {
@@ -943,7 +943,7 @@ Test(report, one_quantity_one_threshold, .init = make_tmpdir, .fini = remove_tmp
 #undef AT2
 }
 
-/* ---- the report's two outputs (bench/report_write.c), from claims built here ----------------- */
+/* ---- the report's two outputs (bench/claims/report_write.c), from claims built here ----------------- */
 
 static char *written(int csv, const nh_claims *c, int nfiles, int header) {
   char *buf = NULL;

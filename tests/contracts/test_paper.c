@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/report.h"
+#include "bench/claims/report.h"
 #include "tests/helpers.h"
 
 #define PAPER NHBENCH_SOURCE_DIR "/studies/paper"

@@ -1,9 +1,9 @@
 /* The nhbench commands leak nothing: each command line below is called in-process, as nhbench's
- * main calls it (bench/cli.h), once to warm up and then again; the second call must leave the
+ * main calls it (bench/cli/cli.h), once to warm up and then again; the second call must leave the
  * count of live blocks of nhbench's own code (tests/contracts/test_no_alloc.c's allocation wrapper) and of
  * open HDF5 identifiers (tests/helpers.h) unchanged. Success paths and refusals (exit 2) both: a free left out on an
  * early return, a dataset id not closed after an error, grow a count. Each call's exit status is
- * checked too (the commands' contract, bench/cli.h). Output goes to /dev/null. */
+ * checked too (the commands' contract, bench/cli/cli.h). Output goes to /dev/null. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench/cli.h"
+#include "bench/cli/cli.h"
 #include "tests/helpers.h"
 
 #define DATA NHBENCH_SOURCE_DIR "/tests/data/"
@@ -479,7 +479,7 @@ Test(cli_leaks, out_of_memory_in_run, .init = make_test_dir, .fini = remove_dir,
  * allocation failing in turn: it resumes, or says out of memory, and then the journal still holds
  * the interrupted run's records, unchanged (not refused as "another run's journal: remove it",
  * which would throw them away). A failure that returns (the spec's load, exit status 2) leaves
- * nothing allocated; a failed run leaves through _exit (bench/cli_run.c), where a leak is moot. */
+ * nothing allocated; a failed run leaves through _exit (bench/cli/cli_run.c), where a leak is moot. */
 #define LEAKED 99 /* a child's exit status: its failed call left blocks allocated */
 static void resume_out_of_memory(const char *kill_after) {
   static const char *const line = "run " DATA "small_ensemble.cfg -o @/oom.h5 -j 1";

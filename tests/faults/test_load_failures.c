@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/report.h"
+#include "bench/claims/report.h"
 #include "studies/study.h"
 #include "tests/helpers.h"
 
@@ -79,7 +79,7 @@ Test(load_failures, trajectory_with_observables) {
                      "methods = [\"rk4\"];\nobservables = [\"q\", \"energy_error\"];\n");
 }
 
-/* A claims file (bench/report.c) loaded with its k-th allocation failing, for every k: -1 with a
+/* A claims file (bench/claims/report.c) loaded with its k-th allocation failing, for every k: -1 with a
  * message naming the file, never a crash on an unchecked NULL or a load that skips a check. */
 Test(load_failures, claims_file) {
   char path[128], err[1024];

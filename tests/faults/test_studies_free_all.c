@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/report.h"
+#include "bench/claims/report.h"
 #include "studies/study.h"
 #include "tests/helpers.h"
 

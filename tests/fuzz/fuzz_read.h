@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/cli.h"
+#include "bench/cli/cli.h"
 #include "results/results.h"
 
 static inline void fuzz_bad_name(const char *table, const char *what, const char *s, size_t n) {

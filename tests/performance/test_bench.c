@@ -1,7 +1,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkstemp, popen */
 /* make bench in miniature (nhbench_bench --quick): every table runs, the harness's own LU solves
- * the same systems as GSL's LU to round-off, the hand-written floors (bench/floors.c) compute the
- * harness's states with as many Newton iterations, the SIMD-lockstep kernels (bench/lockstep.c)
+ * the same systems as GSL's LU to round-off, the hand-written floors (bench/performance/floors.c) compute the
+ * harness's states with as many Newton iterations, the SIMD-lockstep kernels (bench/performance/lockstep.c)
  * compute the floors' states to the bit, and the cost counters it prints agree with what each
  * method's formula costs (RK4: 4 right-hand sides per step; nh_rattle: one gradient,
  * spec/rattle.md 2.5; a triple jump: three base steps). The timings: tests/performance/test_bench_clock.c, under
@@ -19,8 +19,8 @@
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_odeiv2.h>
 
-#include "bench/floors.h"
-#include "bench/lockstep.h"
+#include "bench/performance/floors.h"
+#include "bench/performance/lockstep.h"
 #include "core/linalg.h"
 #include "studies/study.h"
 #include "tests/helpers.h"
@@ -57,7 +57,7 @@ static double rhs_per_step(const char *method) {
 }
 
 /* The LU table's two figures for size m, by hand: the --quick run's 50 systems (its generator,
- * bench/bench.c bench_lu: Knuth's MMIX LCG from seed 12345, carried from one size to the next,
+ * bench/performance/bench.c bench_lu: Knuth's MMIX LCG from seed 12345, carried from one size to the next,
  * entries in [-0.5, 0.5] plus m on the diagonal; b_i = sin i over the size's right-hand sides)
  * solved by GSL and by core/linalg.c; the largest relative difference between the two and the
  * largest backward error |A x - b| / (|A| |x| + |b|) of the harness's solutions, max norms. */
@@ -310,7 +310,7 @@ Test(bench, help_and_only, .timeout = 120) {
   cr_expect(strstr(err, "unknown option '--fast'"), "message: %s", err);
 }
 
-/* The masked Newton check's figures recomputed: the 64 starts bench/bench.c documents (near
+/* The masked Newton check's figures recomputed: the 64 starts bench/performance/bench.c documents (near
  * s0 = 0, v1 = -22.1 - 0.00625 j, v0 on the constraint), 4 steps of h = 0.2 each through the
  * scalar herglotz2 floor; a lane set counts when in some step one of its lanes took other
  * iterations than its first; lo and hi over every trajectory and step. */
@@ -351,7 +351,7 @@ static double floor_state_gap(int m, const nh_floor_state *a, const nh_floor_sta
 }
 
 /* The lockstep table's negative controls recomputed (--quick: 100 steps of h = 0.2): the 64 starts
- * bench/bench.c documents (the default state with q_i moved by 0.05 sin(1 + j + 0.7 i) and v_i by
+ * bench/performance/bench.c documents (the default state with q_i moved by 0.05 sin(1 + j + 0.7 i) and v_i by
  * 0.05 cos(2 + 1.3 j + i), then v_0 put back on the constraint), each through the scalar floor of
  * method m (0 rk4, 1 herglotz2) at h and at h one ulp larger; control[0] the largest gap between
  * the two ends, control[1] between trajectories j and j + 1 (lane j is trajectory j to the bit,
@@ -436,7 +436,7 @@ Test(bench, lockstep_gap_tells_bits_apart) {
   cr_expect_eq(nh_lockstep_gap(DBL_TRUE_MIN, 0), DBL_TRUE_MIN);
 }
 
-/* The lockstep table (bench/lockstep.c, nhbench_bench --only lockstep): rk4 and herglotz2 at 1, 4
+/* The lockstep table (bench/performance/lockstep.c, nhbench_bench --only lockstep): rk4 and herglotz2 at 1, 4
  * and 8 lanes, every trajectory's final state the scalar floor's to the bit (the kernels do the
  * floor's operations in the floor's order, so no last-bit difference has an excuse) and its Newton
  * iterations the floor's, also where the lanes of a set take different iterations (the masked

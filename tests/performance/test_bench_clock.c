@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L /* fileno, strtok_r */
-/* make bench's figures from a clock the test sets (bench/bench.c, run in-process through
+/* make bench's figures from a clock the test sets (bench/performance/bench.c, run in-process through
  * nh_bench_main with --quick). The bench reads omp_get_wtime in pairs, a start and a stop around
  * each timed run; here (--wrap=omp_get_wtime) pair n lasts d(n) = 1 + 7n mod 13 ticks of 1/128 s
  * (exact in binary, and out of order so that a median must sort), with a tick between pairs.
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/bench.h"
+#include "bench/performance/bench.h"
 #include "core/linalg.h"
 #include "studies/study.h"
 #include "tests/helpers.h"

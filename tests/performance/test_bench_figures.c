@@ -1,4 +1,4 @@
-/* The figures nhbench_bench --quick prints (bench/bench.c), recomputed here: the step-cost tables'
+/* The figures nhbench_bench --quick prints (bench/performance/bench.c), recomputed here: the step-cost tables'
  * rows against where each method applies and the work of 1000 steps this test takes itself, every
  * printed ratio against what the printed timings allow, and the LU, sampling and GSL driver rows
  * (issue 16). */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/report.h"
+#include "bench/claims/report.h"
 #include "results/results.h"
 #include "studies/observables.h"
 #include "studies/study.h"

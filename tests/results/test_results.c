@@ -1520,6 +1520,17 @@ Test(results_cli, damaged_and_foreign_files_refused) {
   H5LTset_attribute_string(f, "/ensemble/summary/ok", "dimensions", "method");
   H5Fclose(f);
   expect_on(bad, "info %s", 2, "has 3 entries along dimension method, other datasets 4");
+  /* A study dataset of the wrong length: export dims reads every dataset for its dimensions. */
+  copy_file(good, bad, -1);
+  f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(f, "/ensemble/E0", H5P_DEFAULT);
+  n = 1;
+  const double e0 = 1;
+  H5LTmake_dataset_double(f, "/ensemble/E0", 1, &n, &e0);
+  H5LTset_attribute_string(f, "/ensemble/E0", "dimensions", "ic");
+  H5Fclose(f);
+  expect_on(bad, "export %s dims", 2, "entries along dimension ic, other datasets 1");
+  expect_on(good, "export %s dims", 0, "\nic ");
   /* Datasets of the wrong class, both ways: reals where integers belong, integers where reals. */
   copy_file(good, bad, -1);
   f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);

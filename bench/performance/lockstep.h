@@ -1,11 +1,11 @@
-/* SIMD-lockstep versions of two floors of bench/floors.c, rk4 and herglotz2 on the chaotic
+/* SIMD-lockstep versions of two floors of bench/performance/floors.c, rk4 and herglotz2 on the chaotic
  * particle: L = 4 or 8 trajectories stepped together, each lane computing exactly the numbers of
  * the scalar floor; L = 1, one trajectory at a time through the same code, is the reference that
- * tells lockstep's gain from the code's own (bench/lockstep.c). */
+ * tells lockstep's gain from the code's own (bench/performance/lockstep.c). */
 #ifndef NH_BENCH_LOCKSTEP_H
 #define NH_BENCH_LOCKSTEP_H
 
-#include "bench/floors.h"
+#include "bench/performance/floors.h"
 
 /* For L lanes: the lanes' state nh_lockstepL in structure-of-arrays layout, component i of lane l
  * at q[i][l], so that one component of every lane is one contiguous run (vector loads and

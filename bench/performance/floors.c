@@ -6,7 +6,7 @@
  * equations, predictor, unknown scaling and Newton stopping rule), so its state agrees with the
  * harness's to round-off and its Newton iteration count is the same: bench.c prints both
  * differences and tests/performance/test_bench.c checks them. */
-#include "bench/floors.h"
+#include "bench/performance/floors.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Hand-written kernels of rk4, nh_newmark, nh_rattle and herglotz2 on the chaotic particle, the
- * floors of `make bench` (bench/floors.c). */
+ * floors of `make bench` (bench/performance/floors.c). */
 #ifndef NH_BENCH_FLOORS_H
 #define NH_BENCH_FLOORS_H
 

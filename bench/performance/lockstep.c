@@ -1,4 +1,4 @@
-/* SIMD-lockstep versions of two floors of bench/floors.c on the chaotic particle, rk4 (explicit)
+/* SIMD-lockstep versions of two floors of bench/performance/floors.c on the chaotic particle, rk4 (explicit)
  * and herglotz2 (Newton): the stretch item of the performance issue, ensembles stepped L
  * trajectories at a time. The lanes' state is kept in structure-of-arrays layout (lockstep.h); a
  * step is a loop over the lanes whose body is the floor's computation for one lane, marked
@@ -45,7 +45,7 @@
 
 #ifndef L /* ---- once: one lane's computations, then the kernels for L = 1, 4 and 8 ---------- */
 
-#include "bench/lockstep.h"
+#include "bench/performance/lockstep.h"
 
 #include <float.h>
 #include <math.h>
@@ -165,13 +165,13 @@ static inline int newton_done(double dx, double xn, double prev) {
 #define CAT(a, b) CAT_(a, b)
 
 #define L 1 /* the reference: one trajectory at a time, nothing to vectorize */
-#include "bench/lockstep.c"
+#include "bench/performance/lockstep.c"
 #undef L
 #define L 4
-#include "bench/lockstep.c"
+#include "bench/performance/lockstep.c"
 #undef L
 #define L 8
-#include "bench/lockstep.c"
+#include "bench/performance/lockstep.c"
 #undef L
 
 #else /* ---- the kernels for L lanes (this file, included by itself with L defined) ---------- */

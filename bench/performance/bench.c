@@ -18,9 +18,9 @@
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_odeiv2.h>
 
-#include "bench/bench.h"
-#include "bench/floors.h"
-#include "bench/lockstep.h"
+#include "bench/performance/bench.h"
+#include "bench/performance/floors.h"
+#include "bench/performance/lockstep.h"
 #include "core/linalg.h"
 #include "core/text.h"
 
@@ -118,7 +118,7 @@ static void bench_steps(const char *spec NH_UNUSED) { /* the tables of one syste
   }
 }
 
-/* ---- the harness against hand-written kernels (bench/floors.c) and GSL's drivers ------------ */
+/* ---- the harness against hand-written kernels (bench/performance/floors.c) and GSL's drivers ------------ */
 
 /* The floors' state from the harness's after init (q, v, λ, z; nh_rattle's force is the floor's own). */
 static nh_floor_state floor_state_of(const nh_state *x) {
@@ -213,7 +213,7 @@ static void bench_floors(const char *spec NH_UNUSED) { /* the tables of one syst
   nh_system_init(&sys, nh_system_type_find("chaotic_particle"));
   nh_state x0;
   nh_system_default_state(&sys, &x0);
-  printf("\nthe harness against hand-written kernels (bench/floors.c), chaotic_particle, h = %g, %ld steps,\n"
+  printf("\nthe harness against hand-written kernels (bench/performance/floors.c), chaotic_particle, h = %g, %ld steps,\n"
          "median of %d; state difference and Newton iterations after %d steps from the same start\n"
          "(1 step on: the harness's state against the floor's one step later, the comparison's control;\n"
          "GSL's rows against the rk4 floor at h/2, whose two half steps GSL's rk4 returns for a step):\n",
@@ -284,7 +284,7 @@ static void bench_floors(const char *spec NH_UNUSED) { /* the tables of one syst
   }
 }
 
-/* ---- ensembles in SIMD lockstep (bench/lockstep.c) against the scalar floors --------------- */
+/* ---- ensembles in SIMD lockstep (bench/performance/lockstep.c) against the scalar floors --------------- */
 
 enum { LS_TRAJ = 64, LS_RK4 = 0, LS_HERGLOTZ2 = 1 };
 
@@ -468,7 +468,7 @@ static void bench_lockstep(const char *spec NH_UNUSED) { /* the tables of one sy
   static nh_floor_state start[LS_TRAJ];
   ls_controls control[LS_METHODS];
   lockstep_starts(start);
-  printf("\nensembles in SIMD lockstep (bench/lockstep.c) against the scalar floors, chaotic_particle, h = %g,\n"
+  printf("\nensembles in SIMD lockstep (bench/performance/lockstep.c) against the scalar floors, chaotic_particle, h = %g,\n"
          "%d trajectories x %ld steps, median of %d: ns per trajectory-step, ratio = scalar / lockstep (the\n"
          "throughput gain; lanes = 1: the lockstep code, one trajectory at a time), the largest difference between\n"
          "the final states (0: the same bits) and whether every trajectory took the floor's Newton iterations:\n",
@@ -747,7 +747,7 @@ static const struct {
 } sections[] = {
     {"lu", "small dense LU solves, nhbench's against GSL's", bench_lu},
     {"steps", "ns/step and evaluations per step of every method on four systems", bench_steps},
-    {"floors", "the harness against hand-written kernels (bench/floors.c) and GSL's odeiv2 drivers", bench_floors},
+    {"floors", "the harness against hand-written kernels (bench/performance/floors.c) and GSL's odeiv2 drivers", bench_floors},
     {"lockstep", "ensembles in SIMD lockstep, 4 and 8 lanes: rk4 and herglotz2 against their floors", bench_lockstep},
     {"sampling", "the cost of sampling observables along a run", bench_sampling},
     {"ensemble", "the ensemble SPEC on 1 and 2 threads: the OpenMP speed-up", bench_ensemble},

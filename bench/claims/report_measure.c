@@ -1,5 +1,5 @@
 /* Measures of claims reports: a slice of a results dataset, chosen by dimension name, reduced to
- * one number; and the expectations it is held against (bench/report.h). */
+ * one number; and the expectations it is held against (bench/claims/report.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 
 #include "core/alloc.h"
 #include "core/text.h"
-#include "bench/report.h"
+#include "bench/claims/report.h"
 #include "integrators/integrator.h"
 #include "results/results.h"
 

@@ -1,4 +1,4 @@
-/* make bench's program, nhbench_bench (bench/bench.c): its tables of performance figures. */
+/* make bench's program, nhbench_bench (bench/performance/bench.c): its tables of performance figures. */
 #ifndef NH_BENCH_BENCH_H
 #define NH_BENCH_BENCH_H
 

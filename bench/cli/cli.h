@@ -1,4 +1,4 @@
-/* The nhbench subcommands (bench/cli_*.c), dispatched by bench/nhbench.c. Each returns the
+/* The nhbench subcommands (bench/cli/cli_*.c), dispatched by bench/cli/nhbench.c. Each returns the
  * process exit status: 0 success, 1 a failed run, 2 bad usage or bad input. Each parses its
  * arguments with getopt_long; argv[0] is the command's name ("run"), argv[1..] its arguments. */
 #ifndef NH_CLI_H

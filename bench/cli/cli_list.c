@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/cli.h"
+#include "bench/cli/cli.h"
 #include "core/text.h"
 #include "integrators/integrator.h"
 #include "studies/kinds.h"

@@ -1,5 +1,5 @@
 /* nhbench report CLAIMS...: checks the claims files against the results files and writes
- * REPORT.md and claims.csv (bench/report.h; `make paper`). */
+ * REPORT.md and claims.csv (bench/claims/report.h; `make paper`). */
 #define _POSIX_C_SOURCE 200809L /* O_NOFOLLOW, fdopen */
 #include <errno.h>
 #include <fcntl.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/cli.h"
-#include "bench/report.h"
+#include "bench/cli/cli.h"
+#include "bench/claims/report.h"
 #include "core/text.h"
 
 static const char usage[] =

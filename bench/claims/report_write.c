@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/report.h"
+#include "bench/claims/report.h"
 #include "core/text.h"
 
 /* A CSV field, quoted (with doubled quotes) when it holds a comma, a quote or a line break. */

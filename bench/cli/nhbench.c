@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/cli.h"
+#include "bench/cli/cli.h"
 #include "core/text.h"
 
 #ifdef NHBENCH_VERSION_FILE

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/cli.h"
+#include "bench/cli/cli.h"
 #include "core/text.h"
 #include "results/results.h"
 
@@ -26,6 +26,11 @@ static const char usage[] =
     "                          h, count, ...), or OBJ/NAME of an object in the study group\n"
     "                          (grid0/param0, err/units)\n"
     "  methods [--primary]     index name, one method a line; --primary: only the default LIST\n"
+    "  dims                    name size: every dimension of the study's datasets (method, h, ic,\n"
+    "                          sample, ...), the range of the tables' indices\n"
+    "  steps                   index h, one step size a line (an ensemble: its one h)\n"
+    "  ics                     index q[0] ... v[n-1] name: the initial conditions (--ic K is line K),\n"
+    "                          the name last (it may hold a blank: \"random 3\")\n"
     "convergence studies:\n"
     "  convergence [--methods LIST]\n"
     "                          a block per method (default all): h err err_q err_v\n"
@@ -206,6 +211,55 @@ static int t_methods(nh_h5 *f, const opts *o) {
   for (int k = 0; k < n; k++) printf("%d %s\n", list[k], f->methods[list[k]]);
   free(list);
   return n ? 0 : 2;
+}
+
+/* ---- coordinates: what the other tables' indices stand for ------------------------------- */
+
+/* Every dimension of the study group and its size, learned from the datasets themselves. */
+static int t_dims(nh_h5 *f, const opts *o NH_UNUSED) {
+  if (nh_h5_learn_dims(f) < 0) return 2;
+  printf("# name size\n");
+  for (int i = 0; i < f->ndims; i++) printf("%s %lld\n", f->dim_name[i], f->dim_size[i]);
+  return 0;
+}
+
+/* The step sizes: the dataset h, or an ensemble's one h (schema 2: the group's attribute h). */
+static int t_steps(nh_h5 *f, const opts *o NH_UNUSED) {
+  hsize_t shape[1] = {1};
+  double one, *h = nh_h5_has(f, "h") ? nh_h5_doubles(f, "h", "h", shape) : NULL;
+  if (!h && (nh_h5_has(f, "h") || nh_h5_attr_double(f, ".", "h", &one) != 0)) return 2;
+  printf("# index h\n");
+  for (hsize_t i = 0; i < shape[0]; i++) printf("%llu ", (unsigned long long)i), put(h ? h[i] : one), putchar('\n');
+  free(h);
+  return 0;
+}
+
+/* The initial conditions: index, (q0, v0) by the state's labels, and the name (which may hold a
+ * blank, "random 3": the rest of the line). */
+static int t_ics(nh_h5 *f, const opts *o NH_UNUSED) {
+  int nic = 0, nlabels = 0, rc = 2;
+  hsize_t shape[2] = {0, 0};
+  char **names = nh_h5_strings(f, "ic_names", "ic", &nic), **labels = NULL;
+  double *q0 = names ? nh_h5_doubles(f, "q0", "ic,dof", shape) : NULL;
+  double *v0 = q0 ? nh_h5_doubles(f, "v0", "ic,dof", NULL) : NULL;
+  if (v0 && (labels = nh_h5_strings(f, "state_labels", "state", &nlabels)) && nlabels == 2 * (int)shape[1]) {
+    const size_t n = (size_t)shape[1];
+    printf("# index");
+    for (int i = 0; i < nlabels; i++) printf(" %s", labels[i]);
+    printf(" name\n");
+    for (int k = 0; k < nic; k++) {
+      printf("%d", k);
+      for (size_t i = 0; i < 2 * n; i++) putchar(' '), put(i < n ? q0[k * n + i] : v0[k * n + i - n]);
+      printf(" %s\n", names[k]);
+    }
+    rc = 0;
+  } else if (labels) {
+    fprintf(stderr, "%s: %s: %d state labels for %llu degrees of freedom\n", prog, f->path, nlabels,
+            (unsigned long long)shape[1]);
+  }
+  nh_h5_free_strings(names, nic), nh_h5_free_strings(labels, nlabels);
+  free(q0), free(v0);
+  return rc;
 }
 
 /* ---- convergence --------------------------------------------------------------------------- */
@@ -661,6 +715,9 @@ static const struct {
     {"study", 0, K_ANY, t_study},
     {"attr", 0, K_ANY, t_attr},
     {"methods", O_PRIMARY, K_ANY, t_methods},
+    {"dims", 0, K_ANY, t_dims},
+    {"steps", 0, K_ANY, t_steps},
+    {"ics", 0, K_ANY, t_ics},
     {"convergence", O_METHODS, K_CONV, t_convergence},
     {"orders", 0, K_CONV, t_orders},
     {"energy", O_METHOD | O_ICS | O_RELATIVE, K_ENS, t_energy},

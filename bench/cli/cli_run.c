@@ -12,7 +12,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "bench/cli.h"
+#include "bench/cli/cli.h"
 #include "core/alloc.h"
 #include "core/text.h"
 #include "results/results.h"

@@ -1,9 +1,9 @@
-/* What every nhbench command shares (bench/cli.h), apart from the dispatcher in bench/nhbench.c,
+/* What every nhbench command shares (bench/cli/cli.h), apart from the dispatcher in bench/cli/nhbench.c,
  * so that the commands can be called without nhbench's main (tests/fuzz/fuzz_results.c). */
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/cli.h"
+#include "bench/cli/cli.h"
 #include "core/text.h"
 #include "studies/study.h" /* nh_study_rank, nh_ranks_agree */
 

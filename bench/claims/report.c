@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/report.h"
+#include "bench/claims/report.h"
 #include "core/alloc.h"
 #include "core/text.h"
 #include "studies/study.h"
