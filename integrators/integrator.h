@@ -250,6 +250,9 @@ double nh_method_discrete_energy(const nh_method *m, const nh_system *sys, const
 const char *nh_method_lacks_action(const nh_method *m);
 /* 1 when m (or the method it composes) carries h-dependent history from step to step (NH_HISTORY). */
 int nh_method_has_history(const nh_method *m);
+/* 1 when a and b are of one integrator type (family), so that a state one left (its carry) is the
+ * other's to step on without its own init; 0 otherwise. */
+int nh_method_same_family(const nh_method *a, const nh_method *b);
 /* 1 when m defines a discrete action L_d; L_d(q0, q1) of a step of size h from time t, NaN when it
  * defines none (or this instance is not variational). */
 int nh_method_has_discrete_action(const nh_method *m);

@@ -438,6 +438,8 @@ const char *nh_method_lacks_action(const nh_method *m) {
   return m->type->properties & NH_TRACKS_ACTION ? NULL : "only contact (Herglotz) methods track the action z";
 }
 
+int nh_method_same_family(const nh_method *a, const nh_method *b) { return a->type == b->type; }
+
 int nh_method_has_history(const nh_method *m) {
   for (; m; m = m->base)
     if (m->type->properties & NH_HISTORY) return 1;

@@ -8,7 +8,7 @@ if (exists("methods")) { names = system(sprintf("for i in $(echo '%s' | tr , ' '
 n = words(names)
 sys = query("attr system")
 T = query("attr T")
-h = query("attr h")
+h = step_size(0)
 count = query("attr count")
 
 set title sprintf("%s, T = %s, h = %s\nE(t) − E₀ over %s initial conditions: 10–90 %% band and median", wrap(sys, 50), T, h, count) noenhanced font ",9"

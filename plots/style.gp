@@ -12,6 +12,8 @@ if (!exists("nhbench")) { nhbench = "nhbench" }
 # "< nhbench export 'file' TABLE": a data source; query(): the output of an export as a string.
 export(table) = sprintf("< %s export '%s' %s", nhbench, file, table)
 query(table) = system(sprintf("%s export '%s' %s", nhbench, file, table))
+# Step size j (0-based) from the `steps` table: an ensemble's one is step_size(0).
+step_size(j) = system(sprintf("%s export '%s' steps | awk -v j=%d '!/^#/ && $1 == j {print $2}'", nhbench, file, j))
 # Method names by index, from the `methods` table (names contain no blanks).
 method_names(opt) = system(sprintf("%s export '%s' methods %s | awk '!/^#/ {print $2}'", nhbench, file, opt))
 

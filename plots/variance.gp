@@ -7,7 +7,7 @@ names = exists("methods") ? system(sprintf("for i in $(echo '%s' | tr , ' '); do
 n = words(names)
 sys = query("attr system")
 T = query("attr T")
-h = query("attr h")
+h = step_size(0)
 count = query("attr count")
 
 set title sprintf("%s, T = %s, h = %s\nvariance of E(t) − E₀ over %s initial conditions", wrap(sys, 50), T, h, count) noenhanced font ",9"

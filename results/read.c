@@ -123,6 +123,20 @@ int nh_h5_learn_dims(nh_h5 *f) {
   return rc < 0 || v.failed ? -1 : 0;
 }
 
+double *nh_h5_steps(nh_h5 *f, long long *n) {
+  if (f->schema_version >= 3 || nh_h5_has(f, "h")) {
+    hsize_t shape[1] = {0};
+    double *h = nh_h5_doubles(f, "h", "h", shape);
+    *n = (long long)shape[0];
+    return h;
+  }
+  double *h = malloc(sizeof *h); /* schema 2: an ensemble's one h, the group's attribute */
+  if (!h) fprintf(stderr, "%s: %s: out of memory for the step size\n", f->prog, f->path);
+  if (!h || nh_h5_attr_double(f, ".", "h", h) != 0) return free(h), NULL;
+  *n = 1;
+  return h;
+}
+
 /* Where each dimension can be learned from: a dataset that has it. */
 long long nh_h5_dim(nh_h5 *f, const char *name) {
   static const struct {
@@ -303,13 +317,13 @@ char **nh_h5_strings(nh_h5 *f, const char *name, const char *dims, int *count) {
 
 /* ---- opening ------------------------------------------------------------------------------- */
 
-/* A file from before schema version 2: the message says what to do. */
+/* A file of schema version 1: the message says what to do. */
 static void refuse_old(const nh_h5 *f) {
   char *spec = nh_r_attr_of(f->file, "spec_file", NULL);
   fprintf(stderr,
           "%s: %s: written with results schema version 1 by an older nhbench; re-run the study "
-          "(`nhbench run %s`) to get version 2\n",
-          f->prog, f->path, spec && *spec ? spec : "SPEC");
+          "(`nhbench run %s`) to get version %d\n",
+          f->prog, f->path, spec && *spec ? spec : "SPEC", NH_SCHEMA_VERSION);
   free(spec);
 }
 
@@ -331,11 +345,13 @@ static int check_version(nh_h5 *f) {
     refuse_old(f);
     return -1;
   }
-  if (version != NH_SCHEMA_VERSION) {
-    fprintf(stderr, "%s: %s: results schema version %d%s; this nhbench reads version %d\n", f->prog, f->path, version,
-            version > NH_SCHEMA_VERSION ? " (written by a newer nhbench)" : "", NH_SCHEMA_VERSION);
+  if (version < NH_SCHEMA_OLDEST_READ || version > NH_SCHEMA_VERSION) {
+    fprintf(stderr, "%s: %s: results schema version %d%s; this nhbench reads versions %d to %d\n", f->prog, f->path,
+            version, version > NH_SCHEMA_VERSION ? " (written by a newer nhbench)" : "", NH_SCHEMA_OLDEST_READ,
+            NH_SCHEMA_VERSION);
     return -1;
   }
+  f->schema_version = version;
   if (!has_study) fprintf(stderr, "%s: %s: missing root attribute 'study'\n", f->prog, f->path);
   return has_study ? 0 : -1;
 }

@@ -1,4 +1,4 @@
-/* Results files: the HDF5 schema (results/README.md, schema version 2) in one module that both
+/* Results files: the HDF5 schema (results/README.md, schema version 3) in one module that both
  * writes it (results/write*.c) and reads it (results/read*.c). A file describes itself: every
  * dataset carries its description, units and dimension names, and whatever is derived from the
  * runs (order fits, ensemble statistics, maxima, Pareto flags, which methods the spec listed) is
@@ -12,7 +12,10 @@
 #include "studies/kinds.h"
 #include "studies/study.h"
 
-#define NH_SCHEMA_VERSION 2
+/* The version written, and the oldest one read: version 2 differs only in an ensemble's step size,
+ * the group's attribute h where version 3 has the dataset h of every kind (nh_h5_steps). */
+#define NH_SCHEMA_VERSION 3
+#define NH_SCHEMA_OLDEST_READ 2
 
 /* ---- writing ------------------------------------------------------------------------------- */
 
@@ -79,6 +82,7 @@ typedef struct {
   hid_t group;        /* the study group, /<kind> */
   nh_study_kind kind;
   const char *kind_name;
+  int schema_version; /* NH_SCHEMA_OLDEST_READ .. NH_SCHEMA_VERSION */
   int nmethods;
   char **methods;     /* canonical names */
   int *primary;       /* [method], as stored */
@@ -88,7 +92,7 @@ typedef struct {
   long long dim_size[NH_H5_MAX_DIMS];
 } nh_h5;
 
-/* Opens a results file of schema version 2 and reads the study kind, the method names and the
+/* Opens a results file of schema version 2 or 3 and reads the study kind, the method names and the
  * primary flags: 0, or -1 with a message. A version-1 file (schema_version 1, or nhbench's groups
  * without a version) is refused with a message saying to re-run the study; so are other versions
  * and foreign files. */
@@ -116,6 +120,9 @@ nh_cost *nh_h5_costs(nh_h5 *f, const char *name, const char *dims, hsize_t *shap
  * dimensions; shape receives the full shape. */
 double *nh_h5_doubles_at(nh_h5 *f, const char *name, const char *dims, int nfixed, const long long *index,
                          hsize_t *shape);
+/* The step sizes (*n of them): the dataset h, which every kind has from schema version 3 on; in a
+ * version-2 ensemble the group's attribute h. malloc'd; NULL with a message. */
+double *nh_h5_steps(nh_h5 *f, long long *n);
 /* Whether the study group has dataset or group NAME (0/1). */
 int nh_h5_has(const nh_h5 *f, const char *name);
 /* A 1-D string dataset as `count` malloc'd strings. */

@@ -246,6 +246,7 @@ static void ensemble_body(nh_writer *w, hid_t g, const void *vr) {
   if (!st->random_ics && st->nic != st->count)
     nh_w_fail(w, "%s", "an ensemble of given initial conditions with count != nic");
   nh_w_common(w, g, st->count, r->q0, r->v0, st->random_ics ? NULL : st->ic_names);
+  step_sizes(w, g);
   nh_w_dim(w, "sample", st->nsamples);
   nh_w_columns(w, g, nh_ensemble_columns, r);
   const ensemble_rows rows = {w->st, r};
@@ -254,7 +255,6 @@ static void ensemble_body(nh_writer *w, hid_t g, const void *vr) {
   ensemble_summary(w, g, r);
   for (int i = 0; i < st->ngrids; i++) grid_group(w, g, &st->grids[i], i);
   nh_w_observables(w, g, "method,ic", (long long)st->nmethods * st->count, st->nsamples, &r->samples);
-  nh_w_attr_f64(w, g, "h", st->step);
   nh_w_attr_i32(w, g, "sample_every", st->sample_every);
   nh_w_attr_f64(w, g, "divergence", st->divergence);
   nh_w_attr_i32(w, g, "count", st->count);

@@ -25,7 +25,7 @@ static int sample_initial_conditions(const nh_study *st, nh_ensemble_result *r, 
     snprintf(err, errlen, "%s: out of memory for %d initial conditions", st->spec_file, st->count);
   else if (rc < 0)
     snprintf(err, errlen, "%s: no initial condition of %s with energy %g found in the sample box", st->spec_file,
-             st->sys.type->name, st->energy);
+             nh_system_name(&st->sys), st->energy);
   for (int ic = 0; rc == 0 && ic < st->count; ic++) {
     memcpy(r->q0 + (size_t)ic * n, x[ic].q, sizeof(double) * (size_t)n);
     memcpy(r->v0 + (size_t)ic * n, x[ic].v, sizeof(double) * (size_t)n);
@@ -40,7 +40,7 @@ static int sample_initial_conditions(const nh_study *st, nh_ensemble_result *r, 
 static int run_trajectory(const nh_study *st, nh_ensemble_result *r, long task, double *dE, double *values,
                           nh_cost *cost) {
   const int nic = st->count, n = st->sys.n, mi = (int)(task / nic), ic = (int)(task % nic);
-  nh_sampled_run run = {.st = st, .m = st->methods[mi], .method_index = mi, .h = st->step,
+  nh_sampled_run run = {.st = st, .m = st->methods[mi], .method_index = mi, .h = st->h[0],
                         .nsteps = st->nsteps, .K = st->sample_every, .divergence = st->divergence, .dE = dE};
   run.x0 = st->random_ics ? (nh_state){0} : st->ics[ic];
   memcpy(run.x0.q, r->q0 + (size_t)ic * n, sizeof(double) * (size_t)n);
@@ -283,7 +283,7 @@ int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t
     snprintf(err, errlen, "%s: out of memory for %zu trajectories of %d samples", st->spec_file, traj, ns);
     goto done;
   }
-  for (int s = 0; s < ns; s++) r->t[s] = (double)s * st->sample_every * st->step;
+  for (int s = 0; s < ns; s++) r->t[s] = (double)s * st->sample_every * st->h[0];
   if (sample_initial_conditions(st, r, err, errlen) != 0) goto done;
 
   /* The checkpoint journal: a resumed run takes its finished trajectories from it. */

@@ -31,8 +31,8 @@ static int one(const nh_system *sys NH_UNUSED) { return 1; }
 static int dim_n(const nh_system *sys) { return sys->n; }
 static int dim_k(const nh_system *sys) { return sys->k; }
 static int dim_2n(const nh_system *sys) { return 2 * sys->n; }
-static int dim_invariants(const nh_system *sys) { return sys->type->ninvariants; }
-static int dim_derived(const nh_system *sys) { return sys->type->nderived; }
+static int dim_invariants(const nh_system *sys) { return nh_invariant_count(sys); }
+static int dim_derived(const nh_system *sys) { return nh_derived_count(sys); }
 
 static void label_none(const nh_system *sys NH_UNUSED, int i NH_UNUSED, char *buf, size_t len) {
   snprintf(buf, len, "value");
@@ -54,12 +54,12 @@ static void label_lambda(const nh_system *sys NH_UNUSED, int i, char *buf, size_
   snprintf(buf, len, "lambda[%d]", i);
 }
 static void label_invariant(const nh_system *sys, int i, char *buf, size_t len) {
-  snprintf(buf, len, "%s", sys->type->invariant_names[i]);
+  snprintf(buf, len, "%s", nh_invariant_name(sys, i));
 }
 static void label_derived(const nh_system *sys, int i, char *buf, size_t len) {
-  const char *const *u = sys->type->derived_units;
-  if (u && u[i] && u[i][0]) snprintf(buf, len, "%s [%s]", sys->type->derived_names[i], u[i]);
-  else snprintf(buf, len, "%s", sys->type->derived_names[i]);
+  const char *units = nh_derived_units(sys, i);
+  if (units[0]) snprintf(buf, len, "%s [%s]", nh_derived_name(sys, i), units);
+  else snprintf(buf, len, "%s", nh_derived_name(sys, i));
 }
 
 /* Absence reasons. */
@@ -76,7 +76,7 @@ static const char *has_lambda(const nh_method *m, const nh_system *sys) {
 }
 
 static const char *has_holonomic(const nh_method *m NH_UNUSED, const nh_system *sys) {
-  return sys->k > 0 && sys->type->holonomic ? NULL : "the system has no holonomic constraint phi(q) = 0";
+  return sys->k > 0 && nh_has_holonomic(sys) ? NULL : "the system has no holonomic constraint phi(q) = 0";
 }
 
 static const char *has_discrete_constraint(const nh_method *m, const nh_system *sys) {
@@ -95,11 +95,11 @@ static const char *tracks_action(const nh_method *m, const nh_system *sys NH_UNU
 }
 
 static const char *has_invariants(const nh_method *m NH_UNUSED, const nh_system *sys) {
-  return sys->type->ninvariants > 0 ? NULL : "the system declares no invariants besides energy";
+  return nh_invariant_count(sys) > 0 ? NULL : "the system declares no invariants besides energy";
 }
 
 static const char *has_derived(const nh_method *m NH_UNUSED, const nh_system *sys) {
-  return sys->type->nderived > 0 && sys->type->derived ? NULL : "the system declares no derived quantities";
+  return nh_derived_count(sys) > 0 ? NULL : "the system declares no derived quantities";
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -128,7 +128,7 @@ static void eval_discrete_energy(const nh_obs_ctx *c, double *out) {
 static double power(const nh_system *sys, const nh_state *x) {
   const double alpha = nh_damping(sys, x->t);
   double F[NH_MAX_N], P = alpha != 0 ? -2 * alpha * nh_kinetic_energy(sys, x->q, x->v) : 0; /* +0, not −0 */
-  if (sys->type->forcing && sys->type->forcing(sys->p, x->t, F))
+  if (nh_forcing(sys, x->t, F))
     for (int i = 0; i < sys->n; i++) P += F[i] * x->v[i];
   return P;
 }
@@ -139,16 +139,7 @@ static void eval_reference_power(const nh_obs_ctx *c, double *out) { out[0] = po
 
 /* Signed residual of each constraint, A(q)v + b(q). */
 static void eval_constraint_residual(const nh_obs_ctx *c, double *out) {
-  const nh_system *sys = c->sys;
-  const int n = sys->n, k = sys->k;
-  double A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K] = {0};
-  sys->type->constraints(sys->p, c->cur->q, A);
-  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, c->cur->q, b);
-  for (int a = 0; a < k; a++) {
-    double r = b[a];
-    for (int i = 0; i < n; i++) r += A[a * n + i] * c->cur->v[i];
-    out[a] = r;
-  }
+  nh_constraint_values(c->sys, c->cur->q, c->cur->v, out);
 }
 
 /* The step's own h (every step of a sampled run is c->h: studies/sampling.c), not cur.t − prev.t,
@@ -175,18 +166,11 @@ static void eval_continuous_multiplier(const nh_obs_ctx *c, double *out) {
  * (98) (§6.5 r^h). */
 static void eval_shifted_constraint(const nh_obs_ctx *c, double *out) {
   const nh_system *sys = c->sys;
-  const int n = sys->n, k = sys->k;
   for (int half = 0; half < 2; half++) {
-    double qs[NH_MAX_N], A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K] = {0};
+    double qs[NH_MAX_N];
     const double shift = (half ? -0.5 : 0.5) * c->h;
-    for (int i = 0; i < n; i++) qs[i] = c->cur->q[i] + shift * c->cur->v[i];
-    sys->type->constraints(sys->p, qs, A);
-    if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, qs, b);
-    for (int a = 0; a < k; a++) {
-      double r = b[a];
-      for (int i = 0; i < n; i++) r += A[a * n + i] * c->cur->v[i];
-      out[half * k + a] = r;
-    }
+    for (int i = 0; i < sys->n; i++) qs[i] = c->cur->q[i] + shift * c->cur->v[i];
+    nh_constraint_values(sys, qs, c->cur->v, out + half * sys->k);
   }
 }
 
@@ -230,17 +214,9 @@ static void central_velocity(const nh_obs_ctx *c, double *w) {
 }
 
 static void eval_central_residual(const nh_obs_ctx *c, double *out) {
-  const nh_system *sys = c->sys;
-  const int n = sys->n, k = sys->k;
-  double w[NH_MAX_N], A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K] = {0};
+  double w[NH_MAX_N];
   central_velocity(c, w);
-  sys->type->constraints(sys->p, c->prev->q, A);
-  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, c->prev->q, b);
-  for (int a = 0; a < k; a++) {
-    double r = b[a];
-    for (int i = 0; i < n; i++) r += A[a * n + i] * w[i];
-    out[a] = r;
-  }
+  nh_constraint_values(c->sys, c->prev->q, w, out);
 }
 
 static void eval_central_energy(const nh_obs_ctx *c, double *out) {
@@ -261,8 +237,8 @@ static void eval_central_velocity_error(const nh_obs_ctx *c, double *out) {
 static void eval_impulse_energy(const nh_obs_ctx *c, double *out) {
   const nh_system *sys = c->sys;
   const int k = sys->k;
-  double A[NH_MAX_K * NH_MAX_N], W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K], s = 0;
-  sys->type->constraints(sys->p, c->cur->q, A);
+  double A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K], W[NH_MAX_N * NH_MAX_K], C[NH_MAX_K * NH_MAX_K], s = 0;
+  nh_constraint_terms(sys, c->cur->q, A, b); /* b: not needed */
   if (nh_constraint_gram(sys, c->cur->q, A, W, C) != 0) {
     out[0] = NAN;
     return;
@@ -280,13 +256,13 @@ static void eval_invariants_discrete(const nh_obs_ctx *c, double *out) {
   const int n = sys->n;
   const double h = c->h;
   double g[NH_MAX_N], mg[NH_MAX_N], v[NH_MAX_N];
-  sys->type->grad_potential(sys->p, c->cur->q, g);
+  nh_grad_potential(sys, c->cur->q, g);
   if (nh_mass_solve(sys, c->cur->q, g, mg) != 0) {
-    for (int i = 0; i < sys->type->ninvariants; i++) out[i] = NAN;
+    for (int i = 0; i < nh_invariant_count(sys); i++) out[i] = NAN;
     return;
   }
   for (int i = 0; i < n; i++) v[i] = (c->cur->q[i] - c->prev->q[i]) / h - 0.5 * h * mg[i];
-  sys->type->invariants(sys->p, c->cur->q, v, out);
+  nh_invariants(sys, c->cur->q, v, out);
 }
 
 /* The same on the exact or reference state at the sample time: λ(t_k) of the true solution. */
@@ -295,7 +271,7 @@ static void eval_reference_multiplier(const nh_obs_ctx *c, double *out) {
     for (int a = 0; a < c->sys->k; a++) out[a] = NAN;
 }
 
-static void eval_holonomic(const nh_obs_ctx *c, double *out) { c->sys->type->holonomic(c->sys->p, c->cur->q, out); }
+static void eval_holonomic(const nh_obs_ctx *c, double *out) { nh_holonomic(c->sys, c->cur->q, out); }
 
 static void eval_multiplier_time(const nh_obs_ctx *c, double *out) {
   out[0] = nh_method_multiplier_time(c->m, c->prev->t, c->cur->t);
@@ -317,23 +293,19 @@ static void eval_contact_hamiltonian(const nh_obs_ctx *c, double *out) {
   out[0] = nh_contact_hamiltonian(c->sys, c->cur->t, c->cur->q, c->cur->v, c->cur->z);
 }
 
-static void eval_invariants(const nh_obs_ctx *c, double *out) {
-  c->sys->type->invariants(c->sys->p, c->cur->q, c->cur->v, out);
-}
+static void eval_invariants(const nh_obs_ctx *c, double *out) { nh_invariants(c->sys, c->cur->q, c->cur->v, out); }
 
 static void eval_invariants_error(const nh_obs_ctx *c, double *out) {
   double ref[NH_MAX_INVARIANTS];
-  c->sys->type->invariants(c->sys->p, c->cur->q, c->cur->v, out);
-  c->sys->type->invariants(c->sys->p, c->ref->q, c->ref->v, ref);
-  for (int i = 0; i < c->sys->type->ninvariants; i++) out[i] -= ref[i];
+  nh_invariants(c->sys, c->cur->q, c->cur->v, out);
+  nh_invariants(c->sys, c->ref->q, c->ref->v, ref);
+  for (int i = 0; i < nh_invariant_count(c->sys); i++) out[i] -= ref[i];
 }
 
-static void eval_derived(const nh_obs_ctx *c, double *out) {
-  c->sys->type->derived(c->sys->p, c->cur->t, c->cur->q, c->cur->v, out);
-}
+static void eval_derived(const nh_obs_ctx *c, double *out) { nh_derived(c->sys, c->cur->t, c->cur->q, c->cur->v, out); }
 
 static void eval_derived_reference(const nh_obs_ctx *c, double *out) {
-  c->sys->type->derived(c->sys->p, c->ref->t, c->ref->q, c->ref->v, out);
+  nh_derived(c->sys, c->ref->t, c->ref->q, c->ref->v, out);
 }
 
 static void eval_q(const nh_obs_ctx *c, double *out) { memcpy(out, c->cur->q, sizeof(double) * (size_t)c->sys->n); }

@@ -130,7 +130,7 @@ static int adjoint_round_trip(const nh_method *m, const nh_method *adj, const nh
                               double h, nh_state *z) {
   if (!adj || nh_method_has_history(m) || nh_method_has_history(adj)) return -1;
   nh_state start = *y;
-  return step_from(adj, sys, &start, z, -h, adj->type != m->type) == NH_STEP_OK ? 0 : -1;
+  return step_from(adj, sys, &start, z, -h, !nh_method_same_family(adj, m)) == NH_STEP_OK ? 0 : -1;
 }
 
 double nh_onestep_adjoint_defect_lambda(const nh_method *m, const nh_method *adj, const nh_system *sys,
@@ -316,7 +316,7 @@ static int make_truth(const nh_study *st, const nh_state *p, double h, needs nd,
       nh_state xg;
       gsl_integration_glfixed_point(p->t, p->t + h, g, &tg, &wg, gl);
       if ((rc = true_state(st, p, tg, &xg, &tr->exact)) < 0) return rc;
-      sum += wg * (nh_kinetic_energy(sys, xg.q, xg.v) - sys->type->potential(sys->p, xg.q));
+      sum += wg * (nh_kinetic_energy(sys, xg.q, xg.v) - nh_potential(sys, xg.q));
     }
     tr->action = sum;
   }

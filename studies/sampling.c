@@ -12,7 +12,7 @@ void nh_truth_start(nh_truth *tr, const nh_system *sys, const nh_state *x0, doub
   tr->x0 = tr->x = *x0;
   tr->tol = tol;
   nh_state probe;
-  tr->exact = sys->type->exact && sys->type->exact(sys->p, x0, x0->t, &probe) == 0;
+  tr->exact = nh_exact_solution(sys, x0, x0->t, &probe) == 0;
   tr->kind = tr->exact ? "exact" : "rk8pd";
 }
 
@@ -22,7 +22,7 @@ const char *nh_truth_failure(int rc) {
 }
 
 int nh_truth_at(nh_truth *tr, double t, nh_state *out) {
-  if (tr->exact) return tr->sys->type->exact(tr->sys->p, &tr->x0, t, out);
+  if (tr->exact) return nh_exact_solution(tr->sys, &tr->x0, t, out);
   if (t != tr->x.t) {
     const int rc = nh_reference_solve(tr->sys, &tr->x, t, tr->tol, &tr->x);
     if (rc < 0) return rc;

@@ -14,6 +14,7 @@
 #include "core/alloc.h"
 #include "core/text.h"
 #include "studies/kinds.h"
+#include "studies/settings.h"
 #include "studies/spec_source.h"
 #include "studies/study.h"
 
@@ -176,6 +177,12 @@ static int get_count(const ctx *c, const config_setting_t *group, const char *na
   return 0;
 }
 
+/* A whole-number setting with its default and range from its descriptor (studies/settings.c). */
+static int get_setting_count(const ctx *c, const config_setting_t *root, const char *name, int *out) {
+  const nh_setting *d = nh_setting_named(name);
+  return get_count(c, root, name, (int)d->min, (int)d->max, isnan(d->def) ? REQUIRED : (int)d->def, out);
+}
+
 /* A list or array of numbers. */
 static int get_numbers(const ctx *c, const config_setting_t *s, double **vals, int *count) {
   if (!config_setting_is_aggregate(s) || config_setting_is_group(s))
@@ -203,6 +210,16 @@ static int check_members(const ctx *c, const config_setting_t *group, const char
     }
   }
   return 0;
+}
+
+/* The top-level settings a spec of the kind takes (studies/settings.c): any other is refused. */
+static int check_kind_settings(const ctx *c, const config_setting_t *root, nh_study_kind kind) {
+  const char *known[64];
+  int n = 0;
+  for (const nh_setting *d = nh_settings; d->name && n < 63; d++)
+    if (nh_setting_of_kind(d, kind)) known[n++] = d->name;
+  known[n] = NULL;
+  return check_members(c, root, known);
 }
 
 /* "--set path=[a, b, ...]": a list of numbers (an array of floats) or of "strings" replaces the
@@ -374,7 +391,7 @@ static int load_system_params(const ctx *c, const config_setting_t *root, nh_stu
     double v;
     char msg[NH_TEXT_MESSAGE];
     if (get_number(c, p, &v) < 0) return -1;
-    const int k = nh_param_index(st->sys.type->params, st->sys.type->nparams, config_setting_name(p));
+    const int k = nh_system_param_index(&st->sys, config_setting_name(p));
     /* Called again after the initial conditions: a value that differs now was set by a preset. */
     if (k >= 0 && st->nic > 0 && st->sys.p[k] != v && note_preset_override(c, p, st, st->sys.p[k], v) < 0) return -1;
     if (nh_system_set_param(&st->sys, config_setting_name(p), v, msg, sizeof msg) != 0)
@@ -635,7 +652,7 @@ static int load_one_initial(const ctx *c, const config_setting_t *ic, nh_study *
     if (n != st->sys.n) {
       free(vals);
       return fail_at(c, s, "initial %s has %d entries; system %s has n = %d", names[k], n,
-                     st->sys.type->name, st->sys.n);
+                     nh_system_name(&st->sys), st->sys.n);
     }
     memcpy(dest[k], vals, sizeof(double) * (size_t)n);
     free(vals);
@@ -691,6 +708,15 @@ static const config_setting_t *steps_setting(const config_setting_t *root) {
   return hs ? hs : root;
 }
 
+/* `h = H`: one step size, positive, as st's only one (h[0], nh = 1). */
+static int one_step_size(const ctx *c, const config_setting_t *root, nh_study *st) {
+  double h;
+  if (get_positive(c, root, "h", &h) < 0) return -1;
+  if (!(st->h = malloc(sizeof(double)))) return out_of_memory(c);
+  st->h[0] = h, st->nh = 1;
+  return 0;
+}
+
 /* `h = [...]` or `h0` and `halvings` (h0, h0/2, …): the step sizes, positive, distinct. */
 static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, int min_count) {
   const config_setting_t *hs = config_setting_get_member(root, "h");
@@ -702,10 +728,7 @@ static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, 
     return fail_at(c, config_setting_get_member(root, other),
                    "'%s' and 'h' both give the step sizes; keep one ('h' = a list, or 'h0' with 'halvings')", other);
   if (hs && config_setting_type(hs) != CONFIG_TYPE_ARRAY && config_setting_type(hs) != CONFIG_TYPE_LIST) {
-    if (get_positive(c, root, "h", &st->step) < 0) return -1;
-    if (!(st->h = malloc(sizeof(double)))) return out_of_memory(c);
-    st->nh = 1;
-    st->h[0] = st->step;
+    if (one_step_size(c, root, st) < 0) return -1;
   } else if (hs) {
     if (get_numbers(c, hs, &st->h, &st->nh) < 0) return -1;
     for (int i = 0; i < st->nh; i++)
@@ -716,7 +739,7 @@ static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, 
     int halvings;
     if (!config_setting_get_member(root, "h0"))
       return fail_at(c, root, "missing setting 'h' (a list of step sizes) or 'h0' and 'halvings'");
-    if (get_positive(c, root, "h0", &h0) < 0 || get_count(c, root, "halvings", 1, 30, REQUIRED, &halvings) < 0)
+    if (get_positive(c, root, "h0", &h0) < 0 || get_setting_count(c, root, "halvings", &halvings) < 0)
       return -1;
     if (!(st->h = malloc(sizeof(double) * (size_t)(halvings + 1)))) return out_of_memory(c);
     st->nh = halvings + 1;
@@ -726,7 +749,6 @@ static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, 
   for (int i = 0; i < st->nh; i++)
     for (int j = 0; j < i; j++)
       if (st->h[i] == st->h[j]) return fail_at(c, steps_setting(root), "step size h = %g is listed twice", st->h[i]);
-  st->step = st->h[0];
   return 0;
 }
 
@@ -787,9 +809,10 @@ static int load_observables(const ctx *c, const config_setting_t *root, nh_study
 }
 
 /* Optional settings with defaults. */
-static int get_optional(const ctx *c, const config_setting_t *root, const char *name, double def, double *out) {
+/* A real setting, its descriptor's default when absent (studies/settings.c). */
+static int get_optional(const ctx *c, const config_setting_t *root, const char *name, double *out) {
   const config_setting_t *s = config_setting_get_member(root, name);
-  *out = def;
+  *out = nh_setting_named(name)->def;
   return s ? get_number(c, s, out) : 0;
 }
 
@@ -805,7 +828,7 @@ static int get_number_or_auto(const ctx *c, const config_setting_t *root, const 
 }
 
 static int load_fit(const ctx *c, const config_setting_t *root, nh_study *st) {
-  if (get_count(c, root, "fit_points", 2, 100, 3, &st->fit_points) < 0) return -1;
+  if (get_setting_count(c, root, "fit_points", &st->fit_points) < 0) return -1;
   if (get_number_or_auto(c, root, "error_floor", 0, &st->error_floor, &st->error_floor_auto) < 0) return -1;
   if (st->error_floor >= 0 && isfinite(st->error_floor)) return 0;
   return fail_at(c, config_setting_get_member(root, "error_floor"), "error_floor = %g must be a number >= 0 or \"auto\"",
@@ -814,7 +837,7 @@ static int load_fit(const ctx *c, const config_setting_t *root, nh_study *st) {
 
 /* divergence, default 1e3 (README), for the studies that sample their runs. */
 static int load_divergence(const ctx *c, const config_setting_t *root, nh_study *st) {
-  if (get_optional(c, root, "divergence", 1e3, &st->divergence) < 0 || !(st->divergence > 0))
+  if (get_optional(c, root, "divergence", &st->divergence) < 0 || !(st->divergence > 0))
     return fail_at(c, config_setting_get_member(root, "divergence"),
                    "divergence must be a positive number (default 1e3)");
   return 0;
@@ -829,17 +852,14 @@ static int load_reference_tol(const ctx *c, const config_setting_t *root, nh_stu
 }
 
 static int load_convergence(const ctx *c, const config_setting_t *root, nh_study *st) {
-  static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0",
-                                      "halvings", "methods", "grids", "fit_points", "error_floor",
-                                      "reference_tol", "order_tolerance", "expected_orders", "norm", NULL};
-  if (check_members(c, root, known) < 0) return -1;
+  if (check_kind_settings(c, root, st->kind) < 0) return -1;
   /* A preset may set system parameters; system_params given in the spec override them. */
   if (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0) return -1;
   if (st->nic != 1)
     return fail_at(c, config_setting_get_member(root, "initial"), "a convergence study takes one initial condition");
   if (load_steps(c, root, st, 2) < 0 || check_whole_steps(c, root, st) < 0) return -1;
   if (load_fit(c, root, st) < 0 || load_reference_tol(c, root, st) < 0 || load_norm(c, root, st) < 0) return -1;
-  if (get_optional(c, root, "order_tolerance", 0.15, &st->order_tolerance) < 0) return -1;
+  if (get_optional(c, root, "order_tolerance", &st->order_tolerance) < 0) return -1;
   if (st->order_tolerance >= 0 && isfinite(st->order_tolerance)) return 0;
   return fail_at(c, config_setting_get_member(root, "order_tolerance"), "order_tolerance = %g must be a number >= 0",
                  st->order_tolerance);
@@ -857,13 +877,10 @@ static int get_flag(const ctx *c, const config_setting_t *group, const char *nam
 }
 
 static int load_trajectory(const ctx *c, const config_setting_t *root, nh_study *st) {
-  static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0", "halvings",
-                                      "methods", "grids", "observables", "sample_every", "divergence",
-                                      "reference_tol", "round_trip", NULL};
-  if (check_members(c, root, known) < 0) return -1;
+  if (check_kind_settings(c, root, st->kind) < 0) return -1;
   if (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0) return -1;
   if (load_steps(c, root, st, 1) < 0 || check_whole_steps(c, root, st) < 0) return -1;
-  if (get_count(c, root, "sample_every", 1, 1 << 30, 1, &st->sample_every) < 0) return -1;
+  if (get_setting_count(c, root, "sample_every", &st->sample_every) < 0) return -1;
   for (int i = 0; i < st->nh; i++)
     if (check_sample_count(c, root, lround(st->T / st->h[i]), st->sample_every) < 0) return -1;
   for (int i = 0; i < st->nh; i++)
@@ -888,7 +905,7 @@ static int draw_states(const ctx *c, const config_setting_t *e, const nh_study *
   if (rc < 0)
     return fail_at(c, e, "no state of %s on D at energy %g in the sample box (the energy must exceed the "
                          "potential's minimum there by the kinetic margin; spec/newmark.md 6 A10)",
-                   st->sys.type->name, st->energy);
+                   nh_system_name(&st->sys), st->energy);
   return 0;
 }
 
@@ -918,9 +935,10 @@ static int load_random_states(const ctx *c, const config_setting_t *ens, nh_stud
   const config_setting_t *sd = require(c, ens, "seed");
   if (!sd || get_seed(c, sd, &st->seed) < 0) return -1;
   st->random_ics = 1;
-  if (!st->sys.type->sample && (nh_system_features(&st->sys) & NH_SYS_AFFINE_CONSTRAINTS || st->sys.type->holonomic))
-    return fail_at(c, ens, "system %s has no random sampler on D: %s", st->sys.type->name,
-                   st->sys.type->sampler_doc ? st->sys.type->sampler_doc : "affine or holonomic constraints");
+  if (!nh_system_has_own_sampler(&st->sys) &&
+      (nh_system_features(&st->sys) & NH_SYS_AFFINE_CONSTRAINTS || nh_has_holonomic(&st->sys)))
+    return fail_at(c, ens, "system %s has no random sampler on D: %s", nh_system_name(&st->sys),
+                   nh_system_sampler_doc(&st->sys) ? nh_system_sampler_doc(&st->sys) : "affine or holonomic constraints");
   /* Pre-flight: the first state is drawn now (the run draws it again, the same from its stream), so
    * that an energy no state reaches (e.g. below min V) is a bad spec, not a run that fails later. */
   nh_state first;
@@ -946,31 +964,26 @@ static int load_random_initials(const ctx *c, const config_setting_t *ens, nh_st
 
 /* One-step: points along the true solution from each initial condition. */
 static int load_onestep(const ctx *c, const config_setting_t *root, nh_study *st) {
-  static const char *const known[] = {"study", "system", "system_params", "initial", "ensemble", "T", "h", "h0",
-                                      "halvings", "methods", "grids", "points", "norm", "fit_points", "error_floor",
-                                      "reference_tol", NULL};
-  if (check_members(c, root, known) < 0) return -1;
+  if (check_kind_settings(c, root, st->kind) < 0) return -1;
   const config_setting_t *ens = config_setting_get_member(root, "ensemble");
   if (ens && config_setting_get_member(root, "initial"))
     return fail_at(c, ens, "one-step points start from either 'initial' or 'ensemble' (random states), not both");
   if (ens ? load_random_initials(c, ens, st) < 0
           : (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0))
     return -1;
-  if (load_steps(c, root, st, 2) < 0 || get_count(c, root, "points", 1, 100000, 8, &st->npoints) < 0) return -1;
+  if (load_steps(c, root, st, 2) < 0 || get_setting_count(c, root, "points", &st->npoints) < 0) return -1;
   return load_fit(c, root, st) < 0 || load_reference_tol(c, root, st) < 0 || load_norm(c, root, st) < 0 ? -1 : 0;
 }
 
 /* Work-precision: error at T against counted work and wall time. */
 static int load_work_precision(const ctx *c, const config_setting_t *root, nh_study *st) {
-  static const char *const known[] = {"study", "system", "system_params", "initial", "T", "h", "h0", "halvings",
-                                      "methods", "grids", "norm", "repeats", "time_limit", "reference_tol", NULL};
-  if (check_members(c, root, known) < 0) return -1;
+  if (check_kind_settings(c, root, st->kind) < 0) return -1;
   if (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0) return -1;
   if (st->nic != 1)
     return fail_at(c, config_setting_get_member(root, "initial"), "a work-precision study takes one initial condition");
   if (load_steps(c, root, st, 1) < 0 || check_whole_steps(c, root, st) < 0 || load_norm(c, root, st) < 0) return -1;
-  if (get_count(c, root, "repeats", 1, 1000, 3, &st->repeats) < 0) return -1;
-  if (get_optional(c, root, "time_limit", 60, &st->time_limit) < 0 || !(st->time_limit > 0) ||
+  if (get_setting_count(c, root, "repeats", &st->repeats) < 0) return -1;
+  if (get_optional(c, root, "time_limit", &st->time_limit) < 0 || !(st->time_limit > 0) ||
       !isfinite(st->time_limit))
     return fail_at(c, config_setting_get_member(root, "time_limit"),
                    "time_limit must be a positive number of seconds (default 60)");
@@ -1018,14 +1031,11 @@ static int load_expected_orders(const ctx *c, const config_setting_t *root, nh_s
 }
 
 static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *st) {
-  static const char *const known[] = {"study", "system", "system_params", "T", "h", "sample_every",
-                                      "divergence", "ensemble", "initial", "observables", "methods", "grids",
-                                      "reference_tol", NULL};
-  if (check_members(c, root, known) < 0) return -1;
-  if (get_positive(c, root, "h", &st->step) < 0) return -1;
-  if (check_step_count(c, config_setting_get_member(root, "h"), st->T, st->step) < 0) return -1;
-  st->nsteps = lround(st->T / st->step);
-  if (get_count(c, root, "sample_every", 1, 1 << 30, 1, &st->sample_every) < 0) return -1;
+  if (check_kind_settings(c, root, st->kind) < 0) return -1;
+  if (one_step_size(c, root, st) < 0) return -1;
+  if (check_step_count(c, config_setting_get_member(root, "h"), st->T, st->h[0]) < 0) return -1;
+  st->nsteps = lround(st->T / st->h[0]);
+  if (get_setting_count(c, root, "sample_every", &st->sample_every) < 0) return -1;
   if (st->nsteps % st->sample_every)
     return fail_at(c, config_setting_get_member(root, "sample_every"),
                    "sample_every = %d does not divide the number of steps %ld", st->sample_every, st->nsteps);
@@ -1054,12 +1064,12 @@ static int check_singular_start(const ctx *c, const config_setting_t *root, cons
   if (st->kind == NH_STUDY_ENSEMBLE || isfinite(nh_damping(&st->sys, 0))) return 0;
   for (int i = 0; i < st->nic; i++) {
     nh_state x;
-    if (st->sys.type->exact && st->sys.type->exact(st->sys.p, &st->ics[i], st->T, &x) == 0) continue;
+    if (nh_exact_solution(&st->sys, &st->ics[i], st->T, &x) == 0) continue;
     return fail_at(c, config_setting_get_member(root, "system"),
                    "%s: alpha(t) is singular at the start t = 0 (alpha(0) = %g) and no exact solution passes through "
                    "initial condition %d ('%s'): the rk8pd reference cannot start there (start where alpha is "
                    "finite, or from a state an exact solution covers: `nhbench list systems %s`)",
-                   st->sys.type->name, nh_damping(&st->sys, 0), i, st->ic_names[i], st->sys.type->name);
+                   nh_system_name(&st->sys), nh_damping(&st->sys, 0), i, st->ic_names[i], nh_system_name(&st->sys));
   }
   return 0;
 }
@@ -1072,8 +1082,8 @@ static int load_kind(const ctx *c, const config_setting_t *root, nh_study *st) {
   const config_setting_t *kind = require(c, root, "study");
   if (!kind) return -1;
   const char *k = config_setting_get_string(kind);
-  const nh_study_kind_type *type = nh_study_kind_named(k);
-  if (type) return st->kind = type->kind, 0;
+  const nh_study_kind_type *named = nh_study_kind_named(k);
+  if (named) return st->kind = named->kind, 0;
   char names[NH_TEXT_MESSAGE] = "";
   for (int i = 0; i < NH_STUDY_KINDS; i++)
     nh_text_append(names, sizeof names, i == NH_STUDY_KINDS - 1 ? " or " : ", ", "\"%s\"", nh_study_kinds[i]->name);

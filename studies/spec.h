@@ -73,7 +73,7 @@ typedef struct {
   int nobs;
   const nh_observable **obs;
 
-  /* convergence, trajectory, one-step, work-precision: the step sizes */
+  /* the step sizes, every kind alike (an ensemble has one: h[0], nh = 1) */
   int nh;
   double *h;
   nh_norm norm;       /* the error norm the order fit and the Pareto front use (default max) */
@@ -96,8 +96,7 @@ typedef struct {
   double time_limit;  /* seconds per task before it is stopped as timed out (> 0, default 60) */
 
   /* ensemble (and trajectory: sample_every, divergence) */
-  double step;       /* h */
-  long nsteps;       /* T / h */
+  long nsteps;       /* T / h[0] */
   int sample_every;  /* K: E(t) − E0 and the observables sampled every K steps */
   int round_trip;    /* trajectory: also integrate back from each end state (nh_trajectory_result) */
   double divergence; /* a trajectory stops as diverged when |E − E0| > divergence · max(1, |E0|) */

@@ -168,18 +168,74 @@ double nh_energy(const nh_system *sys, const double *q, const double *v) {
   return nh_kinetic_energy(sys, q, v) + sys->type->potential(sys->p, q);
 }
 
-double nh_constraint_residual(const nh_system *sys, const double *q, const double *v) {
-  int n = sys->n, k = sys->k;
-  double A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K] = {0}, r = 0;
-  if (k == 0) return 0;
+const char *nh_system_name(const nh_system *sys) { return sys->type->name; }
+
+void nh_constraint_terms(const nh_system *sys, const double *q, double *A, double *b) {
   sys->type->constraints(sys->p, q, A);
   if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, q, b);
-  for (int a = 0; a < k; a++) {
-    double s = b[a];
-    for (int i = 0; i < n; i++) s += A[a * n + i] * v[i];
-    r = fmax(r, fabs(s));
-  }
-  return r;
+  else
+    for (int a = 0; a < sys->k; a++) b[a] = 0;
+}
+
+void nh_constraint_values(const nh_system *sys, const double *q, const double *v, double *r) {
+  const int n = sys->n, k = sys->k;
+  double A[NH_MAX_K * NH_MAX_N];
+  nh_constraint_terms(sys, q, A, r);
+  for (int a = 0; a < k; a++)
+    for (int i = 0; i < n; i++) r[a] += A[a * n + i] * v[i];
+}
+
+double nh_potential(const nh_system *sys, const double *q) { return sys->type->potential(sys->p, q); }
+
+void nh_grad_potential(const nh_system *sys, const double *q, double *g) { sys->type->grad_potential(sys->p, q, g); }
+
+int nh_forcing(const nh_system *sys, double t, double *F) {
+  return sys->type->forcing && sys->type->forcing(sys->p, t, F);
+}
+
+int nh_has_holonomic(const nh_system *sys) { return sys->type->holonomic != NULL; }
+
+void nh_holonomic(const nh_system *sys, const double *q, double *phi) { sys->type->holonomic(sys->p, q, phi); }
+
+int nh_invariant_count(const nh_system *sys) { return sys->type->invariants ? sys->type->ninvariants : 0; }
+
+const char *nh_invariant_name(const nh_system *sys, int i) { return sys->type->invariant_names[i]; }
+
+void nh_invariants(const nh_system *sys, const double *q, const double *v, double *out) {
+  sys->type->invariants(sys->p, q, v, out);
+}
+
+int nh_derived_count(const nh_system *sys) { return sys->type->derived ? sys->type->nderived : 0; }
+
+const char *nh_derived_name(const nh_system *sys, int i) { return sys->type->derived_names[i]; }
+
+const char *nh_derived_units(const nh_system *sys, int i) {
+  const char *const *u = sys->type->derived_units;
+  return u && u[i] ? u[i] : "";
+}
+
+void nh_derived(const nh_system *sys, double t, const double *q, const double *v, double *out) {
+  sys->type->derived(sys->p, t, q, v, out);
+}
+
+int nh_exact_solution(const nh_system *sys, const nh_state *x0, double t, nh_state *x) {
+  return sys->type->exact && sys->type->exact(sys->p, x0, t, x) == 0 ? 0 : -1;
+}
+
+int nh_system_param_index(const nh_system *sys, const char *name) {
+  return nh_param_index(sys->type->params, sys->type->nparams, name);
+}
+
+int nh_system_has_own_sampler(const nh_system *sys) { return sys->type->sample != NULL; }
+
+const char *nh_system_sampler_doc(const nh_system *sys) { return sys->type->sampler_doc; }
+
+double nh_constraint_residual(const nh_system *sys, const double *q, const double *v) {
+  double r[NH_MAX_K], largest = 0;
+  if (sys->k == 0) return 0;
+  nh_constraint_values(sys, q, v, r);
+  for (int a = 0; a < sys->k; a++) largest = fmax(largest, fabs(r[a]));
+  return largest;
 }
 
 void nh_curvature_term(const nh_system *sys, const double *q, const double *v, double *out) {

@@ -248,6 +248,39 @@ int nh_project_velocity_multiplier(const nh_system *sys, const double *q, double
 int nh_project_onto(const nh_system *sys, const double *q, const double *A, const double *b, double *v, double *y);
 /* W = M⁻¹Aᵀ (n×k) and C = A M⁻¹Aᵀ (k×k) at q, for the given A = A(q). Returns 0, or -1. */
 int nh_constraint_gram(const nh_system *sys, const double *q, const double *A, double *W, double *C);
+/* What a system knows, asked without its table (the studies use these, never sys->type). */
+const char *nh_system_name(const nh_system *sys);
+/* A(q) (k × n, row-major) and b(q) (k; 0 for linear constraints). */
+void nh_constraint_terms(const nh_system *sys, const double *q, double *A, double *b);
+/* The signed residuals A(q)v + b(q) of the k constraints. */
+void nh_constraint_values(const nh_system *sys, const double *q, const double *v, double *r);
+double nh_potential(const nh_system *sys, const double *q);                /* V(q) */
+void nh_grad_potential(const nh_system *sys, const double *q, double *g); /* ∇V(q), n */
+/* The forcing F(t) (n) into F: 1, or 0 when F ≡ 0 for these parameters (F then undefined). */
+int nh_forcing(const nh_system *sys, double t, double *F);
+/* The holonomic constraints φ(q) (k), for a system that has them (nh_has_holonomic). */
+int nh_has_holonomic(const nh_system *sys);
+void nh_holonomic(const nh_system *sys, const double *q, double *phi);
+/* The invariants besides energy: their number (0: none), names and values at (q, v). */
+int nh_invariant_count(const nh_system *sys);
+const char *nh_invariant_name(const nh_system *sys, int i);
+void nh_invariants(const nh_system *sys, const double *q, const double *v, double *out);
+/* The derived quantities: their number (0: none), names, units ("" where dimensionless or as
+ * documented) and values at (t, q, v). */
+int nh_derived_count(const nh_system *sys);
+const char *nh_derived_name(const nh_system *sys, int i);
+const char *nh_derived_units(const nh_system *sys, int i);
+void nh_derived(const nh_system *sys, double t, const double *q, const double *v, double *out);
+/* The exact solution at t from x0 into x: 0, or -1 when the system has none or it declines x0
+ * (e.g. off D). */
+int nh_exact_solution(const nh_system *sys, const nh_state *x0, double t, nh_state *x);
+/* The index of parameter name (-1: none). */
+int nh_system_param_index(const nh_system *sys, const char *name);
+/* Whether the system has a random sampler on D of its own, and what it does or why there is none
+ * (NULL: the generic sampler's place). */
+int nh_system_has_own_sampler(const nh_system *sys);
+const char *nh_system_sampler_doc(const nh_system *sys);
+
 /* The samplers' kinetic-energy margin (q is drawn with V(q) < E − NH_SAMPLE_MARGIN, spec/newmark.md
  * §6 A10) and their number of draws before they give up: the generic sampler's, which the
  * systems' own samplers share so that every sampler reads an energy E the same way. */

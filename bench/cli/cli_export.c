@@ -80,7 +80,7 @@ static const char usage[] =
     "        the file), or all; default: the methods listed in the spec itself, not those added by a\n"
     "        grid (the file's `primary` dataset; all if it flags none)\n"
     "Exit status 2 for bad usage, a table of another study kind, an index out of range, or a file\n"
-    "that is not a readable results file of schema version 2.\n"
+    "that is not a readable results file of schema version 2 or 3.\n"
     "  -h, --help              this text\n";
 
 enum {
@@ -223,13 +223,13 @@ static int t_dims(nh_h5 *f, const opts *o NH_UNUSED) {
   return 0;
 }
 
-/* The step sizes: the dataset h, or an ensemble's one h (schema 2: the group's attribute h). */
+/* The step sizes (an ensemble's one; schema 2: the group's attribute h). */
 static int t_steps(nh_h5 *f, const opts *o NH_UNUSED) {
-  hsize_t shape[1] = {1};
-  double one, *h = nh_h5_has(f, "h") ? nh_h5_doubles(f, "h", "h", shape) : NULL;
-  if (!h && (nh_h5_has(f, "h") || nh_h5_attr_double(f, ".", "h", &one) != 0)) return 2;
+  long long n = 0;
+  double *h = nh_h5_steps(f, &n);
+  if (!h) return 2;
   printf("# index h\n");
-  for (hsize_t i = 0; i < shape[0]; i++) printf("%llu ", (unsigned long long)i), put(h ? h[i] : one), putchar('\n');
+  for (long long i = 0; i < n; i++) printf("%lld ", i), put(h[i]), putchar('\n');
   free(h);
   return 0;
 }

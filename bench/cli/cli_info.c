@@ -29,7 +29,7 @@ static const char usage[] =
     "  - work_precision: error, counted work and wall time per method and h, Pareto fronts marked.\n"
     "  Statistics are those the writer stored (results/README.md). Full method names:\n"
     "  nhbench export FILE.h5 methods. Exit status 2 if FILE is not a readable results file of\n"
-    "  schema version 2.\n"
+    "  schema version 2 or 3.\n"
     "  -h, --help   this text\n";
 
 static const char prog[] = "nhbench info";
@@ -371,10 +371,12 @@ static void print_ensemble_cost(const nh_h5 *f, const nh_ensemble_summary *sum, 
 }
 
 static int print_ensemble_setup(nh_h5 *f, int ngrids) {
-  double h = NAN, energy = NAN, T = NAN;
+  double energy = NAN, T = NAN;
   int every, count, random; /* read below, each read checked */
-  long long seed;
-  if (nh_h5_attr_double(f, ".", "h", &h) != 0 || nh_h5_attr_double(f, ".", "energy", &energy) != 0 ||
+  long long seed, nh;
+  double *steps = nh_h5_steps(f, &nh), h = steps && nh > 0 ? steps[0] : NAN;
+  free(steps);
+  if (!steps || nh_h5_attr_double(f, ".", "energy", &energy) != 0 ||
       nh_h5_attr_int(f, ".", "sample_every", &every) != 0 || nh_h5_attr_int(f, ".", "count", &count) != 0 ||
       nh_h5_attr_ll(f, ".", "seed", &seed) != 0 || nh_h5_attr_int(f, ".", "random_ics", &random) != 0)
     return -1;

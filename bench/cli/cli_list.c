@@ -1,5 +1,6 @@
-/* nhbench list [systems|methods|observables|kinds] [NAME]: generated from the descriptor tables and the
+/* nhbench list [systems|methods|observables|kinds|settings] [NAME]: generated from the descriptor tables and the
  * registries, so it never drifts. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "integrators/integrator.h"
 #include "studies/kinds.h"
 #include "studies/observables.h"
+#include "studies/settings.h"
 
 /* NULL lists everything; otherwise only the entry of that name. */
 static int wanted(const char *filter, const char *name) { return !filter || strcmp(filter, name) == 0; }
@@ -188,10 +190,37 @@ static int list_kinds(const char *filter) {
   return found;
 }
 
+/* A spec's top-level settings (studies/settings.h); with KIND those a spec of that kind takes. */
+static int list_settings(const char *kind_name) {
+  const nh_study_kind_type *kind = kind_name ? nh_study_kind_named(kind_name) : NULL;
+  if (kind_name && !kind) return 0;
+  printf("settings of %s%s (README.md, \"Study specs\"):\n", kind ? kind->name : "every study kind",
+         kind ? " studies" : "");
+  for (const nh_setting *s = nh_settings; s->name; s++) {
+    if (kind && !nh_setting_of_kind(s, kind->kind)) continue;
+    char def[NH_TEXT_NUMBER] = "", lo[NH_TEXT_NUMBER], hi[NH_TEXT_NUMBER];
+    if (!isnan(s->def)) nh_format_double(def, sizeof def, s->def);
+    printf("  %-16s %s", s->name, s->type);
+    if (!isnan(s->min)) {
+      nh_format_double(lo, sizeof lo, s->min), nh_format_double(hi, sizeof hi, s->max);
+      printf(" in [%s, %s]", lo, hi);
+    }
+    if (s->def_text || def[0]) printf(", default %s", s->def_text ? s->def_text : def);
+    if (!kind) {
+      printf("; in");
+      for (int k = 0; k < NH_STUDY_KINDS; k++)
+        if (nh_setting_of_kind(s, (nh_study_kind)k)) printf(" %s", nh_study_kinds[k]->name);
+    }
+    printf("\n    %s\n", s->help);
+  }
+  return 1;
+}
+
 static const char usage[] =
-    "usage: nhbench list [systems|methods|observables|kinds] [NAME]\n"
-    "  every system, method, observable or study kind with its parameters and documentation (the\n"
-    "  first three lists without an argument); with NAME only that one\n"
+    "usage: nhbench list [systems|methods|observables|kinds|settings] [NAME]\n"
+    "  every system, method, observable, study kind or spec setting with its parameters and\n"
+    "  documentation (the first three lists without an argument); with NAME only that one (for\n"
+    "  settings: those a spec of study kind NAME takes)\n"
     "  -h, --help   this text\n"
     "Exit status 2 for an unknown list or NAME.\n";
 
@@ -211,11 +240,15 @@ int nh_cli_list(int argc, char **argv) {
   else if (strcmp(what, "methods") == 0) found = list_methods(name);
   else if (strcmp(what, "observables") == 0) found = list_observables(name);
   else if (strcmp(what, "kinds") == 0) found = list_kinds(name);
+  else if (strcmp(what, "settings") == 0) found = list_settings(name);
   else if (strcmp(what, "all") == 0 && !name)
     list_systems(NULL), printf("\n"), list_methods(NULL), printf("\n"), list_observables(NULL);
   else
-    return fprintf(stderr, "%s: unknown list '%s' (systems, methods, observables or kinds)\n%s", prog, what, usage),
+    return fprintf(stderr, "%s: unknown list '%s' (systems, methods, observables, kinds or settings)\n%s", prog, what,
+                   usage),
            NH_EXIT_USAGE;
+  if (!found && strcmp(what, "settings") == 0)
+    return fprintf(stderr, "%s: no study kind named '%s' (nhbench list kinds)\n", prog, name), NH_EXIT_USAGE;
   if (!found) {
     char hint[NH_TEXT_MESSAGE] = "";
     if (strcmp(what, "methods") == 0) nh_method_suggest(name, hint, sizeof hint);

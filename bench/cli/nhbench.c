@@ -23,8 +23,8 @@ static const struct {
 } commands[] = {
     {"run", "run SPEC.cfg [--output OUT.h5] [--threads N] [--set PATH=VALUE ...] [--check-orders]",
      "run a study spec (see README.md, \"Study specs\") into an HDF5 file", nh_cli_run},
-    {"list", "list [systems|methods|observables] [NAME]",
-     "every system, method and observable with its parameters and documentation", nh_cli_list},
+    {"list", "list [systems|methods|observables|kinds|settings] [NAME]",
+     "every system, method, observable, study kind and spec setting with its documentation", nh_cli_list},
     {"info", "info FILE.h5", "readable summary of a results file (orders, drift, cost)", nh_cli_info},
     {"export", "export FILE.h5 TABLE [options]", "whitespace-separated table for gnuplot (nhbench export --help)",
      nh_cli_export},

@@ -15,6 +15,7 @@
 #include "results/results.h"
 #include "studies/kinds.h"
 #include "studies/observables.h"
+#include "studies/settings.h"
 #include "studies/study.h"
 #include "tests/helpers.h"
 
@@ -893,8 +894,9 @@ Test(cli_output, list_each_system_from_its_table) {
   cr_expect_eq(test_run_nhbench("list observables energy extra", out, sizeof out), 2);
   cr_expect(strncmp(out, "nhbench list: unexpected argument 'extra'\nusage: nhbench list", 60) == 0, "%s", out);
   cr_expect_eq(test_run_nhbench("list bogus", out, sizeof out), 2);
-  cr_expect(strstr(out, "nhbench list: unknown list 'bogus' (systems, methods, observables or kinds)\n") == out, "%s",
-            out);
+  cr_expect(strstr(out, "nhbench list: unknown list 'bogus' (systems, methods, observables, kinds or settings)\n") ==
+                out,
+            "%s", out);
   cr_expect_eq(test_run_nhbench("list all energy", out, sizeof out), 2);
   cr_expect(strncmp(out, "nhbench list: unknown list 'all'", 32) == 0, "%s", out);
 }
@@ -929,6 +931,31 @@ Test(cli_output, list_each_kind_from_its_columns) {
   }
   cr_expect_eq(test_run_nhbench("list kinds ensembles", out, sizeof out), 2);
   cr_expect_str_eq(out, "nhbench list: no kinds named 'ensembles'\n");
+}
+
+/* nhbench list settings [KIND]: every setting of the table with its type and help, the kinds that
+ * take it; with KIND only those (trajectory takes round_trip, not repeats); an unknown kind is
+ * refused with exit 2. */
+Test(cli_output, list_settings_from_their_table) {
+  static char out[1 << 16];
+  char want[1024];
+  cr_assert_eq(test_run_nhbench("list settings", out, sizeof out), 0, "%s", out);
+  for (const nh_setting *s = nh_settings; s->name; s++) {
+    snprintf(want, sizeof want, "\n  %-16s %s", s->name, s->type);
+    expect_has(out, want);
+    snprintf(want, sizeof want, "\n    %s\n", s->help);
+    expect_has(out, want);
+  }
+  expect_has(out, "\n  round_trip       true or false, default false; in trajectory\n");
+  expect_has(out, "\n  sample_every     whole number in [1, 1073741824], default 1; in ensemble trajectory\n");
+  expect_has(out, "\n  divergence       real, default 1000; in ensemble trajectory\n");
+  cr_assert_eq(test_run_nhbench("list settings trajectory", out, sizeof out), 0, "%s", out);
+  cr_expect(strncmp(out, "settings of trajectory studies", 30) == 0, "%s", out);
+  expect_has(out, "\n  round_trip       true or false, default false\n");
+  cr_expect_null(strstr(out, "\n  repeats "), "%s", out);
+  cr_expect(strstr(out, "\n  h0 ") != NULL, "trajectories take h0:\n%s", out);
+  cr_expect_eq(test_run_nhbench("list settings trajectories", out, sizeof out), 2);
+  cr_expect_str_eq(out, "nhbench list: no study kind named 'trajectories' (nhbench list kinds)\n");
 }
 
 /* nhbench list observables NAME, for every observable: units (and "from the last step", "needs

@@ -943,3 +943,14 @@ Test(method_interface, predictors_exact_for_constant_acceleration) {
       nh_method_free(m);
     }
 }
+
+/* nh_method_same_family: one integrator type, whatever the parameters; a composition is its own
+ * type, not its base's. */
+Test(method_interface, same_family_is_the_integrator_type) {
+  nh_method *a = test_method("nh_newmark(alpha=0)"), *b = test_method("nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)");
+  nh_method *r = test_method("rk4"), *pair = test_method("adjoint_pair(nh_newmark(alpha=0))");
+  cr_expect(nh_method_same_family(a, b) && nh_method_same_family(b, a) && nh_method_same_family(r, r));
+  cr_expect(!nh_method_same_family(a, r) && !nh_method_same_family(r, a));
+  cr_expect(!nh_method_same_family(pair, a) && !nh_method_same_family(a, pair));
+  nh_method_free(a), nh_method_free(b), nh_method_free(r), nh_method_free(pair);
+}

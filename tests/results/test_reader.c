@@ -170,7 +170,7 @@ Test(reader, open_refusals_each_with_its_one_line) {
   fx_close(f, -1);
   expect_open_refused(p, "not an nhbench results file (no root attributes 'study' and 'schema_version')");
   static const char old_spec[] = "written with results schema version 1 by an older nhbench; re-run the study "
-                                 "(`nhbench run SPEC`) to get version 2";
+                                 "(`nhbench run SPEC`) to get version 3";
   for (int k = 0; k < 2; k++) {
     f = fx_root(p, NOVERSION, NULL);
     H5Gclose(H5Gcreate2(f, k ? "ensemble" : "convergence", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
@@ -181,18 +181,18 @@ Test(reader, open_refusals_each_with_its_one_line) {
   put_attr_str(f, "/", "spec_file", "studies/a.cfg");
   fx_close(f, -1);
   expect_open_refused(p, "written with results schema version 1 by an older nhbench; re-run the study "
-                         "(`nhbench run studies/a.cfg`) to get version 2");
+                         "(`nhbench run studies/a.cfg`) to get version 3");
   f = fx_root(p, 1, "convergence");
   put_attr_str(f, "/", "spec_file", ""); /* empty: the placeholder */
   fx_close(f, -1);
   expect_open_refused(p, old_spec);
 
-  /* Versions other than 2. */
-  const int versions[] = {3, 0, -2};
+  /* Versions other than 2 and 3. */
+  const int versions[] = {4, 0, -2};
   for (int i = 0; i < 3; i++) {
     fx_close(fx_root(p, versions[i], "convergence"), -1);
-    snprintf(msg, sizeof msg, "results schema version %d%s; this nhbench reads version 2", versions[i],
-             versions[i] > 2 ? " (written by a newer nhbench)" : "");
+    snprintf(msg, sizeof msg, "results schema version %d%s; this nhbench reads versions 2 to 3", versions[i],
+             versions[i] > 3 ? " (written by a newer nhbench)" : "");
     expect_open_refused(p, msg);
   }
   f = fx_root(p, NOVERSION, "convergence");

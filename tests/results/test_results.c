@@ -300,7 +300,7 @@ static void open_ok(nh_h5 *f, const char *path) {
 
 /* Root attributes, the common part of every study group. */
 static void check_common(nh_h5 *f, const nh_study *st, int nic, const double *q0, const double *v0, char *const *names) {
-  cr_expect_eq(attr_num(f->file, "schema_version"), 2);
+  cr_expect_eq(attr_num(f->file, "schema_version"), 3);
   cr_expect_eq(attr_num(f->file, "T"), st->T);
   cr_expect_eq(attr_num(f->file, "n"), 5);
   expect_attr_str(f->file, "study", nh_study_kind_name(st->kind));
@@ -555,7 +555,8 @@ static void ens_build(ens_fx *x, const char *path) {
   const int index[4] = {2, -1, 3, 1};
   grid_fill(st, index);
   st->nprimary = 2;
-  st->count = ENS_IC, st->nsamples = ENS_S, st->random_ics = 1, st->step = 0.25, st->sample_every = 2;
+  st->count = ENS_IC, st->nsamples = ENS_S, st->random_ics = 1, st->sample_every = 2;
+  st->nh = 1, st->h = malloc(sizeof *st->h), st->h[0] = 0.25;
   st->nsteps = 10, st->divergence = 1e3, st->energy = 1.5, st->seed = 12345;
   memset(r, 0, sizeof *r);
   const size_t runs = ENS_M * ENS_IC, cells = ENS_M * ENS_S;
@@ -697,7 +698,11 @@ Test(results, ensemble_round_trip) {
   check_obs_b(&f, "method,ic", ENS_M * ENS_IC, ENS_S, 5, 4);
   cr_expect_eq(attr_num(f.group, "seed"), 12345);
   cr_expect_eq(attr_num(f.group, "random_ics"), 1);
-  cr_expect_eq(attr_num(f.group, "h"), 0.25);
+  long long nh = 0;
+  double *h = nh_h5_steps(&f, &nh);
+  cr_expect(h && nh == 1 && h[0] == 0.25, "the ensemble's one h, the dataset h");
+  cr_expect(nh_h5_has(&f, "h") && !nh_h5_has_attr(&f, ".", "h"));
+  free(h);
   nh_h5_close(&f);
   ens_free(&x);
   remove(path);
@@ -1451,19 +1456,57 @@ Test(results_cli, version_1_files_refused) {
   char path[128];
   tmp_path(path, sizeof path, "v1");
   const char *msg = "written with results schema version 1 by an older nhbench; re-run the study "
-                    "(`nhbench run studies/chaotic_convergence.cfg`) to get version 2";
+                    "(`nhbench run studies/chaotic_convergence.cfg`) to get version 3";
   write_v1(path, 1);
   expect_on(path, "info %s", 2, msg);
   expect_on(path, "export %s study", 2, msg);
   write_v1(path, -1); /* before schema_version existed */
   expect_on(path, "info %s", 2, msg);
-  write_v1(path, 3);
-  expect_on(path, "info %s", 2, "results schema version 3 (written by a newer nhbench); this nhbench reads version 2");
-  /* Negative control: the same reader opens a version-2 file. */
+  write_v1(path, 4);
+  expect_on(path, "info %s", 2, "results schema version 4 (written by a newer nhbench); this nhbench reads versions 2 to 3");
+  /* Negative control: the same reader opens a version-3 file. */
   conv_fx x;
   conv_build(&x, path);
   expect_on(path, "info %s", 0, "convergence study");
   conv_free(&x);
+  remove(path);
+}
+
+/* An ensemble of schema version 3 stores its one h as every kind does, the dataset h; version 2
+ * stored the group's attribute h, and such a file is still read (export steps, info, energy). */
+Test(results_cli, version_2_ensembles_read) {
+  char path[128];
+  tmp_path(path, sizeof path, "v2-ensemble");
+  ens_fx x;
+  ens_build(&x, path);
+  ens_free(&x);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  double h = 0;
+  hsize_t n = 0;
+  cr_assert_geq(H5LTget_dataset_info(f, "/ensemble/h", &n, NULL, NULL), 0, "no dataset /ensemble/h");
+  cr_expect_eq(n, 1);
+  cr_expect_geq(H5LTread_dataset_double(f, "/ensemble/h", &h), 0);
+  cr_expect_eq(h, 0.25);
+  cr_expect_eq(H5Aexists_by_name(f, "/ensemble", "h", H5P_DEFAULT), 0, "no attribute h any more");
+  H5Fclose(f);
+  expect_on(path, "export %s steps", 0, "# index h\n0 0.25\n");
+  /* As version 2 wrote it. */
+  f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  const int two = 2;
+  H5LTset_attribute_int(f, "/", "schema_version", &two, 1);
+  H5Ldelete(f, "/ensemble/h", H5P_DEFAULT);
+  H5LTset_attribute_double(f, "/ensemble", "h", &h, 1);
+  H5Fclose(f);
+  expect_on(path, "export %s steps", 0, "# index h\n0 0.25\n");
+  expect_on(path, "info %s", 0, "  h            0.25 (");
+  expect_on(path, "export %s energy", 0, "# t dE");
+  /* Version 3 without its dataset h: refused, naming it. */
+  f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  const int three = 3;
+  H5LTset_attribute_int(f, "/", "schema_version", &three, 1);
+  H5Fclose(f);
+  expect_on(path, "export %s steps", 2, "missing dataset /ensemble/h");
+  expect_on(path, "info %s", 2, "missing dataset /ensemble/h");
   remove(path);
 }
 

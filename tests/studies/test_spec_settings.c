@@ -599,3 +599,56 @@ Test(spec_settings, at_most_9e15_steps) {
   refused(CONV3 "h = [0.5, 1.0];\n" RK4, over, 1, ":4: T = 9000000000000001 makes more than 9e15 steps of h = 0.5");
   refused(ENS3 "h = 0.3;\n" ENS_TAIL, NULL, 0, ":4: T = 2 is not a whole number of steps of h = 0.3");
 }
+
+/* Which kind takes which setting, as README.md ("Study specs") documents it (studies/settings.c
+ * is the loader's table): a setting of another kind is refused by name, and the documented
+ * defaults hold where the spec is silent. */
+#define WP3 "study = \"work_precision\";\nsystem = \"particle\";\nT = 1.0;\n"
+#define TWO_H "methods = [\"rk4\"];\nh = [0.1, 0.05];\n"
+#define ENS_BODY "methods = [\"rk4\"];\nh = 0.2;\nensemble = { count = 2; energy = 1.535; seed = 1; };\n"
+Test(spec_settings, each_kind_takes_its_documented_settings) {
+  static const struct {
+    const char *spec, *setting;
+  } others[] = {
+      {CONV3 TWO_H, "round_trip = true;"},  {CONV3 TWO_H, "sample_every = 2;"}, {CONV3 TWO_H, "repeats = 2;"},
+      {CONV3 TWO_H, "points = 2;"},         {CONV3 TWO_H, "observables = [\"energy\"];"},
+      {TRAJ3 TWO_H, "points = 2;"},         {TRAJ3 TWO_H, "norm = \"2\";"},     {TRAJ3 TWO_H, "fit_points = 2;"},
+      {ENS3 ENS_BODY, "h0 = 0.2;"},         {ENS3 ENS_BODY, "halvings = 2;"},   {ENS3 ENS_BODY, "time_limit = 2;"},
+      {ENS3 ENS_BODY, "round_trip = true;"}, {ONE3 TWO_H, "order_tolerance = 0.1;"},
+      {ONE3 TWO_H, "expected_orders = ();"}, {ONE3 TWO_H, "divergence = 10;"}, {WP3 TWO_H, "fit_points = 2;"},
+      {WP3 TWO_H, "ensemble = { count = 2; energy = 1.5; seed = 1; };"},    {WP3 TWO_H, "sample_every = 2;"},
+  };
+  for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+    char text[1024], want[128], name[32];
+    snprintf(text, sizeof text, "%s%s\n", others[i].spec, others[i].setting);
+    sscanf(others[i].setting, "%31[a-z_0-9]", name);
+    snprintf(want, sizeof want, "unknown setting '%s' (known here: study, system, ", name);
+    refused(text, NULL, 0, want);
+  }
+  nh_study st;
+  loads(TRAJ3 TWO_H "observables = [\"energy_error\"];\nround_trip = true;\n", NULL, 0, &st);
+  cr_expect(st.round_trip == 1 && st.sample_every == 1 && st.divergence == 1e3, "trajectory defaults");
+  nh_study_free(&st);
+  loads(CONV3 TWO_H, NULL, 0, &st);
+  cr_expect(st.fit_points == 3 && st.order_tolerance == 0.15 && st.norm == NH_NORM_MAX, "convergence defaults");
+  nh_study_free(&st);
+  loads(ONE3 TWO_H, NULL, 0, &st);
+  cr_expect(st.npoints == 8 && st.fit_points == 3, "one-step defaults: %d points", st.npoints);
+  nh_study_free(&st);
+  loads(WP3 TWO_H, NULL, 0, &st);
+  cr_expect(st.repeats == 3 && st.time_limit == 60, "work-precision defaults: %d repeats, %g s", st.repeats,
+            st.time_limit);
+  nh_study_free(&st);
+  loads(ENS3 ENS_BODY, NULL, 0, &st);
+  cr_expect(st.sample_every == 1 && st.divergence == 1e3 && st.nh == 1 && st.h[0] == 0.2, "ensemble defaults");
+  nh_study_free(&st);
+  /* The ranges of whole numbers: the bounds pass, one past them is refused. */
+  loads(CONV3 "methods = [\"rk4\"];\nh0 = 0.5;\nhalvings = 30;\nfit_points = 100;\n", NULL, 0, &st);
+  nh_study_free(&st);
+  refused(CONV3 "methods = [\"rk4\"];\nh0 = 0.5;\nhalvings = 31;\n", NULL, 0,
+          ":6: halvings = 31 must be a whole number in [1, 30]");
+  refused(CONV3 TWO_H "fit_points = 1;\n", NULL, 0, ":6: fit_points = 1 must be a whole number in [2, 100]");
+  refused(ONE3 TWO_H "points = 100001;\n", NULL, 0, ":6: points = 100001 must be a whole number in [1, 100000]");
+  refused(WP3 TWO_H "repeats = 1001;\n", NULL, 0, ":6: repeats = 1001 must be a whole number in [1, 1000]");
+  refused(TRAJ3 TWO_H "sample_every = 0;\n", NULL, 0, ":6: sample_every = 0 must be a whole number in [1, 1073741824]");
+}

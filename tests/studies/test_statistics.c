@@ -242,7 +242,7 @@ Test(statistics, ensemble_per_run_statistics_from_the_series) {
       memcpy(x.q, r.q0 + ic * 5, sizeof(double) * 5), memcpy(x.v, r.v0 + ic * 5, sizeof(double) * 5);
       nh_cost cost = {0};
       double res;
-      cr_assert_eq(nh_integrate(st.methods[mi], &st.sys, &x, st.nsteps, st.step, &cost, &res), 0);
+      cr_assert_eq(nh_integrate(st.methods[mi], &st.sys, &x, st.nsteps, st.h[0], &cost, &res), 0);
       cr_expect_eq(r.max_residual[mi * nic + ic], res, "method %d IC %d: %g vs %g", mi, ic, r.max_residual[mi * nic + ic], res);
     }
   for (int mi = 0; mi < st.nmethods; mi++) {

@@ -468,7 +468,7 @@ Test(spec_errors, loaded_values_and_defaults) {
   k = (spec_case){ENS, ENS_OK ENS_GROUP("3", "9007199254740993L") "sample_every = 2;\n", NULL, NULL};
   cr_assert_eq(load_case(&k, &st, path, sizeof path, err, sizeof err), 0, "%s", err);
   cr_expect(st.count == 3 && st.seed == 9007199254740993ull && st.nsteps == 4 && st.sample_every == 2 &&
-                st.nsamples == 3 && st.divergence == 1e3 && st.reference_tol == 1e-13 && st.energy == 1.535 && st.step == 0.5,
+                st.nsamples == 3 && st.divergence == 1e3 && st.reference_tol == 1e-13 && st.energy == 1.535 && st.nh == 1 && st.h[0] == 0.5,
             "ensemble %d %g %ld %d %d %g", st.count, (double)st.seed, st.nsteps, st.sample_every, st.nsamples,
             st.divergence);
   nh_study_free(&st);
