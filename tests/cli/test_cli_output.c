@@ -472,8 +472,8 @@ Test(cli_output, info_ensemble_tables_from_the_file) {
 
 /* nhbench info on a one-step study (onestep_random.cfg: 3 random ICs, 2 points along each, h =
  * 0.1 and 0.05, with nh_newmark added beside rk4): the points line, and every row of the slope
- * table rebuilt from the file's datasets (a NaN as "-"). nh_newmark solves a Newton system, so its
- * condition-number range is a figure; rk4 has none, so its column is "-". */
+ * table read back and checked against the file's datasets (a NaN as "-"). nh_newmark solves a
+ * Newton system, so its condition-number range is a figure; rk4 has none, so its column is "-". */
 Test(cli_output, info_onestep_rows_from_the_file) {
   char path[128];
   results_file(path, sizeof path, "one", "onestep_random.cfg", "--set methods=[\\\"rk4\\\",\\\"nh_newmark\\\"]");
@@ -491,20 +491,38 @@ Test(cli_output, info_onestep_rows_from_the_file) {
   cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
   expect_has(out, "\n  points       2 per IC, 6 in all; 2 step sizes\n");
   for (int m = 0; m < 2; m++) {
-    char s[48], r[48], a[24], ad[24], c0[24], c1[24], cr[64], want[1024];
-    if (isnan(d[0][m])) snprintf(s, sizeof s, "no fit");
-    else snprintf(s, sizeof s, "%.3f +- %.1e", d[0][m], d[1][m]);
-    if (isnan(d[2][m])) snprintf(r, sizeof r, "-");
-    else snprintf(r, sizeof r, "%.3g .. %.3g", d[2][m], d[3][m]);
-    if (isnan(d[4][m])) snprintf(a, sizeof a, "-");
-    else snprintf(a, sizeof a, "%.3f", d[4][m]);
-    if (isnan(d[6][m])) snprintf(cr, sizeof cr, "-");
-    else snprintf(cr, sizeof cr, "%s..%s", sci(c0, sizeof c0, d[6][m]), sci(c1, sizeof c1, d[7][m]));
-    cr_expect(!isnan(d[0][m]) && d[2][m] == 0.05 && d[3][m] == 0.1, "method %d: a fit over both h", m);
-    size_t len = (size_t)snprintf(want, sizeof want, "\n%4d %8d %17s %16s %7s %10s %19s %6d  ", m, expected[m], s, r, a,
-                                  sci(ad, sizeof ad, d[5][m]), cr, failures[m]);
-    put_name_into(want + len, sizeof want - len, f.methods[m], 96);
-    expect_has(out, want);
+    /* Method m's row, read back: each figure against its dataset at the precision printed (slope and
+     * action slope to 3 decimals, standard error to 2 digits, defect and condition numbers to 3), a
+     * NaN as "-" ("nan" for the standard error of a 2-point fit), the name whole or cut with "...". */
+    char prefix[32], action[32], defect[32], cond[64], name[256];
+    snprintf(prefix, sizeof prefix, "\n%4d %8d ", m, expected[m]);
+    const char *row = strstr(out, prefix);
+    cr_assert_not_null(row, "no row for method %d in:\n%s", m, out);
+    double slope, se, h_lo, h_hi, c0, c1;
+    int fails;
+    cr_assert_eq(sscanf(row, "%*d %*d %lf +- %lf %lf .. %lf %31s %31s %63s %d %255s", &slope, &se, &h_lo, &h_hi,
+                        action, defect, cond, &fails, name),
+                 9, "row of method %d:%.200s", m, row);
+    cr_expect_leq(fabs(slope - d[0][m]), 5e-4, "method %d: slope %g, file %g", m, slope, d[0][m]);
+    cr_expect(isnan(d[1][m]) ? isnan(se) : fabs(se - d[1][m]) <= 0.05 * fabs(d[1][m]),
+              "method %d: stderr %g, file %g (NaN with 2 points)", m, se, d[1][m]);
+    cr_expect(h_lo == 0.05 && h_hi == 0.1 && d[2][m] == 0.05 && d[3][m] == 0.1, "method %d: a fit over both h", m);
+    if (isnan(d[4][m])) cr_expect_str_eq(action, "-");
+    else cr_expect_leq(fabs(atof(action) - d[4][m]), 5e-4, "method %d: action slope %s, file %g", m, action, d[4][m]);
+    if (isnan(d[5][m])) cr_expect_str_eq(defect, "-", "method %d", m);
+    else cr_expect_leq(fabs(atof(defect) - d[5][m]), 5e-3 * fabs(d[5][m]), "method %d: defect %s, file %g", m, defect,
+                       d[5][m]);
+    if (isnan(d[6][m])) {
+      cr_expect_str_eq(cond, "-", "method %d", m);
+    } else {
+      cr_assert_eq(sscanf(cond, "%lf..%lf", &c0, &c1), 2, "%s", cond);
+      cr_expect(fabs(c0 - d[6][m]) <= 5e-3 * d[6][m] && fabs(c1 - d[7][m]) <= 5e-3 * d[7][m], "method %d: %s", m,
+                cond);
+    }
+    cr_expect_eq(fails, failures[m]);
+    const size_t shown = strlen(name), cut = shown > 3 && strcmp(name + shown - 3, "...") == 0;
+    if (cut) cr_expect(strncmp(name, f.methods[m], shown - 3) == 0 && strlen(f.methods[m]) > shown - 3, "%s", name);
+    else cr_expect_str_eq(name, f.methods[m]);
   }
   for (int k = 0; k < 8; k++) free(d[k]);
   free(expected), free(failures);
