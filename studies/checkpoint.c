@@ -10,6 +10,7 @@
  * itself) runs at most every SYNC_SECONDS: syncing every record cost as much as the run. */
 #define _POSIX_C_SOURCE 200809L /* fdatasync, ftruncate, clock_gettime */
 #include "core/alloc.h"
+#include "core/hash.h"
 #include "core/text.h"
 #include "studies/checkpoint.h"
 
@@ -44,17 +45,10 @@ static double now_seconds(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t len) {
-  const unsigned char *p = data;
-  for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
-
 static uint64_t record_checksum(int64_t task, uint64_t n, const double *x) {
-  uint64_t h = 14695981039346656037ull;
-  h = fnv1a(h, &task, sizeof task);
-  h = fnv1a(h, &n, sizeof n);
-  return fnv1a(h, x, n * sizeof *x);
+  uint64_t h = nh_fnv1a(NH_FNV1A_BASIS, &task, sizeof task);
+  h = nh_fnv1a(h, &n, sizeof n);
+  return nh_fnv1a(h, x, n * sizeof *x);
 }
 
 /* read() of exactly len bytes: 0, or -1 at the end of the file or on an error. A signal (EINTR) is

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/hash.h"
 #include "core/text.h"
 #include "studies/kinds.h"
 #include "studies/settings.h"
@@ -400,11 +401,7 @@ static int load_system_params(const ctx *c, const config_setting_t *root, nh_stu
   return 0;
 }
 
-static size_t name_hash(const char *name) {
-  uint64_t h = 14695981039346656037ull;
-  for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 1099511628211ull;
-  return (size_t)h;
-}
+static size_t name_hash(const char *name) { return (size_t)nh_fnv1a(NH_FNV1A_BASIS, name, strlen(name)); }
 
 /* The slot of name in the index: the one holding it, or the empty one where it would go. */
 static int *name_slot(const name_index *x, char *const *names, const char *name) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "core/linalg.h"
 #include "core/param.h"
 #include "core/quadrature.h"
@@ -340,3 +341,13 @@ Test(core, text_append_pieces_and_cuts) {
   nh_text_append(buf, sizeof buf, ", ", "(%g, %g)", 0.5, -2.0);
   cr_expect_str_eq(buf, "3 failed, (0.5, -2)");
 }
+
+/* FNV-1a 64 against the published test vectors (isthe.com/chongo/tech/comp/fnv, "FNV-1a 64"), and
+ * continued hashing equal to hashing the whole at once. */
+Test(core, fnv1a_published_vectors) {
+  cr_expect_eq(nh_fnv1a(NH_FNV1A_BASIS, "", 0), 0xcbf29ce484222325ull);
+  cr_expect_eq(nh_fnv1a(NH_FNV1A_BASIS, "a", 1), 0xaf63dc4c8601ec8cull);
+  cr_expect_eq(nh_fnv1a(NH_FNV1A_BASIS, "foobar", 6), 0x85944171f73967e8ull);
+  cr_expect_eq(nh_fnv1a(nh_fnv1a(NH_FNV1A_BASIS, "foo", 3), "bar", 3), 0x85944171f73967e8ull);
+}
+
