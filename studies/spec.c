@@ -155,7 +155,7 @@ static int get_number(const ctx *c, const config_setting_t *s, double *out) {
 static int get_positive(const ctx *c, const config_setting_t *group, const char *name, double *out) {
   const config_setting_t *s = require(c, group, name);
   if (!s || get_number(c, s, out) < 0) return -1;
-  if (!(*out > 0) || !isfinite(*out)) return fail_at(c, s, "%s = %g must be positive", name, *out);
+  if (!(*out > 0)) return fail_at(c, s, "%s = %g must be positive", name, *out); /* finite: get_number */
   return 0;
 }
 
@@ -729,7 +729,7 @@ static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, 
   } else if (hs) {
     if (get_numbers(c, hs, &st->h, &st->nh) < 0) return -1;
     for (int i = 0; i < st->nh; i++)
-      if (!(st->h[i] > 0) || !isfinite(st->h[i]))
+      if (!(st->h[i] > 0)) /* finite: get_number */
         return fail_at(c, hs, "step sizes must be positive; h[%d] = %g", i, st->h[i]);
   } else {
     double h0;
@@ -827,7 +827,7 @@ static int get_number_or_auto(const ctx *c, const config_setting_t *root, const 
 static int load_fit(const ctx *c, const config_setting_t *root, nh_study *st) {
   if (get_setting_count(c, root, "fit_points", &st->fit_points) < 0) return -1;
   if (get_number_or_auto(c, root, "error_floor", 0, &st->error_floor, &st->error_floor_auto) < 0) return -1;
-  if (st->error_floor >= 0 && isfinite(st->error_floor)) return 0;
+  if (st->error_floor >= 0) return 0; /* finite: get_number */
   return fail_at(c, config_setting_get_member(root, "error_floor"), "error_floor = %g must be a number >= 0 or \"auto\"",
                  st->error_floor);
 }
@@ -857,7 +857,7 @@ static int load_convergence(const ctx *c, const config_setting_t *root, nh_study
   if (load_steps(c, root, st, 2) < 0 || check_whole_steps(c, root, st) < 0) return -1;
   if (load_fit(c, root, st) < 0 || load_reference_tol(c, root, st) < 0 || load_norm(c, root, st) < 0) return -1;
   if (get_optional(c, root, "order_tolerance", &st->order_tolerance) < 0) return -1;
-  if (st->order_tolerance >= 0 && isfinite(st->order_tolerance)) return 0;
+  if (st->order_tolerance >= 0) return 0; /* finite: get_number */
   return fail_at(c, config_setting_get_member(root, "order_tolerance"), "order_tolerance = %g must be a number >= 0",
                  st->order_tolerance);
 }
@@ -980,8 +980,7 @@ static int load_work_precision(const ctx *c, const config_setting_t *root, nh_st
     return fail_at(c, config_setting_get_member(root, "initial"), "a work-precision study takes one initial condition");
   if (load_steps(c, root, st, 1) < 0 || check_whole_steps(c, root, st) < 0 || load_norm(c, root, st) < 0) return -1;
   if (get_setting_count(c, root, "repeats", &st->repeats) < 0) return -1;
-  if (get_optional(c, root, "time_limit", &st->time_limit) < 0 || !(st->time_limit > 0) ||
-      !isfinite(st->time_limit))
+  if (get_optional(c, root, "time_limit", &st->time_limit) < 0 || !(st->time_limit > 0)) /* finite: get_number */
     return fail_at(c, config_setting_get_member(root, "time_limit"),
                    "time_limit must be a positive number of seconds (default 60)");
   return load_reference_tol(c, root, st);
