@@ -1,17 +1,18 @@
-/* The registry of study kinds (studies/kinds.h): a line per kind, in nh_study_kind's order. */
+/* The registry of study kinds (studies/kinds.h): the list is studies/kinds.def, one
+ * NH_STUDY_KIND(name, NAME) line per kind, read twice here (X-macro), once for the declarations and
+ * once for the table in nh_study_kind's order. */
 #include <string.h>
 
 #include "studies/kinds.h"
 
-extern const nh_study_kind_type nh_convergence_kind, nh_ensemble_kind, nh_trajectory_kind, nh_onestep_kind,
-    nh_work_precision_kind;
+#define NH_STUDY_KIND(name, NAME) extern const nh_study_kind_type nh_##name##_kind;
+#include "studies/kinds.def"
+#undef NH_STUDY_KIND
 
 const nh_study_kind_type *const nh_study_kinds[NH_STUDY_KINDS] = {
-    [NH_STUDY_CONVERGENCE] = &nh_convergence_kind,
-    [NH_STUDY_ENSEMBLE] = &nh_ensemble_kind,
-    [NH_STUDY_TRAJECTORY] = &nh_trajectory_kind,
-    [NH_STUDY_ONESTEP] = &nh_onestep_kind,
-    [NH_STUDY_WORK_PRECISION] = &nh_work_precision_kind,
+#define NH_STUDY_KIND(name, NAME) [NH_STUDY_##NAME] = &nh_##name##_kind,
+#include "studies/kinds.def"
+#undef NH_STUDY_KIND
 };
 
 const char *nh_study_kind_name(nh_study_kind kind) { return nh_study_kinds[kind]->name; }

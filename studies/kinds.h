@@ -1,6 +1,6 @@
 /* The study kinds as units (issue 48 item 2): each kind is a const table in the file of its runner
  * (studies/convergence.c, ensemble.c, trajectory.c, onestep.c, work_precision.c) and one line of
- * the registry (studies/kinds.c), like a system or a method. The table says what the kind is
+ * studies/kinds.def, like a system or a method. The table says what the kind is
  * (name, doc), what its result holds (its size and columns, studies/columns.h) and how it is run
  * and freed; the command line runs any kind through it, and the results layer writes its columns
  * from the descriptors. */

@@ -10,15 +10,15 @@
 #include "integrators/integrator.h"
 #include "studies/observables.h"
 
+/* The study kinds, as studies/kinds.def lists them (what each measures: its table's doc,
+ * `nhbench list kinds`), and their number NH_STUDY_KINDS. */
 typedef enum {
-  NH_STUDY_CONVERGENCE,    /* error at T against h, observed orders */
-  NH_STUDY_ENSEMBLE,       /* many initial conditions, energy drift and its variance */
-  NH_STUDY_TRAJECTORY,     /* fixed initial conditions, observables as time series */
-  NH_STUDY_ONESTEP,        /* one step from exact points: local error, adjoint defect, cond(J) */
-  NH_STUDY_WORK_PRECISION, /* error at T against counted work and wall time, Pareto front */
+#define NH_STUDY_KIND(name, NAME) NH_STUDY_##NAME,
+#include "studies/kinds.def"
+#undef NH_STUDY_KIND
+  NH_STUDY_KINDS
 } nh_study_kind;
-#define NH_STUDY_KINDS 5
-/* "convergence", "ensemble", "trajectory", "onestep", "work_precision" */
+/* "convergence", "ensemble", ...: the kind's name in a spec (studies/kinds.h) */
 const char *nh_study_kind_name(nh_study_kind kind);
 
 /* Run status in result files: an nh_step_status (0 ok, 1 solver failed, 2 non-finite) or: */
