@@ -759,45 +759,21 @@ Test(resume, runners_refuse_a_journal_they_cannot_open) {
   static const char *const specs[] = {"tests/data/order_claim.cfg", "tests/data/small_ensemble.cfg",
                                       "tests/data/trajectory_particle.cfg", "tests/data/onestep_random.cfg",
                                       "tests/data/work_precision_small.cfg"};
-  for (int k = 0; k < 5; k++) {
+  cr_assert_eq(sizeof specs / sizeof *specs, NH_STUDY_KINDS, "a spec per kind");
+  for (int k = 0; k < NH_STUDY_KINDS; k++) {
     for (int resume = 0; resume < 2; resume++) {
       char path[256], err[1024] = "";
       snprintf(path, sizeof path, "%s/%s", NHBENCH_SOURCE_DIR, specs[k]);
       nh_study st;
       cr_assert_eq(nh_study_load(path, NULL, 0, &st, err, sizeof err), 0, "%s", err);
+      cr_assert_eq((int)st.kind, k, "%s: the spec of kind %s", specs[k], nh_study_kind_name((nh_study_kind)k));
       st.checkpoint = "/tmp/nhbench-no-such-dir/journal", st.checkpoint_key = "key", st.resume = resume;
-      int rc;
-      switch (st.kind) {
-      case NH_STUDY_CONVERGENCE: {
-        nh_convergence_result r;
-        rc = nh_run_convergence(&st, &r, err, sizeof err);
-        nh_convergence_result_free(&r);
-        break;
-      }
-      case NH_STUDY_ENSEMBLE: {
-        nh_ensemble_result r;
-        rc = nh_run_ensemble(&st, &r, err, sizeof err);
-        nh_ensemble_result_free(&r);
-        break;
-      }
-      case NH_STUDY_TRAJECTORY: {
-        nh_trajectory_result r;
-        rc = nh_run_trajectory(&st, &r, err, sizeof err);
-        nh_trajectory_result_free(&r);
-        break;
-      }
-      case NH_STUDY_ONESTEP: {
-        nh_onestep_result r;
-        rc = nh_run_onestep(&st, &r, err, sizeof err);
-        nh_onestep_result_free(&r);
-        break;
-      }
-      default: {
-        nh_work_precision_result r;
-        rc = nh_run_work_precision(&st, &r, err, sizeof err);
-        nh_work_precision_result_free(&r);
-      }
-      }
+      const nh_study_kind_type *kind = nh_study_kinds[st.kind]; /* any kind, through the registry */
+      void *r = malloc(kind->result_size);
+      cr_assert_not_null(r);
+      const int rc = kind->run(&st, r, err, sizeof err);
+      kind->free_result(r);
+      free(r);
       cr_expect_eq(rc, -1, "%s, resume %d: %d", specs[k], resume, rc);
       cr_expect(strstr(err, "/tmp/nhbench-no-such-dir/journal: ") &&
                     strstr(err, resume ? "no interrupted run to resume" : "cannot write the checkpoint journal"),
