@@ -37,8 +37,9 @@ nc = c1 - c0 + 1
 obslist = subst(system(sprintf("%s export '%s' observables | awk '!/^#/ {print $2}'", nhbench, file)), "\n", " ")
 has_obs(name) = strstrt(" ".obslist." ", " ".name." ") > 0
 len = strlen(observable)
-logy = observable[1:5] eq "error" || (len > 6 && observable[len - 5:] eq "_error") || \
-       observable eq "discrete_constraint" || observable eq "constraint_residual" || observable eq "multiplier_error"
+# |value| on a log scale where the observables registry says so (export observables: "scale: log").
+scale = system(sprintf("%s export '%s' observables | awk '!/^#/ {cur = $2} cur == \"%s\" && /^#   scale:/ {print $3; exit}'", nhbench, file, observable))
+logy = scale eq "log"
 # A sampled reference of this very observable ("energy" and "reference_energy", "derived" and
 # "derived_reference"), drawn dashed on top; and whether this observable is itself a reference
 # (the same for every method: drawn once).

@@ -34,6 +34,8 @@ typedef struct nh_observable {
   const char *name;
   const char *doc;   /* what it is, with its source in the spec */
   const char *units; /* "energy", "as q", "as v", "time", "1" (dimensionless), "as lambda", ... */
+  int log_scale;     /* 1: a size a good method keeps small (an error, a residual): plotted as |value| on a
+                        log scale (export observables says so, plots/series.gp reads it); 0: linear */
   unsigned needs;
   /* Number of components for this system (e.g. 1, n, k); 0: the system has none (e.g. no
    * invariants), and the observable is absent with reason absent(). */

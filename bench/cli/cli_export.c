@@ -513,6 +513,10 @@ static int t_observables(nh_h5 *f, const opts *o NH_UNUSED) {
     printf("#   components:");
     for (int c = 0; c < obs[i].width; c++) printf(" %s%s", obs[i].labels[c], c + 1 < obs[i].width ? "," : "");
     printf("\n");
+    /* The scale its plots take (the observables registry; an observable this nhbench does not know:
+     * linear). */
+    const nh_observable *known = nh_observable_find(obs[i].name);
+    printf("#   scale: %s\n", known && known->log_scale ? "log (|value|)" : "linear");
     for (int m = 0; m < f->nmethods; m++)
       if (obs[i].absent[m][0]) printf("#   absent for method %d: %s\n", m, obs[i].absent[m]);
   }

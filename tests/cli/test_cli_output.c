@@ -143,6 +143,8 @@ Test(cli_output, export_observables_lists_labels_and_absences) {
   nh_h5_observable *obs = NULL;
   cr_assert_eq(nh_h5_read_observables(&f, &nobs, &obs), 0);
   cr_assert_eq(nobs, 4, "q, error_q_max, energy_error, multiplier");
+  static const char *const names[] = {"q", "error_q_max", "energy_error", "multiplier"};
+  for (int i = 0; i < nobs; i++) cr_assert_str_eq(obs[i].name, names[i], "in the spec's order");
   char want[1 << 14];
   size_t len = (size_t)snprintf(want, sizeof want, "# index name width units\n");
   int absences = 0;
@@ -151,7 +153,9 @@ Test(cli_output, export_observables_lists_labels_and_absences) {
                             obs[i].width, obs[i].units);
     for (int c = 0; c < obs[i].width; c++)
       len += (size_t)snprintf(want + len, sizeof want - len, " %s%s", obs[i].labels[c], c < obs[i].width - 1 ? "," : "");
-    len += (size_t)snprintf(want + len, sizeof want - len, "\n");
+    /* The plots' scale: |value| on a log scale for the error and the energy drift (README, "Plots"). */
+    static const char *const scale[] = {"linear", "log (|value|)", "log (|value|)", "linear"};
+    len += (size_t)snprintf(want + len, sizeof want - len, "\n#   scale: %s\n", scale[i]);
     for (int m = 0; m < f.nmethods; m++)
       if (obs[i].absent[m][0]) {
         len += (size_t)snprintf(want + len, sizeof want - len, "#   absent for method %d: %s\n", m, obs[i].absent[m]);

@@ -1116,3 +1116,18 @@ Test(trajectory, round_trip_back_to_the_start) {
   nh_study_free(&st);
   remove(path);
 }
+
+/* The plots' log scale (README "Plots", results/README.md): the sizes a good method keeps small,
+ * every error (a name with "error" in it) and the constraint residuals constraint_residual and
+ * discrete_constraint, and nothing else. */
+Test(observables, log_scale_for_errors_and_residuals) {
+  int logs = 0;
+  for (int i = 0; nh_observables[i]; i++) {
+    const char *name = nh_observables[i]->name;
+    const int documented = strstr(name, "error") != NULL || strcmp(name, "constraint_residual") == 0 ||
+                           strcmp(name, "discrete_constraint") == 0;
+    cr_expect_eq(nh_observables[i]->log_scale, documented, "%s", name);
+    logs += nh_observables[i]->log_scale;
+  }
+  cr_expect_eq(logs, 16, "14 errors and 2 residuals");
+}
