@@ -14,6 +14,7 @@
 #include "core/alloc.h"
 #include "core/hash.h"
 #include "core/text.h"
+#include "studies/config_read.h"
 #include "studies/kinds.h"
 #include "studies/settings.h"
 #include "studies/spec_source.h"
@@ -106,50 +107,10 @@ static const config_setting_t *require(const ctx *c, const config_setting_t *gro
   return s;
 }
 
-/* An entry of a list that is not a number, named by its list and position (1-based, as people
- * count), with the string it holds if it is one. */
-static int not_a_number_entry(const ctx *c, const config_setting_t *s) {
-  const config_setting_t *list = config_setting_parent(s);
-  const char *name = list ? config_setting_name(list) : NULL, *text = config_setting_get_string(s);
-  char what[NH_TEXT_NAME] = "", list_name[NH_TEXT_NAME] = "a list";
-  if (text) snprintf(what, sizeof what, ", not \"%.60s\"", text);
-  if (name) snprintf(list_name, sizeof list_name, "'%.80s'", name);
-  return fail_at(c, s, "entry %d of %s must be a number%s", config_setting_index(s) + 1, list_name, what);
-}
-
-/* Whole numbers up to 2^53 in magnitude are exact as doubles; beyond, a number would be read
- * otherwise than written (2^53 + 1 as 2^53). */
-#define NH_EXACT_INTEGER (1LL << 53) /* compared as an integer with integers: exact */
-
-/* The name of s for a message: "'name'", or "entry N of 'list'". */
-static const char *setting_label(const config_setting_t *s, char *buf, size_t len) {
-  const config_setting_t *list = config_setting_parent(s);
-  if (config_setting_name(s)) snprintf(buf, len, "'%s'", config_setting_name(s));
-  else snprintf(buf, len, "entry %d of '%s'", config_setting_index(s) + 1,
-                list && config_setting_name(list) ? config_setting_name(list) : "a list");
-  return buf;
-}
-
-/* A number, finite (a literal 1e400 reads as inf, --set takes nan) and read as written. */
+/* A number, read as written (studies/config_read.h), its refusal placed at s. */
 static int get_number(const ctx *c, const config_setting_t *s, double *out) {
-  int t = config_setting_type(s);
-  char label[NH_TEXT_NAME];
-  if (t == CONFIG_TYPE_FLOAT) *out = config_setting_get_float(s);
-  else if (t == CONFIG_TYPE_INT) *out = config_setting_get_int(s);
-  else if (t == CONFIG_TYPE_INT64) {
-    const long long v = config_setting_get_int64(s);
-    if (v > NH_EXACT_INTEGER || v < -NH_EXACT_INTEGER)
-      return fail_at(c, s, "%s = %lld is beyond 2^53, where a number is not read exactly", setting_label(s, label,
-                     sizeof label), v);
-    *out = (double)v;
-  }
-  else if (!config_setting_name(s)) return not_a_number_entry(c, s);
-  else if (t == CONFIG_TYPE_STRING) /* the text it holds, as --set puts what is no number */
-    return fail_at(c, s, "'%s' must be a number, not \"%.60s\"", config_setting_name(s), config_setting_get_string(s));
-  else return fail_at(c, s, "'%s' must be a number", config_setting_name(s));
-  if (!isfinite(*out))
-    return fail_at(c, s, "%s = %g must be a finite number", setting_label(s, label, sizeof label), *out);
-  return 0;
+  char why[NH_TEXT_MESSAGE];
+  return nh_config_number(s, out, why, sizeof why) < 0 ? fail_at(c, s, "%s", why) : 0;
 }
 
 static int get_positive(const ctx *c, const config_setting_t *group, const char *name, double *out) {
@@ -198,19 +159,11 @@ static int get_numbers(const ctx *c, const config_setting_t *s, double **vals, i
 }
 
 static int check_members(const ctx *c, const config_setting_t *group, const char *const *known) {
-  int n = config_setting_length(group);
-  for (int i = 0; i < n; i++) {
-    const config_setting_t *s = config_setting_get_elem(group, (unsigned)i);
-    const char *name = config_setting_name(s);
-    int ok = 0;
-    for (int j = 0; known[j] && !ok; j++) ok = strcmp(known[j], name) == 0;
-    if (!ok) {
-      char list[NH_TEXT_MESSAGE] = "";
-      for (int j = 0; known[j]; j++) nh_text_append(list, sizeof list, ", ", "%s", known[j]);
-      return fail_at(c, s, "unknown setting '%s' (known here: %s)", name, list);
-    }
-  }
-  return 0;
+  const config_setting_t *s = nh_config_unknown_member(group, known);
+  if (!s) return 0;
+  char list[NH_TEXT_MESSAGE] = "";
+  for (int j = 0; known[j]; j++) nh_text_append(list, sizeof list, ", ", "%s", known[j]);
+  return fail_at(c, s, "unknown setting '%s' (known here: %s)", config_setting_name(s), list);
 }
 
 /* The top-level settings a spec of the kind takes (studies/settings.c): any other is refused. */

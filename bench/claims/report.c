@@ -11,6 +11,7 @@
 #include "bench/claims/report.h"
 #include "core/alloc.h"
 #include "core/text.h"
+#include "studies/config_read.h"
 #include "studies/study.h"
 
 typedef struct {
@@ -33,14 +34,8 @@ static int fail_at(const loader *l, const config_setting_t *s, const char *fmt, 
 
 /* Every member of group g must be one of the NULL-terminated names. */
 static int check_keys(const loader *l, const config_setting_t *g, const char *const *names) {
-  for (int i = 0; i < config_setting_length(g); i++) {
-    const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
-    const char *key = config_setting_name(s);
-    int ok = 0;
-    for (const char *const *n = names; *n && !ok; n++) ok = strcmp(key, *n) == 0;
-    if (!ok) return fail_at(l, s, "unknown setting '%s'", key);
-  }
-  return 0;
+  const config_setting_t *s = nh_config_unknown_member(g, names);
+  return s ? fail_at(l, s, "unknown setting '%s'", config_setting_name(s)) : 0;
 }
 
 /* An optional string member into buf; a required one when `required`. */
@@ -55,14 +50,11 @@ static int get_text(const loader *l, const config_setting_t *g, const char *key,
   return 0;
 }
 
+/* An optional number member, read as written (studies/config_read.h). */
 static int get_number(const loader *l, const config_setting_t *g, const char *key, double *v) {
   const config_setting_t *s = config_setting_get_member(g, key);
-  if (!s) return 0;
-  int t = config_setting_type(s);
-  if (t != CONFIG_TYPE_FLOAT && t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
-    return fail_at(l, s, "'%s' must be a number", key);
-  *v = config_setting_get_float(s);
-  if (t != CONFIG_TYPE_FLOAT) *v = (double)config_setting_get_int64(s);
+  char why[NH_TEXT_MESSAGE];
+  if (s && nh_config_number(s, v, why, sizeof why) < 0) return fail_at(l, s, "%s", why);
   return 0;
 }
 

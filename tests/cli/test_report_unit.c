@@ -848,6 +848,13 @@ Test(report, claims_refusals_name_the_line, .init = make_tmpdir, .fini = remove_
        "t.claims:3: figures: at most 4 names (strings)"},
       {"spec = \"s\";\nitems = { a = 1; };\n", "t.claims:2: needs a list items"},
       {"spec = \"s\";\ntitle = 5;\nitems = ();\n", "t.claims:2: 'title' must be a string"},
+      /* Numbers read as written, as in a spec (studies/config_read.h). */
+      {ROW("   { quantity = \"q\"; file = \"f\"; data = \"d\"; expect = \"< 1\";\n     period = 1e400; }"),
+       "t.claims:6: 'period' = inf must be a finite number"},
+      {ROW("   { quantity = \"q\"; file = \"f\"; data = \"d\"; expect = \"< 1\";\n     from = 9007199254740993L; }"),
+       "t.claims:6: 'from' = 9007199254740993 is beyond 2^53, where a number is not read exactly"},
+      {ROW("   { quantity = \"q\"; file = \"f\"; data = \"d\"; expect = \"< 1\";\n     from = 9007199254740992L; }"),
+       NULL},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     nh_claims c;
