@@ -1574,6 +1574,23 @@ Test(results_cli, damaged_and_foreign_files_refused) {
   H5Fclose(f);
   expect_on(bad, "export %s dims", 2, "entries along dimension ic, other datasets 1");
   expect_on(good, "export %s dims", 0, "\nic ");
+  /* State labels that do not match the degrees of freedom: export ics refuses, counting both. */
+  copy_file(good, bad, -1);
+  f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(f, "/ensemble/state_labels", H5P_DEFAULT);
+  {
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, 8);
+    const hsize_t four = 4;
+    hid_t sp = H5Screate_simple(1, &four, NULL);
+    hid_t lab = H5Dcreate2(f, "/ensemble/state_labels", t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const char text[4][8] = {"q[0]", "q[1]", "v[0]", "v[1]"};
+    H5Dwrite(lab, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, text);
+    H5Dclose(lab), H5Sclose(sp), H5Tclose(t);
+  }
+  H5LTset_attribute_string(f, "/ensemble/state_labels", "dimensions", "state");
+  H5Fclose(f);
+  expect_on(bad, "export %s ics", 2, "4 state labels for 5 degrees of freedom");
   /* Datasets of the wrong class, both ways: reals where integers belong, integers where reals. */
   copy_file(good, bad, -1);
   f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);

@@ -8,6 +8,7 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -515,4 +516,50 @@ static void observables_body(nh_writer *w, hid_t g, const void *ctx) {
 
 Test(writer, streamed_observable_fetch_failure_fails_the_file) {
   fails_on_the_second(observables_body, "fetch", "cannot read back the rows of dataset energy");
+}
+
+/* nh_w_columns writes a kind's columns with their descriptors' attributes, the coordinates first so
+ * that the others attach to them; scratch, apart and absent columns are not written; a column asked
+ * for by a name the table lacks fails the write, naming it. */
+typedef struct {
+  double *x, *t, *s;
+  int *n;
+} toy;
+static int never(const nh_study *st) { return st == NULL; }
+static const nh_column_condition never_held = {never, "never"};
+Test(writer, columns_from_their_descriptors) {
+  static const nh_result_column cols[] = {
+      {"x", "sample", NH_COLUMN_F64, offsetof(toy, x), 0, NULL, "as q", "the x column"},
+      {"t", "sample", NH_COLUMN_F64, offsetof(toy, t), NH_COLUMN_SCALE, NULL, "time", "the times"},
+      {"n", "sample", NH_COLUMN_I32, offsetof(toy, n), NH_COLUMN_SCRATCH, NULL, "1", "not written"},
+      {"s", "sample", NH_COLUMN_F64, offsetof(toy, s), NH_COLUMN_APART, NULL, "1", "written apart"},
+      {NULL}};
+  static const nh_result_column absent[] = {
+      {"a", "sample", NH_COLUMN_F64, offsetof(toy, x), 0, &never_held, "1", "absent"}, {NULL}};
+  double x[3] = {1, 2, 3}, t[3] = {0, 0.5, 1}, s[3] = {0};
+  int n[3] = {0};
+  toy r = {x, t, s, n};
+  const nh_study st = {0};
+  wfx f;
+  wfx_open(&f, "columns");
+  f.w.st = &st;
+  nh_w_dim(&f.w, "sample", 3);
+  nh_w_columns(&f.w, f.file, cols, &r);
+  nh_w_columns(&f.w, f.file, absent, &r);
+  cr_assert(!f.w.failed, "%s", f.w.err);
+  cr_expect(H5Lexists(f.file, "x", H5P_DEFAULT) > 0 && H5Lexists(f.file, "t", H5P_DEFAULT) > 0);
+  cr_expect(H5Lexists(f.file, "n", H5P_DEFAULT) == 0 && H5Lexists(f.file, "s", H5P_DEFAULT) == 0 &&
+            H5Lexists(f.file, "a", H5P_DEFAULT) == 0);
+  expect_attr_str(f.file, "x", "units", "as q");
+  expect_attr_str(f.file, "x", "description", "the x column");
+  expect_attr_str(f.file, "x", "dimensions", "sample");
+  hid_t ds = H5Dopen2(f.file, "x", H5P_DEFAULT), sc = H5Dopen2(f.file, "t", H5P_DEFAULT);
+  cr_expect_eq(H5DSis_attached(ds, sc, 0), 1, "x hangs on its coordinate t, written before it");
+  double back[3];
+  cr_expect_geq(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, back), 0);
+  cr_expect(back[0] == 1 && back[1] == 2 && back[2] == 3);
+  H5Dclose(ds), H5Dclose(sc);
+  nh_w_column_rows(&f.w, f.file, cols, "y", 1, NULL, NULL);
+  expect_err(&f.w, "no column y in the kind's table");
+  wfx_close(&f);
 }
