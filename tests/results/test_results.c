@@ -556,7 +556,7 @@ static void ens_build(ens_fx *x, const char *path) {
   grid_fill(st, index);
   st->nprimary = 2;
   st->count = ENS_IC, st->nsamples = ENS_S, st->random_ics = 1, st->sample_every = 2;
-  st->nh = 1, st->h = malloc(sizeof *st->h), st->h[0] = 0.25;
+  study_h(st, 1, (const double[]){0.25});
   st->nsteps = 10, st->divergence = 1e3, st->energy = 1.5, st->seed = 12345;
   memset(r, 0, sizeof *r);
   const size_t runs = ENS_M * ENS_IC, cells = ENS_M * ENS_S;
@@ -1500,6 +1500,11 @@ Test(results_cli, version_2_ensembles_read) {
   expect_on(path, "export %s steps", 0, "# index h\n0 0.25\n");
   expect_on(path, "info %s", 0, "  h            0.25 (");
   expect_on(path, "export %s energy", 0, "# t dE");
+  /* Version 2 without the attribute either: refused, naming it. */
+  f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Adelete_by_name(f, "/ensemble", "h", H5P_DEFAULT);
+  H5Fclose(f);
+  expect_on(path, "export %s steps", 2, "'h'");
   /* Version 3 without its dataset h: refused, naming it. */
   f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
   const int three = 3;
@@ -1507,6 +1512,14 @@ Test(results_cli, version_2_ensembles_read) {
   H5Fclose(f);
   expect_on(path, "export %s steps", 2, "missing dataset /ensemble/h");
   expect_on(path, "info %s", 2, "missing dataset /ensemble/h");
+  /* The other kinds stored h as a dataset in version 2 already: read from there. */
+  conv_fx c;
+  conv_build(&c, path);
+  conv_free(&c);
+  f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  H5LTset_attribute_int(f, "/", "schema_version", &two, 1);
+  H5Fclose(f);
+  expect_on(path, "export %s steps", 0, "# index h\n0 0.4\n1 0.1\n2 0.2\n3 0.05\n");
   remove(path);
 }
 
@@ -1574,6 +1587,18 @@ Test(results_cli, damaged_and_foreign_files_refused) {
   H5Fclose(f);
   expect_on(bad, "export %s dims", 2, "entries along dimension ic, other datasets 1");
   expect_on(good, "export %s dims", 0, "\nic ");
+  /* What is not a dataset with dimensions is no study dimension: a soft link, a dataset without the
+   * attribute; export dims reads past them. */
+  copy_file(good, bad, -1);
+  f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Lcreate_soft("/ensemble/E0", f, "/ensemble/E0_again", H5P_DEFAULT, H5P_DEFAULT);
+  {
+    const hsize_t seven = 7;
+    const double zeros[7] = {0};
+    H5LTmake_dataset_double(f, "/ensemble/stray", 1, &seven, zeros);
+  }
+  H5Fclose(f);
+  expect_on(bad, "export %s dims", 0, "\nsample ");
   /* State labels that do not match the degrees of freedom: export ics refuses, counting both. */
   copy_file(good, bad, -1);
   f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
