@@ -198,8 +198,7 @@ void nh_convergence_result_free(nh_convergence_result *r) {
 }
 
 /* The kind's table (studies/kinds.h). */
-static int run_kind(const nh_study *st, void *r, char *err, size_t errlen) { return nh_run_convergence(st, r, err, errlen); }
-static void free_kind(void *r) { nh_convergence_result_free(r); }
+NH_STUDY_KIND_ENTRIES(convergence)
 const nh_study_kind_type nh_convergence_kind = {
     .kind = NH_STUDY_CONVERGENCE,
     .name = "convergence",

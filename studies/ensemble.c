@@ -337,8 +337,7 @@ void nh_ensemble_result_free(nh_ensemble_result *r) {
 }
 
 /* The kind's table (studies/kinds.h). */
-static int run_kind(const nh_study *st, void *r, char *err, size_t errlen) { return nh_run_ensemble(st, r, err, errlen); }
-static void free_kind(void *r) { nh_ensemble_result_free(r); }
+NH_STUDY_KIND_ENTRIES(ensemble)
 const nh_study_kind_type nh_ensemble_kind = {
     .kind = NH_STUDY_ENSEMBLE,
     .name = "ensemble",

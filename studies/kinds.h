@@ -24,6 +24,14 @@ typedef struct {
   void (*free_result)(void *r);
 } nh_study_kind_type;
 
+/* In a kind's file, before its table: run_kind and free_kind, the table's untyped entries, over
+ * the kind's typed runner nh_run_NAME and its nh_NAME_result_free (studies/runs.h). */
+#define NH_STUDY_KIND_ENTRIES(NAME)                                                                \
+  static int run_kind(const nh_study *st, void *r, char *err, size_t errlen) {                   \
+    return nh_run_##NAME(st, r, err, errlen);                                                    \
+  }                                                                                              \
+  static void free_kind(void *r) { nh_##NAME##_result_free(r); }
+
 /* The registry, in nh_study_kind's order: nh_study_kinds[k]->kind == k. */
 extern const nh_study_kind_type *const nh_study_kinds[NH_STUDY_KINDS];
 /* The kind called name, or NULL. */

@@ -678,8 +678,7 @@ void nh_onestep_result_free(nh_onestep_result *r) {
 }
 
 /* The kind's table (studies/kinds.h). */
-static int run_kind(const nh_study *st, void *r, char *err, size_t errlen) { return nh_run_onestep(st, r, err, errlen); }
-static void free_kind(void *r) { nh_onestep_result_free(r); }
+NH_STUDY_KIND_ENTRIES(onestep)
 const nh_study_kind_type nh_onestep_kind = {
     .kind = NH_STUDY_ONESTEP,
     .name = "onestep",

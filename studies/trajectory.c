@@ -161,8 +161,7 @@ void nh_trajectory_result_free(nh_trajectory_result *r) {
 }
 
 /* The kind's table (studies/kinds.h). */
-static int run_kind(const nh_study *st, void *r, char *err, size_t errlen) { return nh_run_trajectory(st, r, err, errlen); }
-static void free_kind(void *r) { nh_trajectory_result_free(r); }
+NH_STUDY_KIND_ENTRIES(trajectory)
 const nh_study_kind_type nh_trajectory_kind = {
     .kind = NH_STUDY_TRAJECTORY,
     .name = "trajectory",

@@ -201,8 +201,7 @@ void nh_work_precision_result_free(nh_work_precision_result *r) {
 }
 
 /* The kind's table (studies/kinds.h). */
-static int run_kind(const nh_study *st, void *r, char *err, size_t errlen) { return nh_run_work_precision(st, r, err, errlen); }
-static void free_kind(void *r) { nh_work_precision_result_free(r); }
+NH_STUDY_KIND_ENTRIES(work_precision)
 const nh_study_kind_type nh_work_precision_kind = {
     .kind = NH_STUDY_WORK_PRECISION,
     .name = "work_precision",
