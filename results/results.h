@@ -193,6 +193,48 @@ typedef struct {
 int nh_h5_read_observables(nh_h5 *f, int *nobs, nh_h5_observable **obs);
 void nh_h5_free_observables(int nobs, nh_h5_observable *obs);
 
+/* ---- a slice of any dataset by its dimension names (results/slice.c) ------------------------
+ * What `nhbench export FILE dataset`, the claims checker (bench/claims) and through export the plots
+ * read: a dataset of the study group with some dimensions fixed by selectors, over every
+ * combination of the others. */
+#define NH_H5_MAX_SELECT 8
+typedef struct {
+  char dim[32];  /* a dimension name of the dataset; "t" stands for its sample dimension */
+  int by_name;   /* by a string: a method (as written, found by its canonical name), an ic name or a
+                    component label (a label's unit in brackets may be left out) */
+  char name[256];
+  double value;  /* else by coordinate: h (to round-off), t (the nearest sample within half an
+                    interval, halfway the earlier), or an index in any other dimension */
+} nh_h5_select;
+
+typedef struct {
+  int rank;                            /* the dataset's */
+  char dims[NH_H5_MAX_DIMS][32];       /* its dimension names, and their sizes */
+  long long shape[NH_H5_MAX_DIMS];
+  int nfree;                           /* the dimensions no selector fixed and of size > 1 */
+  int free_dim[NH_H5_MAX_DIMS];        /* [free]: their index in dims, in the dataset's order */
+  double *coord[NH_H5_MAX_DIMS];       /* [free][shape]: h the step sizes, sample the times (at the
+                                          selected h where t is [h][sample]), else 0, 1, 2, ... */
+  char coord_name[NH_H5_MAX_DIMS][32]; /* [free]: "h", "t", or the dimension's name for indices */
+  long long count;                     /* values: every combination of the free indices */
+  double *x;                           /* [count], C order (the last free dimension fastest):
+                                          integers converted, a cost record's `field`, a string's
+                                          1 if it is not empty */
+} nh_h5_slice;
+
+/* Dataset NAME of the study group sliced by the nsel selectors (each naming one of its dimensions;
+ * a dimension of size 1 is fixed at 0). field: which counter of a cost record ("steps", ...).
+ * 0, or -1 with "PATH: what went wrong" in why (s then holds nothing to free). */
+int nh_h5_slice_read(nh_h5 *f, const char *name, const char *field, const nh_h5_select *sel, int nsel,
+                     nh_h5_slice *s, char *why, size_t whylen);
+/* The index in free dimension k of value i. */
+long long nh_h5_slice_index(const nh_h5_slice *s, long long i, int k);
+void nh_h5_slice_free(nh_h5_slice *s);
+/* The index of method `text` (in the method syntax, matched by its canonical name) or of a name
+ * in names[count] that equals text or is text followed by " [unit]"; -1 if none. */
+int nh_h5_method_index(const nh_h5 *f, const char *text);
+int nh_h5_name_index(char *const *names, int count, const char *text);
+
 /* The shortest decimal form of v that reads back exactly; "NaN", "Inf", "-Inf". */
 const char *nh_h5_fmt(char *buf, size_t len, double v);
 

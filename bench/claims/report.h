@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "core/text.h" /* NH_TEXT_LONG */
+#include "results/results.h" /* nh_h5_select */
 
 /* NH_SHOWN: a row that shows a measured value the spec asks for without a claim of its own (a
  * context value): listed with its value, never counted as a pass; an item of shown rows only is
@@ -78,13 +79,9 @@ int nh_reduce_is_pointwise(nh_reduce r);
  * (an angle's jump across its branch cut is no jump). */
 double nh_reduce_apply(nh_reduce r, int n, const double *c, const double *x, double period);
 
-#define NH_MAX_SELECT 8
-typedef struct {
-  char dim[32];
-  int by_name;      /* select by a string (method label, ic name, component label) */
-  char name[256];
-  double value;     /* by coordinate value (h, t) or by index */
-} nh_select;
+#define NH_MAX_SELECT NH_H5_MAX_SELECT
+/* A selector of `at` and `minus_at`: the results layer's (results.h, nh_h5_slice_read). */
+typedef nh_h5_select nh_select;
 
 typedef struct {
   char file[256];   /* results file stem, read from DIR/<file>.h5 */

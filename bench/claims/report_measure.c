@@ -292,83 +292,12 @@ static const nh_select *selector(const nh_measure *ms, const char *dim) {
   return NULL;
 }
 
-/* A name matches exactly, or as the part before a unit in brackets ("plane_angle [rad]"). */
-static int index_of_name(char **names, int count, const char *name) {
-  size_t len = strlen(name);
-  for (int i = 0; i < count; i++)
-    if (strcmp(names[i], name) == 0 || (strncmp(names[i], name, len) == 0 && strncmp(names[i] + len, " [", 2) == 0))
-      return i;
-  return -1;
-}
-
-/* A method as written in a claims file ("nh_newmark(alpha=0.5)") is found by its canonical name,
- * as the file stores it ("nh_newmark(beta=0,beta2=0,alpha=0.5,disc=14)"). */
-static int index_of_method(const nh_h5 *f, const char *text) {
-  char err[NH_TEXT_MESSAGE], canonical[NH_TEXT_CANONICAL];
-  nh_method *m = nh_method_parse(text, err, sizeof err);
-  if (!m) return index_of_name(f->methods, f->nmethods, text);
-  nh_method_format(m, canonical, sizeof canonical);
-  nh_method_free(m);
-  return index_of_name(f->methods, f->nmethods, canonical);
-}
-
-/* The coordinate values of dimension DIM (h: the step sizes; sample: the times at the selected h
- * index hsel; otherwise 0, 1, 2, ...), n of them. malloc'd. */
-static double *coordinates(reader *r, const char *dim, long long n, long long hsel) {
-  double *c = NULL;
-  if (strcmp(dim, "h") == 0) c = nh_h5_doubles(r->f, "h", "h", NULL);
-  else if (strcmp(dim, "sample") == 0 && nh_h5_has(r->f, "t")) {
-    char *tdims = nh_h5_attr_string(r->f, "t", "dimensions");
-    if (tdims && strcmp(tdims, "sample") == 0) c = nh_h5_doubles(r->f, "t", "sample", NULL);
-    else if (tdims && hsel >= 0) c = nh_h5_doubles_at(r->f, "t", "h,sample", 1, &hsel, NULL);
-    free(tdims);
-  }
-  if (c) return c;
-  c = nh_malloc_array((size_t)n, sizeof(double));
-  for (long long i = 0; c && i < n; i++) c[i] = (double)i;
-  return c;
-}
-
-/* The index that selector s picks in dimension dim (size n). */
-static long long pick(reader *r, const nh_select *s, const char *dim, long long n, long long hsel) {
-  long long idx = -1;
-  if (strcmp(dim, "method") == 0 && s->by_name) {
-    idx = index_of_method(r->f, s->name);
-    if (idx < 0) return why_fail(r, "no method '%s' in the file%s", s->name, "");
-  } else if (s->by_name && (strcmp(dim, "ic") == 0 || strcmp(dim, "component") == 0)) {
-    int count = 0;
-    char **names = strcmp(dim, "ic") == 0 ? nh_h5_strings(r->f, "ic_names", "ic", &count)
-                                          : nh_h5_attr_strings(r->f, r->ms->data, "labels", &count);
-    idx = names ? index_of_name(names, count, s->name) : -1;
-    nh_h5_free_strings(names, count);
-    if (idx < 0) return why_fail(r, "no %s named '%s'", dim, s->name);
-  } else if (strcmp(dim, "h") == 0 || strcmp(dim, "sample") == 0) {
-    double *c = coordinates(r, dim, n, hsel), best = INFINITY;
-    for (long long i = 0; c && i < n; i++)
-      if (fabs(c[i] - s->value) < best) best = fabs(c[i] - s->value), idx = i;
-    /* h must match to round-off; a time within half a sample interval (halfway: the earlier) */
-    double tol = strcmp(dim, "h") == 0 ? 1e-9 * fabs(s->value)
-                 : n > 1 && c ? 0.5 * fabs(c[1] - c[0]) + 1e-12 * fabs(s->value) : INFINITY;
-    free(c);
-    if (!(best <= tol)) {
-      char v[NH_TEXT_NUMBER];
-      snprintf(v, sizeof v, "%.10g", s->value);
-      return why_fail(r, "no %s = %s in the file", strcmp(dim, "h") == 0 ? "h" : "sample at t", v);
-    }
-  } else {
-    idx = (long long)s->value;
-    if (s->by_name || idx != s->value) return why_fail(r, "dimension %s takes an index, not '%s'", dim, s->name);
-  }
-  if (idx < 0 || idx >= n) return why_fail(r, "index out of range in dimension %s%s", dim, "");
-  return idx;
-}
-
 static int eval_orders(reader *r, double *m) {
   const nh_select *s = selector(r->ms, "method");
   if (!s || !s->by_name) return why_fail(r, "'orders' needs at = { method = \"...\" }%s%s", "", "");
   nh_order_row *rows = nh_h5_read_orders(r->f);
   if (!rows) return why_fail(r, "no readable orders table%s%s", "", "");
-  int i = index_of_method(r->f, s->name), rc = 0;
+  int i = nh_h5_method_index(r->f, s->name), rc = 0;
   if (i < 0) rc = why_fail(r, "no method '%s' in the file%s", s->name, "");
   else if (strcmp(r->ms->field, "stderr") == 0) *m = rows[i].stderr_;
   else if (strcmp(r->ms->field, "claimed") == 0) *m = rows[i].claimed;
@@ -378,160 +307,45 @@ static int eval_orders(reader *r, double *m) {
   return rc;
 }
 
-static double cost_field(const nh_cost *c, const char *field) {
-  if (strcmp(field, "steps") == 0) return (double)c->steps;
-  if (strcmp(field, "rhs_evals") == 0) return (double)c->rhs_evals;
-  if (strcmp(field, "jacobian_evals") == 0) return (double)c->jacobian_evals;
-  if (strcmp(field, "linear_solves") == 0) return (double)c->linear_solves;
-  if (strcmp(field, "newton_iterations") == 0) return (double)c->newton_iterations;
-  if (strcmp(field, "constraint_evals") == 0) return (double)c->constraint_evals;
-  return NAN;
-}
-
-/* The whole dataset as doubles: floats as they are, integers converted, the cost records by
- * their field. */
-static double *read_values(reader *r, const char *name, const char *dims, hsize_t *shape, long long *total) {
-  H5T_class_t cls = H5T_NO_CLASS; /* no such dataset: none of the classes read below */
-  hid_t ds = H5Dopen2(r->f->group, name, H5P_DEFAULT);
-  if (ds >= 0) {
-    hid_t type = H5Dget_type(ds);
-    if (type >= 0) cls = H5Tget_class(type), H5Tclose(type);
-    H5Dclose(ds);
-  }
-  double *x = NULL;
-  int rank = 1;
-  for (const char *p = dims; *p; p++) rank += *p == ',';
-  if (cls == H5T_FLOAT) x = nh_h5_doubles(r->f, name, dims, shape);
-  *total = 1;
-  if (cls == H5T_STRING && rank == 1) { /* a note per method (caveats): 1 where there is one */
-    int count = 0;
-    char **notes = nh_h5_strings(r->f, name, dims, &count);
-    x = notes ? nh_malloc_array((size_t)count, sizeof(double)) : NULL;
-    for (int i = 0; x && i < count; i++) x[i] = notes[i][0] != '\0';
-    nh_h5_free_strings(notes, count);
-    shape[0] = (hsize_t)count;
-    *total = count;
-    return x;
-  }
-  if (cls == H5T_INTEGER || cls == H5T_COMPOUND) {
-    void *raw = cls == H5T_INTEGER ? (void *)nh_h5_ints(r->f, name, dims, shape)
-                                   : (void *)nh_h5_costs(r->f, name, dims, shape);
-    for (int d = 0; raw && d < rank; d++) *total *= (long long)shape[d];
-    x = raw ? malloc(sizeof(double) * (size_t)*total) : NULL;
-    for (long long i = 0; x && i < *total; i++)
-      x[i] = cls == H5T_INTEGER ? ((int *)raw)[i] : cost_field(&((nh_cost *)raw)[i], r->ms->field);
-    free(raw);
-    return x;
-  }
-  for (int d = 0; x && d < rank; d++) *total *= (long long)shape[d];
-  return x;
-}
-
-/* Splits "method,h,ic,sample,component" into names. */
-static int split_dims(const char *dims, char names[][NH_TEXT_NAME], int max) {
-  int n = 0;
-  for (const char *p = dims; *p && n < max; n++) {
-    size_t len = strcspn(p, ",");
-    snprintf(names[n], sizeof names[n], "%.*s", (int)len, p);
-    p += len + (p[len] == ',');
-  }
-  return n;
-}
-
-/* A selection of one dataset: the values at the selected indices, over every combination of the
- * free dimensions (row-major), each with the coordinate of the first free dimension. */
+/* A selection of one dataset (nh_h5_slice_read): its values over the free dimensions, each with
+ * the coordinate of the first free dimension. */
 typedef struct {
-  int nfree;
-  char free_names[NH_H5_MAX_DIMS][NH_TEXT_NAME];
-  long long count;
-  double *x, *c;
+  nh_h5_slice s;
+  double *c; /* [s.count] */
 } slice;
 
-static void slice_free(slice *s) {
-  free(s->x), free(s->c);
-  s->x = s->c = NULL;
-}
-
-/* The selector of dimension dim: the one in over (minus_at) when there is one, else in ms's `at`. */
-static const nh_select *selector_in(const nh_select *over, int nover, const nh_measure *ms, const char *dim) {
-  for (int i = 0; i < nover; i++)
-    if (strcmp(over[i].dim, dim) == 0) return &over[i];
-  return selector(ms, dim);
-}
-
-/* Every selector names a dimension of the dataset (t: its sample dimension). */
-static int check_selectors(reader *r, const char *name, const nh_select *sel, int nsel, char names[][NH_TEXT_NAME],
-                           int rank) {
-  for (int i = 0; i < nsel; i++) {
-    int known = strcmp(sel[i].dim, "t") == 0;
-    for (int d = 0; d < rank; d++) known |= strcmp(names[d], sel[i].dim) == 0;
-    if (!known) return why_fail(r, "dataset '%s' has no dimension '%s'", name, sel[i].dim);
-  }
-  return 0;
+static void slice_free(slice *a) {
+  nh_h5_slice_free(&a->s);
+  free(a->c);
+  a->c = NULL;
 }
 
 /* Reads dataset `name` and selects from it by ms's `at`, with the selectors `over` in their place
  * where given. More than one free dimension only for a pointwise reduction. */
 static int take_slice(reader *r, const char *name, const nh_select *over, int nover, slice *out) {
   const nh_measure *ms = r->ms;
-  memset(out, 0, sizeof *out);
-  if (!nh_h5_has(r->f, name)) return why_fail(r, "no dataset '%s'%s", name, "");
-  char *dims = nh_h5_attr_string(r->f, name, "dimensions");
-  if (!dims) return why_fail(r, "dataset '%s' has no dimensions attribute%s", name, "");
-  hsize_t shape[NH_H5_MAX_DIMS];
-  long long total = 0, index[NH_H5_MAX_DIMS], hsel = -1, stride[NH_H5_MAX_DIMS];
-  char names[NH_H5_MAX_DIMS][NH_TEXT_NAME];
-  int rank = split_dims(dims, names, NH_H5_MAX_DIMS), freed[NH_H5_MAX_DIMS], rc = 0;
-  double *x = read_values(r, name, dims, shape, &total);
-  free(dims);
-  if (!x) return why_fail(r, "cannot read dataset '%s'%s", name, "");
-  for (int d = 0; d < rank && !rc; d++) { /* h first: a sample's time depends on it */
-    const nh_select *s = selector_in(over, nover, ms, "h");
-    if (strcmp(names[d], "h") == 0 && s) index[d] = hsel = pick(r, s, "h", (long long)shape[d], -1), rc = hsel < 0;
-    else if (strcmp(names[d], "h") == 0 && shape[d] == 1) hsel = 0; /* one step size: its times */
+  nh_select sel[2 * NH_MAX_SELECT];
+  int nsel = 0;
+  for (int i = 0; i < nover; i++) sel[nsel++] = over[i];
+  for (int i = 0; i < ms->nselect; i++) {
+    int replaced = 0;
+    for (int j = 0; j < nover; j++) replaced |= strcmp(over[j].dim, ms->select[i].dim) == 0;
+    if (!replaced) sel[nsel++] = ms->select[i];
   }
-  for (int d = 0; d < rank && !rc; d++) {
-    const int sample = strcmp(names[d], "sample") == 0;
-    const nh_select *s = selector_in(over, nover, ms, sample && selector_in(over, nover, ms, "t") ? "t" : names[d]);
-    if (strcmp(names[d], "h") == 0 && s) continue;
-    if (s) rc = (index[d] = pick(r, s, names[d], (long long)shape[d], hsel)) < 0;
-    else if (shape[d] == 1) index[d] = 0;
-    else freed[out->nfree] = d, snprintf(out->free_names[out->nfree++], NH_TEXT_NAME, "%s", names[d]), index[d] = 0;
+  out->c = NULL;
+  if (nh_h5_slice_read(r->f, name, ms->field, sel, nsel, &out->s, r->why, r->whylen) < 0) return -1;
+  const nh_h5_slice *s = &out->s;
+  if (s->nfree > 1 && !nh_reduce_is_pointwise(ms->reduce)) {
+    slice_free(out);
+    return why_fail(r, "dimensions %s and %s are both free: select one (only max_abs, max, min, mean and mean_abs "
+                    "reduce over several)", s->dims[s->free_dim[0]], s->dims[s->free_dim[1]]);
   }
-  if (!rc) rc = check_selectors(r, name, ms->select, ms->nselect, names, rank) ||
-                check_selectors(r, name, over, nover, names, rank);
-  if (!rc && out->nfree > 1 && !nh_reduce_is_pointwise(ms->reduce))
-    rc = why_fail(r, "dimensions %s and %s are both free: select one (only max_abs, max, min, mean and mean_abs "
-                  "reduce over several)", out->free_names[0], out->free_names[1]);
-  if (rc) return free(x), -1;
-  long long base = 0, size = 1;
-  for (int d = rank - 1; d >= 0; d--) {
-    stride[d] = size;
-    base += index[d] * size;
-    size *= (long long)shape[d];
-  }
-  out->count = 1;
-  for (int k = 0; k < out->nfree; k++) out->count *= (long long)shape[freed[k]];
-  const long long n0 = out->nfree ? (long long)shape[freed[0]] : 1;
-  double *c0 = out->nfree ? coordinates(r, names[freed[0]], n0, hsel) : calloc(1, sizeof(double));
-  out->x = nh_malloc_array((size_t)out->count, sizeof(double));
-  out->c = nh_malloc_array((size_t)out->count, sizeof(double));
-  if (!c0 || !out->x || !out->c) {
-    free(c0), free(x), slice_free(out);
+  out->c = nh_malloc_array((size_t)s->count, sizeof(double));
+  if (!out->c) {
+    slice_free(out);
     return why_fail(r, "out of memory for a slice of '%s'%s", name, "");
   }
-  for (long long i = 0; i < out->count; i++) { /* the free indices of i, the last free dimension fastest */
-    long long at = base, rest = i, first = 0;
-    for (int k = out->nfree - 1; k >= 0; k--) {
-      const long long ik = rest % (long long)shape[freed[k]];
-      rest /= (long long)shape[freed[k]];
-      at += ik * stride[freed[k]];
-      if (k == 0) first = ik;
-    }
-    out->x[i] = x[at];
-    out->c[i] = c0[first];
-  }
-  free(c0), free(x);
+  for (long long i = 0; i < s->count; i++) out->c[i] = s->nfree ? s->coord[0][nh_h5_slice_index(s, i, 0)] : 0;
   return 0;
 }
 
@@ -546,11 +360,12 @@ static int subtract(reader *r, slice *a, const char *other) {
     snprintf(r->why, r->whylen, "cannot subtract '%s': %s", other, why);
     return -1;
   }
-  const int one = b.nfree == 0;
-  int same = one || (a->count == b.count && a->nfree == b.nfree);
-  for (int k = 0; same && !one && k < a->nfree; k++) same = strcmp(a->free_names[k], b.free_names[k]) == 0;
+  const int one = b.s.nfree == 0;
+  int same = one || (a->s.count == b.s.count && a->s.nfree == b.s.nfree);
+  for (int k = 0; same && !one && k < a->s.nfree; k++) same =
+      strcmp(a->s.dims[a->s.free_dim[k]], b.s.dims[b.s.free_dim[k]]) == 0;
   if (same)
-    for (long long i = 0; i < a->count; i++) a->x[i] -= b.x[one ? 0 : i];
+    for (long long i = 0; i < a->s.count; i++) a->s.x[i] -= b.s.x[one ? 0 : i];
   slice_free(&b);
   return same ? 0 : why_fail(r, "cannot subtract '%s': its selection is not of the free dimensions of '%s'", other,
                              ms->data);
@@ -566,11 +381,11 @@ static int eval_dataset(reader *r, double *m) {
   for (int i = 0; i < 2; i++)
     if (subtrahends[i] && subtract(r, &a, subtrahends[i]) < 0) return slice_free(&a), -1;
   int k = 0, rc = 0;
-  for (long long i = 0; i < a.count; i++) /* the window on the first free coordinate */
-    if (a.c[i] >= ms->from && a.c[i] <= ms->to) a.c[k] = a.c[i], a.x[k++] = a.x[i];
-  *m = nh_reduce_apply(ms->reduce, k, a.c, a.x, ms->period);
+  for (long long i = 0; i < a.s.count; i++) /* the window on the first free coordinate */
+    if (a.c[i] >= ms->from && a.c[i] <= ms->to) a.c[k] = a.c[i], a.s.x[k++] = a.s.x[i];
+  *m = nh_reduce_apply(ms->reduce, k, a.c, a.s.x, ms->period);
   if (ms->reduce == NH_REDUCE_VALUE && k > 1)
-    rc = why_fail(r, "reduce = \"value\" but dimension %s is free", a.free_names[0], "");
+    rc = why_fail(r, "reduce = \"value\" but dimension %s is free", a.s.dims[a.s.free_dim[0]], "");
   slice_free(&a);
   return rc;
 }

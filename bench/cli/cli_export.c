@@ -31,6 +31,15 @@ static const char usage[] =
     "  steps                   index h, one step size a line (an ensemble: its one h)\n"
     "  ics                     index q[0] ... v[n-1] name: the initial conditions (--ic K is line K),\n"
     "                          the name last (it may hold a blank: \"random 3\")\n"
+    "  dataset NAME [--at DIM=VALUE]... [--field FIELD]\n"
+    "                          any dataset of the study group (nhbench info FILE lists them; a path\n"
+    "                          such as summary/ok) with dimensions fixed by --at (DIM=VALUE: a method\n"
+    "                          by index or name, h and t by value, an ic or a component by index or\n"
+    "                          name, any other dimension by index); a row per value: the coordinates\n"
+    "                          of the free dimensions (h, t by value, the others by index), then the\n"
+    "                          value; with two or more free dimensions a block per index of the first.\n"
+    "                          FIELD: the counter of a cost record (steps, rhs_evals, jacobian_evals,\n"
+    "                          linear_solves, newton_iterations, constraint_evals)\n"
     "convergence studies:\n"
     "  convergence [--methods LIST]\n"
     "                          a block per method (default all): h err err_q err_v\n"
@@ -85,17 +94,20 @@ static const char usage[] =
 
 enum {
   O_METHOD = 1, O_ICS = 2, O_RELATIVE = 4, O_IC = 8, O_METHODS = 16, O_GRID = 32, O_STAT = 64, O_PRIMARY = 128,
-  O_H = 256, O_OBS = 512, O_NORM = 1024
+  O_H = 256, O_OBS = 512, O_NORM = 1024, O_AT = 2048, O_FIELD = 4096
 };
 static const char *const option_names[] = {"--method", "--ics",    "--relative", "--ic",         "--methods", "--grid",
-                                           "--stat",   "--primary", "--h",       "--observable", "--norm"};
-#define NOPTIONS 11
+                                           "--stat",   "--primary", "--h",       "--observable", "--norm",
+                                           "--at",     "--field"};
+#define NOPTIONS 13
 
 typedef struct {
   int given; /* O_* flags of the options on the command line */
   int method, ic, grid, relative, primary, h;
   long ics_a, ics_b; /* -1: default */
-  const char *methods, *stat, *attr, *observable, *norm;
+  const char *methods, *stat, *name, *observable, *norm, *field; /* name: attr NAME or dataset NAME */
+  int nat;                             /* --at selectors, in their order */
+  nh_h5_select at[NH_H5_MAX_SELECT];
 } opts;
 
 static const char *prog = "nhbench export";
@@ -179,7 +191,7 @@ static int t_study(nh_h5 *f, const opts *o NH_UNUSED) {
 static int t_attr(nh_h5 *f, const opts *o) {
   /* NAME on the root or the study group, or OBJ/NAME on an object inside the study group. */
   char objbuf[NH_TEXT_NAME];
-  const char *arg = o->attr, *name = arg, *obj = NULL, *slash = strrchr(arg, '/');
+  const char *arg = o->name, *name = arg, *obj = NULL, *slash = strrchr(arg, '/');
   if (slash) {
     snprintf(objbuf, sizeof objbuf, "%.*s", (int)(slash - arg), arg);
     name = slash + 1;
@@ -260,6 +272,45 @@ static int t_ics(nh_h5 *f, const opts *o NH_UNUSED) {
   nh_h5_free_strings(names, nic), nh_h5_free_strings(labels, nlabels);
   free(q0), free(v0);
   return rc;
+}
+
+/* ---- any dataset, by dimension names (results.h, nh_h5_slice_read) ------------------------- */
+
+/* The header: what the dataset is, then the columns (the free dimensions, then its name). */
+static void dataset_header(nh_h5 *f, const char *name, const nh_h5_slice *s) {
+  char *desc = nh_h5_attr_string(f, name, "description"), *units = nh_h5_attr_string(f, name, "units");
+  printf("# %s [", name);
+  for (int d = 0; d < s->rank; d++) printf("%s%s", d ? "," : "", s->dims[d]);
+  printf("], units %s: %s\n#", units ? units : "?", desc ? desc : "");
+  free(desc), free(units);
+  for (int k = 0; k < s->nfree; k++) printf(" %s", s->coord_name[k]);
+  printf(" %s\n", name);
+}
+
+static int t_dataset(nh_h5 *f, const opts *o) {
+  char why[NH_TEXT_MESSAGE];
+  nh_h5_slice s;
+  if (nh_h5_slice_read(f, o->name, o->field, o->at, o->nat, &s, why, sizeof why) < 0) {
+    fprintf(stderr, "%s: %s\n", prog, why);
+    return 2;
+  }
+  dataset_header(f, o->name, &s);
+  const long long per_block = s.nfree > 1 ? s.count / s.shape[s.free_dim[0]] : s.count;
+  for (long long i = 0; i < s.count; i++) {
+    if (s.nfree > 1 && i % per_block == 0) {
+      const long long b = i / per_block;
+      block_sep(b);
+      printf("# %s %lld", s.dims[s.free_dim[0]], b);
+      if (strcmp(s.dims[s.free_dim[0]], "method") == 0 && b < f->nmethods) printf(" %s", f->methods[b]);
+      else if (strcmp(s.coord_name[0], "h") == 0 || strcmp(s.coord_name[0], "t") == 0)
+        printf(" %s = ", s.coord_name[0]), put(s.coord[0][b]);
+      putchar('\n');
+    }
+    for (int k = 0; k < s.nfree; k++) put(s.coord[k][nh_h5_slice_index(&s, i, k)]), putchar(' ');
+    put(s.x[i]), putchar('\n');
+  }
+  nh_h5_slice_free(&s);
+  return 0;
 }
 
 /* ---- convergence --------------------------------------------------------------------------- */
@@ -722,6 +773,7 @@ static const struct {
     {"dims", 0, K_ANY, t_dims},
     {"steps", 0, K_ANY, t_steps},
     {"ics", 0, K_ANY, t_ics},
+    {"dataset", O_AT | O_FIELD, K_ANY, t_dataset},
     {"convergence", O_METHODS, K_CONV, t_convergence},
     {"orders", 0, K_CONV, t_orders},
     {"energy", O_METHOD | O_ICS | O_RELATIVE, K_ENS, t_energy},
@@ -748,6 +800,25 @@ static int *index_slot(int flag, opts *o) {
   }
 }
 
+/* --at DIM=VALUE: a number (an index, or h and t by value), else a name (a method as written, an ic
+ * or a component label); 0, or an exit status with a message. */
+static int at_selector(const char *arg, opts *o) {
+  const char *eq = strchr(arg, '=');
+  if (!eq || eq == arg || !eq[1] || (size_t)(eq - arg) >= sizeof o->at[0].dim)
+    return bad("--at '%s': expected DIM=VALUE, e.g. --at method=0 --at h=0.01", arg);
+  if (o->nat == NH_H5_MAX_SELECT) return bad("--at '%s': more than 8 selectors", arg);
+  nh_h5_select *s = &o->at[o->nat++];
+  memset(s, 0, sizeof *s);
+  snprintf(s->dim, sizeof s->dim, "%.*s", (int)(eq - arg), arg);
+  char *end;
+  errno = 0;
+  s->value = strtod(eq + 1, &end);
+  s->by_name = *end != '\0' || errno == ERANGE || isnan(s->value);
+  if (s->by_name && snprintf(s->name, sizeof s->name, "%s", eq + 1) >= (int)sizeof s->name)
+    return bad("--at '%s': the name is too long", arg);
+  return 0;
+}
+
 /* The value of option flag (O_*) into o; 0, or an exit status with a message. */
 static int set_option(int flag, const char *arg, opts *o) {
   int *index = index_slot(flag, o);
@@ -770,6 +841,8 @@ static int set_option(int flag, const char *arg, opts *o) {
   case O_STAT: o->stat = arg; break;
   case O_OBS: o->observable = arg; break;
   case O_NORM: o->norm = arg; break;
+  case O_FIELD: o->field = arg; break;
+  case O_AT: return at_selector(arg, o);
   case O_ICS: {
     char buf[NH_TEXT_NAME];
     snprintf(buf, sizeof buf, "%s", arg);
@@ -800,7 +873,8 @@ static int parse_export_args(int argc, char **argv, export_args *a) {
       {"methods", required_argument, NULL, O_METHODS}, {"grid", required_argument, NULL, O_GRID},
       {"stat", required_argument, NULL, O_STAT},       {"primary", no_argument, NULL, O_PRIMARY},
       {"h", required_argument, NULL, O_H},             {"observable", required_argument, NULL, O_OBS},
-      {"norm", required_argument, NULL, O_NORM},       {"help", no_argument, NULL, 'h'},
+      {"norm", required_argument, NULL, O_NORM},       {"at", required_argument, NULL, O_AT},
+      {"field", required_argument, NULL, O_FIELD},     {"help", no_argument, NULL, 'h'},
       {0}};
   memset(a, 0, sizeof *a);
   a->o.ics_a = a->o.ics_b = -1;
@@ -813,7 +887,7 @@ static int parse_export_args(int argc, char **argv, export_args *a) {
   for (int i = optind; i < argc; i++) {
     if (!a->path) a->path = argv[i];
     else if (!a->table) a->table = argv[i];
-    else if (strcmp(a->table, "attr") == 0 && !a->o.attr) a->o.attr = argv[i];
+    else if ((strcmp(a->table, "attr") == 0 || strcmp(a->table, "dataset") == 0) && !a->o.name) a->o.name = argv[i];
     else return bad("unexpected argument '%s'", argv[i]);
   }
   if (!a->path || !a->table) {
@@ -864,8 +938,10 @@ static int find_table(const char *name, const opts *o) {
     if (strcmp(name, tables[i].name) == 0) t = i;
   if (t < 0) return bad("unknown table '%s'", name), -1;
   if (check_options(t, o)) return -1;
-  if (strcmp(name, "attr") == 0 && !o->attr)
+  if (strcmp(name, "attr") == 0 && !o->name)
     return bad("%s", "attr needs an attribute NAME, e.g. nhbench export FILE.h5 attr system"), -1;
+  if (strcmp(name, "dataset") == 0 && !o->name)
+    return bad("%s", "dataset needs a dataset NAME, e.g. nhbench export FILE.h5 dataset err --at method=0"), -1;
   return t;
 }
 

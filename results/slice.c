@@ -1,0 +1,254 @@
+/* A slice of any dataset of the study group by its dimension names (results.h, issue 48 item 4):
+ * the one selection that `nhbench export FILE dataset` and the claims checker share. The dataset's
+ * `dimensions` attribute names its axes; selectors fix some, the rest stay free. */
+#include <hdf5.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/text.h"
+#include "integrators/integrator.h"
+#include "results/results.h"
+
+typedef struct {
+  nh_h5 *f;
+  const char *name, *field; /* the dataset, and a cost record's counter */
+  char *why;
+  size_t whylen;
+} slicer;
+
+static int fail(slicer *r, const char *fmt, ...) {
+  char msg[NH_TEXT_MESSAGE];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  snprintf(r->why, r->whylen, "%s: %s", r->f->path, msg);
+  return -1;
+}
+
+int nh_h5_name_index(char *const *names, int count, const char *text) {
+  size_t len = strlen(text);
+  for (int i = 0; i < count; i++)
+    if (strcmp(names[i], text) == 0 || (strncmp(names[i], text, len) == 0 && strncmp(names[i] + len, " [", 2) == 0))
+      return i;
+  return -1;
+}
+
+/* A method as a user writes it ("nh_newmark(alpha=0.5)") is found by its canonical name, as the file
+ * stores it ("nh_newmark(beta=0,beta2=0,alpha=0.5,constraint=point)"). */
+int nh_h5_method_index(const nh_h5 *f, const char *text) {
+  char err[NH_TEXT_MESSAGE], canonical[NH_TEXT_CANONICAL];
+  nh_method *m = nh_method_parse(text, err, sizeof err);
+  if (!m) return nh_h5_name_index(f->methods, f->nmethods, text);
+  nh_method_format(m, canonical, sizeof canonical);
+  nh_method_free(m);
+  return nh_h5_name_index(f->methods, f->nmethods, canonical);
+}
+
+/* The coordinates of dimension dim, n of them (h: the step sizes; sample: the times, at the
+ * selected h index hsel where t is [h][sample]; otherwise 0, 1, 2, ...). malloc'd. what (if not
+ * NULL) receives their name: "h", "t", or dim for indices. */
+static double *coordinates(nh_h5 *f, const char *dim, long long n, long long hsel, char *what, size_t len) {
+  double *c = NULL;
+  if (strcmp(dim, "h") == 0) c = nh_h5_doubles(f, "h", "h", NULL);
+  else if (strcmp(dim, "sample") == 0 && nh_h5_has(f, "t")) {
+    char *tdims = nh_h5_attr_string(f, "t", "dimensions");
+    if (tdims && strcmp(tdims, "sample") == 0) c = nh_h5_doubles(f, "t", "sample", NULL);
+    else if (tdims && hsel >= 0) c = nh_h5_doubles_at(f, "t", "h,sample", 1, &hsel, NULL);
+    free(tdims);
+  }
+  if (what) snprintf(what, len, "%s", c && strcmp(dim, "sample") == 0 ? "t" : dim);
+  if (c) return c;
+  c = nh_malloc_array((size_t)n, sizeof(double));
+  for (long long i = 0; c && i < n; i++) c[i] = (double)i;
+  return c;
+}
+
+/* The index selector s picks in dimension dim (size n), or -1 with the reason. */
+static long long pick(slicer *r, const nh_h5_select *s, const char *dim, long long n, long long hsel) {
+  long long idx = -1;
+  if (strcmp(dim, "method") == 0 && s->by_name) {
+    idx = nh_h5_method_index(r->f, s->name);
+    if (idx < 0) return fail(r, "no method '%s' in the file", s->name);
+  } else if (s->by_name && (strcmp(dim, "ic") == 0 || strcmp(dim, "component") == 0)) {
+    int count = 0;
+    char **names = strcmp(dim, "ic") == 0 ? nh_h5_strings(r->f, "ic_names", "ic", &count)
+                                          : nh_h5_attr_strings(r->f, r->name, "labels", &count);
+    idx = names ? nh_h5_name_index(names, count, s->name) : -1;
+    nh_h5_free_strings(names, count);
+    if (idx < 0) return fail(r, "no %s named '%s'", dim, s->name);
+  } else if (strcmp(dim, "h") == 0 || strcmp(dim, "sample") == 0) {
+    double *c = coordinates(r->f, dim, n, hsel, NULL, 0), best = INFINITY;
+    for (long long i = 0; c && i < n; i++)
+      if (fabs(c[i] - s->value) < best) best = fabs(c[i] - s->value), idx = i;
+    /* h must match to round-off; a time within half a sample interval (halfway: the earlier) */
+    double tol = strcmp(dim, "h") == 0 ? 1e-9 * fabs(s->value)
+                 : n > 1 && c ? 0.5 * fabs(c[1] - c[0]) + 1e-12 * fabs(s->value) : INFINITY;
+    free(c);
+    if (!(best <= tol)) return fail(r, "no %s = %.10g in the file", strcmp(dim, "h") == 0 ? "h" : "sample at t", s->value);
+  } else {
+    idx = (long long)s->value;
+    if (s->by_name || idx != s->value) return fail(r, "dimension %s takes an index, not '%s'", dim, s->name);
+  }
+  if (idx < 0 || idx >= n) return fail(r, "index out of range in dimension %s", dim);
+  return idx;
+}
+
+static double cost_field(const nh_cost *c, const char *field) {
+  if (strcmp(field, "steps") == 0) return (double)c->steps;
+  if (strcmp(field, "rhs_evals") == 0) return (double)c->rhs_evals;
+  if (strcmp(field, "jacobian_evals") == 0) return (double)c->jacobian_evals;
+  if (strcmp(field, "linear_solves") == 0) return (double)c->linear_solves;
+  if (strcmp(field, "newton_iterations") == 0) return (double)c->newton_iterations;
+  if (strcmp(field, "constraint_evals") == 0) return (double)c->constraint_evals;
+  return NAN;
+}
+
+/* The whole dataset as doubles: floats as they are, integers converted, the cost records by their
+ * field, a 1-D string dataset (a note per method) as 1 where a string is not empty. */
+static double *read_values(slicer *r, const char *dims, hsize_t *shape, long long *total) {
+  H5T_class_t cls = H5T_NO_CLASS; /* no such dataset: none of the classes read below */
+  hid_t ds = H5Dopen2(r->f->group, r->name, H5P_DEFAULT);
+  if (ds >= 0) {
+    hid_t type = H5Dget_type(ds);
+    if (type >= 0) cls = H5Tget_class(type), H5Tclose(type);
+    H5Dclose(ds);
+  }
+  double *x = NULL;
+  int rank = 1;
+  for (const char *p = dims; *p; p++) rank += *p == ',';
+  if (cls == H5T_FLOAT) x = nh_h5_doubles(r->f, r->name, dims, shape);
+  *total = 1;
+  if (cls == H5T_STRING && rank == 1) {
+    int count = 0;
+    char **notes = nh_h5_strings(r->f, r->name, dims, &count);
+    x = notes ? nh_malloc_array((size_t)count, sizeof(double)) : NULL;
+    for (int i = 0; x && i < count; i++) x[i] = notes[i][0] != '\0';
+    nh_h5_free_strings(notes, count);
+    shape[0] = (hsize_t)count;
+    *total = count;
+    return x;
+  }
+  if (cls == H5T_INTEGER || cls == H5T_COMPOUND) {
+    void *raw = cls == H5T_INTEGER ? (void *)nh_h5_ints(r->f, r->name, dims, shape)
+                                   : (void *)nh_h5_costs(r->f, r->name, dims, shape);
+    for (int d = 0; raw && d < rank; d++) *total *= (long long)shape[d];
+    x = raw ? malloc(sizeof(double) * (size_t)*total) : NULL;
+    for (long long i = 0; x && i < *total; i++)
+      x[i] = cls == H5T_INTEGER ? ((int *)raw)[i] : cost_field(&((nh_cost *)raw)[i], r->field);
+    free(raw);
+    return x;
+  }
+  for (int d = 0; x && d < rank; d++) *total *= (long long)shape[d];
+  return x;
+}
+
+/* Splits "method,h,ic,sample,component" into s->dims; the rank. */
+static int split_dims(const char *dims, nh_h5_slice *s) {
+  int n = 0;
+  for (const char *p = dims; *p && n < NH_H5_MAX_DIMS; n++) {
+    size_t len = strcspn(p, ",");
+    snprintf(s->dims[n], sizeof s->dims[n], "%.*s", (int)len, p);
+    p += len + (p[len] == ',');
+  }
+  return n;
+}
+
+/* The selector of dimension dim, or NULL. */
+static const nh_h5_select *selector(const nh_h5_select *sel, int nsel, const char *dim) {
+  for (int i = 0; i < nsel; i++)
+    if (strcmp(sel[i].dim, dim) == 0) return &sel[i];
+  return NULL;
+}
+
+/* Every selector names a dimension of the dataset (t: its sample dimension). */
+static int check_selectors(slicer *r, const nh_h5_slice *s, const nh_h5_select *sel, int nsel) {
+  for (int i = 0; i < nsel; i++) {
+    int known = strcmp(sel[i].dim, "t") == 0;
+    for (int d = 0; d < s->rank; d++) known |= strcmp(s->dims[d], sel[i].dim) == 0;
+    if (!known) return fail(r, "dataset '%s' has no dimension '%s'", r->name, sel[i].dim);
+  }
+  return 0;
+}
+
+/* The index each selector fixes (h first: a sample's time depends on it), the free dimensions
+ * at 0; *hsel the selected (or only) h. 0, or -1 with the reason. */
+static int fix_indices(slicer *r, nh_h5_slice *s, const nh_h5_select *sel, int nsel, long long *index,
+                       long long *hsel) {
+  *hsel = -1;
+  for (int d = 0; d < s->rank; d++) {
+    const nh_h5_select *h = selector(sel, nsel, "h");
+    if (strcmp(s->dims[d], "h") != 0) continue;
+    if (h && (index[d] = *hsel = pick(r, h, "h", s->shape[d], -1)) < 0) return -1;
+    if (!h && s->shape[d] == 1) *hsel = 0; /* one step size: its times */
+  }
+  for (int d = 0; d < s->rank; d++) {
+    const int sample = strcmp(s->dims[d], "sample") == 0;
+    const nh_h5_select *at = selector(sel, nsel, sample && selector(sel, nsel, "t") ? "t" : s->dims[d]);
+    if (strcmp(s->dims[d], "h") == 0 && at) continue;
+    if (at) {
+      if ((index[d] = pick(r, at, s->dims[d], s->shape[d], *hsel)) < 0) return -1;
+    } else {
+      index[d] = 0;
+      if (s->shape[d] != 1) s->free_dim[s->nfree++] = d;
+    }
+  }
+  return check_selectors(r, s, sel, nsel);
+}
+
+int nh_h5_slice_read(nh_h5 *f, const char *name, const char *field, const nh_h5_select *sel, int nsel,
+                     nh_h5_slice *s, char *why, size_t whylen) {
+  slicer r = {f, name, field ? field : "", why, whylen};
+  memset(s, 0, sizeof *s);
+  if (!nh_h5_has(f, name)) return fail(&r, "no dataset '%s'", name);
+  char *dims = nh_h5_attr_string(f, name, "dimensions");
+  if (!dims) return fail(&r, "dataset '%s' has no dimensions attribute", name);
+  hsize_t shape[NH_H5_MAX_DIMS];
+  long long total = 0, index[NH_H5_MAX_DIMS], stride[NH_H5_MAX_DIMS], hsel;
+  s->rank = split_dims(dims, s);
+  double *x = read_values(&r, dims, shape, &total);
+  free(dims);
+  if (!x) return fail(&r, "cannot read dataset '%s'", name);
+  for (int d = 0; d < s->rank; d++) s->shape[d] = (long long)shape[d];
+  if (fix_indices(&r, s, sel, nsel, index, &hsel) < 0) return free(x), nh_h5_slice_free(s), -1;
+  long long base = 0, size = 1;
+  for (int d = s->rank - 1; d >= 0; d--) {
+    stride[d] = size;
+    base += index[d] * size;
+    size *= s->shape[d];
+  }
+  s->count = 1;
+  for (int k = 0; k < s->nfree; k++) s->count *= s->shape[s->free_dim[k]];
+  s->x = nh_malloc_array((size_t)s->count, sizeof(double));
+  int ok = s->x != NULL;
+  for (int k = 0; ok && k < s->nfree; k++)
+    ok = (s->coord[k] = coordinates(f, s->dims[s->free_dim[k]], s->shape[s->free_dim[k]], hsel, s->coord_name[k],
+                                     sizeof s->coord_name[k])) != NULL;
+  if (!ok) {
+    free(x), nh_h5_slice_free(s);
+    return fail(&r, "out of memory for a slice of '%s'", name);
+  }
+  for (long long i = 0; i < s->count; i++) {
+    long long at = base;
+    for (int k = 0; k < s->nfree; k++) at += nh_h5_slice_index(s, i, k) * stride[s->free_dim[k]];
+    s->x[i] = x[at];
+  }
+  free(x);
+  return 0;
+}
+
+long long nh_h5_slice_index(const nh_h5_slice *s, long long i, int k) {
+  for (int j = s->nfree - 1; j > k; j--) i /= s->shape[s->free_dim[j]];
+  return i % s->shape[s->free_dim[k]];
+}
+
+void nh_h5_slice_free(nh_h5_slice *s) {
+  for (int k = 0; k < NH_H5_MAX_DIMS; k++) free(s->coord[k]), s->coord[k] = NULL;
+  free(s->x);
+  s->x = NULL;
+  s->count = 0;
+}

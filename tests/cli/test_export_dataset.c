@@ -1,0 +1,209 @@
+/* `nhbench export FILE dataset NAME [--at DIM=VALUE]... [--field F]`: the generic slice of any
+ * dataset (results/slice.c, issue 48 item 4). Every printed row is checked against the dataset as
+ * the test reads it with the HDF5 API and indexes it itself, and against what the spec fixes
+ * independently (the step sizes, T/h steps, the sample times t = k·K·h). */
+#include <criterion/criterion.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/helpers.h"
+
+static char out[1 << 18];
+
+/* A data row of out: the numbers of its line `row` (0-based, comments and blank lines skipped);
+ * their count, or -1 if there is no such row. */
+static int data_row(const char *text, int row, double *v, int max) {
+  for (const char *line = text; *line;) {
+    const char *end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) : strlen(line);
+    if (len && line[0] != '#' && row-- == 0) {
+      char buf[1024];
+      snprintf(buf, sizeof buf, "%.*s", (int)len, line);
+      int n = 0;
+      for (char *p = buf, *q; n < max; p = q) {
+        v[n] = strtod(p, &q);
+        if (q == p) break;
+        n++;
+      }
+      return n;
+    }
+    line = end ? end + 1 : line + len;
+  }
+  return -1;
+}
+
+static int data_rows(const char *text) {
+  double v[16];
+  int n = 0;
+  while (data_row(text, n, v, 16) >= 0) n++;
+  return n;
+}
+
+/* The whole dataset /GROUP/NAME as doubles (HDF5 converts integers), and its shape. */
+static double *read_all(const char *path, const char *obj, hsize_t *shape, int *rank) {
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t ds = H5Dopen2(file, obj, H5P_DEFAULT);
+  cr_assert(ds >= 0, "no dataset %s in %s", obj, path);
+  hid_t space = H5Dget_space(ds);
+  *rank = H5Sget_simple_extent_dims(space, shape, NULL);
+  size_t n = (size_t)H5Sget_simple_extent_npoints(space);
+  double *x = malloc(sizeof(double) * n);
+  cr_assert(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) >= 0);
+  H5Sclose(space), H5Dclose(ds), H5Fclose(file);
+  return x;
+}
+
+static int export(const char *path, const char *args) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "export %s dataset %s", path, args);
+  return test_run_nhbench(cmd, out, sizeof out);
+}
+
+/* A convergence file's err [method][h]: a block per method, a row `h err` per step size, h from the
+ * spec (0.1, 0.05); by index, by the method's name as written, and across methods at one h. */
+Test(export_dataset, convergence_err_by_method_and_h, .timeout = 60) {
+  char path[256];
+  test_results_file(path, sizeof path, "export-dataset", "conv", "convergence_norms.cfg", "");
+  hsize_t shape[8];
+  int rank;
+  double *err = read_all(path, "/convergence/err", shape, &rank);
+  cr_assert_eq(rank, 2);
+  cr_assert_eq(shape[0], 2);
+  cr_assert_eq(shape[1], 2);
+  const double h[2] = {0.1, 0.05};
+
+  cr_assert_eq(export(path, "err"), 0, "%s", out);
+  cr_expect(strstr(out, "# method h err\n# method 0 rk4\n") != NULL, "%s", out);
+  cr_expect(strstr(out, "\n\n\n# method 1 nh_newmark(beta=0.1,beta2=0.1,alpha=0.5") != NULL, "%s", out);
+  cr_assert_eq(data_rows(out), 4, "%s", out);
+  for (int m = 0; m < 2; m++)
+    for (int i = 0; i < 2; i++) {
+      double v[4];
+      cr_assert_eq(data_row(out, 2 * m + i, v, 4), 3);
+      cr_expect_eq(v[0], m);
+      cr_expect_eq(v[1], h[i]);
+      cr_expect_eq(v[2], err[m * 2 + i]);
+    }
+
+  const char *by[] = {"err --at method=1", "err --at method='nh_newmark(beta2=0.1,beta=0.1,alpha=0.5)'"};
+  for (int k = 0; k < 2; k++) {
+    cr_assert_eq(export(path, by[k]), 0, "%s", out);
+    cr_expect(strstr(out, "# h err\n") != NULL, "%s", out);
+    cr_assert_eq(data_rows(out), 2, "%s", out);
+    for (int i = 0; i < 2; i++) {
+      double v[4];
+      cr_assert_eq(data_row(out, i, v, 4), 2);
+      cr_expect_eq(v[0], h[i]);
+      cr_expect_eq(v[1], err[2 + i]);
+    }
+  }
+
+  cr_assert_eq(export(path, "err --at h=0.05"), 0, "%s", out);
+  cr_expect(strstr(out, "# method err\n") != NULL, "%s", out);
+  for (int m = 0; m < 2; m++) {
+    double v[4];
+    cr_assert_eq(data_row(out, m, v, 4), 2);
+    cr_expect_eq(v[0], m);
+    cr_expect_eq(v[1], err[m * 2 + 1]);
+  }
+  cr_assert_eq(export(path, "err --at h=0.05 --at method=0"), 0, "%s", out);
+  double v[4];
+  cr_assert_eq(data_rows(out), 1);
+  cr_assert_eq(data_row(out, 0, v, 4), 1);
+  cr_expect_eq(v[0], err[1]);
+  free(err);
+
+  /* a cost record's counter: T/h steps for every method (T = 0.4) */
+  cr_assert_eq(export(path, "cost --field steps --at method=1"), 0, "%s", out);
+  for (int i = 0; i < 2; i++) {
+    cr_assert_eq(data_row(out, i, v, 4), 2);
+    cr_expect_eq(v[0], h[i]);
+    cr_expect_eq(v[1], round(0.4 / h[i]));
+  }
+  unlink(path);
+}
+
+/* A trajectory's observable [method][h][ic][sample][component] at one run: `t value` rows with the
+ * times of that h (t = k·K·h, K = sample_every = 2), NaN past the run's samples; the last free
+ * dimension varies fastest over a 2-D slice. */
+Test(export_dataset, trajectory_observable_over_its_samples, .timeout = 60) {
+  char path[256];
+  test_results_file(path, sizeof path, "export-dataset", "traj", "trajectory_particle.cfg", "");
+  hsize_t shape[8];
+  int rank;
+  double *q = read_all(path, "/trajectory/observables/q", shape, &rank);
+  cr_assert_eq(rank, 5);
+  const long long ns = (long long)shape[3], nc = (long long)shape[4];
+  cr_assert_eq(shape[0], 2);
+  cr_assert_eq(shape[1], 2);
+  cr_assert_eq(shape[2], 2);
+  cr_assert_eq(nc, 3);
+  /* method 1, h = 0.05 (index 1), ic "newmark" (index 1), component q[2] */
+  const char *sel = "observables/q --at method=1 --at h=0.05 --at ic=newmark --at component=2";
+  cr_assert_eq(export(path, sel), 0, "%s", out);
+  cr_expect(strstr(out, "# t observables/q\n") != NULL, "%s", out);
+  cr_assert_eq(data_rows(out), ns, "%s", out);
+  for (long long k = 0; k < ns; k++) {
+    double v[4];
+    cr_assert_eq(data_row(out, (int)k, v, 4), 2);
+    cr_expect(fabs(v[0] - k * 2 * 0.05) <= 1e-12, "t[%lld] = %g", k, v[0]);
+    cr_expect_eq(v[1], q[(((1 * 2 + 1) * 2 + 1) * ns + k) * nc + 2], "sample %lld", k);
+  }
+  /* h = 0.1: 11 samples (T = 2, K = 2), then NaN in t and the values */
+  cr_assert_eq(export(path, "observables/q --at method=0 --at h=0.1 --at ic=0 --at component=q[1]"), 0, "%s", out);
+  for (long long k = 0; k < ns; k++) {
+    double v[4];
+    cr_assert_eq(data_row(out, (int)k, v, 4), 2);
+    if (k <= 10) {
+      cr_expect(fabs(v[0] - k * 2 * 0.1) <= 1e-12, "t[%lld] = %g", k, v[0]);
+      cr_expect_eq(v[1], q[((0 * 2 + 0) * 2 + 0) * ns * nc + k * nc + 1]);
+    } else {
+      cr_expect(isnan(v[0]) && isnan(v[1]), "sample %lld past the run: %g %g", k, v[0], v[1]);
+    }
+  }
+  /* two free dimensions (sample, component) at one run: a block per sample, the component fastest */
+  cr_assert_eq(export(path, "observables/q --at method=1 --at h=0.1 --at ic=1"), 0, "%s", out);
+  cr_expect(strstr(out, "# t component observables/q\n# sample 0 t = 0\n") != NULL, "%s", out);
+  cr_expect(strstr(out, "\n\n\n# sample 1 t = 0.2\n") != NULL, "%s", out);
+  cr_assert_eq(data_rows(out), ns * nc, "%s", out);
+  for (long long k = 0; k < 3; k++)
+    for (long long c = 0; c < nc; c++) {
+      double v[4];
+      cr_assert_eq(data_row(out, (int)(k * nc + c), v, 4), 3);
+      cr_expect(fabs(v[0] - k * 2 * 0.1) <= 1e-12);
+      cr_expect_eq(v[1], c);
+      cr_expect_eq(v[2], q[(((1 * 2 + 0) * 2 + 1) * ns + k) * nc + c]);
+    }
+  free(q);
+  unlink(path);
+}
+
+/* Bad requests: exit 2 with a message naming the file and what is wrong; nothing on stdout. */
+Test(export_dataset, bad_requests_are_refused, .timeout = 60) {
+  char path[256];
+  test_results_file(path, sizeof path, "export-dataset", "bad", "convergence_norms.cfg", "");
+  static const struct {
+    const char *args, *message;
+  } bad[] = {
+      {"nope", "no dataset 'nope'"},
+      {"err --at foo=1", "dataset 'err' has no dimension 'foo'"},
+      {"err --at method=2", "index out of range in dimension method"},
+      {"err --at method=-1", "index out of range in dimension method"},
+      {"err --at method=0.5", "dimension method takes an index, not ''"},
+      {"err --at method=rk5", "no method 'rk5' in the file"},
+      {"err --at h=0.07", "no h = 0.07 in the file"},
+      {"err --at method", "--at 'method': expected DIM=VALUE"},
+      {"err --at =1", "--at '=1': expected DIM=VALUE"},
+      {"", "dataset needs a dataset NAME"},
+      {"err --relative", "table 'dataset' takes no option --relative (its options: --at --field)"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    cr_expect_eq(export(path, bad[i].args), 2, "%s: %s", bad[i].args, out);
+    cr_expect(strstr(out, bad[i].message) != NULL, "%s: '%s' not in: %s", bad[i].args, bad[i].message, out);
+  }
+  unlink(path);
+}
