@@ -193,6 +193,18 @@ typedef struct {
 int nh_h5_read_observables(nh_h5 *f, int *nobs, nh_h5_observable **obs);
 void nh_h5_free_observables(int nobs, nh_h5_observable *obs);
 
+/* Every dataset of the study group, in its subgroups too (name: the path in the group,
+ * "summary/ok"), in name order, as the file describes it (results/read_list.c): what `nhbench info
+ * --datasets` lists for a study of any kind. */
+typedef struct {
+  char *name, *dims, *units, *description; /* the attributes NULL where the dataset has none */
+  int rank;                                /* -1: more than NH_H5_MAX_DIMS */
+  long long shape[NH_H5_MAX_DIMS];
+} nh_h5_dataset;
+/* 0 with *n entries in *out (free with nh_h5_free_datasets), or -1 with a message. */
+int nh_h5_datasets(nh_h5 *f, int *n, nh_h5_dataset **out);
+void nh_h5_free_datasets(int n, nh_h5_dataset *d);
+
 /* ---- a slice of any dataset by its dimension names (results/slice.c) ------------------------
  * What `nhbench export FILE dataset`, the claims checker (bench/claims) and through export the plots
  * read: a dataset of the study group with some dimensions fixed by selectors, over every

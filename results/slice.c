@@ -50,21 +50,23 @@ int nh_h5_method_index(const nh_h5 *f, const char *text) {
 }
 
 /* The coordinates of dimension dim, n of them (h: the step sizes; sample: the times, at the
- * selected h index hsel where t is [h][sample]; otherwise 0, 1, 2, ...). malloc'd. what (if not
- * NULL) receives their name: "h", "t", or dim for indices. */
+ * selected h index hsel where t is [h][sample]; otherwise 0, 1, 2, ...). malloc'd; NULL if they
+ * cannot be read or out of memory. what (if not NULL) receives their name: "h", "t", or dim for
+ * indices. */
 static double *coordinates(nh_h5 *f, const char *dim, long long n, long long hsel, char *what, size_t len) {
+  const int h = strcmp(dim, "h") == 0, times = strcmp(dim, "sample") == 0 && nh_h5_has(f, "t");
+  char *tdims = times ? nh_h5_attr_string(f, "t", "dimensions") : NULL;
+  const int t_of_h = tdims && strcmp(tdims, "sample") != 0;
+  if (what) snprintf(what, len, "%s", h ? "h" : times && (!t_of_h || hsel >= 0) ? "t" : dim);
   double *c = NULL;
-  if (strcmp(dim, "h") == 0) c = nh_h5_doubles(f, "h", "h", NULL);
-  else if (strcmp(dim, "sample") == 0 && nh_h5_has(f, "t")) {
-    char *tdims = nh_h5_attr_string(f, "t", "dimensions");
-    if (tdims && strcmp(tdims, "sample") == 0) c = nh_h5_doubles(f, "t", "sample", NULL);
-    else if (tdims && hsel >= 0) c = nh_h5_doubles_at(f, "t", "h,sample", 1, &hsel, NULL);
-    free(tdims);
+  if (h) c = nh_h5_doubles(f, "h", "h", NULL);
+  else if (times && tdims && !t_of_h) c = nh_h5_doubles(f, "t", "sample", NULL);
+  else if (t_of_h && hsel >= 0) c = nh_h5_doubles_at(f, "t", "h,sample", 1, &hsel, NULL);
+  else if (!times || tdims) { /* indices: no coordinate dataset (t of several h, none selected) */
+    c = nh_malloc_array((size_t)n, sizeof(double));
+    for (long long i = 0; c && i < n; i++) c[i] = (double)i;
   }
-  if (what) snprintf(what, len, "%s", c && strcmp(dim, "sample") == 0 ? "t" : dim);
-  if (c) return c;
-  c = nh_malloc_array((size_t)n, sizeof(double));
-  for (long long i = 0; c && i < n; i++) c[i] = (double)i;
+  free(tdims);
   return c;
 }
 
@@ -83,11 +85,12 @@ static long long pick(slicer *r, const nh_h5_select *s, const char *dim, long lo
     if (idx < 0) return fail(r, "no %s named '%s'", dim, s->name);
   } else if (strcmp(dim, "h") == 0 || strcmp(dim, "sample") == 0) {
     double *c = coordinates(r->f, dim, n, hsel, NULL, 0), best = INFINITY;
-    for (long long i = 0; c && i < n; i++)
+    if (!c) return fail(r, "cannot read the coordinates of dimension %s", dim);
+    for (long long i = 0; i < n; i++)
       if (fabs(c[i] - s->value) < best) best = fabs(c[i] - s->value), idx = i;
     /* h must match to round-off; a time within half a sample interval (halfway: the earlier) */
     double tol = strcmp(dim, "h") == 0 ? 1e-9 * fabs(s->value)
-                 : n > 1 && c ? 0.5 * fabs(c[1] - c[0]) + 1e-12 * fabs(s->value) : INFINITY;
+                 : n > 1 ? 0.5 * fabs(c[1] - c[0]) + 1e-12 * fabs(s->value) : INFINITY;
     free(c);
     if (!(best <= tol)) return fail(r, "no %s = %.10g in the file", strcmp(dim, "h") == 0 ? "h" : "sample at t", s->value);
   } else {
@@ -230,7 +233,7 @@ int nh_h5_slice_read(nh_h5 *f, const char *name, const char *field, const nh_h5_
                                      sizeof s->coord_name[k])) != NULL;
   if (!ok) {
     free(x), nh_h5_slice_free(s);
-    return fail(&r, "out of memory for a slice of '%s'", name);
+    return fail(&r, "out of memory for a slice of '%s', or its coordinates unreadable", name);
   }
   for (long long i = 0; i < s->count; i++) {
     long long at = base;

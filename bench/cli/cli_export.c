@@ -276,15 +276,20 @@ static int t_ics(nh_h5 *f, const opts *o NH_UNUSED) {
 
 /* ---- any dataset, by dimension names (results.h, nh_h5_slice_read) ------------------------- */
 
-/* The header: what the dataset is, then the columns (the free dimensions, then its name). */
-static void dataset_header(nh_h5 *f, const char *name, const nh_h5_slice *s) {
-  char *desc = nh_h5_attr_string(f, name, "description"), *units = nh_h5_attr_string(f, name, "units");
+/* The header: what the dataset is, then the columns (the free dimensions, then its name). 0, or
+ * -1 (said) if an attribute it has cannot be read. */
+static int dataset_header(nh_h5 *f, const char *name, const nh_h5_slice *s) {
+  const int has_desc = nh_h5_has_attr(f, name, "description"), has_units = nh_h5_has_attr(f, name, "units");
+  char *desc = has_desc ? nh_h5_attr_string(f, name, "description") : NULL;
+  char *units = has_units ? nh_h5_attr_string(f, name, "units") : NULL;
+  if ((has_desc && !desc) || (has_units && !units)) return free(desc), free(units), -1;
   printf("# %s [", name);
   for (int d = 0; d < s->rank; d++) printf("%s%s", d ? "," : "", s->dims[d]);
   printf("], units %s: %s\n#", units ? units : "?", desc ? desc : "");
   free(desc), free(units);
   for (int k = 0; k < s->nfree; k++) printf(" %s", s->coord_name[k]);
   printf(" %s\n", name);
+  return 0;
 }
 
 static int t_dataset(nh_h5 *f, const opts *o) {
@@ -294,7 +299,7 @@ static int t_dataset(nh_h5 *f, const opts *o) {
     fprintf(stderr, "%s: %s\n", prog, why);
     return 2;
   }
-  dataset_header(f, o->name, &s);
+  if (dataset_header(f, o->name, &s) != 0) return nh_h5_slice_free(&s), 2;
   const long long per_block = s.nfree > 1 ? s.count / s.shape[s.free_dim[0]] : s.count;
   for (long long i = 0; i < s.count; i++) {
     if (s.nfree > 1 && i % per_block == 0) {

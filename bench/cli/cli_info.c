@@ -13,7 +13,7 @@
 #define WIDTH 120 /* terminal columns the tables fit in; longer method names are cut */
 
 static const char usage[] =
-    "usage: nhbench info [-h | --help] FILE.h5\n"
+    "usage: nhbench info [-h | --help] [--datasets] FILE.h5\n"
     "  A readable summary of a results file written by `nhbench run`: the study, its provenance,\n"
     "  and per method\n"
     "  - convergence: the expected and observed order (least-squares slope of log err against\n"
@@ -30,6 +30,9 @@ static const char usage[] =
     "  Statistics are those the writer stored (results/README.md). Full method names:\n"
     "  nhbench export FILE.h5 methods. Exit status 2 if FILE is not a readable results file of\n"
     "  schema version 2 or 3.\n"
+    "  --datasets   instead of the summary: every dataset of the study, any kind, as the file\n"
+    "               describes it (name, dimensions and sizes, units, description); nhbench export\n"
+    "               FILE.h5 dataset NAME prints one\n"
     "  -h, --help   this text\n";
 
 static const char prog[] = "nhbench info";
@@ -638,12 +641,50 @@ static int info_work_precision(nh_h5 *f) {
   return rc;
 }
 
-/* The file argument of info; 0, or an exit status (NH_EXIT_OK after --help). */
-static int parse_info_args(int argc, char **argv, const char **path) {
-  static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {0}};
+/* ---- any kind: the datasets as the file describes them ------------------------------------ */
+
+/* "method 8, h 6" from a dataset's dimension names and shape ("?" where they disagree in number). */
+static void shape_text(const nh_h5_dataset *d, char *buf, size_t len) {
+  buf[0] = '\0';
+  const char *p = d->dims ? d->dims : "";
+  for (int i = 0; i < d->rank; i++) {
+    size_t n = strcspn(p, ",");
+    nh_text_append(buf, len, ", ", "%.*s %lld", (int)n, *p ? p : "?", d->shape[i]);
+    p += n + (p[n] == ',');
+  }
+  if (d->rank < 0) snprintf(buf, len, "(rank > %d)", NH_H5_MAX_DIMS);
+}
+
+/* Every dataset of the study group, two lines each: its name, dimensions and units, then its
+ * description (cut to WIDTH columns: nhbench export FILE attr NAME/description gives it whole). */
+static int info_datasets(nh_h5 *f) {
+  int n = 0;
+  nh_h5_dataset *d = NULL;
+  if (nh_h5_datasets(f, &n, &d) != 0) return NH_EXIT_USAGE;
+  printf("\n%d datasets (nhbench export %s dataset NAME [--at DIM=VALUE]... prints one):\n", n, f->path);
+  for (int i = 0; i < n; i++) {
+    char shape[NH_TEXT_LONG];
+    shape_text(&d[i], shape, sizeof shape);
+    const char *desc = d[i].description ? d[i].description : "";
+    const int room = WIDTH - 6;
+    printf("  %s [%s], units %s\n", d[i].name, shape, known_or_not(d[i].units));
+    if ((int)strlen(desc) <= room) printf("      %s\n", desc);
+    else printf("      %.*s...\n", room - 3, desc);
+  }
+  nh_h5_free_datasets(n, d);
+  return 0;
+}
+
+/* The arguments of info; 0, or an exit status (NH_EXIT_OK after --help). */
+static int parse_info_args(int argc, char **argv, const char **path, int *datasets) {
+  static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {"datasets", no_argument, NULL, 'd'}, {0}};
   int c;
   while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
     if (c == 'h') return fputs(usage, stdout), -1;
+    if (c == 'd') {
+      *datasets = 1;
+      continue;
+    }
     return nh_cli_bad_option(prog, usage, c, argv);
   }
   if (optind + 1 < argc) return nh_cli_bad_argument(prog, usage, argv[optind + 1]);
@@ -654,7 +695,7 @@ static int parse_info_args(int argc, char **argv, const char **path) {
 
 int nh_cli_info(int argc, char **argv) {
   const char *path = NULL;
-  int rc = parse_info_args(argc, argv, &path);
+  int datasets = 0, rc = parse_info_args(argc, argv, &path, &datasets);
   if (rc) return rc < 0 ? NH_EXIT_OK : rc;
   nh_h5 f;
   if (nh_h5_open(&f, prog, path) != 0) return NH_EXIT_USAGE;
@@ -663,7 +704,9 @@ int nh_cli_info(int argc, char **argv) {
       [NH_STUDY_TRAJECTORY] = info_trajectory,   [NH_STUDY_ONESTEP] = info_onestep,
       [NH_STUDY_WORK_PRECISION] = info_work_precision};
   cut_names = 0;
-  rc = by_kind[f.kind](&f);
+  if (datasets) print_header(&f);
+  /* A kind without a summary of its own (a new one) is described by its datasets. */
+  rc = datasets || !by_kind[f.kind] ? info_datasets(&f) : by_kind[f.kind](&f);
   if (rc == 0 && cut_names) printf("\n(names cut to %d columns; full names: nhbench export %s methods)\n", WIDTH, path);
   nh_h5_close(&f);
   return rc;

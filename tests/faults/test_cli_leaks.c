@@ -222,12 +222,15 @@ Test(cli_leaks, export_every_table, .init = make_dir, .fini = remove_dir) {
       "export @/wp.h5 work_precision --norm q_2",
       "export @/wp.h5 work_precision --norm no_such",
       "export @/wp.h5 no_such_table",
+      "export @/traj.h5 dataset observables/q --at method=1 --at component=q[2]",
+      "export @/conv.h5 dataset cost --field steps --at h=7",
+      "info --datasets @/ens.h5",
       "export @/no_such.h5 study",
       "export @/wp.h5",
       "export --help",
   };
-  static const int status[] = {0, 0, 2, 0, 0, 2, 0, 2, 0, 2, 0, 0, 0, 0, 2, 2,
-                               0, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 2, 2, 2, 2, 0};
+  static const int status[] = {0, 0, 2, 0, 0, 2, 0, 2, 0, 2, 0, 0, 0, 0, 2, 2, 0, 0,
+                               0, 0, 0, 2, 2, 0, 0, 0, 0, 2, 2, 0, 2, 0, 2, 2, 0};
   cr_assert_eq(sizeof status / sizeof *status, sizeof lines / sizeof *lines);
   no_leak(lines, status, sizeof status / sizeof *status);
 }
@@ -447,6 +450,16 @@ Test(cli_leaks, out_of_memory_in_every_command, .init = make_test_dir, .fini = r
       {"export @/onestep.h5 slopes", {NULL}},
       {"export @/wp.h5 work_precision", {NULL}},
       {"report -r @ -o @ " DATA "report/quick.claims", {NULL}},
+  };
+  out_of_memory_everywhere(cases, sizeof cases / sizeof *cases);
+}
+
+/* The tables that know no kind: a dataset's slice (results/slice.c) and the list of datasets. */
+Test(cli_leaks, out_of_memory_in_the_generic_tables, .init = make_test_dir, .fini = remove_dir, .timeout = 300) {
+  write_results();
+  static const oom_case cases[] = {
+      {"export @/traj.h5 dataset observables/q --at method=1 --at ic=1", {NULL}},
+      {"info --datasets @/onestep.h5", {NULL}},
   };
   out_of_memory_everywhere(cases, sizeof cases / sizeof *cases);
 }

@@ -1,7 +1,10 @@
-/* `nhbench export FILE dataset NAME [--at DIM=VALUE]... [--field F]`: the generic slice of any
- * dataset (results/slice.c, issue 48 item 4). Every printed row is checked against the dataset as
- * the test reads it with the HDF5 API and indexes it itself, and against what the spec fixes
- * independently (the step sizes, T/h steps, the sample times t = k·K·h). */
+/* What the command line shows of a study of any kind, without knowing the kind (issue 48 items 2
+ * and 4): `nhbench export FILE dataset NAME [--at DIM=VALUE]... [--field F]`, the generic slice of
+ * any dataset (results/slice.c), and `nhbench info --datasets FILE`, every dataset as the file
+ * describes it. Every printed row is checked against the dataset as the test reads it with the HDF5
+ * API and indexes it itself, against what the spec fixes independently (the step sizes, T/h steps,
+ * the sample times t = k·K·h, the sizes of the dimensions) and against the kind's column
+ * descriptors (studies/columns.h), which the writer follows. */
 #include <criterion/criterion.h>
 #include <hdf5.h>
 #include <math.h>
@@ -10,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "studies/runs.h"
 #include "tests/helpers.h"
 
 static char out[1 << 18];
@@ -178,6 +182,11 @@ Test(export_dataset, trajectory_observable_over_its_samples, .timeout = 60) {
       cr_expect_eq(v[1], c);
       cr_expect_eq(v[2], q[(((1 * 2 + 0) * 2 + 1) * ns + k) * nc + c]);
     }
+  /* t [h][sample] with h free: the samples by index (no one h's times), a block per h */
+  cr_assert_eq(export(path, "t"), 0, "%s", out);
+  cr_expect(strstr(out, "# h sample t\n# h 0 h = 0.1\n0.1 0 0\n0.1 1 0.2") != NULL, "%s", out);
+  cr_expect(strstr(out, "\n\n\n# h 1 h = 0.05\n0.05 0 0\n0.05 1 0.1") != NULL, "%s", out);
+  cr_expect_eq(data_rows(out), 2 * ns);
   free(q);
   unlink(path);
 }
@@ -206,4 +215,58 @@ Test(export_dataset, bad_requests_are_refused, .timeout = 60) {
     cr_expect(strstr(out, bad[i].message) != NULL, "%s: '%s' not in: %s", bad[i].args, bad[i].message, out);
   }
   unlink(path);
+}
+
+/* ---- nhbench info --datasets ------------------------------------------------------------------ */
+
+static herr_t count_dataset(hid_t obj, const char *name, const H5O_info_t *info, void *data) {
+  (void)obj, (void)name;
+  *(int *)data += info->type == H5O_TYPE_DATASET;
+  return 0;
+}
+
+/* Every dataset of a trajectory file, listed with its dimensions and their sizes as the spec makes
+ * them (2 methods, 2 step sizes, 2 ICs, n = 3, T/(hK) + 1 = 21 samples at the finer h), its units
+ * and description as the kind's column descriptors say; a description longer than the 120 columns
+ * cut with "...". */
+Test(info_datasets, every_dataset_of_a_trajectory, .timeout = 60) {
+  char path[256], cmd[512], want[1024];
+  test_results_file(path, sizeof path, "any-kind", "info", "trajectory_particle.cfg", "");
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  int ndatasets = 0;
+  H5Ovisit(file, H5_INDEX_NAME, H5_ITER_INC, count_dataset, &ndatasets);
+  H5Fclose(file);
+  snprintf(cmd, sizeof cmd, "info --datasets %s", path);
+  cr_assert_eq(test_run_nhbench(cmd, out, sizeof out), 0, "%s", out);
+  snprintf(want, sizeof want, "\n%d datasets (nhbench export %s dataset NAME", ndatasets, path);
+  cr_expect(strstr(out, want) != NULL, "'%s' not in:\n%s", want, out);
+  cr_expect(strstr(out, ": trajectory study\n  system       particle()\n") != NULL, "%s", out);
+  static const struct {
+    const char *name, *shape;
+  } expect[] = {{"final_state", "method 2, h 2, ic 2, state 6"}, {"t", "h 2, sample 21"},
+                {"status", "method 2, h 2, ic 2"},                {"observables/q", "method 2, h 2, ic 2, sample 21, component 3"},
+                {"q0", "ic 2, dof 3"},                            {"h", "h 2"}};
+  for (size_t i = 0; i < sizeof expect / sizeof *expect; i++) {
+    const nh_result_column *c = nh_column_find(nh_trajectory_columns, expect[i].name);
+    if (c) {
+      snprintf(want, sizeof want, "\n  %s [%s], units %s\n      %s\n", c->name, expect[i].shape, c->units, c->doc);
+    } else { /* not the kind's own column: name and shape only */
+      snprintf(want, sizeof want, "\n  %s [%s], units ", expect[i].name, expect[i].shape);
+    }
+    cr_expect(strstr(out, want) != NULL, "'%s' not in:\n%s", want, out);
+  }
+  /* cut: the description of caveats is longer than the line */
+  const char *caveats = strstr(out, "\n  caveats [method 2], units -\n      ");
+  cr_assert(caveats != NULL, "%s", out);
+  const char *line = strchr(caveats + 1, '\n') + 1, *end = strchr(line, '\n');
+  cr_expect_eq(end - line, 120, "%.*s", (int)(end - line), line);
+  cr_expect(strncmp(end - 3, "...", 3) == 0);
+  unlink(path);
+}
+
+Test(info_datasets, bad_arguments_are_refused) {
+  cr_expect_eq(test_run_nhbench("info --datasets", out, sizeof out), 2);
+  cr_expect(strstr(out, "no FILE.h5 given") != NULL, "%s", out);
+  cr_expect_eq(test_run_nhbench("info --dataset-list /nonexistent.h5", out, sizeof out), 2, "%s", out);
+  cr_expect_eq(test_run_nhbench("info --datasets /nonexistent/a.h5", out, sizeof out), 2, "%s", out);
 }
