@@ -59,3 +59,10 @@ const config_setting_t *nh_config_unknown_member(const config_setting_t *g, cons
   }
   return NULL;
 }
+
+int nh_config_refuse(char *err, size_t errlen, const char *at, const char *fmt, va_list ap) {
+  char msg[NH_TEXT_MESSAGE];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  snprintf(err, errlen, "%s: %s", at, msg);
+  return -1;
+}

@@ -6,6 +6,7 @@
 #define NH_STUDIES_CONFIG_READ_H
 
 #include <libconfig.h>
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Whole numbers up to 2^53 in magnitude are exact as doubles; beyond, a number would be read
@@ -22,5 +23,9 @@ int nh_config_number(const config_setting_t *s, double *out, char *why, size_t l
 
 /* The first member of group g whose name is not among the NULL-terminated known, or NULL. */
 const config_setting_t *nh_config_unknown_member(const config_setting_t *g, const char *const *known);
+
+/* A refusal's message "AT: message" into err (AT where the loader places it: "FILE:LINE", "FILE:
+ * --set PATH", ...; message from fmt and ap). Returns -1, what the loaders return for a refusal. */
+int nh_config_refuse(char *err, size_t errlen, const char *at, const char *fmt, va_list ap);
 
 #endif

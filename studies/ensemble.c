@@ -227,6 +227,9 @@ static const nh_column_condition in_memory = {keeps_rows, NULL}, streamed = {str
 
 #define RUN(field) offsetof(nh_ensemble_result, field)
 #define ROWS NH_COLUMN_APART /* written row by row, from memory or the journal (results/write_kinds.c) */
+/* A statistic per method and sample over the ICs, in memory unless the run streams it. */
+#define PER_SAMPLE(NAME, TYPE, UNITS, DOC)                                                                             \
+  { #NAME, "method,sample", NH_COLUMN_##TYPE, RUN(NAME), ROWS, &in_memory, UNITS, DOC }
 /* The result's columns (studies/columns.h): trajectories [method][ic], the observables apart
  * (nh_samples). */
 const nh_result_column nh_ensemble_columns[] = {
@@ -243,18 +246,14 @@ const nh_result_column nh_ensemble_columns[] = {
     {"max_constraint_residual", "method,ic", NH_COLUMN_F64, RUN(max_residual), 0, NULL, "as v",
      "max over the run of max_a |A_a(q) v + b_a(q)|"},
     {"status", "method,ic", NH_COLUMN_I32, RUN(status), 0, NULL, "1", "status code of the run (README: Status codes)"},
-    {"dE_mean", "method,sample", NH_COLUMN_F64, RUN(dE_mean), ROWS, &in_memory, "energy",
-     "mean of dE over the ICs still running"},
-    {"dE_var", "method,sample", NH_COLUMN_F64, RUN(dE_var), ROWS, &in_memory, "energy^2",
-     "unbiased variance of dE over the ICs still running (spec/newmark.md A11); NaN if fewer than 2"},
-    {"dE_count", "method,sample", NH_COLUMN_I32, RUN(dE_count), ROWS, &in_memory, "1",
-     "ICs with a finite dE at the sample"},
-    {"dE_q10", "method,sample", NH_COLUMN_F64, RUN(dE_q10), ROWS, &in_memory, "energy",
-     "10 % quantile of dE over the ICs still running (linear between order statistics); NaN if none"},
-    {"dE_q50", "method,sample", NH_COLUMN_F64, RUN(dE_q50), ROWS, &in_memory, "energy",
-     "median of dE over the ICs still running"},
-    {"dE_q90", "method,sample", NH_COLUMN_F64, RUN(dE_q90), ROWS, &in_memory, "energy",
-     "90 % quantile of dE over the ICs still running"},
+    PER_SAMPLE(dE_mean, F64, "energy", "mean of dE over the ICs still running"),
+    PER_SAMPLE(dE_var, F64, "energy^2",
+               "unbiased variance of dE over the ICs still running (spec/newmark.md A11); NaN if fewer than 2"),
+    PER_SAMPLE(dE_count, I32, "1", "ICs with a finite dE at the sample"),
+    PER_SAMPLE(dE_q10, F64, "energy",
+               "10 % quantile of dE over the ICs still running (linear between order statistics); NaN if none"),
+    PER_SAMPLE(dE_q50, F64, "energy", "median of dE over the ICs still running"),
+    PER_SAMPLE(dE_q90, F64, "energy", "90 % quantile of dE over the ICs still running"),
     {"last_var", "method", NH_COLUMN_F64, RUN(last_var), NH_COLUMN_SCRATCH, &streamed, "energy^2",
      "dE_var at the last sample, which the summary needs, of a run that streams its rows"},
     {"last_count", "method", NH_COLUMN_I32, RUN(last_count), NH_COLUMN_SCRATCH, &streamed, "1",
@@ -264,6 +263,7 @@ const nh_result_column nh_ensemble_columns[] = {
     {NULL}};
 #undef RUN
 #undef ROWS
+#undef PER_SAMPLE
 
 int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t errlen) {
   const int nm = st->nmethods, nic = st->count, ns = st->nsamples;

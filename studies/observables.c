@@ -458,22 +458,21 @@ OBSERVABLE(o_derived, "derived", "per component (labels)", LINEAR, 0, dim_derive
 OBSERVABLE(o_derived_ref, "derived_reference", "per component (labels)", LINEAR, NH_OBS_REFERENCE, dim_derived, label_derived,
            has_derived, eval_derived_reference,
            "the system's derived quantities on the exact or reference solution (e.g. the exact plane angle)");
+/* A norm of the error against the exact or reference solution: one value, on a log scale. */
+#define ERROR_NORM(ID, NAME, UNITS, EVAL, DOC)                                                         \
+  OBSERVABLE(ID, NAME, UNITS, LOG, NH_OBS_REFERENCE, one, label_none, always, EVAL, DOC)
+
 OBSERVABLE(o_q, "q", "as q", LINEAR, 0, dim_n, label_q, always, eval_q, "the positions q");
 OBSERVABLE(o_v, "v", "as v", LINEAR, 0, dim_n, label_v, always, eval_v, "the velocities v");
 OBSERVABLE(o_error, "error", "as q, v", LOG, NH_OBS_REFERENCE, dim_2n, label_qv, always, eval_error,
            "(q, v) − (q, v) of the exact or reference solution, per coordinate (signed)");
-OBSERVABLE(o_error_max, "error_max", "as q, v", LOG, NH_OBS_REFERENCE, one, label_none, always, eval_error_max,
-           "max-norm of the (q, v) error");
-OBSERVABLE(o_error_2, "error_2", "as q, v", LOG, NH_OBS_REFERENCE, one, label_none, always, eval_error_2,
-           "2-norm of the (q, v) error");
-OBSERVABLE(o_error_q_max, "error_q_max", "as q", LOG, NH_OBS_REFERENCE, one, label_none, always, eval_error_q_max,
-           "max-norm of the q error");
-OBSERVABLE(o_error_q_2, "error_q_2", "as q", LOG, NH_OBS_REFERENCE, one, label_none, always, eval_error_q_2,
+ERROR_NORM(o_error_max, "error_max", "as q, v", eval_error_max, "max-norm of the (q, v) error");
+ERROR_NORM(o_error_2, "error_2", "as q, v", eval_error_2, "2-norm of the (q, v) error");
+ERROR_NORM(o_error_q_max, "error_q_max", "as q", eval_error_q_max, "max-norm of the q error");
+ERROR_NORM(o_error_q_2, "error_q_2", "as q", eval_error_q_2,
            "2-norm of the q error, ‖q − q_ref‖₂ (spec/herglotz.md §4, Fig. 6a)");
-OBSERVABLE(o_error_v_max, "error_v_max", "as v", LOG, NH_OBS_REFERENCE, one, label_none, always, eval_error_v_max,
-           "max-norm of the v error");
-OBSERVABLE(o_error_v_2, "error_v_2", "as v", LOG, NH_OBS_REFERENCE, one, label_none, always, eval_error_v_2,
-           "2-norm of the v error");
+ERROR_NORM(o_error_v_max, "error_v_max", "as v", eval_error_v_max, "max-norm of the v error");
+ERROR_NORM(o_error_v_2, "error_v_2", "as v", eval_error_v_2, "2-norm of the v error");
 
 const nh_observable *const nh_observables[] = {
     &o_energy, &o_energy_error, &o_rel_energy_error, &o_ref_energy, &o_power, &o_ref_power, &o_discrete_energy,

@@ -476,42 +476,39 @@ static double max_over_points(const double *v, int np) {
 
 #define CELL(field) offsetof(nh_onestep_result, field)
 #define TASK NH_COLUMN_JOURNALED
+/* A real per step [method][h][point], and TAIL's dimension (",state", ",multiplier") if not "". */
+#define PER_STEP(NAME, TAIL, UNITS, DOC)                                                                               \
+  { #NAME, "method,h,point" TAIL, NH_COLUMN_F64, CELL(NAME), TASK, NULL, UNITS, DOC }
 /* The result's columns (studies/columns.h): steps [method][h][point]. */
 const nh_result_column nh_onestep_columns[] = {
     {"point_t", "point", NH_COLUMN_F64, CELL(point_t), NH_COLUMN_SCALE, NULL, "time",
      "time of each start point along its solution"},
     {"points", "point,state", NH_COLUMN_F64, CELL(points), 0, NULL, "as q, v", "the start states (q, v)"},
-    {"local_err", "method,h,point", NH_COLUMN_F64, CELL(local_err), TASK, NULL, "as q, v",
-     "|F_h(x) - phi_h(x)| over (q, v) in the study norm"},
-    {"local_err_q", "method,h,point", NH_COLUMN_F64, CELL(local_err_q), TASK, NULL, "as q", "the same over q"},
-    {"local_err_v", "method,h,point", NH_COLUMN_F64, CELL(local_err_v), TASK, NULL, "as v", "the same over v"},
-    {"lambda_err", "method,h,point", NH_COLUMN_F64, CELL(lambda_err), TASK, NULL, "as lambda",
-     "max_a |lambda - lambda(t*)| (NaN: none)"},
-    {"adjoint_defect", "method,h,point", NH_COLUMN_F64, CELL(adjoint_defect), TASK, NULL, "as q, v",
-     "|F*_{-h}(F_h(x)) - x|, F* the declared adjoint (NaN: none declared)"},
-    {"reversal_defect", "method,h,point", NH_COLUMN_F64, CELL(reversal_defect), TASK, NULL, "as q, v",
-     "|F_{-h}(F_h(x)) - x| with F itself, adjoint or not (NaN: two-step method)"},
-    {"cond", "method,h,point", NH_COLUMN_F64, CELL(cond), TASK, NULL, "1",
-     "1-norm condition number of the Newton Jacobian at the solution (NaN: explicit method)"},
-    {"cond_unscaled", "method,h,point", NH_COLUMN_F64, CELL(cond_unscaled), TASK, NULL, "1",
-     "cond with the method's scaling undone: the source's unknowns and equations (NaN: no declared scaling)"},
-    {"action_err", "method,h,point", NH_COLUMN_F64, CELL(action_err), TASK, NULL, "action",
-     "|L_d(q(0), q(h)) - int_0^h L dt| (NaN: not variational)"},
-    {"embedding_residual", "method,h,point", NH_COLUMN_F64, CELL(embedding_residual), TASK, NULL, "as q, v/time",
-     "max over t_i = i h/(N + 1), i = 1..N (N: attribute embedding_grid), of |dG/dt - X(G)| in the study norm, "
-     "G = (1 - chi) phi_t(x) + chi phi_{t-h}(F_h(x)) (spec/discretization.md 6.4, R19; NaN: failed step)"},
-    {"stepped", "method,h,point,state", NH_COLUMN_F64, CELL(stepped), TASK, NULL, "as q, v", "F_h(x)"},
-    {"backward", "method,h,point,state", NH_COLUMN_F64, CELL(backward), TASK, NULL, "as q, v", "F_{-h}(x)"},
-    {"lambda", "method,h,point,multiplier", NH_COLUMN_F64, CELL(lambda), TASK, NULL, "as lambda",
-     "the step's multipliers (NaN: the method defines none)"},
-    {"backward_lambda", "method,h,point,multiplier", NH_COLUMN_F64, CELL(backward_lambda), TASK, NULL, "as lambda",
-     "the multipliers F_{-h}(x) leaves (NaN: the method defines none)"},
-    {"lambda_start", "method,h,point,multiplier", NH_COLUMN_F64, CELL(lambda_start), TASK, NULL, "as lambda",
-     "the multiplier the step computes at its start node, where the method has one (nh_newmark: lambda_k of "
-     "(N1)); NaN: none"},
-    {"adjoint_defect_lambda", "method,h,point", NH_COLUMN_F64, CELL(adjoint_defect_lambda), TASK, NULL, "as lambda",
-     "max_a |lambda_a of F*_{-h}(F_h(x)) - lambda_a of x| for a method whose state carries lambda "
-     "(nh_rattle: spec/rattle.md 3.3); NaN for every other method"},
+    PER_STEP(local_err, "", "as q, v", "|F_h(x) - phi_h(x)| over (q, v) in the study norm"),
+    PER_STEP(local_err_q, "", "as q", "the same over q"),
+    PER_STEP(local_err_v, "", "as v", "the same over v"),
+    PER_STEP(lambda_err, "", "as lambda", "max_a |lambda - lambda(t*)| (NaN: none)"),
+    PER_STEP(adjoint_defect, "", "as q, v", "|F*_{-h}(F_h(x)) - x|, F* the declared adjoint (NaN: none declared)"),
+    PER_STEP(reversal_defect, "", "as q, v",
+             "|F_{-h}(F_h(x)) - x| with F itself, adjoint or not (NaN: two-step method)"),
+    PER_STEP(cond, "", "1", "1-norm condition number of the Newton Jacobian at the solution (NaN: explicit method)"),
+    PER_STEP(cond_unscaled, "", "1",
+             "cond with the method's scaling undone: the source's unknowns and equations (NaN: no declared scaling)"),
+    PER_STEP(action_err, "", "action", "|L_d(q(0), q(h)) - int_0^h L dt| (NaN: not variational)"),
+    PER_STEP(embedding_residual, "", "as q, v/time",
+             "max over t_i = i h/(N + 1), i = 1..N (N: attribute embedding_grid), of |dG/dt - X(G)| in the study norm, "
+             "G = (1 - chi) phi_t(x) + chi phi_{t-h}(F_h(x)) (spec/discretization.md 6.4, R19; NaN: failed step)"),
+    PER_STEP(stepped, ",state", "as q, v", "F_h(x)"),
+    PER_STEP(backward, ",state", "as q, v", "F_{-h}(x)"),
+    PER_STEP(lambda, ",multiplier", "as lambda", "the step's multipliers (NaN: the method defines none)"),
+    PER_STEP(backward_lambda, ",multiplier", "as lambda",
+             "the multipliers F_{-h}(x) leaves (NaN: the method defines none)"),
+    PER_STEP(lambda_start, ",multiplier", "as lambda",
+             "the multiplier the step computes at its start node, where the method has one (nh_newmark: lambda_k of "
+             "(N1)); NaN: none"),
+    PER_STEP(adjoint_defect_lambda, "", "as lambda",
+             "max_a |lambda_a of F*_{-h}(F_h(x)) - lambda_a of x| for a method whose state carries lambda "
+             "(nh_rattle: spec/rattle.md 3.3); NaN for every other method"),
     {"status", "method,h,point", NH_COLUMN_I32, CELL(status), TASK, NULL, "1", "status code of the step"},
     {"max_local_err", "method,h", NH_COLUMN_F64, CELL(max_local_err), 0, NULL, "as q, v",
      "max over the points of local_err (NaN if any point has none): what slope is fitted to"},
@@ -519,7 +516,8 @@ const nh_result_column nh_onestep_columns[] = {
      "max over the points of action_err (NaN if any is NaN)"},
     {"slope", "method", NH_COLUMN_F64, CELL(slope), 0, NULL, "1",
      "least-squares slope of log max_local_err against log h (expected: slope_expected)"},
-    {"slope_stderr", "method", NH_COLUMN_F64, CELL(slope_stderr), 0, NULL, "1", "its standard error; NaN with 2 points"},
+    {"slope_stderr", "method", NH_COLUMN_F64, CELL(slope_stderr), 0, NULL, "1",
+     "its standard error; NaN with 2 points"},
     {"fit_floor", "h", NH_COLUMN_F64, CELL(fit_floor), 0, NULL, "as q, v", NH_FIT_FLOOR_DOC},
     {"fit_first", "method", NH_COLUMN_I32, CELL(fit_first), 0, NULL, "1",
      "index into h of the finest step size of the fit"},
@@ -527,6 +525,7 @@ const nh_result_column nh_onestep_columns[] = {
     {"action_slope", "method", NH_COLUMN_F64, CELL(action_slope), 0, NULL, "1",
      "slope of log max_action_err against log h (3 for a second-order L_d, 2 otherwise); NaN: not variational"},
     {NULL}};
+#undef PER_STEP
 #undef CELL
 #undef TASK
 

@@ -66,26 +66,24 @@ static void setting_path(const config_setting_t *s, char *buf, size_t len) {
 /* The message of a refused spec, in c->err; returns -1. Every loader below returns 0, or -1 with
  * its message written, and its callers test < 0. */
 static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...) {
-  char msg[NH_TEXT_MESSAGE];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
   int line = !s                                             ? 0
              : config_setting_type(s) == CONFIG_TYPE_STRING ? string_line(c, s)
                                                             : (int)config_setting_source_line(s);
   const config_setting_t *named = s && !config_setting_name(s) ? config_setting_parent(s) : s; /* a list's entry */
+  char at[NH_TEXT_PATH + NH_TEXT_NAME + 16];
   if (named && line == 0 && config_setting_name(named)) { /* set by --set, not read from the file */
     char path[NH_TEXT_NAME] = "";
     setting_path(named, path, sizeof path);
-    snprintf(c->err, c->errlen, "%s: --set %s: %s", c->file, path, msg);
+    snprintf(at, sizeof at, "%s: --set %s", c->file, path);
+  } else if (line > 0) {
+    where(c, line, at, sizeof at);
+  } else { /* the whole spec (its root has no line) */
+    snprintf(at, sizeof at, "%s", c->file);
   }
-  else if (line > 0) {
-    char at[NH_TEXT_PATH + 16];
-    snprintf(c->err, c->errlen, "%s: %s", where(c, line, at, sizeof at), msg);
-  }
-  else /* the whole spec (its root has no line) */
-    snprintf(c->err, c->errlen, "%s: %s", c->file, msg);
+  va_list ap;
+  va_start(ap, fmt);
+  nh_config_refuse(c->err, c->errlen, at, fmt, ap);
+  va_end(ap);
   return -1;
 }
 

@@ -20,15 +20,14 @@ typedef struct {
   size_t errlen;
 } loader;
 
-/* As studies/spec.c's fail_at, which also places --set overrides and list strings; a claims file
- * has neither, so the likeness is of form only. */
+/* "FILE:LINE: message" (studies/config_read.h); a claims file has no --set and no includes. */
 static int fail_at(const loader *l, const config_setting_t *s, const char *fmt, ...) {
-  char msg[NH_TEXT_MESSAGE];
+  char at[NH_TEXT_PATH + 16];
+  snprintf(at, sizeof at, "%s:%d", l->path, s ? (int)config_setting_source_line(s) : 0);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  nh_config_refuse(l->err, l->errlen, at, fmt, ap);
   va_end(ap);
-  snprintf(l->err, l->errlen, "%s:%d: %s", l->path, s ? (int)config_setting_source_line(s) : 0, msg);
   return -1;
 }
 
