@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "studies/columns.h"
-#include "studies/sampling.h" /* nh_truth_failure */
 #include "studies/kinds.h"
+#include "studies/sampling.h" /* nh_truth_failure */
+#include "studies/spec_load.h"
 
 /* The largest |entry| of the method's own discrete constraint for the step x → y; NaN if none. */
 static double discrete_residual(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
@@ -197,6 +199,63 @@ void nh_convergence_result_free(nh_convergence_result *r) {
   memset(r, 0, sizeof *r);
 }
 
+/* ---- its spec: the settings it takes (studies/settings.c) -------------------------------------- */
+
+static int load_convergence(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
+  if (nh_spec_initial(c, root, st) < 0) return -1;
+  if (st->nic != 1)
+    return nh_spec_fail(c, config_setting_get_member(root, "initial"),
+                        "a convergence study takes one initial condition");
+  if (nh_spec_steps(c, root, st, 2) < 0 || nh_spec_whole_steps(c, root, st) < 0) return -1;
+  if (nh_spec_fit(c, root, st) < 0 || nh_spec_reference_tol(c, root, st) < 0 || nh_spec_norm(c, root, st) < 0)
+    return -1;
+  if (nh_spec_real(c, root, "order_tolerance", &st->order_tolerance) < 0) return -1;
+  if (st->order_tolerance >= 0) return 0; /* finite: get_number */
+  return nh_spec_fail(c, config_setting_get_member(root, "order_tolerance"),
+                      "order_tolerance = %g must be a number >= 0", st->order_tolerance);
+}
+
+/* The expected order of each method: its claimed order unless `expected_orders` documents an
+ * exception: ( { method = "..."; order = 1; reason = "..."; } ). */
+static int load_expected_orders(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
+  st->order_expected = malloc(sizeof(int) * (size_t)st->nmethods);
+  st->order_reason = calloc((size_t)st->nmethods, sizeof(char *));
+  if (!st->order_expected || !st->order_reason) return nh_spec_out_of_memory(c);
+  for (int i = 0; i < st->nmethods; i++) {
+    st->order_expected[i] = nh_method_order_on(st->methods[i], &st->sys);
+    if (!(st->order_reason[i] = nh_spec_dup(""))) return nh_spec_out_of_memory(c);
+  }
+  const config_setting_t *list = config_setting_get_member(root, "expected_orders");
+  if (!list) return 0;
+  static const char *const known[] = {"method", "order", "reason", NULL};
+  if (!config_setting_is_list(list))
+    return nh_spec_fail(c, list,
+                        "'expected_orders' must be a list ( { method = \"...\"; order = N; reason = \"...\"; } )");
+  for (int e = 0; e < config_setting_length(list); e++) {
+    const config_setting_t *g = config_setting_get_elem(list, (unsigned)e);
+    if (!config_setting_is_group(g) || nh_spec_members(c, g, known) < 0)
+      return nh_spec_fail(c, g, "each expected order is a group { method; order; reason; }");
+    const config_setting_t *ms = nh_spec_require(c, g, "method"), *rs = nh_spec_require(c, g, "reason");
+    int order;
+    if (!ms || !rs || nh_spec_whole(c, g, "order", 0, 20, NH_SPEC_REQUIRED, &order) < 0) return -1;
+    const char *text = config_setting_get_string(ms), *reason = config_setting_get_string(rs);
+    char msg[NH_TEXT_MESSAGE], name[NH_TEXT_CANONICAL];
+    if (!text || !reason) return nh_spec_fail(c, g, "method and reason must be strings");
+    nh_method *m = nh_method_parse(text, msg, sizeof msg);
+    if (!m) return nh_spec_fail(c, ms, "%s", msg);
+    nh_method_format(m, name, sizeof name);
+    nh_method_free(m);
+    int found = -1;
+    for (int i = 0; i < st->nmethods; i++)
+      if (strcmp(st->method_names[i], name) == 0) found = i;
+    if (found < 0) return nh_spec_fail(c, ms, "expected order for '%s', which is not among the study's methods", name);
+    st->order_expected[found] = order;
+    free(st->order_reason[found]);
+    if (!(st->order_reason[found] = nh_spec_dup(reason))) return nh_spec_out_of_memory(c);
+  }
+  return 0;
+}
+
 /* The kind's table (studies/kinds.h). */
 NH_STUDY_KIND_ENTRIES(convergence)
 const nh_study_kind_type nh_convergence_kind = {
@@ -205,6 +264,8 @@ const nh_study_kind_type nh_convergence_kind = {
     .doc = "error at T against h from one initial condition, and the observed orders",
     .result_size = sizeof(nh_convergence_result),
     .columns = nh_convergence_columns,
+    .load = load_convergence,
+    .load_with_methods = load_expected_orders,
     .run = run_kind,
     .free_result = free_kind,
 };

@@ -12,8 +12,9 @@
 
 #include "studies/checkpoint.h"
 #include "studies/columns.h"
-#include "studies/sampling.h"
 #include "studies/kinds.h"
+#include "studies/sampling.h"
+#include "studies/spec_load.h"
 
 static int sample_initial_conditions(const nh_study *st, nh_ensemble_result *r, char *err, size_t errlen) {
   const int n = st->sys.n;
@@ -336,6 +337,32 @@ void nh_ensemble_result_free(nh_ensemble_result *r) {
   memset(r, 0, sizeof *r);
 }
 
+/* ---- its spec: the settings it takes (studies/settings.c) -------------------------------------- */
+
+static int load_ensemble(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
+  if (nh_spec_one_step(c, root, st) < 0 || nh_spec_whole_steps(c, root, st) < 0) return -1;
+  st->nsteps = lround(st->T / st->h[0]);
+  if (nh_spec_count(c, root, "sample_every", &st->sample_every) < 0) return -1;
+  if (st->nsteps % st->sample_every)
+    return nh_spec_fail(c, config_setting_get_member(root, "sample_every"),
+                        "sample_every = %d does not divide the number of steps %ld", st->sample_every, st->nsteps);
+  if (nh_spec_sample_count(c, root, st->nsteps, st->sample_every) < 0) return -1;
+  st->nsamples = (int)(st->nsteps / st->sample_every) + 1;
+  if (nh_spec_divergence(c, root, st) < 0 || nh_spec_reference_tol(c, root, st) < 0) return -1;
+  if (nh_spec_observables(c, root, st) < 0) return -1;
+  const config_setting_t *ens = config_setting_get_member(root, "ensemble");
+  const config_setting_t *given = config_setting_get_member(root, "initial");
+  if (ens && given)
+    return nh_spec_fail(c, given, "an ensemble takes either 'ensemble' (random states) or 'initial', not both");
+  if (given) {
+    if (nh_spec_initial(c, root, st) < 0) return -1;
+    st->count = st->nic;
+    return 0;
+  }
+  if (!ens) return nh_spec_fail(c, root, "missing setting 'ensemble' ({ count; energy; seed; }) or 'initial'");
+  return nh_spec_random_states(c, ens, st);
+}
+
 /* The kind's table (studies/kinds.h). */
 NH_STUDY_KIND_ENTRIES(ensemble)
 const nh_study_kind_type nh_ensemble_kind = {
@@ -344,6 +371,7 @@ const nh_study_kind_type nh_ensemble_kind = {
     .doc = "many initial conditions: the energy error E(t) - E0, its drift and its statistics across them",
     .result_size = sizeof(nh_ensemble_result),
     .columns = nh_ensemble_columns,
+    .load = load_ensemble,
     .run = run_kind,
     .free_result = free_kind,
 };

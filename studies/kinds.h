@@ -12,12 +12,20 @@
 #include "studies/columns.h"
 #include "studies/spec.h"
 
+struct nh_spec_ctx;      /* studies/spec_load.h */
+struct config_setting_t; /* libconfig's */
+
 typedef struct {
   nh_study_kind kind;
   const char *name;               /* the spec's study = "..." and the results file's group */
   const char *doc;                /* one line: what the kind measures */
   size_t result_size;             /* bytes of its result (nh_<kind>_result) */
   const nh_result_column *columns; /* the result's arrays */
+  /* Reads the kind's settings from the spec's root into st (the settings it takes, studies/settings.c,
+   * are checked before: any other is refused), with studies/spec_load.h's readers: 0, or -1 with the
+   * refusal written; load_with_methods (NULL: none) afterwards, with st's methods loaded. */
+  int (*load)(const struct nh_spec_ctx *c, const struct config_setting_t *root, nh_study *st);
+  int (*load_with_methods)(const struct nh_spec_ctx *c, const struct config_setting_t *root, nh_study *st);
   /* Runs st into r (result_size bytes): 0, or -1 with the reason in err; either way r is then
    * freed with free_result (which zeroes it). */
   int (*run)(const nh_study *st, void *r, char *err, size_t errlen);

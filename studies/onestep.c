@@ -93,9 +93,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "studies/sampling.h"
-#include "studies/study.h"
 #include "studies/kinds.h"
+#include "studies/sampling.h"
+#include "studies/spec_load.h"
+#include "studies/study.h"
 
 #define GL_NODES 20
 
@@ -676,6 +677,19 @@ void nh_onestep_result_free(nh_onestep_result *r) {
   memset(r, 0, sizeof *r);
 }
 
+/* ---- its spec: the settings it takes (studies/settings.c) -------------------------------------- */
+
+/* One-step: points along the true solution from each initial condition. */
+static int load_onestep(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
+  const config_setting_t *ens = config_setting_get_member(root, "ensemble");
+  if (ens && config_setting_get_member(root, "initial"))
+    return nh_spec_fail(c, ens, "one-step points start from either 'initial' or 'ensemble' (random states), not both");
+  if (ens ? nh_spec_random_initials(c, ens, st) < 0 : nh_spec_initial(c, root, st) < 0) return -1;
+  if (nh_spec_steps(c, root, st, 2) < 0 || nh_spec_count(c, root, "points", &st->npoints) < 0) return -1;
+  if (nh_spec_fit(c, root, st) < 0 || nh_spec_reference_tol(c, root, st) < 0) return -1;
+  return nh_spec_norm(c, root, st);
+}
+
 /* The kind's table (studies/kinds.h). */
 NH_STUDY_KIND_ENTRIES(onestep)
 const nh_study_kind_type nh_onestep_kind = {
@@ -684,6 +698,7 @@ const nh_study_kind_type nh_onestep_kind = {
     .doc = "one step from exact points: local error, adjoint and reversal defects, cond(J), action error",
     .result_size = sizeof(nh_onestep_result),
     .columns = nh_onestep_columns,
+    .load = load_onestep,
     .run = run_kind,
     .free_result = free_kind,
 };

@@ -17,6 +17,7 @@
 #include "studies/config_read.h"
 #include "studies/kinds.h"
 #include "studies/settings.h"
+#include "studies/spec_load.h"
 #include "studies/spec_source.h"
 #include "studies/study.h"
 
@@ -28,24 +29,24 @@ typedef struct {
   size_t cap; /* a power of two, at least twice the methods */
 } name_index;
 
-typedef struct {
+struct nh_spec_ctx {
   const char *file;
   const char *text; /* the spec as read, includes expanded */
   char *err;
   size_t errlen;
   const nh_spec_source *src; /* where each line of text comes from */
   name_index *names;         /* of st's methods (add_method) */
-} ctx;
+};
 
 /* "FILE:LINE" of a line of c->text, into buf. */
-static const char *where(const ctx *c, int line, char *buf, size_t len) {
+static const char *where(const nh_spec_ctx *c, int line, char *buf, size_t len) {
   return nh_spec_source_where(c->src, line, buf, len);
 }
 
 /* libconfig dates a list element by the token after it; a string element's true line is that of
  * the last occurrence of its quoted text at or before the reported line. (c->text is set before
  * libconfig sees the spec, and a setting of type string always has its text.) */
-static int string_line(const ctx *c, const config_setting_t *s) {
+static int string_line(const nh_spec_ctx *c, const config_setting_t *s) {
   int reported = config_setting_source_line(s), best = reported, line = 1;
   const char *value = config_setting_get_string(s);
   size_t len = strlen(value);
@@ -65,7 +66,7 @@ static void setting_path(const config_setting_t *s, char *buf, size_t len) {
 
 /* The message of a refused spec, in c->err; returns -1. Every loader below returns 0, or -1 with
  * its message written, and its callers test < 0. */
-static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...) {
+int nh_spec_fail(const nh_spec_ctx *c, const config_setting_t *s, const char *fmt, ...) {
   int line = !s                                             ? 0
              : config_setting_type(s) == CONFIG_TYPE_STRING ? string_line(c, s)
                                                             : (int)config_setting_source_line(s);
@@ -88,90 +89,87 @@ static int fail_at(const ctx *c, const config_setting_t *s, const char *fmt, ...
 }
 
 /* Memory ran out while loading: the load fails as for a bad spec, with the file named. */
-static int out_of_memory(const ctx *c) {
+int nh_spec_out_of_memory(const nh_spec_ctx *c) {
   snprintf(c->err, c->errlen, "%s: out of memory", c->file);
   return -1;
 }
 
-static char *dup_str(const char *s) {
+char *nh_spec_dup(const char *s) {
   char *d = malloc(strlen(s) + 1);
   if (d) strcpy(d, s);
   return d;
 }
 
-static const config_setting_t *require(const ctx *c, const config_setting_t *group, const char *name) {
+const config_setting_t *nh_spec_require(const nh_spec_ctx *c, const config_setting_t *group, const char *name) {
   const config_setting_t *s = config_setting_get_member(group, name);
-  if (!s) fail_at(c, group, "missing setting '%s'", name);
+  if (!s) nh_spec_fail(c, group, "missing setting '%s'", name);
   return s;
 }
 
 /* A number, read as written (studies/config_read.h), its refusal placed at s. */
-static int get_number(const ctx *c, const config_setting_t *s, double *out) {
+static int get_number(const nh_spec_ctx *c, const config_setting_t *s, double *out) {
   char why[NH_TEXT_MESSAGE];
-  return nh_config_number(s, out, why, sizeof why) < 0 ? fail_at(c, s, "%s", why) : 0;
+  return nh_config_number(s, out, why, sizeof why) < 0 ? nh_spec_fail(c, s, "%s", why) : 0;
 }
 
-static int get_positive(const ctx *c, const config_setting_t *group, const char *name, double *out) {
-  const config_setting_t *s = require(c, group, name);
+static int get_positive(const nh_spec_ctx *c, const config_setting_t *group, const char *name, double *out) {
+  const config_setting_t *s = nh_spec_require(c, group, name);
   if (!s || get_number(c, s, out) < 0) return -1;
-  if (!(*out > 0)) return fail_at(c, s, "%s = %g must be positive", name, *out); /* finite: get_number */
+  if (!(*out > 0)) return nh_spec_fail(c, s, "%s = %g must be positive", name, *out); /* finite: get_number */
   return 0;
 }
 
-/* The default of a count that must be given. */
-enum { REQUIRED = -1 };
-
-static int get_count(const ctx *c, const config_setting_t *group, const char *name, int min, int max,
-                     int def, int *out) {
+int nh_spec_whole(const nh_spec_ctx *c, const config_setting_t *group, const char *name, int min, int max, int def,
+                  int *out) {
   const config_setting_t *s = config_setting_get_member(group, name);
   if (!s) {
-    if (def == REQUIRED) return fail_at(c, group, "missing setting '%s'", name);
+    if (def == NH_SPEC_REQUIRED) return nh_spec_fail(c, group, "missing setting '%s'", name);
     *out = def;
     return 0;
   }
   double v;
   if (get_number(c, s, &v) < 0) return -1;
   if (v != floor(v) || v < min || v > max)
-    return fail_at(c, s, "%s = %.15g must be a whole number in [%d, %d]", name, v, min, max);
+    return nh_spec_fail(c, s, "%s = %.15g must be a whole number in [%d, %d]", name, v, min, max);
   *out = (int)v;
   return 0;
 }
 
 /* A whole-number setting with its default and range from its descriptor (studies/settings.c). */
-static int get_setting_count(const ctx *c, const config_setting_t *root, const char *name, int *out) {
+int nh_spec_count(const nh_spec_ctx *c, const config_setting_t *root, const char *name, int *out) {
   const nh_setting *d = nh_setting_named(name);
-  return get_count(c, root, name, (int)d->min, (int)d->max, isnan(d->def) ? REQUIRED : (int)d->def, out);
+  return nh_spec_whole(c, root, name, (int)d->min, (int)d->max, isnan(d->def) ? NH_SPEC_REQUIRED : (int)d->def, out);
 }
 
 /* A list or array of numbers. */
-static int get_numbers(const ctx *c, const config_setting_t *s, double **vals, int *count) {
+static int get_numbers(const nh_spec_ctx *c, const config_setting_t *s, double **vals, int *count) {
   if (!config_setting_is_aggregate(s) || config_setting_is_group(s))
-    return fail_at(c, s, "'%s' must be a list of numbers, e.g. [0.0, 0.1]", config_setting_name(s));
+    return nh_spec_fail(c, s, "'%s' must be a list of numbers, e.g. [0.0, 0.1]", config_setting_name(s));
   int n = config_setting_length(s);
-  if (n == 0) return fail_at(c, s, "'%s' is empty", config_setting_name(s));
-  if (!(*vals = calloc((size_t)n, sizeof **vals))) return out_of_memory(c);
+  if (n == 0) return nh_spec_fail(c, s, "'%s' is empty", config_setting_name(s));
+  if (!(*vals = calloc((size_t)n, sizeof **vals))) return nh_spec_out_of_memory(c);
   *count = n;
   for (int i = 0; i < n; i++)
     if (get_number(c, config_setting_get_elem(s, (unsigned)i), &(*vals)[i]) < 0) return -1;
   return 0;
 }
 
-static int check_members(const ctx *c, const config_setting_t *group, const char *const *known) {
+int nh_spec_members(const nh_spec_ctx *c, const config_setting_t *group, const char *const *known) {
   const config_setting_t *s = nh_config_unknown_member(group, known);
   if (!s) return 0;
   char list[NH_TEXT_MESSAGE] = "";
   for (int j = 0; known[j]; j++) nh_text_append(list, sizeof list, ", ", "%s", known[j]);
-  return fail_at(c, s, "unknown setting '%s' (known here: %s)", config_setting_name(s), list);
+  return nh_spec_fail(c, s, "unknown setting '%s' (known here: %s)", config_setting_name(s), list);
 }
 
 /* The top-level settings a spec of the kind takes (studies/settings.c): any other is refused. */
-static int check_kind_settings(const ctx *c, const config_setting_t *root, nh_study_kind kind) {
+static int check_kind_settings(const nh_spec_ctx *c, const config_setting_t *root, nh_study_kind kind) {
   const char *known[64];
   int n = 0;
   for (const nh_setting *d = nh_settings; d->name && n < 63; d++)
     if (nh_setting_of_kind(d, kind)) known[n++] = d->name;
   known[n] = NULL;
-  return check_members(c, root, known);
+  return nh_spec_members(c, root, known);
 }
 
 /* "--set path=[a, b, ...]": a list of numbers (an array of floats) or of "strings" replaces the
@@ -292,29 +290,29 @@ static int apply_override(config_t *cfg, const char *ov, char *err, size_t errle
   return 0;
 }
 
-static int load_system_params(const ctx *c, const config_setting_t *root, nh_study *st);
+static int load_system_params(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st);
 
-static int load_system(const ctx *c, const config_setting_t *root, nh_study *st) {
-  const config_setting_t *s = require(c, root, "system");
+static int load_system(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
+  const config_setting_t *s = nh_spec_require(c, root, "system");
   if (!s) return -1;
   const char *name = config_setting_get_string(s);
-  if (!name) return fail_at(c, s, "'system' must be a string, e.g. \"chaotic_particle\"");
+  if (!name) return nh_spec_fail(c, s, "'system' must be a string, e.g. \"chaotic_particle\"");
   const nh_system_type *type = nh_system_type_find(name);
   if (!type) {
     char list[NH_TEXT_MESSAGE] = "", hint[NH_TEXT_MESSAGE];
     for (int i = 0; nh_system_types[i]; i++) nh_text_append(list, sizeof list, ", ", "%s", nh_system_types[i]->name);
     nh_system_suggest(name, hint, sizeof hint);
-    return fail_at(c, s, "unknown system '%s'%s%s%s (systems: %s)", name, hint[0] ? ": did you mean " : "", hint,
-                   hint[0] ? "?" : "", list);
+    return nh_spec_fail(c, s, "unknown system '%s'%s%s%s (systems: %s)", name, hint[0] ? ": did you mean " : "", hint,
+                        hint[0] ? "?" : "", list);
   }
-  if (nh_system_init(&st->sys, type) < 0) return fail_at(c, s, "system '%s': bad mass matrix", name);
+  if (nh_system_init(&st->sys, type) < 0) return nh_spec_fail(c, s, "system '%s': bad mass matrix", name);
   return load_system_params(c, root, st);
 }
 
 /* system_params replaces a value a preset of the initial conditions set: say so once, and name the
  * initial conditions by what they now are ("eps01 (eps=0)"), so that the results file does not
  * claim the preset's system (its exact solution or reference would be the preset's). */
-static int note_preset_override(const ctx *c, const config_setting_t *p, nh_study *st, double preset_value,
+static int note_preset_override(const nh_spec_ctx *c, const config_setting_t *p, nh_study *st, double preset_value,
                                 double value) {
   const char *param = config_setting_name(p);
   int line = (int)config_setting_source_line(p);
@@ -327,17 +325,17 @@ static int note_preset_override(const ctx *c, const config_setting_t *p, nh_stud
     char renamed[2 * NH_TEXT_NAME];
     snprintf(renamed, sizeof renamed, "%s (%s=%g)", st->ic_names[i], param, value);
     free(st->ic_names[i]);
-    if (!(st->ic_names[i] = dup_str(renamed))) return out_of_memory(c);
+    if (!(st->ic_names[i] = nh_spec_dup(renamed))) return nh_spec_out_of_memory(c);
   }
   free(st->initial); /* its own copy of ic_names[0] */
-  return (st->initial = dup_str(st->ic_names[0])) ? 0 : out_of_memory(c);
+  return (st->initial = nh_spec_dup(st->ic_names[0])) ? 0 : nh_spec_out_of_memory(c);
 }
 
-static int load_system_params(const ctx *c, const config_setting_t *root, nh_study *st) {
+static int load_system_params(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
   const config_setting_t *params = config_setting_get_member(root, "system_params");
   if (!params) return 0;
   if (!config_setting_is_group(params))
-    return fail_at(c, params, "'system_params' must be a group, e.g. { eps = 0.1; }");
+    return nh_spec_fail(c, params, "'system_params' must be a group, e.g. { eps = 0.1; }");
   for (int i = 0; i < config_setting_length(params); i++) {
     const config_setting_t *p = config_setting_get_elem(params, (unsigned)i);
     double v;
@@ -347,7 +345,7 @@ static int load_system_params(const ctx *c, const config_setting_t *root, nh_stu
     /* Called again after the initial conditions: a value that differs now was set by a preset. */
     if (k >= 0 && st->nic > 0 && st->sys.p[k] != v && note_preset_override(c, p, st, st->sys.p[k], v) < 0) return -1;
     if (nh_system_set_param(&st->sys, config_setting_name(p), v, msg, sizeof msg) != 0)
-      return fail_at(c, p, "%s", msg); /* "system NAME: ..." */
+      return nh_spec_fail(c, p, "%s", msg); /* "system NAME: ..." */
   }
   return 0;
 }
@@ -375,12 +373,12 @@ static int name_index_reserve(name_index *x, const nh_study *st) {
 
 /* Adds a method unless an equal one (same canonical name) is there; returns its index, or -1 (out
  * of memory: m is freed). */
-static int add_method(const ctx *c, nh_study *st, nh_method *m) {
+static int add_method(const nh_spec_ctx *c, nh_study *st, nh_method *m) {
   char name[NH_TEXT_CANONICAL];
   nh_method_format(m, name, sizeof name);
   if (name_index_reserve(c->names, st) < 0) {
     nh_method_free(m);
-    return out_of_memory(c);
+    return nh_spec_out_of_memory(c);
   }
   int *slot = name_slot(c->names, st->method_names, name);
   if (*slot) {
@@ -391,10 +389,10 @@ static int add_method(const ctx *c, nh_study *st, nh_method *m) {
   if (methods) st->methods = methods;
   char **names = methods ? realloc(st->method_names, sizeof *st->method_names * (size_t)(st->nmethods + 1)) : NULL;
   if (names) st->method_names = names;
-  char *copy = names ? dup_str(name) : NULL;
+  char *copy = names ? nh_spec_dup(name) : NULL;
   if (!copy) {
     nh_method_free(m);
-    return out_of_memory(c);
+    return nh_spec_out_of_memory(c);
   }
   st->methods[st->nmethods] = m;
   st->method_names[st->nmethods] = copy;
@@ -402,22 +400,22 @@ static int add_method(const ctx *c, nh_study *st, nh_method *m) {
   return st->nmethods++;
 }
 
-static int load_methods(const ctx *c, const config_setting_t *root, nh_study *st) {
+static int load_methods(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
   const config_setting_t *list = config_setting_get_member(root, "methods");
-  if (!list && !config_setting_get_member(root, "grids")) return fail_at(c, root, "missing setting 'methods'");
+  if (!list && !config_setting_get_member(root, "grids")) return nh_spec_fail(c, root, "missing setting 'methods'");
   if (!list) return 0;
   if (!config_setting_is_aggregate(list) || config_setting_is_group(list))
-    return fail_at(c, list, "'methods' must be a list of method strings, e.g. [\"rk4\"]");
+    return nh_spec_fail(c, list, "'methods' must be a list of method strings, e.g. [\"rk4\"]");
   for (int i = 0; i < config_setting_length(list); i++) {
     const config_setting_t *s = config_setting_get_elem(list, (unsigned)i);
     const char *text = config_setting_get_string(s);
     char msg[NH_TEXT_MESSAGE];
-    if (!text) return fail_at(c, s, "methods must be strings, e.g. \"nh_newmark(alpha=0.5)\"");
+    if (!text) return nh_spec_fail(c, s, "methods must be strings, e.g. \"nh_newmark(alpha=0.5)\"");
     nh_method *m = nh_method_parse(text, msg, sizeof msg);
-    if (!m) return fail_at(c, s, "%s", msg);
+    if (!m) return nh_spec_fail(c, s, "%s", msg);
     if (nh_method_applies(m, &st->sys, msg, sizeof msg) < 0) {
       nh_method_free(m);
-      return fail_at(c, s, "%s", msg);
+      return nh_spec_fail(c, s, "%s", msg);
     }
     if (add_method(c, st, m) < 0) return -1;
   }
@@ -427,7 +425,7 @@ static int load_methods(const ctx *c, const config_setting_t *root, nh_study *st
 /* One note per distinct reason for the grid points that were skipped, listing the points:
  * "FILE:LINE: note: 4 grid points (beta, beta2) skipped: (0.1, 0.4), ...: REASON". why[p] is the
  * reason of point p (row-major over the grid), empty when the point runs. */
-static void note_skipped_points(const ctx *c, const config_setting_t *g, const nh_grid *grid,
+static void note_skipped_points(const nh_spec_ctx *c, const config_setting_t *g, const nh_grid *grid,
                                 char (*why)[NH_TEXT_MESSAGE]) {
   const int n0 = grid->nvalues[0], n1 = grid->nvalues[1], np = n0 * n1;
   for (int p = 0; p < np; p++) {
@@ -447,23 +445,23 @@ static void note_skipped_points(const ctx *c, const config_setting_t *g, const n
   }
 }
 
-static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_grid *grid) {
-  const config_setting_t *ms = require(c, g, "method");
+static int load_grid(const nh_spec_ctx *c, const config_setting_t *g, nh_study *st, nh_grid *grid) {
+  const config_setting_t *ms = nh_spec_require(c, g, "method");
   if (!ms) return -1;
   const char *text = config_setting_get_string(ms);
   char msg[NH_TEXT_MESSAGE];
-  if (!text) return fail_at(c, ms, "grid 'method' must be a string");
+  if (!text) return nh_spec_fail(c, ms, "grid 'method' must be a string");
   nh_method *tmpl = nh_method_parse(text, msg, sizeof msg);
-  if (!tmpl) return fail_at(c, ms, "%s", msg);
+  if (!tmpl) return nh_spec_fail(c, ms, "%s", msg);
   if (nh_method_applies(tmpl, &st->sys, msg, sizeof msg) < 0) {
     nh_method_free(tmpl);
-    return fail_at(c, ms, "%s", msg);
+    return nh_spec_fail(c, ms, "%s", msg);
   }
   char name[NH_TEXT_CANONICAL];
   nh_method_format(tmpl, name, sizeof name);
   int axes = 0, rc = -1;
-  if (!(grid->template_name = dup_str(name))) {
-    out_of_memory(c);
+  if (!(grid->template_name = nh_spec_dup(name))) {
+    nh_spec_out_of_memory(c);
     goto out;
   }
   for (int i = 0; i < config_setting_length(g); i++) {
@@ -472,42 +470,42 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
     if (strcmp(pname, "method") == 0) continue;
     const nh_method *owner = nh_method_param_owner(tmpl, pname);
     if (!owner) {
-      fail_at(c, s, "grid: method '%s' has no parameter '%s'", name, pname);
+      nh_spec_fail(c, s, "grid: method '%s' has no parameter '%s'", name, pname);
       goto out;
     }
     if (axes == 2) {
-      fail_at(c, s, "grid: at most two parameters (a parameter-pair grid); '%s' is a third", pname);
+      nh_spec_fail(c, s, "grid: at most two parameters (a parameter-pair grid); '%s' is a third", pname);
       goto out;
     }
-    if (!(grid->param[axes] = dup_str(pname))) {
-      out_of_memory(c);
+    if (!(grid->param[axes] = nh_spec_dup(pname))) {
+      nh_spec_out_of_memory(c);
       goto out;
     }
     if (get_numbers(c, s, &grid->values[axes], &grid->nvalues[axes]) < 0) goto out;
     /* Out-of-range values are errors in the spec; invalid combinations are skipped below. */
     for (int j = 0; j < grid->nvalues[axes]; j++)
       if (nh_method_check_param(owner, pname, grid->values[axes][j], msg, sizeof msg) != 0) {
-        fail_at(c, s, "grid: %s: %s", nh_method_type_name(owner), msg);
+        nh_spec_fail(c, s, "grid: %s: %s", nh_method_type_name(owner), msg);
         goto out;
       }
     axes++;
   }
   if (axes != 2) {
-    fail_at(c, g, "grid over '%s' needs two parameter lists, e.g. beta = [0.0, 0.1]; beta2 = [0.0, 0.1];", name);
+    nh_spec_fail(c, g, "grid over '%s' needs two parameter lists, e.g. beta = [0.0, 0.1]; beta2 = [0.0, 0.1];", name);
     goto out;
   }
   int n0 = grid->nvalues[0], n1 = grid->nvalues[1];
   /* Counted in 64 bits before anything is allocated: each point is a method (and a note's line). */
   if ((long long)n0 * n1 > NH_MAX_GRID_POINTS) {
-    fail_at(c, g, "grid over '%s' has %d x %d = %lld points; at most %d (e.g. a 100 x 100 map)", name, n0, n1,
-            (long long)n0 * n1, NH_MAX_GRID_POINTS);
+    nh_spec_fail(c, g, "grid over '%s' has %d x %d = %lld points; at most %d (e.g. a 100 x 100 map)", name, n0, n1,
+                 (long long)n0 * n1, NH_MAX_GRID_POINTS);
     goto out;
   }
   grid->method_index = malloc(sizeof(int) * (size_t)(n0 * n1));
   char (*why)[NH_TEXT_MESSAGE] = malloc(sizeof *why * (size_t)(n0 * n1)); /* per skipped point, its reason */
   if (!grid->method_index || !why) {
     free(why);
-    out_of_memory(c);
+    nh_spec_out_of_memory(c);
     goto out;
   }
   for (int i = 0; i < n0; i++)
@@ -521,7 +519,7 @@ static int load_grid(const ctx *c, const config_setting_t *g, nh_study *st, nh_g
       nh_method_free(a);
       if (!b && errno == ENOMEM) { /* not a point to skip: the load fails */
         free(why);
-        out_of_memory(c);
+        nh_spec_out_of_memory(c);
         goto out;
       }
       if (!b) {
@@ -545,18 +543,18 @@ out:
   return rc;
 }
 
-static int load_grids(const ctx *c, const config_setting_t *root, nh_study *st) {
+static int load_grids(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
   const config_setting_t *grids = config_setting_get_member(root, "grids");
   if (!grids) return 0;
   if (!config_setting_is_list(grids))
-    return fail_at(c, grids,
-                   "'grids' must be a list of groups: ( { method = \"...\"; beta = [...]; beta2 = [...]; } )");
+    return nh_spec_fail(c, grids,
+                        "'grids' must be a list of groups: ( { method = \"...\"; beta = [...]; beta2 = [...]; } )");
   const int ngrids = config_setting_length(grids);
-  if (ngrids > 0 && !(st->grids = calloc((size_t)ngrids, sizeof *st->grids))) return out_of_memory(c);
+  if (ngrids > 0 && !(st->grids = calloc((size_t)ngrids, sizeof *st->grids))) return nh_spec_out_of_memory(c);
   st->ngrids = ngrids;
   for (int i = 0; i < st->ngrids; i++) {
     const config_setting_t *g = config_setting_get_elem(grids, (unsigned)i);
-    if (!config_setting_is_group(g)) return fail_at(c, g, "each grid must be a group { method = ...; ... }");
+    if (!config_setting_is_group(g)) return nh_spec_fail(c, g, "each grid must be a group { method = ...; ... }");
     if (load_grid(c, g, st, &st->grids[i]) < 0) return -1;
   }
   return 0;
@@ -567,14 +565,14 @@ static int load_grids(const ctx *c, const config_setting_t *root, nh_study *st) 
 #define ON_D_TOL 1e-12
 
 /* One initial condition: a preset name, "default", or { q = [...]; v = [...]; } on D. */
-static int load_one_initial(const ctx *c, const config_setting_t *ic, nh_study *st, nh_state *x, char **name) {
+static int load_one_initial(const nh_spec_ctx *c, const config_setting_t *ic, nh_study *st, nh_state *x, char **name) {
   static const char *const known[] = {"q", "v", NULL};
   nh_system_default_state(&st->sys, x);
   if (config_setting_type(ic) == CONFIG_TYPE_STRING) {
     char msg[NH_TEXT_MESSAGE];
-    if (!(*name = dup_str(config_setting_get_string(ic)))) return out_of_memory(c);
+    if (!(*name = nh_spec_dup(config_setting_get_string(ic)))) return nh_spec_out_of_memory(c);
     if (strcmp(*name, "default") == 0) return 0;
-    if (nh_system_apply_preset(&st->sys, *name, x, msg, sizeof msg) < 0) return fail_at(c, ic, "%s", msg);
+    if (nh_system_apply_preset(&st->sys, *name, x, msg, sizeof msg) < 0) return nh_spec_fail(c, ic, "%s", msg);
     /* A paper's printed initial condition may lie off D on purpose (e.g. the CVT's 4-digit v0). */
     double r = nh_constraint_residual(&st->sys, x->q, x->v);
     char at[NH_TEXT_PATH + 16];
@@ -583,14 +581,14 @@ static int load_one_initial(const ctx *c, const config_setting_t *ic, nh_study *
               where(c, config_setting_source_line(ic), at, sizeof at), *name, r);
     return 0;
   }
-  if (!(*name = dup_str("given"))) return out_of_memory(c);
+  if (!(*name = nh_spec_dup("given"))) return nh_spec_out_of_memory(c);
   if (!config_setting_is_group(ic))
-    return fail_at(c, ic, "'initial' must be a preset name or a group { q = [...]; v = [...]; }");
-  if (check_members(c, ic, known) < 0) return -1;
+    return nh_spec_fail(c, ic, "'initial' must be a preset name or a group { q = [...]; v = [...]; }");
+  if (nh_spec_members(c, ic, known) < 0) return -1;
   const char *names[] = {"q", "v"};
   double *dest[] = {x->q, x->v};
   for (int k = 0; k < 2; k++) {
-    const config_setting_t *s = require(c, ic, names[k]);
+    const config_setting_t *s = nh_spec_require(c, ic, names[k]);
     double *vals = NULL;
     int n = 0;
     if (!s || get_numbers(c, s, &vals, &n) < 0) {
@@ -599,32 +597,32 @@ static int load_one_initial(const ctx *c, const config_setting_t *ic, nh_study *
     }
     if (n != st->sys.n) {
       free(vals);
-      return fail_at(c, s, "initial %s has %d entries; system %s has n = %d", names[k], n,
-                     nh_system_name(&st->sys), st->sys.n);
+      return nh_spec_fail(c, s, "initial %s has %d entries; system %s has n = %d", names[k], n,
+                          nh_system_name(&st->sys), st->sys.n);
     }
     memcpy(dest[k], vals, sizeof(double) * (size_t)n);
     free(vals);
   }
   double r = nh_constraint_residual(&st->sys, x->q, x->v);
   if (r > ON_D_TOL)
-    return fail_at(c, ic, "initial state is not on the constraint distribution D: |A(q)v + b| = %.3g", r);
+    return nh_spec_fail(c, ic, "initial state is not on the constraint distribution D: |A(q)v + b| = %.3g", r);
   return 0;
 }
 
 /* `initial`: one initial condition or a list ( ... ) / [ ... ] of them; default: the system's. */
-static int load_initial(const ctx *c, const config_setting_t *root, nh_study *st) {
+static int load_initial(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
   const config_setting_t *ic = config_setting_get_member(root, "initial");
   int list = ic && (config_setting_is_list(ic) || config_setting_is_array(ic));
   st->nic = list ? config_setting_length(ic) : 1;
-  if (st->nic == 0) return fail_at(c, ic, "'initial' is an empty list");
+  if (st->nic == 0) return nh_spec_fail(c, ic, "'initial' is an empty list");
   st->ics = calloc((size_t)st->nic, sizeof *st->ics);
   st->ic_names = calloc((size_t)st->nic, sizeof *st->ic_names);
-  if (!st->ics || !st->ic_names) return out_of_memory(c);
+  if (!st->ics || !st->ic_names) return nh_spec_out_of_memory(c);
   double params0[NH_MAX_PARAMS];
   for (int i = 0; i < st->nic; i++) {
     if (!ic) {
       nh_system_default_state(&st->sys, &st->ics[0]);
-      if (!(st->ic_names[0] = dup_str("default"))) return out_of_memory(c);
+      if (!(st->ic_names[0] = nh_spec_dup("default"))) return nh_spec_out_of_memory(c);
     } else if (load_one_initial(c, list ? config_setting_get_elem(ic, (unsigned)i) : ic, st, &st->ics[i],
                                 &st->ic_names[i]) < 0) {
       return -1;
@@ -632,21 +630,27 @@ static int load_initial(const ctx *c, const config_setting_t *root, nh_study *st
     /* One study, one system: presets of a list must agree on the parameters they set. */
     if (i == 0) memcpy(params0, st->sys.p, sizeof params0);
     else if (memcmp(params0, st->sys.p, sizeof params0) != 0)
-      return fail_at(c, config_setting_get_elem(ic, (unsigned)i),
-                     "initial condition '%s' sets other system parameters than '%s'; run them as separate studies",
-                     st->ic_names[i], st->ic_names[0]);
+      return nh_spec_fail(c, config_setting_get_elem(ic, (unsigned)i),
+                          "initial condition '%s' sets other system parameters than '%s'; run them as separate studies",
+                          st->ic_names[i], st->ic_names[0]);
   }
   st->x0 = st->ics[0];
-  return (st->initial = dup_str(st->ic_names[0])) ? 0 : out_of_memory(c);
+  return (st->initial = nh_spec_dup(st->ic_names[0])) ? 0 : nh_spec_out_of_memory(c);
+}
+
+int nh_spec_initial(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
+  /* A preset may set system parameters; system_params given in the spec override them. */
+  return load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0 ? -1 : 0;
 }
 
 /* A run's samples are counted in int: steps / sample_every + 1 must fit. 0, or -1 with a message
  * at sample_every (or the root). */
-static int check_sample_count(const ctx *c, const config_setting_t *root, long steps, int every) {
+int nh_spec_sample_count(const nh_spec_ctx *c, const config_setting_t *root, long steps, int every) {
   if (steps / every < INT_MAX) return 0;
   const config_setting_t *s = config_setting_get_member(root, "sample_every");
-  return fail_at(c, s ? s : root, "%ld steps sampled every %d make more than %d samples per run; sample less often",
-                 steps, every, INT_MAX - 1);
+  return nh_spec_fail(c, s ? s : root,
+                      "%ld steps sampled every %d make more than %d samples per run; sample less often", steps, every,
+                      INT_MAX - 1);
 }
 
 /* The setting the step sizes came from, for messages: h, else h0 (the root only if neither). */
@@ -657,71 +661,73 @@ static const config_setting_t *steps_setting(const config_setting_t *root) {
 }
 
 /* `h = H`: one step size, positive, as st's only one (h[0], nh = 1). */
-static int one_step_size(const ctx *c, const config_setting_t *root, nh_study *st) {
+int nh_spec_one_step(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
   double h;
   if (get_positive(c, root, "h", &h) < 0) return -1;
-  if (!(st->h = malloc(sizeof(double)))) return out_of_memory(c);
+  if (!(st->h = malloc(sizeof(double)))) return nh_spec_out_of_memory(c);
   st->h[0] = h, st->nh = 1;
   return 0;
 }
 
 /* `h = [...]` or `h0` and `halvings` (h0, h0/2, …): the step sizes, positive, distinct. */
-static int load_steps(const ctx *c, const config_setting_t *root, nh_study *st, int min_count) {
+int nh_spec_steps(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st, int min_count) {
   const config_setting_t *hs = config_setting_get_member(root, "h");
   /* Both ways at once would silently drop one (and record an override that did nothing). */
   const char *other = config_setting_get_member(root, "h0")         ? "h0"
                       : config_setting_get_member(root, "halvings") ? "halvings"
                                                                     : NULL;
   if (hs && other)
-    return fail_at(c, config_setting_get_member(root, other),
-                   "'%s' and 'h' both give the step sizes; keep one ('h' = a list, or 'h0' with 'halvings')", other);
+    return nh_spec_fail(c, config_setting_get_member(root, other),
+                        "'%s' and 'h' both give the step sizes; keep one ('h' = a list, or 'h0' with 'halvings')",
+                        other);
   if (hs && config_setting_type(hs) != CONFIG_TYPE_ARRAY && config_setting_type(hs) != CONFIG_TYPE_LIST) {
-    if (one_step_size(c, root, st) < 0) return -1;
+    if (nh_spec_one_step(c, root, st) < 0) return -1;
   } else if (hs) {
     if (get_numbers(c, hs, &st->h, &st->nh) < 0) return -1;
     for (int i = 0; i < st->nh; i++)
       if (!(st->h[i] > 0)) /* finite: get_number */
-        return fail_at(c, hs, "step sizes must be positive; h[%d] = %g", i, st->h[i]);
+        return nh_spec_fail(c, hs, "step sizes must be positive; h[%d] = %g", i, st->h[i]);
   } else {
     double h0;
     int halvings;
     if (!config_setting_get_member(root, "h0"))
-      return fail_at(c, root, "missing setting 'h' (a list of step sizes) or 'h0' and 'halvings'");
-    if (get_positive(c, root, "h0", &h0) < 0 || get_setting_count(c, root, "halvings", &halvings) < 0)
-      return -1;
-    if (!(st->h = malloc(sizeof(double) * (size_t)(halvings + 1)))) return out_of_memory(c);
+      return nh_spec_fail(c, root, "missing setting 'h' (a list of step sizes) or 'h0' and 'halvings'");
+    if (get_positive(c, root, "h0", &h0) < 0 || nh_spec_count(c, root, "halvings", &halvings) < 0) return -1;
+    if (!(st->h = malloc(sizeof(double) * (size_t)(halvings + 1)))) return nh_spec_out_of_memory(c);
     st->nh = halvings + 1;
     for (int i = 0; i < st->nh; i++) st->h[i] = ldexp(h0, -i);
   }
-  if (st->nh < min_count) return fail_at(c, steps_setting(root), "this study needs at least %d step sizes", min_count);
+  if (st->nh < min_count)
+    return nh_spec_fail(c, steps_setting(root), "this study needs at least %d step sizes", min_count);
   for (int i = 0; i < st->nh; i++)
     for (int j = 0; j < i; j++)
-      if (st->h[i] == st->h[j]) return fail_at(c, steps_setting(root), "step size h = %g is listed twice", st->h[i]);
+      if (st->h[i] == st->h[j])
+        return nh_spec_fail(c, steps_setting(root), "step size h = %g is listed twice", st->h[i]);
   return 0;
 }
 
 /* T must be a whole number of steps of h, and at most 9e15 of them (below 2^53, where every whole
  * number of steps is exact in a double); a refusal said at setting s, T and h as typed (shortest
  * round-trip form). */
-static int check_step_count(const ctx *c, const config_setting_t *s, double T, double h) {
+static int nh_spec_step_count(const nh_spec_ctx *c, const config_setting_t *s, double T, double h) {
   const double steps = T / h;
   const int too_many = steps > 9.0e15;
   if (!too_many && !(fabs(steps - round(steps)) > 1e-9 * steps)) return 0;
   char t[NH_TEXT_NUMBER], hh[NH_TEXT_NUMBER];
   nh_format_double(t, sizeof t, T), nh_format_double(hh, sizeof hh, h);
-  if (too_many) return fail_at(c, s, "T = %s makes more than 9e15 steps of h = %s", t, hh);
-  return fail_at(c, s, "T = %s is not a whole number of steps of h = %s", t, hh);
+  if (too_many) return nh_spec_fail(c, s, "T = %s makes more than 9e15 steps of h = %s", t, hh);
+  return nh_spec_fail(c, s, "T = %s is not a whole number of steps of h = %s", t, hh);
 }
 
 /* T must be a whole number of steps of every h. */
-static int check_whole_steps(const ctx *c, const config_setting_t *root, const nh_study *st) {
+int nh_spec_whole_steps(const nh_spec_ctx *c, const config_setting_t *root, const nh_study *st) {
   for (int i = 0; i < st->nh; i++)
-    if (check_step_count(c, steps_setting(root), st->T, st->h[i]) < 0) return -1;
+    if (nh_spec_step_count(c, steps_setting(root), st->T, st->h[i]) < 0) return -1;
   return 0;
 }
 
 /* `norm = "max"` (default) or `"2"`. */
-static int load_norm(const ctx *c, const config_setting_t *root, nh_study *st) {
+int nh_spec_norm(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
   const config_setting_t *s = config_setting_get_member(root, "norm");
   st->norm = NH_NORM_MAX;
   if (!s) return 0;
@@ -730,17 +736,17 @@ static int load_norm(const ctx *c, const config_setting_t *root, nh_study *st) {
   if (two && config_setting_get_int64(s) == 2) return st->norm = NH_NORM_2, 0; /* --set norm=2 */
   if (v && strcmp(v, "max") == 0) return 0;
   if (v && strcmp(v, "2") == 0) return st->norm = NH_NORM_2, 0;
-  return fail_at(c, s, "norm = '%s': expected \"max\" or \"2\"", v ? v : "(not a string)");
+  return nh_spec_fail(c, s, "norm = '%s': expected \"max\" or \"2\"", v ? v : "(not a string)");
 }
 
 /* `observables = ["energy", ...]`: names from the registry (`nhbench list observables`). */
-static int load_observables(const ctx *c, const config_setting_t *root, nh_study *st) {
+int nh_spec_observables(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
   const config_setting_t *list = config_setting_get_member(root, "observables");
   if (!list) return 0;
   if (!config_setting_is_aggregate(list) || config_setting_is_group(list))
-    return fail_at(c, list, "'observables' must be a list of names, e.g. [\"energy\", \"error_q_2\"]");
+    return nh_spec_fail(c, list, "'observables' must be a list of names, e.g. [\"energy\", \"error_q_2\"]");
   st->nobs = config_setting_length(list);
-  if (!(st->obs = nh_calloc_array((size_t)st->nobs, sizeof *st->obs))) return out_of_memory(c);
+  if (!(st->obs = nh_calloc_array((size_t)st->nobs, sizeof *st->obs))) return nh_spec_out_of_memory(c);
   for (int i = 0; i < st->nobs; i++) {
     const config_setting_t *s = config_setting_get_elem(list, (unsigned)i);
     const char *name = config_setting_get_string(s);
@@ -748,118 +754,83 @@ static int load_observables(const ctx *c, const config_setting_t *root, nh_study
     if (!st->obs[i]) {
       char known[NH_TEXT_MESSAGE] = "";
       for (int j = 0; nh_observables[j]; j++) nh_text_append(known, sizeof known, ", ", "%s", nh_observables[j]->name);
-      return fail_at(c, s, "unknown observable '%s' (observables: %s)", name ? name : "(not a string)", known);
+      return nh_spec_fail(c, s, "unknown observable '%s' (observables: %s)", name ? name : "(not a string)", known);
     }
     for (int j = 0; j < i; j++)
-      if (st->obs[j] == st->obs[i]) return fail_at(c, s, "observable '%s' is listed twice", name);
+      if (st->obs[j] == st->obs[i]) return nh_spec_fail(c, s, "observable '%s' is listed twice", name);
   }
   return 0;
 }
 
 /* Optional settings with defaults. */
 /* A real setting, its descriptor's default when absent (studies/settings.c). */
-static int get_optional(const ctx *c, const config_setting_t *root, const char *name, double *out) {
+int nh_spec_real(const nh_spec_ctx *c, const config_setting_t *root, const char *name, double *out) {
   const config_setting_t *s = config_setting_get_member(root, name);
   *out = nh_setting_named(name)->def;
   return s ? get_number(c, s, out) : 0;
 }
 
 /* A number, or "auto" (the default): *is_auto tells which; *out is def for "auto". */
-static int get_number_or_auto(const ctx *c, const config_setting_t *root, const char *name, double def,
+static int get_number_or_auto(const nh_spec_ctx *c, const config_setting_t *root, const char *name, double def,
                               double *out, int *is_auto) {
   const config_setting_t *s = config_setting_get_member(root, name);
   const char *text = s ? config_setting_get_string(s) : NULL;
   *out = def, *is_auto = !s || (text && strcmp(text, "auto") == 0);
   if (*is_auto) return 0;
-  if (text) return fail_at(c, s, "'%s' must be a number or \"auto\", not \"%.60s\"", name, text);
+  if (text) return nh_spec_fail(c, s, "'%s' must be a number or \"auto\", not \"%.60s\"", name, text);
   return get_number(c, s, out);
 }
 
-static int load_fit(const ctx *c, const config_setting_t *root, nh_study *st) {
-  if (get_setting_count(c, root, "fit_points", &st->fit_points) < 0) return -1;
+int nh_spec_fit(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
+  if (nh_spec_count(c, root, "fit_points", &st->fit_points) < 0) return -1;
   if (get_number_or_auto(c, root, "error_floor", 0, &st->error_floor, &st->error_floor_auto) < 0) return -1;
   if (st->error_floor >= 0) return 0; /* finite: get_number */
-  return fail_at(c, config_setting_get_member(root, "error_floor"), "error_floor = %g must be a number >= 0 or \"auto\"",
-                 st->error_floor);
+  return nh_spec_fail(c, config_setting_get_member(root, "error_floor"),
+                      "error_floor = %g must be a number >= 0 or \"auto\"", st->error_floor);
 }
 
 /* divergence, default 1e3 (README), for the studies that sample their runs. */
-static int load_divergence(const ctx *c, const config_setting_t *root, nh_study *st) {
-  if (get_optional(c, root, "divergence", &st->divergence) < 0 || !(st->divergence > 0))
-    return fail_at(c, config_setting_get_member(root, "divergence"),
-                   "divergence must be a positive number (default 1e3)");
+int nh_spec_divergence(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
+  if (nh_spec_real(c, root, "divergence", &st->divergence) < 0 || !(st->divergence > 0))
+    return nh_spec_fail(c, config_setting_get_member(root, "divergence"),
+                        "divergence must be a positive number (default 1e3)");
   return 0;
 }
 
 /* reference_tol, default "auto" from 1e-13 (README), for every kind of study. */
-static int load_reference_tol(const ctx *c, const config_setting_t *root, nh_study *st) {
+int nh_spec_reference_tol(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
   if (get_number_or_auto(c, root, "reference_tol", 1e-13, &st->reference_tol, &st->reference_tol_auto) < 0) return -1;
   if (st->reference_tol >= 1e-16 && st->reference_tol <= 1e-3) return 0;
-  return fail_at(c, config_setting_get_member(root, "reference_tol"),
-                 "reference_tol = %g must lie in [1e-16, 1e-3]", st->reference_tol);
+  return nh_spec_fail(c, config_setting_get_member(root, "reference_tol"),
+                      "reference_tol = %g must lie in [1e-16, 1e-3]", st->reference_tol);
 }
 
-static int load_convergence(const ctx *c, const config_setting_t *root, nh_study *st) {
-  if (check_kind_settings(c, root, st->kind) < 0) return -1;
-  /* A preset may set system parameters; system_params given in the spec override them. */
-  if (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0) return -1;
-  if (st->nic != 1)
-    return fail_at(c, config_setting_get_member(root, "initial"), "a convergence study takes one initial condition");
-  if (load_steps(c, root, st, 2) < 0 || check_whole_steps(c, root, st) < 0) return -1;
-  if (load_fit(c, root, st) < 0 || load_reference_tol(c, root, st) < 0 || load_norm(c, root, st) < 0) return -1;
-  if (get_optional(c, root, "order_tolerance", &st->order_tolerance) < 0) return -1;
-  if (st->order_tolerance >= 0) return 0; /* finite: get_number */
-  return fail_at(c, config_setting_get_member(root, "order_tolerance"), "order_tolerance = %g must be a number >= 0",
-                 st->order_tolerance);
-}
-
-/* Trajectory: fixed initial conditions, several methods and step sizes, observables sampled every
- * sample_every steps. */
 /* A switch, true or false; def when absent. */
-static int get_flag(const ctx *c, const config_setting_t *group, const char *name, int def, int *out) {
+int nh_spec_flag(const nh_spec_ctx *c, const config_setting_t *group, const char *name, int def, int *out) {
   const config_setting_t *s = config_setting_get_member(group, name);
   if (!s) return *out = def, 0;
-  if (config_setting_type(s) != CONFIG_TYPE_BOOL) return fail_at(c, s, "%s must be true or false", name);
+  if (config_setting_type(s) != CONFIG_TYPE_BOOL) return nh_spec_fail(c, s, "%s must be true or false", name);
   *out = config_setting_get_bool(s);
-  return 0;
-}
-
-static int load_trajectory(const ctx *c, const config_setting_t *root, nh_study *st) {
-  if (check_kind_settings(c, root, st->kind) < 0) return -1;
-  if (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0) return -1;
-  if (load_steps(c, root, st, 1) < 0 || check_whole_steps(c, root, st) < 0) return -1;
-  if (get_setting_count(c, root, "sample_every", &st->sample_every) < 0) return -1;
-  for (int i = 0; i < st->nh; i++)
-    if (check_sample_count(c, root, lround(st->T / st->h[i]), st->sample_every) < 0) return -1;
-  for (int i = 0; i < st->nh; i++)
-    if (lround(st->T / st->h[i]) % st->sample_every)
-      return fail_at(c, config_setting_get_member(root, "sample_every"),
-                     "sample_every = %d does not divide the %ld steps of h = %g", st->sample_every,
-                     lround(st->T / st->h[i]), st->h[i]);
-  if (load_divergence(c, root, st) < 0 || load_reference_tol(c, root, st) < 0) return -1;
-  if (get_flag(c, root, "round_trip", 0, &st->round_trip) < 0 || load_observables(c, root, st) < 0) return -1;
-  if (st->nobs == 0)
-    return fail_at(c, root,
-                   "a trajectory study needs 'observables', e.g. [\"energy_error\"] (nhbench list observables)");
   return 0;
 }
 
 /* `ensemble = { count = N; energy = E; seed = S; }`: N random states on D at energy E, drawn by
  * the system's sampler from the streams (S, i). */
 /* count states on D at the study's energy into x (nh_draw_states); a failure said at setting e. */
-static int draw_states(const ctx *c, const config_setting_t *e, const nh_study *st, int count, nh_state *x) {
+static int draw_states(const nh_spec_ctx *c, const config_setting_t *e, const nh_study *st, int count, nh_state *x) {
   const int rc = nh_draw_states(&st->sys, count, st->energy, st->seed, x);
-  if (rc == NH_DRAW_NO_MEMORY) return out_of_memory(c);
+  if (rc == NH_DRAW_NO_MEMORY) return nh_spec_out_of_memory(c);
   if (rc < 0)
-    return fail_at(c, e, "no state of %s on D at energy %g in the sample box (the energy must exceed the "
-                         "potential's minimum there by the kinetic margin; spec/newmark.md 6 A10)",
-                   nh_system_name(&st->sys), st->energy);
+    return nh_spec_fail(c, e,
+                        "no state of %s on D at energy %g in the sample box (the energy must exceed the "
+                        "potential's minimum there by the kinetic margin; spec/newmark.md 6 A10)",
+                        nh_system_name(&st->sys), st->energy);
   return 0;
 }
 
 /* The ensemble's seed, a whole number >= 0 read exactly: any 64-bit integer (L suffix), a real
  * only below 2^53 (where 2^53 + 1 would already read as 2^53). */
-static int get_seed(const ctx *c, const config_setting_t *s, uint64_t *seed) {
+static int get_seed(const nh_spec_ctx *c, const config_setting_t *s, uint64_t *seed) {
   if (config_setting_type(s) == CONFIG_TYPE_INT64 && config_setting_get_int64(s) >= 0) {
     *seed = (uint64_t)config_setting_get_int64(s);
     return 0;
@@ -867,26 +838,28 @@ static int get_seed(const ctx *c, const config_setting_t *s, uint64_t *seed) {
   double v;
   if (get_number(c, s, &v) < 0) return -1;
   if (v < 0 || v != floor(v) || v >= NH_EXACT_INTEGER)
-    return fail_at(c, s, "seed = %.17g must be a whole number >= 0 (from 2^53 on, an integer with an L suffix)", v);
+    return nh_spec_fail(c, s, "seed = %.17g must be a whole number >= 0 (from 2^53 on, an integer with an L suffix)",
+                        v);
   *seed = (uint64_t)v;
   return 0;
 }
 
-static int load_random_states(const ctx *c, const config_setting_t *ens, nh_study *st) {
+int nh_spec_random_states(const nh_spec_ctx *c, const config_setting_t *ens, nh_study *st) {
   static const char *const known_ens[] = {"count", "energy", "seed", NULL};
   if (!config_setting_is_group(ens))
-    return fail_at(c, ens, "'ensemble' must be a group { count = ...; energy = ...; seed = ...; }");
-  if (check_members(c, ens, known_ens) < 0) return -1;
-  if (get_count(c, ens, "count", 1, 1000000, REQUIRED, &st->count) < 0) return -1;
-  const config_setting_t *e = require(c, ens, "energy");
+    return nh_spec_fail(c, ens, "'ensemble' must be a group { count = ...; energy = ...; seed = ...; }");
+  if (nh_spec_members(c, ens, known_ens) < 0) return -1;
+  if (nh_spec_whole(c, ens, "count", 1, 1000000, NH_SPEC_REQUIRED, &st->count) < 0) return -1;
+  const config_setting_t *e = nh_spec_require(c, ens, "energy");
   if (!e || get_number(c, e, &st->energy) < 0) return -1;
-  const config_setting_t *sd = require(c, ens, "seed");
+  const config_setting_t *sd = nh_spec_require(c, ens, "seed");
   if (!sd || get_seed(c, sd, &st->seed) < 0) return -1;
   st->random_ics = 1;
   if (!nh_system_has_own_sampler(&st->sys) &&
       (nh_system_features(&st->sys) & NH_SYS_AFFINE_CONSTRAINTS || nh_has_holonomic(&st->sys)))
-    return fail_at(c, ens, "system %s has no random sampler on D: %s", nh_system_name(&st->sys),
-                   nh_system_sampler_doc(&st->sys) ? nh_system_sampler_doc(&st->sys) : "affine or holonomic constraints");
+    return nh_spec_fail(c, ens, "system %s has no random sampler on D: %s", nh_system_name(&st->sys),
+                        nh_system_sampler_doc(&st->sys) ? nh_system_sampler_doc(&st->sys)
+                                                        : "affine or holonomic constraints");
   /* Pre-flight: the first state is drawn now (the run draws it again, the same from its stream), so
    * that an energy no state reaches (e.g. below min V) is a bad spec, not a run that fails later. */
   nh_state first;
@@ -894,139 +867,43 @@ static int load_random_states(const ctx *c, const config_setting_t *ens, nh_stud
 }
 
 /* Random initial conditions as the study's `initial` list: "random 0", "random 1", … */
-static int load_random_initials(const ctx *c, const config_setting_t *ens, nh_study *st) {
-  if (load_random_states(c, ens, st) < 0) return -1;
+int nh_spec_random_initials(const nh_spec_ctx *c, const config_setting_t *ens, nh_study *st) {
+  if (nh_spec_random_states(c, ens, st) < 0) return -1;
   st->nic = st->count;
   st->ics = calloc((size_t)st->nic, sizeof *st->ics);
   st->ic_names = calloc((size_t)st->nic, sizeof *st->ic_names);
-  if (!st->ics || !st->ic_names) return out_of_memory(c);
+  if (!st->ics || !st->ic_names) return nh_spec_out_of_memory(c);
   if (draw_states(c, ens, st, st->nic, st->ics) < 0) return -1;
   for (int i = 0; i < st->nic; i++) {
     char name[NH_TEXT_NAME];
     snprintf(name, sizeof name, "random %d", i);
-    if (!(st->ic_names[i] = dup_str(name))) return out_of_memory(c);
+    if (!(st->ic_names[i] = nh_spec_dup(name))) return nh_spec_out_of_memory(c);
   }
   st->x0 = st->ics[0];
-  return (st->initial = dup_str(st->ic_names[0])) ? 0 : out_of_memory(c);
-}
-
-/* One-step: points along the true solution from each initial condition. */
-static int load_onestep(const ctx *c, const config_setting_t *root, nh_study *st) {
-  if (check_kind_settings(c, root, st->kind) < 0) return -1;
-  const config_setting_t *ens = config_setting_get_member(root, "ensemble");
-  if (ens && config_setting_get_member(root, "initial"))
-    return fail_at(c, ens, "one-step points start from either 'initial' or 'ensemble' (random states), not both");
-  if (ens ? load_random_initials(c, ens, st) < 0
-          : (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0))
-    return -1;
-  if (load_steps(c, root, st, 2) < 0 || get_setting_count(c, root, "points", &st->npoints) < 0) return -1;
-  return load_fit(c, root, st) < 0 || load_reference_tol(c, root, st) < 0 || load_norm(c, root, st) < 0 ? -1 : 0;
-}
-
-/* Work-precision: error at T against counted work and wall time. */
-static int load_work_precision(const ctx *c, const config_setting_t *root, nh_study *st) {
-  if (check_kind_settings(c, root, st->kind) < 0) return -1;
-  if (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0) return -1;
-  if (st->nic != 1)
-    return fail_at(c, config_setting_get_member(root, "initial"), "a work-precision study takes one initial condition");
-  if (load_steps(c, root, st, 1) < 0 || check_whole_steps(c, root, st) < 0 || load_norm(c, root, st) < 0) return -1;
-  if (get_setting_count(c, root, "repeats", &st->repeats) < 0) return -1;
-  if (get_optional(c, root, "time_limit", &st->time_limit) < 0 || !(st->time_limit > 0)) /* finite: get_number */
-    return fail_at(c, config_setting_get_member(root, "time_limit"),
-                   "time_limit must be a positive number of seconds (default 60)");
-  return load_reference_tol(c, root, st);
-}
-
-/* The expected order of each method: its claimed order unless `expected_orders` documents an
- * exception: ( { method = "..."; order = 1; reason = "..."; } ). */
-static int load_expected_orders(const ctx *c, const config_setting_t *root, nh_study *st) {
-  st->order_expected = malloc(sizeof(int) * (size_t)st->nmethods);
-  st->order_reason = calloc((size_t)st->nmethods, sizeof(char *));
-  if (!st->order_expected || !st->order_reason) return out_of_memory(c);
-  for (int i = 0; i < st->nmethods; i++) {
-    st->order_expected[i] = nh_method_order_on(st->methods[i], &st->sys);
-    if (!(st->order_reason[i] = dup_str(""))) return out_of_memory(c);
-  }
-  const config_setting_t *list = config_setting_get_member(root, "expected_orders");
-  if (!list) return 0;
-  static const char *const known[] = {"method", "order", "reason", NULL};
-  if (!config_setting_is_list(list))
-    return fail_at(c, list, "'expected_orders' must be a list ( { method = \"...\"; order = N; reason = \"...\"; } )");
-  for (int e = 0; e < config_setting_length(list); e++) {
-    const config_setting_t *g = config_setting_get_elem(list, (unsigned)e);
-    if (!config_setting_is_group(g) || check_members(c, g, known) < 0)
-      return fail_at(c, g, "each expected order is a group { method; order; reason; }");
-    const config_setting_t *ms = require(c, g, "method"), *rs = require(c, g, "reason");
-    int order;
-    if (!ms || !rs || get_count(c, g, "order", 0, 20, REQUIRED, &order) < 0) return -1;
-    const char *text = config_setting_get_string(ms), *reason = config_setting_get_string(rs);
-    char msg[NH_TEXT_MESSAGE], name[NH_TEXT_CANONICAL];
-    if (!text || !reason) return fail_at(c, g, "method and reason must be strings");
-    nh_method *m = nh_method_parse(text, msg, sizeof msg);
-    if (!m) return fail_at(c, ms, "%s", msg);
-    nh_method_format(m, name, sizeof name);
-    nh_method_free(m);
-    int found = -1;
-    for (int i = 0; i < st->nmethods; i++)
-      if (strcmp(st->method_names[i], name) == 0) found = i;
-    if (found < 0) return fail_at(c, ms, "expected order for '%s', which is not among the study's methods", name);
-    st->order_expected[found] = order;
-    free(st->order_reason[found]);
-    if (!(st->order_reason[found] = dup_str(reason))) return out_of_memory(c);
-  }
-  return 0;
-}
-
-static int load_ensemble(const ctx *c, const config_setting_t *root, nh_study *st) {
-  if (check_kind_settings(c, root, st->kind) < 0) return -1;
-  if (one_step_size(c, root, st) < 0) return -1;
-  if (check_step_count(c, config_setting_get_member(root, "h"), st->T, st->h[0]) < 0) return -1;
-  st->nsteps = lround(st->T / st->h[0]);
-  if (get_setting_count(c, root, "sample_every", &st->sample_every) < 0) return -1;
-  if (st->nsteps % st->sample_every)
-    return fail_at(c, config_setting_get_member(root, "sample_every"),
-                   "sample_every = %d does not divide the number of steps %ld", st->sample_every, st->nsteps);
-  if (check_sample_count(c, root, st->nsteps, st->sample_every) < 0) return -1;
-  st->nsamples = (int)(st->nsteps / st->sample_every) + 1;
-  if (load_divergence(c, root, st) < 0 || load_reference_tol(c, root, st) < 0) return -1;
-  if (load_observables(c, root, st) < 0) return -1;
-  const config_setting_t *ens = config_setting_get_member(root, "ensemble");
-  const config_setting_t *given = config_setting_get_member(root, "initial");
-  if (ens && given)
-    return fail_at(c, given, "an ensemble takes either 'ensemble' (random states) or 'initial', not both");
-  if (given) {
-    if (load_initial(c, root, st) < 0 || load_system_params(c, root, st) < 0) return -1;
-    st->count = st->nic;
-    return 0;
-  }
-  if (!ens) return fail_at(c, root, "missing setting 'ensemble' ({ count; energy; seed; }) or 'initial'");
-  return load_random_states(c, ens, st);
+  return (st->initial = nh_spec_dup(st->ic_names[0])) ? 0 : nh_spec_out_of_memory(c);
 }
 
 /* A start where the damping is singular (lane_emden at t0 = 0: alpha = 2/s at s = 0): a study that
  * measures errors needs its truth from the system's exact solution, since the rk8pd reference
  * evaluates alpha at its start (issue 46 item 5). Ensembles measure no error. The methods are
  * checked by nh_method_applies. */
-static int check_singular_start(const ctx *c, const config_setting_t *root, const nh_study *st) {
+static int check_singular_start(const nh_spec_ctx *c, const config_setting_t *root, const nh_study *st) {
   if (st->kind == NH_STUDY_ENSEMBLE || isfinite(nh_damping(&st->sys, 0))) return 0;
   for (int i = 0; i < st->nic; i++) {
     nh_state x;
     if (nh_exact_solution(&st->sys, &st->ics[i], st->T, &x) == 0) continue;
-    return fail_at(c, config_setting_get_member(root, "system"),
-                   "%s: alpha(t) is singular at the start t = 0 (alpha(0) = %g) and no exact solution passes through "
-                   "initial condition %d ('%s'): the rk8pd reference cannot start there (start where alpha is "
-                   "finite, or from a state an exact solution covers: `nhbench list systems %s`)",
-                   nh_system_name(&st->sys), nh_damping(&st->sys, 0), i, st->ic_names[i], nh_system_name(&st->sys));
+    return nh_spec_fail(
+        c, config_setting_get_member(root, "system"),
+        "%s: alpha(t) is singular at the start t = 0 (alpha(0) = %g) and no exact solution passes through "
+        "initial condition %d ('%s'): the rk8pd reference cannot start there (start where alpha is "
+        "finite, or from a state an exact solution covers: `nhbench list systems %s`)",
+        nh_system_name(&st->sys), nh_damping(&st->sys, 0), i, st->ic_names[i], nh_system_name(&st->sys));
   }
   return 0;
 }
 
-typedef int (*kind_loader)(const ctx *c, const config_setting_t *root, nh_study *st);
-static const kind_loader kind_loaders[NH_STUDY_KINDS] = {load_convergence, load_ensemble, load_trajectory,
-                                                         load_onestep, load_work_precision};
-
-static int load_kind(const ctx *c, const config_setting_t *root, nh_study *st) {
-  const config_setting_t *kind = require(c, root, "study");
+static int load_kind(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
+  const config_setting_t *kind = nh_spec_require(c, root, "study");
   if (!kind) return -1;
   const char *k = config_setting_get_string(kind);
   const nh_study_kind_type *named = nh_study_kind_named(k);
@@ -1034,7 +911,7 @@ static int load_kind(const ctx *c, const config_setting_t *root, nh_study *st) {
   char names[NH_TEXT_MESSAGE] = "";
   for (int i = 0; i < NH_STUDY_KINDS; i++)
     nh_text_append(names, sizeof names, i == NH_STUDY_KINDS - 1 ? " or " : ", ", "\"%s\"", nh_study_kinds[i]->name);
-  return fail_at(c, kind, "study = '%s': expected %s", k ? k : "(not a string)", names);
+  return nh_spec_fail(c, kind, "study = '%s': expected %s", k ? k : "(not a string)", names);
 }
 
 /* nh_config_syntax_error's message, the error's place given as "FILE:LINE" (at). */
@@ -1065,13 +942,13 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
   memset(st, 0, sizeof *st);
   nh_spec_source src;
   name_index names = {NULL, 0};
-  ctx c = {path, NULL, err, errlen, &src, &names};
+  nh_spec_ctx c = {path, NULL, err, errlen, &src, &names};
   config_t cfg;
   config_init(&cfg);
   int rc = -1;
-  if (!(st->spec_file = dup_str(path))) {
+  if (!(st->spec_file = nh_spec_dup(path))) {
     memset(&src, 0, sizeof src);
-    out_of_memory(&c);
+    nh_spec_out_of_memory(&c);
     goto done;
   }
   /* The text the run is made from, includes expanded and every file's integers checked. */
@@ -1086,7 +963,7 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
   size_t ovlen = 1;
   for (int i = 0; i < noverrides; i++) ovlen += strlen(overrides[i]) + 1;
   if (!(st->overrides = calloc(ovlen, 1))) {
-    out_of_memory(&c);
+    nh_spec_out_of_memory(&c);
     goto done;
   }
   for (int i = 0; i < noverrides; i++) {
@@ -1097,15 +974,19 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
   const config_setting_t *root = config_root_setting(&cfg);
   if (load_kind(&c, root, st) < 0 || load_system(&c, root, st) < 0 || get_positive(&c, root, "T", &st->T) < 0)
     goto done;
-  if (kind_loaders[st->kind](&c, root, st) < 0 || check_singular_start(&c, root, st) < 0) goto done;
+  /* The kind's own settings (its table's load), each refused unless the kind takes it. */
+  const nh_study_kind_type *kind = nh_study_kinds[st->kind];
+  if (check_kind_settings(&c, root, st->kind) < 0 || kind->load(&c, root, st) < 0 ||
+      check_singular_start(&c, root, st) < 0)
+    goto done;
   if (load_methods(&c, root, st) < 0) goto done;
   st->nprimary = st->nmethods;
   if (load_grids(&c, root, st) < 0) goto done;
   if (st->nmethods == 0) {
-    fail_at(&c, root, "no methods to run");
+    nh_spec_fail(&c, root, "no methods to run");
     goto done;
   }
-  if (st->kind == NH_STUDY_CONVERGENCE && load_expected_orders(&c, root, st) < 0) goto done;
+  if (kind->load_with_methods && kind->load_with_methods(&c, root, st) < 0) goto done;
   rc = 0;
 done:
   st->spec_inputs = src.files, st->nspec_inputs = src.nfiles, src.files = NULL, src.nfiles = 0;

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "studies/sampling.h"
 #include "studies/kinds.h"
+#include "studies/sampling.h"
+#include "studies/spec_load.h"
 
 static int round_trip_on(const nh_study *st) { return st->round_trip; }
 static const nh_column_condition with_round_trip = {round_trip_on, "round_trip = true"};
@@ -160,6 +161,27 @@ void nh_trajectory_result_free(nh_trajectory_result *r) {
   memset(r, 0, sizeof *r);
 }
 
+/* ---- its spec: the settings it takes (studies/settings.c) -------------------------------------- */
+
+static int load_trajectory(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
+  if (nh_spec_initial(c, root, st) < 0) return -1;
+  if (nh_spec_steps(c, root, st, 1) < 0 || nh_spec_whole_steps(c, root, st) < 0) return -1;
+  if (nh_spec_count(c, root, "sample_every", &st->sample_every) < 0) return -1;
+  for (int i = 0; i < st->nh; i++)
+    if (nh_spec_sample_count(c, root, lround(st->T / st->h[i]), st->sample_every) < 0) return -1;
+  for (int i = 0; i < st->nh; i++)
+    if (lround(st->T / st->h[i]) % st->sample_every)
+      return nh_spec_fail(c, config_setting_get_member(root, "sample_every"),
+                          "sample_every = %d does not divide the %ld steps of h = %g", st->sample_every,
+                          lround(st->T / st->h[i]), st->h[i]);
+  if (nh_spec_divergence(c, root, st) < 0 || nh_spec_reference_tol(c, root, st) < 0) return -1;
+  if (nh_spec_flag(c, root, "round_trip", 0, &st->round_trip) < 0 || nh_spec_observables(c, root, st) < 0) return -1;
+  if (st->nobs == 0)
+    return nh_spec_fail(c, root,
+                        "a trajectory study needs 'observables', e.g. [\"energy_error\"] (nhbench list observables)");
+  return 0;
+}
+
 /* The kind's table (studies/kinds.h). */
 NH_STUDY_KIND_ENTRIES(trajectory)
 const nh_study_kind_type nh_trajectory_kind = {
@@ -168,6 +190,7 @@ const nh_study_kind_type nh_trajectory_kind = {
     .doc = "fixed initial conditions, every method and h: observables as time series",
     .result_size = sizeof(nh_trajectory_result),
     .columns = nh_trajectory_columns,
+    .load = load_trajectory,
     .run = run_kind,
     .free_result = free_kind,
 };

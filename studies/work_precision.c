@@ -36,9 +36,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "studies/sampling.h"
-#include "studies/study.h"
 #include "studies/kinds.h"
+#include "studies/sampling.h"
+#include "studies/spec_load.h"
+#include "studies/study.h"
 
 /* Pareto efficiency of n runs: efficient[i] = 1 when run i is ok (ok[i] != 0, err[i] and cost[i]
  * finite) and no other such run j has err[j] <= err[i] and cost[j] <= cost[i] with at least one
@@ -200,6 +201,23 @@ void nh_work_precision_result_free(nh_work_precision_result *r) {
   memset(r, 0, sizeof *r);
 }
 
+/* ---- its spec: the settings it takes (studies/settings.c) -------------------------------------- */
+
+/* Work-precision: error at T against counted work and wall time. */
+static int load_work_precision(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
+  if (nh_spec_initial(c, root, st) < 0) return -1;
+  if (st->nic != 1)
+    return nh_spec_fail(c, config_setting_get_member(root, "initial"),
+                        "a work-precision study takes one initial condition");
+  if (nh_spec_steps(c, root, st, 1) < 0 || nh_spec_whole_steps(c, root, st) < 0 || nh_spec_norm(c, root, st) < 0)
+    return -1;
+  if (nh_spec_count(c, root, "repeats", &st->repeats) < 0) return -1;
+  if (nh_spec_real(c, root, "time_limit", &st->time_limit) < 0 || !(st->time_limit > 0)) /* finite: get_number */
+    return nh_spec_fail(c, config_setting_get_member(root, "time_limit"),
+                        "time_limit must be a positive number of seconds (default 60)");
+  return nh_spec_reference_tol(c, root, st);
+}
+
 /* The kind's table (studies/kinds.h). */
 NH_STUDY_KIND_ENTRIES(work_precision)
 const nh_study_kind_type nh_work_precision_kind = {
@@ -208,6 +226,7 @@ const nh_study_kind_type nh_work_precision_kind = {
     .doc = "error at T against counted work and wall time, and the Pareto fronts",
     .result_size = sizeof(nh_work_precision_result),
     .columns = nh_work_precision_columns,
+    .load = load_work_precision,
     .run = run_kind,
     .free_result = free_kind,
 };
