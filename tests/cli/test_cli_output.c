@@ -266,21 +266,59 @@ Test(cli_output, export_series_of_one_run_to_the_bit) {
   remove(path);
 }
 
-/* ---- nhbench info: whole sections rebuilt from the file ------------------------------------- */
+/* ---- nhbench info: its tables read back and checked against the file ---------------------- */
 
-/* "%.2e", or "-" for NaN: how info prints a statistic (its usage text). */
-static const char *sci(char *buf, size_t len, double v) {
-  if (isnan(v)) snprintf(buf, len, "-");
-  else snprintf(buf, len, "%.2e", v);
-  return buf;
+/* The printed figure `text` against the value `want` it stands for, whatever format printed it:
+ * "-" for NaN, else a number within half a unit of its last printed digit of want ("6.24e-04":
+ * 5e-7; "0.000128": 5e-7; "160": 0.5). */
+static int printed_agrees(const char *text, double want) {
+  if (strcmp(text, "-") == 0) return isnan(want);
+  if (isnan(want)) return 0;
+  char *end;
+  const double v = strtod(text, &end);
+  if (end == text || *end != '\0') return 0;
+  const char *e = strpbrk(text, "eE"), *dot = strchr(text, '.');
+  const char *mantissa_end = e ? e : text + strlen(text);
+  const int decimals = dot && dot < mantissa_end ? (int)(mantissa_end - dot - 1) : 0;
+  const double unit = pow(10, (e ? atoi(e + 1) : 0) - decimals);
+  return fabs(v - want) <= 0.5 * unit + 4e-16 * fabs(want);
 }
 
-/* A method name in the columns left of a 120-column line after `used`: cut to room − 3 characters
- * and "..." when longer (at least 12 columns of room). */
-static size_t put_name_into(char *buf, size_t len, const char *name, int used) {
-  int room = 120 - used < 12 ? 12 : 120 - used;
-  if ((int)strlen(name) <= room) return (size_t)snprintf(buf, len, "%s\n", name);
-  return (size_t)snprintf(buf, len, "%.*s...\n", room - 3, name);
+/* A method name as a table shows it: whole, or cut and ended by "..." (a proper prefix of it). */
+static int name_shown_as(const char *shown, const char *full) {
+  const size_t n = strlen(shown);
+  if (strcmp(shown, full) == 0) return 1;
+  return n > 3 && strcmp(shown + n - 3, "...") == 0 && strlen(full) > n - 3 && strncmp(shown, full, n - 3) == 0;
+}
+
+/* The line at *p (without its newline) into buf; *p moves past it. 0 at the end of the text. */
+static int next_line(const char **p, char *buf, size_t len) {
+  if (**p == '\0') return 0;
+  const size_t n = strcspn(*p, "\n");
+  snprintf(buf, len, "%.*s", (int)n, *p);
+  *p += n + ((*p)[n] == '\n');
+  return 1;
+}
+
+/* The words of `line` are `words` in order, blanks of any width between them. */
+static int heading_is(const char *line, const char *const *words, int n) {
+  const char *p = line;
+  for (int i = 0; i < n; i++) {
+    while (*p == ' ') p++;
+    const size_t k = strlen(words[i]);
+    if (strncmp(p, words[i], k) != 0 || (p[k] != ' ' && p[k] != '\0')) return 0;
+    p += k;
+  }
+  while (*p == ' ') p++;
+  return *p == '\0';
+}
+
+/* The line of `text` that follows the first line containing `needle` (its heading), or NULL. */
+static const char *after_line_with(const char *text, const char *needle) {
+  const char *at = strstr(text, needle);
+  if (!at) return NULL;
+  at = strchr(at, '\n');
+  return at ? at + 1 : NULL;
 }
 
 /* The results file's first grid made one over parameters named p0 and p1 (variable-length strings,
@@ -303,34 +341,139 @@ static void edit_grid(const char *path, const char *p0, const char *p1) {
   H5Dclose(ds), H5Sclose(sp), H5Tclose(t), H5Fclose(f);
 }
 
-/* The rows of a 2 x 3 grid over (beta, beta2) as info prints them: the first column as wide as
- * the corner "beta \\ beta2" (at least 10), then per cell "skip" where no method ran, "fail" where
- * no IC ran to T, else the median over the ICs of max_t |dE| and "*" when some failed; trailing
- * blanks cut. The length written. */
-static size_t grid_rows(char *want, size_t len, const nh_h5_grid *g, const nh_ensemble_summary *sum) {
-  size_t used = 0;
-  for (int i = 0; i < 2; i++) {
-    char row[512];
-    size_t r = (size_t)snprintf(row, sizeof row, "  %*.4g", (int)strlen("beta \\ beta2"), g->values[0][i]);
-    for (int j = 0; j < 3; j++) {
-      const int m = g->method_index[i * 3 + j];
-      char cell[32];
-      if (m < 0) snprintf(cell, sizeof cell, "skip ");
-      else if (sum[m].ok == 0) snprintf(cell, sizeof cell, "fail ");
-      else snprintf(cell, sizeof cell, "%.2e%s", sum[m].median_max_abs_dE, sum[m].failures ? "*" : " ");
-      r += (size_t)snprintf(row + r, sizeof row - r, " %9s", cell);
-    }
-    while (r > 0 && row[r - 1] == ' ') row[--r] = '\0';
-    used += (size_t)snprintf(want + used, len - used, "%s\n", row);
+/* The grid's table of an ensemble (2 x 3 over its two parameters) in the info output `text`,
+ * read back: the corner "P0 \\ P1" right-aligned in a first column as wide as the corner but at
+ * least 10 (with its two leading blanks), the second parameter's values after it; a row per value
+ * of the first, labelled by it in that column, then per cell "skip" where no method ran, "fail" where
+ * no IC ran to T, else the median over the ICs of max_t |dE| of the cell's method, "*" after it when
+ * some IC failed. Each value against the file's at its printed precision. */
+static void expect_grid_table(const char *text, const nh_h5_grid *g, const nh_ensemble_summary *sum,
+                              const char *corner) {
+  const char *p = after_line_with(text, "(fail: every IC failed; skip: ");
+  cr_assert_not_null(p, "no grid table in:\n%s", text);
+  const int w = (int)strlen(corner) < 10 ? 10 : (int)strlen(corner);
+  char line[512], field[64];
+  cr_assert(next_line(&p, line, sizeof line));
+  const size_t lead = strspn(line + 2, " ");
+  cr_expect(strncmp(line, "  ", 2) == 0 && (int)(lead + strlen(corner)) == w &&
+                strncmp(line + 2 + lead, corner, strlen(corner)) == 0,
+            "corner '%s' right-aligned in %d columns: '%s'", corner, w, line);
+  const char *q = line + 2 + w;
+  for (int j = 0; j < 3; j++) {
+    int used = 0;
+    cr_assert_eq(sscanf(q, "%63s%n", field, &used), 1, "column %d in '%s'", j, line);
+    cr_expect(printed_agrees(field, g->values[1][j]), "column %d: %s, file %.17g", j, field, g->values[1][j]);
+    q += used;
   }
-  return used;
+  cr_expect(*q == '\0', "after the columns: '%s'", q);
+  for (int i = 0; i < 2; i++) {
+    cr_assert(next_line(&p, line, sizeof line), "row %d missing", i);
+    char label[64];
+    snprintf(label, sizeof label, "%.*s", w, line + 2);
+    cr_expect(label[strlen(label) - 1] != ' ' && printed_agrees(label + strspn(label, " "), g->values[0][i]),
+              "row %d: label '%s' (right-aligned in %d columns), file %.17g", i, label, w, g->values[0][i]);
+    q = line + 2 + w;
+    for (int j = 0; j < 3; j++) {
+      int used = 0;
+      cr_assert_eq(sscanf(q, "%63s%n", field, &used), 1, "cell (%d, %d) in '%s'", i, j, line);
+      q += used;
+      const int m = g->method_index[i * 3 + j];
+      if (m < 0) {
+        cr_expect_str_eq(field, "skip", "cell (%d, %d)", i, j);
+        continue;
+      }
+      if (sum[m].ok == 0) {
+        cr_expect_str_eq(field, "fail", "cell (%d, %d)", i, j);
+        continue;
+      }
+      const size_t n = strlen(field);
+      const int star = n > 0 && field[n - 1] == '*';
+      if (star) field[n - 1] = '\0';
+      cr_expect_eq(star, sum[m].failures > 0, "cell (%d, %d): '*' iff some IC failed (%d)", i, j, sum[m].failures);
+      cr_expect(printed_agrees(field, sum[m].median_max_abs_dE), "cell (%d, %d): %s, file %.17g", i, j, field,
+                sum[m].median_max_abs_dE);
+    }
+    cr_expect(*q == '\0', "row %d ends with blanks: '%s'", i, line);
+  }
+}
+
+/* The rows of the info table whose column heading is `heading` (n words), read back up to its
+ * blank line: the spec's methods in order, then under "  grid methods not listed in the spec:" the
+ * grid's; check(m, line after the index) checks a row. Every method has its row. */
+static void expect_method_rows(const char *text, const char *const *heading, int n, const nh_h5 *f,
+                               void (*check)(int m, const char *row, void *data), void *data) {
+  const char *p = text;
+  char line[1024];
+  int found = 0;
+  while (!found && next_line(&p, line, sizeof line)) found = heading_is(line, heading, n);
+  cr_assert(found, "no table headed %s ... %s in:\n%s", heading[0], heading[n - 1], text);
+  int pass = 0, seen = 0, next = 0;
+  while (next_line(&p, line, sizeof line) && line[0]) {
+    if (strcmp(line, "  grid methods not listed in the spec:") == 0) {
+      cr_expect_eq(pass, 0, "one grid heading");
+      pass = 1;
+      continue;
+    }
+    int m = -1, used = 0;
+    cr_assert_eq(sscanf(line, "%d%n", &m, &used), 1, "row: '%s'", line);
+    cr_assert(m >= 0 && m < f->nmethods, "row of method %d", m);
+    cr_expect_eq(f->primary[m], !pass, "method %d in the %s part", m, pass ? "grid's" : "spec's");
+    cr_expect_geq(m, next, "method %d after %d", m, next - 1);
+    next = m + 1;
+    check(m, line + used, data);
+    seen++;
+  }
+  cr_expect_eq(seen, f->nmethods, "%d rows for %d methods", seen, f->nmethods);
+}
+
+typedef struct {
+  const nh_h5 *f;
+  const nh_ensemble_summary *sum;
+  const nh_cost *cost;
+  const double *wall;
+} ens_tables;
+
+/* An energy-table row: failed/all ICs, the largest and median max_t |dE|, the mean drift slope and
+ * the variance at T, the name. */
+static void check_energy_row(int m, const char *row, void *data) {
+  const ens_tables *e = data;
+  const nh_ensemble_summary *s = &e->sum[m];
+  int failed = -1, all = -1, used = 0;
+  char a[32], b[32], c[32], d[32];
+  cr_assert_eq(sscanf(row, " %d/%d %31s %31s %31s %31s %n", &failed, &all, a, b, c, d, &used), 6, "'%s'", row);
+  cr_expect(failed == s->failures && all == s->ok + s->failures && all == 5, "method %d: %d/%d", m, failed, all);
+  cr_expect(printed_agrees(a, s->max_max_abs_dE), "method %d: max|dE| %s, file %.17g", m, a, s->max_max_abs_dE);
+  cr_expect(printed_agrees(b, s->median_max_abs_dE), "method %d: median %s, file %.17g", m, b, s->median_max_abs_dE);
+  cr_expect(printed_agrees(c, s->mean_drift_slope), "method %d: slope %s, file %.17g", m, c, s->mean_drift_slope);
+  cr_expect(printed_agrees(d, s->final_var), "method %d: var %s, file %.17g", m, d, s->final_var);
+  cr_expect(name_shown_as(row + used, e->f->methods[m]), "method %d: '%s' for %s", m, row + used, e->f->methods[m]);
+}
+
+/* A cost-table row: the largest constraint residual, the step, rhs, Newton and constraint counts
+ * (exact), the wall time, the name. */
+static void check_cost_row(int m, const char *row, void *data) {
+  const ens_tables *e = data;
+  const nh_cost *c = &e->cost[m];
+  unsigned long long steps, rhs, newton, constr;
+  char resid[32], wall[32];
+  int used = 0;
+  cr_assert_eq(sscanf(row, " %31s %llu %llu %llu %llu %31s %n", resid, &steps, &rhs, &newton, &constr, wall, &used), 6,
+               "'%s'", row);
+  cr_expect(printed_agrees(resid, e->sum[m].max_residual), "method %d: resid %s, file %.17g", m, resid,
+            e->sum[m].max_residual);
+  cr_expect(steps == c->steps && rhs == c->rhs_evals && newton == c->newton_iterations && constr == c->constraint_evals,
+            "method %d: counts %llu %llu %llu %llu, file %llu %llu %llu %llu", m, steps, rhs, newton, constr, c->steps,
+            c->rhs_evals, c->newton_iterations, c->constraint_evals);
+  cr_expect(printed_agrees(wall, e->wall[m]), "method %d: wall %s, file %.17g", m, wall, e->wall[m]);
+  cr_expect(name_shown_as(row + used, e->f->methods[m]), "method %d: '%s' for %s", m, row + used, e->f->methods[m]);
 }
 
 /* nhbench info on an ensemble with a grid (small_ensemble.cfg, T = 0.4, one thread): the setup
  * lines (h and T/h steps, the sampling and the number of samples, the random ensemble's count,
  * energy and seed, how many methods the spec lists and the grid adds), the energy table and the
- * cost table, the spec's methods first, then under a heading the grid's: every row rebuilt here
- * from the summary, cost and wall_time datasets of the file, the long names cut at 120 columns. */
+ * cost table, the spec's methods first, then under a heading the grid's: every row read back and
+ * its figures checked against the summary, cost and wall_time datasets of the file at the precision
+ * printed, the long names cut to fit; then the grid's table, the same way. */
 Test(cli_output, info_ensemble_tables_from_the_file) {
   char path[128];
   results_file(path, sizeof path, "ens", "small_ensemble.cfg", "--set T=0.4 -j 1");
@@ -345,54 +488,28 @@ Test(cli_output, info_ensemble_tables_from_the_file) {
   for (int m = 0; m < f.nmethods; m++) np += f.primary[m];
   cr_assert(np == 2 && f.nmethods == 2 + 5, "2 listed, 2 x 3 grid points less (0.1, 0.4): %d of %d", np, f.nmethods);
   cr_expect_eq(ns, 2, "t = 0 and 0.4");
-  char want[1 << 15];
-  size_t len = (size_t)snprintf(want, sizeof want,
-                                "  h            0.2 (2 steps); dE sampled every 2 steps, 2 samples\n"
-                                "  ensemble     5 random initial conditions on D at energy 1.535, seed 7\n"
-                                "  methods      7: 2 listed in the spec, 5 more from 1 grid\n\n"
-                                "Energy error dE = E(t) - E0, over the ICs that ran to T (max|dE|: largest max_t |dE|; "
-                                "median\nmax|dE|: median over the ICs; slope: least-squares slope of dE against t; var: "
-                                "ensemble variance at T):\n");
-  len += (size_t)snprintf(want + len, sizeof want - len, "%4s %7s %10s %14s %11s %10s  %s\n", "#", "failed", "max|dE|",
-                          "median max|dE|", "mean slope", "var(dE,T)", "method");
-  for (int pass = 0; pass < 2; pass++) {
-    if (pass) len += (size_t)snprintf(want + len, sizeof want - len, "  grid methods not listed in the spec:\n");
-    for (int m = 0; m < f.nmethods; m++) {
-      if (f.primary[m] != !pass) continue;
-      char a[24], b[24], c[24], d[24], fl[32];
-      snprintf(fl, sizeof fl, "%d/%d", sum[m].failures, sum[m].ok + sum[m].failures);
-      cr_expect_eq(sum[m].ok + sum[m].failures, 5, "method %d: every IC counted", m);
-      len += (size_t)snprintf(want + len, sizeof want - len, "%4d %7s %10s %14s %11s %10s  ", m, fl,
-                              sci(a, sizeof a, sum[m].max_max_abs_dE), sci(b, sizeof b, sum[m].median_max_abs_dE),
-                              sci(c, sizeof c, sum[m].mean_drift_slope), sci(d, sizeof d, sum[m].final_var));
-      len += put_name_into(want + len, sizeof want - len, f.methods[m], 63);
-    }
-  }
-  len += (size_t)snprintf(want + len, sizeof want - len,
-                          "\nCost, summed over the ICs (steps: calls of a base method's step); max resid: max_t "
-                          "|mu(q).v| over the\nICs that ran to T:\n%4s %10s %12s %12s %12s %12s %9s  %s\n",
-                          "#", "max resid", "steps", "rhs evals", "Newton its", "constr evals", "wall[s]", "method");
-  for (int pass = 0; pass < 2; pass++) {
-    if (pass) len += (size_t)snprintf(want + len, sizeof want - len, "  grid methods not listed in the spec:\n");
-    for (int m = 0; m < f.nmethods; m++) {
-      if (f.primary[m] != !pass) continue;
-      char a[24];
-      /* 5 ICs of T/h = 2 steps each; every base step counted */
-      cr_expect_geq(cost[m].steps, 10, "method %d: %llu steps", m, cost[m].steps);
-      len += (size_t)snprintf(want + len, sizeof want - len, "%4d %10s %12llu %12llu %12llu %12llu %9.3g  ", m,
-                              sci(a, sizeof a, sum[m].max_residual), cost[m].steps, cost[m].rhs_evals,
-                              cost[m].newton_iterations, cost[m].constraint_evals, wall[m]);
-      len += put_name_into(want + len, sizeof want - len, f.methods[m], 79);
-    }
-  }
   cr_expect_eq(cost[1].steps, 10, "rk4: 5 ICs x 2 steps");
   cr_expect_eq(cost[1].rhs_evals, 40, "rk4: 4 right-hand sides a step");
+  for (int m = 0; m < f.nmethods; m++) cr_expect_geq(cost[m].steps, 10, "method %d: 5 ICs of T/h = 2 steps", m);
   cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
-  expect_has(out, want);
+  expect_has(out, "  h            0.2 (2 steps); dE sampled every 2 steps, 2 samples\n"
+                  "  ensemble     5 random initial conditions on D at energy 1.535, seed 7\n"
+                  "  methods      7: 2 listed in the spec, 5 more from 1 grid\n\n"
+                  "Energy error dE = E(t) - E0, over the ICs that ran to T (max|dE|: largest max_t |dE|; "
+                  "median\nmax|dE|: median over the ICs; slope: least-squares slope of dE against t; var: "
+                  "ensemble variance at T):\n");
+  expect_has(out, "\nCost, summed over the ICs (steps: calls of a base method's step); max resid: max_t "
+                  "|mu(q).v| over the\nICs that ran to T:\n");
+  ens_tables e = {&f, sum, cost, wall};
+  static const char *const energy[] = {"#", "failed", "max|dE|", "median", "max|dE|", "mean", "slope", "var(dE,T)",
+                                       "method"};
+  expect_method_rows(out, energy, 9, &f, check_energy_row, &e);
+  static const char *const costs[] = {"#", "max", "resid", "steps", "rhs", "evals", "Newton", "its", "constr", "evals",
+                                      "wall[s]", "method"};
+  expect_method_rows(out, costs, 12, &f, check_cost_row, &e);
   /* The cost table ends there: the grids' tables follow. */
-  const char *after = strstr(out, want);
-  cr_expect(after && strncmp(after + strlen(want), "\nGrid 0: ", 9) == 0, "after the cost table:\n%.300s",
-            after ? after + strlen(want) : "");
+  const char *grid = strstr(out, "\n\nGrid 0: ");
+  cr_expect(grid && strstr(out, "\nCost, summed") < grid, "the grids after the cost table:\n%s", out);
   /* The header: the provenance attributes as the file holds them. */
   char *date = nh_h5_attr_string(&f, "/", "date"), *version = nh_h5_attr_string(&f, "/", "version");
   char *compiler = nh_h5_attr_string(&f, "/", "compiler"), *command = nh_h5_attr_string(&f, "/", "command");
@@ -407,16 +524,17 @@ Test(cli_output, info_ensemble_tables_from_the_file) {
   expect_has(command, "nhbench run " DATA "small_ensemble.cfg -o ");
   free(date), free(version), free(compiler), free(command);
   /* The grid: a row per beta, a cell per beta2 with the median over the ICs of max_t |dE| of the
-   * cell's method (no IC failed here), "skip" where not run; trailing blanks cut. */
+   * cell's method (no IC failed here), "skip" where not run. */
   int ngrids = 0;
   nh_h5_grid *g = NULL;
   cr_assert_eq(nh_h5_read_grids(&f, &ngrids, &g), 0);
   cr_assert_eq(ngrids, 1);
-  len = (size_t)snprintf(want, sizeof want, "\nGrid 0: %s over (beta, beta2): median over the ICs of max_t |dE|\n"
-                         "(fail: every IC failed; skip: not run, an invalid combination; *: some ICs failed, median of "
-                         "the rest)\n  %10s", g->method, "beta \\ beta2");
-  for (int j = 0; j < 3; j++) len += (size_t)snprintf(want + len, sizeof want - len, " %9.4g", g->values[1][j]);
-  len += (size_t)snprintf(want + len, sizeof want - len, "\n");
+  char want[1024];
+  snprintf(want, sizeof want,
+           "\nGrid 0: %s over (beta, beta2): median over the ICs of max_t |dE|\n(fail: every IC failed; skip: not "
+           "run, an invalid combination; *: some ICs failed, median of the rest)\n",
+           g->method);
+  expect_has(out, want);
   int skipped = 0;
   for (int c = 0; c < 6; c++) {
     const int m = g->method_index[c];
@@ -424,21 +542,18 @@ Test(cli_output, info_ensemble_tables_from_the_file) {
     else cr_expect_eq(sum[m].failures, 0, "cell %d: no IC failed", c);
   }
   cr_expect_eq(skipped, 1);
-  len += grid_rows(want + len, sizeof want - len, g, sum);
-  /* Then, as some name was cut to fit (in the cost table: longer than 41 characters), the note. */
+  expect_grid_table(out, g, sum, "beta \\ beta2");
+  /* Then, as some name was cut to fit (in the cost table: longer than 41 characters), the note ends
+   * the output, after the grid's table and a blank line. */
   int cut = 0;
   for (int m = 0; m < f.nmethods; m++) cut |= strlen(f.methods[m]) > 41;
   cr_expect(cut, "adjoint_pair(nh_newmark(...)) is long");
-  len += (size_t)snprintf(want + len, sizeof want - len, "\n(names cut to 120 columns; full names: nhbench export %s methods)\n",
-                          path);
-  cr_expect(strstr(out, want) != NULL && strstr(out, want)[strlen(want)] == '\0', "the grid and the note end the output:\n%s\nwanted:\n%s",
-            out, want);
-  /* Parameters of short names: the first column is as wide as the corner but at least 10 ("a \\ b",
-   * 5 characters: 10; "beta \\ fast", 11: 11); each row labelled by its value of the first. */
-  char corner[2][128];
-  for (int k = 0; k < 2; k++)
-    snprintf(corner[k], sizeof corner[k], "median of the rest)\n  %*s %9.4g", 10 + k, k ? "beta \\ fast" : "a \\ b",
-             g->values[1][0]);
+  snprintf(want, sizeof want, "\n\n(names cut to 120 columns; full names: nhbench export %s methods)\n", path);
+  const size_t nout = strlen(out), nwant = strlen(want);
+  cr_expect(nout > nwant && strcmp(out + nout - nwant, want) == 0, "the note ends the output:\n%s", out);
+  const char *rows = after_line_with(out, "(fail: every IC failed; skip: ");
+  cr_expect(rows && strstr(rows, want) == strchr(strchr(strchr(rows, '\n') + 1, '\n') + 1, '\n'),
+            "the note right after the grid's 3 lines:\n%s", rows ? rows : out);
   const int nm = f.nmethods;
   nh_h5_close(&f);
   /* Failures, put into the summary: the first cell run by no IC to T ("fail"), the next by one
@@ -454,23 +569,22 @@ Test(cli_output, info_ensemble_tables_from_the_file) {
   }
   overwrite_ints(path, "/ensemble/summary/ok", ok, nm);
   overwrite_ints(path, "/ensemble/summary/failures", failed, nm);
-  len = grid_rows(want, sizeof want, g, sum);
-  cr_expect(strstr(want, "fail") && strchr(want, '*'), "both kinds of cell:\n%s", want);
   cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
-  expect_has(out, want);
-  nh_h5_free_grids(ngrids, g);
-  free(sum), free(cost), free(wall);
+  cr_expect(strstr(out, " fail ") || strstr(out, " fail\n"), "a cell that failed:\n%s", out);
+  cr_expect(strstr(strstr(out, "beta \\ beta2"), "*"), "a cell with some ICs failed:\n%s", out);
+  expect_grid_table(out, g, sum, "beta \\ beta2");
+  /* Parameters of short names: the first column is as wide as the corner but at least 10 ("a \\ b",
+   * 5 characters: 10; "beta \\ fast", 11: 11); each row labelled by its value of the first (edit_grid
+   * makes them 0.25 and 0.375). */
   for (int k = 0; k < 2; k++) {
     edit_grid(path, k ? "beta" : "a", k ? "fast" : "b");
+    g->values[0][0] = 0.25, g->values[0][1] = 0.375;
     cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
     expect_has(out, k ? "(beta, fast): median" : "(a, b): median");
-    expect_has(out, corner[k]);
-    for (int i = 0; i < 2; i++) {
-      char row[32];
-      snprintf(row, sizeof row, "\n  %*.4g ", 10 + k, i ? 0.375 : 0.25);
-      expect_has(out, row);
-    }
+    expect_grid_table(out, g, sum, k ? "beta \\ fast" : "a \\ b");
   }
+  nh_h5_free_grids(ngrids, g);
+  free(sum), free(cost), free(wall);
   remove(path);
 }
 
@@ -535,11 +649,13 @@ Test(cli_output, info_onestep_rows_from_the_file) {
 }
 
 /* nhbench info on a work-precision study (work_precision_small.cfg: 3 methods, h = 0.1, 0.05,
- * 0.025, wall time the median of 2 runs): every row rebuilt from the file, the error in the study's
- * pareto_norm, W and T where the file flags the fronts, the status by name. */
+ * 0.025, wall time the median of 2 runs, norm "2" so that the error printed is not the first of
+ * the file's norms): the IC's q0 and v0, and every row of the table read back and checked against
+ * the file's datasets at the precision printed, the error in the study's pareto_norm, W and T where
+ * the file flags the fronts, the status by name. */
 Test(cli_output, info_work_precision_rows_from_the_file) {
   char path[128];
-  results_file(path, sizeof path, "wp", "work_precision_small.cfg", "");
+  results_file(path, sizeof path, "wp", "work_precision_small.cfg", "--set norm=2");
   nh_h5 f;
   cr_assert_eq(nh_h5_open(&f, "test", path), 0);
   char *pn = nh_h5_attr_string(&f, ".", "pareto_norm");
@@ -548,49 +664,88 @@ Test(cli_output, info_work_precision_rows_from_the_file) {
   for (int i = 0; i < NH_WP_NORMS; i++)
     if (strcmp(pn, nh_wp_norm_names[i]) == 0) k = i;
   cr_assert_geq(k, 0, "%s", pn);
+  cr_expect_str_eq(pn, "qv_2", "norm = \"2\": the (q, v) 2-norm");
   double *h = nh_h5_doubles(&f, "h", "h", NULL), *err = nh_h5_doubles(&f, "err", "method,h,norm", NULL);
   double *work = nh_h5_doubles(&f, "work", "method,h", NULL), *wall = nh_h5_doubles(&f, "wall_time", "method,h", NULL);
   int *pw = nh_h5_ints(&f, "pareto_work", "method,h", NULL), *pt = nh_h5_ints(&f, "pareto_time", "method,h", NULL);
   int *status = nh_h5_ints(&f, "status", "method,h", NULL);
   cr_assert(h && err && work && wall && pw && pt && status);
   cr_assert_eq(f.nmethods, 3);
-  char want[1 << 14];
-  /* The one IC with its q0 and v0 (%.10g, ", " between). */
+  /* The one IC with its q0 and v0, each component read back against the file's. */
   hsize_t shape[2];
   double *q0 = nh_h5_doubles(&f, "q0", "ic,dof", shape), *v0 = nh_h5_doubles(&f, "v0", "ic,dof", NULL);
   cr_assert(q0 && v0 && shape[0] == 1 && shape[1] >= 2, "one IC of several dof");
-  size_t len = (size_t)snprintf(want, sizeof want,
-                                "  h            3 values; wall time: the median of 2 runs\n"
-                                "  IC 0         discretization: q0 = (");
-  for (hsize_t j = 0; j < shape[1]; j++) len += (size_t)snprintf(want + len, sizeof want - len, "%s%.10g", j ? ", " : "", q0[j]);
-  len += (size_t)snprintf(want + len, sizeof want - len, "), v0 = (");
-  for (hsize_t j = 0; j < shape[1]; j++) len += (size_t)snprintf(want + len, sizeof want - len, "%s%.10g", j ? ", " : "", v0[j]);
-  len += (size_t)snprintf(want + len, sizeof want - len, ")\n");
-  free(q0), free(v0);
   cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
+  expect_has(out, "  h            3 values; wall time: the median of 2 runs\n");
+  const char *ic = strstr(out, "\n  IC 0         discretization: q0 = (");
+  cr_assert_not_null(ic, "%s", out);
+  ic = strchr(ic, '(');
+  for (int v = 0; v < 2; v++) {
+    const double *x = v ? v0 : q0;
+    for (hsize_t j = 0; j < shape[1]; j++) {
+      char num[32];
+      ic++;
+      ic += strspn(ic, " ");
+      const size_t n = strcspn(ic, ",)");
+      snprintf(num, sizeof num, "%.*s", (int)n, ic);
+      cr_expect(printed_agrees(num, x[j]), "%s0[%d]: %s, file %.17g", v ? "v" : "q", (int)j, num, x[j]);
+      ic += n;
+      cr_expect_eq(*ic, j + 1 < shape[1] ? ',' : ')', "%s0: %llu components", v ? "v" : "q",
+                   (unsigned long long)shape[1]);
+    }
+    if (v) {
+      cr_expect(strncmp(ic, ")\n", 2) == 0, "%.40s", ic);
+    } else {
+      cr_assert(strncmp(ic, "), v0 = (", 9) == 0, "%.40s", ic);
+      ic += 8;
+    }
+  }
+  free(q0), free(v0);
+  char want[1024];
+  snprintf(want, sizeof want,
+           "\nError at T in the %s norm against counted work (rhs + Jacobian + constraint evaluations) and\nwall "
+           "time; pareto: W on the work front, T on the time front (no other run is better in both):\n",
+           pn);
   expect_has(out, want);
-  len = (size_t)snprintf(want, sizeof want,
-                         "\nError at T in the %s norm against counted work (rhs + Jacobian + constraint evaluations) "
-                         "and\nwall time; pareto: W on the work front, T on the time front (no other run is better "
-                         "in both):\n%4s %10s %10s %12s %10s %6s  %s\n",
-                         pn, "#", "h", "err", "work", "wall[s]", "pareto", "status");
+  /* The table, read back: per method a line with its index and name, then a row per h: h, the error
+   * in pareto_norm, the work, the wall time (each at its printed precision), W and T where the file
+   * flags the fronts, the status by name. */
+  const char *p = after_line_with(out, "wall time; pareto: W on the work front");
+  cr_assert_not_null(p);
+  char line[1024];
+  static const char *const heading[] = {"#", "h", "err", "work", "wall[s]", "pareto", "status"};
+  cr_assert(next_line(&p, line, sizeof line));
+  cr_expect(heading_is(line, heading, 7), "heading: '%s'", line);
   int fronts = 0;
   for (int m = 0; m < 3; m++) {
-    len += (size_t)snprintf(want + len, sizeof want - len, "%4d ", m);
-    len += put_name_into(want + len, sizeof want - len, f.methods[m], 5);
+    int index = -1, used = 0;
+    cr_assert(next_line(&p, line, sizeof line), "method %d missing", m);
+    cr_assert_eq(sscanf(line, "%d %n", &index, &used), 1, "'%s'", line);
+    cr_expect_eq(index, m);
+    cr_expect(name_shown_as(line + used, f.methods[m]), "method %d: '%s' for %s", m, line + used, f.methods[m]);
     for (int i = 0; i < 3; i++) {
       const int c = m * 3 + i;
-      char e[24], marks[4] = "";
+      char words[6][32];
+      cr_assert(next_line(&p, line, sizeof line), "method %d, h %d missing", m, i);
+      const int nw = sscanf(line, "%31s %31s %31s %31s %31s %31s", words[0], words[1], words[2], words[3], words[4],
+                            words[5]);
+      char marks[4] = "";
       if (pw[c]) strcat(marks, "W");
       if (pt[c]) strcat(marks, "T");
       fronts += pw[c] + pt[c];
       cr_expect_eq(status[c], 0);
-      len += (size_t)snprintf(want + len, sizeof want - len, "%4s %10.4g %10s %12.6g %10.3g %6s  %s\n", "", h[i],
-                              sci(e, sizeof e, err[c * NH_WP_NORMS + k]), work[c], wall[c], marks, "ok");
+      cr_assert_eq(nw, marks[0] ? 6 : 5, "method %d, h %d: '%s' (fronts '%s')", m, i, line, marks);
+      cr_expect(printed_agrees(words[0], h[i]), "method %d: h %s, file %.17g", m, words[0], h[i]);
+      cr_expect(printed_agrees(words[1], err[c * NH_WP_NORMS + k]), "method %d, h %d: err %s, file %.17g", m, i,
+                words[1], err[c * NH_WP_NORMS + k]);
+      cr_expect(printed_agrees(words[2], work[c]), "method %d, h %d: work %s, file %.17g", m, i, words[2], work[c]);
+      cr_expect(printed_agrees(words[3], wall[c]), "method %d, h %d: wall %s, file %.17g", m, i, words[3], wall[c]);
+      if (marks[0]) cr_expect_str_eq(words[4], marks, "method %d, h %d: fronts", m, i);
+      cr_expect_str_eq(words[nw - 1], "ok", "method %d, h %d: status", m, i);
     }
   }
+  cr_expect(!next_line(&p, line, sizeof line), "after the table: '%s'", line);
   cr_expect_gt(fronts, 1, "some runs on the fronts");
-  expect_has(out, want);
   free(pn), free(h), free(err), free(work), free(wall), free(pw), free(pt), free(status);
   nh_h5_close(&f);
   /* pareto_norm picks the error column: a name no norm has, or no attribute at all, is refused
@@ -1060,9 +1215,10 @@ Test(cli_output, list_each_method_heading_and_handles) {
 }
 
 /* nhbench info on a trajectory study (trajectory_particle.cfg at T = 0.4: 2 methods x 2 h x 2 ICs,
- * 4 observables): the whole "Runs" section rebuilt from the file, per method, h and IC the status
- * and sample count, and per observable component the first sample of the run, the stored last
- * value and largest magnitude with the units, or why the method does not define it. */
+ * 4 observables): the whole "Runs" section read back line by line against the file, per method,
+ * h and IC the status and sample count, and per observable component the first sample of the run,
+ * the stored last value and largest magnitude (at the precision printed) with the units, or why the
+ * method does not define it. */
 Test(cli_output, info_trajectory_runs_from_the_file) {
   char path[128];
   results_file(path, sizeof path, "runs", "trajectory_particle.cfg", "--set T=0.4");
@@ -1085,49 +1241,78 @@ Test(cli_output, info_trajectory_runs_from_the_file) {
     maxabs[i] = nh_h5_doubles(&f, b, "method,h,ic,component", NULL);
     cr_assert(last[i] && maxabs[i]);
   }
-  static char want[1 << 16];
-  size_t len = (size_t)snprintf(want, sizeof want,
-                                "  methods      2; observables 4\n\nRuns: status, and for each sampled observable its "
-                                "value at t = 0 (first), at the end of the run\n(last) and its largest magnitude over "
-                                "the samples (max|.|):\n");
+  cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
+  const char *p = strstr(out, "\n  methods      2; observables 4\n\nRuns: status, and for each sampled observable its "
+                              "value at t = 0 (first), at the end of the run\n(last) and its largest magnitude over "
+                              "the samples (max|.|):\n");
+  cr_assert_not_null(p, "%s", out);
+  p = after_line_with(p, "(last) and its largest magnitude");
+  /* The section, line by line to the end of the output. */
+  char line[1024];
   int absent = 0;
   for (int m = 0; m < f.nmethods; m++) {
-    len += (size_t)snprintf(want + len, sizeof want - len, "%4d ", m);
-    len += put_name_into(want + len, sizeof want - len, f.methods[m], 5);
+    int index = -1, used = 0;
+    cr_assert(next_line(&p, line, sizeof line), "method %d missing", m);
+    cr_assert_eq(sscanf(line, "%d %n", &index, &used), 1, "'%s'", line);
+    cr_expect_eq(index, m);
+    cr_expect(name_shown_as(line + used, f.methods[m]), "method %d: '%s' for %s", m, line + used, f.methods[m]);
     for (long long j = 0; j < nh; j++)
       for (long long i = 0; i < nic; i++) {
         const long long run = (m * nh + j) * nic + i;
         cr_expect_eq(status[run], 0);
-        len += (size_t)snprintf(want + len, sizeof want - len, "    h = %g, IC %lld (%s): %s, %d samples\n", h[j], i,
-                                ics[i], "ok", nsh[j]);
+        /* "    h = H, IC I (NAME): STATUS, N samples" */
+        char hs[32], name[128], st[32];
+        int icno = -1, samples = -1;
+        cr_assert(next_line(&p, line, sizeof line), "run %lld missing", run);
+        cr_assert_eq(
+            sscanf(line, "    h = %31[^,], IC %d (%127[^)]): %31[^,], %d samples", hs, &icno, name, st, &samples), 5,
+            "'%s'", line);
+        cr_expect(printed_agrees(hs, h[j]) && icno == i && strcmp(name, ics[i]) == 0 && strcmp(st, "ok") == 0 &&
+                      samples == nsh[j],
+                  "run %lld: '%s' (h %.17g, IC %lld %s, %d samples)", run, line, h[j], i, ics[i], nsh[j]);
         for (int o = 0; o < nobs; o++) {
           const nh_h5_observable *ob = &obs[o];
           if (ob->absent[m][0]) {
-            len += (size_t)snprintf(want + len, sizeof want - len, "      %-24s absent: %s\n", ob->name, ob->absent[m]);
+            /* "      NAME   absent: REASON" */
+            cr_assert(next_line(&p, line, sizeof line));
+            const char *w = line + strspn(line, " ");
+            const size_t k = strlen(ob->name);
+            cr_expect(strncmp(w, ob->name, k) == 0 && w[k] == ' ', "run %lld: '%s' for %s", run, line, ob->name);
+            const char *why = strstr(line, " absent: ");
+            cr_expect(why && strcmp(why + 9, ob->absent[m]) == 0, "run %lld: '%s', file '%s'", run, line,
+                      ob->absent[m]);
             absent++;
             continue;
           }
-          char name[256];
-          snprintf(name, sizeof name, "observables/%s", ob->name);
+          char obj[256];
+          snprintf(obj, sizeof obj, "observables/%s", ob->name);
           const long long idx[3] = {m, j, i};
-          double *x = nh_h5_doubles_at(&f, name, "method,h,ic,sample,component", 3, idx, NULL);
+          double *x = nh_h5_doubles_at(&f, obj, "method,h,ic,sample,component", 3, idx, NULL);
           cr_assert_not_null(x);
           for (int c = 0; c < ob->width; c++) {
-            char a[24], b[24], d[24], label[300];
+            /* "      LABEL   first X  last Y  max|.| Z  [UNITS]", LABEL the name and the component's label */
+            char label[300], a[32], b[32], d[32], units[64];
             snprintf(label, sizeof label, "%s%s%s", ob->name, ob->width > 1 ? " " : "", ob->width > 1 ? ob->labels[c] : "");
-            len += (size_t)snprintf(want + len, sizeof want - len, "      %-24s first %10s  last %10s  max|.| %10s  [%s]\n",
-                                    label, sci(a, sizeof a, x[c]), sci(b, sizeof b, last[o][run * ob->width + c]),
-                                    sci(d, sizeof d, maxabs[o][run * ob->width + c]), ob->units);
+            cr_assert(next_line(&p, line, sizeof line));
+            const char *w = line + strspn(line, " ");
+            const size_t k = strlen(label);
+            cr_expect(strncmp(w, label, k) == 0 && w[k] == ' ', "'%s' for %s", line, label);
+            const char *fig = strstr(line, " first ");
+            cr_assert_not_null(fig, "'%s'", line);
+            cr_assert_eq(sscanf(fig, " first %31s last %31s max|.| %31s [%63[^]]]", a, b, d, units), 4, "'%s'", line);
+            cr_expect(printed_agrees(a, x[c]), "%s, run %lld: first %s, file %.17g", label, run, a, x[c]);
+            cr_expect(printed_agrees(b, last[o][run * ob->width + c]), "%s, run %lld: last %s, file %.17g", label, run,
+                      b, last[o][run * ob->width + c]);
+            cr_expect(printed_agrees(d, maxabs[o][run * ob->width + c]), "%s, run %lld: max %s, file %.17g", label, run,
+                      d, maxabs[o][run * ob->width + c]);
+            cr_expect_str_eq(units, ob->units, "%s", label);
           }
           free(x);
         }
       }
   }
+  cr_expect(!next_line(&p, line, sizeof line), "after the runs: '%s'", line);
   cr_expect_eq(absent, 4, "rk4's multiplier at 2 h x 2 ICs");
-  cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
-  const char *runs = strstr(out, "  methods      2;");
-  cr_assert_not_null(runs, "%s", out);
-  cr_expect_str_eq(runs, want);
   for (int i = 0; i < nobs; i++) free(last[i]), free(maxabs[i]);
   nh_h5_free_observables(nobs, obs);
   nh_h5_free_strings(ics, nnames);
