@@ -94,8 +94,12 @@ Test(one_writer, a_running_run_holds_the_lock, .timeout = 120) {
   cr_expect_eq(holder, (long)child, "the run's pid holds the lock on %s", lock);
   char text[4096];
   snprintf(text, sizeof text, "%ld\n", (long)child);
+  /* The run writes its pid just after it takes the lock: wait for the whole line. */
   char stored[64] = "";
-  test_read_file(lock, stored, sizeof stored);
+  for (int i = 0; i < 6000 && strchr(stored, '\n') == NULL; i++) {
+    if (i) nanosleep(&(struct timespec){0, 10000000}, NULL);
+    test_read_file(lock, stored, sizeof stored);
+  }
   cr_expect_str_eq(stored, text, "the lock file holds the run's pid");
   kill(child, SIGKILL);
   waitpid(child, NULL, 0);
