@@ -256,6 +256,12 @@ static int apply_override(config_t *cfg, const char *ov, char *err, size_t errle
       if (config_setting_get_member(parent, drop[i])) config_setting_remove(parent, drop[i]);
   }
   if (val[0] == '[') return set_list(parent, leaf, ov, val, err, errlen);
+  /* A string as a spec writes it, in double quotes (--set 'norm="2"', 'initial="newmark"'): its
+   * text, a string even where it reads as a number. */
+  char quoted[NH_TEXT_LONG];
+  const size_t vlen = strlen(val);
+  const int is_quoted = vlen >= 2 && val[0] == '"' && val[vlen - 1] == '"' && vlen - 2 < sizeof quoted;
+  if (is_quoted) snprintf(quoted, sizeof quoted, "%.*s", (int)(vlen - 2), val + 1), val = quoted;
   char *end;
   errno = 0;
   long long iv = strtoll(val, &end, 10);
@@ -268,6 +274,7 @@ static int apply_override(config_t *cfg, const char *ov, char *err, size_t errle
   /* true and false are libconfig's booleans, as in a file (round_trip = true) */
   const int flag = strcmp(val, "true") == 0 ? 1 : strcmp(val, "false") == 0 ? 0 : -1;
   if (flag >= 0) type = CONFIG_TYPE_BOOL;
+  if (is_quoted) type = CONFIG_TYPE_STRING;
   config_setting_t *s = config_setting_get_member(parent, leaf);
   if (s && config_setting_type(s) == CONFIG_TYPE_FLOAT && type == CONFIG_TYPE_INT64 && iv <= NH_EXACT_INTEGER &&
       iv >= -NH_EXACT_INTEGER) { /* beyond, the integer stays one: read exactly, or refused as inexact */

@@ -447,6 +447,17 @@ Test(spec_settings, set_forms) {
   cr_expect_str_eq(st.initial, "eps01");
   cr_expect_eq(st.sys.p[0], 0.1);
   nh_study_free(&st);
+  /* a string quoted as in a spec: its text, a string even where it reads as a number ("2") */
+  const char *q[] = {"initial=\"eps01\"", "norm=\"2\""};
+  loads("study = \"convergence\";\nsystem = \"cvt\";\nT = 1.0;\nmethods = [\"rk4\"];\nh = [0.1, 0.05];\n", q, 2, &st);
+  cr_expect_str_eq(st.initial, "eps01");
+  cr_expect_eq(st.sys.p[0], 0.1);
+  cr_expect_eq(st.norm, NH_NORM_2);
+  nh_study_free(&st);
+  const char *qt[] = {"T=\"1\""}, *q1[] = {"initial=\""};
+  refused(CONV3 "methods = [\"rk4\"];\nh = [0.5, 0.25];\n", qt, 1, ": --set T: 'T' must be a number, not \"1\"");
+  refused(CONV3 "methods = [\"rk4\"];\nh = [0.5, 0.25];\n", q1, 1,
+          ": --set initial: system particle has no preset '\"' (presets: newmark, discretization, harmonic, rattle)");
 }
 
 /* --set refusals: each with its own message, exactly. */
