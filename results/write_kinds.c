@@ -8,8 +8,27 @@
 #include "core/text.h"
 #include "results/schema.h"
 #include "results/writer.h"
+#include "studies/settings.h"
 
 static const char *norm_name(nh_norm n) { return n == NH_NORM_2 ? "2" : "max"; }
+
+/* The spec's settings the kind's file keeps as attributes of its group, as the settings table says
+ * (studies/settings.c, nh_setting.stored), each from its field of the study. */
+static void stored_settings(nh_writer *w, hid_t g) {
+  const nh_study *st = w->st;
+  for (const nh_setting *s = nh_settings; s->name; s++)
+    for (const nh_setting_attr *a = s->stored; a && a->attr; a++) {
+      if (!(a->kinds & NH_KIND(st->kind))) continue;
+      const void *field = (const char *)st + a->field;
+      switch (a->type) {
+      case NH_STORED_I32: nh_w_attr_i32(w, g, a->attr, *(const int *)field); break;
+      case NH_STORED_I64: nh_w_attr_i64(w, g, a->attr, (long long)*(const uint64_t *)field); break;
+      case NH_STORED_F64: nh_w_attr_f64(w, g, a->attr, *(const double *)field); break;
+      case NH_STORED_TEXT: nh_w_attr_str(w, g, a->attr, *(char *const *)field); break;
+      case NH_STORED_NORM: nh_w_attr_str(w, g, a->attr, norm_name(*(const nh_norm *)field)); break;
+      }
+    }
+}
 
 /* A result field a derivation reads: 1 if there, else the write fails naming it. */
 static int have(nh_writer *w, const void *field, const char *name) {
@@ -125,7 +144,6 @@ static void orders_table(nh_writer *w, hid_t g, const nh_convergence_result *r) 
 
 static void convergence_body(nh_writer *w, hid_t g, const void *vr) {
   const nh_convergence_result *r = vr;
-  const nh_study *st = w->st;
   common_given(w, g, 1);
   step_sizes(w, g);
   nh_w_columns(w, g, nh_convergence_columns, r);
@@ -133,11 +151,8 @@ static void convergence_body(nh_writer *w, hid_t g, const void *vr) {
   reference_state(w, g, &r->reference.x, r->reference.kind, "the solution at T the errors are measured against");
   reference_accuracy(w, g, &r->reference);
   run_summary(w, g, r->status, r->residual, r->wall_time);
-  nh_w_attr_str(w, g, "norm", norm_name(st->norm));
-  nh_w_attr_str(w, g, "initial", st->initial);
-  nh_w_attr_i32(w, g, "fit_points", st->fit_points);
   fit_floor_rule(w, g);
-  nh_w_attr_f64(w, g, "order_tolerance", st->order_tolerance);
+  stored_settings(w, g);
 }
 
 int nh_write_convergence(const char *path, const nh_study *st, const nh_convergence_result *r,
@@ -255,13 +270,7 @@ static void ensemble_body(nh_writer *w, hid_t g, const void *vr) {
   ensemble_summary(w, g, r);
   for (int i = 0; i < st->ngrids; i++) grid_group(w, g, &st->grids[i], i);
   nh_w_observables(w, g, "method,ic", (long long)st->nmethods * st->count, st->nsamples, &r->samples);
-  nh_w_attr_i32(w, g, "sample_every", st->sample_every);
-  nh_w_attr_f64(w, g, "divergence", st->divergence);
-  nh_w_attr_i32(w, g, "count", st->count);
-  nh_w_attr_i32(w, g, "random_ics", st->random_ics);
-  nh_w_attr_f64(w, g, "energy", st->energy);
-  nh_w_attr_i64(w, g, "seed", (long long)st->seed); /* at most 2^63 - 1, checked by the spec loader */
-  nh_w_attr_i32(w, g, "grids", st->ngrids);
+  stored_settings(w, g);
 }
 
 /* One public writer per study kind (results.h), each one line over nh_w_file. */
@@ -281,10 +290,8 @@ static void trajectory_body(nh_writer *w, hid_t g, const void *vr) {
   nh_w_columns(w, g, nh_trajectory_columns, r);
   long long runs = (long long)st->nmethods * st->nh * st->nic;
   nh_w_observables(w, g, "method,h,ic", runs, r->nsamples, &r->samples);
-  nh_w_attr_i32(w, g, "sample_every", st->sample_every);
-  nh_w_attr_f64(w, g, "divergence", st->divergence);
   nh_w_attr_str(w, g, "reference", r->reference_kind);
-  nh_w_attr_f64(w, g, "reference_tol", st->reference_tol);
+  stored_settings(w, g);
 }
 
 int nh_write_trajectory(const char *path, const nh_study *st, const nh_trajectory_result *r, const char *command,
@@ -362,11 +369,9 @@ static void onestep_body(nh_writer *w, hid_t g, const void *vr) {
   free(pic);
   onestep_slopes(w, g, r);
   onestep_summary(w, g, r);
-  nh_w_attr_str(w, g, "norm", norm_name(st->norm));
-  nh_w_attr_i32(w, g, "npoints", st->npoints);
   nh_w_attr_i32(w, g, "embedding_grid", NH_EMBEDDING_GRID);
   nh_w_attr_str(w, g, "reference", r->reference_kind);
-  nh_w_attr_f64(w, g, "reference_tol", st->reference_tol);
+  stored_settings(w, g);
 }
 
 int nh_write_onestep(const char *path, const nh_study *st, const nh_onestep_result *r, const char *command,
@@ -388,12 +393,9 @@ static void work_precision_body(nh_writer *w, hid_t g, const void *vr) {
   nh_w_columns(w, g, nh_work_precision_columns, r);
   reference_state(w, g, &r->reference.x, r->reference.kind, "the solution at T the errors are measured against");
   reference_accuracy(w, g, &r->reference);
-  nh_w_attr_str(w, g, "norm", norm_name(st->norm));
   /* The front used the study norm's (q,v) column, whose index is the norm's value (work_precision.c). */
   nh_w_attr_str(w, g, "pareto_norm", nh_wp_norm_names[st->norm]);
-  nh_w_attr_str(w, g, "initial", st->initial);
-  nh_w_attr_i32(w, g, "repeats", st->repeats);
-  nh_w_attr_f64(w, g, "time_limit", st->time_limit);
+  stored_settings(w, g);
 }
 
 int nh_write_work_precision(const char *path, const nh_study *st, const nh_work_precision_result *r,

@@ -12,6 +12,22 @@
 #define NH_KIND(k) (1u << (k))
 #define NH_ALL_KINDS ((1u << NH_STUDY_KINDS) - 1)
 
+/* How a setting's value is kept in a results file: an attribute of the study group, read from a
+ * field of nh_study (results/write_kinds.c writes every one the kind stores). */
+typedef enum {
+  NH_STORED_I32,  /* int */
+  NH_STORED_I64,  /* uint64_t, at most 2^63 - 1 (the seed: the loader checks) */
+  NH_STORED_F64,  /* double */
+  NH_STORED_TEXT, /* char * */
+  NH_STORED_NORM  /* nh_norm, as its name: "max" or "2" */
+} nh_stored_type;
+typedef struct {
+  const char *attr; /* the attribute's name; NULL ends a list */
+  unsigned kinds;   /* the kinds whose files store it (the others keep it otherwise or not at all) */
+  nh_stored_type type;
+  size_t field; /* offsetof(nh_study, ...) */
+} nh_setting_attr;
+
 typedef struct {
   const char *name;
   unsigned kinds;       /* NH_KIND(NH_STUDY_...) | ...: the kinds whose specs take it */
@@ -21,6 +37,7 @@ typedef struct {
   double def, min, max;
   const char *def_text; /* the default in words where it is not def (NULL: def, or required) */
   const char *help;     /* one line */
+  const nh_setting_attr *stored; /* where the results file keeps it (NULL: nowhere of its own) */
 } nh_setting;
 
 /* Every setting, the table ending with a NULL name. */

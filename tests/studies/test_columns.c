@@ -8,6 +8,7 @@
 
 #include "results/results.h"
 #include "studies/kinds.h"
+#include "studies/settings.h"
 #include "tests/hand_study.h"
 #include "tests/helpers.h"
 
@@ -248,4 +249,70 @@ Test(kinds, every_kind_writes_its_columns, .timeout = 120) {
   kind_file(NH_STUDY_TRAJECTORY, "round-trip", "trajectory_particle.cfg", "--set round_trip=true", 1);
   kind_file(NH_STUDY_ONESTEP, "onestep", "onestep_random.cfg", "", 1);
   kind_file(NH_STUDY_WORK_PRECISION, "work-precision", "work_precision_small.cfg", "", 1);
+}
+
+/* ---- each kind's file keeps its settings ----------------------------------------------------- */
+
+/* The settings the table says a kind stores (studies/settings.c, nh_setting.stored) are attributes of
+ * its group, with the values the spec and --set gave (written here, not read from the study): a
+ * field or a name mixed up, or a stored setting left out, fails. */
+typedef struct {
+  const char *attr, *value; /* a number as %.17g, or the text */
+} stored_value;
+
+static void expect_stored(nh_study_kind kind, const char *spec, const char *set, const stored_value *want) {
+  char path[256];
+  test_results_file(path, sizeof path, "columns", "stored", spec, set);
+  nh_h5 f;
+  cr_assert_eq(nh_h5_open(&f, "test", path), 0);
+  int declared = 0, found = 0;
+  for (const nh_setting *s = nh_settings; s->name; s++)
+    for (const nh_setting_attr *a = s->stored; a && a->attr; a++) declared += (a->kinds & NH_KIND(kind)) != 0;
+  for (const stored_value *v = want; v->attr; v++, found++) {
+    char got[64] = "?";
+    double x;
+    if (nh_h5_attr_is_string(&f, ".", v->attr)) {
+      char *text = nh_h5_attr_string(&f, ".", v->attr);
+      snprintf(got, sizeof got, "%s", text ? text : "?");
+      free(text);
+    } else if (nh_h5_attr_double(&f, ".", v->attr, &x) == 0) {
+      snprintf(got, sizeof got, "%.17g", x);
+    }
+    cr_expect_str_eq(got, v->value, "%s: attribute %s", nh_study_kind_name(kind), v->attr);
+  }
+  cr_expect_eq(found, declared, "%s: %d stored settings declared, %d checked", nh_study_kind_name(kind), declared,
+               found);
+  nh_h5_close(&f);
+  unlink(path);
+}
+
+Test(kinds, every_kind_stores_its_settings, .timeout = 120) {
+  expect_stored(NH_STUDY_CONVERGENCE, "order_claim.cfg", "--set fit_points=4 --set order_tolerance=0.25 --set norm=2",
+                (const stored_value[]){{"initial", "discretization"},
+                                       {"fit_points", "4"},
+                                       {"order_tolerance", "0.25"},
+                                       {"norm", "2"},
+                                       {NULL}});
+  expect_stored(NH_STUDY_ENSEMBLE, "small_ensemble.cfg", "--set divergence=500",
+                (const stored_value[]){{"grids", "1"},
+                                       {"sample_every", "2"},
+                                       {"divergence", "500"},
+                                       {"count", "5"},
+                                       {"random_ics", "1"},
+                                       {"energy", "1.5349999999999999"},
+                                       {"seed", "7"},
+                                       {NULL}});
+  expect_stored(NH_STUDY_TRAJECTORY, "trajectory_particle.cfg",
+                "--set sample_every=4 --set divergence=250 --set reference_tol=1e-12",
+                (const stored_value[]){
+                    {"reference_tol", "9.9999999999999998e-13"}, {"sample_every", "4"}, {"divergence", "250"}, {NULL}});
+  expect_stored(NH_STUDY_ONESTEP, "onestep_random.cfg", "--set norm=2 --set reference_tol=1e-11",
+                (const stored_value[]){
+                    {"reference_tol", "9.9999999999999994e-12"}, {"norm", "2"}, {"npoints", "2"}, {NULL}});
+  expect_stored(NH_STUDY_WORK_PRECISION, "work_precision_small.cfg", "--set time_limit=30 --set norm=2",
+                (const stored_value[]){{"initial", "discretization"},
+                                       {"norm", "2"},
+                                       {"repeats", "2"},
+                                       {"time_limit", "30"},
+                                       {NULL}});
 }
