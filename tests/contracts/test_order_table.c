@@ -16,16 +16,19 @@ typedef struct {
   char path[512];
 } order_spec;
 
+static void free_specs(struct criterion_test_params *params) { cr_free(params->params); }
+
+/* Every file of the folder, however many (cr_malloc'd: the parameters outlive this function). */
 ParameterizedTestParameters(order_table, spec) {
-  static order_spec specs[64];
   glob_t g;
+  order_spec *specs = NULL;
   size_t n = 0;
   if (glob(ORDERS "*.cfg", 0, NULL, &g) == 0) {
-    for (size_t i = 0; i < g.gl_pathc && n < sizeof specs / sizeof *specs; i++)
-      snprintf(specs[n++].path, sizeof specs[0].path, "%s", g.gl_pathv[i]);
+    specs = cr_malloc(sizeof *specs * g.gl_pathc);
+    for (size_t i = 0; specs && i < g.gl_pathc; i++) snprintf(specs[n++].path, sizeof specs[0].path, "%s", g.gl_pathv[i]);
     globfree(&g);
   }
-  return cr_make_param_array(order_spec, specs, n);
+  return cr_make_param_array(order_spec, specs, n, free_specs);
 }
 
 ParameterizedTest(order_spec *spec, order_table, spec) {
