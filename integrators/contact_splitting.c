@@ -70,13 +70,14 @@ static void potential_damping_flows(const nh_system *sys, double t, double h, co
   sys->type->grad_potential(sys->p, q, grad);
   double U = sys->type->potential(sys->p, q);
   cost->rhs_evals++;
-  if (sys->type->time_potential) { /* W(q, t) at the mid time, counted with ∇V as one gradient */
+  const nh_time_potential *W = sys->type->forces ? sys->type->forces->potential : NULL;
+  if (W) { /* W(q, t) at the mid time, counted with ∇V as one gradient */
     double gw[NH_MAX_N];
-    sys->type->grad_time_potential(sys->p, q, t, gw);
-    U += sys->type->time_potential(sys->p, q, t);
+    W->gradient(sys->p, q, t, gw);
+    U += W->value(sys->p, q, t);
     for (int i = 0; i < n; i++) grad[i] += gw[i];
   }
-  if (sys->type->forcing && sys->type->forcing(sys->p, t, F)) { /* 0: F ≡ 0 for these parameters */
+  if (nh_forcing(sys, t, F)) { /* 0: F ≡ 0 for these parameters */
     cost->rhs_evals++; /* one force evaluation, counted as herglotz.c counts it */
     for (int i = 0; i < n; i++) {
       grad[i] -= F[i];

@@ -184,14 +184,14 @@ static void constraint_rows(const engine_ctx *C, const double *dq, double *F, do
   }
   double x[NH_MAX_N], A[NH_MAX_K * NH_MAX_N], D[NH_MAX_K * NH_MAX_N];
   double b[NH_MAX_K], db[NH_MAX_K * NH_MAX_N];
-  const int affine = sys->type->constraint_affine != NULL; /* else b = 0: not even zeroed, it is hot */
+  const nh_affine_constraints *affine = sys->type->affine; /* NULL: b = 0, not even zeroed, it is hot */
   for (int i = 0; i < n; i++) x[i] = C->q0[i] + gm * dq[i];
   sys->type->constraints(sys->p, x, A);
   C->cost->constraint_evals++;
   nh_constraint_derivative(sys, x, dq, D);
   if (affine) {
-    sys->type->constraint_affine(sys->p, x, b);
-    sys->type->constraint_affine_jacobian(sys->p, x, db);
+    affine->values(sys->p, x, b);
+    affine->jacobian(sys->p, x, db);
   }
   for (int a = 0; a < k; a++) {
     double s = affine ? h * b[a] : 0;
@@ -281,8 +281,9 @@ static const double no_force[NH_MAX_N]; /* F ≡ 0: read, never cleared per step
 
 /* F at time t in `space` (one force evaluation), or no_force without forcing. */
 static const double *force_at(const nh_system *sys, double t, double *space, nh_cost *cost) {
-  if (!sys->type->forcing) return no_force;
-  sys->type->forcing(sys->p, t, space);
+  const nh_system_forces *fs = sys->type->forces;
+  if (!fs || !fs->forcing) return no_force;
+  fs->forcing(sys->p, t, space);
   cost->rhs_evals++;
   return space;
 }
@@ -359,7 +360,7 @@ static void engine_setup(const nh_method *m, const nh_system *sys, const nh_stat
   if (k) {
     sys->type->constraints(sys->p, x->q, C->A0);
     cost->constraint_evals++;
-    if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, x->q, C->b0);
+    if (sys->type->affine) sys->type->affine->values(sys->p, x->q, C->b0);
     else memset(C->b0, 0, sizeof(double) * (size_t)k);
   }
   cost->rhs_evals++;
@@ -489,7 +490,7 @@ static void engine_constraint(const nh_method *m, const nh_system *sys, const nh
   if (k == 0) return;
   for (int i = 0; i < n; i++) qd[i] = x->q[i] + sc->gamma * (y->q[i] - x->q[i]);
   sys->type->constraints(sys->p, qd, A);
-  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, qd, b);
+  if (sys->type->affine) sys->type->affine->values(sys->p, qd, b);
   for (int a = 0; a < k; a++) {
     out[a] = b[a];
     for (int i = 0; i < n; i++) out[a] += A[a * n + i] * (y->q[i] - x->q[i]) / h;

@@ -47,8 +47,8 @@ int nh_reference_solve(const nh_system *sys, const nh_state *x0, double T, doubl
 
 int nh_true_solution_times(const nh_system *sys, const nh_state *x0, int count, const double *t, double tol,
                            nh_state *x, const char **kind) {
-  int exact = sys->type->exact != NULL;
-  for (int i = 0; exact && i < count; i++) exact = sys->type->exact(sys->p, x0, t[i], &x[i]) == 0;
+  int exact = nh_has_exact_solution(sys);
+  for (int i = 0; exact && i < count; i++) exact = nh_exact_solution(sys, x0, t[i], &x[i]) == 0;
   if (kind) *kind = exact ? "exact" : "rk8pd";
   return exact ? 0 : reference_sweep(sys, x0, count, t, tol, x);
 }

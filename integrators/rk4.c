@@ -20,7 +20,7 @@ static void complete_velocity(const nh_system *sys, const double *q, double *v, 
   const int n = sys->n, k = sys->k;
   double A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K] = {0};
   sys->type->constraints(sys->p, q, A);
-  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, q, b);
+  if (sys->type->affine) sys->type->affine->values(sys->p, q, b);
   cost->constraint_evals++;
   for (int a = 0; a < k; a++) {
     double s = b[a];

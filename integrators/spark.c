@@ -37,7 +37,7 @@
  *   ∂R_j/∂Λ_m = −δ_jm A(Q_j)ᵀ
  *   ∂C_i/∂U_m = Σ_l a_il [â_lm A(Q_l) + h P_lm ∂_q g(Q_l, V_l)],   ∂C_i/∂Λ = 0,
  * with (G_j)_il = Σ_a Λ_j^a ∂_l μ^a_i and ∂_q g = ∂_q(A(q)V) + ∂_q b (nh_constraint_derivative plus
- * constraint_affine_jacobian). Row 1 of a is zero, so P_1m = 0 and stage 1's q-derivatives drop out.
+ * affine->jacobian). Row 1 of a is zero, so P_1m = 0 and stage 1's q-derivatives drop out.
  * Initial guess: U_j = h a(t_k, q_k, v_k) and Λ_j = hλ(t_k, q_k, v_k), the index-reduced acceleration
  * and multiplier (77) at the step's start (O(h²) off).
  *
@@ -139,7 +139,7 @@ static void constraint_at(const spark_ctx *C, const double *q, double *A, double
   if (sys->k == 0) return;
   sys->type->constraints(sys->p, q, A);
   C->cost->constraint_evals++;
-  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, q, b);
+  if (sys->type->affine) sys->type->affine->values(sys->p, q, b);
   else memset(b, 0, sizeof(double) * (size_t)sys->k);
 }
 
@@ -155,7 +155,7 @@ static void spark_setup(const nh_method *m, const nh_system *sys, const nh_state
       for (int l = 0; l < s; l++) C->P[i][j] += L->a[i][l] * L->ahat[l][j];
     }
   for (int i = 0; i < s; i++)
-    if (!sys->type->forcing || !sys->type->forcing(sys->p, x->t + L->c[i] * h, C->force[i]))
+    if (!nh_forcing(sys, x->t + L->c[i] * h, C->force[i]))
       memset(C->force[i], 0, sizeof C->force[i]);
   sys->type->grad_potential(sys->p, x->q, C->g0);
   cost->rhs_evals++;
@@ -199,8 +199,8 @@ static void stage_constraints(const spark_ctx *C, stage *S, int with_D) {
     }
     if (!with_D || i == 0) continue;
     nh_constraint_derivative(sys, S[i].Q, S[i].V, S[i].Dg);
-    if (!sys->type->constraint_affine_jacobian) continue;
-    sys->type->constraint_affine_jacobian(sys->p, S[i].Q, db);
+    if (!sys->type->affine) continue;
+    sys->type->affine->jacobian(sys->p, S[i].Q, db);
     for (int e = 0; e < k * n; e++) S[i].Dg[e] += db[e];
   }
 }
@@ -340,7 +340,7 @@ static nh_step_status spark_finish(const spark_ctx *C, const double *X, const nh
     y->v[i] = v;
   }
   constraint_at(C, y->q, A, b);
-  if (nh_project_onto(sys, y->q, A, sys->type->constraint_affine ? b : NULL, y->v, ylam) != 0)
+  if (nh_project_onto(sys, y->q, A, sys->type->affine ? b : NULL, y->v, ylam) != 0)
     return NH_STEP_SOLVER_FAILED;
   for (int a = 0; a < k; a++) y->lambda[a] = -ylam[a] / (h * L->b[s - 1]);
   return NH_STEP_OK;

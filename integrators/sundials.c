@@ -203,7 +203,7 @@ static int ida_residual(sunrealtype t, N_Vector yy, N_Vector yd, N_Vector rr, vo
   const double *M = nh_mass_at(sys, q, space);
   nh_free_force(sys, t, q, v, f);
   if (k) sys->type->constraints(sys->p, q, A);
-  if (k && sys->type->constraint_affine) sys->type->constraint_affine(sys->p, q, b);
+  if (k && sys->type->affine) sys->type->affine->values(sys->p, q, b);
   for (int i = 0; i < n; i++) {
     double s = -f[i];
     for (int j = 0; j < n; j++) s += M[i * n + j] * vd[j];

@@ -88,6 +88,19 @@ static int acceleration(const double *p, double t NH_UNUSED, const double *q, co
 static const double q0[] = {1, 0, 1, -1, -1};
 static const double v0[] = {0.05, 0.5, -0.5, -0.1, -0.05};
 
+static const nh_system_kernels kernels = {
+    .constraint_curvature = constraint_curvature,
+    .constraint_derivative = constraint_derivative,
+    .acceleration = acceleration,
+};
+
+static const nh_system_knowledge knowledge = {
+    .sample_box = 1,
+    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^5 with V(q) < E - 0.1, v ~ N(0, I) "
+                   "projected on D (M = I) and rescaled to kinetic energy E - V(q); the paper's Fig. 3 ensemble "
+                   "uses E = 1.535",
+};
+
 const nh_system_type nh_system_chaotic_particle = {
     .name = "chaotic_particle",
     .doc = "Chaotic nonholonomic particle in R^5 with quartic potential, constraint "
@@ -99,13 +112,7 @@ const nh_system_type nh_system_chaotic_particle = {
     .q0 = q0,
     .v0 = v0,
     .ic_doc = "q0 = (1, 0, 1, -1, -1), v0 = (0.05, 0.5, -0.5, -0.1, -0.05), E0 = 3.2575 (paper Fig. 2)",
-    .sample_box = 1,
-    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^5 with V(q) < E - 0.1, v ~ N(0, I) "
-                   "projected on D (M = I) and rescaled to kinetic energy E - V(q); the paper's Fig. 3 ensemble "
-                   "uses E = 1.535",
     NH_SYSTEM_MECHANICS,
-    .constraint_curvature = constraint_curvature,
-    .constraint_derivative = constraint_derivative,
-    .acceleration = acceleration,
-    .exact = NULL,
+    .kernels = &kernels,
+    .knowledge = &knowledge,
 };

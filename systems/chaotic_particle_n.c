@@ -168,6 +168,16 @@ static const nh_preset presets_7[] = {
     acceleration_m(M, q, v, a, lambda);                                                                                \
     return 0;                                                                                                          \
   }                                                                                                                    \
+  static const nh_system_kernels kernels_##NDIM = {                                                                    \
+      .constraint_curvature = curvature_##NDIM,                                                                        \
+      .constraint_derivative = derivative_##NDIM,                                                                      \
+      .acceleration = acceleration_##NDIM,                                                                             \
+  };                                                                                                                   \
+  static const nh_system_knowledge knowledge_##NDIM = {                                                                \
+      NH_SYSTEM_PRESETS(presets_##NDIM),                                                                               \
+      .sample_box = 1,                                                                                                 \
+      .sampler_doc = CP_SAMPLER_DOC(NDIM),                                                                             \
+  };                                                                                                                   \
   const nh_system_type nh_system_chaotic_particle_##NDIM = {                                                           \
       .name = "chaotic_particle_" #NDIM,                                                                               \
       .doc = "Chaotic nonholonomic particle in R^" #NDIM " (m = " #M "), q = (x, y_1..y_m, z_1..z_m), M = I, "         \
@@ -178,18 +188,14 @@ static const nh_preset presets_7[] = {
       .q0 = q0_##NDIM,                                                                                                 \
       .v0 = v0_##NDIM,                                                                                                 \
       .ic_doc = IC_DOC,                                                                                                \
-      .sample_box = 1,                                                                                                 \
-      .sampler_doc = CP_SAMPLER_DOC(NDIM),                                                                             \
       .mass = mass_##NDIM,                                                                                             \
       .potential = potential_##NDIM,                                                                                   \
       .grad_potential = grad_##NDIM,                                                                                   \
       .hess_potential = hess_##NDIM,                                                                                   \
       .constraints = constraints_##NDIM,                                                                               \
       .constraints_jacobian = dA_##NDIM,                                                                               \
-      .constraint_curvature = curvature_##NDIM,                                                                        \
-      .constraint_derivative = derivative_##NDIM,                                                                      \
-      .acceleration = acceleration_##NDIM,                                                                             \
-      NH_SYSTEM_PRESETS(presets_##NDIM),                                                                               \
+      .kernels = &kernels_##NDIM,                                                                                      \
+      .knowledge = &knowledge_##NDIM,                                                                                  \
   }
 
 CHAOTIC_PARTICLE(1, 3, "preset fig2_block: q0 = (1, 1, -1), v0 = (0.05, -0.5, -0.05), E0 = 2.1275");

@@ -72,6 +72,14 @@ static const nh_preset presets[] = {
      q_ic1, v_ic1, ""},
 };
 
+static const nh_system_knowledge knowledge = {
+    NH_SYSTEM_DERIVED(derived_names, derived_docs, derived_units, derived),
+    NH_SYSTEM_PRESETS(presets),
+    .sample_box = 1,
+    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^3 (V = 0, so E > 0.1), v ~ N(0, I) "
+                   "projected M-orthogonally on D (M = diag(m, m, I)) and rescaled to kinetic energy E",
+};
+
 const nh_system_type nh_system_chaplygin_sleigh = {
     .name = "chaplygin_sleigh",
     .doc = "Chaplygin sleigh in centre-of-mass coordinates: q = (x, y, theta), M = diag(m, m, I), V = 0, "
@@ -83,10 +91,6 @@ const nh_system_type nh_system_chaplygin_sleigh = {
     .q0 = q_ic1,
     .v0 = v_ic1,
     .ic_doc = "preset ic1: q0 = (0, 0, 0), v0 = (1, 0.5, 1), H0 = 1.125 (spec/rattle.md 4 B)",
-    .sample_box = 1,
-    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^3 (V = 0, so E > 0.1), v ~ N(0, I) "
-                   "projected M-orthogonally on D (M = diag(m, m, I)) and rescaled to kinetic energy E",
     NH_SYSTEM_MECHANICS,
-    NH_SYSTEM_PRESETS(presets),
-    NH_SYSTEM_DERIVED(derived_names, derived_docs, derived_units, derived),
+    .knowledge = &knowledge,
 };

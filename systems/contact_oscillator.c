@@ -119,6 +119,19 @@ static const nh_preset presets[] = {
      q_test_z0, v_sin, "eps=0.3"},
 };
 
+static const nh_system_kernels kernels = {
+    .constraint_curvature = constraint_curvature,
+    .constraint_derivative = constraint_derivative,
+};
+
+static const nh_system_knowledge knowledge = {
+    NH_SYSTEM_INVARIANTS(invariant_names, invariants),
+    NH_SYSTEM_PRESETS(presets),
+    .sample_box = 2,
+    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-2,2]^3 with V(q) < E - 0.1, v ~ N(0, I) "
+                   "projected on D (M = I) and rescaled to kinetic energy E - V(q)",
+};
+
 const nh_system_type nh_system_contact_oscillator = {
     .name = "contact_oscillator",
     .doc = "McLachlan-Perlmutter's nonholonomic contact oscillator (J. Nonlinear Sci. 16 (2006), Example 5.2, "
@@ -132,12 +145,7 @@ const nh_system_type nh_system_contact_oscillator = {
     .v0 = v_cos,
     .ic_doc = "preset cos_eps0: q0 = (sqrt(1.5), 1, -sqrt(2)/2), v0 = 0, E0 = 1.5 (odelab initial_cos, H0 = 1.5, "
               "E_y = 0.5)",
-    .sample_box = 2,
-    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-2,2]^3 with V(q) < E - 0.1, v ~ N(0, I) "
-                   "projected on D (M = I) and rescaled to kinetic energy E - V(q)",
     NH_SYSTEM_MECHANICS,
-    .constraint_curvature = constraint_curvature,
-    .constraint_derivative = constraint_derivative,
-    NH_SYSTEM_INVARIANTS(invariant_names, invariants),
-    NH_SYSTEM_PRESETS(presets),
+    .kernels = &kernels,
+    .knowledge = &knowledge,
 };

@@ -80,6 +80,14 @@ static const nh_preset presets[] = {
      q_eps01, v_eps01, "eps=0.1"},
 };
 
+static const nh_system_knowledge knowledge = {
+    NH_SYSTEM_INVARIANTS(invariant_names, invariants),
+    NH_SYSTEM_PRESETS(presets),
+    .sample_box = 3.141592653589793,
+    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-pi,pi]^3 with V(q) < E - 0.1, v ~ N(0, I) "
+                   "projected on D (M = I) and rescaled to kinetic energy E - V(q)",
+};
+
 const nh_system_type nh_system_cvt = {
     .name = "cvt",
     .doc = "Pendulum-driven CVT (Modin-Verdier): q = (x, y, xi), M = I, V = (x^2+y^2)/2 + cos xi - (eps/2) sin 2xi, "
@@ -92,10 +100,6 @@ const nh_system_type nh_system_cvt = {
     .v0 = v_eps0,
     .ic_doc = "preset eps0: q0 = (1, 0, -2), v0 = (-0.4481, -0.40745617696, 0.1) (printed v0 projected on D), "
               "E0 = 0.2722602 (paper Fig. 4, spec/newmark.md 6 A7)",
-    .sample_box = 3.141592653589793,
-    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-pi,pi]^3 with V(q) < E - 0.1, v ~ N(0, I) "
-                   "projected on D (M = I) and rescaled to kinetic energy E - V(q)",
     NH_SYSTEM_MECHANICS,
-    NH_SYSTEM_INVARIANTS(invariant_names, invariants),
-    NH_SYSTEM_PRESETS(presets),
+    .knowledge = &knowledge,
 };

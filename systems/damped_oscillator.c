@@ -153,6 +153,20 @@ static const nh_preset presets[] = {
 };
 _Static_assert(sizeof presets / sizeof *presets <= NH_MAX_PRESETS, "too many presets");
 
+static const nh_system_forces forces = {
+    .damping = damping,
+    .forcing = forcing,
+};
+
+static const nh_system_knowledge knowledge = {
+    .exact = exact,
+    NH_SYSTEM_DERIVED(derived_names, derived_docs, NULL, derived),
+    NH_SYSTEM_PRESETS(presets),
+    .sample_box = 1,
+    .sampler_doc = "generic (spec/newmark.md 6 A10) without constraints: x uniform in [-1,1] with V(x) < E - 0.1, "
+                   "xdot = +-sqrt(2(E - V(x))) (the sign of a normal draw)",
+};
+
 const nh_system_type nh_system_damped_oscillator = {
     .name = "damped_oscillator",
     .doc = "Damped, optionally forced, harmonic oscillator xddot + alpha xdot + omega^2 x = beta sin(omega_f t), "
@@ -164,13 +178,7 @@ const nh_system_type nh_system_damped_oscillator = {
     .q0 = q_damped,
     .v0 = v_damped,
     .ic_doc = "preset damped_a01: x0 = -0.25, xdot0 = 0.75 with the default alpha = 0.1, no forcing, E0 = 0.3125",
-    .sample_box = 1,
-    .sampler_doc = "generic (spec/newmark.md 6 A10) without constraints: x uniform in [-1,1] with V(x) < E - 0.1, "
-                   "xdot = +-sqrt(2(E - V(x))) (the sign of a normal draw)",
     NH_SYSTEM_UNCONSTRAINED_MECHANICS,
-    .damping = damping,
-    .forcing = forcing,
-    .exact = exact,
-    NH_SYSTEM_PRESETS(presets),
-    NH_SYSTEM_DERIVED(derived_names, derived_docs, NULL, derived),
+    .forces = &forces,
+    .knowledge = &knowledge,
 };

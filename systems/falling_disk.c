@@ -183,6 +183,21 @@ static const nh_preset presets[] = {
      "F_psi_const=12,F_psi_slope=0,F_phi_slope=0"},
 };
 
+static const nh_system_forces forces = {
+    .damping = damping,
+    .forcing = forcing,
+};
+
+static const nh_system_knowledge knowledge = {
+    .exact = exact,
+    NH_SYSTEM_PRESETS(presets),
+    .sample_box = 1,
+    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^5 (|theta| <= 1, inside the chart) with "
+                   "V = m g R cos(theta) < E - 0.1, v ~ N(0, I) projected M(q)-orthogonally on D and rescaled to "
+                   "kinetic energy v^T M(q) v / 2 = E - V(q) (linear constraints, so both stay on D); damping and "
+                   "forcing play no part",
+};
+
 const nh_system_type nh_system_falling_disk = {
     .name = "falling_disk",
     .doc = "Rolling falling disk (thin, homogeneous) without slip, q = (X, Y, theta, phi, psi), mass matrix "
@@ -196,16 +211,9 @@ const nh_system_type nh_system_falling_disk = {
     .q0 = q_exp2,
     .v0 = v_exp2,
     .ic_doc = "paper Exp 2: theta0 = pi/36, psidot0 = 2 pi, Xdot0 = pi, the rest 0; E0 = 61.44269147 J",
-    .sample_box = 1,
-    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^5 (|theta| <= 1, inside the chart) with "
-                   "V = m g R cos(theta) < E - 0.1, v ~ N(0, I) projected M(q)-orthogonally on D and rescaled to "
-                   "kinetic energy v^T M(q) v / 2 = E - V(q) (linear constraints, so both stay on D); damping and "
-                   "forcing play no part",
     NH_SYSTEM_MECHANICS,
     .constraints_solved_first = 1, /* (4.11): Xdot, Ydot from the angles' rates */
     .mass_jacobian = mass_jacobian,
-    .damping = damping,
-    .forcing = forcing,
-    .exact = exact,
-    NH_SYSTEM_PRESETS(presets),
+    .forces = &forces,
+    .knowledge = &knowledge,
 };

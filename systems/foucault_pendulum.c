@@ -210,6 +210,24 @@ static const nh_preset presets[] = {
     {"amplitude3", "A = 3 m (spec 6), q0 = (3, 0), v0 = (0, -3s); alpha unchanged", q_a3, v_a3, ""},
 };
 
+static const nh_affine_constraints affine = {.values = constraint_affine, .jacobian = constraint_affine_jacobian};
+
+static const nh_system_forces forces = {
+    .damping = damping,
+};
+
+static const nh_system_knowledge knowledge = {
+    .exact = exact,
+    NH_SYSTEM_DERIVED(derived_names, derived_docs, derived_units, derived),
+    NH_SYSTEM_PRESETS(presets),
+    .sample_box = SAMPLE_BOX,
+    .sample = sample,
+    .sampler_doc = "own sampler (affine constraint): q uniform in [-1,1]^2 with V(q) < E - 0.1, q != 0; "
+                   "v = s (y, -x) (the M-orthogonal solution -M^-1 A^T C^-1 b of A v + b = 0, at rest in the "
+                   "inertial frame) + kappa w, w = N(0, I) projected on ker A = span q, kappa > 0 the root of "
+                   "m |v|^2 / 2 = E - V(q); draws without a real root are rejected",
+};
+
 const nh_system_type nh_system_foucault_pendulum = {
     .name = "foucault_pendulum",
     .doc = "Foucault pendulum with Rayleigh damping, small-angle model in the Earth frame, q = (x, y); "
@@ -223,17 +241,8 @@ const nh_system_type nh_system_foucault_pendulum = {
     .v0 = v_a1,
     .ic_doc = "q0 = (1, 0) m, v0 = (0, -s) with s = Omega sin(beta) = 5.50343e-5 rad/s (default Omega, "
               "beta; at rest in the inertial frame, spec 6); E0 = 2.049850789 J",
-    .sample_box = SAMPLE_BOX,
     NH_SYSTEM_MECHANICS,
-    .constraint_affine = constraint_affine,
-    .constraint_affine_jacobian = constraint_affine_jacobian,
-    .damping = damping,
-    .exact = exact,
-    NH_SYSTEM_PRESETS(presets),
-    NH_SYSTEM_DERIVED(derived_names, derived_docs, derived_units, derived),
-    .sample = sample,
-    .sampler_doc = "own sampler (affine constraint): q uniform in [-1,1]^2 with V(q) < E - 0.1, q != 0; "
-                   "v = s (y, -x) (the M-orthogonal solution -M^-1 A^T C^-1 b of A v + b = 0, at rest in the "
-                   "inertial frame) + kappa w, w = N(0, I) projected on ker A = span q, kappa > 0 the root of "
-                   "m |v|^2 / 2 = E - V(q); draws without a real root are rejected",
+    .affine = &affine,
+    .forces = &forces,
+    .knowledge = &knowledge,
 };

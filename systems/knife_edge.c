@@ -113,6 +113,16 @@ static const nh_preset presets[] = {
      q_ic2, v_ic2, ""},
 };
 
+static const nh_system_knowledge knowledge = {
+    .exact = exact,
+    NH_SYSTEM_INVARIANTS(invariant_names, invariants),
+    NH_SYSTEM_PRESETS(presets),
+    .sample_box = 1,
+    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^3 with V(q) = -m g sin(alpha) x < E - 0.1, "
+                   "v ~ N(0, I) projected M-orthogonally on D (M = diag(m, m, J)) and rescaled to kinetic energy "
+                   "E - V(q)",
+};
+
 const nh_system_type nh_system_knife_edge = {
     .name = "knife_edge",
     .doc = "Knife edge on an inclined plane: q = (x, y, theta), M = diag(m, m, J), V = -m g sin(alpha) x, "
@@ -124,12 +134,6 @@ const nh_system_type nh_system_knife_edge = {
     .q0 = q_ic2,
     .v0 = v_ic2,
     .ic_doc = "preset ic2: q0 = (0, 0, 0.3), v0 = (0.5 cos 0.3, 0.5 sin 0.3, 1), H0 = 0.625 (spec/rattle.md 4 A IC-2)",
-    .sample_box = 1,
-    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^3 with V(q) = -m g sin(alpha) x < E - 0.1, "
-                   "v ~ N(0, I) projected M-orthogonally on D (M = diag(m, m, J)) and rescaled to kinetic energy "
-                   "E - V(q)",
     NH_SYSTEM_MECHANICS,
-    .exact = exact,
-    NH_SYSTEM_INVARIANTS(invariant_names, invariants),
-    NH_SYSTEM_PRESETS(presets),
+    .knowledge = &knowledge,
 };

@@ -158,6 +158,19 @@ static const nh_preset presets[] = {
 };
 _Static_assert(sizeof presets / sizeof *presets <= NH_MAX_PRESETS, "too many presets");
 
+static const nh_system_forces forces = {
+    .damping = damping,
+    .time_dependence = time_dependence,
+};
+
+static const nh_system_knowledge knowledge = {
+    .exact = exact,
+    NH_SYSTEM_PRESETS(presets),
+    .sample_box = 1,
+    .sampler_doc = "generic (spec/newmark.md 6 A10) without constraints: x uniform in [-1,1] with V(x) < E - 0.1, "
+                   "xdot = +-sqrt(2(E - V(x)))",
+};
+
 const nh_system_type nh_system_lane_emden = {
     .name = "lane_emden",
     .doc = "Lane-Emden equation xddot + (2/s) xdot + x^n = 0, s = t + t0, as a contact system with time-dependent "
@@ -170,12 +183,7 @@ const nh_system_type nh_system_lane_emden = {
     .q0 = q_n1,
     .v0 = v_n1,
     .ic_doc = "preset n1: sin(s)/s at s = t0 = 1, x0 = sin 1, xdot0 = cos 1 - sin 1",
-    .sample_box = 1,
-    .sampler_doc = "generic (spec/newmark.md 6 A10) without constraints: x uniform in [-1,1] with V(x) < E - 0.1, "
-                   "xdot = +-sqrt(2(E - V(x)))",
     NH_SYSTEM_UNCONSTRAINED_MECHANICS,
-    .damping = damping,
-    .time_dependence = time_dependence,
-    .exact = exact,
-    NH_SYSTEM_PRESETS(presets),
+    .forces = &forces,
+    .knowledge = &knowledge,
 };

@@ -69,6 +69,15 @@ static const nh_preset presets[] = {
      v_circle, "omega=1"},
 };
 
+static const nh_system_knowledge knowledge = {
+    .exact = exact,
+    NH_SYSTEM_INVARIANTS(invariant_names, invariants),
+    NH_SYSTEM_PRESETS(presets),
+    .sample_box = 1,
+    .sampler_doc = "generic (spec/newmark.md 6 A10) without constraints: q uniform in [-1,1]^2 with V(q) < E - 0.1, "
+                   "v ~ N(0, I) rescaled to kinetic energy E - V(q)",
+};
+
 const nh_system_type nh_system_oscillator = {
     .name = "oscillator",
     .doc = "Unconstrained isotropic harmonic oscillator in R^2 (k = 0), V = omega^2 |q|^2 / 2, M = I: the "
@@ -80,11 +89,6 @@ const nh_system_type nh_system_oscillator = {
     .q0 = q_ellipse,
     .v0 = v_ellipse,
     .ic_doc = "preset ellipse: q0 = (1, 0), v0 = (0, 0.5), E0 = 0.625 with omega = 1",
-    .sample_box = 1,
-    .sampler_doc = "generic (spec/newmark.md 6 A10) without constraints: q uniform in [-1,1]^2 with V(q) < E - 0.1, "
-                   "v ~ N(0, I) rescaled to kinetic energy E - V(q)",
     NH_SYSTEM_UNCONSTRAINED_MECHANICS,
-    .exact = exact,
-    NH_SYSTEM_INVARIANTS(invariant_names, invariants),
-    NH_SYSTEM_PRESETS(presets),
+    .knowledge = &knowledge,
 };

@@ -99,6 +99,14 @@ static const nh_preset presets[] = {
      rattle_q, rattle_v, "omega2=0"},
 };
 
+static const nh_system_knowledge knowledge = {
+    .exact = exact,
+    NH_SYSTEM_PRESETS(presets),
+    .sample_box = 1,
+    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^3 with V(q) < E - 0.1, v ~ N(0, I) "
+                   "projected on D (M = I) and rescaled to kinetic energy E - V(q); V = 0 when omega2 = 0, so E > 0.1",
+};
+
 const nh_system_type nh_system_particle = {
     .name = "particle",
     .doc = "Nonholonomic particle in R^3, L = |v|^2/2 - V, constraint zdot = y xdot, optional harmonic "
@@ -110,11 +118,7 @@ const nh_system_type nh_system_particle = {
     .q0 = newmark_q,
     .v0 = newmark_v,
     .ic_doc = "q0 = (1, 1, -1), v0 = (1, -1, 1), E0 = 1.5 (paper Fig. 1; preset \"newmark\")",
-    .sample_box = 1,
-    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^3 with V(q) < E - 0.1, v ~ N(0, I) "
-                   "projected on D (M = I) and rescaled to kinetic energy E - V(q); V = 0 when omega2 = 0, so E > 0.1",
     NH_SYSTEM_MECHANICS,
-    .exact = exact,
-    NH_SYSTEM_PRESETS(presets),
     .capabilities = NH_CAP_PARTICLE_STRUCTURE, /* the closed forms js_p1, js_p2new, js_p2orig */
+    .knowledge = &knowledge,
 };

@@ -143,6 +143,16 @@ static const nh_preset presets[] = {
      "m=1,g=0,l=1"},
 };
 
+static const nh_system_knowledge knowledge = {
+    .exact = exact,
+    NH_SYSTEM_PRESETS(presets),
+    .sample_box = 1,
+    .sample = sample,
+    .sampler_doc = "own sampler (holonomic constraint, q on the circle): theta uniform in [-pi, pi) with "
+                   "V = -m g l cos(theta) < E - 0.1, q = l (sin theta, -cos theta); v tangent, l thetadot = "
+                   "+-sqrt(2 (E - V)/m) with the sign of the tangential part of N(0, I); sample_box unused",
+};
+
 const nh_system_type nh_system_pendulum = {
     .name = "pendulum",
     .doc = "Planar pendulum in Cartesian coordinates q = (x, y), M = m I, V = m g y, holonomic constraint "
@@ -155,13 +165,7 @@ const nh_system_type nh_system_pendulum = {
     .v0 = v0,
     .ic_doc = "theta0 = 0.5, thetadot0 = 1: q0 = (sin 0.5, -cos 0.5), v0 = (cos 0.5, sin 0.5), on the circle "
               "for l = 1 (spec/rattle.md 4 F); with another l use initial = { q; v; } scaled by l",
-    .sample_box = 1,
     NH_SYSTEM_MECHANICS,
     .holonomic = holonomic,
-    .exact = exact,
-    NH_SYSTEM_PRESETS(presets),
-    .sample = sample,
-    .sampler_doc = "own sampler (holonomic constraint, q on the circle): theta uniform in [-pi, pi) with "
-                   "V = -m g l cos(theta) < E - 0.1, q = l (sin theta, -cos theta); v tangent, l thetadot = "
-                   "+-sqrt(2 (E - V)/m) with the sign of the tangential part of N(0, I); sample_box unused",
+    .knowledge = &knowledge,
 };

@@ -127,6 +127,18 @@ static const nh_preset presets[] = {
      q_rattle, v_rattle, "omega2=1"},
 };
 
+static const nh_system_knowledge knowledge = {
+    NH_SYSTEM_INVARIANTS(invariant_names, invariants),
+    NH_SYSTEM_DERIVED(derived_names, derived_docs, NULL, derived),
+    NH_SYSTEM_PRESETS(presets),
+    .sample_box = 1,
+    .sample = sample,
+    .sampler_doc = "own sampler: q uniform in [-1,1]^3 with V(q) < E - 0.1, v ~ N(0, I) on D (drawn in the "
+                   "orthonormal basis (-y, x, 0)/r, (-x^2, -xy, r^2)/(r sqrt(x^2 + r^2)) of D), rescaled to "
+                   "kinetic energy E - V(q); draws with |J| < 0.1 sqrt(2E) are rejected, so that the whole "
+                   "orbit keeps r >= |J|/sqrt(2E) >= 0.1 from the z axis, where C = 2x^2 + y^2 vanishes",
+};
+
 const nh_system_type nh_system_rotational_symmetry = {
     .name = "rotational_symmetry",
     .doc = "Rotational horizontal symmetry (spec/rattle.md 4 E): q = (x, y, z), M = I, V = omega2 (x^2 + y^2)/2, "
@@ -139,17 +151,6 @@ const nh_system_type nh_system_rotational_symmetry = {
     .v0 = v_rattle,
     .ic_doc = "preset rattle: q0 = (1, 0, 0), v0 = (0.5, 1, -0.5), J0 = 1, lambda(0) = 0, H0 = 1.25 "
               "(spec/rattle.md 4 E)",
-    .sample_box = 1,
-    .sample = sample,
-    .sampler_doc = "own sampler: q uniform in [-1,1]^3 with V(q) < E - 0.1, v ~ N(0, I) on D (drawn in the "
-                   "orthonormal basis (-y, x, 0)/r, (-x^2, -xy, r^2)/(r sqrt(x^2 + r^2)) of D), rescaled to "
-                   "kinetic energy E - V(q); draws with |J| < 0.1 sqrt(2E) are rejected, so that the whole "
-                   "orbit keeps r >= |J|/sqrt(2E) >= 0.1 from the z axis, where C = 2x^2 + y^2 vanishes",
     NH_SYSTEM_MECHANICS,
-    NH_SYSTEM_INVARIANTS(invariant_names, invariants),
-    NH_SYSTEM_PRESETS(presets),
-    .nderived = 2,
-    .derived_names = derived_names,
-    .derived_docs = derived_docs,
-    .derived = derived,
+    .knowledge = &knowledge,
 };

@@ -141,6 +141,25 @@ static const nh_preset presets[] = {
 };
 _Static_assert(sizeof presets / sizeof *presets <= NH_MAX_PRESETS, "too many presets");
 
+static const nh_time_potential time_potential_table = {
+    .value = time_potential,
+    .gradient = grad_time_potential,
+    .hessian = hess_time_potential,
+};
+
+static const nh_system_forces forces = {
+    .damping = damping,
+    .potential = &time_potential_table,
+    .time_dependence = time_dependence,
+};
+
+static const nh_system_knowledge knowledge = {
+    NH_SYSTEM_PRESETS(presets),
+    .sample_box = 3.141592653589793,
+    .sampler_doc = "generic (spec/newmark.md 6 A10) without constraints: theta uniform in [-pi, pi] with V(theta) < "
+                   "E - 0.1 (V = -mu theta, without the time-dependent W), thetadot = +-sqrt(2(E - V))",
+};
+
 const nh_system_type nh_system_spin_orbit = {
     .name = "spin_orbit",
     .doc = "Spin-orbit problem thetaddot = -W_q(theta, t) + mu - f(t) thetadot with the Cayley series to e^7 "
@@ -153,14 +172,7 @@ const nh_system_type nh_system_spin_orbit = {
     .q0 = q_zero,
     .v0 = v_1,
     .ic_doc = "preset fig1a: theta0 = 0, thetadot0 = 1 (the 1:1 resonance) with lambda = 0.001",
-    .sample_box = 3.141592653589793,
-    .sampler_doc = "generic (spec/newmark.md 6 A10) without constraints: theta uniform in [-pi, pi] with V(theta) < "
-                   "E - 0.1 (V = -mu theta, without the time-dependent W), thetadot = +-sqrt(2(E - V))",
     NH_SYSTEM_UNCONSTRAINED_MECHANICS,
-    .damping = damping,
-    .time_potential = time_potential,
-    .grad_time_potential = grad_time_potential,
-    .hess_time_potential = hess_time_potential,
-    .time_dependence = time_dependence,
-    NH_SYSTEM_PRESETS(presets),
+    .forces = &forces,
+    .knowledge = &knowledge,
 };

@@ -68,8 +68,10 @@ int nh_system_set_params_text(nh_system *sys, const char *text, char *err, size_
 }
 
 int nh_system_apply_preset(nh_system *sys, const char *name, nh_state *x, char *err, size_t errlen) {
-  for (int i = 0; i < sys->type->npresets; i++) {
-    const nh_preset *pr = &sys->type->presets[i];
+  const nh_system_knowledge *kn = sys->type->knowledge;
+  const int npresets = kn ? kn->npresets : 0;
+  for (int i = 0; i < npresets; i++) {
+    const nh_preset *pr = &kn->presets[i];
     if (strcmp(pr->name, name) != 0) continue;
     if (nh_system_set_params_text(sys, pr->params, err, errlen) != 0) return -1;
     memset(x, 0, sizeof *x);
@@ -78,25 +80,25 @@ int nh_system_apply_preset(nh_system *sys, const char *name, nh_state *x, char *
     return 0;
   }
   char list[512] = "";
-  for (int i = 0; i < sys->type->npresets; i++)
-    nh_text_append(list, sizeof list, ", ", "%s", sys->type->presets[i].name);
+  for (int i = 0; i < npresets; i++) nh_text_append(list, sizeof list, ", ", "%s", kn->presets[i].name);
   snprintf(err, errlen, "system %s has no preset '%s' (presets: %s)", sys->type->name, name,
-           sys->type->npresets ? list : "none");
+           npresets ? list : "none");
   return -1;
 }
 
 void nh_no_constraints(const double *p NH_UNUSED, const double *q NH_UNUSED, double *out NH_UNUSED) {}
 
 unsigned nh_system_features(const nh_system *sys) {
-  const nh_system_type *t = sys->type;
+  const nh_system_forces *fs = sys->type->forces;
   double F[NH_MAX_N];
   unsigned f = 0;
   if (!sys->constant_mass) f |= NH_SYS_VARIABLE_MASS;
-  if (t->constraint_affine) f |= NH_SYS_AFFINE_CONSTRAINTS;
-  if (t->time_dependence) f |= t->time_dependence(sys->p) & (NH_SYS_TIME_DAMPING | NH_SYS_TIME_POTENTIAL);
+  if (sys->type->affine) f |= NH_SYS_AFFINE_CONSTRAINTS;
+  if (!fs) return f;
+  if (fs->time_dependence) f |= fs->time_dependence(sys->p) & (NH_SYS_TIME_DAMPING | NH_SYS_TIME_POTENTIAL);
   /* A constant α is read at t = 0; a time-dependent one counts as damping even where α(0) = 0. */
-  if ((f & NH_SYS_TIME_DAMPING) || (t->damping && t->damping(sys->p, 0) != 0)) f |= NH_SYS_DAMPING;
-  if (t->forcing && t->forcing(sys->p, 0, F)) f |= NH_SYS_FORCING;
+  if ((f & NH_SYS_TIME_DAMPING) || (fs->damping && fs->damping(sys->p, 0) != 0)) f |= NH_SYS_DAMPING;
+  if (fs->forcing && fs->forcing(sys->p, 0, F)) f |= NH_SYS_FORCING;
   return f;
 }
 
@@ -172,7 +174,7 @@ const char *nh_system_name(const nh_system *sys) { return sys->type->name; }
 
 void nh_constraint_terms(const nh_system *sys, const double *q, double *A, double *b) {
   sys->type->constraints(sys->p, q, A);
-  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, q, b);
+  if (sys->type->affine) sys->type->affine->values(sys->p, q, b);
   else
     for (int a = 0; a < sys->k; a++) b[a] = 0;
 }
@@ -190,45 +192,59 @@ double nh_potential(const nh_system *sys, const double *q) { return sys->type->p
 void nh_grad_potential(const nh_system *sys, const double *q, double *g) { sys->type->grad_potential(sys->p, q, g); }
 
 int nh_forcing(const nh_system *sys, double t, double *F) {
-  return sys->type->forcing && sys->type->forcing(sys->p, t, F);
+  const nh_system_forces *fs = sys->type->forces;
+  return fs && fs->forcing && fs->forcing(sys->p, t, F);
 }
 
 int nh_has_holonomic(const nh_system *sys) { return sys->type->holonomic != NULL; }
 
 void nh_holonomic(const nh_system *sys, const double *q, double *phi) { sys->type->holonomic(sys->p, q, phi); }
 
-int nh_invariant_count(const nh_system *sys) { return sys->type->invariants ? sys->type->ninvariants : 0; }
-
-const char *nh_invariant_name(const nh_system *sys, int i) { return sys->type->invariant_names[i]; }
-
-void nh_invariants(const nh_system *sys, const double *q, const double *v, double *out) {
-  sys->type->invariants(sys->p, q, v, out);
+/* The knowledge's invariants and derived quantities, NULL when the system has none. */
+static const nh_system_invariants *invariants_of(const nh_system *sys) {
+  return sys->type->knowledge ? sys->type->knowledge->invariants : NULL;
 }
 
-int nh_derived_count(const nh_system *sys) { return sys->type->derived ? sys->type->nderived : 0; }
+static const nh_system_derived *derived_of(const nh_system *sys) {
+  return sys->type->knowledge ? sys->type->knowledge->derived : NULL;
+}
 
-const char *nh_derived_name(const nh_system *sys, int i) { return sys->type->derived_names[i]; }
+int nh_invariant_count(const nh_system *sys) { return invariants_of(sys) ? invariants_of(sys)->count : 0; }
+
+const char *nh_invariant_name(const nh_system *sys, int i) { return invariants_of(sys)->names[i]; }
+
+void nh_invariants(const nh_system *sys, const double *q, const double *v, double *out) {
+  invariants_of(sys)->values(sys->p, q, v, out);
+}
+
+int nh_derived_count(const nh_system *sys) { return derived_of(sys) ? derived_of(sys)->count : 0; }
+
+const char *nh_derived_name(const nh_system *sys, int i) { return derived_of(sys)->names[i]; }
 
 const char *nh_derived_units(const nh_system *sys, int i) {
-  const char *const *u = sys->type->derived_units;
+  const char *const *u = derived_of(sys)->units;
   return u && u[i] ? u[i] : "";
 }
 
 void nh_derived(const nh_system *sys, double t, const double *q, const double *v, double *out) {
-  sys->type->derived(sys->p, t, q, v, out);
+  derived_of(sys)->values(sys->p, t, q, v, out);
 }
 
+int nh_has_exact_solution(const nh_system *sys) { return sys->type->knowledge && sys->type->knowledge->exact; }
+
 int nh_exact_solution(const nh_system *sys, const nh_state *x0, double t, nh_state *x) {
-  return sys->type->exact && sys->type->exact(sys->p, x0, t, x) == 0 ? 0 : -1;
+  return nh_has_exact_solution(sys) && sys->type->knowledge->exact(sys->p, x0, t, x) == 0 ? 0 : -1;
 }
 
 int nh_system_param_index(const nh_system *sys, const char *name) {
   return nh_param_index(sys->type->params, sys->type->nparams, name);
 }
 
-int nh_system_has_own_sampler(const nh_system *sys) { return sys->type->sample != NULL; }
+int nh_system_has_own_sampler(const nh_system *sys) { return sys->type->knowledge && sys->type->knowledge->sample; }
 
-const char *nh_system_sampler_doc(const nh_system *sys) { return sys->type->sampler_doc; }
+const char *nh_system_sampler_doc(const nh_system *sys) {
+  return sys->type->knowledge ? sys->type->knowledge->sampler_doc : NULL;
+}
 
 double nh_constraint_residual(const nh_system *sys, const double *q, const double *v) {
   double r[NH_MAX_K], largest = 0;
@@ -240,19 +256,20 @@ double nh_constraint_residual(const nh_system *sys, const double *q, const doubl
 
 void nh_curvature_term(const nh_system *sys, const double *q, const double *v, double *out) {
   int n = sys->n, k = sys->k;
+  const nh_affine_constraints *affine = sys->type->affine;
   double dA[NH_MAX_K * NH_MAX_N * NH_MAX_N], db[NH_MAX_K * NH_MAX_N];
   if (k == 0) return;
-  if (sys->type->constraint_curvature) {
-    sys->type->constraint_curvature(sys->p, q, v, out);
+  if (sys->type->kernels && sys->type->kernels->constraint_curvature) {
+    sys->type->kernels->constraint_curvature(sys->p, q, v, out);
     return;
   }
   sys->type->constraints_jacobian(sys->p, q, dA);
-  if (sys->type->constraint_affine_jacobian) sys->type->constraint_affine_jacobian(sys->p, q, db);
+  if (affine) affine->jacobian(sys->p, q, db);
   for (int a = 0; a < k; a++) {
     double s = 0;
     for (int i = 0; i < n; i++) {
       for (int j = 0; j < n; j++) s += dA[(a * n + i) * n + j] * v[j] * v[i];
-      if (sys->type->constraint_affine_jacobian) s += db[a * n + i] * v[i];
+      if (affine) s += db[a * n + i] * v[i];
     }
     out[a] = s;
   }
@@ -261,8 +278,8 @@ void nh_curvature_term(const nh_system *sys, const double *q, const double *v, d
 void nh_constraint_derivative(const nh_system *sys, const double *q, const double *w, double *D) {
   const int n = sys->n, k = sys->k;
   double dA[NH_MAX_K * NH_MAX_N * NH_MAX_N];
-  if (sys->type->constraint_derivative) {
-    sys->type->constraint_derivative(sys->p, q, w, D);
+  if (sys->type->kernels && sys->type->kernels->constraint_derivative) {
+    sys->type->kernels->constraint_derivative(sys->p, q, w, D);
     return;
   }
   sys->type->constraints_jacobian(sys->p, q, dA);
@@ -275,26 +292,29 @@ void nh_constraint_derivative(const nh_system *sys, const double *q, const doubl
 }
 
 double nh_contact_hamiltonian(const nh_system *sys, double t, const double *q, const double *v, double z) {
-  const nh_system_type *T = sys->type;
+  const nh_system_forces *fs = sys->type->forces;
   double H = nh_energy(sys, q, v), F[NH_MAX_N];
-  if (T->time_potential) H += T->time_potential(sys->p, q, t);
-  if (T->forcing && T->forcing(sys->p, t, F))
+  if (!fs) return H;
+  if (fs->potential) H += fs->potential->value(sys->p, q, t);
+  if (fs->forcing && fs->forcing(sys->p, t, F))
     for (int i = 0; i < sys->n; i++) H -= F[i] * q[i];
-  if (T->damping) H += T->damping(sys->p, t) * z;
+  if (fs->damping) H += fs->damping(sys->p, t) * z;
   return H;
 }
 
 double nh_damping(const nh_system *sys, double t) {
-  return sys->type->damping ? sys->type->damping(sys->p, t) : 0;
+  const nh_system_forces *fs = sys->type->forces;
+  return fs && fs->damping ? fs->damping(sys->p, t) : 0;
 }
 
 void nh_free_force(const nh_system *sys, double t, const double *q, const double *v, double *f) {
   const nh_system_type *T = sys->type;
+  const nh_system_forces *fs = T->forces;
   const int n = sys->n;
   T->grad_potential(sys->p, q, f);
-  if (T->grad_time_potential) {
+  if (fs && fs->potential) {
     double g[NH_MAX_N];
-    T->grad_time_potential(sys->p, q, t, g);
+    fs->potential->gradient(sys->p, q, t, g);
     for (int i = 0; i < n; i++) f[i] += g[i];
   }
   for (int i = 0; i < n; i++) f[i] = -f[i];
@@ -310,15 +330,16 @@ void nh_free_force(const nh_system *sys, double t, const double *q, const double
       f[i] += s;
     }
   }
-  if (T->damping) {
-    double alpha = T->damping(sys->p, t), M[NH_MAX_N * NH_MAX_N];
+  if (!fs) return;
+  if (fs->damping) {
+    double alpha = fs->damping(sys->p, t), M[NH_MAX_N * NH_MAX_N];
     nh_mass(sys, q, M);
     for (int i = 0; i < n; i++)
       for (int j = 0; j < n; j++) f[i] -= alpha * M[i * n + j] * v[j];
   }
-  if (T->forcing) {
+  if (fs->forcing) {
     double F[NH_MAX_N];
-    if (T->forcing(sys->p, t, F))
+    if (fs->forcing(sys->p, t, F))
       for (int i = 0; i < n; i++) f[i] += F[i];
   }
 }
@@ -385,7 +406,8 @@ static int multiplier_and_force(const nh_system *sys, double t, const double *q,
 int nh_multiplier(const nh_system *sys, double t, const double *q, const double *v, double *lambda) {
   double A[NH_MAX_K * NH_MAX_N], f[NH_MAX_N], space[NH_MAX_N * NH_MAX_N];
   const double *Minv;
-  if (sys->type->acceleration) return sys->type->acceleration(sys->p, t, q, v, f, lambda);
+  if (sys->type->kernels && sys->type->kernels->acceleration)
+    return sys->type->kernels->acceleration(sys->p, t, q, v, f, lambda);
   return multiplier_and_force(sys, t, q, v, lambda, f, A, space, &Minv);
 }
 
@@ -393,7 +415,8 @@ int nh_acceleration(const nh_system *sys, double t, const double *q, const doubl
   int n = sys->n, k = sys->k;
   double A[NH_MAX_K * NH_MAX_N], lambda[NH_MAX_K], f[NH_MAX_N], space[NH_MAX_N * NH_MAX_N];
   const double *Minv;
-  if (sys->type->acceleration) return sys->type->acceleration(sys->p, t, q, v, acc, lambda);
+  if (sys->type->kernels && sys->type->kernels->acceleration)
+    return sys->type->kernels->acceleration(sys->p, t, q, v, acc, lambda);
   if (multiplier_and_force(sys, t, q, v, lambda, f, A, space, &Minv) != 0) return -1;
   for (int i = 0; i < n; i++)
     for (int a = 0; a < k; a++) f[i] += A[a * n + i] * lambda[a];
@@ -420,8 +443,8 @@ int nh_project_velocity_multiplier(const nh_system *sys, const double *q, double
   double A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K];
   if (sys->k == 0) return 0;
   sys->type->constraints(sys->p, q, A);
-  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, q, b);
-  return nh_project_onto(sys, q, A, sys->type->constraint_affine ? b : NULL, v, y);
+  if (sys->type->affine) sys->type->affine->values(sys->p, q, b);
+  return nh_project_onto(sys, q, A, sys->type->affine ? b : NULL, v, y);
 }
 
 int nh_project_onto(const nh_system *sys, const double *q, const double *A, const double *b, double *v, double *y) {
@@ -462,16 +485,18 @@ int nh_project_onto(const nh_system *sys, const double *q, const double *A, cons
   return 0;
 }
 
-/* A system's own sampler (type->sample) when it has one, for affine or holonomic constraints
+/* A system's own sampler (knowledge->sample) when it has one, for affine or holonomic constraints
  * where projecting and rescaling v would leave D; otherwise the generic draw of spec/newmark.md
  * §6 A10, whose sequence of random numbers is unchanged so that existing ensembles reproduce bit
  * for bit. */
 int nh_sample_on_D(const nh_system *sys, double E, gsl_rng *rng, nh_state *x) {
   int n = sys->n;
-  const double box = sys->type->sample_box;
+  const nh_system_knowledge *kn = sys->type->knowledge;
   memset(x, 0, sizeof *x);
-  if (sys->type->sample) return sys->type->sample(sys->p, E, rng, x);
-  if (sys->type->constraint_affine || sys->type->holonomic) return -2;
+  if (!kn) return -2;
+  const double box = kn->sample_box;
+  if (kn->sample) return kn->sample(sys->p, E, rng, x);
+  if (sys->type->affine || sys->type->holonomic) return -2;
   for (long tries = 0; tries < NH_SAMPLE_TRIES; tries++) {
     for (int i = 0; i < n; i++) x->q[i] = gsl_ran_flat(rng, -box, box);
     double V = sys->type->potential(sys->p, x->q);

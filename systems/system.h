@@ -4,9 +4,10 @@
  * (spec/newmark.md §2.0, spec/herglotz.md §2.1) and a time-dependent potential W(q, t). The
  * equations of motion are
  *   M v̇ = −∇V − ∇W(q, t) − Ṁv + ½ ∂_q(vᵀMv) − α(t) M v + F(t) + Aᵀλ.
- * One file per system implements one const nh_system_type; one line of systems/systems.def registers it.
- * Optional entries are NULL when absent: an integrator that needs what a system lacks (constant M,
- * linear constraints, no damping or forcing, a holonomic constraint) declines it by its flags. */
+ * One file per system implements one const nh_system_type (a core and optional groups, below); one
+ * line of systems/systems.def registers it. Optional entries and groups are NULL when absent: an
+ * integrator that needs what a system lacks (constant M, linear constraints, no damping or forcing, a
+ * holonomic constraint) declines it by its flags. */
 #ifndef NH_SYSTEM_H
 #define NH_SYSTEM_H
 
@@ -31,7 +32,114 @@ typedef struct {
   const char *params; /* NULL or "" when the defaults apply */
 } nh_preset;
 
-/* All matrices are dense, row-major. p is the system's parameter vector (in descriptor order). */
+/* The table is a required core, the physics every system supplies (M, V and its derivatives, the
+ * constraints), and optional groups, each a const sub-table reached by a pointer that is NULL when
+ * the system has nothing of the group; what only makes sense together is one type, so that "all or
+ * none" holds by construction (as integrators/integrator.h's nh_newton_hooks):
+ *   affine     the affine part b(q) of the constraints and its Jacobian (nh_affine_constraints);
+ *   forces     the forces beyond −∇V and Aᵀλ, and the time dependence: damping α(t), forcing F(t),
+ *              a time-dependent potential W(q, t) with its gradient and Hessian (nh_time_potential),
+ *              which of them vary with t (nh_system_forces);
+ *   kernels    closed-form fast paths of what the generic code computes from the core, the same
+ *              quantities to round-off (nh_system_kernels);
+ *   knowledge  what is known of the system beyond its equations and no step reads: the exact solution,
+ *              first integrals (nh_system_invariants), derived quantities (nh_system_derived), the
+ *              papers' presets and the random sampler (nh_system_knowledge).
+ * A system file writes each group it has as a static const table with designated initializers and
+ * points its core at it. All matrices are dense, row-major; p is the system's parameter vector (in
+ * descriptor order). */
+
+/* The affine part b(q) (k) of the constraints A(q)v + b(q) = 0 and its Jacobian
+ * db[a*n + j] = ∂b^a/∂q^j (k×n). */
+typedef struct {
+  void (*values)(const double *p, const double *q, double *b);
+  void (*jacobian)(const double *p, const double *q, double *db);
+} nh_affine_constraints;
+
+/* A time-dependent potential W(q, t), added to V(q) in the force: −∇V(q) − ∇W(q, t) (the
+ * reference's V(q, t), e.g. the spin–orbit potential), with its q-gradient and q-Hessian (n, n×n).
+ * Energies (nh_energy) hold V only: with W the mechanical energy is not a function of (q, v). */
+typedef struct {
+  double (*value)(const double *p, const double *q, double t);
+  void (*gradient)(const double *p, const double *q, double t, double *g);
+  void (*hessian)(const double *p, const double *q, double t, double *H);
+} nh_time_potential;
+
+/* The forces beyond −∇V(q) and the constraint forces, each NULL when absent (spec/newmark.md §2.0,
+ * spec/herglotz.md §2.1). */
+typedef struct {
+  /* Damping coefficient α(t) (force −α(t) M(q) v). α may depend on t (the time-dependent damping
+   * f(t) of Bravetti, Seri, Vermeeren, Zadra 2020, contact-integrators' H = p²/2 + f(t)s + V(q, t))
+   * and may be negative; a system whose α varies with t says so in time_dependence, so that
+   * methods written for a constant α decline it. */
+  double (*damping)(const double *p, double t);
+  /* Generalized force F(t) (n); returns 0 when F ≡ 0 for these parameters. */
+  int (*forcing)(const double *p, double t, double *F);
+  const nh_time_potential *potential; /* W(q, t) */
+  /* Which of NH_SYS_TIME_DAMPING, NH_SYS_TIME_POTENTIAL the parameters p switch on; NULL: none
+   * (α constant, no W). nh_system_features reads it. */
+  unsigned (*time_dependence)(const double *p);
+} nh_system_forces;
+
+/* Optional kernels, each NULL when absent: closed forms of what the generic code computes from the
+ * core (issue 11), for systems whose right-hand side dominates the studies. tests/systems/
+ * test_systems.c checks each against the generic path. */
+typedef struct {
+  /* The curvature term (DA(q)[v])v + (Db(q)[v]), out[a] = Σ_ij ∂_j μ^a_i v_i v_j + Σ_j ∂_j b^a v_j,
+   * which the index-reduced ODE evaluates in every right-hand side; without it nh_curvature_term
+   * contracts constraints_jacobian's dense k×n×n tensor (a system whose dA is sparse writes the
+   * few products out). */
+  void (*constraint_curvature)(const double *p, const double *q, const double *v, double *out);
+  /* The q-derivative of A(q)w at fixed w, D[a*n + l] = Σ_i ∂_l μ^a_i(q) w_i (k×n), the constraint
+   * rows of the Newton Jacobians of discrete constraints A(x)Δq; without it nh_constraint_derivative
+   * contracts constraints_jacobian's dense tensor. */
+  void (*constraint_derivative)(const double *p, const double *q, const double *w, double *D);
+  /* The fused index-reduced acceleration a = M⁻¹(f + Aᵀλ) and its multiplier λ (k) at (t, q, v)
+   * in closed form, what nh_acceleration and nh_multiplier compute generically (spec/newmark.md
+   * §2.0), e.g. for the chaotic particle of make study-chaotic. Returns 0, or -1 where the
+   * multiplier is undefined. */
+  int (*acceleration)(const double *p, double t, const double *q, const double *v, double *a, double *lambda);
+} nh_system_kernels;
+
+/* First integrals other than energy (momentum maps): count values at (q, v) and their names. */
+typedef struct {
+  int count;
+  const char *const *names;
+  void (*values)(const double *p, const double *q, const double *v, double *out);
+} nh_system_invariants;
+
+/* Derived quantities the system declares (e.g. the Foucault pendulum's oscillation-plane angle):
+ * count values at (t, q, v), with their names, documentation and units (units NULL, or an entry
+ * NULL: dimensionless or as documented); observables sample them and, against the exact solution
+ * or the reference, their errors. */
+typedef struct {
+  int count;
+  const char *const *names;
+  const char *const *docs;
+  const char *const *units; /* e.g. "rad" */
+  void (*values)(const double *p, double t, const double *q, const double *v, double *out);
+} nh_system_derived;
+
+/* What is known of a system beyond its equations, for the studies and the tests; no step reads it. */
+typedef struct {
+  /* Exact solution at time t from x0 (x->t = t); NULL when none is known. Returns 0 on success. */
+  int (*exact)(const double *p, const nh_state *x0, double t, nh_state *x);
+  const nh_system_invariants *invariants; /* NULL: none besides energy */
+  const nh_system_derived *derived;       /* NULL: none */
+  /* Named initial conditions from the papers. */
+  int npresets;
+  const nh_preset *presets;
+  /* The random sampler on D for ensembles (nh_sample_on_D). The generic one draws q uniformly in
+   * [-sample_box, sample_box]^n (spec/newmark.md §6 A10); `sample` is the system's own, a random
+   * state on D at energy E where the generic one cannot draw (affine or holonomic constraints),
+   * NULL for the generic one. sampler_doc says how it draws, or, with sample NULL, why the system
+   * has no sampler. sample returns 0, or -1 if no state was found. */
+  double sample_box;
+  int (*sample)(const double *p, double E, gsl_rng *rng, nh_state *x);
+  const char *sampler_doc;
+} nh_system_knowledge;
+
+/* The core: what every system supplies, and its optional groups. */
 typedef struct nh_system_type {
   const char *name;
   const char *doc;
@@ -41,8 +149,6 @@ typedef struct nh_system_type {
   /* Documented default initial condition (a state on D). */
   const double *q0, *v0;
   const char *ic_doc;
-  /* The random sampler draws q uniformly in [-sample_box, sample_box]^n (spec/newmark.md §6 A10). */
-  double sample_box;
 
   /* M(q), SPD n×n. With mass_jacobian NULL, M is constant and q is ignored (may be NULL). */
   void (*mass)(const double *p, const double *q, double *M);
@@ -51,84 +157,30 @@ typedef struct nh_system_type {
   double (*potential)(const double *p, const double *q);                /* V(q) */
   void (*grad_potential)(const double *p, const double *q, double *g);  /* ∇V, n */
   void (*hess_potential)(const double *p, const double *q, double *H);  /* ∇²V, n×n */
-  /* A(q), k×n, rows μ^a. May be NULL when k = 0 (an unconstrained reference system). */
+  /* A(q), k×n, rows μ^a (nh_no_constraints when k = 0: an unconstrained reference system). */
   void (*constraints)(const double *p, const double *q, double *A);
   /* dA[(a*n + i)*n + j] = ∂μ^a_i/∂q^j: the curvature term and the Newton Jacobians use it. */
   void (*constraints_jacobian)(const double *p, const double *q, double *dA);
-  /* Optional kernel: the curvature term (DA(q)[v])v + (Db(q)[v]), out[a] = Σ_ij ∂_j μ^a_i v_i v_j
-   * + Σ_j ∂_j b^a v_j, which the index-reduced ODE evaluates in every right-hand side; without it
-   * nh_curvature_term contracts constraints_jacobian's dense k×n×n tensor (issue 11: a system
-   * whose dA is sparse writes the few products out). tests/systems/test_systems.c checks it against
-   * that contraction. */
-  void (*constraint_curvature)(const double *p, const double *q, const double *v, double *out);
-  /* Optional kernel: the q-derivative of A(q)w at fixed w, D[a*n + l] = Σ_i ∂_l μ^a_i(q) w_i (k×n),
-   * the constraint rows of the Newton Jacobians of discrete constraints A(x)Δq; without it
-   * nh_constraint_derivative contracts constraints_jacobian's dense tensor (issue 11).
-   * tests/systems/test_systems.c checks it against that contraction. */
-  void (*constraint_derivative)(const double *p, const double *q, const double *w, double *D);
-  /* Optional fused kernel: the index-reduced acceleration a = M⁻¹(f + Aᵀλ) and its multiplier λ
-   * (k) at (t, q, v) in closed form, what nh_acceleration and nh_multiplier compute generically
-   * from the functions above (spec/newmark.md §2.0). For systems whose right-hand side dominates
-   * the studies (the chaotic particle of make study-chaotic); tests/systems/test_systems.c checks it
-   * against the generic path. Returns 0, or -1 where the multiplier is undefined. */
-  int (*acceleration)(const double *p, double t, const double *q, const double *v, double *a, double *lambda);
-  /* Affine part b(q) of the constraints (k) and its Jacobian db[a*n + j] = ∂b^a/∂q^j; NULL for
-   * linear homogeneous constraints. */
-  void (*constraint_affine)(const double *p, const double *q, double *b);
-  void (*constraint_affine_jacobian)(const double *p, const double *q, double *db);
+  /* b(q) and its Jacobian; NULL for linear homogeneous constraints. */
+  const nh_affine_constraints *affine;
   /* 1: the constraints are solved for the first k velocities, A(q) = [I_k | B(q)] at every q (the
    * rolling disks: ẋ, ẏ of the contact point from the angles' rates, spec/herglotz.md (4.11)), so
    * v_a = −(Σ_{i≥k} A_ai v_i + b_a) for a < k: what rk4_reduced integrates without them. */
   int constraints_solved_first;
   /* Holonomic constraints φ(q) = 0 (k) with ∂φ/∂q = A(q); NULL for nonholonomic systems. */
   void (*holonomic)(const double *p, const double *q, double *phi);
-  /* Damping coefficient α(t) (force −α(t) M(q) v); NULL: none. α may depend on t (the
-   * time-dependent damping f(t) of Bravetti, Seri, Vermeeren, Zadra 2020, contact-integrators'
-   * H = p²/2 + f(t)s + V(q, t)) and may be negative; a system whose α varies with t says so in
-   * time_dependence, so that methods written for a constant α decline it. */
-  double (*damping)(const double *p, double t);
-  /* Optional time-dependent potential W(q, t), added to V(q) in the force: −∇V(q) − ∇W(q, t)
-   * (the reference's V(q, t), e.g. the spin–orbit potential), with its q-gradient and q-Hessian
-   * (n, n×n). NULL: none. Energies (nh_energy) hold V only: with W the mechanical energy is not a
-   * function of (q, v). */
-  double (*time_potential)(const double *p, const double *q, double t);
-  void (*grad_time_potential)(const double *p, const double *q, double t, double *g);
-  void (*hess_time_potential)(const double *p, const double *q, double t, double *H);
-  /* Which of NH_SYS_TIME_DAMPING, NH_SYS_TIME_POTENTIAL the parameters p switch on; NULL: none
-   * (α constant, no W). nh_system_features reads it. */
-  unsigned (*time_dependence)(const double *p);
-  /* Generalized force F(t) (n); returns 0 when F ≡ 0 for these parameters. NULL: none. */
-  int (*forcing)(const double *p, double t, double *F);
-  /* Exact solution at time t from x0 (x->t = t); NULL when none is known. Returns 0 on success. */
-  int (*exact)(const double *p, const nh_state *x0, double t, nh_state *x);
-  /* First integrals other than energy (momentum maps), with their names. */
-  int ninvariants;
-  const char *const *invariant_names;
-  void (*invariants)(const double *p, const double *q, const double *v, double *out);
-  /* Named initial conditions from the papers. */
-  int npresets;
-  const nh_preset *presets;
-  /* Derived quantities the system declares (e.g. the Foucault pendulum's oscillation-plane
-   * angle), with their names and documentation; observables sample them and, against the exact
-   * solution or the reference, their errors. NULL when none. */
-  int nderived;
-  const char *const *derived_names;
-  const char *const *derived_docs;
-  const char *const *derived_units; /* e.g. "rad"; NULL: dimensionless or as documented */
-  void (*derived)(const double *p, double t, const double *q, const double *v, double *out);
-  /* A random state on D at energy E for ensembles, when the generic sampler (nh_sample_on_D)
-   * cannot draw one (affine or holonomic constraints); sampler_doc says how it draws, or, with
-   * sample NULL, why the system has no sampler. Returns 0, or -1 if no state was found. */
-  int (*sample)(const double *p, double E, gsl_rng *rng, nh_state *x);
-  const char *sampler_doc;
   /* Structure the system guarantees for every parameter value, as NH_CAP_* bits; methods written
    * in closed form for a structure check the bit, never the system's name. 0: none. */
   unsigned capabilities;
+
+  const nh_system_forces *forces;       /* NULL: conservative and autonomous */
+  const nh_system_kernels *kernels;     /* NULL: the generic paths only */
+  const nh_system_knowledge *knowledge; /* NULL: nothing known (no registered system: each documents its sampler) */
 } nh_system_type;
 
-/* The table fields every system file fills with functions of the same names (mass, potential, ...)
+/* The core fields every system file fills with functions of the same names (mass, potential, ...)
  * and the counted lists (params, presets, derived, invariants) whose counts are the arrays' sizes:
- * written once here, so that a system's table lists only what sets it apart. What still looks
+ * written once here, so that a system's tables list only what sets it apart. What still looks
  * alike between two systems' tables (designated fields in the same order) is the table form of
  * STYLE.md, not repeated logic. */
 #define NH_SYSTEM_MECHANICS                                                                         \
@@ -140,13 +192,21 @@ typedef struct nh_system_type {
   .mass = mass, .potential = potential, .grad_potential = grad_potential,                           \
   .hess_potential = hess_potential, .constraints = nh_no_constraints, .constraints_jacobian = nh_no_constraints
 void nh_no_constraints(const double *p, const double *q, double *out);
+/* In a nh_system_knowledge table. */
 #define NH_SYSTEM_PRESETS(list) .npresets = sizeof list / sizeof list[0], .presets = list
+/* In the core. */
 #define NH_SYSTEM_PARAMS(list) .nparams = sizeof list / sizeof list[0], .params = list
-#define NH_SYSTEM_DERIVED(names, docs, units, values)                                               \
-  .nderived = sizeof names / sizeof names[0], .derived_names = names, .derived_docs = docs,          \
-  .derived_units = units, .derived = values
-#define NH_SYSTEM_INVARIANTS(names, values)                                                         \
-  .ninvariants = sizeof names / sizeof names[0], .invariant_names = names, .invariants = values
+/* In a nh_system_knowledge table: its derived quantities and invariants, each a table of its own
+ * (a compound literal, static like the table that points at it). */
+#define NH_SYSTEM_DERIVED(names_, docs_, units_, values_)                                           \
+  .derived = &(const nh_system_derived) {                                                           \
+    .count = sizeof names_ / sizeof names_[0], .names = names_, .docs = docs_, .units = units_,     \
+    .values = values_                                                                               \
+  }
+#define NH_SYSTEM_INVARIANTS(names_, values_)                                                       \
+  .invariants = &(const nh_system_invariants) {                                                     \
+    .count = sizeof names_ / sizeof names_[0], .names = names_, .values = values_                   \
+  }
 
 /* Capabilities (bits of nh_system_type.capabilities). */
 enum {
@@ -180,7 +240,7 @@ enum {
   /* α depends on t (implies NH_SYS_DAMPING): a method written for a constant α (its factors
    * e^{−αh}, 1 ∓ αh/2 taken once) must not silently freeze it. */
   NH_SYS_TIME_DAMPING = 1 << 4,
-  /* A time-dependent potential W(q, t) (time_potential). */
+  /* A time-dependent potential W(q, t) (nh_system_forces.potential). */
   NH_SYS_TIME_POTENTIAL = 1 << 5,
 };
 unsigned nh_system_features(const nh_system *sys);
@@ -272,7 +332,8 @@ const char *nh_derived_name(const nh_system *sys, int i);
 const char *nh_derived_units(const nh_system *sys, int i);
 void nh_derived(const nh_system *sys, double t, const double *q, const double *v, double *out);
 /* The exact solution at t from x0 into x: 0, or -1 when the system has none or it declines x0
- * (e.g. off D). */
+ * (e.g. off D); nh_has_exact_solution: whether it has one. */
+int nh_has_exact_solution(const nh_system *sys);
 int nh_exact_solution(const nh_system *sys, const nh_state *x0, double t, nh_state *x);
 /* The index of parameter name (-1: none). */
 int nh_system_param_index(const nh_system *sys, const char *name);
@@ -287,12 +348,12 @@ const char *nh_system_sampler_doc(const nh_system *sys);
 #define NH_SAMPLE_MARGIN 0.1
 #define NH_SAMPLE_TRIES 1000000
 
-/* A random state on D at energy E for ensembles: the system's own sampler (type->sample) when it
+/* A random state on D at energy E for ensembles: the system's own sampler (knowledge->sample) when it
  * has one; otherwise the generic sampler of spec/newmark.md §6 A10: q uniform in the sample box
  * with V(q) < E − NH_SAMPLE_MARGIN, v ~ N(0, I) projected M-orthogonally on D and rescaled to kinetic energy
  * E − V(q). Returns 0; -1 if no admissible state was found in NH_SAMPLE_TRIES draws; -2 if the system is
  * outside the generic sampler's reach (affine or holonomic constraints) and has no sampler of its
- * own. type->sampler_doc says which. */
+ * own (or knows nothing: knowledge NULL). knowledge->sampler_doc says which. */
 int nh_sample_on_D(const nh_system *sys, double E, gsl_rng *rng, nh_state *x);
 
 #endif

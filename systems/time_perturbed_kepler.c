@@ -100,6 +100,20 @@ static const nh_preset presets[] = {
 };
 _Static_assert(sizeof presets / sizeof *presets <= NH_MAX_PRESETS, "too many presets");
 
+static const nh_system_forces forces = {
+    .damping = damping,
+    .time_dependence = time_dependence,
+};
+
+static const nh_system_knowledge knowledge = {
+    NH_SYSTEM_DERIVED(derived_names, derived_docs, NULL, derived),
+    NH_SYSTEM_PRESETS(presets),
+    .sample_box = 1.5,
+    .sampler_doc =
+        "generic (spec/newmark.md 6 A10) without constraints: q uniform in [-1.5,1.5]^2 with V(q) < E - 0.1, "
+        "qdot ~ N(0, I) rescaled to kinetic energy E - V(q)",
+};
+
 const nh_system_type nh_system_time_perturbed_kepler = {
     .name = "time_perturbed_kepler",
     .doc = "Time-perturbed Kepler problem qddot = gamma q/|q|^3 - alpha sin(theta t) qdot, q in R^2, M = I, "
@@ -112,13 +126,7 @@ const nh_system_type nh_system_time_perturbed_kepler = {
     .q0 = q_e04,
     .v0 = v_e04,
     .ic_doc = "preset k5_30: pericentre of the e = 0.4 ellipse, q0 = (0.6, 0), qdot0 = (0, sqrt(1.4/0.6))",
-    .sample_box = 1.5,
-    .sampler_doc =
-        "generic (spec/newmark.md 6 A10) without constraints: q uniform in [-1.5,1.5]^2 with V(q) < E - 0.1, "
-        "qdot ~ N(0, I) rescaled to kinetic energy E - V(q)",
     NH_SYSTEM_UNCONSTRAINED_MECHANICS,
-    .damping = damping,
-    .time_dependence = time_dependence,
-    NH_SYSTEM_PRESETS(presets),
-    NH_SYSTEM_DERIVED(derived_names, derived_docs, NULL, derived),
+    .forces = &forces,
+    .knowledge = &knowledge,
 };

@@ -98,6 +98,16 @@ static const nh_preset presets[] = {
      q_ic1, v_odelab, "m=1,I_r=1,I_h=1,R=1"},
 };
 
+static const nh_system_knowledge knowledge = {
+    .exact = exact,
+    NH_SYSTEM_INVARIANTS(invariant_names, invariants),
+    NH_SYSTEM_PRESETS(presets),
+    .sample_box = 1,
+    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^4 (V = 0, so E > 0.1), v ~ N(0, I) "
+                   "projected M-orthogonally on D (both rolling constraints; M = diag(m, m, I_r, I_h)) and rescaled "
+                   "to kinetic energy E",
+};
+
 const nh_system_type nh_system_vertical_disk = {
     .name = "vertical_disk",
     .doc = "Vertical rolling disk: q = (x, y, theta, phi), M = diag(m, m, I_r, I_h), V = 0, constraints "
@@ -109,13 +119,7 @@ const nh_system_type nh_system_vertical_disk = {
     .q0 = q_ic1,
     .v0 = v_ic1,
     .ic_doc = "preset ic1: q0 = (0, 0, 0, 0), v0 = (1, 0, 1, 1), H0 = 0.875 (spec/rattle.md 4 D)",
-    .sample_box = 1,
-    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^4 (V = 0, so E > 0.1), v ~ N(0, I) "
-                   "projected M-orthogonally on D (both rolling constraints; M = diag(m, m, I_r, I_h)) and rescaled "
-                   "to kinetic energy E",
     NH_SYSTEM_MECHANICS,
     .constraints_solved_first = 1, /* xdot, ydot from thetadot and phi */
-    .exact = exact,
-    NH_SYSTEM_INVARIANTS(invariant_names, invariants),
-    NH_SYSTEM_PRESETS(presets),
+    .knowledge = &knowledge,
 };

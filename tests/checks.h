@@ -291,14 +291,15 @@ static inline void test_check_system_derivatives(const char *name, const char *p
         double fd = (gp[i] - gm[i]) / (2 * d), an = H[i * n + j];
         cr_assert(fabs(fd - an) <= tol * (1 + fabs(an)), "%s: H[%d][%d] = %.12g, FD %.12g", name, i, j, an, fd);
       }
-      if (sys.type->time_potential) { /* W(q, t), ∇W, ∇²W at a random time */
+      const nh_time_potential *W = test_time_potential(sys.type);
+      if (W->value) { /* W(q, t), ∇W, ∇²W at a random time */
         const double t = 10 * gsl_rng_uniform(r) - 5;
         double gw[NH_MAX_N], gwp[NH_MAX_N], gwm[NH_MAX_N], Hw[NH_MAX_N * NH_MAX_N];
-        sys.type->grad_time_potential(sys.p, q, t, gw);
-        sys.type->hess_time_potential(sys.p, q, t, Hw);
-        sys.type->grad_time_potential(sys.p, qp, t, gwp);
-        sys.type->grad_time_potential(sys.p, qm, t, gwm);
-        const double dW = (sys.type->time_potential(sys.p, qp, t) - sys.type->time_potential(sys.p, qm, t)) / (2 * d);
+        W->gradient(sys.p, q, t, gw);
+        W->hessian(sys.p, q, t, Hw);
+        W->gradient(sys.p, qp, t, gwp);
+        W->gradient(sys.p, qm, t, gwm);
+        const double dW = (W->value(sys.p, qp, t) - W->value(sys.p, qm, t)) / (2 * d);
         cr_assert(fabs(dW - gw[j]) <= tol * (1 + fabs(gw[j])), "%s: dW/dq%d = %.12g, grad %.12g", name, j, dW, gw[j]);
         for (int i = 0; i < n; i++) {
           const double fd = (gwp[i] - gwm[i]) / (2 * d), an = Hw[i * n + j];

@@ -8,6 +8,7 @@
 
 static const nh_system_type *counted_base;
 static nh_system_type counted_type;
+static nh_system_kernels counted_kernels;
 static unsigned long long a_calls, g_calls;
 
 static void counting_constraints(const double *p, const double *q, double *A) {
@@ -24,7 +25,7 @@ static int counting_acceleration(const double *p, double t, const double *q, con
                                  double *lambda) {
   g_calls++;
   a_calls++;
-  return counted_base->acceleration(p, t, q, v, a, lambda);
+  return counted_base->kernels->acceleration(p, t, q, v, a, lambda);
 }
 
 /* A system of type base (default parameters) whose A(q), ∇V and fused acceleration are counted. */
@@ -33,7 +34,11 @@ static inline nh_system counted_system(const nh_system_type *base) {
   counted_type = *base;
   if (base->constraints) counted_type.constraints = counting_constraints;
   counted_type.grad_potential = counting_grad;
-  if (base->acceleration) counted_type.acceleration = counting_acceleration;
+  if (base->kernels && base->kernels->acceleration) {
+    counted_kernels = *base->kernels;
+    counted_kernels.acceleration = counting_acceleration;
+    counted_type.kernels = &counted_kernels;
+  }
   return test_system_of(&counted_type, NULL);
 }
 

@@ -39,6 +39,34 @@ static inline nh_system test_system_of(const nh_system_type *t, const char *para
 }
 
 /* The pid of a process that has ended (a child made and reaped): a pid no process has now. */
+/* A system type's optional groups for the tests that read their fields: an empty group (every field
+ * NULL or 0) where the type has none, so that a registry-wide test asks test_kernels(T)->acceleration
+ * without first asking whether T has kernels. */
+static const nh_system_forces test_no_forces;
+static const nh_time_potential test_no_time_potential;
+static const nh_system_kernels test_no_kernels;
+static const nh_system_knowledge test_no_knowledge;
+static const nh_system_invariants test_no_invariants;
+static const nh_system_derived test_no_derived;
+static inline const nh_system_forces *test_forces(const nh_system_type *t) {
+  return t->forces ? t->forces : &test_no_forces;
+}
+static inline const nh_time_potential *test_time_potential(const nh_system_type *t) {
+  return test_forces(t)->potential ? test_forces(t)->potential : &test_no_time_potential;
+}
+static inline const nh_system_kernels *test_kernels(const nh_system_type *t) {
+  return t->kernels ? t->kernels : &test_no_kernels;
+}
+static inline const nh_system_knowledge *test_knowledge(const nh_system_type *t) {
+  return t->knowledge ? t->knowledge : &test_no_knowledge;
+}
+static inline const nh_system_invariants *test_invariants(const nh_system_type *t) {
+  return test_knowledge(t)->invariants ? test_knowledge(t)->invariants : &test_no_invariants;
+}
+static inline const nh_system_derived *test_derived(const nh_system_type *t) {
+  return test_knowledge(t)->derived ? test_knowledge(t)->derived : &test_no_derived;
+}
+
 static inline long test_dead_pid(void) {
   const pid_t child = test_fork();
   if (child == 0) _exit(0);

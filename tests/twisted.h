@@ -57,10 +57,12 @@ static inline void tw_constraints_jacobian(const double *p, const double *q, dou
 static const double tw_q0[] = {0.3, -0.2, 0.5}, tw_v0[] = {-0.18, 0.4, -0.3}; /* μ·v0 = 0 */
 
 /* The type of twisted, or of a twin with another mass matrix (mass_jacobian NULL: constant). */
+static const nh_system_knowledge tw_knowledge = {.sample_box = 1};
 #define TWISTED_TYPE(name_, doc_, mass_, mass_jacobian_)                                                          \
-  {.name = name_, .doc = doc_, .n = 3, .k = 1, .q0 = tw_q0, .v0 = tw_v0, .ic_doc = "", .sample_box = 1,          \
-   .mass = mass_, .mass_jacobian = mass_jacobian_, .potential = tw_potential, .grad_potential = tw_grad,          \
-   .hess_potential = tw_hess, .constraints = tw_constraints, .constraints_jacobian = tw_constraints_jacobian}
+  {.name = name_, .doc = doc_, .n = 3, .k = 1, .q0 = tw_q0, .v0 = tw_v0, .ic_doc = "", .mass = mass_,            \
+   .mass_jacobian = mass_jacobian_, .potential = tw_potential, .grad_potential = tw_grad,                        \
+   .hess_potential = tw_hess, .constraints = tw_constraints, .constraints_jacobian = tw_constraints_jacobian,     \
+   .knowledge = &tw_knowledge}
 
 static const nh_system_type twisted =
     TWISTED_TYPE("twisted_test", "test-only system with a constraint that is nonlinear in the Newmark multiplier",

@@ -31,34 +31,42 @@ static void print_params(const nh_param_desc *d, int n) {
   }
 }
 
+/* A system's knowledge group, an empty one where it has none. */
+static const nh_system_knowledge *knowledge_of(const nh_system_type *t) {
+  static const nh_system_knowledge none = {0};
+  return t->knowledge ? t->knowledge : &none;
+}
+
 static void print_system_extras(const nh_system_type *t) {
-  for (int j = 0; j < t->nderived; j++)
-    printf("    derived: %s: %s\n", t->derived_names[j], t->derived_docs ? t->derived_docs[j] : "");
+  const nh_system_derived *d = knowledge_of(t)->derived;
+  for (int j = 0; d && j < d->count; j++) printf("    derived: %s: %s\n", d->names[j], d->docs ? d->docs[j] : "");
+  const char *sampler = knowledge_of(t)->sampler_doc;
   printf("    random states for ensembles: %s\n",
-         t->sampler_doc ? t->sampler_doc : "the generic sampler on D (spec/newmark.md §6 A10)");
+         sampler ? sampler : "the generic sampler on D (spec/newmark.md §6 A10)");
 }
 
 static int list_systems(const char *filter) {
   int found = 0;
   for (int i = 0; nh_system_types[i]; i++) {
     const nh_system_type *t = nh_system_types[i];
+    const nh_system_knowledge *kn = knowledge_of(t);
     if (!wanted(filter, t->name)) continue;
     if (found++ == 0) printf("systems:\n"); /* none for an unknown NAME: only the error is printed */
     printf("  %s  (n = %d, k = %d%s)\n    %s\n    default initial condition: %s\n", t->name, t->n, t->k,
-           t->exact ? ", exact solution" : "", t->doc, t->ic_doc);
+           kn->exact ? ", exact solution" : "", t->doc, t->ic_doc);
     if (t->nparams) printf("    parameters:\n");
     print_params(t->params, t->nparams);
-    if (t->ninvariants) {
+    if (kn->invariants) {
       printf("    invariants:");
-      for (int j = 0; j < t->ninvariants; j++) printf("%s %s", j ? "," : "", t->invariant_names[j]);
+      for (int j = 0; j < kn->invariants->count; j++) printf("%s %s", j ? "," : "", kn->invariants->names[j]);
       printf("\n");
     }
-    if (t->npresets) printf("    presets (initial = \"NAME\" in a convergence spec):\n");
-    for (int j = 0; j < t->npresets; j++)
-      printf("      %-14s %s%s%s%s\n", t->presets[j].name, t->presets[j].doc,
-             t->presets[j].params && t->presets[j].params[0] ? " [" : "",
-             t->presets[j].params ? t->presets[j].params : "",
-             t->presets[j].params && t->presets[j].params[0] ? "]" : "");
+    if (kn->npresets) printf("    presets (initial = \"NAME\" in a convergence spec):\n");
+    for (int j = 0; j < kn->npresets; j++) {
+      const nh_preset *pr = &kn->presets[j];
+      printf("      %-14s %s%s%s%s\n", pr->name, pr->doc, pr->params && pr->params[0] ? " [" : "",
+             pr->params ? pr->params : "", pr->params && pr->params[0] ? "]" : "");
+    }
     print_system_extras(t);
   }
   return found;

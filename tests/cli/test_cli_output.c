@@ -1028,40 +1028,43 @@ Test(cli_output, list_each_system_from_its_table) {
   int presets = 0, invariants = 0, exact = 0;
   for (int i = 0; nh_system_types[i]; i++) {
     const nh_system_type *t = nh_system_types[i];
+    const nh_system_knowledge *K = test_knowledge(t);
+    const nh_system_invariants *I = test_invariants(t);
+    const nh_system_derived *D = test_derived(t);
     char args[256], want[8192];
     snprintf(args, sizeof args, "list systems %s", t->name);
     cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
     snprintf(want, sizeof want, "systems:\n  %s  (n = %d, k = %d%s)\n    %s\n    default initial condition: %s\n", t->name,
-             t->n, t->k, t->exact ? ", exact solution" : "", t->doc, t->ic_doc);
+             t->n, t->k, K->exact ? ", exact solution" : "", t->doc, t->ic_doc);
     cr_expect(strncmp(out, want, strlen(want)) == 0, "%s:\n%s\nwanted:\n%s", t->name, out, want);
-    exact += t->exact != NULL;
-    if (t->ninvariants) {
+    exact += K->exact != NULL;
+    if (I->count) {
       size_t n = (size_t)snprintf(want, sizeof want, "\n    invariants:");
-      for (int j = 0; j < t->ninvariants; j++)
-        n += (size_t)snprintf(want + n, sizeof want - n, "%s %s", j ? "," : "", t->invariant_names[j]);
+      for (int j = 0; j < I->count; j++)
+        n += (size_t)snprintf(want + n, sizeof want - n, "%s %s", j ? "," : "", I->names[j]);
       snprintf(want + n, sizeof want - n, "\n");
       expect_has(out, want);
       invariants++;
     } else {
       cr_expect(strstr(out, "invariants:") == NULL, "%s has none", t->name);
     }
-    cr_expect_eq(strstr(out, "\n    presets (initial = \"NAME\" in a convergence spec):\n") != NULL, t->npresets > 0,
+    cr_expect_eq(strstr(out, "\n    presets (initial = \"NAME\" in a convergence spec):\n") != NULL, K->npresets > 0,
                  "%s: presets heading", t->name);
-    for (int j = 0; j < t->npresets; j++) {
-      const nh_preset *p = &t->presets[j];
+    for (int j = 0; j < K->npresets; j++) {
+      const nh_preset *p = &K->presets[j];
       const int bracket = p->params && p->params[0];
       snprintf(want, sizeof want, "\n      %-14s %s%s%s%s\n", p->name, p->doc, bracket ? " [" : "", bracket ? p->params : "",
                bracket ? "]" : "");
       expect_has(out, want);
       presets++;
     }
-    for (int j = 0; j < t->nderived; j++) {
-      snprintf(want, sizeof want, "\n    derived: %s: %s\n", t->derived_names[j], t->derived_docs ? t->derived_docs[j] : "");
+    for (int j = 0; j < D->count; j++) {
+      snprintf(want, sizeof want, "\n    derived: %s: %s\n", D->names[j], D->docs ? D->docs[j] : "");
       expect_has(out, want);
     }
     expect_parameters_heading(t->name, t->params, t->nparams);
     snprintf(want, sizeof want, "\n    random states for ensembles: %s\n",
-             t->sampler_doc ? t->sampler_doc : "the generic sampler on D (spec/newmark.md §6 A10)");
+             K->sampler_doc ? K->sampler_doc : "the generic sampler on D (spec/newmark.md §6 A10)");
     expect_has(out, want);
   }
   cr_expect(presets > 0 && invariants > 0 && exact > 0, "%d presets, %d systems with invariants, %d exact", presets,

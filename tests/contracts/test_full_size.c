@@ -59,6 +59,7 @@ static void constraints_jacobian(const double *p, const double *q, double *dA) {
 }
 
 static double q0[N], v0[N];
+static const nh_system_knowledge full_size_knowledge = {.sample_box = 1};
 static const nh_system_type full_size = {
     .name = "full_size",
     .doc = "tests/contracts/test_full_size.c: n = NH_MAX_N, k = NH_MAX_K",
@@ -66,7 +67,7 @@ static const nh_system_type full_size = {
     .k = K,
     .q0 = q0,
     .v0 = v0,
-    .sample_box = 1,
+    .knowledge = &full_size_knowledge,
     .mass = mass,
     .potential = potential,
     .grad_potential = grad_potential,

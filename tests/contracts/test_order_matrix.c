@@ -213,7 +213,7 @@ static int write_composition_spec(const char *path, const composition_case *c) {
   fprintf(f, "study = \"convergence\";\nsystem = \"%s\";\n", c->system);
   if (s->initial) fprintf(f, "initial = \"%s\";\n", s->initial);
   fprintf(f, "T = %#.17g;\norder_tolerance = 0.5;\nerror_floor = %g;\nh = [", s->T,
-          s->floor ? s->floor : sys.type->exact ? EXACT_ERROR_FLOOR : 1e-11);
+          s->floor ? s->floor : nh_has_exact_solution(&sys) ? EXACT_ERROR_FLOOR : 1e-11);
   for (int j = 0; j < 13 && steps_per_H[row][j]; j++) fprintf(f, "%s%#.17g", j ? ", " : "", s->H / steps_per_H[row][j]);
   fprintf(f, "];\nmethods = [");
   int count = 0;

@@ -45,7 +45,7 @@ static void potential_fn(const nh_system *s, const double *q, double *o) { o[0] 
 static void grad_fn(const nh_system *s, const double *q, double *o) { s->type->grad_potential(s->p, q, o); }
 static void constraints_fn(const nh_system *s, const double *q, double *o) { s->type->constraints(s->p, q, o); }
 static void mass_fn(const nh_system *s, const double *q, double *o) { s->type->mass(s->p, q, o); }
-static void affine_fn(const nh_system *s, const double *q, double *o) { s->type->constraint_affine(s->p, q, o); }
+static void affine_fn(const nh_system *s, const double *q, double *o) { s->type->affine->values(s->p, q, o); }
 
 /* analytic[i*n + j] (or the layout given by idx) against d/dq_j of f. */
 static void check_jacobian(const nh_system *sys, const char *what, vector_fn f, int m, const double *q,
@@ -93,37 +93,61 @@ ParameterizedTest(named *c, registry, system) {
     T->mass_jacobian(sys.p, q, dM);
     check_jacobian(&sys, "dM", mass_fn, n * n, q, dM, last_index);
   }
-  if (T->constraint_affine) {
+  if (T->affine) {
     double db[NH_MAX_K * NH_MAX_N];
-    T->constraint_affine_jacobian(sys.p, q, db);
+    T->affine->jacobian(sys.p, q, db);
     check_jacobian(&sys, "db", affine_fn, k, q, db, row_major);
   }
 
   /* The exact solution starts where it is asked to. */
   nh_state xe;
-  if (T->exact && T->exact(sys.p, &x0, x0.t, &xe) == 0)
+  if (nh_exact_solution(&sys, &x0, x0.t, &xe) == 0)
     for (int i = 0; i < n; i++)
       cr_expect(fabs(xe.q[i] - x0.q[i]) + fabs(xe.v[i] - x0.v[i]) <= 1e-14, "%s: exact(t0) != x0", c->name);
 
+  /* Every system has a knowledge table: at least its sampler's documentation (below). A group
+   * that is there is whole: its functions all set (or, where each is optional, one of them), and
+   * its lists counted, named and documented. */
+  const nh_system_knowledge *K = T->knowledge;
+  cr_assert(K, "%s: no knowledge table", c->name);
+  if (T->affine) cr_expect(T->affine->values && T->affine->jacobian, "%s: affine part without b or db", c->name);
+  if (T->forces) {
+    const nh_system_forces *F = T->forces;
+    cr_expect(F->damping || F->forcing || F->potential, "%s: an empty forces group", c->name);
+    cr_expect(!F->potential || (F->potential->value && F->potential->gradient && F->potential->hessian),
+              "%s: W(q, t) without its value, gradient or Hessian", c->name);
+    cr_expect(!F->potential || (F->time_dependence && (F->time_dependence(sys.p) & NH_SYS_TIME_POTENTIAL)),
+              "%s: W(q, t) not declared in time_dependence", c->name);
+  }
+  if (T->kernels)
+    cr_expect(T->kernels->constraint_curvature || T->kernels->constraint_derivative || T->kernels->acceleration,
+              "%s: an empty kernels group", c->name);
+  if (K->invariants)
+    cr_expect(K->invariants->count > 0 && K->invariants->names && K->invariants->values, "%s: invariants incomplete",
+              c->name);
+  if (K->derived)
+    cr_expect(K->derived->count > 0 && K->derived->names && K->derived->docs && K->derived->values,
+              "%s: derived quantities incomplete", c->name);
+
   /* Presets lie on D unless their documentation says they are printed off it. */
-  for (int p = 0; p < T->npresets; p++) {
+  for (int p = 0; p < K->npresets; p++) {
     char err[512];
     nh_system ps = sys;
     nh_state xp;
-    cr_expect_eq(nh_system_apply_preset(&ps, T->presets[p].name, &xp, err, sizeof err), 0, "%s", err);
-    if (!strstr(T->presets[p].doc, "off D"))
-      cr_expect_leq(nh_constraint_residual(&ps, xp.q, xp.v), 1e-12, "%s: preset %s off D", c->name, T->presets[p].name);
+    cr_expect_eq(nh_system_apply_preset(&ps, K->presets[p].name, &xp, err, sizeof err), 0, "%s", err);
+    if (!strstr(K->presets[p].doc, "off D"))
+      cr_expect_leq(nh_constraint_residual(&ps, xp.q, xp.v), 1e-12, "%s: preset %s off D", c->name, K->presets[p].name);
   }
 
   /* The sampler: states on D at the energy, or a clear decline, documented, for what it cannot
    * reach (a system's own sampler handles affine or holonomic constraints). */
-  cr_expect(T->sampler_doc && strlen(T->sampler_doc) > 10, "%s: no sampler_doc", c->name);
+  cr_expect(K->sampler_doc && strlen(K->sampler_doc) > 10, "%s: no sampler_doc", c->name);
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(rng, 11);
   nh_state xs;
   double E = nh_energy(&sys, x0.q, x0.v) + 1;
   int rc = nh_sample_on_D(&sys, E, rng, &xs);
-  if ((T->constraint_affine || T->holonomic) && !T->sample) {
+  if ((T->affine || T->holonomic) && !K->sample) {
     cr_expect_eq(rc, -2, "%s: the sampler should decline affine or holonomic systems", c->name);
   } else {
     cr_expect_eq(rc, 0, "%s: the sampler found no state at E = %g", c->name, E);
@@ -206,7 +230,7 @@ Test(registry, particle_structure_capability_holds) {
     if (!(t->capabilities & NH_CAP_PARTICLE_STRUCTURE)) continue;
     declared++;
     cr_assert(t->n == 3 && t->k == 1, "%s", t->name);
-    cr_expect(!t->constraint_affine && !t->damping && !t->forcing && !t->mass_jacobian, "%s", t->name);
+    cr_expect(!t->affine && !t->forces && !t->mass_jacobian, "%s", t->name);
     const char *const params[] = {"omega2=0", "omega2=1.7"};
     for (int pi = 0; pi < 2; pi++) {
       nh_system sys = test_system_of(t, params[pi]);

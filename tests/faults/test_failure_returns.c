@@ -66,11 +66,13 @@ static void constant_rows_jacobian(const double *p, const double *q, double *dA)
 
 static const double q0[] = {0.3, 1}, v0[] = {0.2, 0.5};
 
+static const nh_system_knowledge generic_sampler = {.sample_box = 1, .sampler_doc = "generic"};
+
 #define TEST_SYSTEM(type_name, k_, mass_, mass_jacobian_, rows)                                                  \
-  {.name = type_name, .doc = "test-only", .n = 2, .k = k_, .q0 = q0, .v0 = v0, .sample_box = 1, .mass = mass_,   \
+  {.name = type_name, .doc = "test-only", .n = 2, .k = k_, .q0 = q0, .v0 = v0, .mass = mass_,                    \
    .mass_jacobian = mass_jacobian_, .potential = potential, .grad_potential = grad_potential,                    \
    .hess_potential = hess_potential, .constraints = rows, .constraints_jacobian = constant_rows_jacobian,         \
-   .sampler_doc = "generic"}
+   .knowledge = &generic_sampler}
 
 static const nh_system_type zero_constraint = TEST_SYSTEM("zero_constraint", 1, unit_mass, NULL, zero_row);
 static const nh_system_type heavy_zero_constraint =

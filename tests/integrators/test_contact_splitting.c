@@ -101,6 +101,9 @@ static int dfo_exact(const double *p, const nh_state *x0, double t, nh_state *x)
 
 static const double dfo_q0[] = {1, -0.5}, dfo_v0[] = {0.3, 0.8};
 
+static const nh_system_forces dfo_forces = {.damping = dfo_damping, .forcing = dfo_forcing};
+static const nh_system_knowledge dfo_knowledge = {.exact = dfo_exact, .sample_box = 1};
+
 static const nh_system_type damped_oscillator = {
     .name = "damped_forced_oscillator_test",
     .doc = "test-only: q'' + alpha q' + omega^2 q = f0 (cos Wt, sin Wt) with a non-diagonal constant M",
@@ -111,16 +114,14 @@ static const nh_system_type damped_oscillator = {
     .q0 = dfo_q0,
     .v0 = dfo_v0,
     .ic_doc = "q0 = (1, -0.5), v0 = (0.3, 0.8)",
-    .sample_box = 1,
     .mass = dfo_mass,
     .potential = dfo_potential,
     .grad_potential = dfo_grad,
     .hess_potential = dfo_hess,
     .constraints = dfo_none,
     .constraints_jacobian = dfo_none,
-    .damping = dfo_damping,
-    .forcing = dfo_forcing,
-    .exact = dfo_exact,
+    .forces = &dfo_forces,
+    .knowledge = &dfo_knowledge,
 };
 
 static nh_system dfo(const char *params) { return test_system_of(&damped_oscillator, params); }
@@ -158,7 +159,7 @@ static nh_state run_method(const nh_method *m, const nh_system *sys, nh_state x,
 static double observed_order(const nh_method *m, const nh_system *sys, const nh_state *x0, double T, double h0,
                              double z_exact, double *zorder) {
   nh_state ex;
-  cr_assert_eq(sys->type->exact(sys->p, x0, x0->t + T, &ex), 0);
+  cr_assert_eq(nh_exact_solution(sys, x0, x0->t + T, &ex), 0);
   double h[3], e[3], ez[3], order, se;
   int first, count;
   for (int j = 0; j < 3; j++) {
@@ -186,8 +187,8 @@ static double action_integrand(double s, void *vctx) {
   const action_ctx *c = vctx;
   nh_state x;
   double F[2];
-  c->sys->type->exact(c->sys->p, c->x0, s, &x);
-  c->sys->type->forcing(c->sys->p, s, F);
+  nh_exact_solution(c->sys, c->x0, s, &x);
+  nh_forcing(c->sys, s, F);
   const double L = dfo_quad(x.v) - c->sys->type->potential(c->sys->p, x.q) + F[0] * x.q[0] + F[1] * x.q[1];
   return exp(-c->alpha * (c->T - s)) * L;
 }

@@ -793,16 +793,17 @@ static void blk_holonomic(const double *p, const double *q, double *phi) {
   for (int b = 0; b < blk.count; b++) blk.type[b]->holonomic(blk.p[b], q + blk.n0[b], phi + blk.k0[b]);
 }
 
+static const nh_system_knowledge blk_knowledge = {.sample_box = 1};
 static const nh_system_type blk_holonomic_type = {
     .name = "blocks_holonomic_test", .doc = "test-only: registered holonomic systems side by side",
     .mass = blk_mass, .potential = blk_potential, .grad_potential = blk_grad, .hess_potential = blk_hess,
     .constraints = blk_constraints, .constraints_jacobian = blk_constraints_jacobian, .holonomic = blk_holonomic,
-    .sample_box = 1,
+    .knowledge = &blk_knowledge,
 };
 static const nh_system_type blk_nonholonomic_type = {
     .name = "blocks_test", .doc = "test-only: registered nonholonomic systems side by side",
     .mass = blk_mass, .potential = blk_potential, .grad_potential = blk_grad, .hess_potential = blk_hess,
-    .constraints = blk_constraints, .constraints_jacobian = blk_constraints_jacobian, .sample_box = 1,
+    .constraints = blk_constraints, .constraints_jacobian = blk_constraints_jacobian, .knowledge = &blk_knowledge,
 };
 
 /* Sets up the blocks (names and parameter texts) and returns the composite system; the block

@@ -140,7 +140,7 @@ static void discrete_constraint(const nh_method *m, const nh_system *sys, const 
 static double residual(const nh_system *sys, const double *q, const double *w, double s) {
   double A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K] = {0}, r = 0;
   sys->type->constraints(sys->p, q, A);
-  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, q, b);
+  if (sys->type->affine) sys->type->affine->values(sys->p, q, b);
   for (int a = 0; a < sys->k; a++) {
     double t = s * b[a];
     for (int i = 0; i < sys->n; i++) t += A[a * sys->n + i] * w[i];

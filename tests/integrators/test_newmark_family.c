@@ -67,6 +67,9 @@ static const double anh_q0[] = {0.8, -0.3}, anh_v0[] = {0.1, 0.6};
 
 /* Alike tests/twisted.h and test_jimenez_scheurle.c's `unconstrained` in shape only: a different
  * test system's designated initializer (not merged). */
+static const nh_system_forces anh_forces = {.damping = anh_damping, .forcing = anh_forcing};
+static const nh_system_knowledge anh_knowledge = {.sample_box = 1};
+
 static const nh_system_type anharmonic = {
     .name = "anharmonic_test",
     .doc = "test-only unconstrained anharmonic oscillator",
@@ -77,15 +80,14 @@ static const nh_system_type anharmonic = {
     .q0 = anh_q0,
     .v0 = anh_v0,
     .ic_doc = "",
-    .sample_box = 1,
     .mass = identity_mass,
     .potential = anh_potential,
     .grad_potential = anh_grad,
     .hess_potential = anh_hess,
     .constraints = no_constraints,
     .constraints_jacobian = no_constraints,
-    .damping = anh_damping,
-    .forcing = anh_forcing,
+    .forces = &anh_forces,
+    .knowledge = &anh_knowledge,
 };
 
 /* The twisted system (non-diagonal M, (N3) nonlinear in Λ0) is in tests/twisted.h. */

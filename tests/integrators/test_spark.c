@@ -101,16 +101,22 @@ static const char *const variant_names[V_COUNT] = {"chaotic particle, damping 0.
  * index-reduced ODE (nh_free_force, nh_curvature_term), which includes them. */
 static nh_system variant(int v, nh_state *x0) {
   static nh_system_type types[V_COUNT];
+  static nh_system_kernels kernels[V_COUNT];
+  static nh_system_forces forces[V_COUNT];
+  static nh_system_knowledge knowledge[V_COUNT];
+  static const nh_affine_constraints affine = {.values = affine_b, .jacobian = affine_db};
   const nh_system_type *base = v == V_TWISTED ? &twisted
                                : v == V_AFFINE ? nh_system_type_find("particle")
                                                : nh_system_type_find("chaotic_particle");
   types[v] = *base;
-  types[v].acceleration = NULL;
-  types[v].exact = NULL;
-  types[v].constraint_curvature = NULL;
-  if (v == V_DAMPED) types[v].damping = damping_half;
-  if (v == V_FORCED) types[v].forcing = time_force;
-  if (v == V_AFFINE) types[v].constraint_affine = affine_b, types[v].constraint_affine_jacobian = affine_db;
+  kernels[v] = *test_kernels(base), forces[v] = *test_forces(base), knowledge[v] = *test_knowledge(base);
+  kernels[v].acceleration = NULL;
+  knowledge[v].exact = NULL;
+  kernels[v].constraint_curvature = NULL;
+  if (v == V_DAMPED) forces[v].damping = damping_half;
+  if (v == V_FORCED) forces[v].forcing = time_force;
+  if (v == V_AFFINE) types[v].affine = &affine;
+  types[v].kernels = &kernels[v], types[v].forces = &forces[v], types[v].knowledge = &knowledge[v];
   nh_system sys = test_system_of(&types[v], NULL);
   nh_system_default_state(&sys, x0);
   cr_assert_eq(nh_project_velocity(&sys, x0->q, x0->v), 0);

@@ -107,7 +107,7 @@ Test(observables, affine_constraint_residual_includes_b) {
   x.q[0] = 2, x.q[1] = -1, x.v[0] = 0.5, x.v[1] = 0.25;
   nh_obs_ctx c = {&sys, m, 0.1, 1, NULL, &x, NULL, NULL, NULL};
   double out[2], b[1];
-  sys.type->constraint_affine(sys.p, x.q, b);
+  sys.type->affine->values(sys.p, x.q, b);
   cr_assert(b[0] > 0, "b = s (x² + y²) > 0");
   nh_observable_sample(obs("constraint_residual"), &c, out);
   cr_expect(fabs(out[0] - (1 * 0.5 + 2 * 0.25 + b[0])) < 1e-15, "%.17g", out[0]);
@@ -320,7 +320,7 @@ Test(observables, reference_power_integrates_to_the_energy_change) {
   const nh_observable *o = obs("reference_power");
   double integral = 0, magnitude = 0, damping = 0, forcing = 0, X = 0, V = 0, P;
   for (long i = 0; i <= N; i++) {
-    cr_assert_eq(sys.type->exact(sys.p, &x0, (double)i * h, &ref), 0);
+    cr_assert_eq(nh_exact_solution(&sys, &x0, (double)i * h, &ref), 0);
     const double wt = (i == 0 || i == N) ? 0.5 * h : h, v = ref.v[0];
     nh_observable_sample(o, &c, &P);
     integral += wt * P, magnitude += wt * fabs(P);
@@ -406,7 +406,7 @@ Test(observables, invariants_and_derived_where_the_system_declares_them) {
   int declaring[2][3] = {{0}}; /* [derived, invariants][none, one, several] */
   for (int si = 0; nh_system_types[si]; si++) {
     nh_system sys = test_system_of(nh_system_types[si], NULL);
-    const int n[2] = {sys.type->nderived, sys.type->ninvariants};
+    const int n[2] = {nh_derived_count(&sys), nh_invariant_count(&sys)};
     for (int k = 0; k < 2; k++) {
       const char *name = (k ? invariants : derived)[0], *other = (k ? invariants : derived)[1];
       cr_expect_eq(obs(name)->absent(rk4, &sys) == NULL, n[k] > 0, "%s on %s (%d declared)", name, sys.type->name,
@@ -486,7 +486,7 @@ Test(trajectory, samples_match_independent_run) {
           if (s) cr_assert_eq(nh_integrate(st.methods[mi], &st.sys, &x, K, st.h[hi], &cost, NULL), 0);
           const double *v = r.samples.values + (run * r.nsamples + s) * row;
           for (int i = 0; i < n; i++) cr_assert_eq(v[r.samples.offset[o_q] + i], x.q[i], "q sample %d", s);
-          cr_assert_eq(st.sys.type->exact(st.sys.p, &st.ics[ic], t, &ex), 0);
+          cr_assert_eq(nh_exact_solution(&st.sys, &st.ics[ic], t, &ex), 0);
           double e = 0;
           for (int i = 0; i < n; i++) e = fmax(e, fabs(x.q[i] - ex.q[i]));
           cr_assert_eq(v[r.samples.offset[o_err]], e, "error_q_max sample %d: %g vs %g", s, v[r.samples.offset[o_err]], e);

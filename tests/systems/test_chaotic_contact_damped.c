@@ -41,9 +41,9 @@ static int chaotic_values(const nh_system *s, const double *q, const double *v, 
   T->hess_potential(s->p, q, out + c), c += n * n;
   T->constraints(s->p, q, out + c), c += n;
   T->constraints_jacobian(s->p, q, out + c), c += n * n;
-  T->constraint_curvature(s->p, q, v, out + c), c += 1;
-  T->constraint_derivative(s->p, q, v, out + c), c += n;
-  T->acceleration(s->p, 0, q, v, out + c, out + c + n), c += n + 1;
+  test_kernels(T)->constraint_curvature(s->p, q, v, out + c), c += 1;
+  test_kernels(T)->constraint_derivative(s->p, q, v, out + c), c += n;
+  test_kernels(T)->acceleration(s->p, 0, q, v, out + c, out + c + n), c += n + 1;
   return c;
 }
 
@@ -225,7 +225,7 @@ Test(chaotic_contact_damped, contact_oscillator_invariants_split_the_energy) {
     nh_state x;
     cr_assert(nh_sample_on_D(&s, 2.0, r, &x) == 0);
     double I[2];
-    s.type->invariants(s.p, x.q, x.v, I);
+    nh_invariants(&s, x.q, x.v, I);
     cr_expect(fabs(I[0] - 0.5 * (x.q[1] * x.q[1] + x.v[1] * x.v[1])) <= 1e-15, "y_energy");
     cr_expect(fabs(I[0] + I[1] - 2.0) <= 1e-14, "E_y + (E - E_y) = %.17g, E = 2", I[0] + I[1]);
   }
@@ -240,7 +240,7 @@ Test(chaotic_contact_damped, contact_oscillator_presets) {
     nh_system s = test_system("contact_oscillator", "eps=5");
     nh_state x = test_preset(&s, presets[i]);
     double I[2];
-    s.type->invariants(s.p, x.q, x.v, I);
+    nh_invariants(&s, x.q, x.v, I);
     cr_expect(s.p[0] == eps[i], "%s sets eps = %g", presets[i], eps[i]);
     cr_expect(fabs(nh_energy(&s, x.q, x.v) - 1.5) <= 1e-15 && fabs(I[0] - 0.5) <= 1e-15, "%s: E0 = %.17g, E_y = %.17g",
               presets[i], nh_energy(&s, x.q, x.v), I[0]);
@@ -261,8 +261,8 @@ Test(chaotic_contact_damped, contact_oscillator_invariants_along_reference) {
     const double T = 20;
     nh_state x = reference(&s, &x0, T);
     double I0[2], I[2];
-    s.type->invariants(s.p, x0.q, x0.v, I0);
-    s.type->invariants(s.p, x.q, x.v, I);
+    nh_invariants(&s, x0.q, x0.v, I0);
+    nh_invariants(&s, x.q, x.v, I);
     const double E0 = nh_energy(&s, x0.q, x0.v);
     cr_expect(fabs(nh_energy(&s, x.q, x.v) - E0) <= 1e-11, "case %d: energy drifts", c);
     cr_expect(fabs(I[0] - I0[0]) <= 1e-11 && fabs(I[1] - I0[1]) <= 1e-11, "case %d: invariants drift by %.3e, %.3e", c,
@@ -290,7 +290,7 @@ Test(chaotic_contact_damped, damped_exact_matches_reference) {
     for (int k = 0; k < 2; k++) {
       const double T = k ? 50 : 15;
       nh_state ex, ref = reference(&s, &x0, T);
-      cr_assert(s.type->exact(s.p, &x0, x0.t + T, &ex) == 0);
+      cr_assert(nh_exact_solution(&s, &x0, x0.t + T, &ex) == 0);
       cr_expect(state_diff(1, &ex, &ref) <= 5e-12, "%s, T = %g: exact - rk8pd = %.3e", damped_presets[i], T,
                 state_diff(1, &ex, &ref));
     }
@@ -300,7 +300,7 @@ Test(chaotic_contact_damped, damped_exact_matches_reference) {
   for (int i = 0; i < 6; i++) {
     nh_system s = test_system("damped_oscillator", params[i]);
     nh_state x0 = {.t = 1.3, .q = {0.4}, .v = {-0.9}}, ex, ref = reference(&s, &x0, 12);
-    cr_assert(s.type->exact(s.p, &x0, x0.t + 12, &ex) == 0);
+    cr_assert(nh_exact_solution(&s, &x0, x0.t + 12, &ex) == 0);
     cr_expect(state_diff(1, &ex, &ref) <= 5e-12, "%s: exact - rk8pd = %.3e", params[i], state_diff(1, &ex, &ref));
   }
 }
@@ -317,7 +317,7 @@ Test(chaotic_contact_damped, damped_exact_next_to_critical) {
   const nh_state x0 = {.t = 0, .q = {xi}, .v = {eta}};
   for (double tau = 0.25; tau <= 4; tau *= 2) {
     nh_state ex;
-    cr_assert(s.type->exact(s.p, &x0, tau, &ex) == 0);
+    cr_assert(nh_exact_solution(&s, &x0, tau, &ex) == 0);
     const long double S = r2 * tau * tau, e = expl(-zeta * tau);
     const long double C = 1 + S / 2, Sr = tau * (1 + S / 6); /* cosh rτ, sinh(rτ)/r */
     const long double Cd = r2 * Sr, Srd = C;                    /* their τ-derivatives */
@@ -339,7 +339,7 @@ Test(chaotic_contact_damped, damped_presets_are_the_notebooks) {
     const double a = alphas[i], amp = -beta / sqrt(a * a * W * W + pow(1 - W * W, 2)), phi = atan2(a * W, W * W - 1);
     cr_expect(s.p[1] == a && s.p[2] == beta && fabs(s.p[3] - W) <= 1e-16, "%s: parameters", damped_presets[4 + i]);
     for (double t = 0; t <= 50; t += 6.25) {
-      s.type->exact(s.p, &x0, t, &ex);
+      nh_exact_solution(&s, &x0, t, &ex);
       cr_expect(fabs(ex.q[0] - amp * sin(W * t + phi)) <= 1e-13 && fabs(ex.v[0] - amp * W * cos(W * t + phi)) <= 1e-13,
                 "%s at t = %g: (%.17g, %.17g), notebook (%.17g, %.17g)", damped_presets[4 + i], t, ex.q[0], ex.v[0],
                 amp * sin(W * t + phi), amp * W * cos(W * t + phi));
@@ -359,7 +359,7 @@ Test(chaotic_contact_damped, damped_exact_solves_the_equation) {
     for (double t = 0.5; t < 20; t += 2.3) {
       const double d = 1e-5;
       double acc;
-      s.type->exact(s.p, &x0, t, &x), s.type->exact(s.p, &x0, t + d, &xp), s.type->exact(s.p, &x0, t - d, &xm);
+      nh_exact_solution(&s, &x0, t, &x), nh_exact_solution(&s, &x0, t + d, &xp), nh_exact_solution(&s, &x0, t - d, &xm);
       cr_assert(nh_acceleration(&s, t, x.q, x.v, &acc) == 0);
       cr_expect(fabs((xp.q[0] - xm.q[0]) / (2 * d) - x.v[0]) <= 1e-7, "%s t = %g: dq/dt", params[i], t);
       cr_expect(fabs((xp.v[0] - xm.v[0]) / (2 * d) - acc) <= 1e-7, "%s t = %g: dv/dt", params[i], t);
@@ -377,8 +377,8 @@ Test(chaotic_contact_damped, damped_transient_invariant_along_reference) {
     /* αT ≤ 8: e^{αt} multiplies the reference's error in the transient (and cancels its decay) */
     nh_state x0 = {.t = 0.2, .q = {-0.25}, .v = {0.75}}, x = reference(&s, &x0, fmin(10, 8 / s.p[1]));
     double Q0, Q;
-    s.type->derived(s.p, x0.t, x0.q, x0.v, &Q0);
-    s.type->derived(s.p, x.t, x.q, x.v, &Q);
+    nh_derived(&s, x0.t, x0.q, x0.v, &Q0);
+    nh_derived(&s, x.t, x.q, x.v, &Q);
     cr_expect(fabs(Q - Q0) <= 2e-11 * (1 + fabs(Q0)), "%s: Q changes from %.17g to %.17g", params[i], Q0,
               Q); /* measured 1.4e-12 */
     const double dE = nh_energy(&s, x.q, x.v) - nh_energy(&s, x0.q, x0.v);

@@ -182,15 +182,15 @@ static void check_exact(const nh_system *sys, const nh_state *x0) {
   const double d = 1e-4, E0 = nh_energy(sys, x0->q, x0->v);
   double I0[NH_MAX_INVARIANTS], I[NH_MAX_INVARIANTS];
   nh_state x, xp, xm;
-  cr_assert(sys->type->exact(sys->p, x0, x0->t, &x) == 0, "%s: exact() declined a state on D", sys->type->name);
+  cr_assert(nh_exact_solution(sys, x0, x0->t, &x) == 0, "%s: exact() declined a state on D", sys->type->name);
   cr_assert(state_dist(n, &x, x0) <= 1e-15, "%s: exact(t0) differs from x0 by %.3e", sys->type->name,
             state_dist(n, &x, x0));
-  sys->type->invariants(sys->p, x0->q, x0->v, I0);
+  nh_invariants(sys, x0->q, x0->v, I0);
   for (int i = 0; i < NTIMES; i++) {
     double t = x0->t + times[i], acc[NH_MAX_N], dq[NH_MAX_N], dv[NH_MAX_N];
-    sys->type->exact(sys->p, x0, t, &x);
-    sys->type->exact(sys->p, x0, t + d, &xp);
-    sys->type->exact(sys->p, x0, t - d, &xm);
+    nh_exact_solution(sys, x0, t, &x);
+    nh_exact_solution(sys, x0, t + d, &xp);
+    nh_exact_solution(sys, x0, t - d, &xm);
     cr_assert(nh_acceleration(sys, x.t, x.q, x.v, acc) == 0, "nh_acceleration failed");
     for (int j = 0; j < n; j++) dq[j] = (xp.q[j] - xm.q[j]) / (2 * d), dv[j] = (xp.v[j] - xm.v[j]) / (2 * d);
     cr_assert(max_abs_diff(n, dq, x.v) <= 1e-7, "%s t=%g: |dq/dt - v| = %.3e", sys->type->name, t,
@@ -201,10 +201,10 @@ static void check_exact(const nh_system *sys, const nh_state *x0) {
               nh_constraint_residual(sys, x.q, x.v));
     double dE = fabs(nh_energy(sys, x.q, x.v) - E0);
     cr_assert(dE <= 1e-13 * (1 + fabs(E0)), "%s t=%g: |E - E0| = %.3e", sys->type->name, t, dE);
-    sys->type->invariants(sys->p, x.q, x.v, I);
-    for (int j = 0; j < sys->type->ninvariants; j++)
+    nh_invariants(sys, x.q, x.v, I);
+    for (int j = 0; j < nh_invariant_count(sys); j++)
       cr_assert(fabs(I[j] - I0[j]) <= 1e-14 * (1 + fabs(I0[j])), "%s t=%g: %s changes by %.3e", sys->type->name, t,
-                sys->type->invariant_names[j], I[j] - I0[j]);
+                nh_invariant_name(sys, j), I[j] - I0[j]);
   }
 }
 
@@ -215,8 +215,8 @@ static const char *const with_exact_params[] = {"m=1.3,J=0.7,g=9.81,alpha=0.3", 
 Test(system_library, exact_solutions_solve_equations_of_motion) {
   for (int s = 0; s < 3; s++) {
     nh_system sys = test_system(with_exact[s], "");
-    for (int i = 0; i < sys.type->npresets; i++) {
-      nh_state x0 = test_preset(&sys, sys.type->presets[i].name);
+    for (int i = 0; i < test_knowledge(sys.type)->npresets; i++) {
+      nh_state x0 = test_preset(&sys, test_knowledge(sys.type)->presets[i].name);
       check_exact(&sys, &x0);
     }
     sys = test_system(with_exact[s], with_exact_params[s]);
@@ -242,10 +242,11 @@ Test(system_library, exact_solutions_match_reference) {
     for (int variant = 0; variant < 2; variant++) {
       nh_system sys = test_system(with_exact[s], variant ? with_exact_params[s] : "");
       gsl_rng *r = test_rng(23);
-      nh_state x0 = variant ? random_state_on_D(&sys, r) : test_preset(&sys, sys.type->presets[0].name), ref, ex;
+      const char *preset = sys.type->knowledge->presets[0].name;
+      nh_state x0 = variant ? random_state_on_D(&sys, r) : test_preset(&sys, preset), ref, ex;
       gsl_rng_free(r);
       cr_assert(nh_reference_solve(&sys, &x0, x0.t + 10, 1e-13, &ref) == 0, "nh_reference_solve failed");
-      sys.type->exact(sys.p, &x0, x0.t + 10, &ex);
+      nh_exact_solution(&sys, &x0, x0.t + 10, &ex);
       cr_assert(state_dist(sys.n, &ref, &ex) <= 1e-10, "%s: reference vs exact at T=10: %.3e", with_exact[s],
                 state_dist(sys.n, &ref, &ex));
     }
@@ -259,7 +260,7 @@ Test(system_library, exact_solutions_match_spec_formulas) {
   nh_system knife = test_system("knife_edge", "m=1.3,J=0.7,g=9.81,alpha=0.3");
   const double x0 = 0.4, y0 = -0.2, th0 = 0.7, s0 = -0.3, w = 1.9, t = 2.6;
   nh_state a = {.t = 0, .q = {x0, y0, th0}, .v = {s0 * cos(th0), s0 * sin(th0), w}}, e;
-  cr_assert(knife.type->exact(knife.p, &a, t, &e) == 0);
+  cr_assert(nh_exact_solution(&knife, &a, t, &e) == 0);
   const double G = 9.81 * sin(0.3) / w, A = s0 - G * sin(th0), th = th0 + w * t, s = s0 + G * (sin(th) - sin(th0));
   const double xs = x0 + A * (sin(th) - sin(th0)) / w + G * (sin(th) * sin(th) - sin(th0) * sin(th0)) / (2 * w);
   const double ys = y0 + A * (cos(th0) - cos(th)) / w + G * (t / 2 - (sin(2 * th) - sin(2 * th0)) / (4 * w));
@@ -270,7 +271,7 @@ Test(system_library, exact_solutions_match_spec_formulas) {
   /* IC-1 (θ0 = s0 = x0 = y0 = 0): Bloch's x = (g sin α/2ω²) sin²ωt, y = (g sin α/2ω²)(ωt − ½ sin 2ωt). */
   nh_system k1 = test_system("knife_edge", "");
   nh_state ic1 = test_preset(&k1, "ic1");
-  k1.type->exact(k1.p, &ic1, t, &e);
+  nh_exact_solution(&k1, &ic1, t, &e);
   const double gs = k1.p[2] * sin(k1.p[3]) / 2; /* g sin α/(2ω²), ω = 1 */
   cr_assert(fabs(e.q[0] - gs * sin(t) * sin(t)) <= 1e-14 && fabs(e.q[1] - gs * (t - 0.5 * sin(2 * t))) <= 1e-14,
             "knife IC-1 differs from Bloch's formula");
@@ -278,7 +279,7 @@ Test(system_library, exact_solutions_match_spec_formulas) {
   nh_system disk = test_system("vertical_disk", "m=1.5,I_r=0.3,I_h=0.2,R=0.8");
   const double phi0 = -0.4, Om = 1.3, wd = -0.7, phi = phi0 + wd * t;
   nh_state d0 = {.t = 0, .q = {0.1, 0.2, 0.3, phi0}, .v = {0.8 * Om * cos(phi0), 0.8 * Om * sin(phi0), Om, wd}};
-  cr_assert(disk.type->exact(disk.p, &d0, t, &e) == 0);
+  cr_assert(nh_exact_solution(&disk, &d0, t, &e) == 0);
   cr_assert(fabs(e.q[0] - (0.1 + 0.8 * Om / wd * (sin(phi) - sin(phi0)))) <= 1e-14 &&
                 fabs(e.q[1] - (0.2 - 0.8 * Om / wd * (cos(phi) - cos(phi0)))) <= 1e-14 &&
                 fabs(e.q[2] - (0.3 + Om * t)) <= 1e-14 && fabs(e.q[3] - phi) <= 1e-14,
@@ -291,14 +292,14 @@ Test(system_library, exact_solutions_decline_states_off_D) {
   nh_system knife = test_system("knife_edge", "");
   nh_state a = test_preset(&knife, "ic2");
   a.v[1] += 1e-6;
-  cr_assert(knife.type->exact(knife.p, &a, 1, &x) != 0, "knife exact() accepted a state off D");
+  cr_assert(nh_exact_solution(&knife, &a, 1, &x) != 0, "knife exact() accepted a state off D");
   /* The disk's two rolling constraints (ẋ and ẏ rows), each violated alone. */
   nh_system disk = test_system("vertical_disk", "");
   for (int row = 0; row < 2; row++) {
     nh_state b = test_preset(&disk, "ic1");
-    cr_assert(disk.type->exact(disk.p, &b, 1, &x) == 0, "disk exact() declined its preset");
+    cr_assert(nh_exact_solution(&disk, &b, 1, &x) == 0, "disk exact() declined its preset");
     b.v[row] += 1e-6;
-    cr_assert(disk.type->exact(disk.p, &b, 1, &x) != 0, "disk exact() accepted a state off rolling row %d", row);
+    cr_assert(nh_exact_solution(&disk, &b, 1, &x) != 0, "disk exact() accepted a state off rolling row %d", row);
   }
   /* The falling disk upright (spec/herglotz.md §3.2): Ẋ = R cos ϕ ψ̇ and Ẏ = R sin ϕ ψ̇, each
    * violated alone (ϕ0 = 0.7 so that both rows carry a velocity). */
@@ -307,7 +308,7 @@ Test(system_library, exact_solutions_decline_states_off_D) {
     const double R = fd.p[1], phi = 0.7, psid = 2.5;
     nh_state c = {.t = 0.2, .q = {0.1, -0.3, 0, phi, 0.4}, .v = {R * cos(phi) * psid, R * sin(phi) * psid, 0, 0, psid}};
     if (row < 2) c.v[row] += 1e-9;
-    cr_expect_eq(fd.type->exact(fd.p, &c, 1, &x), row < 2 ? -1 : 0, "falling_disk exact(), row %d violated", row);
+    cr_expect_eq(nh_exact_solution(&fd, &c, 1, &x), row < 2 ? -1 : 0, "falling_disk exact(), row %d violated", row);
   }
 }
 
@@ -318,19 +319,19 @@ Test(system_library, exact_solutions_return_clean_states) {
   int checked = 0;
   for (int i = 0; nh_system_types[i]; i++) {
     const nh_system_type *T = nh_system_types[i];
-    if (!T->exact) continue;
+    if (!test_knowledge(T)->exact) continue;
     nh_system sys = test_system_of(T, NULL);
-    for (int pr = -1; pr < T->npresets; pr++) {
+    for (int pr = -1; pr < test_knowledge(T)->npresets; pr++) {
       nh_state x0, x;
       memset(&x0, 0, sizeof x0);
       if (pr < 0) nh_system_default_state(&sys, &x0);
-      else x0 = test_preset(&sys, T->presets[pr].name);
+      else x0 = test_preset(&sys, test_knowledge(T)->presets[pr].name);
       x0.z = 0;
       memset(x0.lambda, 0, sizeof x0.lambda), memset(x0.carry, 0, sizeof x0.carry);
       for (int j = sys.n; j < NH_MAX_N; j++) x0.q[j] = x0.v[j] = 0;
       memset(&x, 0x55, sizeof x); /* not zero: exact() must write what it returns */
-      if (T->exact(sys.p, &x0, x0.t + 0.7, &x) != 0) continue;
-      const char *what = pr < 0 ? "default" : T->presets[pr].name;
+      if (test_knowledge(T)->exact(sys.p, &x0, x0.t + 0.7, &x) != 0) continue;
+      const char *what = pr < 0 ? "default" : test_knowledge(T)->presets[pr].name;
       cr_expect_eq(x.t, x0.t + 0.7, "%s %s: t", T->name, what);
       cr_expect_eq(x.z, 0, "%s %s: z = %g", T->name, what, x.z);
       for (int a = 0; a < NH_MAX_K; a++) cr_expect_eq(x.lambda[a], 0, "%s %s: lambda[%d] = %g", T->name, what, a, x.lambda[a]);
@@ -383,10 +384,10 @@ Test(system_library, cvt_reference_conserves_energy_and_driver_energy) {
     nh_system sys = test_system("cvt", "");
     nh_state x0 = test_preset(&sys, presets[i]), ref;
     double E0 = nh_energy(&sys, x0.q, x0.v), D0, D;
-    sys.type->invariants(sys.p, x0.q, x0.v, &D0);
+    nh_invariants(&sys, x0.q, x0.v, &D0);
     for (double T = 2.5; T <= 10; T += 2.5) {
       cr_assert(nh_reference_solve(&sys, &x0, T, 1e-13, &ref) == 0, "nh_reference_solve failed");
-      sys.type->invariants(sys.p, ref.q, ref.v, &D);
+      nh_invariants(&sys, ref.q, ref.v, &D);
       cr_assert(fabs(nh_energy(&sys, ref.q, ref.v) - E0) <= 1e-11, "cvt %s: energy drifts along the reference",
                 presets[i]);
       cr_assert(fabs(D - D0) <= 1e-11, "cvt %s: driver energy drifts by %.3e", presets[i], D - D0);
@@ -405,16 +406,16 @@ Test(system_library, invariants_conserved_along_reference) {
     nh_state x0 = random_state_on_D(&sys, r), ref;
     gsl_rng_free(r);
     double I0, I;
-    sys.type->invariants(sys.p, x0.q, x0.v, &I0);
+    nh_invariants(&sys, x0.q, x0.v, &I0);
     const double spec = s == 0 ? sys.p[1] * x0.v[2]                       /* p_θ = J θ̇ */
                         : s == 1 ? sys.p[2] * x0.v[3]                     /* p_φ = I_h φ̇ */
                                  : x0.q[0] * x0.v[1] - x0.q[1] * x0.v[0]; /* x ẏ − y ẋ */
     cr_assert(fabs(I0 - spec) <= 1e-15 * (1 + fabs(spec)), "%s: %s = %.17g, formula %.17g", with_exact[s],
-              sys.type->invariant_names[0], I0, spec);
+              nh_invariant_name(&sys, 0), I0, spec);
     cr_assert(nh_reference_solve(&sys, &x0, x0.t + 5, 1e-13, &ref) == 0);
-    sys.type->invariants(sys.p, ref.q, ref.v, &I);
+    nh_invariants(&sys, ref.q, ref.v, &I);
     cr_assert(fabs(I - I0) <= 1e-11 * (1 + fabs(I0)), "%s: %s changes by %.3e", with_exact[s],
-              sys.type->invariant_names[0], I - I0);
+              nh_invariant_name(&sys, 0), I - I0);
   }
 }
 
@@ -433,7 +434,7 @@ Test(system_library, sampler_states_on_D_at_energy_and_deterministic) {
   enum { COUNT = 10 };
   for (int k = 0; k < NLIB; k++) {
     nh_system sys = test_system(library[k], library_params[k]);
-    const double E = sample_energy[k], box = sys.type->sample_box;
+    const double E = sample_energy[k], box = sys.type->knowledge->sample_box;
     nh_state a[COUNT], b[COUNT], c[COUNT];
     draw(&sys, E, 2024, a, COUNT);
     draw(&sys, E, 2024, b, COUNT);
@@ -500,8 +501,8 @@ Test(system_library, rattle_presets_match_spec) {
     for (int a = 0; a < sys.k; a++)
       cr_assert(fabs(lam[a] - cases[i].lambda[a]) <= 5e-7, "%s/%s: lambda[%d](0) = %.9g, spec (our sign) %.9g",
                 cases[i].system, cases[i].preset, a, lam[a], cases[i].lambda[a]);
-    if (sys.type->ninvariants) {
-      sys.type->invariants(sys.p, x.q, x.v, &inv);
+    if (nh_invariant_count(&sys)) {
+      nh_invariants(&sys, x.q, x.v, &inv);
       cr_assert_float_eq(inv, cases[i].invariant, 1e-15, "%s: momentum map %g", cases[i].system, inv);
     }
   }

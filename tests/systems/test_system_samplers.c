@@ -24,7 +24,7 @@ static double relative_constraint_residual(const nh_system *sys, const nh_state 
   double A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K] = {0}, worst = 0;
   if (k == 0) return 0;
   sys->type->constraints(sys->p, x->q, A);
-  if (sys->type->constraint_affine) sys->type->constraint_affine(sys->p, x->q, b);
+  if (sys->type->affine) sys->type->affine->values(sys->p, x->q, b);
   for (int a = 0; a < k; a++) {
     double r = b[a], scale = fabs(b[a]);
     for (int i = 0; i < n; i++) r += A[a * n + i] * x->v[i], scale += fabs(A[a * n + i] * x->v[i]);
@@ -71,7 +71,8 @@ Test(system_samplers, every_system_samples_on_D_at_energy_or_refuses) {
   double worst_residual = 0, worst_energy = 0;
   for (int s = 0; nh_system_types[s]; s++) {
     const nh_system_type *T = nh_system_types[s];
-    cr_assert(T->sampler_doc && strlen(T->sampler_doc) > 20, "%s: no sampler_doc", T->name);
+    const nh_system_knowledge *K = test_knowledge(T);
+    cr_assert(K->sampler_doc && strlen(K->sampler_doc) > 20, "%s: no sampler_doc", T->name);
     nh_system sys = test_system_of(T, NULL);
     nh_state x0, a[COUNT], b, c;
     nh_system_default_state(&sys, &x0);
@@ -80,12 +81,12 @@ Test(system_samplers, every_system_samples_on_D_at_energy_or_refuses) {
     int rc0 = nh_sample_on_D(&sys, E, ra, &a[0]);
     if (rc0 == -2) {
       /* A refusal: only the generic path refuses, for what it cannot reach. */
-      cr_assert(T->sample == NULL && (T->constraint_affine || T->holonomic), "%s: refused without reason", T->name);
+      cr_assert(K->sample == NULL && (T->affine || T->holonomic), "%s: refused without reason", T->name);
       gsl_rng_free(ra), gsl_rng_free(rb), gsl_rng_free(rc);
       continue;
     }
     cr_assert_eq(rc0, 0, "%s: nh_sample_on_D returned %d at E = %g", T->name, rc0, E);
-    cr_assert(T->sample || !(T->constraint_affine || T->holonomic),
+    cr_assert(K->sample || !(T->affine || T->holonomic),
               "%s: the generic sampler drew a state it cannot reach", T->name);
     int differs = 0;
     double sys_residual = 0, sys_energy = 0;
@@ -99,7 +100,7 @@ Test(system_samplers, every_system_samples_on_D_at_energy_or_refuses) {
       sys_residual = fmax(sys_residual, res), sys_energy = fmax(sys_energy, dE);
       /* The own samplers build v on D; the generic one projects a Gaussian, whose cancellation
        * leaves up to ~1e-13 of the terms. */
-      cr_assert(res <= (T->sample ? 1e-14 : 1e-12), "%s draw %d: |A v + b| = %.3e of its terms", T->name, i, res);
+      cr_assert(res <= (K->sample ? 1e-14 : 1e-12), "%s draw %d: |A v + b| = %.3e of its terms", T->name, i, res);
       cr_assert(dE <= 1e-14, "%s draw %d: energy off by %.3e relative", T->name, i, dE);
       if (T->holonomic) {
         double phi[NH_MAX_K];
@@ -113,10 +114,10 @@ Test(system_samplers, every_system_samples_on_D_at_energy_or_refuses) {
     cr_assert_eq(differs, COUNT, "%s: seeds 7 and 8 agree on %d draws", T->name, COUNT - differs);
     cr_log_info("%s: worst relative |Av + b| %.2e, energy %.2e", T->name, sys_residual, sys_energy);
     /* A system's own sampler is what nh_sample_on_D runs. */
-    if (T->sample) {
+    if (K->sample) {
       gsl_rng *rd = test_rng(7);
       nh_state d;
-      cr_assert_eq(T->sample(sys.p, E, rd, &d), 0);
+      cr_assert_eq(K->sample(sys.p, E, rd, &d), 0);
       cr_assert(same_state(sys.n, &d, &a[0]), "%s: nh_sample_on_D does not dispatch to the system's sampler",
                 T->name);
       gsl_rng_free(rd);
@@ -156,8 +157,10 @@ Test(system_samplers, without_own_sampler_affine_and_holonomic_are_refused) {
   const char *names[] = {"foucault_pendulum", "pendulum"};
   for (int s = 0; s < 2; s++) {
     nh_system_type T = *nh_system_type_find(names[s]);
-    cr_assert(T.sample != NULL, "%s has no sampler", names[s]);
-    T.sample = NULL;
+    nh_system_knowledge K = *T.knowledge;
+    cr_assert(K.sample != NULL, "%s has no sampler", names[s]);
+    K.sample = NULL;
+    T.knowledge = &K;
     nh_system sys = test_system_of(&T, NULL);
     gsl_rng *r = test_rng(7);
     nh_state x;
@@ -181,9 +184,9 @@ Test(system_samplers, energy_below_the_potential_fails_cleanly) {
   cr_expect_eq(nh_sample_on_D(&rs, NH_SAMPLE_MARGIN + 0.05, r, &x), 0, "rotational_symmetry: E above min V + margin");
   for (int s = 0; nh_system_types[s]; s++) {
     const nh_system_type *T = nh_system_types[s];
-    if (!T->sample) continue;
+    if (!test_knowledge(T)->sample) continue;
     nh_system sys = test_system_of(T, NULL);
-    cr_expect_eq(T->sample(sys.p, -1000, r, &x), -1, "%s: a state at E = -1000", T->name);
+    cr_expect_eq(test_knowledge(T)->sample(sys.p, -1000, r, &x), -1, "%s: a state at E = -1000", T->name);
   }
   gsl_rng_free(r);
 }
@@ -255,7 +258,7 @@ Test(system_samplers, falling_disk_generic_projection_in_the_M_metric) {
   nh_system sys = test_system("falling_disk", NULL);
   const nh_system_type *T = sys.type;
   const int n = sys.n;
-  const double E = 100, box = T->sample_box;
+  const double E = 100, box = test_knowledge(T)->sample_box;
   gsl_rng *r = test_rng(31), *replay = test_rng(31);
   double worst = 0, least_euclid = INFINITY;
   for (int j = 0; j < 20; j++) {
@@ -466,23 +469,24 @@ Test(system_samplers, generic_oscillator_moments_and_direction) {
 
 /* ---- derived quantities --------------------------------------------------------------------- */
 
+/* Each derived quantity named, documented and finite at the default state, under a name of its own
+ * (a derived table's entries being there at all is tests/contracts/test_registry.c's). */
 Test(system_derived, declarations_complete) {
   for (int s = 0; nh_system_types[s]; s++) {
     const nh_system_type *T = nh_system_types[s];
-    if (T->nderived == 0) continue;
-    cr_assert(T->derived && T->derived_names && T->derived_docs, "%s: derived entries missing", T->name);
+    const nh_system_derived *D = test_derived(T);
+    if (D->count == 0) continue;
     nh_system sys = test_system_of(T, NULL);
     nh_state x;
     nh_system_default_state(&sys, &x);
     double out[16];
-    cr_assert(T->nderived <= 16);
-    T->derived(sys.p, x.t, x.q, x.v, out);
-    for (int i = 0; i < T->nderived; i++) {
-      cr_expect(T->derived_names[i] && strlen(T->derived_names[i]) > 0, "%s: derived %d unnamed", T->name, i);
-      cr_expect(T->derived_docs[i] && strlen(T->derived_docs[i]) > 20, "%s: derived %d undocumented", T->name, i);
-      cr_expect(isfinite(out[i]), "%s: %s not finite at the default state", T->name, T->derived_names[i]);
-      for (int j = 0; j < i; j++)
-        cr_expect(strcmp(T->derived_names[i], T->derived_names[j]) != 0, "%s: duplicate name", T->name);
+    cr_assert(D->count <= 16);
+    D->values(sys.p, x.t, x.q, x.v, out);
+    for (int i = 0; i < D->count; i++) {
+      cr_expect(D->names[i] && strlen(D->names[i]) > 0, "%s: derived %d unnamed", T->name, i);
+      cr_expect(D->docs[i] && strlen(D->docs[i]) > 20, "%s: derived %d undocumented", T->name, i);
+      cr_expect(isfinite(out[i]), "%s: %s not finite at the default state", T->name, D->names[i]);
+      for (int j = 0; j < i; j++) cr_expect(strcmp(D->names[i], D->names[j]) != 0, "%s: duplicate name", T->name);
     }
   }
 }
@@ -524,9 +528,9 @@ Test(system_derived, foucault_plane_angle_on_the_exact_solution) {
           t = (delta + PI / 2 + k * PI) / w + offsets[o];
         }
         nh_state x;
-        cr_assert_eq(T->exact(sys.p, &x0, t, &x), 0);
+        cr_assert_eq(test_knowledge(T)->exact(sys.p, &x0, t, &x), 0);
         double out[2];
-        T->derived(sys.p, t, x.q, x.v, out);
+        test_derived(T)->values(sys.p, t, x.q, x.v, out);
         const double d = fabs(angle_diff_mod_pi(out[0], phis[ph] - s * t));
         const double dco = fabs(angle_diff_mod_pi(out[1], phis[ph]));
         cr_assert(out[0] > -PI / 2 && out[0] <= PI / 2 && out[1] > -PI / 2 && out[1] <= PI / 2, "range");
@@ -544,9 +548,9 @@ Test(system_derived, foucault_plane_angle_on_the_exact_solution) {
       x0.v[0] = 0.3 * cos(phis[ph]), x0.v[1] = 0.3 * sin(phis[ph]);
       for (int j = 0; j < 50; j++) {
         const double t = j * 13.7;
-        cr_assert_eq(T->exact(sys.p, &x0, t, &x), 0);
+        cr_assert_eq(test_knowledge(T)->exact(sys.p, &x0, t, &x), 0);
         double out[2];
-        T->derived(sys.p, t, x.q, x.v, out);
+        test_derived(T)->values(sys.p, t, x.q, x.v, out);
         const double d = fabs(angle_diff_mod_pi(out[0], phis[ph] - s * t));
         cr_assert(d <= 1e-13, "start at the origin, phi0 = %g, t = %g: off by %.3e", phis[ph], t, d);
         worst = fmax(worst, d);
@@ -570,13 +574,13 @@ Test(system_derived, foucault_plane_angle_negative_controls) {
   for (int j = 1; j < 200; j++) {
     const double t = 18.1 * j;
     nh_state x, y;
-    cr_assert_eq(T->exact(sys.p, &x0, t, &x), 0);
+    cr_assert_eq(test_knowledge(T)->exact(sys.p, &x0, t, &x), 0);
     y = x;
     y.q[0] = c * x.q[0] - sn * x.q[1], y.q[1] = sn * x.q[0] + c * x.q[1];
     y.v[0] = c * x.v[0] - sn * x.v[1], y.v[1] = sn * x.v[0] + c * x.v[1];
     double a[2], b[2];
-    T->derived(sys.p, t, x.q, x.v, a);
-    T->derived(sys.p, t, y.q, y.v, b);
+    test_derived(T)->values(sys.p, t, x.q, x.v, a);
+    test_derived(T)->values(sys.p, t, y.q, y.v, b);
     const double shift = angle_diff_mod_pi(b[0], a[0]), shift_co = angle_diff_mod_pi(b[1], a[1]);
     cr_assert(fabs(shift - dl) <= 1e-14 && fabs(shift_co - dl) <= 1e-14,
               "t = %g: rotation by %g moved the angle by %.6e", t, dl, shift);
@@ -586,22 +590,22 @@ Test(system_derived, foucault_plane_angle_negative_controls) {
   const double a = sys.p[5] / 2, w = sqrt(sys.p[2] / sys.p[1] - s * s - a * a);
   const double t = (atan2(a, w) + PI / 2 + 10 * PI) / w;
   nh_state x;
-  cr_assert_eq(T->exact(sys.p, &x0, t, &x), 0);
+  cr_assert_eq(test_knowledge(T)->exact(sys.p, &x0, t, &x), 0);
   double out[2], pert[2];
-  T->derived(sys.p, t, x.q, x.v, out);
+  test_derived(T)->values(sys.p, t, x.q, x.v, out);
   const double phi = 0.4 - s * t, eps = 1e-6, udot = x.v[0] * cos(phi) + x.v[1] * sin(phi);
   x.v[0] += -eps * sin(phi), x.v[1] += eps * cos(phi);
-  T->derived(sys.p, t, x.q, x.v, pert);
+  test_derived(T)->values(sys.p, t, x.q, x.v, pert);
   const double turn = angle_diff_mod_pi(pert[0], out[0]);
   cr_expect(fabs(turn - eps / udot) <= 1e-3 * fabs(eps / udot),
             "transverse velocity at a crossing: turned %.6e, expected %.6e", turn, eps / udot);
   /* The wrong sense of precession after one hour: 2 s t ≈ 0.4 rad off. */
-  cr_assert_eq(T->exact(sys.p, &x0, 3600, &x), 0);
-  T->derived(sys.p, 3600, x.q, x.v, out);
+  cr_assert_eq(test_knowledge(T)->exact(sys.p, &x0, 3600, &x), 0);
+  test_derived(T)->values(sys.p, 3600, x.q, x.v, out);
   cr_expect(fabs(angle_diff_mod_pi(out[0], 0.4 + s * 3600)) > 0.3, "the plane angle cannot tell -s from +s");
   /* At rest at the origin there is no plane. */
   double zero[2] = {0, 0};
-  T->derived(sys.p, 0, zero, zero, out);
+  test_derived(T)->values(sys.p, 0, zero, zero, out);
   cr_expect(isnan(out[0]) && isnan(out[1]), "a plane at rest at the origin");
 }
 
@@ -616,7 +620,7 @@ Test(system_derived, sleigh_forward_speed_and_angular_velocity) {
   double out[2];
   nh_system def = test_system("chaplygin_sleigh", NULL);
   nh_state x0 = test_preset(&def, "ic1");
-  T->derived(def.p, 0, x0.q, x0.v, out);
+  test_derived(T)->values(def.p, 0, x0.q, x0.v, out);
   cr_expect(out[0] == 1 && out[1] == 1, "ic1: u = %g, omega = %g (spec: 1, 1)", out[0], out[1]);
   gsl_rng *r = test_rng(505);
   double worst_E = 0, worst_du = 0, worst_dw = 0, least_off = INFINITY;
@@ -627,7 +631,7 @@ Test(system_derived, sleigh_forward_speed_and_angular_velocity) {
     const double turn = 4.0 * i, ct = cos(turn), st = sin(turn), vx = x.v[0], vy = x.v[1];
     x.q[2] += turn, x.v[0] = ct * vx - st * vy, x.v[1] = st * vx + ct * vy;
     cr_assert(nh_constraint_residual(&sys, x.q, x.v) <= 1e-14, "turned state off D");
-    T->derived(sys.p, 0, x.q, x.v, out);
+    test_derived(T)->values(sys.p, 0, x.q, x.v, out);
     const double u = out[0], om = out[1], E = nh_energy(&sys, x.q, x.v);
     worst_E = fmax(worst_E, fabs(0.5 * m * (u * u + a * a * om * om) + 0.5 * I * om * om - E) / E);
     double acc[3];
@@ -639,7 +643,7 @@ Test(system_derived, sleigh_forward_speed_and_angular_velocity) {
     /* Off D: a random velocity. */
     nh_state y = x;
     for (int j = 0; j < 3; j++) y.v[j] = gsl_ran_gaussian(r, 1.0);
-    T->derived(sys.p, 0, y.q, y.v, out);
+    test_derived(T)->values(sys.p, 0, y.q, y.v, out);
     const double Ey = nh_energy(&sys, y.q, y.v);
     const double Huw = 0.5 * m * (out[0] * out[0] + a * a * out[1] * out[1]) + 0.5 * I * out[1] * out[1];
     least_off = fmin(least_off, fabs(Huw - Ey) / Ey);

@@ -54,7 +54,7 @@ static void check_exact_invariants(const nh_state *x0) {
   double E0 = nh_energy(&sys, x0->q, x0->v);
   for (int i = 0; i < NTIMES; i++) {
     nh_state x;
-    cr_assert(sys.type->exact(sys.p, x0, particle_times[i], &x) == 0, "exact() failed");
+    cr_assert(nh_exact_solution(&sys, x0, particle_times[i], &x) == 0, "exact() failed");
     double res = nh_constraint_residual(&sys, x.q, x.v);
     double dE = fabs(nh_energy(&sys, x.q, x.v) - E0);
     cr_assert(res <= 1e-14, "t=%g: constraint residual %.3e > 1e-14", particle_times[i], res);
@@ -76,14 +76,14 @@ static void check_exact_solves_eom(const nh_state *x0) {
   nh_system sys = test_system("particle", NULL);
   const double d = 1e-4;
   nh_state x, xp, xm;
-  cr_assert(sys.type->exact(sys.p, x0, x0->t, &x) == 0, "exact() failed");
+  cr_assert(nh_exact_solution(&sys, x0, x0->t, &x) == 0, "exact() failed");
   double e0 = fmax(max_abs_diff(3, x.q, x0->q), max_abs_diff(3, x.v, x0->v));
   cr_assert(e0 <= 1e-15, "exact(t0) differs from x0 by %.3e", e0);
   for (int i = 0; i < NTIMES; i++) {
     double t = x0->t + particle_times[i], acc[3], dq[3], dv[3];
-    sys.type->exact(sys.p, x0, t, &x);
-    sys.type->exact(sys.p, x0, t + d, &xp);
-    sys.type->exact(sys.p, x0, t - d, &xm);
+    nh_exact_solution(&sys, x0, t, &x);
+    nh_exact_solution(&sys, x0, t + d, &xp);
+    nh_exact_solution(&sys, x0, t - d, &xm);
     cr_assert(nh_acceleration(&sys, x.t, x.q, x.v, acc) == 0, "nh_acceleration failed");
     for (int j = 0; j < 3; j++) {
       dq[j] = (xp.q[j] - xm.q[j]) / (2 * d);
@@ -107,7 +107,7 @@ Test(systems, particle_exact_w0_branch) {
   check_exact_solves_eom(&s);
   nh_state x;
   nh_system sys = test_system("particle", NULL);
-  sys.type->exact(sys.p, &s, 0.7 + 2.5, &x);
+  nh_exact_solution(&sys, &s, 0.7 + 2.5, &x);
   cr_assert_float_eq(x.q[0], -0.2 + 0.6 * 2.5, 1e-15, "x(t) = x0 + ẋ0 t, got %.17g", x.q[0]);
   cr_assert_float_eq(x.q[2], 0.1 + 0.9 * 0.6 * 2.5, 1e-15, "z(t) = z0 + y0 ẋ0 t, got %.17g", x.q[2]);
 }
@@ -207,11 +207,13 @@ Test(systems, fused_kernels_match_the_generic_path) {
   int kernels = 0;
   for (int t = 0; nh_system_types[t]; t++) {
     const nh_system_type *T = nh_system_types[t];
-    if (!T->constraint_curvature && !T->acceleration) continue;
+    if (!test_kernels(T)->constraint_curvature && !test_kernels(T)->acceleration) continue;
     kernels++;
     nh_system_type plain_type = *T;
-    plain_type.constraint_curvature = NULL;
-    plain_type.acceleration = NULL;
+    nh_system_kernels plain_kernels = *T->kernels;
+    plain_kernels.constraint_curvature = NULL;
+    plain_kernels.acceleration = NULL;
+    plain_type.kernels = &plain_kernels;
     nh_system fused = test_system_of(T, NULL), plain = test_system_of(&plain_type, NULL);
     for (int trial = 0; trial < 40; trial++) {
       nh_state s;
@@ -248,9 +250,11 @@ Test(systems, constraint_derivative_against_central_differences) {
   for (int t = 0; nh_system_types[t]; t++) {
     const nh_system_type *T = nh_system_types[t];
     if (T->k == 0) continue;
-    kernels += T->constraint_derivative != NULL;
+    kernels += test_kernels(T)->constraint_derivative != NULL;
     nh_system_type plain_type = *T;
-    plain_type.constraint_derivative = NULL;
+    nh_system_kernels plain_kernels = *test_kernels(T);
+    plain_kernels.constraint_derivative = NULL;
+    plain_type.kernels = &plain_kernels;
     nh_system fused = test_system_of(T, NULL), plain = test_system_of(&plain_type, NULL);
     const int n = fused.n, k = fused.k;
     for (int trial = 0; trial < 10; trial++) {
@@ -306,10 +310,10 @@ Test(systems, mass_product_kinetic_energy_and_projection_onto) {
     if (sys.unit_mass) cr_expect_eq(nh_kinetic_energy(&sys, q, v), 0.5 * vv, "%s: T = |v|^2/2 for M = I", names[s]);
     double A[NH_MAX_K * NH_MAX_N], b[NH_MAX_K] = {0}, w1[NH_MAX_N], w2[NH_MAX_N], y1[NH_MAX_K], y2[NH_MAX_K];
     sys.type->constraints(sys.p, q, A);
-    if (sys.type->constraint_affine) sys.type->constraint_affine(sys.p, q, b);
+    if (sys.type->affine) sys.type->affine->values(sys.p, q, b);
     memcpy(w1, v, sizeof w1), memcpy(w2, v, sizeof w2);
     cr_assert_eq(nh_project_velocity_multiplier(&sys, q, w1, y1), 0);
-    cr_assert_eq(nh_project_onto(&sys, q, A, sys.type->constraint_affine ? b : NULL, w2, y2), 0);
+    cr_assert_eq(nh_project_onto(&sys, q, A, sys.type->affine ? b : NULL, w2, y2), 0);
     for (int i = 0; i < n; i++) cr_expect_eq(w1[i], w2[i], "%s: v_%d", names[s], i);
     for (int a = 0; a < k; a++) cr_expect_eq(y1[a], y2[a], "%s: y_%d", names[s], a);
     cr_expect(nh_constraint_residual(&sys, q, w2) <= 1e-13 * (1 + sqrt(vv)), "%s: projection off D by %g", names[s],
@@ -423,7 +427,7 @@ Test(systems, reference_solver_matches_particle_exact_solution) {
   nh_state x0, ref, ex;
   nh_system_default_state(&sys, &x0);
   cr_assert(nh_reference_solve(&sys, &x0, 2.0, 1e-13, &ref) == 0, "nh_reference_solve failed");
-  sys.type->exact(sys.p, &x0, 2.0, &ex);
+  nh_exact_solution(&sys, &x0, 2.0, &ex);
   double e = fmax(max_abs_diff(3, ref.q, ex.q), max_abs_diff(3, ref.v, ex.v));
   cr_assert(e <= 1e-10, "reference vs exact at T=2: max error %.3e > 1e-10", e);
   cr_assert_float_eq(ref.t, 2.0, 0, "reference state time %g, expected 2", ref.t);
@@ -444,7 +448,7 @@ static void draw_samples(unsigned long seed, nh_state *s) {
 Test(systems, sample_on_D_states_are_admissible) {
   /* spec §6 A10: q uniform in the box with V(q) < E − 0.1, v on D, E(q,v) = E (spec §5 C15: 1.535). */
   nh_system sys = test_system("chaotic_particle", NULL);
-  const double E = 1.535, box = sys.type->sample_box;
+  const double E = 1.535, box = sys.type->knowledge->sample_box;
   nh_state s[NSAMPLES];
   draw_samples(2024, s);
   for (int i = 0; i < NSAMPLES; i++) {
