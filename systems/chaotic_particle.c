@@ -8,10 +8,7 @@
 
 enum { X, Y1, Y2, Z1, Z2, N = 5 };
 
-static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) {
-  memset(M, 0, N * N * sizeof *M);
-  for (int i = 0; i < N; i++) M[i * N + i] = 1;
-}
+static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) { nh_unit_mass_matrix(N, M); }
 
 static double potential(const double *p NH_UNUSED, const double *q) {
   const double x = q[X], y1 = q[Y1], y2 = q[Y2], z1 = q[Z1], z2 = q[Z2];

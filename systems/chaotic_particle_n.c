@@ -19,12 +19,6 @@
 #define CP_Y(i) (1 + (i))
 #define CP_Z(m, i) (1 + (m) + (i))
 
-static void mass_m(int m, double *M) {
-  const int n = 2 * m + 1;
-  memset(M, 0, (size_t)(n * n) * sizeof *M);
-  for (int i = 0; i < n; i++) M[i * n + i] = 1;
-}
-
 /* The terms are summed in chaotic_particle.c's order, so that m = 2 gives its V bit for bit. */
 static double potential_m(int m, const double *q) {
   const double *y = q + 1, *z = q + 1 + m;
@@ -149,7 +143,9 @@ static const nh_preset presets_7[] = {
 /* One registered type per m: wrappers that fix m, and the table. n = NDIM = 2M + 1. */
 #define CHAOTIC_PARTICLE(M, NDIM, IC_DOC)                                                                              \
   _Static_assert(2 * (M) + 1 == (NDIM) && (NDIM) <= NH_MAX_N, "n = 2m + 1 <= NH_MAX_N");                               \
-  static void mass_##NDIM(const double *p NH_UNUSED, const double *q NH_UNUSED, double *Mq) { mass_m(M, Mq); }         \
+  static void mass_##NDIM(const double *p NH_UNUSED, const double *q NH_UNUSED, double *Mq) {                          \
+    nh_unit_mass_matrix(NDIM, Mq);                                                                                     \
+  }                                                                                                                    \
   static double potential_##NDIM(const double *p NH_UNUSED, const double *q) { return potential_m(M, q); }             \
   static void grad_##NDIM(const double *p NH_UNUSED, const double *q, double *g) { grad_m(M, q, g); }                  \
   static void hess_##NDIM(const double *p NH_UNUSED, const double *q, double *H) { hess_m(M, q, H); }                  \

@@ -18,10 +18,7 @@ static const nh_param_desc params[] = {
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
-static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) {
-  memset(M, 0, N * N * sizeof *M);
-  M[0] = M[4] = M[8] = 1;
-}
+static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) { nh_unit_mass_matrix(N, M); }
 
 static double potential(const double *p, const double *q) {
   return 0.5 * (q[X] * q[X] + q[Y] * q[Y]) + cos(q[XI]) - 0.5 * p[P_EPS] * sin(2 * q[XI]);

@@ -29,10 +29,7 @@ static const nh_param_desc params[] = {
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
-static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) {
-  memset(M, 0, N * N * sizeof *M);
-  M[X * N + X] = M[Y * N + Y] = M[Z * N + Z] = 1;
-}
+static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) { nh_unit_mass_matrix(N, M); }
 
 static double potential(const double *p, const double *q) {
   return 0.5 * p[P_OMEGA2] * (q[X] * q[X] + q[Y] * q[Y]);

@@ -88,6 +88,11 @@ int nh_system_apply_preset(nh_system *sys, const char *name, nh_state *x, char *
 
 void nh_no_constraints(const double *p NH_UNUSED, const double *q NH_UNUSED, double *out NH_UNUSED) {}
 
+void nh_unit_mass_matrix(int n, double *M) {
+  memset(M, 0, sizeof(double) * (size_t)(n * n));
+  for (int i = 0; i < n; i++) M[i * n + i] = 1;
+}
+
 unsigned nh_system_features(const nh_system *sys) {
   const nh_system_forces *fs = sys->type->forces;
   double F[NH_MAX_N];

@@ -192,6 +192,8 @@ typedef struct nh_system_type {
   .mass = mass, .potential = potential, .grad_potential = grad_potential,                           \
   .hess_potential = hess_potential, .constraints = nh_no_constraints, .constraints_jacobian = nh_no_constraints
 void nh_no_constraints(const double *p, const double *q, double *out);
+/* M = I (n×n), what the mass function of a system with unit masses writes. */
+void nh_unit_mass_matrix(int n, double *M);
 /* In a nh_system_knowledge table. */
 #define NH_SYSTEM_PRESETS(list) .npresets = sizeof list / sizeof list[0], .presets = list
 /* In the core. */

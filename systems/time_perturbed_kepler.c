@@ -29,7 +29,7 @@ static const nh_param_desc params[] = {
 };
 _Static_assert(sizeof params / sizeof *params == P_COUNT, "params[] and the P_* enum disagree");
 
-static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) { M[0] = M[3] = 1, M[1] = M[2] = 0; }
+static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) { nh_unit_mass_matrix(N, M); }
 
 static double potential(const double *p, const double *q) { return p[P_GAMMA] / hypot(q[0], q[1]); }
 
