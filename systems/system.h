@@ -173,9 +173,11 @@ typedef struct nh_system_type {
    * in closed form for a structure check the bit, never the system's name. 0: none. */
   unsigned capabilities;
 
-  const nh_system_forces *forces;       /* NULL: conservative and autonomous */
+  const nh_system_forces *forces;       /* NULL: no damping, forcing or W(q, t) */
   const nh_system_kernels *kernels;     /* NULL: the generic paths only */
-  const nh_system_knowledge *knowledge; /* NULL: nothing known (no registered system: each documents its sampler) */
+  /* NULL: nothing known, not even a sampler (test-only types; every registered system documents its
+   * sampler, tests/contracts/test_registry.c). */
+  const nh_system_knowledge *knowledge;
 } nh_system_type;
 
 /* The core fields every system file fills with functions of the same names (mass, potential, ...)

@@ -42,12 +42,12 @@ static inline nh_system test_system_of(const nh_system_type *t, const char *para
 /* A system type's optional groups for the tests that read their fields: an empty group (every field
  * NULL or 0) where the type has none, so that a registry-wide test asks test_kernels(T)->acceleration
  * without first asking whether T has kernels. */
-static const nh_system_forces test_no_forces;
-static const nh_time_potential test_no_time_potential;
-static const nh_system_kernels test_no_kernels;
-static const nh_system_knowledge test_no_knowledge;
-static const nh_system_invariants test_no_invariants;
-static const nh_system_derived test_no_derived;
+static const nh_system_forces test_no_forces = {0};
+static const nh_time_potential test_no_time_potential = {0};
+static const nh_system_kernels test_no_kernels = {0};
+static const nh_system_knowledge test_no_knowledge = {0};
+static const nh_system_invariants test_no_invariants = {0};
+static const nh_system_derived test_no_derived = {0};
 static inline const nh_system_forces *test_forces(const nh_system_type *t) {
   return t->forces ? t->forces : &test_no_forces;
 }
