@@ -2,7 +2,9 @@
 # listed in the spec (or methods="I,J,..."), the band between the 10 % and 90 % quantiles over the
 # ICs still running, and their median as a line. Run after plots/style.gp (usage there).
 
-opt = exists("methods") ? " --methods ".methods : " --methods ".system(sprintf("%s export '%s' methods --primary | awk '!/^#/ {printf \"%%s%%s\", s, $1; s = \",\"}'", nhbench, file))
+# No "%%" in a format here: gnuplot 5.4's sprintf cuts its result short when the format holds one
+# and the arguments are long (a long path to nhbench or the file cut the command mid-quote).
+opt = exists("methods") ? " --methods ".methods : " --methods ".system(sprintf("%s export '%s' methods --primary | awk '!/^#/ {s = s (s == \"\" ? \"\" : \",\") $1} END {print s}'", nhbench, file))
 names = method_names(exists("methods") ? "" : "--primary")
 if (exists("methods")) { names = system(sprintf("for i in $(echo '%s' | tr , ' '); do %s export '%s' methods | awk -v i=$i '$1 == i {print $2}'; done", methods, nhbench, file)) }
 n = words(names)
@@ -11,7 +13,7 @@ T = query("attr T")
 h = step_size(0)
 count = query("attr count")
 
-set title sprintf("%s, T = %s, h = %s\nE(t) − E₀ over %s initial conditions: 10–90 %% band and median", wrap(sys, 50), T, h, count) noenhanced font ",9"
+set title sprintf("%s, T = %s, h = %s\nE(t) − E₀ over %s initial conditions: 10–90", wrap(sys, 50), T, h, count)." % band and median" noenhanced font ",9"
 set xlabel "t" offset 0, 0.3
 set ylabel "E(t) − E_0"
 set format y "%.1te%+T"
