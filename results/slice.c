@@ -84,6 +84,7 @@ static long long pick(slicer *r, const nh_h5_select *s, const char *dim, long lo
     nh_h5_free_strings(names, count);
     if (idx < 0) return fail(r, "no %s named '%s'", dim, s->name);
   } else if (strcmp(dim, "h") == 0 || strcmp(dim, "sample") == 0) {
+    if (s->by_name) return fail(r, "dimension %s takes a number, not '%s'", strcmp(dim, "h") == 0 ? "h" : "t", s->name);
     double *c = coordinates(r->f, dim, n, hsel, NULL, 0), best = INFINITY;
     if (!c) return fail(r, "cannot read the coordinates of dimension %s", dim);
     for (long long i = 0; i < n; i++)
