@@ -649,7 +649,7 @@ static void shape_text(const nh_h5_dataset *d, char *buf, size_t len) {
   const char *p = d->dims ? d->dims : "";
   for (int i = 0; i < d->rank; i++) {
     size_t n = strcspn(p, ",");
-    nh_text_append(buf, len, ", ", "%.*s %lld", (int)n, *p ? p : "?", d->shape[i]);
+    nh_text_append(buf, len, ", ", "%.*s %lld", n ? (int)n : 1, n ? p : "?", d->shape[i]);
     p += n + (p[n] == ',');
   }
   if (d->rank < 0) snprintf(buf, len, "(rank > %d)", NH_H5_MAX_DIMS);

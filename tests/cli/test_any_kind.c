@@ -270,3 +270,35 @@ Test(info_datasets, bad_arguments_are_refused) {
   cr_expect_eq(test_run_nhbench("info --dataset-list /nonexistent.h5", out, sizeof out), 2, "%s", out);
   cr_expect_eq(test_run_nhbench("info --datasets /nonexistent/a.h5", out, sizeof out), 2, "%s", out);
 }
+
+/* A file whose datasets lack their attributes, or hold a line break in one: what is missing is
+ * shown as "?" (dimension names) or left empty (description), and a line break, which would make a
+ * row of its own, is refused naming the dataset (exit 2). */
+Test(info_datasets, missing_and_hostile_attributes, .timeout = 60) {
+  char path[256], cmd[512];
+  test_results_file(path, sizeof path, "any-kind", "hostile", "trajectory_particle.cfg", "");
+  hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  cr_assert(H5Adelete_by_name(file, "/trajectory/q0", "units", H5P_DEFAULT) >= 0);
+  cr_assert(H5Adelete_by_name(file, "/trajectory/q0", "description", H5P_DEFAULT) >= 0);
+  cr_assert(H5Adelete_by_name(file, "/trajectory/v0", "dimensions", H5P_DEFAULT) >= 0);
+  H5Fclose(file);
+  snprintf(cmd, sizeof cmd, "info --datasets %s", path);
+  cr_assert_eq(test_run_nhbench(cmd, out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "\n  q0 [ic 2, dof 3], units ?\n      \n") != NULL, "%s", out);
+  cr_expect(strstr(out, "\n  v0 [? 2, ? 3], units as v\n      initial velocities\n") != NULL, "%s", out);
+  cr_assert_eq(export(path, "q0 --at ic=1"), 0, "%s", out);
+  cr_expect(strstr(out, "# q0 [ic,dof], units ?: \n# dof q0\n0 ") != NULL, "%s", out);
+  /* a line break in a description */
+  file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  hid_t ds = H5Dopen2(file, "/trajectory/t", H5P_DEFAULT);
+  H5Adelete(ds, "description");
+  hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR);
+  H5Tset_size(type, H5T_VARIABLE);
+  hid_t attr = H5Acreate2(ds, "description", type, space, H5P_DEFAULT, H5P_DEFAULT);
+  const char *text = "two\nlines";
+  cr_assert(H5Awrite(attr, type, &text) >= 0);
+  H5Aclose(attr), H5Sclose(space), H5Tclose(type), H5Dclose(ds), H5Fclose(file);
+  cr_expect_eq(test_run_nhbench(cmd, out, sizeof out), 2, "%s", out);
+  cr_expect(strstr(out, "t") != NULL && strstr(out, "two\nlines") == NULL, "%s", out);
+  unlink(path);
+}

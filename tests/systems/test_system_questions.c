@@ -2,6 +2,7 @@
  * nh_constraint_values, nh_potential, nh_forcing, nh_invariants, nh_derived, nh_exact_solution, ...),
  * the door the studies use: each answer against the system's documented formula, worked here. */
 #include <criterion/criterion.h>
+#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <string.h>
 
@@ -100,4 +101,31 @@ Test(system_questions, exact_solutions_and_holonomic_constraints) {
   double phi[NH_MAX_K];
   nh_holonomic(&pendulum, p0.q, phi);
   cr_expect_float_eq(phi[0], 0, 1e-14, "the default state is on the circle: phi = %g", phi[0]);
+}
+
+/* A system with the core alone (no forces, kernels, affine part or knowledge group: the oscillator's
+ * physics without its table's knowledge): every question about a missing group has its "none"
+ * answer, and the sampler refuses (-2), where the registered oscillator draws a state. */
+Test(system_questions, a_system_without_its_optional_groups) {
+  nh_system_type bare = *nh_system_type_find("oscillator");
+  bare.knowledge = NULL, bare.forces = NULL, bare.kernels = NULL;
+  nh_system sys;
+  cr_assert_eq(nh_system_init(&sys, &bare), 0);
+  const double q[2] = {1, 0}, v[2] = {0, 0.5};
+  nh_state x0 = {.t = 0}, x;
+  memcpy(x0.q, q, sizeof q), memcpy(x0.v, v, sizeof v);
+  cr_expect_eq(nh_invariant_count(&sys), 0);
+  cr_expect_eq(nh_derived_count(&sys), 0);
+  cr_expect_not(nh_has_exact_solution(&sys));
+  cr_expect_eq(nh_exact_solution(&sys, &x0, 1.0, &x), -1);
+  cr_expect_not(nh_system_has_own_sampler(&sys));
+  cr_expect_null(nh_system_sampler_doc(&sys));
+  cr_expect_eq(nh_damping(&sys, 0.0), 0);
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  cr_expect_eq(nh_sample_on_D(&sys, 1.0, rng, &x), -2);
+  nh_system full = test_system("oscillator", NULL);
+  cr_expect_eq(nh_invariant_count(&full), 1);
+  cr_expect(nh_has_exact_solution(&full));
+  cr_expect_eq(nh_sample_on_D(&full, 1.0, rng, &x), 0);
+  gsl_rng_free(rng);
 }
