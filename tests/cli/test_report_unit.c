@@ -729,6 +729,10 @@ Test(report, measures_against_the_file_read_by_hand, .init = make_tmpdir, .fini 
   measured_fails(&ms, "cannot subtract 'observables/energy'");
   ms = measure_of("observables/nosuch", NH_REDUCE_MAX);
   measured_fails(&ms, "no dataset 'observables/nosuch'");
+  ms = measure_of("orders", NH_REDUCE_VALUE); /* the orders table needs its method */
+  measured_fails(&ms, "'orders' needs at = { method = \"...\" }");
+  select_at(&ms, "method", NULL, 0);
+  measured_fails(&ms, "'orders' needs at = { method = \"...\" }");
   snprintf(ms.file, sizeof ms.file, "nofile");
   measured_fails(&ms, "nofile.h5 is missing");
   write_file("junk.h5", "not HDF5\n");

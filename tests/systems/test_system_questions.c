@@ -121,11 +121,15 @@ Test(system_questions, a_system_without_its_optional_groups) {
   cr_expect_not(nh_system_has_own_sampler(&sys));
   cr_expect_null(nh_system_sampler_doc(&sys));
   cr_expect_eq(nh_damping(&sys, 0.0), 0);
+  char err[256] = "";
+  cr_expect_neq(nh_system_apply_preset(&sys, "ellipse", &x, err, sizeof err), 0, "no presets without knowledge");
+  cr_expect(strstr(err, "has no preset 'ellipse' (presets: none)") != NULL, "%s", err);
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
   cr_expect_eq(nh_sample_on_D(&sys, 1.0, rng, &x), -2);
   nh_system full = test_system("oscillator", NULL);
   cr_expect_eq(nh_invariant_count(&full), 1);
   cr_expect(nh_has_exact_solution(&full));
   cr_expect_eq(nh_sample_on_D(&full, 1.0, rng, &x), 0);
+  cr_expect_eq(nh_system_apply_preset(&full, "ellipse", &x, err, sizeof err), 0, "%s", err);
   gsl_rng_free(rng);
 }
