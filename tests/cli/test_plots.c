@@ -8,7 +8,7 @@
 
 #include "tests/helpers.h"
 
-Test(plots, make_plots_draws_every_study_kind, .timeout = 300) {
+Test(plots, make_plots_draws_every_study_kind, .timeout = 600) {
   static char out[1 << 16];
   const char *cmd = "NHBENCH=" NHBENCH_EXE " sh " NHBENCH_SOURCE_DIR "/tests/cli/test_plots.sh 2>&1";
   int status = test_run_command(cmd, out, sizeof out);
