@@ -33,7 +33,10 @@ int nh_write_onestep(const char *path, const nh_study *st, const nh_onestep_resu
                      const char *command, char *err, size_t errlen);
 int nh_write_work_precision(const char *path, const nh_study *st, const nh_work_precision_result *r,
                             const char *command, char *err, size_t errlen);
-/* The same for a result of any kind: r is the nh_<kind>_result of st->kind (studies/kinds.h). */
+/* The same for a result of any kind: r is the nh_<kind>_result of st->kind (studies/kinds.h), or
+ * of the kind given (nh_write_kind: a kind's group is written from its table alone). */
+int nh_write_kind(const char *path, const nh_study *st, const nh_study_kind_type *kind, const void *r,
+                  const char *command, char *err, size_t errlen);
 int nh_write_study(const char *path, const nh_study *st, const void *r, const char *command, char *err,
                    size_t errlen);
 
@@ -67,8 +70,6 @@ int nh_ensemble_summarize(const nh_study *st, const nh_ensemble_result *r, int m
  * from h[first]; NaN, NaN when there is none. */
 void nh_fit_h_range(const double *h, int nh, int first, int count, double *lo, double *hi);
 
-/* Names of the NH_WP_NORMS error norms of work-precision studies, in column order. */
-extern const char *const nh_wp_norm_names[NH_WP_NORMS];
 
 /* ---- reading ------------------------------------------------------------------------------- */
 /* Every reading function that can fail prints its own message on stderr, naming the program,

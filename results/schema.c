@@ -3,8 +3,6 @@
 
 #include <stddef.h>
 
-const char *const nh_wp_norm_names[NH_WP_NORMS] = {"qv_max", "qv_2", "q_max", "q_2", "v_max", "v_2"};
-
 const char nh_schema_cost_units[] = "steps=1,rhs_evals=1,jacobian_evals=1,linear_solves=1,newton_iterations=1,"
                                     "constraint_evals=1";
 

@@ -397,7 +397,7 @@ static void provenance(nh_writer *w, const char *command) {
   nh_system_format(&st->sys, sys, sizeof sys);
   hid_t f = w->file;
   nh_w_attr_i32(w, f, "schema_version", NH_SCHEMA_VERSION);
-  nh_w_attr_str(w, f, "study", nh_study_kind_name(st->kind));
+  nh_w_attr_str(w, f, "study", w->kind->name);
   nh_w_attr_str(w, f, "system", sys);
   nh_w_attr_i32(w, f, "n", st->sys.n);
   nh_w_attr_i32(w, f, "k", st->sys.k);
@@ -423,6 +423,11 @@ static void close_scales(nh_writer *w) {
 
 int nh_w_file(const char *path, const nh_study *st, nh_w_body body, const void *r, const char *command, char *err,
               size_t errlen) {
+  return nh_w_kind_file(path, st, nh_study_kinds[st->kind], body, r, command, err, errlen);
+}
+
+int nh_w_kind_file(const char *path, const nh_study *st, const nh_study_kind_type *kind, nh_w_body body,
+                   const void *r, const char *command, char *err, size_t errlen) {
   /* The rename below would replace a device or a pipe there (run as root: /dev/null itself). */
   struct stat sb;
   if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
@@ -432,7 +437,7 @@ int nh_w_file(const char *path, const nh_study *st, nh_w_body body, const void *
   char tmp[NH_TEXT_PATH + NH_TEXT_NAME];
   snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  nh_writer w = {.st = st};
+  nh_writer w = {.st = st, .kind = kind};
   /* Created, never followed: whatever is at the temporary's name (a stale file, a planted link)
    * is unlinked, and the file made exclusively (O_CREAT | O_EXCL fails on a link). */
   errno = 0;
@@ -447,8 +452,7 @@ int nh_w_file(const char *path, const nh_study *st, nh_w_body body, const void *
     return -1;
   }
   provenance(&w, command);
-  const char *kind = nh_study_kind_name(st->kind);
-  hid_t g = nh_w_group(&w, w.file, kind, "the study's results (results/README.md)");
+  hid_t g = nh_w_group(&w, w.file, kind->name, "the study's results (results/README.md)");
   body(&w, g, r); /* after a failure (g is -1) every block is a no-op */
   H5Gclose(g);
   close_scales(&w);

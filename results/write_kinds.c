@@ -18,7 +18,7 @@ static void stored_settings(nh_writer *w, hid_t g) {
   const nh_study *st = w->st;
   for (const nh_setting *s = nh_settings; s->name; s++)
     for (const nh_setting_attr *a = s->stored; a && a->attr; a++) {
-      if (!(a->kinds & NH_KIND(st->kind))) continue;
+      if (!nh_setting_stored_by(a, w->kind)) continue;
       const void *field = (const char *)st + a->field;
       switch (a->type) {
       case NH_STORED_I32: nh_w_attr_i32(w, g, a->attr, *(const int *)field); break;
@@ -142,22 +142,13 @@ static void orders_table(nh_writer *w, hid_t g, const nh_convergence_result *r) 
   free(rows);
 }
 
-static void convergence_body(nh_writer *w, hid_t g, const void *vr) {
+static void convergence_derived(nh_writer *w, hid_t g, const void *vr) {
   const nh_convergence_result *r = vr;
-  common_given(w, g, 1);
-  step_sizes(w, g);
-  nh_w_columns(w, g, nh_convergence_columns, r);
   orders_table(w, g, r);
   reference_state(w, g, &r->reference.x, r->reference.kind, "the solution at T the errors are measured against");
   reference_accuracy(w, g, &r->reference);
   run_summary(w, g, r->status, r->residual, r->wall_time);
   fit_floor_rule(w, g);
-  stored_settings(w, g);
-}
-
-int nh_write_convergence(const char *path, const nh_study *st, const nh_convergence_result *r,
-                         const char *command, char *err, size_t errlen) {
-  return nh_w_file(path, st, convergence_body, r, command, err, errlen);
 }
 
 /* ---- ensemble ------------------------------------------------------------------------------ */
@@ -255,48 +246,23 @@ static void ensemble_statistics(nh_writer *w, hid_t g, const nh_ensemble_result 
   }
 }
 
-static void ensemble_body(nh_writer *w, hid_t g, const void *vr) {
+/* The ensemble's own part: dE and the statistics per
+ * sample (from memory or a streamed run's journal), the summary and the parameter grids. */
+static void ensemble_derived(nh_writer *w, hid_t g, const void *vr) {
   const nh_ensemble_result *r = vr;
   const nh_study *st = w->st;
-  if (!st->random_ics && st->nic != st->count)
-    nh_w_fail(w, "%s", "an ensemble of given initial conditions with count != nic");
-  nh_w_common(w, g, st->count, r->q0, r->v0, st->random_ics ? NULL : st->ic_names);
-  step_sizes(w, g);
-  nh_w_dim(w, "sample", st->nsamples);
-  nh_w_columns(w, g, nh_ensemble_columns, r);
   const ensemble_rows rows = {w->st, r};
   nh_w_column_rows(w, g, nh_ensemble_columns, "dE", 1, dE_row, &rows);
   ensemble_statistics(w, g, r);
   ensemble_summary(w, g, r);
   for (int i = 0; i < st->ngrids; i++) grid_group(w, g, &st->grids[i], i);
-  nh_w_observables(w, g, "method,ic", (long long)st->nmethods * st->count, st->nsamples, &r->samples);
-  stored_settings(w, g);
-}
-
-/* One public writer per study kind (results.h), each one line over nh_w_file. */
-int nh_write_ensemble(const char *path, const nh_study *st, const nh_ensemble_result *r, const char *command,
-                      char *err, size_t errlen) {
-  return nh_w_file(path, st, ensemble_body, r, command, err, errlen);
 }
 
 /* ---- trajectory ---------------------------------------------------------------------------- */
 
-static void trajectory_body(nh_writer *w, hid_t g, const void *vr) {
+static void trajectory_derived(nh_writer *w, hid_t g, const void *vr) {
   const nh_trajectory_result *r = vr;
-  const nh_study *st = w->st;
-  common_given(w, g, st->nic);
-  step_sizes(w, g);
-  nh_w_dim(w, "sample", r->nsamples);
-  nh_w_columns(w, g, nh_trajectory_columns, r);
-  long long runs = (long long)st->nmethods * st->nh * st->nic;
-  nh_w_observables(w, g, "method,h,ic", runs, r->nsamples, &r->samples);
   nh_w_attr_str(w, g, "reference", r->reference_kind);
-  stored_settings(w, g);
-}
-
-int nh_write_trajectory(const char *path, const nh_study *st, const nh_trajectory_result *r, const char *command,
-                        char *err, size_t errlen) {
-  return nh_w_file(path, st, trajectory_body, r, command, err, errlen);
 }
 
 /* ---- one-step ------------------------------------------------------------------------------ */
@@ -355,14 +321,9 @@ static void onestep_slopes(nh_writer *w, hid_t g, const nh_onestep_result *r) {
   free(expected), free(h_min), free(h_max);
 }
 
-static void onestep_body(nh_writer *w, hid_t g, const void *vr) {
+static void onestep_derived(nh_writer *w, hid_t g, const void *vr) {
   const nh_onestep_result *r = vr;
   const nh_study *st = w->st;
-  common_given(w, g, st->nic);
-  if (w->failed) return;
-  step_sizes(w, g);
-  nh_w_dim(w, "point", r->npoints);
-  nh_w_columns(w, g, nh_onestep_columns, r);
   int *pic = nh_w_array(w, (size_t)r->npoints, sizeof(int));
   for (int p = 0; pic && p < r->npoints; p++) pic[p] = p / st->npoints; /* points exist only if npoints > 0 */
   nh_w_i32(w, g, "point_ic", "point", pic, "1", "the initial condition (index into ic_names) of each point");
@@ -371,46 +332,103 @@ static void onestep_body(nh_writer *w, hid_t g, const void *vr) {
   onestep_summary(w, g, r);
   nh_w_attr_i32(w, g, "embedding_grid", NH_EMBEDDING_GRID);
   nh_w_attr_str(w, g, "reference", r->reference_kind);
-  stored_settings(w, g);
-}
-
-int nh_write_onestep(const char *path, const nh_study *st, const nh_onestep_result *r, const char *command,
-                     char *err, size_t errlen) {
-  return nh_w_file(path, st, onestep_body, r, command, err, errlen);
 }
 
 /* ---- work-precision ------------------------------------------------------------------------ */
 
-static void work_precision_body(nh_writer *w, hid_t g, const void *vr) {
+static void work_precision_derived(nh_writer *w, hid_t g, const void *vr) {
   const nh_work_precision_result *r = vr;
   const nh_study *st = w->st;
-  common_given(w, g, 1);
-  step_sizes(w, g);
-  nh_w_dim(w, "norm", NH_WP_NORMS);
-  nh_w_dim(w, "repeat", st->repeats);
-  nh_w_scale_strings(w, g, "norms", "norm", nh_wp_norm_names,
-                     "the error norms: (q, v), q or v, each in max-norm and 2-norm");
-  nh_w_columns(w, g, nh_work_precision_columns, r);
   reference_state(w, g, &r->reference.x, r->reference.kind, "the solution at T the errors are measured against");
   reference_accuracy(w, g, &r->reference);
   /* The front used the study norm's (q,v) column, whose index is the norm's value (work_precision.c). */
   nh_w_attr_str(w, g, "pareto_norm", nh_wp_norm_names[st->norm]);
-  stored_settings(w, g);
-}
-
-int nh_write_work_precision(const char *path, const nh_study *st, const nh_work_precision_result *r,
-                            const char *command, char *err, size_t errlen) {
-  return nh_w_file(path, st, work_precision_body, r, command, err, errlen);
 }
 
 /* ---- any kind ------------------------------------------------------------------------------ */
 
-static const nh_w_body kind_bodies[NH_STUDY_KINDS] = {
-    [NH_STUDY_CONVERGENCE] = convergence_body, [NH_STUDY_ENSEMBLE] = ensemble_body,
-    [NH_STUDY_TRAJECTORY] = trajectory_body,   [NH_STUDY_ONESTEP] = onestep_body,
-    [NH_STUDY_WORK_PRECISION] = work_precision_body};
+/* What the writer derives for a kind beyond its table's descriptors (tables, summaries, reference
+ * attributes), by the kind's name; a kind without an entry is written from its table alone. */
+static const struct {
+  const char *kind;
+  nh_w_body part;
+} derived_parts[] = {{"convergence", convergence_derived},
+                     {"ensemble", ensemble_derived},
+                     {"trajectory", trajectory_derived},
+                     {"onestep", onestep_derived},
+                     {"work_precision", work_precision_derived}};
+
+static nh_w_body derived_part(const nh_study_kind_type *k) {
+  for (size_t i = 0; i < sizeof derived_parts / sizeof *derived_parts; i++)
+    if (strcmp(derived_parts[i].kind, k->name) == 0) return derived_parts[i].part;
+  return NULL;
+}
+
+/* The study's initial conditions, [ic][dof], as the kind's table says (nh_kind_ics). */
+static void initial_conditions(nh_writer *w, hid_t g, const nh_study_kind_type *k, const void *r, long long nic) {
+  const nh_study *st = w->st;
+  if (k->ics != NH_KIND_ICS_DRAWN) {
+    common_given(w, g, k->ics == NH_KIND_ICS_FIRST ? 1 : st->nic);
+    return;
+  }
+  if (!st->random_ics && st->nic != nic) nh_w_fail(w, "%s", "given initial conditions with count != nic");
+  const nh_result_column *q0 = nh_column_find(k->columns, "q0"), *v0 = nh_column_find(k->columns, "v0");
+  if (!q0 || !v0) nh_w_fail(w, "%s", "no columns q0 and v0 of drawn initial conditions");
+  if (w->failed) return;
+  nh_w_common(w, g, (int)nic, nh_column_data(q0, r), nh_column_data(v0, r), st->random_ics ? NULL : st->ic_names);
+}
+
+/* Any kind's group, from its table (studies/kinds.h): every dimension its result has, its initial
+ * conditions, the step sizes, its columns, its sampled observables, what the writer derives for
+ * it, and the settings it stores. */
+static void kind_group(nh_writer *w, hid_t g, const void *r) {
+  const nh_study_kind_type *k = w->kind;
+  const nh_study *st = w->st;
+  nh_column_dims d;
+  nh_kind_dims(k, st, r, &d);
+  for (int i = 0; i < d.n; i++) nh_w_dim(w, d.name[i], d.size[i]);
+  initial_conditions(w, g, k, r, nh_column_dim(&d, "ic"));
+  step_sizes(w, g);
+  if (k->labels) nh_w_scale_strings(w, g, k->labels->dataset, k->labels->dim, k->labels->names, k->labels->doc);
+  nh_w_columns(w, g, k->columns, r);
+  if (k->sample_runs) {
+    const nh_result_column runs = {.name = "runs", .dims = k->sample_runs};
+    nh_w_observables(w, g, k->sample_runs, nh_column_count(&runs, &d, 0), (int)nh_column_dim(&d, "sample"),
+                     (const nh_samples *)((const char *)r + k->samples));
+  }
+  const nh_w_body part = derived_part(k);
+  if (part) part(w, g, r);
+  stored_settings(w, g);
+}
+
+int nh_write_kind(const char *path, const nh_study *st, const nh_study_kind_type *kind, const void *r,
+                  const char *command, char *err, size_t errlen) {
+  return nh_w_kind_file(path, st, kind, kind_group, r, command, err, errlen);
+}
 
 int nh_write_study(const char *path, const nh_study *st, const void *r, const char *command, char *err,
                    size_t errlen) {
-  return nh_w_file(path, st, kind_bodies[st->kind], r, command, err, errlen);
+  return nh_write_kind(path, st, nh_study_kinds[st->kind], r, command, err, errlen);
+}
+
+/* One public writer per study kind (results.h), each over its table. */
+int nh_write_convergence(const char *path, const nh_study *st, const nh_convergence_result *r, const char *command,
+                         char *err, size_t errlen) {
+  return nh_write_kind(path, st, &nh_convergence_kind, r, command, err, errlen);
+}
+int nh_write_ensemble(const char *path, const nh_study *st, const nh_ensemble_result *r, const char *command,
+                      char *err, size_t errlen) {
+  return nh_write_kind(path, st, &nh_ensemble_kind, r, command, err, errlen);
+}
+int nh_write_trajectory(const char *path, const nh_study *st, const nh_trajectory_result *r, const char *command,
+                        char *err, size_t errlen) {
+  return nh_write_kind(path, st, &nh_trajectory_kind, r, command, err, errlen);
+}
+int nh_write_onestep(const char *path, const nh_study *st, const nh_onestep_result *r, const char *command,
+                     char *err, size_t errlen) {
+  return nh_write_kind(path, st, &nh_onestep_kind, r, command, err, errlen);
+}
+int nh_write_work_precision(const char *path, const nh_study *st, const nh_work_precision_result *r,
+                            const char *command, char *err, size_t errlen) {
+  return nh_write_kind(path, st, &nh_work_precision_kind, r, command, err, errlen);
 }

@@ -19,6 +19,7 @@ typedef struct {
 typedef struct {
   hid_t file;
   const nh_study *st;
+  const nh_study_kind_type *kind; /* the kind whose group is written (nh_w_kind_file) */
   int ndims;
   nh_wdim dim[NH_W_DIMS];
   int failed;
@@ -96,9 +97,12 @@ void nh_w_common(nh_writer *w, hid_t g, int nic, const double *q0, const double 
 void nh_w_observables(nh_writer *w, hid_t g, const char *run_dims, long long runs, int nsamples,
                       const nh_samples *s);
 
-/* Writes a complete file: provenance on the root, group /<kind>, body(w, group, r). */
+/* Writes a complete file: provenance on the root, group /<kind>, body(w, group, r), the kind st's
+ * (nh_w_file) or the one given (nh_w_kind_file, w->kind). */
 typedef void (*nh_w_body)(nh_writer *w, hid_t group, const void *r);
 int nh_w_file(const char *path, const nh_study *st, nh_w_body body, const void *r, const char *command, char *err,
               size_t errlen);
+int nh_w_kind_file(const char *path, const nh_study *st, const nh_study_kind_type *kind, nh_w_body body,
+                   const void *r, const char *command, char *err, size_t errlen);
 
 #endif

@@ -177,7 +177,7 @@ int nh_run_convergence(const nh_study *st, nh_convergence_result *r, char *err, 
   const size_t cells = (size_t)st->nmethods * (size_t)st->nh;
   memset(r, 0, sizeof *r);
   nh_column_dims dims;
-  nh_column_dims_of_study(st, &dims);
+  nh_kind_dims(&nh_convergence_kind, st, r, &dims);
   if (nh_result_columns_alloc(nh_convergence_columns, st, &dims, r) < 0) { /* the caller frees r */
     snprintf(err, errlen, "%s: out of memory for %zu convergence runs", st->spec_file, cells);
     return -1;
@@ -262,10 +262,13 @@ const nh_study_kind_type nh_convergence_kind = {
     .kind = NH_STUDY_CONVERGENCE,
     .name = "convergence",
     .doc = "error at T against h from one initial condition, and the observed orders",
+    .settings = "h0 halvings fit_points error_floor order_tolerance expected_orders norm",
+    .stores = "initial fit_points order_tolerance norm",
     .result_size = sizeof(nh_convergence_result),
     .columns = nh_convergence_columns,
     .load = load_convergence,
     .load_with_methods = load_expected_orders,
     .run = run_kind,
     .free_result = free_kind,
+    .ics = NH_KIND_ICS_FIRST,
 };

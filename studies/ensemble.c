@@ -266,14 +266,19 @@ const nh_result_column nh_ensemble_columns[] = {
 #undef ROWS
 #undef PER_SAMPLE
 
+/* The kind's own dimension: sample, every sample_every steps of the one h. */
+static void own_dims(const nh_study *st, const void *r, nh_column_dims *d) {
+  (void)r;
+  nh_column_dims_set(d, "sample", st->nsamples);
+}
+
 int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t errlen) {
   const int nm = st->nmethods, nic = st->count, ns = st->nsamples;
   const size_t traj = (size_t)nm * (size_t)nic;
   const int stream = streams_rows(st);
   memset(r, 0, sizeof *r);
   nh_column_dims dims;
-  nh_column_dims_of_study(st, &dims);
-  nh_column_dims_set(&dims, "sample", ns);
+  nh_kind_dims(&nh_ensemble_kind, st, r, &dims);
   const int columns = nh_result_columns_alloc(nh_ensemble_columns, st, &dims, r);
   journal jr = {st, r, calloc(traj, sizeof(nh_cost)), calloc(traj, sizeof(double)), calloc(traj, 1), 0};
   double *rows = malloc(sizeof(double) * (size_t)nic * (size_t)ns);
@@ -369,9 +374,15 @@ const nh_study_kind_type nh_ensemble_kind = {
     .kind = NH_STUDY_ENSEMBLE,
     .name = "ensemble",
     .doc = "many initial conditions: the energy error E(t) - E0, its drift and its statistics across them",
+    .settings = "observables sample_every divergence ensemble",
+    .stores = "grids sample_every divergence count random_ics energy seed",
     .result_size = sizeof(nh_ensemble_result),
     .columns = nh_ensemble_columns,
     .load = load_ensemble,
     .run = run_kind,
     .free_result = free_kind,
+    .ics = NH_KIND_ICS_DRAWN,
+    .own_dims = own_dims,
+    .sample_runs = "method,ic",
+    .samples = offsetof(nh_ensemble_result, samples),
 };

@@ -530,6 +530,12 @@ const nh_result_column nh_onestep_columns[] = {
 #undef CELL
 #undef TASK
 
+/* The kind's own dimension: point, every start point of every initial condition. */
+static void own_dims(const nh_study *st, const void *r, nh_column_dims *d) {
+  (void)st;
+  nh_column_dims_set(d, "point", ((const nh_onestep_result *)r)->npoints);
+}
+
 int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t errlen) {
   const nh_system *sys = &st->sys;
   const int n = sys->n, nm = st->nmethods, nh = st->nh;
@@ -543,8 +549,7 @@ int nh_run_onestep(const nh_study *st, nh_onestep_result *r, char *err, size_t e
   const int np = r->npoints;
   const size_t cells = (size_t)nm * nh * np;
   nh_column_dims dims;
-  nh_column_dims_of_study(st, &dims);
-  nh_column_dims_set(&dims, "point", np);
+  nh_kind_dims(&nh_onestep_kind, st, r, &dims);
   if (nh_result_columns_alloc(nh_onestep_columns, st, &dims, r) < 0) {
     snprintf(err, errlen, "%s: out of memory for %zu one-step tasks", st->spec_file, cells);
     return -1;
@@ -696,9 +701,13 @@ const nh_study_kind_type nh_onestep_kind = {
     .kind = NH_STUDY_ONESTEP,
     .name = "onestep",
     .doc = "one step from exact points: local error, adjoint and reversal defects, cond(J), action error",
+    .settings = "h0 halvings fit_points error_floor norm ensemble points",
+    .stores = "reference_tol norm npoints",
     .result_size = sizeof(nh_onestep_result),
     .columns = nh_onestep_columns,
     .load = load_onestep,
     .run = run_kind,
     .free_result = free_kind,
+    .ics = NH_KIND_ICS_GIVEN,
+    .own_dims = own_dims,
 };

@@ -130,6 +130,8 @@ typedef struct {
 
 /* Work-precision study: [method][h]; the error at T in several norms from one run. */
 #define NH_WP_NORMS 6 /* (q,v) max, (q,v) 2, q max, q 2, v max, v 2 */
+/* Their names, in column order (the coordinate of dimension norm). */
+extern const char *const nh_wp_norm_names[NH_WP_NORMS];
 typedef struct {
   double *err;          /* [method][h][NH_WP_NORMS] */
   nh_cost *cost;        /* counted work of one run */

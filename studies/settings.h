@@ -1,19 +1,16 @@
 /* A spec's top-level settings as descriptors (issue 48 item 3): one table (studies/settings.c)
- * says for each setting the study kinds that read it, its type, its default and range where it
- * has numeric ones, and what it means. The spec loader refuses a setting its kind does not read
+ * says for each setting its type, its default and range where it has numeric ones, what it means
+ * and how a results file keeps it; which kinds take it, and which keep it, their tables say
+ * (studies/kinds.h, settings and stores), or the setting says every kind takes it. The spec loader refuses a setting its kind does not read
  * from it and takes the numeric defaults and ranges from it; `nhbench list settings` prints it;
  * a test holds README's settings tables to it. */
 #ifndef NH_STUDIES_SETTINGS_H
 #define NH_STUDIES_SETTINGS_H
 
-#include "studies/spec.h"
-
-/* The kinds' bits of nh_setting.kinds. */
-#define NH_KIND(k) (1u << (k))
-#define NH_ALL_KINDS ((1u << NH_STUDY_KINDS) - 1)
+#include "studies/kinds.h"
 
 /* How a setting's value is kept in a results file: an attribute of the study group, read from a
- * field of nh_study (results/write_kinds.c writes every one the kind stores). */
+ * field of nh_study (results/write_kinds.c writes every one the kind's table lists in stores). */
 typedef enum {
   NH_STORED_I32,  /* int */
   NH_STORED_I64,  /* uint64_t, at most 2^63 - 1 (the seed: the loader checks) */
@@ -23,14 +20,13 @@ typedef enum {
 } nh_stored_type;
 typedef struct {
   const char *attr; /* the attribute's name; NULL ends a list */
-  unsigned kinds;   /* the kinds whose files store it (the others keep it otherwise or not at all) */
   nh_stored_type type;
   size_t field; /* offsetof(nh_study, ...) */
 } nh_setting_attr;
 
 typedef struct {
   const char *name;
-  unsigned kinds;       /* NH_KIND(NH_STUDY_...) | ...: the kinds whose specs take it */
+  int every_kind;       /* 1: a spec of any kind takes it; 0: of the kinds whose tables list it */
   const char *type;     /* in words: "real", "whole number", "text", "list of reals", ... */
   /* def: a numeric setting's default (NAN: none, or required); min, max: a whole number's range
    * (NAN for the others, whose bounds the loader checks and help states). */
@@ -44,7 +40,9 @@ typedef struct {
 extern const nh_setting nh_settings[];
 /* The setting called name, or NULL. */
 const nh_setting *nh_setting_named(const char *name);
-/* Whether a spec of the kind takes the setting. */
-int nh_setting_of_kind(const nh_setting *s, nh_study_kind kind);
+/* Whether a spec of the kind takes the setting (every_kind, or listed in the kind's settings). */
+int nh_setting_of_kind(const nh_setting *s, const nh_study_kind_type *kind);
+/* Whether the kind's files keep the attribute (listed in the kind's stores). */
+int nh_setting_stored_by(const nh_setting_attr *a, const nh_study_kind_type *kind);
 
 #endif

@@ -167,7 +167,7 @@ static int check_kind_settings(const nh_spec_ctx *c, const config_setting_t *roo
   const char *known[64];
   int n = 0;
   for (const nh_setting *d = nh_settings; d->name && n < 63; d++)
-    if (nh_setting_of_kind(d, kind)) known[n++] = d->name;
+    if (nh_setting_of_kind(d, nh_study_kinds[kind])) known[n++] = d->name;
   known[n] = NULL;
   return nh_spec_members(c, root, known);
 }

@@ -41,11 +41,16 @@ const nh_result_column nh_trajectory_columns[] = {
 /* The samples of a run with step size h[hi]: T / (h K) + 1, t = 0 included. */
 static int samples_of(const nh_study *st, int hi) { return (int)(lround(st->T / st->h[hi]) / st->sample_every) + 1; }
 
+/* The kind's own dimension: sample, the most samples of any h. */
+static void own_dims(const nh_study *st, const void *r, nh_column_dims *d) {
+  (void)st;
+  nh_column_dims_set(d, "sample", ((const nh_trajectory_result *)r)->nsamples);
+}
+
 static int allocate(const nh_study *st, nh_trajectory_result *r, size_t runs, nh_column_dims *dims) {
   for (int hi = 0; hi < st->nh; hi++)
     if (samples_of(st, hi) > r->nsamples) r->nsamples = samples_of(st, hi);
-  nh_column_dims_of_study(st, dims);
-  nh_column_dims_set(dims, "sample", r->nsamples);
+  nh_kind_dims(&nh_trajectory_kind, st, r, dims);
   if (nh_result_columns_alloc(nh_trajectory_columns, st, dims, r) < 0) return -1;
   for (int hi = 0; hi < st->nh; hi++) r->nsamples_h[hi] = samples_of(st, hi);
   return nh_samples_init(&r->samples, st, runs, r->nsamples);
@@ -188,9 +193,15 @@ const nh_study_kind_type nh_trajectory_kind = {
     .kind = NH_STUDY_TRAJECTORY,
     .name = "trajectory",
     .doc = "fixed initial conditions, every method and h: observables as time series",
+    .settings = "h0 halvings observables sample_every divergence round_trip",
+    .stores = "reference_tol sample_every divergence",
     .result_size = sizeof(nh_trajectory_result),
     .columns = nh_trajectory_columns,
     .load = load_trajectory,
     .run = run_kind,
     .free_result = free_kind,
+    .ics = NH_KIND_ICS_GIVEN,
+    .own_dims = own_dims,
+    .sample_runs = "method,h,ic",
+    .samples = offsetof(nh_trajectory_result, samples),
 };

@@ -147,7 +147,7 @@ int nh_run_work_precision(const nh_study *st, nh_work_precision_result *r, char 
     return -1;
   }
   nh_column_dims dims;
-  nh_column_dims_of_study(st, &dims);
+  nh_kind_dims(&nh_work_precision_kind, st, r, &dims);
   const int columns = nh_result_columns_alloc(nh_work_precision_columns, st, &dims, r);
   double *front_err = calloc(cells, sizeof(double));
   int *ok = calloc(cells, sizeof(int));
@@ -218,15 +218,23 @@ static int load_work_precision(const nh_spec_ctx *c, const config_setting_t *roo
   return nh_spec_reference_tol(c, root, st);
 }
 
+const char *const nh_wp_norm_names[NH_WP_NORMS] = {"qv_max", "qv_2", "q_max", "q_2", "v_max", "v_2"};
+static const nh_kind_labels norm_labels = {"norms", "norm", nh_wp_norm_names,
+                                           "the error norms: (q, v), q or v, each in max-norm and 2-norm"};
+
 /* The kind's table (studies/kinds.h). */
 NH_STUDY_KIND_ENTRIES(work_precision)
 const nh_study_kind_type nh_work_precision_kind = {
     .kind = NH_STUDY_WORK_PRECISION,
     .name = "work_precision",
     .doc = "error at T against counted work and wall time, and the Pareto fronts",
+    .settings = "h0 halvings norm repeats time_limit",
+    .stores = "initial norm repeats time_limit",
     .result_size = sizeof(nh_work_precision_result),
     .columns = nh_work_precision_columns,
     .load = load_work_precision,
     .run = run_kind,
     .free_result = free_kind,
+    .ics = NH_KIND_ICS_FIRST,
+    .labels = &norm_labels,
 };

@@ -205,7 +205,7 @@ static int list_settings(const char *kind_name) {
   printf("settings of %s%s (README.md, \"Study specs\"):\n", kind ? kind->name : "every study kind",
          kind ? " studies" : "");
   for (const nh_setting *s = nh_settings; s->name; s++) {
-    if (kind && !nh_setting_of_kind(s, kind->kind)) continue;
+    if (kind && !nh_setting_of_kind(s, kind)) continue;
     char def[NH_TEXT_NUMBER] = "", lo[NH_TEXT_NUMBER], hi[NH_TEXT_NUMBER];
     if (!isnan(s->def)) nh_format_double(def, sizeof def, s->def);
     printf("  %-16s %s", s->name, s->type);
@@ -217,7 +217,7 @@ static int list_settings(const char *kind_name) {
     if (!kind) {
       printf("; in");
       for (int k = 0; k < NH_STUDY_KINDS; k++)
-        if (nh_setting_of_kind(s, (nh_study_kind)k)) printf(" %s", nh_study_kinds[k]->name);
+        if (nh_setting_of_kind(s, nh_study_kinds[k])) printf(" %s", nh_study_kinds[k]->name);
     }
     printf("\n    %s\n", s->help);
   }

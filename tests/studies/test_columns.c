@@ -267,7 +267,7 @@ static void expect_stored(nh_study_kind kind, const char *spec, const char *set,
   cr_assert_eq(nh_h5_open(&f, "test", path), 0);
   int declared = 0, found = 0;
   for (const nh_setting *s = nh_settings; s->name; s++)
-    for (const nh_setting_attr *a = s->stored; a && a->attr; a++) declared += (a->kinds & NH_KIND(kind)) != 0;
+    for (const nh_setting_attr *a = s->stored; a && a->attr; a++) declared += nh_setting_stored_by(a, nh_study_kinds[kind]);
   for (const stored_value *v = want; v->attr; v++, found++) {
     char got[64] = "?";
     double x;
