@@ -367,8 +367,8 @@ static nh_w_body derived_part(const nh_study_kind_type *k) {
 /* The study's initial conditions, [ic][dof], as the kind's table says (nh_kind_ics). */
 static void initial_conditions(nh_writer *w, hid_t g, const nh_study_kind_type *k, const void *r, long long nic) {
   const nh_study *st = w->st;
-  if (k->ics != NH_KIND_ICS_DRAWN) {
-    common_given(w, g, k->ics == NH_KIND_ICS_FIRST ? 1 : st->nic);
+  if (k->file.ics != NH_KIND_ICS_DRAWN) {
+    common_given(w, g, k->file.ics == NH_KIND_ICS_FIRST ? 1 : st->nic);
     return;
   }
   if (!st->random_ics && st->nic != nic) nh_w_fail(w, "%s", "given initial conditions with count != nic");
@@ -389,12 +389,13 @@ static void kind_group(nh_writer *w, hid_t g, const void *r) {
   for (int i = 0; i < d.n; i++) nh_w_dim(w, d.name[i], d.size[i]);
   initial_conditions(w, g, k, r, nh_column_dim(&d, "ic"));
   step_sizes(w, g);
-  if (k->labels) nh_w_scale_strings(w, g, k->labels->dataset, k->labels->dim, k->labels->names, k->labels->doc);
+  const nh_kind_labels *labels = k->file.labels;
+  if (labels) nh_w_scale_strings(w, g, labels->dataset, labels->dim, labels->names, labels->doc);
   nh_w_columns(w, g, k->columns, r);
-  if (k->sample_runs) {
-    const nh_result_column runs = {.name = "runs", .dims = k->sample_runs};
-    nh_w_observables(w, g, k->sample_runs, nh_column_count(&runs, &d, 0), (int)nh_column_dim(&d, "sample"),
-                     (const nh_samples *)((const char *)r + k->samples));
+  if (k->file.sample_runs) {
+    const nh_result_column runs = {.name = "runs", .dims = k->file.sample_runs};
+    nh_w_observables(w, g, k->file.sample_runs, nh_column_count(&runs, &d, 0), (int)nh_column_dim(&d, "sample"),
+                     (const nh_samples *)((const char *)r + k->file.samples));
   }
   const nh_w_body part = derived_part(k);
   if (part) part(w, g, r);

@@ -270,5 +270,5 @@ const nh_study_kind_type nh_convergence_kind = {
     .load_with_methods = load_expected_orders,
     .run = run_kind,
     .free_result = free_kind,
-    .ics = NH_KIND_ICS_FIRST,
+    .file = {NH_KIND_ICS_FIRST, NULL, NULL, NULL, 0},
 };

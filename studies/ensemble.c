@@ -381,8 +381,5 @@ const nh_study_kind_type nh_ensemble_kind = {
     .load = load_ensemble,
     .run = run_kind,
     .free_result = free_kind,
-    .ics = NH_KIND_ICS_DRAWN,
-    .own_dims = own_dims,
-    .sample_runs = "method,ic",
-    .samples = offsetof(nh_ensemble_result, samples),
+    .file = {NH_KIND_ICS_DRAWN, NULL, own_dims, "method,ic", offsetof(nh_ensemble_result, samples)},
 };

@@ -13,7 +13,7 @@ const nh_study_kind_type *const nh_study_kinds[NH_STUDY_KINDS] = {
 
 void nh_kind_dims(const nh_study_kind_type *k, const nh_study *st, const void *r, nh_column_dims *d) {
   nh_column_dims_of_study(st, d);
-  if (k->own_dims) k->own_dims(st, r, d);
+  if (k->file.own_dims) k->file.own_dims(st, r, d);
 }
 
 const char *nh_study_kind_name(nh_study_kind kind) { return nh_study_kinds[kind]->name; }

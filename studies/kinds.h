@@ -30,6 +30,20 @@ typedef struct {
   const char *doc;
 } nh_kind_labels;
 
+/* What a kind's results file holds besides its columns (results/write_kinds.c writes any kind's
+ * group from its table): its initial conditions, as ics says; the sizes of the kind's own
+ * dimensions of result r ("sample", "point": set into d, the sizes its runner allocated with; NULL:
+ * none of its own), and the names along one (labels; NULL: none); and the observables sampled along
+ * its runs, over the run dimensions sample_runs ("method,h,ic"; NULL: none), the result's nh_samples
+ * at offset samples. */
+typedef struct {
+  nh_kind_ics ics;
+  const nh_kind_labels *labels;
+  void (*own_dims)(const nh_study *st, const void *r, nh_column_dims *d);
+  const char *sample_runs;
+  size_t samples;
+} nh_kind_file;
+
 typedef struct nh_study_kind_type {
   nh_study_kind kind;
   const char *name;               /* the spec's study = "..." and the results file's group */
@@ -49,16 +63,7 @@ typedef struct nh_study_kind_type {
    * freed with free_result (which zeroes it). */
   int (*run)(const nh_study *st, void *r, char *err, size_t errlen);
   void (*free_result)(void *r);
-  /* What the results file holds besides the columns (results/write_kinds.c writes any kind's group
-   * from these): its initial conditions, as ics says; the sizes of the kind's own dimensions of
-   * result r ("sample", "point": set into d, the sizes its runner allocated with; NULL: none of its
-   * own), and the names along one (labels); and the observables sampled along its runs, over the run dimensions sample_runs
-   * ("method,h,ic"; NULL: none), the result's nh_samples at offset samples. */
-  nh_kind_ics ics;
-  const nh_kind_labels *labels; /* NULL: none */
-  void (*own_dims)(const nh_study *st, const void *r, nh_column_dims *d);
-  const char *sample_runs;
-  size_t samples;
+  nh_kind_file file;
 } nh_study_kind_type;
 
 /* In a kind's file, before its table: run_kind and free_kind, the table's untyped entries, over

@@ -708,6 +708,5 @@ const nh_study_kind_type nh_onestep_kind = {
     .load = load_onestep,
     .run = run_kind,
     .free_result = free_kind,
-    .ics = NH_KIND_ICS_GIVEN,
-    .own_dims = own_dims,
+    .file = {NH_KIND_ICS_GIVEN, NULL, own_dims, NULL, 0},
 };

@@ -200,8 +200,5 @@ const nh_study_kind_type nh_trajectory_kind = {
     .load = load_trajectory,
     .run = run_kind,
     .free_result = free_kind,
-    .ics = NH_KIND_ICS_GIVEN,
-    .own_dims = own_dims,
-    .sample_runs = "method,h,ic",
-    .samples = offsetof(nh_trajectory_result, samples),
+    .file = {NH_KIND_ICS_GIVEN, NULL, own_dims, "method,h,ic", offsetof(nh_trajectory_result, samples)},
 };

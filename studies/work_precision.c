@@ -235,6 +235,5 @@ const nh_study_kind_type nh_work_precision_kind = {
     .load = load_work_precision,
     .run = run_kind,
     .free_result = free_kind,
-    .ics = NH_KIND_ICS_FIRST,
-    .labels = &norm_labels,
+    .file = {NH_KIND_ICS_FIRST, &norm_labels, NULL, NULL, 0},
 };

@@ -669,16 +669,37 @@ static int t_series(nh_h5 *f, const opts *o) {
 
 /* ---- onestep ------------------------------------------------------------------------------- */
 
-/* Like every table here (t_variance, ...), a chain of reads that stops at the first failure, then
- * one block per method: the likeness is the house form, the datasets differ. */
+/* A dataset a table reads whole: into *f64 as doubles, or into *i32 as ints (the other NULL). */
+typedef struct {
+  const char *name, *dims;
+  double **f64;
+  int **i32;
+} wanted;
+
+/* Reads the n datasets wanted in turn, stopping at the first that fails (its reader says why): 1 if
+ * every one was read. The pointers start NULL, and the caller frees them with free_wanted either way. */
+static int read_wanted(nh_h5 *f, const wanted *w, int n) {
+  for (int i = 0; i < n; i++)
+    if (w[i].f64 ? !(*w[i].f64 = nh_h5_doubles(f, w[i].name, w[i].dims, NULL))
+                 : !(*w[i].i32 = nh_h5_ints(f, w[i].name, w[i].dims, NULL)))
+      return 0;
+  return 1;
+}
+
+static void free_wanted(const wanted *w, int n) {
+  for (int i = 0; i < n; i++) free(w[i].f64 ? (void *)*w[i].f64 : (void *)*w[i].i32);
+}
+#define NWANTED(w) (int)(sizeof w / sizeof *w)
+
 static int t_local_error(nh_h5 *f, const opts *o) {
-  int *list = NULL, n = method_list(f, o->methods, &list), rc = 2;
-  double *h = n ? nh_h5_doubles(f, "h", "h", NULL) : NULL;
-  double *le = h ? nh_h5_doubles(f, "max_local_err", "method,h", NULL) : NULL;
-  double *ae = le ? nh_h5_doubles(f, "max_action_err", "method,h", NULL) : NULL;
-  double *slope = ae ? nh_h5_doubles(f, "slope", "method", NULL) : NULL;
-  int *expected = slope ? nh_h5_ints(f, "slope_expected", "method", NULL) : NULL;
-  if (expected) {
+  int *list = NULL, n = method_list(f, o->methods, &list), rc = 2, *expected = NULL;
+  double *h = NULL, *le = NULL, *ae = NULL, *slope = NULL;
+  const wanted w[] = {{"h", "h", &h, NULL},
+                      {"max_local_err", "method,h", &le, NULL},
+                      {"max_action_err", "method,h", &ae, NULL},
+                      {"slope", "method", &slope, NULL},
+                      {"slope_expected", "method", NULL, &expected}};
+  if (n && read_wanted(f, w, NWANTED(w))) {
     const long long nh = nh_h5_dim(f, "h");
     printf("# h max_local_err max_action_err\n");
     for (int k = 0; k < n; k++) {
@@ -694,7 +715,8 @@ static int t_local_error(nh_h5 *f, const opts *o) {
     }
     rc = 0;
   }
-  free(list), free(h), free(le), free(ae), free(slope), free(expected);
+  free(list);
+  free_wanted(w, NWANTED(w));
   return rc;
 }
 
@@ -736,14 +758,16 @@ static int norm_index(nh_h5 *f, const opts *o) {
 
 static int t_work_precision(nh_h5 *f, const opts *o) {
   int *list = NULL, n = method_list(f, o->methods, &list), k = n ? norm_index(f, o) : -1, rc = 2;
-  double *h = k < 0 ? NULL : nh_h5_doubles(f, "h", "h", NULL);
-  double *err = h ? nh_h5_doubles(f, "err", "method,h,norm", NULL) : NULL;
-  double *work = err ? nh_h5_doubles(f, "work", "method,h", NULL) : NULL;
-  double *wall = work ? nh_h5_doubles(f, "wall_time", "method,h", NULL) : NULL;
-  int *pw = wall ? nh_h5_ints(f, "pareto_work", "method,h", NULL) : NULL;
-  int *pt = pw ? nh_h5_ints(f, "pareto_time", "method,h", NULL) : NULL;
-  int *status = pt ? nh_h5_ints(f, "status", "method,h", NULL) : NULL;
-  if (status) {
+  double *h = NULL, *err = NULL, *work = NULL, *wall = NULL;
+  int *pw = NULL, *pt = NULL, *status = NULL;
+  const wanted w[] = {{"h", "h", &h, NULL},
+                      {"err", "method,h,norm", &err, NULL},
+                      {"work", "method,h", &work, NULL},
+                      {"wall_time", "method,h", &wall, NULL},
+                      {"pareto_work", "method,h", NULL, &pw},
+                      {"pareto_time", "method,h", NULL, &pt},
+                      {"status", "method,h", NULL, &status}};
+  if (k >= 0 && read_wanted(f, w, NWANTED(w))) {
     const long long nh = nh_h5_dim(f, "h");
     printf("# h work wall_time err pareto_work pareto_time status (err: %s)\n", nh_wp_norm_names[k]);
     for (int j = 0; j < n; j++) {
@@ -758,7 +782,8 @@ static int t_work_precision(nh_h5 *f, const opts *o) {
     }
     rc = 0;
   }
-  free(list), free(h), free(err), free(work), free(wall), free(pw), free(pt), free(status);
+  free(list);
+  free_wanted(w, NWANTED(w));
   return rc;
 }
 

@@ -65,9 +65,7 @@ static const nh_study_kind_type tally_kind = {
     .columns = tally_columns,
     .run = run_tally,
     .free_result = free_tally,
-    .ics = NH_KIND_ICS_GIVEN,
-    .labels = &parts,
-    .own_dims = own_dims,
+    .file = {.ics = NH_KIND_ICS_GIVEN, .labels = &parts, .own_dims = own_dims},
 };
 
 /* Attribute name of object obj as text ("" if it is not there or not text). */
