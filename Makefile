@@ -23,7 +23,7 @@ ifeq ($(FULL),1)
 CHAOTIC_SET = --set ensemble.count=100 --set T=10000 --set sample_every=25
 endif
 
-.PHONY: all deps build test test-mpi test-mpi-build test-nosundials asan coverage fuzz fuzz-seeds study-chaotic studies examples plots paper paper-report bench clean
+.PHONY: all deps build test test-mpi test-mpi-build test-nosundials asan coverage fuzz fuzz-seeds study-chaotic studies examples plots paper paper-report bench readme-settings clean
 
 all: build
 
@@ -184,6 +184,16 @@ paper-report: build
 
 bench: build
 	@$(BUILD)/nhbench_bench
+
+# README.md's table of every spec setting, written again from the settings table and the kinds'
+# tables (nhbench list settings --markdown) between its markers; tests/contracts/test_settings.c
+# fails while the two differ.
+readme-settings: build
+	@$(NHBENCH) list settings --markdown > README.md.settings
+	@awk -v f=README.md.settings '/^<!-- end of nhbench list settings/ {skip = 0} !skip {print} \
+	  /^<!-- nhbench list settings --markdown/ {while ((getline l < f) > 0) print l; skip = 1}' README.md > README.md.new
+	@mv README.md.new README.md && rm -f README.md.settings
+	@echo "README.md: the settings table written from nhbench list settings --markdown"
 
 clean:
 	rm -rf build build-nosundials build-asan build-coverage build-fuzz build-mpi build-sundials

@@ -2,6 +2,7 @@
  * the one selection that `nhbench export FILE dataset` and the claims checker share. The dataset's
  * `dimensions` attribute names its axes; selectors fix some, the rest stay free. */
 #include <hdf5.h>
+#include <hdf5_hl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,8 +71,39 @@ static double *coordinates(nh_h5 *f, const char *dim, long long n, long long hse
   return c;
 }
 
-/* The index selector s picks in dimension dim (size n), or -1 with the reason. */
-static long long pick(slicer *r, const nh_h5_select *s, const char *dim, long long n, long long hsel) {
+/* Visits the first dimension scale of a dimension: keeps (a reference to) it and stops. */
+static herr_t keep_scale(hid_t did, unsigned dim, hid_t dsid, void *out) {
+  (void)did, (void)dim;
+  *(hid_t *)out = dsid;
+  return H5Iinc_ref(dsid) < 0 ? -1 : 1;
+}
+
+/* The index of text among the names along dimension d (dim) of the dataset: the strings of its
+ * dimension scale (norms for norm, state_labels for state, ...); -1 if there is none, or it holds
+ * no strings, or none is text. */
+static long long scale_name_index(slicer *r, int d, const char *dim, const char *text) {
+  hid_t ds = H5Dopen2(r->f->group, r->name, H5P_DEFAULT), scale = H5I_INVALID_HID;
+  if (ds < 0) return -1;
+  const int found = H5DSiterate_scales(ds, (unsigned)d, NULL, keep_scale, &scale) == 1;
+  H5Dclose(ds);
+  if (!found) return -1;
+  char path[NH_TEXT_NAME] = "";
+  hid_t type = H5Dget_type(scale);
+  const int strings = H5Tget_class(type) == H5T_STRING;
+  H5Tclose(type);
+  const ssize_t len = H5Iget_name(scale, path, sizeof path);
+  H5Dclose(scale);
+  const char *base = strrchr(path, '/'); /* the scales of a study group's datasets are in that group */
+  if (!strings || len <= 0 || (size_t)len >= sizeof path || !base) return -1;
+  int count = 0;
+  char **names = nh_h5_strings(r->f, base + 1, dim, &count);
+  const long long idx = names ? nh_h5_name_index(names, count, text) : -1;
+  nh_h5_free_strings(names, count);
+  return idx;
+}
+
+/* The index selector s picks in dimension d (dim, size n), or -1 with the reason. */
+static long long pick(slicer *r, const nh_h5_select *s, int d, const char *dim, long long n, long long hsel) {
   long long idx = -1;
   if (strcmp(dim, "method") == 0 && s->by_name) {
     idx = nh_h5_method_index(r->f, s->name);
@@ -94,9 +126,12 @@ static long long pick(slicer *r, const nh_h5_select *s, const char *dim, long lo
                  : n > 1 ? 0.5 * fabs(c[1] - c[0]) + 1e-12 * fabs(s->value) : INFINITY;
     free(c);
     if (!(best <= tol)) return fail(r, "no %s = %.10g in the file", strcmp(dim, "h") == 0 ? "h" : "sample at t", s->value);
+  } else if (s->by_name) {
+    if ((idx = scale_name_index(r, d, dim, s->name)) < 0)
+      return fail(r, "dimension %s has no name '%s' (it takes an index, or a name of its coordinate)", dim, s->name);
   } else {
     idx = (long long)s->value;
-    if (s->by_name || idx != s->value) return fail(r, "dimension %s takes an index, not '%s'", dim, s->name);
+    if (idx != s->value) return fail(r, "dimension %s takes an index, not %g", dim, s->value);
   }
   if (idx < 0 || idx >= n) return fail(r, "index out of range in dimension %s", dim);
   return idx;
@@ -187,7 +222,7 @@ static int fix_indices(slicer *r, nh_h5_slice *s, const nh_h5_select *sel, int n
   for (int d = 0; d < s->rank; d++) {
     const nh_h5_select *h = selector(sel, nsel, "h");
     if (strcmp(s->dims[d], "h") != 0) continue;
-    if (h && (index[d] = *hsel = pick(r, h, "h", s->shape[d], -1)) < 0) return -1;
+    if (h && (index[d] = *hsel = pick(r, h, d, "h", s->shape[d], -1)) < 0) return -1;
     if (!h && s->shape[d] == 1) *hsel = 0; /* one step size: its times */
   }
   for (int d = 0; d < s->rank; d++) {
@@ -195,7 +230,7 @@ static int fix_indices(slicer *r, nh_h5_slice *s, const nh_h5_select *sel, int n
     const nh_h5_select *at = selector(sel, nsel, sample && selector(sel, nsel, "t") ? "t" : s->dims[d]);
     if (strcmp(s->dims[d], "h") == 0 && at) continue;
     if (at) {
-      if ((index[d] = pick(r, at, s->dims[d], s->shape[d], *hsel)) < 0) return -1;
+      if ((index[d] = pick(r, at, d, s->dims[d], s->shape[d], *hsel)) < 0) return -1;
     } else {
       index[d] = 0;
       if (s->shape[d] != 1) s->free_dim[s->nfree++] = d;

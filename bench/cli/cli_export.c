@@ -31,13 +31,15 @@ static const char usage[] =
     "  steps                   index h, one step size a line (an ensemble: its one h)\n"
     "  ics                     index q[0] ... v[n-1] name: the initial conditions (--ic K is line K),\n"
     "                          the name last (it may hold a blank: \"random 3\")\n"
-    "  dataset NAME [--at DIM=VALUE]... [--field FIELD]\n"
+    "  dataset NAME[,NAME...] [--at DIM=VALUE]... [--field FIELD]\n"
     "                          any dataset of the study group (nhbench info FILE lists them; a path\n"
     "                          such as summary/ok) with dimensions fixed by --at (DIM=VALUE: a method\n"
     "                          by index or name, h and t by value, an ic or a component by index or\n"
     "                          name, any other dimension by index); a row per value: the coordinates\n"
     "                          of the free dimensions (h, t by value, the others by index), then the\n"
     "                          value; with two or more free dimensions a block per index of the first.\n"
+    "                          Several NAMEs: a column each, side by side; each takes the --at of its\n"
+    "                          own dimensions, and their free dimensions must be the same.\n"
     "                          FIELD: the counter of a cost record (steps, rhs_evals, jacobian_evals,\n"
     "                          linear_solves, newton_iterations, constraint_evals)\n"
     "convergence studies:\n"
@@ -276,8 +278,8 @@ static int t_ics(nh_h5 *f, const opts *o NH_UNUSED) {
 
 /* ---- any dataset, by dimension names (results.h, nh_h5_slice_read) ------------------------- */
 
-/* The header: what the dataset is, then the columns (the free dimensions, then its name). 0, or
- * -1 (said) if an attribute it has cannot be read. */
+/* The header line of one dataset: what it is. 0, or -1 (said) if an attribute it has cannot be
+ * read. */
 static int dataset_header(nh_h5 *f, const char *name, const nh_h5_slice *s) {
   const int has_desc = nh_h5_has_attr(f, name, "description"), has_units = nh_h5_has_attr(f, name, "units");
   char *desc = has_desc ? nh_h5_attr_string(f, name, "description") : NULL;
@@ -285,37 +287,108 @@ static int dataset_header(nh_h5 *f, const char *name, const nh_h5_slice *s) {
   if ((has_desc && !desc) || (has_units && !units)) return free(desc), free(units), -1;
   printf("# %s [", name);
   for (int d = 0; d < s->rank; d++) printf("%s%s", d ? "," : "", s->dims[d]);
-  printf("], units %s: %s\n#", units ? units : "?", desc ? desc : "");
+  printf("], units %s: %s\n", units ? units : "?", desc ? desc : "");
   free(desc), free(units);
-  for (int k = 0; k < s->nfree; k++) printf(" %s", s->coord_name[k]);
-  printf(" %s\n", name);
   return 0;
 }
 
-static int t_dataset(nh_h5 *f, const opts *o) {
-  char why[NH_TEXT_MESSAGE];
-  nh_h5_slice s;
-  if (nh_h5_slice_read(f, o->name, o->field, o->at, o->nat, &s, why, sizeof why) < 0) {
-    fprintf(stderr, "%s: %s\n", prog, why);
-    return 2;
+/* Whether dataset name has dimension dim (its dimensions attribute; 1 if it cannot be read, so
+ * that the slice says what is wrong with it). */
+static int has_dim(nh_h5 *f, const char *name, const char *dim) {
+  char *dims = nh_h5_has_attr(f, name, "dimensions") ? nh_h5_attr_string(f, name, "dimensions") : NULL;
+  int found = !dims;
+  for (const char *p = dims; p && *p && !found; p += strcspn(p, ","), p += *p == ',') {
+    const size_t len = strcspn(p, ",");
+    found = len == strlen(dim) && strncmp(p, dim, len) == 0;
   }
-  if (dataset_header(f, o->name, &s) != 0) return nh_h5_slice_free(&s), 2;
-  const long long per_block = s.nfree > 1 ? s.count / s.shape[s.free_dim[0]] : s.count;
-  for (long long i = 0; i < s.count; i++) {
-    if (s.nfree > 1 && i % per_block == 0) {
+  free(dims);
+  return found;
+}
+
+/* The same free dimensions, of the same sizes, in the same order: rows that line up. */
+static int same_free(const nh_h5_slice *a, const nh_h5_slice *b) {
+  if (a->nfree != b->nfree) return 0;
+  for (int k = 0; k < a->nfree; k++)
+    if (strcmp(a->dims[a->free_dim[k]], b->dims[b->free_dim[k]]) != 0 ||
+        a->shape[a->free_dim[k]] != b->shape[b->free_dim[k]])
+      return 0;
+  return 1;
+}
+
+#define MAX_DATASETS 8
+
+static void free_slices(nh_h5_slice *s, int n) {
+  for (int i = 0; i < n; i++) nh_h5_slice_free(&s[i]);
+}
+
+/* Datasets NAME[,NAME...] sliced alike into s (one name: every selector; several: each gets the
+ * selectors of its own dimensions, and each selector must fit one of them); their number, or -1
+ * (said; nothing left to free). */
+static int read_slices(nh_h5 *f, const opts *o, char names[MAX_DATASETS][NH_TEXT_NAME], nh_h5_slice *s) {
+  int n = 0, used[NH_H5_MAX_SELECT] = {0};
+  for (const char *p = o->name; *p && n < MAX_DATASETS; p += strcspn(p, ","), p += *p == ',')
+    snprintf(names[n++], NH_TEXT_NAME, "%.*s", (int)strcspn(p, ","), p);
+  const size_t len = strlen(o->name);
+  if (n == 0 || n == MAX_DATASETS || o->name[0] == ',' || o->name[len - 1] == ',' || strstr(o->name, ",,"))
+    return bad("dataset '%s': one to 7 names, separated by commas", o->name), -1;
+  char why[NH_TEXT_MESSAGE] = "";
+  for (int i = 0; i < n; i++) {
+    nh_h5_select sel[NH_H5_MAX_SELECT];
+    int nsel = 0;
+    for (int j = 0; j < o->nat; j++)
+      if (n == 1 || has_dim(f, names[i], o->at[j].dim)) sel[nsel++] = o->at[j], used[j] = 1;
+    if (nh_h5_slice_read(f, names[i], o->field, sel, nsel, &s[i], why, sizeof why) < 0) {
+      free_slices(s, i);
+      fprintf(stderr, "%s: %s\n", prog, why);
+      return -1;
+    }
+    if (!same_free(&s[0], &s[i])) {
+      free_slices(s, i + 1);
+      fprintf(stderr, "%s: %s: datasets %s and %s do not line up: their free dimensions differ\n", prog, f->path,
+              names[0], names[i]);
+      return -1;
+    }
+  }
+  for (int j = 0; j < o->nat; j++)
+    if (!used[j]) {
+      free_slices(s, n);
+      fprintf(stderr, "%s: --at %s=...: none of %s has that dimension\n", prog, o->at[j].dim, o->name);
+      return -1;
+    }
+  return n;
+}
+
+static int t_dataset(nh_h5 *f, const opts *o) {
+  char names[MAX_DATASETS][NH_TEXT_NAME];
+  nh_h5_slice s[MAX_DATASETS];
+  const int n = read_slices(f, o, names, s);
+  if (n < 0) return 2;
+  int rc = 0;
+  for (int i = 0; i < n && rc == 0; i++) rc = dataset_header(f, names[i], &s[i]) != 0 ? 2 : 0;
+  if (rc == 0) {
+    putchar('#');
+    for (int k = 0; k < s[0].nfree; k++) printf(" %s", s[0].coord_name[k]);
+    for (int i = 0; i < n; i++) printf(" %s", names[i]);
+    putchar('\n');
+  }
+  const nh_h5_slice *a = &s[0];
+  const long long per_block = a->nfree > 1 ? a->count / a->shape[a->free_dim[0]] : a->count;
+  for (long long i = 0; rc == 0 && i < a->count; i++) {
+    if (a->nfree > 1 && i % per_block == 0) {
       const long long b = i / per_block;
       block_sep(b);
-      printf("# %s %lld", s.dims[s.free_dim[0]], b);
-      if (strcmp(s.dims[s.free_dim[0]], "method") == 0 && b < f->nmethods) printf(" %s", f->methods[b]);
-      else if (strcmp(s.coord_name[0], "h") == 0 || strcmp(s.coord_name[0], "t") == 0)
-        printf(" %s = ", s.coord_name[0]), put(s.coord[0][b]);
+      printf("# %s %lld", a->dims[a->free_dim[0]], b);
+      if (strcmp(a->dims[a->free_dim[0]], "method") == 0 && b < f->nmethods)
+        printf(" %s", f->methods[b]);
+      else if (strcmp(a->coord_name[0], "h") == 0 || strcmp(a->coord_name[0], "t") == 0)
+        printf(" %s = ", a->coord_name[0]), put(a->coord[0][b]);
       putchar('\n');
     }
-    for (int k = 0; k < s.nfree; k++) put(s.coord[k][nh_h5_slice_index(&s, i, k)]), putchar(' ');
-    put(s.x[i]), putchar('\n');
+    for (int k = 0; k < a->nfree; k++) put(a->coord[k][nh_h5_slice_index(a, i, k)]), putchar(' ');
+    for (int d = 0; d < n; d++) put(s[d].x[i]), putchar(d + 1 < n ? ' ' : '\n');
   }
-  nh_h5_slice_free(&s);
-  return 0;
+  free_slices(s, n);
+  return rc;
 }
 
 /* ---- convergence --------------------------------------------------------------------------- */

@@ -198,6 +198,53 @@ static int list_kinds(const char *filter) {
   return found;
 }
 
+/* A setting's type with its range ("whole number in [1, 30]") and its default in words ("" if it
+ * has none: required, or nothing to say). */
+static void setting_texts(const nh_setting *s, char *type, size_t tlen, char *def, size_t dlen) {
+  char lo[NH_TEXT_NUMBER], hi[NH_TEXT_NUMBER];
+  snprintf(type, tlen, "%s", s->type);
+  if (!isnan(s->min)) {
+    nh_format_double(lo, sizeof lo, s->min), nh_format_double(hi, sizeof hi, s->max);
+    nh_text_append(type, tlen, "", " in [%s, %s]", lo, hi);
+  }
+  def[0] = '\0';
+  if (s->def_text)
+    snprintf(def, dlen, "%s", s->def_text);
+  else if (!isnan(s->def))
+    nh_format_double(def, dlen, s->def);
+}
+
+/* The kinds that take s: "every", or their names. */
+static void setting_kinds(const nh_setting *s, char *out, size_t len) {
+  snprintf(out, len, "%s", s->every_kind ? "every" : "");
+  for (int k = 0; !s->every_kind && k < NH_STUDY_KINDS; k++)
+    if (nh_setting_of_kind(s, nh_study_kinds[k])) nh_text_append(out, len, ", ", "%s", nh_study_kinds[k]->name);
+}
+
+/* text with Markdown's table separator | escaped. */
+static void put_cell(const char *text) {
+  for (const char *p = text; *p; p++) {
+    if (*p == '|') putchar('\\');
+    putchar(*p);
+  }
+}
+
+/* Every setting as a Markdown table: README.md's "Every setting" holds this output between its
+ * markers (make readme-settings writes it there; tests/contracts/test_settings.c compares). A
+ * default of "none": the setting is required, or one of two alternatives (h or h0; initial or
+ * ensemble), or optional without a value standing in. */
+static void settings_markdown(void) {
+  printf("| setting | type | default | study kinds | meaning |\n|---|---|---|---|---|\n");
+  for (const nh_setting *s = nh_settings; s->name; s++) {
+    char type[NH_TEXT_NAME], def[NH_TEXT_NAME], kinds[NH_TEXT_NAME];
+    setting_texts(s, type, sizeof type, def, sizeof def);
+    setting_kinds(s, kinds, sizeof kinds);
+    printf("| `%s` | ", s->name);
+    put_cell(type), printf(" | "), put_cell(def[0] ? def : "none"), printf(" | %s | ", kinds);
+    put_cell(s->help), printf(" |\n");
+  }
+}
+
 /* A spec's top-level settings (studies/settings.h); with KIND those a spec of that kind takes. */
 static int list_settings(const char *kind_name) {
   const nh_study_kind_type *kind = kind_name ? nh_study_kind_named(kind_name) : NULL;
@@ -206,14 +253,10 @@ static int list_settings(const char *kind_name) {
          kind ? " studies" : "");
   for (const nh_setting *s = nh_settings; s->name; s++) {
     if (kind && !nh_setting_of_kind(s, kind)) continue;
-    char def[NH_TEXT_NUMBER] = "", lo[NH_TEXT_NUMBER], hi[NH_TEXT_NUMBER];
-    if (!isnan(s->def)) nh_format_double(def, sizeof def, s->def);
-    printf("  %-16s %s", s->name, s->type);
-    if (!isnan(s->min)) {
-      nh_format_double(lo, sizeof lo, s->min), nh_format_double(hi, sizeof hi, s->max);
-      printf(" in [%s, %s]", lo, hi);
-    }
-    if (s->def_text || def[0]) printf(", default %s", s->def_text ? s->def_text : def);
+    char type[NH_TEXT_NAME], def[NH_TEXT_NAME];
+    setting_texts(s, type, sizeof type, def, sizeof def);
+    printf("  %-16s %s", s->name, type);
+    if (def[0]) printf(", default %s", def);
     if (!kind) {
       printf("; in");
       for (int k = 0; k < NH_STUDY_KINDS; k++)
@@ -226,23 +269,32 @@ static int list_settings(const char *kind_name) {
 
 static const char usage[] =
     "usage: nhbench list [systems|methods|observables|kinds|settings] [NAME]\n"
+    "       nhbench list settings --markdown\n"
     "  every system, method, observable, study kind or spec setting with its parameters and\n"
     "  documentation (the first three lists without an argument); with NAME only that one (for\n"
     "  settings: those a spec of study kind NAME takes)\n"
+    "  --markdown   every setting as a Markdown table (README.md's \"Every setting\")\n"
     "  -h, --help   this text\n"
     "Exit status 2 for an unknown list or NAME.\n";
 
 static const char prog[] = "nhbench list";
 
 int nh_cli_list(int argc, char **argv) {
-  static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {0}};
-  int c;
+  static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {"markdown", no_argument, NULL, 'm'}, {0}};
+  int c, markdown = 0;
   while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
     if (c == 'h') return fputs(usage, stdout), NH_EXIT_OK;
-    return nh_cli_bad_option(prog, usage, c, argv);
+    if (c == 'm')
+      markdown = 1;
+    else
+      return nh_cli_bad_option(prog, usage, c, argv);
   }
   if (argc - optind > 2) return nh_cli_bad_argument(prog, usage, argv[optind + 2]);
   const char *what = optind < argc ? argv[optind] : "all", *name = optind + 1 < argc ? argv[optind + 1] : NULL;
+  if (markdown && (strcmp(what, "settings") != 0 || name))
+    return fprintf(stderr, "%s: --markdown lists every setting: nhbench list settings --markdown\n", prog),
+           NH_EXIT_USAGE;
+  if (markdown) return settings_markdown(), NH_EXIT_OK;
   int found = 1;
   if (strcmp(what, "systems") == 0) found = list_systems(name);
   else if (strcmp(what, "methods") == 0) found = list_methods(name);

@@ -191,6 +191,57 @@ Test(export_dataset, trajectory_observable_over_its_samples, .timeout = 60) {
   unlink(path);
 }
 
+/* Several datasets side by side: a column each over the same free dimensions, each fixed by the
+ * --at of its own dimensions (norm only in err; by the name of its coordinate, the norms scale),
+ * the values as the test reads them with the HDF5 API; datasets that do not line up, and a --at
+ * no dataset has, refused. */
+Test(export_dataset, several_datasets_side_by_side, .timeout = 60) {
+  char path[256];
+  test_results_file(path, sizeof path, "export-dataset", "wp", "work_precision_small.cfg", "");
+  hsize_t shape[8], wshape[8];
+  int rank, wrank;
+  double *err = read_all(path, "/work_precision/err", shape, &rank),
+         *h = read_all(path, "/work_precision/h", wshape, &wrank);
+  double *work = read_all(path, "/work_precision/work", wshape, &wrank);
+  cr_assert_eq(rank, 3);
+  const long long nh = (long long)shape[1], nn = (long long)shape[2];
+  cr_assert_eq(nn, NH_WP_NORMS);
+  cr_assert_geq(shape[0], 2);
+  for (int by = 0; by < 2; by++) { /* the norm q_2 (index 3) by its name and by its index */
+    cr_assert_eq(
+        export(path, by ? "work,err,status --at method=1 --at norm=3" : "work,err,status --at method=1 --at norm=q_2"),
+        0, "%s", out);
+    cr_expect(strstr(out, "# h work err status\n") != NULL, "%s", out);
+    cr_expect(strstr(out, "\n# err [method,h,norm], units ") != NULL, "a header line per dataset: %s", out);
+    cr_assert_eq(data_rows(out), nh, "%s", out);
+    for (long long i = 0; i < nh; i++) {
+      double v[8];
+      cr_assert_eq(data_row(out, (int)i, v, 8), 4, "%s", out);
+      cr_expect_eq(v[0], h[i]);
+      cr_expect_eq(v[1], work[1 * nh + i]);
+      cr_expect_eq(v[2], err[(1 * nh + i) * nn + 3], "h %g", h[i]);
+      cr_expect_eq(v[3], 0);
+    }
+  }
+  static const struct {
+    const char *args, *message;
+  } bad[] = {
+      {"work,err --at method=0", "datasets work and err do not line up: their free dimensions differ"},
+      {"work,err --at method=0 --at norm=0 --at ic=0", "--at ic=...: none of work,err has that dimension"},
+      {"work,nope", "no dataset 'nope'"},
+      {"work,,err", "one to 7 names, separated by commas"},
+      {"work,", "one to 7 names, separated by commas"},
+      {"a,b,c,d,e,f,g,h", "one to 7 names, separated by commas"},
+      {"work,err --at norm=q_3", "dimension norm has no name 'q_3'"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    cr_expect_eq(export(path, bad[i].args), 2, "%s: %s", bad[i].args, out);
+    cr_expect(strstr(out, bad[i].message) != NULL, "%s: '%s' not in: %s", bad[i].args, bad[i].message, out);
+  }
+  free(err), free(h), free(work);
+  unlink(path);
+}
+
 /* Bad requests: exit 2 with a message naming the file and what is wrong; nothing on stdout. */
 Test(export_dataset, bad_requests_are_refused, .timeout = 60) {
   char path[256];
@@ -202,7 +253,7 @@ Test(export_dataset, bad_requests_are_refused, .timeout = 60) {
       {"err --at foo=1", "dataset 'err' has no dimension 'foo'"},
       {"err --at method=2", "index out of range in dimension method"},
       {"err --at method=-1", "index out of range in dimension method"},
-      {"err --at method=0.5", "dimension method takes an index, not ''"},
+      {"err --at method=0.5", "dimension method takes an index, not 0.5"},
       {"err --at method=rk5", "no method 'rk5' in the file"},
       {"err --at h=0.07", "no h = 0.07 in the file"},
       {"err --at method", "--at 'method': expected DIM=VALUE"},

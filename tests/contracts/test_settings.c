@@ -123,3 +123,44 @@ Test(settings, kind_lists_match_whole_words) {
   const nh_study_kind_type none = {.name = "none"};
   cr_expect_not(nh_setting_stored_by(&norm, &none), "no list");
 }
+
+/* README.md's table of every setting is what `nhbench list settings --markdown` prints from the
+ * table and the kinds' lists, line for line (make readme-settings writes it): a setting, default,
+ * range or kind changed without it, or the table edited by hand, fails. */
+Test(settings, readme_table_is_the_listed_one, .timeout = 60) {
+  static char listed[1 << 16];
+  cr_assert_eq(test_run_nhbench("list settings --markdown", listed, sizeof listed), 0, "%s", listed);
+  char *readme = study_specs_section();
+  const char *begin = strstr(readme, "\n<!-- nhbench list settings --markdown");
+  const char *end = begin ? strstr(begin, "\n<!-- end of nhbench list settings --markdown") : NULL;
+  cr_assert(begin && end, "README.md's Study specs has no table between the markers of make readme-settings");
+  begin = strchr(begin + 1, '\n') + 1; /* the line after the opening marker */
+  const size_t len = (size_t)(end + 1 - begin);
+  cr_expect(len == strlen(listed) && strncmp(begin, listed, len) == 0,
+            "README.md's settings table differs from nhbench list settings --markdown: run make readme-settings\n"
+            "README:\n%.*s\nlisted:\n%s",
+            (int)len, begin, listed);
+  free(readme);
+}
+
+/* --markdown lists every setting, its kinds from the kinds' tables and | escaped in a cell; it
+ * takes no kind and no other list. */
+Test(settings, markdown_rows, .timeout = 60) {
+  static char out[1 << 16];
+  cr_assert_eq(test_run_nhbench("list settings --markdown", out, sizeof out), 0, "%s", out);
+  int rows = 0;
+  for (const nh_setting *s = nh_settings; s->name; s++, rows++) {
+    char start[64];
+    snprintf(start, sizeof start, "\n| `%s` | ", s->name);
+    cr_expect_not_null(strstr(out, start), "no row of %s", s->name);
+  }
+  int lines = 0;
+  for (const char *p = out; (p = strchr(p, '\n')); p++) lines++;
+  cr_expect_eq(lines, rows + 2, "a header, its rule and a row per setting");
+  cr_expect_not_null(strstr(out, "| `fit_points` | whole number in [2, 100] | 3 | convergence, onestep | "));
+  cr_expect_not_null(strstr(out, "| `T` | real | none | every | "));
+  cr_expect_not_null(strstr(out, "exceeds divergence * max(1, \\|E0\\|)"), "| escaped");
+  cr_expect_eq(test_run_nhbench("list settings convergence --markdown", out, sizeof out), 2);
+  cr_expect_eq(test_run_nhbench("list methods --markdown", out, sizeof out), 2);
+  cr_expect_not_null(strstr(out, "--markdown lists every setting"), "%s", out);
+}

@@ -132,8 +132,13 @@ Test(slice, refusals_name_what_is_wrong, .timeout = 60) {
       {"observables/q", "no component named 'p[0]'", 1, {{"component", 1, "p[0]", 0}}},
       {"observables/q", "dimension t takes a number, not 'x'", 1, {{"t", 1, "x", 0}}},
       {"observables/q", "dimension h takes a number, not 'x'", 1, {{"h", 1, "x", 0}}},
-      {"final_state", "dimension state takes an index, not ''", 1, {{"state", 0, "", 1.5}}},
+      {"final_state", "dimension state takes an index, not 1.5", 1, {{"state", 0, "", 1.5}}},
       {"final_state", "index out of range in dimension state", 1, {{"state", 0, "", 6}}},
+      {"final_state",
+       "dimension state has no name 'p[0]' (it takes an index, or a name of its coordinate)",
+       1,
+       {{"state", 1, "p[0]", 0}}},
+      {"q0", "dimension dof has no name 'x' (it takes an index, or a name of its coordinate)", 1, {{"dof", 1, "x", 0}}},
       {"t", "no sample at t = 7 in the file", 2, {{"h", 0, "", 0.1}, {"t", 0, "", 7}}},
       {"t", "no h = 0.2 in the file", 1, {{"h", 0, "", 0.2}}},
   };
@@ -153,6 +158,17 @@ Test(slice, refusals_name_what_is_wrong, .timeout = 60) {
   cr_expect_eq(s.nfree, 1);
   cr_expect_str_eq(s.coord_name[0], "t");
   cr_expect(fabs(s.coord[0][3] - 3 * 2 * 0.05) < 1e-12);
+  nh_h5_slice_free(&s);
+  /* any other dimension by a name of its coordinate (the strings of its dimension scale): the state
+   * v[1] of the particle (q[0..2], v[0..2]) is index 4, as the test indexes final_state itself */
+  const nh_h5_select v1[] = {by_name("state", "v[1]"), by_index("method", 1), by_index("h", 0.05)};
+  cr_assert_eq(nh_h5_slice_read(&f, "final_state", NULL, v1, 3, &s, why, sizeof why), 0, "%s", why);
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), ds = H5Dopen2(file, "/trajectory/final_state", H5P_DEFAULT);
+  double all[2][2][2][6]; /* [method][h][ic][state] */
+  cr_assert(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) >= 0);
+  H5Dclose(ds), H5Fclose(file);
+  cr_assert_eq(s.count, 2, "the free dimension ic");
+  for (int ic = 0; ic < 2; ic++) cr_expect_eq(s.x[ic], all[1][1][ic][4], "ic %d", ic);
   nh_h5_slice_free(&s);
   nh_h5_close(&f);
   unlink(path);
