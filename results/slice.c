@@ -12,6 +12,7 @@
 #include "core/alloc.h"
 #include "core/text.h"
 #include "integrators/integrator.h"
+#include "results/reader.h"
 #include "results/results.h"
 
 typedef struct {
@@ -137,30 +138,50 @@ static long long pick(slicer *r, const nh_h5_select *s, int d, const char *dim, 
   return idx;
 }
 
-static double cost_field(const nh_cost *c, const char *field) {
-  if (strcmp(field, "steps") == 0) return (double)c->steps;
-  if (strcmp(field, "rhs_evals") == 0) return (double)c->rhs_evals;
-  if (strcmp(field, "jacobian_evals") == 0) return (double)c->jacobian_evals;
-  if (strcmp(field, "linear_solves") == 0) return (double)c->linear_solves;
-  if (strcmp(field, "newton_iterations") == 0) return (double)c->newton_iterations;
-  if (strcmp(field, "constraint_evals") == 0) return (double)c->constraint_evals;
-  return NAN;
+/* Whether the records of type (a compound) have a number member called field; else the refusal,
+ * with the members that are numbers. */
+static int number_member(slicer *r, hid_t type, const char *field) {
+  char list[NH_TEXT_MESSAGE] = "";
+  int found = 0;
+  for (int i = 0, n = H5Tget_nmembers(type); i < n; i++) {
+    const H5T_class_t cls = H5Tget_member_class(type, (unsigned)i);
+    char *name = H5Tget_member_name(type, (unsigned)i);
+    if (name && (cls == H5T_INTEGER || cls == H5T_FLOAT)) {
+      found |= strcmp(name, field) == 0;
+      nh_text_append(list, sizeof list, ", ", "%s", name);
+    }
+    H5free_memory(name);
+  }
+  if (!found)
+    fail(r, "dataset '%s' holds records: --field names a number of them (%s), not '%s'", r->name, list, field);
+  return found;
 }
 
-/* The whole dataset as doubles: floats as they are, integers converted, the cost records by their
- * field, a 1-D string dataset (a note per method) as 1 where a string is not empty. */
+/* The whole dataset as doubles: floats as they are, integers converted, records (cost counters, the
+ * orders table) by their number member `field`, a 1-D string dataset (a note per method) as 1 where
+ * a string is not empty. NULL with the reason where a field does not fit. */
 static double *read_values(slicer *r, const char *dims, hsize_t *shape, long long *total) {
   H5T_class_t cls = H5T_NO_CLASS; /* no such dataset: none of the classes read below */
+  int member = 1;
   hid_t ds = H5Dopen2(r->f->group, r->name, H5P_DEFAULT);
   if (ds >= 0) {
     hid_t type = H5Dget_type(ds);
-    if (type >= 0) cls = H5Tget_class(type), H5Tclose(type);
+    if (type >= 0) cls = H5Tget_class(type);
+    if (cls == H5T_COMPOUND) member = number_member(r, type, r->field);
+    if (type >= 0) H5Tclose(type);
     H5Dclose(ds);
   }
+  if (!member) return NULL;
   double *x = NULL;
   int rank = 1;
   for (const char *p = dims; *p; p++) rank += *p == ',';
   if (cls == H5T_FLOAT) x = nh_h5_doubles(r->f, r->name, dims, shape);
+  if (cls == H5T_COMPOUND) { /* HDF5 converts the one member, by name, to a double */
+    hid_t one = H5Tcreate(H5T_COMPOUND, sizeof(double));
+    H5Tinsert(one, r->field, 0, H5T_NATIVE_DOUBLE);
+    x = nh_h5_records(r->f, r->name, dims, one, sizeof(double), shape);
+    H5Tclose(one);
+  }
   *total = 1;
   if (cls == H5T_STRING && rank == 1) {
     int count = 0;
@@ -172,13 +193,11 @@ static double *read_values(slicer *r, const char *dims, hsize_t *shape, long lon
     *total = count;
     return x;
   }
-  if (cls == H5T_INTEGER || cls == H5T_COMPOUND) {
-    void *raw = cls == H5T_INTEGER ? (void *)nh_h5_ints(r->f, r->name, dims, shape)
-                                   : (void *)nh_h5_costs(r->f, r->name, dims, shape);
+  if (cls == H5T_INTEGER) {
+    int *raw = nh_h5_ints(r->f, r->name, dims, shape);
     for (int d = 0; raw && d < rank; d++) *total *= (long long)shape[d];
     x = raw ? malloc(sizeof(double) * (size_t)*total) : NULL;
-    for (long long i = 0; x && i < *total; i++)
-      x[i] = cls == H5T_INTEGER ? ((int *)raw)[i] : cost_field(&((nh_cost *)raw)[i], r->field);
+    for (long long i = 0; x && i < *total; i++) x[i] = raw[i];
     free(raw);
     return x;
   }
@@ -243,6 +262,7 @@ int nh_h5_slice_read(nh_h5 *f, const char *name, const char *field, const nh_h5_
                      nh_h5_slice *s, char *why, size_t whylen) {
   slicer r = {f, name, field ? field : "", why, whylen};
   memset(s, 0, sizeof *s);
+  if (whylen) why[0] = '\0';
   if (!nh_h5_has(f, name)) return fail(&r, "no dataset '%s'", name);
   char *dims = nh_h5_attr_string(f, name, "dimensions");
   if (!dims) return fail(&r, "dataset '%s' has no dimensions attribute", name);
@@ -251,7 +271,7 @@ int nh_h5_slice_read(nh_h5 *f, const char *name, const char *field, const nh_h5_
   s->rank = split_dims(dims, s);
   double *x = read_values(&r, dims, shape, &total);
   free(dims);
-  if (!x) return fail(&r, "cannot read dataset '%s'", name);
+  if (!x) return why[0] ? -1 : fail(&r, "cannot read dataset '%s'", name);
   for (int d = 0; d < s->rank; d++) s->shape[d] = (long long)shape[d];
   if (fix_indices(&r, s, sel, nsel, index, &hsel) < 0) return free(x), nh_h5_slice_free(s), -1;
   long long base = 0, size = 1;

@@ -99,9 +99,18 @@ Test(slice, every_type_and_selector, .timeout = 60) {
     }
     nh_h5_slice_free(&s);
   }
-  cr_assert_eq(nh_h5_slice_read(&f, "cost", "no_such_counter", NULL, 0, &s, why, sizeof why), 0, "%s", why);
-  cr_expect(isnan(s.x[0]));
-  nh_h5_slice_free(&s);
+  /* a field the records lack, or none: refused, naming the members that are numbers */
+  const char *const wrong[] = {"no_such_counter", ""};
+  for (int k = 0; k < 2; k++) {
+    cr_expect_eq(nh_h5_slice_read(&f, "cost", wrong[k], NULL, 0, &s, why, sizeof why), -1, "%s", wrong[k]);
+    char want[512];
+    snprintf(want, sizeof want,
+             "dataset 'cost' holds records: --field names a number of them (steps, rhs_evals, jacobian_evals, "
+             "linear_solves, newton_iterations, constraint_evals), not '%s'",
+             wrong[k]);
+    cr_expect(strstr(why, want) != NULL, "%s", why);
+    cr_expect(s.x == NULL && s.count == 0);
+  }
   free(cost);
   /* strings: a method's caveat, 1 where there is one (the grid's beta + beta2 = 1/2 point is skipped,
    * none of the others has one) */
@@ -210,6 +219,35 @@ Test(slice, the_list_of_datasets, .timeout = 60) {
   }
   cr_expect_eq(summary, 4, "the summary group's datasets");
   nh_h5_free_datasets(n, d);
+  nh_h5_close(&f);
+  unlink(path);
+}
+
+/* Any dataset of records by a number member: the orders table's observed and fit_count per method,
+ * as the test reads them with the HDF5 API (a one-member memory type); a text member refused. */
+Test(slice, records_by_their_number_members, .timeout = 60) {
+  char path[256], why[1024];
+  nh_h5 f;
+  open_file(&f, path, sizeof path, "orders", "convergence_norms.cfg", "");
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), ds = H5Dopen2(file, "/convergence/orders", H5P_DEFAULT);
+  cr_assert(file >= 0 && ds >= 0);
+  const char *const members[] = {"observed", "fit_count"};
+  for (int k = 0; k < 2; k++) {
+    double want[2];
+    hid_t one = H5Tcreate(H5T_COMPOUND, sizeof(double));
+    H5Tinsert(one, members[k], 0, H5T_NATIVE_DOUBLE);
+    cr_assert_geq(H5Dread(ds, one, H5S_ALL, H5S_ALL, H5P_DEFAULT, want), 0);
+    H5Tclose(one);
+    nh_h5_slice s;
+    cr_assert_eq(nh_h5_slice_read(&f, "orders", members[k], NULL, 0, &s, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(s.count, 2);
+    for (int m = 0; m < 2; m++) cr_expect_eq(s.x[m], want[m], "%s of method %d", members[k], m);
+    nh_h5_slice_free(&s);
+  }
+  H5Dclose(ds), H5Fclose(file);
+  nh_h5_slice s;
+  cr_expect_eq(nh_h5_slice_read(&f, "orders", "reason", NULL, 0, &s, why, sizeof why), -1);
+  cr_expect(strstr(why, "not 'reason'") != NULL && strstr(why, "(claimed, expected, observed,") != NULL, "%s", why);
   nh_h5_close(&f);
   unlink(path);
 }
