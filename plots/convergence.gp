@@ -7,9 +7,9 @@ n = words(names)
 sys = query("attr system")
 T = query("attr T")
 ref = query("attr reference")
-claimed = system(sprintf("%s export '%s' orders | awk '!/^#/ {print $2}'", nhbench, file))
-observed = system(sprintf("%s export '%s' orders | awk '!/^#/ {print $3}'", nhbench, file))
-hs = system(sprintf("%s export '%s' convergence | awk '!/^#/ && NF {print $1}' | sort -gu", nhbench, file))
+claimed = values("orders", "--field claimed", 2)
+observed = values("orders", "--field observed", 2)
+hs = system(sprintf("%s export '%s' steps | awk '!/^#/ {print $2}' | sort -gu", nhbench, file))
 order_text(i) = word(observed, i) eq "NaN" ? "no fit" : sprintf("p = %.2f", word(observed, i) + 0)
 
 # Each reference slope h^p runs parallel to the methods of claimed order p, just below the lowest
@@ -22,7 +22,7 @@ do for [i=1:n] {
   p = word(claimed, i) + 0
   if (p >= 1 && p <= 4) {
     # 1e300 stands in for "no error at hmax" (a failed run): stats then always has a valid point.
-    stats export("convergence") index (i - 1) using (abs($1 - hmax) <= 1e-12 * hmax && $2 > 0 && $2 < 1e300 ? $2 : 1e300) nooutput
+    stats dataset("err", at_method(i - 1)) using (abs($1 - hmax) <= 1e-12 * hmax && $2 > 0 && $2 < 1e300 ? $2 : 1e300) nooutput
     if (STATS_min < 1e300 && (anchor[p] != anchor[p] || STATS_min / 2.5 < anchor[p])) { anchor[p] = STATS_min / 2.5 }
   }
 }
@@ -48,7 +48,7 @@ do for [p in "1 2 4"] {
 set samples 50
 
 eval pdf(4.6)
-plot for [i=0:n-1] export("convergence") index i using 1:2 with linespoints \
+plot for [i=0:n-1] dataset("err", at_method(i)) using 1:2 with linespoints \
        linecolor rgb lc(i) pointtype (i % 6) + 4 pointsize 0.6 \
        title sprintf("%s   (%s)", word(names, i + 1), order_text(i + 1)), \
      for [p in "1 2 4"] slope(x, p + 0) with lines dashtype 2 linewidth 0.6 linecolor rgb "#888888" notitle

@@ -14,34 +14,44 @@ sys = query("attr system")
 T = query("attr T")
 h = step_size(0)
 count = query("attr count") + 0
-rel = relative ? " --relative" : ""
 dE = relative ? "(E(t) − E_0) / E_0" : "E(t) − E_0"
 
+# Block b (0-based) is the run of method block_m(b) from initial condition block_ic(b): dE [method,
+# ic, sample] there, E0 and the run's status.
 if (method >= 0) {
-  k = ics < count ? ics : count
-  data = export(sprintf("energy --method %d --ics 0:%d%s", method, k, rel))
-  nblocks = k
+  nblocks = ics < count ? ics : count
+  block_m(b) = method
+  block_ic(b) = b
   block_title(b) = sprintf("IC %d", b)
   set title sprintf("%s, T = %s, h = %s\n%s", wrap(sys, 50), T, h, word(names, method + 1)) noenhanced font ",9"
 } else {
   primary = method_names("--primary")
+  pidx = system(sprintf("%s export '%s' methods --primary | awk '!/^#/ {print $1}'", nhbench, file))
   nblocks = words(primary)
-  data = export(sprintf("energy-all-methods --ic %d%s", ic, rel))
+  block_m(b) = word(pidx, b + 1) + 0
+  block_ic(b) = ic
   block_title(b) = word(primary, b + 1)
   set title sprintf("%s, T = %s, h = %s: initial condition %d", wrap(sys, 40), T, h, ic) noenhanced font ",9"
 }
+run(b) = sprintf("--at method=%d --at ic=%d", block_m(b), block_ic(b))
+block(b) = dataset("dE", run(b))
+array E0[nblocks]
+array status[nblocks]
+do for [b=0:nblocks-1] {
+  E0[b + 1] = values("E0", sprintf("--at ic=%d", block_ic(b)), 1) + 0
+  status[b + 1] = values("status", run(b), 1) + 0
+}
+y(b, v) = relative ? v / E0[b + 1] : v
 
-# Status of each block's run (the last word of its "# method ..." comment). Failed runs often blow
-# up before they stop: when some runs succeeded, the y range fits those, the failed ones leave the
-# frame, and the key marks them.
-statuses = system(sprintf("%s | awk '/^# method/ {print $NF}'", data[3:]))
-failed(b) = word(statuses, b + 1) ne "0"
+# Failed runs (status != 0) often blow up before they stop: when some runs succeeded, the y range
+# fits those, the failed ones leave the frame, and the key marks them.
+failed(b) = status[b + 1] != 0
 nfailed = 0
 ylo = NaN
 yhi = NaN
 do for [b=0:nblocks-1] {
   if (failed(b)) { nfailed = nfailed + 1 } else {
-    stats data index b using 2 nooutput
+    stats block(b) using (y(b, $2)) nooutput
     if (ylo != ylo || STATS_min < ylo) { ylo = STATS_min }
     if (yhi != yhi || STATS_max > yhi) { yhi = STATS_max }
   }
@@ -62,7 +72,7 @@ eval pdf(3.8)
 if (method < 0) { set key invert; first = nblocks - 1; last = 0; step = -1 } else { first = 0; last = nblocks - 1; step = 1 }
 # Slightly transparent lines (alpha byte 0x30), so overlapping trajectories stay visible.
 lca(b) = "#30".lc(b)[2:7]
-plot for [b=first:last:step] data index b using 1:2 with lines linewidth 0.7 linecolor rgb lca(b) title key_title(b)
+plot for [b=first:last:step] block(b) using 1:(y(b, $2)) with lines linewidth 0.7 linecolor rgb lca(b) title key_title(b)
 eval png(3.8)
 replot
 unset output

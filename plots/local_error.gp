@@ -8,17 +8,18 @@
 
 if (!exists("quantity")) { quantity = "local" }
 act = quantity eq "action"
-opt = exists("methods") ? " --methods ".methods : ""
-data = export("local_error".opt)
 sys = query("attr system")
 T = query("attr T")
 norm = query("attr norm")
 npoints = query("attr npoints")
-# The methods of the blocks, in block order, and their rows of the slopes table.
-idx = system(sprintf("%s | awk '/^# method / {print $3}'", data[3:]))
+# The methods shown, each with its errors over h (block(i): h max_local_err max_action_err) and its
+# fit: a row per method of the [method] datasets (col(i, k): column k of method i's row).
+idx = method_indices(0)
 n = words(idx)
-slopes = query("slopes")
-col(i, k) = system(sprintf("echo '%s' | awk '!/^#/ && $1 == %d {print $%d}'", slopes, word(idx, i) + 0, k))
+names = method_names("")
+block(i) = dataset("max_local_err,max_action_err", at_method(word(idx, i) + 0))
+fits = query("dataset slope_expected,slope,slope_stderr,fit_h_min,fit_h_max,action_slope")
+col(i, k) = system(sprintf("echo '%s' | awk '!/^#/ && $1 == %d {print $%d}'", fits, word(idx, i) + 0, k))
 array name[n]
 array expected[n]
 array slope[n]
@@ -28,16 +29,16 @@ array fit_hi[n]
 array aslope[n]
 array finite_pts[n]
 do for [i=1:n] {
-  name[i] = col(i, 12)
-  expected[i] = col(i, 3) + 0
-  slope[i] = col(i, 4) + 0
-  stderr[i] = col(i, 5) + 0
-  fit_lo[i] = col(i, 6) + 0
-  fit_hi[i] = col(i, 7) + 0
-  aslope[i] = col(i, 8) + 0
-  finite_pts[i] = system(sprintf("%s | awk -v b=%d '/^# method / {k++} !/^#/ && NF && k == b && $%d !~ /[Nn][Aa][Nn]|[Ii][Nn][Ff]/ && $%d > 0 {c++} END {print c + 0}'", data[3:], i, act ? 3 : 2, act ? 3 : 2)) + 0
+  name[i] = word(names, word(idx, i) + 1)
+  expected[i] = col(i, 2) + 0
+  slope[i] = col(i, 3) + 0
+  stderr[i] = col(i, 4) + 0
+  fit_lo[i] = col(i, 5) + 0
+  fit_hi[i] = col(i, 6) + 0
+  aslope[i] = col(i, 7) + 0
+  finite_pts[i] = system(sprintf("%s | awk '!/^#/ && NF && $%d !~ /[Nn][Aa][Nn]|[Ii][Nn][Ff]/ && $%d > 0 {c++} END {print c + 0}'", block(i)[3:], act ? 3 : 2, act ? 3 : 2)) + 0
 }
-hs = system(sprintf("%s | awk '!/^#/ && NF {print $1}' | sort -gu", data[3:]))
+hs = system(sprintf("%s export '%s' steps | awk '!/^#/ {print $2}' | sort -gu", nhbench, file))
 hmin = word(hs, 1) + 0
 hmax = word(hs, words(hs)) + 0
 isnan(x) = x != x
@@ -56,7 +57,7 @@ do for [p=1:9] { anchor[p] = NaN }
 do for [i=1:n] {
   if (finite_pts[i] > 0 && !isnan(fit_hi[i])) {
     ha = fit_hi[i]
-    stats data index (i - 1) using (abs($1 - ha) <= 1e-9 * ha && fv(act ? $3 : $2) == fv(act ? $3 : $2) ? (act ? $3 : $2) : 1e300) nooutput
+    stats block(i) using (abs($1 - ha) <= 1e-9 * ha && fv(act ? $3 : $2) == fv(act ? $3 : $2) ? (act ? $3 : $2) : 1e300) nooutput
     ps = act ? (isnan(aslope[i]) ? "" : aslope[i] < 2.5 ? "2" : "3") : sprintf("%d", expected[i])
     do for [pw in ps] {
       p = pw + 0
@@ -109,9 +110,9 @@ J(k) = k <= words(none) ? word(none, k) + 0 : 1
 P(k) = k <= words(refs) ? word(refs, k) + 0 : 1
 
 eval pdf(4.8)
-plot for [k=1:words(have)] data index (I(k) - 1) using 1:(fv(column(ycol(I(k))))) with linespoints \
+plot for [k=1:words(have)] block(I(k)) using 1:(fv(column(ycol(I(k))))) with linespoints \
        linecolor rgb lc(word(idx, I(k)) + 0) pointtype pt(I(k)) pointsize 1 linewidth 0.9 title ktitle(I(k)), \
-     for [k=1:(act ? 0 : words(have))] data index (I(k) - 1) using 1:(infit(I(k), $1) ? fv(column(ycol(I(k)))) : NaN) \
+     for [k=1:(act ? 0 : words(have))] block(I(k)) using 1:(infit(I(k), $1) ? fv(column(ycol(I(k)))) : NaN) \
        with points linecolor rgb lc(word(idx, I(k)) + 0) pointtype pt(I(k)) + 1 pointsize 1 notitle, \
      for [k=1:words(none)] keyentry with lines linecolor rgb "#FFFFFFFF" title ktitle(J(k)), \
      for [k=1:words(refs)] refline(x, P(k)) with lines dashtype 2 linewidth 0.6 linecolor rgb "#888888" notitle

@@ -171,7 +171,7 @@ for f in "$@"; do
       ;;
     onestep)
       plot local_error.gp "$f" "${out}_local_error"
-      if "$NHBENCH" export "$f" local_error | awk '!/^#/ && NF && $3 !~ /[Nn][Aa][Nn]|[Ii][Nn][Ff]/ {found = 1} END {exit !found}'; then
+      if "$NHBENCH" export "$f" dataset max_action_err | awk '!/^#/ && NF && $NF !~ /[Nn][Aa][Nn]|[Ii][Nn][Ff]/ {found = 1} END {exit !found}'; then
         plot local_error.gp "$f" "${out}_action_error" "quantity='action'"
       else
         echo "  no method has a discrete action: no action error plot"

@@ -4,7 +4,7 @@
 
 # No "%%" in a format here: gnuplot 5.4's sprintf cuts its result short when the format holds one
 # and the arguments are long (a long path to nhbench or the file cut the command mid-quote).
-opt = exists("methods") ? " --methods ".methods : " --methods ".system(sprintf("%s export '%s' methods --primary | awk '!/^#/ {s = s (s == \"\" ? \"\" : \",\") $1} END {print s}'", nhbench, file))
+idx = method_indices(0)
 names = method_names(exists("methods") ? "" : "--primary")
 if (exists("methods")) { names = system(sprintf("for i in $(echo '%s' | tr , ' '); do %s export '%s' methods | awk -v i=$i '$1 == i {print $2}'; done", methods, nhbench, file)) }
 n = words(names)
@@ -24,8 +24,9 @@ set style fill transparent solid 0.25 noborder
 
 eval pdf(3.8)
 # The bands first (the first method's on top of the others), then the medians.
-plot for [b=n-1:0:-1] export("quantiles".opt) index b using 1:2:4 with filledcurves linecolor rgb lc(b) notitle, \
-     for [b=n-1:0:-1] export("quantiles".opt) index b using 1:3 with lines linewidth 0.8 linecolor rgb lc(b) \
+band(b) = dataset("dE_q10,dE_q50,dE_q90", at_method(word(idx, b + 1) + 0))
+plot for [b=n-1:0:-1] band(b) using 1:2:4 with filledcurves linecolor rgb lc(b) notitle, \
+     for [b=n-1:0:-1] band(b) using 1:3 with lines linewidth 0.8 linecolor rgb lc(b) \
        title word(names, b + 1)
 eval png(3.8)
 replot

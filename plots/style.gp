@@ -3,7 +3,9 @@
 #           plots/style.gp plots/convergence.gp
 # file: the results file; out: the output path without extension (each script writes out.pdf and
 # out.png); nhbench: the nhbench executable (default: nhbench on PATH). Data are read through
-# `nhbench export` (results/README.md, "Export tables").
+# `nhbench export` (results/README.md, "Export tables"): datasets as they are through its one slice
+# (`export FILE dataset`, results/slice.c), the views that arrange several (work-precision rows,
+# grid cells, an observable's components) through their tables.
 
 if (!exists("file")) { exit error "plots: set file='RESULTS.h5' (gnuplot -e \"file='...'; out='...'\")" }
 if (!exists("out")) { exit error "plots: set out='OUTPUT_PATH' (without extension)" }
@@ -12,6 +14,14 @@ if (!exists("nhbench")) { nhbench = "nhbench" }
 # "< nhbench export 'file' TABLE": a data source; query(): the output of an export as a string.
 export(table) = sprintf("< %s export '%s' %s", nhbench, file, table)
 query(table) = system(sprintf("%s export '%s' %s", nhbench, file, table))
+# "< nhbench export 'file' dataset NAMES AT": the datasets NAMES (comma-separated) side by side,
+# after the coordinates of their free dimensions, sliced by AT ("--at method=2"); values(NAMES, AT,
+# k): column k of its rows, as a string of words.
+dataset(names, at) = sprintf("< %s export '%s' dataset %s %s", nhbench, file, names, at)
+values(names, at, k) = system(sprintf("%s export '%s' dataset %s %s | awk '!/^#/ && NF {print $%d}'", nhbench, file, names, at, k))
+at_method(m) = sprintf("--at method=%d", m)
+# The indices of the methods a figure shows: methods='I,J,...' if given, else those the spec listed.
+method_indices(dummy) = exists("methods") ? subst(methods, ",", " ") : system(sprintf("%s export '%s' methods --primary | awk '!/^#/ {print $1}'", nhbench, file))
 # Step size j (0-based) from the `steps` table: an ensemble's one is step_size(0).
 step_size(j) = system(sprintf("%s export '%s' steps | awk -v j=%d '!/^#/ && $1 == j {print $2}'", nhbench, file, j))
 # Method names by index, from the `methods` table (names contain no blanks).

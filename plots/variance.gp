@@ -2,7 +2,7 @@
 # A11: linear growth = random-walk error, flat = bounded), log y, one line per method listed in
 # the spec (or methods="I,J,..."). Run after plots/style.gp (usage there).
 
-opt = exists("methods") ? " --methods ".methods : ""
+idx = method_indices(0)
 names = exists("methods") ? system(sprintf("for i in $(echo '%s' | tr , ' '); do %s export '%s' methods | awk -v i=$i '$1 == i {print $2}'; done", methods, nhbench, file)) : method_names("--primary")
 n = words(names)
 sys = query("attr system")
@@ -20,7 +20,7 @@ set key below left Left reverse font ",7" spacing 0.9 samplen 2 maxrows 4 height
 
 eval pdf(3.8)
 # t = 0 has variance 0 and drops out of the log scale. The first method is drawn last, on top.
-plot for [b=n-1:0:-1] export("variance".opt) index b using 1:($3 > 0 ? $3 : NaN) with lines linewidth 0.8 \
+plot for [b=n-1:0:-1] dataset("dE_var", at_method(word(idx, b + 1) + 0)) using 1:($2 > 0 ? $2 : NaN) with lines linewidth 0.8 \
        linecolor rgb lc(b) title word(names, b + 1)
 eval png(3.8)
 replot
