@@ -583,8 +583,6 @@ static int adjoint(const nh_method *m, nh_method *adj) {
   return 0;
 }
 
-
-
 static const nh_newton_hooks newton_hooks = {newton_size, newton_eval, newton_unknowns, newton_scaling};
 
 const nh_integrator_type nh_integrator_nh_newmark = {

@@ -77,6 +77,24 @@ static double median(double *t, int n) {
 
 /* Seconds for `steps` steps of m through nh_integrate (the studies' loop), from the system's
  * default state after the method's init; -1 if a step fails. */
+/* A table's numeric columns, each a heading right-aligned in its width, ended by {0}; every row
+ * ends with the method's name after two blanks. */
+typedef struct {
+  int width;
+  const char *heading;
+} bench_column;
+
+static void put_headings(const bench_column *cols) {
+  for (int i = 0; cols[i].heading; i++) printf("%s%*s", i ? " " : "", cols[i].width, cols[i].heading);
+  printf("  method\n");
+}
+
+/* A row without numbers: why in the first column, the others blank. */
+static void put_no_numbers(const bench_column *cols, const char *why, const char *method) {
+  for (int i = 0; cols[i].heading; i++) printf("%s%*s", i ? " " : "", cols[i].width, i ? "" : why);
+  printf("  %s\n", method);
+}
+
 static double time_method(const nh_system *sys, const nh_method *m, double h, long steps, nh_cost *cost) {
   nh_state x;
   nh_system_default_state(sys, &x);
@@ -94,7 +112,9 @@ static void bench_steps(const char *spec NH_UNUSED) { /* the tables of one syste
     const long steps = quick ? 1000 : si == 0 ? 200000 : 50000;
     double rk4_time = 0;
     printf("%sstep cost, %s, h = %g, %ld steps each, one thread\n", si ? "\n" : "", bench_systems[si].name, h, steps);
-    printf("%10s %8s %10s %10s %10s  %s\n", "ns/step", "x rk4", "newton/st", "rhs/step", "jac/step", "method");
+    static const bench_column cols[] = {{10, "ns/step"},  {8, "x rk4"},     {10, "newton/st"},
+                                        {10, "rhs/step"}, {10, "jac/step"}, {0}};
+    put_headings(cols);
     for (size_t i = 0; i < sizeof methods / sizeof *methods; i++) {
       char err[NH_TEXT_MESSAGE];
       nh_method *m = nh_method_parse(methods[i], err, sizeof err);
@@ -105,7 +125,7 @@ static void bench_steps(const char *spec NH_UNUSED) { /* the tables of one syste
       nh_cost cost = {0};
       double t = nh_method_applies(m, &sys, err, sizeof err) < 0 ? -2 : time_method(&sys, m, h, steps, &cost);
       if (t < 0) {
-        printf("%10s %8s %10s %10s %10s  %s\n", t == -2 ? "n/a" : "failed", "", "", "", "", methods[i]);
+        put_no_numbers(cols, t == -2 ? "n/a" : "failed", methods[i]);
         nh_method_free(m);
         continue;
       }
@@ -218,8 +238,9 @@ static void bench_floors(const char *spec NH_UNUSED) { /* the tables of one syst
          "(1 step on: the harness's state against the floor's one step later, the comparison's control;\n"
          "GSL's rows against the rk4 floor at h/2, whose two half steps GSL's rk4 returns for a step):\n",
          h, steps, REPS, CHECK_STEPS);
-  printf("%10s %10s %7s %10s %10s %11s %11s  %s\n", "nhbench ns", "floor ns", "ratio", "newton/st", "floor n/st",
-         "1 step on", "state diff", "method");
+  static const bench_column cols[] = {{10, "nhbench ns"}, {10, "floor ns"},  {7, "ratio"},       {10, "newton/st"},
+                                      {10, "floor n/st"}, {11, "1 step on"}, {11, "state diff"}, {0}};
+  put_headings(cols);
   double rk4_ns = NAN, rk4_floor_ns = NAN; /* set by the rk4 row */
   for (int f = 0; f < FLOORS; f++) {
     char err[NH_TEXT_MESSAGE];
@@ -420,6 +441,10 @@ typedef struct {
 } ls_controls;
 
 /* The table's rows of method m, from the starts, and its negative controls. */
+static const bench_column lockstep_columns[] = {
+    {10, "scalar ns"},  {11, "lockstep ns"}, {7, "ratio"},       {5, "lanes"},
+    {11, "state diff"}, {10, "newton/st"},   {10, "iterations"}, {0}};
+
 static void lockstep_rows(int m, const nh_floor_state *start, double h, long steps, ls_controls *control) {
   static nh_floor_state scalar[LS_TRAJ], locked[LS_LANE_COUNTS][LS_TRAJ], nudged[LS_TRAJ];
   long its[LS_TRAJ], lane_its[LS_LANE_COUNTS][LS_TRAJ], nudged_its[LS_TRAJ], total = 0;
@@ -438,7 +463,7 @@ static void lockstep_rows(int m, const nh_floor_state *start, double h, long ste
   }
   control->ulp = control->neighbour = NAN;
   if (failed) {
-    printf("%10s %11s %7s %5s %11s %10s %10s  %s\n", "failed", "", "", "", "", "", "", ls_names[m]);
+    put_no_numbers(lockstep_columns, "failed", ls_names[m]);
     return;
   }
   const double per = 1e9 / ((double)LS_TRAJ * steps), sns = per * median(ts, LS_REPS);
@@ -473,8 +498,7 @@ static void bench_lockstep(const char *spec NH_UNUSED) { /* the tables of one sy
          "throughput gain; lanes = 1: the lockstep code, one trajectory at a time), the largest difference between\n"
          "the final states (0: the same bits) and whether every trajectory took the floor's Newton iterations:\n",
          h, LS_TRAJ, steps, LS_REPS);
-  printf("%10s %11s %7s %5s %11s %10s %10s  %s\n", "scalar ns", "lockstep ns", "ratio", "lanes", "state diff",
-         "newton/st", "iterations", "method");
+  put_headings(lockstep_columns);
   for (int m = 0; m < LS_METHODS; m++) lockstep_rows(m, start, h, steps, &control[m]);
   for (int m = 0; m < LS_METHODS; m++)
     printf("control, %s: the scalar floor with h one ulp larger ends %.2e away; lockstep lane j against scalar "
