@@ -187,6 +187,7 @@ static double *read_values(slicer *r, const char *dims, hsize_t *shape, long lon
     int count = 0;
     char **notes = nh_h5_strings(r->f, r->name, dims, &count);
     x = notes ? nh_malloc_array((size_t)count, sizeof(double)) : NULL;
+    if (notes && !x) fail(r, "out of memory for dataset '%s'", r->name);
     for (int i = 0; x && i < count; i++) x[i] = notes[i][0] != '\0';
     nh_h5_free_strings(notes, count);
     shape[0] = (hsize_t)count;
@@ -196,7 +197,8 @@ static double *read_values(slicer *r, const char *dims, hsize_t *shape, long lon
   if (cls == H5T_INTEGER) {
     int *raw = nh_h5_ints(r->f, r->name, dims, shape);
     for (int d = 0; raw && d < rank; d++) *total *= (long long)shape[d];
-    x = raw ? malloc(sizeof(double) * (size_t)*total) : NULL;
+    x = raw ? nh_malloc_array((size_t)*total, sizeof(double)) : NULL;
+    if (raw && !x) fail(r, "out of memory for dataset '%s'", r->name);
     for (long long i = 0; x && i < *total; i++) x[i] = raw[i];
     free(raw);
     return x;

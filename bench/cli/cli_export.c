@@ -293,12 +293,14 @@ static int dataset_header(nh_h5 *f, const char *name, const nh_h5_slice *s) {
   return 0;
 }
 
-/* Whether dataset name has dimension dim (its dimensions attribute; 1 if it cannot be read, so
- * that the slice says what is wrong with it). */
+/* Whether dataset name has dimension dim: 1 or 0; 1 too if it has no dimensions attribute (the
+ * slice then says what is wrong with it); -1 if the attribute cannot be read (said). */
 static int has_dim(nh_h5 *f, const char *name, const char *dim) {
-  char *dims = nh_h5_has_attr(f, name, "dimensions") ? nh_h5_attr_string(f, name, "dimensions") : NULL;
-  int found = !dims;
-  for (const char *p = dims; p && *p && !found; p += strcspn(p, ","), p += *p == ',') {
+  if (!nh_h5_has(f, name) || !nh_h5_has_attr(f, name, "dimensions")) return 1;
+  char *dims = nh_h5_attr_string(f, name, "dimensions");
+  if (!dims) return -1;
+  int found = 0;
+  for (const char *p = dims; *p && !found; p += strcspn(p, ","), p += *p == ',') {
     const size_t len = strcspn(p, ",");
     found = len == strlen(dim) && strncmp(p, dim, len) == 0;
   }
@@ -336,8 +338,11 @@ static int read_slices(nh_h5 *f, const opts *o, char names[MAX_DATASETS][NH_TEXT
   for (int i = 0; i < n; i++) {
     nh_h5_select sel[NH_H5_MAX_SELECT];
     int nsel = 0;
-    for (int j = 0; j < o->nat; j++)
-      if (n == 1 || has_dim(f, names[i], o->at[j].dim)) sel[nsel++] = o->at[j], used[j] = 1;
+    for (int j = 0; j < o->nat; j++) {
+      const int has = n == 1 ? 1 : has_dim(f, names[i], o->at[j].dim);
+      if (has < 0) return free_slices(s, i), -1;
+      if (has) sel[nsel++] = o->at[j], used[j] = 1;
+    }
     if (nh_h5_slice_read(f, names[i], o->field, sel, nsel, &s[i], why, sizeof why) < 0) {
       free_slices(s, i);
       fprintf(stderr, "%s: %s\n", prog, why);

@@ -459,6 +459,8 @@ Test(cli_leaks, out_of_memory_in_the_generic_tables, .init = make_test_dir, .fin
   write_results();
   static const oom_case cases[] = {
       {"export @/traj.h5 dataset observables/q --at method=1 --at ic=1", {NULL}},
+      {"export @/wp.h5 dataset work,err,pareto_work --at method=1 --at norm=q_2", {NULL}},
+      {"export @/conv.h5 dataset orders --field observed", {NULL}},
       {"info --datasets @/onestep.h5", {NULL}},
   };
   out_of_memory_everywhere(cases, sizeof cases / sizeof *cases);
