@@ -1,8 +1,10 @@
 #!/bin/sh
 # Plots results files by their study kind, as PDF and PNG:
-#   NHBENCH=build/nhbench plots/make_plots.sh RESULTS_DIR    every RESULTS_DIR/*.h5 into RESULTS_DIR/plots/
-#   NHBENCH=build/nhbench plots/make_plots.sh FILE.h5        one file, into its directory's plots/
-#   PLOTS_DIR=DIR ...                                          into DIR instead
+#   plots/make_plots.sh RESULTS_DIR    every RESULTS_DIR/*.h5 into RESULTS_DIR/plots/
+#   plots/make_plots.sh FILE.h5        one file, into its directory's plots/
+#   PLOTS_DIR=DIR ...                    into DIR instead
+#   NHBENCH=PATH ...                     that nhbench (default: build/ beside plots/, the installed
+#                                        one, or the one on PATH)
 # convergence:     NAME_convergence (error against h);
 # ensemble:        NAME_energy_mI (the first trajectories of method I, for the first 4 methods the
 #                  spec lists, or those in ENERGY_METHODS="I J ..."), NAME_energy_methods (the
@@ -22,7 +24,7 @@
 # Exit status: 0; 1 if a file could not be plotted (the others are still plotted); 2 bad usage.
 set -u
 
-usage="usage: NHBENCH=build/nhbench plots/make_plots.sh RESULTS_DIR|FILE.h5"
+usage="usage: [NHBENCH=path/to/nhbench] plots/make_plots.sh RESULTS_DIR|FILE.h5"
 [ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
 if [ -d "$1" ]; then
   dir=$1
@@ -37,8 +39,16 @@ else
   echo "make_plots.sh: $1: no such file or directory" >&2
   exit 2
 fi
-NHBENCH=${NHBENCH:-nhbench}
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
+# nhbench: $NHBENCH if set; else the one built beside these scripts in a source tree (build/, or
+# build-nosundials/), or the installed one (PREFIX/bin beside PREFIX/share/nhbench/plots); else
+# the one on PATH.
+if [ -z "${NHBENCH:-}" ]; then
+  for c in "$here/../build/nhbench" "$here/../build-nosundials/nhbench" "$here/../../../bin/nhbench"; do
+    if [ -x "$c" ]; then NHBENCH=$c; break; fi
+  done
+fi
+NHBENCH=${NHBENCH:-nhbench}
 
 # Paths reach gnuplot strings and the shell commands gnuplot runs inside single quotes: a quote,
 # backslash or line break in one could end the quoting and run the rest as code. Such paths are
@@ -62,7 +72,7 @@ if ! command -v gnuplot >/dev/null 2>&1; then
 fi
 case $NHBENCH in
   */*) [ -x "$NHBENCH" ] || { echo "make_plots.sh: nhbench not found at $NHBENCH (build it: make build)" >&2; exit 1; } ;;
-  *) command -v "$NHBENCH" >/dev/null 2>&1 || { echo "make_plots.sh: $NHBENCH not on PATH; set NHBENCH=build/nhbench" >&2; exit 1; } ;;
+  *) command -v "$NHBENCH" >/dev/null 2>&1 || { echo "make_plots.sh: nhbench not found: not in $here/../build/ nor on PATH; build it (make build) or set NHBENCH=path/to/nhbench" >&2; exit 1; } ;;
 esac
 
 if [ ! -e "$1" ]; then

@@ -53,6 +53,23 @@ mkdir "$tmp/one"
 cp "$tmp/ex/work_precision.h5" "$tmp/one/"
 expect_status 0 "one file" env NHBENCH="$NHBENCH" "$mp" "$tmp/one/work_precision.h5"
 [ -s "$tmp/one/plots/work_precision_err_time.pdf" ] || fail "one file: no plots/work_precision_err_time.pdf"
+# Without NHBENCH: the nhbench built beside the scripts (a source tree's build/, the copy here a
+# link to the one under test), the installed one (PREFIX/bin beside PREFIX/share/nhbench/plots);
+# neither there nor on PATH: status 1 and what to do.
+for layout in tree installed; do
+  if [ $layout = tree ]; then sdir="$tmp/tree/plots"; bdir="$tmp/tree/build"
+  else sdir="$tmp/prefix/share/nhbench/plots"; bdir="$tmp/prefix/bin"; fi
+  mkdir -p "$sdir" "$bdir"
+  cp "$root"/plots/*.gp "$root"/plots/make_plots.sh "$sdir/"
+  ln -s "$(cd "$(dirname "$NHBENCH")" && pwd)/$(basename "$NHBENCH")" "$bdir/nhbench"
+  mkdir "$tmp/$layout-one" && cp "$tmp/ex/convergence.h5" "$tmp/$layout-one/"
+  expect_status 0 "no NHBENCH, $layout" env -u NHBENCH "$sdir/make_plots.sh" "$tmp/$layout-one"
+  [ -s "$tmp/$layout-one/plots/convergence_convergence.png" ] || fail "no NHBENCH, $layout: no figure"
+done
+rm "$tmp/tree/build/nhbench"
+env -u NHBENCH PATH=/usr/bin:/bin "$tmp/tree/plots/make_plots.sh" "$tmp/tree-one" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] || fail "no nhbench anywhere: exit status not 1"
+grep -q "nhbench not found: not in .*build/ nor on PATH" "$tmp/err" || fail "no nhbench anywhere: no hint"
 
 # Commands of every length: gnuplot 5.4's sprintf cut its result short when the format held a "%%"
 # and the result fell in a window of lengths (about 160 to 190 characters), which a long path to
