@@ -23,7 +23,7 @@ ifeq ($(FULL),1)
 CHAOTIC_SET = --set ensemble.count=100 --set T=10000 --set sample_every=25
 endif
 
-.PHONY: all deps build test test-mpi test-mpi-build test-nosundials asan coverage fuzz fuzz-seeds study-chaotic studies examples plots paper paper-report bench readme-settings clean
+.PHONY: all deps build tool test test-mpi test-mpi-build test-nosundials asan coverage fuzz fuzz-seeds study-chaotic studies examples plots paper paper-report bench readme-settings clean
 
 all: build
 
@@ -33,6 +33,12 @@ deps:
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILDTYPE) $(CMAKE_OPTIONS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# The nhbench command alone: what the targets that run studies and draw figures need (the test
+# suite and the benchmarks are built by build, test and bench).
+tool: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILDTYPE) $(CMAKE_OPTIONS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target nhbench
 
 # The MPI tests (the cluster build's distribution of tasks over ranks is product code too) beside
 # the Criterion suite (scripts/test.sh): the suite's output live, then the MPI tests', then one
@@ -129,7 +135,7 @@ fuzz: deps fuzz-seeds
 	  $(FUZZ_ENV) $(FUZZ_ENV_$(t)) scripts/fuzz_triage.sh build-fuzz/fuzz_$(t) build-fuzz/findings/$(t) $(FUZZ_LIMITS) || rc=1;) \
 	exit $$rc
 
-study-chaotic: build
+study-chaotic: tool
 	@mkdir -p $(RESULTS)
 	$(NHBENCH) run studies/chaotic_ensemble.cfg -o $(RESULTS)/chaotic_ensemble.h5 $(CHAOTIC_SET)
 	$(NHBENCH) run studies/chaotic_convergence.cfg -o $(RESULTS)/chaotic_convergence.h5
@@ -148,15 +154,15 @@ endef
 # results/studies/; STUDIES="studies/A.cfg ..." runs only those. cvt_map.cfg is left out: a
 # cluster-sized map (README.md, "Many nodes: MPI").
 STUDIES ?= $(filter-out studies/cvt_map.cfg,$(sort $(wildcard studies/*.cfg)))
-studies: build
+studies: tool
 	$(call run-specs,$(RESULTS)/studies,$(STUDIES))
 
 # One small spec per study kind (studies/examples/), run and plotted into results/examples/.
 EXAMPLES = $(sort $(wildcard studies/examples/*.cfg))
-examples: build
+examples: tool
 	$(call run-specs,$(RESULTS)/examples,$(EXAMPLES))
 
-plots: build
+plots: tool
 	@NHBENCH=$(NHBENCH) plots/make_plots.sh $(RESULTS)
 
 # Reproducing the papers (README.md, "Reproducing the papers"): every study spec of studies/paper/
@@ -170,14 +176,14 @@ PAPER_SET_newmark_fig3 = --set ensemble.count=100 --set T=10000 --set sample_eve
 endif
 # PAPER_ONLY="newmark_fig1 ...": only these specs (the report then says which files are missing).
 PAPER_RUN = $(if $(PAPER_ONLY),$(filter $(PAPER_ONLY:%=studies/paper/%.cfg),$(PAPER_SPECS)),$(PAPER_SPECS))
-paper: build
+paper: tool
 	@mkdir -p $(PAPER) $(if $(filter 1,$(SUNDIALS)),$(PAPER)/sundials)
 	@$(foreach spec,$(PAPER_RUN),$(NHBENCH) run $(spec) -o $(PAPER)/$(spec:studies/paper/%.cfg=%.h5) \
 	  $(PAPER_SET_$(notdir $(spec:.cfg=))) && ) true
 	@$(MAKE) --no-print-directory paper-report
 
 # The report and figures again from the results files, without recomputing.
-paper-report: build
+paper-report: tool
 	@$(NHBENCH) report $(PAPER_CLAIMS) --results $(PAPER) --output $(PAPER) --figures figures
 	@PLOTS_DIR=$(PAPER)/figures NHBENCH=$(NHBENCH) plots/make_plots.sh $(PAPER) >/dev/null
 	@echo "paper: $(PAPER)/REPORT.md, $(PAPER)/claims.csv, figures in $(PAPER)/figures/"
@@ -188,7 +194,7 @@ bench: build
 # README.md's table of every spec setting, written again from the settings table and the kinds'
 # tables (nhbench list settings --markdown) between its markers; tests/contracts/test_settings.c
 # fails while the two differ.
-readme-settings: build
+readme-settings: tool
 	@$(NHBENCH) list settings --markdown > README.md.settings
 	@awk -v f=README.md.settings '/^<!-- end of nhbench list settings/ {skip = 0} !skip {print} \
 	  /^<!-- nhbench list settings --markdown/ {while ((getline l < f) > 0) print l; skip = 1}' README.md > README.md.new
