@@ -103,9 +103,11 @@ static int replay(nh_checkpoint *c, nh_checkpoint_fn fn, void *ctx, long *count)
   off_t good = lseek(c->fd, 0, SEEK_CUR);
   struct stat sb;
   if (fstat(c->fd, &sb) != 0) return -1;
-  double *x = NULL;
-  size_t cap = 0;
+  /* Room for one value from the start: a record of none is handed over as a pointer too. */
+  double *x = nh_malloc_array(1, sizeof *x);
+  size_t cap = 1;
   long records = 0;
+  if (!x) return NH_CHECKPOINT_NO_MEMORY;
   *count = 0;
   for (;;) {
     uint32_t magic;

@@ -8,7 +8,8 @@
 
 typedef struct nh_checkpoint nh_checkpoint;
 
-/* Called for every complete record of a resumed journal: the task and its n values. */
+/* Called for every complete record of a resumed journal: the task and its n values (x is never
+ * NULL, a record of no values too). */
 typedef void (*nh_checkpoint_fn)(void *ctx, long task, const double *x, size_t n);
 
 /* Opens the journal at path for a run identified by key (what must be equal for results to be

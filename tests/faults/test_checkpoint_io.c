@@ -80,13 +80,14 @@ ssize_t __wrap_pread(int fd, void *buf, size_t len, off_t at) {
 }
 
 typedef struct {
-  int calls;
+  int calls, null_records; /* null_records: records handed over as NULL */
   long task[4];
   double x[4][3];
 } replayed;
 
 static void collect(void *ctx, long task, const double *x, size_t n) {
   replayed *r = ctx;
+  r->null_records += x == NULL;
   if (r->calls < 4) r->task[r->calls] = task, memcpy(r->x[r->calls], x, sizeof(double) * (n < 3 ? n : 3));
   r->calls++;
 }
@@ -265,6 +266,28 @@ Test(checkpoint_io, a_task_recorded_twice_counts_once) {
   double got = 0;
   cr_assert_eq(nh_checkpoint_read(c, 3, 0, &got, 1), 0);
   cr_expect_eq(got, again[0], "task 3 reads %g", got);
+  nh_checkpoint_close(c);
+  unlink(path);
+}
+
+/* A record of no values (the first of the journal, before any room was needed) reaches the
+ * callback as a pointer, never NULL (fuzz_journal found memcpy from NULL there), and the task reads
+ * back as having a record of length 0. */
+Test(checkpoint_io, a_record_of_no_values_is_handed_over_as_a_pointer) {
+  char path[128], err[512] = "";
+  const double one[1] = {7};
+  nh_checkpoint *c = new_journal(path, sizeof path);
+  cr_assert_eq(nh_checkpoint_append(c, 2, one, 0), 0);
+  cr_assert_eq(nh_checkpoint_append(c, 1, one, 1), 0);
+  nh_checkpoint_close(c);
+  replayed r = {0};
+  long resumed = -1;
+  c = open_journal(path, 1, &r, &resumed, err, sizeof err);
+  cr_assert(c, "%s", err);
+  cr_expect_eq(resumed, 2);
+  cr_assert_eq(r.calls, 2);
+  cr_expect_eq(r.null_records, 0, "a record handed over as NULL");
+  cr_expect(r.task[0] == 2 && r.task[1] == 1 && r.x[1][0] == 7);
   nh_checkpoint_close(c);
   unlink(path);
 }

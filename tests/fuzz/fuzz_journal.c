@@ -58,6 +58,7 @@ static void on_record(void *ctx, long task, const double *x, size_t n) {
   free(r->last[task]);
   r->last[task] = malloc(n ? n * sizeof *x : 1);
   if (!r->last[task]) fail("out of memory");
+  if (!x) fail("a record handed over as NULL");
   memcpy(r->last[task], x, n * sizeof *x);
   r->n[task] = n;
 }
