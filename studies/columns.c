@@ -10,7 +10,7 @@ void nh_column_dims_of_study(const nh_study *st, nh_column_dims *d) {
   d->n = 0;
   nh_column_dims_set(d, "method", st->nmethods);
   nh_column_dims_set(d, "h", st->nh);
-  nh_column_dims_set(d, "ic", st->kind == NH_STUDY_ENSEMBLE ? st->count : st->nic);
+  nh_column_dims_set(d, "ic", st->nic);
   nh_column_dims_set(d, "dof", st->sys.n);
   nh_column_dims_set(d, "state", 2LL * st->sys.n);
   nh_column_dims_set(d, "multiplier", st->sys.k);

@@ -58,8 +58,8 @@ typedef struct {
   long long size[NH_COLUMN_MAX_DIMS];
 } nh_column_dims;
 /* The dimensions every kind shares: method, h, ic (the study's initial conditions; an
- * ensemble's count), dof (n), state (2n), multiplier (k), repeat, norm (NH_WP_NORMS) and lambda_slot
- * (NH_MAX_K: a state's room for multipliers). */
+ * ensemble sets its count as its own, studies/kinds.h own_dims), dof (n), state (2n), multiplier (k), repeat, norm
+ * (NH_WP_NORMS) and lambda_slot (NH_MAX_K: a state's room for multipliers). */
 void nh_column_dims_of_study(const nh_study *st, nh_column_dims *d);
 /* Sets dimension name to size (a kind's own: point, sample); 0, or -1 if the table is full. */
 int nh_column_dims_set(nh_column_dims *d, const char *name, long long size);

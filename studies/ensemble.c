@@ -266,10 +266,12 @@ const nh_result_column nh_ensemble_columns[] = {
 #undef ROWS
 #undef PER_SAMPLE
 
-/* The kind's own dimension: sample, every sample_every steps of the one h. */
+/* The kind's own dimensions: sample, every sample_every steps of the one h; and ic, its count of
+ * initial conditions (drawn, or the given ones). */
 static void own_dims(const nh_study *st, const void *r, nh_column_dims *d) {
   (void)r;
   nh_column_dims_set(d, "sample", st->nsamples);
+  nh_column_dims_set(d, "ic", st->count);
 }
 
 int nh_run_ensemble(const nh_study *st, nh_ensemble_result *r, char *err, size_t errlen) {

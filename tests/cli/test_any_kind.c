@@ -231,6 +231,8 @@ Test(export_dataset, several_datasets_side_by_side, .timeout = 60) {
       {"work,nope", "no dataset 'nope'"},
       {"work,,err", "one to 7 names, separated by commas"},
       {"work,", "one to 7 names, separated by commas"},
+      {",work", "one to 7 names, separated by commas"},
+      {"work,norms --at method=0", "datasets work and norms do not line up: their free dimensions differ"},
       {"a,b,c,d,e,f,g,h", "one to 7 names, separated by commas"},
       {"work,err --at norm=q_3", "dimension norm has no name 'q_3'"},
   };
@@ -238,6 +240,18 @@ Test(export_dataset, several_datasets_side_by_side, .timeout = 60) {
     cr_expect_eq(export(path, bad[i].args), 2, "%s: %s", bad[i].args, out);
     cr_expect(strstr(out, bad[i].message) != NULL, "%s: '%s' not in: %s", bad[i].args, bad[i].message, out);
   }
+  /* two free dimensions (method, h) side by side: a block per method, named, the columns after the
+   * method's index and h */
+  cr_assert_eq(export(path, "work,status"), 0, "%s", out);
+  cr_expect(strstr(out, "# method h work status\n# method 0 rk4\n") != NULL, "%s", out);
+  cr_expect(strstr(out, "\n\n\n# method 1 nh_newmark(") != NULL, "%s", out);
+  cr_assert_eq(data_rows(out), shape[0] * nh, "%s", out);
+  for (long long m = 0; m < (long long)shape[0]; m++)
+    for (long long i = 0; i < nh; i++) {
+      double v[8];
+      cr_assert_eq(data_row(out, (int)(m * nh + i), v, 8), 4);
+      cr_expect(v[0] == m && v[1] == h[i] && v[2] == work[m * nh + i] && v[3] == 0, "method %lld, h %g", m, h[i]);
+    }
   free(err), free(h), free(work);
   unlink(path);
 }

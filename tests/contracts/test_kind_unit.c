@@ -172,3 +172,60 @@ Test(kind_unit, a_kind_defined_in_one_file_is_written_from_its_table, .timeout =
   nh_study_free(&st);
   unlink(path);
 }
+
+/* A kind whose initial conditions are the result's drawn q0 and v0: written from those columns,
+ * named as the spec names them when they are the given ones; refused when the table has no such
+ * columns, or when given initial conditions do not match the count. */
+typedef struct {
+  double *q0, *v0;
+} drawn_result;
+
+static const nh_result_column drawn_columns[] = {
+    {"q0", "ic,dof", NH_COLUMN_F64, offsetof(drawn_result, q0), NH_COLUMN_APART, NULL, "as q", "drawn q"},
+    {"v0", "ic,dof", NH_COLUMN_F64, offsetof(drawn_result, v0), NH_COLUMN_APART, NULL, "as v", "drawn v"},
+    {NULL}};
+
+/* Its ic dimension: the study's count, as an ensemble's. */
+static void count_dims(const nh_study *st, const void *r, nh_column_dims *d) {
+  (void)r;
+  nh_column_dims_set(d, "ic", st->count);
+}
+
+Test(kind_unit, drawn_initial_conditions_from_the_result, .timeout = 60) {
+  char spec[512], err[512], path[256];
+  snprintf(spec, sizeof spec, "%s/tests/data/trajectory_particle.cfg", NHBENCH_SOURCE_DIR);
+  nh_study st;
+  cr_assert_eq(nh_study_load(spec, NULL, 0, &st, err, sizeof err), 0, "%s", err);
+  snprintf(path, sizeof path, "/tmp/nhbench-kind-drawn-%d.h5", (int)getpid());
+  double q[2][3] = {{1, 2, 3}, {4, 5, 6}}, v[2][3] = {{-1, -2, -3}, {-4, -5, -6}};
+  drawn_result r = {&q[0][0], &v[0][0]};
+  nh_study_kind_type kind = {.kind = NH_STUDY_TRAJECTORY,
+                             .name = "drawn",
+                             .doc = "drawn states",
+                             .columns = drawn_columns,
+                             .file = {.ics = NH_KIND_ICS_DRAWN, .own_dims = count_dims}};
+  /* count = nic = 2: the spec's given initial conditions, as the result holds them */
+  st.count = 2;
+  cr_assert_eq(nh_write_kind(path, &st, &kind, &r, "test", err, sizeof err), 0, "%s", err);
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  size_t n;
+  double *got = dataset(file, "/drawn/v0", &n);
+  cr_assert_eq(n, 6);
+  for (int i = 0; i < 6; i++) cr_expect_eq(got[i], -(i + 1.0), "v0[%d]", i);
+  free(got);
+  H5Fclose(file);
+  /* no q0, v0 columns: refused, and nothing left at the path */
+  unlink(path);
+  const nh_result_column none[] = {{NULL}};
+  kind.columns = none;
+  cr_expect_eq(nh_write_kind(path, &st, &kind, &r, "test", err, sizeof err), -1);
+  cr_expect(strstr(err, "no columns q0 and v0 of drawn initial conditions") != NULL, "%s", err);
+  cr_expect_neq(access(path, F_OK), 0, "no file written");
+  /* given initial conditions (not random) whose number is not the ic dimension's */
+  kind.columns = drawn_columns;
+  st.count = 3;
+  cr_expect_eq(nh_write_kind(path, &st, &kind, &r, "test", err, sizeof err), -1);
+  cr_expect(strstr(err, "given initial conditions with count != nic") != NULL, "%s", err);
+  cr_expect_neq(access(path, F_OK), 0, "no file written");
+  nh_study_free(&st);
+}

@@ -219,6 +219,13 @@ Test(slice, the_list_of_datasets, .timeout = 60) {
   }
   cr_expect_eq(summary, 4, "the summary group's datasets");
   nh_h5_free_datasets(n, d);
+  /* point's coordinate (point_t) holds numbers, no names: a point by name is refused */
+  char why[1024];
+  nh_h5_slice s;
+  const nh_h5_select by_point = by_name("point", "first");
+  cr_expect_eq(nh_h5_slice_read(&f, "local_err", NULL, &by_point, 1, &s, why, sizeof why), -1);
+  cr_expect(strstr(why, "dimension point has no name 'first' (it takes an index, or a name of its coordinate)") != NULL,
+            "%s", why);
   nh_h5_close(&f);
   unlink(path);
 }

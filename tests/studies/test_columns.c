@@ -67,9 +67,11 @@ Test(columns, dimensions_of_a_study) {
   cr_expect_eq(nh_column_dim(&d, "repeat"), 7);
   cr_expect_eq(nh_column_dim(&d, "norm"), NH_WP_NORMS);
   cr_expect_eq(nh_column_dim(&d, "lambda_slot"), NH_MAX_K);
-  st.kind = NH_STUDY_ENSEMBLE;
-  nh_column_dims_of_study(&st, &d);
-  cr_expect_eq(nh_column_dim(&d, "ic"), 11, "an ensemble's count");
+  st.kind = NH_STUDY_ENSEMBLE, st.nsamples = 13;
+  nh_kind_dims(nh_study_kinds[NH_STUDY_ENSEMBLE], &st, NULL, &d);
+  cr_expect_eq(nh_column_dim(&d, "ic"), 11, "an ensemble's count (its own dimension)");
+  cr_expect_eq(nh_column_dim(&d, "sample"), 13);
+  cr_expect_eq(nh_column_dim(&d, "method"), 2);
   test_hand_study_release(&st);
 }
 
