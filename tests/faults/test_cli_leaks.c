@@ -154,8 +154,10 @@ Test(cli_leaks, list) {
                                       "list no_such",
                                       "list --help",
                                       "list --bogus",
-                                      "list systems a b"};
-  static const int status[] = {0, 0, 0, 0, 0, 0, 2, 2, 0, 2, 2};
+                                      "list systems a b",
+                                      "list settings --markdown",
+                                      "list settings convergence --markdown"};
+  static const int status[] = {0, 0, 0, 0, 0, 0, 2, 2, 0, 2, 2, 0, 2};
   no_leak(lines, status, sizeof status / sizeof *status);
 }
 
@@ -228,9 +230,16 @@ Test(cli_leaks, export_every_table, .init = make_dir, .fini = remove_dir) {
       "export @/no_such.h5 study",
       "export @/wp.h5",
       "export --help",
+      /* several datasets side by side: read, refused at the second or at a selector none has */
+      "export @/wp.h5 dataset work,err,pareto_work --at method=1 --at norm=q_2",
+      "export @/wp.h5 dataset work,err --at method=1",
+      "export @/wp.h5 dataset work,nope --at method=1",
+      "export @/wp.h5 dataset work,status --at ic=0",
+      "export @/conv.h5 dataset orders --field observed",
+      "export @/conv.h5 dataset orders --field reason",
   };
-  static const int status[] = {0, 0, 2, 0, 0, 2, 0, 2, 0, 2, 0, 0, 0, 0, 2, 2, 0, 0,
-                               0, 0, 0, 2, 2, 0, 0, 0, 0, 2, 2, 0, 2, 0, 2, 2, 0};
+  static const int status[] = {0, 0, 2, 0, 0, 2, 0, 2, 0, 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0,
+                               2, 2, 0, 0, 0, 0, 2, 2, 0, 2, 0, 2, 2, 0, 0, 2, 2, 2, 0, 2};
   cr_assert_eq(sizeof status / sizeof *status, sizeof lines / sizeof *lines);
   no_leak(lines, status, sizeof status / sizeof *status);
 }
