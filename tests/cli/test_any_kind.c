@@ -256,6 +256,12 @@ Test(export_dataset, several_datasets_side_by_side, .timeout = 60) {
   unlink(path);
 }
 
+/* A name of 300 letters, longer than any selector's name. */
+#define LONG_NAME                                                                                                      \
+  "n123456789n123456789n123456789n123456789n123456789n123456789n123456789n123456789n123456789n123456789"               \
+  "n123456789n123456789n123456789n123456789n123456789n123456789n123456789n123456789n123456789n123456789"               \
+  "n123456789n123456789n123456789n123456789n123456789n123456789n123456789n123456789n123456789n123456789"
+
 /* Bad requests: exit 2 with a message naming the file and what is wrong; nothing on stdout. */
 Test(export_dataset, bad_requests_are_refused, .timeout = 60) {
   char path[256];
@@ -272,6 +278,11 @@ Test(export_dataset, bad_requests_are_refused, .timeout = 60) {
       {"err --at h=0.07", "no h = 0.07 in the file"},
       {"err --at method", "--at 'method': expected DIM=VALUE"},
       {"err --at =1", "--at '=1': expected DIM=VALUE"},
+      {"err --at h=", "--at 'h=': expected DIM=VALUE"},
+      {"err --at abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklm=1", "expected DIM=VALUE"},
+      {"err --at method=rk4 --at h=1 --at h=1 --at h=1 --at h=1 --at h=1 --at h=1 --at h=1 --at h=1",
+       "--at 'h=1': more than 8 selectors"},
+      {"err --at method=" LONG_NAME, "the name is too long"},
       {"", "dataset needs a dataset NAME"},
       {"err --relative", "table 'dataset' takes no option --relative (its options: --at --field)"},
   };

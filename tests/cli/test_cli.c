@@ -130,6 +130,19 @@ Test(cli, no_command_and_unknown_command) {
   expect_has(r->err, "nhbench: unknown option '--frobnicate'");
 }
 
+/* `nhbench help` alone is the usage on stdout (exit 0); a second argument is refused by name. */
+Test(cli, help_alone_and_with_two_commands) {
+  cli_result *r = nhb("help");
+  cr_expect_eq(r->rc, 0, "%s", r->err);
+  expect_has(r->out, "usage: nhbench [--help | --version] COMMAND");
+  cr_expect_str_empty(r->err);
+  r = nhb("help run export");
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "'export'");
+  expect_has(r->err, "usage: nhbench");
+  cr_expect_str_empty(r->out);
+}
+
 /* An unknown option: exit 2, "nhbench CMD: unknown option", the usage on stderr, nothing on stdout. */
 Test(cli, unknown_option_of_every_command) {
   static const char *const cmds[] = {"run " DATA "trajectory_particle.cfg", "list", "info x.h5", "export x.h5 study"};
@@ -164,6 +177,9 @@ Test(cli, missing_arguments) {
   r = nhb("run " DATA "trajectory_particle.cfg -o %s --threads 0", out);
   cr_expect_eq(r->rc, 2);
   expect_has(r->err, "--threads '0'");
+  r = nhb("run " DATA "trajectory_particle.cfg -o %s --threads=", out);
+  cr_expect_eq(r->rc, 2, "an empty thread count: %s", r->err);
+  expect_has(r->err, "--threads ''");
   r = nhb("run a.cfg b.cfg");
   cr_expect_eq(r->rc, 2);
   expect_has(r->err, "unexpected argument 'b.cfg'");
@@ -699,6 +715,43 @@ Test(cli, run_check_orders_fails_with_1) {
   remove(file);
 }
 
+/* --check-orders on methods of the orders the registry expects (rk4 4, nh_newmark(alpha=0.5) 2 on
+ * the particle's exact solution): a table of "ok" rows, exit 0, nothing on stderr. */
+Test(cli, run_check_orders_passes_with_0) {
+  char spec[256], file[256];
+  scratch_spec(spec, sizeof spec, "orders_ok.cfg",
+               "study = \"convergence\";\nsystem = \"particle\";\nT = 1.0;\nh0 = 0.1;\nhalvings = 3;\n"
+               "methods = [\"rk4\", \"nh_newmark(alpha=0.5)\"];\n");
+  scratch(file, sizeof file, "orders_ok.h5");
+  cli_result *r = nhb("run %s -o %s --check-orders", spec, file);
+  cr_expect_eq(r->rc, 0, "%s%s", r->out, r->err);
+  expect_has(r->out, "check  expected observed");
+  expect_has(r->out, "ok            4 ");
+  expect_has(r->out, "ok            2 ");
+  cr_expect(!strstr(r->out, "FAIL"), "%s", r->out);
+  cr_expect(!strstr(r->err, "off by"), "%s", r->err);
+  remove(spec), remove(file);
+}
+
+/* A journal left beside the output by an earlier run, without --resume: a note that the run starts
+ * over, the run done, and the journal gone with it. */
+Test(cli, run_without_resume_replaces_an_old_journal) {
+  char file[256], journal[300];
+  scratch(file, sizeof file, "over.h5");
+  snprintf(journal, sizeof journal, "%s.journal", file);
+  FILE *j = fopen(journal, "w");
+  cr_assert(j);
+  fputs("an earlier run's journal\n", j);
+  fclose(j);
+  cli_result *r = nhb("run " DATA "trajectory_particle.cfg -o %s", file);
+  cr_expect_eq(r->rc, 0, "%s", r->err);
+  expect_has(r->err, "note: starting over; the journal");
+  expect_has(r->err, journal);
+  cr_expect(access(journal, F_OK) != 0, "the old journal %s is still there", journal);
+  cr_expect(access(file, F_OK) == 0, "no results %s", file);
+  remove(file);
+}
+
 /* A claimed order's reason, however short, follows the method in the --check-orders table (after
  * "  -- "; nothing after a method without one) and in info's list of exceptions. */
 Test(cli, order_reason_of_one_letter_shown) {
@@ -988,6 +1041,30 @@ static cli_result *small_grid_run(const char *name, const char *methods, const c
   r = nhb("%s %s %s", verb, file, args);
   cr_assert_eq(r->rc, 0, "%s", r->err);
   return r;
+}
+
+/* Tables a file has not: an ensemble without parameter grids has no grid table, and a table of
+ * two kinds names both when asked of a third. */
+Test(cli, export_tables_the_file_has_not, .timeout = 60) {
+  char ens[256], conv[256];
+  scratch(ens, sizeof ens, "nogrid.h5");
+  scratch(conv, sizeof conv, "noseries.h5");
+  cli_result *r = nhb("run " DATA "ensemble_fixed.cfg -o %s", ens);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  r = nhb("export %s grid", ens);
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "has no parameter grids");
+  expect_has(r->err, ens);
+  cr_expect_str_empty(r->out);
+  r = nhb("run " DATA "order_claim.cfg -o %s", conv);
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  r = nhb("export %s series", conv);
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "is a convergence study; table 'series' is for ensemble and trajectory studies\n");
+  r = nhb("export %s", conv);
+  cr_expect_eq(r->rc, 2);
+  expect_has(r->err, "no TABLE given");
+  remove(ens), remove(conv);
 }
 
 /* A study whose methods all come from a grid: `info` lists them in both tables without the

@@ -898,6 +898,8 @@ Test(cli_output, export_energy_tables_exact) {
       {"grid --grid 1", "nhbench export: --grid 1: %s has grids 0..0\n"},
       {"energy-all-methods --methods 1,7", "nhbench export: --methods '1,7': expected comma-separated method indices "
                                            "0..6, or all\n"},
+      {"energy-all-methods --methods 1,-1", "nhbench export: --methods '1,-1': expected comma-separated method "
+                                            "indices 0..6, or all\n"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
     char cmd[1024], msg[512], errf[160];

@@ -524,6 +524,26 @@ Test(report, bad_claims_exit_2_naming_file_and_line, .init = make_dir, .fini = r
   cr_expect(strstr(r->err, "0 pass, 0 fail, 2 not-verified, 0 shown"), "%s", r->err);
 }
 
+/* An item's figures are linked from REPORT.md in the folder --figures names (relative to the report),
+ * "figures" when it is not given. */
+Test(report, figures_linked_in_the_folder_given, .init = make_dir, .fini = remove_dir) {
+  put("fig.claims", "spec = \"fig\";\nitems = (\n  { item = \"F1\"; claim = \"c\"; figures = [\"fig_a\"];\n"
+                    "    rows = ( { quantity = \"q\"; verdict = \"not-verified\"; reason = \"r\"; } ); }\n);\n");
+  run_result *r = nhb("report fig.claims -r . -o . --figures plots/paper");
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  char md[8192];
+  cr_assert_eq(slurp("REPORT.md", md, sizeof md), 0);
+  cr_expect(strstr(md, "![fig_a](plots/paper/fig_a.png) ([PDF](plots/paper/fig_a.pdf))"), "%s", md);
+  r = nhb("report fig.claims -r . -o . -f shown");
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  cr_assert_eq(slurp("REPORT.md", md, sizeof md), 0);
+  cr_expect(strstr(md, "![fig_a](shown/fig_a.png)"), "-f: %s", md);
+  r = nhb("report fig.claims -r . -o .");
+  cr_assert_eq(r->rc, 0, "%s", r->err);
+  cr_assert_eq(slurp("REPORT.md", md, sizeof md), 0);
+  cr_expect(strstr(md, "![fig_a](figures/fig_a.png) ([PDF](figures/fig_a.pdf))"), "the default: %s", md);
+}
+
 /* Duplicate ids and references to no row are found after loading: the message names the file and
  * the id, and exit is 2. */
 Test(report, bad_ids_exit_2, .init = make_dir, .fini = remove_dir) {
