@@ -1,21 +1,27 @@
-# Thin wrapper over CMake. Every target installs missing Debian packages first (make deps).
+# Thin wrapper over CMake. Every target first finds what it needs and installs only what is missing,
+# where it can (scripts/deps.sh: apt-get as root or with sudo); elsewhere it stops with the packages
+# to install for apt, dnf, Homebrew and conda-forge and the CMake line to run.
 BUILD     ?= build
 BUILDTYPE ?= Release
 NHBENCH    = $(BUILD)/nhbench
 RESULTS   ?= results
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 MAKEFLAGS += --no-print-directory
-# SUNDIALS=1 (the default): the methods ida and cvode are built (README.md, "SUNDIALS build:
-# IDA and CVODE"), libsundials-dev is installed first, make test runs their tests and make paper also runs
-# the specs of studies/paper/sundials/ (herglotz item 15) into results/paper/sundials/. SUNDIALS=0:
-# the build without them, in build-nosundials (make test-nosundials), for a machine without
-# libsundials-dev.
-SUNDIALS ?= 1
+# The optional parts, off by default as for CMake and CI's first pass (README.md, "Install"):
+#   SUNDIALS=1  the methods ida and cvode (README.md, "SUNDIALS build"), in build-sundials/: installs
+#               libsundials-dev (353 MB with MPI and PETSc), make test runs their tests too and make
+#               paper also the specs of studies/paper/sundials/ (herglotz item 15);
+#   MPI=1       make test also builds build-mpi/ (installing OpenMPI) and runs the MPI tests beside
+#               the suite (README.md, "Many nodes: MPI"; make test-mpi runs them alone).
+SUNDIALS ?= 0
+MPI      ?= 0
+# The parts of scripts/deps.sh: the tool and its figures; the tests add Criterion and h5dump.
+TOOL_PARTS = tool plots $(if $(filter 1,$(SUNDIALS)),sundials)
+TEST_PARTS = $(TOOL_PARTS) tests
 ifeq ($(SUNDIALS),1)
+BUILD          = build-sundials
 CMAKE_OPTIONS += -DNHBENCH_SUNDIALS=ON
-DEPS_EXTRA    += libsundials-dev
 else
-BUILD          = build-nosundials
 CMAKE_OPTIONS += -DNHBENCH_SUNDIALS=OFF
 endif
 # FULL=1 runs the paper's scale (spec/newmark.md §3.2, Fig. 3: 100 initial conditions, T = 10000).
@@ -23,44 +29,38 @@ ifeq ($(FULL),1)
 CHAOTIC_SET = --set ensemble.count=100 --set T=10000 --set sample_every=25
 endif
 
-.PHONY: all deps build tool test test-mpi test-mpi-build test-nosundials asan coverage fuzz fuzz-seeds study-chaotic studies examples plots paper paper-report bench readme-settings clean
+.PHONY: all deps build tool test test-mpi test-mpi-build asan coverage fuzz fuzz-seeds study-chaotic studies examples plots paper paper-report bench readme-settings clean
 
 all: build
 
 deps:
-	@scripts/deps.sh $(DEPS_EXTRA)
+	@scripts/deps.sh $(TEST_PARTS)
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILDTYPE) $(CMAKE_OPTIONS) >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILDTYPE) -DBUILD_TESTING=ON $(CMAKE_OPTIONS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # The nhbench command alone: what the targets that run studies and draw figures need (the test
-# suite and the benchmarks are built by build, test and bench).
-tool: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILDTYPE) $(CMAKE_OPTIONS) >/dev/null
+# suite and the benchmarks are built by build, test and bench; Criterion is not needed for it).
+tool:
+	@scripts/deps.sh $(TOOL_PARTS)
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILDTYPE) $(if $(wildcard $(BUILD)/CMakeCache.txt),,-DBUILD_TESTING=OFF) $(CMAKE_OPTIONS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS) --target nhbench
 
-# The MPI tests (the cluster build's distribution of tasks over ranks is product code too) beside
-# the Criterion suite (scripts/test.sh): the suite's output live, then the MPI tests', then one
-# closing line.
-test: test-mpi-build build
-	@scripts/test.sh $(BUILD) $(JOBS)
+# The Criterion suite through ctest (scripts/test.sh), one test per suite, a line as each ends;
+# with MPI=1 also the MPI tests beside it. A closing line says whether everything passed.
+test: build $(if $(filter 1,$(MPI)),test-mpi-build)
+	@scripts/test.sh $(BUILD) $(JOBS) $(if $(filter 1,$(MPI)),build-mpi)
 
 # The cluster build (README.md, "Many nodes: MPI") and its tests, which run nhbench under
 # mpirun with up to 3 ranks (--oversubscribe: fewer cores are enough).
-MPI_DEPS = libopenmpi-dev openmpi-bin
-test-mpi-build: deps
-	@scripts/deps.sh $(MPI_DEPS)
+test-mpi-build:
+	@scripts/deps.sh tool tests mpi
 	@cmake -S . -B build-mpi -DCMAKE_BUILD_TYPE=$(BUILDTYPE) -DNHBENCH_MPI=ON >/dev/null
 	@cmake --build build-mpi -j $(JOBS) --target nhbench nhbench_mpi_tests
 
 test-mpi: test-mpi-build
 	@build-mpi/nhbench_mpi_tests --jobs 1
-
-# The whole suite without SUNDIALS (build-nosundials): the build a machine without
-# libsundials-dev gets, whose registry has no ida or cvode.
-test-nosundials:
-	@$(MAKE) test SUNDIALS=0
 
 # Tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 asan: deps
@@ -75,7 +75,7 @@ asan: deps
 # device with a regular file.
 COVERAGE_DIRS = core systems integrators studies results bench/cli bench/claims bench/performance
 coverage: deps
-	@scripts/deps.sh gcovr
+	@scripts/deps.sh coverage
 	@cmake -S . -B build-coverage -DCMAKE_BUILD_TYPE=Debug -DNHBENCH_COVERAGE=ON $(CMAKE_OPTIONS) >/dev/null
 	@cmake --build build-coverage -j $(JOBS)
 	@find build-coverage -name '*.gcda' -delete
@@ -95,7 +95,6 @@ coverage: deps
 # hangs on some damaged files, and inputs that never crash alone: listed, not failing).
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS  = spec method results results_edit journal
-FUZZ_DEPS     = clang libclang-rt-dev libomp-dev
 FUZZ_LIMITS   = -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024
 FUZZ_FLAGS    = -max_total_time=$(FUZZ_SECONDS) $(FUZZ_LIMITS) -fork=1 -ignore_crashes=1 -ignore_ooms=1 \
                 -ignore_timeouts=1 -close_fd_mask=3
@@ -120,11 +119,11 @@ FUZZ_FLAGS_journal = -dict=tests/fuzz/journal.dict
 # never committed.
 FUZZ_SEEDS = build-fuzz/seeds/results
 FUZZ_CORPUS_results = $(FUZZ_SEEDS)
-fuzz-seeds: build
+fuzz-seeds: tool
 	@NHBENCH=$(NHBENCH) scripts/fuzz_seeds.sh $(FUZZ_SEEDS)
 
-fuzz: deps fuzz-seeds
-	@scripts/deps.sh $(FUZZ_DEPS)
+fuzz: fuzz-seeds
+	@scripts/deps.sh fuzz
 	@CC=clang cmake -S . -B build-fuzz -DNHBENCH_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGETS:%=fuzz_%)
 	@rc=0; $(foreach t,$(FUZZ_TARGETS),rm -rf build-fuzz/findings/$(t); \
@@ -202,4 +201,4 @@ readme-settings: tool
 	@echo "README.md: the settings table written from nhbench list settings --markdown"
 
 clean:
-	rm -rf build build-nosundials build-asan build-coverage build-fuzz build-mpi build-sundials
+	rm -rf build build-asan build-coverage build-fuzz build-mpi build-sundials

@@ -41,10 +41,10 @@ else
 fi
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # nhbench: $NHBENCH if set; else the one built beside these scripts in a source tree (build/, or
-# build-nosundials/), or the installed one (PREFIX/bin beside PREFIX/share/nhbench/plots); else
+# build-sundials/), or the installed one (PREFIX/bin beside PREFIX/share/nhbench/plots); else
 # the one on PATH.
 if [ -z "${NHBENCH:-}" ]; then
-  for c in "$here/../build/nhbench" "$here/../build-nosundials/nhbench" "$here/../../../bin/nhbench"; do
+  for c in "$here/../build/nhbench" "$here/../build-sundials/nhbench" "$here/../../../bin/nhbench"; do
     if [ -x "$c" ]; then NHBENCH=$c; break; fi
   done
 fi

@@ -1,6 +1,5 @@
-/* SUNDIALS IDA and CVODE (integrators/sundials.c), part of `make test` (the Makefile's default
- * SUNDIALS=1); without
- * -DNHBENCH_SUNDIALS=ON this file compiles to nothing. The true solutions are the systems' exact
+/* SUNDIALS IDA and CVODE (integrators/sundials.c), part of `make test SUNDIALS=1` (and of CI);
+ * without -DNHBENCH_SUNDIALS=ON this file compiles to nothing. The true solutions are the systems' exact
  * ones (the free particle of spec/rattle.md §4 in closed form, the knife edge, the harmonic
  * oscillator); nothing is compared with an earlier run's output. */
 #ifdef NHBENCH_SUNDIALS
