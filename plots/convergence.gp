@@ -1,6 +1,6 @@
 # Convergence study: error at T against the step size h, log-log, one line per method (key: the
-# name and the observed order), with dashed reference slopes h, h², h⁴. Run after plots/style.gp
-# (usage there).
+# name and the observed order), with a dashed reference slope h^p for every order p a method
+# claims (1 to MAXP). Run after plots/style.gp (usage there).
 
 names = method_names("")
 n = words(names)
@@ -16,11 +16,12 @@ order_text(i) = word(observed, i) eq "NaN" ? "no fit" : sprintf("p = %.2f", word
 # of them at the coarsest h (none if no method claims p).
 hmin = word(hs, 1) + 0
 hmax = word(hs, words(hs)) + 0
-array anchor[4]
-do for [p=1:4] { anchor[p] = NaN }
+MAXP = 12
+array anchor[MAXP]
+do for [p=1:MAXP] { anchor[p] = NaN }
 do for [i=1:n] {
   p = word(claimed, i) + 0
-  if (p >= 1 && p <= 4) {
+  if (p >= 1 && p <= MAXP) {
     # 1e300 stands in for "no error at hmax" (a failed run): stats then always has a valid point.
     stats dataset("err", at_method(i - 1)) using (abs($1 - hmax) <= 1e-12 * hmax && $2 > 0 && $2 < 1e300 ? $2 : 1e300) nooutput
     if (STATS_min < 1e300 && (anchor[p] != anchor[p] || STATS_min / 2.5 < anchor[p])) { anchor[p] = STATS_min / 2.5 }
@@ -40,18 +41,25 @@ set xtics ()
 do for [k=1:words(hs)] { set xtics add (word(hs, k) word(hs, k) + 0) }
 set mxtics default
 set key below left Left reverse font ",7" spacing 0.9 width -4 samplen 2.5
-do for [p in "1 2 4"] {
-  if (anchor[p + 0] == anchor[p + 0]) {
-    set label (p + 0) (p eq "1" ? "h" : "h^".p) at hmin / 1.08, slope(hmin, p + 0) * 1.5 right font ",8" textcolor rgb "#777777"
+do for [p=1:MAXP] {
+  if (anchor[p] == anchor[p]) {
+    set label (p + 0) (p == 1 ? "h" : sprintf("h^%d", p)) at hmin / 1.08, slope(hmin, p) * 1.5 right font ",8" textcolor rgb "#777777"
   }
 }
 set samples 50
+# describe=1 (gnuplot -e): what the figure shows, on stderr (tests/cli/test_plots.sh reads it).
+if (exists("describe")) {
+  refs = ""
+  do for [p=1:MAXP] { if (anchor[p] == anchor[p]) { refs = refs.sprintf(" %d", p) } }
+  print "reference slopes:".refs
+}
 
 eval pdf(4.6)
 plot for [i=0:n-1] dataset("err", at_method(i)) using 1:2 with linespoints \
        linecolor rgb lc(i) pointtype (i % 6) + 4 pointsize 0.6 \
        title sprintf("%s   (%s)", word(names, i + 1), order_text(i + 1)), \
-     for [p in "1 2 4"] slope(x, p + 0) with lines dashtype 2 linewidth 0.6 linecolor rgb "#888888" notitle
+     for [p=1:MAXP] (anchor[p] == anchor[p] ? slope(x, p) : 1/0) with lines dashtype 2 linewidth 0.6 \
+       linecolor rgb "#888888" notitle
 eval png(4.6)
 replot
 unset output

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench/cli/cli.h"
+#include "bench/cli/cli_table.h"
 #include "core/text.h"
 #include "results/results.h"
 
@@ -91,6 +92,11 @@ static const char usage[] =
     "  LIST: comma-separated method indices (a method may repeat; at most 4 entries per method of\n"
     "        the file), or all; default: the methods listed in the spec itself, not those added by a\n"
     "        grid (the file's `primary` dataset; all if it flags none)\n"
+    "  --format FORMAT         text (the default, above), csv, tsv or json, for every table: a header\n"
+    "                          row of the column names (with [units] where the file gives them), and\n"
+    "                          a block's keys (method_index, method, ic, ...) as the first columns of\n"
+    "                          each row instead of its '#' line; json: {\"table\", \"columns\", \"rows\",\n"
+    "                          \"notes\"} with NaN as null. Details: results/README.md, \"Export tables\".\n"
     "Exit status 2 for bad usage, a table of another study kind, an index out of range, or a file\n"
     "that is not a readable results file of schema version 2 or 3.\n"
     "  -h, --help              this text\n";
@@ -129,24 +135,28 @@ static int parse_index(const char *s, long *v) {
   return *end || *v < 0 || *v > 100000000 ? -1 : 0;
 }
 
-static void put(double v) {
-  char buf[NH_TEXT_NUMBER];
-  fputs(nh_h5_fmt(buf, sizeof buf, v), stdout);
+/* Column i's units from dataset NAME's units attribute, for the formats that show them (text does not). */
+static void units_from(nh_h5 *f, int i, const char *name) {
+  if (nh_table_format_of() == NH_TABLE_TEXT || !nh_h5_has(f, name) || !nh_h5_has_attr(f, name, "units")) return;
+  char *units = nh_h5_attr_string(f, name, "units");
+  nh_table_units(i, units);
+  free(units);
 }
 
-/* Numbers separated by blanks, then a newline. */
-static void row(int n, const double *v) {
-  for (int i = 0; i < n; i++) {
-    if (i) putchar(' ');
-    put(v[i]);
-  }
-  putchar('\n');
+/* The units of columns first.. from the datasets names (NULL: none). */
+static void units_from_all(nh_h5 *f, int first, int n, const char *const *names) {
+  for (int i = 0; i < n; i++)
+    if (names[i]) units_from(f, first + i, names[i]);
 }
 
-/* Before block k (from 0) of a table: the two blank lines that end gnuplot's previous index. */
-static void block_sep(long k) {
-  if (k) fputs("\n\n", stdout);
+/* Block k of method m, in a table whose key columns 0 and 1 are method_index and method. */
+static void method_block(const nh_h5 *f, long k, int m) {
+  nh_table_key_int(0, m), nh_table_key_str(1, f->methods[m]);
+  nh_table_block(k, "method %d %s", m, f->methods[m]);
 }
+
+/* A string in the text of a note or block line: a number as the tables write it. */
+static const char *shown(char *buf, size_t len, double v) { return nh_h5_fmt(buf, len, v); }
 
 static int out_of_range(const nh_h5 *f, const char *option, long v, long long n, const char *what) {
   if (v < n) return 0;
@@ -187,7 +197,9 @@ static int method_list(const nh_h5 *f, const char *spec, int **out) {
 /* ---- any study ----------------------------------------------------------------------------- */
 
 static int t_study(nh_h5 *f, const opts *o NH_UNUSED) {
-  printf("%s\n", f->kind_name);
+  static const char *const cols[] = {"study"};
+  nh_table_columns(1, cols, 0, 0, NULL);
+  nh_table_str(f->kind_name), nh_table_end_row();
   return 0;
 }
 
@@ -208,22 +220,31 @@ static int t_attr(nh_h5 *f, const opts *o) {
     return 2;
   }
   int n = 0;
+  const char *cols[] = {arg};
+  nh_table_columns(1, cols, 0, 0, NULL);
   if (nh_h5_attr_is_string(f, obj, name)) {
     char **s = nh_h5_attr_strings(f, obj, name, &n);
-    for (int i = 0; s && i < n; i++) printf("%s\n", s[i]);
+    for (int i = 0; s && i < n; i++) nh_table_str(s[i]), nh_table_end_row();
     nh_h5_free_strings(s, n);
     return s ? 0 : 2;
   }
+  /* Numbers: text writes them on one line, the other formats a row each. */
   double *v = nh_h5_attr_doubles(f, obj, name, &n);
-  if (v) row(n, v);
+  const int text = nh_table_format_of() == NH_TABLE_TEXT;
+  for (int i = 0; v && i < n; i++) {
+    nh_table_num(v[i]);
+    if (!text || i == n - 1) nh_table_end_row();
+  }
+  if (v && text && n == 0) nh_table_end_row();
   free(v);
   return v ? 0 : 2;
 }
 
 static int t_methods(nh_h5 *f, const opts *o) {
+  static const char *const cols[] = {"index", "name"};
   int *list = NULL, n = method_list(f, o->primary ? NULL : "all", &list);
-  printf("# index name\n");
-  for (int k = 0; k < n; k++) printf("%d %s\n", list[k], f->methods[list[k]]);
+  nh_table_columns(2, cols, 0, 1, NULL);
+  for (int k = 0; k < n; k++) nh_table_int(list[k]), nh_table_str(f->methods[list[k]]), nh_table_end_row();
   free(list);
   return n ? 0 : 2;
 }
@@ -232,9 +253,10 @@ static int t_methods(nh_h5 *f, const opts *o) {
 
 /* Every dimension of the study group and its size, learned from the datasets themselves. */
 static int t_dims(nh_h5 *f, const opts *o NH_UNUSED) {
+  static const char *const cols[] = {"name", "size"};
   if (nh_h5_learn_dims(f) < 0) return 2;
-  printf("# name size\n");
-  for (int i = 0; i < f->ndims; i++) printf("%s %lld\n", f->dim_name[i], f->dim_size[i]);
+  nh_table_columns(2, cols, 0, 1, NULL);
+  for (int i = 0; i < f->ndims; i++) nh_table_str(f->dim_name[i]), nh_table_int(f->dim_size[i]), nh_table_end_row();
   return 0;
 }
 
@@ -243,8 +265,10 @@ static int t_steps(nh_h5 *f, const opts *o NH_UNUSED) {
   long long n = 0;
   double *h = nh_h5_steps(f, &n);
   if (!h) return 2;
-  printf("# index h\n");
-  for (long long i = 0; i < n; i++) printf("%lld ", i), put(h[i]), putchar('\n');
+  static const char *const cols[] = {"index", "h"};
+  nh_table_columns(2, cols, 0, 1, NULL);
+  units_from(f, 1, "h");
+  for (long long i = 0; i < n; i++) nh_table_int(i), nh_table_num(h[i]), nh_table_end_row();
   free(h);
   return 0;
 }
@@ -259,13 +283,14 @@ static int t_ics(nh_h5 *f, const opts *o NH_UNUSED) {
   double *v0 = q0 ? nh_h5_doubles(f, "v0", "ic,dof", NULL) : NULL;
   if (v0 && (labels = nh_h5_strings(f, "state_labels", "state", &nlabels)) && nlabels == 2 * (int)shape[1]) {
     const size_t n = (size_t)shape[1];
-    printf("# index");
-    for (int i = 0; i < nlabels; i++) printf(" %s", labels[i]);
-    printf(" name\n");
+    const char *cols[NH_TABLE_MAX_COLUMNS] = {"index"};
+    for (int i = 0; i < nlabels && i + 2 < NH_TABLE_MAX_COLUMNS; i++) cols[i + 1] = labels[i];
+    cols[nlabels + 1] = "name";
+    nh_table_columns(nlabels + 2, cols, 0, 1, NULL);
     for (int k = 0; k < nic; k++) {
-      printf("%d", k);
-      for (size_t i = 0; i < 2 * n; i++) putchar(' '), put(i < n ? q0[k * n + i] : v0[k * n + i - n]);
-      printf(" %s\n", names[k]);
+      nh_table_int(k);
+      for (size_t i = 0; i < 2 * n; i++) nh_table_num(i < n ? q0[k * n + i] : v0[k * n + i - n]);
+      nh_table_str(names[k]), nh_table_end_row();
     }
     rc = 0;
   } else if (labels) {
@@ -286,9 +311,9 @@ static int dataset_header(nh_h5 *f, const char *name, const nh_h5_slice *s) {
   char *desc = has_desc ? nh_h5_attr_string(f, name, "description") : NULL;
   char *units = has_units ? nh_h5_attr_string(f, name, "units") : NULL;
   if ((has_desc && !desc) || (has_units && !units)) return free(desc), free(units), -1;
-  printf("# %s [", name);
-  for (int d = 0; d < s->rank; d++) printf("%s%s", d ? "," : "", s->dims[d]);
-  printf("], units %s: %s\n", units ? units : "?", desc ? desc : "");
+  char dims[NH_TEXT_LONG] = "";
+  for (int d = 0; d < s->rank; d++) nh_text_append(dims, sizeof dims, ",", "%s", s->dims[d]);
+  nh_table_note("%s [%s], units %s: %s", name, dims, units ? units : "?", desc ? desc : "");
   free(desc), free(units);
   return 0;
 }
@@ -371,27 +396,30 @@ static int t_dataset(nh_h5 *f, const opts *o) {
   if (n < 0) return 2;
   int rc = 0;
   for (int i = 0; i < n && rc == 0; i++) rc = dataset_header(f, names[i], &s[i]) != 0 ? 2 : 0;
-  if (rc == 0) {
-    putchar('#');
-    for (int k = 0; k < s[0].nfree; k++) printf(" %s", s[0].coord_name[k]);
-    for (int i = 0; i < n; i++) printf(" %s", names[i]);
-    putchar('\n');
-  }
   const nh_h5_slice *a = &s[0];
+  if (rc == 0) {
+    const char *cols[NH_TABLE_MAX_COLUMNS];
+    for (int k = 0; k < a->nfree; k++) cols[k] = a->coord_name[k];
+    for (int i = 0; i < n; i++) cols[a->nfree + i] = names[i];
+    nh_table_columns(a->nfree + n, cols, 0, 1, NULL);
+    for (int k = 0; k < a->nfree; k++)
+      if (strcmp(a->coord_name[k], "h") == 0 || strcmp(a->coord_name[k], "t") == 0) units_from(f, k, a->coord_name[k]);
+    for (int i = 0; i < n; i++) units_from(f, a->nfree + i, names[i]);
+  }
   const long long per_block = a->nfree > 1 ? a->count / a->shape[a->free_dim[0]] : a->count;
   for (long long i = 0; rc == 0 && i < a->count; i++) {
     if (a->nfree > 1 && i % per_block == 0) {
       const long long b = i / per_block;
-      block_sep(b);
-      printf("# %s %lld", a->dims[a->free_dim[0]], b);
+      char what[NH_TEXT_LONG] = "", num[NH_TEXT_NUMBER];
       if (strcmp(a->dims[a->free_dim[0]], "method") == 0 && b < f->nmethods)
-        printf(" %s", f->methods[b]);
+        snprintf(what, sizeof what, " %s", f->methods[b]);
       else if (strcmp(a->coord_name[0], "h") == 0 || strcmp(a->coord_name[0], "t") == 0)
-        printf(" %s = ", a->coord_name[0]), put(a->coord[0][b]);
-      putchar('\n');
+        snprintf(what, sizeof what, " %s = %s", a->coord_name[0], shown(num, sizeof num, a->coord[0][b]));
+      nh_table_block(b, "%s %lld%s", a->dims[a->free_dim[0]], b, what);
     }
-    for (int k = 0; k < a->nfree; k++) put(a->coord[k][nh_h5_slice_index(a, i, k)]), putchar(' ');
-    for (int d = 0; d < n; d++) put(s[d].x[i]), putchar(d + 1 < n ? ' ' : '\n');
+    for (int k = 0; k < a->nfree; k++) nh_table_num(a->coord[k][nh_h5_slice_index(a, i, k)]);
+    for (int d = 0; d < n; d++) nh_table_num(s[d].x[i]);
+    nh_table_end_row();
   }
   free_slices(s, n);
   return rc;
@@ -408,19 +436,23 @@ static int t_convergence(nh_h5 *f, const opts *o) {
   for (int k = 0; k < NCOLS && good; k++) good = (col[k] = nh_h5_doubles(f, names[k], "method,h", NULL)) != NULL;
   int n = good ? method_list(f, o->methods ? o->methods : "all", &list) : 0;
   if (n) {
+    static const char *const cols[] = {"method_index",        "method", "h", "err",     "err_q", "err_v",
+                                       "constraint_residual", "status", "z", "err_max", "err_2", "lambda_err",
+                                       "discrete_residual"};
     const long long nh = nh_h5_dim(f, "h");
-    printf("# h err err_q err_v constraint_residual status z err_max err_2 lambda_err discrete_residual\n");
+    nh_table_columns(13, cols, 2, 1, NULL);
+    units_from(f, 2, "h");
+    units_from_all(f, 3, 4, names), units_from_all(f, 8, NCOLS - 4, names + 4);
     for (int k = 0; k < n; k++) {
-      block_sep(k);
-      printf("# method %d %s\n", list[k], f->methods[list[k]]);
+      method_block(f, k, list[k]);
       for (long long i = 0; i < nh; i++) {
         size_t c = (size_t)list[k] * (size_t)nh + (size_t)i;
-        put(h[i]);
+        nh_table_num(h[i]);
         for (int j = 0; j < NCOLS; j++) {
-          if (j == 4) printf(" %d", status[c]); /* status comes before z */
-          putchar(' '), put(col[j][c]);
+          if (j == 4) nh_table_int(status[c]); /* status comes before z */
+          nh_table_num(col[j][c]);
         }
-        putchar('\n');
+        nh_table_end_row();
       }
     }
     rc = 0;
@@ -433,12 +465,14 @@ static int t_convergence(nh_h5 *f, const opts *o) {
 static int t_orders(nh_h5 *f, const opts *o NH_UNUSED) {
   nh_order_row *r = nh_h5_read_orders(f);
   if (!r) return 2;
-  printf("# index claimed observed stderr fit_h_min fit_h_max expected ok name\n");
+  static const char *const cols[] = {"index",     "claimed",  "observed", "stderr", "fit_h_min",
+                                     "fit_h_max", "expected", "ok",       "name"};
+  nh_table_columns(9, cols, 0, 1, NULL);
+  units_from(f, 4, "h"), units_from(f, 5, "h");
   for (int m = 0; m < f->nmethods; m++) {
-    printf("%d %d ", m, r[m].claimed);
-    put(r[m].observed), putchar(' '), put(r[m].stderr_), putchar(' '), put(r[m].fit_h_min), putchar(' ');
-    put(r[m].fit_h_max);
-    printf(" %d %d %s\n", r[m].expected, r[m].ok, r[m].method);
+    nh_table_int(m), nh_table_int(r[m].claimed);
+    nh_table_num(r[m].observed), nh_table_num(r[m].stderr_), nh_table_num(r[m].fit_h_min), nh_table_num(r[m].fit_h_max);
+    nh_table_int(r[m].expected), nh_table_int(r[m].ok), nh_table_str(r[m].method), nh_table_end_row();
   }
   nh_h5_free_orders(r, f->nmethods);
   return 0;
@@ -469,18 +503,28 @@ static int read_base(nh_h5 *f, ens_base *b) {
 
 static void free_base(ens_base *b) { free(b->t), free(b->E0), free(b->status); }
 
-/* One trajectory of method m, IC ic: its comment and t dE (or dE/E0). */
-static void energy_block(const nh_h5 *f, const ens_base *b, const double *dE, int m, long ic, int relative) {
+/* The energy tables' columns: the trajectory's keys, then t dE (or dE/E0). */
+static void energy_columns(nh_h5 *f, int relative) {
+  const char *cols[] = {"method_index", "method", "ic", "E0", "status", "t", relative ? "dE/E0" : "dE"};
+  nh_table_columns(7, cols, 5, 1, NULL);
+  units_from(f, 3, "E0"), units_from(f, 5, "t");
+  if (relative)
+    nh_table_units(6, "1");
+  else
+    units_from(f, 6, "dE");
+}
+
+/* Block k: one trajectory of method m, IC ic: its keys, its comment and t dE (or dE/E0). */
+static void energy_block(const nh_h5 *f, const ens_base *b, const double *dE, long k, int m, long ic, int relative) {
   const double *r = dE + (size_t)ic * (size_t)b->ns;
-  printf("# method %d %s, IC %ld, E0 ", m, f->methods[m], ic);
-  put(b->E0[ic]);
-  printf(", status %d\n", b->status[(size_t)m * (size_t)b->nic + (size_t)ic]);
-  for (long long s = 0; s < b->ns; s++) {
-    put(b->t[s]);
-    putchar(' ');
-    put(relative ? r[s] / b->E0[ic] : r[s]);
-    putchar('\n');
-  }
+  const int status = b->status[(size_t)m * (size_t)b->nic + (size_t)ic];
+  char e0[NH_TEXT_NUMBER];
+  nh_table_key_int(0, m), nh_table_key_str(1, f->methods[m]), nh_table_key_int(2, ic);
+  nh_table_key_num(3, b->E0[ic]), nh_table_key_int(4, status);
+  nh_table_block(k, "method %d %s, IC %ld, E0 %s, status %d", m, f->methods[m], ic, shown(e0, sizeof e0, b->E0[ic]),
+                 status);
+  for (long long s = 0; s < b->ns; s++)
+    nh_table_num(b->t[s]), nh_table_num(relative ? r[s] / b->E0[ic] : r[s]), nh_table_end_row();
 }
 
 static int t_energy(nh_h5 *f, const opts *o) {
@@ -497,11 +541,8 @@ static int t_energy(nh_h5 *f, const opts *o) {
   } else {
     long long m = o->method;
     double *dE = nh_h5_doubles_at(f, "dE", "method,ic,sample", 1, &m, NULL);
-    if (dE) printf("# t %s\n", o->relative ? "dE/E0" : "dE");
-    for (long ic = a; dE && ic < z; ic++) {
-      block_sep(ic - a);
-      energy_block(f, &b, dE, o->method, ic, o->relative);
-    }
+    if (dE) energy_columns(f, o->relative);
+    for (long ic = a; dE && ic < z; ic++) energy_block(f, &b, dE, ic - a, o->method, ic, o->relative);
     rc = dE ? 0 : 2;
     free(dE);
   }
@@ -514,7 +555,7 @@ static int t_energy_all(nh_h5 *f, const opts *o) {
   if (read_base(f, &b) != 0) return 2;
   int *list = NULL, n = method_list(f, o->methods, &list), rc = n ? 0 : 2;
   if (n && out_of_range(f, "--ic", o->ic, b.nic, "initial conditions")) rc = 2;
-  if (rc == 0) printf("# t %s\n", o->relative ? "dE/E0" : "dE");
+  if (rc == 0) energy_columns(f, o->relative);
   for (int k = 0; k < n && rc == 0; k++) {
     long long m = list[k];
     double *dE = nh_h5_doubles_at(f, "dE", "method,ic,sample", 1, &m, NULL);
@@ -522,8 +563,7 @@ static int t_energy_all(nh_h5 *f, const opts *o) {
       rc = 2;
       break;
     }
-    block_sep(k);
-    energy_block(f, &b, dE, list[k], o->ic, o->relative);
+    energy_block(f, &b, dE, k, list[k], o->ic, o->relative);
     free(dE);
   }
   free(list);
@@ -532,8 +572,8 @@ static int t_energy_all(nh_h5 *f, const opts *o) {
 }
 
 /* A block per listed method with one row per sample: t, the [method][sample] datasets `cols`
- * (NULL-terminated) and dE_count, under the header line `header`. */
-static int sample_table(nh_h5 *f, const opts *o, const char *header, const char *const *cols) {
+ * (NULL-terminated) and dE_count, under the column names t, `names` and count. */
+static int sample_table(nh_h5 *f, const opts *o, const char *const *names, const char *const *cols) {
   enum { MAXCOLS = 4 };
   int *list = NULL, n = method_list(f, o->methods, &list), rc = 2, ncols = 0, ok = n != 0;
   double *t = ok ? nh_h5_doubles(f, "t", "sample", NULL) : NULL, *col[MAXCOLS] = {NULL};
@@ -543,15 +583,18 @@ static int sample_table(nh_h5 *f, const opts *o, const char *header, const char 
   int *count = ok ? nh_h5_ints(f, "dE_count", "method,sample", NULL) : NULL;
   if (count) {
     const long long ns = nh_h5_dim(f, "sample");
-    printf("%s\n", header);
+    const char *shown_cols[MAXCOLS + 4] = {"method_index", "method", "t"};
+    for (int j = 0; j < ncols; j++) shown_cols[3 + j] = names[j];
+    shown_cols[3 + ncols] = "count";
+    nh_table_columns(ncols + 4, shown_cols, 2, 1, NULL);
+    units_from(f, 2, "t"), units_from_all(f, 3, ncols, cols);
     for (int k = 0; k < n; k++) {
-      block_sep(k);
-      printf("# method %d %s\n", list[k], f->methods[list[k]]);
+      method_block(f, k, list[k]);
       for (long long s = 0; s < ns; s++) {
         size_t c = (size_t)list[k] * (size_t)ns + (size_t)s;
-        put(t[s]);
-        for (int j = 0; j < ncols; j++) putchar(' '), put(col[j][c]);
-        printf(" %d\n", count[c]);
+        nh_table_num(t[s]);
+        for (int j = 0; j < ncols; j++) nh_table_num(col[j][c]);
+        nh_table_int(count[c]), nh_table_end_row();
       }
     }
     rc = 0;
@@ -562,13 +605,13 @@ static int sample_table(nh_h5 *f, const opts *o, const char *header, const char 
 }
 
 static int t_variance(nh_h5 *f, const opts *o) {
-  static const char *const cols[] = {"dE_mean", "dE_var", NULL};
-  return sample_table(f, o, "# t mean var count", cols);
+  static const char *const cols[] = {"dE_mean", "dE_var", NULL}, *const names[] = {"mean", "var"};
+  return sample_table(f, o, names, cols);
 }
 
 static int t_quantiles(nh_h5 *f, const opts *o) {
-  static const char *const cols[] = {"dE_q10", "dE_q50", "dE_q90", NULL};
-  return sample_table(f, o, "# t q10 median q90 count", cols);
+  static const char *const cols[] = {"dE_q10", "dE_q50", "dE_q90", NULL}, *const names[] = {"q10", "median", "q90"};
+  return sample_table(f, o, names, cols);
 }
 
 /* Cell edges halfway to the neighbours (mirrored at the ends). */
@@ -594,17 +637,17 @@ static double stat_of(const nh_ensemble_summary *s, int which) {
 
 static void grid_rows(const nh_h5_grid *g, const nh_ensemble_summary *sum, int which) {
   for (int i = 0; i < g->n[0]; i++) {
-    if (i) putchar('\n');
+    if (i) nh_table_text_gap();
     double lo0, hi0, lo1, hi1;
     edges(g->values[0], g->n[0], i, &lo0, &hi0);
     for (int j = 0; j < g->n[1]; j++) {
       int m = g->method_index[i * g->n[1] + j];
       edges(g->values[1], g->n[1], j, &lo1, &hi1);
-      put(g->values[0][i]), putchar(' '), put(g->values[1][j]), putchar(' '),
-          put(m >= 0 ? stat_of(&sum[m], which) : NAN);
-      printf(" %d %d %d ", m, m >= 0 ? sum[m].failures : 0, m >= 0 ? sum[m].ok + sum[m].failures : 0);
-      const double e[] = {lo0, hi0, lo1, hi1};
-      row(4, e);
+      nh_table_num(g->values[0][i]), nh_table_num(g->values[1][j]),
+          nh_table_num(m >= 0 ? stat_of(&sum[m], which) : NAN);
+      nh_table_int(m), nh_table_int(m >= 0 ? sum[m].failures : 0),
+          nh_table_int(m >= 0 ? sum[m].ok + sum[m].failures : 0);
+      nh_table_num(lo0), nh_table_num(hi0), nh_table_num(lo1), nh_table_num(hi1), nh_table_end_row();
     }
   }
 }
@@ -625,9 +668,11 @@ static int t_grid(nh_h5 *f, const opts *o) {
   if (ngrids == 0) fprintf(stderr, "%s: %s has no parameter grids\n", prog, f->path);
   else if (!out_of_range(f, "--grid", o->grid, ngrids, "grids") && (sum = nh_h5_read_ensemble_summary(f))) {
     const nh_h5_grid *g = &grids[o->grid];
-    printf("# value0 value1 stat method_index failed count lo0 hi0 lo1 hi1\n");
-    printf("# grid %d: %s, value0 = %s, value1 = %s, stat = %s over the ICs that ran to T\n", o->grid, g->method,
-           g->param[0], g->param[1], stat);
+    static const char *const cols[] = {"value0", "value1", "stat", "method_index", "failed",
+                                       "count",  "lo0",    "hi0",  "lo1",          "hi1"};
+    nh_table_columns(10, cols, 0, 1, NULL);
+    nh_table_note("grid %d: %s, value0 = %s, value1 = %s, stat = %s over the ICs that ran to T", o->grid, g->method,
+                  g->param[0], g->param[1], stat);
     grid_rows(g, sum, which);
     rc = 0;
   }
@@ -642,18 +687,21 @@ static int t_observables(nh_h5 *f, const opts *o NH_UNUSED) {
   int nobs;
   nh_h5_observable *obs;
   if (nh_h5_read_observables(f, &nobs, &obs) != 0) return 2;
-  printf("# index name width units\n");
+  static const char *const cols[] = {"index", "name", "width", "units"};
+  nh_table_columns(4, cols, 0, 1, NULL);
   for (int i = 0; i < nobs; i++) {
-    printf("%d %s %d %s\n", i, obs[i].name, obs[i].width, obs[i].units);
-    printf("#   components:");
-    for (int c = 0; c < obs[i].width; c++) printf(" %s%s", obs[i].labels[c], c + 1 < obs[i].width ? "," : "");
-    printf("\n");
+    nh_table_int(i), nh_table_str(obs[i].name), nh_table_int(obs[i].width), nh_table_str(obs[i].units);
+    nh_table_end_row();
+    char components[NH_TEXT_LONG] = "";
+    for (int c = 0; c < obs[i].width; c++)
+      nh_text_append(components, sizeof components, "", " %s%s", obs[i].labels[c], c + 1 < obs[i].width ? "," : "");
+    nh_table_note("  components:%s", components);
     /* The scale its plots take (the observables registry; an observable this nhbench does not know:
      * linear). */
     const nh_observable *known = nh_observable_find(obs[i].name);
-    printf("#   scale: %s\n", known && known->log_scale ? "log (|value|)" : "linear");
+    nh_table_note("  scale: %s", known && known->log_scale ? "log (|value|)" : "linear");
     for (int m = 0; m < f->nmethods; m++)
-      if (obs[i].absent[m][0]) printf("#   absent for method %d: %s\n", m, obs[i].absent[m]);
+      if (obs[i].absent[m][0]) nh_table_note("  absent for method %d: %s", m, obs[i].absent[m]);
   }
   nh_h5_free_observables(nobs, obs);
   return 0;
@@ -704,17 +752,25 @@ static double *series_times(nh_h5 *f, const opts *o, long long *ns) {
   return t;
 }
 
-static void series_header(const nh_h5 *f, const opts *o, const nh_h5_observable *ob, const long long *idx,
-                          int status) {
-  printf("# t");
-  for (int c = 0; c < ob->width; c++) {
-    putchar(' ');
-    for (const char *p = ob->labels[c]; *p; p++) putchar(*p == ' ' ? '_' : *p);
+/* The columns t and the observable's components (named by their labels, blanks as '_'), and the
+ * notes naming the run. */
+static void series_header(nh_h5 *f, const opts *o, const nh_h5_observable *ob, const long long *idx, int status) {
+  static char labels[NH_TABLE_MAX_COLUMNS][NH_TEXT_NAME];
+  const char *cols[NH_TABLE_MAX_COLUMNS] = {"t"};
+  const int w = ob->width + 1 < NH_TABLE_MAX_COLUMNS ? ob->width : NH_TABLE_MAX_COLUMNS - 1;
+  for (int c = 0; c < w; c++) {
+    snprintf(labels[c], sizeof labels[c], "%s", ob->labels[c]);
+    for (char *p = labels[c]; *p; p++) *p = *p == ' ' ? '_' : *p;
+    cols[c + 1] = labels[c];
   }
-  printf("\n# %s [%s] of method %d %s, ", ob->name, ob->units, o->method, f->methods[o->method]);
-  if (f->kind == NH_STUDY_TRAJECTORY) printf("h index %d, ", o->h);
-  printf("IC %lld, status %d\n", idx[f->kind == NH_STUDY_TRAJECTORY ? 2 : 1], status);
-  if (ob->absent[o->method][0]) printf("# absent for this method: %s\n", ob->absent[o->method]);
+  nh_table_columns(w + 1, cols, 0, 1, NULL);
+  units_from(f, 0, "t");
+  for (int c = 0; c < w; c++) nh_table_units(c + 1, ob->units);
+  char step[NH_TEXT_NAME] = "";
+  if (f->kind == NH_STUDY_TRAJECTORY) snprintf(step, sizeof step, "h index %d, ", o->h);
+  nh_table_note("%s [%s] of method %d %s, %sIC %lld, status %d", ob->name, ob->units, o->method, f->methods[o->method],
+                step, idx[f->kind == NH_STUDY_TRAJECTORY ? 2 : 1], status);
+  if (ob->absent[o->method][0]) nh_table_note("absent for this method: %s", ob->absent[o->method]);
 }
 
 static int t_series(nh_h5 *f, const opts *o) {
@@ -735,9 +791,9 @@ static int t_series(nh_h5 *f, const opts *o) {
     series_header(f, o, &obs[which], idx, status[cell]);
     const int w = obs[which].width;
     for (long long s = 0; s < ns; s++) {
-      put(t[s]);
-      for (int c = 0; c < w; c++) putchar(' '), put(x[s * w + c]);
-      putchar('\n');
+      nh_table_num(t[s]);
+      for (int c = 0; c < w; c++) nh_table_num(x[s * w + c]);
+      nh_table_end_row();
     }
     rc = 0;
   }
@@ -779,18 +835,21 @@ static int t_local_error(nh_h5 *f, const opts *o) {
                       {"slope", "method", &slope, NULL},
                       {"slope_expected", "method", NULL, &expected}};
   if (n && read_wanted(f, w, NWANTED(w))) {
+    static const char *const cols[] = {"method_index",  "method",        "slope", "slope_expected", "h",
+                                       "max_local_err", "max_action_err"};
     const long long nh = nh_h5_dim(f, "h");
-    printf("# h max_local_err max_action_err\n");
+    nh_table_columns(7, cols, 4, 1, NULL);
+    units_from(f, 4, "h"), units_from(f, 5, "max_local_err"), units_from(f, 6, "max_action_err");
     for (int k = 0; k < n; k++) {
       const int m = list[k];
-      block_sep(k);
-      printf("# method %d %s, slope ", m, f->methods[m]);
-      put(slope[m]);
-      printf(" (expected %d)\n", expected[m]);
-      for (long long i = 0; i < nh; i++) {
-        const double v[] = {h[i], le[(size_t)m * nh + i], ae[(size_t)m * nh + i]};
-        row(3, v);
-      }
+      char num[NH_TEXT_NUMBER];
+      nh_table_key_int(0, m), nh_table_key_str(1, f->methods[m]), nh_table_key_num(2, slope[m]);
+      nh_table_key_int(3, expected[m]);
+      nh_table_block(k, "method %d %s, slope %s (expected %d)", m, f->methods[m], shown(num, sizeof num, slope[m]),
+                     expected[m]);
+      for (long long i = 0; i < nh; i++)
+        nh_table_num(h[i]), nh_table_num(le[(size_t)m * nh + i]), nh_table_num(ae[(size_t)m * nh + i]),
+            nh_table_end_row();
     }
     rc = 0;
   }
@@ -809,12 +868,15 @@ static int t_slopes(nh_h5 *f, const opts *o NH_UNUSED) {
   good = expected != NULL;
   for (int k = 0; k < ND && good; k++) good = (d[k] = nh_h5_doubles(f, dn[k], "method", NULL)) != NULL;
   if (good) {
-    printf("# index claimed expected slope stderr fit_h_min fit_h_max action_slope max_adjoint_defect cond_min "
-           "cond_max name\n");
+    static const char *const cols[] = {
+        "index",     "claimed",      "expected",           "slope",    "stderr",   "fit_h_min",
+        "fit_h_max", "action_slope", "max_adjoint_defect", "cond_min", "cond_max", "name"};
+    nh_table_columns(12, cols, 0, 1, NULL);
+    units_from(f, 5, "fit_h_min"), units_from(f, 6, "fit_h_max");
     for (int m = 0; m < f->nmethods; m++) {
-      printf("%d %d %d", m, claimed[m], expected[m]);
-      for (int k = 0; k < ND; k++) putchar(' '), put(d[k][m]);
-      printf(" %s\n", f->methods[m]);
+      nh_table_int(m), nh_table_int(claimed[m]), nh_table_int(expected[m]);
+      for (int k = 0; k < ND; k++) nh_table_num(d[k][m]);
+      nh_table_str(f->methods[m]), nh_table_end_row();
     }
   }
   free(claimed), free(expected);
@@ -847,16 +909,20 @@ static int t_work_precision(nh_h5 *f, const opts *o) {
                       {"pareto_time", "method,h", NULL, &pt},
                       {"status", "method,h", NULL, &status}};
   if (k >= 0 && read_wanted(f, w, NWANTED(w))) {
+    static const char *const cols[] = {"method_index", "method",      "h",           "work",  "wall_time",
+                                       "err",          "pareto_work", "pareto_time", "status"};
     const long long nh = nh_h5_dim(f, "h");
-    printf("# h work wall_time err pareto_work pareto_time status (err: %s)\n", nh_wp_norm_names[k]);
+    char suffix[NH_TEXT_NAME];
+    snprintf(suffix, sizeof suffix, " (err: %s)", nh_wp_norm_names[k]);
+    nh_table_columns(9, cols, 2, 1, suffix);
+    units_from(f, 2, "h"), units_from(f, 3, "work"), units_from(f, 4, "wall_time"), units_from(f, 5, "err");
     for (int j = 0; j < n; j++) {
-      block_sep(j);
-      printf("# method %d %s\n", list[j], f->methods[list[j]]);
+      method_block(f, j, list[j]);
       for (long long i = 0; i < nh; i++) {
         size_t c = (size_t)list[j] * (size_t)nh + (size_t)i;
-        put(h[i]), putchar(' '), put(work[c]), putchar(' '), put(wall[c]), putchar(' ');
-        put(err[c * NH_WP_NORMS + (size_t)k]);
-        printf(" %d %d %d\n", pw[c], pt[c], status[c]);
+        nh_table_num(h[i]), nh_table_num(work[c]), nh_table_num(wall[c]),
+            nh_table_num(err[c * NH_WP_NORMS + (size_t)k]);
+        nh_table_int(pw[c]), nh_table_int(pt[c]), nh_table_int(status[c]), nh_table_end_row();
       }
     }
     rc = 0;
@@ -971,26 +1037,39 @@ static int set_option(int flag, const char *arg, opts *o) {
 typedef struct {
   const char *path, *table;
   int help;
+  nh_table_format format;
   opts o;
 } export_args;
 
 /* Parses argv into a; 0, or an exit status. Options may come before or after FILE and TABLE. */
 static int parse_export_args(int argc, char **argv, export_args *a) {
-  static const struct option longopts[] = {
-      {"method", required_argument, NULL, O_METHOD},   {"ics", required_argument, NULL, O_ICS},
-      {"relative", no_argument, NULL, O_RELATIVE},     {"ic", required_argument, NULL, O_IC},
-      {"methods", required_argument, NULL, O_METHODS}, {"grid", required_argument, NULL, O_GRID},
-      {"stat", required_argument, NULL, O_STAT},       {"primary", no_argument, NULL, O_PRIMARY},
-      {"h", required_argument, NULL, O_H},             {"observable", required_argument, NULL, O_OBS},
-      {"norm", required_argument, NULL, O_NORM},       {"at", required_argument, NULL, O_AT},
-      {"field", required_argument, NULL, O_FIELD},     {"help", no_argument, NULL, 'h'},
-      {0}};
+  static const struct option longopts[] = {{"method", required_argument, NULL, O_METHOD},
+                                           {"ics", required_argument, NULL, O_ICS},
+                                           {"relative", no_argument, NULL, O_RELATIVE},
+                                           {"ic", required_argument, NULL, O_IC},
+                                           {"methods", required_argument, NULL, O_METHODS},
+                                           {"grid", required_argument, NULL, O_GRID},
+                                           {"stat", required_argument, NULL, O_STAT},
+                                           {"primary", no_argument, NULL, O_PRIMARY},
+                                           {"h", required_argument, NULL, O_H},
+                                           {"observable", required_argument, NULL, O_OBS},
+                                           {"norm", required_argument, NULL, O_NORM},
+                                           {"at", required_argument, NULL, O_AT},
+                                           {"field", required_argument, NULL, O_FIELD},
+                                           {"format", required_argument, NULL, 'F'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {0}};
   memset(a, 0, sizeof *a);
   a->o.ics_a = a->o.ics_b = -1;
   int c, rc;
   while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
     if (c == 'h') return a->help = 1, 0;
     if (c == '?' || c == ':') return nh_cli_bad_option(prog, usage, c, argv);
+    if (c == 'F') {
+      if (nh_table_format_parse(optarg, &a->format) != 0)
+        return bad("--format '%s': expected text, csv, tsv or json", optarg);
+      continue;
+    }
     if ((rc = set_option(c, optarg, &a->o))) return rc;
   }
   for (int i = optind; i < argc; i++) {
@@ -1022,7 +1101,7 @@ static int check_options(int t, const opts *o) {
   return 2;
 }
 
-static int run_table(int t, const char *path, const opts *o) {
+static int run_table(int t, const char *path, const opts *o, nh_table_format format) {
   nh_h5 f;
   if (nh_h5_open(&f, prog, path) != 0) return 2;
   int rc;
@@ -1034,7 +1113,9 @@ static int run_table(int t, const char *path, const opts *o) {
     fprintf(stderr, " studies\n");
     rc = 2;
   } else {
+    nh_table_begin(format, tables[t].name);
     rc = tables[t].fn(&f, o);
+    if (rc == 0) nh_table_end();
   }
   nh_h5_close(&f);
   return rc;
@@ -1060,7 +1141,7 @@ int nh_cli_export(int argc, char **argv) {
   if (rc || a.help) return a.help ? (fputs(usage, stdout), NH_EXIT_OK) : rc;
   int t = find_table(a.table, &a.o);
   if (t < 0) return NH_EXIT_USAGE;
-  rc = run_table(t, a.path, &a.o);
+  rc = run_table(t, a.path, &a.o, a.format);
   /* A reader that stops early (gnuplot's `index N` does) is no error: EPIPE passes quietly. */
   errno = 0;
   if ((fflush(stdout) != 0 || ferror(stdout)) && errno != EPIPE) {

@@ -38,6 +38,22 @@ done
 # Nothing on stderr from gnuplot (warnings about empty data, key overflow) for the examples.
 [ -s "$tmp/err" ] && { fail "make_plots.sh wrote to stderr on the examples:"; cat "$tmp/err" >&2; }
 
+# A reference slope for every order a method claims: h^4 beside rk4, h^6 beside an order-6
+# composition, h^2 beside nh_newmark (convergence.gp, describe=1: the slopes it draws).
+cat >"$tmp/orders.cfg" <<'SPEC'
+study = "convergence";
+system = "particle";
+T = 1.0;
+h0 = 0.2;
+halvings = 3;
+methods = ["rk4", "yoshida6(nh_newmark(alpha=0.5))", "nh_newmark(alpha=0.5)"];
+SPEC
+"$NHBENCH" run "$tmp/orders.cfg" -o "$tmp/orders.h5" >/dev/null 2>&1 || fail "nhbench run orders.cfg"
+gnuplot -e "file='$tmp/orders.h5'; out='$tmp/orders'; nhbench='$NHBENCH'; describe=1" \
+  "$root/plots/style.gp" "$root/plots/convergence.gp" >/dev/null 2>"$tmp/err"
+grep -qx "reference slopes: 2 4 6" "$tmp/err" || { fail "convergence.gp: not the slopes h^2, h^4, h^6:"; cat "$tmp/err" >&2; }
+[ -s "$tmp/orders.png" ] || fail "convergence.gp with an order-6 method: no figure"
+
 # Failure paths; the negative controls of the checks above.
 expect_status 2 "no argument" env NHBENCH="$NHBENCH" "$mp"
 expect_status 2 "two arguments" env NHBENCH="$NHBENCH" "$mp" "$tmp/ex" "$tmp/ex"
