@@ -139,6 +139,7 @@ static int parse_index(const char *s, long *v) {
 static void units_from(nh_h5 *f, int i, const char *name) {
   if (nh_table_format_of() == NH_TABLE_TEXT || !nh_h5_has(f, name) || !nh_h5_has_attr(f, name, "units")) return;
   char *units = nh_h5_attr_string(f, name, "units");
+  if (!units) nh_table_fail(); /* its reader said why */
   nh_table_units(i, units);
   free(units);
 }
@@ -1115,7 +1116,7 @@ static int run_table(int t, const char *path, const opts *o, nh_table_format for
   } else {
     nh_table_begin(format, tables[t].name);
     rc = tables[t].fn(&f, o);
-    if (rc == 0) nh_table_end();
+    if (rc == 0 && nh_table_end() != 0) rc = 2;
   }
   nh_h5_close(&f);
   return rc;

@@ -17,6 +17,7 @@ static struct {
   char table[NH_TEXT_NAME];
   int n, nkey, cell; /* columns, key columns, cells written in the current row */
   long long rows;    /* rows written (json: a comma before every row but the first) */
+  int failed;        /* nh_table_fail: nothing more is written */
   char name[NH_TABLE_MAX_COLUMNS][NH_TEXT_NAME];
   char units[NH_TABLE_MAX_COLUMNS][NH_TEXT_NAME];
   char key[NH_TABLE_MAX_COLUMNS][NH_TEXT_NAME]; /* the key cells as written (quoted, escaped) */
@@ -38,6 +39,8 @@ void nh_table_begin(nh_table_format fmt, const char *table) {
 }
 
 nh_table_format nh_table_format_of(void) { return t.fmt; }
+
+void nh_table_fail(void) { t.failed = 1; }
 
 /* ---- cells as each format writes them ----------------------------------------------------- */
 
@@ -96,6 +99,7 @@ static char separator(void) {
 
 /* One cell of the current row, the key cells first (not in text: its block line has them). */
 static void cell(const char *text) {
+  if (t.failed) return;
   if (t.cell == 0) {
     if (t.fmt == NH_TABLE_JSON) fputs(t.rows ? ",\n    [" : "\n    [", stdout);
     for (int i = 0; i < t.nkey && t.fmt != NH_TABLE_TEXT; i++)
@@ -139,7 +143,7 @@ void nh_table_units(int i, const char *units) {
 /* csv and tsv write their header row, json its opening, before the first row (the units are all
  * known by then). */
 static void opening(void) {
-  if (t.rows || t.cell || t.fmt == NH_TABLE_TEXT) return;
+  if (t.failed || t.rows || t.cell || t.fmt == NH_TABLE_TEXT) return;
   if (t.fmt != NH_TABLE_JSON) return header_row();
   char s[4 * NH_TEXT_NAME];
   json_string(s, sizeof s, t.table);
@@ -159,6 +163,7 @@ void nh_table_note(const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
+  if (t.failed) return;
   if (t.fmt == NH_TABLE_TEXT) {
     printf("# %s\n", text);
   } else if (t.fmt == NH_TABLE_JSON) {
@@ -171,7 +176,7 @@ void nh_table_note(const char *fmt, ...) {
 }
 
 void nh_table_block(long k, const char *fmt, ...) {
-  if (t.fmt != NH_TABLE_TEXT) return;
+  if (t.failed || t.fmt != NH_TABLE_TEXT) return;
   char text[NH_TEXT_LONG];
   va_list ap;
   va_start(ap, fmt);
@@ -215,20 +220,23 @@ void nh_table_str(const char *s) {
 }
 
 void nh_table_end_row(void) {
+  if (t.failed) return;
   fputs(t.fmt == NH_TABLE_JSON ? "]" : "\n", stdout);
   t.cell = 0;
   t.rows++;
 }
 
 void nh_table_text_gap(void) {
-  if (t.fmt == NH_TABLE_TEXT) putchar('\n');
+  if (!t.failed && t.fmt == NH_TABLE_TEXT) putchar('\n');
 }
 
-void nh_table_end(void) {
+int nh_table_end(void) {
+  if (t.failed) return -1;
   if (t.fmt != NH_TABLE_JSON) {
     if (t.fmt != NH_TABLE_TEXT && t.rows == 0) header_row(); /* a table without rows still names its columns */
-    return;
+    return 0;
   }
   opening();
   printf("%s],\n  \"notes\": [%s%s]\n}\n", t.rows ? "\n  " : "", t.notes, t.notes_len ? "\n  " : "");
+  return 0;
 }

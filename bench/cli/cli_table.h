@@ -43,6 +43,10 @@ void nh_table_str(const char *s);
 void nh_table_end_row(void);
 /* A blank line in text only (the grid table's line between rows of one value0). */
 void nh_table_text_gap(void);
-void nh_table_end(void);
+/* After a failure the table cannot recover from (a units attribute that could not be read, said
+ * by its reader): nothing more is written, and nh_table_end returns -1. */
+void nh_table_fail(void);
+/* json's closing (and the header row of a table without rows); 0, or -1 after nh_table_fail. */
+int nh_table_end(void);
 
 #endif

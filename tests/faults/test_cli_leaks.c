@@ -237,9 +237,15 @@ Test(cli_leaks, export_every_table, .init = make_dir, .fini = remove_dir) {
       "export @/wp.h5 dataset work,status --at ic=0",
       "export @/conv.h5 dataset orders --field observed",
       "export @/conv.h5 dataset orders --field reason",
+      /* the other formats: units read from the datasets, keys, notes */
+      "export @/conv.h5 convergence --format json",
+      "export @/ens.h5 energy --ics 0:2 --format csv",
+      "export @/traj.h5 dataset observables/q --at method=1 --format tsv",
+      "export @/ensobs.h5 observables --format json",
+      "export @/conv.h5 methods --format xml",
   };
-  static const int status[] = {0, 0, 2, 0, 0, 2, 0, 2, 0, 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0,
-                               2, 2, 0, 0, 0, 0, 2, 2, 0, 2, 0, 2, 2, 0, 0, 2, 2, 2, 0, 2};
+  static const int status[] = {0, 0, 2, 0, 0, 2, 0, 2, 0, 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, 2,
+                               2, 0, 0, 0, 0, 2, 2, 0, 2, 0, 2, 2, 0, 0, 2, 2, 2, 0, 2, 0, 0, 0, 0, 2};
   cr_assert_eq(sizeof status / sizeof *status, sizeof lines / sizeof *lines);
   no_leak(lines, status, sizeof status / sizeof *status);
 }
@@ -479,6 +485,7 @@ Test(cli_leaks, out_of_memory_in_the_generic_tables, .init = make_test_dir, .fin
       {"export @/traj.h5 dataset observables/q --at method=1 --at ic=1", {NULL}},
       {"export @/wp.h5 dataset work,err,pareto_work --at method=1 --at norm=q_2", {NULL}},
       {"export @/conv.h5 dataset orders --field observed", {NULL}},
+      {"export @/onestep.h5 local_error --format json", {NULL}},
       {"info --datasets @/onestep.h5", {NULL}},
   };
   out_of_memory_everywhere(cases, sizeof cases / sizeof *cases);
