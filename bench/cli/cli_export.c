@@ -1044,22 +1044,17 @@ typedef struct {
 
 /* Parses argv into a; 0, or an exit status. Options may come before or after FILE and TABLE. */
 static int parse_export_args(int argc, char **argv, export_args *a) {
-  static const struct option longopts[] = {{"method", required_argument, NULL, O_METHOD},
-                                           {"ics", required_argument, NULL, O_ICS},
-                                           {"relative", no_argument, NULL, O_RELATIVE},
-                                           {"ic", required_argument, NULL, O_IC},
-                                           {"methods", required_argument, NULL, O_METHODS},
-                                           {"grid", required_argument, NULL, O_GRID},
-                                           {"stat", required_argument, NULL, O_STAT},
-                                           {"primary", no_argument, NULL, O_PRIMARY},
-                                           {"h", required_argument, NULL, O_H},
-                                           {"observable", required_argument, NULL, O_OBS},
-                                           {"norm", required_argument, NULL, O_NORM},
-                                           {"at", required_argument, NULL, O_AT},
-                                           {"field", required_argument, NULL, O_FIELD},
-                                           {"format", required_argument, NULL, 'F'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {0}};
+  /* clang-format off */
+  static const struct option longopts[] = {
+      {"method", required_argument, NULL, O_METHOD},   {"ics", required_argument, NULL, O_ICS},
+      {"relative", no_argument, NULL, O_RELATIVE},     {"ic", required_argument, NULL, O_IC},
+      {"methods", required_argument, NULL, O_METHODS}, {"grid", required_argument, NULL, O_GRID},
+      {"stat", required_argument, NULL, O_STAT},       {"primary", no_argument, NULL, O_PRIMARY},
+      {"h", required_argument, NULL, O_H},             {"observable", required_argument, NULL, O_OBS},
+      {"norm", required_argument, NULL, O_NORM},       {"at", required_argument, NULL, O_AT},
+      {"field", required_argument, NULL, O_FIELD},     {"format", required_argument, NULL, 'F'},
+      {"help", no_argument, NULL, 'h'},                {0}};
+  /* clang-format on */
   memset(a, 0, sizeof *a);
   a->o.ics_a = a->o.ics_b = -1;
   int c, rc;
