@@ -41,7 +41,16 @@ if (!uselog) { a = abs(vmin) > abs(vmax) ? abs(vmin) : abs(vmax); vmin = -a; vma
 textrgb(v) = uselog ? ((v - vmin) / (vmax - vmin) < 0.6 ? 0xffffff : 0x000000) : (abs(v) / vmax > 0.6 ? 0xffffff : 0x000000)
 celltext(v, failed) = sprintf(uselog ? "%.2g%s" : "%.0e%s", v, failed > 0 ? "*" : "")
 
-set title sprintf("%s, T = %s, h = %s, %s ICs\n%s", wrap(sys, 45), T, h, count, tmpl) noenhanced font ",9"
+# The grid's method without the two parameters it sweeps (the stored template names one point
+# of the grid, e.g. beta=0,beta2=0): "nh_newmark(alpha=0.5,constraint=point) over (β, β')".
+first_end(r) = (c = strstrt(r, ","), pp = strstrt(r, ")"), c > 0 && (pp == 0 || c < pp) ? c : pp)
+cut_open(s, i) = (r = s[i + 1:], j = first_end(r), r[j:j] eq "," ? s[1:i] . r[j + 1:] : s[1:i] . r[j:])
+cut_comma(s, i) = (r = s[i + 1:], j = first_end(r), s[1:i - 1] . r[j:])
+cut_param(s, name) = strstrt(s, "(".name."=") > 0 ? cut_open(s, strstrt(s, "(".name."=")) : \
+                     strstrt(s, ",".name."=") > 0 ? cut_comma(s, strstrt(s, ",".name."=")) : s
+family = sprintf("%s over (%s, %s)", cut_param(cut_param(tmpl, p0), p1), symbol(p0), symbol(p1))
+set title sprintf("%s, T = %s, h = %s, %s ICs\n%s", wrap(sys, 45), T, h, count, family) noenhanced font ",9"
+if (exists("describe")) { print "title: ".family }
 set xlabel symbol(p0)
 set ylabel symbol(p1)
 v0s = system(sprintf("%s export '%s' grid --grid %d | awk '!/^#/ && NF {print $1}' | sort -gu", nhbench, file, grid))

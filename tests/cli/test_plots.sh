@@ -54,6 +54,13 @@ gnuplot -e "file='$tmp/orders.h5'; out='$tmp/orders'; nhbench='$NHBENCH'; descri
 grep -qx "reference slopes: 2 4 6" "$tmp/err" || { fail "convergence.gp: not the slopes h^2, h^4, h^6:"; cat "$tmp/err" >&2; }
 [ -s "$tmp/orders.png" ] || fail "convergence.gp with an order-6 method: no figure"
 
+# The (β, β') map names the family it sweeps, not the grid's first point (beta_map.gp, describe=1).
+"$NHBENCH" run "$root/tests/data/small_ensemble.cfg" -o "$tmp/grid.h5" >/dev/null 2>&1 || fail "nhbench run small_ensemble.cfg"
+gnuplot -e "file='$tmp/grid.h5'; out='$tmp/grid'; nhbench='$NHBENCH'; describe=1" \
+  "$root/plots/style.gp" "$root/plots/beta_map.gp" >/dev/null 2>"$tmp/err"
+grep -qx "title: nh_newmark(alpha=0.5,constraint=point) over (β, β')" "$tmp/err" ||
+  { fail "beta_map.gp: not the family's title:"; cat "$tmp/err" >&2; }
+
 # Failure paths; the negative controls of the checks above.
 expect_status 2 "no argument" env NHBENCH="$NHBENCH" "$mp"
 expect_status 2 "two arguments" env NHBENCH="$NHBENCH" "$mp" "$tmp/ex" "$tmp/ex"
