@@ -54,12 +54,12 @@ if (exists("describe")) {
   print "reference slopes:".refs
 }
 
-eval pdf(4.6)
+eval pdf(keyed(4.6, n))
 plot for [i=0:n-1] dataset("err", at_method(i)) using 1:2 with linespoints \
        linecolor rgb lc(i) pointtype (i % 6) + 4 pointsize 0.6 \
        title sprintf("%s   (%s)", word(names, i + 1), order_text(i + 1)), \
      for [p=1:MAXP] (anchor[p] == anchor[p] ? slope(x, p) : 1/0) with lines dashtype 2 linewidth 0.6 \
        linecolor rgb "#888888" notitle
-eval png(4.6)
+eval png(keyed(4.6, n))
 replot
 unset output

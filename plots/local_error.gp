@@ -109,13 +109,13 @@ I(k) = k <= words(have) ? word(have, k) + 0 : 1
 J(k) = k <= words(none) ? word(none, k) + 0 : 1
 P(k) = k <= words(refs) ? word(refs, k) + 0 : 1
 
-eval pdf(4.8)
+eval pdf(keyed(4.8, n))
 plot for [k=1:words(have)] block(I(k)) using 1:(fv(column(ycol(I(k))))) with linespoints \
        linecolor rgb lc(word(idx, I(k)) + 0) pointtype pt(I(k)) pointsize 1 linewidth 0.9 title ktitle(I(k)), \
      for [k=1:(act ? 0 : words(have))] block(I(k)) using 1:(infit(I(k), $1) ? fv(column(ycol(I(k)))) : NaN) \
        with points linecolor rgb lc(word(idx, I(k)) + 0) pointtype pt(I(k)) + 1 pointsize 1 notitle, \
      for [k=1:words(none)] keyentry with lines linecolor rgb "#FFFFFFFF" title ktitle(J(k)), \
      for [k=1:words(refs)] refline(x, P(k)) with lines dashtype 2 linewidth 0.6 linecolor rgb "#888888" notitle
-eval png(4.8)
+eval png(keyed(4.8, n))
 replot
 unset output

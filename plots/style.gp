@@ -31,6 +31,9 @@ method_names(opt) = system(sprintf("%s export '%s' methods %s | awk '!/^#/ {prin
 # inches (width 5 in). The PNG is the PDF at 200 dpi.
 pdf(height) = sprintf("set terminal pdfcairo enhanced color size 5in,%gin font 'DejaVu Sans,10' linewidth 1.5 rounded; set output '%s.pdf'", height, out)
 png(height) = sprintf("set terminal pngcairo enhanced color size 1000,%d font 'DejaVu Sans,10' fontscale 1.9 linewidth 2.5 rounded; set output '%s.png'", int(200 * height), out)
+# The height of a figure whose key lists n entries one a line below the plot: HEIGHT for up to 6,
+# then 0.1 in more per entry, so that a long key takes its own room instead of the plot's.
+keyed(height, n) = height + (n > 6 ? 0.1 * (n - 6) : 0)
 
 # Colour-blind-safe line colours (Okabe-Ito), then a few more.
 array LC[10] = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#882255", "#999999", "#44AA99"]

@@ -76,13 +76,13 @@ notes(i) = (failed[i] > 0 ? sprintf("%d failed", failed[i]) : "").(failed[i] > 0
            .(timedout[i] > 0 ? sprintf("%d timed out", timedout[i]) : "")
 ktitle(i) = word(names, i).(notes(i) ne "" ? "   (".notes(i).")" : finite_pts[i] == 0 ? "   (no finite errors)" : "")
 
-eval pdf(4.8)
+eval pdf(keyed(4.8, n))
 plot for [q=1:(nfront > 0 ? 1 : 0)] front using 1:2 with steps linewidth 5 linecolor rgb "#d9d9d9" title "Pareto front", \
      for [k=1:words(have)] data index (I(k) - 1) using (fv(column(xcol))):(fv($4)) with linespoints \
        linecolor rgb lc(word(idx, I(k)) + 0) pointtype pt(I(k)) pointsize 0.8 linewidth 0.9 title ktitle(I(k)), \
      for [k=1:words(have)] data index (I(k) - 1) using (column(pcol) == 1 ? fv(column(xcol)) : NaN):(fv($4)) \
        with points linecolor rgb lc(word(idx, I(k)) + 0) pointtype pt(I(k)) + 1 pointsize 1.6 notitle, \
      for [k=1:words(none)] keyentry with lines linecolor rgb "#FFFFFFFF" title ktitle(J(k))
-eval png(4.8)
+eval png(keyed(4.8, n))
 replot
 unset output
