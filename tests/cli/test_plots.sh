@@ -61,6 +61,17 @@ gnuplot -e "file='$tmp/grid.h5'; out='$tmp/grid'; nhbench='$NHBENCH'; describe=1
 grep -qx "title: nh_newmark(alpha=0.5,constraint=point) over (β, β')" "$tmp/err" ||
   { fail "beta_map.gp: not the family's title:"; cat "$tmp/err" >&2; }
 
+# The quantile band on a symmetric-log axis where one method's band dwarfs the others (rk4's drift
+# against the geometric methods on the main job's ensemble, T = 2000), on a linear one where the
+# bands are alike (the examples' ensemble) (quantiles.gp, describe=1).
+"$NHBENCH" run "$root/studies/chaotic_ensemble.cfg" -o "$tmp/chaotic.h5" >/dev/null 2>&1 || fail "nhbench run chaotic_ensemble.cfg"
+for case in "chaotic symmetric" "ex/ensemble linear"; do
+  set -- $case
+  gnuplot -e "file='$tmp/$1.h5'; out='$tmp/q'; nhbench='$NHBENCH'; describe=1" \
+    "$root/plots/style.gp" "$root/plots/quantiles.gp" >/dev/null 2>"$tmp/err"
+  grep -q "^y axis: $2" "$tmp/err" || { fail "quantiles.gp on $1.h5: not a $2 axis:"; cat "$tmp/err" >&2; }
+done
+
 # Failure paths; the negative controls of the checks above.
 expect_status 2 "no argument" env NHBENCH="$NHBENCH" "$mp"
 expect_status 2 "two arguments" env NHBENCH="$NHBENCH" "$mp" "$tmp/ex" "$tmp/ex"
