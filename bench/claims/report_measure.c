@@ -438,7 +438,8 @@ int nh_measure_eval(const nh_measure *ms, const char *dir, double *m, char *why,
       return -1;
     }
 #endif
-    snprintf(why, whylen, "results file %s is missing (make paper writes it)", path);
+    snprintf(why, whylen, "results file %s is missing (make paper%s writes it)", path,
+             strncmp(ms->file, "sundials/", 9) == 0 ? " SUNDIALS=1" : "");
     return -1;
   }
   fclose(probe);
