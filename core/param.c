@@ -115,3 +115,40 @@ size_t nh_params_format(const nh_param_desc *d, int n, const double *vals, char 
   }
   return used;
 }
+
+/* x as a display label shows it: pπ/q for a multiple of π with q ≤ 12 (exact to 1e-12 relative:
+ * α = π/6 is stored as 0.5235987755982988), else 4 significant digits. */
+static void label_number(char *buf, size_t len, double x) {
+  const double pi = 3.14159265358979323846; /* M_PI is POSIX, not C11 */
+  for (int q = 1; x != 0 && isfinite(x) && q <= 12; q++) {
+    const double p = round(x * q / pi);
+    if (p != 0 && fabs(p) <= 99 && fabs(x - p * pi / q) <= 1e-12 * fabs(x)) {
+      const char *sign = p < 0 ? "-" : "";
+      const int ap = (int)fabs(p);
+      char whole[16] = "";
+      if (ap != 1) snprintf(whole, sizeof whole, "%d", ap);
+      if (q == 1)
+        snprintf(buf, len, "%s%sπ", sign, whole);
+      else
+        snprintf(buf, len, "%s%sπ/%d", sign, whole, q);
+      return;
+    }
+  }
+  snprintf(buf, len, "%.4g", x);
+}
+
+size_t nh_params_label(const nh_param_desc *d, int n, const double *vals, char *buf, size_t len) {
+  size_t used = 0;
+  if (len) buf[0] = '\0';
+  for (int i = 0; i < n; i++) {
+    if (vals[i] == d[i].def) continue;
+    char num[32];
+    if (d[i].kind == NH_PARAM_REAL)
+      label_number(num, sizeof num, vals[i]);
+    else
+      snprintf(num, sizeof num, "%.0f", vals[i]);
+    const char *text = d[i].kind == NH_PARAM_CHOICE ? d[i].choices[(int)vals[i]] : num;
+    used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s=%s", used ? "," : "", d[i].name, text);
+  }
+  return used;
+}

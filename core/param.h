@@ -33,6 +33,11 @@ int nh_param_set_value(const nh_param_desc *d, int n, double *vals, const char *
 /* "beta=0.1,beta2=0.1,alpha=0.5,constraint=point": every parameter, quiet ones only when not
  * default, choices by name. */
 size_t nh_params_format(const nh_param_desc *d, int n, const double *vals, char *buf, size_t len);
+/* "beta=0.1,alpha=π/6": the parameters that differ from their defaults, for a display label
+ * (issue 49 item 5): reals at 4 significant digits, or as pπ/q (q ≤ 12) where they are; whole
+ * numbers and choices as in nh_params_format. "" when every one is at its default. Returns the
+ * length it needed, as snprintf. */
+size_t nh_params_label(const nh_param_desc *d, int n, const double *vals, char *buf, size_t len);
 /* Number of names in a NULL-terminated choice list. */
 int nh_param_nchoices(const nh_param_desc *d);
 /* "point, average": a choice parameter's names, as errors and `nhbench list` show them. */

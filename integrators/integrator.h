@@ -189,6 +189,10 @@ void nh_method_suggest(const char *name, char *hint, size_t len);
 void nh_method_free(nh_method *m);
 /* Canonical name with every parameter: parse(format(m)) is m. */
 size_t nh_method_format(const nh_method *m, char *buf, size_t len);
+/* A short name for figures (issue 49 item 5): the method syntax with only the parameters that
+ * differ from their defaults, at 4 significant digits or as a multiple of π
+ * ("nh_newmark(beta=0.1,beta2=0.1,alpha=π/6)", "triple_jump(rk4)"); plain text. As snprintf. */
+size_t nh_method_label(const nh_method *m, char *buf, size_t len);
 /* Same method with parameter `name` set to value (for parameter grids); NULL + message on error. */
 nh_method *nh_method_with_param(const nh_method *m, const char *name, double value, char *err,
                                 size_t errlen);

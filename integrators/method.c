@@ -232,17 +232,25 @@ void nh_method_free(nh_method *m) {
   free(m);
 }
 
-size_t nh_method_format(const nh_method *m, char *buf, size_t len) {
+/* m's name in the method syntax, its parameters written by params_text: every one (the canonical
+ * name) or those off their defaults (the label). As snprintf. */
+typedef size_t (*params_text)(const nh_param_desc *d, int n, const double *vals, char *buf, size_t len);
+static size_t method_text(const nh_method *m, params_text params_of, char *buf, size_t len) {
   size_t used = (size_t)snprintf(buf, len, "%s", m->type->name);
   char params[256];
-  nh_params_format(m->type->params, m->type->nparams, m->p, params, sizeof params);
+  params_of(m->type->params, m->type->nparams, m->p, params, sizeof params);
   if (!m->base && !params[0]) return used;
   used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "(");
-  if (m->base) used += nh_method_format(m->base, buf + used, used < len ? len - used : 0);
-  used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s)",
-                           (m->base && params[0]) ? "," : "", params);
+  if (m->base) used += method_text(m->base, params_of, buf + used, used < len ? len - used : 0);
+  used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s)", (m->base && params[0]) ? "," : "", params);
   return used;
 }
+
+size_t nh_method_format(const nh_method *m, char *buf, size_t len) {
+  return method_text(m, nh_params_format, buf, len);
+}
+
+size_t nh_method_label(const nh_method *m, char *buf, size_t len) { return method_text(m, nh_params_label, buf, len); }
 
 nh_method *nh_method_with_param(const nh_method *m, const char *name, double value, char *err,
                                 size_t errlen) {

@@ -3,6 +3,7 @@
 # claims (1 to MAXP). Run after plots/style.gp (usage there).
 
 names = method_names("")
+labels = method_labels("")
 n = words(names)
 sys = query("attr system")
 T = query("attr T")
@@ -33,14 +34,14 @@ norm = query("attr norm")
 # A long system name (all its parameters) is wrapped after a comma.
 set title sprintf("%s%serror at T = %s against the %s reference", wrap(sys, 62), strlen(sys) > 30 ? ":\n" : ": ", T, ref) noenhanced font ",10"
 set logscale xy
-set xlabel "step size h"
+set xlabel "step size h" offset 0, 0.4
 set ylabel "error  ‖(q,v)_h(T) − (q,v)(T)‖_".(norm eq "2" ? "2" : "∞")
 set format y "10^{%L}"
 set xrange [hmin / 1.5 : hmax * 1.25]
 set xtics ()
 do for [k=1:words(hs)] { set xtics add (word(hs, k) word(hs, k) + 0) }
 set mxtics default
-set key below left Left reverse font ",7" spacing 0.9 width -4 samplen 2.5
+set key below left Left reverse font ",7" spacing 0.9 samplen 2.5 height 1.2 width -2 maxcols key_columns(longest(labels) + 15)
 do for [p=1:MAXP] {
   if (anchor[p] == anchor[p]) {
     set label (p + 0) (p == 1 ? "h" : sprintf("h^%d", p)) at hmin / 1.08, slope(hmin, p) * 1.5 right font ",8" textcolor rgb "#777777"
@@ -52,12 +53,15 @@ if (exists("describe")) {
   refs = ""
   do for [p=1:MAXP] { if (anchor[p] == anchor[p]) { refs = refs.sprintf(" %d", p) } }
   print "reference slopes:".refs
+  keys = ""
+  do for [i=1:n] { keys = keys.(i > 1 ? " | " : "").word(labels, i) }
+  print "keys: ".keys
 }
 
 eval pdf(keyed(4.6, n))
 plot for [i=0:n-1] dataset("err", at_method(i)) using 1:2 with linespoints \
        linecolor rgb lc(i) pointtype (i % 6) + 4 pointsize 0.6 \
-       title sprintf("%s   (%s)", word(names, i + 1), order_text(i + 1)), \
+       title sprintf("%s   (%s)", word(labels, i + 1), order_text(i + 1)), \
      for [p=1:MAXP] (anchor[p] == anchor[p] ? slope(x, p) : 1/0) with lines dashtype 2 linewidth 0.6 \
        linecolor rgb "#888888" notitle
 eval png(keyed(4.6, n))

@@ -9,7 +9,7 @@ if (!exists("ics")) { ics = 5 }
 if (!exists("ic")) { ic = 0 }
 if (!exists("relative")) { relative = 0 }
 
-names = method_names("")
+labels = method_labels("")
 sys = query("attr system")
 T = query("attr T")
 h = step_size(0)
@@ -23,10 +23,10 @@ if (method >= 0) {
   block_m(b) = method
   block_ic(b) = b
   block_title(b) = sprintf("IC %d", b)
-  set title sprintf("%s, T = %s, h = %s\n%s", wrap(sys, 50), T, h, word(names, method + 1)) noenhanced font ",9"
+  set title sprintf("%s, T = %s, h = %s\n%s", esc(wrap(sys, 50)), T, h, word(labels, method + 1)) enhanced font ",9"
 } else {
-  primary = method_names("--primary")
   pidx = system(sprintf("%s export '%s' methods --primary | awk '!/^#/ {print $1}'", nhbench, file))
+  primary = labels_of(pidx, labels)
   nblocks = words(primary)
   block_m(b) = word(pidx, b + 1) + 0
   block_ic(b) = ic

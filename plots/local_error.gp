@@ -16,7 +16,7 @@ npoints = query("attr npoints")
 # fit: a row per method of the [method] datasets (col(i, k): column k of method i's row).
 idx = method_indices(0)
 n = words(idx)
-names = method_names("")
+labels = method_labels("")
 block(i) = dataset("max_local_err,max_action_err", at_method(word(idx, i) + 0))
 fits = query("dataset slope_expected,slope,slope_stderr,fit_h_min,fit_h_max,action_slope")
 col(i, k) = system(sprintf("echo '%s' | awk '!/^#/ && $1 == %d {print $%d}'", fits, word(idx, i) + 0, k))
@@ -29,7 +29,7 @@ array fit_hi[n]
 array aslope[n]
 array finite_pts[n]
 do for [i=1:n] {
-  name[i] = word(names, word(idx, i) + 1)
+  name[i] = word(labels, word(idx, i) + 1)
   expected[i] = col(i, 2) + 0
   slope[i] = col(i, 3) + 0
   stderr[i] = col(i, 4) + 0

@@ -5,8 +5,7 @@
 # No "%%" in a format here: gnuplot 5.4's sprintf cuts its result short when the format holds one
 # and the arguments are long (a long path to nhbench or the file cut the command mid-quote).
 idx = method_indices(0)
-names = method_names(exists("methods") ? "" : "--primary")
-if (exists("methods")) { names = system(sprintf("for i in $(echo '%s' | tr , ' '); do %s export '%s' methods | awk -v i=$i '$1 == i {print $2}'; done", methods, nhbench, file)) }
+names = exists("methods") ? labels_of(subst(methods, ",", " "), method_labels("")) : method_labels("--primary")
 n = words(names)
 sys = query("attr system")
 T = query("attr T")

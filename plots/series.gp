@@ -21,8 +21,8 @@ sys = query("attr system")
 T = query("attr T") + 0
 ref_kind = traj ? query("attr reference") : "reference"
 if (!exists("methods")) { methods = system(sprintf("%s export '%s' methods --primary | awk '!/^#/ {print $1}'", nhbench, file)) }
-all_names = method_names("")
-mname(m) = word(all_names, m + 1)
+all_labels = method_labels("")
+mname(m) = word(all_labels, m + 1)
 
 # The observable: width, units, component labels (blanks as "~", put back for display).
 obsrow = system(sprintf("%s export '%s' observables | awk '!/^#/ && $2 == \"%s\" {u = $4; for (i = 5; i <= NF; i++) u = u \" \" $i; print $3, u}'", nhbench, file, observable))
@@ -40,6 +40,9 @@ len = strlen(observable)
 # |value| on a log scale where the observables registry says so (export observables: "scale: log").
 scale = system(sprintf("%s export '%s' observables | awk '!/^#/ {cur = $2} cur == \"%s\" && /^#   scale:/ {print $3; exit}'", nhbench, file, observable))
 logy = scale eq "log"
+# The axis shows the observable's symbol (export observables: "symbol:", enhanced text).
+symbol = system(sprintf("%s export '%s' observables | awk '!/^#/ {cur = $2} cur == \"%s\" && /^#   symbol:/ {sub(/^#   symbol: /, \"\"); print; exit}'", nhbench, file, observable))
+if (symbol eq "") { symbol = esc(observable) }
 # A sampled reference of this very observable ("energy" and "reference_energy", "derived" and
 # "derived_reference"), drawn dashed on top; and whether this observable is itself a reference
 # (the same for every method: drawn once).
@@ -173,7 +176,7 @@ do for [termk=1:2] {
     set border 3 linewidth 0.8
     set tics nomirror out scale 0.6
     set grid back linetype 1 linecolor rgb "#e6e6e6" linewidth 0.6
-    set key noenhanced
+    set key enhanced
     set lmargin at screen 0.17
     set rmargin at screen 0.96
     set tmargin at screen ytop(p)
@@ -186,8 +189,10 @@ do for [termk=1:2] {
     if (nc > 1) { set title label(c) noenhanced font ",8" offset 0, -0.6 }
     unit_text = strstrt(units, "labels") ? "" : "[".units."]"
     # The y label at a fixed distance from the page edge, so that the panels' labels line up.
-    ylab = nc == 1 ? (logy ? "|".observable."|  " : observable."  ").unit_text : (logy ? "|·|  " : "").unit_text
-    set label 104 ylab at screen 0.03, screen (ytop(p) + ybot(p)) / 2 center rotate by 90 noenhanced font ",9"
+    ylab = nc == 1 ? (logy && strstrt(symbol, "‖") != 1 ? "|".symbol."|  " : symbol."  ").unit_text : (logy ? "|·|  " : "").unit_text
+    set label 104 ylab at screen 0.03, screen (ytop(p) + ybot(p)) / 2 center rotate by 90 enhanced font ",9"
+    # describe=1 (gnuplot -e): the y axis's label, on stderr (tests/cli/test_plots.sh reads it).
+    if (exists("describe") && termk == 1) { print "y label: ".ylab }
     if (p == nc - 1) { set xlabel "t" offset 0, 0.3 } else { set format x "" }
 
     # The curves of this panel: the defined runs with finite values; their y extent, and that of

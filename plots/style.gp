@@ -26,6 +26,14 @@ method_indices(dummy) = exists("methods") ? subst(methods, ",", " ") : system(sp
 step_size(j) = system(sprintf("%s export '%s' steps | awk -v j=%d '!/^#/ && $1 == j {print $2}'", nhbench, file, j))
 # Method names by index, from the `methods` table (names contain no blanks).
 method_names(opt) = system(sprintf("%s export '%s' methods %s | awk '!/^#/ {print $2}'", nhbench, file, opt))
+# What the figures call the methods, by index: the `methods` table's labels (the spec's `labels`, or
+# the name without default parameters), in enhanced text, as double-quoted words: word(L, i) is the
+# label of the i-th (a label holds no '"'; blanks and quotes ' inside are kept). Joined, not
+# sprintf'd: gnuplot 5.4's sprintf cuts some results whose format holds "%%" (tests/cli/test_plots.sh).
+method_labels(opt) = system(nhbench." export '".file."' methods ".opt." --format tsv | awk -F'\\t' 'NR > 1 {printf \"\\\"%s\\\" \", $3}'")
+# The labels of the methods with indices idx ("0 2 5"), out of all (method_labels("")), as above.
+_labels_from(idx, all, k) = k > words(idx) ? "" : "\"".word(all, word(idx, k) + 1)."\" "._labels_from(idx, all, k + 1)
+labels_of(idx, all) = _labels_from(idx, all, 1)
 
 # Both terminals: draw once after `eval pdf(HEIGHT)`, then `eval png(HEIGHT); replot`, HEIGHT in
 # inches (width 5 in). The PNG is the PDF at 200 dpi.
@@ -42,7 +50,8 @@ lc(i) = LC[i % 10 + 1]
 set border 3 linewidth 0.8
 set tics nomirror out scale 0.6
 set grid back linetype 1 linecolor rgb "#e6e6e6" linewidth 0.6
-set key noenhanced
+# Key entries are enhanced text: method labels such as "Ψ^{0.1}_h" (the spec's `labels`).
+set key enhanced
 set encoding utf8
 
 # String helpers. subst(s, a, b): every a in s replaced by b. wrap(s, w): s broken into lines of at
@@ -50,5 +59,12 @@ set encoding utf8
 subst(s, a, b) = strstrt(s, a) == 0 ? s : s[1:strstrt(s, a) - 1].b.subst(s[strstrt(s, a) + strlen(a):], a, b)
 _brk(s, k) = k < 2 ? 0 : (s[k:k] eq "," || s[k:k] eq "(" ? k : _brk(s, k - 1))
 wrap(s, w) = strlen(s) <= w || _brk(s, w) == 0 ? s : s[1:_brk(s, w)]."\n".wrap(s[_brk(s, w) + 1:], w)
+# The length of the longest of a list of double-quoted words (labels), in characters; and how many
+# key columns fit titles of up to len characters on a 5 in wide figure at font size 7.
+longest(L) = _longest(L, 1, 0)
+_longest(L, k, m) = k > words(L) ? m : _longest(L, k + 1, strlen(word(L, k)) > m ? strlen(word(L, k)) : m)
+key_columns(len) = len > 40 ? 1 : len > 22 ? 2 : 3
+# esc(s): s shown as written in enhanced text (a system's name keeps its underscores).
+esc(s) = subst(subst(subst(subst(s, "_", "\\_"), "^", "\\^"), "{", "\\{"), "}", "\\}")
 # A number as text, short: 0.05, 1e-05, 400.
 num(x) = sprintf("%.6g", x)

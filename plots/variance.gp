@@ -3,7 +3,7 @@
 # the spec (or methods="I,J,..."). Run after plots/style.gp (usage there).
 
 idx = method_indices(0)
-names = exists("methods") ? system(sprintf("for i in $(echo '%s' | tr , ' '); do %s export '%s' methods | awk -v i=$i '$1 == i {print $2}'; done", methods, nhbench, file)) : method_names("--primary")
+names = exists("methods") ? labels_of(subst(methods, ",", " "), method_labels("")) : method_labels("--primary")
 n = words(names)
 sys = query("attr system")
 T = query("attr T")

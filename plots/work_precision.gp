@@ -18,7 +18,7 @@ sys = query("attr system")
 T = query("attr T")
 repeats = query("attr repeats")
 idx = system(sprintf("%s | awk '/^# method / {print $3}'", data[3:]))
-names = system(sprintf("%s | awk '/^# method / {print $4}'", data[3:]))
+names = labels_of(idx, method_labels(""))
 n = words(idx)
 # Per block: finite points, and failed runs (status != 0).
 stat_of(b, what) = system(sprintf("%s | awk -v b=%d '/^# method / {k++} !/^#/ && NF && k == b {if ($7 == 4) to++; else if ($7 != 0) f++; else if ($4 !~ /[Nn][Aa][Nn]|[Ii][Nn][Ff]/ && $4 > 0) c++} END {print %s + 0}'", data[3:], b, what)) + 0

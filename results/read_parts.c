@@ -156,6 +156,8 @@ static int read_observable(nh_h5 *f, const char *name, nh_h5_observable *o) {
       !(o->labels = nh_h5_attr_strings(f, obj, "labels", &o->width)) ||
       !(o->absent = nh_h5_attr_strings(f, obj, "absent", &n)))
     return -1;
+  /* The axis label figures show (issue 49): NULL in files written before it was kept. */
+  if (nh_h5_has_attr(f, obj, "symbol") && !(o->symbol = nh_h5_attr_string(f, obj, "symbol"))) return -1;
   if (n != f->nmethods) {
     fprintf(stderr, "%s: %s: attribute 'absent' of /%s/%s has %d entries for %d methods\n", f->prog, f->path,
             f->kind_name, obj, n, f->nmethods);
@@ -199,7 +201,7 @@ static void free_list(char **s) {
 void nh_h5_free_observables(int nobs, nh_h5_observable *obs) {
   if (!obs) return;
   for (int i = 0; i < nobs; i++) {
-    free(obs[i].name), free(obs[i].description), free(obs[i].units);
+    free(obs[i].name), free(obs[i].description), free(obs[i].units), free(obs[i].symbol);
     free_list(obs[i].labels);
     free_list(obs[i].absent);
   }

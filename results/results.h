@@ -185,6 +185,7 @@ nh_ensemble_summary *nh_h5_read_ensemble_summary(nh_h5 *f);
 /* The sampled observables of a trajectory or ensemble study (group observables). */
 typedef struct {
   char *name, *description, *units;
+  char *symbol; /* the axis label figures show (gnuplot enhanced text); NULL in files before it */
   int width;
   char **labels;  /* [width] */
   char **absent;  /* [method]: "" or why the method does not define it */

@@ -49,6 +49,12 @@ static void methods_part(nh_writer *w, hid_t g) {
   nh_w_strings(w, g, "caveats", "method", caveats,
                "\"\", or why the method's results are unreliable although it ran (e.g. nh_newmark at beta + "
                "beta2 = 1/2 with allow_ill_conditioned=1, spec/newmark.md 2.5)");
+  /* The spec's display labels, "" where it gave none (issue 49 item 5): only when it gave some. */
+  for (int m = 0; st->method_labels && m < nm; m++) caveats[m] = st->method_labels[m] ? st->method_labels[m] : "";
+  if (st->method_labels)
+    nh_w_strings(w, g, "method_labels", "method", caveats,
+                 "the spec's `labels`: what figures show for the method (gnuplot enhanced text), \"\" where the "
+                 "spec gave none (figures then show its name without default parameters)");
   free(caveats), free(primary), free(claimed);
 }
 
@@ -117,6 +123,7 @@ static void observable_labels(nh_writer *w, hid_t ds, const nh_observable *o, in
 
 static void observable_attrs(nh_writer *w, hid_t ds, const nh_observable *o, int wd, const char *const *absent) {
   nh_w_attr_str(w, ds, "name", o->name);
+  nh_w_attr_str(w, ds, "symbol", o->symbol ? o->symbol : o->name); /* the figures' axis label */
   observable_labels(w, ds, o, wd);
   nh_w_attr_strings(w, ds, "absent", w->st->nmethods, absent);
 }

@@ -239,16 +239,9 @@ static int load_expected_orders(const nh_spec_ctx *c, const config_setting_t *ro
     int order;
     if (!ms || !rs || nh_spec_whole(c, g, "order", 0, 20, NH_SPEC_REQUIRED, &order) < 0) return -1;
     const char *text = config_setting_get_string(ms), *reason = config_setting_get_string(rs);
-    char msg[NH_TEXT_MESSAGE], name[NH_TEXT_CANONICAL];
     if (!text || !reason) return nh_spec_fail(c, g, "method and reason must be strings");
-    nh_method *m = nh_method_parse(text, msg, sizeof msg);
-    if (!m) return nh_spec_fail(c, ms, "%s", msg);
-    nh_method_format(m, name, sizeof name);
-    nh_method_free(m);
-    int found = -1;
-    for (int i = 0; i < st->nmethods; i++)
-      if (strcmp(st->method_names[i], name) == 0) found = i;
-    if (found < 0) return nh_spec_fail(c, ms, "expected order for '%s', which is not among the study's methods", name);
+    const int found = nh_spec_method_index(c, ms, st, text, "expected order for");
+    if (found < 0) return -1;
     st->order_expected[found] = order;
     free(st->order_reason[found]);
     if (!(st->order_reason[found] = nh_spec_dup(reason))) return nh_spec_out_of_memory(c);

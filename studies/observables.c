@@ -341,138 +341,152 @@ NORM_EVAL(eval_error_v_2, nh_norm_2, c->sys->n, c->sys->n)
 /* SCALE: LOG for a size that a good method keeps small (an error, a residual), plotted as |value| on
  * a log scale; LINEAR for the rest. */
 enum { LINEAR = 0, LOG = 1 };
-#define OBSERVABLE(ID, NAME, UNITS, SCALE, NEEDS, WIDTH, LABEL, ABSENT, EVAL, DOC)                     \
-  static const nh_observable ID = {.name = NAME, .doc = DOC, .units = UNITS, .log_scale = SCALE,       \
-                                   .needs = NEEDS, .width = WIDTH, .label = LABEL, .absent = ABSENT,   \
+#define OBSERVABLE(ID, NAME, SYMBOL, UNITS, SCALE, NEEDS, WIDTH, LABEL, ABSENT, EVAL, DOC)                             \
+  static const nh_observable ID = {.name = NAME,                                                                       \
+                                   .symbol = SYMBOL,                                                                   \
+                                   .doc = DOC,                                                                         \
+                                   .units = UNITS,                                                                     \
+                                   .log_scale = SCALE,                                                                 \
+                                   .needs = NEEDS,                                                                     \
+                                   .width = WIDTH,                                                                     \
+                                   .label = LABEL,                                                                     \
+                                   .absent = ABSENT,                                                                   \
                                    .eval = EVAL}
 
-OBSERVABLE(o_energy, "energy", "energy", LINEAR, 0, one, label_none, always, eval_energy,
+OBSERVABLE(o_energy, "energy", "E(q, v)", "energy", LINEAR, 0, one, label_none, always, eval_energy,
            "E(q, v) = ½ vᵀM(q)v + V(q) of the sampled state (spec/newmark.md §2.0)");
-OBSERVABLE(o_energy_error, "energy_error", "energy", LOG, 0, one, label_none, always, eval_energy_error,
+OBSERVABLE(o_energy_error, "energy_error", "E − E_0", "energy", LOG, 0, one, label_none, always, eval_energy_error,
            "E(q, v) − E0, the energy drift (spec/newmark.md §4, A6)");
-OBSERVABLE(o_rel_energy_error, "relative_energy_error", "1", LOG, 0, one, label_none, always,
+OBSERVABLE(o_rel_energy_error, "relative_energy_error", "(E − E_0) / |E_0|", "1", LOG, 0, one, label_none, always,
            eval_relative_energy_error, "(E(q, v) − E0) / |E0| (spec/newmark.md §6 A6)");
-OBSERVABLE(o_ref_energy, "reference_energy", "energy", LINEAR, NH_OBS_REFERENCE, one, label_none, always,
+OBSERVABLE(o_ref_energy, "reference_energy", "E_{ref}", "energy", LINEAR, NH_OBS_REFERENCE, one, label_none, always,
            eval_reference_energy,
            "E of the exact or reference solution at the sample time: the energy a damped or forced run "
            "should follow (spec/herglotz.md §5 items 10-12)");
-OBSERVABLE(o_power, "power", "energy/time", LINEAR, 0, one, label_none, always, eval_power,
+OBSERVABLE(o_power, "power", "P", "energy/time", LINEAR, 0, one, label_none, always, eval_power,
            "P = −α(t) vᵀM(q)v + F(t)·v at the sampled state and time, the rate of work of the damping and "
            "forcing forces; 0 for a conservative system. Along the exact solution it is dE/dt when the "
            "constraints are linear homogeneous and there is no W(q, t) (spec/herglotz.md §2.1, §3.2: dE/dt = "
            "−2αT + F·q̇); it leaves out the work of an affine constraint's force (the Foucault pendulum, §3.1) "
            "and of the force −∇W(q, t) of a time-dependent potential, with which E is not a function of (q, v)");
-OBSERVABLE(o_ref_power, "reference_power", "energy/time", LINEAR, NH_OBS_REFERENCE, one, label_none, always,
+OBSERVABLE(o_ref_power, "reference_power", "P_{ref}", "energy/time", LINEAR, NH_OBS_REFERENCE, one, label_none, always,
            eval_reference_power,
            "P = −α(t) vᵀM(q)v + F(t)·v of the exact or reference solution at the sample time: where power is "
            "dE/dt, its integral over [t0, T] is reference_energy(T) − reference_energy(t0), the energy balance "
            "of spec/herglotz.md §5 item 11");
-OBSERVABLE(o_discrete_energy, "discrete_energy", "energy", LINEAR, NH_OBS_STEP, one, label_none, has_discrete_energy,
-           eval_discrete_energy,
+OBSERVABLE(o_discrete_energy, "discrete_energy", "E_d", "energy", LINEAR, NH_OBS_STEP, one, label_none,
+           has_discrete_energy, eval_discrete_energy,
            "the method's own discrete energy of its last step, e.g. E_d of nh_rattle (spec/rattle.md §2.9) "
            "or the midpoint energy of the contact schemes (spec/herglotz.md §6); see `nhbench list methods`");
-OBSERVABLE(o_discrete_energy_error, "discrete_energy_error", "energy", LOG, NH_OBS_STEP | NH_OBS_REFERENCE, one, label_none,
-           has_discrete_energy, eval_discrete_energy_error,
+OBSERVABLE(o_discrete_energy_error, "discrete_energy_error", "E_d − E_{ref}", "energy", LOG,
+           NH_OBS_STEP | NH_OBS_REFERENCE, one, label_none, has_discrete_energy, eval_discrete_energy_error,
            "discrete_energy minus E of the exact or reference solution at the middle of the last step, where the "
            "methods' discrete energies sit (spec/herglotz.md 5 item 12): the discrete energy against the energy it "
            "should follow, without the O(h) of comparing it with the end of its step");
-OBSERVABLE(o_residual, "constraint_residual", "as A v", LOG, 0, dim_k, label_constraint, needs_constraints,
+OBSERVABLE(o_residual, "constraint_residual", "A(q)v + b", "as A v", LOG, 0, dim_k, label_constraint, needs_constraints,
            eval_constraint_residual,
            "A(q)v + b(q) per constraint, the continuous constraint at the sampled state (signed)");
-OBSERVABLE(o_discrete_residual, "discrete_constraint", "as A v", LOG, NH_OBS_STEP, dim_k, label_constraint,
-           has_discrete_constraint, eval_discrete_constraint,
+OBSERVABLE(o_discrete_residual, "discrete_constraint", "discrete constraint", "as A v", LOG, NH_OBS_STEP, dim_k,
+           label_constraint, has_discrete_constraint, eval_discrete_constraint,
            "the method's own discrete constraint for its last step, e.g. Phi(q_k, q_k+1) of nh_newmark "
            "(spec/newmark.md §2.4, C2), A(q̄)Δq/h of the contact schemes (spec/herglotz.md §5 item 3), "
            "the deformed constraint of js_p2orig (spec/discretization.md R14); for a composition, per constraint "
            "the signed value of largest magnitude over its sub-steps, each its own method's (spec/newmark.md C2: "
            "the inner steps of Psi_h; integrators/compose.c)");
-OBSERVABLE(o_multiplier, "multiplier", "as lambda", LINEAR, NH_OBS_STEP, dim_k, label_lambda, has_lambda,
+OBSERVABLE(o_multiplier, "multiplier", "λ", "as lambda", LINEAR, NH_OBS_STEP, dim_k, label_lambda, has_lambda,
            eval_multiplier,
            "the multipliers of the method's last step, +Aᵀλ convention, scaled to approximate the "
            "continuous λ at multiplier_time (spec/discretization.md §6.5)");
-OBSERVABLE(o_multiplier_time, "multiplier_time", "time", LINEAR, NH_OBS_STEP, one, label_none, has_lambda,
+OBSERVABLE(o_multiplier_time, "multiplier_time", "t^*", "time", LINEAR, NH_OBS_STEP, one, label_none, has_lambda,
            eval_multiplier_time,
            "the time t* whose continuous λ(t*) the method's multiplier approximates: the start, "
            "midpoint or end of its last step");
-OBSERVABLE(o_multiplier_error, "multiplier_error", "as lambda", LOG, NH_OBS_STEP | NH_OBS_LAMBDA_REFERENCE, dim_k,
-           label_lambda, has_lambda, eval_multiplier_error,
+OBSERVABLE(o_multiplier_error, "multiplier_error", "λ − λ_{ref}(t^*)", "as lambda", LOG,
+           NH_OBS_STEP | NH_OBS_LAMBDA_REFERENCE, dim_k, label_lambda, has_lambda, eval_multiplier_error,
            "multiplier − λ(t*) of the exact or reference solution at multiplier_time (spec/discretization.md "
            "R3, R6; spec/rattle.md §5.2 A)");
-OBSERVABLE(o_continuous_multiplier, "continuous_multiplier", "as lambda", LINEAR, 0, dim_k, label_lambda, needs_constraints,
-           eval_continuous_multiplier,
+OBSERVABLE(o_continuous_multiplier, "continuous_multiplier", "λ(q, v)", "as lambda", LINEAR, 0, dim_k, label_lambda,
+           needs_constraints, eval_continuous_multiplier,
            "lambda(q, v) of the eliminated multiplier (spec/newmark.md 2.0, spec/discretization.md (77)) at the "
            "sampled state, +A^T lambda convention: at t = 0 the lambda(0) of an initial condition (spec/rattle.md 4), "
            "along a run what the index-reduced ODE would use there");
-OBSERVABLE(o_ref_multiplier, "reference_multiplier", "as lambda", LINEAR, NH_OBS_REFERENCE, dim_k, label_lambda,
-           needs_constraints, eval_reference_multiplier,
+OBSERVABLE(o_ref_multiplier, "reference_multiplier", "λ_{ref}", "as lambda", LINEAR, NH_OBS_REFERENCE, dim_k,
+           label_lambda, needs_constraints, eval_reference_multiplier,
            "lambda(q, v) of (77) on the exact or reference solution at the sample time t_k, +A^T lambda convention: "
            "a method's multiplier against lambda(t_k) whatever time it approximates (multiplier_error takes the "
            "method's own; spec/discretization.md R6: js_b against lambda(t_k+1) as well as at the half step)");
-OBSERVABLE(o_shifted_residual, "shifted_constraint_residual", "as A v", LINEAR, 0, dim_2k, label_shifted, needs_constraints,
-           eval_shifted_constraint,
+OBSERVABLE(o_shifted_residual, "shifted_constraint_residual", "A(q ± (h/2)v)v + b", "as A v", LINEAR, 0, dim_2k,
+           label_shifted, needs_constraints, eval_shifted_constraint,
            "A(q + (h/2)v)v + b and A(q - (h/2)v)v + b: the constraint half a step on and back along the sampled "
            "velocity; for js_b's midpoint state (Q_k, W_k) the original nodes with the backward and the forward "
            "difference velocity (spec/discretization.md R9), for js_p2orig the deformed constraint (98) (6.5)");
-OBSERVABLE(o_error_v_half, "error_v_half_step", "as v", LOG, NH_OBS_REFERENCE, one, label_none, always,
-           eval_error_v_half_step,
+OBSERVABLE(o_error_v_half, "error_v_half_step", "‖v − v_{ref}(t + h/2)‖_∞", "as v", LOG, NH_OBS_REFERENCE, one,
+           label_none, always, eval_error_v_half_step,
            "max-norm of v - v(t + h/2) of the exact solution: the error of a difference velocity (q_k+1 - q_k)/h "
            "against the time it approximates best (spec/discretization.md R13); the true state half a step on is "
            "exact, or rk8pd's at 1e-13");
-OBSERVABLE(o_central_residual, "central_difference_residual", "as A v", LINEAR, NH_OBS_STEP | NH_OBS_TWO_STEPS, dim_k,
-           label_constraint, needs_constraints, eval_central_residual,
+OBSERVABLE(o_central_residual, "central_difference_residual", "A(q_k)w + b", "as A v", LINEAR,
+           NH_OBS_STEP | NH_OBS_TWO_STEPS, dim_k, label_constraint, needs_constraints, eval_central_residual,
            "A(q_k) w + b with the central difference w = (q_k+1 - q_k-1)/(2h), at the node one step before the "
            "sample (t - h): the continuous constraint at central-difference velocities (spec/herglotz.md 5 item 3)");
-OBSERVABLE(o_central_energy, "central_difference_energy", "energy", LINEAR, NH_OBS_STEP | NH_OBS_TWO_STEPS, one, label_none,
-           always, eval_central_energy,
+OBSERVABLE(o_central_energy, "central_difference_energy", "E(q_k, w)", "energy", LINEAR, NH_OBS_STEP | NH_OBS_TWO_STEPS,
+           one, label_none, always, eval_central_energy,
            "E(q_k, w), w = (q_k+1 - q_k-1)/(2h), at the node one step before the sample (t - h): the energy at "
            "central-difference velocities (spec/herglotz.md 5 item 10)");
-OBSERVABLE(o_central_velocity_error, "central_difference_velocity_error", "as v", LOG, NH_OBS_STEP | NH_OBS_TWO_STEPS,
-           dim_n, label_v, always, eval_central_velocity_error,
-           "(q_k+1 - q_k-1)/(2h) - v_k at the node one step before the sample (t - h): a method's velocity against "
-           "the central difference of its positions (spec/rattle.md 2.4: p_k = M(q_k+1 - q_k-1)/(2h) of SHAKE, item 7)");
-OBSERVABLE(o_impulse_energy, "impulse_energy", "energy", LINEAR, NH_OBS_STEP, one, label_none, has_lambda, eval_impulse_energy,
+OBSERVABLE(
+    o_central_velocity_error, "central_difference_velocity_error", "w − v_k", "as v", LOG,
+    NH_OBS_STEP | NH_OBS_TWO_STEPS, dim_n, label_v, always, eval_central_velocity_error,
+    "(q_k+1 - q_k-1)/(2h) - v_k at the node one step before the sample (t - h): a method's velocity against "
+    "the central difference of its positions (spec/rattle.md 2.4: p_k = M(q_k+1 - q_k-1)/(2h) of SHAKE, item 7)");
+OBSERVABLE(o_impulse_energy, "impulse_energy", "(h^2/8) λ^TCλ", "energy", LINEAR, NH_OBS_STEP, one, label_none,
+           has_lambda, eval_impulse_energy,
            "(h^2/8) lambda^T C(q) lambda, C = A M^-1 A^T, lambda the step's multiplier: the kinetic energy of the "
            "half-step constraint impulse; nh_rattle's E_d = H + this (spec/rattle.md 2.9, items 3 and B)");
-OBSERVABLE(o_invariants_discrete, "invariants_discrete", "as declared", LINEAR, NH_OBS_STEP, dim_invariants, label_invariant,
-           has_invariants, eval_invariants_discrete,
+OBSERVABLE(o_invariants_discrete, "invariants_discrete", "J_d", "as declared", LINEAR, NH_OBS_STEP, dim_invariants,
+           label_invariant, has_invariants, eval_invariants_discrete,
            "the invariants at q_k with the discrete post-momentum of the trapezoidal L_d, v+ = (q_k - q_k-1)/h - "
            "(h/2) M^-1 grad V(q_k): the two-point discrete momentum map J_d (spec/rattle.md 2.8-2.9, items 5 and E)");
-OBSERVABLE(o_holonomic, "holonomic_constraint", "as phi", LINEAR, 0, dim_k, label_constraint, has_holonomic, eval_holonomic,
-           "phi(q) of a holonomic constraint phi(q) = 0 at the sampled state, e.g. (|q|^2 - 1)/2 of the pendulum: "
-           "what methods that keep only the velocity constraint A(q)v = 0 let drift (spec/rattle.md Remark 2, 6 item 8)");
-OBSERVABLE(o_action, "action", "action", LINEAR, 0, one, label_none, tracks_action, eval_action,
+OBSERVABLE(
+    o_holonomic, "holonomic_constraint", "φ(q)", "as phi", LINEAR, 0, dim_k, label_constraint, has_holonomic,
+    eval_holonomic,
+    "phi(q) of a holonomic constraint phi(q) = 0 at the sampled state, e.g. (|q|^2 - 1)/2 of the pendulum: "
+    "what methods that keep only the velocity constraint A(q)v = 0 let drift (spec/rattle.md Remark 2, 6 item 8)");
+OBSERVABLE(o_action, "action", "z", "action", LINEAR, 0, one, label_none, tracks_action, eval_action,
            "the Herglotz action z of contact methods, z(0) = 0 (spec/herglotz.md §2.2, §2.6)");
-OBSERVABLE(o_contact_hamiltonian, "contact_hamiltonian", "energy", LINEAR, 0, one, label_none, tracks_action,
-           eval_contact_hamiltonian,
+OBSERVABLE(o_contact_hamiltonian, "contact_hamiltonian", "H(q, v, z, t)", "energy", LINEAR, 0, one, label_none,
+           tracks_action, eval_contact_hamiltonian,
            "H = ½vᵀMv + V(q) + W(q, t) − F(t)·q + α(t) z with z the method's Herglotz action, the contact "
            "Hamiltonian of Bravetti-Seri-Vermeeren-Zadra 2020 (its notebooks' error on the contact "
            "Hamiltonian; integrators/contact_splitting.c); H0 e^{−αt} for constant α, no forcing");
-OBSERVABLE(o_invariants, "invariants", "as declared", LINEAR, 0, dim_invariants, label_invariant, has_invariants,
-           eval_invariants, "the system's first integrals besides energy, e.g. momentum maps (`nhbench list systems`)");
-OBSERVABLE(o_invariants_error, "invariants_error", "as declared", LOG, NH_OBS_REFERENCE, dim_invariants,
+OBSERVABLE(o_invariants, "invariants", "I(q, v)", "as declared", LINEAR, 0, dim_invariants, label_invariant,
+           has_invariants, eval_invariants,
+           "the system's first integrals besides energy, e.g. momentum maps (`nhbench list systems`)");
+OBSERVABLE(o_invariants_error, "invariants_error", "I − I_{ref}", "as declared", LOG, NH_OBS_REFERENCE, dim_invariants,
            label_invariant, has_invariants, eval_invariants_error,
            "invariants − their value on the exact or reference solution");
-OBSERVABLE(o_derived, "derived", "per component (labels)", LINEAR, 0, dim_derived, label_derived, has_derived, eval_derived,
+OBSERVABLE(o_derived, "derived", "derived", "per component (labels)", LINEAR, 0, dim_derived, label_derived,
+           has_derived, eval_derived,
            "quantities the system declares, e.g. the Foucault pendulum's oscillation-plane angle "
            "(spec/herglotz.md §5 item 13; `nhbench list systems`)");
-OBSERVABLE(o_derived_ref, "derived_reference", "per component (labels)", LINEAR, NH_OBS_REFERENCE, dim_derived, label_derived,
-           has_derived, eval_derived_reference,
+OBSERVABLE(o_derived_ref, "derived_reference", "derived (reference)", "per component (labels)", LINEAR,
+           NH_OBS_REFERENCE, dim_derived, label_derived, has_derived, eval_derived_reference,
            "the system's derived quantities on the exact or reference solution (e.g. the exact plane angle)");
 /* A norm of the error against the exact or reference solution: one value, on a log scale. */
-#define ERROR_NORM(ID, NAME, UNITS, EVAL, DOC)                                                         \
-  OBSERVABLE(ID, NAME, UNITS, LOG, NH_OBS_REFERENCE, one, label_none, always, EVAL, DOC)
+#define ERROR_NORM(ID, NAME, SYMBOL, UNITS, EVAL, DOC)                                                                 \
+  OBSERVABLE(ID, NAME, SYMBOL, UNITS, LOG, NH_OBS_REFERENCE, one, label_none, always, EVAL, DOC)
 
-OBSERVABLE(o_q, "q", "as q", LINEAR, 0, dim_n, label_q, always, eval_q, "the positions q");
-OBSERVABLE(o_v, "v", "as v", LINEAR, 0, dim_n, label_v, always, eval_v, "the velocities v");
-OBSERVABLE(o_error, "error", "as q, v", LOG, NH_OBS_REFERENCE, dim_2n, label_qv, always, eval_error,
-           "(q, v) − (q, v) of the exact or reference solution, per coordinate (signed)");
-ERROR_NORM(o_error_max, "error_max", "as q, v", eval_error_max, "max-norm of the (q, v) error");
-ERROR_NORM(o_error_2, "error_2", "as q, v", eval_error_2, "2-norm of the (q, v) error");
-ERROR_NORM(o_error_q_max, "error_q_max", "as q", eval_error_q_max, "max-norm of the q error");
-ERROR_NORM(o_error_q_2, "error_q_2", "as q", eval_error_q_2,
+OBSERVABLE(o_q, "q", "q", "as q", LINEAR, 0, dim_n, label_q, always, eval_q, "the positions q");
+OBSERVABLE(o_v, "v", "v", "as v", LINEAR, 0, dim_n, label_v, always, eval_v, "the velocities v");
+OBSERVABLE(o_error, "error", "(q, v) − (q, v)_{ref}", "as q, v", LOG, NH_OBS_REFERENCE, dim_2n, label_qv, always,
+           eval_error, "(q, v) − (q, v) of the exact or reference solution, per coordinate (signed)");
+ERROR_NORM(o_error_max, "error_max", "‖(q, v) − (q, v)_{ref}‖_∞", "as q, v", eval_error_max,
+           "max-norm of the (q, v) error");
+ERROR_NORM(o_error_2, "error_2", "‖(q, v) − (q, v)_{ref}‖_2", "as q, v", eval_error_2, "2-norm of the (q, v) error");
+ERROR_NORM(o_error_q_max, "error_q_max", "‖q − q_{ref}‖_∞", "as q", eval_error_q_max, "max-norm of the q error");
+ERROR_NORM(o_error_q_2, "error_q_2", "‖q − q_{ref}‖_2", "as q", eval_error_q_2,
            "2-norm of the q error, ‖q − q_ref‖₂ (spec/herglotz.md §4, Fig. 6a)");
-ERROR_NORM(o_error_v_max, "error_v_max", "as v", eval_error_v_max, "max-norm of the v error");
-ERROR_NORM(o_error_v_2, "error_v_2", "as v", eval_error_v_2, "2-norm of the v error");
+ERROR_NORM(o_error_v_max, "error_v_max", "‖v − v_{ref}‖_∞", "as v", eval_error_v_max, "max-norm of the v error");
+ERROR_NORM(o_error_v_2, "error_v_2", "‖v − v_{ref}‖_2", "as v", eval_error_v_2, "2-norm of the v error");
 
 const nh_observable *const nh_observables[] = {
     &o_energy, &o_energy_error, &o_rel_energy_error, &o_ref_energy, &o_power, &o_ref_power, &o_discrete_energy,

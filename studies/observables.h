@@ -32,6 +32,7 @@ enum {
 
 typedef struct nh_observable {
   const char *name;
+  const char *symbol; /* what a figure's axis shows, in gnuplot's enhanced text: "E − E_0" */
   const char *doc;   /* what it is, with its source in the spec */
   const char *units; /* "energy", "as q", "as v", "time", "1" (dimensionless), "as lambda", ... */
   int log_scale;     /* 1: a size a good method keeps small (an error, a residual): plotted as |value| on a

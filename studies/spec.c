@@ -154,6 +154,18 @@ static int get_numbers(const nh_spec_ctx *c, const config_setting_t *s, double *
   return 0;
 }
 
+int nh_spec_method_index(const nh_spec_ctx *c, const config_setting_t *s, const nh_study *st, const char *text,
+                         const char *what) {
+  char msg[NH_TEXT_MESSAGE], name[NH_TEXT_CANONICAL];
+  nh_method *m = nh_method_parse(text, msg, sizeof msg);
+  if (!m) return nh_spec_fail(c, s, "%s '%s': %s", what, text, msg);
+  nh_method_format(m, name, sizeof name);
+  nh_method_free(m);
+  for (int i = 0; i < st->nmethods; i++)
+    if (strcmp(st->method_names[i], name) == 0) return i;
+  return nh_spec_fail(c, s, "%s '%s', which is not among the study's methods", what, name);
+}
+
 int nh_spec_members(const nh_spec_ctx *c, const config_setting_t *group, const char *const *known) {
   const config_setting_t *s = nh_config_unknown_member(group, known);
   if (!s) return 0;
@@ -425,6 +437,37 @@ static int load_methods(const nh_spec_ctx *c, const config_setting_t *root, nh_s
       return nh_spec_fail(c, s, "%s", msg);
     }
     if (add_method(c, st, m) < 0) return -1;
+  }
+  return 0;
+}
+
+/* `labels = ( ["METHOD", "LABEL"], ... )`: the label figures show for a method of the study (issue 49
+ * item 5), in gnuplot's enhanced text ("Ψ^{0.1}_h"); the others keep their automatic label (""
+ * here). The plots read a file's labels as double-quoted words, so a label holds no '"'. */
+static int load_labels(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
+  const config_setting_t *list = config_setting_get_member(root, "labels");
+  if (!list) return 0;
+  const char *usage = "'labels' must be a list of [\"method\", \"label\"] pairs, e.g. ( [\"rk4\", \"RK4\"] )";
+  if (!config_setting_is_list(list)) return nh_spec_fail(c, list, "%s", usage);
+  if (!(st->method_labels = calloc((size_t)st->nmethods, sizeof(char *)))) return nh_spec_out_of_memory(c);
+  for (int e = 0; e < config_setting_length(list); e++) {
+    const config_setting_t *pair = config_setting_get_elem(list, (unsigned)e);
+    const char *text = NULL, *label = NULL;
+    if (config_setting_is_aggregate(pair) && !config_setting_is_group(pair) && config_setting_length(pair) == 2)
+      text = config_setting_get_string_elem(pair, 0), label = config_setting_get_string_elem(pair, 1);
+    if (!text || !label) return nh_spec_fail(c, pair, "%s", usage);
+    const int found = nh_spec_method_index(c, pair, st, text, "a label for");
+    if (found < 0) return -1;
+    const char *name = st->method_names[found];
+    if (st->method_labels[found]) return nh_spec_fail(c, pair, "a second label for '%s'", name);
+    const size_t len = strlen(label);
+    size_t bad = 0;
+    while (bad < len && label[bad] != '"' && (unsigned char)label[bad] >= 0x20 && label[bad] != 0x7f) bad++;
+    if (len == 0 || len > 200 || bad < len)
+      return nh_spec_fail(c, pair,
+                          "the label '%s' for %s: a label is 1 to 200 characters, without '\"' or control characters",
+                          label, name);
+    if (!(st->method_labels[found] = nh_spec_dup(label))) return nh_spec_out_of_memory(c);
   }
   return 0;
 }
@@ -993,6 +1036,7 @@ int nh_study_load(const char *path, const char *const *overrides, int noverrides
     nh_spec_fail(&c, root, "no methods to run");
     goto done;
   }
+  if (load_labels(&c, root, st) < 0) goto done;
   if (kind->load_with_methods && kind->load_with_methods(&c, root, st) < 0) goto done;
   rc = 0;
 done:
@@ -1016,6 +1060,8 @@ void nh_study_free(nh_study *st) {
   }
   for (int i = 0; st->order_reason && i < st->nmethods; i++) free(st->order_reason[i]);
   free(st->order_reason);
+  for (int i = 0; st->method_labels && i < st->nmethods; i++) free(st->method_labels[i]);
+  free(st->method_labels);
   free(st->order_expected);
   free(st->initial);
   for (int i = 0; st->ic_names && i < st->nic; i++) free(st->ic_names[i]);

@@ -57,6 +57,7 @@ typedef struct {
   int nmethods;
   nh_method **methods;
   char **method_names; /* canonical names */
+  char **method_labels; /* [method]: the spec's `labels` (NULL: none given for it); NULL: no `labels` */
   int nprimary;        /* methods[0 .. nprimary) are the spec's `methods`; the rest only grids added */
 
   /* Initial conditions: `initial` (a preset name, "default", or { q; v; }, or a list of these).

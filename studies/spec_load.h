@@ -23,6 +23,11 @@ char *nh_spec_dup(const char *s);
 const config_setting_t *nh_spec_require(const nh_spec_ctx *c, const config_setting_t *group, const char *name);
 /* Every member of group among the NULL-terminated known, else refused by name with the list. */
 int nh_spec_members(const nh_spec_ctx *c, const config_setting_t *group, const char *const *known);
+/* The index of the study's method that text names (in the method syntax, parameters in any order,
+ * defaults written or not), or -1 refused at s: "WHAT 'TEXT': why" (no method), "WHAT '...' is not among
+ * the study's methods". */
+int nh_spec_method_index(const nh_spec_ctx *c, const config_setting_t *s, const nh_study *st, const char *text,
+                         const char *what);
 
 /* A whole number in [min, max]; def when absent, or NH_SPEC_REQUIRED. */
 #define NH_SPEC_REQUIRED (-1)

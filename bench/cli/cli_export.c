@@ -10,6 +10,7 @@
 #include "bench/cli/cli.h"
 #include "bench/cli/cli_table.h"
 #include "core/text.h"
+#include "integrators/integrator.h"
 #include "results/results.h"
 
 static const char usage[] =
@@ -26,7 +27,9 @@ static const char usage[] =
     "  attr NAME               the value of attribute NAME of the root or the study group (system, T,\n"
     "                          h, count, ...), or OBJ/NAME of an object in the study group\n"
     "                          (grid0/param0, err/units)\n"
-    "  methods [--primary]     index name, one method a line; --primary: only the default LIST\n"
+    "  methods [--primary]     index name label, one method a line (label: what figures show, the spec's\n"
+    "                          labels or the name without default parameters); --primary: only the\n"
+    "                          default LIST\n"
     "  dims                    name size: every dimension of the study's datasets (method, h, ic,\n"
     "                          sample, ...), the range of the tables' indices\n"
     "  steps                   index h, one step size a line (an ensemble: its one h)\n"
@@ -241,13 +244,58 @@ static int t_attr(nh_h5 *f, const opts *o) {
   return v ? 0 : 2;
 }
 
+/* plain as enhanced text shows it: '\\' before each of enhanced text's special characters. */
+static void enhanced_text(const char *plain, char *buf, size_t len) {
+  size_t k = 0;
+  for (const char *c = plain; *c && k + 2 < len; c++) {
+    if (strchr("_^{}@&~\\", *c)) buf[k++] = '\\';
+    buf[k++] = *c;
+  }
+  buf[k] = '\0';
+}
+
+/* What a figure shows for method m, in gnuplot's enhanced text: the spec's label kept in the
+ * file (given: its method_labels, or NULL), else the method's automatic label (nh_method_label)
+ * with enhanced text's special characters escaped, so that nh_newmark keeps its underscore; a
+ * method this build does not read, by its name. 0, or -1 out of memory (said). */
+static int display_label(const nh_h5 *f, char *const *given, int m, char *buf, size_t len) {
+  if (given && given[m][0]) {
+    snprintf(buf, len, "%s", given[m]);
+    return 0;
+  }
+  char plain[NH_TEXT_CANONICAL], msg[NH_TEXT_MESSAGE];
+  errno = 0;
+  nh_method *method = nh_method_parse(f->methods[m], msg, sizeof msg);
+  if (!method && errno == ENOMEM) {
+    fprintf(stderr, "%s: %s: %s\n", f->prog, f->path, msg);
+    return -1;
+  }
+  if (method)
+    nh_method_label(method, plain, sizeof plain), nh_method_free(method);
+  else
+    snprintf(plain, sizeof plain, "%s", f->methods[m]);
+  enhanced_text(plain, buf, len);
+  return 0;
+}
+
 static int t_methods(nh_h5 *f, const opts *o) {
-  static const char *const cols[] = {"index", "name"};
-  int *list = NULL, n = method_list(f, o->primary ? NULL : "all", &list);
-  nh_table_columns(2, cols, 0, 1, NULL);
-  for (int k = 0; k < n; k++) nh_table_int(list[k]), nh_table_str(f->methods[list[k]]), nh_table_end_row();
+  static const char *const cols[] = {"index", "name", "label"};
+  int nlabels = 0, *list = NULL;
+  char **given = nh_h5_has(f, "method_labels") ? nh_h5_strings(f, "method_labels", "method", &nlabels) : NULL;
+  if (nh_h5_has(f, "method_labels") && !given) return 2; /* said by the reader */
+  const int n = method_list(f, o->primary ? NULL : "all", &list);
+  nh_table_columns(3, cols, 0, 1, " (label: to the end of the line)");
+  int rc = n ? 0 : 2;
+  for (int k = 0; k < n && rc == 0; k++) {
+    char label[NH_TEXT_CANONICAL];
+    if (display_label(f, given, list[k], label, sizeof label) < 0)
+      rc = 1;
+    else
+      nh_table_int(list[k]), nh_table_str(f->methods[list[k]]), nh_table_str(label), nh_table_end_row();
+  }
   free(list);
-  return n ? 0 : 2;
+  if (given) nh_h5_free_strings(given, nlabels);
+  return rc;
 }
 
 /* ---- coordinates: what the other tables' indices stand for ------------------------------- */
@@ -701,6 +749,10 @@ static int t_observables(nh_h5 *f, const opts *o NH_UNUSED) {
      * linear). */
     const nh_observable *known = nh_observable_find(obs[i].name);
     nh_table_note("  scale: %s", known && known->log_scale ? "log (|value|)" : "linear");
+    /* The axis label: the file's, else (a file from before it was kept) the registry's, else the name. */
+    char name[NH_TEXT_NAME];
+    enhanced_text(obs[i].name, name, sizeof name);
+    nh_table_note("  symbol: %s", obs[i].symbol ? obs[i].symbol : known && known->symbol ? known->symbol : name);
     for (int m = 0; m < f->nmethods; m++)
       if (obs[i].absent[m][0]) nh_table_note("  absent for method %d: %s", m, obs[i].absent[m]);
   }

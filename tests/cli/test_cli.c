@@ -439,7 +439,9 @@ Test(cli, run_creates_directories_reads_stdin_and_refuses_endless_input) {
   cr_expect_eq(r->rc, 0, "%s", r->err);
   expect_has(r->out, "trajectory");
   r = nhb("export %s methods", file);
-  cr_expect_str_eq(r->out, "# index name\n0 nh_newmark(beta=0,beta2=0,alpha=0.5,constraint=average)\n");
+  cr_expect_str_eq(r->out,
+                   "# index name label (label: to the end of the line)\n0 "
+                   "nh_newmark(beta=0,beta2=0,alpha=0.5,constraint=average) nh\\_newmark(constraint=average)\n");
   remove(file), rmdir(dir);
   scratch(dir, sizeof dir, "made");
   rmdir(dir);
@@ -686,7 +688,9 @@ Test(cli, run_trajectory_then_info_and_export) {
   cr_expect_str_eq(r->out, "trajectory\n");
   r = nhb("export %s methods", file);
   cr_expect_eq(r->rc, 0);
-  cr_expect_str_eq(r->out, "# index name\n0 rk4\n1 nh_newmark(beta=0,beta2=0,alpha=0.5,constraint=point)\n");
+  /* The labels: the names without default parameters, '_' escaped for enhanced text. */
+  cr_expect_str_eq(r->out, "# index name label (label: to the end of the line)\n0 rk4 rk4\n1 "
+                           "nh_newmark(beta=0,beta2=0,alpha=0.5,constraint=point) nh\\_newmark\n");
   /* Options before the positional arguments work too. */
   r = nhb("export --observable q --method 0 --h 1 --ic 0 %s series", file);
   cr_expect_eq(r->rc, 0, "%s", r->err);

@@ -119,6 +119,79 @@ static int relabel(const char *path, const char *name) {
   return width;
 }
 
+/* export observables' axis label: the file's `symbol` where it has one (here rewritten), else (a
+ * file from before symbols were kept) the observables registry's. */
+Test(cli_output, export_observables_symbol_from_the_file_else_the_registry) {
+  char path[128];
+  results_file(path, sizeof path, "sym", "trajectory_particle.cfg", "--set T=0.4");
+  hid_t f, ds = open_to_write(path, "/trajectory/observables/q", &f);
+  cr_assert_geq(H5Adelete(ds, "symbol"), 0);
+  hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, H5T_VARIABLE);
+  hid_t as = H5Screate(H5S_SCALAR);
+  hid_t a = H5Acreate2(ds, "symbol", t, as, H5P_DEFAULT, H5P_DEFAULT);
+  const char *mine = "S_{file}";
+  cr_assert_geq(H5Awrite(a, t, &mine), 0);
+  H5Aclose(a), H5Sclose(as), H5Tclose(t), H5Dclose(ds), H5Fclose(f);
+  ds = open_to_write(path, "/trajectory/observables/energy_error", &f);
+  cr_assert_geq(H5Adelete(ds, "symbol"), 0);
+  H5Dclose(ds), H5Fclose(f);
+  cr_assert_eq(nhb_on("export %s observables", path), 0, "%s", out);
+  expect_has(out, "\n0 q 3 as q\n#   components: q[0], q[1], q[2]\n#   scale: linear\n#   symbol: S_{file}\n");
+  expect_has(out, "\n2 energy_error 1 energy\n#   components: value\n#   scale: log (|value|)\n#   symbol: E − E_0\n");
+  remove(path);
+}
+
+/* A spec's `labels` (issue 49 item 5) are kept in the file, `method_labels` [method], "" where the
+ * spec gave none, and `export methods` shows them in its label column; the other methods get their
+ * automatic labels, '_' escaped for enhanced text, in every format. A spec without labels writes no
+ * method_labels (the files of the studies before stay as they were). */
+Test(cli_output, spec_labels_kept_and_exported) {
+  char spec[128], path[128], args[512];
+  snprintf(spec, sizeof spec, "/tmp/nhbench-cli-output-%d-labels.cfg", (int)getpid());
+  snprintf(path, sizeof path, "/tmp/nhbench-cli-output-%d-labels.h5", (int)getpid());
+  const char *common =
+      "study = \"convergence\";\nsystem = \"particle\";\nT = 0.4;\nh = [0.1, 0.05, 0.025];\n"
+      "methods = [\"rk4\", \"nh_newmark(beta=0.1,beta2=0.1)\", \"nh_newmark(alpha=0.5235987755982988)\"];\n";
+  char text[1024];
+  snprintf(text, sizeof text, "%slabels = ( [\"nh_newmark(beta2=0.1,beta=0.1)\", \"Ψ^{0.1}_h 'a'\"] );\n", common);
+  test_write_file(spec, text);
+  snprintf(args, sizeof args, "run %s -o %s", spec, path);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  nh_h5 f;
+  cr_assert_eq(nh_h5_open(&f, "test", path), 0);
+  int n = 0;
+  char **labels = nh_h5_strings(&f, "method_labels", "method", &n);
+  cr_assert_not_null(labels);
+  cr_assert_eq(n, 3);
+  cr_expect_str_eq(labels[0], "");
+  cr_expect_str_eq(labels[1], "Ψ^{0.1}_h 'a'");
+  cr_expect_str_eq(labels[2], "");
+  nh_h5_free_strings(labels, n);
+  nh_h5_close(&f);
+  cr_expect_eq(nhb_on("export %s methods", path), 0, "%s", out);
+  cr_expect_str_eq(out,
+                   "# index name label (label: to the end of the line)\n0 rk4 rk4\n"
+                   "1 nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=point) Ψ^{0.1}_h 'a'\n"
+                   "2 nh_newmark(beta=0,beta2=0,alpha=0.5235987755982988,constraint=point) nh\\_newmark(alpha=π/6)\n");
+  cr_expect_eq(nhb_on("export %s methods --format tsv", path), 0, "%s", out);
+  cr_expect_str_eq(
+      out, "index\tname\tlabel\n0\trk4\trk4\n"
+           "1\tnh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=point)\tΨ^{0.1}_h 'a'\n"
+           "2\tnh_newmark(beta=0,beta2=0,alpha=0.5235987755982988,constraint=point)\tnh\\_newmark(alpha=π/6)\n");
+  cr_expect_eq(nhb_on("export %s methods --primary --format csv", path), 0, "%s", out);
+  expect_has(out, "\n1,\"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=point)\",Ψ^{0.1}_h 'a'\n");
+  /* Without labels: no method_labels, the automatic labels alone. */
+  test_write_file(spec, common);
+  cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);
+  cr_assert_eq(nh_h5_open(&f, "test", path), 0);
+  cr_expect_eq(nh_h5_has(&f, "method_labels"), 0);
+  nh_h5_close(&f);
+  cr_expect_eq(nhb_on("export %s methods", path), 0, "%s", out);
+  expect_has(out, "\n1 nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=point) nh\\_newmark(beta=0.1,beta2=0.1)\n");
+  remove(spec), remove(path);
+}
+
 /* Overwrites the `status` dataset of the study's group (/GROUP/status) by 0, 1, 2, ...: every run's
  * status then names its cell, so a header that shows another run's status is seen. */
 static void number_statuses(const char *path, const char *group) {
@@ -155,7 +228,10 @@ Test(cli_output, export_observables_lists_labels_and_absences) {
       len += (size_t)snprintf(want + len, sizeof want - len, " %s%s", obs[i].labels[c], c < obs[i].width - 1 ? "," : "");
     /* The plots' scale: |value| on a log scale for the error and the energy drift (README, "Plots"). */
     static const char *const scale[] = {"linear", "log (|value|)", "log (|value|)", "linear"};
-    len += (size_t)snprintf(want + len, sizeof want - len, "\n#   scale: %s\n", scale[i]);
+    /* The axis label: the file's symbol, the observables registry's. */
+    static const char *const symbol[] = {"q", "‖q − q_{ref}‖_∞", "E − E_0", "λ"};
+    cr_expect_str_eq(obs[i].symbol, symbol[i]);
+    len += (size_t)snprintf(want + len, sizeof want - len, "\n#   scale: %s\n#   symbol: %s\n", scale[i], symbol[i]);
     for (int m = 0; m < f.nmethods; m++)
       if (obs[i].absent[m][0]) {
         len += (size_t)snprintf(want + len, sizeof want - len, "#   absent for method %d: %s\n", m, obs[i].absent[m]);

@@ -93,7 +93,8 @@ static void parse_text(table *t, const char *text, int header, const table *json
     snprintf(t->block[t->nrows], CELL_LEN, "%s", block);
     const int rest_is_name =
         header && t->ncols &&
-        (strcmp(t->cols[t->ncols - 1], "name") == 0 || strcmp(t->cols[t->ncols - 1], "units") == 0);
+        (strcmp(t->cols[t->ncols - 1], "name") == 0 || strcmp(t->cols[t->ncols - 1], "units") == 0 ||
+         strcmp(t->cols[t->ncols - 1], "label") == 0);
     const int one_cell = !header && strchr(line, ' ') && !isdigit((unsigned char)line[0]) && line[0] != '-';
     const char *q = line;
     for (int k = 0; *q; k++) {
@@ -371,14 +372,19 @@ Test(export_formats, csv_header_keys_and_quoting, .timeout = 60) {
             "keys first, the name quoted, then h = 0.1: %s", out);
   snprintf(cmd, sizeof cmd, "export %s methods --format csv", path);
   cr_assert_eq(test_run_nhbench(cmd, out, sizeof out), 0, "%s", out);
-  cr_expect(strncmp(out, "index,name\n0,", 13) == 0, "%s", out);
-  cr_expect(strstr(out, "\n1,\"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=point)\"\n") != NULL,
-            "commas quoted: %s", out);
+  cr_expect(strncmp(out, "index,name,label\n0,", 19) == 0, "%s", out);
+  cr_expect(
+      strstr(
+          out,
+          "\n1,\"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=point)\",\"nh\\_newmark(beta=0.1,beta2=0.1)\"\n") !=
+          NULL,
+      "commas quoted: %s", out);
   snprintf(cmd, sizeof cmd, "export %s methods --format xml", path);
   cr_expect_eq(test_run_nhbench(cmd, out, sizeof out), 2);
   cr_expect(strstr(out, "--format 'xml': expected text, csv, tsv or json") != NULL, "%s", out);
   snprintf(cmd, sizeof cmd, "export %s methods --format=text", path);
   cr_assert_eq(test_run_nhbench(cmd, out, sizeof out), 0, "%s", out);
-  cr_expect(strncmp(out, "# index name\n0 ", 15) == 0, "text is the default's: %s", out);
+  cr_expect(strncmp(out, "# index name label (label: to the end of the line)\n0 ", 53) == 0,
+            "text is the default's: %s", out);
   unlink(path);
 }

@@ -39,7 +39,9 @@ done
 [ -s "$tmp/err" ] && { fail "make_plots.sh wrote to stderr on the examples:"; cat "$tmp/err" >&2; }
 
 # A reference slope for every order a method claims: h^4 beside rk4, h^6 beside an order-6
-# composition, h^2 beside nh_newmark (convergence.gp, describe=1: the slopes it draws).
+# composition, h^2 beside nh_newmark (convergence.gp, describe=1: the slopes it draws). The key
+# shows the spec's labels (a blank, a quote ' and enhanced text kept), and the automatic label,
+# without default parameters, where the spec gives none.
 cat >"$tmp/orders.cfg" <<'SPEC'
 study = "convergence";
 system = "particle";
@@ -47,11 +49,13 @@ T = 1.0;
 h0 = 0.2;
 halvings = 3;
 methods = ["rk4", "yoshida6(nh_newmark(alpha=0.5))", "nh_newmark(alpha=0.5)"];
+labels = ( ["yoshida6(nh_newmark)", "Y_6 ∘ N^{β=0}"], ["rk4", "RK4 (Kutta's)"] );
 SPEC
 "$NHBENCH" run "$tmp/orders.cfg" -o "$tmp/orders.h5" >/dev/null 2>&1 || fail "nhbench run orders.cfg"
 gnuplot -e "file='$tmp/orders.h5'; out='$tmp/orders'; nhbench='$NHBENCH'; describe=1" \
   "$root/plots/style.gp" "$root/plots/convergence.gp" >/dev/null 2>"$tmp/err"
 grep -qx "reference slopes: 2 4 6" "$tmp/err" || { fail "convergence.gp: not the slopes h^2, h^4, h^6:"; cat "$tmp/err" >&2; }
+grep -qxF "keys: RK4 (Kutta's) | Y_6 ∘ N^{β=0} | nh\_newmark" "$tmp/err" || { fail "convergence.gp: not the labels:"; cat "$tmp/err" >&2; }
 [ -s "$tmp/orders.png" ] || fail "convergence.gp with an order-6 method: no figure"
 
 # The (β, β') map names the family it sweeps, not the grid's first point (beta_map.gp, describe=1).
@@ -70,6 +74,15 @@ for case in "chaotic symmetric" "ex/ensemble linear"; do
   gnuplot -e "file='$tmp/$1.h5'; out='$tmp/q'; nhbench='$NHBENCH'; describe=1" \
     "$root/plots/style.gp" "$root/plots/quantiles.gp" >/dev/null 2>"$tmp/err"
   grep -q "^y axis: $2" "$tmp/err" || { fail "quantiles.gp on $1.h5: not a $2 axis:"; cat "$tmp/err" >&2; }
+done
+
+# A series' y axis shows the observable's symbol and units, |·| around it on a log scale unless it
+# is a norm already (series.gp, describe=1).
+for case in "energy|E(q, v)  [energy]" "error_q_2|‖q − q_{ref}‖_2  [as q]" "discrete_constraint||discrete constraint|  [as A v]"; do
+  obs=${case%%|*} want=${case#*|}
+  gnuplot -e "file='$tmp/ex/trajectory.h5'; out='$tmp/s'; nhbench='$NHBENCH'; describe=1; observable='$obs'" \
+    "$root/plots/style.gp" "$root/plots/series.gp" >/dev/null 2>"$tmp/err"
+  grep -qxF "y label: $want" "$tmp/err" || { fail "series.gp $obs: not the y label '$want':"; cat "$tmp/err" >&2; }
 done
 
 # Failure paths; the negative controls of the checks above.

@@ -123,6 +123,54 @@ Test(core_edges, parameter_ranges_and_refusals) {
   cr_expect_eq(nh_param_index(table, 3, "siz"), -1);
 }
 
+/* A display label (issue 49 item 5): only the parameters off their defaults, quiet or not; reals at
+ * 4 significant digits, or as pπ/q (q ≤ 12) within 1e-12 relative and not otherwise; whole numbers
+ * whole however large; choices by name; the length as snprintf's. */
+Test(core_edges, parameter_labels) {
+  const double pi = 3.14159265358979323846;
+  double vals[3] = {0.5, 3, 0};
+  char buf[64];
+  cr_expect_eq(nh_params_label(table, 3, vals, buf, sizeof buf), 0);
+  cr_expect_str_eq(buf, "", "every parameter at its default");
+  const struct {
+    double x;
+    const char *text;
+  } reals[] = {
+      {0.1, "x=0.1"},
+      {0.123456, "x=0.1235"},
+      {1.0 / 3, "x=0.3333"},
+      {-1e-5, "x=-1e-05"},
+      {0, "x=0"},
+      {123456.0, "x=1.235e+05"},
+      {pi / 6, "x=π/6"},
+      {-pi / 12, "x=-π/12"},
+      {pi, "x=π"},
+      {-pi, "x=-π"},
+      {2 * pi / 3, "x=2π/3"},
+      {5 * pi / 12, "x=5π/12"},
+      {pi / 13, "x=0.2417"},
+      {0.5236, "x=0.5236"},
+      {pi / 6 * (1 + 1e-11), "x=0.5236"},
+      {pi / 6 * (1 + 1e-13), "x=π/6"},
+      {4 * pi / 8, "x=π/2"},
+      {99 * pi, "x=99π"},
+      {100 * pi, "x=314.2"},
+  };
+  for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
+    vals[0] = reals[i].x;
+    cr_expect_eq(nh_params_label(table, 3, vals, buf, sizeof buf), strlen(reals[i].text));
+    cr_expect_str_eq(buf, reals[i].text, "x = %.17g", reals[i].x);
+  }
+  vals[0] = 0.5, vals[1] = 123456, vals[2] = 1;
+  cr_expect_eq(nh_params_label(table, 3, vals, buf, sizeof buf), strlen("n=123456,size=large"));
+  cr_expect_str_eq(buf, "n=123456,size=large");
+  vals[0] = 0.25;
+  const char *full = "x=0.25,n=123456,size=large";
+  cr_expect_eq(nh_params_label(table, 3, vals, buf, 5), strlen(full), "the whole length from a short buffer");
+  cr_expect_str_eq(buf, "x=0.");
+  cr_expect_eq(nh_params_label(table, 3, vals, NULL, 0), strlen(full), "nothing written to a length-0 buffer");
+}
+
 /* The formatted name: quiet parameters only when not at their default; the length returned is the
  * whole text's, also when the buffer is too small (which holds its start, terminated). */
 Test(core_edges, parameter_text_and_short_buffers) {

@@ -485,6 +485,7 @@ Test(cli_leaks, out_of_memory_in_the_generic_tables, .init = make_test_dir, .fin
       {"export @/traj.h5 dataset observables/q --at method=1 --at ic=1", {NULL}},
       {"export @/wp.h5 dataset work,err,pareto_work --at method=1 --at norm=q_2", {NULL}},
       {"export @/conv.h5 dataset orders --field observed", {NULL}},
+      {"export @/conv.h5 methods --format tsv", {NULL}},
       {"export @/onestep.h5 local_error --format json", {NULL}},
       {"info --datasets @/onestep.h5", {NULL}},
   };

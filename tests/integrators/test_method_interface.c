@@ -891,6 +891,35 @@ Test(method_interface, method_format_cuts_like_snprintf) {
   }
 }
 
+/* A method's display label (issue 49 item 5): its name, with the parameters off their defaults
+ * (nh_newmark's are beta = beta2 = 0, alpha = 1/2, constraint = point) as nh_params_label writes
+ * them, a composition's base inside; no parentheses when nothing is off its default. */
+Test(method_interface, method_labels_leave_defaults_out) {
+  static const char *const cases[][2] = {
+      {"rk4", "rk4"},
+      {"nh_newmark(alpha=0.5)", "nh_newmark"},
+      {"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5235987755982988)", "nh_newmark(beta=0.1,beta2=0.1,alpha=π/6)"},
+      {"nh_newmark(alpha=0,constraint=average)", "nh_newmark(alpha=0,constraint=average)"},
+      {"triple_jump(nh_newmark(alpha=0.5))", "triple_jump(nh_newmark)"},
+      {"adjoint_pair(nh_newmark(beta=0.123456,alpha=0))", "adjoint_pair(nh_newmark(beta=0.1235,alpha=0))"},
+      {"yoshida6(nh_newmark(beta=0.25,beta2=0.25,alpha=0.5,allow_ill_conditioned=1))",
+       "yoshida6(nh_newmark(beta=0.25,beta2=0.25,allow_ill_conditioned=1))"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    nh_method *m = test_method(cases[i][0]);
+    char buf[256];
+    cr_expect_eq(nh_method_label(m, buf, sizeof buf), strlen(cases[i][1]), "%s", cases[i][0]);
+    cr_expect_str_eq(buf, cases[i][1], "%s", cases[i][0]);
+    cr_expect_eq(nh_method_label(m, NULL, 0), strlen(cases[i][1]), "%s: a length-0 buffer", cases[i][0]);
+    char small[8];
+    nh_method_label(m, small, sizeof small);
+    cr_expect(strncmp(small, cases[i][1], 7) == 0 &&
+                  strlen(small) == (strlen(cases[i][1]) < 7 ? strlen(cases[i][1]) : 7),
+              "%s cut to 7: '%s'", cases[i][0], small);
+    nh_method_free(m);
+  }
+}
+
 /* The lists a method's parse error gives: an unknown name lists every method of the registry
  * (joined here from nh_integrator_types), and an old parameter spelling with a value that has no
  * new spelling lists the type's old spellings that do, in its alias table's order. */

@@ -1315,7 +1315,8 @@ Test(results_cli, info_and_export_ensemble) {
   expect_on(path, "info %s", 0, causes);
   snprintf(causes, sizeof causes, "\n%4d  %-28s  nh_newmark(beta=0.1,beta2=0,", 3, "1 non-finite");
   expect_on(path, "info %s", 0, causes);
-  expect_on(path, "export %s methods --primary", 0, "# index name\n0 rk4\n1 nh_newmark(beta=0.1,beta2=0.1,");
+  expect_on(path, "export %s methods --primary", 0,
+            "# index name label (label: to the end of the line)\n0 rk4 rk4\n1 nh_newmark(beta=0.1,beta2=0.1,");
   table t;
   export_on(path, "export %s methods --primary", &t);
   cr_expect_eq(t.rows, 2, "only the listed methods");

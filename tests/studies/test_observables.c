@@ -38,6 +38,9 @@ Test(observables, registry_names_unique_and_documented) {
   for (int i = 0; nh_observables[i]; i++) {
     const nh_observable *o = nh_observables[i];
     cr_expect(o->doc && strlen(o->doc) > 10 && o->units && o->units[0], "%s undocumented", o->name);
+    /* An axis label (enhanced text, one line: the figures' y label), shorter than the documentation. */
+    cr_expect(o->symbol && o->symbol[0] && !strpbrk(o->symbol, "\"\n") && strlen(o->symbol) < 40,
+              "%s: no axis symbol, or not one short line", o->name);
     cr_expect_eq(nh_observable_find(o->name), o);
     for (int j = 0; j < i; j++) cr_expect_neq(strcmp(o->name, nh_observables[j]->name), 0, "%s twice", o->name);
   }

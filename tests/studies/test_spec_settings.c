@@ -108,6 +108,74 @@ Test(spec_settings, expected_order_replaces_the_named_method_only) {
   nh_study_free(&st);
 }
 
+/* `labels` (issue 49 item 5): each pair's method found by its canonical name (parameters in any
+ * order, defaults written or not), its label kept as given; the methods without one NULL; a spec
+ * without labels none at all. */
+Test(spec_settings, labels_name_methods_by_their_canonical_name) {
+  nh_study st;
+  loads(CONV3 "methods = [\"rk4\", \"js_a\", \"nh_newmark(beta=0.1,beta2=0.1)\"];\nh = [0.1, 0.05];\n"
+              "labels = ( [\"nh_newmark(beta2=0.1, beta=0.1, alpha=0.5)\", \"Ψ^{0.1}_h 'a'\"], (\"rk4\", \"RK4\") );\n",
+        NULL, 0, &st);
+  cr_assert_eq(st.nmethods, 3);
+  cr_assert_not_null(st.method_labels);
+  cr_expect_str_eq(st.method_labels[0], "RK4");
+  cr_expect_null(st.method_labels[1]);
+  cr_expect_str_eq(st.method_labels[2], "Ψ^{0.1}_h 'a'");
+  nh_study_free(&st);
+  loads(CONV3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\n", NULL, 0, &st);
+  cr_expect_null(st.method_labels);
+  nh_study_free(&st);
+}
+
+/* Refused labels: not a list of pairs, a method not among the study's (or not a method), a second
+ * label for one method, and labels that are empty, longer than 200 bytes, or hold '"' or a control
+ * character (the plots read labels as double-quoted words); each at the pair's line. */
+Test(spec_settings, malformed_labels) {
+  static const char *const shape =
+      "'labels' must be a list of [\"method\", \"label\"] pairs, e.g. ( [\"rk4\", \"RK4\"] )";
+  static const char *const rule = "a label is 1 to 200 characters, without '\"' or control characters";
+  char long_label[300], spec[600];
+  memset(long_label, 'x', 201), long_label[201] = '\0';
+  const struct {
+    const char *labels, *want;
+  } cases[] = {
+      {"labels = \"rk4\";", shape},
+      {"labels = [\"rk4\", \"RK4\"];", shape},
+      {"labels = ( [\"rk4\"] );", shape},
+      {"labels = ( [\"rk4\", \"a\", \"b\"] );", shape},
+      {"labels = ( [1, 2] );", shape},
+      {"labels = ( { method = \"rk4\"; } );", shape},
+      {"labels = ( [\"js_b\", \"B\"] );", ":5: a label for 'js_b', which is not among the study's methods"},
+      {"labels = ( [\"rk5\", \"B\"] );",
+       "cfg:5: a label for 'rk5': unknown method 'rk5' in 'rk5': did you mean rk4? (methods: "},
+      {"labels = ( [\"rk4\", \"A\"], [\"rk4\", \"B\"] );", ":5: a second label for 'rk4'"},
+      {"labels = ( [\"rk4\", \"\"] );", rule},
+      {"labels = ( [\"rk4\", \"a\\\"b\"] );", rule},
+      {"labels = ( [\"rk4\", \"a\\tb\"] );", rule},
+      {"labels = ( [\"rk4\", \"a\\nb\"] );", rule},
+      {"labels = ( [\"rk4\", \"a\\x7fb\"] );", rule},
+      {"labels = ( [\"rk4\", \"a\\x1fb\"] );", rule},
+      {NULL, rule},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char line[400];
+    if (cases[i].labels)
+      snprintf(line, sizeof line, "%s", cases[i].labels);
+    else
+      snprintf(line, sizeof line, "labels = ( [\"rk4\", \"%s\"] );", long_label);
+    snprintf(spec, sizeof spec, CONV3 "methods = [\"rk4\", \"js_a\"];\n%s\nh = [0.1, 0.05];\n", line);
+    refused(spec, NULL, 0, cases[i].want);
+  }
+  /* 200 bytes are allowed. */
+  nh_study st;
+  long_label[200] = '\0';
+  snprintf(spec, sizeof spec, CONV3 "methods = [\"rk4\"];\nlabels = ( [\"rk4\", \"%s\"] );\nh = [0.1, 0.05];\n",
+           long_label);
+  loads(spec, NULL, 0, &st);
+  cr_expect_eq(strlen(st.method_labels[0]), 200);
+  nh_study_free(&st);
+}
+
 /* A method listed twice is one method; a grid point equal to a listed method reuses its index. */
 Test(spec_settings, duplicate_methods_are_one) {
   nh_study st;
@@ -188,7 +256,7 @@ Test(spec_settings, malformed_initial_conditions) {
           NULL, 0, ":6: unknown setting 'w' (known here: q, v)");
   refused("colour = 1;\n" CONV3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\n", NULL, 0,
           ":1: unknown setting 'colour' (known here: study, system, system_params, initial, T, h, h0, halvings, "
-          "methods, grids, fit_points, error_floor, reference_tol, order_tolerance, expected_orders, norm)");
+          "methods, labels, grids, fit_points, error_floor, reference_tol, order_tolerance, expected_orders, norm)");
   refused(CONV3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\ninitial = [];\n", NULL, 0, ":6: 'initial' is an empty list");
   /* particle: D is z' = y x'; q = (0, 1, 0), v = (1, 0, 1) is on D, v = (1, 0, 0) is 1 off it. */
   nh_study st;
