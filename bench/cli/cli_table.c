@@ -11,6 +11,7 @@
 #include "results/results.h"
 
 #define NOTES_ROOM (1 << 16) /* json's notes, kept until the end (a table has a few lines of them) */
+#define NOTES_CUT "further notes left out (over 64 KiB of them)"
 
 static struct {
   nh_table_format fmt;
@@ -23,6 +24,7 @@ static struct {
   char key[NH_TABLE_MAX_COLUMNS][NH_TEXT_NAME]; /* the key cells as written (quoted, escaped) */
   char notes[NOTES_ROOM];
   size_t notes_len;
+  int notes_cut; /* a note was left out for want of room */
 } t;
 
 int nh_table_format_parse(const char *name, nh_table_format *fmt) {
@@ -171,7 +173,12 @@ void nh_table_note(const char *fmt, ...) {
     json_string(s, sizeof s, text + strspn(text, " ")); /* text's indentation under a row: not data */
     const int wrote =
         snprintf(t.notes + t.notes_len, NOTES_ROOM - t.notes_len, "%s\n    %s", t.notes_len ? "," : "", s);
-    if (wrote > 0 && t.notes_len + (size_t)wrote < NOTES_ROOM) t.notes_len += (size_t)wrote;
+    /* A note that does not fit, with room kept for the one that says so, is left out whole: its
+     * start, written already, is cut off again, so that the notes stay valid json. */
+    if (wrote > 0 && t.notes_len + (size_t)wrote < NOTES_ROOM - sizeof NOTES_CUT - 8)
+      t.notes_len += (size_t)wrote;
+    else
+      t.notes[t.notes_len] = '\0', t.notes_cut = 1;
   }
 }
 
@@ -237,6 +244,9 @@ int nh_table_end(void) {
     return 0;
   }
   opening();
+  if (t.notes_cut)
+    t.notes_len += (size_t)snprintf(t.notes + t.notes_len, NOTES_ROOM - t.notes_len, "%s\n    \"%s\"",
+                                    t.notes_len ? "," : "", NOTES_CUT);
   printf("%s],\n  \"notes\": [%s%s]\n}\n", t.rows ? "\n  " : "", t.notes, t.notes_len ? "\n  " : "");
   return 0;
 }

@@ -125,7 +125,7 @@ static void parse_record(const char **p, char sep, table *t, int into_cols) {
     field[k] = '\0';
     cr_assert(!k || sep != '\t' || !strchr(field, '\t'));
     if (into_cols)
-      snprintf(t->cols[t->ncols++], CELL_LEN, "%s", field);
+      snprintf(t->cols[t->ncols++], CELL_LEN, "%.*s", CELL_LEN - 1, field); /* a name: cut to its cell */
     else
       add_cell(t, field, k, 0);
     if (**p == sep) {
