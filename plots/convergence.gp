@@ -20,11 +20,12 @@ hmax = word(hs, words(hs)) + 0
 MAXP = 12
 array anchor[MAXP]
 do for [p=1:MAXP] { anchor[p] = NaN }
+do for [i=1:n] { eval keep(i - 1, dataset("err", at_method(i - 1))) }
 do for [i=1:n] {
   p = word(claimed, i) + 0
   if (p >= 1 && p <= MAXP) {
     # 1e300 stands in for "no error at hmax" (a failed run): stats then always has a valid point.
-    stats dataset("err", at_method(i - 1)) using (abs($1 - hmax) <= 1e-12 * hmax && $2 > 0 && $2 < 1e300 ? $2 : 1e300) nooutput
+    stats kept(i - 1) using (abs($1 - hmax) <= 1e-12 * hmax && $2 > 0 && $2 < 1e300 ? $2 : 1e300) nooutput
     if (STATS_min < 1e300 && (anchor[p] != anchor[p] || STATS_min / 2.5 < anchor[p])) { anchor[p] = STATS_min / 2.5 }
   }
 }
@@ -59,7 +60,7 @@ if (exists("describe")) {
 }
 
 eval pdf(keyed(4.6, n))
-plot for [i=0:n-1] dataset("err", at_method(i)) using 1:2 with linespoints \
+plot for [i=0:n-1] kept(i) using 1:2 with linespoints \
        linecolor rgb lc(i) pointtype (i % 6) + 4 pointsize 0.6 \
        title sprintf("%s   (%s)", word(labels, i + 1), order_text(i + 1)), \
      for [p=1:MAXP] (anchor[p] == anchor[p] ? slope(x, p) : 1/0) with lines dashtype 2 linewidth 0.6 \

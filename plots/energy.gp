@@ -34,12 +34,17 @@ if (method >= 0) {
   set title sprintf("%s, T = %s, h = %s: initial condition %d", wrap(sys, 40), T, h, ic) noenhanced font ",9"
 }
 run(b) = sprintf("--at method=%d --at ic=%d", block_m(b), block_ic(b))
-block(b) = dataset("dE", run(b))
+block(b) = kept(b)
+# Each run's E0 and status out of one read of each dataset: E0 [ic]; status [method, ic] along the
+# figure's free dimension (the ICs of one method, or the methods on one IC).
+E0s = values("E0", "", 2)
+statuses = values("status", method >= 0 ? at_method(method) : sprintf("--at ic=%d", ic), 2)
 array E0[nblocks]
 array status[nblocks]
 do for [b=0:nblocks-1] {
-  E0[b + 1] = values("E0", sprintf("--at ic=%d", block_ic(b)), 1) + 0
-  status[b + 1] = values("status", run(b), 1) + 0
+  eval keep(b, dataset("dE", run(b)))
+  E0[b + 1] = word(E0s, block_ic(b) + 1) + 0
+  status[b + 1] = word(statuses, (method >= 0 ? block_ic(b) : block_m(b)) + 1) + 0
 }
 y(b, v) = relative ? v / E0[b + 1] : v
 

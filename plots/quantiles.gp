@@ -25,7 +25,8 @@ set style fill transparent solid 0.25 noborder
 # error) would flatten them onto zero on a linear axis: when the widest band reaches 20 times past
 # the narrowest, the axis is symmetric-logarithmic, y ↦ asinh(y/s) with s the narrowest band's
 # reach (linear within ±s, logarithmic beyond), with ticks at 0 and ±1, 2, 5 × 10^k.
-band(b) = dataset("dE_q10,dE_q50,dE_q90", at_method(word(idx, b + 1) + 0))
+band(b) = kept(b)
+do for [b=0:n-1] { eval keep(b, dataset("dE_q10,dE_q50,dE_q90", at_method(word(idx, b + 1) + 0))) }
 widest = 0
 narrowest = 1e300
 do for [b=0:n-1] {

@@ -20,6 +20,11 @@ query(table) = system(sprintf("%s export '%s' %s", nhbench, file, table))
 dataset(names, at) = sprintf("< %s export '%s' dataset %s %s", nhbench, file, names, at)
 values(names, at, k) = system(sprintf("%s export '%s' dataset %s %s | awk '!/^#/ && NF {print $%d}'", nhbench, file, names, at, k))
 at_method(m) = sprintf("--at method=%d", m)
+# `eval keep(k, SRC)` reads data source SRC ("< command", as export() and dataset() give it) once
+# into datablock kept(k), which the figure then draws, stats and replots as often as it needs: each
+# `nhbench export` is a process that opens the file (the figures' time was mostly these).
+kept(k) = sprintf("$K%d", k)
+keep(k, src) = sprintf("set print %s; print system(\"%s\"); unset print", kept(k), src[3:])
 # The indices of the methods a figure shows: methods='I,J,...' if given, else those the spec listed.
 method_indices(dummy) = exists("methods") ? subst(methods, ",", " ") : system(sprintf("%s export '%s' methods --primary | awk '!/^#/ {print $1}'", nhbench, file))
 # Step size j (0-based) from the `steps` table: an ensemble's one is step_size(0).
