@@ -67,17 +67,19 @@ key_title(b) = block_title(b).(failed(b) ? " (failed)" : "")
 set xlabel "t" offset 0, 0.3
 set ylabel dE
 set format y "%.1te%+T"
-set key below left Left reverse font ",7" spacing 0.9 samplen 2 maxrows 4 height 1
+klen = 0
+do for [b=0:nblocks-1] { if (strlen(key_title(b)) > klen) { klen = strlen(key_title(b)) } }
+set key below left Left reverse font ",7" spacing 0.9 samplen 2 maxrows key_rows(nblocks, klen) height 1
 set xrange [0:*]
 set zeroaxis linetype 1 linecolor rgb "#bbbbbb" linewidth 0.5
 
-eval pdf(3.8)
+eval pdf(below_key(3.8, nblocks, klen))
 # Methods: the first (the spec's lead method) drawn last, on top; `key invert` keeps the key in
 # method order.
 if (method < 0) { set key invert; first = nblocks - 1; last = 0; step = -1 } else { first = 0; last = nblocks - 1; step = 1 }
 # Slightly transparent lines (alpha byte 0x30), so overlapping trajectories stay visible.
 lca(b) = "#30".lc(b)[2:7]
 plot for [b=first:last:step] block(b) using 1:(y(b, $2)) with lines linewidth 0.7 linecolor rgb lca(b) title key_title(b)
-eval png(3.8)
+eval png(below_key(3.8, nblocks, klen))
 replot
 unset output

@@ -69,6 +69,10 @@ wrap(s, w) = strlen(s) <= w || _brk(s, w) == 0 ? s : s[1:_brk(s, w)]."\n".wrap(s
 longest(L) = _longest(L, 1, 0)
 _longest(L, k, m) = k > words(L) ? m : _longest(L, k + 1, strlen(word(L, k)) > m ? strlen(word(L, k)) : m)
 key_columns(len) = len > 40 ? 1 : len > 22 ? 2 : 3
+# A key of n titles of up to len characters below a plot of HEIGHT inches: the rows it takes, and
+# the figure's height with 0.14 in for each row past 4, so that the key never takes the plot's room.
+key_rows(n, len) = int(ceil(n * 1.0 / key_columns(len)))
+below_key(height, n, len) = height + 0.14 * (key_rows(n, len) > 4 ? key_rows(n, len) - 4 : 0)
 # esc(s): s shown as written in enhanced text (a system's name keeps its underscores).
 esc(s) = subst(subst(subst(subst(s, "_", "\\_"), "^", "\\^"), "{", "\\{"), "}", "\\}")
 # A number as text, short: 0.05, 1e-05, 400.

@@ -16,13 +16,13 @@ set format y "10^{%L}"
 set xlabel "t" offset 0, 0.3
 set ylabel "Var[E(t) − E_0]"
 set xrange [0:*]
-set key below left Left reverse font ",7" spacing 0.9 samplen 2 maxrows 4 height 1 invert
+set key below left Left reverse font ",7" spacing 0.9 samplen 2 maxrows key_rows(n, longest(names)) height 1 invert
 
 do for [b=0:n-1] { eval keep(b, dataset("dE_var", at_method(word(idx, b + 1) + 0))) }
-eval pdf(3.8)
+eval pdf(below_key(3.8, n, longest(names)))
 # t = 0 has variance 0 and drops out of the log scale. The first method is drawn last, on top.
 plot for [b=n-1:0:-1] kept(b) using 1:($2 > 0 ? $2 : NaN) with lines linewidth 0.8 \
        linecolor rgb lc(b) title word(names, b + 1)
-eval png(3.8)
+eval png(below_key(3.8, n, longest(names)))
 replot
 unset output
