@@ -499,6 +499,16 @@ static void delete_attr(const char *path, const char *obj, const char *name) {
 
 static char out[1 << 16], err[1 << 16];
 
+/* `export FILE TABLE --format F` exits 0 and writes want[F] exactly, in each format. */
+static void expect_exports(const char *path, const char *table, const char *const want[4]) {
+  for (int i = 0; i < 4; i++) {
+    char args[128];
+    snprintf(args, sizeof args, "%s --format %s", table, format_names[i]);
+    cr_expect_eq(export_run(path, args, out, sizeof out, NULL, 0), 0, "%s", args);
+    cr_expect_str_eq(out, want[i], "%s:\n%s", args, out);
+  }
+}
+
 /* A numeric attribute: one line in text, a row per value in the other formats; an attribute of no
  * values: an empty line in text, the header alone in csv and tsv, no rows in json. */
 Test(table_formats, export_numeric_attributes_one_row_per_value, .timeout = 60) {
@@ -514,15 +524,8 @@ Test(table_formats, export_numeric_attributes_one_row_per_value, .timeout = 60) 
       "\n", "none\n", "none\n",
       "{\n  \"table\": \"attr\",\n  \"columns\": [\n    {\"name\": \"none\", \"units\": \"\", \"key\": false}\n  ],\n"
       "  \"rows\": [],\n  \"notes\": []\n}\n"};
-  for (int i = 0; i < 4; i++) {
-    char args[64];
-    snprintf(args, sizeof args, "attr three --format %s", format_names[i]);
-    cr_expect_eq(export_run(path, args, out, sizeof out, NULL, 0), 0, "%s", args);
-    cr_expect_str_eq(out, three[i], "%s:\n%s", args, out);
-    snprintf(args, sizeof args, "attr none --format %s", format_names[i]);
-    cr_expect_eq(export_run(path, args, out, sizeof out, NULL, 0), 0, "%s", args);
-    cr_expect_str_eq(out, none[i], "%s:\n%s", args, out);
-  }
+  expect_exports(path, "attr three", three);
+  expect_exports(path, "attr none", none);
   unlink(path);
 }
 
@@ -537,12 +540,7 @@ Test(table_formats, export_string_attribute_with_quotes_commas_and_backslashes, 
       "a,b\nsay \"hi\", C:\\dir\nplain\n",
       "{\n  \"table\": \"attr\",\n  \"columns\": [\n    {\"name\": \"a,b\", \"units\": \"\", \"key\": false}\n  ],\n"
       "  \"rows\": [\n    [\"say \\\"hi\\\", C:\\\\dir\"],\n    [\"plain\"]\n  ],\n  \"notes\": []\n}\n"};
-  for (int i = 0; i < 4; i++) {
-    char args[64];
-    snprintf(args, sizeof args, "attr 'a,b' --format %s", format_names[i]);
-    cr_expect_eq(export_run(path, args, out, sizeof out, NULL, 0), 0, "%s", args);
-    cr_expect_str_eq(out, want[i], "%s:\n%s", args, out);
-  }
+  expect_exports(path, "attr 'a,b'", want);
   unlink(path);
 }
 
