@@ -204,14 +204,18 @@ static int plausible_size(nh_h5 *f, const opened *o, hsize_t n, size_t elsize) {
   return 0;
 }
 
-/* Dataset NAME, whole or its slice at the first nfixed indices, converted to memtype. */
+/* Dataset NAME converted to memtype: whole, or its hyperslab at an index along some dimensions and
+ * whole along the others. Those are the first nfixed (at index[0..nfixed)), or where pick (if not
+ * NULL) chooses them once the dataset is open and found plausible as a whole (as when read whole);
+ * pick's refusal reads nothing. */
 static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memtype, H5T_class_t cls, size_t elsize,
-                       int nfixed, const long long *index, hsize_t *shape_out) {
+                       int nfixed, const long long *index, nh_r_pick *pick, void *ctx, hsize_t *shape_out) {
   opened o;
   if (open_dataset(f, name, dims, &o) != 0) return NULL;
   void *data = NULL;
-  hsize_t start[NH_R_MAX_RANK], count[NH_R_MAX_RANK], n = 1;
-  int ok = H5Tget_class(o.type) == cls;
+  hsize_t start[NH_R_MAX_RANK], count[NH_R_MAX_RANK], n = 1, all = 1;
+  long long at[NH_R_MAX_RANK];
+  int ok = H5Tget_class(o.type) == cls, sliced = 0;
   if (!ok)
     fprintf(stderr, "%s: %s: dataset %s holds %s, expected %s\n", f->prog, f->path, o.where,
             class_name(H5Tget_class(o.type)), class_name(cls));
@@ -220,17 +224,20 @@ static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memty
             o.rank, nfixed);
     ok = 0;
   }
+  for (int i = 0; i < o.rank; i++) all *= o.shape[i], at[i] = i < nfixed ? index[i] : NH_R_WHOLE;
+  if (ok && pick) ok = plausible_size(f, &o, all, elsize) && pick(ctx, o.rank, o.shape, at) == 0;
   for (int i = 0; ok && i < o.rank; i++) {
-    count[i] = i < nfixed ? 1 : o.shape[i];
-    start[i] = i < nfixed ? (hsize_t)index[i] : 0;
-    if (i < nfixed && (index[i] < 0 || (hsize_t)index[i] >= o.shape[i])) {
-      fprintf(stderr, "%s: %s: dataset %s has no index %lld along dimension %d\n", f->prog, f->path, o.where,
-              index[i], i);
+    const int fixed = pick ? at[i] != NH_R_WHOLE : i < nfixed;
+    count[i] = fixed ? 1 : o.shape[i];
+    start[i] = fixed ? (hsize_t)at[i] : 0;
+    if (fixed && (at[i] < 0 || (hsize_t)at[i] >= o.shape[i])) {
+      fprintf(stderr, "%s: %s: dataset %s has no index %lld along dimension %d\n", f->prog, f->path, o.where, at[i], i);
       ok = 0;
     }
+    sliced |= fixed;
     n *= count[i];
   }
-  if (ok && !plausible_size(f, &o, n, elsize)) ok = 0;
+  if (ok && !pick && !plausible_size(f, &o, n, elsize)) ok = 0;
   if (ok) {
     data = nh_malloc_array((size_t)n, elsize);
     if (!data) {
@@ -243,7 +250,7 @@ static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memty
     hid_t mspace = H5Screate_simple(1, &n, NULL);
     /* A slice selects its hyperslab; a whole dataset (rank 0 too, which takes no hyperslab) is all. */
     herr_t rc = n == 0 ? 0
-                : nfixed > 0 && H5Sselect_hyperslab(o.space, H5S_SELECT_SET, start, NULL, count, NULL) < 0
+                : sliced && H5Sselect_hyperslab(o.space, H5S_SELECT_SET, start, NULL, count, NULL) < 0
                     ? -1
                     : H5Dread(o.ds, memtype, mspace, o.space, H5P_DEFAULT, data);
     H5Sclose(mspace);
@@ -259,28 +266,33 @@ static void *read_data(nh_h5 *f, const char *name, const char *dims, hid_t memty
   return data;
 }
 
+void *nh_r_read_part(nh_h5 *f, const char *name, const char *dims, hid_t memtype, H5T_class_t cls, size_t elsize,
+                     nh_r_pick *pick, void *ctx, hsize_t *shape) {
+  return read_data(f, name, dims, memtype, cls, elsize, 0, NULL, pick, ctx, shape);
+}
+
 double *nh_h5_doubles(nh_h5 *f, const char *name, const char *dims, hsize_t *shape) {
-  return read_data(f, name, dims, H5T_NATIVE_DOUBLE, H5T_FLOAT, sizeof(double), 0, NULL, shape);
+  return read_data(f, name, dims, H5T_NATIVE_DOUBLE, H5T_FLOAT, sizeof(double), 0, NULL, NULL, NULL, shape);
 }
 
 int *nh_h5_ints(nh_h5 *f, const char *name, const char *dims, hsize_t *shape) {
-  return read_data(f, name, dims, H5T_NATIVE_INT, H5T_INTEGER, sizeof(int), 0, NULL, shape);
+  return read_data(f, name, dims, H5T_NATIVE_INT, H5T_INTEGER, sizeof(int), 0, NULL, NULL, NULL, shape);
 }
 
 void *nh_h5_records(nh_h5 *f, const char *name, const char *dims, hid_t memtype, size_t size, hsize_t *shape) {
-  return read_data(f, name, dims, memtype, H5T_COMPOUND, size, 0, NULL, shape);
+  return read_data(f, name, dims, memtype, H5T_COMPOUND, size, 0, NULL, NULL, NULL, shape);
 }
 
 nh_cost *nh_h5_costs(nh_h5 *f, const char *name, const char *dims, hsize_t *shape) {
   hid_t t = nh_schema_cost_type(0);
-  nh_cost *c = read_data(f, name, dims, t, H5T_COMPOUND, sizeof(nh_cost), 0, NULL, shape);
+  nh_cost *c = read_data(f, name, dims, t, H5T_COMPOUND, sizeof(nh_cost), 0, NULL, NULL, NULL, shape);
   H5Tclose(t);
   return c;
 }
 
 double *nh_h5_doubles_at(nh_h5 *f, const char *name, const char *dims, int nfixed, const long long *index,
                          hsize_t *shape) {
-  return read_data(f, name, dims, H5T_NATIVE_DOUBLE, H5T_FLOAT, sizeof(double), nfixed, index, shape);
+  return read_data(f, name, dims, H5T_NATIVE_DOUBLE, H5T_FLOAT, sizeof(double), nfixed, index, NULL, NULL, shape);
 }
 
 char **nh_h5_strings(nh_h5 *f, const char *name, const char *dims, int *count) {

@@ -30,4 +30,17 @@ char *nh_r_attr_of(hid_t obj, const char *name, int *no_memory);
 /* A compound dataset read as records of memtype (size bytes each), members matched by name. */
 void *nh_h5_records(nh_h5 *f, const char *name, const char *dims, hid_t memtype, size_t size, hsize_t *shape);
 
+/* An index that stands for a whole dimension in nh_r_pick's choice. */
+#define NH_R_WHOLE (-1LL)
+/* The part of a dataset to read, chosen once it is open and checked (its dimensions, its class,
+ * its size against what it stores): index[d] for each of its rank dimensions, an index along d or
+ * NH_R_WHOLE (what index holds on entry). 0, or -1 to read nothing (the reason is the caller's). */
+typedef int nh_r_pick(void *ctx, int rank, const hsize_t *shape, long long *index);
+/* Dataset NAME of class cls (checked as nh_h5_doubles checks it) converted to memtype, elsize bytes
+ * each: only the hyperslab pick chooses, in C order (the values at the chosen indices along every
+ * whole dimension). shape (may be NULL) receives the full shape. malloc'd; NULL with a message on
+ * stderr, or after pick's refusal. */
+void *nh_r_read_part(nh_h5 *f, const char *name, const char *dims, hid_t memtype, H5T_class_t cls, size_t elsize,
+                     nh_r_pick *pick, void *ctx, hsize_t *shape);
+
 #endif

@@ -20,6 +20,11 @@ typedef struct {
   const char *name, *field; /* the dataset, and a cost record's counter */
   char *why;
   size_t whylen;
+  int said;                /* why holds the reason of a failure */
+  nh_h5_slice *s;          /* the slice: its dimension names; its shape and free dimensions once read */
+  const nh_h5_select *sel; /* the nsel selectors */
+  int nsel;
+  long long hsel; /* the selected (or only) h, else -1 */
 } slicer;
 
 static int fail(slicer *r, const char *fmt, ...) {
@@ -29,6 +34,7 @@ static int fail(slicer *r, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   snprintf(r->why, r->whylen, "%s: %s", r->f->path, msg);
+  r->said = 1;
   return -1;
 }
 
@@ -61,9 +67,12 @@ static double *coordinates(nh_h5 *f, const char *dim, long long n, long long hse
   const int t_of_h = tdims && strcmp(tdims, "sample") != 0;
   if (what) snprintf(what, len, "%s", h ? "h" : times && (!t_of_h || hsel >= 0) ? "t" : dim);
   double *c = NULL;
-  if (h) c = nh_h5_doubles(f, "h", "h", NULL);
-  else if (times && tdims && !t_of_h) c = nh_h5_doubles(f, "t", "sample", NULL);
-  else if (t_of_h && hsel >= 0) c = nh_h5_doubles_at(f, "t", "h,sample", 1, &hsel, NULL);
+  if (h)
+    c = nh_h5_doubles(f, "h", "h", NULL);
+  else if (times && tdims && !t_of_h)
+    c = nh_h5_doubles(f, "t", "sample", NULL);
+  else if (t_of_h && hsel >= 0)
+    c = nh_h5_doubles_at(f, "t", "h,sample", 1, &hsel, NULL);
   else if (!times || tdims) { /* indices: no coordinate dataset (t of several h, none selected) */
     c = nh_malloc_array((size_t)n, sizeof(double));
     for (long long i = 0; c && i < n; i++) c[i] = (double)i;
@@ -124,9 +133,11 @@ static long long pick(slicer *r, const nh_h5_select *s, int d, const char *dim, 
       if (fabs(c[i] - s->value) < best) best = fabs(c[i] - s->value), idx = i;
     /* h must match to round-off; a time within half a sample interval (halfway: the earlier) */
     double tol = strcmp(dim, "h") == 0 ? 1e-9 * fabs(s->value)
-                 : n > 1 ? 0.5 * fabs(c[1] - c[0]) + 1e-12 * fabs(s->value) : INFINITY;
+                 : n > 1               ? 0.5 * fabs(c[1] - c[0]) + 1e-12 * fabs(s->value)
+                                       : INFINITY;
     free(c);
-    if (!(best <= tol)) return fail(r, "no %s = %.10g in the file", strcmp(dim, "h") == 0 ? "h" : "sample at t", s->value);
+    if (!(best <= tol))
+      return fail(r, "no %s = %.10g in the file", strcmp(dim, "h") == 0 ? "h" : "sample at t", s->value);
   } else if (s->by_name) {
     if ((idx = scale_name_index(r, d, dim, s->name)) < 0)
       return fail(r, "dimension %s has no name '%s' (it takes an index, or a name of its coordinate)", dim, s->name);
@@ -157,56 +168,6 @@ static int number_member(slicer *r, hid_t type, const char *field) {
   return found;
 }
 
-/* The whole dataset as doubles: floats as they are, integers converted, records (cost counters, the
- * orders table) by their number member `field`, a 1-D string dataset (a note per method) as 1 where
- * a string is not empty. NULL with the reason where a field does not fit. */
-static double *read_values(slicer *r, const char *dims, hsize_t *shape, long long *total) {
-  H5T_class_t cls = H5T_NO_CLASS; /* no such dataset: none of the classes read below */
-  int member = 1;
-  hid_t ds = H5Dopen2(r->f->group, r->name, H5P_DEFAULT);
-  if (ds >= 0) {
-    hid_t type = H5Dget_type(ds);
-    if (type >= 0) cls = H5Tget_class(type);
-    if (cls == H5T_COMPOUND) member = number_member(r, type, r->field);
-    if (type >= 0) H5Tclose(type);
-    H5Dclose(ds);
-  }
-  if (!member) return NULL;
-  double *x = NULL;
-  int rank = 1;
-  for (const char *p = dims; *p; p++) rank += *p == ',';
-  if (cls == H5T_FLOAT) x = nh_h5_doubles(r->f, r->name, dims, shape);
-  if (cls == H5T_COMPOUND) { /* HDF5 converts the one member, by name, to a double */
-    hid_t one = H5Tcreate(H5T_COMPOUND, sizeof(double));
-    H5Tinsert(one, r->field, 0, H5T_NATIVE_DOUBLE);
-    x = nh_h5_records(r->f, r->name, dims, one, sizeof(double), shape);
-    H5Tclose(one);
-  }
-  *total = 1;
-  if (cls == H5T_STRING && rank == 1) {
-    int count = 0;
-    char **notes = nh_h5_strings(r->f, r->name, dims, &count);
-    x = notes ? nh_malloc_array((size_t)count, sizeof(double)) : NULL;
-    if (notes && !x) fail(r, "out of memory for dataset '%s'", r->name);
-    for (int i = 0; x && i < count; i++) x[i] = notes[i][0] != '\0';
-    nh_h5_free_strings(notes, count);
-    shape[0] = (hsize_t)count;
-    *total = count;
-    return x;
-  }
-  if (cls == H5T_INTEGER) {
-    int *raw = nh_h5_ints(r->f, r->name, dims, shape);
-    for (int d = 0; raw && d < rank; d++) *total *= (long long)shape[d];
-    x = raw ? nh_malloc_array((size_t)*total, sizeof(double)) : NULL;
-    if (raw && !x) fail(r, "out of memory for dataset '%s'", r->name);
-    for (long long i = 0; x && i < *total; i++) x[i] = raw[i];
-    free(raw);
-    return x;
-  }
-  for (int d = 0; x && d < rank; d++) *total *= (long long)shape[d];
-  return x;
-}
-
 /* Splits "method,h,ic,sample,component" into s->dims; the rank. */
 static int split_dims(const char *dims, nh_h5_slice *s) {
   int n = 0;
@@ -235,70 +196,123 @@ static int check_selectors(slicer *r, const nh_h5_slice *s, const nh_h5_select *
   return 0;
 }
 
-/* The index each selector fixes (h first: a sample's time depends on it), the free dimensions
- * at 0; *hsel the selected (or only) h. 0, or -1 with the reason. */
-static int fix_indices(slicer *r, nh_h5_slice *s, const nh_h5_select *sel, int nsel, long long *index,
-                       long long *hsel) {
-  *hsel = -1;
+/* The index each selector fixes (h first: a sample's time depends on it), NH_R_WHOLE along the
+ * free dimensions (and those of size 1 no selector fixes); r->hsel the selected (or only) h. 0, or
+ * -1 with the reason. */
+static int fix_indices(slicer *r, long long *index) {
+  nh_h5_slice *s = r->s;
+  const nh_h5_select *sel = r->sel;
+  const int nsel = r->nsel;
+  r->hsel = -1;
   for (int d = 0; d < s->rank; d++) {
     const nh_h5_select *h = selector(sel, nsel, "h");
     if (strcmp(s->dims[d], "h") != 0) continue;
-    if (h && (index[d] = *hsel = pick(r, h, d, "h", s->shape[d], -1)) < 0) return -1;
-    if (!h && s->shape[d] == 1) *hsel = 0; /* one step size: its times */
+    if (h && (index[d] = r->hsel = pick(r, h, d, "h", s->shape[d], -1)) < 0) return -1;
+    if (!h && s->shape[d] == 1) r->hsel = 0; /* one step size: its times */
   }
   for (int d = 0; d < s->rank; d++) {
     const int sample = strcmp(s->dims[d], "sample") == 0;
     const nh_h5_select *at = selector(sel, nsel, sample && selector(sel, nsel, "t") ? "t" : s->dims[d]);
     if (strcmp(s->dims[d], "h") == 0 && at) continue;
     if (at) {
-      if ((index[d] = pick(r, at, d, s->dims[d], s->shape[d], *hsel)) < 0) return -1;
+      if ((index[d] = pick(r, at, d, s->dims[d], s->shape[d], r->hsel)) < 0) return -1;
     } else {
-      index[d] = 0;
+      index[d] = NH_R_WHOLE;
       if (s->shape[d] != 1) s->free_dim[s->nfree++] = d;
     }
   }
   return check_selectors(r, s, sel, nsel);
 }
 
-int nh_h5_slice_read(nh_h5 *f, const char *name, const char *field, const nh_h5_select *sel, int nsel,
-                     nh_h5_slice *s, char *why, size_t whylen) {
-  slicer r = {f, name, field ? field : "", why, whylen};
+/* nh_r_pick: once the dataset is open, its shape, and the part the selectors choose. */
+static int choose(void *ctx, int rank, const hsize_t *shape, long long *index) {
+  slicer *r = ctx;
+  if (rank != r->s->rank) return fail(r, "cannot read dataset '%s'", r->name); /* checked: not reached */
+  for (int d = 0; d < rank; d++) r->s->shape[d] = (long long)shape[d];
+  return fix_indices(r, index);
+}
+
+/* The number of values of the slice: every combination of the free indices. */
+static long long slice_count(const nh_h5_slice *s) {
+  long long n = 1;
+  for (int k = 0; k < s->nfree; k++) n *= s->shape[s->free_dim[k]];
+  return n;
+}
+
+/* The slice's values as doubles, read from the file alone (the hyperslab the selectors choose:
+ * their indices, the free dimensions whole): floats as they are, integers converted, records (cost
+ * counters, the orders table) by their number member `field`; of a 1-D string dataset (a note per
+ * method), 1 where a string is not empty. The slice's shape and free dimensions set; NULL with the
+ * reason (r->said) where a selector or a field does not fit, else without. */
+static double *read_values(slicer *r, const char *dims) {
+  H5T_class_t cls = H5T_NO_CLASS; /* no such dataset: none of the classes read below */
+  int member = 1;
+  hid_t ds = H5Dopen2(r->f->group, r->name, H5P_DEFAULT);
+  if (ds >= 0) {
+    hid_t type = H5Dget_type(ds);
+    if (type >= 0) cls = H5Tget_class(type);
+    if (cls == H5T_COMPOUND) member = number_member(r, type, r->field);
+    if (type >= 0) H5Tclose(type);
+    H5Dclose(ds);
+  }
+  if (!member) return NULL;
+  double *x = NULL;
+  if (cls == H5T_FLOAT)
+    x = nh_r_read_part(r->f, r->name, dims, H5T_NATIVE_DOUBLE, H5T_FLOAT, sizeof(double), choose, r, NULL);
+  if (cls == H5T_COMPOUND) { /* HDF5 converts the one member, by name, to a double */
+    hid_t one = H5Tcreate(H5T_COMPOUND, sizeof(double));
+    H5Tinsert(one, r->field, 0, H5T_NATIVE_DOUBLE);
+    x = nh_r_read_part(r->f, r->name, dims, one, H5T_COMPOUND, sizeof(double), choose, r, NULL);
+    H5Tclose(one);
+  }
+  if (cls == H5T_INTEGER) {
+    int *raw = nh_r_read_part(r->f, r->name, dims, H5T_NATIVE_INT, H5T_INTEGER, sizeof(int), choose, r, NULL);
+    const long long n = raw ? slice_count(r->s) : 0;
+    x = raw ? nh_malloc_array((size_t)n, sizeof(double)) : NULL;
+    if (raw && !x) fail(r, "out of memory for dataset '%s'", r->name);
+    for (long long i = 0; x && i < n; i++) x[i] = raw[i];
+    free(raw);
+  }
+  int rank = 1;
+  for (const char *p = dims; *p; p++) rank += *p == ',';
+  if (cls == H5T_STRING && rank == 1) { /* a list, read whole */
+    int count = 0;
+    long long index[1] = {NH_R_WHOLE};
+    char **notes = nh_h5_strings(r->f, r->name, dims, &count);
+    if (notes) r->s->shape[0] = count;
+    const long long n = notes && fix_indices(r, index) == 0 ? slice_count(r->s) : -1;
+    x = n >= 0 ? nh_malloc_array((size_t)n, sizeof(double)) : NULL;
+    if (n >= 0 && !x) fail(r, "out of memory for dataset '%s'", r->name);
+    for (long long i = 0; x && i < n; i++) x[i] = notes[index[0] == NH_R_WHOLE ? i : index[0]][0] != '\0';
+    nh_h5_free_strings(notes, count);
+  }
+  return x;
+}
+
+int nh_h5_slice_read(nh_h5 *f, const char *name, const char *field, const nh_h5_select *sel, int nsel, nh_h5_slice *s,
+                     char *why, size_t whylen) {
+  slicer r = {f, name, field ? field : "", why, whylen, 0, s, sel, nsel, -1};
   memset(s, 0, sizeof *s);
   if (whylen) why[0] = '\0';
   if (!nh_h5_has(f, name)) return fail(&r, "no dataset '%s'", name);
   char *dims = nh_h5_attr_string(f, name, "dimensions");
   if (!dims) return fail(&r, "dataset '%s' has no dimensions attribute", name);
-  hsize_t shape[NH_H5_MAX_DIMS];
-  long long total = 0, index[NH_H5_MAX_DIMS], stride[NH_H5_MAX_DIMS], hsel;
   s->rank = split_dims(dims, s);
-  double *x = read_values(&r, dims, shape, &total);
+  s->x = read_values(&r, dims);
   free(dims);
-  if (!x) return why[0] ? -1 : fail(&r, "cannot read dataset '%s'", name);
-  for (int d = 0; d < s->rank; d++) s->shape[d] = (long long)shape[d];
-  if (fix_indices(&r, s, sel, nsel, index, &hsel) < 0) return free(x), nh_h5_slice_free(s), -1;
-  long long base = 0, size = 1;
-  for (int d = s->rank - 1; d >= 0; d--) {
-    stride[d] = size;
-    base += index[d] * size;
-    size *= s->shape[d];
+  if (!s->x) {
+    nh_h5_slice_free(s);
+    return r.said ? -1 : fail(&r, "cannot read dataset '%s'", name);
   }
-  s->count = 1;
-  for (int k = 0; k < s->nfree; k++) s->count *= s->shape[s->free_dim[k]];
-  s->x = nh_malloc_array((size_t)s->count, sizeof(double));
-  int ok = s->x != NULL;
+  s->count = slice_count(s);
+  int ok = 1;
   for (int k = 0; ok && k < s->nfree; k++)
-    ok = (s->coord[k] = coordinates(f, s->dims[s->free_dim[k]], s->shape[s->free_dim[k]], hsel, s->coord_name[k],
-                                     sizeof s->coord_name[k])) != NULL;
+    ok = (s->coord[k] = coordinates(f, s->dims[s->free_dim[k]], s->shape[s->free_dim[k]], r.hsel, s->coord_name[k],
+                                    sizeof s->coord_name[k])) != NULL;
   if (!ok) {
-    free(x), nh_h5_slice_free(s);
+    nh_h5_slice_free(s);
     return fail(&r, "out of memory for a slice of '%s', or its coordinates unreadable", name);
   }
-  for (long long i = 0; i < s->count; i++) {
-    long long at = base;
-    for (int k = 0; k < s->nfree; k++) at += nh_h5_slice_index(s, i, k) * stride[s->free_dim[k]];
-    s->x[i] = x[at];
-  }
-  free(x);
   return 0;
 }
 
