@@ -181,6 +181,15 @@ Test(cli_output, spec_labels_kept_and_exported) {
            "2\tnh_newmark(beta=0,beta2=0,alpha=0.5235987755982988,constraint=point)\tnh\\_newmark(alpha=π/6)\n");
   cr_expect_eq(nhb_on("export %s methods --primary --format csv", path), 0, "%s", out);
   expect_has(out, "\n1,\"nh_newmark(beta=0.1,beta2=0.1,alpha=0.5,constraint=point)\",Ψ^{0.1}_h 'a'\n");
+  /* A label with '"' (a file nhbench did not write) would split the plots' word lists: refused. */
+  hid_t file, ds = open_to_write(path, "/convergence/method_labels", &file);
+  hid_t type = H5Dget_type(ds);
+  cr_assert_gt(H5Tis_variable_str(type), 0);
+  const char *quoted[] = {"", "say \"hi\"", ""};
+  cr_assert_geq(H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, quoted), 0);
+  H5Tclose(type), H5Dclose(ds), H5Fclose(file);
+  cr_expect_eq(nhb_on("export %s methods", path), 2, "%s", out);
+  expect_has(out, "method_labels[1] holds a '\"': not a label nhbench writes\n");
   /* Without labels: no method_labels, the automatic labels alone. */
   test_write_file(spec, common);
   cr_assert_eq(test_run_nhbench(args, out, sizeof out), 0, "%s", out);

@@ -8,11 +8,10 @@
  * more is read from it.
  * Each export's output is read as the scripts read it, and the names in it must hold only what
  * nhbench writes there (README.md, "Security"): method names NH_H5_METHOD_CHARS (the `methods`
- * rows "INDEX NAME", the NAME of block comments "# method INDEX NAME", the last field of `orders`
- * and `slopes` rows), observable names NH_H5_NAME_CHARS (field 2 of `observables` rows, which
- * make_plots.sh passes to gnuplot as code). A line break in another string of the file (units,
- * labels) would make a row of its own: its fields are checked as a row's. A name outside the
- * characters aborts, a finding. */
+ * rows "INDEX NAME LABEL", whose LABEL holds no '"' or control character, the NAME of block comments "# method INDEX
+ * NAME", the last field of `orders` and `slopes` rows), observable names NH_H5_NAME_CHARS (field 2 of `observables`
+ * rows, which make_plots.sh passes to gnuplot as code). A line break in another string of the file (units, labels)
+ * would make a row of its own: its fields are checked as a row's. A name outside the characters aborts, a finding. */
 #ifndef NH_FUZZ_READ_H
 #define NH_FUZZ_READ_H
 
@@ -63,11 +62,15 @@ static inline void fuzz_check_output(const char *table, const char *text, size_t
     size_t fl;
     const char *f;
     if (n > 0 && p[0] != '#') {
-      if (methods) { /* "INDEX NAME": all after the index is the name */
-        f = fuzz_field(p, n, 1, &fl);
+      if (methods) { /* "INDEX NAME LABEL": the name field 2, the label the rest (no '"': the plots'
+                        word lists; the line's end: no control character, checked below) */
+        f = fuzz_field(p, n, 2, &fl);
+        fuzz_name(table, "method", f, fl, NH_H5_METHOD_CHARS);
         const size_t skip = fl ? (size_t)(f - p) + fl + 1 : n;
-        fuzz_name(table, "method", p + (skip < n ? skip : n), skip < n ? n - skip : 0, NH_H5_METHOD_CHARS);
+        if (skip >= n || memchr(p + skip, '"', n - skip)) fuzz_bad_name(table, "label", p, n);
       }
+      for (size_t i = 0; methods && i < n; i++)
+        if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f) fuzz_bad_name(table, "label", p, n);
       if (observables) f = fuzz_field(p, n, 2, &fl), fuzz_name(table, "observable", f, fl, NH_H5_NAME_CHARS);
       if (named_rows) f = fuzz_field(p, n, 0, &fl), fuzz_name(table, "method", f, fl, NH_H5_METHOD_CHARS);
     } else if (n >= sizeof comment - 1 && memcmp(p, comment, sizeof comment - 1) == 0) {
