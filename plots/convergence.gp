@@ -8,8 +8,9 @@ n = words(names)
 sys = query("attr system")
 T = query("attr T")
 ref = query("attr reference")
-claimed = values("orders", "--field claimed", 2)
-observed = values("orders", "--field observed", 2)
+# The last column: with one method the method dimension (size 1) is fixed and the rows are values.
+claimed = system(dataset("orders", "--field claimed")[3:]." | awk '!/^#/ && NF {print $NF}'")
+observed = system(dataset("orders", "--field observed")[3:]." | awk '!/^#/ && NF {print $NF}'")
 hs = system(sprintf("%s export '%s' steps | awk '!/^#/ {print $2}' | sort -gu", nhbench, file))
 order_text(i) = word(observed, i) eq "NaN" ? "no fit" : sprintf("p = %.2f", word(observed, i) + 0)
 

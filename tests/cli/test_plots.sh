@@ -58,6 +58,15 @@ grep -qx "reference slopes: 2 4 6" "$tmp/err" || { fail "convergence.gp: not the
 grep -qxF "keys: RK4 (Kutta's) | Y_6 ∘ N^{β=0} | nh\_newmark" "$tmp/err" || { fail "convergence.gp: not the labels:"; cat "$tmp/err" >&2; }
 [ -s "$tmp/orders.png" ] || fail "convergence.gp with an order-6 method: no figure"
 
+# One method: its method dimension (size 1) is fixed in the orders slice, whose rows are then the
+# values alone; the figure still has the method's key and guide.
+sed 's/^methods = .*/methods = ["rk4"];/; /^labels/d' "$tmp/orders.cfg" >"$tmp/one.cfg"
+"$NHBENCH" run "$tmp/one.cfg" -o "$tmp/one.h5" >/dev/null 2>&1 || fail "nhbench run one.cfg"
+gnuplot -e "file='$tmp/one.h5'; out='$tmp/one'; nhbench='$NHBENCH'; describe=1" \
+  "$root/plots/style.gp" "$root/plots/convergence.gp" >/dev/null 2>"$tmp/err"
+grep -qx "reference slopes: 4" "$tmp/err" && grep -qx "keys: rk4" "$tmp/err" ||
+  { fail "convergence.gp with one method:"; cat "$tmp/err" >&2; }
+
 # The (β, β') map names the family it sweeps, not the grid's first point (beta_map.gp, describe=1).
 "$NHBENCH" run "$root/tests/data/small_ensemble.cfg" -o "$tmp/grid.h5" >/dev/null 2>&1 || fail "nhbench run small_ensemble.cfg"
 gnuplot -e "file='$tmp/grid.h5'; out='$tmp/grid'; nhbench='$NHBENCH'; describe=1" \
