@@ -40,8 +40,7 @@ set xlabel "step size h" offset 0, 0.4
 set ylabel "error  ‖(q,v)_h(T) − (q,v)(T)‖_".(norm eq "2" ? "2" : "∞")
 set format y "10^{%L}"
 set xrange [hmin / 1.5 : hmax * 1.25]
-set xtics ()
-do for [k=1:words(hs)] { set xtics add (word(hs, k) word(hs, k) + 0) }
+eval h_tics(hs)
 set mxtics default
 set key below left Left reverse font ",7" spacing 0.9 samplen 2.5 height 1.2 width -2 maxcols key_columns(longest(labels) + 15)
 do for [p=1:MAXP] {

@@ -37,8 +37,8 @@ run(b) = sprintf("--at method=%d --at ic=%d", block_m(b), block_ic(b))
 block(b) = kept(b)
 # Each run's E0 and status out of one read of each dataset: E0 [ic]; status [method, ic] along the
 # figure's free dimension (the ICs of one method, or the methods on one IC).
-E0s = values("E0", "", 2)
-statuses = values("status", method >= 0 ? at_method(method) : sprintf("--at ic=%d", ic), 2)
+E0s = values("E0", "")
+statuses = values("status", method >= 0 ? at_method(method) : sprintf("--at ic=%d", ic))
 array E0[nblocks]
 array status[nblocks]
 do for [b=0:nblocks-1] {

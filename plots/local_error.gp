@@ -19,7 +19,8 @@ n = words(idx)
 labels = method_labels("")
 block(i) = dataset("max_local_err,max_action_err", at_method(word(idx, i) + 0))
 fits = query("dataset slope_expected,slope,slope_stderr,fit_h_min,fit_h_max,action_slope")
-col(i, k) = system(sprintf("echo '%s' | awk '!/^#/ && $1 == %d {print $%d}'", fits, word(idx, i) + 0, k))
+# With one method its dimension is fixed: the row is the 6 values without the index (column k − 1).
+col(i, k) = system(sprintf("echo '%s' | awk -v m=%d -v k=%d '!/^#/ && NF == 6 {print $(k - 1)} !/^#/ && NF == 7 && $1 == m {print $k}'", fits, word(idx, i) + 0, k))
 array name[n]
 array expected[n]
 array slope[n]
@@ -78,8 +79,13 @@ set xlabel "step size h" offset 0, 0.4
 set ylabel what
 set format y "10^{%L}"
 set xrange [hmin / 1.5 : hmax * 1.25]
-set xtics ()
-do for [k=1:words(hs)] { set xtics add (word(hs, k) word(hs, k) + 0) }
+eval h_tics(hs)
+# describe=1 (gnuplot -e): what the figure shows, on stderr (tests/cli/test_plots.sh reads it).
+if (exists("describe")) {
+  keys = ""; do for [i=1:n] { keys = keys.(i > 1 ? " | " : "").ktitle(i) }
+  print "keys: ".keys
+  print sprintf("h labelled: every %d of %d", h_label_every(hs), words(hs))
+}
 set mxtics default
 set key below left Left reverse font ",7" spacing 0.9 samplen 2.5 height 1.2
 do for [k=1:words(refs)] {

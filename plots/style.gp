@@ -15,10 +15,11 @@ if (!exists("nhbench")) { nhbench = "nhbench" }
 export(table) = sprintf("< %s export '%s' %s", nhbench, file, table)
 query(table) = system(sprintf("%s export '%s' %s", nhbench, file, table))
 # "< nhbench export 'file' dataset NAMES AT": the datasets NAMES (comma-separated) side by side,
-# after the coordinates of their free dimensions, sliced by AT ("--at method=2"); values(NAMES, AT,
-# k): column k of its rows, as a string of words.
+# after the coordinates of their free dimensions, sliced by AT ("--at method=2"); values(NAME, AT):
+# the one dataset's values, the last column of its rows, as a string of words (a dimension of size
+# 1 is fixed, so its coordinate column is not there: one method, one initial condition).
 dataset(names, at) = sprintf("< %s export '%s' dataset %s %s", nhbench, file, names, at)
-values(names, at, k) = system(sprintf("%s export '%s' dataset %s %s | awk '!/^#/ && NF {print $%d}'", nhbench, file, names, at, k))
+values(name, at) = system(sprintf("%s export '%s' dataset %s %s | awk '!/^#/ && NF {print $NF}'", nhbench, file, name, at))
 at_method(m) = sprintf("--at method=%d", m)
 # `eval keep(k, SRC)` reads data source SRC ("< command", as export() and dataset() give it) once
 # into datablock kept(k), which the figure then draws, stats and replots as often as it needs: each
@@ -74,6 +75,11 @@ key_columns(len) = len > 40 ? 1 : len > 22 ? 2 : 3
 key_rows(n, len) = int(ceil(n * 1.0 / key_columns(len)))
 below_key(height, n, len) = height + 0.14 * (key_rows(n, len) > 4 ? key_rows(n, len) - 4 : 0)
 # esc(s): s shown as written in enhanced text (a system's name keeps its underscores).
+# The step sizes HS (words, ascending) as x tics of a log axis: a tic at each, labelled where the
+# labels fit (about 55 characters across the plot): every k-th, counted from the largest h.
+_chars(L, k) = k > words(L) ? 0 : strlen(word(L, k)) + 1 + _chars(L, k + 1)
+h_label_every(hs) = _chars(hs, 1) > 55 ? int(ceil(_chars(hs, 1) / 55.0)) : 1
+h_tics(hs) = sprintf("set xtics (); do for [k=1:%d] { set xtics add (((%d - k) %% %d == 0 ? word('%s', k) : '') word('%s', k) + 0) }", words(hs), words(hs), h_label_every(hs), hs, hs)
 esc(s) = subst(subst(subst(subst(s, "_", "\\_"), "^", "\\^"), "{", "\\{"), "}", "\\}")
 # A number as text, short: 0.05, 1e-05, 400.
 num(x) = sprintf("%.6g", x)

@@ -67,6 +67,23 @@ gnuplot -e "file='$tmp/one.h5'; out='$tmp/one'; nhbench='$NHBENCH'; describe=1" 
 grep -qx "reference slopes: 4" "$tmp/err" && grep -qx "keys: rk4" "$tmp/err" ||
   { fail "convergence.gp with one method:"; cat "$tmp/err" >&2; }
 
+# A one-step study of one method (its dimension fixed in the fits' slice) over 9 step sizes, whose
+# labels (0.000390625 ... 0.1) do not fit side by side: every other one is labelled.
+cat >"$tmp/one_step.cfg" <<'SPEC'
+study = "onestep";
+system = "chaotic_particle";
+T = 2.0;
+points = 2;
+h0 = 0.1;
+halvings = 8;
+methods = ["rk4"];
+SPEC
+"$NHBENCH" run "$tmp/one_step.cfg" -o "$tmp/one_step.h5" >/dev/null 2>&1 || fail "nhbench run one_step.cfg"
+gnuplot -e "file='$tmp/one_step.h5'; out='$tmp/one_step'; nhbench='$NHBENCH'; describe=1" \
+  "$root/plots/style.gp" "$root/plots/local_error.gp" >/dev/null 2>"$tmp/err"
+grep -qE "^keys: rk4   5\.[0-9]+ .* \(5\)$" "$tmp/err" && grep -qx "h labelled: every 2 of 9" "$tmp/err" ||
+  { fail "local_error.gp with one method and 9 step sizes:"; cat "$tmp/err" >&2; }
+
 # The (β, β') map names the family it sweeps, not the grid's first point (beta_map.gp, describe=1).
 "$NHBENCH" run "$root/tests/data/small_ensemble.cfg" -o "$tmp/grid.h5" >/dev/null 2>&1 || fail "nhbench run small_ensemble.cfg"
 gnuplot -e "file='$tmp/grid.h5'; out='$tmp/grid'; nhbench='$NHBENCH'; describe=1" \
