@@ -20,6 +20,8 @@
 #include "studies/spec_load.h"
 #include "studies/spec_source.h"
 #include "studies/study.h"
+#include "systems/defined.h"
+#include "systems/plugin.h"
 
 /* The study's method names by hash (FNV-1a, open addressing, linear probing): finding whether a
  * grid's point is a method the study has is then constant time, and loading a grid linear in its
@@ -314,8 +316,13 @@ static int load_system_params(const nh_spec_ctx *c, const config_setting_t *root
 static int load_system(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st) {
   const config_setting_t *s = nh_spec_require(c, root, "system");
   if (!s) return -1;
+  if (config_setting_is_group(s)) /* written in the spec (studies/spec_system.c) */
+    return nh_spec_defined_system(c, s, st) < 0 ? -1 : load_system_params(c, root, st);
   const char *name = config_setting_get_string(s);
-  if (!name) return nh_spec_fail(c, s, "'system' must be a string, e.g. \"chaotic_particle\"");
+  if (!name)
+    return nh_spec_fail(c, s, "'system' must be a system's name, e.g. \"chaotic_particle\", or a definition { ... }");
+  if (strncmp(name, "plugin:", 7) == 0)
+    return nh_spec_plugin_system(c, s, c->file, name + 7, st) < 0 ? -1 : load_system_params(c, root, st);
   const nh_system_type *type = nh_system_type_find(name);
   if (!type) {
     char list[NH_TEXT_MESSAGE] = "", hint[NH_TEXT_MESSAGE];
@@ -1077,5 +1084,8 @@ void nh_study_free(nh_study *st) {
   free(st->spec_file);
   free(st->spec_text);
   free(st->overrides);
+  /* Last: the system's table (st->sys.type) lives in them. */
+  nh_defined_system_free(st->defined);
+  nh_system_plugin_close(st->plugin);
   memset(st, 0, sizeof *st);
 }

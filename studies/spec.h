@@ -53,6 +53,12 @@ typedef struct {
   const char *checkpoint, *checkpoint_key;
   int resume;
   nh_system sys;
+  /* A system written in the spec (studies/spec_system.c), which sys's type is; NULL: a registered
+   * system. Owned. */
+  struct nh_defined_system *defined;
+  /* A system plugin (system = "plugin:PATH", systems/plugin.h), which sys's type is; NULL: none.
+   * Owned. */
+  struct nh_system_plugin *plugin;
   double T;
   int nmethods;
   nh_method **methods;

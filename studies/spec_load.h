@@ -39,6 +39,13 @@ int nh_spec_real(const nh_spec_ctx *c, const config_setting_t *root, const char 
 /* A switch, true or false; def when absent. */
 int nh_spec_flag(const nh_spec_ctx *c, const config_setting_t *group, const char *name, int def, int *out);
 
+/* `system = { ... }`: the definition in group g read, built into st->defined and st->sys. */
+int nh_spec_defined_system(const nh_spec_ctx *c, const config_setting_t *g, nh_study *st);
+/* `system = "plugin:PATH"` at s: the plugin at PATH (relative to spec_file's directory) loaded
+ * into st->plugin and st->sys. */
+int nh_spec_plugin_system(const nh_spec_ctx *c, const config_setting_t *s, const char *spec_file, const char *path,
+                          nh_study *st);
+
 /* The settings several kinds share, into st (the names in studies/settings.c). */
 /* `initial` (one or a list), then `system_params` over what a preset set. */
 int nh_spec_initial(const nh_spec_ctx *c, const config_setting_t *root, nh_study *st);

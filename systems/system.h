@@ -180,6 +180,15 @@ typedef struct nh_system_type {
   const nh_system_knowledge *knowledge;
 } nh_system_type;
 
+/* The interface's version: raised whenever nh_system_type, its groups or nh_state change layout, so
+ * that a system plugin built against other headers is refused, not misread (systems/plugin.h). */
+#define NH_SYSTEM_ABI 1
+/* In a plugin's source, once: exports its table and the version it was built against, what
+ * nh_system_plugin_open looks for. */
+#define NH_SYSTEM_PLUGIN(type)                                                                                         \
+  const int nhbench_system_abi = NH_SYSTEM_ABI;                                                                        \
+  const nh_system_type *nhbench_system_type(void) { return &(type); }
+
 /* The core fields every system file fills with functions of the same names (mass, potential, ...)
  * and the counted lists (params, presets, derived, invariants) whose counts are the arrays' sizes:
  * written once here, so that a system's tables list only what sets it apart. What still looks

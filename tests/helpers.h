@@ -4,17 +4,39 @@
 #define NH_TEST_HELPERS_H
 
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
 #include <gsl/gsl_rng.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "integrators/integrator.h"
 #include "tests/heap_guard.h"
 
+/* Removes path and, if it is a directory, everything under it (a test's temporary directory;
+ * write permission given back first, for the tests that take it away). */
+static inline void test_remove_tree(const char *path) {
+  if (unlink(path) == 0 || errno == ENOENT) return; /* a file, a symbolic link (not followed), or nothing */
+  chmod(path, 0700);
+  DIR *d = opendir(path);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    const size_t len = strlen(path) + strlen(e->d_name) + 2;
+    char *sub = malloc(len);
+    if (!sub) continue;
+    snprintf(sub, len, "%s/%s", path, e->d_name);
+    test_remove_tree(sub);
+    free(sub);
+  }
+  if (d) closedir(d);
+  rmdir(path);
+}
 
 /* fork() for a test's child process, which is killed when the test process dies: when Criterion
  * kills a test at its timeout, a child still running (a defect that makes a run endless) would

@@ -13,6 +13,7 @@ int nh_cli_list(int argc, char **argv);
 int nh_cli_info(int argc, char **argv);
 int nh_cli_export(int argc, char **argv);
 int nh_cli_report(int argc, char **argv);
+int nh_cli_check_system(int argc, char **argv);
 
 /* The cluster build (-DNHBENCH_MPI=ON): `run` starts MPI with nh_cli_mpi_begin, and ranks other
  * than 0 stay silent (rank 0 speaks for all, once); nh_cli_mpi_end gives every rank rank 0's exit

@@ -29,8 +29,9 @@ static const struct {
     {"export", "export FILE.h5 TABLE [options]", "whitespace-separated table for gnuplot (nhbench export --help)",
      nh_cli_export},
     {"report", "report CLAIMS... [--results DIR] [--output DIR] [--strict]",
-     "measure claims from results files into REPORT.md, claims.csv (studies/paper/README.md)",
-     nh_cli_report},
+     "measure claims from results files into REPORT.md, claims.csv (studies/paper/README.md)", nh_cli_report},
+    {"check-system", "check-system SYSTEM [--points N] [--set PATH=VALUE ...]",
+     "check a system's derivatives and kernels (a spec's, a plugin's, a registered one's)", nh_cli_check_system},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 

@@ -26,6 +26,7 @@
 
 #include "studies/sampling.h"
 #include "studies/study.h"
+#include "systems/defined.h"
 
 /* --quick: the same tables from a few thousand steps, for the test that every table runs and that
  * the LU floor computes the harness's numbers (tests/performance/test_bench.c); figures then mean little. */
@@ -551,6 +552,132 @@ static void bench_ensemble(const char *spec) {
   nh_study_free(&st);
 }
 
+/* ---- your own system (issue 50): the built-in chaotic particle against the same system written as
+ * text (studies/systems/chaotic_particle.sys, through studies/examples/own_system.cfg) -------------- */
+
+/* The example spec that includes the definition: beside the ensemble spec (studies/, as make bench
+ * and the tests name it), else studies/ below the working directory. 0, or -1 if neither is there. */
+static int own_spec_path(const char *spec, char *path, size_t len) {
+  const char *slash = strrchr(spec, '/');
+  snprintf(path, len, "%.*sexamples/own_system.cfg", slash ? (int)(slash - spec + 1) : 0, spec);
+  if (access(path, R_OK) == 0) return 0;
+  snprintf(path, len, "studies/examples/own_system.cfg");
+  return access(path, R_OK) == 0 ? 0 : -1;
+}
+
+/* The spec loaded with no C compiler ($NHBENCH_CC = none while it loads, then as it was): its
+ * system on the expression interpreter. */
+static int load_interpreted(const char *path, nh_study *st) {
+  const char *was = getenv("NHBENCH_CC");
+  char saved[NH_TEXT_PATH];
+  if (was) snprintf(saved, sizeof saved, "%s", was);
+  setenv("NHBENCH_CC", "none", 1);
+  const int rc = load_spec(path, NULL, 0, st);
+  if (was)
+    setenv("NHBENCH_CC", saved, 1);
+  else
+    unsetenv("NHBENCH_CC");
+  return rc;
+}
+
+/* One timed run of m on sys from its default state (init untimed); its seconds, -1 on failure. */
+static double own_run(const nh_method *m, const nh_system *sys, double h, long steps) {
+  nh_cost cost = {0};
+  return time_method(sys, m, h, steps, &cost);
+}
+
+/* The largest relative difference of the states of two systems after `steps` steps of m from
+ * each one's default state (q, v, λ, z); infinite when a run fails. */
+static double own_difference(const nh_method *m, const nh_system *a, const nh_system *b, double h, long steps) {
+  nh_state x[2];
+  const nh_system *sys[2] = {a, b};
+  for (int s = 0; s < 2; s++) {
+    nh_cost cost = {0};
+    nh_system_default_state(sys[s], &x[s]);
+    if (nh_method_init(m, sys[s], &x[s], h, &cost) != NH_STEP_OK ||
+        nh_integrate(m, sys[s], &x[s], steps, h, &cost, NULL) != NH_STEP_OK)
+      return INFINITY;
+  }
+  double d = fmax(relative_difference(x[0].lambda[0], x[1].lambda[0]), relative_difference(x[0].z, x[1].z));
+  for (int i = 0; i < a->n; i++)
+    d = fmax(d, fmax(relative_difference(x[0].q[i], x[1].q[i]), relative_difference(x[0].v[i], x[1].v[i])));
+  return d;
+}
+
+/* Issue 50's target, side by side in one run: ns per step of the built-in chaotic_particle, of the
+ * same system defined in the spec (generated C, compiled once) and of the same definition on the
+ * expression interpreter (a tenth of the steps), through nh_integrate, median of 5 after a
+ * warm-up, the three interleaved so that machine noise hits each alike; "ratio" = defined /
+ * built-in; the state differences after 20 steps from the same start (round-off: the same numbers). */
+static void bench_own(const char *spec) {
+  enum { REPS = 5, CHECK_STEPS = 20 };
+  static const char *const own_methods[] = {"rk4", "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "nh_rattle",
+                                            "herglotz2"};
+  const double h = 0.2;
+  const long steps = quick ? 2000 : 100000, isteps = steps / 10;
+  char path[NH_TEXT_PATH];
+  if (own_spec_path(spec, path, sizeof path) < 0) {
+    fprintf(stderr, "bench: own system: no studies/examples/own_system.cfg beside %s or below the working directory\n",
+            spec);
+    return;
+  }
+  nh_study own = {0}, interp = {0};
+  if (load_spec(path, NULL, 0, &own) != 0) return;
+  if (!own.defined) {
+    fprintf(stderr, "bench: own system: %s defines no system of its own\n", path);
+    nh_study_free(&own);
+    return;
+  }
+  const int interp_loaded = load_interpreted(path, &interp) == 0, have_interp = interp_loaded && interp.defined;
+  nh_system builtin;
+  nh_system_init(&builtin, nh_system_type_find("chaotic_particle"));
+  printf("\nown system: chaotic_particle built in against %s defined in %s (%s), h = %g, %ld steps\n"
+         "(interpreted: %ld), median of %d; ratio = defined / built-in; defined system: %s; state diff: the largest\n"
+         "relative difference after %d steps from the same start, defined against built-in and interpreted against "
+         "compiled:\n",
+         nh_system_name(&own.sys), path, own.nspec_inputs > 1 ? own.spec_inputs[1] : "in the spec", h, steps, isteps,
+         REPS, nh_defined_system_compiled(own.defined) ? "compiled (generated C)" : "interpreted (no C compiler)",
+         CHECK_STEPS);
+  static const bench_column cols[] = {{11, "built-in ns"}, {10, "defined ns"}, {7, "ratio"},        {9, "interp ns"},
+                                      {8, "int/def"},      {10, "state diff"}, {11, "interp diff"}, {0}};
+  put_headings(cols);
+  for (size_t i = 0; i < sizeof own_methods / sizeof *own_methods; i++) {
+    char err[NH_TEXT_MESSAGE];
+    nh_method *m = nh_method_parse(own_methods[i], err, sizeof err);
+    if (!m) {
+      fprintf(stderr, "bench: %s\n", err);
+      continue;
+    }
+    if (nh_method_applies(m, &builtin, err, sizeof err) < 0 || nh_method_applies(m, &own.sys, err, sizeof err) < 0) {
+      put_no_numbers(cols, "n/a", own_methods[i]);
+      nh_method_free(m);
+      continue;
+    }
+    double tb[REPS], td[REPS], ti[REPS];
+    untimed(tb, REPS), untimed(td, REPS), untimed(ti, REPS);
+    int failed = 0;
+    for (int r = -1; r < REPS; r++) { /* r = -1: a warm-up, not timed */
+      const double b = own_run(m, &builtin, h, steps), d = own_run(m, &own.sys, h, steps),
+                   in = have_interp ? own_run(m, &interp.sys, h, isteps) : NAN;
+      failed |= b < 0 || d < 0 || in < 0;
+      if (r >= 0) tb[r] = b, td[r] = d, ti[r] = in;
+    }
+    if (failed) {
+      put_no_numbers(cols, "failed", own_methods[i]);
+      nh_method_free(m);
+      continue;
+    }
+    const double bns = 1e9 * median(tb, REPS) / steps, dns = 1e9 * median(td, REPS) / steps;
+    const double ins = have_interp ? 1e9 * median(ti, REPS) / isteps : NAN;
+    printf("%11.0f %10.0f %7.2f %9.0f %8.1f %10.2e %11.2e  %s\n", bns, dns, dns / bns, ins, ins / dns,
+           own_difference(m, &own.sys, &builtin, h, CHECK_STEPS),
+           have_interp ? own_difference(m, &interp.sys, &own.sys, h, CHECK_STEPS) : NAN, own_methods[i]);
+    nh_method_free(m);
+  }
+  nh_study_free(&own);
+  if (interp_loaded) nh_study_free(&interp);
+}
+
 /* The stepping loop with and without observables (issue 8: "sampling costs nothing when no
  * observable is asked for"): the same run through nh_integrate, through the sampled-run loop
  * with no observables, and with observables sampled every K steps. Median of 5 repetitions each,
@@ -771,7 +898,10 @@ static const struct {
 } sections[] = {
     {"lu", "small dense LU solves, nhbench's against GSL's", bench_lu},
     {"steps", "ns/step and evaluations per step of every method on four systems", bench_steps},
-    {"floors", "the harness against hand-written kernels (bench/performance/floors.c) and GSL's odeiv2 drivers", bench_floors},
+    {"floors", "the harness against hand-written kernels (bench/performance/floors.c) and GSL's odeiv2 drivers",
+     bench_floors},
+    {"own", "chaotic_particle built in against the same system written in a spec (studies/examples/own_system.cfg)",
+     bench_own},
     {"lockstep", "ensembles in SIMD lockstep, 4 and 8 lanes: rk4 and herglotz2 against their floors", bench_lockstep},
     {"sampling", "the cost of sampling observables along a run", bench_sampling},
     {"ensemble", "the ensemble SPEC on 1 and 2 threads: the OpenMP speed-up", bench_ensemble},

@@ -88,7 +88,7 @@ Test(spec_settings, settings_of_the_wrong_shape) {
   refused(CONV3 "methods = [\"rk4\"];\nh = [0.1, 0.05];\nnorm = 3;\n", NULL, 0,
           ":6: norm = '(not a string)': expected \"max\" or \"2\"");
   refused("study = \"convergence\";\nsystem = 5;\n", NULL, 0,
-          ":2: 'system' must be a string, e.g. \"chaotic_particle\"");
+          ":2: 'system' must be a system's name, e.g. \"chaotic_particle\", or a definition { ... }");
 }
 
 /* An expected order replaces the claimed one of exactly the method it names (by canonical name),

@@ -1,0 +1,147 @@
+/* A test fixture (tests/cli/test_plugin.c), and an example of a system plugin (issue 50 item 5,
+ * systems/plugin.h): the chaotic particle of systems/chaotic_particle.c, kernels included, the same
+ * C code compiled outside the tree against the installed headers only. A user builds one so:
+ *
+ *   cmake --install build --prefix PREFIX        # puts system.h and what it needs in
+ *                                                # PREFIX/include/nhbench/
+ *   cc -std=c11 -O2 -fPIC -shared -I PREFIX/include/nhbench chaotic_plugin.c -o mysystem.so
+ *
+ * and uses it as `system = "plugin:./mysystem.so"` in a spec (the path relative to the spec's
+ * directory), or checks it with `nhbench check-system plugin:./mysystem.so`. The plugin calls
+ * nh_unit_mass_matrix from the nhbench that loads it (no -l needed: the executable exports it).
+ *
+ * Its name is not "chaotic_particle": a plugin may not take a built-in system's name. The tests
+ * compile it with one of these switches for a plugin that is wrong on purpose:
+ *   -DWRONG_GRAD    a sign error in one component of grad_potential (∂V/∂z1);
+ *   -DWRONG_DA      a sign error in constraints_jacobian (∂μ_z2/∂y2) only: the kernels that
+ *                   write the same entries out stay right;
+ *   -DWRONG_ABI     built for another interface version (NH_SYSTEM_ABI + 1), its symbols
+ *                   exported by hand in place of NH_SYSTEM_PLUGIN;
+ *   -DNOT_A_PLUGIN  a shared object that exports nothing nhbench looks for. */
+#include <string.h>
+
+#include "systems/system.h"
+
+enum { X, Y1, Y2, Z1, Z2, N = 5 };
+
+static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) { nh_unit_mass_matrix(N, M); }
+
+static double potential(const double *p NH_UNUSED, const double *q) {
+  const double x = q[X], y1 = q[Y1], y2 = q[Y2], z1 = q[Z1], z2 = q[Z2];
+  return 0.5 *
+         (x * x + y1 * y1 + y2 * y2 + z1 * z1 + z2 * z2 + z1 * z1 * z2 * z2 + y1 * y1 * z1 * z1 + y2 * y2 * z2 * z2);
+}
+
+static void grad_potential(const double *p NH_UNUSED, const double *q, double *g) {
+  const double x = q[X], y1 = q[Y1], y2 = q[Y2], z1 = q[Z1], z2 = q[Z2];
+  g[X] = x;
+  g[Y1] = y1 + y1 * z1 * z1;
+  g[Y2] = y2 + y2 * z2 * z2;
+#ifdef WRONG_GRAD
+  g[Z1] = z1 + z1 * z2 * z2 - y1 * y1 * z1; /* the sign error: + y1² z1 */
+#else
+  g[Z1] = z1 + z1 * z2 * z2 + y1 * y1 * z1;
+#endif
+  g[Z2] = z2 + z1 * z1 * z2 + y2 * y2 * z2;
+}
+
+static void hess_potential(const double *p NH_UNUSED, const double *q, double *H) {
+  const double y1 = q[Y1], y2 = q[Y2], z1 = q[Z1], z2 = q[Z2];
+  memset(H, 0, N * N * sizeof *H);
+  H[X * N + X] = 1;
+  H[Y1 * N + Y1] = 1 + z1 * z1;
+  H[Y2 * N + Y2] = 1 + z2 * z2;
+  H[Z1 * N + Z1] = 1 + z2 * z2 + y1 * y1;
+  H[Z2 * N + Z2] = 1 + z1 * z1 + y2 * y2;
+  H[Y1 * N + Z1] = H[Z1 * N + Y1] = 2 * y1 * z1;
+  H[Y2 * N + Z2] = H[Z2 * N + Y2] = 2 * y2 * z2;
+  H[Z1 * N + Z2] = H[Z2 * N + Z1] = 2 * z1 * z2;
+}
+
+static void constraints(const double *p NH_UNUSED, const double *q, double *A) {
+  A[X] = 1;
+  A[Y1] = 0;
+  A[Y2] = 0;
+  A[Z1] = q[Y1];
+  A[Z2] = q[Y2];
+}
+
+static void constraints_jacobian(const double *p NH_UNUSED, const double *q NH_UNUSED, double *dA) {
+  memset(dA, 0, N * N * sizeof *dA);
+  dA[Z1 * N + Y1] = 1; /* ∂μ_z1/∂y1 */
+#ifdef WRONG_DA
+  dA[Z2 * N + Y2] = -1; /* the sign error: ∂μ_z2/∂y2 is 1 */
+#else
+  dA[Z2 * N + Y2] = 1; /* ∂μ_z2/∂y2 */
+#endif
+}
+
+/* (Dμ[v])v = v_y1 v_z1 + v_y2 v_z2: the two entries of constraints_jacobian, written out. */
+static void constraint_curvature(const double *p NH_UNUSED, const double *q NH_UNUSED, const double *v, double *out) {
+  out[0] = v[Y1] * v[Z1] + v[Y2] * v[Z2];
+}
+
+/* D_l = Σ_i ∂_l μ_i w_i: the two entries of constraints_jacobian, written out. */
+static void constraint_derivative(const double *p NH_UNUSED, const double *q NH_UNUSED, const double *w, double *D) {
+  memset(D, 0, N * sizeof *D);
+  D[Y1] = w[Z1];
+  D[Y2] = w[Z2];
+}
+
+/* The index-reduced ODE in closed form (M = I, one constraint): μ·a + (Dμ[v])v = 0 with
+ * a = −∇V + μλ gives λ = (μ·∇V − (Dμ[v])v)/|μ|², |μ|² = 1 + y1² + y2². */
+static int acceleration(const double *p, double t NH_UNUSED, const double *q, const double *v, double *a,
+                        double *lambda) {
+  double g[N], curv;
+  grad_potential(p, q, g);
+  constraint_curvature(p, q, v, &curv);
+  const double y1 = q[Y1], y2 = q[Y2];
+  const double l = (g[X] + y1 * g[Z1] + y2 * g[Z2] - curv) / (1 + y1 * y1 + y2 * y2);
+  a[X] = -g[X] + l;
+  a[Y1] = -g[Y1];
+  a[Y2] = -g[Y2];
+  a[Z1] = -g[Z1] + y1 * l;
+  a[Z2] = -g[Z2] + y2 * l;
+  lambda[0] = l;
+  return 0;
+}
+
+static const double q0[] = {1, 0, 1, -1, -1};
+static const double v0[] = {0.05, 0.5, -0.5, -0.1, -0.05};
+
+static const nh_system_kernels kernels = {
+    .constraint_curvature = constraint_curvature,
+    .constraint_derivative = constraint_derivative,
+    .acceleration = acceleration,
+};
+
+static const nh_system_knowledge knowledge = {
+    .sample_box = 1,
+    .sampler_doc = "generic (spec/newmark.md 6 A10): q uniform in [-1,1]^5 with V(q) < E - 0.1, v ~ N(0, I) "
+                   "projected on D (M = I) and rescaled to kinetic energy E - V(q)",
+};
+
+static const nh_system_type plugin_chaotic_particle = {
+    .name = "plugin_chaotic_particle",
+    .doc = "The chaotic nonholonomic particle in R^5 of systems/chaotic_particle.c, as a system plugin "
+           "(tests/data/plugins/chaotic_plugin.c).",
+    .n = N,
+    .k = 1,
+    .q0 = q0,
+    .v0 = v0,
+    .ic_doc = "q0 = (1, 0, 1, -1, -1), v0 = (0.05, 0.5, -0.5, -0.1, -0.05), E0 = 3.2575 (paper Fig. 2)",
+    NH_SYSTEM_MECHANICS,
+    .kernels = &kernels,
+    .knowledge = &knowledge,
+};
+
+#if defined(WRONG_ABI)
+/* What NH_SYSTEM_PLUGIN writes, with another interface version. */
+const int nhbench_system_abi = NH_SYSTEM_ABI + 1;
+const nh_system_type *nhbench_system_type(void) { return &plugin_chaotic_particle; }
+#elif defined(NOT_A_PLUGIN)
+/* Nothing exported (the pointer is static, only there so that the table is not unused). */
+static const nh_system_type *const not_exported NH_UNUSED = &plugin_chaotic_particle;
+#else
+NH_SYSTEM_PLUGIN(plugin_chaotic_particle)
+#endif
