@@ -625,7 +625,7 @@ static int diff(differ *d, int e) {
   if (d->memo[e] >= 0) return d->memo[e];
   /* The mask alone, not nh_expr_depends: that walks the subtree, at every node. A subtree the mask
    * lets through wrongly (slot + 64) differentiates to 0 all the same. */
-  const int r = d->cx->node[e].mask & (uint64_t)1 << (d->slot & 63) ? diff_node(d, e) : d->cx->zero;
+  const int r = (d->cx->node[e].mask & ((uint64_t)1 << (d->slot & 63))) ? diff_node(d, e) : d->cx->zero;
   if (r >= 0) d->memo[e] = r;
   return r;
 }

@@ -626,7 +626,8 @@ static int attach(nh_defined_system *d, nh_defined_mode mode, function_set *fs, 
     if (d->lib) return compiled_set(d, fs, r->err, r->errlen) < 0 ? refuse(r, NULL, "%s", r->err) : 0;
     if (mode == NH_DEFINED_COMPILED) return refuse(r, NULL, "system '%s' could not be compiled: %s", d->type.name, msg);
   }
-  for (d->slot = 0; d->slot < NH_DEFINED_SLOTS && slots[d->slot]; d->slot++) continue;
+  d->slot = 0;
+  while (d->slot < NH_DEFINED_SLOTS && slots[d->slot]) d->slot++;
   if (d->slot == NH_DEFINED_SLOTS) {
     d->slot = -1; /* holds none */
     return refuse(r, NULL, "more than %d interpreted systems at once", NH_DEFINED_SLOTS);

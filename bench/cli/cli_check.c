@@ -110,11 +110,11 @@ static int report(const nh_system *sys, int points) {
 
 /* The system a registered name or plugin:PATH names, checked. */
 static int check_named(const char *name, int points) {
-  char err[NH_TEXT_PATH + NH_TEXT_MESSAGE];
   nh_system sys;
   nh_system_plugin *pl = NULL;
   const nh_system_type *type = nh_system_type_find(name);
   if (!type && strncmp(name, "plugin:", 7) == 0) {
+    char err[NH_TEXT_PATH + NH_TEXT_MESSAGE];
     if (!(pl = nh_system_plugin_open(name + 7, err, sizeof err))) {
       fprintf(stderr, "%s: %s\n", prog, err);
       return NH_EXIT_USAGE;
