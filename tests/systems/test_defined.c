@@ -549,7 +549,7 @@ static double fd_error(const nh_system *sys, vector_fn f, int m, const double *q
   double worst = 0;
   for (int j = 0; j < n; j++) {
     double qp[NH_MAX_N], qm[NH_MAX_N], fp[NH_MAX_N * NH_MAX_N * NH_MAX_N], fm[NH_MAX_N * NH_MAX_N * NH_MAX_N];
-    memcpy(qp, q, sizeof qp), memcpy(qm, q, sizeof qm);
+    memcpy(qp, q, sizeof(double) * (size_t)n), memcpy(qm, q, sizeof(double) * (size_t)n); /* q holds n */
     qp[j] += FD_STEP, qm[j] -= FD_STEP;
     f(sys, qp, fp), f(sys, qm, fm);
     for (int i = 0; i < m; i++) {
