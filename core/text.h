@@ -32,15 +32,4 @@ int nh_text_distance(const char *a, const char *b);
  * Returns how many it appended. */
 int nh_text_suggest(const char *name, const char *const *candidates, int n, char *buf, size_t len);
 
-/* The edit distance between two names as a user means them: case, '_' and '-' ignored, an adjacent
- * transposition one edit (optimal string alignment); names longer than 63 characters compare by
- * their first 63. "McLachlan" and "mclachlan8" are 1 apart, "ContactOscillator" and
- * "contact_oscillator" 0. */
-int nh_text_distance(const char *a, const char *b);
-
-/* "did you mean" for an unknown `name`: appends to buf (nh_text_append, separator ", ") the
- * candidates[0 .. n) within nh_text_distance max(2, |name|/3) of it, closest first, at most 3.
- * Returns how many it appended. */
-int nh_text_suggest(const char *name, const char *const *candidates, int n, char *buf, size_t len);
-
 #endif
