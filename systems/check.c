@@ -42,10 +42,10 @@ static void central_difference(const nh_system *sys, vector_fn f, int m, const d
   for (int i = 0; i < m; i++) d[i] = (fp[i] - fm[i]) / (qp[j] - qm[j]);
 }
 
-/* The name of entry (i, j) of the derivative called label of f's m values: label[j] for a scalar
- * f, label[i][j] for a vector, label[i / cols][i % cols][j] for a matrix of cols columns. */
-static void entry_name(char *buf, size_t len, const char *label, int m, int cols, int i, int j) {
-  if (m == 1)
+/* The name of entry (i, j) of the derivative called label: label[j] for a scalar f (cols < 0),
+ * label[i][j] for a vector (cols = 0), label[i / cols][i % cols][j] for a matrix of cols columns. */
+static void entry_name(char *buf, size_t len, const char *label, int cols, int i, int j) {
+  if (cols < 0) /* a scalar's gradient */
     snprintf(buf, len, "%s[%d]", label, j);
   else if (cols > 0)
     snprintf(buf, len, "%s[%d][%d][%d]", label, i / cols, i % cols, j);
@@ -53,7 +53,7 @@ static void entry_name(char *buf, size_t len, const char *label, int m, int cols
     snprintf(buf, len, "%s[%d][%d]", label, i, j);
 }
 
-/* analytic[i*n + j] against ∂f_i/∂q_j for the m values of f (a matrix of cols columns, or 0). */
+/* analytic[i*n + j] against ∂f_i/∂q_j for the m values of f (cols as entry_name's). */
 static void check_jacobian(nh_system_check *c, const nh_system *sys, const double *q, vector_fn f, int m, int cols,
                            const double *analytic, const char *label, const char *reference) {
   double d[NH_MAX_N * NH_MAX_N * NH_MAX_N];
@@ -61,7 +61,7 @@ static void check_jacobian(nh_system_check *c, const nh_system *sys, const doubl
   for (int j = 0; j < sys->n; j++) {
     central_difference(sys, f, m, q, j, d);
     for (int i = 0; i < m; i++) {
-      entry_name(entry, sizeof entry, label, m, cols, i, j);
+      entry_name(entry, sizeof entry, label, cols, i, j);
       compare(c, sys, q, entry, analytic[i * sys->n + j], d[i], reference);
     }
   }
@@ -188,7 +188,7 @@ static void check_at(nh_system_check *cs, const nh_system *sys, const double *q,
   const int n = sys->n, k = sys->k;
   double a[NH_MAX_N * NH_MAX_N * NH_MAX_N];
   t->grad_potential(sys->p, q, a);
-  check_jacobian(&cs[C_GRAD], sys, q, potential_fn, 1, 0, a, "grad_potential", "finite differences of potential");
+  check_jacobian(&cs[C_GRAD], sys, q, potential_fn, 1, -1, a, "grad_potential", "finite differences of potential");
   t->hess_potential(sys->p, q, a);
   check_jacobian(&cs[C_HESS], sys, q, grad_fn, n, 0, a, "hess_potential", "finite differences of grad_potential");
   check_mass(&cs[C_MASS], sys, q);
@@ -213,12 +213,12 @@ static void check_at(nh_system_check *cs, const nh_system *sys, const double *q,
   const nh_time_potential *w = t->forces ? t->forces->potential : NULL;
   if (w) {
     w->gradient(sys->p, q, check_time, a);
-    check_jacobian(&cs[C_TIME_GRAD], sys, q, time_potential_fn, 1, 0, a, "gradient", "finite differences of W");
+    check_jacobian(&cs[C_TIME_GRAD], sys, q, time_potential_fn, 1, -1, a, "gradient", "finite differences of W");
     w->hessian(sys->p, q, check_time, a);
     check_jacobian(&cs[C_TIME_HESS], sys, q, time_gradient_fn, n, 0, a, "hessian",
                    "finite differences of the gradient");
   }
-  if (k > 0) check_kernels(cs, sys, q, rng);
+  check_kernels(cs, sys, q, rng); /* an unconstrained system may have an acceleration kernel too */
 }
 
 static void set_up(nh_system_check *cs, const nh_system *sys) {
@@ -268,8 +268,10 @@ int nh_system_check_all(const nh_system *sys, int points, nh_system_check *cs) {
   /* Whose function each check's reference is made of. */
   static const struct {
     check_id check, reference;
-  } made_of[] = {{C_HESS, C_GRAD},     {C_TIME_HESS, C_TIME_GRAD},    {C_CURVATURE, C_DA},     {C_CURVATURE, C_DB},
-                 {C_DERIVATIVE, C_DA}, {C_ACCELERATION, C_CURVATURE}, {C_ACCELERATION, C_GRAD}};
+  } made_of[] = {{C_HESS, C_GRAD},          {C_TIME_HESS, C_TIME_GRAD},   {C_CURVATURE, C_DA},
+                 {C_CURVATURE, C_DB},       {C_DERIVATIVE, C_DA},         {C_ACCELERATION, C_CURVATURE},
+                 {C_ACCELERATION, C_GRAD},  {C_ACCELERATION, C_DA},       {C_ACCELERATION, C_DB},
+                 {C_ACCELERATION, C_DMASS}, {C_ACCELERATION, C_TIME_GRAD}};
   for (size_t i = 0; i < sizeof made_of / sizeof *made_of; i++)
     if (!cs[made_of[i].reference].ok && !cs[made_of[i].check].reference_failed)
       cs[made_of[i].check].reference_failed = cs[made_of[i].reference].name;

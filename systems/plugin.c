@@ -15,7 +15,7 @@ struct nh_system_plugin {
 /* What every system supplies (systems/system.h, the core): a table without it would crash the
  * first step, so it is refused at load. */
 static const char *missing_core(const nh_system_type *t) {
-  if (!t->name || !t->name[0]) return "a name";
+  if (!t->name || !t->name[0]) return "name";
   if (!t->mass) return "mass";
   if (!t->potential) return "potential";
   if (!t->grad_potential) return "grad_potential";
