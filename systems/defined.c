@@ -623,7 +623,7 @@ static int attach(nh_defined_system *d, nh_defined_mode mode, function_set *fs, 
   if (mode != NH_DEFINED_INTERPRETED) {
     int fresh = 0;
     d->lib = nh_native_load(d->source, &fresh, msg, sizeof msg);
-    if (d->lib) return compiled_set(d, fs, r->err, r->errlen) < 0 ? refuse(r, NULL, "%s", r->err) : 0;
+    if (d->lib) return compiled_set(d, fs, msg, sizeof msg) < 0 ? refuse(r, NULL, "%s", msg) : 0;
     if (mode == NH_DEFINED_COMPILED) return refuse(r, NULL, "system '%s' could not be compiled: %s", d->type.name, msg);
   }
   d->slot = 0;
@@ -737,7 +737,8 @@ static int check_sizes(const nh_system_definition *def, const refusal *r) {
     return refuse(r, def->sample_box_origin, "sample_box %g: must be positive", def->sample_box);
   for (int i = 0; i < def->ninvariants; i++)
     if (!valid_name(def->invariant_names[i]))
-      return refuse(r, def->invariants[i].origin, "invariant name '%s' is not a name", def->invariant_names[i]);
+      return refuse(r, def->invariants[i].origin, "invariant name '%s' is not a name",
+                    def->invariant_names[i] ? def->invariant_names[i] : "");
   for (int a = 0; a < NH_MAX_K; a++)
     if (a >= def->k && def->affine[a].text)
       return refuse(r, def->affine[a].origin, "affine[%d]: the definition has %d constraint rows", a, def->k);
@@ -748,6 +749,7 @@ nh_defined_system *nh_defined_system_build(const nh_system_definition *def, nh_d
                                            char *err, size_t errlen, char *note, size_t notelen) {
   const refusal r = {origin, def->origin, err, errlen};
   *origin = NULL;
+  if (errlen) err[0] = '\0';
   if (note && notelen) note[0] = '\0';
   if (check_sizes(def, &r) < 0) return NULL;
   nh_defined_system *d = calloc(1, sizeof *d);
@@ -774,6 +776,8 @@ nh_defined_system *nh_defined_system_build(const nh_system_definition *def, nh_d
   }
   return d;
 fail:
+  /* A derivative or a node that could not be built refuses nothing itself: memory ran out. */
+  if (errlen && !err[0]) refuse(&r, NULL, "out of memory");
   nh_defined_system_free(d);
   return NULL;
 }
