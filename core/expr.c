@@ -640,6 +640,59 @@ int nh_expr_diff(nh_expr_ctx *cx, int e, int slot) {
   return r;
 }
 
+/* ---- Substitution ---- */
+
+typedef struct {
+  nh_expr_ctx *cx;
+  int *memo; /* the result for each node below e, -1 until built */
+  int slot, value;
+} substituter;
+
+static int substitute(substituter *s, int e) {
+  nh_expr_ctx *cx = s->cx;
+  if (e < 0) return -1;
+  if (!(cx->node[e].mask & ((uint64_t)1 << (s->slot & 63)))) return e;
+  if (s->memo[e] >= 0) return s->memo[e];
+  const node nd = cx->node[e]; /* a copy: the constructors below may move the array */
+  int r;
+  if (nd.op == OP_VAR) return nd.a == s->slot ? s->value : e;
+  const int a = substitute(s, nd.a), b = nd.b >= 0 ? substitute(s, nd.b) : -1;
+  switch (nd.op) {
+  case OP_ADD:
+    r = nh_expr_add(cx, a, b);
+    break;
+  case OP_SUB:
+    r = nh_expr_sub(cx, a, b);
+    break;
+  case OP_MUL:
+    r = nh_expr_mul(cx, a, b);
+    break;
+  case OP_DIV:
+    r = nh_expr_div(cx, a, b);
+    break;
+  case OP_POW:
+    r = nh_expr_pow(cx, a, b);
+    break;
+  case OP_NEG:
+    r = nh_expr_neg(cx, a);
+    break;
+  default:
+    r = function(cx, nd.op, a);
+  }
+  if (r >= 0) s->memo[e] = r;
+  return r;
+}
+
+int nh_expr_substitute(nh_expr_ctx *cx, int e, int slot, int value) {
+  if (!valid(cx, e) || !valid(cx, value) || slot < 0 || slot >= NH_EXPR_MAX_SLOTS) return -1;
+  substituter s = {cx, nh_malloc_array((size_t)e + 1, sizeof(int)), slot, value};
+  if (!s.memo) return cx->failure = FAIL_MEMORY, -1;
+  for (int i = 0; i <= e; i++) s.memo[i] = -1;
+  const int r = substitute(&s, e);
+  free(s.memo);
+  return r;
+}
+
 /* ---- Evaluation: the order nh_expr_print_c writes ---- */
 
 static double eval(const nh_expr_ctx *cx, int e, const double *vars) {

@@ -81,6 +81,11 @@ int nh_expr_diff(nh_expr_ctx *cx, int e, int slot);
 /* The rewrites are algebra, not IEEE identities: 0·x → 0 also where x is inf or nan, x + 0 → x
  * also for x = −0. Both evaluations see the rewritten tree, so they still agree to the bit. */
 
+/* e with vars[slot] replaced by the node value, rebuilt through the constructors (so simplified as
+ * they simplify: x·y at y = 0 is 0); -1 if out of memory or past the limits above. What nhbench
+ * proves with it (systems/defined.c: ∇V(0) = 0) holds as algebra, with the rewrites' caveat. */
+int nh_expr_substitute(nh_expr_ctx *cx, int e, int slot, int value);
+
 /* What a node is. nh_expr_is_zero: the number 0 or −0. */
 int nh_expr_is_zero(const nh_expr_ctx *cx, int e);
 /* 1 and *value set if e is a number (after folding), else 0. */

@@ -303,15 +303,32 @@ const nh_integrator_type nh_integrator_js_b = {
  * q = (x, y, z), v = (u, w, ζ), M = I, μ(q) = (−y, 0, 1), ∇V = ω²(x, y, 0) with a constant ω². */
 enum { X_, Y_, Z_ };
 
-/* Declines a system without the particle structure, naming the general scheme to use instead. */
+/* ω² of the particle's harmonic potential V = ½ω²(x² + y²) (0 for the free particle): the constant
+ * ∂²V/∂x² the capability promises, read from the system's Hessian. */
+static double omega2(const nh_system *sys) {
+  const double q[3] = {0, 0, 0};
+  double H[NH_MAX_N * NH_MAX_N];
+  sys->type->hess_potential(sys->p, q, H);
+  return H[0];
+}
+
+/* Declines a system without the particle structure, naming the general scheme to use instead, and
+ * one whose ω² is negative at its parameters (the capability promises ω² ≥ 0: a definition's
+ * parameters have no range, systems/defined.c). */
 static int particle_structure(const nh_method *m, const nh_system *sys, const char *general, char *err,
                               size_t errlen) {
-  if ((sys->type->capabilities & NH_CAP_PARTICLE_STRUCTURE) && sys->n == 3 && sys->k == 1) return 0;
-  snprintf(err, errlen,
-           "%s is written in closed form for the nonholonomic particle zdot = y xdot "
-           "(spec/discretization.md 2.6-2.7; systems declaring NH_CAP_PARTICLE_STRUCTURE); use %s for "
-           "other systems",
-           m->type->name, general);
+  if (!(sys->type->capabilities & NH_CAP_PARTICLE_STRUCTURE) || sys->n != 3 || sys->k != 1) {
+    snprintf(err, errlen,
+             "%s is written in closed form for the nonholonomic particle zdot = y xdot "
+             "(spec/discretization.md 2.6-2.7; systems declaring NH_CAP_PARTICLE_STRUCTURE); use %s for "
+             "other systems",
+             m->type->name, general);
+    return -1;
+  }
+  const double w2 = omega2(sys);
+  if (w2 >= 0) return 0;
+  snprintf(err, errlen, "%s needs the harmonic potential's omega^2 = d2V/dx2 >= 0 (NH_CAP_PARTICLE_STRUCTURE), not %g",
+           m->type->name, w2);
   return -1;
 }
 
@@ -321,15 +338,6 @@ static int applies_like_a(const nh_method *m, const nh_system *sys, char *err, s
 
 static int applies_like_b(const nh_method *m, const nh_system *sys, char *err, size_t errlen) {
   return particle_structure(m, sys, "js_b", err, errlen);
-}
-
-/* ω² of the particle's harmonic potential V = ½ω²(x² + y²) (0 for the free particle): the constant
- * ∂²V/∂x² the capability promises, read from the system's Hessian. */
-static double omega2(const nh_system *sys) {
-  const double q[3] = {0, 0, 0};
-  double H[NH_MAX_N * NH_MAX_N];
-  sys->type->hess_potential(sys->p, q, H);
-  return H[0];
 }
 
 /* P1: (92) in velocity form, i.e. (81)/(82) for μ = (−y, 0, 1), M = I (§2.6, closed form):

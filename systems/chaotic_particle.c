@@ -112,4 +112,5 @@ const nh_system_type nh_system_chaotic_particle = {
     NH_SYSTEM_MECHANICS,
     .kernels = &kernels,
     .knowledge = &knowledge,
+    .constraints_solved_first = 1, /* xdot = -(y1 z1dot + y2 z2dot) */
 };

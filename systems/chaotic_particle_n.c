@@ -192,6 +192,7 @@ static const nh_preset presets_7[] = {
       .constraints_jacobian = dA_##NDIM,                                                                               \
       .kernels = &kernels_##NDIM,                                                                                      \
       .knowledge = &knowledge_##NDIM,                                                                                  \
+      .constraints_solved_first = 1, /* xdot = -sum y_i zdot_i */                                                      \
   }
 
 CHAOTIC_PARTICLE(1, 3, "preset fig2_block: q0 = (1, 1, -1), v0 = (0.05, -0.5, -0.05), E0 = 2.1275");

@@ -145,4 +145,5 @@ const nh_system_type nh_system_contact_oscillator = {
     NH_SYSTEM_MECHANICS,
     .kernels = &kernels,
     .knowledge = &knowledge,
+    .constraints_solved_first = 1, /* xdot = -y zdot */
 };

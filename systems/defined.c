@@ -76,6 +76,8 @@ struct nh_defined_system {
   int count[F_COUNT];        /* 0: the system has no such function */
   int forcing_zero;          /* F ≡ 0: nhs_forcing's 0 */
   int acceleration;          /* 1: M = I and no damping or forcing, the acceleration kernel below */
+  unsigned capabilities;     /* NH_CAP_* the expressions show (particle_structure) */
+  int solved_first;          /* constraints_solved_first, as the expressions show it */
   unsigned time_dependence;
   char *source;
   nh_native *lib; /* NULL: interpreted, through slots[slot] */
@@ -703,19 +705,75 @@ static int describe(nh_defined_system *d, const nh_system_definition *def, const
                              .affine = d->count[F_B] ? &d->affine : NULL,
                              .forces = d->count[F_DAMPING] || d->count[F_FORCING] ? &d->forces : NULL,
                              .kernels = d->k ? &d->kernels : NULL,
-                             .knowledge = &d->knowledge};
+                             .knowledge = &d->knowledge,
+                             .constraints_solved_first = d->solved_first,
+                             .capabilities = d->capabilities};
   return 0;
 }
 
-/* M = I to the bit (every entry a constant, 1 on the diagonal and 0 off it: nh_system's unit_mass),
- * constraints, no damping and no forcing but F ≡ 0 (nh_free_force is −∇V): the systems the
- * acceleration kernel is for. */
-static int unit_mass_conservative(const nh_defined_system *d) {
-  double c;
-  if (d->k == 0 || d->count[F_DMASS] || d->count[F_DAMPING] || (d->count[F_FORCING] && !d->forcing_zero)) return 0;
+/* ---- Structure the definition has for every parameter value (systems/system.h) ------------------ */
+
+/* Whether e is the number c. */
+static int is_number(const nh_defined_system *d, int e, double c) {
+  double v;
+  return nh_expr_constant(d->cx, e, &v) && v == c;
+}
+
+/* M = I to the bit (every entry a constant, 1 on the diagonal and 0 off it: nh_system's unit_mass). */
+static int unit_mass(const nh_defined_system *d) {
   for (int i = 0; i < d->n * d->n; i++)
-    if (!nh_expr_constant(d->cx, d->ids[F_MASS][i], &c) || c != (i % (d->n + 1) == 0)) return 0;
+    if (!is_number(d, d->ids[F_MASS][i], i % (d->n + 1) == 0)) return 0;
   return 1;
+}
+
+/* Neither damping nor forcing but F ≡ 0. */
+static int conservative(const nh_defined_system *d) {
+  return !d->count[F_DAMPING] && (!d->count[F_FORCING] || d->forcing_zero);
+}
+
+/* M = I, constraints, conservative (nh_free_force is −∇V): the systems the acceleration kernel is
+ * for. */
+static int unit_mass_conservative(const nh_defined_system *d) {
+  return d->k > 0 && !d->count[F_DMASS] && conservative(d) && unit_mass(d);
+}
+
+/* constraints_solved_first: A's leading k×k block is the identity, as numbers. */
+static int solved_first(const nh_defined_system *d) {
+  for (int a = 0; a < d->k; a++)
+    for (int i = 0; i < d->k; i++)
+      if (!is_number(d, d->ids[F_A][a * d->n + i], a == i)) return 0;
+  return d->k > 0;
+}
+
+static int free_of_q(const nh_defined_system *d, int e) {
+  for (int l = 0; l < d->n; l++)
+    if (nh_expr_depends(d->cx, e, slot_q(d, l))) return 0;
+  return 1;
+}
+
+/* Whether e is 0 at q = 0; -1 out of memory. */
+static int zero_at_origin(nh_defined_system *d, int e) {
+  for (int l = 0; l < d->n && e >= 0; l++) e = nh_expr_substitute(d->cx, e, slot_q(d, l), nh_expr_number(d->cx, 0));
+  return e < 0 ? -1 : nh_expr_is_zero(d->cx, e);
+}
+
+/* NH_CAP_PARTICLE_STRUCTURE (systems/system.h), proved on the expressions, so for every parameter
+ * value: n = 3, k = 1, M = I, no affine part, conservative; μ = (μ_x, 0, 1) with ∂μ_x/∂q ≡
+ * (0, −1, 0) and μ_x(0) ≡ 0, i.e. μ = (−y, 0, 1); ∂V/∂z ≡ 0, ∂²V/∂x² and ∂²V/∂y² one node free of
+ * q, the mixed second derivatives ≡ 0 and ∇V(0) ≡ 0, i.e. ∇V = ω²(x, y, 0). Where the rewrites
+ * cannot show it (V = ½ω²(x² + y²) written as ½ω²(x + y)² − ω²xy, say) the definition simply lacks
+ * the capability. 1 if it has it, -1 out of memory. */
+static int particle_structure(nh_defined_system *d) {
+  const int *A = d->ids[F_A], *dmu = d->ids[F_DA], *G = d->ids[F_GRAD], *H = d->ids[F_HESS];
+  if (d->n != 3 || d->k != 1 || d->count[F_DMASS] || d->count[F_B] || !conservative(d) || !unit_mass(d)) return 0;
+  if (!nh_expr_is_zero(d->cx, A[1]) || !is_number(d, A[2], 1) || !nh_expr_is_zero(d->cx, dmu[0]) ||
+      !is_number(d, dmu[1], -1) || !nh_expr_is_zero(d->cx, dmu[2]))
+    return 0;
+  if (!nh_expr_is_zero(d->cx, G[2]) || H[0] != H[4] || !free_of_q(d, H[0]) || !nh_expr_is_zero(d->cx, H[1]) ||
+      !nh_expr_is_zero(d->cx, H[2]) || !nh_expr_is_zero(d->cx, H[5]))
+    return 0;
+  const int mu0 = zero_at_origin(d, A[0]), g0 = zero_at_origin(d, G[0]), g1 = zero_at_origin(d, G[1]);
+  return mu0 < 0 || g0 < 0 || g1 < 0 ? -1 : mu0 && g0 && g1;
 }
 
 static int check_sizes(const nh_system_definition *def, const refusal *r) {
@@ -765,6 +823,10 @@ nh_defined_system *nh_defined_system_build(const nh_system_definition *def, nh_d
       forces(d, def, &r) < 0)
     goto fail;
   d->acceleration = unit_mass_conservative(d);
+  const int particle = particle_structure(d);
+  if (particle < 0) goto fail;
+  d->capabilities = particle ? NH_CAP_PARTICLE_STRUCTURE : 0;
+  d->solved_first = solved_first(d);
   if (!(d->source = generate(d))) {
     refuse(&r, NULL, "out of memory");
     goto fail;

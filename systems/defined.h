@@ -9,7 +9,11 @@
  * coordinate's name: vx for x), the time t, the parameters, and the constant pi. Each quantity may
  * read only what its place in the interface passes: the mass, the potential and the constraints
  * q and the parameters; damping and forcing t and the parameters; invariants q, v and the
- * parameters. */
+ * parameters.
+ *
+ * The structure some methods ask of a system is proved on the expressions, for every parameter
+ * value: constraints_solved_first where A's first k columns are the identity's numbers,
+ * NH_CAP_PARTICLE_STRUCTURE where the definition is the particle's (systems/system.h). */
 #ifndef NH_SYSTEMS_DEFINED_H
 #define NH_SYSTEMS_DEFINED_H
 

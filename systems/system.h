@@ -228,7 +228,9 @@ enum {
    * q = (x, y, z), M = I, one linear homogeneous constraint μ(q) = (−y, 0, 1) (ż = y ẋ), no
    * damping or forcing, and V = ½ω²(x² + y²) with a constant ω² ≥ 0, i.e. ∇V = ω²(x, y, 0) linear
    * in q (P2 solves its trapezoidal force in closed form only because of this). The schemes read
-   * ω² as the constant ∂²V/∂x² = hess_potential(p, q)[0]. */
+   * ω² as the constant ∂²V/∂x² = hess_potential(p, q)[0], and decline a system where it is negative
+   * at its parameters (a definition proves the structure for every parameter value, not the sign:
+   * systems/defined.c). */
   NH_CAP_PARTICLE_STRUCTURE = 1u << 0,
 };
 

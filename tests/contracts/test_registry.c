@@ -247,3 +247,29 @@ Test(registry, particle_structure_capability_holds) {
   cr_expect(declared >= 1, "the particle declares it");
   gsl_rng_free(rng);
 }
+
+/* constraints_solved_first is declared exactly where A(q) = [I_k | B(q)]: at 5 random states around
+ * the default one (a system with that structure that does not declare it keeps rk4_reduced from a
+ * system it applies to, and a definition with the same rows would get it: systems/defined.c). */
+Test(registry, constraints_solved_first_declared_where_it_holds) {
+  gsl_rng *rng = test_rng(5);
+  int declared = 0;
+  for (int i = 0; nh_system_types[i]; i++) {
+    const nh_system_type *t = nh_system_types[i];
+    if (t->k == 0 || t->holonomic) continue;
+    nh_system sys = test_system_of(t, NULL);
+    int holds = 1;
+    for (int r = 0; r < 5; r++) {
+      double q[NH_MAX_N], A[NH_MAX_K * NH_MAX_N];
+      for (int a = 0; a < t->n; a++) q[a] = t->q0[a] + gsl_ran_flat(rng, -0.5, 0.5);
+      t->constraints(sys.p, q, A);
+      for (int a = 0; a < t->k; a++)
+        for (int j = 0; j < t->k; j++) holds &= A[a * t->n + j] == (a == j);
+    }
+    declared += t->constraints_solved_first;
+    cr_expect_eq(t->constraints_solved_first, holds, "%s: constraints_solved_first %d, but A = [I_k | B] %s", t->name,
+                 t->constraints_solved_first, holds ? "holds" : "does not hold");
+  }
+  cr_expect_geq(declared, 3, "the rolling disks and the chaotic particle declare it");
+  gsl_rng_free(rng);
+}

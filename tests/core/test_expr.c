@@ -357,6 +357,42 @@ Test(expr, depends_and_constant) {
   nh_expr_free(cx);
 }
 
+/* ---- Substitution ---- */
+
+Test(expr, substitution_rebuilds_through_the_constructors) {
+  nh_expr_ctx *cx = ctx_xyz();
+  const int zero = nh_expr_number(cx, 0), y = parse_ok(cx, "y");
+  /* ∇V(0) of the particle: x := 0 simplifies to nothing but what remains */
+  cr_expect_eq(nh_expr_substitute(cx, parse_ok(cx, "0.5*y*(2*x) + z"), 0, zero), parse_ok(cx, "z"));
+  cr_expect(nh_expr_is_zero(cx, nh_expr_substitute(cx, parse_ok(cx, "sin(x)*y + x^2 - x"), 0, zero)));
+  cr_expect_eq(nh_expr_substitute(cx, parse_ok(cx, "cos(x) + x/y"), 0, zero), parse_ok(cx, "1"), "cos(0) = 1, 0/y = 0");
+  /* a slot it does not read: the node itself */
+  const int e = parse_ok(cx, "exp(y)*z");
+  cr_expect_eq(nh_expr_substitute(cx, e, 0, zero), e);
+  /* by a number: the value at that point, to the bit; by an expression: the composition */
+  const int f = parse_ok(cx, "x^3 - tanh(x*y) + atan(x)/(1 + z^2)");
+  for (double x = -1.5; x <= 1.5; x += 0.75) {
+    const int at = nh_expr_substitute(cx, f, 0, nh_expr_number(cx, x));
+    cr_expect_not(nh_expr_depends(cx, at, 0));
+    cr_expect(same_bits(eval3(cx, at, 99, 0.3, -0.7), eval3(cx, f, x, 0.3, -0.7)), "x = %g", x);
+  }
+  const int composed = nh_expr_substitute(cx, f, 0, parse_ok(cx, "y + 1"));
+  cr_expect(same_bits(eval3(cx, composed, 99, 0.3, -0.7), eval3(cx, f, 1.3, 0.3, -0.7)));
+  /* x := y in x − y is y − y, which the rewrites leave (they do not cancel) */
+  cr_expect_eq(nh_expr_substitute(cx, parse_ok(cx, "x - y"), 0, y), nh_expr_sub(cx, y, y));
+  /* 1/x at 0 stays a division (the evaluation gives inf), not a folded number */
+  const int inv = nh_expr_substitute(cx, parse_ok(cx, "1/x"), 0, zero);
+  cr_expect_not(nh_expr_constant(cx, inv, &(double){0}));
+  cr_expect(isinf(eval3(cx, inv, 0, 0, 0)));
+  /* refusals */
+  cr_expect_eq(nh_expr_substitute(cx, -1, 0, zero), -1);
+  cr_expect_eq(nh_expr_substitute(cx, e, 0, -1), -1);
+  cr_expect_eq(nh_expr_substitute(cx, e, -1, zero), -1);
+  cr_expect_eq(nh_expr_substitute(cx, e, NH_EXPR_MAX_SLOTS, zero), -1);
+  cr_expect_eq(nh_expr_substitute(NULL, 0, 0, 0), -1);
+  nh_expr_free(cx);
+}
+
 /* ---- Derivatives against hand-derived ones ---- */
 
 typedef double (*ref3)(double x, double y, double z);
@@ -794,10 +830,11 @@ static int build_all(void) {
   const int e = rc ? -1 : nh_expr_parse(cx, text, NULL, err, sizeof err);
   if (e < 0 && rc == 0) cr_expect_str_eq(err, "out of memory");
   const int d = nh_expr_diff(cx, nh_expr_diff(cx, e, 0), 1);
+  const int s = nh_expr_substitute(cx, d, 0, nh_expr_number(cx, 0.5));
   char buf[64];
-  nh_expr_print(cx, d, buf, sizeof buf);
+  nh_expr_print(cx, s, buf, sizeof buf);
   nh_expr_free(cx);
-  return d < 0 ? -1 : 0;
+  return d < 0 || s < 0 ? -1 : 0;
 }
 
 Test(expr, allocation_failures_return_minus_one) {

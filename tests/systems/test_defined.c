@@ -96,31 +96,6 @@ static nh_method *parse_method(const char *text) {
 
 /* ---- 1. the definitions reproduce the built-in systems ----------------------------------------- */
 
-/* Where nh_method_applies answers differently on a definition than on the built-in system it
- * writes out: each is what a definition does not say or says more of. */
-typedef struct {
-  const char *system, *method;
-  int builtin_applies; /* the verdict on the built-in system (the definition's is the other) */
-  const char *why;
-} verdict_difference;
-
-static const verdict_difference verdict_differences[] = {
-    {"particle", "js_p1", 1,
-     "the closed-form Jimenez-Scheurle schemes check NH_CAP_PARTICLE_STRUCTURE, which the built-in particle "
-     "declares and a definition cannot (defined.c sets no capabilities)"},
-    {"particle", "js_p2new", 1, "as js_p1"},
-    {"particle", "js_p2orig", 1, "as js_p1"},
-    /* rk4_reduced: a definition does not declare constraints_solved_first, as the built-in chaotic
-     * particle does not (though its row (1, 0, 0, y1, y2) has that form): the verdicts agree. */
-};
-
-static const verdict_difference *difference_of(const char *system, const char *method) {
-  for (size_t i = 0; i < sizeof verdict_differences / sizeof *verdict_differences; i++)
-    if (!strcmp(verdict_differences[i].system, system) && !strcmp(verdict_differences[i].method, method))
-      return &verdict_differences[i];
-  return NULL;
-}
-
 /* max_i |a_i − b_i|. */
 static double max_diff(int n, const double *a, const double *b) {
   double d = 0;
@@ -220,14 +195,8 @@ static void check_equivalence(const char *name, const char *file) {
     nh_method *m = parse_method(texts[i]);
     const int on_builtin = nh_method_applies(m, &sys, why_builtin, sizeof why_builtin) == 0;
     const int on_defined = nh_method_applies(m, def, why_defined, sizeof why_defined) == 0;
-    const verdict_difference *known = difference_of(name, texts[i]);
-    if (known)
-      cr_expect(on_builtin == known->builtin_applies && on_defined != on_builtin,
-                "%s on %s: expected the documented difference (built-in %d, defined %d): %s", texts[i], file,
-                on_builtin, on_defined, known->why);
-    else
-      cr_expect_eq(on_defined, on_builtin, "%s: applies to %s: %d (%s), to %s: %d (%s)", texts[i], name, on_builtin,
-                   why_builtin, file, on_defined, why_defined);
+    cr_expect_eq(on_defined, on_builtin, "%s: applies to %s: %d (%s), to %s: %d (%s)", texts[i], name, on_builtin,
+                 why_builtin, file, on_defined, why_defined);
     /* A tolerance-driven method's step control is discontinuous in round-off (an accepted step or
      * a rejected one): only its verdict is compared. */
     if (on_builtin && on_defined && !(m->type->properties & NH_TOLERANCE_DRIVEN)) {
