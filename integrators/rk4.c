@@ -82,7 +82,7 @@ const nh_integrator_type nh_integrator_rk4 = {
 static int reduced_applies(const nh_method *m NH_UNUSED, const nh_system *sys, char *why, size_t len) {
   if (sys->k > 0 && sys->type->constraints_solved_first) return 0;
   snprintf(why, len, "it integrates the last n - k velocities and needs constraints solved for the first k "
-                     "(A(q) = [I_k | B(q)], the rolling disks)");
+                     "(A(q) = [I_k | B(q)], the rolling disks, the chaotic particles)");
   return -1;
 }
 
