@@ -51,3 +51,72 @@ int nh_integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nst
   nh_cost_add(cost, &e.cost);
   return status;
 }
+
+/* ---- lanes ---- */
+
+void nh_evolve_lanes_start(nh_evolve_lanes *e, const nh_method *m, const nh_system *sys, const nh_state *x0, int runs,
+                           double h, int keep) {
+  e->m = m, e->sys = sys, e->h = h, e->k = 0, e->runs = runs;
+  e->ring = keep >= 2 ? 3 : 2;
+  for (int l = 0; l < NH_LANES; l++) {
+    const nh_state *start = &x0[l < runs ? l : 0];
+    e->t0[l] = start->t, e->live[l] = l < runs, e->status[l] = NH_STEP_OK, e->cost[l] = (nh_cost){0};
+    e->residual[l] = 0;
+    for (int i = 0; i < e->ring; i++) nh_lanes_put(&e->buf[i], l, start);
+  }
+  e->x = &e->buf[0], e->prev = &e->buf[1], e->prev2 = &e->buf[e->ring - 1];
+}
+
+void nh_evolve_lanes_init(nh_evolve_lanes *e) {
+  for (int l = 0; l < e->runs; l++) {
+    nh_state x;
+    nh_lanes_get(e->x, l, &x);
+    e->status[l] = nh_method_init(e->m, e->sys, &x, e->h, &e->cost[l]);
+    for (int i = 0; i < e->ring; i++) nh_lanes_put(&e->buf[i], l, &x);
+    if (e->status[l] != NH_STEP_OK) nh_evolve_lanes_stop(e, l, e->status[l]);
+  }
+}
+
+void nh_evolve_lanes_stop(nh_evolve_lanes *e, int l, int status) {
+  if (!e->live[l]) return;
+  nh_lanes_get(e->x, l, &e->last[l]);
+  e->live[l] = 0, e->status[l] = status;
+}
+
+/* The larger of m (not NaN) and r, as fmax(m, r) for r ≥ 0 or NaN. */
+static double larger(double m, double r) { return r > m ? r : m; }
+
+int nh_evolve_lanes_steps(nh_evolve_lanes *e, long n, int track) {
+  int live = 0;
+  for (int l = 0; l < NH_LANES; l++) live += e->live[l];
+  for (long s = 0; s < n && live > 0; s++) {
+    nh_lanes *next = e->ring == 3 ? e->prev2 : e->prev; /* the oldest slot */
+    nh_step_status status[NH_LANES];
+    nh_method_step_lanes(e->m, e->sys, e->x, next, e->h, e->live, status, e->cost);
+    for (int l = 0; l < NH_LANES; l++)
+      if (e->live[l] && status[l] != NH_STEP_OK) nh_evolve_lanes_stop(e, l, status[l]), live--;
+    if (e->ring == 3) e->prev2 = e->prev;
+    e->prev = e->x, e->x = next;
+    e->k++;
+    for (int l = 0; l < NH_LANES; l++)
+      if (e->live[l]) e->x->t[l] = e->t0[l] + (double)e->k * e->h; /* no accumulated round-off in t */
+    if (!track) continue;
+    double r[NH_LANES];
+    nh_lanes_constraint_residual(e->sys, &e->x->q[0][0], &e->x->v[0][0], r);
+    for (int l = 0; l < NH_LANES; l++)
+      if (e->live[l]) e->residual[l] = larger(e->residual[l], r[l]);
+  }
+  return live;
+}
+
+void nh_evolve_lanes_state(const nh_evolve_lanes *e, int l, nh_state *x, nh_state *prev, nh_state *prev2) {
+  if (!e->live[l]) {
+    *x = e->last[l];
+    if (prev) *prev = e->last[l];
+    if (prev2) *prev2 = e->last[l];
+    return;
+  }
+  nh_lanes_get(e->x, l, x);
+  if (prev) nh_lanes_get(e->prev, l, prev);
+  if (prev2) nh_lanes_get(e->prev2, l, prev2);
+}

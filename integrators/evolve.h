@@ -45,4 +45,44 @@ int nh_evolve_track_residual(void *ctx, const nh_evolve *e);
 int nh_integrate(const nh_method *m, const nh_system *sys, nh_state *x, long nsteps, double h, nh_cost *cost,
                  double *residual);
 
+/* ---- The same loop on NH_LANES runs at once (core/lanes.h, issue 51) ------------------------------ */
+
+/* Up to NH_LANES runs of one method (one with lanes: nh_method_has_lanes) on one system with one
+ * step h, stepped together: each lane's states, cost, status and residuals are those nh_evolve
+ * gives its run alone, to the bit. A lane stops at its first failed step (status[l], live[l] = 0)
+ * and keeps its last good state (nh_evolve_lanes_state), as nh_evolve keeps e->x; the others go on.
+ * Lanes from `runs` on are idle (live 0) copies of lane 0. */
+typedef struct {
+  const nh_method *m;
+  const nh_system *sys;
+  double h;
+  double t0[NH_LANES];
+  long k; /* steps taken since the start (by the live lanes) */
+  int runs;
+  nh_lanes *x, *prev, *prev2; /* as nh_evolve's, lane by lane (prev2 only with keep = 2) */
+  int live[NH_LANES];
+  int status[NH_LANES];    /* NH_STEP_OK, the failed step's (or init's) status, or nh_evolve_lanes_stop's */
+  nh_state last[NH_LANES]; /* a stopped lane's state, which its slots in the ring no longer keep */
+  nh_cost cost[NH_LANES];
+  /* With tracking (nh_evolve_lanes_steps' track): the largest constraint residual of the states
+   * reached since the caller last set it, as nh_evolve_track_residual keeps it */
+  double residual[NH_LANES];
+  int ring;
+  nh_lanes buf[3];
+} nh_evolve_lanes;
+
+/* Runs x0[0 … runs − 1] (1 ≤ runs ≤ NH_LANES); keep as nh_evolve_start's. */
+void nh_evolve_lanes_start(nh_evolve_lanes *e, const nh_method *m, const nh_system *sys, const nh_state *x0, int runs,
+                           double h, int keep);
+/* nh_evolve_init on every run (the method's init, lane by lane); a lane whose init fails stops. */
+void nh_evolve_lanes_init(nh_evolve_lanes *e);
+/* n more steps of the live lanes, tracking each lane's residual when track; returns how many lanes
+ * are still live. Allocates nothing. */
+int nh_evolve_lanes_steps(nh_evolve_lanes *e, long n, int track);
+/* Lane l's current state, previous and the one before (as e->x, e->prev, e->prev2 of its run; prev
+ * and prev2 may be NULL; a stopped lane's are its last state). */
+void nh_evolve_lanes_state(const nh_evolve_lanes *e, int l, nh_state *x, nh_state *prev, nh_state *prev2);
+/* Stops lane l (the caller's reason, e.g. a diverged run): it keeps its state. */
+void nh_evolve_lanes_stop(nh_evolve_lanes *e, int l, int status);
+
 #endif

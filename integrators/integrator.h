@@ -128,6 +128,14 @@ typedef struct nh_integrator_type {
   /* One step x → y of size h (h < 0 allowed). Allocates nothing. */
   nh_step_status (*step)(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                          double h, nh_cost *cost);
+  /* Optional (issue 51): `step` on NH_LANES states at once (core/lanes.h), each lane's numbers those
+   * of `step` on that lane's state to the bit, fields it leaves alone included. Lanes with live[l]
+   * = 0 may be stepped too; their results, status and cost are not looked at. status[l] is what
+   * `step` returns on lane l; cost[l] counts lane l's work as `step` counts it (live lanes only).
+   * Called through nh_method_step_lanes, which adds nh_method_step's finiteness check. Allocates
+   * nothing. */
+  void (*step_lanes)(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
+                     const int *live, nh_step_status *status, nh_cost *cost);
 
   /* What the method itself defines, for the observables (studies/observables.c). Each is NULL /
    * NH_LAMBDA_NONE when the method does not define it, and the observable is then recorded as
@@ -218,6 +226,11 @@ int nh_method_preserves_constraint(const nh_method *m);
 /* Steps and checks the result is finite. */
 nh_step_status nh_method_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                               double h, nh_cost *cost);
+/* Whether m steps in lanes (its type has step_lanes) on sys: 1, else 0. */
+int nh_method_has_lanes(const nh_method *m, const nh_system *sys);
+/* nh_method_step on every live lane (m must have lanes): status[l] and cost[l] for each live lane. */
+void nh_method_step_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
+                          const int *live, nh_step_status *status, nh_cost *cost);
 double nh_method_param(const nh_method *m, const char *name); /* NaN if m has no such parameter */
 /* 1 when m's step, or its base's, reads what the previous step computed (NH_READS_PREVIOUS_STEP)
  * on sys; nh_rattle's lambda_k exists only where sys has constraints. sys NULL: on some system. */

@@ -376,6 +376,28 @@ nh_step_status nh_method_step(const nh_method *m, const nh_system *sys, const nh
   return z == z ? NH_STEP_OK : NH_STEP_NONFINITE;
 }
 
+int nh_method_has_lanes(const nh_method *m, const nh_system *sys NH_UNUSED) { return m->type->step_lanes != NULL; }
+
+/* The finiteness test of nh_method_step on the live lanes of y (the same sum, in the same order). */
+static inline NH_LANES_INLINE void finite_lanes_lanes(int n, const nh_lanes *y, const int *live,
+                                                      nh_step_status *status) {
+  double z[NH_LANES] = {0};
+  for (int i = 0; i < n; i++) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) z[l] += (y->q[i][l] - y->q[i][l]) + (y->v[i][l] - y->v[i][l]);
+  }
+  for (int l = 0; l < NH_LANES; l++)
+    if (live[l] && status[l] == NH_STEP_OK && z[l] != z[l]) status[l] = NH_STEP_NONFINITE;
+}
+NH_LANES_ISA_VARIANTS(finite_lanes, (int n, const nh_lanes *y, const int *live, nh_step_status *status),
+                      (n, y, live, status))
+
+void nh_method_step_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
+                          const int *live, nh_step_status *status, nh_cost *cost) {
+  m->type->step_lanes(m, sys, x, y, h, live, status, cost);
+  finite_lanes(sys->n, y, live, status);
+}
+
 void nh_cost_add(nh_cost *sum, const nh_cost *c) {
   sum->steps += c->steps;
   sum->rhs_evals += c->rhs_evals;

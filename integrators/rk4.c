@@ -66,6 +66,77 @@ static nh_step_status rk4_step(const nh_method *m, const nh_system *sys, const n
   return NH_STEP_OK;
 }
 
+/* ---- rk4 on NH_LANES states (core/lanes.h): rk4_step's operations, lane by lane -------------------- */
+
+typedef double lane_vec[NH_MAX_N][NH_LANES]; /* n components of every lane */
+
+/* A stage's point (q + s dq, v + s dv) and time t + s (the first stage: x's own q and v, s = 0).
+ * The velocity is also the stage's kq. */
+static inline NH_LANES_INLINE void stage_point_lanes(int n, const nh_lanes *x, const lane_vec *dq, const lane_vec *dv,
+                                                     double s, lane_vec *q, lane_vec *v, double *t) {
+  for (int i = 0; i < n; i++) {
+    const double *xq = x->q[i], *xv = x->v[i], *sq = (*dq)[i], *sv = (*dv)[i];
+    double *oq = (*q)[i], *ov = (*v)[i];
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) oq[l] = xq[l] + s * sq[l], ov[l] = xv[l] + s * sv[l];
+  }
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++) t[l] = x->t[l] + s;
+}
+NH_LANES_ISA_VARIANTS(stage_point,
+                      (int n, const nh_lanes *x, const lane_vec *dq, const lane_vec *dv, double s, lane_vec *q,
+                       lane_vec *v, double *t),
+                      (n, x, dq, dv, s, q, v, t))
+
+static void first_stage_point(int n, const nh_lanes *x, lane_vec *q, lane_vec *v, double *t) {
+  for (int i = 0; i < n; i++)
+    for (int l = 0; l < NH_LANES; l++) (*q)[i][l] = x->q[i][l], (*v)[i][l] = x->v[i][l];
+  for (int l = 0; l < NH_LANES; l++) t[l] = x->t[l] + 0; /* rk4_step's x->t + s at s = 0 */
+}
+
+/* y = x + h/6 (k1 + 2 k2 + 2 k3 + k4) for q and v, t + h and z as rk4_step writes them. */
+static inline NH_LANES_INLINE void combine_lanes(int n, const nh_lanes *x, nh_lanes *y, double h, const lane_vec *kq,
+                                                 const lane_vec *kv) {
+  for (int i = 0; i < n; i++) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) {
+      y->q[i][l] = x->q[i][l] + h / 6 * (kq[0][i][l] + 2 * kq[1][i][l] + 2 * kq[2][i][l] + kq[3][i][l]);
+      y->v[i][l] = x->v[i][l] + h / 6 * (kv[0][i][l] + 2 * kv[1][i][l] + 2 * kv[2][i][l] + kv[3][i][l]);
+    }
+  }
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++) y->t[l] = x->t[l] + h, y->z[l] = x->z[l];
+}
+NH_LANES_ISA_VARIANTS(combine,
+                      (int n, const nh_lanes *x, nh_lanes *y, double h, const lane_vec *kq, const lane_vec *kv),
+                      (n, x, y, h, kq, kv))
+
+static void rk4_step_lanes(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
+                           const int *live, nh_step_status *status, nh_cost *cost) {
+  lane_vec q, kq[4], kv[4];
+  double t[NH_LANES];
+  int failed[NH_LANES], stages[NH_LANES] = {0}, running[NH_LANES];
+  for (int l = 0; l < NH_LANES; l++) running[l] = 1;
+  for (int j = 0; j < 4; j++) {
+    const double s = j == 0 ? 0 : j == 3 ? h : h / 2; /* rk4_step's stages at 0, h/2, h/2, h */
+    if (j == 0)
+      first_stage_point(sys->n, x, &q, &kq[0], t);
+    else
+      stage_point(sys->n, x, &kq[j - 1], &kv[j - 1], s, &q, &kq[j], t);
+    nh_lanes_acceleration(sys, t, &q[0][0], &kq[j][0][0], &kv[j][0][0], failed);
+    /* rk4_step counts a stage before it evaluates it, and stops at the first that fails */
+    for (int l = 0; l < NH_LANES; l++) stages[l] += running[l], running[l] &= failed[l] == 0;
+  }
+  combine(sys->n, x, y, h, kq, kv);
+  for (int l = 0; l < NH_LANES; l++) {
+    if (!live[l]) continue;
+    cost[l].steps++;
+    cost[l].rhs_evals += (unsigned long long)stages[l];
+    if (sys->k) cost[l].constraint_evals += (unsigned long long)stages[l];
+    status[l] = running[l] ? NH_STEP_OK : NH_STEP_SOLVER_FAILED;
+  }
+}
+
 static int order(const nh_method *m NH_UNUSED) { return 4; }
 
 const nh_integrator_type nh_integrator_rk4 = {
@@ -76,6 +147,7 @@ const nh_integrator_type nh_integrator_rk4 = {
                NH_SYS_TIME_DAMPING | NH_SYS_TIME_POTENTIAL, /* nh_acceleration takes t */
     .order = order,
     .step = rk4_step,
+    .step_lanes = rk4_step_lanes,
 };
 
 /* rk4_reduced: only where the constraints are solved for the first k velocities. */

@@ -36,10 +36,10 @@ static int sample_initial_conditions(const nh_study *st, nh_ensemble_result *r, 
   return rc < 0 ? -1 : 0;
 }
 
-/* One trajectory: dE (and the observables) sampled every K steps, into dE (nsamples) and values
- * (nsamples × the samples' row), which are r's own rows or a streamed run's buffers. */
-static int run_trajectory(const nh_study *st, nh_ensemble_result *r, long task, double *dE, double *values,
-                          nh_cost *cost) {
+/* One trajectory's run: dE (and the observables) sampled every K steps, into dE (nsamples) and
+ * values (nsamples × the samples' row), which are r's own rows or a streamed run's buffers. */
+static nh_sampled_run trajectory_run(const nh_study *st, const nh_ensemble_result *r, long task, double *dE,
+                                     double *values) {
   const int nic = st->count, n = st->sys.n, mi = (int)(task / nic), ic = (int)(task % nic);
   nh_sampled_run run = {.st = st, .m = st->methods[mi], .method_index = mi, .h = st->h[0],
                         .nsteps = st->nsteps, .K = st->sample_every, .divergence = st->divergence, .dE = dE};
@@ -50,14 +50,17 @@ static int run_trajectory(const nh_study *st, nh_ensemble_result *r, long task, 
     run.layout = &r->samples;
     run.values = values;
   }
-  int rc = nh_sampled_run_go(&run);
-  r->status[task] = run.status;
-  r->max_residual[task] = run.max_residual;
-  r->max_abs_dE[task] = run.max_abs_dE;
-  *cost = run.cost;
+  return run;
+}
+
+/* The trajectory's numbers from its finished run. */
+static void trajectory_done(nh_ensemble_result *r, long task, const nh_sampled_run *run, nh_cost *cost) {
+  r->status[task] = run->status;
+  r->max_residual[task] = run->max_residual;
+  r->max_abs_dE[task] = run->max_abs_dE;
+  *cost = run->cost;
   /* Drift: least-squares slope of dE against t over the samples reached. */
-  r->drift_slope[task] = nh_drift_slope(run.reached, r->t, run.dE);
-  return rc; /* 0, or nh_sampled_run_go's failure */
+  r->drift_slope[task] = nh_drift_slope(run->reached, r->t, run->dE);
 }
 
 /* ---- checkpointing (studies/checkpoint.h): one record per finished trajectory ---------------- */
@@ -178,16 +181,35 @@ int nh_ensemble_stat_row(const nh_study *st, const nh_ensemble_result *r, int m,
   return 0;
 }
 
-/* Trajectory `task` (nh_task_set.run): its rows straight into its record, then its numbers. */
-static void run_task(void *vj, long task, double *rec) {
-  journal *j = vj;
+/* Trajectories tasks[0 … n − 1] of one method (nh_task_set.run_group; run: n = 1), stepped in
+ * lanes when the method has them: their rows straight into their records, then their numbers.
+ * Each task's time is the group's over n. */
+static void run_tasks(journal *j, const long *tasks, int n, double *const *rec) {
   const size_t ns = (size_t)j->st->nsamples;
-  double t0 = omp_get_wtime();
-  double *values = j->r->samples.row ? rec + REC_ROWS + ns : NULL;
-  const int rc = run_trajectory(j->st, j->r, task, rec + REC_ROWS, values, &j->task_cost[task]);
-  j->task_time[task] = omp_get_wtime() - t0;
-  pack_task(j, task, rec);
-  rec[REC_OUTCOME] = rc != NH_REFERENCE_NO_MEMORY;
+  nh_sampled_run runs[NH_TASK_GROUP_MAX];
+  const double t0 = omp_get_wtime();
+  for (int i = 0; i < n; i++)
+    runs[i] =
+        trajectory_run(j->st, j->r, tasks[i], rec[i] + REC_ROWS, j->r->samples.row ? rec[i] + REC_ROWS + ns : NULL);
+  nh_sampled_runs_go(runs, n);
+  const double seconds = (omp_get_wtime() - t0) / n;
+  for (int i = 0; i < n; i++) {
+    trajectory_done(j->r, tasks[i], &runs[i], &j->task_cost[tasks[i]]);
+    j->task_time[tasks[i]] = seconds;
+    pack_task(j, tasks[i], rec[i]);
+    rec[i][REC_OUTCOME] = runs[i].error != NH_REFERENCE_NO_MEMORY;
+  }
+}
+
+static void run_task(void *vj, long task, double *rec) { run_tasks(vj, &task, 1, &rec); }
+
+static void run_group(void *vj, const long *tasks, int n, double *const *rec) { run_tasks(vj, tasks, n, rec); }
+
+/* A group of a method with lanes holds a lane group's trajectories. */
+static int group_width(void *vj, long task) {
+  const journal *j = vj;
+  const nh_study *st = j->st;
+  return nh_lanes_enabled() && nh_method_has_lanes(st->methods[task / st->count], &st->sys) ? NH_LANES : 1;
 }
 
 /* A finished trajectory's record (nh_task_set.take): into the result, and into the journal. A
@@ -214,7 +236,8 @@ static int run_trajectories(const nh_study *st, journal *jr, long resumed) {
   nh_progress prog;
   nh_progress_start(&prog, "ensemble", (long)traj - resumed);
   /* Kinds of task: the methods (a grid point that fails at once says nothing of another's cost). */
-  const nh_task_set ts = {(long)traj, jr->done, record_length(jr), run_task, take_task, method_of_task, nm, jr};
+  const nh_task_set ts = {(long)traj, jr->done, record_length(jr), run_task, take_task, method_of_task,
+                          nm,         jr,       group_width,       run_group};
   const int rc = nh_run_tasks(&ts, &prog);
   nh_progress_end(&prog);
   return rc;

@@ -84,6 +84,35 @@ static int sample(nh_sampled_run *r, nh_truth *tr, unsigned needs, double E0, co
   return 0;
 }
 
+/* One sample of a run that reached state x (its residuals up to there in chunk): what
+ * nh_sampled_run_go does at sample s; 0, or the true solution's failure. */
+static int take_sample(nh_sampled_run *r, nh_truth *tr, unsigned needs, double E0, int s, double chunk, long k,
+                       const nh_state *x, const nh_state *prev, const nh_state *prev2) {
+  const int row = r->layout ? r->layout->row : 0;
+  r->max_residual = fmax(r->max_residual, chunk);
+  double dE = nh_energy(&r->st->sys, x->q, x->v) - E0;
+  if (r->dE) r->dE[s] = dE;
+  /* prev2 exists once two steps are taken: s·K ≥ 2 */
+  int rc = 0;
+  if (row &&
+      (rc = sample(r, tr, needs, E0, s ? prev : NULL, k >= 2 ? prev2 : NULL, x, r->values + (size_t)s * row)) < 0) {
+    r->status = NH_STEP_SOLVER_FAILED;
+    return rc;
+  }
+  r->reached = s + 1;
+  r->max_abs_dE = fmax(r->max_abs_dE, fabs(dE));
+  /* A blown-up trajectory may stay finite for long; stop it and say so. */
+  if (r->divergence > 0 && fabs(dE) > r->divergence * fmax(1, fabs(E0))) r->status = NH_RUN_DIVERGED;
+  return 0;
+}
+
+/* After the last sample: NaN where the run did not reach. */
+static void finish_run(nh_sampled_run *r) {
+  const int nsamples = (int)(r->nsteps / r->K) + 1, row = r->layout ? r->layout->row : 0;
+  for (int s = r->reached; r->dE && s < nsamples; s++) r->dE[s] = NAN;
+  for (size_t i = (size_t)r->reached * row; r->values && i < (size_t)nsamples * row; i++) r->values[i] = NAN;
+}
+
 int nh_sampled_run_go(nh_sampled_run *r) {
   const nh_system *sys = &r->st->sys;
   const int nsamples = (int)(r->nsteps / r->K) + 1, row = r->layout ? r->layout->row : 0;
@@ -103,24 +132,81 @@ int nh_sampled_run_go(nh_sampled_run *r) {
   for (int s = 0; s < nsamples && r->status == NH_STEP_OK; s++) {
     double chunk = 0; /* the residuals of the steps to this sample, kept only when they all succeeded */
     if (s > 0 && (r->status = nh_evolve_steps(&e, r->K, nh_evolve_track_residual, &chunk)) != NH_STEP_OK) break;
-    r->max_residual = fmax(r->max_residual, chunk);
-    const nh_state *x = e.x;
-    double dE = nh_energy(sys, x->q, x->v) - E0;
-    if (r->dE) r->dE[s] = dE;
-    /* prev2 exists once two steps are taken: s·K ≥ 2 */
-    const nh_state *two_back = e.k >= 2 ? e.prev2 : NULL;
-    if (row && (rc = sample(r, &tr, needs, E0, s ? e.prev : NULL, two_back, x, r->values + (size_t)s * row)) < 0) {
-      r->status = NH_STEP_SOLVER_FAILED;
-      break;
-    }
-    r->reached = s + 1;
-    r->max_abs_dE = fmax(r->max_abs_dE, fabs(dE));
-    /* A blown-up trajectory may stay finite for long; stop it and say so. */
-    if (r->divergence > 0 && fabs(dE) > r->divergence * fmax(1, fabs(E0))) r->status = NH_RUN_DIVERGED;
+    if ((rc = take_sample(r, &tr, needs, E0, s, chunk, e.k, e.x, e.prev, e.prev2)) < 0) break;
   }
-  for (int s = r->reached; r->dE && s < nsamples; s++) r->dE[s] = NAN;
-  for (size_t i = (size_t)r->reached * row; r->values && i < (size_t)nsamples * row; i++) r->values[i] = NAN;
+  finish_run(r);
   r->final = *e.x;
   r->cost = e.cost;
+  return r->error = rc;
+}
+
+/* ---- in lanes ---- */
+
+int nh_lanes_enabled(void) {
+  const char *v = getenv("NHBENCH_LANES");
+  return !v || !(strcmp(v, "off") == 0 || strcmp(v, "0") == 0 || strcmp(v, "1") == 0);
+}
+
+/* nh_sampled_run_go on every run, their steps in lanes: the same sequence per lane (init, K steps
+ * with the residual tracked, a sample), a lane leaving when its run stops. */
+static int sampled_runs_in_lanes(nh_sampled_run *r, int count) {
+  const nh_sampled_run *r0 = &r[0];
+  const nh_system *sys = &r0->st->sys;
+  const int nsamples = (int)(r0->nsteps / r0->K) + 1, row = r0->layout ? r0->layout->row : 0;
+  const unsigned needs = needs_of(r0);
+  double E0[NH_LANES];
+  nh_truth tr[NH_LANES];
+  nh_state x0[NH_LANES];
+  nh_evolve_lanes e;
+  int rc = 0;
+  for (int l = count; l < NH_LANES; l++) x0[l] = r0->x0; /* the idle lanes' */
+  for (int l = 0; l < count; l++) {
+    r[l].error = 0;
+    x0[l] = r[l].x0;
+    E0[l] = nh_energy(sys, r[l].x0.q, r[l].x0.v);
+    nh_truth_start(&tr[l], sys, &r[l].x0, r0->st->reference_tol);
+    r[l].max_abs_dE = 0;
+    r[l].max_residual = nh_constraint_residual(sys, r[l].x0.q, r[l].x0.v);
+    r[l].reached = 0;
+  }
+  nh_evolve_lanes_start(&e, r0->m, sys, x0, count, r0->h, row ? 2 : 0);
+  nh_evolve_lanes_init(&e);
+  for (int l = 0; l < count; l++) r[l].status = e.status[l];
+  for (int s = 0; s < nsamples; s++) {
+    for (int l = 0; l < NH_LANES; l++) e.residual[l] = 0; /* each sample's chunk */
+    if (s > 0) nh_evolve_lanes_steps(&e, r0->K, 1);
+    int running = 0;
+    for (int l = 0; l < count; l++) {
+      if (r[l].status != NH_STEP_OK) continue; /* stopped before this sample */
+      if (!e.live[l]) {                        /* its step failed on the way here */
+        r[l].status = e.status[l];
+        continue;
+      }
+      nh_state x, prev, prev2;
+      nh_evolve_lanes_state(&e, l, &x, row ? &prev : NULL, row ? &prev2 : NULL);
+      const int got = take_sample(&r[l], &tr[l], needs, E0[l], s, e.residual[l], e.k, &x, &prev, &prev2);
+      if (got < 0) r[l].error = got;
+      if (got < 0 && rc == 0) rc = got;
+      if (r[l].status != NH_STEP_OK) nh_evolve_lanes_stop(&e, l, r[l].status);
+      running += r[l].status == NH_STEP_OK;
+    }
+    if (!running) break;
+  }
+  for (int l = 0; l < count; l++) {
+    finish_run(&r[l]);
+    nh_evolve_lanes_state(&e, l, &r[l].final, NULL, NULL);
+    r[l].cost = e.cost[l];
+  }
+  return rc;
+}
+
+int nh_sampled_runs_go(nh_sampled_run *r, int count) {
+  if (count > 1 && nh_lanes_enabled() && nh_method_has_lanes(r[0].m, &r[0].st->sys))
+    return sampled_runs_in_lanes(r, count);
+  int rc = 0;
+  for (int l = 0; l < count; l++) {
+    const int got = nh_sampled_run_go(&r[l]);
+    if (got < 0 && rc == 0) rc = got;
+  }
   return rc;
 }

@@ -46,10 +46,19 @@ typedef struct {
   double max_abs_dE, max_residual;
   nh_cost cost;
   nh_state final;
+  int error; /* what nh_sampled_run_go returned for it */
 } nh_sampled_run;
 /* Runs r; a failed run leaves NaN in the samples it did not reach. Returns 0, or -1 when the true
  * solution that an observable needs could not be computed, NH_REFERENCE_NO_MEMORY when there was
  * no memory for it (status then says the run failed). */
 int nh_sampled_run_go(nh_sampled_run *r);
+/* Runs r[0 … count − 1] (count ≤ NH_LANES), which differ only in x0, values and dE: in lanes
+ * (integrators/evolve.h) when their method has them and nh_lanes_enabled(), else one by one; each
+ * run's outcome is nh_sampled_run_go's on it, to the bit. Returns 0, or the first failure as
+ * nh_sampled_run_go returns it. */
+int nh_sampled_runs_go(nh_sampled_run *r, int count);
+/* Whether studies step in lanes: not when NHBENCH_LANES is "off" (or 0, 1: one lane), which the
+ * benchmarks and the tests use to compare the two paths. */
+int nh_lanes_enabled(void);
 
 #endif

@@ -135,7 +135,7 @@ int nh_journaled_tasks(const nh_study *st, const char *label, long count, int (*
     if (!st->checkpoint) snprintf(err, errlen, "%s: rank 0 could not open its journal", st->spec_file);
     return free(j.done), -1;
   }
-  const nh_task_set ts = {count, j.done, j.length, run_task, take_task, NULL, 0, &j};
+  const nh_task_set ts = {count, j.done, j.length, run_task, take_task, NULL, 0, &j, NULL, NULL};
   nh_progress prog;
   nh_progress_start(&prog, label, count - resumed);
   const int rc = nh_run_tasks(&ts, &prog);

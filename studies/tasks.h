@@ -67,7 +67,22 @@ typedef struct {
   int (*kind)(void *ctx, long task);
   int nkinds;
   void *ctx;
+  /* Groups (optional; group_width NULL: every task on its own). group_width(ctx, task): how many
+   * tasks a group led by task may hold (≥ 1; 1: alone), at most NH_TASK_GROUP_MAX. The runtime
+   * forms the groups before it starts, in task order, from the tasks not done: a group is led by the
+   * first task not yet in one and takes the next tasks not done (not necessarily consecutive
+   * numbers) of the same kind (kind(); all of one kind without it) until it holds group_width of
+   * its leader. run_group(ctx, tasks, n, records) runs the n tasks of a group (tasks ascending),
+   * packing task tasks[i]'s record into records[i] exactly as run would; each record is then taken
+   * on its own, as a task's (take, the journal: one record per task, as without groups). A group is
+   * one unit of work for a thread or an MPI worker; progress ticks each of its tasks, with the
+   * group's time shared evenly. Results therefore depend on neither the grouping nor the threads,
+   * provided run_group packs each task's record as run would. */
+  int (*group_width)(void *ctx, long task);
+  void (*run_group)(void *ctx, const long *tasks, int n, double *const *records);
 } nh_task_set;
+/* The most tasks in one group (the widest lanes, integrators/lanes.h). */
+#define NH_TASK_GROUP_MAX 16
 /* Runs every task not done (studies/distribute.c): over the OpenMP threads (dynamic schedule;
  * each record taken as its task ends), or in the MPI build under mpirun with more than one rank,
  * over the ranks: rank 0 hands tasks out and takes their records, the others run them with their

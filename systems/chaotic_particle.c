@@ -2,6 +2,7 @@
  * q = (x, y1, y2, z1, z2), M = I,
  * V = ½(x² + y1² + y2² + z1² + z2² + z1²z2² + y1²z1² + y2²z2²),
  * constraint ẋ + y1 ż1 + y2 ż2 = 0, μ(q) = (1, 0, 0, y1, y2). */
+#include <math.h>
 #include <string.h>
 
 #include "systems/system.h"
@@ -64,22 +65,85 @@ static void constraint_derivative(const double *p NH_UNUSED, const double *q NH_
   D[Y2] = w[Z2];
 }
 
+/* One point's q, v or a, components by name: the acceleration below is written once on these, for
+ * the scalar kernel and for the lanes (a lane loop keeps a lane's numbers in registers). */
+typedef struct {
+  double x, y1, y2, z1, z2;
+} vec5;
+
+typedef struct {
+  vec5 a;
+  double lambda;
+} acceleration5;
+
+static inline NH_LANES_INLINE vec5 load5(const double *x, int stride, int l) {
+  return (vec5){x[X * stride + l], x[Y1 * stride + l], x[Y2 * stride + l], x[Z1 * stride + l], x[Z2 * stride + l]};
+}
+
+static inline NH_LANES_INLINE void store5(double *x, int stride, int l, vec5 w) {
+  x[X * stride + l] = w.x, x[Y1 * stride + l] = w.y1, x[Y2 * stride + l] = w.y2, x[Z1 * stride + l] = w.z1,
+                 x[Z2 * stride + l] = w.z2;
+}
+
 /* The index-reduced ODE in closed form (M = I, one constraint): μ·a + (Dμ[v])v = 0 with
- * a = −∇V + μλ gives λ = (μ·∇V − (Dμ[v])v)/|μ|², |μ|² = 1 + y1² + y2². */
-static int acceleration(const double *p, double t NH_UNUSED, const double *q, const double *v, double *a,
+ * a = −∇V + μλ gives λ = (μ·∇V − (Dμ[v])v)/|μ|², |μ|² = 1 + y1² + y2²; ∇V and (Dμ[v])v as
+ * grad_potential and constraint_curvature compute them. */
+static inline NH_LANES_INLINE acceleration5 acceleration_at(vec5 q, vec5 v) {
+  const double y1 = q.y1, y2 = q.y2, z1 = q.z1, z2 = q.z2;
+  const vec5 g = {q.x, y1 + y1 * z1 * z1, y2 + y2 * z2 * z2, z1 + z1 * z2 * z2 + y1 * y1 * z1,
+                  z2 + z1 * z1 * z2 + y2 * y2 * z2};
+  const double curv = v.y1 * v.z1 + v.y2 * v.z2;
+  const double l = (g.x + y1 * g.z1 + y2 * g.z2 - curv) / (1 + y1 * y1 + y2 * y2);
+  return (acceleration5){{-g.x + l, -g.y1, -g.y2, -g.z1 + y1 * l, -g.z2 + y2 * l}, l};
+}
+
+static int acceleration(const double *p NH_UNUSED, double t NH_UNUSED, const double *q, const double *v, double *a,
                         double *lambda) {
-  double g[N], curv;
-  grad_potential(p, q, g);
-  constraint_curvature(p, q, v, &curv);
-  const double y1 = q[Y1], y2 = q[Y2];
-  const double l = (g[X] + y1 * g[Z1] + y2 * g[Z2] - curv) / (1 + y1 * y1 + y2 * y2);
-  a[X] = -g[X] + l;
-  a[Y1] = -g[Y1];
-  a[Y2] = -g[Y2];
-  a[Z1] = -g[Z1] + y1 * l;
-  a[Z2] = -g[Z2] + y2 * l;
-  lambda[0] = l;
+  const acceleration5 r = acceleration_at(load5(q, 1, 0), load5(v, 1, 0));
+  store5(a, 1, 0, r.a);
+  lambda[0] = r.lambda;
   return 0;
+}
+
+/* ---- the same on NH_LANES points (core/lanes.h) -------------------------------------------------- */
+
+static inline NH_LANES_INLINE void acceleration_lanes_lanes(const double *t NH_UNUSED, const double *q, const double *v,
+                                                            double *a, int *status) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++) {
+    store5(a, NH_LANES, l, acceleration_at(load5(q, NH_LANES, l), load5(v, NH_LANES, l)).a);
+    status[l] = 0;
+  }
+}
+NH_LANES_ISA_VARIANTS(acceleration_lanes, (const double *t, const double *q, const double *v, double *a, int *status),
+                      (t, q, v, a, status))
+
+static void acceleration_of_lanes(const double *p NH_UNUSED, const double *t, const double *q, const double *v,
+                                  double *a, int *status) {
+  acceleration_lanes(t, q, v, a, status);
+}
+
+/* nh_constraint_residual: |0 + μ·v| summed as nh_constraint_values sums it (μ's 1 and 0 entries
+ * multiplied in: 0·x is −0 for negative x), then fmax(0, ·) written as the select it is here (NaN
+ * to 0), which vectorizes. */
+static inline NH_LANES_INLINE void residual_lanes_lanes(const double *q, const double *v, double *out) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++) {
+    const vec5 x = load5(q, NH_LANES, l), w = load5(v, NH_LANES, l);
+    double r = 0;
+    r += 1 * w.x;
+    r += 0 * w.y1;
+    r += 0 * w.y2;
+    r += x.y1 * w.z1;
+    r += x.y2 * w.z2;
+    const double m = fabs(r);
+    out[l] = m > 0 ? m : 0;
+  }
+}
+NH_LANES_ISA_VARIANTS(residual_lanes, (const double *q, const double *v, double *out), (q, v, out))
+
+static void residual_of_lanes(const double *p NH_UNUSED, const double *q, const double *v, double *out) {
+  residual_lanes(q, v, out);
 }
 
 static const double q0[] = {1, 0, 1, -1, -1};
@@ -89,6 +153,8 @@ static const nh_system_kernels kernels = {
     .constraint_curvature = constraint_curvature,
     .constraint_derivative = constraint_derivative,
     .acceleration = acceleration,
+    .acceleration_lanes = acceleration_of_lanes,
+    .constraint_residual_lanes = residual_of_lanes,
 };
 
 static const nh_system_knowledge knowledge = {

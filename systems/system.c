@@ -433,6 +433,42 @@ int nh_acceleration(const nh_system *sys, double t, const double *q, const doubl
   return 0;
 }
 
+/* ---- lanes (core/lanes.h) ---- */
+
+/* Lane l's point of x (n components, lane layout) into p. */
+static void lane_point(int n, const double *x, int l, double *p) {
+  for (int i = 0; i < n; i++) p[i] = x[i * NH_LANES + l];
+}
+
+void nh_lanes_acceleration(const nh_system *sys, const double *t, const double *q, const double *v, double *a,
+                           int *status) {
+  const nh_system_kernels *kn = sys->type->kernels;
+  if (kn && kn->acceleration_lanes) {
+    kn->acceleration_lanes(sys->p, t, q, v, a, status);
+    return;
+  }
+  const int n = sys->n;
+  for (int l = 0; l < NH_LANES; l++) {
+    double ql[NH_MAX_N], vl[NH_MAX_N], al[NH_MAX_N];
+    lane_point(n, q, l, ql), lane_point(n, v, l, vl);
+    status[l] = nh_acceleration(sys, t[l], ql, vl, al);
+    for (int i = 0; i < n; i++) a[i * NH_LANES + l] = al[i];
+  }
+}
+
+void nh_lanes_constraint_residual(const nh_system *sys, const double *q, const double *v, double *out) {
+  const nh_system_kernels *kn = sys->type->kernels;
+  if (kn && kn->constraint_residual_lanes) {
+    kn->constraint_residual_lanes(sys->p, q, v, out);
+    return;
+  }
+  for (int l = 0; l < NH_LANES; l++) {
+    double ql[NH_MAX_N], vl[NH_MAX_N];
+    lane_point(sys->n, q, l, ql), lane_point(sys->n, v, l, vl);
+    out[l] = nh_constraint_residual(sys, ql, vl);
+  }
+}
+
 int nh_constraint_gram(const nh_system *sys, const double *q, const double *A, double *W, double *C) {
   double space[NH_MAX_N * NH_MAX_N];
   const double *Minv;

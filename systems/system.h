@@ -14,7 +14,8 @@
 #include <gsl/gsl_rng.h>
 
 #include "core/attributes.h" /* NH_UNUSED */
-#include "core/linalg.h" /* nh_spd_solve, nh_spd_solve_many, nh_spd_invert */
+#include "core/lanes.h"      /* NH_LANES, the lane kernels' layout */
+#include "core/linalg.h"     /* nh_spd_solve, nh_spd_solve_many, nh_spd_invert */
 #include "core/param.h"
 #include "core/state.h"
 
@@ -99,6 +100,16 @@ typedef struct {
    * §2.0), e.g. for the chaotic particle of make study-chaotic. Returns 0, or -1 where the
    * multiplier is undefined. */
   int (*acceleration)(const double *p, double t, const double *q, const double *v, double *a, double *lambda);
+  /* Lane kernels (issue 51, core/lanes.h): the same quantities at NH_LANES points at once, in
+   * structure-of-arrays layout (component i of lane l at x[i * NH_LANES + l]), each lane's numbers
+   * those of the scalar path on that lane's point to the bit. Without them nh_lanes_acceleration
+   * and nh_lanes_constraint_residual call the scalar functions lane by lane: correct, not faster.
+   *   acceleration_lanes: nh_acceleration's a (n × lanes) at times t (lanes), and its return value
+   *     (0, or -1) per lane in status.
+   *   constraint_residual_lanes: nh_constraint_residual per lane, max_a |A_a(q)v + b_a(q)|. */
+  void (*acceleration_lanes)(const double *p, const double *t, const double *q, const double *v, double *a,
+                             int *status);
+  void (*constraint_residual_lanes)(const double *p, const double *q, const double *v, double *out);
 } nh_system_kernels;
 
 /* First integrals other than energy (momentum maps): count values at (q, v) and their names. */
@@ -182,7 +193,7 @@ typedef struct nh_system_type {
 
 /* The interface's version: raised whenever nh_system_type, its groups or nh_state change layout, so
  * that a system plugin built against other headers is refused, not misread (systems/plugin.h). */
-#define NH_SYSTEM_ABI 1
+#define NH_SYSTEM_ABI 2
 /* In a plugin's source, once: exports its table and the version it was built against, what
  * nh_system_plugin_open looks for. */
 #define NH_SYSTEM_PLUGIN(type)                                                                                         \
@@ -315,6 +326,11 @@ void nh_free_force(const nh_system *sys, double t, const double *q, const double
 int nh_multiplier(const nh_system *sys, double t, const double *q, const double *v, double *lambda);
 /* M⁻¹(f + Aᵀλ) with the eliminated λ: the index-reduced ODE's right-hand side. */
 int nh_acceleration(const nh_system *sys, double t, const double *q, const double *v, double *a);
+/* nh_acceleration and nh_constraint_residual at NH_LANES points (core/lanes.h layout): the
+ * system's lane kernels, or the scalar functions lane by lane; the same bits either way. */
+void nh_lanes_acceleration(const nh_system *sys, const double *t, const double *q, const double *v, double *a,
+                           int *status);
+void nh_lanes_constraint_residual(const nh_system *sys, const double *q, const double *v, double *out);
 /* M-orthogonal projection of v onto {A(q)v + b(q) = 0}: v ← v − M⁻¹Aᵀ C⁻¹ (A v + b). */
 int nh_project_velocity(const nh_system *sys, const double *q, double *v);
 /* The same projection, also returning its multiplier y = C⁻¹(A v + b) (k), as RATTLE needs. */

@@ -23,6 +23,7 @@
 #include "bench/performance/lockstep.h"
 #include "core/linalg.h"
 #include "core/text.h"
+#include "integrators/evolve.h"
 
 #include "studies/sampling.h"
 #include "studies/study.h"
@@ -508,6 +509,126 @@ static void bench_lockstep(const char *spec NH_UNUSED) { /* the tables of one sy
   lockstep_masking_check(h);
 }
 
+/* ---- the harness's own ensembles in lanes (core/lanes.h, issue 51) ------------------------------------ */
+
+/* The harness on the lockstep table's starts, the way an ensemble steps them (the residual tracked
+ * every step, integrators/evolve.h): in lanes when `lanes`, else one trajectory at a time; the final
+ * states into x; seconds, or -1 when a run fails. */
+static double harness_ensemble(const nh_method *m, const nh_system *sys, const nh_floor_state *start, double h,
+                               long steps, int lanes, nh_state *x) {
+  nh_state x0[LS_TRAJ];
+  for (int j = 0; j < LS_TRAJ; j++) {
+    x0[j] = (nh_state){0};
+    memcpy(x0[j].q, start[j].q, sizeof start[j].q);
+    memcpy(x0[j].v, start[j].v, sizeof start[j].v);
+  }
+  int failed = 0;
+  const double t0 = omp_get_wtime();
+  for (int j = 0; j < LS_TRAJ; j += lanes ? NH_LANES : 1) {
+    if (lanes) {
+      static nh_evolve_lanes e;
+      nh_evolve_lanes_start(&e, m, sys, &x0[j], NH_LANES, h, 0);
+      nh_evolve_lanes_init(&e);
+      failed |= nh_evolve_lanes_steps(&e, steps, 1) != NH_LANES;
+      for (int l = 0; l < NH_LANES; l++) nh_evolve_lanes_state(&e, l, &x[j + l], NULL, NULL);
+      continue;
+    }
+    nh_evolve e;
+    double residual = 0;
+    nh_evolve_start(&e, m, sys, &x0[j], h, 0);
+    failed |= nh_evolve_init(&e) != NH_STEP_OK;
+    failed |= nh_evolve_steps(&e, steps, nh_evolve_track_residual, &residual) != NH_STEP_OK;
+    x[j] = *e.x;
+  }
+  const double t = omp_get_wtime() - t0;
+  return failed ? -1 : t;
+}
+
+/* The scalar floor of method f on every start, one after the other; seconds, or -1. */
+static double floor_ensemble(int f, const nh_floor_state *start, double h, long steps) {
+  static nh_floor_state s[LS_TRAJ];
+  memcpy(s, start, sizeof s);
+  int failed = 0;
+  const double t0 = omp_get_wtime();
+  for (int j = 0; j < LS_TRAJ; j++) failed |= run_floor(f, &s[j], h, steps) < 0;
+  const double t = omp_get_wtime() - t0;
+  return failed ? -1 : t;
+}
+
+/* A timing v (−1: the run failed) into repetition r's slot (r = −1: the warm-up, kept nowhere);
+ * 1 when it failed. */
+static int timing(double v, double *t, int r) {
+  if (r >= 0) t[r] = v;
+  return v < 0;
+}
+
+static const bench_column lanes_columns[] = {
+    {9, "lanes ns"},     {10, "scalar ns"},      {9, "floor ns"},    {11, "lockstep ns"},
+    {11, "floor/lanes"}, {14, "lanes/lockstep"}, {11, "state diff"}, {0}};
+
+/* One method's row: the harness in lanes (if the method has them), the scalar harness, its scalar
+ * floor and (rk4, herglotz2) the lockstep floor at 8 lanes, interleaved over the repetitions. */
+static void lanes_row(int f, const nh_floor_state *start, double h, long steps) {
+  nh_system sys;
+  nh_system_init(&sys, nh_system_type_find("chaotic_particle"));
+  char err[256];
+  nh_method *m = nh_method_parse(floor_methods[f], err, sizeof err);
+  const int ls = f == FLOOR_RK4 ? LS_RK4 : f == FLOOR_HERGLOTZ2 ? LS_HERGLOTZ2 : -1;
+  const int lanes = m && nh_method_has_lanes(m, &sys);
+  static nh_state xs[LS_TRAJ], xl[LS_TRAJ];
+  static nh_floor_state locked[LS_TRAJ];
+  long its[LS_TRAJ];
+  double t[4][LS_REPS];
+  untimed(&t[0][0], 4 * LS_REPS);
+  int failed = !m;
+  for (int r = -1; m && r < LS_REPS; r++) { /* r = -1: a warm-up, not timed */
+    if (lanes) failed |= timing(harness_ensemble(m, &sys, start, h, steps, 1, xl), t[0], r);
+    failed |= timing(harness_ensemble(m, &sys, start, h, steps, 0, xs), t[1], r);
+    failed |= timing(floor_ensemble(f, start, h, steps), t[2], r);
+    if (ls >= 0) {
+      memcpy(locked, start, sizeof locked);
+      failed |= timing(lockstep_lanes(ls, 8, locked, h, steps, its), t[3], r);
+    }
+  }
+  nh_method_free(m);
+  if (failed) {
+    put_no_numbers(lanes_columns, "failed", floor_methods[f]);
+    return;
+  }
+  const double per = 1e9 / ((double)LS_TRAJ * steps);
+  double ns[4], diff = 0;
+  for (int c = 0; c < 4; c++) ns[c] = per * median(t[c], LS_REPS);
+  for (int j = 0; lanes && j < LS_TRAJ; j++)
+    for (int i = 0; i < 5; i++)
+      diff = fmax(diff, fmax(nh_lockstep_gap(xl[j].q[i], xs[j].q[i]), nh_lockstep_gap(xl[j].v[i], xs[j].v[i])));
+  char cell[4][16];
+  snprintf(cell[0], sizeof cell[0], lanes ? "%.1f" : "-", ns[0]);
+  snprintf(cell[1], sizeof cell[1], ls >= 0 ? "%.1f" : "-", ns[3]);
+  snprintf(cell[2], sizeof cell[2], lanes ? "%.2f" : "-", ns[2] / ns[0]);
+  snprintf(cell[3], sizeof cell[3], lanes && ls >= 0 ? "%.2f" : "-", ns[0] / ns[3]);
+  printf("%9s %10.1f %9.1f %11s %11s %14s %11s  %s\n", cell[0], ns[1], ns[2], cell[1], cell[2], cell[3],
+         lanes ? (diff == 0 ? "0" : "DIFFER") : "-", floor_methods[f]);
+}
+
+/* The harness's own ensembles stepped in lanes (issue 51), per trajectory-step, against the scalar
+ * harness, the scalar floors and the lockstep floors, on the lockstep table's 64 starts. */
+static void bench_lanes(const char *spec NH_UNUSED) {
+  const double h = 0.2;
+  const long steps = quick ? 100 : 20000;
+  static nh_floor_state start[LS_TRAJ];
+  lockstep_starts(start);
+  printf(
+      "\nthe harness's ensembles in lanes (%d lanes, %s) against the scalar harness and the floors, chaotic_particle,\n"
+      "h = %g, %d trajectories x %ld steps, median of %d: ns per trajectory-step (the harness as an ensemble steps:\n"
+      "the constraint residual tracked every step; the floors track none), floor/lanes = the scalar floor's time\n"
+      "over the lanes' (target >= 2.5 for rk4 and nh_newmark), lanes/lockstep = the lanes' time over the lockstep\n"
+      "floor's at 8 lanes (target <= 1.3), state diff: lanes against the scalar harness (0: the same bits); '-':\n"
+      "the method has no lanes yet (the scalar path runs) or no lockstep floor\n",
+      NH_LANES, nh_isa_name(nh_lanes_isa()), h, LS_TRAJ, steps, LS_REPS);
+  put_headings(lanes_columns);
+  for (int f = 0; f < FLOORS; f++) lanes_row(f, start, h, steps);
+}
+
 /* nh_study_load with the spec's notes (grid points skipped, ...) held back: the bench loads the
  * same spec several times and its tables are the output. 0, or -1 with the error printed. */
 static int load_spec(const char *spec, const char **ov, int nov, nh_study *st) {
@@ -903,6 +1024,7 @@ static const struct {
     {"own", "chaotic_particle built in against the same system written in a spec (studies/examples/own_system.cfg)",
      bench_own},
     {"lockstep", "ensembles in SIMD lockstep, 4 and 8 lanes: rk4 and herglotz2 against their floors", bench_lockstep},
+    {"lanes", "the harness's ensembles in lanes against the scalar harness and the floors", bench_lanes},
     {"sampling", "the cost of sampling observables along a run", bench_sampling},
     {"ensemble", "the ensemble SPEC on 1 and 2 threads: the OpenMP speed-up", bench_ensemble},
     {"memory", "peak memory of SPEC sampled every step, in memory and streamed through the journal", bench_memory},

@@ -211,7 +211,7 @@ Test(progress, run_tasks_gives_the_kinds_left) {
     nh_progress_start(&p, "kinds", 5);
     nkinds_of_test = with_kinds == 3 ? 1 : 3;
     const int nkinds = with_kinds >= 2 ? nkinds_of_test : 0;
-    const nh_task_set ts = {7, done, 1, run_one, take_one, with_kinds ? kind_of : NULL, nkinds, NULL};
+    const nh_task_set ts = {7, done, 1, run_one, take_one, with_kinds ? kind_of : NULL, nkinds, NULL, NULL, NULL};
     const double start = omp_get_wtime();
     cr_assert_eq(nh_run_tasks(&ts, &p), 0);
     const double most = (omp_get_wtime() - start) * omp_get_max_threads();

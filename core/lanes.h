@@ -1,0 +1,71 @@
+/* Lockstep lanes (issue 51): NH_LANES trajectories of one method on one system stepped together,
+ * their states in structure-of-arrays layout (component i of lane l at q[i][l]), so that one
+ * component of every lane is one contiguous run that a vector instruction loads and stores.
+ *
+ * Every lane computes exactly the numbers the scalar path computes for its trajectory: the lane
+ * loops perform the same IEEE operations in the same order on each lane (no -ffast-math, no
+ * contraction into FMAs: the project compiles with -std=c11 -ffp-contract=off, and no lane code
+ * reassociates a sum), so results are the same bits with lanes or without, whatever the width of
+ * the vectors. The loops are written once (an always-inline body over the lanes, `#pragma omp simd`)
+ * and compiled for three instruction sets, chosen at run time (NH_LANES_ISA_VARIANTS below). */
+#ifndef NH_CORE_LANES_H
+#define NH_CORE_LANES_H
+
+#include "core/state.h"
+
+/* Lanes per group: 8 doubles are one AVX-512 vector, two AVX2 ones, four SSE2 ones. */
+#define NH_LANES 8
+
+/* NH_LANES states (nh_state's fields, lane by lane). */
+typedef struct {
+  _Alignas(64) double t[NH_LANES];
+  _Alignas(64) double q[NH_MAX_N][NH_LANES];
+  _Alignas(64) double v[NH_MAX_N][NH_LANES];
+  _Alignas(64) double z[NH_LANES];
+  _Alignas(64) double lambda[NH_MAX_K][NH_LANES];
+  _Alignas(64) double carry[NH_MAX_CARRY][NH_LANES];
+} nh_lanes;
+
+/* Lane l of X from x, and back. */
+void nh_lanes_put(nh_lanes *X, int l, const nh_state *x);
+void nh_lanes_get(const nh_lanes *X, int l, nh_state *x);
+
+/* The instruction sets the lane loops are compiled for, in increasing width. */
+typedef enum { NH_ISA_SSE2, NH_ISA_AVX2, NH_ISA_AVX512, NH_ISA_COUNT } nh_isa;
+/* The one the lane loops use: the widest this CPU has, or the one NHBENCH_ISA names (sse2, avx2,
+ * avx512) when the CPU has it; decided at the first call. */
+nh_isa nh_lanes_isa(void);
+/* Makes the lane loops use isa from now on (the tests and the benchmarks compare them): 0, or -1
+ * when this CPU does not have it. */
+int nh_lanes_use_isa(nh_isa isa);
+int nh_isa_supported(nh_isa isa);
+const char *nh_isa_name(nh_isa isa);
+
+/* Defines `static void NAME PARAMS`, which runs NAME##_lanes ARGS (a `static inline
+ * NH_LANES_INLINE void` function: the lane loops' body) compiled for the instruction set
+ * nh_lanes_isa() chose. The body is inlined into one copy per instruction set, where GCC
+ * vectorizes its `#pragma omp simd` loops for that set. */
+#define NH_LANES_INLINE __attribute__((always_inline))
+#if defined(__x86_64__) && defined(__GNUC__)
+#define NH_LANES_ISA_VARIANTS(NAME, PARAMS, ARGS)                                                                      \
+  __attribute__((target("avx512f"))) static void NAME##_avx512 PARAMS { NAME##_lanes ARGS; }                           \
+  __attribute__((target("avx2"))) static void NAME##_avx2 PARAMS { NAME##_lanes ARGS; }                                \
+  static void NAME##_sse2 PARAMS { NAME##_lanes ARGS; }                                                                \
+  static void NAME PARAMS {                                                                                            \
+    switch (nh_lanes_isa()) {                                                                                          \
+    case NH_ISA_AVX512:                                                                                                \
+      NAME##_avx512 ARGS;                                                                                              \
+      return;                                                                                                          \
+    case NH_ISA_AVX2:                                                                                                  \
+      NAME##_avx2 ARGS;                                                                                                \
+      return;                                                                                                          \
+    default:                                                                                                           \
+      NAME##_sse2 ARGS;                                                                                                \
+    }                                                                                                                  \
+  }
+#else
+#define NH_LANES_ISA_VARIANTS(NAME, PARAMS, ARGS)                                                                      \
+  static void NAME PARAMS { NAME##_lanes ARGS; }
+#endif
+
+#endif

@@ -1,0 +1,153 @@
+/* Lockstep lanes (core/lanes.h, integrators/evolve.h, issue 51 item 4): every method with lanes on
+ * every system it applies to, stepped NH_LANES runs at a time, gives each lane its scalar run's
+ * numbers bit for bit: the whole state (every field, those the method leaves alone included), the
+ * cost counters, the status, the largest constraint residual. For every instruction set this CPU
+ * has; with lanes that fail at their first step (a NaN), later (an overflow), or where the
+ * multiplier is undefined (q = 0, where some systems' A(q) loses rank), and idle lanes. */
+#include <criterion/criterion.h>
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <string.h>
+
+#include "integrators/evolve.h"
+#include "tests/helpers.h"
+
+#define STEPS 40
+/* Two step sizes: at 0.05, h / 6 and h · (1/6) happen to be one double; at 0.037 they are not. */
+static const double step_sizes[] = {0.05, 0.037};
+static double H = 0.05;
+
+typedef struct {
+  nh_state x;
+  nh_cost cost;
+  int status;
+  double residual;
+} scalar_run;
+
+static scalar_run run_scalar(const nh_method *m, const nh_system *sys, const nh_state *x0) {
+  nh_evolve e;
+  nh_evolve_start(&e, m, sys, x0, H, 2);
+  scalar_run r = {.status = nh_evolve_init(&e)};
+  if (r.status == NH_STEP_OK) r.status = nh_evolve_steps(&e, STEPS, nh_evolve_track_residual, &r.residual);
+  r.x = *e.x, r.cost = e.cost;
+  return r;
+}
+
+/* The lanes' starting states: the default state, six perturbed ones (q and v moved by up to 0.3),
+ * then one that fails: a NaN (lane 5), velocities near overflow (lane 6), q = 0 (lane 7). */
+static void starting_states(const nh_system *sys, gsl_rng *rng, nh_state *x0) {
+  nh_system_default_state(sys, &x0[0]);
+  for (int l = 1; l < NH_LANES; l++) {
+    x0[l] = x0[0];
+    for (int i = 0; i < sys->n; i++)
+      x0[l].q[i] += gsl_ran_flat(rng, -0.3, 0.3), x0[l].v[i] += gsl_ran_flat(rng, -0.3, 0.3);
+  }
+  x0[5].q[0] = NAN;
+  for (int i = 0; i < sys->n; i++) x0[6].v[i] = 1e100 * (i + 1), x0[7].q[i] = 0;
+}
+
+static int same(const void *a, const void *b, size_t n) { return memcmp(a, b, n) == 0; }
+
+/* Lanes against scalar runs for runs lanes in use; counts what failed where in failures. */
+static void compare(const nh_method *m, const nh_system *sys, const nh_state *x0, int runs, int *failures) {
+  char name[256];
+  nh_method_format(m, name, sizeof name);
+  nh_evolve_lanes e;
+  nh_evolve_lanes_start(&e, m, sys, x0, runs, H, 2);
+  nh_evolve_lanes_init(&e);
+  int live = nh_evolve_lanes_steps(&e, STEPS, 1), still = 0;
+  for (int l = 0; l < runs; l++) {
+    const scalar_run s = run_scalar(m, sys, &x0[l]);
+    nh_state x;
+    nh_evolve_lanes_state(&e, l, &x, NULL, NULL);
+    cr_expect(same(&x, &s.x, sizeof x),
+              "%s on %s (%s), lane %d: the state differs (q0 %.17g vs %.17g, v0 %.17g vs %.17g)", name,
+              nh_system_name(sys), nh_isa_name(nh_lanes_isa()), l, x.q[0], s.x.q[0], x.v[0], s.x.v[0]);
+    cr_expect(same(&e.cost[l], &s.cost, sizeof s.cost),
+              "%s on %s, lane %d: cost (steps %llu vs %llu, rhs %llu vs %llu)", name, nh_system_name(sys), l,
+              e.cost[l].steps, s.cost.steps, e.cost[l].rhs_evals, s.cost.rhs_evals);
+    cr_expect_eq(e.status[l], s.status, "%s on %s, lane %d: status %d, scalar %d", name, nh_system_name(sys), l,
+                 e.status[l], s.status);
+    cr_expect(same(&e.residual[l], &s.residual, sizeof s.residual), "%s on %s, lane %d: residual %.17g vs %.17g", name,
+              nh_system_name(sys), l, e.residual[l], s.residual);
+    cr_expect_eq(e.live[l], s.status == NH_STEP_OK);
+    still += s.status == NH_STEP_OK;
+    if (s.status != NH_STEP_OK) failures[s.status]++;
+  }
+  cr_expect_eq(live, still, "%s on %s: %d lanes live, %d runs went to the end", name, nh_system_name(sys), live, still);
+  for (int l = runs; l < NH_LANES; l++) cr_expect_not(e.live[l], "idle lane %d runs", l);
+}
+
+Test(lanes, every_method_with_lanes_on_every_system_bit_for_bit, .timeout = 120) {
+  gsl_rng *rng = test_rng(51);
+  int pairs = 0, isas = 0, failures[8] = {0};
+  const nh_isa best = nh_lanes_isa();
+  for (int isa = 0; isa < NH_ISA_COUNT; isa++) {
+    if (nh_lanes_use_isa((nh_isa)isa) != 0) continue;
+    isas++;
+    for (int i = 0; nh_integrator_types[i]; i++) {
+      if (!nh_integrator_types[i]->step_lanes) continue;
+      nh_method *m = test_method(nh_integrator_types[i]->name);
+      for (int j = 0; nh_system_types[j]; j++) {
+        nh_system sys = test_system_of(nh_system_types[j], NULL);
+        char why[512];
+        if (nh_method_applies(m, &sys, why, sizeof why) != 0) continue;
+        cr_assert(nh_method_has_lanes(m, &sys));
+        nh_state x0[NH_LANES];
+        starting_states(&sys, rng, x0);
+        for (int k = 0; k < 2; k++) {
+          H = step_sizes[k];
+          compare(m, &sys, x0, NH_LANES, failures);
+          compare(m, &sys, x0, 3, failures); /* five idle lanes */
+        }
+        pairs++;
+      }
+      nh_method_free(m);
+    }
+  }
+  nh_lanes_use_isa(best);
+  cr_log_info("%d (method, system) pairs over %d instruction sets; lanes failed %d times (solver), %d (not finite)",
+              pairs, isas, failures[NH_STEP_SOLVER_FAILED], failures[NH_STEP_NONFINITE]);
+  cr_expect_geq(isas, 1);
+  cr_expect_geq(pairs, 19 * isas, "rk4 alone applies to every system");
+  cr_expect_gt(failures[NH_STEP_SOLVER_FAILED], 0, "no lane met an undefined multiplier");
+  cr_expect_gt(failures[NH_STEP_NONFINITE], 0, "no lane went non-finite");
+  gsl_rng_free(rng);
+}
+
+/* The comparison sees one ulp: a lane moved by one ulp at the start ends elsewhere. */
+Test(lanes, comparison_sees_one_ulp) {
+  nh_system sys = test_system("chaotic_particle", NULL);
+  nh_method *m = test_method("rk4");
+  nh_state x0[NH_LANES], moved;
+  for (int l = 0; l < NH_LANES; l++) nh_system_default_state(&sys, &x0[l]);
+  moved = x0[0];
+  moved.q[0] = nextafter(moved.q[0], 2);
+  nh_evolve_lanes e;
+  nh_evolve_lanes_start(&e, m, &sys, x0, NH_LANES, H, 0);
+  nh_evolve_lanes_init(&e);
+  nh_evolve_lanes_steps(&e, STEPS, 0);
+  nh_state x;
+  nh_evolve_lanes_state(&e, 0, &x, NULL, NULL);
+  const scalar_run a = run_scalar(m, &sys, &x0[0]), b = run_scalar(m, &sys, &moved);
+  cr_expect(same(&x, &a.x, sizeof x));
+  cr_expect_not(same(&x, &b.x, sizeof x));
+  nh_method_free(m);
+}
+
+/* The instruction sets: names, the one in use is one this CPU has, and NHBENCH_ISA's choice. */
+Test(lanes, instruction_sets) {
+  cr_expect_str_eq(nh_isa_name(NH_ISA_SSE2), "sse2");
+  cr_expect_str_eq(nh_isa_name(NH_ISA_AVX2), "avx2");
+  cr_expect_str_eq(nh_isa_name(NH_ISA_AVX512), "avx512");
+  cr_expect_str_eq(nh_isa_name(NH_ISA_COUNT), "?");
+  cr_expect(nh_isa_supported(NH_ISA_SSE2));
+  cr_expect_not(nh_isa_supported(NH_ISA_COUNT));
+  cr_expect(nh_isa_supported(nh_lanes_isa()));
+  cr_expect_eq(nh_lanes_use_isa(NH_ISA_COUNT), -1);
+  for (int i = 0; i < NH_ISA_COUNT; i++)
+    if (nh_isa_supported((nh_isa)i)) {
+      cr_expect_eq(nh_lanes_use_isa((nh_isa)i), 0);
+      cr_expect_eq(nh_lanes_isa(), (nh_isa)i);
+    }
+}
