@@ -190,6 +190,81 @@ static nh_step_status nh_rattle_step(const nh_method *m NH_UNUSED, const nh_syst
   return NH_STEP_OK;
 }
 
+/* ---- nh_rattle on NH_LANES states (core/lanes.h): nh_rattle_step's operations, lane by lane ----- */
+
+/* Lane layout of a carry field: component c of lane l at field[c * NH_LANES + l]. */
+#define LANES_CARRY(X, field) (&(X)->carry[offsetof(one_step_carry, field) / sizeof(double)][0])
+
+/* out = v − (h/2) f per lane, as kick computes it (f already M⁻¹-applied where M ≠ I). */
+static inline NH_LANES_INLINE void kick_lanes_lanes(int n, const double *v, const double *f, double h, double *out) {
+  for (int i = 0; i < n; i++) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) out[i * NH_LANES + l] = v[i * NH_LANES + l] - 0.5 * h * f[i * NH_LANES + l];
+  }
+}
+NH_LANES_ISA_VARIANTS(kick_lanes, (int n, const double *v, const double *f, double h, double *out), (n, v, f, h, out))
+
+/* y's time, action and q_{k+1} = q_k + h v_{k+1/2}. */
+static inline NH_LANES_INLINE void drift_lanes_lanes(int n, const nh_lanes *x, const double *vh, double h,
+                                                     nh_lanes *y) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++) y->t[l] = x->t[l] + h, y->z[l] = x->z[l];
+  for (int i = 0; i < n; i++) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) y->q[i][l] = x->q[i][l] + h * vh[i * NH_LANES + l];
+  }
+}
+NH_LANES_ISA_VARIANTS(drift_lanes, (int n, const nh_lanes *x, const double *vh, double h, nh_lanes *y),
+                      (n, x, vh, h, y))
+
+/* λ̄ = (2/h) y, the carried force ∇V + μᵀλ̄ (add_constraint_force's sums) and the stored multiplier. */
+static inline NH_LANES_INLINE void finish_lanes_lanes(int n, int k, const double *A1, double h, nh_lanes *y) {
+  double *lambda1 = LANES_CARRY(y, lambda), *f1 = LANES_CARRY(y, force);
+  for (int a = 0; a < k; a++) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) lambda1[a * NH_LANES + l] *= 2 / h;
+  }
+  for (int i = 0; i < n; i++)
+    for (int a = 0; a < k; a++) {
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++)
+        f1[i * NH_LANES + l] += A1[(a * n + i) * NH_LANES + l] * lambda1[a * NH_LANES + l];
+    }
+  for (int a = 0; a < k; a++) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) y->lambda[a][l] = -lambda1[a * NH_LANES + l];
+  }
+}
+NH_LANES_ISA_VARIANTS(finish_lanes, (int n, int k, const double *A1, double h, nh_lanes *y), (n, k, A1, h, y))
+
+/* M⁻¹f where M ≠ I (into space), else f itself: kick's mf. */
+static const double *minv_lanes(const nh_system *sys, const double *f, double *space) {
+  if (sys->unit_mass) return f;
+  nh_lanes_mass_solve(sys, f, space);
+  return space;
+}
+
+static void nh_rattle_step_lanes(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_lanes *x, nh_lanes *y,
+                                 double h, const int *live, nh_step_status *status, nh_cost *cost) {
+  const int n = sys->n, k = sys->k;
+  double vh[NH_MAX_N * NH_LANES], A1[NH_MAX_K * NH_MAX_N * NH_LANES], space[NH_MAX_N * NH_LANES];
+  double *lambda1 = LANES_CARRY(y, lambda), *f1 = LANES_CARRY(y, force);
+  int failed[NH_LANES];
+  kick_lanes(n, &x->v[0][0], minv_lanes(sys, LANES_CARRY(x, force), space), h, vh);
+  drift_lanes(n, x, vh, h, y);
+  nh_lanes_grad_potential(sys, &y->q[0][0], f1);
+  if (k) nh_lanes_constraints(sys, &y->q[0][0], A1);
+  kick_lanes(n, vh, minv_lanes(sys, f1, space), h, &y->v[0][0]); /* second_half_step */
+  nh_lanes_project_onto(sys, A1, &y->v[0][0], lambda1, failed);
+  finish_lanes(n, k, A1, h, y);
+  for (int l = 0; l < NH_LANES; l++) {
+    if (!live[l]) continue;
+    cost[l].steps++, cost[l].rhs_evals++, cost[l].linear_solves++;
+    if (k) cost[l].constraint_evals++;
+    status[l] = failed[l] ? NH_STEP_SOLVER_FAILED : NH_STEP_OK;
+  }
+}
+
 /* ---- two-step forms: previous position from a backward step (spec §2.4 startup) -------------- */
 
 /* q_{−1} = q0 − h v0 − (h²/2) M⁻¹(V_q(q0) + μᵀ(q0)λ0): RATTLE's Φ_{−h} from (q0, p0, λ0). Then
@@ -550,6 +625,7 @@ const nh_integrator_type nh_integrator_nh_rattle = {
     .properties = NH_PRESERVES_CONSTRAINT | NH_READS_PREVIOUS_STEP,
     .init = nh_rattle_init,
     .step = nh_rattle_step,
+    .step_lanes = nh_rattle_step_lanes,
     .lambda_time = NH_LAMBDA_END,
     .lambda_doc = LAMBDA_DOC,
     .discrete_constraint = nh_rattle_constraint,

@@ -17,13 +17,34 @@ static double potential(const double *p NH_UNUSED, const double *q) {
                 y2 * y2 * z2 * z2);
 }
 
+/* One point's q, v or a, components by name: ∇V and the acceleration are written once on these, for
+ * the scalar functions and for the lanes (a lane loop keeps a lane's numbers in registers). */
+typedef struct {
+  double x, y1, y2, z1, z2;
+} vec5;
+
+typedef struct {
+  vec5 a;
+  double lambda;
+} acceleration5;
+
+static inline NH_LANES_INLINE vec5 load5(const double *x, int stride, int l) {
+  return (vec5){x[X * stride + l], x[Y1 * stride + l], x[Y2 * stride + l], x[Z1 * stride + l], x[Z2 * stride + l]};
+}
+
+static inline NH_LANES_INLINE void store5(double *x, int stride, int l, vec5 w) {
+  x[X * stride + l] = w.x, x[Y1 * stride + l] = w.y1, x[Y2 * stride + l] = w.y2, x[Z1 * stride + l] = w.z1,
+                 x[Z2 * stride + l] = w.z2;
+}
+
+static inline NH_LANES_INLINE vec5 gradient_at(vec5 q) {
+  const double x = q.x, y1 = q.y1, y2 = q.y2, z1 = q.z1, z2 = q.z2;
+  return (vec5){x, y1 + y1 * z1 * z1, y2 + y2 * z2 * z2, z1 + z1 * z2 * z2 + y1 * y1 * z1,
+                z2 + z1 * z1 * z2 + y2 * y2 * z2};
+}
+
 static void grad_potential(const double *p NH_UNUSED, const double *q, double *g) {
-  const double x = q[X], y1 = q[Y1], y2 = q[Y2], z1 = q[Z1], z2 = q[Z2];
-  g[X] = x;
-  g[Y1] = y1 + y1 * z1 * z1;
-  g[Y2] = y2 + y2 * z2 * z2;
-  g[Z1] = z1 + z1 * z2 * z2 + y1 * y1 * z1;
-  g[Z2] = z2 + z1 * z1 * z2 + y2 * y2 * z2;
+  store5(g, 1, 0, gradient_at(load5(q, 1, 0)));
 }
 
 static void hess_potential(const double *p NH_UNUSED, const double *q, double *H) {
@@ -65,33 +86,12 @@ static void constraint_derivative(const double *p NH_UNUSED, const double *q NH_
   D[Y2] = w[Z2];
 }
 
-/* One point's q, v or a, components by name: the acceleration below is written once on these, for
- * the scalar kernel and for the lanes (a lane loop keeps a lane's numbers in registers). */
-typedef struct {
-  double x, y1, y2, z1, z2;
-} vec5;
-
-typedef struct {
-  vec5 a;
-  double lambda;
-} acceleration5;
-
-static inline NH_LANES_INLINE vec5 load5(const double *x, int stride, int l) {
-  return (vec5){x[X * stride + l], x[Y1 * stride + l], x[Y2 * stride + l], x[Z1 * stride + l], x[Z2 * stride + l]};
-}
-
-static inline NH_LANES_INLINE void store5(double *x, int stride, int l, vec5 w) {
-  x[X * stride + l] = w.x, x[Y1 * stride + l] = w.y1, x[Y2 * stride + l] = w.y2, x[Z1 * stride + l] = w.z1,
-                 x[Z2 * stride + l] = w.z2;
-}
-
 /* The index-reduced ODE in closed form (M = I, one constraint): μ·a + (Dμ[v])v = 0 with
  * a = −∇V + μλ gives λ = (μ·∇V − (Dμ[v])v)/|μ|², |μ|² = 1 + y1² + y2²; ∇V and (Dμ[v])v as
  * grad_potential and constraint_curvature compute them. */
 static inline NH_LANES_INLINE acceleration5 acceleration_at(vec5 q, vec5 v) {
-  const double y1 = q.y1, y2 = q.y2, z1 = q.z1, z2 = q.z2;
-  const vec5 g = {q.x, y1 + y1 * z1 * z1, y2 + y2 * z2 * z2, z1 + z1 * z2 * z2 + y1 * y1 * z1,
-                  z2 + z1 * z1 * z2 + y2 * y2 * z2};
+  const double y1 = q.y1, y2 = q.y2;
+  const vec5 g = gradient_at(q);
   const double curv = v.y1 * v.z1 + v.y2 * v.z2;
   const double l = (g.x + y1 * g.z1 + y2 * g.z2 - curv) / (1 + y1 * y1 + y2 * y2);
   return (acceleration5){{-g.x + l, -g.y1, -g.y2, -g.z1 + y1 * l, -g.z2 + y2 * l}, l};
@@ -142,6 +142,22 @@ static inline NH_LANES_INLINE void residual_lanes_lanes(const double *q, const d
 }
 NH_LANES_ISA_VARIANTS(residual_lanes, (const double *q, const double *v, double *out), (q, v, out))
 
+static inline NH_LANES_INLINE void gradient_lanes_lanes(const double *q, double *g) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++) store5(g, NH_LANES, l, gradient_at(load5(q, NH_LANES, l)));
+}
+NH_LANES_ISA_VARIANTS(gradient_lanes, (const double *q, double *g), (q, g))
+
+static void grad_of_lanes(const double *p NH_UNUSED, const double *q, double *g) { gradient_lanes(q, g); }
+
+/* μ(q) = (1, 0, 0, y1, y2) per lane, as constraints writes it. */
+static void constraints_of_lanes(const double *p NH_UNUSED, const double *q, double *A) {
+  for (int l = 0; l < NH_LANES; l++) {
+    A[X * NH_LANES + l] = 1, A[Y1 * NH_LANES + l] = 0, A[Y2 * NH_LANES + l] = 0;
+    A[Z1 * NH_LANES + l] = q[Y1 * NH_LANES + l], A[Z2 * NH_LANES + l] = q[Y2 * NH_LANES + l];
+  }
+}
+
 static void residual_of_lanes(const double *p NH_UNUSED, const double *q, const double *v, double *out) {
   residual_lanes(q, v, out);
 }
@@ -155,6 +171,8 @@ static const nh_system_kernels kernels = {
     .acceleration = acceleration,
     .acceleration_lanes = acceleration_of_lanes,
     .constraint_residual_lanes = residual_of_lanes,
+    .grad_potential_lanes = grad_of_lanes,
+    .constraints_lanes = constraints_of_lanes,
 };
 
 static const nh_system_knowledge knowledge = {

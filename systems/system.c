@@ -469,6 +469,104 @@ void nh_lanes_constraint_residual(const nh_system *sys, const double *q, const d
   }
 }
 
+void nh_lanes_grad_potential(const nh_system *sys, const double *q, double *g) {
+  const nh_system_kernels *kn = sys->type->kernels;
+  if (kn && kn->grad_potential_lanes) {
+    kn->grad_potential_lanes(sys->p, q, g);
+    return;
+  }
+  const int n = sys->n;
+  for (int l = 0; l < NH_LANES; l++) {
+    double ql[NH_MAX_N], gl[NH_MAX_N];
+    lane_point(n, q, l, ql);
+    sys->type->grad_potential(sys->p, ql, gl);
+    for (int i = 0; i < n; i++) g[i * NH_LANES + l] = gl[i];
+  }
+}
+
+void nh_lanes_constraints(const nh_system *sys, const double *q, double *A) {
+  const nh_system_kernels *kn = sys->type->kernels;
+  if (kn && kn->constraints_lanes) {
+    kn->constraints_lanes(sys->p, q, A);
+    return;
+  }
+  const int nk = sys->n * sys->k;
+  for (int l = 0; l < NH_LANES; l++) {
+    double ql[NH_MAX_N], Al[NH_MAX_K * NH_MAX_N];
+    lane_point(sys->n, q, l, ql);
+    sys->type->constraints(sys->p, ql, Al);
+    for (int i = 0; i < nk; i++) A[i * NH_LANES + l] = Al[i];
+  }
+}
+
+/* nh_matvec's sums, lane by lane. */
+static inline NH_LANES_INLINE void matvec_lanes_lanes(int n, const double *M, const double *p, double *v) {
+  for (int i = 0; i < n; i++) {
+    double s[NH_LANES] = {0};
+    for (int j = 0; j < n; j++) {
+      const double m = M[i * n + j];
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++) s[l] += m * p[j * NH_LANES + l];
+    }
+    for (int l = 0; l < NH_LANES; l++) v[i * NH_LANES + l] = s[l];
+  }
+}
+NH_LANES_ISA_VARIANTS(matvec_lanes, (int n, const double *M, const double *p, double *v), (n, M, p, v))
+
+void nh_lanes_mass_solve(const nh_system *sys, const double *p, double *v) {
+  if (sys->unit_mass)
+    memcpy(v, p, sizeof(double) * (size_t)(sys->n * NH_LANES));
+  else
+    matvec_lanes(sys->n, sys->Minv, p, v);
+}
+
+/* nh_project_onto's unit-mass one-constraint pass, lane by lane: c = |A|², y = A·v, then where c
+ * is positive and finite (nh_spd_solve_scalar) y /= c and v −= A y; elsewhere -1, v as it was. */
+static inline NH_LANES_INLINE void project_unit_one_lanes(int n, const double *A, double *v, double *y, int *status) {
+  double c[NH_LANES] = {0}, s[NH_LANES] = {0};
+  for (int i = 0; i < n; i++) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) {
+      const double a = A[i * NH_LANES + l];
+      c[l] += a * a, s[l] += a * v[i * NH_LANES + l];
+    }
+  }
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++) {
+    const int ok = c[l] > 0 && c[l] - c[l] == 0; /* positive and finite */
+    status[l] = ok ? 0 : -1;
+    y[l] = ok ? s[l] / c[l] : s[l];
+  }
+  for (int i = 0; i < n; i++) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) {
+      const double w = v[i * NH_LANES + l];
+      v[i * NH_LANES + l] = status[l] == 0 ? w - A[i * NH_LANES + l] * y[l] : w;
+    }
+  }
+}
+NH_LANES_ISA_VARIANTS(project_unit_one, (int n, const double *A, double *v, double *y, int *status),
+                      (n, A, v, y, status))
+
+void nh_lanes_project_onto(const nh_system *sys, const double *A, double *v, double *y, int *status) {
+  const int n = sys->n, k = sys->k;
+  if (k == 0) {
+    for (int l = 0; l < NH_LANES; l++) status[l] = 0;
+    return;
+  }
+  if (sys->unit_mass && k == 1) {
+    project_unit_one(n, A, v, y, status);
+    return;
+  }
+  for (int l = 0; l < NH_LANES; l++) { /* the general case, lane by lane through the scalar code */
+    double Al[NH_MAX_K * NH_MAX_N], vl[NH_MAX_N], yl[NH_MAX_K];
+    lane_point(n * k, A, l, Al), lane_point(n, v, l, vl);
+    status[l] = nh_project_onto(sys, NULL, Al, NULL, vl, yl);
+    for (int i = 0; i < n; i++) v[i * NH_LANES + l] = vl[i];
+    for (int a = 0; a < k; a++) y[a * NH_LANES + l] = yl[a];
+  }
+}
+
 int nh_constraint_gram(const nh_system *sys, const double *q, const double *A, double *W, double *C) {
   double space[NH_MAX_N * NH_MAX_N];
   const double *Minv;

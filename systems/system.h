@@ -106,10 +106,14 @@ typedef struct {
    * and nh_lanes_constraint_residual call the scalar functions lane by lane: correct, not faster.
    *   acceleration_lanes: nh_acceleration's a (n × lanes) at times t (lanes), and its return value
    *     (0, or -1) per lane in status.
-   *   constraint_residual_lanes: nh_constraint_residual per lane, max_a |A_a(q)v + b_a(q)|. */
+   *   constraint_residual_lanes: nh_constraint_residual per lane, max_a |A_a(q)v + b_a(q)|.
+   *   grad_potential_lanes, constraints_lanes: grad_potential (n × lanes) and constraints
+   *     (A[(a·n + i) · NH_LANES + l]) per lane. */
   void (*acceleration_lanes)(const double *p, const double *t, const double *q, const double *v, double *a,
                              int *status);
   void (*constraint_residual_lanes)(const double *p, const double *q, const double *v, double *out);
+  void (*grad_potential_lanes)(const double *p, const double *q, double *g);
+  void (*constraints_lanes)(const double *p, const double *q, double *A);
 } nh_system_kernels;
 
 /* First integrals other than energy (momentum maps): count values at (q, v) and their names. */
@@ -331,6 +335,14 @@ int nh_acceleration(const nh_system *sys, double t, const double *q, const doubl
 void nh_lanes_acceleration(const nh_system *sys, const double *t, const double *q, const double *v, double *a,
                            int *status);
 void nh_lanes_constraint_residual(const nh_system *sys, const double *q, const double *v, double *out);
+/* grad_potential and constraints at NH_LANES points (A as constraints_lanes lays it out). */
+void nh_lanes_grad_potential(const nh_system *sys, const double *q, double *g);
+void nh_lanes_constraints(const nh_system *sys, const double *q, double *A);
+/* nh_mass_solve for a constant mass matrix, v = M⁻¹p per lane (M = I: a copy). */
+void nh_lanes_mass_solve(const nh_system *sys, const double *p, double *v);
+/* nh_project_onto with b = NULL per lane, for a constant mass matrix: v projected, y its
+ * multiplier (k × lanes), status[l] its return value. */
+void nh_lanes_project_onto(const nh_system *sys, const double *A, double *v, double *y, int *status);
 /* M-orthogonal projection of v onto {A(q)v + b(q) = 0}: v ← v − M⁻¹Aᵀ C⁻¹ (A v + b). */
 int nh_project_velocity(const nh_system *sys, const double *q, double *v);
 /* The same projection, also returning its multiplier y = C⁻¹(A v + b) (k), as RATTLE needs. */

@@ -1280,14 +1280,19 @@ Test(cli_output, list_each_method_heading_and_handles) {
                t->doc);
     } else {
       nh_method *m = test_method(t->name);
-      snprintf(want, sizeof want, "methods:\n  %s  (order %d with defaults%s)\n    %s\n    %s%s%s%s%s"
-               "handles:%s%s%s%s%s%s%s\n", t->name, nh_method_order(m), nh_method_is_symmetric(m) ? ", symmetric" : "",
-               t->doc, t->properties & NH_PRESERVES_CONSTRAINT ? "preserves the constraint; " : "",
+      snprintf(want, sizeof want,
+               "methods:\n  %s  (order %d with defaults%s)\n    %s\n    %s%s%s%s%s%s"
+               "handles:%s%s%s%s%s%s%s\n",
+               t->name, nh_method_order(m), nh_method_is_symmetric(m) ? ", symmetric" : "", t->doc,
+               t->properties & NH_PRESERVES_CONSTRAINT ? "preserves the constraint; " : "",
                t->properties & NH_HISTORY ? "two-step (no compositions); " : "",
-               t->properties & NH_READS_PREVIOUS_STEP ? "reads its previous step (compositions reach order 4 at most); " : "",
+               t->properties & NH_READS_PREVIOUS_STEP ? "reads its previous step (compositions reach order 4 at most); "
+                                                      : "",
                t->properties & NH_TRACKS_ACTION ? "tracks the Herglotz action z; " : "",
                t->properties & NH_MIDPOINT_TIME ? "takes alpha(t), W(q,t), F(t) at t_j + h/2 only; " : "",
-               t->handles & NH_SYS_VARIABLE_MASS ? " M(q)" : "", t->handles & NH_SYS_AFFINE_CONSTRAINTS ? " affine-constraints" : "",
+               t->step_lanes ? "steps ensembles in lanes (README: Performance); " : "",
+               t->handles & NH_SYS_VARIABLE_MASS ? " M(q)" : "",
+               t->handles & NH_SYS_AFFINE_CONSTRAINTS ? " affine-constraints" : "",
                t->handles & NH_SYS_DAMPING ? " damping" : "", t->handles & NH_SYS_FORCING ? " forcing" : "",
                t->handles & NH_SYS_TIME_DAMPING ? " alpha(t)" : "", t->handles & NH_SYS_TIME_POTENTIAL ? " W(q,t)" : "",
                t->handles ? "" : " constant M, linear constraints, conservative systems only");
