@@ -180,7 +180,9 @@ static nh_step_status sub_step(const nh_method *m, int s, const nh_system *sys, 
 static nh_step_status composition_step(const nh_method *m, const nh_system *sys, const nh_state *x,
                                        nh_state *y, double h, nh_cost *cost) {
   const composition *c = table_of(m);
-  nh_state a = *x, b;
+  /* b from x too: a base leaves fields it does not use as it found them, which are then x's, not
+   * whatever the stack held (and the lanes, composition_step_lanes, can repeat them) */
+  nh_state a = *x, b = *x;
   for (int s = 0; s < c->nstages; s++) {
     nh_step_status st = sub_step(m, s, sys, &a, &b, h, cost);
     if (st != NH_STEP_OK) return st;
@@ -189,6 +191,29 @@ static nh_step_status composition_step(const nh_method *m, const nh_system *sys,
   *y = a;
   y->t = x->t + h;
   return NH_STEP_OK;
+}
+
+/* composition_step on NH_LANES states, for a base (and adjoint) with lanes: the sub-steps in lanes,
+ * a lane leaving at its first failed sub-step (its later sub-steps neither counted nor looked at). */
+static void composition_step_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
+                                   const int *live, nh_step_status *status, nh_cost *cost) {
+  const composition *c = table_of(m);
+  nh_lanes b = *x; /* as composition_step: a (here y) and b from x, b copied into a after each sub-step */
+  int running[NH_LANES];
+  nh_step_status st[NH_LANES];
+  *y = *x;
+  for (int l = 0; l < NH_LANES; l++) running[l] = live[l], status[l] = NH_STEP_OK;
+  for (int s = 0; s < c->nstages; s++) {
+    nh_method_step_lanes(stage_method(m, s), sys, y, &b, stage_h(m, s, h), running, st, cost);
+    for (int l = 0; l < NH_LANES; l++)
+      if (running[l] && st[l] != NH_STEP_OK) running[l] = 0, status[l] = st[l];
+    *y = b;
+  }
+  for (int l = 0; l < NH_LANES; l++) y->t[l] = x->t[l] + h;
+}
+
+static int has_lanes(const nh_method *m, const nh_system *sys) {
+  return nh_method_has_lanes(m->base, sys) && (!m->adjoint || nh_method_has_lanes(m->adjoint, sys));
 }
 
 /* Of two values, the one of larger magnitude with its sign (the earlier, best, on a tie); NaN
@@ -227,21 +252,23 @@ static void composition_discrete_constraint(const nh_method *m, const nh_system 
   "bit); defined when the base (and its adjoint, where a stage uses it) defines one"
 
 /* Every composition is the same table but for its name, coefficients and documentation. */
-#define COMPOSITION(NAME, TABLE, DOC)                                                                 \
-  const nh_integrator_type nh_integrator_##NAME = {                                                  \
-      .name = #NAME,                                                                                 \
-      .doc = DOC,                                                                                    \
-      .takes_base = 1,                                                                               \
-      .data = &TABLE,                                                                                \
-      .handles = ~0u, /* as its base */                                                              \
-      .order = order,                                                                                \
-      .order_on = order_on,                                                                          \
-      .is_symmetric = is_symmetric,                                                                  \
-      .caveat = caveat,                                                                              \
-      .setup = setup,                                                                                \
-      .step = composition_step,                                                                      \
-      .discrete_constraint = composition_discrete_constraint,                                        \
-      .discrete_constraint_doc = COMPOSITION_CONSTRAINT_DOC,                                         \
+#define COMPOSITION(NAME, TABLE, DOC)                                                                                  \
+  const nh_integrator_type nh_integrator_##NAME = {                                                                    \
+      .name = #NAME,                                                                                                   \
+      .doc = DOC,                                                                                                      \
+      .takes_base = 1,                                                                                                 \
+      .data = &TABLE,                                                                                                  \
+      .handles = ~0u, /* as its base */                                                                                \
+      .order = order,                                                                                                  \
+      .order_on = order_on,                                                                                            \
+      .is_symmetric = is_symmetric,                                                                                    \
+      .caveat = caveat,                                                                                                \
+      .setup = setup,                                                                                                  \
+      .step = composition_step,                                                                                        \
+      .step_lanes = composition_step_lanes,                                                                            \
+      .has_lanes = has_lanes,                                                                                          \
+      .discrete_constraint = composition_discrete_constraint,                                                          \
+      .discrete_constraint_doc = COMPOSITION_CONSTRAINT_DOC,                                                           \
   }
 
 COMPOSITION(adjoint_pair, adjoint_pair_table,

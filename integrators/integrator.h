@@ -136,6 +136,9 @@ typedef struct nh_integrator_type {
    * nothing. */
   void (*step_lanes)(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
                      const int *live, nh_step_status *status, nh_cost *cost);
+  /* NULL, or whether this instance steps in lanes on sys where step_lanes alone does not say
+   * (a composition: when its base, and its adjoint, do). */
+  int (*has_lanes)(const nh_method *m, const nh_system *sys);
 
   /* What the method itself defines, for the observables (studies/observables.c). Each is NULL /
    * NH_LAMBDA_NONE when the method does not define it, and the observable is then recorded as
@@ -226,7 +229,8 @@ int nh_method_preserves_constraint(const nh_method *m);
 /* Steps and checks the result is finite. */
 nh_step_status nh_method_step(const nh_method *m, const nh_system *sys, const nh_state *x, nh_state *y,
                               double h, nh_cost *cost);
-/* Whether m steps in lanes (its type has step_lanes) on sys: 1, else 0. */
+/* Whether m steps in lanes on sys (its type has step_lanes, and has_lanes says yes where it has
+ * one): 1, else 0. */
 int nh_method_has_lanes(const nh_method *m, const nh_system *sys);
 /* nh_method_step on every live lane (m must have lanes): status[l] and cost[l] for each live lane. */
 void nh_method_step_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,

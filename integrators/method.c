@@ -376,7 +376,9 @@ nh_step_status nh_method_step(const nh_method *m, const nh_system *sys, const nh
   return z == z ? NH_STEP_OK : NH_STEP_NONFINITE;
 }
 
-int nh_method_has_lanes(const nh_method *m, const nh_system *sys NH_UNUSED) { return m->type->step_lanes != NULL; }
+int nh_method_has_lanes(const nh_method *m, const nh_system *sys) {
+  return m->type->step_lanes != NULL && (!m->type->has_lanes || m->type->has_lanes(m, sys));
+}
 
 /* The finiteness test of nh_method_step on the live lanes of y (the same sum, in the same order). */
 static inline NH_LANES_INLINE void finite_lanes_lanes(int n, const nh_lanes *y, const int *live,
