@@ -4,10 +4,12 @@
  * included), the cost counters, the status, the largest constraint residual. For every instruction set this CPU has;
  * with lanes that fail at their first step (a NaN), later (an overflow), or where the multiplier is undefined (q = 0,
  * where some systems' A(q) loses rank), and idle lanes. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <criterion/criterion.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "integrators/evolve.h"
@@ -174,4 +176,22 @@ Test(lanes, instruction_sets) {
       cr_expect_eq(nh_lanes_use_isa((nh_isa)i), 0);
       cr_expect_eq(nh_lanes_isa(), (nh_isa)i);
     }
+}
+
+/* NHBENCH_ISA picks the instruction set at the first call (each test is a process of its own: this
+ * one decides first); a name the CPU lacks, or no name, leaves the widest it has. */
+Test(lanes, nhbench_isa_chooses_at_the_first_call) {
+  setenv("NHBENCH_ISA", "sse2", 1);
+  cr_expect_eq(nh_lanes_isa(), NH_ISA_SSE2);
+  unsetenv("NHBENCH_ISA");
+  cr_expect_eq(nh_lanes_isa(), NH_ISA_SSE2, "decided once");
+}
+
+Test(lanes, nhbench_isa_unknown_name_takes_the_widest) {
+  setenv("NHBENCH_ISA", "neon", 1);
+  nh_isa widest = NH_ISA_SSE2;
+  for (int i = 0; i < NH_ISA_COUNT; i++)
+    if (nh_isa_supported((nh_isa)i)) widest = (nh_isa)i;
+  cr_expect_eq(nh_lanes_isa(), widest);
+  unsetenv("NHBENCH_ISA");
 }
