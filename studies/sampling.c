@@ -106,6 +106,16 @@ static int take_sample(nh_sampled_run *r, nh_truth *tr, unsigned needs, double E
   return 0;
 }
 
+/* Before the first step: the run's outcome zeroed, its E0 and its true solution from x0 (what both
+ * nh_sampled_run_go and the lanes start each run with). */
+static double start_run(nh_sampled_run *r, nh_truth *tr) {
+  const nh_system *sys = &r->st->sys;
+  r->error = 0, r->reached = 0, r->max_abs_dE = 0;
+  r->max_residual = nh_constraint_residual(sys, r->x0.q, r->x0.v);
+  nh_truth_start(tr, sys, &r->x0, r->st->reference_tol);
+  return nh_energy(sys, r->x0.q, r->x0.v);
+}
+
 /* After the last sample: NaN where the run did not reach. */
 static void finish_run(nh_sampled_run *r) {
   const int nsamples = (int)(r->nsteps / r->K) + 1, row = r->layout ? r->layout->row : 0;
@@ -117,17 +127,13 @@ int nh_sampled_run_go(nh_sampled_run *r) {
   const nh_system *sys = &r->st->sys;
   const int nsamples = (int)(r->nsteps / r->K) + 1, row = r->layout ? r->layout->row : 0;
   const unsigned needs = needs_of(r);
-  const double E0 = nh_energy(sys, r->x0.q, r->x0.v);
   nh_truth tr;
-  nh_truth_start(&tr, sys, &r->x0, r->st->reference_tol);
+  const double E0 = start_run(r, &tr);
   /* The states before the last two steps are kept for the observables (a discrete energy spans
    * a step, some quantities two). */
   nh_evolve e;
   nh_evolve_start(&e, r->m, sys, &r->x0, r->h, row ? 2 : 0);
-  r->max_abs_dE = 0;
-  r->max_residual = nh_constraint_residual(sys, r->x0.q, r->x0.v);
   r->status = nh_evolve_init(&e);
-  r->reached = 0;
   int rc = 0;
   for (int s = 0; s < nsamples && r->status == NH_STEP_OK; s++) {
     double chunk = 0; /* the residuals of the steps to this sample, kept only when they all succeeded */
@@ -160,15 +166,7 @@ static int sampled_runs_in_lanes(nh_sampled_run *r, int count) {
   nh_evolve_lanes e;
   int rc = 0;
   for (int l = count; l < NH_LANES; l++) x0[l] = r0->x0; /* the idle lanes' */
-  for (int l = 0; l < count; l++) {
-    r[l].error = 0;
-    x0[l] = r[l].x0;
-    E0[l] = nh_energy(sys, r[l].x0.q, r[l].x0.v);
-    nh_truth_start(&tr[l], sys, &r[l].x0, r0->st->reference_tol);
-    r[l].max_abs_dE = 0;
-    r[l].max_residual = nh_constraint_residual(sys, r[l].x0.q, r[l].x0.v);
-    r[l].reached = 0;
-  }
+  for (int l = 0; l < count; l++) x0[l] = r[l].x0, E0[l] = start_run(&r[l], &tr[l]);
   nh_evolve_lanes_start(&e, r0->m, sys, x0, count, r0->h, row ? 2 : 0);
   nh_evolve_lanes_init(&e);
   for (int l = 0; l < count; l++) r[l].status = e.status[l];
