@@ -469,34 +469,40 @@ void nh_lanes_constraint_residual(const nh_system *sys, const double *q, const d
   }
 }
 
-void nh_lanes_grad_potential(const nh_system *sys, const double *q, double *g) {
-  const nh_system_kernels *kn = sys->type->kernels;
-  if (kn && kn->grad_potential_lanes) {
-    kn->grad_potential_lanes(sys->p, q, g);
+/* out = f(q) at every lane's point (count values per point, lane layout): the system's lane
+ * kernel lanes_f when it has one, else its scalar f lane by lane. */
+typedef void (*of_q_fn)(const double *p, const double *q, double *out);
+static void lanes_of_q(const nh_system *sys, of_q_fn lanes_f, of_q_fn f, int count, const double *q, double *out) {
+  if (lanes_f) {
+    lanes_f(sys->p, q, out);
     return;
   }
-  const int n = sys->n;
   for (int l = 0; l < NH_LANES; l++) {
-    double ql[NH_MAX_N], gl[NH_MAX_N];
-    lane_point(n, q, l, ql);
-    sys->type->grad_potential(sys->p, ql, gl);
-    for (int i = 0; i < n; i++) g[i * NH_LANES + l] = gl[i];
+    double ql[NH_MAX_N], ol[NH_MAX_K * NH_MAX_N * NH_MAX_N];
+    lane_point(sys->n, q, l, ql);
+    f(sys->p, ql, ol);
+    for (int i = 0; i < count; i++)
+      out[i * NH_LANES + l] = ol[i];
   }
 }
 
+#define LANE_KERNEL(sys, name) ((sys)->type->kernels ? (sys)->type->kernels->name : NULL)
+
+void nh_lanes_grad_potential(const nh_system *sys, const double *q, double *g) {
+  lanes_of_q(sys, LANE_KERNEL(sys, grad_potential_lanes), sys->type->grad_potential, sys->n, q, g);
+}
+
 void nh_lanes_constraints(const nh_system *sys, const double *q, double *A) {
-  const nh_system_kernels *kn = sys->type->kernels;
-  if (kn && kn->constraints_lanes) {
-    kn->constraints_lanes(sys->p, q, A);
-    return;
-  }
-  const int nk = sys->n * sys->k;
-  for (int l = 0; l < NH_LANES; l++) {
-    double ql[NH_MAX_N], Al[NH_MAX_K * NH_MAX_N];
-    lane_point(sys->n, q, l, ql);
-    sys->type->constraints(sys->p, ql, Al);
-    for (int i = 0; i < nk; i++) A[i * NH_LANES + l] = Al[i];
-  }
+  lanes_of_q(sys, LANE_KERNEL(sys, constraints_lanes), sys->type->constraints, sys->k * sys->n, q, A);
+}
+
+void nh_lanes_hess_potential(const nh_system *sys, const double *q, double *H) {
+  lanes_of_q(sys, LANE_KERNEL(sys, hess_potential_lanes), sys->type->hess_potential, sys->n * sys->n, q, H);
+}
+
+void nh_lanes_constraints_jacobian(const nh_system *sys, const double *q, double *dA) {
+  lanes_of_q(sys, LANE_KERNEL(sys, constraints_jacobian_lanes), sys->type->constraints_jacobian,
+             sys->k * sys->n * sys->n, q, dA);
 }
 
 /* nh_matvec's sums, lane by lane. */

@@ -108,12 +108,17 @@ typedef struct {
    *     (0, or -1) per lane in status.
    *   constraint_residual_lanes: nh_constraint_residual per lane, max_a |A_a(q)v + b_a(q)|.
    *   grad_potential_lanes, constraints_lanes: grad_potential (n × lanes) and constraints
-   *     (A[(a·n + i) · NH_LANES + l]) per lane. */
+   *     (A[(a·n + i) · NH_LANES + l]) per lane.
+   *   hess_potential_lanes, constraints_jacobian_lanes: hess_potential (H[(i·n + j) · NH_LANES + l])
+   *     and constraints_jacobian (dA[((a·n + i)·n + j) · NH_LANES + l]) per lane, the Newton
+   *     Jacobians' parts. */
   void (*acceleration_lanes)(const double *p, const double *t, const double *q, const double *v, double *a,
                              int *status);
   void (*constraint_residual_lanes)(const double *p, const double *q, const double *v, double *out);
   void (*grad_potential_lanes)(const double *p, const double *q, double *g);
   void (*constraints_lanes)(const double *p, const double *q, double *A);
+  void (*hess_potential_lanes)(const double *p, const double *q, double *H);
+  void (*constraints_jacobian_lanes)(const double *p, const double *q, double *dA);
 } nh_system_kernels;
 
 /* First integrals other than energy (momentum maps): count values at (q, v) and their names. */
@@ -197,7 +202,7 @@ typedef struct nh_system_type {
 
 /* The interface's version: raised whenever nh_system_type, its groups or nh_state change layout, so
  * that a system plugin built against other headers is refused, not misread (systems/plugin.h). */
-#define NH_SYSTEM_ABI 2
+#define NH_SYSTEM_ABI 3
 /* In a plugin's source, once: exports its table and the version it was built against, what
  * nh_system_plugin_open looks for. */
 #define NH_SYSTEM_PLUGIN(type)                                                                                         \
@@ -338,6 +343,9 @@ void nh_lanes_constraint_residual(const nh_system *sys, const double *q, const d
 /* grad_potential and constraints at NH_LANES points (A as constraints_lanes lays it out). */
 void nh_lanes_grad_potential(const nh_system *sys, const double *q, double *g);
 void nh_lanes_constraints(const nh_system *sys, const double *q, double *A);
+/* hess_potential and constraints_jacobian at NH_LANES points (as the lane kernels lay them out). */
+void nh_lanes_hess_potential(const nh_system *sys, const double *q, double *H);
+void nh_lanes_constraints_jacobian(const nh_system *sys, const double *q, double *dA);
 /* nh_mass_solve for a constant mass matrix, v = M⁻¹p per lane (M = I: a copy). */
 void nh_lanes_mass_solve(const nh_system *sys, const double *p, double *v);
 /* nh_project_onto with b = NULL per lane, for a constant mass matrix: v projected, y its
