@@ -1,5 +1,7 @@
 #include "core/linalg.h"
 
+#include "core/lanes.h"
+
 #include <math.h>
 
 /* Written out rather than called from GSL: at these sizes (m ≤ 24, mostly 1 to 12) GSL's LU and
@@ -107,3 +109,113 @@ int nh_lu_solve(int m, double *J, double *b) {
   }
   return 0;
 }
+
+/* ---- lanes (core/lanes.h) ------------------------------------------------------------------------ */
+
+/* nh_matvec's sums, lane by lane. */
+static inline NH_LANES_INLINE void matvec_lanes(int n, const double *A, const double *x, double *out) {
+  for (int i = 0; i < n; i++) {
+    double s[NH_LANES] = {0};
+    for (int j = 0; j < n; j++) {
+      const double a = A[i * n + j];
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++)
+        s[l] += a * x[j * NH_LANES + l];
+    }
+    for (int l = 0; l < NH_LANES; l++)
+      out[i * NH_LANES + l] = s[l];
+  }
+}
+NH_LANES_ISA_VARIANTS(matvec, (int n, const double *A, const double *x, double *out), (n, A, x, out))
+
+void nh_lanes_matvec(int n, const double *A, const double *x, double *out) { matvec(n, A, x, out); }
+
+/* Entry (i, j) of lane l's matrix. */
+#define LANE_AT(J, m, i, j, l) (J)[((i) * (m) + (j)) * NH_LANES + (l)]
+
+/* Rows k and p[l] of lane l exchanged in the columns from k on (nh_lu_solve's swap, which leaves
+ * the multipliers stored left of column k in place), and in b; picked: the rows some lane
+ * exchanges with row k (bit i), the only ones visited. A lane's pivot row is a double (the row
+ * number, -1 for k itself), so that the selects vectorize. */
+static inline NH_LANES_INLINE void swap_rows(int m, int k, const double *p, unsigned picked, double *J, double *b) {
+  for (int i = k + 1; i < m; i++) {
+    if (!(picked >> i & 1u))
+      continue;
+    const double here = i;
+    for (int j = k; j <= m; j++) { /* j = m: b */
+      double *const top = j < m ? &LANE_AT(J, m, k, j, 0) : &b[k * NH_LANES];
+      double *const row = j < m ? &LANE_AT(J, m, i, j, 0) : &b[i * NH_LANES];
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++) {
+        const double was = top[l];
+        top[l] = p[l] == here ? row[l] : was;
+        row[l] = p[l] == here ? was : row[l];
+      }
+    }
+  }
+}
+
+/* nh_lu_solve on every lane, the same operations in the same order; a lane whose pivot is zero or
+ * not finite goes on with meaningless numbers (no trap: IEEE arithmetic) and is reported failed. */
+static inline NH_LANES_INLINE void lu_lanes(int m, double *J, double *b, int *failed) {
+  double bad[NH_LANES] = {0};
+  for (int k = 0; k < m; k++) {
+    double best[NH_LANES], p[NH_LANES];
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++)
+      best[l] = fabs(LANE_AT(J, m, k, k, l)), p[l] = -1; /* -1: row k */
+    for (int i = k + 1; i < m; i++) {
+      const double row = i;
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++) { /* the largest |J_ik|, the first on ties */
+        const double a = fabs(LANE_AT(J, m, i, k, l));
+        p[l] = a > best[l] ? row : p[l];
+        best[l] = a > best[l] ? a : best[l];
+      }
+    }
+    unsigned picked = 0;
+    for (int l = 0; l < NH_LANES; l++)
+      picked |= p[l] >= 0 ? 1u << (int)p[l] : 0u;
+    swap_rows(m, k, p, picked, J, b);
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) {
+      const double pivot = LANE_AT(J, m, k, k, l);
+      bad[l] += (pivot == 0 ? 1 : 0) + (pivot - pivot != 0 ? 1 : 0); /* zero, or not finite */
+    }
+    for (int i = k + 1; i < m; i++) {
+      double f[NH_LANES];
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++) {
+        f[l] = LANE_AT(J, m, i, k, l) / LANE_AT(J, m, k, k, l);
+        LANE_AT(J, m, i, k, l) = f[l];
+      }
+      for (int j = k + 1; j < m; j++) {
+#pragma omp simd
+        for (int l = 0; l < NH_LANES; l++)
+          LANE_AT(J, m, i, j, l) -= f[l] * LANE_AT(J, m, k, j, l);
+      }
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++)
+        b[i * NH_LANES + l] -= f[l] * b[k * NH_LANES + l];
+    }
+  }
+  for (int i = m - 1; i >= 0; i--) {
+    double s[NH_LANES];
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++)
+      s[l] = b[i * NH_LANES + l];
+    for (int j = i + 1; j < m; j++) {
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++)
+        s[l] -= LANE_AT(J, m, i, j, l) * b[j * NH_LANES + l];
+    }
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++)
+      b[i * NH_LANES + l] = s[l] / LANE_AT(J, m, i, i, l);
+  }
+  for (int l = 0; l < NH_LANES; l++)
+    failed[l] = bad[l] != 0;
+}
+NH_LANES_ISA_VARIANTS(lu, (int m, double *J, double *b, int *failed), (m, J, b, failed))
+
+void nh_lanes_lu_solve(int m, double *J, double *b, int *failed) { lu(m, J, b, failed); }

@@ -16,6 +16,14 @@ void nh_matvec(int n, const double *A, const double *x, double *out);
  * LU factors. Returns 0, or -1 if a pivot is zero or not finite. */
 int nh_lu_solve(int m, double *J, double *b);
 
+/* The same at NH_LANES problems at once, in lane layout (core/lanes.h): x[j·NH_LANES + l],
+ * A[(i·n + j)·NH_LANES + l] for lane l. Each lane's numbers are the scalar function's, bit for bit.
+ *   nh_lanes_matvec: out = A x per lane for one n×n matrix A (not in lanes) shared by the lanes.
+ *   nh_lanes_lu_solve: nh_lu_solve per lane, each with its own pivots; failed[l] = 1 where
+ *   nh_lu_solve returns -1 (that lane's b is then meaningless), else 0. */
+void nh_lanes_matvec(int n, const double *A, const double *x, double *out);
+void nh_lanes_lu_solve(int m, double *J, double *b, int *failed);
+
 /* Solves S X = B for `cols` right-hand sides stored as the columns of B (m×cols, row-major); S is
  * overwritten by its Cholesky factor. Returns 0, or -1 if S is not positive definite. */
 int nh_spd_solve_many(int m, double *S, double *B, int cols);

@@ -1,5 +1,6 @@
 #include "integrators/newton.h"
 
+#include "core/lanes.h"
 #include "core/linalg.h"
 #include <math.h>
 #include <string.h>
@@ -60,6 +61,74 @@ nh_step_status nh_newton_solve_with(int dim, double *x, nh_newton_fn fn, nh_line
     prev = dx;
   }
   return NH_STEP_SOLVER_FAILED;
+}
+
+/* update on every lane: x −= δ where run[l] (a frozen lane keeps x), and each lane's |δ|∞, |x|∞
+ * after and before, NaN as update makes them. */
+static inline NH_LANES_INLINE void update_each_lanes(int dim, double *x, const double *delta, const double *run,
+                                                     double *dx, double *xn, double *xb) {
+  double md[NH_LANES] = {0}, mx[NH_LANES] = {0}, m0[NH_LANES] = {0}, s[NH_LANES] = {0};
+  for (int i = 0; i < dim; i++) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) {
+      const double c = fabs(x[i * NH_LANES + l]), next = x[i * NH_LANES + l] - delta[i * NH_LANES + l];
+      const double a = fabs(delta[i * NH_LANES + l]), b = fabs(next);
+      x[i * NH_LANES + l] = run[l] != 0 ? next : x[i * NH_LANES + l];
+      md[l] = a > md[l] ? a : md[l];
+      mx[l] = b > mx[l] ? b : mx[l];
+      m0[l] = c > m0[l] ? c : m0[l];
+      s[l] += a + b + c;
+    }
+  }
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++) {
+    const int nan = s[l] != s[l];
+    dx[l] = nan ? NAN : md[l], xn[l] = nan ? NAN : mx[l], xb[l] = nan ? NAN : m0[l];
+  }
+}
+NH_LANES_ISA_VARIANTS(update_each,
+                      (int dim, double *x, const double *delta, const double *run, double *dx, double *xn, double *xb),
+                      (dim, x, delta, run, dx, xn, xb))
+
+void nh_newton_solve_lanes(int dim, double *X, nh_newton_lanes_fn fn, void *ctx, const int *live,
+                           nh_step_status *status, nh_cost *cost) {
+  double F[NH_NEWTON_MAX_DIM * NH_LANES], J[NH_NEWTON_MAX_DIM * NH_NEWTON_MAX_DIM * NH_LANES];
+  double prev[NH_LANES], x0n[NH_LANES] = {0}, run[NH_LANES], dx[NH_LANES], xn[NH_LANES], xb[NH_LANES];
+  int running[NH_LANES], singular[NH_LANES], left = 0;
+  for (int l = 0; l < NH_LANES; l++) {
+    running[l] = live[l], prev[l] = INFINITY, left += live[l] != 0;
+    status[l] = NH_STEP_SOLVER_FAILED; /* what a lane still running after the last iteration gets */
+  }
+  for (int it = 0; it < NEWTON_MAX_ITER && left; it++) {
+    fn(ctx, X, running, F, J);
+    nh_lanes_lu_solve(dim, J, F, singular);
+    for (int l = 0; l < NH_LANES; l++) {
+      if (!running[l])
+        continue;
+      cost[l].jacobian_evals++, cost[l].newton_iterations++;
+      if (singular[l])
+        running[l] = 0, left--; /* SOLVER_FAILED */
+      cost[l].linear_solves += !singular[l];
+    }
+    for (int l = 0; l < NH_LANES; l++)
+      run[l] = running[l];
+    update_each(dim, X, F, run, dx, xn, xb);
+    for (int l = 0; l < NH_LANES; l++) { /* nh_newton_solve_with's tests, in its order */
+      if (!running[l])
+        continue;
+      if (it == 0)
+        x0n[l] = xb[l];
+      int stop = 1;
+      if (!isfinite(dx[l]) || !(xn[l] <= NEWTON_DIVERGED * (1 + x0n[l])))
+        status[l] = NH_STEP_SOLVER_FAILED;
+      else if (dx[l] <= NEWTON_TOL * (1 + xn[l]) || (dx[l] > 0.5 * prev[l] && dx[l] <= NEWTON_STAGNATION * (1 + xn[l])))
+        status[l] = NH_STEP_OK;
+      else
+        stop = 0, prev[l] = dx[l];
+      if (stop)
+        running[l] = 0, left--;
+    }
+  }
 }
 
 void nh_newton_constraint_rows(const nh_system *sys, const double *q, const double *c, double s, int dim, double *Fc,

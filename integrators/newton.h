@@ -23,6 +23,17 @@ typedef int (*nh_linear_solve_fn)(void *ctx, int dim, double *J, double *b);
 nh_step_status nh_newton_solve_with(int dim, double *x, nh_newton_fn fn, nh_linear_solve_fn solve, void *ctx,
                                     nh_cost *cost);
 
+/* Lanes (core/lanes.h): F and J of every lane at X, in lane layout (X[i·NH_LANES + l],
+ * J[(i·dim + j)·NH_LANES + l]); counts the evaluations of the lanes with running[l] in their costs,
+ * as the scalar residual counts them. */
+typedef void (*nh_newton_lanes_fn)(void *ctx, const double *X, const int *running, double *F, double *J);
+/* nh_newton_solve on NH_LANES problems at once, for the lanes with live[l]: every lane takes the
+ * scalar solver's iterates, stopping rule and counts (cost[l]), bit for bit; a lane that has
+ * stopped is frozen while the others iterate. status[l] (live lanes): NH_STEP_OK or
+ * NH_STEP_SOLVER_FAILED. */
+void nh_newton_solve_lanes(int dim, double *X, nh_newton_lanes_fn fn, void *ctx, const int *live,
+                           nh_step_status *status, nh_cost *cost);
+
 /* Building blocks of the velocity-form Newton systems X = [w | Λ = hλ] (js_b, mp418, nh_energy),
  * in which the constraint acts at a point q that moves with the unknown velocity, ∂q/∂w = s·I. */
 

@@ -39,6 +39,7 @@
 #include "integrators/nh_newmark.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -490,6 +491,513 @@ static nh_step_status nh_newmark_step(const nh_method *m, const nh_system *sys, 
   return finish_step(&C, x, X, y);
 }
 
+/* ---- in lanes (core/lanes.h): the steps above on NH_LANES states, lane by lane ----------------- */
+
+/* A lane vector of n components (x[i · NH_LANES + l]) and the lane layouts of A (k×n), dA (k×n×n),
+ * B (n×k) and a Newton system: LV(x, i) is component i's run of lanes. */
+#define LV(x, i) (&(x)[(i)*NH_LANES])
+#define RUN(x, i, l) (x)[(i)*NH_LANES + (l)]
+
+/* Adds 1 to a counter of each lane in `running`. */
+#define COUNT_RUNNING(cost, running, field)                                                                            \
+  do {                                                                                                                 \
+    for (int l_ = 0; l_ < NH_LANES; l_++)                                                                              \
+      (cost)[l_].field += (running)[l_] != 0;                                                                          \
+  } while (0)
+
+/* discrete_constraint_matrix on every lane (its evaluation of A counted for the running lanes). */
+static void discrete_constraint_matrix_lanes(const nh_system *sys, int disc, double alpha, const double *q0,
+                                             const double *A0, const double *q1, const double *A1, const double *dA1,
+                                             double *Abar, double *dAbar, const int *running, nh_cost *cost) {
+  const int n = sys->n, k = sys->k, kn = k * n * NH_LANES;
+  if (alpha == 0) {
+    memcpy(Abar, A0, sizeof(double) * (size_t)kn);
+    memset(dAbar, 0, sizeof(double) * (size_t)(kn * n));
+    return;
+  }
+  if (disc == 14 && alpha != 1) {
+    double qa[NH_MAX_N * NH_LANES];
+    for (int i = 0; i < n * NH_LANES; i++)
+      qa[i] = (1 - alpha) * q0[i] + alpha * q1[i];
+    nh_lanes_constraints(sys, qa, Abar);
+    nh_lanes_constraints_jacobian(sys, qa, dAbar);
+    COUNT_RUNNING(cost, running, constraint_evals);
+    return;
+  }
+  if (A1) {
+    memcpy(Abar, A1, sizeof(double) * (size_t)kn);
+    memcpy(dAbar, dA1, sizeof(double) * (size_t)(kn * n));
+  } else {
+    nh_lanes_constraints(sys, q1, Abar);
+    nh_lanes_constraints_jacobian(sys, q1, dAbar);
+    COUNT_RUNNING(cost, running, constraint_evals);
+  }
+  for (int i = 0; i < kn; i++)
+    Abar[i] = (1 - alpha) * A0[i] + alpha * Abar[i];
+}
+
+/* The full system's context in lanes (newmark_ctx): x's lanes, ∇V(q0), A(q0), B0 = M⁻¹A0ᵀ. */
+typedef struct {
+  const nh_system *sys;
+  int n, k, disc;
+  double beta, beta2, alpha, h, c;
+  const nh_lanes *x;
+  double g0[NH_MAX_N * NH_LANES], A0[NH_MAX_K * NH_MAX_N * NH_LANES], B0[NH_MAX_N * NH_MAX_K * NH_LANES];
+  nh_cost *cost;
+} newmark_lanes_ctx;
+
+/* scaled_velocity on every lane. */
+static inline NH_LANES_INLINE void scaled_velocity_lanes(const newmark_lanes_ctx *C, const double *dq, const double *g1,
+                                                         const double *A1, const double *L0, const double *L1,
+                                                         double *w) {
+  const int n = C->n, k = C->k;
+  const double b2 = C->beta2, c = C->c;
+  double s[NH_MAX_N * NH_LANES], Mis[NH_MAX_N * NH_LANES];
+  for (int i = 0; i < n; i++) {
+    double *const t = LV(s, i);
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++)
+      t[l] = c * (2 * b2 * RUN(C->g0, i, l) + (1 - 2 * b2) * RUN(g1, i, l));
+    for (int a = 0; a < k; a++) {
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++)
+        t[l] -=
+            2 * b2 * RUN(C->A0, a * n + i, l) * RUN(L0, a, l) + (1 - 2 * b2) * RUN(A1, a * n + i, l) * RUN(L1, a, l);
+    }
+  }
+  nh_lanes_mass_solve(C->sys, s, Mis);
+#pragma omp simd
+  for (int i = 0; i < n * NH_LANES; i++)
+    w[i] = dq[i] - Mis[i];
+}
+
+/* Σ_j over lanes: out[l] = Σ_{j<count} X[j·xs + xo][l] · Y[j·ys + yo][l], from 0 in increasing j
+ * (the scalar code's sums). */
+static inline NH_LANES_INLINE void dot_lanes(int count, const double *X, int xs, int xo, const double *Y, int ys,
+                                             int yo, double *out) {
+  double s[NH_LANES] = {0};
+  for (int j = 0; j < count; j++) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++)
+      s[l] += RUN(X, j * xs + xo, l) * RUN(Y, j * ys + yo, l);
+  }
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    out[l] = s[l];
+}
+
+/* What newmark_residual computes from the kernels' values, on every lane: rows (R1), (R3), (R4)·h
+ * and their Jacobian, in the lane layout of nh_newton_solve_lanes. */
+typedef struct {
+  const double *dq, *L0, *L1, *g1, *A1, *dA1, *Abar, *dAbar, *w, *B1;
+  double *K, *F, *J;
+} residual_lanes_parts;
+
+static inline NH_LANES_INLINE void assemble_lanes(const newmark_lanes_ctx *C, const residual_lanes_parts *P) {
+  const int n = C->n, k = C->k, dim = n + 2 * k;
+  const int iq = 0, iL0 = n, iL1 = n + k, r1 = 0, r3 = n, r4 = n + k;
+  const double *M = C->sys->M, b = C->beta, b2 = C->beta2, a = C->alpha, h = C->h, c = C->c;
+  const double *dq = P->dq, *L0 = P->L0, *L1 = P->L1, *A1 = P->A1, *dA1 = P->dA1;
+  double *K = P->K, *F = P->F, *J = P->J, s[NH_LANES], r[NH_LANES];
+#define JL(row, col) LV(J, (row)*dim + (col))
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      double *const Kij = LV(K, i * n + j);
+      dot_lanes(k, dA1, n * n, i * n + j, L1, 1, 0, s); /* ∂(A1ᵀΛ1)_i/∂q1_j */
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++)
+        Kij[l] = c * Kij[l] - s[l];
+    }
+  for (int i = 0; i < n; i++) {
+    double Mdq[NH_LANES] = {0}, Mv0[NH_LANES] = {0}, A0L0[NH_LANES], A1L1[NH_LANES];
+    for (int j = 0; j < n; j++) {
+      const double m = M[i * n + j];
+      double *const Jij = JL(r1 + i, iq + j);
+      const double *const Kij = LV(K, i * n + j);
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++) {
+        Mdq[l] += m * RUN(dq, j, l);
+        Mv0[l] += m * C->x->v[j][l];
+        Jij[l] = m + 2 * b * Kij[l];
+      }
+    }
+    dot_lanes(k, C->A0, n, i, L0, 1, 0, A0L0);
+    dot_lanes(k, A1, n, i, L1, 1, 0, A1L1);
+    for (int m = 0; m < k; m++) {
+      double *const J0 = JL(r1 + i, iL0 + m), *const J1 = JL(r1 + i, iL1 + m);
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++)
+        J0[l] = -(1 - 2 * b) * RUN(C->A0, m * n + i, l), J1[l] = -2 * b * RUN(A1, m * n + i, l);
+    }
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++)
+      RUN(F, r1 + i, l) = Mdq[l] - h * Mv0[l] + c * ((1 - 2 * b) * RUN(C->g0, i, l) + 2 * b * RUN(P->g1, i, l)) -
+                          (1 - 2 * b) * A0L0[l] - 2 * b * A1L1[l];
+  }
+  for (int m = 0; m < k; m++) {
+    dot_lanes(n, P->Abar, 1, m * n, dq, 1, 0, LV(F, r3 + m));
+    dot_lanes(n, A1, 1, m * n, P->w, 1, 0, LV(F, r4 + m));
+    for (int j = 0; j < n; j++) {
+      double curv3[NH_LANES], curv4[NH_LANES], B1K[NH_LANES];
+      dot_lanes(n, P->dAbar, n, m * n * n + j, dq, 1, 0, curv3);
+      dot_lanes(n, dA1, n, m * n * n + j, P->w, 1, 0, curv4);
+      dot_lanes(n, P->B1, k, m, K, n, j, B1K);
+      double *const J3 = JL(r3 + m, iq + j), *const J4 = JL(r4 + m, iq + j);
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++) {
+        J3[l] = RUN(P->Abar, m * n + j, l) + a * curv3[l];
+        J4[l] = curv4[l] + RUN(A1, m * n + j, l) - (1 - 2 * b2) * B1K[l];
+      }
+    }
+    for (int o = 0; o < k; o++) {
+      double A1B0[NH_LANES], A1B1[NH_LANES];
+      dot_lanes(n, A1, 1, m * n, C->B0, k, o, A1B0);
+      dot_lanes(n, A1, 1, m * n, P->B1, k, o, A1B1);
+      double *const J30 = JL(r3 + m, iL0 + o), *const J31 = JL(r3 + m, iL1 + o);
+      double *const J40 = JL(r4 + m, iL0 + o), *const J41 = JL(r4 + m, iL1 + o);
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++) {
+        J30[l] = J31[l] = 0;
+        J40[l] = 2 * b2 * A1B0[l];
+        J41[l] = (1 - 2 * b2) * A1B1[l];
+      }
+    }
+  }
+#undef JL
+  (void)r;
+}
+NH_LANES_ISA_VARIANTS(assemble, (const newmark_lanes_ctx *C, const residual_lanes_parts *P), (C, P))
+
+/* newmark_residual on every lane (nh_newton_lanes_fn). */
+static void newmark_residual_lanes(void *vctx, const double *X, const int *running, double *F, double *J) {
+  const newmark_lanes_ctx *C = vctx;
+  const nh_system *sys = C->sys;
+  const int n = C->n, k = C->k;
+  double g1[NH_MAX_N * NH_LANES], K[NH_MAX_N * NH_MAX_N * NH_LANES], A1[NH_MAX_K * NH_MAX_N * NH_LANES];
+  double dA1[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES], q1[NH_MAX_N * NH_LANES], w[NH_MAX_N * NH_LANES];
+  double B1[NH_MAX_N * NH_MAX_K * NH_LANES], Abar[NH_MAX_K * NH_MAX_N * NH_LANES];
+  double dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES];
+  for (int i = 0; i < n * NH_LANES; i++)
+    q1[i] = (&C->x->q[0][0])[i] + X[i];
+  nh_lanes_grad_potential(sys, q1, g1);
+  nh_lanes_hess_potential(sys, q1, K);
+  COUNT_RUNNING(C->cost, running, rhs_evals);
+  if (k) {
+    nh_lanes_constraints(sys, q1, A1);
+    nh_lanes_constraints_jacobian(sys, q1, dA1);
+    COUNT_RUNNING(C->cost, running, constraint_evals);
+    discrete_constraint_matrix_lanes(sys, C->disc, C->alpha, &C->x->q[0][0], C->A0, q1, A1, dA1, Abar, dAbar, running,
+                                     C->cost);
+    scaled_velocity_lanes(C, X, g1, A1, LV(X, n), LV(X, n + k), w);
+    nh_lanes_mass_solve_transpose(sys, A1, B1);
+  }
+  const residual_lanes_parts P = {.dq = X,
+                                  .L0 = LV(X, n),
+                                  .L1 = LV(X, n + k),
+                                  .g1 = g1,
+                                  .A1 = A1,
+                                  .dA1 = dA1,
+                                  .Abar = Abar,
+                                  .dAbar = dAbar,
+                                  .w = w,
+                                  .B1 = B1,
+                                  .K = K,
+                                  .F = F,
+                                  .J = J};
+  assemble(C, &P);
+}
+
+/* newmark_setup on every lane. */
+static void newmark_setup_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, double h,
+                                newmark_lanes_ctx *C, const int *live, nh_cost *cost) {
+  C->sys = sys, C->n = sys->n, C->k = sys->k, C->disc = nh_newmark_disc(m->p[P_CONSTRAINT]);
+  C->beta = m->p[P_BETA], C->beta2 = m->p[P_BETA2], C->alpha = m->p[P_ALPHA], C->h = h, C->c = 0.5 * h * h;
+  C->x = x, C->cost = cost;
+  nh_lanes_grad_potential(sys, &x->q[0][0], C->g0);
+  COUNT_RUNNING(cost, live, rhs_evals);
+  if (sys->k) {
+    nh_lanes_constraints(sys, &x->q[0][0], C->A0);
+    COUNT_RUNNING(cost, live, constraint_evals);
+  }
+  nh_lanes_mass_solve_transpose(sys, C->A0, C->B0);
+}
+
+/* The predictor of nh_newmark_step on every lane: X = [Δq | cλ | cλ]; running[l] = 0 where the
+ * multiplier is undefined. */
+static void predictor_lanes(const newmark_lanes_ctx *C, int *running, double *X) {
+  const nh_system *sys = C->sys;
+  const int n = C->n, k = C->k;
+  const double h = C->h, c = C->c;
+  double lambda[NH_MAX_K * NH_LANES], a[NH_MAX_N * NH_LANES], f[NH_MAX_N * NH_LANES], acc[NH_MAX_N * NH_LANES];
+  int failed[NH_LANES];
+  nh_lanes_acceleration(sys, C->x->t, &C->x->q[0][0], &C->x->v[0][0], a, lambda, failed);
+  for (int l = 0; l < NH_LANES; l++) {
+    if (running[l] && failed[l])
+      running[l] = 0;
+    C->cost[l].rhs_evals += running[l] != 0;
+    if (k)
+      C->cost[l].constraint_evals += running[l] != 0;
+  }
+  for (int i = 0; i < n; i++) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++)
+      RUN(f, i, l) = -RUN(C->g0, i, l);
+    for (int b = 0; b < k; b++) {
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++)
+        RUN(f, i, l) += RUN(C->A0, b * n + i, l) * RUN(lambda, b, l);
+    }
+  }
+  nh_lanes_matvec(n, sys->Minv, f, acc); /* nh_newmark_minv */
+  for (int i = 0; i < n; i++) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++)
+      RUN(X, i, l) = h * C->x->v[i][l] + c * RUN(acc, i, l);
+  }
+  for (int b = 0; b < k; b++) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++)
+      RUN(X, n + b, l) = RUN(X, n + k + b, l) = c * RUN(lambda, b, l);
+  }
+}
+
+/* y's lanes from the solution: t + h, q1, v1 (projected by the caller), the multipliers. */
+static void result_lanes(int n, int k, double h, double c, const nh_lanes *x, const double *dq, const double *v1,
+                         const double *L0, const double *L1, nh_lanes *y) {
+  *y = *x;
+  for (int l = 0; l < NH_LANES; l++)
+    y->t[l] = x->t[l] + h;
+  for (int i = 0; i < n; i++) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++)
+      y->q[i][l] = x->q[i][l] + RUN(dq, i, l), y->v[i][l] = RUN(v1, i, l);
+  }
+  for (int a = 0; a < k; a++) { /* store_multipliers */
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) {
+      y->carry[offsetof(newmark_carry, lambda_k) / sizeof(double) + a][l] = RUN(L0, a, l) / c;
+      y->lambda[a][l] = RUN(L1, a, l) / c;
+    }
+  }
+}
+
+/* finish_step on every lane that converged (running): v1 = w/h projected onto D at q1. */
+static void finish_step_lanes(const newmark_lanes_ctx *C, const double *X, int *running, nh_lanes *y) {
+  const nh_system *sys = C->sys;
+  const int n = C->n, k = C->k;
+  double q1[NH_MAX_N * NH_LANES], g1[NH_MAX_N * NH_LANES], A1[NH_MAX_K * NH_MAX_N * NH_LANES], w[NH_MAX_N * NH_LANES];
+  double unused[NH_MAX_K * NH_LANES];
+  int failed[NH_LANES];
+  for (int i = 0; i < n * NH_LANES; i++)
+    q1[i] = (&C->x->q[0][0])[i] + X[i];
+  nh_lanes_grad_potential(sys, q1, g1);
+  if (k)
+    nh_lanes_constraints(sys, q1, A1);
+  COUNT_RUNNING(C->cost, running, rhs_evals);
+  if (k)
+    COUNT_RUNNING(C->cost, running, constraint_evals);
+  scaled_velocity_lanes(C, X, g1, A1, LV(X, n), LV(X, n + k), w);
+  for (int i = 0; i < n * NH_LANES; i++)
+    w[i] = w[i] / C->h;
+  result_lanes(n, k, C->h, C->c, C->x, X, w, LV(X, n), LV(X, n + k), y);
+  if (!k)
+    return;
+  nh_lanes_project_onto(sys, A1, &y->v[0][0], unused, failed);
+  for (int l = 0; l < NH_LANES; l++) {
+    if (running[l] && failed[l])
+      running[l] = 0;
+    C->cost[l].linear_solves += running[l] != 0;
+  }
+}
+
+/* ---- the fast path in lanes: constraint_ctx, constraint_eval, fast_step on every lane --------------- */
+
+typedef struct {
+  const nh_system *sys;
+  int n, k, disc;
+  double alpha;
+  const double *q0, *dp;
+  double A0[NH_MAX_K * NH_MAX_N * NH_LANES], B[NH_MAX_N * NH_MAX_K * NH_LANES];
+  const int *counted; /* the lanes whose evaluations are counted */
+  nh_cost *cost;
+} constraint_lanes_ctx;
+
+/* constraint_setup on every lane: A0 and B = M⁻¹A0ᵀ (always through M⁻¹, as there). */
+static void constraint_setup_lanes(constraint_lanes_ctx *C) {
+  const int n = C->n, k = C->k;
+  nh_lanes_constraints(C->sys, C->q0, C->A0);
+  COUNT_RUNNING(C->cost, C->counted, constraint_evals);
+  for (int i = 0; i < n; i++)
+    for (int b = 0; b < k; b++) {
+      double s[NH_LANES] = {0};
+      for (int j = 0; j < n; j++) {
+        const double m = C->sys->Minv[i * n + j];
+#pragma omp simd
+        for (int l = 0; l < NH_LANES; l++)
+          s[l] += m * RUN(C->A0, b * n + j, l);
+      }
+      memcpy(LV(C->B, i * k + b), s, sizeof s);
+    }
+}
+
+static void constrained_increment_lanes(const constraint_lanes_ctx *C, const double *L, double *dq) {
+  for (int i = 0; i < C->n; i++) {
+    double s[NH_LANES];
+    memcpy(s, LV(C->dp, i), sizeof s);
+    for (int b = 0; b < C->k; b++) {
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++)
+        s[l] += RUN(C->B, i * C->k + b, l) * RUN(L, b, l);
+    }
+    memcpy(LV(dq, i), s, sizeof s);
+  }
+}
+
+/* constraint_eval on every lane; linear[l] its return value. */
+static void constraint_eval_lanes(const constraint_lanes_ctx *C, const double *L, double *R, double *J, int *linear) {
+  const int n = C->n, k = C->k;
+  const double a = C->alpha;
+  double q1[NH_MAX_N * NH_LANES], dq[NH_MAX_N * NH_LANES], Abar[NH_MAX_K * NH_MAX_N * NH_LANES];
+  double dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES], moves[NH_LANES] = {0};
+  constrained_increment_lanes(C, L, dq);
+  for (int i = 0; i < n * NH_LANES; i++)
+    q1[i] = C->q0[i] + dq[i];
+  discrete_constraint_matrix_lanes(C->sys, C->disc, a, C->q0, C->A0, q1, NULL, NULL, Abar, dAbar, C->counted, C->cost);
+  for (int m = 0; m < k; m++) {
+    dot_lanes(n, Abar, 1, m * n, dq, 1, 0, LV(R, m));
+    for (int b = 0; b < k; b++) {
+      double s[NH_LANES] = {0};
+      for (int i = 0; i < n; i++) {
+        double t[NH_LANES]; /* (dμ̄ B)_{m i b} */
+        dot_lanes(n, dAbar, 1, (m * n + i) * n, C->B, k, b, t);
+#pragma omp simd
+        for (int l = 0; l < NH_LANES; l++) {
+          moves[l] = t[l] != 0 ? 1 : moves[l];
+          s[l] += RUN(Abar, m * n + i, l) * RUN(C->B, i * k + b, l) + a * t[l] * RUN(dq, i, l);
+        }
+      }
+      if (J)
+        memcpy(LV(J, m * k + b), s, sizeof s);
+    }
+  }
+  for (int l = 0; l < NH_LANES; l++)
+    linear[l] = a == 0 || moves[l] == 0;
+}
+
+static void constraint_newton_lanes_fn(void *vctx, const double *L, const int *running, double *R, double *J) {
+  constraint_lanes_ctx *C = vctx;
+  int linear[NH_LANES];
+  C->counted = running;
+  constraint_eval_lanes(C, L, R, J, linear);
+}
+
+/* nh_newmark_constrained_increment on the lanes with running[l] (cleared where it fails). */
+static void constrained_increment_step_lanes(const nh_system *sys, int disc, double alpha, const double *q0,
+                                             const double *dp, double *dq, double *Lambda, int *running,
+                                             nh_cost *cost) {
+  const int n = sys->n, k = sys->k;
+  constraint_lanes_ctx C = {
+      .sys = sys, .n = n, .k = k, .disc = disc, .alpha = alpha, .q0 = q0, .dp = dp, .counted = running, .cost = cost};
+  double R[NH_MAX_K * NH_LANES], J[NH_MAX_K * NH_MAX_K * NH_LANES];
+  int linear[NH_LANES], failed[NH_LANES], again[NH_LANES];
+  nh_step_status solved[NH_LANES];
+  if (k == 0) {
+    memcpy(dq, dp, sizeof(double) * (size_t)(n * NH_LANES));
+    return;
+  }
+  constraint_setup_lanes(&C);
+  memset(Lambda, 0, sizeof(double) * (size_t)(k * NH_LANES));
+  constraint_eval_lanes(&C, Lambda, R, J, linear);
+  COUNT_RUNNING(cost, running, jacobian_evals);
+  COUNT_RUNNING(cost, running, linear_solves);
+  nh_lanes_lu_solve(k, J, R, failed);
+  for (int l = 0; l < NH_LANES; l++)
+    running[l] = running[l] && !failed[l];
+  for (int i = 0; i < k * NH_LANES; i++)
+    Lambda[i] = -R[i];
+  if (alpha != 0) { /* the linearity seen at Λ = 0 confirmed at the solution */
+    for (int l = 0; l < NH_LANES; l++)
+      again[l] = running[l] && linear[l];
+    C.counted = again;
+    int still[NH_LANES];
+    constraint_eval_lanes(&C, Lambda, R, J, still);
+    COUNT_RUNNING(cost, again, jacobian_evals);
+    for (int l = 0; l < NH_LANES; l++)
+      linear[l] = again[l] ? still[l] : linear[l];
+  }
+  for (int l = 0; l < NH_LANES; l++)
+    again[l] = running[l] && !linear[l];
+  nh_newton_solve_lanes(k, Lambda, constraint_newton_lanes_fn, &C, again, solved, cost);
+  for (int l = 0; l < NH_LANES; l++)
+    if (again[l] && solved[l] != NH_STEP_OK)
+      running[l] = 0;
+  constrained_increment_lanes(&C, Lambda, dq);
+}
+
+static void fast_step_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
+                            int *running, nh_cost *cost) {
+  const int n = sys->n, k = sys->k;
+  double g[NH_MAX_N * NH_LANES], Mg[NH_MAX_N * NH_LANES], dp[NH_MAX_N * NH_LANES], dq[NH_MAX_N * NH_LANES];
+  double q1[NH_MAX_N * NH_LANES], v1[NH_MAX_N * NH_LANES], A1[NH_MAX_K * NH_MAX_N * NH_LANES];
+  double L0[NH_MAX_K * NH_LANES], L1[NH_MAX_K * NH_LANES];
+  int failed[NH_LANES];
+  nh_lanes_grad_potential(sys, &x->q[0][0], g);
+  COUNT_RUNNING(cost, running, rhs_evals);
+  COUNT_RUNNING(cost, running, steps);
+  nh_lanes_matvec(n, sys->Minv, g, Mg); /* nh_newmark_minv */
+  for (int i = 0; i < n; i++) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++)
+      RUN(dp, i, l) = h * x->v[i][l] - 0.5 * h * h * RUN(Mg, i, l);
+  }
+  constrained_increment_step_lanes(sys, nh_newmark_disc(m->p[P_CONSTRAINT]), m->p[P_ALPHA], &x->q[0][0], dp, dq, L0,
+                                   running, cost);
+  /* nh_newmark_end_velocity */
+  for (int i = 0; i < n * NH_LANES; i++)
+    q1[i] = (&x->q[0][0])[i] + dq[i];
+  nh_lanes_grad_potential(sys, q1, g);
+  COUNT_RUNNING(cost, running, rhs_evals);
+  nh_lanes_matvec(n, sys->Minv, g, Mg);
+  for (int i = 0; i < n * NH_LANES; i++)
+    v1[i] = dq[i] / h - 0.5 * h * Mg[i];
+  if (k) {
+    COUNT_RUNNING(cost, running, linear_solves);
+    COUNT_RUNNING(cost, running, constraint_evals);
+    nh_lanes_constraints(sys, q1, A1);
+    nh_lanes_project_onto(sys, A1, v1, L1, failed);
+    for (int l = 0; l < NH_LANES; l++)
+      running[l] = running[l] && !failed[l];
+    for (int i = 0; i < k * NH_LANES; i++)
+      L1[i] = -h * L1[i];
+  }
+  result_lanes(n, k, h, 0.5 * h * h, x, dq, v1, L0, L1, y);
+}
+
+static void nh_newmark_step_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
+                                  const int *live, nh_step_status *status, nh_cost *cost) {
+  const int n = sys->n, k = sys->k;
+  newmark_lanes_ctx C;
+  double X[NH_NEWTON_MAX_DIM * NH_LANES];
+  int running[NH_LANES];
+  nh_step_status solved[NH_LANES];
+  for (int l = 0; l < NH_LANES; l++)
+    running[l] = live[l];
+  if (m->p[P_BETA] == 0 && m->p[P_BETA2] == 0 && m->p[P_FAST]) {
+    fast_step_lanes(m, sys, x, y, h, running, cost);
+  } else {
+    newmark_setup_lanes(m, sys, x, h, &C, live, cost);
+    COUNT_RUNNING(cost, live, steps);
+    predictor_lanes(&C, running, X);
+    nh_newton_solve_lanes(n + 2 * k, X, newmark_residual_lanes, &C, running, solved, cost);
+    for (int l = 0; l < NH_LANES; l++)
+      running[l] = running[l] && solved[l] == NH_STEP_OK;
+    finish_step_lanes(&C, X, running, y);
+  }
+  for (int l = 0; l < NH_LANES; l++)
+    if (live[l])
+      status[l] = running[l] ? NH_STEP_OK : NH_STEP_SOLVER_FAILED;
+}
+
 /* ---- hooks ------------------------------------------------------------------------------------ */
 
 static void discrete_constraint(const nh_method *m, const nh_system *sys, const nh_state *x, const nh_state *y,
@@ -605,6 +1113,7 @@ const nh_integrator_type nh_integrator_nh_newmark = {
     .is_symmetric = is_symmetric,
     .adjoint = adjoint,
     .step = nh_newmark_step,
+    .step_lanes = nh_newmark_step_lanes,
     .lambda_time = NH_LAMBDA_END,
     .lambda_doc = "lambda'_{k+1} of (N2) (= 2 Lambda1/h^2, the multiplier of Gamma_nh at q_{k+1}): an O(h) "
                   "approximation of lambda(t_{k+1}) for alpha = 1/2; for alpha != 1/2 it tends to lambda - c "

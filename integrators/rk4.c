@@ -114,7 +114,7 @@ NH_LANES_ISA_VARIANTS(combine,
 static void rk4_step_lanes(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
                            const int *live, nh_step_status *status, nh_cost *cost) {
   lane_vec q, kq[4], kv[4];
-  double t[NH_LANES];
+  double t[NH_LANES], lambda[NH_MAX_K * NH_LANES]; /* the stages' multipliers, unused */
   int failed[NH_LANES], stages[NH_LANES] = {0}, running[NH_LANES];
   for (int l = 0; l < NH_LANES; l++) running[l] = 1;
   for (int j = 0; j < 4; j++) {
@@ -123,7 +123,7 @@ static void rk4_step_lanes(const nh_method *m NH_UNUSED, const nh_system *sys, c
       first_stage_point(sys->n, x, &q, &kq[0], t);
     else
       stage_point(sys->n, x, &kq[j - 1], &kv[j - 1], s, &q, &kq[j], t);
-    nh_lanes_acceleration(sys, t, &q[0][0], &kq[j][0][0], &kv[j][0][0], failed);
+    nh_lanes_acceleration(sys, t, &q[0][0], &kq[j][0][0], &kv[j][0][0], lambda, failed);
     /* rk4_step counts a stage before it evaluates it, and stops at the first that fails */
     for (int l = 0; l < NH_LANES; l++) stages[l] += running[l], running[l] &= failed[l] == 0;
   }

@@ -107,20 +107,22 @@ static int acceleration(const double *p NH_UNUSED, double t NH_UNUSED, const dou
 
 /* ---- the same on NH_LANES points (core/lanes.h) -------------------------------------------------- */
 
-static inline NH_LANES_INLINE void acceleration_lanes_lanes(const double *t NH_UNUSED, const double *q, const double *v,
-                                                            double *a, int *status) {
+static inline NH_LANES_INLINE void acceleration_lanes_lanes(const double *q, const double *v, double *a, double *lambda,
+                                                            int *status) {
 #pragma omp simd
   for (int l = 0; l < NH_LANES; l++) {
-    store5(a, NH_LANES, l, acceleration_at(load5(q, NH_LANES, l), load5(v, NH_LANES, l)).a);
+    const acceleration5 r = acceleration_at(load5(q, NH_LANES, l), load5(v, NH_LANES, l));
+    store5(a, NH_LANES, l, r.a);
+    lambda[l] = r.lambda;
     status[l] = 0;
   }
 }
-NH_LANES_ISA_VARIANTS(acceleration_lanes, (const double *t, const double *q, const double *v, double *a, int *status),
-                      (t, q, v, a, status))
+NH_LANES_ISA_VARIANTS(acceleration_lanes, (const double *q, const double *v, double *a, double *lambda, int *status),
+                      (q, v, a, lambda, status))
 
-static void acceleration_of_lanes(const double *p NH_UNUSED, const double *t, const double *q, const double *v,
-                                  double *a, int *status) {
-  acceleration_lanes(t, q, v, a, status);
+static void acceleration_of_lanes(const double *p NH_UNUSED, const double *t NH_UNUSED, const double *q,
+                                  const double *v, double *a, double *lambda, int *status) {
+  acceleration_lanes(q, v, a, lambda, status);
 }
 
 /* nh_constraint_residual: |0 + μ·v| summed as nh_constraint_values sums it (μ's 1 and 0 entries

@@ -416,9 +416,11 @@ int nh_multiplier(const nh_system *sys, double t, const double *q, const double 
   return multiplier_and_force(sys, t, q, v, lambda, f, A, space, &Minv);
 }
 
-int nh_acceleration(const nh_system *sys, double t, const double *q, const double *v, double *acc) {
+/* nh_acceleration's a with its multiplier λ (nh_multiplier's). */
+static int acceleration_multiplier(const nh_system *sys, double t, const double *q, const double *v, double *acc,
+                                   double *lambda) {
   int n = sys->n, k = sys->k;
-  double A[NH_MAX_K * NH_MAX_N], lambda[NH_MAX_K], f[NH_MAX_N], space[NH_MAX_N * NH_MAX_N];
+  double A[NH_MAX_K * NH_MAX_N], f[NH_MAX_N], space[NH_MAX_N * NH_MAX_N];
   const double *Minv;
   if (sys->type->kernels && sys->type->kernels->acceleration)
     return sys->type->kernels->acceleration(sys->p, t, q, v, acc, lambda);
@@ -433,6 +435,11 @@ int nh_acceleration(const nh_system *sys, double t, const double *q, const doubl
   return 0;
 }
 
+int nh_acceleration(const nh_system *sys, double t, const double *q, const double *v, double *acc) {
+  double lambda[NH_MAX_K];
+  return acceleration_multiplier(sys, t, q, v, acc, lambda);
+}
+
 /* ---- lanes (core/lanes.h) ---- */
 
 /* Lane l's point of x (n components, lane layout) into p. */
@@ -441,18 +448,20 @@ static void lane_point(int n, const double *x, int l, double *p) {
 }
 
 void nh_lanes_acceleration(const nh_system *sys, const double *t, const double *q, const double *v, double *a,
-                           int *status) {
+                           double *lambda, int *status) {
   const nh_system_kernels *kn = sys->type->kernels;
   if (kn && kn->acceleration_lanes) {
-    kn->acceleration_lanes(sys->p, t, q, v, a, status);
+    kn->acceleration_lanes(sys->p, t, q, v, a, lambda, status);
     return;
   }
   const int n = sys->n;
   for (int l = 0; l < NH_LANES; l++) {
-    double ql[NH_MAX_N], vl[NH_MAX_N], al[NH_MAX_N];
+    double ql[NH_MAX_N], vl[NH_MAX_N], al[NH_MAX_N], yl[NH_MAX_K];
     lane_point(n, q, l, ql), lane_point(n, v, l, vl);
-    status[l] = nh_acceleration(sys, t[l], ql, vl, al);
+    status[l] = acceleration_multiplier(sys, t[l], ql, vl, al, yl);
     for (int i = 0; i < n; i++) a[i * NH_LANES + l] = al[i];
+    for (int i = 0; i < sys->k; i++)
+      lambda[i * NH_LANES + l] = yl[i];
   }
 }
 
@@ -505,25 +514,34 @@ void nh_lanes_constraints_jacobian(const nh_system *sys, const double *q, double
              sys->k * sys->n * sys->n, q, dA);
 }
 
-/* nh_matvec's sums, lane by lane. */
-static inline NH_LANES_INLINE void matvec_lanes_lanes(int n, const double *M, const double *p, double *v) {
-  for (int i = 0; i < n; i++) {
-    double s[NH_LANES] = {0};
-    for (int j = 0; j < n; j++) {
-      const double m = M[i * n + j];
-#pragma omp simd
-      for (int l = 0; l < NH_LANES; l++) s[l] += m * p[j * NH_LANES + l];
-    }
-    for (int l = 0; l < NH_LANES; l++) v[i * NH_LANES + l] = s[l];
-  }
-}
-NH_LANES_ISA_VARIANTS(matvec_lanes, (int n, const double *M, const double *p, double *v), (n, M, p, v))
-
 void nh_lanes_mass_solve(const nh_system *sys, const double *p, double *v) {
   if (sys->unit_mass)
     memcpy(v, p, sizeof(double) * (size_t)(sys->n * NH_LANES));
   else
-    matvec_lanes(sys->n, sys->Minv, p, v);
+    nh_lanes_matvec(sys->n, sys->Minv, p, v);
+}
+
+/* minv_transpose's sums, lane by lane (Minv NULL: the transposed copy). */
+static inline NH_LANES_INLINE void transpose_minv_lanes(int n, int k, const double *Minv, const double *A, double *W) {
+  for (int i = 0; i < n; i++)
+    for (int a = 0; a < k; a++) {
+      double s[NH_LANES] = {0};
+      for (int j = 0; Minv && j < n; j++) {
+        const double m = Minv[i * n + j];
+#pragma omp simd
+        for (int l = 0; l < NH_LANES; l++)
+          s[l] += m * A[(a * n + j) * NH_LANES + l];
+      }
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++)
+        W[(i * k + a) * NH_LANES + l] = Minv ? s[l] : A[(a * n + i) * NH_LANES + l];
+    }
+}
+NH_LANES_ISA_VARIANTS(transpose_minv, (int n, int k, const double *Minv, const double *A, double *W),
+                      (n, k, Minv, A, W))
+
+void nh_lanes_mass_solve_transpose(const nh_system *sys, const double *A, double *W) {
+  transpose_minv(sys->n, sys->k, sys->unit_mass ? NULL : sys->Minv, A, W);
 }
 
 /* nh_project_onto's unit-mass one-constraint pass, lane by lane: c = |A|², y = A·v, then where c

@@ -104,8 +104,8 @@ typedef struct {
    * structure-of-arrays layout (component i of lane l at x[i * NH_LANES + l]), each lane's numbers
    * those of the scalar path on that lane's point to the bit. Without them nh_lanes_acceleration
    * and nh_lanes_constraint_residual call the scalar functions lane by lane: correct, not faster.
-   *   acceleration_lanes: nh_acceleration's a (n × lanes) at times t (lanes), and its return value
-   *     (0, or -1) per lane in status.
+   *   acceleration_lanes: nh_acceleration's a (n × lanes) at times t (lanes), nh_multiplier's λ
+   *     (k × lanes), and their return value (0, or -1) per lane in status.
    *   constraint_residual_lanes: nh_constraint_residual per lane, max_a |A_a(q)v + b_a(q)|.
    *   grad_potential_lanes, constraints_lanes: grad_potential (n × lanes) and constraints
    *     (A[(a·n + i) · NH_LANES + l]) per lane.
@@ -113,7 +113,7 @@ typedef struct {
    *     and constraints_jacobian (dA[((a·n + i)·n + j) · NH_LANES + l]) per lane, the Newton
    *     Jacobians' parts. */
   void (*acceleration_lanes)(const double *p, const double *t, const double *q, const double *v, double *a,
-                             int *status);
+                             double *lambda, int *status);
   void (*constraint_residual_lanes)(const double *p, const double *q, const double *v, double *out);
   void (*grad_potential_lanes)(const double *p, const double *q, double *g);
   void (*constraints_lanes)(const double *p, const double *q, double *A);
@@ -335,10 +335,11 @@ void nh_free_force(const nh_system *sys, double t, const double *q, const double
 int nh_multiplier(const nh_system *sys, double t, const double *q, const double *v, double *lambda);
 /* M⁻¹(f + Aᵀλ) with the eliminated λ: the index-reduced ODE's right-hand side. */
 int nh_acceleration(const nh_system *sys, double t, const double *q, const double *v, double *a);
-/* nh_acceleration and nh_constraint_residual at NH_LANES points (core/lanes.h layout): the
- * system's lane kernels, or the scalar functions lane by lane; the same bits either way. */
+/* nh_acceleration (a) with nh_multiplier (λ, k × lanes), and nh_constraint_residual, at NH_LANES
+ * points (core/lanes.h layout): the system's lane kernels, or the scalar functions lane by lane;
+ * the same bits either way. */
 void nh_lanes_acceleration(const nh_system *sys, const double *t, const double *q, const double *v, double *a,
-                           int *status);
+                           double *lambda, int *status);
 void nh_lanes_constraint_residual(const nh_system *sys, const double *q, const double *v, double *out);
 /* grad_potential and constraints at NH_LANES points (A as constraints_lanes lays it out). */
 void nh_lanes_grad_potential(const nh_system *sys, const double *q, double *g);
@@ -348,6 +349,8 @@ void nh_lanes_hess_potential(const nh_system *sys, const double *q, double *H);
 void nh_lanes_constraints_jacobian(const nh_system *sys, const double *q, double *dA);
 /* nh_mass_solve for a constant mass matrix, v = M⁻¹p per lane (M = I: a copy). */
 void nh_lanes_mass_solve(const nh_system *sys, const double *p, double *v);
+/* nh_mass_solve_transpose per lane, W = M⁻¹Aᵀ (n × k × lanes) for a constant mass matrix. */
+void nh_lanes_mass_solve_transpose(const nh_system *sys, const double *A, double *W);
 /* nh_project_onto with b = NULL per lane, for a constant mass matrix: v projected, y its
  * multiplier (k × lanes), status[l] its return value. */
 void nh_lanes_project_onto(const nh_system *sys, const double *A, double *v, double *y, int *status);

@@ -9,6 +9,7 @@
 #include "core/alloc.h"
 #include "core/text.h"
 #include "results/results.h"
+#include "studies/sampling.h"
 
 #define WIDTH 120 /* terminal columns the tables fit in; longer method names are cut */
 
@@ -22,6 +23,8 @@ static const char usage[] =
     "  - ensemble: the energy error dE = E(t) - E0 over the initial conditions (ICs): failures,\n"
     "    largest and median max_t |dE|, mean drift slope, variance at T, the constraint residual and\n"
     "    the cost; each (beta, beta2) grid as a matrix of the median over the ICs of max_t |dE|;\n"
+    "    which methods this nhbench steps 8 trajectories at a time in lanes (not in the file: the\n"
+    "    results are the same bits either way);\n"
     "  - trajectory: per method, step size and IC the run's status and, for each sampled\n"
     "    observable, its first and last value and its largest magnitude;\n"
     "  - onestep: the local error slope against the expected p + 1, the action error slope, the\n"
@@ -373,6 +376,35 @@ static void print_ensemble_cost(const nh_h5 *f, const nh_ensemble_summary *sum, 
   }
 }
 
+/* Which methods this nhbench steps NH_LANES trajectories at a time in an ensemble (issue 51). The file
+ * does not record it (the results are the same bits either way); it tells what its timings mean. */
+static void print_lanes_note(nh_h5 *f) {
+  char *name = nh_h5_has_attr(f, "/", "system") ? nh_h5_attr_string(f, "/", "system") : NULL;
+  if (name)
+    name[strcspn(name, "(")] = '\0'; /* "chaotic_particle(...)": the parameters do not matter here */
+  const nh_system_type *type = name ? nh_system_type_find(name) : NULL;
+  nh_system sys;
+  free(name);
+  if (!type || nh_system_init(&sys, type) != 0)
+    return; /* a definition's or a plugin's system: not known here */
+  int in = 0, shown = 0;
+  char alone[WIDTH + 1] = "";
+  for (int m = 0; m < f->nmethods; m++) {
+    char err[NH_TEXT_MESSAGE];
+    nh_method *method = nh_method_parse(f->methods[m], err, sizeof err);
+    if (method && nh_method_has_lanes(method, &sys)) {
+      in++;
+    } else if (strlen(alone) + strlen(f->methods[m]) + 2 < WIDTH - 17) {
+      snprintf(alone + strlen(alone), sizeof alone - strlen(alone), "%s%s", shown++ ? ", " : "", f->methods[m]);
+    }
+    nh_method_free(method);
+  }
+  printf("  lanes        this nhbench steps %d of the %d methods' ensembles %d trajectories at a time (%s)%s\n", in,
+         f->nmethods, NH_LANES, nh_isa_name(nh_lanes_isa()), nh_lanes_enabled() ? "" : ", but NHBENCH_LANES is off");
+  if (in < f->nmethods)
+    printf("               one at a time: %s%s\n", alone, shown < f->nmethods - in ? ", ..." : "");
+}
+
 static int print_ensemble_setup(nh_h5 *f, int ngrids) {
   double energy = NAN, T = NAN;
   int every, count, random; /* read below, each read checked */
@@ -390,8 +422,10 @@ static int print_ensemble_setup(nh_h5 *f, int ngrids) {
          nh_h5_dim(f, "sample"));
   if (random) printf("  ensemble     %d random initial conditions on D at energy %g, seed %lld\n", count, energy, seed);
   else if (print_ics(f) != 0) return -1;
-  printf("  methods      %d: %d listed in the spec, %d more from %d grid%s\n\n", f->nmethods, np, f->nmethods - np,
+  printf("  methods      %d: %d listed in the spec, %d more from %d grid%s\n", f->nmethods, np, f->nmethods - np,
          ngrids, ngrids == 1 ? "" : "s");
+  print_lanes_note(f);
+  putchar('\n');
   return 0;
 }
 

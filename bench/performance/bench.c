@@ -662,6 +662,55 @@ static double ensemble_seconds(const nh_study *st, int threads) {
   return t;
 }
 
+/* ---- the main job at the paper's scale, in lanes and one trajectory at a time ---------------------- */
+
+/* One run of st's ensemble on 2 threads with lanes on or off (NHBENCH_LANES, read by
+ * nh_sampled_runs_go): its wall time into *seconds and its result into r; 0, or -1 with the reason. */
+static int study_run(const nh_study *st, int lanes, nh_ensemble_result *r, double *seconds) {
+  char err[NH_TEXT_MESSAGE];
+  setenv("NHBENCH_LANES", lanes ? "on" : "off", 1);
+  omp_set_num_threads(2);
+  const double t0 = omp_get_wtime();
+  const int rc = nh_run_ensemble(st, r, err, sizeof err);
+  *seconds = omp_get_wtime() - t0;
+  unsetenv("NHBENCH_LANES");
+  if (rc != 0)
+    fprintf(stderr, "bench: %s\n", err);
+  return rc;
+}
+
+/* Whether two runs of one ensemble gave the same bits: every method's E(t) − E0 at every sample of
+ * every initial condition, the largest residuals, the statuses and the summed costs. */
+static int same_ensembles(const nh_study *st, const nh_ensemble_result *a, const nh_ensemble_result *b) {
+  const size_t runs = (size_t)st->nmethods * (size_t)st->count;
+  return memcmp(a->dE, b->dE, sizeof(double) * runs * (size_t)st->nsamples) == 0 &&
+         memcmp(a->max_residual, b->max_residual, sizeof(double) * runs) == 0 &&
+         memcmp(a->status, b->status, sizeof(int) * runs) == 0 &&
+         memcmp(a->cost, b->cost, sizeof(nh_cost) * (size_t)st->nmethods) == 0;
+}
+
+/* make study-chaotic FULL=1's ensemble (its --set lines, Makefile CHAOTIC_SET) on 2 threads, in lanes
+ * against one trajectory at a time: the study part of the main job, without the results file and
+ * the figures. */
+static void bench_study(const char *spec) {
+  nh_study st;
+  const char *full[] = {"ensemble.count=100", "T=10000", "sample_every=25"};
+  const char *small[] = {"ensemble.count=16", "T=200", "sample_every=25"};
+  if (load_spec(spec, quick ? small : full, 3, &st) != 0)
+    return;
+  nh_ensemble_result r[2];
+  double t[2];
+  const int failed = study_run(&st, 0, &r[0], &t[0]) != 0 || study_run(&st, 1, &r[1], &t[1]) != 0;
+  if (!failed)
+    printf("\n%s at %s (%d methods x %d ICs, T = %g, 2 threads): one trajectory at a time %.1f s, in lanes %.1f s, "
+           "speed-up %.2f (target >= 2.5); results %s\n",
+           spec, quick ? "a small scale (--quick)" : "make study-chaotic FULL=1's scale", st.nmethods, st.count, st.T,
+           t[0], t[1], t[0] / t[1], same_ensembles(&st, &r[0], &r[1]) ? "the same bits" : "DIFFER");
+  nh_ensemble_result_free(&r[0]);
+  nh_ensemble_result_free(&r[1]);
+  nh_study_free(&st);
+}
+
 /* Wall time of the default chaotic ensemble with 1 and 2 threads: the parallel speed-up. */
 static void bench_ensemble(const char *spec) {
   nh_study st;
@@ -1026,6 +1075,8 @@ static const struct {
     {"lockstep", "ensembles in SIMD lockstep, 4 and 8 lanes: rk4 and herglotz2 against their floors", bench_lockstep},
     {"lanes", "the harness's ensembles in lanes against the scalar harness and the floors", bench_lanes},
     {"sampling", "the cost of sampling observables along a run", bench_sampling},
+    {"study", "the ensemble SPEC at make study-chaotic FULL=1's scale, in lanes and one trajectory at a time",
+     bench_study},
     {"ensemble", "the ensemble SPEC on 1 and 2 threads: the OpenMP speed-up", bench_ensemble},
     {"memory", "peak memory of SPEC sampled every step, in memory and streamed through the journal", bench_memory},
 };
@@ -1037,7 +1088,7 @@ static void usage(FILE *f) {
              "  --quick   every table from a few thousand steps (a smoke test; figures then mean little)\n"
              "  --only    only the named tables:\n");
   for (int i = 0; i < NSECTIONS; i++) fprintf(f, "              %-9s %s\n", sections[i].name, sections[i].doc);
-  fprintf(f, "  ENSEMBLE_SPEC  the ensemble of the last two tables (default studies/chaotic_ensemble.cfg)\n");
+  fprintf(f, "  ENSEMBLE_SPEC  the ensemble of the last three tables (default studies/chaotic_ensemble.cfg)\n");
 }
 
 /* Marks the sections named in the comma-separated list; -1 (with a message) on an unknown name. */

@@ -81,23 +81,46 @@ static void compare(const nh_method *m, const nh_system *sys, const nh_state *x0
   for (int l = runs; l < NH_LANES; l++) cr_expect_not(e.live[l], "idle lane %d runs", l);
 }
 
-/* Every method with lanes: the types with step_lanes that take no base, and every composition
- * table over each of them that parses (a symmetric base of the table's order). */
+/* Instances beyond the types' defaults, where a method's parameters choose another path: nh_newmark's
+ * full Newton system with β and β' (symmetric or not), each discrete constraint, α at 0, ½, 1 and
+ * between, and fast=0. */
+static const char *const instances[] = {
+    "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)",
+    "nh_newmark(beta=0.1,beta2=0.1,alpha=0)",
+    "nh_newmark(beta=0.05,beta2=0.2,alpha=1,constraint=average)",
+    "nh_newmark(beta=0.3,beta2=0,alpha=0.3)",
+    "nh_newmark(beta=0,beta2=0.15,alpha=0.7,constraint=average)",
+    "nh_newmark(fast=0,alpha=0.5)",
+};
+
+/* Adds base, and every composition table over it that parses (a symmetric base of the table's
+ * order), to names. */
+static int add_with_compositions(const char *base, char (*names)[128], int count) {
+  snprintf(names[count++], 128, "%s", base);
+  for (int j = 0; nh_integrator_types[j]; j++) {
+    char text[128], err[512];
+    if (!nh_integrator_types[j]->takes_base || !nh_integrator_types[j]->step_lanes)
+      continue;
+    snprintf(text, sizeof text, "%s(%s)", nh_integrator_types[j]->name, base);
+    nh_method *m = nh_method_parse(text, err, sizeof err);
+    if (m && count < 128)
+      memcpy(names[count++], text, 128);
+    nh_method_free(m);
+  }
+  return count;
+}
+
+/* Every method with lanes: the types with step_lanes that take no base, the instances above, and
+ * every composition table over each. */
 static int lane_methods(char (*names)[128]) {
   int count = 0;
   for (int i = 0; nh_integrator_types[i]; i++) {
     const nh_integrator_type *t = nh_integrator_types[i];
-    if (!t->step_lanes || t->takes_base) continue;
-    snprintf(names[count++], 128, "%s", t->name);
-    for (int j = 0; nh_integrator_types[j]; j++) {
-      char text[128], err[512];
-      if (!nh_integrator_types[j]->takes_base || !nh_integrator_types[j]->step_lanes) continue;
-      snprintf(text, sizeof text, "%s(%s)", nh_integrator_types[j]->name, t->name);
-      nh_method *m = nh_method_parse(text, err, sizeof err);
-      if (m && count < 64) snprintf(names[count++], 128, "%s", text);
-      nh_method_free(m);
-    }
+    if (t->step_lanes && !t->takes_base)
+      count = add_with_compositions(t->name, names, count);
   }
+  for (size_t i = 0; i < sizeof instances / sizeof *instances; i++)
+    count = add_with_compositions(instances[i], names, count);
   return count;
 }
 
@@ -108,7 +131,7 @@ Test(lanes, every_method_with_lanes_on_every_system_bit_for_bit, .timeout = 120)
   for (int isa = 0; isa < NH_ISA_COUNT; isa++) {
     if (nh_lanes_use_isa((nh_isa)isa) != 0) continue;
     isas++;
-    char names[64][128];
+    char names[128][128];
     const int count = lane_methods(names);
     for (int i = 0; i < count; i++) {
       nh_method *m = test_method(names[i]);
