@@ -47,17 +47,31 @@ static void grad_potential(const double *p NH_UNUSED, const double *q, double *g
   store5(g, 1, 0, gradient_at(load5(q, 1, 0)));
 }
 
+/* The nonzero entries of ∇²V: the diagonal and the three symmetric pairs. */
+typedef struct {
+  double xx, y1y1, y2y2, z1z1, z2z2, y1z1, y2z2, z1z2;
+} hessian5;
+
+/* Written once for hess_potential and hess_potential_lanes. */
+static inline NH_LANES_INLINE hessian5 hessian_at(vec5 q) {
+  const double y1 = q.y1, y2 = q.y2, z1 = q.z1, z2 = q.z2;
+  return (hessian5){1,           1 + z1 * z1, 1 + z2 * z2, 1 + z2 * z2 + y1 * y1, 1 + z1 * z1 + y2 * y2,
+                    2 * y1 * z1, 2 * y2 * z2, 2 * z1 * z2};
+}
+
+/* h into H (N×N, entry (i, j) of lane l at H[(i*N + j)*stride + l]), whose other entries are 0. */
+static inline NH_LANES_INLINE void store_hessian(double *H, int stride, int l, hessian5 h) {
+#define H_AT(i, j) H[((i)*N + (j)) * stride + l]
+  H_AT(X, X) = h.xx, H_AT(Y1, Y1) = h.y1y1, H_AT(Y2, Y2) = h.y2y2, H_AT(Z1, Z1) = h.z1z1, H_AT(Z2, Z2) = h.z2z2;
+  H_AT(Y1, Z1) = H_AT(Z1, Y1) = h.y1z1;
+  H_AT(Y2, Z2) = H_AT(Z2, Y2) = h.y2z2;
+  H_AT(Z1, Z2) = H_AT(Z2, Z1) = h.z1z2;
+#undef H_AT
+}
+
 static void hess_potential(const double *p NH_UNUSED, const double *q, double *H) {
-  const double y1 = q[Y1], y2 = q[Y2], z1 = q[Z1], z2 = q[Z2];
   memset(H, 0, N * N * sizeof *H);
-  H[X * N + X] = 1;
-  H[Y1 * N + Y1] = 1 + z1 * z1;
-  H[Y2 * N + Y2] = 1 + z2 * z2;
-  H[Z1 * N + Z1] = 1 + z2 * z2 + y1 * y1;
-  H[Z2 * N + Z2] = 1 + z1 * z1 + y2 * y2;
-  H[Y1 * N + Z1] = H[Z1 * N + Y1] = 2 * y1 * z1;
-  H[Y2 * N + Z2] = H[Z2 * N + Y2] = 2 * y2 * z2;
-  H[Z1 * N + Z2] = H[Z2 * N + Z1] = 2 * z1 * z2;
+  store_hessian(H, 1, 0, hessian_at(load5(q, 1, 0)));
 }
 
 static void constraints(const double *p NH_UNUSED, const double *q, double *A) {
@@ -68,10 +82,16 @@ static void constraints(const double *p NH_UNUSED, const double *q, double *A) {
   A[Z2] = q[Y2];
 }
 
+/* The two nonzero entries of the constant Dμ (N×N, ∂μ_i/∂q_j at dA[(i*N + j)*stride + l]), written
+ * once for constraints_jacobian and its lanes. */
+static inline NH_LANES_INLINE void store_jacobian(double *dA, int stride, int l) {
+  dA[(Z1 * N + Y1) * stride + l] = 1; /* ∂μ_z1/∂y1 */
+  dA[(Z2 * N + Y2) * stride + l] = 1; /* ∂μ_z2/∂y2 */
+}
+
 static void constraints_jacobian(const double *p NH_UNUSED, const double *q NH_UNUSED, double *dA) {
   memset(dA, 0, N * N * sizeof *dA);
-  dA[Z1 * N + Y1] = 1; /* ∂μ_z1/∂y1 */
-  dA[Z2 * N + Y2] = 1; /* ∂μ_z2/∂y2 */
+  store_jacobian(dA, 1, 0);
 }
 
 /* (Dμ[v])v = v_y1 v_z1 + v_y2 v_z2: the two entries of constraints_jacobian, written out. */
@@ -160,6 +180,26 @@ static void constraints_of_lanes(const double *p NH_UNUSED, const double *q, dou
   }
 }
 
+static inline NH_LANES_INLINE void hessian_lanes_lanes(const double *q, double *H) {
+  memset(H, 0, N * N * NH_LANES * sizeof *H);
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    store_hessian(H, NH_LANES, l, hessian_at(load5(q, NH_LANES, l)));
+}
+NH_LANES_ISA_VARIANTS(hessian_lanes, (const double *q, double *H), (q, H))
+
+static void hess_of_lanes(const double *p NH_UNUSED, const double *q, double *H) { hessian_lanes(q, H); }
+
+static inline NH_LANES_INLINE void jacobian_lanes_lanes(double *dA) {
+  memset(dA, 0, N * N * NH_LANES * sizeof *dA);
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    store_jacobian(dA, NH_LANES, l);
+}
+NH_LANES_ISA_VARIANTS(jacobian_lanes, (double *dA), (dA))
+
+static void jacobian_of_lanes(const double *p NH_UNUSED, const double *q NH_UNUSED, double *dA) { jacobian_lanes(dA); }
+
 static void residual_of_lanes(const double *p NH_UNUSED, const double *q, const double *v, double *out) {
   residual_lanes(q, v, out);
 }
@@ -175,6 +215,8 @@ static const nh_system_kernels kernels = {
     .constraint_residual_lanes = residual_of_lanes,
     .grad_potential_lanes = grad_of_lanes,
     .constraints_lanes = constraints_of_lanes,
+    .hess_potential_lanes = hess_of_lanes,
+    .constraints_jacobian_lanes = jacobian_of_lanes,
 };
 
 static const nh_system_knowledge knowledge = {

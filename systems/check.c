@@ -3,6 +3,7 @@
  * derivative within 1e-6 of them is right and a wrong sign or a missing term is off by O(1). */
 #include "systems/check.h"
 
+#include <float.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,10 +17,9 @@
 
 typedef void (*vector_fn)(const nh_system *sys, const double *q, double *out); /* out has m entries */
 
-/* The worst entry so far of one check. */
-static void compare(nh_system_check *c, const nh_system *sys, const double *q, const char *entry, double got,
-                    double want, const char *reference) {
-  const double error = fabs(got - want) / fmax(1, fabs(want));
+/* The worst entry so far of one check, its error given. */
+static void compare_error(nh_system_check *c, const nh_system *sys, const double *q, const char *entry, double error,
+                          double got, double want, const char *reference) {
   if (!(error <= c->error) && !(c->error != c->error)) { /* NaN is the worst */
     c->error = error != error ? NAN : error;
     int at =
@@ -28,6 +28,21 @@ static void compare(nh_system_check *c, const nh_system *sys, const double *q, c
       at += snprintf(c->where + at, sizeof c->where - (size_t)at, "%s%.6g", i ? ", " : "", q[i]);
     if (at > 0 && at < (int)sizeof c->where) snprintf(c->where + at, sizeof c->where - (size_t)at, ")");
   }
+}
+
+static void compare(nh_system_check *c, const nh_system *sys, const double *q, const char *entry, double got,
+                    double want, const char *reference) {
+  compare_error(c, sys, q, entry, fabs(got - want) / fmax(1, fabs(want)), got, want, reference);
+}
+
+/* To the bit (a NaN against any NaN: IEEE 754 leaves a NaN result's sign and payload open): other
+ * bits are an error of at least the smallest double, so that −0 against 0 fails a tolerance of 0. */
+static void compare_bits(nh_system_check *c, const nh_system *sys, const double *q, const char *entry, double got,
+                         double want, const char *reference) {
+  if (!memcmp(&got, &want, sizeof got) || (isnan(got) && isnan(want)))
+    return;
+  const double error = fabs(got - want) / fmax(1, fabs(want));
+  compare_error(c, sys, q, entry, error > 0 || isnan(error) ? error : DBL_TRUE_MIN, got, want, reference);
 }
 
 /* Column j of the central difference of f (m values) at q into d. */
@@ -99,6 +114,7 @@ typedef enum {
   C_CURVATURE,
   C_DERIVATIVE,
   C_ACCELERATION,
+  C_LANES,
   C_ON_D,
   C_COUNT
 } check_id;
@@ -118,6 +134,7 @@ static const struct {
     [C_CURVATURE] = {"kernels.constraint_curvature", "against the contraction of constraints_jacobian"},
     [C_DERIVATIVE] = {"kernels.constraint_derivative", "against the contraction of constraints_jacobian"},
     [C_ACCELERATION] = {"kernels.acceleration", "against the generic index-reduced acceleration"},
+    [C_LANES] = {"kernels.*_lanes", "each lane kernel against its scalar function on every lane, to the bit"},
     [C_ON_D] = {"default state", "the default initial condition on D: |A(q0) v0 + b(q0)|"},
 };
 _Static_assert(C_COUNT <= NH_SYSTEM_CHECKS, "raise NH_SYSTEM_CHECKS");
@@ -183,6 +200,76 @@ static void check_kernels(nh_system_check *cs, const nh_system *sys, const doubl
   }
 }
 
+/* count values per lane of got (lane layout) against the scalar function's want at lane l's point. */
+static void compare_lane(nh_system_check *c, const nh_system *sys, const double *ql, const char *kernel, int l,
+                         int count, const double *got, const double *want, const char *reference) {
+  char entry[96];
+  for (int i = 0; i < count; i++) {
+    snprintf(entry, sizeof entry, "%s[%d] on lane %d", kernel, i, l);
+    compare_bits(c, sys, ql, entry, got[i * NH_LANES + l], want[i], reference);
+  }
+}
+
+/* Each lane kernel the system has (nh_system_kernels) at NH_LANES points, lane 0 at q and the others
+ * random around it, against the scalar function the generic lane code would call on each lane. */
+static void check_lane_kernels(nh_system_check *c, const nh_system *sys, const double *q, gsl_rng *rng) {
+  const nh_system_kernels *kn = sys->type->kernels;
+  const nh_system_type *T = sys->type;
+  const int n = sys->n, k = sys->k;
+  _Alignas(64) double Q[NH_MAX_N * NH_LANES], V[NH_MAX_N * NH_LANES], out[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES];
+  double t[NH_LANES], pts[NH_LANES][NH_MAX_N], vs[NH_LANES][NH_MAX_N], want[NH_MAX_K * NH_MAX_N * NH_MAX_N];
+  int status[NH_LANES];
+  if (!kn)
+    return;
+  for (int l = 0; l < NH_LANES; l++) {
+    t[l] = check_time;
+    for (int i = 0; i < n; i++) {
+      pts[l][i] = Q[i * NH_LANES + l] = l == 0 ? q[i] : q[i] + 2 * gsl_rng_uniform(rng) - 1;
+      vs[l][i] = V[i * NH_LANES + l] = 2 * gsl_rng_uniform(rng) - 1;
+    }
+  }
+  const struct {
+    void (*lanes)(const double *p, const double *q, double *out);
+    void (*scalar)(const double *p, const double *q, double *out);
+    const char *name, *reference;
+    int count;
+  } of_q[] = {
+      {kn->grad_potential_lanes, T->grad_potential, "grad_potential_lanes", "grad_potential", n},
+      {kn->constraints_lanes, T->constraints, "constraints_lanes", "constraints", k * n},
+      {kn->hess_potential_lanes, T->hess_potential, "hess_potential_lanes", "hess_potential", n * n},
+      {kn->constraints_jacobian_lanes, T->constraints_jacobian, "constraints_jacobian_lanes", "constraints_jacobian",
+       k * n * n},
+  };
+  for (size_t f = 0; f < sizeof of_q / sizeof *of_q; f++) {
+    if (!of_q[f].lanes)
+      continue;
+    of_q[f].lanes(sys->p, Q, out);
+    for (int l = 0; l < NH_LANES; l++) {
+      of_q[f].scalar(sys->p, pts[l], want);
+      compare_lane(c, sys, pts[l], of_q[f].name, l, of_q[f].count, out, want, of_q[f].reference);
+    }
+  }
+  if (kn->constraint_residual_lanes) {
+    kn->constraint_residual_lanes(sys->p, Q, V, out);
+    for (int l = 0; l < NH_LANES; l++) {
+      want[0] = nh_constraint_residual(sys, pts[l], vs[l]);
+      compare_lane(c, sys, pts[l], "constraint_residual_lanes", l, 1, out, want, "nh_constraint_residual");
+    }
+  }
+  if (kn->acceleration_lanes) {
+    kn->acceleration_lanes(sys->p, t, Q, V, out, status);
+    for (int l = 0; l < NH_LANES; l++) {
+      const int st = nh_acceleration(sys, t[l], pts[l], vs[l], want);
+      char entry[64];
+      snprintf(entry, sizeof entry, "acceleration_lanes' status on lane %d", l);
+      if (status[l] != st)
+        compare_error(c, sys, pts[l], entry, INFINITY, status[l], st, "nh_acceleration");
+      else if (st == 0)
+        compare_lane(c, sys, pts[l], "acceleration_lanes", l, n, out, want, "nh_acceleration");
+    }
+  }
+}
+
 static void check_at(nh_system_check *cs, const nh_system *sys, const double *q, gsl_rng *rng) {
   const nh_system_type *t = sys->type;
   const int n = sys->n, k = sys->k;
@@ -219,6 +306,7 @@ static void check_at(nh_system_check *cs, const nh_system *sys, const double *q,
                    "finite differences of the gradient");
   }
   check_kernels(cs, sys, q, rng); /* an unconstrained system may have an acceleration kernel too */
+  check_lane_kernels(&cs[C_LANES], sys, q, rng);
 }
 
 static void set_up(nh_system_check *cs, const nh_system *sys) {
@@ -237,6 +325,8 @@ static void set_up(nh_system_check *cs, const nh_system *sys) {
       [C_CURVATURE] = sys->k > 0 && kn && kn->constraint_curvature,
       [C_DERIVATIVE] = sys->k > 0 && kn && kn->constraint_derivative,
       [C_ACCELERATION] = kn && kn->acceleration,
+      [C_LANES] = kn && (kn->acceleration_lanes || kn->constraint_residual_lanes || kn->grad_potential_lanes ||
+                         kn->constraints_lanes || kn->hess_potential_lanes || kn->constraints_jacobian_lanes),
       [C_ON_D] = 1,
   };
   for (int i = 0; i < C_COUNT; i++)
@@ -246,6 +336,7 @@ static void set_up(nh_system_check *cs, const nh_system *sys) {
                               .tolerance = i >= C_CURVATURE ? KERNEL_TOLERANCE : FD_TOLERANCE};
   cs[C_MASS].tolerance = 0; /* symmetric to the bit: every integrator assumes it */
   cs[C_ON_D].tolerance = ON_D_TOLERANCE;
+  cs[C_LANES].tolerance = 0; /* the same bits on every lane (core/lanes.h) */
 }
 
 int nh_system_check_all(const nh_system *sys, int points, nh_system_check *cs) {
@@ -268,10 +359,10 @@ int nh_system_check_all(const nh_system *sys, int points, nh_system_check *cs) {
   /* Whose function each check's reference is made of. */
   static const struct {
     check_id check, reference;
-  } made_of[] = {{C_HESS, C_GRAD},          {C_TIME_HESS, C_TIME_GRAD},   {C_CURVATURE, C_DA},
-                 {C_CURVATURE, C_DB},       {C_DERIVATIVE, C_DA},         {C_ACCELERATION, C_CURVATURE},
-                 {C_ACCELERATION, C_GRAD},  {C_ACCELERATION, C_DA},       {C_ACCELERATION, C_DB},
-                 {C_ACCELERATION, C_DMASS}, {C_ACCELERATION, C_TIME_GRAD}};
+  } made_of[] = {{C_HESS, C_GRAD},          {C_TIME_HESS, C_TIME_GRAD},    {C_CURVATURE, C_DA},
+                 {C_CURVATURE, C_DB},       {C_DERIVATIVE, C_DA},          {C_ACCELERATION, C_CURVATURE},
+                 {C_ACCELERATION, C_GRAD},  {C_ACCELERATION, C_DA},        {C_ACCELERATION, C_DB},
+                 {C_ACCELERATION, C_DMASS}, {C_ACCELERATION, C_TIME_GRAD}, {C_LANES, C_ACCELERATION}};
   for (size_t i = 0; i < sizeof made_of / sizeof *made_of; i++)
     if (!cs[made_of[i].reference].ok && !cs[made_of[i].check].reference_failed)
       cs[made_of[i].check].reference_failed = cs[made_of[i].reference].name;

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "systems/system.h"
+#include "systems/lane_kernels.h"
 
 enum { X, Y, XI, N = 3 };
 enum { P_EPS, P_COUNT };
@@ -24,30 +24,149 @@ static double potential(const double *p, const double *q) {
   return 0.5 * (q[X] * q[X] + q[Y] * q[Y]) + cos(q[XI]) - 0.5 * p[P_EPS] * sin(2 * q[XI]);
 }
 
-/* ∇U = (x, y, −sin ξ − ε cos 2ξ) (spec §3.3 [derived]). */
+static double sin_2x(double x) { return sin(2 * x); }
+static double cos_2x(double x) { return cos(2 * x); }
+
+/* The formulas, written once for the scalar functions and the lane kernels, on a point q, ε = eps
+ * and the sines and cosines of ξ and 2ξ the caller takes (per lane in the lane kernels: a vector
+ * libm rounds otherwise); the matrices with every entry. ∇U = (x, y, −sin ξ − ε cos 2ξ) (spec
+ * §3.3 [derived]). */
+static inline NH_LANES_INLINE nh_vec3 gradient_at(double eps, nh_vec3 q, double sin_xi, double cos_2xi) {
+  return (nh_vec3){q.x, q.y, -sin_xi - eps * cos_2xi};
+}
+
+static inline NH_LANES_INLINE nh_mat3 hessian_at(double eps, double cos_xi, double sin_2xi) {
+  return (nh_mat3){{1, 0, 0}, {0, 1, 0}, {0, 0, -cos_xi + 2 * eps * sin_2xi}};
+}
+
+static inline NH_LANES_INLINE nh_vec3 constraints_at(double sin_xi) { return (nh_vec3){sin_xi, 1, 0}; }
+
+static inline NH_LANES_INLINE nh_mat3 jacobian_at(double cos_xi) {
+  return (nh_mat3){{0, 0, cos_xi}, {0, 0, 0}, {0, 0, 0}}; /* ∂μ_x/∂ξ */
+}
+
 static void grad_potential(const double *p, const double *q, double *g) {
-  g[X] = q[X];
-  g[Y] = q[Y];
-  g[XI] = -sin(q[XI]) - p[P_EPS] * cos(2 * q[XI]);
+  nh_store3(g, 1, 0, gradient_at(p[P_EPS], nh_load3(q, 1, 0), sin(q[XI]), cos_2x(q[XI])));
 }
 
 static void hess_potential(const double *p, const double *q, double *H) {
-  memset(H, 0, N * N * sizeof *H);
-  H[X * N + X] = 1;
-  H[Y * N + Y] = 1;
-  H[XI * N + XI] = -cos(q[XI]) + 2 * p[P_EPS] * sin(2 * q[XI]);
+  nh_store_mat3(H, 1, 0, hessian_at(p[P_EPS], cos(q[XI]), sin_2x(q[XI])));
 }
 
 static void constraints(const double *p NH_UNUSED, const double *q, double *A) {
-  A[X] = sin(q[XI]);
-  A[Y] = 1;
-  A[XI] = 0;
+  nh_store3(A, 1, 0, constraints_at(sin(q[XI])));
 }
 
 static void constraints_jacobian(const double *p NH_UNUSED, const double *q, double *dA) {
-  memset(dA, 0, N * N * sizeof *dA);
-  dA[X * N + XI] = cos(q[XI]); /* ∂μ_x/∂ξ */
+  nh_store_mat3(dA, 1, 0, jacobian_at(cos(q[XI])));
 }
+
+/* ---- the same on NH_LANES points (core/lanes.h) -------------------------------------------------- */
+
+/* Each kernel takes its sines and cosines lane by lane (nh_lane_map, as the scalar functions call
+ * them), then runs the arithmetic as one vectorized lane loop. */
+static inline NH_LANES_INLINE void gradient_lanes_lanes(double eps, const double *q, const double *sin_xi,
+                                                        const double *cos_2xi, double *g) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    nh_store3(g, NH_LANES, l, gradient_at(eps, nh_load3(q, NH_LANES, l), sin_xi[l], cos_2xi[l]));
+}
+NH_LANES_ISA_VARIANTS(gradient_lanes, (double eps, const double *q, const double *s, const double *c2, double *g),
+                      (eps, q, s, c2, g))
+
+static void grad_of_lanes(const double *p, const double *q, double *g) {
+  double s[NH_LANES], c2[NH_LANES];
+  nh_lane_map(sin, q + XI * NH_LANES, s), nh_lane_map(cos_2x, q + XI * NH_LANES, c2);
+  gradient_lanes(p[P_EPS], q, s, c2, g);
+}
+
+static inline NH_LANES_INLINE void hessian_lanes_lanes(double eps, const double *cos_xi, const double *sin_2xi,
+                                                       double *H) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    nh_store_mat3(H, NH_LANES, l, hessian_at(eps, cos_xi[l], sin_2xi[l]));
+}
+NH_LANES_ISA_VARIANTS(hessian_lanes, (double eps, const double *c, const double *s2, double *H), (eps, c, s2, H))
+
+static void hess_of_lanes(const double *p, const double *q, double *H) {
+  double c[NH_LANES], s2[NH_LANES];
+  nh_lane_map(cos, q + XI * NH_LANES, c), nh_lane_map(sin_2x, q + XI * NH_LANES, s2);
+  hessian_lanes(p[P_EPS], c, s2, H);
+}
+
+static inline NH_LANES_INLINE void constraints_lanes_lanes(const double *sin_xi, double *A) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    nh_store3(A, NH_LANES, l, constraints_at(sin_xi[l]));
+}
+NH_LANES_ISA_VARIANTS(constraints_lanes, (const double *s, double *A), (s, A))
+
+static void constraints_of_lanes(const double *p NH_UNUSED, const double *q, double *A) {
+  double s[NH_LANES];
+  nh_lane_map(sin, q + XI * NH_LANES, s);
+  constraints_lanes(s, A);
+}
+
+static inline NH_LANES_INLINE void jacobian_lanes_lanes(const double *cos_xi, double *dA) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    nh_store_mat3(dA, NH_LANES, l, jacobian_at(cos_xi[l]));
+}
+NH_LANES_ISA_VARIANTS(jacobian_lanes, (const double *c, double *dA), (c, dA))
+
+static void jacobian_of_lanes(const double *p NH_UNUSED, const double *q, double *dA) {
+  double c[NH_LANES];
+  nh_lane_map(cos, q + XI * NH_LANES, c);
+  jacobian_lanes(c, dA);
+}
+
+static inline NH_LANES_INLINE void residual_lanes_lanes(const double *sin_xi, const double *v, double *out) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    out[l] = nh_residual_one3(constraints_at(sin_xi[l]), nh_load3(v, NH_LANES, l));
+}
+NH_LANES_ISA_VARIANTS(residual_lanes, (const double *s, const double *v, double *out), (s, v, out))
+
+static void residual_of_lanes(const double *p NH_UNUSED, const double *q, const double *v, double *out) {
+  double s[NH_LANES];
+  nh_lane_map(sin, q + XI * NH_LANES, s);
+  residual_lanes(s, v, out);
+}
+
+/* nh_acceleration's generic path (M = I, one constraint; systems/lane_kernels.h) on every lane. */
+static inline NH_LANES_INLINE void acceleration_lanes_lanes(double eps, const double *q, const double *v,
+                                                            const double *sin_xi, const double *cos_xi,
+                                                            const double *cos_2xi, double *a, int *status) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++) {
+    const nh_acceleration3 r =
+        nh_acceleration_one3(NULL, gradient_at(eps, nh_load3(q, NH_LANES, l), sin_xi[l], cos_2xi[l]),
+                             constraints_at(sin_xi[l]), jacobian_at(cos_xi[l]), nh_load3(v, NH_LANES, l));
+    nh_store3(a, NH_LANES, l, r.a);
+    status[l] = r.status;
+  }
+}
+NH_LANES_ISA_VARIANTS(acceleration_lanes,
+                      (double eps, const double *q, const double *v, const double *s, const double *c, const double *c2,
+                       double *a, int *status),
+                      (eps, q, v, s, c, c2, a, status))
+
+static void acceleration_of_lanes(const double *p, const double *t NH_UNUSED, const double *q, const double *v,
+                                  double *a, int *status) {
+  double s[NH_LANES], c[NH_LANES], c2[NH_LANES];
+  const double *xi = q + XI * NH_LANES;
+  nh_lane_map(sin, xi, s), nh_lane_map(cos, xi, c), nh_lane_map(cos_2x, xi, c2);
+  acceleration_lanes(p[P_EPS], q, v, s, c, c2, a, status);
+}
+
+static const nh_system_kernels kernels = {
+    .acceleration_lanes = acceleration_of_lanes,
+    .constraint_residual_lanes = residual_of_lanes,
+    .grad_potential_lanes = grad_of_lanes,
+    .constraints_lanes = constraints_of_lanes,
+    .hess_potential_lanes = hess_of_lanes,
+    .constraints_jacobian_lanes = jacobian_of_lanes,
+};
 
 /* The driver's own energy ½ξ̇² + cos ξ − (ε/2) sin 2ξ: ξ is decoupled, so it is a first integral
  * (and so is the (x, y) part E − E_ξ). */
@@ -98,5 +217,6 @@ const nh_system_type nh_system_cvt = {
     .ic_doc = "preset eps0: q0 = (1, 0, -2), v0 = (-0.4481, -0.40745617696, 0.1) (printed v0 projected on D), "
               "E0 = 0.2722602 (paper Fig. 4, spec/newmark.md 6 A7)",
     NH_SYSTEM_MECHANICS,
+    .kernels = &kernels,
     .knowledge = &knowledge,
 };

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "systems/system.h"
+#include "systems/lane_kernels.h"
 
 enum { X, Y, TH, N = 3 };
 enum { P_M, P_J, P_G, P_ALPHA, P_COUNT };
@@ -30,10 +30,21 @@ static void mass(const double *p, const double *q NH_UNUSED, double *M) {
 
 static double potential(const double *p, const double *q) { return -p[P_M] * slope_gravity(p) * q[X]; }
 
+/* The formulas, written once for the scalar functions and the lane kernels, on the parameters and
+ * sin θ, cos θ, which the caller takes (per lane in the lane kernels: a vector libm rounds
+ * otherwise); the matrices with every entry. ∇V = (−m g sin α, 0, 0) is constant, ∇²V = 0. */
+static inline NH_LANES_INLINE nh_vec3 gradient_at(double m, double G) { return (nh_vec3){-m * G, 0, 0}; }
+
+static inline NH_LANES_INLINE nh_vec3 constraints_at(double sin_th, double cos_th) {
+  return (nh_vec3){sin_th, -cos_th, 0};
+}
+
+static inline NH_LANES_INLINE nh_mat3 jacobian_at(double sin_th, double cos_th) {
+  return (nh_mat3){{0, 0, cos_th}, {0, 0, sin_th}, {0, 0, 0}}; /* ∂μ_x/∂θ, ∂μ_y/∂θ */
+}
+
 static void grad_potential(const double *p, const double *q NH_UNUSED, double *g) {
-  g[X] = -p[P_M] * slope_gravity(p);
-  g[Y] = 0;
-  g[TH] = 0;
+  nh_store3(g, 1, 0, gradient_at(p[P_M], slope_gravity(p)));
 }
 
 static void hess_potential(const double *p NH_UNUSED, const double *q NH_UNUSED, double *H) {
@@ -41,16 +52,119 @@ static void hess_potential(const double *p NH_UNUSED, const double *q NH_UNUSED,
 }
 
 static void constraints(const double *p NH_UNUSED, const double *q, double *A) {
-  A[X] = sin(q[TH]);
-  A[Y] = -cos(q[TH]);
-  A[TH] = 0;
+  nh_store3(A, 1, 0, constraints_at(sin(q[TH]), cos(q[TH])));
 }
 
 static void constraints_jacobian(const double *p NH_UNUSED, const double *q, double *dA) {
-  memset(dA, 0, N * N * sizeof *dA);
-  dA[X * N + TH] = cos(q[TH]); /* ∂μ_x/∂θ */
-  dA[Y * N + TH] = sin(q[TH]); /* ∂μ_y/∂θ */
+  nh_store_mat3(dA, 1, 0, jacobian_at(sin(q[TH]), cos(q[TH])));
 }
+
+/* ---- the same on NH_LANES points (core/lanes.h) -------------------------------------------------- */
+
+/* ∇V and ∇²V do not depend on q: every lane's is the scalar one. */
+static void grad_of_lanes(const double *p, const double *q NH_UNUSED, double *g) {
+  const nh_vec3 g0 = gradient_at(p[P_M], slope_gravity(p));
+  for (int l = 0; l < NH_LANES; l++)
+    nh_store3(g, NH_LANES, l, g0);
+}
+
+static void hess_of_lanes(const double *p NH_UNUSED, const double *q NH_UNUSED, double *H) {
+  memset(H, 0, N * N * NH_LANES * sizeof *H);
+}
+
+/* The kernels below take sin θ and cos θ lane by lane (nh_lane_map, as the scalar functions call
+ * them), then run the arithmetic as one vectorized lane loop. */
+typedef struct {
+  double s[NH_LANES], c[NH_LANES];
+} trig_lanes;
+
+static trig_lanes trig_of(const double *q) {
+  trig_lanes t;
+  nh_lane_map(sin, q + TH * NH_LANES, t.s), nh_lane_map(cos, q + TH * NH_LANES, t.c);
+  return t;
+}
+
+static inline NH_LANES_INLINE void constraints_lanes_lanes(const double *s, const double *c, double *A) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    nh_store3(A, NH_LANES, l, constraints_at(s[l], c[l]));
+}
+NH_LANES_ISA_VARIANTS(constraints_lanes, (const double *s, const double *c, double *A), (s, c, A))
+
+static void constraints_of_lanes(const double *p NH_UNUSED, const double *q, double *A) {
+  const trig_lanes t = trig_of(q);
+  constraints_lanes(t.s, t.c, A);
+}
+
+static inline NH_LANES_INLINE void jacobian_lanes_lanes(const double *s, const double *c, double *dA) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    nh_store_mat3(dA, NH_LANES, l, jacobian_at(s[l], c[l]));
+}
+NH_LANES_ISA_VARIANTS(jacobian_lanes, (const double *s, const double *c, double *dA), (s, c, dA))
+
+static void jacobian_of_lanes(const double *p NH_UNUSED, const double *q, double *dA) {
+  const trig_lanes t = trig_of(q);
+  jacobian_lanes(t.s, t.c, dA);
+}
+
+static inline NH_LANES_INLINE void residual_lanes_lanes(const double *s, const double *c, const double *v,
+                                                        double *out) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    out[l] = nh_residual_one3(constraints_at(s[l], c[l]), nh_load3(v, NH_LANES, l));
+}
+NH_LANES_ISA_VARIANTS(residual_lanes, (const double *s, const double *c, const double *v, double *out), (s, c, v, out))
+
+static void residual_of_lanes(const double *p NH_UNUSED, const double *q, const double *v, double *out) {
+  const trig_lanes t = trig_of(q);
+  residual_lanes(t.s, t.c, v, out);
+}
+
+/* nh_acceleration's generic path (constant M, one constraint; systems/lane_kernels.h) on every lane,
+ * with M⁻¹ as nh_system_init caches it (Minv NULL: M = I, the default m = J = 1), written as two
+ * loops so that each inlines its Minv as a constant. */
+static inline NH_LANES_INLINE void acceleration_lanes_lanes(const double *Minv, nh_vec3 g, const double *s,
+                                                            const double *c, const double *v, double *a, int *status) {
+  if (!Minv) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) {
+      const nh_acceleration3 r =
+          nh_acceleration_one3(NULL, g, constraints_at(s[l], c[l]), jacobian_at(s[l], c[l]), nh_load3(v, NH_LANES, l));
+      nh_store3(a, NH_LANES, l, r.a);
+      status[l] = r.status;
+    }
+    return;
+  }
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++) {
+    const nh_acceleration3 r =
+        nh_acceleration_one3(Minv, g, constraints_at(s[l], c[l]), jacobian_at(s[l], c[l]), nh_load3(v, NH_LANES, l));
+    nh_store3(a, NH_LANES, l, r.a);
+    status[l] = r.status;
+  }
+}
+NH_LANES_ISA_VARIANTS(acceleration_lanes,
+                      (const double *Minv, nh_vec3 g, const double *s, const double *c, const double *v, double *a,
+                       int *status),
+                      (Minv, g, s, c, v, a, status))
+
+static void acceleration_of_lanes(const double *p, const double *t NH_UNUSED, const double *q, const double *v,
+                                  double *a, int *status) {
+  double Minv[N * N];
+  const int unit = nh_lane_mass_inverse(mass, p, Minv);
+  const trig_lanes tr = trig_of(q);
+  acceleration_lanes(unit ? NULL : Minv, gradient_at(p[P_M], slope_gravity(p)), tr.s, tr.c, v, a, status);
+}
+
+static const nh_system_kernels kernels = {
+    .acceleration_lanes = acceleration_of_lanes,
+    .constraint_residual_lanes = residual_of_lanes,
+    .grad_potential_lanes = grad_of_lanes,
+    .constraints_lanes = constraints_of_lanes,
+    .hess_potential_lanes = hess_of_lanes,
+    .constraints_jacobian_lanes = jacobian_of_lanes,
+};
 
 static double sinc(double u) { return u == 0 ? 1 : sin(u) / u; }
 
@@ -135,5 +249,6 @@ const nh_system_type nh_system_knife_edge = {
     .v0 = v_ic2,
     .ic_doc = "preset ic2: q0 = (0, 0, 0.3), v0 = (0.5 cos 0.3, 0.5 sin 0.3, 1), H0 = 0.625 (spec/rattle.md 4 A IC-2)",
     NH_SYSTEM_MECHANICS,
+    .kernels = &kernels,
     .knowledge = &knowledge,
 };

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "systems/system.h"
+#include "systems/lane_kernels.h"
 
 enum { P_OMEGA2, P_COUNT };
 
@@ -23,27 +23,111 @@ static double potential(const double *p, const double *q) {
   return 0.5 * p[P_OMEGA2] * (q[0] * q[0] + q[1] * q[1]);
 }
 
+/* The formulas, written once for the scalar functions and the lane kernels, on a point q and
+ * ω² = w; the matrices with every entry. */
+static inline NH_LANES_INLINE nh_vec3 gradient_at(double w, nh_vec3 q) { return (nh_vec3){w * q.x, w * q.y, 0}; }
+
+static inline NH_LANES_INLINE nh_mat3 hessian_at(double w) { return (nh_mat3){{w, 0, 0}, {0, w, 0}, {0, 0, 0}}; }
+
+static inline NH_LANES_INLINE nh_vec3 constraints_at(nh_vec3 q) { return (nh_vec3){-q.y, 0, 1}; }
+
+static inline NH_LANES_INLINE nh_mat3 jacobian_at(void) {
+  return (nh_mat3){{0, -1, 0}, {0, 0, 0}, {0, 0, 0}}; /* ∂μ_x/∂y = −1 */
+}
+
 static void grad_potential(const double *p, const double *q, double *g) {
-  g[0] = p[P_OMEGA2] * q[0];
-  g[1] = p[P_OMEGA2] * q[1];
-  g[2] = 0;
+  nh_store3(g, 1, 0, gradient_at(p[P_OMEGA2], nh_load3(q, 1, 0)));
 }
 
 static void hess_potential(const double *p, const double *q NH_UNUSED, double *H) {
-  memset(H, 0, 9 * sizeof *H);
-  H[0] = H[4] = p[P_OMEGA2];
+  nh_store_mat3(H, 1, 0, hessian_at(p[P_OMEGA2]));
 }
 
 static void constraints(const double *p NH_UNUSED, const double *q, double *A) {
-  A[0] = -q[1];
-  A[1] = 0;
-  A[2] = 1;
+  nh_store3(A, 1, 0, constraints_at(nh_load3(q, 1, 0)));
 }
 
 static void constraints_jacobian(const double *p NH_UNUSED, const double *q NH_UNUSED, double *dA) {
-  memset(dA, 0, 9 * sizeof *dA);
-  dA[0 * 3 + 1] = -1; /* ∂μ_x/∂y */
+  nh_store_mat3(dA, 1, 0, jacobian_at());
 }
+
+/* ---- the same on NH_LANES points (core/lanes.h) -------------------------------------------------- */
+
+static inline NH_LANES_INLINE void gradient_lanes_lanes(double w, const double *q, double *g) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    nh_store3(g, NH_LANES, l, gradient_at(w, nh_load3(q, NH_LANES, l)));
+}
+NH_LANES_ISA_VARIANTS(gradient_lanes, (double w, const double *q, double *g), (w, q, g))
+
+static void grad_of_lanes(const double *p, const double *q, double *g) { gradient_lanes(p[P_OMEGA2], q, g); }
+
+static inline NH_LANES_INLINE void hessian_lanes_lanes(double w, double *H) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    nh_store_mat3(H, NH_LANES, l, hessian_at(w));
+}
+NH_LANES_ISA_VARIANTS(hessian_lanes, (double w, double *H), (w, H))
+
+static void hess_of_lanes(const double *p, const double *q NH_UNUSED, double *H) { hessian_lanes(p[P_OMEGA2], H); }
+
+static inline NH_LANES_INLINE void constraints_lanes_lanes(const double *q, double *A) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    nh_store3(A, NH_LANES, l, constraints_at(nh_load3(q, NH_LANES, l)));
+}
+NH_LANES_ISA_VARIANTS(constraints_lanes, (const double *q, double *A), (q, A))
+
+static void constraints_of_lanes(const double *p NH_UNUSED, const double *q, double *A) { constraints_lanes(q, A); }
+
+static inline NH_LANES_INLINE void jacobian_lanes_lanes(double *dA) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    nh_store_mat3(dA, NH_LANES, l, jacobian_at());
+}
+NH_LANES_ISA_VARIANTS(jacobian_lanes, (double *dA), (dA))
+
+static void jacobian_of_lanes(const double *p NH_UNUSED, const double *q NH_UNUSED, double *dA) { jacobian_lanes(dA); }
+
+static inline NH_LANES_INLINE void residual_lanes_lanes(const double *q, const double *v, double *out) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    out[l] = nh_residual_one3(constraints_at(nh_load3(q, NH_LANES, l)), nh_load3(v, NH_LANES, l));
+}
+NH_LANES_ISA_VARIANTS(residual_lanes, (const double *q, const double *v, double *out), (q, v, out))
+
+static void residual_of_lanes(const double *p NH_UNUSED, const double *q, const double *v, double *out) {
+  residual_lanes(q, v, out);
+}
+
+/* nh_acceleration's generic path (M = I, one constraint; systems/lane_kernels.h) on every lane. */
+static inline NH_LANES_INLINE void acceleration_lanes_lanes(double w, const double *q, const double *v, double *a,
+                                                            int *status) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++) {
+    const nh_vec3 x = nh_load3(q, NH_LANES, l);
+    const nh_acceleration3 r =
+        nh_acceleration_one3(NULL, gradient_at(w, x), constraints_at(x), jacobian_at(), nh_load3(v, NH_LANES, l));
+    nh_store3(a, NH_LANES, l, r.a);
+    status[l] = r.status;
+  }
+}
+NH_LANES_ISA_VARIANTS(acceleration_lanes, (double w, const double *q, const double *v, double *a, int *status),
+                      (w, q, v, a, status))
+
+static void acceleration_of_lanes(const double *p, const double *t NH_UNUSED, const double *q, const double *v,
+                                  double *a, int *status) {
+  acceleration_lanes(p[P_OMEGA2], q, v, a, status);
+}
+
+static const nh_system_kernels kernels = {
+    .acceleration_lanes = acceleration_of_lanes,
+    .constraint_residual_lanes = residual_of_lanes,
+    .grad_potential_lanes = grad_of_lanes,
+    .constraints_lanes = constraints_of_lanes,
+    .hess_potential_lanes = hess_of_lanes,
+    .constraints_jacobian_lanes = jacobian_of_lanes,
+};
 
 /* Closed form of the free particle (spec/discretization.md §3.2): with c = ẋ0 √(1+y0²) and
  * w = ẏ0, y = y0 + w t, ẋ = c/√(1+y²), x = x0 + (c/w)(asinh y − asinh y0),
@@ -117,5 +201,6 @@ const nh_system_type nh_system_particle = {
     .ic_doc = "q0 = (1, 1, -1), v0 = (1, -1, 1), E0 = 1.5 (paper Fig. 1; preset \"newmark\")",
     NH_SYSTEM_MECHANICS,
     .capabilities = NH_CAP_PARTICLE_STRUCTURE, /* the closed forms js_p1, js_p2new, js_p2orig */
+    .kernels = &kernels,
     .knowledge = &knowledge,
 };

@@ -323,12 +323,14 @@ Test(plugin, file_name_without_a_slash_is_a_path) {
 
 /* ---- check-system on the other kinds of SYSTEM, and bad usage ------------------------------------ */
 
-/* A registered system and a spec that defines its system (compiled into NHBENCH_CACHE_DIR). */
+/* A registered system and a spec that defines its system (compiled into NHBENCH_CACHE_DIR). The
+ * built-in chaotic particle has the plugin's 8 checks and its lane kernels' (kernels.*_lanes). */
 Test(plugin, registered_and_defined_systems_pass) {
   const run_result *r = nhbench("check-system chaotic_particle");
   cr_expect_eq(r->rc, 0, "exit %d\n%s%s", r->rc, r->out, r->err);
   expect_has(r->out, "nhbench check-system: chaotic_particle, n = 5, k = 1, at 8 points\n");
-  expect_has(r->out, "nhbench check-system: all 8 checks passed\n");
+  expect_has(r->out, "nhbench check-system: all 9 checks passed\n");
+  expect_has(r->out, "\nok    kernels.*_lanes ");
 
   r = nhbench("check-system --points 3 " NHBENCH_SOURCE_DIR "/studies/examples/own_system.cfg");
   cr_expect_eq(r->rc, 0, "exit %d\n%s%s", r->rc, r->out, r->err);

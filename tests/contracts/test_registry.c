@@ -119,8 +119,11 @@ ParameterizedTest(named *c, registry, system) {
     cr_expect(!F->potential || (F->time_dependence && (F->time_dependence(sys.p) & NH_SYS_TIME_POTENTIAL)),
               "%s: W(q, t) not declared in time_dependence", c->name);
   }
-  if (T->kernels)
-    cr_expect(T->kernels->constraint_curvature || T->kernels->constraint_derivative || T->kernels->acceleration,
+  const nh_system_kernels *kn = T->kernels;
+  if (kn) /* lane kernels alone make a group (particle, cvt, knife_edge) */
+    cr_expect(kn->constraint_curvature || kn->constraint_derivative || kn->acceleration || kn->acceleration_lanes ||
+                  kn->constraint_residual_lanes || kn->grad_potential_lanes || kn->constraints_lanes ||
+                  kn->hess_potential_lanes || kn->constraints_jacobian_lanes,
               "%s: an empty kernels group", c->name);
   if (K->invariants)
     cr_expect(K->invariants->count > 0 && K->invariants->names && K->invariants->values, "%s: invariants incomplete",

@@ -1,0 +1,133 @@
+/* The system lane entry points (nh_lanes_* in systems/system.h: a system's lane kernel when it has
+ * one, else its scalar functions lane by lane) against the scalar functions, bit for bit, on every
+ * registered system at its default parameters and on every instruction set this CPU has: each
+ * lane's numbers must be those of the scalar path at that lane's point (core/lanes.h), including
+ * at q = 0, on a NaN lane and at huge values, where a reordered sum, a dropped 0·x or a select
+ * instead of fmax would show. */
+#include <criterion/criterion.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <string.h>
+
+#include "systems/system.h"
+#include "tests/helpers.h"
+
+enum { GROUPS = 8 };
+
+/* Lane group g's points (q, v, t in lane layout): random in [-2, 2], and special lanes: group 1 all
+ * q = 0, group 2 a NaN in q on lane 3 and in v on lane 5, group 3 huge values (±1e150) on lanes
+ * 0-3, group 4 negative zeros, group 5 an infinite component of v on every lane (a different one
+ * from lane to lane) and of q on odd lanes: 0·∞ is NaN, so a product by a constant 0 that a kernel
+ * leaves out shows there. */
+static void group_points(gsl_rng *rng, int n, int g, double *q, double *v, double *t) {
+  for (int l = 0; l < NH_LANES; l++) {
+    t[l] = 4 * gsl_rng_uniform(rng) - 2;
+    for (int i = 0; i < n; i++) {
+      q[i * NH_LANES + l] = 4 * gsl_rng_uniform(rng) - 2;
+      v[i * NH_LANES + l] = 4 * gsl_rng_uniform(rng) - 2;
+      if (g == 1)
+        q[i * NH_LANES + l] = 0;
+      if (g == 3 && l < 4)
+        q[i * NH_LANES + l] *= (i + l) % 2 ? 1e150 : -1e150;
+      if (g == 3 && l == 2)
+        v[i * NH_LANES + l] *= 1e150;
+      if (g == 4 && (i + l) % 2)
+        q[i * NH_LANES + l] = -0.0, v[i * NH_LANES + l] = -0.0;
+      if (g == 5 && i == l % n)
+        v[i * NH_LANES + l] = l % 3 ? INFINITY : -INFINITY;
+      if (g == 5 && i == (l / 2) % n && l % 2)
+        q[i * NH_LANES + l] = -INFINITY;
+    }
+  }
+  if (g == 2)
+    q[(n - 1) * NH_LANES + 3] = NAN, v[0 * NH_LANES + 5] = NAN, q[0 * NH_LANES + 6] = NAN;
+}
+
+static void lane_point(int n, const double *x, int l, double *p) {
+  for (int i = 0; i < n; i++)
+    p[i] = x[i * NH_LANES + l];
+}
+
+/* count values per lane of got (lane layout) against want (the scalar result at lane l), to the bit
+ * (memcmp: −0 is not 0), a NaN against a NaN: IEEE 754 leaves the sign and payload of a NaN result
+ * unspecified, and GCC, which keeps every other bit, rewrites (−s) − c as (−c) − s (a NaN s then
+ * comes out with the other sign), differently in different inlining contexts. */
+static void expect_lane_bits(const char *system, const char *isa, const char *what, int group, int l, int count,
+                             const double *got, const double *want) {
+  for (int i = 0; i < count; i++)
+    cr_expect(!memcmp(&got[i * NH_LANES + l], &want[i], sizeof(double)) ||
+                  (isnan(got[i * NH_LANES + l]) && isnan(want[i])),
+              "%s on %s, %s: group %d lane %d entry %d is %.17g, the scalar path gives %.17g", system, isa, what, group,
+              l, i, got[i * NH_LANES + l], want[i]);
+}
+
+typedef void (*lanes_of_q)(const nh_system *sys, const double *q, double *out);
+
+static void compare_group(const nh_system *sys, const char *isa, int g, const double *q, const double *v,
+                          const double *t) {
+  const nh_system_type *T = sys->type;
+  const int n = sys->n, k = sys->k;
+  const char *name = T->name;
+  static double got[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES];
+  double want[NH_MAX_K * NH_MAX_N * NH_MAX_N], res[NH_LANES];
+  int status[NH_LANES];
+  const struct {
+    const char *name;
+    lanes_of_q lanes;
+    void (*scalar)(const double *p, const double *q, double *out);
+    int count;
+  } of_q[] = {
+      {"grad_potential", nh_lanes_grad_potential, T->grad_potential, n},
+      {"hess_potential", nh_lanes_hess_potential, T->hess_potential, n * n},
+      {"constraints", nh_lanes_constraints, T->constraints, k * n},
+      {"constraints_jacobian", nh_lanes_constraints_jacobian, T->constraints_jacobian, k * n * n},
+  };
+  for (size_t f = 0; f < sizeof of_q / sizeof *of_q; f++) {
+    of_q[f].lanes(sys, q, got);
+    for (int l = 0; l < NH_LANES; l++) {
+      double ql[NH_MAX_N];
+      lane_point(n, q, l, ql);
+      of_q[f].scalar(sys->p, ql, want);
+      expect_lane_bits(name, isa, of_q[f].name, g, l, of_q[f].count, got, want);
+    }
+  }
+  nh_lanes_constraint_residual(sys, q, v, res);
+  nh_lanes_acceleration(sys, t, q, v, got, status);
+  for (int l = 0; l < NH_LANES; l++) {
+    double ql[NH_MAX_N], vl[NH_MAX_N];
+    lane_point(n, q, l, ql), lane_point(n, v, l, vl);
+    want[0] = nh_constraint_residual(sys, ql, vl);
+    expect_lane_bits(name, isa, "nh_constraint_residual", g, l, 1, res, want);
+    const int st = nh_acceleration(sys, t[l], ql, vl, want);
+    cr_expect_eq(status[l], st, "%s on %s, nh_acceleration: group %d lane %d status %d, the scalar path %d", name, isa,
+                 g, l, status[l], st);
+    if (st == 0) /* where it fails nh_acceleration leaves a as it was */
+      expect_lane_bits(name, isa, "nh_acceleration", g, l, n, got, want);
+  }
+}
+
+Test(lane_kernels, every_system_every_isa_bit_for_bit) {
+  const nh_isa chosen = nh_lanes_isa();
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, 51);
+  int kernels = 0;
+  for (int s = 0; nh_system_types[s]; s++) {
+    const nh_system sys = test_system_of(nh_system_types[s], NULL);
+    const nh_system_kernels *kn = sys.type->kernels;
+    kernels += kn && kn->hess_potential_lanes;
+    for (int isa = 0; isa < NH_ISA_COUNT; isa++) {
+      if (!nh_isa_supported((nh_isa)isa))
+        continue;
+      cr_assert_eq(nh_lanes_use_isa((nh_isa)isa), 0);
+      for (int g = 0; g < GROUPS; g++) {
+        _Alignas(64) double q[NH_MAX_N * NH_LANES], v[NH_MAX_N * NH_LANES], t[NH_LANES];
+        group_points(rng, sys.n, g, q, v, t);
+        compare_group(&sys, nh_isa_name((nh_isa)isa), g, q, v, t);
+      }
+    }
+  }
+  nh_lanes_use_isa(chosen);
+  gsl_rng_free(rng);
+  /* The kernels this test is about are there: chaotic_particle, particle, cvt, knife_edge. */
+  cr_expect_geq(kernels, 4, "%d systems with lane kernels", kernels);
+}
