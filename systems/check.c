@@ -257,15 +257,19 @@ static void check_lane_kernels(nh_system_check *c, const nh_system *sys, const d
     }
   }
   if (kn->acceleration_lanes) {
-    kn->acceleration_lanes(sys->p, t, Q, V, out, status);
+    double lambda[NH_MAX_K * NH_LANES], mult[NH_MAX_K];
+    kn->acceleration_lanes(sys->p, t, Q, V, out, lambda, status);
     for (int l = 0; l < NH_LANES; l++) {
       const int st = nh_acceleration(sys, t[l], pts[l], vs[l], want);
       char entry[64];
       snprintf(entry, sizeof entry, "acceleration_lanes' status on lane %d", l);
-      if (status[l] != st)
+      if (status[l] != st) {
         compare_error(c, sys, pts[l], entry, INFINITY, status[l], st, "nh_acceleration");
-      else if (st == 0)
+      } else if (st == 0) {
         compare_lane(c, sys, pts[l], "acceleration_lanes", l, n, out, want, "nh_acceleration");
+        nh_multiplier(sys, t[l], pts[l], vs[l], mult);
+        compare_lane(c, sys, pts[l], "acceleration_lanes' multiplier", l, k, lambda, mult, "nh_multiplier");
+      }
     }
   }
 }

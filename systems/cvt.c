@@ -136,27 +136,28 @@ static void residual_of_lanes(const double *p NH_UNUSED, const double *q, const 
 /* nh_acceleration's generic path (M = I, one constraint; systems/lane_kernels.h) on every lane. */
 static inline NH_LANES_INLINE void acceleration_lanes_lanes(double eps, const double *q, const double *v,
                                                             const double *sin_xi, const double *cos_xi,
-                                                            const double *cos_2xi, double *a, int *status) {
+                                                            const double *cos_2xi, double *a, double *lambda,
+                                                            int *status) {
 #pragma omp simd
   for (int l = 0; l < NH_LANES; l++) {
     const nh_acceleration3 r =
         nh_acceleration_one3(NULL, gradient_at(eps, nh_load3(q, NH_LANES, l), sin_xi[l], cos_2xi[l]),
                              constraints_at(sin_xi[l]), jacobian_at(cos_xi[l]), nh_load3(v, NH_LANES, l));
     nh_store3(a, NH_LANES, l, r.a);
-    status[l] = r.status;
+    lambda[l] = r.lambda, status[l] = r.status;
   }
 }
 NH_LANES_ISA_VARIANTS(acceleration_lanes,
                       (double eps, const double *q, const double *v, const double *s, const double *c, const double *c2,
-                       double *a, int *status),
-                      (eps, q, v, s, c, c2, a, status))
+                       double *a, double *lambda, int *status),
+                      (eps, q, v, s, c, c2, a, lambda, status))
 
 static void acceleration_of_lanes(const double *p, const double *t NH_UNUSED, const double *q, const double *v,
-                                  double *a, int *status) {
+                                  double *a, double *lambda, int *status) {
   double s[NH_LANES], c[NH_LANES], c2[NH_LANES];
   const double *xi = q + XI * NH_LANES;
   nh_lane_map(sin, xi, s), nh_lane_map(cos, xi, c), nh_lane_map(cos_2x, xi, c2);
-  acceleration_lanes(p[P_EPS], q, v, s, c, c2, a, status);
+  acceleration_lanes(p[P_EPS], q, v, s, c, c2, a, lambda, status);
 }
 
 static const nh_system_kernels kernels = {

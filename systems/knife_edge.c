@@ -125,14 +125,15 @@ static void residual_of_lanes(const double *p NH_UNUSED, const double *q, const 
  * with M⁻¹ as nh_system_init caches it (Minv NULL: M = I, the default m = J = 1), written as two
  * loops so that each inlines its Minv as a constant. */
 static inline NH_LANES_INLINE void acceleration_lanes_lanes(const double *Minv, nh_vec3 g, const double *s,
-                                                            const double *c, const double *v, double *a, int *status) {
+                                                            const double *c, const double *v, double *a, double *lambda,
+                                                            int *status) {
   if (!Minv) {
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++) {
       const nh_acceleration3 r =
           nh_acceleration_one3(NULL, g, constraints_at(s[l], c[l]), jacobian_at(s[l], c[l]), nh_load3(v, NH_LANES, l));
       nh_store3(a, NH_LANES, l, r.a);
-      status[l] = r.status;
+      lambda[l] = r.lambda, status[l] = r.status;
     }
     return;
   }
@@ -141,20 +142,20 @@ static inline NH_LANES_INLINE void acceleration_lanes_lanes(const double *Minv, 
     const nh_acceleration3 r =
         nh_acceleration_one3(Minv, g, constraints_at(s[l], c[l]), jacobian_at(s[l], c[l]), nh_load3(v, NH_LANES, l));
     nh_store3(a, NH_LANES, l, r.a);
-    status[l] = r.status;
+    lambda[l] = r.lambda, status[l] = r.status;
   }
 }
 NH_LANES_ISA_VARIANTS(acceleration_lanes,
                       (const double *Minv, nh_vec3 g, const double *s, const double *c, const double *v, double *a,
-                       int *status),
-                      (Minv, g, s, c, v, a, status))
+                       double *lambda, int *status),
+                      (Minv, g, s, c, v, a, lambda, status))
 
 static void acceleration_of_lanes(const double *p, const double *t NH_UNUSED, const double *q, const double *v,
-                                  double *a, int *status) {
+                                  double *a, double *lambda, int *status) {
   double Minv[N * N];
   const int unit = nh_lane_mass_inverse(mass, p, Minv);
   const trig_lanes tr = trig_of(q);
-  acceleration_lanes(unit ? NULL : Minv, gradient_at(p[P_M], slope_gravity(p)), tr.s, tr.c, v, a, status);
+  acceleration_lanes(unit ? NULL : Minv, gradient_at(p[P_M], slope_gravity(p)), tr.s, tr.c, v, a, lambda, status);
 }
 
 static const nh_system_kernels kernels = {

@@ -102,6 +102,7 @@ static inline NH_LANES_INLINE double nh_curvature_row3(double s, nh_vec3 row, nh
  * no result, as nh_acceleration leaves it). */
 typedef struct {
   nh_vec3 a;
+  double lambda; /* nh_multiplier's λ where status is 0 */
   int status;
 } nh_acceleration3;
 
@@ -116,7 +117,7 @@ static inline NH_LANES_INLINE nh_acceleration3 nh_acceleration_one3(const double
   curv = nh_curvature_row3(curv, dA.z, v, v.z);
   const double lambda = (-nh_dot3(W, f) - curv) / C;
   f.x += A.x * lambda, f.y += A.y * lambda, f.z += A.z * lambda;
-  return (nh_acceleration3){Minv ? nh_matvec3(nh_load_mat3(Minv, 1, 0), f) : f, C > 0 && isfinite(C) ? 0 : -1};
+  return (nh_acceleration3){Minv ? nh_matvec3(nh_load_mat3(Minv, 1, 0), f) : f, lambda, C > 0 && isfinite(C) ? 0 : -1};
 }
 
 #endif

@@ -92,7 +92,8 @@ static void compare_group(const nh_system *sys, const char *isa, int g, const do
     }
   }
   nh_lanes_constraint_residual(sys, q, v, res);
-  nh_lanes_acceleration(sys, t, q, v, got, status);
+  double lambda[NH_MAX_K * NH_LANES], mult[NH_MAX_K];
+  nh_lanes_acceleration(sys, t, q, v, got, lambda, status);
   for (int l = 0; l < NH_LANES; l++) {
     double ql[NH_MAX_N], vl[NH_MAX_N];
     lane_point(n, q, l, ql), lane_point(n, v, l, vl);
@@ -101,8 +102,11 @@ static void compare_group(const nh_system *sys, const char *isa, int g, const do
     const int st = nh_acceleration(sys, t[l], ql, vl, want);
     cr_expect_eq(status[l], st, "%s on %s, nh_acceleration: group %d lane %d status %d, the scalar path %d", name, isa,
                  g, l, status[l], st);
-    if (st == 0) /* where it fails nh_acceleration leaves a as it was */
-      expect_lane_bits(name, isa, "nh_acceleration", g, l, n, got, want);
+    if (st != 0) /* where it fails nh_acceleration leaves a as it was */
+      continue;
+    expect_lane_bits(name, isa, "nh_acceleration", g, l, n, got, want);
+    nh_multiplier(sys, t[l], ql, vl, mult);
+    expect_lane_bits(name, isa, "nh_multiplier", g, l, sys->k, lambda, mult);
   }
 }
 
