@@ -643,10 +643,12 @@ static void emit_acceleration(text_buffer *b, const nh_defined_system *d, const 
 }
 
 /* The acceleration kernel in lanes: A, ∇V and the curvature term at every lane's point by their
- * lane functions (nhs_acceleration's expressions, the same bits), then the shared algebra lane by
- * lane, with nhs_acceleration's status and its a also where it returns -1 (what
- * nh_lanes_acceleration's fallback writes). The algebra stays scalar: its Cholesky branches per
- * lane. */
+ * lane functions (nhs_acceleration's expressions, the same bits), then nhs_unit_mass_acceleration's
+ * algebra, with its status and its a also where it returns -1 (−∇V: what nh_acceleration's kernel
+ * leaves). For one constraint, the common case, the algebra's operations in lanes, in its order
+ * (c = Σ A_i A_i, s = Σ A_i (−g_i), λ = (−s − curv)/c where c is positive and finite, a_i = −g_i +
+ * A_i λ), so that it vectorizes too; for more, Cholesky's branches are per lane and the shared
+ * function runs lane by lane. */
 static void emit_acceleration_lanes(text_buffer *b, const nh_defined_system *d) {
   const int n = d->n, k = d->k, L = NH_LANES;
   emit(b,
@@ -656,17 +658,37 @@ static void emit_acceleration_lanes(text_buffer *b, const nh_defined_system *d) 
        "  (void)t;\n"
        "  nhs_constraints_lanes(p, q, A_);\n"
        "  nhs_grad_potential_lanes(p, q, g_);\n"
-       "  nhs_curvature_lanes(p, q, v, curv_);\n"
-       "  for (int l = 0; l < %d; l++) {\n"
-       "    double A[%d], curv[%d], C[%d], acc[%d], lambda[%d];\n"
-       "    for (int i = 0; i < %d; i++) A[i] = A_[i * %d + l];\n"
-       "    for (int i = 0; i < %d; i++) curv[i] = curv_[i * %d + l];\n"
-       "    for (int i = 0; i < %d; i++) acc[i] = g_[i * %d + l];\n"
-       "    status[l] = nhs_unit_mass_acceleration(%d, %d, A, curv, C, acc, lambda);\n"
-       "    for (int i = 0; i < %d; i++) out[i * %d + l] = acc[i];\n"
-       "  }\n"
-       "}\n",
-       k * n * L, n * L, k * L, L, k * n, k, k * k, n, k, k * n, L, k, L, n, L, n, k, n, L);
+       "  nhs_curvature_lanes(p, q, v, curv_);\n",
+       k * n * L, n * L, k * L);
+  if (k == 1)
+    emit(b,
+         "  double c_[%d] = {0}, s_[%d] = {0}, m_[%d];\n"
+         "  for (int i = 0; i < %d; i++)\n"
+         "    _Pragma(\"omp simd\") for (int l = 0; l < %d; l++) {\n"
+         "      const double a = A_[i * %d + l];\n"
+         "      c_[l] += a * a, s_[l] += a * -g_[i * %d + l];\n"
+         "    }\n"
+         "  _Pragma(\"omp simd\") for (int l = 0; l < %d; l++) {\n"
+         "    status[l] = c_[l] > 0 && isfinite(c_[l]) ? 0 : -1;\n"
+         "    m_[l] = status[l] == 0 ? (-s_[l] - curv_[l]) / c_[l] : 0;\n"
+         "  }\n"
+         "  for (int i = 0; i < %d; i++)\n"
+         "    _Pragma(\"omp simd\") for (int l = 0; l < %d; l++)\n"
+         "      out[i * %d + l] = status[l] == 0 ? -g_[i * %d + l] + A_[i * %d + l] * m_[l] : -g_[i * %d + l];\n"
+         "}\n",
+         L, L, L, n, L, L, L, L, n, L, L, L, L, L);
+  else
+    emit(b,
+         "  for (int l = 0; l < %d; l++) {\n"
+         "    double A[%d], curv[%d], C[%d], acc[%d], lambda[%d];\n"
+         "    for (int i = 0; i < %d; i++) A[i] = A_[i * %d + l];\n"
+         "    for (int i = 0; i < %d; i++) curv[i] = curv_[i * %d + l];\n"
+         "    for (int i = 0; i < %d; i++) acc[i] = g_[i * %d + l];\n"
+         "    status[l] = nhs_unit_mass_acceleration(%d, %d, A, curv, C, acc, lambda);\n"
+         "    for (int i = 0; i < %d; i++) out[i * %d + l] = acc[i];\n"
+         "  }\n"
+         "}\n",
+         L, k * n, k, k * k, n, k, k * n, L, k, L, n, L, n, k, n, L);
 }
 
 static char *generate(const nh_defined_system *d) {
