@@ -34,26 +34,35 @@ typedef enum {
   F_COUNT
 } function_id;
 
-/* How each function looks in C: its name in the generated source, its parameters, and what it
- * writes (out NULL: it returns its one value; ret: what it returns after writing, NULL: void). */
+/* How each function looks in C: its name in the generated source, the parameters it reads, and
+ * the one it writes (out NULL: none, it returns its one value; ret: what it returns after writing,
+ * NULL: void). lanes: 1 where the source also holds NAME_lanes, the same expressions at NH_LANES
+ * points in the lane layout (core/lanes.h), with the same parameters: the lane kernels of the table
+ * (∇V, ∇²V, A, ∂A/∂q) and what the residual and acceleration lane kernels read (b, the curvature
+ * term). Only functions of q (and v) that write out: the lanes differ in q and v, never in p or t. */
 static const struct {
   const char *name, *params, *out, *ret;
+  int lanes;
 } forms[F_COUNT] = {
-    [F_MASS] = {"nhs_mass", "const double *p, const double *q, double *out", "out", NULL},
-    [F_DMASS] = {"nhs_mass_jacobian", "const double *p, const double *q, double *out", "out", NULL},
-    [F_POTENTIAL] = {"nhs_potential", "const double *p, const double *q", NULL, NULL},
-    [F_GRAD] = {"nhs_grad_potential", "const double *p, const double *q, double *out", "out", NULL},
-    [F_HESS] = {"nhs_hess_potential", "const double *p, const double *q, double *out", "out", NULL},
-    [F_A] = {"nhs_constraints", "const double *p, const double *q, double *out", "out", NULL},
-    [F_DA] = {"nhs_constraints_jacobian", "const double *p, const double *q, double *out", "out", NULL},
-    [F_B] = {"nhs_affine", "const double *p, const double *q, double *out", "out", NULL},
-    [F_DB] = {"nhs_affine_jacobian", "const double *p, const double *q, double *out", "out", NULL},
-    [F_CURVATURE] = {"nhs_curvature", "const double *p, const double *q, const double *v, double *out", "out", NULL},
-    [F_DERIVATIVE] = {"nhs_derivative", "const double *p, const double *q, const double *w, double *out", "out", NULL},
-    [F_DAMPING] = {"nhs_damping", "const double *p, double t", NULL, NULL},
-    [F_FORCING] = {"nhs_forcing", "const double *p, double t, double *out", "out", "1"},
-    [F_INVARIANTS] = {"nhs_invariants", "const double *p, const double *q, const double *v, double *out", "out", NULL},
+    [F_MASS] = {"nhs_mass", "const double *p, const double *q", "out", NULL, 0},
+    [F_DMASS] = {"nhs_mass_jacobian", "const double *p, const double *q", "out", NULL, 0},
+    [F_POTENTIAL] = {"nhs_potential", "const double *p, const double *q", NULL, NULL, 0},
+    [F_GRAD] = {"nhs_grad_potential", "const double *p, const double *q", "out", NULL, 1},
+    [F_HESS] = {"nhs_hess_potential", "const double *p, const double *q", "out", NULL, 1},
+    [F_A] = {"nhs_constraints", "const double *p, const double *q", "out", NULL, 1},
+    [F_DA] = {"nhs_constraints_jacobian", "const double *p, const double *q", "out", NULL, 1},
+    [F_B] = {"nhs_affine", "const double *p, const double *q", "out", NULL, 1},
+    [F_DB] = {"nhs_affine_jacobian", "const double *p, const double *q", "out", NULL, 0},
+    [F_CURVATURE] = {"nhs_curvature", "const double *p, const double *q, const double *v", "out", NULL, 1},
+    [F_DERIVATIVE] = {"nhs_derivative", "const double *p, const double *q, const double *w", "out", NULL, 0},
+    [F_DAMPING] = {"nhs_damping", "const double *p, double t", NULL, NULL, 0},
+    [F_FORCING] = {"nhs_forcing", "const double *p, double t", "out", "1", 0},
+    [F_INVARIANTS] = {"nhs_invariants", "const double *p, const double *q, const double *v", "out", NULL, 0},
 };
+
+/* The generated lane functions beyond forms[]'s (the names compiled_set looks up). */
+#define RESIDUAL_LANES "nhs_constraint_residual_lanes"
+#define ACCELERATION_LANES "nhs_acceleration_lanes"
 
 #define MAX_OUT (NH_MAX_N * NH_MAX_N * NH_MAX_N) /* the longest output: ∂M/∂q */
 #define MAX_VARS (3 * NH_MAX_N + 1 + NH_MAX_PARAMS)
@@ -249,12 +258,22 @@ typedef struct {
   int (*forcing)(const double *, double, double *);
   void (*invariants)(const double *, const double *, const double *, double *);
   int (*acceleration)(const double *, double, const double *, const double *, double *, double *);
+  /* The lane kernels: generated C only (the interpreter's sets leave them NULL, so that
+   * systems/system.c's fallbacks call the interpreted functions lane by lane). */
+  void (*grad_lanes)(const double *, const double *, double *);
+  void (*hess_lanes)(const double *, const double *, double *);
+  void (*a_lanes)(const double *, const double *, double *);
+  void (*da_lanes)(const double *, const double *, double *);
+  void (*residual_lanes)(const double *, const double *, const double *, double *);
+  void (*acceleration_lanes)(const double *, const double *, const double *, const double *, double *, int *);
 } function_set;
 
+/* Designated, so that the lane kernels the interpreter has none of stay NULL without a word. */
 #define SLOT_SET(s)                                                                                                    \
   {                                                                                                                    \
-    mass_##s, dmass_##s, potential_##s, grad_##s, hess_##s, a_##s, da_##s, b_##s, db_##s, curvature_##s,               \
-        derivative_##s, damping_##s, forcing_##s, invariants_##s, acceleration_##s                                     \
+    .mass = mass_##s, .dmass = dmass_##s, .potential = potential_##s, .grad = grad_##s, .hess = hess_##s, .a = a_##s,  \
+    .da = da_##s, .b = b_##s, .db = db_##s, .curvature = curvature_##s, .derivative = derivative_##s,                  \
+    .damping = damping_##s, .forcing = forcing_##s, .invariants = invariants_##s, .acceleration = acceleration_##s     \
   }
 static const function_set slot_sets[NH_DEFINED_SLOTS] = {SLOT_SET(0), SLOT_SET(1), SLOT_SET(2), SLOT_SET(3),
                                                          SLOT_SET(4), SLOT_SET(5), SLOT_SET(6), SLOT_SET(7)};
@@ -509,12 +528,15 @@ __attribute__((format(printf, 2, 3))) static void emit(text_buffer *b, const cha
   }
 }
 
-/* The C names of the variables: only these, numbers and operators reach the compiler. */
-static void c_names(const nh_defined_system *d, char (*store)[16], const char **names) {
+/* The C names of the variables: only these, numbers and operators reach the compiler. With lanes,
+ * q, v and w of lane l in the lane layout (q[i] is q[i*NH_LANES + l]); p and t are every lane's. */
+static void c_names(const nh_defined_system *d, int lanes, char (*store)[16], const char **names) {
+  const char *const fmt = lanes ? "%c[%d + l]" : "%c[%d]";
   for (int i = 0; i < d->n; i++) {
-    snprintf(store[slot_q(d, i)], 16, "q[%d]", i);
-    snprintf(store[slot_v(d, i)], 16, "v[%d]", i);
-    snprintf(store[slot_w(d, i)], 16, "w[%d]", i);
+    const int at = lanes ? i * NH_LANES : i;
+    snprintf(store[slot_q(d, i)], 16, fmt, 'q', at);
+    snprintf(store[slot_v(d, i)], 16, fmt, 'v', at);
+    snprintf(store[slot_w(d, i)], 16, fmt, 'w', at);
   }
   snprintf(store[slot_t(d)], 16, "t");
   for (int j = 0; j < d->nparams; j++) snprintf(store[slot_p(d, j)], 16, "p[%d]", j);
@@ -533,18 +555,70 @@ static void emit_expression(text_buffer *b, const nh_defined_system *d, int e, c
   free(s);
 }
 
-static void emit_function(text_buffer *b, const nh_defined_system *d, function_id f, const char *const *names) {
-  emit(b, "%s %s(%s) {\n", !forms[f].out ? "double" : forms[f].ret ? "int" : "void", forms[f].name, forms[f].params);
+/* Function f, or with lanes (forms[f].lanes) its lane version NAME_lanes: the same expression
+ * texts, printed with the lane names, once per lane in an `omp simd` loop. Each lane performs the
+ * scalar function's operations in its order (no contraction, no fast-math: NH_NATIVE_FLAGS), so
+ * its numbers are the scalar function's bits at that lane's point, vectorized or not. */
+static void emit_function(text_buffer *b, const nh_defined_system *d, function_id f, int lanes,
+                          const char *const *names) {
+  const char *const indent = lanes ? "    " : "  ";
+  const char *const type = !forms[f].out ? "double" : forms[f].ret ? "int" : "void";
+  emit(b, "%s %s%s(%s", type, forms[f].name, lanes ? "_lanes" : "", forms[f].params);
+  /* A lane function's out is restrict (its callers never pass q or v as out, which the scalar
+   * functions do not allow either): so GCC's -O2 vectorizes the lane loop without a run-time alias
+   * check, where `omp simd` is ignored (NH_NATIVE_FLAGS has no -fopenmp-simd). */
+  if (forms[f].out)
+    emit(b, ", double *%s%s", lanes ? "restrict " : "", forms[f].out);
+  emit(b, ") {\n");
+  if (lanes)
+    emit(b, "  _Pragma(\"omp simd\") for (int l = 0; l < %d; l++) {\n", NH_LANES);
   for (int i = 0; i < d->count[f]; i++) {
-    if (forms[f].out)
-      emit(b, "  %s[%d] = ", forms[f].out, i);
+    if (lanes)
+      emit(b, "%s%s[%d + l] = ", indent, forms[f].out, i * NH_LANES);
+    else if (forms[f].out)
+      emit(b, "%s%s[%d] = ", indent, forms[f].out, i);
     else
-      emit(b, "  return ");
+      emit(b, "%sreturn ", indent);
     emit_expression(b, d, d->ids[f][i], names);
     emit(b, ";\n");
   }
+  if (lanes)
+    emit(b, "  }\n");
   if (forms[f].ret) emit(b, "  return %s;\n", forms[f].ret);
   emit(b, "}\n");
+}
+
+/* Whether the table has its kernels group (systems/system.h's nh_system_kernels), which the lane
+ * kernels belong to: a system with constraints. An unconstrained definition keeps kernels NULL
+ * (tests/systems/test_defined_paths.c) and so its ∇V and ∇²V go through the scalar functions lane
+ * by lane. */
+static int has_kernels(const nh_defined_system *d) { return d->k > 0; }
+
+/* nh_constraint_residual (systems/system.c) in lanes: r_a = b_a (or 0), r_a += A_ai v_i in i's
+ * order, max over a of |r_a| from 0 by fmax, each lane as the scalar path computes it, from A (and
+ * b) at the lanes' points by nhs_constraints_lanes (nhs_affine_lanes). */
+static void emit_residual_lanes(text_buffer *b, const nh_defined_system *d) {
+  const int n = d->n, k = d->k, affine = d->count[F_B] > 0;
+  char start[32] = "0"; /* r's first term: b_a, or nh_constraint_terms' 0 */
+  if (affine)
+    snprintf(start, sizeof start, "b_[a * %d + l]", NH_LANES);
+  emit(b,
+       "void " RESIDUAL_LANES "(const double *p, const double *q, const double *v, double *out) {\n"
+       "  double A_[%d], b_[%d];\n"
+       "  nhs_constraints_lanes(p, q, A_);\n"
+       "  %s\n"
+       "  _Pragma(\"omp simd\") for (int l = 0; l < %d; l++) {\n"
+       "    double largest = 0;\n"
+       "    for (int a = 0; a < %d; a++) {\n"
+       "      double r = %s;\n"
+       "      for (int i = 0; i < %d; i++) r += A_[(a * %d + i) * %d + l] * v[i * %d + l];\n"
+       "      largest = fmax(largest, fabs(r));\n"
+       "    }\n"
+       "    out[l] = largest;\n"
+       "  }\n"
+       "}\n",
+       k * n * NH_LANES, k * NH_LANES, affine ? "nhs_affine_lanes(p, q, b_);" : "(void)b_;", NH_LANES, k, start, n, n,
+       NH_LANES, NH_LANES);
 }
 
 /* The acceleration kernel: A, ∇V and the curvature term written out (the expressions of nhs_constraints,
@@ -568,36 +642,110 @@ static void emit_acceleration(text_buffer *b, const nh_defined_system *d, const 
   emit(b, "  return nhs_unit_mass_acceleration(%d, %d, A_, curv_, C_, out, lambda);\n}\n", d->n, d->k);
 }
 
+/* The acceleration kernel in lanes: A, ∇V and the curvature term at every lane's point by their
+ * lane functions (nhs_acceleration's expressions, the same bits), then nhs_unit_mass_acceleration's
+ * algebra, with its status and its a also where it returns -1 (−∇V: what nh_acceleration's kernel
+ * leaves). For one constraint, the common case, the algebra's operations in lanes, in its order
+ * (c = Σ A_i A_i, s = Σ A_i (−g_i), λ = (−s − curv)/c where c is positive and finite, a_i = −g_i +
+ * A_i λ), so that it vectorizes too; for more, Cholesky's branches are per lane and the shared
+ * function runs lane by lane. */
+static void emit_acceleration_lanes(text_buffer *b, const nh_defined_system *d) {
+  const int n = d->n, k = d->k, L = NH_LANES;
+  emit(b,
+       "void " ACCELERATION_LANES "(const double *p, const double *t, const double *q, const double *v, double *out, "
+       "int *status) {\n"
+       "  double A_[%d], g_[%d], curv_[%d];\n"
+       "  (void)t;\n"
+       "  nhs_constraints_lanes(p, q, A_);\n"
+       "  nhs_grad_potential_lanes(p, q, g_);\n"
+       "  nhs_curvature_lanes(p, q, v, curv_);\n",
+       k * n * L, n * L, k * L);
+  if (k == 1)
+    emit(b,
+         "  double c_[%d] = {0}, s_[%d] = {0}, m_[%d];\n"
+         "  for (int i = 0; i < %d; i++)\n"
+         "    _Pragma(\"omp simd\") for (int l = 0; l < %d; l++) {\n"
+         "      const double a = A_[i * %d + l];\n"
+         "      c_[l] += a * a, s_[l] += a * -g_[i * %d + l];\n"
+         "    }\n"
+         "  _Pragma(\"omp simd\") for (int l = 0; l < %d; l++) {\n"
+         "    status[l] = c_[l] > 0 && isfinite(c_[l]) ? 0 : -1;\n"
+         "    m_[l] = status[l] == 0 ? (-s_[l] - curv_[l]) / c_[l] : 0;\n"
+         "  }\n"
+         "  for (int i = 0; i < %d; i++)\n"
+         "    _Pragma(\"omp simd\") for (int l = 0; l < %d; l++)\n"
+         "      out[i * %d + l] = status[l] == 0 ? -g_[i * %d + l] + A_[i * %d + l] * m_[l] : -g_[i * %d + l];\n"
+         "}\n",
+         L, L, L, n, L, L, L, L, n, L, L, L, L, L);
+  else
+    emit(b,
+         "  for (int l = 0; l < %d; l++) {\n"
+         "    double A[%d], curv[%d], C[%d], acc[%d], lambda[%d];\n"
+         "    for (int i = 0; i < %d; i++) A[i] = A_[i * %d + l];\n"
+         "    for (int i = 0; i < %d; i++) curv[i] = curv_[i * %d + l];\n"
+         "    for (int i = 0; i < %d; i++) acc[i] = g_[i * %d + l];\n"
+         "    status[l] = nhs_unit_mass_acceleration(%d, %d, A, curv, C, acc, lambda);\n"
+         "    for (int i = 0; i < %d; i++) out[i * %d + l] = acc[i];\n"
+         "  }\n"
+         "}\n",
+         L, k * n, k, k * k, n, k, k * n, L, k, L, n, L, n, k, n, L);
+}
+
 static char *generate(const nh_defined_system *d) {
-  char store[MAX_VARS][16];
-  const char *names[MAX_VARS];
-  c_names(d, store, names);
+  char store[MAX_VARS][16], lane_store[MAX_VARS][16];
+  const char *names[MAX_VARS], *lane_names[MAX_VARS];
+  c_names(d, 0, store, names);
+  c_names(d, 1, lane_store, lane_names);
   text_buffer b = {0};
   emit(&b,
        "/* nhbench: system '%s', generated from its expressions (systems/defined.c) */\n"
        "#include <math.h>\n",
        d->type.name);
-  for (int f = 0; f < F_COUNT; f++)
-    if (d->count[f] > 0) emit_function(&b, d, (function_id)f, names);
+  for (int f = 0; f < F_COUNT; f++) {
+    if (d->count[f] == 0)
+      continue;
+    emit_function(&b, d, (function_id)f, 0, names);
+    if (forms[f].lanes && has_kernels(d))
+      emit_function(&b, d, (function_id)f, 1, lane_names);
+  }
+  if (has_kernels(d))
+    emit_residual_lanes(&b, d);
   if (d->acceleration) emit_acceleration(&b, d, names);
+  if (d->acceleration)
+    emit_acceleration_lanes(&b, d);
   if (b.failed) free(b.text);
   return b.failed ? NULL : b.text;
 }
 
 /* ---- the table ----------------------------------------------------------------------------------- */
 
-static int compiled_set(nh_defined_system *d, function_set *fs, char *err, size_t errlen) {
-  void *sym[F_COUNT] = {0};
-  for (int f = 0; f < F_COUNT; f++)
-    if (d->count[f] > 0 && !(sym[f] = nh_native_symbol(d->lib, forms[f].name))) {
-      snprintf(err, errlen, "generated code has no %s", forms[f].name);
-      return -1;
-    }
-  void *acceleration = d->acceleration ? nh_native_symbol(d->lib, "nhs_acceleration") : NULL;
-  if (d->acceleration && !acceleration) {
-    snprintf(err, errlen, "generated code has no nhs_acceleration");
+/* *sym = the object's symbol name where wanted (else NULL); -1 with the refusal's message where a
+ * wanted one is missing: a cached object that loads but is not what the source makes. */
+static int lookup(const nh_defined_system *d, int wanted, const char *name, void **sym, char *err, size_t errlen) {
+  *sym = wanted ? nh_native_symbol(d->lib, name) : NULL;
+  if (wanted && !*sym) {
+    snprintf(err, errlen, "generated code has no %s", name);
     return -1;
   }
+  return 0;
+}
+
+static int compiled_set(nh_defined_system *d, function_set *fs, char *err, size_t errlen) {
+  void *sym[F_COUNT], *lanes[F_COUNT], *acceleration, *residual_lanes, *acceleration_lanes;
+  char name[NH_TEXT_NAME];
+  for (int f = 0; f < F_COUNT; f++)
+    if (lookup(d, d->count[f] > 0, forms[f].name, &sym[f], err, errlen) < 0)
+      return -1;
+  if (lookup(d, d->acceleration, "nhs_acceleration", &acceleration, err, errlen) < 0)
+    return -1;
+  for (int f = 0; f < F_COUNT; f++) {
+    snprintf(name, sizeof name, "%s_lanes", forms[f].name);
+    if (lookup(d, d->count[f] > 0 && forms[f].lanes && has_kernels(d), name, &lanes[f], err, errlen) < 0)
+      return -1;
+  }
+  if (lookup(d, has_kernels(d), RESIDUAL_LANES, &residual_lanes, err, errlen) < 0 ||
+      lookup(d, d->acceleration, ACCELERATION_LANES, &acceleration_lanes, err, errlen) < 0)
+    return -1;
   *fs = (function_set){
       .mass = (void (*)(const double *, const double *, double *))sym[F_MASS],
       .dmass = (void (*)(const double *, const double *, double *))sym[F_DMASS],
@@ -614,6 +762,13 @@ static int compiled_set(nh_defined_system *d, function_set *fs, char *err, size_
       .forcing = (int (*)(const double *, double, double *))sym[F_FORCING],
       .invariants = (void (*)(const double *, const double *, const double *, double *))sym[F_INVARIANTS],
       .acceleration = (int (*)(const double *, double, const double *, const double *, double *, double *))acceleration,
+      .grad_lanes = (void (*)(const double *, const double *, double *))lanes[F_GRAD],
+      .hess_lanes = (void (*)(const double *, const double *, double *))lanes[F_HESS],
+      .a_lanes = (void (*)(const double *, const double *, double *))lanes[F_A],
+      .da_lanes = (void (*)(const double *, const double *, double *))lanes[F_DA],
+      .residual_lanes = (void (*)(const double *, const double *, const double *, double *))residual_lanes,
+      .acceleration_lanes =
+          (void (*)(const double *, const double *, const double *, const double *, double *, int *))acceleration_lanes,
   };
   return 0;
 }
@@ -677,7 +832,13 @@ static int describe(nh_defined_system *d, const nh_system_definition *def, const
                                  .time_dependence = d->time_dependence ? damping_varies : NULL};
   d->kernels = (nh_system_kernels){.constraint_curvature = fs->curvature,
                                    .constraint_derivative = fs->derivative,
-                                   .acceleration = d->acceleration ? fs->acceleration : NULL};
+                                   .acceleration = d->acceleration ? fs->acceleration : NULL,
+                                   .acceleration_lanes = fs->acceleration_lanes,
+                                   .constraint_residual_lanes = fs->residual_lanes,
+                                   .grad_potential_lanes = fs->grad_lanes,
+                                   .constraints_lanes = fs->a_lanes,
+                                   .hess_potential_lanes = fs->hess_lanes,
+                                   .constraints_jacobian_lanes = fs->da_lanes};
   d->knowledge = (nh_system_knowledge){
       .invariants = def->ninvariants ? &d->invariants : NULL,
       .sample_box = def->sample_box,
@@ -704,7 +865,7 @@ static int describe(nh_defined_system *d, const nh_system_definition *def, const
                              .constraints_jacobian = d->k ? fs->da : nh_no_constraints,
                              .affine = d->count[F_B] ? &d->affine : NULL,
                              .forces = d->count[F_DAMPING] || d->count[F_FORCING] ? &d->forces : NULL,
-                             .kernels = d->k ? &d->kernels : NULL,
+                             .kernels = has_kernels(d) ? &d->kernels : NULL,
                              .knowledge = &d->knowledge,
                              .constraints_solved_first = d->solved_first,
                              .capabilities = d->capabilities};
