@@ -265,7 +265,7 @@ typedef struct {
   void (*a_lanes)(const double *, const double *, double *);
   void (*da_lanes)(const double *, const double *, double *);
   void (*residual_lanes)(const double *, const double *, const double *, double *);
-  void (*acceleration_lanes)(const double *, const double *, const double *, const double *, double *, int *);
+  void (*acceleration_lanes)(const double *, const double *, const double *, const double *, double *, double *, int *);
 } function_set;
 
 /* Designated, so that the lane kernels the interpreter has none of stay NULL without a word. */
@@ -653,7 +653,7 @@ static void emit_acceleration_lanes(text_buffer *b, const nh_defined_system *d) 
   const int n = d->n, k = d->k, L = NH_LANES;
   emit(b,
        "void " ACCELERATION_LANES "(const double *p, const double *t, const double *q, const double *v, double *out, "
-       "int *status) {\n"
+       "double *lambda_, int *status) {\n"
        "  double A_[%d], g_[%d], curv_[%d];\n"
        "  (void)t;\n"
        "  nhs_constraints_lanes(p, q, A_);\n"
@@ -671,6 +671,7 @@ static void emit_acceleration_lanes(text_buffer *b, const nh_defined_system *d) 
          "  _Pragma(\"omp simd\") for (int l = 0; l < %d; l++) {\n"
          "    status[l] = c_[l] > 0 && isfinite(c_[l]) ? 0 : -1;\n"
          "    m_[l] = status[l] == 0 ? (-s_[l] - curv_[l]) / c_[l] : 0;\n"
+         "    lambda_[l] = m_[l];\n"
          "  }\n"
          "  for (int i = 0; i < %d; i++)\n"
          "    _Pragma(\"omp simd\") for (int l = 0; l < %d; l++)\n"
@@ -686,9 +687,10 @@ static void emit_acceleration_lanes(text_buffer *b, const nh_defined_system *d) 
          "    for (int i = 0; i < %d; i++) acc[i] = g_[i * %d + l];\n"
          "    status[l] = nhs_unit_mass_acceleration(%d, %d, A, curv, C, acc, lambda);\n"
          "    for (int i = 0; i < %d; i++) out[i * %d + l] = acc[i];\n"
+         "    for (int i = 0; i < %d; i++) lambda_[i * %d + l] = lambda[i];\n"
          "  }\n"
          "}\n",
-         L, k * n, k, k * k, n, k, k * n, L, k, L, n, L, n, k, n, L);
+         L, k * n, k, k * k, n, k, k * n, L, k, L, n, L, n, k, n, L, k, L);
 }
 
 static char *generate(const nh_defined_system *d) {
@@ -767,8 +769,8 @@ static int compiled_set(nh_defined_system *d, function_set *fs, char *err, size_
       .a_lanes = (void (*)(const double *, const double *, double *))lanes[F_A],
       .da_lanes = (void (*)(const double *, const double *, double *))lanes[F_DA],
       .residual_lanes = (void (*)(const double *, const double *, const double *, double *))residual_lanes,
-      .acceleration_lanes =
-          (void (*)(const double *, const double *, const double *, const double *, double *, int *))acceleration_lanes,
+      .acceleration_lanes = (void (*)(const double *, const double *, const double *, const double *, double *,
+                                      double *, int *))acceleration_lanes,
   };
   return 0;
 }

@@ -171,10 +171,10 @@ static void compare_group(const nh_system *sys, int g, gsl_rng *r) {
   compare_of_q(sys, "hess_potential", nh_lanes_hess_potential, T->hess_potential, n * n, q, g);
   compare_of_q(sys, "constraints", nh_lanes_constraints, T->constraints, k * n, q, g);
   compare_of_q(sys, "constraints_jacobian", nh_lanes_constraints_jacobian, T->constraints_jacobian, k * n * n, q, g);
-  double res[NH_LANES], acc[NH_MAX_N * NH_LANES];
+  double res[NH_LANES], acc[NH_MAX_N * NH_LANES], lambda[NH_MAX_K * NH_LANES];
   int status[NH_LANES];
   nh_lanes_constraint_residual(sys, q, v, res);
-  nh_lanes_acceleration(sys, t, q, v, acc, status);
+  nh_lanes_acceleration(sys, t, q, v, acc, lambda, status);
   for (int l = 0; l < NH_LANES; l++) {
     double ql[NH_MAX_N], vl[NH_MAX_N], al[NH_MAX_N];
     for (int i = 0; i < n; i++)
@@ -189,6 +189,13 @@ static void compare_group(const nh_system *sys, int g, gsl_rng *r) {
       cr_expect(same(acc[i * NH_LANES + l], al[i]),
                 "%s: acceleration[%d] of lane %d is %a, the scalar path's %a (group %d)", T->name, i, l,
                 acc[i * NH_LANES + l], al[i], g);
+    double mult[NH_MAX_K];
+    if (st == 0)
+      nh_multiplier(sys, t[l], ql, vl, mult);
+    for (int a = 0; a < k && st == 0; a++)
+      cr_expect(same(lambda[a * NH_LANES + l], mult[a]),
+                "%s: multiplier[%d] of lane %d is %a, the scalar path's %a (group %d)", T->name, a, l,
+                lambda[a * NH_LANES + l], mult[a], g);
   }
 }
 
