@@ -3,6 +3,7 @@
 #include "core/lanes.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Written out rather than called from GSL: at these sizes (m ≤ 24, mostly 1 to 12) GSL's LU and
  * Cholesky spend most of their time in views, BLAS dispatch and permutation objects; `make bench`
@@ -130,89 +131,94 @@ NH_LANES_ISA_VARIANTS(matvec, (int n, const double *A, const double *x, double *
 
 void nh_lanes_matvec(int n, const double *A, const double *x, double *out) { matvec(n, A, x, out); }
 
-/* Entry (i, j) of lane l's matrix. */
-#define LANE_AT(J, m, i, j, l) (J)[((i) * (m) + (j)) * NH_LANES + (l)]
-
-/* Rows k and p[l] of lane l exchanged in the columns from k on (nh_lu_solve's swap, which leaves
- * the multipliers stored left of column k in place), and in b; picked: the rows some lane
- * exchanges with row k (bit i), the only ones visited. A lane's pivot row is a double (the row
- * number, -1 for k itself), so that the selects vectorize. */
-static inline NH_LANES_INLINE void swap_rows(int m, int k, const double *p, unsigned picked, double *J, double *b) {
-  for (int i = k + 1; i < m; i++) {
-    if (!(picked >> i & 1u))
-      continue;
-    const double here = i;
-    for (int j = k; j <= m; j++) { /* j = m: b */
-      double *const top = j < m ? &LANE_AT(J, m, k, j, 0) : &b[k * NH_LANES];
-      double *const row = j < m ? &LANE_AT(J, m, i, j, 0) : &b[i * NH_LANES];
-#pragma omp simd
-      for (int l = 0; l < NH_LANES; l++) {
-        const double was = top[l];
-        top[l] = p[l] == here ? row[l] : was;
-        row[l] = p[l] == here ? was : row[l];
-      }
-    }
-  }
-}
-
-/* nh_lu_solve on every lane, the same operations in the same order; a lane whose pivot is zero or
- * not finite goes on with meaningless numbers (no trap: IEEE arithmetic) and is reported failed. */
+/* nh_lu_solve on every lane, the same operations in the same order on the same numbers, each lane
+ * with its own pivots; a lane whose pivot is zero or not finite goes on with meaningless numbers (no
+ * trap: IEEE arithmetic) and is reported failed. The rows are reached through pointers (row[i]:
+ * row i's lanes, column j at row[i][j · NH_LANES + l], and its right-hand side rhs[i]): where every
+ * lane picks the same pivot row, the exchange is of two pointers; where lanes differ, the entries
+ * of the rows some lane picks are exchanged by selects, lane by lane (a lane's pivot row is a
+ * double, -1 for row k itself, so that the selects vectorize). J is left in any order. */
 static inline NH_LANES_INLINE void lu_lanes(int m, double *J, double *b, int *failed) {
-  double bad[NH_LANES] = {0};
+  double *row[NH_LU_MAX_DIM], *rhs[NH_LU_MAX_DIM], bad[NH_LANES] = {0};
+  for (int i = 0; i < m; i++)
+    row[i] = &J[i * m * NH_LANES], rhs[i] = &b[i * NH_LANES];
   for (int k = 0; k < m; k++) {
     double best[NH_LANES], p[NH_LANES];
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
-      best[l] = fabs(LANE_AT(J, m, k, k, l)), p[l] = -1; /* -1: row k */
+      best[l] = fabs(row[k][k * NH_LANES + l]), p[l] = -1;
     for (int i = k + 1; i < m; i++) {
-      const double row = i;
+      const double here = i;
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++) { /* the largest |J_ik|, the first on ties */
-        const double a = fabs(LANE_AT(J, m, i, k, l));
-        p[l] = a > best[l] ? row : p[l];
+        const double a = fabs(row[i][k * NH_LANES + l]);
+        p[l] = a > best[l] ? here : p[l];
         best[l] = a > best[l] ? a : best[l];
       }
     }
-    unsigned picked = 0;
+    unsigned picked = 0; /* bit i + 1: row i (bit 0: row k itself) */
     for (int l = 0; l < NH_LANES; l++)
-      picked |= p[l] >= 0 ? 1u << (int)p[l] : 0u;
-    swap_rows(m, k, p, picked, J, b);
+      picked |= 1u << (int)(p[l] + 1);
+    if ((picked & (picked - 1)) == 0) { /* one row for every lane */
+      const int r = (int)p[0];
+      if (r >= 0) {
+        double *t = row[k];
+        row[k] = row[r], row[r] = t, t = rhs[k], rhs[k] = rhs[r], rhs[r] = t;
+      }
+    } else {
+      for (int i = k + 1; i < m; i++) {
+        if (!(picked >> (i + 1) & 1u))
+          continue;
+        const double here = i;
+        for (int j = k; j <= m; j++) { /* j = m: the right-hand side */
+          double *const top = j < m ? &row[k][j * NH_LANES] : rhs[k];
+          double *const other = j < m ? &row[i][j * NH_LANES] : rhs[i];
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++) {
-      const double pivot = LANE_AT(J, m, k, k, l);
-      bad[l] += (pivot == 0 ? 1 : 0) + (pivot - pivot != 0 ? 1 : 0); /* zero, or not finite */
+          for (int l = 0; l < NH_LANES; l++) {
+            const double was = top[l];
+            top[l] = p[l] == here ? other[l] : was;
+            other[l] = p[l] == here ? was : other[l];
+          }
+        }
+      }
     }
+    const double *const pivot = &row[k][k * NH_LANES];
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) /* zero, or not finite */
+      bad[l] += (pivot[l] == 0 ? 1 : 0) + (pivot[l] - pivot[l] != 0 ? 1 : 0);
     for (int i = k + 1; i < m; i++) {
       double f[NH_LANES];
+      double *const ri = row[i];
+      const double *const rk = row[k];
 #pragma omp simd
-      for (int l = 0; l < NH_LANES; l++) {
-        f[l] = LANE_AT(J, m, i, k, l) / LANE_AT(J, m, k, k, l);
-        LANE_AT(J, m, i, k, l) = f[l];
-      }
+      for (int l = 0; l < NH_LANES; l++)
+        f[l] = ri[k * NH_LANES + l] / pivot[l], ri[k * NH_LANES + l] = f[l];
       for (int j = k + 1; j < m; j++) {
 #pragma omp simd
         for (int l = 0; l < NH_LANES; l++)
-          LANE_AT(J, m, i, j, l) -= f[l] * LANE_AT(J, m, k, j, l);
+          ri[j * NH_LANES + l] -= f[l] * rk[j * NH_LANES + l];
       }
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++)
-        b[i * NH_LANES + l] -= f[l] * b[k * NH_LANES + l];
+        rhs[i][l] -= f[l] * rhs[k][l];
     }
   }
+  double x[NH_LU_MAX_DIM][NH_LANES]; /* the solution, row by row, into b at the end */
   for (int i = m - 1; i >= 0; i--) {
     double s[NH_LANES];
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
-      s[l] = b[i * NH_LANES + l];
+      s[l] = rhs[i][l];
     for (int j = i + 1; j < m; j++) {
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++)
-        s[l] -= LANE_AT(J, m, i, j, l) * b[j * NH_LANES + l];
+        s[l] -= row[i][j * NH_LANES + l] * x[j][l];
     }
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
-      b[i * NH_LANES + l] = s[l] / LANE_AT(J, m, i, i, l);
+      x[i][l] = s[l] / row[i][i * NH_LANES + l];
   }
+  memcpy(b, x, sizeof(double) * (size_t)(m * NH_LANES));
   for (int l = 0; l < NH_LANES; l++)
     failed[l] = bad[l] != 0;
 }
