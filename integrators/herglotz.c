@@ -442,6 +442,247 @@ static nh_step_status engine_step(const nh_method *m, const nh_system *sys, cons
   return NH_STEP_OK;
 }
 
+/* ---- in lanes (core/lanes.h): engine_step on NH_LANES states, for a constant mass matrix, linear
+ * constraints and no forcing (engine_has_lanes); the same operations on every lane ---------------- */
+
+#define LV(x, i) (&(x)[(i)*NH_LANES])
+#define RUN(x, i, l) (x)[(i)*NH_LANES + (l)]
+#define COUNT_RUNNING(cost, running, field)                                                                            \
+  do {                                                                                                                 \
+    for (int l_ = 0; l_ < NH_LANES; l_++)                                                                              \
+      (cost)[l_].field += (running)[l_] != 0;                                                                          \
+  } while (0)
+
+/* engine_ctx in lanes (block form: the first Jacobian rows are never written nor read). */
+typedef struct {
+  const nh_system *sys;
+  const scheme *sc;
+  int n, k;
+  double h, kappa;
+  const double *q0;
+  double c[NH_MAX_N * NH_LANES], A0[NH_MAX_K * NH_MAX_N * NH_LANES], b0[NH_MAX_K * NH_LANES];
+  double W[NH_MAX_N * NH_MAX_K * NH_LANES];
+  nh_cost *cost;
+} engine_lanes_ctx;
+
+/* M x per lane as nh_mass_times gives it: x itself for M = I. */
+static const double *mass_times_lanes(const nh_system *sys, const double *x, double *space) {
+  if (sys->unit_mass)
+    return x;
+  nh_lanes_matvec(sys->n, sys->M, x, space);
+  return space;
+}
+
+/* engine_residual's F and constraint rows of J on every lane. */
+static void engine_residual_lanes(void *vctx, const double *X, const int *running, double *F, double *J) {
+  const engine_lanes_ctx *C = vctx;
+  const nh_system *sys = C->sys;
+  const int n = C->n, k = C->k, dim = n + k;
+  const double gm = C->sc->gamma, h = C->h, kappa = C->kappa;
+  const double *dq = X, *L = LV(X, n);
+  double space[NH_MAX_N * NH_LANES];
+  const double *Mdq = mass_times_lanes(sys, dq, space);
+  for (int i = 0; i < n; i++) {
+    double *const s = LV(F, i);
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++)
+      s[l] = RUN(C->c, i, l) - kappa * RUN(Mdq, i, l);
+    for (int a = 0; a < k; a++) {
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++)
+        s[l] -= RUN(C->A0, a * n + i, l) * RUN(L, a, l);
+    }
+  }
+  /* constraint_rows: at the left point with A(q_j), else at x_γ (no affine part here: b = 0) */
+  double x[NH_MAX_N * NH_LANES], A[NH_MAX_K * NH_MAX_N * NH_LANES], D[NH_MAX_K * NH_MAX_N * NH_LANES];
+  const double *At = C->A0;
+  if (gm != 0) {
+    for (int i = 0; i < n * NH_LANES; i++)
+      x[i] = C->q0[i] + gm * dq[i];
+    nh_lanes_constraints(sys, x, A);
+    COUNT_RUNNING(C->cost, running, constraint_evals);
+    nh_lanes_constraint_derivative(sys, x, dq, D);
+    At = A;
+  }
+  for (int a = 0; a < k; a++) {
+    double *const s = LV(F, n + a);
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++)
+      s[l] = gm == 0 ? h * RUN(C->b0, a, l) : 0;
+    for (int i = 0; i < n; i++) {
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++)
+        s[l] += RUN(At, a * n + i, l) * RUN(dq, i, l);
+    }
+    for (int j = 0; j < n; j++) {
+      double *const Jaj = LV(J, (n + a) * dim + j);
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++)
+        Jaj[l] = gm == 0 ? RUN(At, a * n + j, l) : RUN(At, a * n + j, l) + gm * RUN(D, a * n + j, l);
+    }
+  }
+  COUNT_RUNNING(C->cost, running, rhs_evals);
+}
+
+/* engine_linear_solve's block elimination on every lane. */
+static void engine_linear_solve_lanes(void *vctx, int dim, double *J, double *b, int *failed) {
+  const engine_lanes_ctx *C = vctx;
+  const int n = C->n, k = C->k;
+  const double kappa = C->kappa;
+  double space[NH_MAX_N * NH_LANES], S[NH_MAX_K * NH_MAX_K * NH_LANES], r[NH_MAX_K * NH_LANES];
+  const double *Mb = b;
+  if (!C->sys->unit_mass)
+    nh_lanes_mass_solve(C->sys, b, space), Mb = space;
+  for (int a = 0; a < k; a++) {
+    const double *G = LV(J, (n + a) * dim);
+    double *const s = LV(r, a);
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++)
+      s[l] = -kappa * RUN(b, n + a, l);
+    for (int i = 0; i < n; i++) {
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++)
+        s[l] -= RUN(G, i, l) * RUN(Mb, i, l);
+    }
+    for (int c = 0; c < k; c++) {
+      double *const t = LV(S, a * k + c);
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++)
+        t[l] = 0;
+      for (int i = 0; i < n; i++) {
+#pragma omp simd
+        for (int l = 0; l < NH_LANES; l++)
+          t[l] += RUN(G, i, l) * RUN(C->W, i * k + c, l);
+      }
+    }
+  }
+  nh_lanes_lu_solve(k, S, r, failed);
+  for (int i = 0; i < n; i++) {
+    double s[NH_LANES];
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++)
+      s[l] = RUN(Mb, i, l);
+    for (int c = 0; c < k; c++) {
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++)
+        s[l] += RUN(C->W, i * k + c, l) * RUN(r, c, l);
+    }
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++)
+      RUN(b, i, l) = kappa == 1 ? -s[l] : -s[l] / kappa;
+  }
+  memcpy(LV(b, n), r, sizeof(double) * (size_t)(k * NH_LANES));
+}
+
+/* engine_setup and newton_unknowns' predictor on every lane; running[l] = 0 where the acceleration
+ * is undefined. */
+static void engine_setup_lanes(const nh_system *sys, const scheme *sc, const nh_lanes *x, double h, double c_minus,
+                               engine_lanes_ctx *C, int *running, double *X, nh_cost *cost) {
+  const int n = sys->n, k = sys->k;
+  const double alpha = nh_damping(sys, 0);
+  double space[NH_MAX_N * NH_LANES], g0[NH_MAX_N * NH_LANES], acc[NH_MAX_N * NH_LANES], lambda[NH_MAX_K * NH_LANES];
+  int failed[NH_LANES];
+  C->sys = sys, C->sc = sc, C->n = n, C->k = k, C->h = h, C->kappa = sc->la ? 1 + alpha * h : 1;
+  C->q0 = &x->q[0][0], C->cost = cost;
+  const double *p0 = mass_times_lanes(sys, &x->v[0][0], space);
+  nh_lanes_grad_potential(sys, &x->q[0][0], g0);
+  nh_lanes_constraints(sys, &x->q[0][0], C->A0);
+  COUNT_RUNNING(cost, running, constraint_evals);
+  memset(C->b0, 0, sizeof(double) * (size_t)(k * NH_LANES));
+  COUNT_RUNNING(cost, running, rhs_evals);
+  for (int i = 0; i < n * NH_LANES; i++) /* F_a = 0 (no forcing): no_force's zeros */
+    C->c[i] = h * c_minus * p0[i] + h * h * (1 - sc->nu) * (no_force[0] - g0[i]);
+  nh_lanes_mass_solve_transpose(sys, C->A0, C->W);
+  nh_lanes_acceleration(sys, x->t, &x->q[0][0], &x->v[0][0], acc, lambda, failed);
+  for (int l = 0; l < NH_LANES; l++)
+    running[l] = running[l] && !failed[l];
+  COUNT_RUNNING(cost, running, rhs_evals);
+  COUNT_RUNNING(cost, running, constraint_evals);
+  for (int i = 0; i < n * NH_LANES; i++)
+    X[i] = h * (&x->v[0][0])[i] + 0.5 * h * h * acc[i];
+  memset(LV(X, n), 0, sizeof(double) * (size_t)(k * NH_LANES));
+}
+
+/* The end of engine_step on every lane: q_{j+1}, the velocity from right_momentum's p_{j+1}, the
+ * multiplier and z. */
+static void engine_finish_lanes(const nh_system *sys, const scheme *sc, const nh_lanes *x, const double *X, double h,
+                                double c_minus, double c_plus, int *running, nh_lanes *y, nh_cost *cost) {
+  const int n = sys->n, k = sys->k;
+  double space[NH_MAX_N * NH_LANES], g1[NH_MAX_N * NH_LANES], p1[NH_MAX_N * NH_LANES],
+      A1[NH_MAX_K * NH_MAX_N * NH_LANES];
+  double yk[NH_MAX_K * NH_LANES];
+  int failed[NH_LANES];
+  for (int l = 0; l < NH_LANES; l++)
+    y->z[l] = x->z[l], y->t[l] = x->t[l] + h;
+  for (int i = 0; i < n * NH_LANES; i++)
+    (&y->q[0][0])[i] = (&x->q[0][0])[i] + X[i];
+  const double *Mdq = mass_times_lanes(sys, X, space);
+  nh_lanes_grad_potential(sys, &y->q[0][0], g1);
+  for (int i = 0; i < n * NH_LANES; i++)
+    p1[i] = Mdq[i] / h + h * sc->nu * (no_force[0] - g1[i]);
+  COUNT_RUNNING(cost, running, rhs_evals);
+  if (c_plus != 1)
+    for (int i = 0; i < n * NH_LANES; i++)
+      p1[i] /= c_plus;
+  nh_lanes_mass_solve(sys, p1, &y->v[0][0]); /* velocity_from_momentum */
+  COUNT_RUNNING(cost, running, constraint_evals);
+  nh_lanes_constraints(sys, &y->q[0][0], A1);
+  nh_lanes_project_onto(sys, A1, &y->v[0][0], yk, failed);
+  for (int l = 0; l < NH_LANES; l++)
+    running[l] = running[l] && !failed[l];
+  for (int a = 0; a < k; a++)
+    for (int l = 0; l < NH_LANES; l++)
+      y->lambda[a][l] = -RUN(X, n + a, l) / (h * h * c_minus) - RUN(yk, a, l) / h;
+  if (sc->la)
+    return;
+  /* lagrangian_d */
+  double qbar[NH_MAX_N * NH_LANES], vel[NH_MAX_N * NH_LANES], work[NH_LANES] = {0}, V0[NH_LANES], V1[NH_LANES];
+  double T[NH_LANES];
+  for (int i = 0; i < n; i++)
+    for (int l = 0; l < NH_LANES; l++) {
+      RUN(qbar, i, l) = x->q[i][l] + 0.5 * RUN(X, i, l);
+      RUN(vel, i, l) = RUN(X, i, l) / h;
+      work[l] += 0.5 * (no_force[i] * x->q[i][l] + no_force[i] * y->q[i][l]);
+    }
+  nh_lanes_potential(sys, &x->q[0][0], V0);
+  nh_lanes_potential(sys, &y->q[0][0], V1);
+  nh_lanes_kinetic_energy(sys, qbar, vel, T);
+  for (int l = 0; l < NH_LANES; l++) {
+    const double Ld = T[l] - 0.5 * (V0[l] + V1[l]) + work[l];
+    y->z[l] = (c_minus * x->z[l] + h * Ld) / c_plus;
+  }
+}
+
+static void engine_step_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
+                              const int *live, nh_step_status *status, nh_cost *cost) {
+  const scheme *sc = m->type->data;
+  const int n = sys->n, k = sys->k;
+  double c_minus, c_plus, X[NH_NEWTON_MAX_DIM * NH_LANES];
+  int running[NH_LANES];
+  nh_step_status solved[NH_LANES];
+  engine_lanes_ctx C;
+  damping_factors(sc, nh_damping(sys, 0), h, &c_minus, &c_plus);
+  for (int l = 0; l < NH_LANES; l++)
+    running[l] = live[l];
+  COUNT_RUNNING(cost, running, steps);
+  engine_setup_lanes(sys, sc, x, h, c_minus, &C, running, X, cost);
+  nh_newton_solve_lanes_with(n + k, X, engine_residual_lanes, engine_linear_solve_lanes, &C, running, solved, cost);
+  for (int l = 0; l < NH_LANES; l++)
+    running[l] = running[l] && solved[l] == NH_STEP_OK;
+  engine_finish_lanes(sys, sc, x, X, h, c_minus, c_plus, running, y, cost);
+  for (int l = 0; l < NH_LANES; l++)
+    if (live[l])
+      status[l] = running[l] ? NH_STEP_OK : NH_STEP_SOLVER_FAILED;
+}
+
+/* Lanes where the step is the block-eliminated Newton step of a constant mass, with linear
+ * constraints and no forcing (the paper's contact systems with forcing step one at a time). */
+static int engine_has_lanes(const nh_method *m, const nh_system *sys) {
+  const nh_system_forces *fs = sys->type->forces;
+  const int closed = m->type->nparams > P_SOLVE && m->p[P_SOLVE] == SOLVE_CLOSED;
+  return sys->constant_mass && sys->k > 0 && !sys->type->affine && !(fs && fs->forcing) && !closed;
+}
+
 /* ---- what the schemes define, for the observables (integrator.h) ------------------------------ */
 
 static int engine_newton_size(const nh_method *m NH_UNUSED, const nh_system *sys) { return sys->n + sys->k; }
@@ -590,10 +831,10 @@ static int is_symmetric(const nh_method *m) { return m->type->data == &herglotz2
 static const nh_newton_hooks engine_newton = {engine_newton_size, engine_newton_eval, engine_newton_unknowns, NULL};
 
 /* What the three schemes share: the engine's step, Newton system, discrete constraint and energy. */
-#define ENGINE_HOOKS                                                                                  \
-  .params = params, .handles = ALL_FEATURES, .order = order, .applies = engine_applies,               \
-  .is_symmetric = is_symmetric, .step = engine_step, .lambda_time = NH_LAMBDA_MIDPOINT,               \
-  .discrete_constraint = engine_constraint, .discrete_energy = engine_energy,                         \
+#define ENGINE_HOOKS                                                                                                   \
+  .params = params, .handles = ALL_FEATURES, .order = order, .applies = engine_applies, .is_symmetric = is_symmetric,  \
+  .step = engine_step, .step_lanes = engine_step_lanes, .has_lanes = engine_has_lanes,                                 \
+  .lambda_time = NH_LAMBDA_MIDPOINT, .discrete_constraint = engine_constraint, .discrete_energy = engine_energy,       \
   .discrete_energy_doc = ENGINE_ENERGY_DOC, .newton = &engine_newton
 
 const nh_integrator_type nh_integrator_herglotz2 = {

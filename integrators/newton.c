@@ -92,6 +92,11 @@ NH_LANES_ISA_VARIANTS(update_each,
 
 void nh_newton_solve_lanes(int dim, double *X, nh_newton_lanes_fn fn, void *ctx, const int *live,
                            nh_step_status *status, nh_cost *cost) {
+  nh_newton_solve_lanes_with(dim, X, fn, NULL, ctx, live, status, cost);
+}
+
+void nh_newton_solve_lanes_with(int dim, double *X, nh_newton_lanes_fn fn, nh_linear_solve_lanes_fn solve, void *ctx,
+                                const int *live, nh_step_status *status, nh_cost *cost) {
   double F[NH_NEWTON_MAX_DIM * NH_LANES], J[NH_NEWTON_MAX_DIM * NH_NEWTON_MAX_DIM * NH_LANES];
   double prev[NH_LANES], x0n[NH_LANES] = {0}, run[NH_LANES], dx[NH_LANES], xn[NH_LANES], xb[NH_LANES];
   int running[NH_LANES], singular[NH_LANES], left = 0;
@@ -101,7 +106,10 @@ void nh_newton_solve_lanes(int dim, double *X, nh_newton_lanes_fn fn, void *ctx,
   }
   for (int it = 0; it < NEWTON_MAX_ITER && left; it++) {
     fn(ctx, X, running, F, J);
-    nh_lanes_lu_solve(dim, J, F, singular);
+    if (solve)
+      solve(ctx, dim, J, F, singular);
+    else
+      nh_lanes_lu_solve(dim, J, F, singular);
     for (int l = 0; l < NH_LANES; l++) {
       if (!running[l])
         continue;

@@ -33,6 +33,12 @@ typedef void (*nh_newton_lanes_fn)(void *ctx, const double *X, const int *runnin
  * NH_STEP_SOLVER_FAILED. */
 void nh_newton_solve_lanes(int dim, double *X, nh_newton_lanes_fn fn, void *ctx, const int *live,
                            nh_step_status *status, nh_cost *cost);
+/* nh_linear_solve_fn on every lane: failed[l] = 1 where it would return -1, else 0. */
+typedef void (*nh_linear_solve_lanes_fn)(void *ctx, int dim, double *J, double *b, int *failed);
+/* nh_newton_solve_lanes with the method's own linear solve in lanes (NULL: nh_lanes_lu_solve), as
+ * nh_newton_solve_with. */
+void nh_newton_solve_lanes_with(int dim, double *X, nh_newton_lanes_fn fn, nh_linear_solve_lanes_fn solve, void *ctx,
+                                const int *live, nh_step_status *status, nh_cost *cost);
 
 /* Building blocks of the velocity-form Newton systems X = [w | Λ = hλ] (js_b, mp418, nh_energy),
  * in which the constraint acts at a point q that moves with the unknown velocity, ∂q/∂w = s·I. */

@@ -514,6 +514,51 @@ void nh_lanes_constraints_jacobian(const nh_system *sys, const double *q, double
              sys->k * sys->n * sys->n, q, dA);
 }
 
+void nh_lanes_potential(const nh_system *sys, const double *q, double *V) {
+  for (int l = 0; l < NH_LANES; l++) {
+    double ql[NH_MAX_N];
+    lane_point(sys->n, q, l, ql);
+    V[l] = sys->type->potential(sys->p, ql);
+  }
+}
+
+/* nh_kinetic_energy's unit-mass sum, lane by lane. */
+static inline NH_LANES_INLINE void unit_kinetic_lanes(int n, const double *v, double *T) {
+  double s[NH_LANES] = {0};
+  for (int i = 0; i < n; i++) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++)
+      s[l] += v[i * NH_LANES + l] * v[i * NH_LANES + l];
+  }
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    T[l] = 0.5 * s[l];
+}
+NH_LANES_ISA_VARIANTS(unit_kinetic, (int n, const double *v, double *T), (n, v, T))
+
+void nh_lanes_kinetic_energy(const nh_system *sys, const double *q, const double *v, double *T) {
+  if (sys->unit_mass) {
+    unit_kinetic(sys->n, v, T);
+    return;
+  }
+  for (int l = 0; l < NH_LANES; l++) {
+    double ql[NH_MAX_N], vl[NH_MAX_N];
+    lane_point(sys->n, q, l, ql), lane_point(sys->n, v, l, vl);
+    T[l] = nh_kinetic_energy(sys, ql, vl);
+  }
+}
+
+void nh_lanes_constraint_derivative(const nh_system *sys, const double *q, const double *w, double *D) {
+  const int n = sys->n, kn = sys->k * sys->n;
+  for (int l = 0; l < NH_LANES; l++) {
+    double ql[NH_MAX_N], wl[NH_MAX_N], Dl[NH_MAX_K * NH_MAX_N];
+    lane_point(n, q, l, ql), lane_point(n, w, l, wl);
+    nh_constraint_derivative(sys, ql, wl, Dl);
+    for (int i = 0; i < kn; i++)
+      D[i * NH_LANES + l] = Dl[i];
+  }
+}
+
 void nh_lanes_mass_solve(const nh_system *sys, const double *p, double *v) {
   if (sys->unit_mass)
     memcpy(v, p, sizeof(double) * (size_t)(sys->n * NH_LANES));

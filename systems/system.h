@@ -347,6 +347,11 @@ void nh_lanes_constraints(const nh_system *sys, const double *q, double *A);
 /* hess_potential and constraints_jacobian at NH_LANES points (as the lane kernels lay them out). */
 void nh_lanes_hess_potential(const nh_system *sys, const double *q, double *H);
 void nh_lanes_constraints_jacobian(const nh_system *sys, const double *q, double *dA);
+/* V(q), nh_kinetic_energy(q, v) (one number per lane) and nh_constraint_derivative (D, k×n per
+ * lane) at NH_LANES points. */
+void nh_lanes_potential(const nh_system *sys, const double *q, double *V);
+void nh_lanes_kinetic_energy(const nh_system *sys, const double *q, const double *v, double *T);
+void nh_lanes_constraint_derivative(const nh_system *sys, const double *q, const double *w, double *D);
 /* nh_mass_solve for a constant mass matrix, v = M⁻¹p per lane (M = I: a copy). */
 void nh_lanes_mass_solve(const nh_system *sys, const double *p, double *v);
 /* nh_mass_solve_transpose per lane, W = M⁻¹Aᵀ (n × k × lanes) for a constant mass matrix. */

