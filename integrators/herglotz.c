@@ -474,7 +474,8 @@ static const double *mass_times_lanes(const nh_system *sys, const double *x, dou
 }
 
 /* engine_residual's F and constraint rows of J on every lane. */
-static void engine_residual_lanes(void *vctx, const double *X, const int *running, double *F, double *J) {
+static inline NH_LANES_INLINE void engine_residual_lanes_lanes(void *vctx, const double *X, const int *running,
+                                                               double *F, double *J) {
   const engine_lanes_ctx *C = vctx;
   const nh_system *sys = C->sys;
   const int n = C->n, k = C->k, dim = n + k;
@@ -523,9 +524,12 @@ static void engine_residual_lanes(void *vctx, const double *X, const int *runnin
   }
   COUNT_RUNNING(C->cost, running, rhs_evals);
 }
+NH_LANES_ISA_VARIANTS(engine_residual_lanes, (void *vctx, const double *X, const int *running, double *F, double *J),
+                      (vctx, X, running, F, J))
 
 /* engine_linear_solve's block elimination on every lane. */
-static void engine_linear_solve_lanes(void *vctx, int dim, double *J, double *b, int *failed) {
+static inline NH_LANES_INLINE void engine_linear_solve_lanes_lanes(void *vctx, int dim, double *J, double *b,
+                                                                   int *failed) {
   const engine_lanes_ctx *C = vctx;
   const int n = C->n, k = C->k;
   const double kappa = C->kappa;
@@ -573,11 +577,14 @@ static void engine_linear_solve_lanes(void *vctx, int dim, double *J, double *b,
   }
   memcpy(LV(b, n), r, sizeof(double) * (size_t)(k * NH_LANES));
 }
+NH_LANES_ISA_VARIANTS(engine_linear_solve_lanes, (void *vctx, int dim, double *J, double *b, int *failed),
+                      (vctx, dim, J, b, failed))
 
 /* engine_setup and newton_unknowns' predictor on every lane; running[l] = 0 where the acceleration
  * is undefined. */
-static void engine_setup_lanes(const nh_system *sys, const scheme *sc, const nh_lanes *x, double h, double c_minus,
-                               engine_lanes_ctx *C, int *running, double *X, nh_cost *cost) {
+static inline NH_LANES_INLINE void engine_setup_lanes_lanes(const nh_system *sys, const scheme *sc, const nh_lanes *x,
+                                                            double h, double c_minus, engine_lanes_ctx *C, int *running,
+                                                            double *X, nh_cost *cost) {
   const int n = sys->n, k = sys->k;
   const double alpha = nh_damping(sys, 0);
   double space[NH_MAX_N * NH_LANES], g0[NH_MAX_N * NH_LANES], acc[NH_MAX_N * NH_LANES], lambda[NH_MAX_K * NH_LANES];
@@ -602,11 +609,16 @@ static void engine_setup_lanes(const nh_system *sys, const scheme *sc, const nh_
     X[i] = h * (&x->v[0][0])[i] + 0.5 * h * h * acc[i];
   memset(LV(X, n), 0, sizeof(double) * (size_t)(k * NH_LANES));
 }
+NH_LANES_ISA_VARIANTS(engine_setup_lanes,
+                      (const nh_system *sys, const scheme *sc, const nh_lanes *x, double h, double c_minus,
+                       engine_lanes_ctx *C, int *running, double *X, nh_cost *cost),
+                      (sys, sc, x, h, c_minus, C, running, X, cost))
 
 /* The end of engine_step on every lane: q_{j+1}, the velocity from right_momentum's p_{j+1}, the
  * multiplier and z. */
-static void engine_finish_lanes(const nh_system *sys, const scheme *sc, const nh_lanes *x, const double *X, double h,
-                                double c_minus, double c_plus, int *running, nh_lanes *y, nh_cost *cost) {
+static inline NH_LANES_INLINE void engine_finish_lanes_lanes(const nh_system *sys, const scheme *sc, const nh_lanes *x,
+                                                             const double *X, double h, double c_minus, double c_plus,
+                                                             int *running, nh_lanes *y, nh_cost *cost) {
   const int n = sys->n, k = sys->k;
   double space[NH_MAX_N * NH_LANES], g1[NH_MAX_N * NH_LANES], p1[NH_MAX_N * NH_LANES],
       A1[NH_MAX_K * NH_MAX_N * NH_LANES];
@@ -652,6 +664,10 @@ static void engine_finish_lanes(const nh_system *sys, const scheme *sc, const nh
     y->z[l] = (c_minus * x->z[l] + h * Ld) / c_plus;
   }
 }
+NH_LANES_ISA_VARIANTS(engine_finish_lanes,
+                      (const nh_system *sys, const scheme *sc, const nh_lanes *x, const double *X, double h,
+                       double c_minus, double c_plus, int *running, nh_lanes *y, nh_cost *cost),
+                      (sys, sc, x, X, h, c_minus, c_plus, running, y, cost))
 
 static void engine_step_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
                               const int *live, nh_step_status *status, nh_cost *cost) {

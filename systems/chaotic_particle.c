@@ -11,12 +11,6 @@ enum { X, Y1, Y2, Z1, Z2, N = 5 };
 
 static void mass(const double *p NH_UNUSED, const double *q NH_UNUSED, double *M) { nh_unit_mass_matrix(N, M); }
 
-static double potential(const double *p NH_UNUSED, const double *q) {
-  const double x = q[X], y1 = q[Y1], y2 = q[Y2], z1 = q[Z1], z2 = q[Z2];
-  return 0.5 * (x * x + y1 * y1 + y2 * y2 + z1 * z1 + z2 * z2 + z1 * z1 * z2 * z2 + y1 * y1 * z1 * z1 +
-                y2 * y2 * z2 * z2);
-}
-
 /* One point's q, v or a, components by name: ∇V and the acceleration are written once on these, for
  * the scalar functions and for the lanes (a lane loop keeps a lane's numbers in registers). */
 typedef struct {
@@ -36,6 +30,14 @@ static inline NH_LANES_INLINE void store5(double *x, int stride, int l, vec5 w) 
   x[X * stride + l] = w.x, x[Y1 * stride + l] = w.y1, x[Y2 * stride + l] = w.y2, x[Z1 * stride + l] = w.z1,
                  x[Z2 * stride + l] = w.z2;
 }
+
+static inline NH_LANES_INLINE double potential_at(vec5 q) {
+  const double x = q.x, y1 = q.y1, y2 = q.y2, z1 = q.z1, z2 = q.z2;
+  return 0.5 *
+         (x * x + y1 * y1 + y2 * y2 + z1 * z1 + z2 * z2 + z1 * z1 * z2 * z2 + y1 * y1 * z1 * z1 + y2 * y2 * z2 * z2);
+}
+
+static double potential(const double *p NH_UNUSED, const double *q) { return potential_at(load5(q, 1, 0)); }
 
 static inline NH_LANES_INLINE vec5 gradient_at(vec5 q) {
   const double x = q.x, y1 = q.y1, y2 = q.y2, z1 = q.z1, z2 = q.z2;
@@ -100,10 +102,10 @@ static void constraint_curvature(const double *p NH_UNUSED, const double *q NH_U
 }
 
 /* D_l = Σ_i ∂_l μ_i w_i: the two entries of constraints_jacobian, written out. */
+static inline NH_LANES_INLINE vec5 derivative_at(vec5 w) { return (vec5){0, w.z1, w.z2, 0, 0}; }
+
 static void constraint_derivative(const double *p NH_UNUSED, const double *q NH_UNUSED, const double *w, double *D) {
-  memset(D, 0, N * sizeof *D);
-  D[Y1] = w[Z1];
-  D[Y2] = w[Z2];
+  store5(D, 1, 0, derivative_at(load5(w, 1, 0)));
 }
 
 /* The index-reduced ODE in closed form (M = I, one constraint): μ·a + (Dμ[v])v = 0 with
@@ -207,6 +209,26 @@ static void residual_of_lanes(const double *p NH_UNUSED, const double *q, const 
 static const double q0[] = {1, 0, 1, -1, -1};
 static const double v0[] = {0.05, 0.5, -0.5, -0.1, -0.05};
 
+static inline NH_LANES_INLINE void potential_lanes_lanes(const double *q, double *V) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    V[l] = potential_at(load5(q, NH_LANES, l));
+}
+NH_LANES_ISA_VARIANTS(potential_lanes, (const double *q, double *V), (q, V))
+
+static void potential_of_lanes(const double *p NH_UNUSED, const double *q, double *V) { potential_lanes(q, V); }
+
+static inline NH_LANES_INLINE void derivative_lanes_lanes(const double *w, double *D) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    store5(D, NH_LANES, l, derivative_at(load5(w, NH_LANES, l)));
+}
+NH_LANES_ISA_VARIANTS(derivative_lanes, (const double *w, double *D), (w, D))
+
+static void derivative_of_lanes(const double *p NH_UNUSED, const double *q NH_UNUSED, const double *w, double *D) {
+  derivative_lanes(w, D);
+}
+
 static const nh_system_kernels kernels = {
     .constraint_curvature = constraint_curvature,
     .constraint_derivative = constraint_derivative,
@@ -217,6 +239,8 @@ static const nh_system_kernels kernels = {
     .constraints_lanes = constraints_of_lanes,
     .hess_potential_lanes = hess_of_lanes,
     .constraints_jacobian_lanes = jacobian_of_lanes,
+    .potential_lanes = potential_of_lanes,
+    .constraint_derivative_lanes = derivative_of_lanes,
 };
 
 static const nh_system_knowledge knowledge = {

@@ -249,6 +249,20 @@ static void check_lane_kernels(nh_system_check *c, const nh_system *sys, const d
       compare_lane(c, sys, pts[l], of_q[f].name, l, of_q[f].count, out, want, of_q[f].reference);
     }
   }
+  if (kn->potential_lanes) {
+    kn->potential_lanes(sys->p, Q, out);
+    for (int l = 0; l < NH_LANES; l++) {
+      want[0] = T->potential(sys->p, pts[l]);
+      compare_lane(c, sys, pts[l], "potential_lanes", l, 1, out, want, "potential");
+    }
+  }
+  if (kn->constraint_derivative_lanes) {
+    kn->constraint_derivative_lanes(sys->p, Q, V, out);
+    for (int l = 0; l < NH_LANES; l++) {
+      nh_constraint_derivative(sys, pts[l], vs[l], want);
+      compare_lane(c, sys, pts[l], "constraint_derivative_lanes", l, k * n, out, want, "nh_constraint_derivative");
+    }
+  }
   if (kn->constraint_residual_lanes) {
     kn->constraint_residual_lanes(sys->p, Q, V, out);
     for (int l = 0; l < NH_LANES; l++) {
@@ -330,7 +344,8 @@ static void set_up(nh_system_check *cs, const nh_system *sys) {
       [C_DERIVATIVE] = sys->k > 0 && kn && kn->constraint_derivative,
       [C_ACCELERATION] = kn && kn->acceleration,
       [C_LANES] = kn && (kn->acceleration_lanes || kn->constraint_residual_lanes || kn->grad_potential_lanes ||
-                         kn->constraints_lanes || kn->hess_potential_lanes || kn->constraints_jacobian_lanes),
+                         kn->constraints_lanes || kn->hess_potential_lanes || kn->constraints_jacobian_lanes ||
+                         kn->potential_lanes || kn->constraint_derivative_lanes),
       [C_ON_D] = 1,
   };
   for (int i = 0; i < C_COUNT; i++)

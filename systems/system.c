@@ -515,6 +515,10 @@ void nh_lanes_constraints_jacobian(const nh_system *sys, const double *q, double
 }
 
 void nh_lanes_potential(const nh_system *sys, const double *q, double *V) {
+  if (LANE_KERNEL(sys, potential_lanes)) {
+    sys->type->kernels->potential_lanes(sys->p, q, V);
+    return;
+  }
   for (int l = 0; l < NH_LANES; l++) {
     double ql[NH_MAX_N];
     lane_point(sys->n, q, l, ql);
@@ -550,6 +554,10 @@ void nh_lanes_kinetic_energy(const nh_system *sys, const double *q, const double
 
 void nh_lanes_constraint_derivative(const nh_system *sys, const double *q, const double *w, double *D) {
   const int n = sys->n, kn = sys->k * sys->n;
+  if (LANE_KERNEL(sys, constraint_derivative_lanes)) {
+    sys->type->kernels->constraint_derivative_lanes(sys->p, q, w, D);
+    return;
+  }
   for (int l = 0; l < NH_LANES; l++) {
     double ql[NH_MAX_N], wl[NH_MAX_N], Dl[NH_MAX_K * NH_MAX_N];
     lane_point(n, q, l, ql), lane_point(n, w, l, wl);

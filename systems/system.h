@@ -111,7 +111,9 @@ typedef struct {
    *     (A[(a·n + i) · NH_LANES + l]) per lane.
    *   hess_potential_lanes, constraints_jacobian_lanes: hess_potential (H[(i·n + j) · NH_LANES + l])
    *     and constraints_jacobian (dA[((a·n + i)·n + j) · NH_LANES + l]) per lane, the Newton
-   *     Jacobians' parts. */
+   *     Jacobians' parts.
+   *   potential_lanes, constraint_derivative_lanes: V (one per lane) and nh_constraint_derivative
+   *     (D[(a·n + l')·NH_LANES + l]) per lane. */
   void (*acceleration_lanes)(const double *p, const double *t, const double *q, const double *v, double *a,
                              double *lambda, int *status);
   void (*constraint_residual_lanes)(const double *p, const double *q, const double *v, double *out);
@@ -119,6 +121,8 @@ typedef struct {
   void (*constraints_lanes)(const double *p, const double *q, double *A);
   void (*hess_potential_lanes)(const double *p, const double *q, double *H);
   void (*constraints_jacobian_lanes)(const double *p, const double *q, double *dA);
+  void (*potential_lanes)(const double *p, const double *q, double *V);
+  void (*constraint_derivative_lanes)(const double *p, const double *q, const double *w, double *D);
 } nh_system_kernels;
 
 /* First integrals other than energy (momentum maps): count values at (q, v) and their names. */

@@ -123,7 +123,8 @@ ParameterizedTest(named *c, registry, system) {
   if (kn) /* lane kernels alone make a group (particle, cvt, knife_edge) */
     cr_expect(kn->constraint_curvature || kn->constraint_derivative || kn->acceleration || kn->acceleration_lanes ||
                   kn->constraint_residual_lanes || kn->grad_potential_lanes || kn->constraints_lanes ||
-                  kn->hess_potential_lanes || kn->constraints_jacobian_lanes,
+                  kn->hess_potential_lanes || kn->constraints_jacobian_lanes || kn->potential_lanes ||
+                  kn->constraint_derivative_lanes,
               "%s: an empty kernels group", c->name);
   if (K->invariants)
     cr_expect(K->invariants->count > 0 && K->invariants->names && K->invariants->values, "%s: invariants incomplete",

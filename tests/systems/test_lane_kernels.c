@@ -91,6 +91,20 @@ static void compare_group(const nh_system *sys, const char *isa, int g, const do
       expect_lane_bits(name, isa, of_q[f].name, g, l, of_q[f].count, got, want);
     }
   }
+  double V[NH_LANES], E[NH_LANES], D[NH_MAX_K * NH_MAX_N * NH_LANES];
+  nh_lanes_potential(sys, q, V);
+  nh_lanes_kinetic_energy(sys, q, v, E);
+  nh_lanes_constraint_derivative(sys, q, v, D); /* v as the vector w it contracts */
+  for (int l = 0; l < NH_LANES; l++) {
+    double ql[NH_MAX_N], vl[NH_MAX_N];
+    lane_point(n, q, l, ql), lane_point(n, v, l, vl);
+    want[0] = T->potential(sys->p, ql);
+    expect_lane_bits(name, isa, "potential", g, l, 1, V, want);
+    want[0] = nh_kinetic_energy(sys, ql, vl);
+    expect_lane_bits(name, isa, "nh_kinetic_energy", g, l, 1, E, want);
+    nh_constraint_derivative(sys, ql, vl, want);
+    expect_lane_bits(name, isa, "nh_constraint_derivative", g, l, k * n, D, want);
+  }
   nh_lanes_constraint_residual(sys, q, v, res);
   double lambda[NH_MAX_K * NH_LANES], mult[NH_MAX_K];
   nh_lanes_acceleration(sys, t, q, v, got, lambda, status);
