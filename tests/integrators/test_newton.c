@@ -3,6 +3,7 @@
  * NaN residual, divergence, no convergence). */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <string.h>
 
 #include "integrators/newton.h"
 
@@ -188,4 +189,79 @@ Test(newton, divergence_bound_relative_to_the_initial_guess) {
   const double through[] = {1.5e6, 2.5e6};
   cr_expect_eq(run_scripted(1, through, 2, x, &cost), NH_STEP_SOLVER_FAILED);
   cr_expect_eq(cost.newton_iterations, 2);
+}
+
+/* ---- in lanes: nh_newton_solve_lanes against nh_newton_solve lane by lane ---------------------- */
+
+/* Lane l's problem: x² + c y² = r, x − s y = 0 (s = 1 on most lanes) from its own start; the lanes
+ * reach their answers in different numbers of iterations, and some fail (no root, a NaN, a singular
+ * Jacobian at the start, divergence). */
+typedef struct {
+  double r[NH_LANES], c[NH_LANES], s[NH_LANES];
+} lane_problems;
+
+static void lane_residual(const lane_problems *P, int l, const double *x, double *F, double *J) {
+  F[0] = x[0] * x[0] + P->c[l] * x[1] * x[1] - P->r[l];
+  F[1] = x[0] - P->s[l] * x[1];
+  J[0] = 2 * x[0], J[1] = 2 * P->c[l] * x[1], J[2] = 1, J[3] = -P->s[l];
+}
+
+static int lane_of_scalar; /* the lane the scalar solver works on */
+
+static void one_lane(void *ctx, const double *x, double *F, double *J) { lane_residual(ctx, lane_of_scalar, x, F, J); }
+
+static int lane_evaluations[NH_LANES]; /* the running lanes' evaluations, per lane */
+
+static void every_lane(void *ctx, const double *X, const int *running, double *F, double *J) {
+  for (int l = 0; l < NH_LANES; l++) {
+    double x[2] = {X[l], X[NH_LANES + l]}, f[2], j[4];
+    lane_residual(ctx, l, x, f, j);
+    for (int i = 0; i < 2; i++)
+      F[i * NH_LANES + l] = f[i];
+    for (int i = 0; i < 4; i++)
+      J[i * NH_LANES + l] = j[i];
+    lane_evaluations[l] += running[l] != 0;
+  }
+}
+
+Test(newton, lanes_take_the_scalar_iterates_counts_and_verdicts) {
+  const lane_problems P = {
+      .r = {4, 9, -1, 4, NAN, 4, 4, 2},
+      .c = {1, 2, 1, 1, 1, 1, 0, 1},
+      .s = {1, 1, 1, 1, 1, 1, 1, -1},
+  };
+  /* lane 3 starts at the origin (singular), lane 5 far out (its iterates stay within the divergence
+   * bound only because that bound is relative to the start), lane 6's y never enters (c = 0: fine) */
+  const double start[NH_LANES][2] = {{1, 2}, {5, 0.1}, {1, 1}, {0, 0}, {1, 1}, {1e7, 1e7}, {3, -1}, {1, -2}};
+  const int live[NH_LANES] = {1, 1, 1, 1, 1, 1, 1, 0}; /* lane 7 idle: untouched and uncounted */
+  double X[2 * NH_LANES];
+  nh_cost cost[NH_LANES] = {0};
+  nh_step_status status[NH_LANES];
+  for (int l = 0; l < NH_LANES; l++)
+    X[l] = start[l][0], X[NH_LANES + l] = start[l][1];
+  memset(lane_evaluations, 0, sizeof lane_evaluations);
+  nh_newton_solve_lanes(2, X, every_lane, (void *)&P, live, status, cost);
+  int ok = 0, failed = 0;
+  for (int l = 0; l < NH_LANES; l++) {
+    if (!live[l]) {
+      cr_expect(X[l] == start[l][0] && X[NH_LANES + l] == start[l][1], "idle lane %d moved", l);
+      cr_expect_eq(cost[l].newton_iterations, 0);
+      cr_expect_eq(lane_evaluations[l], 0);
+      continue;
+    }
+    double x[2] = {start[l][0], start[l][1]};
+    nh_cost c = {0};
+    lane_of_scalar = l;
+    const nh_step_status st = nh_newton_solve(2, x, one_lane, (void *)&P, &c);
+    cr_expect_eq(status[l], st, "lane %d: status %d, scalar %d", l, status[l], st);
+    cr_expect(memcmp(&cost[l], &c, sizeof c) == 0, "lane %d: %llu iterations %llu solves, scalar %llu %llu", l,
+              cost[l].newton_iterations, cost[l].linear_solves, c.newton_iterations, c.linear_solves);
+    cr_expect_eq((unsigned long long)lane_evaluations[l], c.newton_iterations, "lane %d: evaluations counted", l);
+    if (st == NH_STEP_OK)
+      cr_expect(memcmp(&X[l], &x[0], sizeof x[0]) == 0 && memcmp(&X[NH_LANES + l], &x[1], sizeof x[1]) == 0,
+                "lane %d: (%a, %a), scalar (%a, %a)", l, X[l], X[NH_LANES + l], x[0], x[1]);
+    ok += st == NH_STEP_OK, failed += st != NH_STEP_OK;
+  }
+  cr_expect_geq(ok, 3, "lanes that converge");
+  cr_expect_geq(failed, 3, "lanes that fail (no root, NaN, singular start)");
 }
