@@ -16,6 +16,11 @@
 /* Lanes per group: 8 doubles are one AVX-512 vector, two AVX2 ones, four SSE2 ones. */
 #define NH_LANES 8
 
+/* Arrays in lane layout, entry i of lane l at x[i · NH_LANES + l]: entry i's run of lanes, and entry
+ * i of lane l. */
+#define NH_LANE_ROW(x, i) (&(x)[(i)*NH_LANES])
+#define NH_LANE_AT(x, i, l) ((x)[(i)*NH_LANES + (l)])
+
 /* NH_LANES states (nh_state's fields, lane by lane). */
 typedef struct {
   _Alignas(64) double t[NH_LANES];

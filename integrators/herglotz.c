@@ -445,14 +445,6 @@ static nh_step_status engine_step(const nh_method *m, const nh_system *sys, cons
 /* ---- in lanes (core/lanes.h): engine_step on NH_LANES states, for a constant mass matrix, linear
  * constraints and no forcing (engine_has_lanes); the same operations on every lane ---------------- */
 
-#define LV(x, i) (&(x)[(i)*NH_LANES])
-#define RUN(x, i, l) (x)[(i)*NH_LANES + (l)]
-#define COUNT_RUNNING(cost, running, field)                                                                            \
-  do {                                                                                                                 \
-    for (int l_ = 0; l_ < NH_LANES; l_++)                                                                              \
-      (cost)[l_].field += (running)[l_] != 0;                                                                          \
-  } while (0)
-
 /* engine_ctx in lanes (block form: the first Jacobian rows are never written nor read). */
 typedef struct {
   const nh_system *sys;
@@ -480,18 +472,18 @@ static inline NH_LANES_INLINE void engine_residual_lanes_lanes(void *vctx, const
   const nh_system *sys = C->sys;
   const int n = C->n, k = C->k, dim = n + k;
   const double gm = C->sc->gamma, h = C->h, kappa = C->kappa;
-  const double *dq = X, *L = LV(X, n);
+  const double *dq = X, *L = NH_LANE_ROW(X, n);
   double space[NH_MAX_N * NH_LANES];
   const double *Mdq = mass_times_lanes(sys, dq, space);
   for (int i = 0; i < n; i++) {
-    double *const s = LV(F, i);
+    double *const s = NH_LANE_ROW(F, i);
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
-      s[l] = RUN(C->c, i, l) - kappa * RUN(Mdq, i, l);
+      s[l] = NH_LANE_AT(C->c, i, l) - kappa * NH_LANE_AT(Mdq, i, l);
     for (int a = 0; a < k; a++) {
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++)
-        s[l] -= RUN(C->A0, a * n + i, l) * RUN(L, a, l);
+        s[l] -= NH_LANE_AT(C->A0, a * n + i, l) * NH_LANE_AT(L, a, l);
     }
   }
   /* constraint_rows: at the left point with A(q_j), else at x_γ (no affine part here: b = 0) */
@@ -501,28 +493,29 @@ static inline NH_LANES_INLINE void engine_residual_lanes_lanes(void *vctx, const
     for (int i = 0; i < n * NH_LANES; i++)
       x[i] = C->q0[i] + gm * dq[i];
     nh_lanes_constraints(sys, x, A);
-    COUNT_RUNNING(C->cost, running, constraint_evals);
+    NH_LANES_COUNT(C->cost, running, constraint_evals);
     nh_lanes_constraint_derivative(sys, x, dq, D);
     At = A;
   }
   for (int a = 0; a < k; a++) {
-    double *const s = LV(F, n + a);
+    double *const s = NH_LANE_ROW(F, n + a);
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
-      s[l] = gm == 0 ? h * RUN(C->b0, a, l) : 0;
+      s[l] = gm == 0 ? h * NH_LANE_AT(C->b0, a, l) : 0;
     for (int i = 0; i < n; i++) {
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++)
-        s[l] += RUN(At, a * n + i, l) * RUN(dq, i, l);
+        s[l] += NH_LANE_AT(At, a * n + i, l) * NH_LANE_AT(dq, i, l);
     }
     for (int j = 0; j < n; j++) {
-      double *const Jaj = LV(J, (n + a) * dim + j);
+      double *const Jaj = NH_LANE_ROW(J, (n + a) * dim + j);
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++)
-        Jaj[l] = gm == 0 ? RUN(At, a * n + j, l) : RUN(At, a * n + j, l) + gm * RUN(D, a * n + j, l);
+        Jaj[l] =
+            gm == 0 ? NH_LANE_AT(At, a * n + j, l) : NH_LANE_AT(At, a * n + j, l) + gm * NH_LANE_AT(D, a * n + j, l);
     }
   }
-  COUNT_RUNNING(C->cost, running, rhs_evals);
+  NH_LANES_COUNT(C->cost, running, rhs_evals);
 }
 NH_LANES_ISA_VARIANTS(engine_residual_lanes, (void *vctx, const double *X, const int *running, double *F, double *J),
                       (vctx, X, running, F, J))
@@ -538,25 +531,25 @@ static inline NH_LANES_INLINE void engine_linear_solve_lanes_lanes(void *vctx, i
   if (!C->sys->unit_mass)
     nh_lanes_mass_solve(C->sys, b, space), Mb = space;
   for (int a = 0; a < k; a++) {
-    const double *G = LV(J, (n + a) * dim);
-    double *const s = LV(r, a);
+    const double *G = NH_LANE_ROW(J, (n + a) * dim);
+    double *const s = NH_LANE_ROW(r, a);
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
-      s[l] = -kappa * RUN(b, n + a, l);
+      s[l] = -kappa * NH_LANE_AT(b, n + a, l);
     for (int i = 0; i < n; i++) {
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++)
-        s[l] -= RUN(G, i, l) * RUN(Mb, i, l);
+        s[l] -= NH_LANE_AT(G, i, l) * NH_LANE_AT(Mb, i, l);
     }
     for (int c = 0; c < k; c++) {
-      double *const t = LV(S, a * k + c);
+      double *const t = NH_LANE_ROW(S, a * k + c);
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++)
         t[l] = 0;
       for (int i = 0; i < n; i++) {
 #pragma omp simd
         for (int l = 0; l < NH_LANES; l++)
-          t[l] += RUN(G, i, l) * RUN(C->W, i * k + c, l);
+          t[l] += NH_LANE_AT(G, i, l) * NH_LANE_AT(C->W, i * k + c, l);
       }
     }
   }
@@ -565,17 +558,17 @@ static inline NH_LANES_INLINE void engine_linear_solve_lanes_lanes(void *vctx, i
     double s[NH_LANES];
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
-      s[l] = RUN(Mb, i, l);
+      s[l] = NH_LANE_AT(Mb, i, l);
     for (int c = 0; c < k; c++) {
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++)
-        s[l] += RUN(C->W, i * k + c, l) * RUN(r, c, l);
+        s[l] += NH_LANE_AT(C->W, i * k + c, l) * NH_LANE_AT(r, c, l);
     }
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
-      RUN(b, i, l) = kappa == 1 ? -s[l] : -s[l] / kappa;
+      NH_LANE_AT(b, i, l) = kappa == 1 ? -s[l] : -s[l] / kappa;
   }
-  memcpy(LV(b, n), r, sizeof(double) * (size_t)(k * NH_LANES));
+  memcpy(NH_LANE_ROW(b, n), r, sizeof(double) * (size_t)(k * NH_LANES));
 }
 NH_LANES_ISA_VARIANTS(engine_linear_solve_lanes, (void *vctx, int dim, double *J, double *b, int *failed),
                       (vctx, dim, J, b, failed))
@@ -594,20 +587,20 @@ static inline NH_LANES_INLINE void engine_setup_lanes_lanes(const nh_system *sys
   const double *p0 = mass_times_lanes(sys, &x->v[0][0], space);
   nh_lanes_grad_potential(sys, &x->q[0][0], g0);
   nh_lanes_constraints(sys, &x->q[0][0], C->A0);
-  COUNT_RUNNING(cost, running, constraint_evals);
+  NH_LANES_COUNT(cost, running, constraint_evals);
   memset(C->b0, 0, sizeof(double) * (size_t)(k * NH_LANES));
-  COUNT_RUNNING(cost, running, rhs_evals);
+  NH_LANES_COUNT(cost, running, rhs_evals);
   for (int i = 0; i < n * NH_LANES; i++) /* F_a = 0 (no forcing): no_force's zeros */
     C->c[i] = h * c_minus * p0[i] + h * h * (1 - sc->nu) * (no_force[0] - g0[i]);
   nh_lanes_mass_solve_transpose(sys, C->A0, C->W);
   nh_lanes_acceleration(sys, x->t, &x->q[0][0], &x->v[0][0], acc, lambda, failed);
   for (int l = 0; l < NH_LANES; l++)
     running[l] = running[l] && !failed[l];
-  COUNT_RUNNING(cost, running, rhs_evals);
-  COUNT_RUNNING(cost, running, constraint_evals);
+  NH_LANES_COUNT(cost, running, rhs_evals);
+  NH_LANES_COUNT(cost, running, constraint_evals);
   for (int i = 0; i < n * NH_LANES; i++)
     X[i] = h * (&x->v[0][0])[i] + 0.5 * h * h * acc[i];
-  memset(LV(X, n), 0, sizeof(double) * (size_t)(k * NH_LANES));
+  memset(NH_LANE_ROW(X, n), 0, sizeof(double) * (size_t)(k * NH_LANES));
 }
 NH_LANES_ISA_VARIANTS(engine_setup_lanes,
                       (const nh_system *sys, const scheme *sc, const nh_lanes *x, double h, double c_minus,
@@ -632,19 +625,19 @@ static inline NH_LANES_INLINE void engine_finish_lanes_lanes(const nh_system *sy
   nh_lanes_grad_potential(sys, &y->q[0][0], g1);
   for (int i = 0; i < n * NH_LANES; i++)
     p1[i] = Mdq[i] / h + h * sc->nu * (no_force[0] - g1[i]);
-  COUNT_RUNNING(cost, running, rhs_evals);
+  NH_LANES_COUNT(cost, running, rhs_evals);
   if (c_plus != 1)
     for (int i = 0; i < n * NH_LANES; i++)
       p1[i] /= c_plus;
   nh_lanes_mass_solve(sys, p1, &y->v[0][0]); /* velocity_from_momentum */
-  COUNT_RUNNING(cost, running, constraint_evals);
+  NH_LANES_COUNT(cost, running, constraint_evals);
   nh_lanes_constraints(sys, &y->q[0][0], A1);
   nh_lanes_project_onto(sys, A1, &y->v[0][0], yk, failed);
   for (int l = 0; l < NH_LANES; l++)
     running[l] = running[l] && !failed[l];
   for (int a = 0; a < k; a++)
     for (int l = 0; l < NH_LANES; l++)
-      y->lambda[a][l] = -RUN(X, n + a, l) / (h * h * c_minus) - RUN(yk, a, l) / h;
+      y->lambda[a][l] = -NH_LANE_AT(X, n + a, l) / (h * h * c_minus) - NH_LANE_AT(yk, a, l) / h;
   if (sc->la)
     return;
   /* lagrangian_d */
@@ -652,8 +645,8 @@ static inline NH_LANES_INLINE void engine_finish_lanes_lanes(const nh_system *sy
   double T[NH_LANES];
   for (int i = 0; i < n; i++)
     for (int l = 0; l < NH_LANES; l++) {
-      RUN(qbar, i, l) = x->q[i][l] + 0.5 * RUN(X, i, l);
-      RUN(vel, i, l) = RUN(X, i, l) / h;
+      NH_LANE_AT(qbar, i, l) = x->q[i][l] + 0.5 * NH_LANE_AT(X, i, l);
+      NH_LANE_AT(vel, i, l) = NH_LANE_AT(X, i, l) / h;
       work[l] += 0.5 * (no_force[i] * x->q[i][l] + no_force[i] * y->q[i][l]);
     }
   nh_lanes_potential(sys, &x->q[0][0], V0);
@@ -680,7 +673,7 @@ static void engine_step_lanes(const nh_method *m, const nh_system *sys, const nh
   damping_factors(sc, nh_damping(sys, 0), h, &c_minus, &c_plus);
   for (int l = 0; l < NH_LANES; l++)
     running[l] = live[l];
-  COUNT_RUNNING(cost, running, steps);
+  NH_LANES_COUNT(cost, running, steps);
   engine_setup_lanes(sys, sc, x, h, c_minus, &C, running, X, cost);
   nh_newton_solve_lanes_with(n + k, X, engine_residual_lanes, engine_linear_solve_lanes, &C, running, solved, cost);
   for (int l = 0; l < NH_LANES; l++)

@@ -232,6 +232,13 @@ nh_step_status nh_method_step(const nh_method *m, const nh_system *sys, const nh
 /* Whether m steps in lanes on sys (its type has step_lanes, and has_lanes says yes where it has
  * one): 1, else 0. */
 int nh_method_has_lanes(const nh_method *m, const nh_system *sys);
+/* Adds 1 to counter `field` of cost[l] for each lane l with running[l] (a step in lanes counting
+ * its evaluations as the scalar step counts them, lane by lane). */
+#define NH_LANES_COUNT(cost, running, field)                                                                           \
+  do {                                                                                                                 \
+    for (int l_ = 0; l_ < NH_LANES; l_++)                                                                              \
+      (cost)[l_].field += (running)[l_] != 0;                                                                          \
+  } while (0)
 /* nh_method_step on every live lane (m must have lanes): status[l] and cost[l] for each live lane. */
 void nh_method_step_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
                           const int *live, nh_step_status *status, nh_cost *cost);

@@ -493,17 +493,9 @@ static nh_step_status nh_newmark_step(const nh_method *m, const nh_system *sys, 
 
 /* ---- in lanes (core/lanes.h): the steps above on NH_LANES states, lane by lane ----------------- */
 
-/* A lane vector of n components (x[i · NH_LANES + l]) and the lane layouts of A (k×n), dA (k×n×n),
- * B (n×k) and a Newton system: LV(x, i) is component i's run of lanes. */
-#define LV(x, i) (&(x)[(i)*NH_LANES])
-#define RUN(x, i, l) (x)[(i)*NH_LANES + (l)]
-
-/* Adds 1 to a counter of each lane in `running`. */
-#define COUNT_RUNNING(cost, running, field)                                                                            \
-  do {                                                                                                                 \
-    for (int l_ = 0; l_ < NH_LANES; l_++)                                                                              \
-      (cost)[l_].field += (running)[l_] != 0;                                                                          \
-  } while (0)
+/* Every array here is in lane layout (core/lanes.h: NH_LANE_ROW, NH_LANE_AT), the scalar code's
+ * arrays with each entry a run of NH_LANES: vectors (n), A (k×n), dA (k×n×n), B (n×k) and the Newton
+ * system. */
 
 /* discrete_constraint_matrix on every lane (its evaluation of A counted for the running lanes). */
 static void discrete_constraint_matrix_lanes(const nh_system *sys, int disc, double alpha, const double *q0,
@@ -521,7 +513,7 @@ static void discrete_constraint_matrix_lanes(const nh_system *sys, int disc, dou
       qa[i] = (1 - alpha) * q0[i] + alpha * q1[i];
     nh_lanes_constraints(sys, qa, Abar);
     nh_lanes_constraints_jacobian(sys, qa, dAbar);
-    COUNT_RUNNING(cost, running, constraint_evals);
+    NH_LANES_COUNT(cost, running, constraint_evals);
     return;
   }
   if (A1) {
@@ -530,7 +522,7 @@ static void discrete_constraint_matrix_lanes(const nh_system *sys, int disc, dou
   } else {
     nh_lanes_constraints(sys, q1, Abar);
     nh_lanes_constraints_jacobian(sys, q1, dAbar);
-    COUNT_RUNNING(cost, running, constraint_evals);
+    NH_LANES_COUNT(cost, running, constraint_evals);
   }
   for (int i = 0; i < kn; i++)
     Abar[i] = (1 - alpha) * A0[i] + alpha * Abar[i];
@@ -554,15 +546,15 @@ static inline NH_LANES_INLINE void scaled_velocity_lanes(const newmark_lanes_ctx
   const double b2 = C->beta2, c = C->c;
   double s[NH_MAX_N * NH_LANES], Mis[NH_MAX_N * NH_LANES];
   for (int i = 0; i < n; i++) {
-    double *const t = LV(s, i);
+    double *const t = NH_LANE_ROW(s, i);
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
-      t[l] = c * (2 * b2 * RUN(C->g0, i, l) + (1 - 2 * b2) * RUN(g1, i, l));
+      t[l] = c * (2 * b2 * NH_LANE_AT(C->g0, i, l) + (1 - 2 * b2) * NH_LANE_AT(g1, i, l));
     for (int a = 0; a < k; a++) {
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++)
-        t[l] -=
-            2 * b2 * RUN(C->A0, a * n + i, l) * RUN(L0, a, l) + (1 - 2 * b2) * RUN(A1, a * n + i, l) * RUN(L1, a, l);
+        t[l] -= 2 * b2 * NH_LANE_AT(C->A0, a * n + i, l) * NH_LANE_AT(L0, a, l) +
+                (1 - 2 * b2) * NH_LANE_AT(A1, a * n + i, l) * NH_LANE_AT(L1, a, l);
     }
   }
   nh_lanes_mass_solve(C->sys, s, Mis);
@@ -579,7 +571,7 @@ static inline NH_LANES_INLINE void dot_lanes(int count, const double *X, int xs,
   for (int j = 0; j < count; j++) {
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
-      s[l] += RUN(X, j * xs + xo, l) * RUN(Y, j * ys + yo, l);
+      s[l] += NH_LANE_AT(X, j * xs + xo, l) * NH_LANE_AT(Y, j * ys + yo, l);
   }
 #pragma omp simd
   for (int l = 0; l < NH_LANES; l++)
@@ -599,10 +591,10 @@ static inline NH_LANES_INLINE void assemble_lanes(const newmark_lanes_ctx *C, co
   const double *M = C->sys->M, b = C->beta, b2 = C->beta2, a = C->alpha, h = C->h, c = C->c;
   const double *dq = P->dq, *L0 = P->L0, *L1 = P->L1, *A1 = P->A1, *dA1 = P->dA1;
   double *K = P->K, *F = P->F, *J = P->J, s[NH_LANES], r[NH_LANES];
-#define JL(row, col) LV(J, (row)*dim + (col))
+#define JL(row, col) NH_LANE_ROW(J, (row)*dim + (col))
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) {
-      double *const Kij = LV(K, i * n + j);
+      double *const Kij = NH_LANE_ROW(K, i * n + j);
       dot_lanes(k, dA1, n * n, i * n + j, L1, 1, 0, s); /* ∂(A1ᵀΛ1)_i/∂q1_j */
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++)
@@ -613,10 +605,10 @@ static inline NH_LANES_INLINE void assemble_lanes(const newmark_lanes_ctx *C, co
     for (int j = 0; j < n; j++) {
       const double m = M[i * n + j];
       double *const Jij = JL(r1 + i, iq + j);
-      const double *const Kij = LV(K, i * n + j);
+      const double *const Kij = NH_LANE_ROW(K, i * n + j);
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++) {
-        Mdq[l] += m * RUN(dq, j, l);
+        Mdq[l] += m * NH_LANE_AT(dq, j, l);
         Mv0[l] += m * C->x->v[j][l];
         Jij[l] = m + 2 * b * Kij[l];
       }
@@ -627,16 +619,17 @@ static inline NH_LANES_INLINE void assemble_lanes(const newmark_lanes_ctx *C, co
       double *const J0 = JL(r1 + i, iL0 + m), *const J1 = JL(r1 + i, iL1 + m);
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++)
-        J0[l] = -(1 - 2 * b) * RUN(C->A0, m * n + i, l), J1[l] = -2 * b * RUN(A1, m * n + i, l);
+        J0[l] = -(1 - 2 * b) * NH_LANE_AT(C->A0, m * n + i, l), J1[l] = -2 * b * NH_LANE_AT(A1, m * n + i, l);
     }
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
-      RUN(F, r1 + i, l) = Mdq[l] - h * Mv0[l] + c * ((1 - 2 * b) * RUN(C->g0, i, l) + 2 * b * RUN(P->g1, i, l)) -
-                          (1 - 2 * b) * A0L0[l] - 2 * b * A1L1[l];
+      NH_LANE_AT(F, r1 + i, l) = Mdq[l] - h * Mv0[l] +
+                                 c * ((1 - 2 * b) * NH_LANE_AT(C->g0, i, l) + 2 * b * NH_LANE_AT(P->g1, i, l)) -
+                                 (1 - 2 * b) * A0L0[l] - 2 * b * A1L1[l];
   }
   for (int m = 0; m < k; m++) {
-    dot_lanes(n, P->Abar, 1, m * n, dq, 1, 0, LV(F, r3 + m));
-    dot_lanes(n, A1, 1, m * n, P->w, 1, 0, LV(F, r4 + m));
+    dot_lanes(n, P->Abar, 1, m * n, dq, 1, 0, NH_LANE_ROW(F, r3 + m));
+    dot_lanes(n, A1, 1, m * n, P->w, 1, 0, NH_LANE_ROW(F, r4 + m));
     for (int j = 0; j < n; j++) {
       double curv3[NH_LANES], curv4[NH_LANES], B1K[NH_LANES];
       dot_lanes(n, P->dAbar, n, m * n * n + j, dq, 1, 0, curv3);
@@ -645,8 +638,8 @@ static inline NH_LANES_INLINE void assemble_lanes(const newmark_lanes_ctx *C, co
       double *const J3 = JL(r3 + m, iq + j), *const J4 = JL(r4 + m, iq + j);
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++) {
-        J3[l] = RUN(P->Abar, m * n + j, l) + a * curv3[l];
-        J4[l] = curv4[l] + RUN(A1, m * n + j, l) - (1 - 2 * b2) * B1K[l];
+        J3[l] = NH_LANE_AT(P->Abar, m * n + j, l) + a * curv3[l];
+        J4[l] = curv4[l] + NH_LANE_AT(A1, m * n + j, l) - (1 - 2 * b2) * B1K[l];
       }
     }
     for (int o = 0; o < k; o++) {
@@ -681,19 +674,19 @@ static void newmark_residual_lanes(void *vctx, const double *X, const int *runni
     q1[i] = (&C->x->q[0][0])[i] + X[i];
   nh_lanes_grad_potential(sys, q1, g1);
   nh_lanes_hess_potential(sys, q1, K);
-  COUNT_RUNNING(C->cost, running, rhs_evals);
+  NH_LANES_COUNT(C->cost, running, rhs_evals);
   if (k) {
     nh_lanes_constraints(sys, q1, A1);
     nh_lanes_constraints_jacobian(sys, q1, dA1);
-    COUNT_RUNNING(C->cost, running, constraint_evals);
+    NH_LANES_COUNT(C->cost, running, constraint_evals);
     discrete_constraint_matrix_lanes(sys, C->disc, C->alpha, &C->x->q[0][0], C->A0, q1, A1, dA1, Abar, dAbar, running,
                                      C->cost);
-    scaled_velocity_lanes(C, X, g1, A1, LV(X, n), LV(X, n + k), w);
+    scaled_velocity_lanes(C, X, g1, A1, NH_LANE_ROW(X, n), NH_LANE_ROW(X, n + k), w);
     nh_lanes_mass_solve_transpose(sys, A1, B1);
   }
   const residual_lanes_parts P = {.dq = X,
-                                  .L0 = LV(X, n),
-                                  .L1 = LV(X, n + k),
+                                  .L0 = NH_LANE_ROW(X, n),
+                                  .L1 = NH_LANE_ROW(X, n + k),
                                   .g1 = g1,
                                   .A1 = A1,
                                   .dA1 = dA1,
@@ -714,10 +707,10 @@ static void newmark_setup_lanes(const nh_method *m, const nh_system *sys, const 
   C->beta = m->p[P_BETA], C->beta2 = m->p[P_BETA2], C->alpha = m->p[P_ALPHA], C->h = h, C->c = 0.5 * h * h;
   C->x = x, C->cost = cost;
   nh_lanes_grad_potential(sys, &x->q[0][0], C->g0);
-  COUNT_RUNNING(cost, live, rhs_evals);
+  NH_LANES_COUNT(cost, live, rhs_evals);
   if (sys->k) {
     nh_lanes_constraints(sys, &x->q[0][0], C->A0);
-    COUNT_RUNNING(cost, live, constraint_evals);
+    NH_LANES_COUNT(cost, live, constraint_evals);
   }
   nh_lanes_mass_solve_transpose(sys, C->A0, C->B0);
 }
@@ -741,23 +734,23 @@ static void predictor_lanes(const newmark_lanes_ctx *C, int *running, double *X)
   for (int i = 0; i < n; i++) {
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
-      RUN(f, i, l) = -RUN(C->g0, i, l);
+      NH_LANE_AT(f, i, l) = -NH_LANE_AT(C->g0, i, l);
     for (int b = 0; b < k; b++) {
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++)
-        RUN(f, i, l) += RUN(C->A0, b * n + i, l) * RUN(lambda, b, l);
+        NH_LANE_AT(f, i, l) += NH_LANE_AT(C->A0, b * n + i, l) * NH_LANE_AT(lambda, b, l);
     }
   }
   nh_lanes_matvec(n, sys->Minv, f, acc); /* nh_newmark_minv */
   for (int i = 0; i < n; i++) {
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
-      RUN(X, i, l) = h * C->x->v[i][l] + c * RUN(acc, i, l);
+      NH_LANE_AT(X, i, l) = h * C->x->v[i][l] + c * NH_LANE_AT(acc, i, l);
   }
   for (int b = 0; b < k; b++) {
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
-      RUN(X, n + b, l) = RUN(X, n + k + b, l) = c * RUN(lambda, b, l);
+      NH_LANE_AT(X, n + b, l) = NH_LANE_AT(X, n + k + b, l) = c * NH_LANE_AT(lambda, b, l);
   }
 }
 
@@ -770,13 +763,13 @@ static void result_lanes(int n, int k, double h, double c, const nh_lanes *x, co
   for (int i = 0; i < n; i++) {
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
-      y->q[i][l] = x->q[i][l] + RUN(dq, i, l), y->v[i][l] = RUN(v1, i, l);
+      y->q[i][l] = x->q[i][l] + NH_LANE_AT(dq, i, l), y->v[i][l] = NH_LANE_AT(v1, i, l);
   }
   for (int a = 0; a < k; a++) { /* store_multipliers */
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++) {
-      y->carry[offsetof(newmark_carry, lambda_k) / sizeof(double) + a][l] = RUN(L0, a, l) / c;
-      y->lambda[a][l] = RUN(L1, a, l) / c;
+      y->carry[offsetof(newmark_carry, lambda_k) / sizeof(double) + a][l] = NH_LANE_AT(L0, a, l) / c;
+      y->lambda[a][l] = NH_LANE_AT(L1, a, l) / c;
     }
   }
 }
@@ -793,13 +786,13 @@ static void finish_step_lanes(const newmark_lanes_ctx *C, const double *X, int *
   nh_lanes_grad_potential(sys, q1, g1);
   if (k)
     nh_lanes_constraints(sys, q1, A1);
-  COUNT_RUNNING(C->cost, running, rhs_evals);
+  NH_LANES_COUNT(C->cost, running, rhs_evals);
   if (k)
-    COUNT_RUNNING(C->cost, running, constraint_evals);
-  scaled_velocity_lanes(C, X, g1, A1, LV(X, n), LV(X, n + k), w);
+    NH_LANES_COUNT(C->cost, running, constraint_evals);
+  scaled_velocity_lanes(C, X, g1, A1, NH_LANE_ROW(X, n), NH_LANE_ROW(X, n + k), w);
   for (int i = 0; i < n * NH_LANES; i++)
     w[i] = w[i] / C->h;
-  result_lanes(n, k, C->h, C->c, C->x, X, w, LV(X, n), LV(X, n + k), y);
+  result_lanes(n, k, C->h, C->c, C->x, X, w, NH_LANE_ROW(X, n), NH_LANE_ROW(X, n + k), y);
   if (!k)
     return;
   nh_lanes_project_onto(sys, A1, &y->v[0][0], unused, failed);
@@ -826,7 +819,7 @@ typedef struct {
 static void constraint_setup_lanes(constraint_lanes_ctx *C) {
   const int n = C->n, k = C->k;
   nh_lanes_constraints(C->sys, C->q0, C->A0);
-  COUNT_RUNNING(C->cost, C->counted, constraint_evals);
+  NH_LANES_COUNT(C->cost, C->counted, constraint_evals);
   for (int i = 0; i < n; i++)
     for (int b = 0; b < k; b++) {
       double s[NH_LANES] = {0};
@@ -834,22 +827,22 @@ static void constraint_setup_lanes(constraint_lanes_ctx *C) {
         const double m = C->sys->Minv[i * n + j];
 #pragma omp simd
         for (int l = 0; l < NH_LANES; l++)
-          s[l] += m * RUN(C->A0, b * n + j, l);
+          s[l] += m * NH_LANE_AT(C->A0, b * n + j, l);
       }
-      memcpy(LV(C->B, i * k + b), s, sizeof s);
+      memcpy(NH_LANE_ROW(C->B, i * k + b), s, sizeof s);
     }
 }
 
 static void constrained_increment_lanes(const constraint_lanes_ctx *C, const double *L, double *dq) {
   for (int i = 0; i < C->n; i++) {
     double s[NH_LANES];
-    memcpy(s, LV(C->dp, i), sizeof s);
+    memcpy(s, NH_LANE_ROW(C->dp, i), sizeof s);
     for (int b = 0; b < C->k; b++) {
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++)
-        s[l] += RUN(C->B, i * C->k + b, l) * RUN(L, b, l);
+        s[l] += NH_LANE_AT(C->B, i * C->k + b, l) * NH_LANE_AT(L, b, l);
     }
-    memcpy(LV(dq, i), s, sizeof s);
+    memcpy(NH_LANE_ROW(dq, i), s, sizeof s);
   }
 }
 
@@ -864,7 +857,7 @@ static void constraint_eval_lanes(const constraint_lanes_ctx *C, const double *L
     q1[i] = C->q0[i] + dq[i];
   discrete_constraint_matrix_lanes(C->sys, C->disc, a, C->q0, C->A0, q1, NULL, NULL, Abar, dAbar, C->counted, C->cost);
   for (int m = 0; m < k; m++) {
-    dot_lanes(n, Abar, 1, m * n, dq, 1, 0, LV(R, m));
+    dot_lanes(n, Abar, 1, m * n, dq, 1, 0, NH_LANE_ROW(R, m));
     for (int b = 0; b < k; b++) {
       double s[NH_LANES] = {0};
       for (int i = 0; i < n; i++) {
@@ -873,11 +866,11 @@ static void constraint_eval_lanes(const constraint_lanes_ctx *C, const double *L
 #pragma omp simd
         for (int l = 0; l < NH_LANES; l++) {
           moves[l] = t[l] != 0 ? 1 : moves[l];
-          s[l] += RUN(Abar, m * n + i, l) * RUN(C->B, i * k + b, l) + a * t[l] * RUN(dq, i, l);
+          s[l] += NH_LANE_AT(Abar, m * n + i, l) * NH_LANE_AT(C->B, i * k + b, l) + a * t[l] * NH_LANE_AT(dq, i, l);
         }
       }
       if (J)
-        memcpy(LV(J, m * k + b), s, sizeof s);
+        memcpy(NH_LANE_ROW(J, m * k + b), s, sizeof s);
     }
   }
   for (int l = 0; l < NH_LANES; l++)
@@ -908,8 +901,8 @@ static void constrained_increment_step_lanes(const nh_system *sys, int disc, dou
   constraint_setup_lanes(&C);
   memset(Lambda, 0, sizeof(double) * (size_t)(k * NH_LANES));
   constraint_eval_lanes(&C, Lambda, R, J, linear);
-  COUNT_RUNNING(cost, running, jacobian_evals);
-  COUNT_RUNNING(cost, running, linear_solves);
+  NH_LANES_COUNT(cost, running, jacobian_evals);
+  NH_LANES_COUNT(cost, running, linear_solves);
   nh_lanes_lu_solve(k, J, R, failed);
   for (int l = 0; l < NH_LANES; l++)
     running[l] = running[l] && !failed[l];
@@ -921,7 +914,7 @@ static void constrained_increment_step_lanes(const nh_system *sys, int disc, dou
     C.counted = again;
     int still[NH_LANES];
     constraint_eval_lanes(&C, Lambda, R, J, still);
-    COUNT_RUNNING(cost, again, jacobian_evals);
+    NH_LANES_COUNT(cost, again, jacobian_evals);
     for (int l = 0; l < NH_LANES; l++)
       linear[l] = again[l] ? still[l] : linear[l];
   }
@@ -942,13 +935,13 @@ static void fast_step_lanes(const nh_method *m, const nh_system *sys, const nh_l
   double L0[NH_MAX_K * NH_LANES], L1[NH_MAX_K * NH_LANES];
   int failed[NH_LANES];
   nh_lanes_grad_potential(sys, &x->q[0][0], g);
-  COUNT_RUNNING(cost, running, rhs_evals);
-  COUNT_RUNNING(cost, running, steps);
+  NH_LANES_COUNT(cost, running, rhs_evals);
+  NH_LANES_COUNT(cost, running, steps);
   nh_lanes_matvec(n, sys->Minv, g, Mg); /* nh_newmark_minv */
   for (int i = 0; i < n; i++) {
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
-      RUN(dp, i, l) = h * x->v[i][l] - 0.5 * h * h * RUN(Mg, i, l);
+      NH_LANE_AT(dp, i, l) = h * x->v[i][l] - 0.5 * h * h * NH_LANE_AT(Mg, i, l);
   }
   constrained_increment_step_lanes(sys, nh_newmark_disc(m->p[P_CONSTRAINT]), m->p[P_ALPHA], &x->q[0][0], dp, dq, L0,
                                    running, cost);
@@ -956,13 +949,13 @@ static void fast_step_lanes(const nh_method *m, const nh_system *sys, const nh_l
   for (int i = 0; i < n * NH_LANES; i++)
     q1[i] = (&x->q[0][0])[i] + dq[i];
   nh_lanes_grad_potential(sys, q1, g);
-  COUNT_RUNNING(cost, running, rhs_evals);
+  NH_LANES_COUNT(cost, running, rhs_evals);
   nh_lanes_matvec(n, sys->Minv, g, Mg);
   for (int i = 0; i < n * NH_LANES; i++)
     v1[i] = dq[i] / h - 0.5 * h * Mg[i];
   if (k) {
-    COUNT_RUNNING(cost, running, linear_solves);
-    COUNT_RUNNING(cost, running, constraint_evals);
+    NH_LANES_COUNT(cost, running, linear_solves);
+    NH_LANES_COUNT(cost, running, constraint_evals);
     nh_lanes_constraints(sys, q1, A1);
     nh_lanes_project_onto(sys, A1, v1, L1, failed);
     for (int l = 0; l < NH_LANES; l++)
@@ -986,7 +979,7 @@ static void nh_newmark_step_lanes(const nh_method *m, const nh_system *sys, cons
     fast_step_lanes(m, sys, x, y, h, running, cost);
   } else {
     newmark_setup_lanes(m, sys, x, h, &C, live, cost);
-    COUNT_RUNNING(cost, live, steps);
+    NH_LANES_COUNT(cost, live, steps);
     predictor_lanes(&C, running, X);
     nh_newton_solve_lanes(n + 2 * k, X, newmark_residual_lanes, &C, running, solved, cost);
     for (int l = 0; l < NH_LANES; l++)

@@ -51,20 +51,10 @@
 
 #include "integrators/integrator.h"
 #include "studies/study.h"
+#include "tests/compile_cache.h"
 #include "tests/helpers.h"
 
-static char cache[64]; /* this test's NHBENCH_CACHE_DIR */
-
-static void setup(void) {
-  snprintf(cache, sizeof cache, "/tmp/nh-defcontracts-XXXXXX");
-  cr_assert(mkdtemp(cache), "mkdtemp: %s", strerror(errno));
-  setenv("NHBENCH_CACHE_DIR", cache, 1);
-  unsetenv("NHBENCH_CC");
-}
-
-static void teardown(void) { test_remove_tree(cache); }
-
-TestSuite(defined_contracts, .init = setup, .fini = teardown);
+TEST_CACHE_SUITE(defined_contracts, "/tmp/nh-defcontracts");
 
 #include "tests/contracts/order_matrix_specs.h"
 

@@ -15,22 +15,12 @@
 #include <unistd.h>
 
 #include "core/native.h"
+#include "tests/compile_cache.h"
 #include "tests/helpers.h"
 
 #define SQUARE_PLUS_ONE "double f(double x) { return x * x + 1; }\n"
 
-static char cache[64]; /* this test's NHBENCH_CACHE_DIR */
-
-static void setup(void) {
-  snprintf(cache, sizeof cache, "/tmp/nh-native-XXXXXX");
-  cr_assert(mkdtemp(cache), "mkdtemp: %s", strerror(errno));
-  setenv("NHBENCH_CACHE_DIR", cache, 1);
-  unsetenv("NHBENCH_CC");
-}
-
-static void teardown(void) { test_remove_tree(cache); }
-
-TestSuite(native, .init = setup, .fini = teardown);
+TEST_CACHE_SUITE(native, "/tmp/nh-native");
 
 /* 1 if name is a finished object, nhbench-<16 lower-case hex digits>.so. */
 static int is_object(const char *name) {

@@ -28,21 +28,11 @@
 #include "studies/study.h"
 #include "systems/defined.h"
 #include "tests/checks.h"
+#include "tests/compile_cache.h"
 #include "tests/heap_guard.h"
 #include "tests/helpers.h"
 
-static char cache[64]; /* this test's NHBENCH_CACHE_DIR */
-
-static void setup(void) {
-  snprintf(cache, sizeof cache, "/tmp/nh-defined-XXXXXX");
-  cr_assert(mkdtemp(cache), "mkdtemp: %s", strerror(errno));
-  setenv("NHBENCH_CACHE_DIR", cache, 1);
-  unsetenv("NHBENCH_CC");
-}
-
-static void teardown(void) { test_remove_tree(cache); }
-
-TestSuite(defined, .init = setup, .fini = teardown);
+TEST_CACHE_SUITE(defined, "/tmp/nh-defined");
 
 /* ---- loading a .sys file ------------------------------------------------------------------------- */
 

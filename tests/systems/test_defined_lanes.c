@@ -21,20 +21,10 @@
 #include "core/native.h"
 #include "studies/study.h"
 #include "systems/defined.h"
+#include "tests/compile_cache.h"
 #include "tests/helpers.h"
 
-static char cache[64]; /* this test's NHBENCH_CACHE_DIR */
-
-static void setup(void) {
-  snprintf(cache, sizeof cache, "/tmp/nh-defined-lanes-XXXXXX");
-  cr_assert(mkdtemp(cache), "mkdtemp: %s", strerror(errno));
-  setenv("NHBENCH_CACHE_DIR", cache, 1);
-  unsetenv("NHBENCH_CC");
-}
-
-static void teardown(void) { test_remove_tree(cache); }
-
-TestSuite(defined_lanes, .init = setup, .fini = teardown);
+TEST_CACHE_SUITE(defined_lanes, "/tmp/nh-defined-lanes");
 
 /* ---- the definitions ----------------------------------------------------------------------------- */
 
@@ -301,17 +291,6 @@ static char *rename_function(const char *text, const char *name) {
   return out;
 }
 
-/* The object compiled from source renamed onto path: a cached object that loads but is not what
- * the definition's source makes (one from before the lane kernels, say). */
-static void replace_object(const char *path, const char *source) {
-  char err[1024], other[4096];
-  nh_native *lib = nh_native_load(source, NULL, err, sizeof err);
-  cr_assert(lib, "%s", err);
-  snprintf(other, sizeof other, "%s", nh_native_path(lib));
-  nh_native_close(lib);
-  cr_assert_eq(rename(other, path), 0, "rename: %s", strerror(errno));
-}
-
 /* A cached object that lacks one lane function is refused as one lacking a scalar function is,
  * naming the function; AUTO refuses it too (the interpreter is no fallback for an object that
  * loads). */
@@ -330,7 +309,7 @@ Test(defined_lanes, cached_object_without_a_lane_function) {
   nh_native_close(lib);
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     char *broken = rename_function(source, names[i]), want[256];
-    replace_object(path, broken);
+    test_replace_object(path, broken);
     free(broken);
     snprintf(want, sizeof want, "generated code has no %s", names[i]);
     for (int mode = 0; mode < 2; mode++) {

@@ -18,6 +18,7 @@
 
 #include "core/native.h"
 #include "systems/defined.h"
+#include "tests/compile_cache.h"
 #include "tests/heap_guard.h"
 #include "tests/helpers.h"
 
@@ -404,17 +405,6 @@ static void only_object(char *path, size_t len) {
   cr_assert_eq(n, 1, "%d objects", n);
 }
 
-/* The object compiled from source renamed onto path (a cached object that loads but is not what
- * the definition's source makes). */
-static void replace_object(const char *path, const char *source) {
-  char err[1024], other[4096];
-  nh_native *lib = nh_native_load(source, NULL, err, sizeof err);
-  cr_assert(lib, "%s", err);
-  snprintf(other, sizeof other, "%s", nh_native_path(lib));
-  nh_native_close(lib);
-  cr_assert_eq(rename(other, path), 0, "rename: %s", strerror(errno));
-}
-
 /* A cached object that loads but lacks a function the definition needs: the build is refused, at
  * the definition's origin, with nothing left allocated, naming the function: nhs_mass first,
  * nhs_acceleration where only it is missing (the message was once lost: written from its own buffer). */
@@ -427,7 +417,7 @@ Test(defined_paths, cached_object_without_the_functions) {
   cr_assert(source);
   nh_defined_system_free(d);
   only_object(path, sizeof path);
-  replace_object(path, "int nhbench_unrelated;\n");
+  test_replace_object(path, "int nhbench_unrelated;\n");
   const long live = test_live_blocks();
   cr_expect_null(nh_defined_system_build(&def, NH_DEFINED_COMPILED, &origin, err, sizeof err, note, sizeof note));
   cr_expect_str_eq(err, "generated code has no nhs_mass");
@@ -437,7 +427,7 @@ Test(defined_paths, cached_object_without_the_functions) {
   char *cut = strstr(source, "static int nhs_unit_mass_acceleration");
   cr_assert(cut, "no acceleration kernel in\n%s", source);
   *cut = '\0';
-  replace_object(path, source);
+  test_replace_object(path, source);
   cr_expect_null(nh_defined_system_build(&def, NH_DEFINED_COMPILED, &origin, err, sizeof err, note, sizeof note));
   cr_expect_str_eq(err, "generated code has no nhs_acceleration");
   cr_expect_eq(origin, &whole);

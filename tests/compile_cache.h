@@ -1,0 +1,44 @@
+/* What the tests of compiled code share (systems written as definitions, core/native.h): each test
+ * its own cache of compiled objects, since the tests run in parallel processes, and objects put in
+ * that cache behind the build's back. Include it after `#define _POSIX_C_SOURCE 200809L` (mkdtemp,
+ * setenv). */
+#ifndef NH_TESTS_COMPILE_CACHE_H
+#define NH_TESTS_COMPILE_CACHE_H
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/native.h"
+#include "tests/helpers.h"
+
+/* cache (len bytes) becomes a fresh directory named from prefix ("/tmp/nh-native" gives
+ * /tmp/nh-native-XXXXXX), NHBENCH_CACHE_DIR names it, and NHBENCH_CC is unset (the compiler PATH has). */
+static inline void test_cache_make(char *cache, size_t len, const char *prefix) {
+  snprintf(cache, len, "%s-XXXXXX", prefix);
+  cr_assert(mkdtemp(cache), "mkdtemp: %s", strerror(errno));
+  setenv("NHBENCH_CACHE_DIR", cache, 1);
+  unsetenv("NHBENCH_CC");
+}
+
+/* A suite whose every test has a cache of its own, `cache`, removed after the test. */
+#define TEST_CACHE_SUITE(suite, prefix)                                                                                \
+  static char cache[64]; /* this test's NHBENCH_CACHE_DIR */                                                           \
+  static void suite##_cache_setup(void) { test_cache_make(cache, sizeof cache, prefix); }                              \
+  static void suite##_cache_teardown(void) { test_remove_tree(cache); }                                                \
+  TestSuite(suite, .init = suite##_cache_setup, .fini = suite##_cache_teardown)
+
+/* The object compiled from source renamed onto path: a cached object that loads but is not what the
+ * definition's source makes (one from before the lane kernels, one lacking a function). */
+static inline void test_replace_object(const char *path, const char *source) {
+  char err[1024], other[4096];
+  nh_native *lib = nh_native_load(source, NULL, err, sizeof err);
+  cr_assert(lib, "%s", err);
+  snprintf(other, sizeof other, "%s", nh_native_path(lib));
+  nh_native_close(lib);
+  cr_assert_eq(rename(other, path), 0, "rename: %s", strerror(errno));
+}
+
+#endif
