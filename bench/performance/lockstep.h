@@ -14,14 +14,17 @@
  *   nh_lockstepL_rk4: nh_floor_rk4 on every lane.
  *   nh_lockstepL_herglotz2: nh_floor_herglotz2 on every lane, adding each lane's Newton iterations
  *     to iterations[l]; 0, or -1 where the floor on some lane would return -1. */
-#define NH_LOCKSTEP_DECLARE(L)                                                                                      \
-  typedef struct {                                                                                                  \
-    _Alignas(64) double q[5][L];                                                                                    \
-    double v[5][L], lambda[L], z[L];                                                                                \
-  } nh_lockstep##L;                                                                                                 \
-  void nh_lockstep##L##_pack(nh_lockstep##L *p, const nh_floor_state *s);                                           \
-  void nh_lockstep##L##_unpack(const nh_lockstep##L *p, nh_floor_state *s);                                         \
-  void nh_lockstep##L##_rk4(nh_lockstep##L *p, double h, long steps);                                               \
+#define NH_LOCKSTEP_DECLARE(L)                                                                                         \
+  typedef struct {                                                                                                     \
+    _Alignas(64) double q[5][L];                                                                                       \
+    double v[5][L], force[5][L], lambda[L], z[L];                                                                      \
+  } nh_lockstep##L;                                                                                                    \
+  void nh_lockstep##L##_pack(nh_lockstep##L *p, const nh_floor_state *s);                                              \
+  void nh_lockstep##L##_unpack(const nh_lockstep##L *p, nh_floor_state *s);                                            \
+  void nh_lockstep##L##_rk4(nh_lockstep##L *p, double h, long steps);                                                  \
+  int nh_lockstep##L##_nh_newmark(nh_lockstep##L *p, double beta, double beta2, double h, long steps,                  \
+                                  long iterations[L]);                                                                 \
+  void nh_lockstep##L##_nh_rattle(nh_lockstep##L *p, double h, long steps);                                            \
   int nh_lockstep##L##_herglotz2(nh_lockstep##L *p, double h, long steps, long iterations[L]);
 
 NH_LOCKSTEP_DECLARE(1)
