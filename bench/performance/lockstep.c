@@ -1,6 +1,7 @@
-/* SIMD-lockstep versions of two floors of bench/performance/floors.c on the chaotic particle, rk4 (explicit)
- * and herglotz2 (Newton): the stretch item of the performance issue, ensembles stepped L
- * trajectories at a time. The lanes' state is kept in structure-of-arrays layout (lockstep.h); a
+/* SIMD-lockstep versions of the four floors of bench/performance/floors.c on the chaotic particle, rk4
+ * and nh_rattle (explicit), nh_newmark and herglotz2 (Newton): the stretch item of the performance
+ * issue, ensembles stepped L trajectories at a time. The lanes' state is kept in structure-of-arrays
+ * layout (lockstep.h); a
  * step is a loop over the lanes whose body is the floor's computation for one lane, marked
  * `#pragma omp simd` (the project compiles with -fopenmp) so that GCC vectorizes it at -O2 with no
  * -march flag and no intrinsics: on the default x86-64 target a vector holds two doubles, so L = 4
@@ -12,17 +13,27 @@
  * the lanes bit-identical, where -std=gnu11 -mfma moves them 1e-13 off the floor), the divisions
  * where the floor divides, and μ's constant entries 1, 0, 0 multiplied in where the floor
  * multiplies them (0·x is −0 for negative x, and x + 0 turns −0 into +0: dropping a "zero" term
- * can flip a zero's sign, and the default state has y1 = 0). herglotz2's Newton iterations run
- * masked: all lanes iterate until every lane has met the floor's stopping rule (newton_update),
- * and a lane that has met it is frozen, its unknowns no longer updated and its iterations no
- * longer counted, so each lane takes the floor's iterations, step by step.
+ * can flip a zero's sign, and the default state has y1 = 0). The Newton iterations of nh_newmark and
+ * herglotz2 run masked: all lanes iterate until every lane has met the floor's stopping rule
+ * (newton_update), and a lane that has met it is frozen, its unknowns no longer updated and its
+ * iterations no longer counted, so each lane takes the floor's iterations, step by step.
+ * nh_newmark solves its 7x7 Newton system as the floor does, by Gaussian elimination with partial
+ * pivoting, on every lane at once (lu_solve): each lane chooses its own pivot rows by the floor's
+ * rule (the largest |entry|, the first on ties) and eliminates with the floor's operations, so the
+ * lanes of a set may exchange different rows; the rows are reached through pointers, exchanged
+ * where every lane chose the same row (on the bench's ensemble, nearly always) and selected into
+ * spare rows where the lanes differ.
  *
  * What -fopt-info-vec reports for this file at the project's flags (-O2 -fopenmp, GCC 12.2):
- * "optimized: loop vectorized using 16 byte vectors" for each of the four lane loops (rk4's;
- * herglotz2's predictor, Newton iteration and step's end) at L = 4 and at L = 8 (at L = 1 there
- * is no loop left to vectorize), and nothing for the outer loops over steps and iterations or for
- * pack/unpack (strided loads from the floors' structs, outside the timed loops). Each of these
- * forms made it report "couldn't vectorize loop" on the way, hence the style here:
+ * "optimized: loop vectorized using 16 byte vectors" for every lane loop of the steps at L = 4 and
+ * at L = 8 (at L = 1 there is no loop left to vectorize): rk4's; nh_rattle's; herglotz2's
+ * predictor, Newton iteration and step's end; nh_newmark's predictor, Newton system, update and
+ * step's end, and lu_solve's lane loops (pivot search, zero-pivot count, the count of lanes choosing
+ * a row, the row selects, the multipliers, the elimination, the back substitution). Nothing is
+ * reported for the loops over steps, iterations, rows and columns around them, nor for pack/unpack
+ * (strided loads from the floors' structs, outside the timed loops) or the iteration counts' copy
+ * out. Each of these forms made it report "couldn't vectorize loop" on the way, hence the style
+ * here:
  *   - loops over the five components inside a lane loop ("loop nest containing two or more
  *     consecutive inner loops"): the components are written out, as a struct's fields;
  *   - a call not inlined ("statement clobbers memory"; a step helper called from every L's
@@ -33,8 +44,12 @@
  *     for every lane): every value is computed on every lane, then selected;
  *   - a frozen lane's unknowns written back unchanged (GCC drops that store and is left with a
  *     conditional one) and comparisons turned into 64-bit integers ("relevant stmt not
- *     supported"): herglotz2 writes its unknowns to a second buffer and keeps its lane flags and
- *     counts in doubles.
+ *     supported"): the Newton kernels write their unknowns to a second buffer and keep their lane
+ *     flags and counts in doubles; lu_solve does the same with its pivot search's running
+ *     choice, and writes a row exchange that only some lanes make into spare rows;
+ *   - two selects on one comparison, one of them the larger of the compared values (`a > b ? i :
+ *     r` beside `a > b ? a : b`: "control flow in loop"): lu_solve's pivot search takes the
+ *     larger |entry| through `larger`, apart from the row's select.
  *
  * The kernels are written once for L lanes: this file includes itself with L = 1, 4 and 8, so
  * that L is a compile-time constant in every lane loop. L = 1, one trajectory at a time through
@@ -379,7 +394,7 @@ static double CAT(lu_solve, L)(double A[NM + 2][NM + 1][L], double delta[NM][L],
 #pragma omp simd
       for (int l = 0; l < L; l++) { /* the floor's fabs(J[i][k]) > fabs(J[p][k]): NaNs never chosen */
         const double a = fabs(R[i][k][l]), r = row[l], b = big[l];
-        /* larger(b, a) first: `a > b ? a : b` beside `a > b ? di : r` makes GCC branch on a > b. */
+        /* larger(b, a) apart: `a > b ? a : b` beside `a > b ? di : r` makes GCC branch (see the top). */
         const double most = larger(b, a);
         row_next[l] = a > b ? di : r;
         big_next[l] = most;
