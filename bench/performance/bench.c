@@ -309,7 +309,8 @@ static void bench_floors(const char *spec NH_UNUSED) { /* the tables of one syst
 
 /* ---- ensembles in SIMD lockstep (bench/performance/lockstep.c) against the scalar floors --------------- */
 
-enum { LS_TRAJ = 64, LS_RK4 = 0, LS_HERGLOTZ2 = 1 };
+/* The methods are the floors' (FLOOR_RK4, ...), each with its lockstep kernels. */
+enum { LS_TRAJ = 64 };
 
 /* The ensemble's starts: the floors' start (the harness's default state) with q and v moved by up
  * to 0.05, differently for each trajectory, and ẋ then put back on the constraint
@@ -329,21 +330,35 @@ static void lockstep_starts(nh_floor_state *s) {
   }
 }
 
-/* Every trajectory of s through the scalar floor, one after the other, each trajectory's Newton
- * iterations in its; seconds, or -1 when a step fails. */
+/* Every trajectory of s through the scalar floor of method m, one after the other, each
+ * trajectory's Newton iterations in its; seconds, or -1 when a step fails. */
 static double lockstep_scalar(int m, nh_floor_state *s, double h, long steps, long *its) {
   int failed = 0;
   const double t0 = omp_get_wtime();
-  for (int j = 0; j < LS_TRAJ; j++) {
-    if (m == LS_RK4) nh_floor_rk4(&s[j], h, steps), its[j] = 0;
-    else failed |= (its[j] = nh_floor_herglotz2(&s[j], h, steps)) < 0;
-  }
+  for (int j = 0; j < LS_TRAJ; j++) failed |= (its[j] = run_floor(m, &s[j], h, steps)) < 0;
   const double t = omp_get_wtime() - t0;
   return failed ? -1 : t;
 }
 
+/* Method m's lockstep kernel on one set of N lanes, as run_floor runs the floor (nh_newmark's β
+ * and β' are floor_methods'); 0, or -1 where the floor fails on some lane. */
+#define LOCKSTEP_RUN(N)                                                                                                \
+  static int lockstep_run##N(int m, nh_lockstep##N *p, double h, long steps, long *its) {                              \
+    switch (m) {                                                                                                       \
+    case FLOOR_RK4: nh_lockstep##N##_rk4(p, h, steps); return 0;                                                       \
+    case FLOOR_NEWMARK: return nh_lockstep##N##_nh_newmark(p, 0.1, 0.1, h, steps, its);                                \
+    case FLOOR_RATTLE: nh_lockstep##N##_nh_rattle(p, h, steps); return 0;                                              \
+    default: return nh_lockstep##N##_herglotz2(p, h, steps, its);                                                      \
+    }                                                                                                                  \
+  }
+LOCKSTEP_RUN(1)
+LOCKSTEP_RUN(4)
+LOCKSTEP_RUN(8)
+
 /* The same through the lockstep kernels, `lanes` (1, 4 or 8) trajectories at a time: packed
- * before the clock starts and unpacked after it stops. */
+ * before the clock starts and unpacked after it stops (nh_rattle's carried force set before
+ * packing, where run_floor sets it on the clock: one multiplier per trajectory, nothing against
+ * its steps). */
 static double lockstep_lanes(int m, int lanes, nh_floor_state *s, double h, long steps, long *its) {
   static union {
     nh_lockstep1 l1[LS_TRAJ];
@@ -352,7 +367,10 @@ static double lockstep_lanes(int m, int lanes, nh_floor_state *s, double h, long
   } p;
   const int sets = LS_TRAJ / lanes;
   int failed = 0;
-  for (int j = 0; j < LS_TRAJ; j++) its[j] = 0;
+  for (int j = 0; j < LS_TRAJ; j++) {
+    its[j] = 0;
+    if (m == FLOOR_RATTLE) nh_floor_rattle_init(&s[j]);
+  }
   for (int k = 0; k < sets; k++) {
     if (lanes == 1) nh_lockstep1_pack(&p.l1[k], s + k);
     else if (lanes == 4) nh_lockstep4_pack(&p.l4[k], s + 4 * k);
@@ -361,15 +379,12 @@ static double lockstep_lanes(int m, int lanes, nh_floor_state *s, double h, long
   const double t0 = omp_get_wtime();
   for (int k = 0; k < sets; k++) {
     long *it = its + lanes * k;
-    if (m == LS_RK4) {
-      if (lanes == 1) nh_lockstep1_rk4(&p.l1[k], h, steps);
-      else if (lanes == 4) nh_lockstep4_rk4(&p.l4[k], h, steps);
-      else nh_lockstep8_rk4(&p.l8[k], h, steps);
-    } else {
-      if (lanes == 1) failed |= nh_lockstep1_herglotz2(&p.l1[k], h, steps, it) < 0;
-      else if (lanes == 4) failed |= nh_lockstep4_herglotz2(&p.l4[k], h, steps, it) < 0;
-      else failed |= nh_lockstep8_herglotz2(&p.l8[k], h, steps, it) < 0;
-    }
+    if (lanes == 1)
+      failed |= lockstep_run1(m, &p.l1[k], h, steps, it) < 0;
+    else if (lanes == 4)
+      failed |= lockstep_run4(m, &p.l4[k], h, steps, it) < 0;
+    else
+      failed |= lockstep_run8(m, &p.l8[k], h, steps, it) < 0;
   }
   const double t = omp_get_wtime() - t0;
   for (int k = 0; k < sets; k++) {
@@ -381,14 +396,16 @@ static double lockstep_lanes(int m, int lanes, nh_floor_state *s, double h, long
 }
 
 /* The largest gap between the final states of trajectory j of a and trajectory j + shift of b,
- * over all j: q, v, and herglotz2's λ and z. */
+ * over all j: q, v, the multiplier λ (not rk4's), nh_rattle's carried force and herglotz2's z. */
 static double ensemble_difference(int m, const nh_floor_state *a, const nh_floor_state *b, int shift) {
   double d = 0;
   for (int j = 0; j < LS_TRAJ; j++) {
     const nh_floor_state *x = &a[j], *y = &b[(j + shift) % LS_TRAJ];
     for (int i = 0; i < 5; i++)
       d = fmax(d, fmax(nh_lockstep_gap(x->q[i], y->q[i]), nh_lockstep_gap(x->v[i], y->v[i])));
-    if (m == LS_HERGLOTZ2) d = fmax(d, fmax(nh_lockstep_gap(x->lambda, y->lambda), nh_lockstep_gap(x->z, y->z)));
+    for (int i = 0; m == FLOOR_RATTLE && i < 5; i++) d = fmax(d, nh_lockstep_gap(x->force[i], y->force[i]));
+    if (m != FLOOR_RK4) d = fmax(d, nh_lockstep_gap(x->lambda, y->lambda));
+    if (m == FLOOR_HERGLOTZ2) d = fmax(d, nh_lockstep_gap(x->z, y->z));
   }
   return d;
 }
@@ -413,8 +430,8 @@ static void lockstep_masking_check(double h) {
     memcpy(scalar, start, sizeof start);
     memcpy(locked, start, sizeof start);
     for (int k = 0; k < STEPS; k++) {
-      failed |= lockstep_scalar(LS_HERGLOTZ2, scalar, h, 1, its) < 0;
-      failed |= lockstep_lanes(LS_HERGLOTZ2, lanes, locked, h, 1, lane_its) < 0;
+      failed |= lockstep_scalar(FLOOR_HERGLOTZ2, scalar, h, 1, its) < 0;
+      failed |= lockstep_lanes(FLOOR_HERGLOTZ2, lanes, locked, h, 1, lane_its) < 0;
       same &= memcmp(its, lane_its, sizeof its) == 0;
       for (int j = 0; j < LS_TRAJ; j++) {
         lo = its[j] < lo ? its[j] : lo, hi = its[j] > hi ? its[j] : hi;
@@ -426,15 +443,13 @@ static void lockstep_masking_check(double h) {
     else
       printf("masked Newton, %d lanes: %d of %d lane sets had lanes taking different iterations (%ld to %ld per "
              "step) in %d steps near s0 = 0; state diff %.2e, iterations %s\n",
-             lanes, sets, LS_TRAJ / lanes, lo, hi, STEPS, ensemble_difference(LS_HERGLOTZ2, locked, scalar, 0),
+             lanes, sets, LS_TRAJ / lanes, lo, hi, STEPS, ensemble_difference(FLOOR_HERGLOTZ2, locked, scalar, 0),
              same ? "same" : "DIFFER");
   }
 }
 
 enum { LS_REPS = 5, LS_LANE_COUNTS = 3 };
 static const int ls_lanes[LS_LANE_COUNTS] = {1, 4, 8};
-static const char *const ls_names[] = {"rk4", "herglotz2"};
-#define LS_METHODS (int)(sizeof ls_names / sizeof ls_names[0])
 
 /* The comparison's negative controls: the gap that one ulp of h makes to the scalar floor's final
  * states, and the gap between lane j and trajectory j + 1. */
@@ -465,17 +480,18 @@ static void lockstep_rows(int m, const nh_floor_state *start, double h, long ste
   }
   control->ulp = control->neighbour = NAN;
   if (failed) {
-    put_no_numbers(lockstep_columns, "failed", ls_names[m]);
+    put_no_numbers(lockstep_columns, "failed", floor_methods[m]);
     return;
   }
   const double per = 1e9 / ((double)LS_TRAJ * steps), sns = per * median(ts, LS_REPS);
   for (int j = 0; j < LS_TRAJ; j++) total += its[j];
   for (int c = 0; c < LS_LANE_COUNTS; c++) {
     const double lns = per * median(tl[c], LS_REPS);
-    const int same = memcmp(its, lane_its[c], sizeof its) == 0;
+    const int same = memcmp(its, lane_its[c], sizeof its) == 0, explicit = m == FLOOR_RK4 || m == FLOOR_RATTLE;
+    const char *agree = explicit ? "-" : same ? "same" : "DIFFER"; /* the Newton iterations */
     printf("%10.1f %11.1f %7.2f %5d %11.2e %10.2f %10s  %s\n", sns, lns, sns / lns, ls_lanes[c],
-           ensemble_difference(m, locked[c], scalar, 0), (double)total / ((double)LS_TRAJ * steps),
-           m == LS_RK4 ? "-" : same ? "same" : "DIFFER", ls_names[m]);
+           ensemble_difference(m, locked[c], scalar, 0), (double)total / ((double)LS_TRAJ * steps), agree,
+           floor_methods[m]);
   }
   memcpy(nudged, start, sizeof nudged);
   lockstep_scalar(m, nudged, nextafter(h, INFINITY), steps, nudged_its);
@@ -493,7 +509,7 @@ static void bench_lockstep(const char *spec NH_UNUSED) { /* the tables of one sy
   const double h = 0.2;
   const long steps = quick ? 100 : 20000;
   static nh_floor_state start[LS_TRAJ];
-  ls_controls control[LS_METHODS];
+  ls_controls control[FLOORS];
   lockstep_starts(start);
   printf("\nensembles in SIMD lockstep (bench/performance/lockstep.c) against the scalar floors, chaotic_particle, h = %g,\n"
          "%d trajectories x %ld steps, median of %d: ns per trajectory-step, ratio = scalar / lockstep (the\n"
@@ -501,11 +517,11 @@ static void bench_lockstep(const char *spec NH_UNUSED) { /* the tables of one sy
          "the final states (0: the same bits) and whether every trajectory took the floor's Newton iterations:\n",
          h, LS_TRAJ, steps, LS_REPS);
   put_headings(lockstep_columns);
-  for (int m = 0; m < LS_METHODS; m++) lockstep_rows(m, start, h, steps, &control[m]);
-  for (int m = 0; m < LS_METHODS; m++)
+  for (int m = 0; m < FLOORS; m++) lockstep_rows(m, start, h, steps, &control[m]);
+  for (int m = 0; m < FLOORS; m++)
     printf("control, %s: the scalar floor with h one ulp larger ends %.2e away; lockstep lane j against scalar "
            "trajectory j+1: %.2e\n",
-           ls_names[m], control[m].ulp, control[m].neighbour);
+           floor_methods[m], control[m].ulp, control[m].neighbour);
   lockstep_masking_check(h);
 }
 
@@ -567,13 +583,12 @@ static const bench_column lanes_columns[] = {
     {11, "floor/lanes"}, {14, "lanes/lockstep"}, {11, "state diff"}, {0}};
 
 /* One method's row: the harness in lanes (if the method has them), the scalar harness, its scalar
- * floor and (rk4, herglotz2) the lockstep floor at 8 lanes, interleaved over the repetitions. */
+ * floor and its lockstep floor at 8 lanes, interleaved over the repetitions. */
 static void lanes_row(int f, const nh_floor_state *start, double h, long steps) {
   nh_system sys;
   nh_system_init(&sys, nh_system_type_find("chaotic_particle"));
   char err[256];
   nh_method *m = nh_method_parse(floor_methods[f], err, sizeof err);
-  const int ls = f == FLOOR_RK4 ? LS_RK4 : f == FLOOR_HERGLOTZ2 ? LS_HERGLOTZ2 : -1;
   const int lanes = m && nh_method_has_lanes(m, &sys);
   static nh_state xs[LS_TRAJ], xl[LS_TRAJ];
   static nh_floor_state locked[LS_TRAJ];
@@ -585,10 +600,8 @@ static void lanes_row(int f, const nh_floor_state *start, double h, long steps) 
     if (lanes) failed |= timing(harness_ensemble(m, &sys, start, h, steps, 1, xl), t[0], r);
     failed |= timing(harness_ensemble(m, &sys, start, h, steps, 0, xs), t[1], r);
     failed |= timing(floor_ensemble(f, start, h, steps), t[2], r);
-    if (ls >= 0) {
-      memcpy(locked, start, sizeof locked);
-      failed |= timing(lockstep_lanes(ls, 8, locked, h, steps, its), t[3], r);
-    }
+    memcpy(locked, start, sizeof locked);
+    failed |= timing(lockstep_lanes(f, 8, locked, h, steps, its), t[3], r);
   }
   nh_method_free(m);
   if (failed) {
@@ -601,12 +614,11 @@ static void lanes_row(int f, const nh_floor_state *start, double h, long steps) 
   for (int j = 0; lanes && j < LS_TRAJ; j++)
     for (int i = 0; i < 5; i++)
       diff = fmax(diff, fmax(nh_lockstep_gap(xl[j].q[i], xs[j].q[i]), nh_lockstep_gap(xl[j].v[i], xs[j].v[i])));
-  char cell[4][16];
+  char cell[3][16];
   snprintf(cell[0], sizeof cell[0], lanes ? "%.1f" : "-", ns[0]);
-  snprintf(cell[1], sizeof cell[1], ls >= 0 ? "%.1f" : "-", ns[3]);
-  snprintf(cell[2], sizeof cell[2], lanes ? "%.2f" : "-", ns[2] / ns[0]);
-  snprintf(cell[3], sizeof cell[3], lanes && ls >= 0 ? "%.2f" : "-", ns[0] / ns[3]);
-  printf("%9s %10.1f %9.1f %11s %11s %14s %11s  %s\n", cell[0], ns[1], ns[2], cell[1], cell[2], cell[3],
+  snprintf(cell[1], sizeof cell[1], lanes ? "%.2f" : "-", ns[2] / ns[0]);
+  snprintf(cell[2], sizeof cell[2], lanes ? "%.2f" : "-", ns[0] / ns[3]);
+  printf("%9s %10.1f %9.1f %11.1f %11s %14s %11s  %s\n", cell[0], ns[1], ns[2], ns[3], cell[1], cell[2],
          lanes ? (diff == 0 ? "0" : "DIFFER") : "-", floor_methods[f]);
 }
 
@@ -623,7 +635,7 @@ static void bench_lanes(const char *spec NH_UNUSED) {
       "the constraint residual tracked every step; the floors track none), floor/lanes = the scalar floor's time\n"
       "over the lanes' (target >= 2.5 for rk4 and nh_newmark), lanes/lockstep = the lanes' time over the lockstep\n"
       "floor's at 8 lanes (target <= 1.3), state diff: lanes against the scalar harness (0: the same bits); '-':\n"
-      "the method has no lanes yet (the scalar path runs) or no lockstep floor\n",
+      "the method has no lanes yet (the scalar path runs)\n",
       NH_LANES, nh_isa_name(nh_lanes_isa()), h, LS_TRAJ, steps, LS_REPS);
   put_headings(lanes_columns);
   for (int f = 0; f < FLOORS; f++) lanes_row(f, start, h, steps);
@@ -1072,7 +1084,8 @@ static const struct {
      bench_floors},
     {"own", "chaotic_particle built in against the same system written in a spec (studies/examples/own_system.cfg)",
      bench_own},
-    {"lockstep", "ensembles in SIMD lockstep, 4 and 8 lanes: rk4 and herglotz2 against their floors", bench_lockstep},
+    {"lockstep", "ensembles in SIMD lockstep, 4 and 8 lanes: the four floors' methods against their floors",
+     bench_lockstep},
     {"lanes", "the harness's ensembles in lanes against the scalar harness and the floors", bench_lanes},
     {"sampling", "the cost of sampling observables along a run", bench_sampling},
     {"study", "the ensemble SPEC at make study-chaotic FULL=1's scale, in lanes and one trajectory at a time",

@@ -342,26 +342,108 @@ static nh_floor_state floor_state_from(const nh_state *x) {
   return s;
 }
 
-/* The largest nh_lockstep_gap between two floor states: q, v, and for herglotz2 (m = 1) λ and z. */
+/* The lockstep table's methods, in its order (the floors'). */
+enum { LS_RK4, LS_NEWMARK, LS_RATTLE, LS_HERGLOTZ2, LS_METHODS };
+static const char *const ls_names[LS_METHODS] = {"rk4", "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "nh_rattle",
+                                                 "herglotz2"};
+
+/* The largest nh_lockstep_gap between two floor states of method m: q, v, the multiplier λ (not
+ * rk4's), nh_rattle's carried force and herglotz2's z. */
 static double floor_state_gap(int m, const nh_floor_state *a, const nh_floor_state *b) {
   double d = 0;
   for (int i = 0; i < 5; i++) d = fmax(d, fmax(nh_lockstep_gap(a->q[i], b->q[i]), nh_lockstep_gap(a->v[i], b->v[i])));
-  if (m == 1) d = fmax(d, fmax(nh_lockstep_gap(a->lambda, b->lambda), nh_lockstep_gap(a->z, b->z)));
+  for (int i = 0; m == LS_RATTLE && i < 5; i++) d = fmax(d, nh_lockstep_gap(a->force[i], b->force[i]));
+  if (m != LS_RK4) d = fmax(d, nh_lockstep_gap(a->lambda, b->lambda));
+  if (m == LS_HERGLOTZ2) d = fmax(d, nh_lockstep_gap(a->z, b->z));
   return d;
+}
+
+/* `steps` steps of h of method m's scalar floor from s (nh_rattle's force set first): its Newton
+ * iterations, or -1. */
+static long ls_floor(int m, nh_floor_state *s, double h, long steps) {
+  switch (m) {
+  case LS_RK4: nh_floor_rk4(s, h, steps); return 0;
+  case LS_NEWMARK: return nh_floor_nh_newmark(s, 0.1, 0.1, h, steps);
+  case LS_RATTLE: nh_floor_rattle_init(s), nh_floor_nh_rattle(s, h, steps); return 0;
+  default: return nh_floor_herglotz2(s, h, steps);
+  }
+}
+
+/* The same through method m's lockstep kernel on L = 1, 4 or 8 lanes, from the L states s (packed,
+ * stepped, unpacked), each lane's Newton iterations into its: 0, or -1 where the kernel fails. */
+#define LS_KERNEL(L)                                                                                                   \
+  static int ls_kernel##L(int m, nh_floor_state *s, double h, long steps, long *its) {                                 \
+    nh_lockstep##L p;                                                                                                  \
+    int rc = 0;                                                                                                        \
+    for (int l = 0; l < L; l++) {                                                                                      \
+      its[l] = 0;                                                                                                      \
+      if (m == LS_RATTLE) nh_floor_rattle_init(&s[l]);                                                                 \
+    }                                                                                                                  \
+    nh_lockstep##L##_pack(&p, s);                                                                                      \
+    switch (m) {                                                                                                       \
+    case LS_RK4: nh_lockstep##L##_rk4(&p, h, steps); break;                                                            \
+    case LS_NEWMARK: rc = nh_lockstep##L##_nh_newmark(&p, 0.1, 0.1, h, steps, its); break;                             \
+    case LS_RATTLE: nh_lockstep##L##_nh_rattle(&p, h, steps); break;                                                   \
+    default: rc = nh_lockstep##L##_herglotz2(&p, h, steps, its);                                                       \
+    }                                                                                                                  \
+    nh_lockstep##L##_unpack(&p, s);                                                                                    \
+    return rc;                                                                                                         \
+  }
+LS_KERNEL(1)
+LS_KERNEL(4)
+LS_KERNEL(8)
+
+static int ls_kernel(int lanes, int m, nh_floor_state *s, double h, long steps, long *its) {
+  if (lanes == 1) return ls_kernel1(m, s, h, steps, its);
+  return lanes == 4 ? ls_kernel4(m, s, h, steps, its) : ls_kernel8(m, s, h, steps, its);
+}
+
+/* The lanes of every lane count (1, 4, 8) from the 8 starts s against method m's scalar floor: each
+ * lane's final state and Newton iterations the floor's to the bit, where the floor succeeds on
+ * every start of the lane set; where it fails on one, the kernel fails (-1) on that set. Returns
+ * the number of lane sets (of the 8 + 2 + 1) on which the floor failed. */
+static int lanes_against_floor(int m, const nh_floor_state s[8], double h, long steps) {
+  nh_floor_state scalar[8];
+  long floor_its[8];
+  memcpy(scalar, s, sizeof scalar);
+  for (int j = 0; j < 8; j++) floor_its[j] = ls_floor(m, &scalar[j], h, steps);
+  int failed_sets = 0;
+  for (int lanes = 1; lanes <= 8; lanes *= lanes == 1 ? 4 : 2) {
+    nh_floor_state locked[8];
+    long its[8];
+    memcpy(locked, s, sizeof locked);
+    for (int set = 0; set < 8; set += lanes) {
+      int floor_failed = 0;
+      for (int l = 0; l < lanes; l++) floor_failed |= floor_its[set + l] < 0;
+      const int rc = ls_kernel(lanes, m, locked + set, h, steps, its + set);
+      failed_sets += floor_failed;
+      cr_expect_eq(rc, floor_failed ? -1 : 0, "%s, %d lanes, set %d: kernel %d, floor %s", ls_names[m], lanes,
+                   set / lanes, rc, floor_failed ? "failed" : "succeeded");
+      for (int l = 0; !floor_failed && l < lanes; l++) {
+        const int j = set + l;
+        cr_expect_eq(floor_state_gap(m, &locked[j], &scalar[j]), 0, "%s, %d lanes, lane %d: %g from the floor's state",
+                     ls_names[m], lanes, j, floor_state_gap(m, &locked[j], &scalar[j]));
+        cr_expect_eq(its[j], floor_its[j], "%s, %d lanes, lane %d: %ld Newton iterations, the floor %ld", ls_names[m],
+                     lanes, j, its[j], floor_its[j]);
+      }
+    }
+  }
+  return failed_sets;
 }
 
 /* The lockstep table's negative controls recomputed (--quick: 100 steps of h = 0.2): the 64 starts
  * bench/performance/bench.c documents (the default state with q_i moved by 0.05 sin(1 + j + 0.7 i) and v_i by
  * 0.05 cos(2 + 1.3 j + i), then v_0 put back on the constraint), each through the scalar floor of
- * method m (0 rk4, 1 herglotz2) at h and at h one ulp larger; control[0] the largest gap between
- * the two ends, control[1] between trajectories j and j + 1 (lane j is trajectory j to the bit,
- * checked by the test), over q, v and herglotz2's λ and z. */
-static void lockstep_controls_by_hand(int m, double control[2]) {
+ * method m at h and at h one ulp larger; control[0] the largest gap between the two ends,
+ * control[1] between trajectories j and j + 1 (lane j is trajectory j to the bit, checked by the
+ * test), over floor_state_gap's numbers; *per_step the Newton iterations per trajectory-step at h. */
+static void lockstep_controls_by_hand(int m, double control[2], double *per_step) {
   nh_system sys;
   nh_state x0;
   cr_assert_eq(nh_system_init(&sys, nh_system_type_find("chaotic_particle")), 0);
   nh_system_default_state(&sys, &x0);
   static nh_floor_state at_h[64], nudged[64];
+  long its = 0;
   for (int j = 0; j < 64; j++) {
     nh_floor_state s = floor_state_from(&x0);
     for (int i = 0; i < 5; i++) {
@@ -370,55 +452,61 @@ static void lockstep_controls_by_hand(int m, double control[2]) {
     }
     s.v[0] = -(s.q[1] * s.v[3] + s.q[2] * s.v[4]);
     at_h[j] = nudged[j] = s;
-    if (m == 0) nh_floor_rk4(&at_h[j], 0.2, 100), nh_floor_rk4(&nudged[j], nextafter(0.2, 1), 100);
-    else
-      cr_assert(nh_floor_herglotz2(&at_h[j], 0.2, 100) >= 0 &&
-                nh_floor_herglotz2(&nudged[j], nextafter(0.2, 1), 100) >= 0);
+    const long at = ls_floor(m, &at_h[j], 0.2, 100), off = ls_floor(m, &nudged[j], nextafter(0.2, 1), 100);
+    cr_assert(at >= 0 && off >= 0, "%s, start %d failed", ls_names[m], j);
+    its += at;
   }
   control[0] = control[1] = 0;
   for (int j = 0; j < 64; j++) {
     control[0] = fmax(control[0], floor_state_gap(m, &at_h[j], &nudged[j]));
     control[1] = fmax(control[1], floor_state_gap(m, &at_h[j], &at_h[(j + 1) % 64]));
   }
+  *per_step = (double)its / (64.0 * 100);
 }
 
 /* From the floors' start, the default state, where y1 = 0: μ's constant entries then meet zeros of
- * the state (0·0 in the floor, where a kernel that divided would make 0/0). Three steps of rk4 and
- * herglotz2 on 8 lanes (and on 1) give the scalar floor's states to the bit, and herglotz2 its
- * Newton iterations. */
+ * the state (0·0 in the floor, where a kernel that divided would make 0/0). Three steps of each
+ * method on 1, 4 and 8 lanes give the scalar floor's states to the bit, and its Newton
+ * iterations. */
 Test(bench, lockstep_from_the_default_state_bit_for_bit) {
   nh_system sys;
   nh_state x0;
   cr_assert_eq(nh_system_init(&sys, nh_system_type_find("chaotic_particle")), 0);
   nh_system_default_state(&sys, &x0);
   cr_assert_eq(x0.q[1], 0, "the default state has y1 = 0");
-  const nh_floor_state start = floor_state_from(&x0);
-  for (int m = 0; m < 2; m++) {
-    nh_floor_state scalar = start, lanes[8], one = start;
-    long its8[8] = {0}, its1[1] = {0}, floor_its = 0;
-    for (int l = 0; l < 8; l++) lanes[l] = start;
-    nh_lockstep8 p8;
-    nh_lockstep1 p1;
-    nh_lockstep8_pack(&p8, lanes), nh_lockstep1_pack(&p1, &one);
-    if (m == 0) {
-      nh_floor_rk4(&scalar, 0.2, 3), nh_lockstep8_rk4(&p8, 0.2, 3), nh_lockstep1_rk4(&p1, 0.2, 3);
-    } else {
-      floor_its = nh_floor_herglotz2(&scalar, 0.2, 3);
-      cr_assert(floor_its > 0 && nh_lockstep8_herglotz2(&p8, 0.2, 3, its8) == 0 &&
-                nh_lockstep1_herglotz2(&p1, 0.2, 3, its1) == 0);
-    }
-    nh_lockstep8_unpack(&p8, lanes), nh_lockstep1_unpack(&p1, &one);
-    for (int l = 0; l < 9; l++) {
-      const nh_floor_state *x = l < 8 ? &lanes[l] : &one;
-      const long its = l < 8 ? its8[l] : its1[0];
-      cr_expect(memcmp(x->q, scalar.q, sizeof x->q) == 0 && memcmp(x->v, scalar.v, sizeof x->v) == 0,
-                "%s, lane %d: q, v not the floor's bits", m ? "herglotz2" : "rk4", l);
-      if (m)
-        cr_expect(nh_lockstep_gap(x->lambda, scalar.lambda) == 0 && nh_lockstep_gap(x->z, scalar.z) == 0 &&
-                      its == floor_its,
-                  "herglotz2, lane %d: lambda, z or iterations (%ld, floor %ld)", l, its, floor_its);
-    }
+  nh_floor_state start[8];
+  for (int l = 0; l < 8; l++) start[l] = floor_state_from(&x0);
+  for (int m = 0; m < LS_METHODS; m++) cr_expect_eq(lanes_against_floor(m, start, 0.2, 3), 0, "%s", ls_names[m]);
+}
+
+/* nh_newmark's lanes where they part: starts with y1 from -1.5 to 1.3, so that the lanes of a set
+ * choose different pivot rows in the 7x7 LU (lu_solve's selects, not its exchanged pointers) and
+ * take different Newton iterations (the mask), each lane the floor's numbers to the bit (the other
+ * methods from the same starts too); then one lane where the floor fails in the first step (ẏ1 =
+ * 1e6: no convergence in 50 iterations), which fails its lane set and no other. */
+Test(bench, lockstep_nh_newmark_lanes_part_bit_for_bit) {
+  nh_floor_state s[8];
+  for (int j = 0; j < 8; j++) {
+    s[j] = (nh_floor_state){.q = {0.1, -1.5 + 0.4 * j, 0.2, 0.3, 0.4}, .v = {0, 0.3, -0.2, 0.5, -0.1 * j}};
+    nh_floor_onto_constraint(&s[j]);
   }
+  long its[8];
+  int differ = 0;
+  for (int j = 0; j < 8; j++) {
+    nh_floor_state t = s[j];
+    its[j] = nh_floor_nh_newmark(&t, 0.1, 0.1, 0.2, 30);
+    differ |= its[j] != its[0];
+  }
+  cr_expect(its[0] > 0 && differ, "the lanes take different iterations (%ld, %ld, ...)", its[0], its[1]);
+  for (int m = 0; m < LS_METHODS; m++)
+    cr_expect_eq(lanes_against_floor(m, s, 0.2, 30), 0, "%s from spread starts", ls_names[m]);
+  s[5] = (nh_floor_state){.q = {0.3, 1, 0.5, 0.2, -0.1}, .v = {0, 1e6, 0.2, 0.3, 0.1}};
+  nh_floor_onto_constraint(&s[5]);
+  cr_expect_eq(lanes_against_floor(LS_NEWMARK, s, 0.2, 30), 3, "lane 5 fails alone, at 1, 4 and 8 lanes");
+  /* A NaN start does not fail the floor (newton_update's fmax passes NaNs over: |δ| = 0, done at
+   * once): its lane ends in the floor's NaNs, bit for bit, beside the others'. */
+  s[5].q[3] = NAN; /* z1 */
+  cr_expect_eq(lanes_against_floor(LS_NEWMARK, s, 0.2, 30), 0, "a NaN lane");
 }
 
 /* nh_lockstep_gap, the difference the lockstep table takes: 0 only for the same bits. */
@@ -436,31 +524,41 @@ Test(bench, lockstep_gap_tells_bits_apart) {
   cr_expect_eq(nh_lockstep_gap(DBL_TRUE_MIN, 0), DBL_TRUE_MIN);
 }
 
-/* The lockstep table (bench/performance/lockstep.c, nhbench_bench --only lockstep): rk4 and herglotz2 at 1, 4
- * and 8 lanes, every trajectory's final state the scalar floor's to the bit (the kernels do the
- * floor's operations in the floor's order, so no last-bit difference has an excuse) and its Newton
- * iterations the floor's, also where the lanes of a set take different iterations (the masked
- * Newton check). The negative controls: the same comparison sees h moved by one ulp and a lane
- * set against the wrong trajectories. */
+/* The lockstep table (bench/performance/lockstep.c, nhbench_bench --only lockstep): the four floors'
+ * methods at 1, 4 and 8 lanes, every trajectory's final state the scalar floor's to the bit (the
+ * kernels do the floor's operations in the floor's order, so no last-bit difference has an excuse)
+ * and its Newton iterations the floor's, also where the lanes of a set take different iterations
+ * (nh_newmark's ensemble, herglotz2's masked Newton check). The negative controls: the same
+ * comparison sees h moved by one ulp and a lane set against the wrong trajectories. */
 Test(bench, lockstep_kernels_match_the_floors_bit_for_bit, .timeout = 120) {
   static char out[1 << 16], err[1 << 14];
   cr_assert_eq(run_bench_args("--quick --only lockstep", out, sizeof out, err, sizeof err), 0, "%s", err);
   const char *table = strstr(out, "iterations  method\n");
   cr_assert(table, "no lockstep table:\n%s", out);
-  int rows = 0, seen[2][3] = {{0}}, lanes;
-  double sns, lns, ratio, diff, per_step;
-  char its[16], name[32];
+  int rows = 0, seen[LS_METHODS][3] = {{0}}, lanes;
+  double sns, lns, ratio, diff, per_step, controls[LS_METHODS][2], by_hand_per_step[LS_METHODS];
+  char its[16], name[64];
+  for (int m = 0; m < LS_METHODS; m++) lockstep_controls_by_hand(m, controls[m], &by_hand_per_step[m]);
   for (const char *line = table + strlen("iterations  method\n");
-       sscanf(line, "%lf %lf %lf %d %lf %lf %15s %31s", &sns, &lns, &ratio, &lanes, &diff, &per_step, its, name) == 8;
+       sscanf(line, "%lf %lf %lf %d %lf %lf %15s %63s", &sns, &lns, &ratio, &lanes, &diff, &per_step, its, name) == 8;
        line = strchr(line, '\n') + 1) {
-    const int m = strcmp(name, "herglotz2") == 0, c = lanes == 1 ? 0 : lanes == 4 ? 1 : lanes == 8 ? 2 : -1;
-    cr_assert(c >= 0 && (m || strcmp(name, "rk4") == 0), "unexpected row %s at %d lanes:\n%s", name, lanes, out);
+    int m = 0;
+    while (m < LS_METHODS && strcmp(name, ls_names[m]) != 0) m++;
+    const int c = lanes == 1 ? 0 : lanes == 4 ? 1 : lanes == 8 ? 2 : -1;
+    cr_assert(c >= 0 && m < LS_METHODS, "unexpected row %s at %d lanes:\n%s", name, lanes, out);
     rows++, seen[m][c]++;
     cr_expect_eq(diff, 0, "%s, %d lanes: final states %g away from the floor's", name, lanes, diff);
-    cr_expect_str_eq(its, m ? "same" : "-", "%s, %d lanes: Newton iterations", name, lanes);
-    /* rk4 solves nothing; on the timed ensemble every herglotz2 step takes two iterations (the
-     * predictor leaves the constraint linear in the rest: the first lands on the solution). */
-    cr_expect_eq(per_step, m ? 2 : 0, "%s: %g Newton iterations per step", name, per_step);
+    const int newton = m == LS_NEWMARK || m == LS_HERGLOTZ2;
+    cr_expect_str_eq(its, newton ? "same" : "-", "%s, %d lanes: Newton iterations", name, lanes);
+    /* rk4 and nh_rattle solve nothing; on the timed ensemble every herglotz2 step takes two
+     * iterations (the predictor leaves the constraint linear in the rest: the first lands on the
+     * solution), nh_newmark's the floors' count, recomputed. */
+    char printed[32], want[32];
+    snprintf(printed, sizeof printed, "%.2f", per_step);
+    snprintf(want, sizeof want, "%.2f", by_hand_per_step[m]);
+    cr_expect_str_eq(printed, want, "%s: Newton iterations per step", name);
+    if (m == LS_HERGLOTZ2) cr_expect_eq(per_step, 2, "herglotz2: %g Newton iterations per step", per_step);
+    if (m == LS_NEWMARK) cr_expect_gt(per_step, 2, "nh_newmark: %g Newton iterations per step", per_step);
     /* The times are printed rounded to 0.1 ns, the ratio to 0.01. */
     cr_expect(sns > 0 && lns > 0 && fabs(ratio - sns / lns) <= ratio * (0.05 / sns + 0.05 / lns) * 1.01 + 0.005,
               "%s, %d lanes: ratio %g of %g / %g", name, lanes, ratio, sns, lns);
@@ -469,29 +567,26 @@ Test(bench, lockstep_kernels_match_the_floors_bit_for_bit, .timeout = 120) {
     cr_expect(sns > 1 && sns < 1e6 && lns > 1 && lns < 1e6 && ratio > 0.02 && ratio < 50,
               "%s, %d lanes: %g and %g ns per trajectory-step, ratio %g", name, lanes, sns, lns, ratio);
   }
-  cr_expect_eq(rows, 6, "rk4 and herglotz2 at 1, 4 and 8 lanes:\n%s", out);
-  for (int m = 0; m < 2; m++)
-    for (int c = 0; c < 3; c++) cr_expect_eq(seen[m][c], 1, "method %d, lane count %d: %d rows", m, c, seen[m][c]);
-  const char *const names[] = {"rk4", "herglotz2"};
-  for (int m = 0; m < 2; m++) {
+  cr_expect_eq(rows, 3 * LS_METHODS, "the four methods at 1, 4 and 8 lanes:\n%s", out);
+  for (int m = 0; m < LS_METHODS; m++)
+    for (int c = 0; c < 3; c++) cr_expect_eq(seen[m][c], 1, "%s, lane count %d: %d rows", ls_names[m], c, seen[m][c]);
+  for (int m = 0; m < LS_METHODS; m++) {
     char head[64];
     double ulp = -1, shifted = -1;
-    snprintf(head, sizeof head, "control, %s: ", names[m]);
+    snprintf(head, sizeof head, "control, %s: ", ls_names[m]);
     const char *control = strstr(out, head);
-    cr_assert(control, "no control line for %s:\n%s", names[m], out);
+    cr_assert(control, "no control line for %s:\n%s", ls_names[m], out);
     cr_expect_eq(sscanf(control + strlen(head),
                         "the scalar floor with h one ulp larger ends %lf away; lockstep lane j against scalar "
                         "trajectory j+1: %lf",
                         &ulp, &shifted),
                  2, "control line: %s", control);
-    cr_expect(ulp > 0 && ulp < 1e-6, "%s: one ulp of h moved the final states by %g", names[m], ulp);
-    cr_expect(shifted > 1e-3, "%s: distinct trajectories only %g apart", names[m], shifted);
-    double by_hand[2];
+    cr_expect(ulp > 0 && ulp < 1e-6, "%s: one ulp of h moved the final states by %g", ls_names[m], ulp);
+    cr_expect(shifted > 1e-3, "%s: distinct trajectories only %g apart", ls_names[m], shifted);
     char printed[64], want[64];
-    lockstep_controls_by_hand(m, by_hand);
     snprintf(printed, sizeof printed, "%.2e %.2e", ulp, shifted);
-    snprintf(want, sizeof want, "%.2e %.2e", by_hand[0], by_hand[1]);
-    cr_expect_str_eq(printed, want, "%s: the controls printed, and recomputed", names[m]);
+    snprintf(want, sizeof want, "%.2e %.2e", controls[m][0], controls[m][1]);
+    cr_expect_str_eq(printed, want, "%s: the controls printed, and recomputed", ls_names[m]);
   }
   for (int l = 4; l <= 8; l += 4) {
     char head[64], same[16] = "";

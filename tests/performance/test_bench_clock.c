@@ -181,9 +181,9 @@ Test(bench_clock, lockstep_figures) {
   cr_assert_eq(bench("--quick --only lockstep", 1), 0);
   const char *at = out;
   next_line(&at, "scalar ns");
-  static const char *const names[] = {"rk4", "herglotz2"};
+  static const char *const names[] = {"rk4", "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)", "nh_rattle", "herglotz2"};
   static const int lanes[] = {1, 4, 8};
-  for (int m = 0; m < 2; m++) {
+  for (int m = 0; m < 4; m++) {
     const long base = 25 * m;
     const double per = 1e9 / (64.0 * 100), sns = per * median_of_pairs(base + 4, 4, 5);
     for (int c = 0; c < 3; c++) {
