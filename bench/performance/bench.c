@@ -714,7 +714,7 @@ static void bench_study(const char *spec) {
   double t[2];
   const int failed = study_run(&st, 0, &r[0], &t[0]) != 0 || study_run(&st, 1, &r[1], &t[1]) != 0;
   if (!failed)
-    printf("\n%s at %s (%d methods x %d ICs, T = %g, 2 threads): one trajectory at a time %.1f s, in lanes %.1f s, "
+    printf("\n%s at %s (%d methods x %d ICs, T = %g, 2 threads): one trajectory at a time %.2f s, in lanes %.2f s, "
            "speed-up %.2f (target >= 2.5); results %s\n",
            spec, quick ? "a small scale (--quick)" : "make study-chaotic FULL=1's scale", st.nmethods, st.count, st.T,
            t[0], t[1], t[0] / t[1], same_ensembles(&st, &r[0], &r[1]) ? "the same bits" : "DIFFER");

@@ -220,6 +220,22 @@ static int run_bench_args(const char *args, char *out, size_t outlen, char *err,
   return run_bench_as(NULL, args, out, outlen, err, errlen);
 }
 
+/* The study table runs the main job's ensemble in lanes and one trajectory at a time and says
+ * whether the two gave the same bits: it does (a lane that changed a result would print DIFFER),
+ * with both times and their ratio. */
+Test(bench, study_in_lanes_and_alone_the_same_bits, .timeout = 120) {
+  static char out[1 << 14], err[1 << 14];
+  cr_assert_eq(run_bench_args("--quick --only study", out, sizeof out, err, sizeof err), 0, "%s", err);
+  const char *row = strstr(out, "studies/chaotic_ensemble.cfg at a small scale (--quick) (47 methods x 16 ICs, T = 200, "
+                                "2 threads): one trajectory at a time ");
+  cr_assert(row, "the study row:\n%s", out);
+  double alone = 0, lanes = 0, ratio = 0;
+  cr_assert_eq(sscanf(strstr(row, "at a time ") + 10, "%lf s, in lanes %lf s, speed-up %lf", &alone, &lanes, &ratio), 3,
+               "%s", row);
+  cr_expect(alone > 0 && lanes > 0 && fabs(ratio - alone / lanes) <= 0.05 * ratio, "%s", row); /* times to 0.01 s */
+  cr_expect(strstr(row, "results the same bits\n"), "%s", row);
+}
+
 /* The memory table runs its ensembles in fresh copies of argv[0]: a copy that cannot start shows
  * as "(failed)" with the reason on stderr, never as a figure (the child's exit status is read). */
 Test(bench, memory_child_that_fails_is_reported, .timeout = 120) {
@@ -285,14 +301,14 @@ Test(bench, memory_child_removes_its_journal, .timeout = 120) {
 Test(bench, help_and_only, .timeout = 120) {
   static char out[1 << 16], err[1 << 14];
   cr_expect_eq(run_bench_args("--help", out, sizeof out, err, sizeof err), 0);
-  const char *tables[] = {"lu", "steps", "floors", "sampling", "ensemble", "memory"};
+  const char *tables[] = {"lu", "steps", "floors", "own", "lockstep", "lanes", "sampling", "study", "ensemble", "memory"};
   for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
     char row[64];
     snprintf(row, sizeof row, "\n              %-9s ", tables[i]);
     cr_expect(strstr(out, row), "--help does not list '%s':\n%s", tables[i], out);
   }
   cr_expect(strncmp(out, "usage: nhbench_bench [--quick] [--only SECTION[,SECTION...]] [ENSEMBLE_SPEC]\n", 77) == 0 &&
-                strstr(out, "\n  ENSEMBLE_SPEC  the ensemble of the last two tables (default "
+                strstr(out, "\n  ENSEMBLE_SPEC  the ensemble of the last three tables (default "
                             "studies/chaotic_ensemble.cfg)\n"),
             "--help's synopsis and its ENSEMBLE_SPEC line:\n%s", out);
   cr_expect_eq(run_bench_args("--quick --only lu,floors", out, sizeof out, err, sizeof err), 0, "%s", err);
