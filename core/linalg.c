@@ -120,11 +120,9 @@ static inline NH_LANES_INLINE void matvec_lanes(int n, const double *A, const do
     for (int j = 0; j < n; j++) {
       const double a = A[i * n + j];
 #pragma omp simd
-      for (int l = 0; l < NH_LANES; l++)
-        s[l] += a * x[j * NH_LANES + l];
+      for (int l = 0; l < NH_LANES; l++) s[l] += a * x[j * NH_LANES + l];
     }
-    for (int l = 0; l < NH_LANES; l++)
-      out[i * NH_LANES + l] = s[l];
+    for (int l = 0; l < NH_LANES; l++) out[i * NH_LANES + l] = s[l];
   }
 }
 NH_LANES_ISA_VARIANTS(matvec, (int n, const double *A, const double *x, double *out), (n, A, x, out))
@@ -140,13 +138,11 @@ void nh_lanes_matvec(int n, const double *A, const double *x, double *out) { mat
  * double, -1 for row k itself, so that the selects vectorize). J is left in any order. */
 static inline NH_LANES_INLINE void lu_lanes(int m, double *J, double *b, int *failed) {
   double *row[NH_LU_MAX_DIM], *rhs[NH_LU_MAX_DIM], bad[NH_LANES] = {0};
-  for (int i = 0; i < m; i++)
-    row[i] = &J[i * m * NH_LANES], rhs[i] = &b[i * NH_LANES];
+  for (int i = 0; i < m; i++) row[i] = &J[i * m * NH_LANES], rhs[i] = &b[i * NH_LANES];
   for (int k = 0; k < m; k++) {
     double best[NH_LANES], p[NH_LANES];
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++)
-      best[l] = fabs(row[k][k * NH_LANES + l]), p[l] = -1;
+    for (int l = 0; l < NH_LANES; l++) best[l] = fabs(row[k][k * NH_LANES + l]), p[l] = -1;
     for (int i = k + 1; i < m; i++) {
       const double here = i;
 #pragma omp simd
@@ -157,8 +153,7 @@ static inline NH_LANES_INLINE void lu_lanes(int m, double *J, double *b, int *fa
       }
     }
     unsigned picked = 0; /* bit i + 1: row i (bit 0: row k itself) */
-    for (int l = 0; l < NH_LANES; l++)
-      picked |= 1u << (int)(p[l] + 1);
+    for (int l = 0; l < NH_LANES; l++) picked |= 1u << (int)(p[l] + 1);
     if ((picked & (picked - 1)) == 0) { /* one row for every lane */
       const int r = (int)p[0];
       if (r >= 0) {
@@ -167,8 +162,7 @@ static inline NH_LANES_INLINE void lu_lanes(int m, double *J, double *b, int *fa
       }
     } else {
       for (int i = k + 1; i < m; i++) {
-        if (!(picked >> (i + 1) & 1u))
-          continue;
+        if (!(picked >> (i + 1) & 1u)) continue;
         const double here = i;
         for (int j = k; j <= m; j++) { /* j = m: the right-hand side */
           double *const top = j < m ? &row[k][j * NH_LANES] : rhs[k];
@@ -191,36 +185,29 @@ static inline NH_LANES_INLINE void lu_lanes(int m, double *J, double *b, int *fa
       double *const ri = row[i];
       const double *const rk = row[k];
 #pragma omp simd
-      for (int l = 0; l < NH_LANES; l++)
-        f[l] = ri[k * NH_LANES + l] / pivot[l], ri[k * NH_LANES + l] = f[l];
+      for (int l = 0; l < NH_LANES; l++) f[l] = ri[k * NH_LANES + l] / pivot[l], ri[k * NH_LANES + l] = f[l];
       for (int j = k + 1; j < m; j++) {
 #pragma omp simd
-        for (int l = 0; l < NH_LANES; l++)
-          ri[j * NH_LANES + l] -= f[l] * rk[j * NH_LANES + l];
+        for (int l = 0; l < NH_LANES; l++) ri[j * NH_LANES + l] -= f[l] * rk[j * NH_LANES + l];
       }
 #pragma omp simd
-      for (int l = 0; l < NH_LANES; l++)
-        rhs[i][l] -= f[l] * rhs[k][l];
+      for (int l = 0; l < NH_LANES; l++) rhs[i][l] -= f[l] * rhs[k][l];
     }
   }
   double x[NH_LU_MAX_DIM][NH_LANES]; /* the solution, row by row, into b at the end */
   for (int i = m - 1; i >= 0; i--) {
     double s[NH_LANES];
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++)
-      s[l] = rhs[i][l];
+    for (int l = 0; l < NH_LANES; l++) s[l] = rhs[i][l];
     for (int j = i + 1; j < m; j++) {
 #pragma omp simd
-      for (int l = 0; l < NH_LANES; l++)
-        s[l] -= row[i][j * NH_LANES + l] * x[j][l];
+      for (int l = 0; l < NH_LANES; l++) s[l] -= row[i][j * NH_LANES + l] * x[j][l];
     }
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++)
-      x[i][l] = s[l] / row[i][i * NH_LANES + l];
+    for (int l = 0; l < NH_LANES; l++) x[i][l] = s[l] / row[i][i * NH_LANES + l];
   }
   memcpy(b, x, sizeof(double) * (size_t)(m * NH_LANES));
-  for (int l = 0; l < NH_LANES; l++)
-    failed[l] = bad[l] != 0;
+  for (int l = 0; l < NH_LANES; l++) failed[l] = bad[l] != 0;
 }
 NH_LANES_ISA_VARIANTS(lu, (int m, double *J, double *b, int *failed), (m, J, b, failed))
 

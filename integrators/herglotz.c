@@ -459,8 +459,7 @@ typedef struct {
 
 /* M x per lane as nh_mass_times gives it: x itself for M = I. */
 static const double *mass_times_lanes(const nh_system *sys, const double *x, double *space) {
-  if (sys->unit_mass)
-    return x;
+  if (sys->unit_mass) return x;
   nh_lanes_matvec(sys->n, sys->M, x, space);
   return space;
 }
@@ -478,20 +477,17 @@ static inline NH_LANES_INLINE void engine_residual_lanes_lanes(void *vctx, const
   for (int i = 0; i < n; i++) {
     double *const s = NH_LANE_ROW(F, i);
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++)
-      s[l] = NH_LANE_AT(C->c, i, l) - kappa * NH_LANE_AT(Mdq, i, l);
+    for (int l = 0; l < NH_LANES; l++) s[l] = NH_LANE_AT(C->c, i, l) - kappa * NH_LANE_AT(Mdq, i, l);
     for (int a = 0; a < k; a++) {
 #pragma omp simd
-      for (int l = 0; l < NH_LANES; l++)
-        s[l] -= NH_LANE_AT(C->A0, a * n + i, l) * NH_LANE_AT(L, a, l);
+      for (int l = 0; l < NH_LANES; l++) s[l] -= NH_LANE_AT(C->A0, a * n + i, l) * NH_LANE_AT(L, a, l);
     }
   }
   /* constraint_rows: at the left point with A(q_j), else at x_γ (no affine part here: b = 0) */
   double x[NH_MAX_N * NH_LANES], A[NH_MAX_K * NH_MAX_N * NH_LANES], D[NH_MAX_K * NH_MAX_N * NH_LANES];
   const double *At = C->A0;
   if (gm != 0) {
-    for (int i = 0; i < n * NH_LANES; i++)
-      x[i] = C->q0[i] + gm * dq[i];
+    for (int i = 0; i < n * NH_LANES; i++) x[i] = C->q0[i] + gm * dq[i];
     nh_lanes_constraints(sys, x, A);
     NH_LANES_COUNT(C->cost, running, constraint_evals);
     nh_lanes_constraint_derivative(sys, x, dq, D);
@@ -500,12 +496,10 @@ static inline NH_LANES_INLINE void engine_residual_lanes_lanes(void *vctx, const
   for (int a = 0; a < k; a++) {
     double *const s = NH_LANE_ROW(F, n + a);
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++)
-      s[l] = gm == 0 ? h * NH_LANE_AT(C->b0, a, l) : 0;
+    for (int l = 0; l < NH_LANES; l++) s[l] = gm == 0 ? h * NH_LANE_AT(C->b0, a, l) : 0;
     for (int i = 0; i < n; i++) {
 #pragma omp simd
-      for (int l = 0; l < NH_LANES; l++)
-        s[l] += NH_LANE_AT(At, a * n + i, l) * NH_LANE_AT(dq, i, l);
+      for (int l = 0; l < NH_LANES; l++) s[l] += NH_LANE_AT(At, a * n + i, l) * NH_LANE_AT(dq, i, l);
     }
     for (int j = 0; j < n; j++) {
       double *const Jaj = NH_LANE_ROW(J, (n + a) * dim + j);
@@ -528,28 +522,23 @@ static inline NH_LANES_INLINE void engine_linear_solve_lanes_lanes(void *vctx, i
   const double kappa = C->kappa;
   double space[NH_MAX_N * NH_LANES], S[NH_MAX_K * NH_MAX_K * NH_LANES], r[NH_MAX_K * NH_LANES];
   const double *Mb = b;
-  if (!C->sys->unit_mass)
-    nh_lanes_mass_solve(C->sys, b, space), Mb = space;
+  if (!C->sys->unit_mass) nh_lanes_mass_solve(C->sys, b, space), Mb = space;
   for (int a = 0; a < k; a++) {
     const double *G = NH_LANE_ROW(J, (n + a) * dim);
     double *const s = NH_LANE_ROW(r, a);
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++)
-      s[l] = -kappa * NH_LANE_AT(b, n + a, l);
+    for (int l = 0; l < NH_LANES; l++) s[l] = -kappa * NH_LANE_AT(b, n + a, l);
     for (int i = 0; i < n; i++) {
 #pragma omp simd
-      for (int l = 0; l < NH_LANES; l++)
-        s[l] -= NH_LANE_AT(G, i, l) * NH_LANE_AT(Mb, i, l);
+      for (int l = 0; l < NH_LANES; l++) s[l] -= NH_LANE_AT(G, i, l) * NH_LANE_AT(Mb, i, l);
     }
     for (int c = 0; c < k; c++) {
       double *const t = NH_LANE_ROW(S, a * k + c);
 #pragma omp simd
-      for (int l = 0; l < NH_LANES; l++)
-        t[l] = 0;
+      for (int l = 0; l < NH_LANES; l++) t[l] = 0;
       for (int i = 0; i < n; i++) {
 #pragma omp simd
-        for (int l = 0; l < NH_LANES; l++)
-          t[l] += NH_LANE_AT(G, i, l) * NH_LANE_AT(C->W, i * k + c, l);
+        for (int l = 0; l < NH_LANES; l++) t[l] += NH_LANE_AT(G, i, l) * NH_LANE_AT(C->W, i * k + c, l);
       }
     }
   }
@@ -557,16 +546,13 @@ static inline NH_LANES_INLINE void engine_linear_solve_lanes_lanes(void *vctx, i
   for (int i = 0; i < n; i++) {
     double s[NH_LANES];
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++)
-      s[l] = NH_LANE_AT(Mb, i, l);
+    for (int l = 0; l < NH_LANES; l++) s[l] = NH_LANE_AT(Mb, i, l);
     for (int c = 0; c < k; c++) {
 #pragma omp simd
-      for (int l = 0; l < NH_LANES; l++)
-        s[l] += NH_LANE_AT(C->W, i * k + c, l) * NH_LANE_AT(r, c, l);
+      for (int l = 0; l < NH_LANES; l++) s[l] += NH_LANE_AT(C->W, i * k + c, l) * NH_LANE_AT(r, c, l);
     }
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++)
-      NH_LANE_AT(b, i, l) = kappa == 1 ? -s[l] : -s[l] / kappa;
+    for (int l = 0; l < NH_LANES; l++) NH_LANE_AT(b, i, l) = kappa == 1 ? -s[l] : -s[l] / kappa;
   }
   memcpy(NH_LANE_ROW(b, n), r, sizeof(double) * (size_t)(k * NH_LANES));
 }
@@ -594,12 +580,10 @@ static inline NH_LANES_INLINE void engine_setup_lanes_lanes(const nh_system *sys
     C->c[i] = h * c_minus * p0[i] + h * h * (1 - sc->nu) * (no_force[0] - g0[i]);
   nh_lanes_mass_solve_transpose(sys, C->A0, C->W);
   nh_lanes_acceleration(sys, x->t, &x->q[0][0], &x->v[0][0], acc, lambda, failed);
-  for (int l = 0; l < NH_LANES; l++)
-    running[l] = running[l] && !failed[l];
+  for (int l = 0; l < NH_LANES; l++) running[l] = running[l] && !failed[l];
   NH_LANES_COUNT(cost, running, rhs_evals);
   NH_LANES_COUNT(cost, running, constraint_evals);
-  for (int i = 0; i < n * NH_LANES; i++)
-    X[i] = h * (&x->v[0][0])[i] + 0.5 * h * h * acc[i];
+  for (int i = 0; i < n * NH_LANES; i++) X[i] = h * (&x->v[0][0])[i] + 0.5 * h * h * acc[i];
   memset(NH_LANE_ROW(X, n), 0, sizeof(double) * (size_t)(k * NH_LANES));
 }
 NH_LANES_ISA_VARIANTS(engine_setup_lanes,
@@ -617,29 +601,23 @@ static inline NH_LANES_INLINE void engine_finish_lanes_lanes(const nh_system *sy
       A1[NH_MAX_K * NH_MAX_N * NH_LANES];
   double yk[NH_MAX_K * NH_LANES];
   int failed[NH_LANES];
-  for (int l = 0; l < NH_LANES; l++)
-    y->z[l] = x->z[l], y->t[l] = x->t[l] + h;
-  for (int i = 0; i < n * NH_LANES; i++)
-    (&y->q[0][0])[i] = (&x->q[0][0])[i] + X[i];
+  for (int l = 0; l < NH_LANES; l++) y->z[l] = x->z[l], y->t[l] = x->t[l] + h;
+  for (int i = 0; i < n * NH_LANES; i++) (&y->q[0][0])[i] = (&x->q[0][0])[i] + X[i];
   const double *Mdq = mass_times_lanes(sys, X, space);
   nh_lanes_grad_potential(sys, &y->q[0][0], g1);
-  for (int i = 0; i < n * NH_LANES; i++)
-    p1[i] = Mdq[i] / h + h * sc->nu * (no_force[0] - g1[i]);
+  for (int i = 0; i < n * NH_LANES; i++) p1[i] = Mdq[i] / h + h * sc->nu * (no_force[0] - g1[i]);
   NH_LANES_COUNT(cost, running, rhs_evals);
   if (c_plus != 1)
-    for (int i = 0; i < n * NH_LANES; i++)
-      p1[i] /= c_plus;
+    for (int i = 0; i < n * NH_LANES; i++) p1[i] /= c_plus;
   nh_lanes_mass_solve(sys, p1, &y->v[0][0]); /* velocity_from_momentum */
   NH_LANES_COUNT(cost, running, constraint_evals);
   nh_lanes_constraints(sys, &y->q[0][0], A1);
   nh_lanes_project_onto(sys, A1, &y->v[0][0], yk, failed);
-  for (int l = 0; l < NH_LANES; l++)
-    running[l] = running[l] && !failed[l];
+  for (int l = 0; l < NH_LANES; l++) running[l] = running[l] && !failed[l];
   for (int a = 0; a < k; a++)
     for (int l = 0; l < NH_LANES; l++)
       y->lambda[a][l] = -NH_LANE_AT(X, n + a, l) / (h * h * c_minus) - NH_LANE_AT(yk, a, l) / h;
-  if (sc->la)
-    return;
+  if (sc->la) return;
   /* lagrangian_d */
   double qbar[NH_MAX_N * NH_LANES], vel[NH_MAX_N * NH_LANES], work[NH_LANES] = {0}, V0[NH_LANES], V1[NH_LANES];
   double T[NH_LANES];
@@ -671,17 +649,14 @@ static void engine_step_lanes(const nh_method *m, const nh_system *sys, const nh
   nh_step_status solved[NH_LANES];
   engine_lanes_ctx C;
   damping_factors(sc, nh_damping(sys, 0), h, &c_minus, &c_plus);
-  for (int l = 0; l < NH_LANES; l++)
-    running[l] = live[l];
+  for (int l = 0; l < NH_LANES; l++) running[l] = live[l];
   NH_LANES_COUNT(cost, running, steps);
   engine_setup_lanes(sys, sc, x, h, c_minus, &C, running, X, cost);
   nh_newton_solve_lanes_with(n + k, X, engine_residual_lanes, engine_linear_solve_lanes, &C, running, solved, cost);
-  for (int l = 0; l < NH_LANES; l++)
-    running[l] = running[l] && solved[l] == NH_STEP_OK;
+  for (int l = 0; l < NH_LANES; l++) running[l] = running[l] && solved[l] == NH_STEP_OK;
   engine_finish_lanes(sys, sc, x, X, h, c_minus, c_plus, running, y, cost);
   for (int l = 0; l < NH_LANES; l++)
-    if (live[l])
-      status[l] = running[l] ? NH_STEP_OK : NH_STEP_SOLVER_FAILED;
+    if (live[l]) status[l] = running[l] ? NH_STEP_OK : NH_STEP_SOLVER_FAILED;
 }
 
 /* Lanes where the step is the block-eliminated Newton step of a constant mass, with linear

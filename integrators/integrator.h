@@ -236,8 +236,7 @@ int nh_method_has_lanes(const nh_method *m, const nh_system *sys);
  * its evaluations as the scalar step counts them, lane by lane). */
 #define NH_LANES_COUNT(cost, running, field)                                                                           \
   do {                                                                                                                 \
-    for (int l_ = 0; l_ < NH_LANES; l_++)                                                                              \
-      (cost)[l_].field += (running)[l_] != 0;                                                                          \
+    for (int l_ = 0; l_ < NH_LANES; l_++) (cost)[l_].field += (running)[l_] != 0;                                      \
   } while (0)
 /* nh_method_step on every live lane (m must have lanes): status[l] and cost[l] for each live lane. */
 void nh_method_step_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,

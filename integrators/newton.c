@@ -106,35 +106,25 @@ void nh_newton_solve_lanes_with(int dim, double *X, nh_newton_lanes_fn fn, nh_li
   }
   for (int it = 0; it < NEWTON_MAX_ITER && left; it++) {
     fn(ctx, X, running, F, J);
-    if (solve)
-      solve(ctx, dim, J, F, singular);
-    else
-      nh_lanes_lu_solve(dim, J, F, singular);
+    if (solve) solve(ctx, dim, J, F, singular);
+    else nh_lanes_lu_solve(dim, J, F, singular);
     for (int l = 0; l < NH_LANES; l++) {
-      if (!running[l])
-        continue;
+      if (!running[l]) continue;
       cost[l].jacobian_evals++, cost[l].newton_iterations++;
-      if (singular[l])
-        running[l] = 0, left--; /* SOLVER_FAILED */
+      if (singular[l]) running[l] = 0, left--; /* SOLVER_FAILED */
       cost[l].linear_solves += !singular[l];
     }
-    for (int l = 0; l < NH_LANES; l++)
-      run[l] = running[l];
+    for (int l = 0; l < NH_LANES; l++) run[l] = running[l];
     update_each(dim, X, F, run, dx, xn, xb);
     for (int l = 0; l < NH_LANES; l++) { /* nh_newton_solve_with's tests, in its order */
-      if (!running[l])
-        continue;
-      if (it == 0)
-        x0n[l] = xb[l];
+      if (!running[l]) continue;
+      if (it == 0) x0n[l] = xb[l];
       int stop = 1;
-      if (!isfinite(dx[l]) || !(xn[l] <= NEWTON_DIVERGED * (1 + x0n[l])))
-        status[l] = NH_STEP_SOLVER_FAILED;
+      if (!isfinite(dx[l]) || !(xn[l] <= NEWTON_DIVERGED * (1 + x0n[l]))) status[l] = NH_STEP_SOLVER_FAILED;
       else if (dx[l] <= NEWTON_TOL * (1 + xn[l]) || (dx[l] > 0.5 * prev[l] && dx[l] <= NEWTON_STAGNATION * (1 + xn[l])))
         status[l] = NH_STEP_OK;
-      else
-        stop = 0, prev[l] = dx[l];
-      if (stop)
-        running[l] = 0, left--;
+      else stop = 0, prev[l] = dx[l];
+      if (stop) running[l] = 0, left--;
     }
   }
 }

@@ -509,8 +509,7 @@ static void discrete_constraint_matrix_lanes(const nh_system *sys, int disc, dou
   }
   if (disc == 14 && alpha != 1) {
     double qa[NH_MAX_N * NH_LANES];
-    for (int i = 0; i < n * NH_LANES; i++)
-      qa[i] = (1 - alpha) * q0[i] + alpha * q1[i];
+    for (int i = 0; i < n * NH_LANES; i++) qa[i] = (1 - alpha) * q0[i] + alpha * q1[i];
     nh_lanes_constraints(sys, qa, Abar);
     nh_lanes_constraints_jacobian(sys, qa, dAbar);
     NH_LANES_COUNT(cost, running, constraint_evals);
@@ -524,8 +523,7 @@ static void discrete_constraint_matrix_lanes(const nh_system *sys, int disc, dou
     nh_lanes_constraints_jacobian(sys, q1, dAbar);
     NH_LANES_COUNT(cost, running, constraint_evals);
   }
-  for (int i = 0; i < kn; i++)
-    Abar[i] = (1 - alpha) * A0[i] + alpha * Abar[i];
+  for (int i = 0; i < kn; i++) Abar[i] = (1 - alpha) * A0[i] + alpha * Abar[i];
 }
 
 /* The full system's context in lanes (newmark_ctx): x's lanes, ∇V(q0), A(q0), B0 = M⁻¹A0ᵀ. */
@@ -559,8 +557,7 @@ static inline NH_LANES_INLINE void scaled_velocity_lanes(const newmark_lanes_ctx
   }
   nh_lanes_mass_solve(C->sys, s, Mis);
 #pragma omp simd
-  for (int i = 0; i < n * NH_LANES; i++)
-    w[i] = dq[i] - Mis[i];
+  for (int i = 0; i < n * NH_LANES; i++) w[i] = dq[i] - Mis[i];
 }
 
 /* Σ_j over lanes: out[l] = Σ_{j<count} X[j·xs + xo][l] · Y[j·ys + yo][l], from 0 in increasing j
@@ -570,12 +567,10 @@ static inline NH_LANES_INLINE void dot_lanes(int count, const double *X, int xs,
   double s[NH_LANES] = {0};
   for (int j = 0; j < count; j++) {
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++)
-      s[l] += NH_LANE_AT(X, j * xs + xo, l) * NH_LANE_AT(Y, j * ys + yo, l);
+    for (int l = 0; l < NH_LANES; l++) s[l] += NH_LANE_AT(X, j * xs + xo, l) * NH_LANE_AT(Y, j * ys + yo, l);
   }
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++)
-    out[l] = s[l];
+  for (int l = 0; l < NH_LANES; l++) out[l] = s[l];
 }
 
 /* What newmark_residual computes from the kernels' values, on every lane: rows (R1), (R3), (R4)·h
@@ -597,8 +592,7 @@ static inline NH_LANES_INLINE void assemble_lanes(const newmark_lanes_ctx *C, co
       double *const Kij = NH_LANE_ROW(K, i * n + j);
       dot_lanes(k, dA1, n * n, i * n + j, L1, 1, 0, s); /* ∂(A1ᵀΛ1)_i/∂q1_j */
 #pragma omp simd
-      for (int l = 0; l < NH_LANES; l++)
-        Kij[l] = c * Kij[l] - s[l];
+      for (int l = 0; l < NH_LANES; l++) Kij[l] = c * Kij[l] - s[l];
     }
   for (int i = 0; i < n; i++) {
     double Mdq[NH_LANES] = {0}, Mv0[NH_LANES] = {0}, A0L0[NH_LANES], A1L1[NH_LANES];
@@ -670,8 +664,7 @@ static void newmark_residual_lanes(void *vctx, const double *X, const int *runni
   double dA1[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES], q1[NH_MAX_N * NH_LANES], w[NH_MAX_N * NH_LANES];
   double B1[NH_MAX_N * NH_MAX_K * NH_LANES], Abar[NH_MAX_K * NH_MAX_N * NH_LANES];
   double dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES];
-  for (int i = 0; i < n * NH_LANES; i++)
-    q1[i] = (&C->x->q[0][0])[i] + X[i];
+  for (int i = 0; i < n * NH_LANES; i++) q1[i] = (&C->x->q[0][0])[i] + X[i];
   nh_lanes_grad_potential(sys, q1, g1);
   nh_lanes_hess_potential(sys, q1, K);
   NH_LANES_COUNT(C->cost, running, rhs_evals);
@@ -725,16 +718,13 @@ static void predictor_lanes(const newmark_lanes_ctx *C, int *running, double *X)
   int failed[NH_LANES];
   nh_lanes_acceleration(sys, C->x->t, &C->x->q[0][0], &C->x->v[0][0], a, lambda, failed);
   for (int l = 0; l < NH_LANES; l++) {
-    if (running[l] && failed[l])
-      running[l] = 0;
+    if (running[l] && failed[l]) running[l] = 0;
     C->cost[l].rhs_evals += running[l] != 0;
-    if (k)
-      C->cost[l].constraint_evals += running[l] != 0;
+    if (k) C->cost[l].constraint_evals += running[l] != 0;
   }
   for (int i = 0; i < n; i++) {
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++)
-      NH_LANE_AT(f, i, l) = -NH_LANE_AT(C->g0, i, l);
+    for (int l = 0; l < NH_LANES; l++) NH_LANE_AT(f, i, l) = -NH_LANE_AT(C->g0, i, l);
     for (int b = 0; b < k; b++) {
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++)
@@ -744,8 +734,7 @@ static void predictor_lanes(const newmark_lanes_ctx *C, int *running, double *X)
   nh_lanes_matvec(n, sys->Minv, f, acc); /* nh_newmark_minv */
   for (int i = 0; i < n; i++) {
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++)
-      NH_LANE_AT(X, i, l) = h * C->x->v[i][l] + c * NH_LANE_AT(acc, i, l);
+    for (int l = 0; l < NH_LANES; l++) NH_LANE_AT(X, i, l) = h * C->x->v[i][l] + c * NH_LANE_AT(acc, i, l);
   }
   for (int b = 0; b < k; b++) {
 #pragma omp simd
@@ -758,8 +747,7 @@ static void predictor_lanes(const newmark_lanes_ctx *C, int *running, double *X)
 static void result_lanes(int n, int k, double h, double c, const nh_lanes *x, const double *dq, const double *v1,
                          const double *L0, const double *L1, nh_lanes *y) {
   *y = *x;
-  for (int l = 0; l < NH_LANES; l++)
-    y->t[l] = x->t[l] + h;
+  for (int l = 0; l < NH_LANES; l++) y->t[l] = x->t[l] + h;
   for (int i = 0; i < n; i++) {
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
@@ -781,24 +769,18 @@ static void finish_step_lanes(const newmark_lanes_ctx *C, const double *X, int *
   double q1[NH_MAX_N * NH_LANES], g1[NH_MAX_N * NH_LANES], A1[NH_MAX_K * NH_MAX_N * NH_LANES], w[NH_MAX_N * NH_LANES];
   double unused[NH_MAX_K * NH_LANES];
   int failed[NH_LANES];
-  for (int i = 0; i < n * NH_LANES; i++)
-    q1[i] = (&C->x->q[0][0])[i] + X[i];
+  for (int i = 0; i < n * NH_LANES; i++) q1[i] = (&C->x->q[0][0])[i] + X[i];
   nh_lanes_grad_potential(sys, q1, g1);
-  if (k)
-    nh_lanes_constraints(sys, q1, A1);
+  if (k) nh_lanes_constraints(sys, q1, A1);
   NH_LANES_COUNT(C->cost, running, rhs_evals);
-  if (k)
-    NH_LANES_COUNT(C->cost, running, constraint_evals);
+  if (k) NH_LANES_COUNT(C->cost, running, constraint_evals);
   scaled_velocity_lanes(C, X, g1, A1, NH_LANE_ROW(X, n), NH_LANE_ROW(X, n + k), w);
-  for (int i = 0; i < n * NH_LANES; i++)
-    w[i] = w[i] / C->h;
+  for (int i = 0; i < n * NH_LANES; i++) w[i] = w[i] / C->h;
   result_lanes(n, k, C->h, C->c, C->x, X, w, NH_LANE_ROW(X, n), NH_LANE_ROW(X, n + k), y);
-  if (!k)
-    return;
+  if (!k) return;
   nh_lanes_project_onto(sys, A1, &y->v[0][0], unused, failed);
   for (int l = 0; l < NH_LANES; l++) {
-    if (running[l] && failed[l])
-      running[l] = 0;
+    if (running[l] && failed[l]) running[l] = 0;
     C->cost[l].linear_solves += running[l] != 0;
   }
 }
@@ -826,8 +808,7 @@ static void constraint_setup_lanes(constraint_lanes_ctx *C) {
       for (int j = 0; j < n; j++) {
         const double m = C->sys->Minv[i * n + j];
 #pragma omp simd
-        for (int l = 0; l < NH_LANES; l++)
-          s[l] += m * NH_LANE_AT(C->A0, b * n + j, l);
+        for (int l = 0; l < NH_LANES; l++) s[l] += m * NH_LANE_AT(C->A0, b * n + j, l);
       }
       memcpy(NH_LANE_ROW(C->B, i * k + b), s, sizeof s);
     }
@@ -839,8 +820,7 @@ static void constrained_increment_lanes(const constraint_lanes_ctx *C, const dou
     memcpy(s, NH_LANE_ROW(C->dp, i), sizeof s);
     for (int b = 0; b < C->k; b++) {
 #pragma omp simd
-      for (int l = 0; l < NH_LANES; l++)
-        s[l] += NH_LANE_AT(C->B, i * C->k + b, l) * NH_LANE_AT(L, b, l);
+      for (int l = 0; l < NH_LANES; l++) s[l] += NH_LANE_AT(C->B, i * C->k + b, l) * NH_LANE_AT(L, b, l);
     }
     memcpy(NH_LANE_ROW(dq, i), s, sizeof s);
   }
@@ -853,8 +833,7 @@ static void constraint_eval_lanes(const constraint_lanes_ctx *C, const double *L
   double q1[NH_MAX_N * NH_LANES], dq[NH_MAX_N * NH_LANES], Abar[NH_MAX_K * NH_MAX_N * NH_LANES];
   double dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES], moves[NH_LANES] = {0};
   constrained_increment_lanes(C, L, dq);
-  for (int i = 0; i < n * NH_LANES; i++)
-    q1[i] = C->q0[i] + dq[i];
+  for (int i = 0; i < n * NH_LANES; i++) q1[i] = C->q0[i] + dq[i];
   discrete_constraint_matrix_lanes(C->sys, C->disc, a, C->q0, C->A0, q1, NULL, NULL, Abar, dAbar, C->counted, C->cost);
   for (int m = 0; m < k; m++) {
     dot_lanes(n, Abar, 1, m * n, dq, 1, 0, NH_LANE_ROW(R, m));
@@ -869,12 +848,10 @@ static void constraint_eval_lanes(const constraint_lanes_ctx *C, const double *L
           s[l] += NH_LANE_AT(Abar, m * n + i, l) * NH_LANE_AT(C->B, i * k + b, l) + a * t[l] * NH_LANE_AT(dq, i, l);
         }
       }
-      if (J)
-        memcpy(NH_LANE_ROW(J, m * k + b), s, sizeof s);
+      if (J) memcpy(NH_LANE_ROW(J, m * k + b), s, sizeof s);
     }
   }
-  for (int l = 0; l < NH_LANES; l++)
-    linear[l] = a == 0 || moves[l] == 0;
+  for (int l = 0; l < NH_LANES; l++) linear[l] = a == 0 || moves[l] == 0;
 }
 
 static void constraint_newton_lanes_fn(void *vctx, const double *L, const int *running, double *R, double *J) {
@@ -904,26 +881,20 @@ static void constrained_increment_step_lanes(const nh_system *sys, int disc, dou
   NH_LANES_COUNT(cost, running, jacobian_evals);
   NH_LANES_COUNT(cost, running, linear_solves);
   nh_lanes_lu_solve(k, J, R, failed);
-  for (int l = 0; l < NH_LANES; l++)
-    running[l] = running[l] && !failed[l];
-  for (int i = 0; i < k * NH_LANES; i++)
-    Lambda[i] = -R[i];
+  for (int l = 0; l < NH_LANES; l++) running[l] = running[l] && !failed[l];
+  for (int i = 0; i < k * NH_LANES; i++) Lambda[i] = -R[i];
   if (alpha != 0) { /* the linearity seen at Λ = 0 confirmed at the solution */
-    for (int l = 0; l < NH_LANES; l++)
-      again[l] = running[l] && linear[l];
+    for (int l = 0; l < NH_LANES; l++) again[l] = running[l] && linear[l];
     C.counted = again;
     int still[NH_LANES];
     constraint_eval_lanes(&C, Lambda, R, J, still);
     NH_LANES_COUNT(cost, again, jacobian_evals);
-    for (int l = 0; l < NH_LANES; l++)
-      linear[l] = again[l] ? still[l] : linear[l];
+    for (int l = 0; l < NH_LANES; l++) linear[l] = again[l] ? still[l] : linear[l];
   }
-  for (int l = 0; l < NH_LANES; l++)
-    again[l] = running[l] && !linear[l];
+  for (int l = 0; l < NH_LANES; l++) again[l] = running[l] && !linear[l];
   nh_newton_solve_lanes(k, Lambda, constraint_newton_lanes_fn, &C, again, solved, cost);
   for (int l = 0; l < NH_LANES; l++)
-    if (again[l] && solved[l] != NH_STEP_OK)
-      running[l] = 0;
+    if (again[l] && solved[l] != NH_STEP_OK) running[l] = 0;
   constrained_increment_lanes(&C, Lambda, dq);
 }
 
@@ -940,28 +911,23 @@ static void fast_step_lanes(const nh_method *m, const nh_system *sys, const nh_l
   nh_lanes_matvec(n, sys->Minv, g, Mg); /* nh_newmark_minv */
   for (int i = 0; i < n; i++) {
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++)
-      NH_LANE_AT(dp, i, l) = h * x->v[i][l] - 0.5 * h * h * NH_LANE_AT(Mg, i, l);
+    for (int l = 0; l < NH_LANES; l++) NH_LANE_AT(dp, i, l) = h * x->v[i][l] - 0.5 * h * h * NH_LANE_AT(Mg, i, l);
   }
   constrained_increment_step_lanes(sys, nh_newmark_disc(m->p[P_CONSTRAINT]), m->p[P_ALPHA], &x->q[0][0], dp, dq, L0,
                                    running, cost);
   /* nh_newmark_end_velocity */
-  for (int i = 0; i < n * NH_LANES; i++)
-    q1[i] = (&x->q[0][0])[i] + dq[i];
+  for (int i = 0; i < n * NH_LANES; i++) q1[i] = (&x->q[0][0])[i] + dq[i];
   nh_lanes_grad_potential(sys, q1, g);
   NH_LANES_COUNT(cost, running, rhs_evals);
   nh_lanes_matvec(n, sys->Minv, g, Mg);
-  for (int i = 0; i < n * NH_LANES; i++)
-    v1[i] = dq[i] / h - 0.5 * h * Mg[i];
+  for (int i = 0; i < n * NH_LANES; i++) v1[i] = dq[i] / h - 0.5 * h * Mg[i];
   if (k) {
     NH_LANES_COUNT(cost, running, linear_solves);
     NH_LANES_COUNT(cost, running, constraint_evals);
     nh_lanes_constraints(sys, q1, A1);
     nh_lanes_project_onto(sys, A1, v1, L1, failed);
-    for (int l = 0; l < NH_LANES; l++)
-      running[l] = running[l] && !failed[l];
-    for (int i = 0; i < k * NH_LANES; i++)
-      L1[i] = -h * L1[i];
+    for (int l = 0; l < NH_LANES; l++) running[l] = running[l] && !failed[l];
+    for (int i = 0; i < k * NH_LANES; i++) L1[i] = -h * L1[i];
   }
   result_lanes(n, k, h, 0.5 * h * h, x, dq, v1, L0, L1, y);
 }
@@ -973,8 +939,7 @@ static void nh_newmark_step_lanes(const nh_method *m, const nh_system *sys, cons
   double X[NH_NEWTON_MAX_DIM * NH_LANES];
   int running[NH_LANES];
   nh_step_status solved[NH_LANES];
-  for (int l = 0; l < NH_LANES; l++)
-    running[l] = live[l];
+  for (int l = 0; l < NH_LANES; l++) running[l] = live[l];
   if (m->p[P_BETA] == 0 && m->p[P_BETA2] == 0 && m->p[P_FAST]) {
     fast_step_lanes(m, sys, x, y, h, running, cost);
   } else {
@@ -982,13 +947,11 @@ static void nh_newmark_step_lanes(const nh_method *m, const nh_system *sys, cons
     NH_LANES_COUNT(cost, live, steps);
     predictor_lanes(&C, running, X);
     nh_newton_solve_lanes(n + 2 * k, X, newmark_residual_lanes, &C, running, solved, cost);
-    for (int l = 0; l < NH_LANES; l++)
-      running[l] = running[l] && solved[l] == NH_STEP_OK;
+    for (int l = 0; l < NH_LANES; l++) running[l] = running[l] && solved[l] == NH_STEP_OK;
     finish_step_lanes(&C, X, running, y);
   }
   for (int l = 0; l < NH_LANES; l++)
-    if (live[l])
-      status[l] = running[l] ? NH_STEP_OK : NH_STEP_SOLVER_FAILED;
+    if (live[l]) status[l] = running[l] ? NH_STEP_OK : NH_STEP_SOLVER_FAILED;
 }
 
 /* ---- hooks ------------------------------------------------------------------------------------ */

@@ -185,8 +185,7 @@ static void constraints_of_lanes(const double *p NH_UNUSED, const double *q, dou
 static inline NH_LANES_INLINE void hessian_lanes_lanes(const double *q, double *H) {
   memset(H, 0, N * N * NH_LANES * sizeof *H);
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++)
-    store_hessian(H, NH_LANES, l, hessian_at(load5(q, NH_LANES, l)));
+  for (int l = 0; l < NH_LANES; l++) store_hessian(H, NH_LANES, l, hessian_at(load5(q, NH_LANES, l)));
 }
 NH_LANES_ISA_VARIANTS(hessian_lanes, (const double *q, double *H), (q, H))
 
@@ -195,8 +194,7 @@ static void hess_of_lanes(const double *p NH_UNUSED, const double *q, double *H)
 static inline NH_LANES_INLINE void jacobian_lanes_lanes(double *dA) {
   memset(dA, 0, N * N * NH_LANES * sizeof *dA);
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++)
-    store_jacobian(dA, NH_LANES, l);
+  for (int l = 0; l < NH_LANES; l++) store_jacobian(dA, NH_LANES, l);
 }
 NH_LANES_ISA_VARIANTS(jacobian_lanes, (double *dA), (dA))
 
@@ -211,8 +209,7 @@ static const double v0[] = {0.05, 0.5, -0.5, -0.1, -0.05};
 
 static inline NH_LANES_INLINE void potential_lanes_lanes(const double *q, double *V) {
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++)
-    V[l] = potential_at(load5(q, NH_LANES, l));
+  for (int l = 0; l < NH_LANES; l++) V[l] = potential_at(load5(q, NH_LANES, l));
 }
 NH_LANES_ISA_VARIANTS(potential_lanes, (const double *q, double *V), (q, V))
 
@@ -220,8 +217,7 @@ static void potential_of_lanes(const double *p NH_UNUSED, const double *q, doubl
 
 static inline NH_LANES_INLINE void derivative_lanes_lanes(const double *w, double *D) {
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++)
-    store5(D, NH_LANES, l, derivative_at(load5(w, NH_LANES, l)));
+  for (int l = 0; l < NH_LANES; l++) store5(D, NH_LANES, l, derivative_at(load5(w, NH_LANES, l)));
 }
 NH_LANES_ISA_VARIANTS(derivative_lanes, (const double *w, double *D), (w, D))
 

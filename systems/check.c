@@ -39,8 +39,7 @@ static void compare(nh_system_check *c, const nh_system *sys, const double *q, c
  * bits are an error of at least the smallest double, so that −0 against 0 fails a tolerance of 0. */
 static void compare_bits(nh_system_check *c, const nh_system *sys, const double *q, const char *entry, double got,
                          double want, const char *reference) {
-  if (!memcmp(&got, &want, sizeof got) || (isnan(got) && isnan(want)))
-    return;
+  if (!memcmp(&got, &want, sizeof got) || (isnan(got) && isnan(want))) return;
   const double error = fabs(got - want) / fmax(1, fabs(want));
   compare_error(c, sys, q, entry, error > 0 || isnan(error) ? error : DBL_TRUE_MIN, got, want, reference);
 }
@@ -219,8 +218,7 @@ static void check_lane_kernels(nh_system_check *c, const nh_system *sys, const d
   _Alignas(64) double Q[NH_MAX_N * NH_LANES], V[NH_MAX_N * NH_LANES], out[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES];
   double t[NH_LANES], pts[NH_LANES][NH_MAX_N], vs[NH_LANES][NH_MAX_N], want[NH_MAX_K * NH_MAX_N * NH_MAX_N];
   int status[NH_LANES];
-  if (!kn)
-    return;
+  if (!kn) return;
   for (int l = 0; l < NH_LANES; l++) {
     t[l] = check_time;
     for (int i = 0; i < n; i++) {
@@ -241,8 +239,7 @@ static void check_lane_kernels(nh_system_check *c, const nh_system *sys, const d
        k * n * n},
   };
   for (size_t f = 0; f < sizeof of_q / sizeof *of_q; f++) {
-    if (!of_q[f].lanes)
-      continue;
+    if (!of_q[f].lanes) continue;
     of_q[f].lanes(sys->p, Q, out);
     for (int l = 0; l < NH_LANES; l++) {
       of_q[f].scalar(sys->p, pts[l], want);

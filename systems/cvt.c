@@ -83,8 +83,7 @@ static void grad_of_lanes(const double *p, const double *q, double *g) {
 static inline NH_LANES_INLINE void hessian_lanes_lanes(double eps, const double *cos_xi, const double *sin_2xi,
                                                        double *H) {
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++)
-    nh_store_mat3(H, NH_LANES, l, hessian_at(eps, cos_xi[l], sin_2xi[l]));
+  for (int l = 0; l < NH_LANES; l++) nh_store_mat3(H, NH_LANES, l, hessian_at(eps, cos_xi[l], sin_2xi[l]));
 }
 NH_LANES_ISA_VARIANTS(hessian_lanes, (double eps, const double *c, const double *s2, double *H), (eps, c, s2, H))
 
@@ -96,8 +95,7 @@ static void hess_of_lanes(const double *p, const double *q, double *H) {
 
 static inline NH_LANES_INLINE void constraints_lanes_lanes(const double *sin_xi, double *A) {
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++)
-    nh_store3(A, NH_LANES, l, constraints_at(sin_xi[l]));
+  for (int l = 0; l < NH_LANES; l++) nh_store3(A, NH_LANES, l, constraints_at(sin_xi[l]));
 }
 NH_LANES_ISA_VARIANTS(constraints_lanes, (const double *s, double *A), (s, A))
 
@@ -109,8 +107,7 @@ static void constraints_of_lanes(const double *p NH_UNUSED, const double *q, dou
 
 static inline NH_LANES_INLINE void jacobian_lanes_lanes(const double *cos_xi, double *dA) {
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++)
-    nh_store_mat3(dA, NH_LANES, l, jacobian_at(cos_xi[l]));
+  for (int l = 0; l < NH_LANES; l++) nh_store_mat3(dA, NH_LANES, l, jacobian_at(cos_xi[l]));
 }
 NH_LANES_ISA_VARIANTS(jacobian_lanes, (const double *c, double *dA), (c, dA))
 
@@ -122,8 +119,7 @@ static void jacobian_of_lanes(const double *p NH_UNUSED, const double *q, double
 
 static inline NH_LANES_INLINE void residual_lanes_lanes(const double *sin_xi, const double *v, double *out) {
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++)
-    out[l] = nh_residual_one3(constraints_at(sin_xi[l]), nh_load3(v, NH_LANES, l));
+  for (int l = 0; l < NH_LANES; l++) out[l] = nh_residual_one3(constraints_at(sin_xi[l]), nh_load3(v, NH_LANES, l));
 }
 NH_LANES_ISA_VARIANTS(residual_lanes, (const double *s, const double *v, double *out), (s, v, out))
 

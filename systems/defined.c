@@ -567,23 +567,17 @@ static void emit_function(text_buffer *b, const nh_defined_system *d, function_i
   /* A lane function's out is restrict (its callers never pass q or v as out, which the scalar
    * functions do not allow either): so GCC's -O2 vectorizes the lane loop without a run-time alias
    * check, where `omp simd` is ignored (NH_NATIVE_FLAGS has no -fopenmp-simd). */
-  if (forms[f].out)
-    emit(b, ", double *%s%s", lanes ? "restrict " : "", forms[f].out);
+  if (forms[f].out) emit(b, ", double *%s%s", lanes ? "restrict " : "", forms[f].out);
   emit(b, ") {\n");
-  if (lanes)
-    emit(b, "  _Pragma(\"omp simd\") for (int l = 0; l < %d; l++) {\n", NH_LANES);
+  if (lanes) emit(b, "  _Pragma(\"omp simd\") for (int l = 0; l < %d; l++) {\n", NH_LANES);
   for (int i = 0; i < d->count[f]; i++) {
-    if (lanes)
-      emit(b, "%s%s[%d + l] = ", indent, forms[f].out, i * NH_LANES);
-    else if (forms[f].out)
-      emit(b, "%s%s[%d] = ", indent, forms[f].out, i);
-    else
-      emit(b, "%sreturn ", indent);
+    if (lanes) emit(b, "%s%s[%d + l] = ", indent, forms[f].out, i * NH_LANES);
+    else if (forms[f].out) emit(b, "%s%s[%d] = ", indent, forms[f].out, i);
+    else emit(b, "%sreturn ", indent);
     emit_expression(b, d, d->ids[f][i], names);
     emit(b, ";\n");
   }
-  if (lanes)
-    emit(b, "  }\n");
+  if (lanes) emit(b, "  }\n");
   if (forms[f].ret) emit(b, "  return %s;\n", forms[f].ret);
   emit(b, "}\n");
 }
@@ -600,8 +594,7 @@ static int has_kernels(const nh_defined_system *d) { return d->k > 0; }
 static void emit_residual_lanes(text_buffer *b, const nh_defined_system *d) {
   const int n = d->n, k = d->k, affine = d->count[F_B] > 0;
   char start[32] = "0"; /* r's first term: b_a, or nh_constraint_terms' 0 */
-  if (affine)
-    snprintf(start, sizeof start, "b_[a * %d + l]", NH_LANES);
+  if (affine) snprintf(start, sizeof start, "b_[a * %d + l]", NH_LANES);
   emit(b,
        "void " RESIDUAL_LANES "(const double *p, const double *q, const double *v, double *out) {\n"
        "  double A_[%d], b_[%d];\n"
@@ -704,17 +697,13 @@ static char *generate(const nh_defined_system *d) {
        "#include <math.h>\n",
        d->type.name);
   for (int f = 0; f < F_COUNT; f++) {
-    if (d->count[f] == 0)
-      continue;
+    if (d->count[f] == 0) continue;
     emit_function(&b, d, (function_id)f, 0, names);
-    if (forms[f].lanes && has_kernels(d))
-      emit_function(&b, d, (function_id)f, 1, lane_names);
+    if (forms[f].lanes && has_kernels(d)) emit_function(&b, d, (function_id)f, 1, lane_names);
   }
-  if (has_kernels(d))
-    emit_residual_lanes(&b, d);
+  if (has_kernels(d)) emit_residual_lanes(&b, d);
   if (d->acceleration) emit_acceleration(&b, d, names);
-  if (d->acceleration)
-    emit_acceleration_lanes(&b, d);
+  if (d->acceleration) emit_acceleration_lanes(&b, d);
   if (b.failed) free(b.text);
   return b.failed ? NULL : b.text;
 }
@@ -736,14 +725,11 @@ static int compiled_set(nh_defined_system *d, function_set *fs, char *err, size_
   void *sym[F_COUNT], *lanes[F_COUNT], *acceleration, *residual_lanes, *acceleration_lanes;
   char name[NH_TEXT_NAME];
   for (int f = 0; f < F_COUNT; f++)
-    if (lookup(d, d->count[f] > 0, forms[f].name, &sym[f], err, errlen) < 0)
-      return -1;
-  if (lookup(d, d->acceleration, "nhs_acceleration", &acceleration, err, errlen) < 0)
-    return -1;
+    if (lookup(d, d->count[f] > 0, forms[f].name, &sym[f], err, errlen) < 0) return -1;
+  if (lookup(d, d->acceleration, "nhs_acceleration", &acceleration, err, errlen) < 0) return -1;
   for (int f = 0; f < F_COUNT; f++) {
     snprintf(name, sizeof name, "%s_lanes", forms[f].name);
-    if (lookup(d, d->count[f] > 0 && forms[f].lanes && has_kernels(d), name, &lanes[f], err, errlen) < 0)
-      return -1;
+    if (lookup(d, d->count[f] > 0 && forms[f].lanes && has_kernels(d), name, &lanes[f], err, errlen) < 0) return -1;
   }
   if (lookup(d, has_kernels(d), RESIDUAL_LANES, &residual_lanes, err, errlen) < 0 ||
       lookup(d, d->acceleration, ACCELERATION_LANES, &acceleration_lanes, err, errlen) < 0)

@@ -64,8 +64,7 @@ static void constraints_jacobian(const double *p NH_UNUSED, const double *q, dou
 /* ∇V and ∇²V do not depend on q: every lane's is the scalar one. */
 static void grad_of_lanes(const double *p, const double *q NH_UNUSED, double *g) {
   const nh_vec3 g0 = gradient_at(p[P_M], slope_gravity(p));
-  for (int l = 0; l < NH_LANES; l++)
-    nh_store3(g, NH_LANES, l, g0);
+  for (int l = 0; l < NH_LANES; l++) nh_store3(g, NH_LANES, l, g0);
 }
 
 static void hess_of_lanes(const double *p NH_UNUSED, const double *q NH_UNUSED, double *H) {
@@ -86,8 +85,7 @@ static trig_lanes trig_of(const double *q) {
 
 static inline NH_LANES_INLINE void constraints_lanes_lanes(const double *s, const double *c, double *A) {
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++)
-    nh_store3(A, NH_LANES, l, constraints_at(s[l], c[l]));
+  for (int l = 0; l < NH_LANES; l++) nh_store3(A, NH_LANES, l, constraints_at(s[l], c[l]));
 }
 NH_LANES_ISA_VARIANTS(constraints_lanes, (const double *s, const double *c, double *A), (s, c, A))
 
@@ -98,8 +96,7 @@ static void constraints_of_lanes(const double *p NH_UNUSED, const double *q, dou
 
 static inline NH_LANES_INLINE void jacobian_lanes_lanes(const double *s, const double *c, double *dA) {
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++)
-    nh_store_mat3(dA, NH_LANES, l, jacobian_at(s[l], c[l]));
+  for (int l = 0; l < NH_LANES; l++) nh_store_mat3(dA, NH_LANES, l, jacobian_at(s[l], c[l]));
 }
 NH_LANES_ISA_VARIANTS(jacobian_lanes, (const double *s, const double *c, double *dA), (s, c, dA))
 
@@ -111,8 +108,7 @@ static void jacobian_of_lanes(const double *p NH_UNUSED, const double *q, double
 static inline NH_LANES_INLINE void residual_lanes_lanes(const double *s, const double *c, const double *v,
                                                         double *out) {
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++)
-    out[l] = nh_residual_one3(constraints_at(s[l], c[l]), nh_load3(v, NH_LANES, l));
+  for (int l = 0; l < NH_LANES; l++) out[l] = nh_residual_one3(constraints_at(s[l], c[l]), nh_load3(v, NH_LANES, l));
 }
 NH_LANES_ISA_VARIANTS(residual_lanes, (const double *s, const double *c, const double *v, double *out), (s, c, v, out))
 

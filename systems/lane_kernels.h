@@ -48,8 +48,7 @@ static inline NH_LANES_INLINE void nh_store_mat3(double *m, int stride, int l, n
  * take are called per lane, as the scalar path calls them (a vector libm rounds otherwise), and the
  * lane loops that follow read them from out. */
 static inline void nh_lane_map(double (*f)(double), const double *x, double *out) {
-  for (int l = 0; l < NH_LANES; l++)
-    out[l] = f(x[l]);
+  for (int l = 0; l < NH_LANES; l++) out[l] = f(x[l]);
 }
 
 /* a·b summed as the generic loops sum, s = 0; s += a_i b_i. */
@@ -80,8 +79,7 @@ static inline int nh_lane_mass_inverse(void (*mass)(const double *p, const doubl
                                        double *Minv) {
   int unit = 1;
   mass(p, NULL, Minv);
-  for (int i = 0; i < 9; i++)
-    unit &= Minv[i] == (i % 4 == 0);
+  for (int i = 0; i < 9; i++) unit &= Minv[i] == (i % 4 == 0);
   nh_spd_invert(3, Minv);
   return unit;
 }

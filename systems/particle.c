@@ -55,8 +55,7 @@ static void constraints_jacobian(const double *p NH_UNUSED, const double *q NH_U
 
 static inline NH_LANES_INLINE void gradient_lanes_lanes(double w, const double *q, double *g) {
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++)
-    nh_store3(g, NH_LANES, l, gradient_at(w, nh_load3(q, NH_LANES, l)));
+  for (int l = 0; l < NH_LANES; l++) nh_store3(g, NH_LANES, l, gradient_at(w, nh_load3(q, NH_LANES, l)));
 }
 NH_LANES_ISA_VARIANTS(gradient_lanes, (double w, const double *q, double *g), (w, q, g))
 
@@ -64,8 +63,7 @@ static void grad_of_lanes(const double *p, const double *q, double *g) { gradien
 
 static inline NH_LANES_INLINE void hessian_lanes_lanes(double w, double *H) {
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++)
-    nh_store_mat3(H, NH_LANES, l, hessian_at(w));
+  for (int l = 0; l < NH_LANES; l++) nh_store_mat3(H, NH_LANES, l, hessian_at(w));
 }
 NH_LANES_ISA_VARIANTS(hessian_lanes, (double w, double *H), (w, H))
 
@@ -73,8 +71,7 @@ static void hess_of_lanes(const double *p, const double *q NH_UNUSED, double *H)
 
 static inline NH_LANES_INLINE void constraints_lanes_lanes(const double *q, double *A) {
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++)
-    nh_store3(A, NH_LANES, l, constraints_at(nh_load3(q, NH_LANES, l)));
+  for (int l = 0; l < NH_LANES; l++) nh_store3(A, NH_LANES, l, constraints_at(nh_load3(q, NH_LANES, l)));
 }
 NH_LANES_ISA_VARIANTS(constraints_lanes, (const double *q, double *A), (q, A))
 
@@ -82,8 +79,7 @@ static void constraints_of_lanes(const double *p NH_UNUSED, const double *q, dou
 
 static inline NH_LANES_INLINE void jacobian_lanes_lanes(double *dA) {
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++)
-    nh_store_mat3(dA, NH_LANES, l, jacobian_at());
+  for (int l = 0; l < NH_LANES; l++) nh_store_mat3(dA, NH_LANES, l, jacobian_at());
 }
 NH_LANES_ISA_VARIANTS(jacobian_lanes, (double *dA), (dA))
 

@@ -460,8 +460,7 @@ void nh_lanes_acceleration(const nh_system *sys, const double *t, const double *
     lane_point(n, q, l, ql), lane_point(n, v, l, vl);
     status[l] = acceleration_multiplier(sys, t[l], ql, vl, al, yl);
     for (int i = 0; i < n; i++) a[i * NH_LANES + l] = al[i];
-    for (int i = 0; i < sys->k; i++)
-      lambda[i * NH_LANES + l] = yl[i];
+    for (int i = 0; i < sys->k; i++) lambda[i * NH_LANES + l] = yl[i];
   }
 }
 
@@ -490,8 +489,7 @@ static void lanes_of_q(const nh_system *sys, of_q_fn lanes_f, of_q_fn f, int cou
     double ql[NH_MAX_N], ol[NH_MAX_K * NH_MAX_N * NH_MAX_N];
     lane_point(sys->n, q, l, ql);
     f(sys->p, ql, ol);
-    for (int i = 0; i < count; i++)
-      out[i * NH_LANES + l] = ol[i];
+    for (int i = 0; i < count; i++) out[i * NH_LANES + l] = ol[i];
   }
 }
 
@@ -531,12 +529,10 @@ static inline NH_LANES_INLINE void unit_kinetic_lanes(int n, const double *v, do
   double s[NH_LANES] = {0};
   for (int i = 0; i < n; i++) {
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++)
-      s[l] += v[i * NH_LANES + l] * v[i * NH_LANES + l];
+    for (int l = 0; l < NH_LANES; l++) s[l] += v[i * NH_LANES + l] * v[i * NH_LANES + l];
   }
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++)
-    T[l] = 0.5 * s[l];
+  for (int l = 0; l < NH_LANES; l++) T[l] = 0.5 * s[l];
 }
 NH_LANES_ISA_VARIANTS(unit_kinetic, (int n, const double *v, double *T), (n, v, T))
 
@@ -562,16 +558,14 @@ void nh_lanes_constraint_derivative(const nh_system *sys, const double *q, const
     double ql[NH_MAX_N], wl[NH_MAX_N], Dl[NH_MAX_K * NH_MAX_N];
     lane_point(n, q, l, ql), lane_point(n, w, l, wl);
     nh_constraint_derivative(sys, ql, wl, Dl);
-    for (int i = 0; i < kn; i++)
-      D[i * NH_LANES + l] = Dl[i];
+    for (int i = 0; i < kn; i++) D[i * NH_LANES + l] = Dl[i];
   }
 }
 
 void nh_lanes_mass_solve(const nh_system *sys, const double *p, double *v) {
   if (sys->unit_mass)
     memcpy(v, p, sizeof(double) * (size_t)(sys->n * NH_LANES));
-  else
-    nh_lanes_matvec(sys->n, sys->Minv, p, v);
+  else nh_lanes_matvec(sys->n, sys->Minv, p, v);
 }
 
 /* minv_transpose's sums, lane by lane (Minv NULL: the transposed copy). */
@@ -582,12 +576,10 @@ static inline NH_LANES_INLINE void transpose_minv_lanes(int n, int k, const doub
       for (int j = 0; Minv && j < n; j++) {
         const double m = Minv[i * n + j];
 #pragma omp simd
-        for (int l = 0; l < NH_LANES; l++)
-          s[l] += m * A[(a * n + j) * NH_LANES + l];
+        for (int l = 0; l < NH_LANES; l++) s[l] += m * A[(a * n + j) * NH_LANES + l];
       }
 #pragma omp simd
-      for (int l = 0; l < NH_LANES; l++)
-        W[(i * k + a) * NH_LANES + l] = Minv ? s[l] : A[(a * n + i) * NH_LANES + l];
+      for (int l = 0; l < NH_LANES; l++) W[(i * k + a) * NH_LANES + l] = Minv ? s[l] : A[(a * n + i) * NH_LANES + l];
     }
 }
 NH_LANES_ISA_VARIANTS(transpose_minv, (int n, int k, const double *Minv, const double *A, double *W),

@@ -380,13 +380,11 @@ static void print_ensemble_cost(const nh_h5 *f, const nh_ensemble_summary *sum, 
  * does not record it (the results are the same bits either way); it tells what its timings mean. */
 static void print_lanes_note(nh_h5 *f) {
   char *name = nh_h5_has_attr(f, "/", "system") ? nh_h5_attr_string(f, "/", "system") : NULL;
-  if (name)
-    name[strcspn(name, "(")] = '\0'; /* "chaotic_particle(...)": the parameters do not matter here */
+  if (name) name[strcspn(name, "(")] = '\0'; /* "chaotic_particle(...)": the parameters do not matter here */
   const nh_system_type *type = name ? nh_system_type_find(name) : NULL;
   nh_system sys;
   free(name);
-  if (!type || nh_system_init(&sys, type) != 0)
-    return; /* a definition's or a plugin's system: not known here */
+  if (!type || nh_system_init(&sys, type) != 0) return; /* a definition's or a plugin's system: not known here */
   int in = 0, shown = 0;
   char alone[WIDTH + 1] = "";
   for (int m = 0; m < f->nmethods; m++) {
@@ -401,8 +399,7 @@ static void print_lanes_note(nh_h5 *f) {
   }
   printf("  lanes        this nhbench steps %d of the %d methods' ensembles %d trajectories at a time (%s)%s\n", in,
          f->nmethods, NH_LANES, nh_isa_name(nh_lanes_isa()), nh_lanes_enabled() ? "" : ", but NHBENCH_LANES is off");
-  if (in < f->nmethods)
-    printf("               one at a time: %s%s\n", alone, shown < f->nmethods - in ? ", ..." : "");
+  if (in < f->nmethods) printf("               one at a time: %s%s\n", alone, shown < f->nmethods - in ? ", ..." : "");
 }
 
 static int print_ensemble_setup(nh_h5 *f, int ngrids) {

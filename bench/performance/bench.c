@@ -345,10 +345,16 @@ static double lockstep_scalar(int m, nh_floor_state *s, double h, long steps, lo
 #define LOCKSTEP_RUN(N)                                                                                                \
   static int lockstep_run##N(int m, nh_lockstep##N *p, double h, long steps, long *its) {                              \
     switch (m) {                                                                                                       \
-    case FLOOR_RK4: nh_lockstep##N##_rk4(p, h, steps); return 0;                                                       \
-    case FLOOR_NEWMARK: return nh_lockstep##N##_nh_newmark(p, 0.1, 0.1, h, steps, its);                                \
-    case FLOOR_RATTLE: nh_lockstep##N##_nh_rattle(p, h, steps); return 0;                                              \
-    default: return nh_lockstep##N##_herglotz2(p, h, steps, its);                                                      \
+    case FLOOR_RK4:                                                                                                    \
+      nh_lockstep##N##_rk4(p, h, steps);                                                                               \
+      return 0;                                                                                                        \
+    case FLOOR_NEWMARK:                                                                                                \
+      return nh_lockstep##N##_nh_newmark(p, 0.1, 0.1, h, steps, its);                                                  \
+    case FLOOR_RATTLE:                                                                                                 \
+      nh_lockstep##N##_nh_rattle(p, h, steps);                                                                         \
+      return 0;                                                                                                        \
+    default:                                                                                                           \
+      return nh_lockstep##N##_herglotz2(p, h, steps, its);                                                             \
     }                                                                                                                  \
   }
 LOCKSTEP_RUN(1)
@@ -379,12 +385,9 @@ static double lockstep_lanes(int m, int lanes, nh_floor_state *s, double h, long
   const double t0 = omp_get_wtime();
   for (int k = 0; k < sets; k++) {
     long *it = its + lanes * k;
-    if (lanes == 1)
-      failed |= lockstep_run1(m, &p.l1[k], h, steps, it) < 0;
-    else if (lanes == 4)
-      failed |= lockstep_run4(m, &p.l4[k], h, steps, it) < 0;
-    else
-      failed |= lockstep_run8(m, &p.l8[k], h, steps, it) < 0;
+    if (lanes == 1) failed |= lockstep_run1(m, &p.l1[k], h, steps, it) < 0;
+    else if (lanes == 4) failed |= lockstep_run4(m, &p.l4[k], h, steps, it) < 0;
+    else failed |= lockstep_run8(m, &p.l8[k], h, steps, it) < 0;
   }
   const double t = omp_get_wtime() - t0;
   for (int k = 0; k < sets; k++) {
@@ -686,8 +689,7 @@ static int study_run(const nh_study *st, int lanes, nh_ensemble_result *r, doubl
   const int rc = nh_run_ensemble(st, r, err, sizeof err);
   *seconds = omp_get_wtime() - t0;
   unsetenv("NHBENCH_LANES");
-  if (rc != 0)
-    fprintf(stderr, "bench: %s\n", err);
+  if (rc != 0) fprintf(stderr, "bench: %s\n", err);
   return rc;
 }
 
@@ -708,8 +710,7 @@ static void bench_study(const char *spec) {
   nh_study st;
   const char *full[] = {"ensemble.count=100", "T=10000", "sample_every=25"};
   const char *small[] = {"ensemble.count=16", "T=200", "sample_every=25"};
-  if (load_spec(spec, quick ? small : full, 3, &st) != 0)
-    return;
+  if (load_spec(spec, quick ? small : full, 3, &st) != 0) return;
   nh_ensemble_result r[2];
   double t[2];
   const int failed = study_run(&st, 0, &r[0], &t[0]) != 0 || study_run(&st, 1, &r[1], &t[1]) != 0;

@@ -147,9 +147,7 @@ static inline vec5 mu_times(double y1, double y2, double c) {
 /* μ(q) itself, for nh_newmark's system, which multiplies it into more than these three forms: its
  * constant entries are compile-time constants there, which GCC folds only where the result is
  * exact whatever the other operand (1·a, never 0·a). */
-static inline vec5 mu(vec5 q) {
-  return (vec5){1, 0, 0, q.y1, q.y2};
-}
+static inline vec5 mu(vec5 q) { return (vec5){1, 0, 0, q.y1, q.y2}; }
 
 /* a·b summed from 0, as the floors' `s = 0; s += a[i] * b[i]` loops (0 + −0 is +0). */
 static inline double dot_from_0(vec5 a, vec5 b) {
@@ -208,9 +206,7 @@ static inline vec5 newmark_w(newmark_par n, vec5 dq, vec5 g0, vec5 g1, vec5 m0, 
 }
 
 /* newton_update's |δ|∞ over the 7 unknowns, in their order. */
-static inline double max_abs7(vec5 a, double a5, double a6) {
-  return larger(max_abs(a, a5), fabs(a6));
-}
+static inline double max_abs7(vec5 a, double a5, double a6) { return larger(max_abs(a, a5), fabs(a6)); }
 
 /* ---- the kernels, for L = 1, 4 and 8 --------------------------------------------------------- */
 

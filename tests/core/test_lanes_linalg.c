@@ -19,21 +19,17 @@
 static void fill(gsl_rng *r, int m, int kind, double *J, double *b, int l) {
   for (int i = 0; i < m; i++) {
     AT(b, 1, i, 0, l) = gsl_ran_flat(r, -2, 2);
-    for (int j = 0; j < m; j++)
-      AT(J, m, i, j, l) = gsl_ran_flat(r, -1, 1);
+    for (int j = 0; j < m; j++) AT(J, m, i, j, l) = gsl_ran_flat(r, -1, 1);
   }
   switch (kind) {
   case 1:
-    for (int j = 0; j < m; j++)
-      AT(J, m, m - 1, j, l) = 10 + j;
+    for (int j = 0; j < m; j++) AT(J, m, m - 1, j, l) = 10 + j;
     break;
   case 2:
-    for (int i = 0; i < m; i++)
-      AT(J, m, i, 0, l) = i % 2 ? -0.5 : 0.5;
+    for (int i = 0; i < m; i++) AT(J, m, i, 0, l) = i % 2 ? -0.5 : 0.5;
     break;
   case 3:
-    for (int i = 0; i < m; i++)
-      AT(J, m, i, m / 2, l) = 0;
+    for (int i = 0; i < m; i++) AT(J, m, i, m / 2, l) = 0;
     break;
   case 4:
     AT(J, m, m / 2, m - 1, l) = NAN;
@@ -53,8 +49,7 @@ Test(lanes_linalg, lu_solve_lane_by_lane_bit_for_bit) {
   const nh_isa chosen = nh_lanes_isa();
   int compared = 0, failed_lanes = 0;
   for (int isa = 0; isa < NH_ISA_COUNT; isa++) {
-    if (nh_lanes_use_isa((nh_isa)isa) != 0)
-      continue;
+    if (nh_lanes_use_isa((nh_isa)isa) != 0) continue;
     for (int m = 1; m <= NH_LU_MAX_DIM; m++)
       for (int round = 0; round < 6; round++) {
         static double J[NH_LU_MAX_DIM * NH_LU_MAX_DIM * NH_LANES], b[NH_LU_MAX_DIM * NH_LANES];
@@ -64,8 +59,7 @@ Test(lanes_linalg, lu_solve_lane_by_lane_bit_for_bit) {
           fill(r, m, round == 0 ? 0 : (l + round) % 8, J, b, l);
           for (int i = 0; i < m; i++) {
             bs[l][i] = AT(b, 1, i, 0, l);
-            for (int j = 0; j < m; j++)
-              Js[l][i * m + j] = AT(J, m, i, j, l);
+            for (int j = 0; j < m; j++) Js[l][i * m + j] = AT(J, m, i, j, l);
           }
         }
         nh_lanes_lu_solve(m, J, b, failed);
@@ -97,11 +91,9 @@ Test(lanes_linalg, lu_solve_one_lane_pivoting_otherwise) {
   for (int l = 0; l < NH_LANES; l++)
     for (int i = 0; i < M; i++) {
       b[i * NH_LANES + l] = rhs[i];
-      for (int j = 0; j < M; j++)
-        AT(J, M, i, j, l) = A[l == 3 ? M - 1 - i : i][j]; /* lane 3: rows reversed */
+      for (int j = 0; j < M; j++) AT(J, M, i, j, l) = A[l == 3 ? M - 1 - i : i][j]; /* lane 3: rows reversed */
     }
-  for (int i = 0; i < M; i++)
-    b[i * NH_LANES + 3] = rhs[M - 1 - i];
+  for (int i = 0; i < M; i++) b[i * NH_LANES + 3] = rhs[M - 1 - i];
   int failed[NH_LANES];
   nh_lanes_lu_solve(M, J, b, failed);
   double Js[M * M], bs[M];
@@ -119,20 +111,16 @@ Test(lanes_linalg, matvec_lane_by_lane_bit_for_bit) {
   gsl_rng *r = test_rng(8);
   const nh_isa chosen = nh_lanes_isa();
   for (int isa = 0; isa < NH_ISA_COUNT; isa++) {
-    if (nh_lanes_use_isa((nh_isa)isa) != 0)
-      continue;
+    if (nh_lanes_use_isa((nh_isa)isa) != 0) continue;
     for (int n = 1; n <= NH_MAX_N; n++) {
       double A[NH_MAX_N * NH_MAX_N], x[NH_MAX_N * NH_LANES], y[NH_MAX_N * NH_LANES];
-      for (int i = 0; i < n * n; i++)
-        A[i] = i % 3 == 0 ? 0 : gsl_ran_flat(r, -1, 1);
-      for (int i = 0; i < n * NH_LANES; i++)
-        x[i] = i % 5 == 0 ? -0.0 : gsl_ran_flat(r, -1, 1);
+      for (int i = 0; i < n * n; i++) A[i] = i % 3 == 0 ? 0 : gsl_ran_flat(r, -1, 1);
+      for (int i = 0; i < n * NH_LANES; i++) x[i] = i % 5 == 0 ? -0.0 : gsl_ran_flat(r, -1, 1);
       x[NH_LANES - 1] = INFINITY; /* 0 · inf: NaN, as nh_matvec makes it */
       nh_lanes_matvec(n, A, x, y);
       for (int l = 0; l < NH_LANES; l++) {
         double xl[NH_MAX_N], yl[NH_MAX_N];
-        for (int i = 0; i < n; i++)
-          xl[i] = x[i * NH_LANES + l];
+        for (int i = 0; i < n; i++) xl[i] = x[i * NH_LANES + l];
         nh_matvec(n, A, xl, yl);
         for (int i = 0; i < n; i++)
           cr_expect(same(y[i * NH_LANES + l], yl[i]), "%s, n = %d, lane %d, entry %d: %a, nh_matvec %a",

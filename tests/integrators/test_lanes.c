@@ -99,12 +99,10 @@ static int add_with_compositions(const char *base, char (*names)[128], int count
   snprintf(names[count++], 128, "%s", base);
   for (int j = 0; nh_integrator_types[j]; j++) {
     char text[128], err[512];
-    if (!nh_integrator_types[j]->takes_base || !nh_integrator_types[j]->step_lanes)
-      continue;
+    if (!nh_integrator_types[j]->takes_base || !nh_integrator_types[j]->step_lanes) continue;
     snprintf(text, sizeof text, "%s(%s)", nh_integrator_types[j]->name, base);
     nh_method *m = nh_method_parse(text, err, sizeof err);
-    if (m && count < 128)
-      memcpy(names[count++], text, 128);
+    if (m && count < 128) memcpy(names[count++], text, 128);
     nh_method_free(m);
   }
   return count;
@@ -116,8 +114,7 @@ static int lane_methods(char (*names)[128]) {
   int count = 0;
   for (int i = 0; nh_integrator_types[i]; i++) {
     const nh_integrator_type *t = nh_integrator_types[i];
-    if (t->step_lanes && !t->takes_base)
-      count = add_with_compositions(t->name, names, count);
+    if (t->step_lanes && !t->takes_base) count = add_with_compositions(t->name, names, count);
   }
   for (size_t i = 0; i < sizeof instances / sizeof *instances; i++)
     count = add_with_compositions(instances[i], names, count);

@@ -216,10 +216,8 @@ static void every_lane(void *ctx, const double *X, const int *running, double *F
   for (int l = 0; l < NH_LANES; l++) {
     double x[2] = {X[l], X[NH_LANES + l]}, f[2], j[4];
     lane_residual(ctx, l, x, f, j);
-    for (int i = 0; i < 2; i++)
-      F[i * NH_LANES + l] = f[i];
-    for (int i = 0; i < 4; i++)
-      J[i * NH_LANES + l] = j[i];
+    for (int i = 0; i < 2; i++) F[i * NH_LANES + l] = f[i];
+    for (int i = 0; i < 4; i++) J[i * NH_LANES + l] = j[i];
     lane_evaluations[l] += running[l] != 0;
   }
 }
@@ -237,8 +235,7 @@ Test(newton, lanes_take_the_scalar_iterates_counts_and_verdicts) {
   double X[2 * NH_LANES];
   nh_cost cost[NH_LANES] = {0};
   nh_step_status status[NH_LANES];
-  for (int l = 0; l < NH_LANES; l++)
-    X[l] = start[l][0], X[NH_LANES + l] = start[l][1];
+  for (int l = 0; l < NH_LANES; l++) X[l] = start[l][0], X[NH_LANES + l] = start[l][1];
   memset(lane_evaluations, 0, sizeof lane_evaluations);
   nh_newton_solve_lanes(2, X, every_lane, (void *)&P, live, status, cost);
   int ok = 0, failed = 0;

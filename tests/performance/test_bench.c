@@ -226,8 +226,9 @@ static int run_bench_args(const char *args, char *out, size_t outlen, char *err,
 Test(bench, study_in_lanes_and_alone_the_same_bits, .timeout = 120) {
   static char out[1 << 14], err[1 << 14];
   cr_assert_eq(run_bench_args("--quick --only study", out, sizeof out, err, sizeof err), 0, "%s", err);
-  const char *row = strstr(out, "studies/chaotic_ensemble.cfg at a small scale (--quick) (47 methods x 16 ICs, T = 200, "
-                                "2 threads): one trajectory at a time ");
+  const char *row =
+      strstr(out, "studies/chaotic_ensemble.cfg at a small scale (--quick) (47 methods x 16 ICs, T = 200, "
+                  "2 threads): one trajectory at a time ");
   cr_assert(row, "the study row:\n%s", out);
   double alone = 0, lanes = 0, ratio = 0;
   cr_assert_eq(sscanf(strstr(row, "at a time ") + 10, "%lf s, in lanes %lf s, speed-up %lf", &alone, &lanes, &ratio), 3,
@@ -301,7 +302,8 @@ Test(bench, memory_child_removes_its_journal, .timeout = 120) {
 Test(bench, help_and_only, .timeout = 120) {
   static char out[1 << 16], err[1 << 14];
   cr_expect_eq(run_bench_args("--help", out, sizeof out, err, sizeof err), 0);
-  const char *tables[] = {"lu", "steps", "floors", "own", "lockstep", "lanes", "sampling", "study", "ensemble", "memory"};
+  const char *tables[] = {"lu",    "steps",    "floors", "own",      "lockstep",
+                          "lanes", "sampling", "study",  "ensemble", "memory"};
   for (size_t i = 0; i < sizeof tables / sizeof *tables; i++) {
     char row[64];
     snprintf(row, sizeof row, "\n              %-9s ", tables[i]);
@@ -378,10 +380,16 @@ static double floor_state_gap(int m, const nh_floor_state *a, const nh_floor_sta
  * iterations, or -1. */
 static long ls_floor(int m, nh_floor_state *s, double h, long steps) {
   switch (m) {
-  case LS_RK4: nh_floor_rk4(s, h, steps); return 0;
-  case LS_NEWMARK: return nh_floor_nh_newmark(s, 0.1, 0.1, h, steps);
-  case LS_RATTLE: nh_floor_rattle_init(s), nh_floor_nh_rattle(s, h, steps); return 0;
-  default: return nh_floor_herglotz2(s, h, steps);
+  case LS_RK4:
+    nh_floor_rk4(s, h, steps);
+    return 0;
+  case LS_NEWMARK:
+    return nh_floor_nh_newmark(s, 0.1, 0.1, h, steps);
+  case LS_RATTLE:
+    nh_floor_rattle_init(s), nh_floor_nh_rattle(s, h, steps);
+    return 0;
+  default:
+    return nh_floor_herglotz2(s, h, steps);
   }
 }
 
@@ -397,10 +405,17 @@ static long ls_floor(int m, nh_floor_state *s, double h, long steps) {
     }                                                                                                                  \
     nh_lockstep##L##_pack(&p, s);                                                                                      \
     switch (m) {                                                                                                       \
-    case LS_RK4: nh_lockstep##L##_rk4(&p, h, steps); break;                                                            \
-    case LS_NEWMARK: rc = nh_lockstep##L##_nh_newmark(&p, 0.1, 0.1, h, steps, its); break;                             \
-    case LS_RATTLE: nh_lockstep##L##_nh_rattle(&p, h, steps); break;                                                   \
-    default: rc = nh_lockstep##L##_herglotz2(&p, h, steps, its);                                                       \
+    case LS_RK4:                                                                                                       \
+      nh_lockstep##L##_rk4(&p, h, steps);                                                                              \
+      break;                                                                                                           \
+    case LS_NEWMARK:                                                                                                   \
+      rc = nh_lockstep##L##_nh_newmark(&p, 0.1, 0.1, h, steps, its);                                                   \
+      break;                                                                                                           \
+    case LS_RATTLE:                                                                                                    \
+      nh_lockstep##L##_nh_rattle(&p, h, steps);                                                                        \
+      break;                                                                                                           \
+    default:                                                                                                           \
+      rc = nh_lockstep##L##_herglotz2(&p, h, steps, its);                                                              \
     }                                                                                                                  \
     nh_lockstep##L##_unpack(&p, s);                                                                                    \
     return rc;                                                                                                         \

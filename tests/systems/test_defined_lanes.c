@@ -57,10 +57,8 @@ static nh_system_definition affine_definition(void) {
   def.potential.text = "0.5*(x^2 + y^2 + z^2 + u^2) + eps*x^3*y + exp(-0.1*z^2)*cos(u) + log(2 + y^2) + "
                        "atan(x*u) + tanh(z)*sinh(0.2*y) + cosh(0.1*u) + asin(0.5*sin(x)) + acos(0.5*cos(y)) + "
                        "tan(0.3*z) + (1 + u^2)^1.5 + pi*(2 + x^2)^-2";
-  for (int i = 0; i < 4; i++)
-    def.coords[i] = coords[i];
-  for (int i = 0; i < 8; i++)
-    def.constraints[i].text = rows[i];
+  for (int i = 0; i < 4; i++) def.coords[i] = coords[i];
+  for (int i = 0; i < 8; i++) def.constraints[i].text = rows[i];
   def.affine[0].text = "eps*sin(x)*z";
   def.affine[1].text = "0.5*u^2";
   return def;
@@ -73,8 +71,7 @@ static nh_system_definition variable_mass_definition(void) {
   static const char *const mass[16] = {"1 + 0.1*y^2", "0",          "0", "0", "0", "2", "0.1*sin(x)", "0",
                                        "0",           "0.1*sin(x)", "1", "0", "0", "0", "0",          "exp(-0.1*z^2)"};
   def.name = "dl_variable_mass", def.mass_identity = 0;
-  for (int i = 0; i < 16; i++)
-    def.mass[i].text = mass[i];
+  for (int i = 0; i < 16; i++) def.mass[i].text = mass[i];
   def.damping.text = "0.2";
   return def;
 }
@@ -103,10 +100,8 @@ static const double specials[] = {NAN, -NAN, INFINITY, -INFINITY, 1e200, -1e300,
 /* Group g's points (n components per lane, lane layout): uniform in [-2, 2]; from the fourth group
  * on, each lane with one or two components replaced by specials. */
 static void fill_group(int n, int g, gsl_rng *r, double *x) {
-  for (int i = 0; i < n * NH_LANES; i++)
-    x[i] = gsl_ran_flat(r, -2, 2);
-  if (g < 3)
-    return;
+  for (int i = 0; i < n * NH_LANES; i++) x[i] = gsl_ran_flat(r, -2, 2);
+  if (g < 3) return;
   for (int l = 0; l < NH_LANES; l++)
     for (int c = 0; c < 1 + (g + l) % 2; c++)
       x[gsl_rng_uniform_int(r, (unsigned long)n) * NH_LANES + l] = specials[gsl_rng_uniform_int(r, NSPECIALS)];
@@ -134,11 +129,9 @@ static void compare_of_q(const nh_system *sys, const char *what, of_q_lanes lane
   lanes(sys, q, got);
   for (int l = 0; l < NH_LANES; l++) {
     double ql[NH_MAX_N], out[NH_MAX_K * NH_MAX_N * NH_MAX_N];
-    for (int i = 0; i < sys->n; i++)
-      ql[i] = q[i * NH_LANES + l];
+    for (int i = 0; i < sys->n; i++) ql[i] = q[i * NH_LANES + l];
     f(sys->p, ql, out);
-    for (int i = 0; i < count; i++)
-      want[i * NH_LANES + l] = out[i];
+    for (int i = 0; i < count; i++) want[i * NH_LANES + l] = out[i];
   }
   for (int i = 0; i < count * NH_LANES; i++)
     if (!same(got[i], want[i])) {
@@ -155,8 +148,7 @@ static void compare_group(const nh_system *sys, int g, gsl_rng *r) {
   double q[NH_MAX_N * NH_LANES], v[NH_MAX_N * NH_LANES], t[NH_LANES];
   fill_group(n, g, r, q);
   fill_group(n, g + 1, r, v);
-  for (int l = 0; l < NH_LANES; l++)
-    t[l] = gsl_ran_flat(r, -3, 3);
+  for (int l = 0; l < NH_LANES; l++) t[l] = gsl_ran_flat(r, -3, 3);
   compare_of_q(sys, "grad_potential", nh_lanes_grad_potential, T->grad_potential, n, q, g);
   compare_of_q(sys, "hess_potential", nh_lanes_hess_potential, T->hess_potential, n * n, q, g);
   compare_of_q(sys, "constraints", nh_lanes_constraints, T->constraints, k * n, q, g);
@@ -167,8 +159,7 @@ static void compare_group(const nh_system *sys, int g, gsl_rng *r) {
   nh_lanes_acceleration(sys, t, q, v, acc, lambda, status);
   for (int l = 0; l < NH_LANES; l++) {
     double ql[NH_MAX_N], vl[NH_MAX_N], al[NH_MAX_N];
-    for (int i = 0; i < n; i++)
-      ql[i] = q[i * NH_LANES + l], vl[i] = v[i * NH_LANES + l];
+    for (int i = 0; i < n; i++) ql[i] = q[i * NH_LANES + l], vl[i] = v[i * NH_LANES + l];
     const double want = nh_constraint_residual(sys, ql, vl);
     cr_expect(same(res[l], want), "%s: residual of lane %d is %a, the scalar path's %a (group %d)", T->name, l, res[l],
               want, g);
@@ -180,8 +171,7 @@ static void compare_group(const nh_system *sys, int g, gsl_rng *r) {
                 "%s: acceleration[%d] of lane %d is %a, the scalar path's %a (group %d)", T->name, i, l,
                 acc[i * NH_LANES + l], al[i], g);
     double mult[NH_MAX_K];
-    if (st == 0)
-      nh_multiplier(sys, t[l], ql, vl, mult);
+    if (st == 0) nh_multiplier(sys, t[l], ql, vl, mult);
     for (int a = 0; a < k && st == 0; a++)
       cr_expect(same(lambda[a * NH_LANES + l], mult[a]),
                 "%s: multiplier[%d] of lane %d is %a, the scalar path's %a (group %d)", T->name, a, l,
@@ -193,8 +183,7 @@ static void compare_group(const nh_system *sys, int g, gsl_rng *r) {
 
 static void compare_lanes(const nh_system *sys, unsigned long seed) {
   gsl_rng *r = test_rng(seed);
-  for (int g = 0; g < GROUPS; g++)
-    compare_group(sys, g, r);
+  for (int g = 0; g < GROUPS; g++) compare_group(sys, g, r);
   gsl_rng_free(r);
 }
 
@@ -262,8 +251,7 @@ Test(defined_lanes, interpreted_definitions_have_no_lane_kernels) {
 Test(defined_lanes, unconstrained_definition_falls_back) {
   nh_system_definition def = affine_definition();
   def.name = "dl_free", def.k = 0;
-  for (int a = 0; a < NH_MAX_K; a++)
-    def.affine[a].text = NULL;
+  for (int a = 0; a < NH_MAX_K; a++) def.affine[a].text = NULL;
   nh_defined_system *d = build(&def, NH_DEFINED_COMPILED);
   nh_system sys = system_of(d);
   cr_expect_null(sys.type->kernels);
@@ -277,8 +265,7 @@ static char *rename_function(const char *text, const char *name) {
   char call[128];
   snprintf(call, sizeof call, "%s(", name);
   size_t count = 0;
-  for (const char *s = text; (s = strstr(s, call)); s += strlen(call))
-    count++;
+  for (const char *s = text; (s = strstr(s, call)); s += strlen(call)) count++;
   cr_assert_gt(count, 0, "no %s in the source", call);
   char *out = malloc(strlen(text) + count * strlen("_gone") + 1), *o = out;
   cr_assert(out);

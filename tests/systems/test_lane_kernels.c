@@ -25,27 +25,19 @@ static void group_points(gsl_rng *rng, int n, int g, double *q, double *v, doubl
     for (int i = 0; i < n; i++) {
       q[i * NH_LANES + l] = 4 * gsl_rng_uniform(rng) - 2;
       v[i * NH_LANES + l] = 4 * gsl_rng_uniform(rng) - 2;
-      if (g == 1)
-        q[i * NH_LANES + l] = 0;
-      if (g == 3 && l < 4)
-        q[i * NH_LANES + l] *= (i + l) % 2 ? 1e150 : -1e150;
-      if (g == 3 && l == 2)
-        v[i * NH_LANES + l] *= 1e150;
-      if (g == 4 && (i + l) % 2)
-        q[i * NH_LANES + l] = -0.0, v[i * NH_LANES + l] = -0.0;
-      if (g == 5 && i == l % n)
-        v[i * NH_LANES + l] = l % 3 ? INFINITY : -INFINITY;
-      if (g == 5 && i == (l / 2) % n && l % 2)
-        q[i * NH_LANES + l] = -INFINITY;
+      if (g == 1) q[i * NH_LANES + l] = 0;
+      if (g == 3 && l < 4) q[i * NH_LANES + l] *= (i + l) % 2 ? 1e150 : -1e150;
+      if (g == 3 && l == 2) v[i * NH_LANES + l] *= 1e150;
+      if (g == 4 && (i + l) % 2) q[i * NH_LANES + l] = -0.0, v[i * NH_LANES + l] = -0.0;
+      if (g == 5 && i == l % n) v[i * NH_LANES + l] = l % 3 ? INFINITY : -INFINITY;
+      if (g == 5 && i == (l / 2) % n && l % 2) q[i * NH_LANES + l] = -INFINITY;
     }
   }
-  if (g == 2)
-    q[(n - 1) * NH_LANES + 3] = NAN, v[0 * NH_LANES + 5] = NAN, q[0 * NH_LANES + 6] = NAN;
+  if (g == 2) q[(n - 1) * NH_LANES + 3] = NAN, v[0 * NH_LANES + 5] = NAN, q[0 * NH_LANES + 6] = NAN;
 }
 
 static void lane_point(int n, const double *x, int l, double *p) {
-  for (int i = 0; i < n; i++)
-    p[i] = x[i * NH_LANES + l];
+  for (int i = 0; i < n; i++) p[i] = x[i * NH_LANES + l];
 }
 
 /* count values per lane of got (lane layout) against want (the scalar result at lane l), to the bit
@@ -134,8 +126,7 @@ Test(lane_kernels, every_system_every_isa_bit_for_bit) {
     const nh_system_kernels *kn = sys.type->kernels;
     kernels += kn && kn->hess_potential_lanes;
     for (int isa = 0; isa < NH_ISA_COUNT; isa++) {
-      if (!nh_isa_supported((nh_isa)isa))
-        continue;
+      if (!nh_isa_supported((nh_isa)isa)) continue;
       cr_assert_eq(nh_lanes_use_isa((nh_isa)isa), 0);
       for (int g = 0; g < GROUPS; g++) {
         _Alignas(64) double q[NH_MAX_N * NH_LANES], v[NH_MAX_N * NH_LANES], t[NH_LANES];

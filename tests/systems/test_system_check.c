@@ -169,14 +169,12 @@ static void lane_of_q(void (*f)(const double *p, const double *q, double *out), 
   for (int l = 0; l < NH_LANES; l++) {
     double ql[2] = {q[l], q[NH_LANES + l]}, o[4];
     f(p, ql, o);
-    for (int i = 0; i < count; i++)
-      out[i * NH_LANES + l] = o[i];
+    for (int i = 0; i < count; i++) out[i * NH_LANES + l] = o[i];
   }
 }
 static void grad_lanes(const double *p, const double *q, double *g) {
   lane_of_q(grad_potential, 2, p, q, g);
-  if (fault == F_LANES)
-    g[1 * NH_LANES + 3] = nextafter(g[1 * NH_LANES + 3], INFINITY);
+  if (fault == F_LANES) g[1 * NH_LANES + 3] = nextafter(g[1 * NH_LANES + 3], INFINITY);
 }
 static void hess_lanes(const double *p, const double *q, double *H) { lane_of_q(hess_potential, 4, p, q, H); }
 static const nh_system_kernels lane_kernels = {.grad_potential_lanes = grad_lanes, .hess_potential_lanes = hess_lanes};
