@@ -656,7 +656,7 @@ static inline NH_LANES_INLINE void assemble_lanes(const newmark_lanes_ctx *C, co
 NH_LANES_ISA_VARIANTS(assemble, (const newmark_lanes_ctx *C, const residual_lanes_parts *P), (C, P))
 
 /* newmark_residual on every lane (nh_newton_lanes_fn). */
-static void newmark_residual_lanes(void *vctx, const double *X, const int *running, double *F, double *J) {
+static inline NH_LANES_INLINE void newmark_residual_lanes_lanes(void *vctx, const double *X, const int *running, double *F, double *J) {
   const newmark_lanes_ctx *C = vctx;
   const nh_system *sys = C->sys;
   const int n = C->n, k = C->k;
@@ -692,6 +692,7 @@ static void newmark_residual_lanes(void *vctx, const double *X, const int *runni
                                   .J = J};
   assemble(C, &P);
 }
+NH_LANES_ISA_VARIANTS(newmark_residual_lanes, (void *vctx, const double *X, const int *running, double *F, double *J), (vctx, X, running, F, J))
 
 /* newmark_setup on every lane. */
 static void newmark_setup_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, double h,
@@ -710,7 +711,7 @@ static void newmark_setup_lanes(const nh_method *m, const nh_system *sys, const 
 
 /* The predictor of nh_newmark_step on every lane: X = [Δq | cλ | cλ]; running[l] = 0 where the
  * multiplier is undefined. */
-static void predictor_lanes(const newmark_lanes_ctx *C, int *running, double *X) {
+static inline NH_LANES_INLINE void predictor_lanes_lanes(const newmark_lanes_ctx *C, int *running, double *X) {
   const nh_system *sys = C->sys;
   const int n = C->n, k = C->k;
   const double h = C->h, c = C->c;
@@ -742,6 +743,7 @@ static void predictor_lanes(const newmark_lanes_ctx *C, int *running, double *X)
       NH_LANE_AT(X, n + b, l) = NH_LANE_AT(X, n + k + b, l) = c * NH_LANE_AT(lambda, b, l);
   }
 }
+NH_LANES_ISA_VARIANTS(predictor_lanes, (const newmark_lanes_ctx *C, int *running, double *X), (C, running, X))
 
 /* y's lanes from the solution: t + h, q1, v1 (projected by the caller), the multipliers. */
 static void result_lanes(int n, int k, double h, double c, const nh_lanes *x, const double *dq, const double *v1,
@@ -763,7 +765,7 @@ static void result_lanes(int n, int k, double h, double c, const nh_lanes *x, co
 }
 
 /* finish_step on every lane that converged (running): v1 = w/h projected onto D at q1. */
-static void finish_step_lanes(const newmark_lanes_ctx *C, const double *X, int *running, nh_lanes *y) {
+static inline NH_LANES_INLINE void finish_step_lanes_lanes(const newmark_lanes_ctx *C, const double *X, int *running, nh_lanes *y) {
   const nh_system *sys = C->sys;
   const int n = C->n, k = C->k;
   double q1[NH_MAX_N * NH_LANES], g1[NH_MAX_N * NH_LANES], A1[NH_MAX_K * NH_MAX_N * NH_LANES], w[NH_MAX_N * NH_LANES];
@@ -784,6 +786,7 @@ static void finish_step_lanes(const newmark_lanes_ctx *C, const double *X, int *
     C->cost[l].linear_solves += running[l] != 0;
   }
 }
+NH_LANES_ISA_VARIANTS(finish_step_lanes, (const newmark_lanes_ctx *C, const double *X, int *running, nh_lanes *y), (C, X, running, y))
 
 /* ---- the fast path in lanes: constraint_ctx, constraint_eval, fast_step on every lane --------------- */
 
@@ -898,7 +901,7 @@ static void constrained_increment_step_lanes(const nh_system *sys, int disc, dou
   constrained_increment_lanes(&C, Lambda, dq);
 }
 
-static void fast_step_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
+static inline NH_LANES_INLINE void fast_step_lanes_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
                             int *running, nh_cost *cost) {
   const int n = sys->n, k = sys->k;
   double g[NH_MAX_N * NH_LANES], Mg[NH_MAX_N * NH_LANES], dp[NH_MAX_N * NH_LANES], dq[NH_MAX_N * NH_LANES];
@@ -931,6 +934,8 @@ static void fast_step_lanes(const nh_method *m, const nh_system *sys, const nh_l
   }
   result_lanes(n, k, h, 0.5 * h * h, x, dq, v1, L0, L1, y);
 }
+NH_LANES_ISA_VARIANTS(fast_step_lanes, (const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
+                            int *running, nh_cost *cost), (m, sys, x, y, h, running, cost))
 
 static void nh_newmark_step_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
                                   const int *live, nh_step_status *status, nh_cost *cost) {

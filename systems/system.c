@@ -572,14 +572,20 @@ void nh_lanes_mass_solve(const nh_system *sys, const double *p, double *v) {
 static inline NH_LANES_INLINE void transpose_minv_lanes(int n, int k, const double *Minv, const double *A, double *W) {
   for (int i = 0; i < n; i++)
     for (int a = 0; a < k; a++) {
+      double *const w = &W[(i * k + a) * NH_LANES];
+      if (!Minv) {
+#pragma omp simd
+        for (int l = 0; l < NH_LANES; l++) w[l] = A[(a * n + i) * NH_LANES + l];
+        continue;
+      }
       double s[NH_LANES] = {0};
-      for (int j = 0; Minv && j < n; j++) {
+      for (int j = 0; j < n; j++) {
         const double m = Minv[i * n + j];
 #pragma omp simd
         for (int l = 0; l < NH_LANES; l++) s[l] += m * A[(a * n + j) * NH_LANES + l];
       }
 #pragma omp simd
-      for (int l = 0; l < NH_LANES; l++) W[(i * k + a) * NH_LANES + l] = Minv ? s[l] : A[(a * n + i) * NH_LANES + l];
+      for (int l = 0; l < NH_LANES; l++) w[l] = s[l];
     }
 }
 NH_LANES_ISA_VARIANTS(transpose_minv, (int n, int k, const double *Minv, const double *A, double *W),
