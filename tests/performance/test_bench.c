@@ -228,7 +228,7 @@ Test(bench, study_in_lanes_and_alone_the_same_bits, .timeout = 120) {
   cr_assert_eq(run_bench_args("--quick --only study", out, sizeof out, err, sizeof err), 0, "%s", err);
   const char *row =
       strstr(out, "studies/chaotic_ensemble.cfg at a small scale (--quick) (47 methods x 16 ICs, T = 200, "
-                  "2 threads): one trajectory at a time ");
+                  "2 threads, each way twice): one trajectory at a time ");
   cr_assert(row, "the study row:\n%s", out);
   double alone = 0, lanes = 0, ratio = 0;
   cr_assert_eq(sscanf(strstr(row, "at a time ") + 10, "%lf s, in lanes %lf s, speed-up %lf", &alone, &lanes, &ratio), 3,
