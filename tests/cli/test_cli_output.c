@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bench/claims/report.h"
+#include "core/lanes.h"
 #include "results/results.h"
 #include "studies/kinds.h"
 #include "studies/observables.h"
@@ -577,10 +578,15 @@ Test(cli_output, info_ensemble_tables_from_the_file) {
   cr_expect_eq(cost[1].rhs_evals, 40, "rk4: 4 right-hand sides a step");
   for (int m = 0; m < f.nmethods; m++) cr_expect_geq(cost[m].steps, 10, "method %d: 5 ICs of T/h = 2 steps", m);
   cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
+  char lanes[256];
+  snprintf(lanes, sizeof lanes,
+           "  methods      7: 2 listed in the spec, 5 more from 1 grid\n"
+           "  lanes        this nhbench steps 7 of the 7 methods' ensembles %d trajectories at a time (%s)\n\n",
+           NH_LANES, nh_isa_name(nh_lanes_isa())); /* the same machine and environment as nhbench's */
   expect_has(out, "  h            0.2 (2 steps); dE sampled every 2 steps, 2 samples\n"
-                  "  ensemble     5 random initial conditions on D at energy 1.535, seed 7\n"
-                  "  methods      7: 2 listed in the spec, 5 more from 1 grid\n\n"
-                  "Energy error dE = E(t) - E0, over the ICs that ran to T (max|dE|: largest max_t |dE|; "
+                  "  ensemble     5 random initial conditions on D at energy 1.535, seed 7\n");
+  expect_has(out, lanes);
+  expect_has(out, "\n\nEnergy error dE = E(t) - E0, over the ICs that ran to T (max|dE|: largest max_t |dE|; "
                   "median\nmax|dE|: median over the ICs; slope: least-squares slope of dE against t; var: "
                   "ensemble variance at T):\n");
   expect_has(out, "\nCost, summed over the ICs (steps: calls of a base method's step); max resid: max_t "
@@ -1505,4 +1511,23 @@ Test(cli_output, run_in_the_working_directory_and_its_temporaries) {
                              "out.h5.tmp-12x: no probe or journal left");
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   cr_expect_eq(system(cmd), 0);
+}
+
+/* info says which methods this nhbench steps in lanes (the file does not record it): a method
+ * without lanes is named as one at a time, and NHBENCH_LANES=off is said. */
+Test(cli_output, info_names_the_methods_in_lanes) {
+  char path[256], cmd[1024], line[512];
+  results_file(path, sizeof path, "lanes", "small_ensemble.cfg", "--set T=0.4 --set 'methods=[\"mp418\", \"rk4\"]'");
+  snprintf(line, sizeof line,
+           "  lanes        this nhbench steps 6 of the 7 methods' ensembles %d trajectories at a time (%s)\n"
+           "               one at a time: mp418\n\n",
+           NH_LANES, nh_isa_name(nh_lanes_isa()));
+  cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
+  expect_has(out, line);
+  snprintf(cmd, sizeof cmd, "NHBENCH_LANES=off %s info %s 2>&1", NHBENCH_EXE, path);
+  cr_expect_eq(test_run_command(cmd, out, sizeof out), 0, "%s", out);
+  snprintf(line, sizeof line, "(%s), but NHBENCH_LANES is off\n               one at a time: mp418\n",
+           nh_isa_name(nh_lanes_isa()));
+  expect_has(out, line);
+  unlink(path);
 }
