@@ -818,6 +818,7 @@ static const nh_newton_hooks engine_newton = {engine_newton_size, engine_newton_
 #define ENGINE_HOOKS                                                                                                   \
   .params = params, .handles = ALL_FEATURES, .order = order, .applies = engine_applies, .is_symmetric = is_symmetric,  \
   .step = engine_step, .step_lanes = engine_step_lanes, .has_lanes = engine_has_lanes,                                 \
+  .lanes_doc = "on systems with a constant mass matrix, linear constraints (k > 0) and no forcing, solve=newton",      \
   .lambda_time = NH_LAMBDA_MIDPOINT, .discrete_constraint = engine_constraint, .discrete_energy = engine_energy,       \
   .discrete_energy_doc = ENGINE_ENERGY_DOC, .newton = &engine_newton
 

@@ -139,6 +139,9 @@ typedef struct nh_integrator_type {
   /* NULL, or whether this instance steps in lanes on sys where step_lanes alone does not say
    * (a composition: when its base, and its adjoint, do). */
   int (*has_lanes)(const nh_method *m, const nh_system *sys);
+  /* Where has_lanes says yes, in words for `nhbench list methods` ("on systems with ..."; NULL:
+   * wherever the method applies). */
+  const char *lanes_doc;
 
   /* What the method itself defines, for the observables (studies/observables.c). Each is NULL /
    * NH_LAMBDA_NONE when the method does not define it, and the observable is then recorded as

@@ -105,13 +105,16 @@ static int list_methods(const char *filter) {
     if (t->takes_base) {
       printf("    applies where its base method applies\n");
     } else {
+      char lanes[256] = "";
+      if (t->step_lanes)
+        snprintf(lanes, sizeof lanes, "steps ensembles in lanes%s%s (README: Performance); ", t->lanes_doc ? " " : "",
+                 t->lanes_doc ? t->lanes_doc : "");
       printf("    %s%s%s%s%s%s", t->properties & NH_PRESERVES_CONSTRAINT ? "preserves the constraint; " : "",
              t->properties & NH_HISTORY ? "two-step (no compositions); " : "",
              t->properties & NH_READS_PREVIOUS_STEP ? "reads its previous step (compositions reach order 4 at most); "
                                                     : "",
              t->properties & NH_TRACKS_ACTION ? "tracks the Herglotz action z; " : "",
-             t->properties & NH_MIDPOINT_TIME ? "takes alpha(t), W(q,t), F(t) at t_j + h/2 only; " : "",
-             t->step_lanes ? "steps ensembles in lanes (README: Performance); " : "");
+             t->properties & NH_MIDPOINT_TIME ? "takes alpha(t), W(q,t), F(t) at t_j + h/2 only; " : "", lanes);
       printf("handles:%s%s%s%s%s%s%s\n", t->handles & NH_SYS_VARIABLE_MASS ? " M(q)" : "",
              t->handles & NH_SYS_AFFINE_CONSTRAINTS ? " affine-constraints" : "",
              t->handles & NH_SYS_DAMPING ? " damping" : "", t->handles & NH_SYS_FORCING ? " forcing" : "",

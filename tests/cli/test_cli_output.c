@@ -1286,6 +1286,10 @@ Test(cli_output, list_each_method_heading_and_handles) {
                t->doc);
     } else {
       nh_method *m = test_method(t->name);
+      char lanes[256] = "";
+      if (t->step_lanes && t->lanes_doc)
+        snprintf(lanes, sizeof lanes, "steps ensembles in lanes %s (README: Performance); ", t->lanes_doc);
+      else if (t->step_lanes) snprintf(lanes, sizeof lanes, "steps ensembles in lanes (README: Performance); ");
       snprintf(want, sizeof want,
                "methods:\n  %s  (order %d with defaults%s)\n    %s\n    %s%s%s%s%s%s"
                "handles:%s%s%s%s%s%s%s\n",
@@ -1295,8 +1299,7 @@ Test(cli_output, list_each_method_heading_and_handles) {
                t->properties & NH_READS_PREVIOUS_STEP ? "reads its previous step (compositions reach order 4 at most); "
                                                       : "",
                t->properties & NH_TRACKS_ACTION ? "tracks the Herglotz action z; " : "",
-               t->properties & NH_MIDPOINT_TIME ? "takes alpha(t), W(q,t), F(t) at t_j + h/2 only; " : "",
-               t->step_lanes ? "steps ensembles in lanes (README: Performance); " : "",
+               t->properties & NH_MIDPOINT_TIME ? "takes alpha(t), W(q,t), F(t) at t_j + h/2 only; " : "", lanes,
                t->handles & NH_SYS_VARIABLE_MASS ? " M(q)" : "",
                t->handles & NH_SYS_AFFINE_CONSTRAINTS ? " affine-constraints" : "",
                t->handles & NH_SYS_DAMPING ? " damping" : "", t->handles & NH_SYS_FORCING ? " forcing" : "",
