@@ -644,18 +644,33 @@ static void bench_lanes(const char *spec NH_UNUSED) {
   for (int f = 0; f < FLOORS; f++) lanes_row(f, start, h, steps);
 }
 
+/* Standard error sent to /dev/null until quiet_end (the notes and progress lines of the runs the
+ * tables time: the tables are the output); a handle for quiet_end. */
+typedef struct {
+  int saved, null;
+} quiet_stderr;
+
+static quiet_stderr quiet_begin(void) {
+  fflush(stderr);
+  quiet_stderr q = {dup(STDERR_FILENO), open("/dev/null", O_WRONLY)};
+  if (q.saved >= 0 && q.null >= 0) dup2(q.null, STDERR_FILENO);
+  return q;
+}
+
+static void quiet_end(quiet_stderr q) {
+  fflush(stderr);
+  if (q.saved >= 0 && q.null >= 0) dup2(q.saved, STDERR_FILENO);
+  if (q.saved >= 0) close(q.saved);
+  if (q.null >= 0) close(q.null);
+}
+
 /* nh_study_load with the spec's notes (grid points skipped, ...) held back: the bench loads the
  * same spec several times and its tables are the output. 0, or -1 with the error printed. */
 static int load_spec(const char *spec, const char **ov, int nov, nh_study *st) {
   char err[NH_TEXT_MESSAGE];
-  fflush(stderr);
-  const int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY);
-  if (saved >= 0 && null >= 0) dup2(null, STDERR_FILENO);
+  const quiet_stderr q = quiet_begin();
   const int rc = nh_study_load(spec, ov, nov, st, err, sizeof err);
-  fflush(stderr);
-  if (saved >= 0 && null >= 0) dup2(saved, STDERR_FILENO);
-  if (saved >= 0) close(saved);
-  if (null >= 0) close(null);
+  quiet_end(q);
   if (rc < 0) {
     fprintf(stderr, "bench: %s\n", err);
     nh_study_free(st);
@@ -685,9 +700,11 @@ static int study_run(const nh_study *st, int lanes, nh_ensemble_result *r, doubl
   char err[NH_TEXT_MESSAGE];
   setenv("NHBENCH_LANES", lanes ? "on" : "off", 1);
   omp_set_num_threads(2);
+  const quiet_stderr q = quiet_begin(); /* its progress lines */
   const double t0 = omp_get_wtime();
   const int rc = nh_run_ensemble(st, r, err, sizeof err);
   *seconds = omp_get_wtime() - t0;
+  quiet_end(q);
   unsetenv("NHBENCH_LANES");
   if (rc != 0) fprintf(stderr, "bench: %s\n", err);
   return rc;
