@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "integrators/evolve.h"
+#include "systems/defined.h"
 #include "tests/helpers.h"
 
 #define STEPS 40
@@ -83,7 +84,7 @@ static void compare(const nh_method *m, const nh_system *sys, const nh_state *x0
 
 /* Instances beyond the types' defaults, where a method's parameters choose another path: nh_newmark's
  * full Newton system with β and β' (symmetric or not), each discrete constraint, α at 0, ½, 1 and
- * between, and fast=0. */
+ * between, and fast=0; its fast path (β = β' = 0) with α at 0, 1 and between. */
 static const char *const instances[] = {
     "nh_newmark(beta=0.1,beta2=0.1,alpha=0.5)",
     "nh_newmark(beta=0.1,beta2=0.1,alpha=0)",
@@ -91,6 +92,9 @@ static const char *const instances[] = {
     "nh_newmark(beta=0.3,beta2=0,alpha=0.3)",
     "nh_newmark(beta=0,beta2=0.15,alpha=0.7,constraint=average)",
     "nh_newmark(fast=0,alpha=0.5)",
+    "nh_newmark(alpha=1)",
+    "nh_newmark(alpha=0.3,constraint=average)",
+    "nh_newmark(alpha=0)",
 };
 
 /* Adds base, and every composition table over it that parses (a symmetric base of the table's
@@ -168,6 +172,44 @@ Test(lanes, every_method_with_lanes_on_every_system_bit_for_bit_sse2, .timeout =
 Test(lanes, every_method_with_lanes_on_every_system_bit_for_bit_avx2, .timeout = 240) { every_method_on(NH_ISA_AVX2); }
 Test(lanes, every_method_with_lanes_on_every_system_bit_for_bit_avx512, .timeout = 240) {
   every_method_on(NH_ISA_AVX512);
+}
+
+/* A system no built-in is: a constant mass, one linear constraint and damping without forcing, where
+ * the Herglotz schemes step in lanes with their damping factors (written as a definition and
+ * interpreted, so that no compiler is needed and every kernel goes lane by lane). */
+Test(lanes, herglotz_with_damping_bit_for_bit) {
+  static const char *const coords[] = {"x", "y", "z"};
+  static const char *const row[] = {"1", "z", "0"};
+  nh_system_definition def = {.name = "damped_rolling", .n = 3, .k = 1, .mass_identity = 1, .sample_box = 1};
+  for (int i = 0; i < 3; i++) def.coords[i] = coords[i], def.constraints[i].text = row[i];
+  def.potential.text = "0.5*(x^2 + y^2 + z^2) + 0.1*x*y*z";
+  def.damping.text = "0.3";
+  const void *origin;
+  char err[1024], note[1024];
+  nh_defined_system *d =
+      nh_defined_system_build(&def, NH_DEFINED_INTERPRETED, &origin, err, sizeof err, note, sizeof note);
+  cr_assert(d, "%s", err);
+  nh_system sys;
+  cr_assert_eq(nh_system_init(&sys, nh_defined_system_type(d)), 0);
+  gsl_rng *rng = test_rng(52);
+  nh_state x0[NH_LANES];
+  starting_states(&sys, rng, x0);
+  int failures[8] = {0}, checked = 0;
+  static const char *const schemes[] = {"herglotz2", "herglotz1", "la1", "triple_jump(herglotz2)"};
+  for (size_t i = 0; i < sizeof schemes / sizeof *schemes; i++) {
+    nh_method *m = test_method(schemes[i]);
+    cr_assert_eq(nh_method_applies(m, &sys, err, sizeof err), 0, "%s: %s", schemes[i], err);
+    cr_assert(nh_method_has_lanes(m, &sys), "%s has no lanes on a damped, unforced system", schemes[i]);
+    for (int k = 0; k < 2; k++) {
+      H = step_sizes[k];
+      compare(m, &sys, x0, NH_LANES, failures);
+    }
+    checked++;
+    nh_method_free(m);
+  }
+  cr_expect_eq(checked, 4);
+  gsl_rng_free(rng);
+  nh_defined_system_free(d);
 }
 
 /* The comparison sees one ulp: a lane moved by one ulp at the start ends elsewhere. */
