@@ -695,9 +695,12 @@ static double ensemble_seconds(const nh_study *st, int threads) {
 /* ---- the main job at the paper's scale, in lanes and one trajectory at a time ---------------------- */
 
 /* One run of st's ensemble on 2 threads with lanes on or off (NHBENCH_LANES, read by
- * nh_sampled_runs_go): its wall time into *seconds and its result into r; 0, or -1 with the reason. */
+ * nh_sampled_runs_go): its wall time into *seconds and its result into r; 0, or -1 with the reason.
+ * The caller's NHBENCH_LANES and thread count are as they were afterwards. */
 static int study_run(const nh_study *st, int lanes, nh_ensemble_result *r, double *seconds) {
-  char err[NH_TEXT_MESSAGE];
+  char err[NH_TEXT_MESSAGE], *was = getenv("NHBENCH_LANES");
+  const int threads = omp_get_max_threads();
+  if (was && !(was = strdup(was))) return -1;
   setenv("NHBENCH_LANES", lanes ? "on" : "off", 1);
   omp_set_num_threads(2);
   const quiet_stderr q = quiet_begin(); /* its progress lines */
@@ -705,7 +708,10 @@ static int study_run(const nh_study *st, int lanes, nh_ensemble_result *r, doubl
   const int rc = nh_run_ensemble(st, r, err, sizeof err);
   *seconds = omp_get_wtime() - t0;
   quiet_end(q);
-  unsetenv("NHBENCH_LANES");
+  if (was) setenv("NHBENCH_LANES", was, 1);
+  else unsetenv("NHBENCH_LANES");
+  free(was);
+  omp_set_num_threads(threads);
   if (rc != 0) fprintf(stderr, "bench: %s\n", err);
   return rc;
 }
