@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/native.h"
+#include "studies/study.h"
 #include "tests/helpers.h"
 
 /* cache (len bytes) becomes a fresh directory named from prefix ("/tmp/nh-native" gives
@@ -39,6 +40,22 @@ static inline void test_replace_object(const char *path, const char *source) {
   snprintf(other, sizeof other, "%s", nh_native_path(lib));
   nh_native_close(lib);
   cr_assert_eq(rename(other, path), 0, "rename: %s", strerror(errno));
+}
+
+/* A study of the definition in dir/file (dir absolute), included by its path into a small trajectory
+ * spec written in the directory scratch, loaded as `nhbench run` loads it: st->sys is the
+ * definition's system. */
+static inline void test_load_definition(const char *scratch, const char *dir, const char *file, nh_study *st) {
+  char path[256], spec[2048], err[1024];
+  snprintf(path, sizeof path, "%s/spec.cfg", scratch);
+  snprintf(spec, sizeof spec,
+           "study = \"trajectory\";\nsystem = {\n  @include \"%s/%s\"\n};\nT = 1.0;\nh = [0.1];\n"
+           "observables = [\"energy_error\"];\nmethods = [\"rk4\"];\n",
+           dir, file);
+  test_write_file(path, spec);
+  cr_assert_eq(nh_study_load(path, NULL, 0, st, err, sizeof err), 0, "%s: %s", file, err);
+  cr_assert(st->defined, "%s: not read as a definition", file);
+  remove(path);
 }
 
 #endif

@@ -36,21 +36,6 @@ TEST_CACHE_SUITE(defined, "/tmp/nh-defined");
 
 /* ---- loading a .sys file ------------------------------------------------------------------------- */
 
-/* A study of the definition in dir/FILE (dir absolute), included by its path into a small
- * trajectory spec, loaded as `nhbench run` loads it: st->sys is the definition's system. */
-static void load_definition(const char *dir, const char *file, nh_study *st) {
-  char path[256], spec[2048], err[1024];
-  snprintf(path, sizeof path, "%s/spec.cfg", cache);
-  snprintf(spec, sizeof spec,
-           "study = \"trajectory\";\nsystem = {\n  @include \"%s/%s\"\n};\nT = 1.0;\nh = [0.1];\n"
-           "observables = [\"energy_error\"];\nmethods = [\"rk4\"];\n",
-           dir, file);
-  test_write_file(path, spec);
-  cr_assert_eq(nh_study_load(path, NULL, 0, st, err, sizeof err), 0, "%s: %s", file, err);
-  cr_assert(st->defined, "%s: not read as a definition", file);
-  remove(path);
-}
-
 /* ---- the methods --------------------------------------------------------------------------------- */
 
 /* Every method of the registry the way tests/contracts/test_no_alloc.c names them (a composition
@@ -139,7 +124,7 @@ static nh_state run_from_default(const nh_method *m, const nh_system *sys, doubl
 /* The definition in studies/systems/FILE against the built-in system NAME. */
 static void check_equivalence(const char *name, const char *file) {
   nh_study st;
-  load_definition(NHBENCH_SOURCE_DIR "/studies/systems", file, &st);
+  test_load_definition(cache, NHBENCH_SOURCE_DIR "/studies/systems", file, &st);
   const nh_system *def = &st.sys;
   nh_system sys = test_system(name, NULL);
   const nh_system_type *B = sys.type, *D = def->type;
@@ -216,7 +201,7 @@ Test(defined, cvt_reproduces_the_builtin) { check_equivalence("cvt", "cvt.sys");
  * parameters are not 0: the same comparison on a few methods with the parameter set in both. */
 static void check_with_params(const char *name, const char *file, const char *params) {
   nh_study st;
-  load_definition(NHBENCH_SOURCE_DIR "/studies/systems", file, &st);
+  test_load_definition(cache, NHBENCH_SOURCE_DIR "/studies/systems", file, &st);
   char err[256];
   cr_assert_eq(nh_system_set_params_text(&st.sys, params, err, sizeof err), 0, "%s", err);
   nh_system sys = test_system(name, params);
@@ -252,7 +237,7 @@ Test(defined, equivalence_sees_a_wrong_coefficient) {
   snprintf(path, sizeof path, "%s/perturbed.sys", cache);
   test_write_file(path, changed);
   nh_study st;
-  load_definition(cache, "perturbed.sys", &st);
+  test_load_definition(cache, cache, "perturbed.sys", &st);
   nh_system sys = test_system("chaotic_particle", NULL);
   nh_method *m = parse_method("rk4");
   const nh_state a = run_from_default(m, &sys, EQUIVALENCE_H, EQUIVALENCE_STEPS);
@@ -620,7 +605,7 @@ Test(defined, sys_files_agree_with_finite_differences) {
   const char *files[] = {"particle.sys", "chaotic_particle.sys", "knife_edge.sys", "cvt.sys"};
   for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
     nh_study st;
-    load_definition(NHBENCH_SOURCE_DIR "/studies/systems", files[i], &st);
+    test_load_definition(cache, NHBENCH_SOURCE_DIR "/studies/systems", files[i], &st);
     check_contracts_at_random_points(&st.sys, 3 + i);
     nh_study_free(&st);
   }

@@ -31,21 +31,6 @@ TEST_CACHE_SUITE(defined_lanes, "/tmp/nh-defined-lanes");
 static const char *const sys_files[] = {"particle.sys", "chaotic_particle.sys", "knife_edge.sys", "cvt.sys"};
 #define NFILES (sizeof sys_files / sizeof *sys_files)
 
-/* A study of studies/systems/FILE, loaded as `nhbench run` loads it (compiled where a compiler is
- * found): st->sys is the definition's system. */
-static void load_definition(const char *file, nh_study *st) {
-  char path[256], spec[2048], err[1024];
-  snprintf(path, sizeof path, "%s/spec.cfg", cache);
-  snprintf(spec, sizeof spec,
-           "study = \"trajectory\";\nsystem = {\n  @include \"%s/studies/systems/%s\"\n};\nT = 1.0;\nh = [0.1];\n"
-           "observables = [\"energy_error\"];\nmethods = [\"rk4\"];\n",
-           NHBENCH_SOURCE_DIR, file);
-  test_write_file(path, spec);
-  cr_assert_eq(nh_study_load(path, NULL, 0, st, err, sizeof err), 0, "%s: %s", file, err);
-  cr_assert(st->defined, "%s: not read as a definition", file);
-  remove(path);
-}
-
 /* Unit mass, two constraint rows with an affine part, a potential reading every function of the
  * grammar: the acceleration lane kernel with a 2×2 Cholesky and the curvature's Db[v], the residual
  * with b. */
@@ -207,7 +192,7 @@ static void check_kernels(const nh_system *sys, int compiled) {
 Test(defined_lanes, sys_files_lanes_are_the_scalar_bits) {
   for (size_t i = 0; i < NFILES; i++) {
     nh_study st;
-    load_definition(sys_files[i], &st);
+    test_load_definition(cache, NHBENCH_SOURCE_DIR "/studies/systems", sys_files[i], &st);
     cr_assert(nh_defined_system_compiled(st.defined), "%s: not compiled", sys_files[i]);
     check_kernels(&st.sys, 1);
     compare_lanes(&st.sys, 51 + i);
@@ -233,7 +218,7 @@ Test(defined_lanes, interpreted_definitions_have_no_lane_kernels) {
   setenv("NHBENCH_CC", "none", 1);
   for (size_t i = 0; i < NFILES; i++) {
     nh_study st;
-    load_definition(sys_files[i], &st);
+    test_load_definition(cache, NHBENCH_SOURCE_DIR "/studies/systems", sys_files[i], &st);
     cr_assert(!nh_defined_system_compiled(st.defined), "%s: compiled without a compiler", sys_files[i]);
     check_kernels(&st.sys, 0);
     compare_lanes(&st.sys, 71 + i);
