@@ -129,6 +129,13 @@ NH_LANES_ISA_VARIANTS(matvec, (int n, const double *A, const double *x, double *
 
 void nh_lanes_matvec(int n, const double *A, const double *x, double *out) { matvec(n, A, x, out); }
 
+/* t where t > m, else m (NaN t keeps m): the select written apart from the row's, a form GCC
+ * vectorizes for SSE2 (two selects on one comparison in one loop body it does not). */
+static inline NH_LANES_INLINE double larger(double m, double t) { return t > m ? t : m; }
+
+/* 1 where v is zero or not finite, else 0, as a double (a count GCC vectorizes for SSE2). */
+static inline NH_LANES_INLINE double unusable(double v) { return ((v == 0) | (v - v != 0)) ? 1 : 0; }
+
 /* nh_lu_solve on every lane, the same operations in the same order on the same numbers, each lane
  * with its own pivots; a lane whose pivot is zero or not finite goes on with meaningless numbers (no
  * trap: IEEE arithmetic) and is reported failed. The rows are reached through pointers (row[i]:
@@ -140,17 +147,23 @@ static inline NH_LANES_INLINE void lu_lanes(int m, double *J, double *b, int *fa
   double *row[NH_LU_MAX_DIM], *rhs[NH_LU_MAX_DIM], bad[NH_LANES] = {0};
   for (int i = 0; i < m; i++) row[i] = &J[i * m * NH_LANES], rhs[i] = &b[i * NH_LANES];
   for (int k = 0; k < m; k++) {
-    double best[NH_LANES], p[NH_LANES];
+    /* The search writes its running maximum and row into the other of two buffers at each row, not
+     * back in place (a select written back is a conditional store to GCC, which SSE2 has not). */
+    double best[2][NH_LANES], rows[2][NH_LANES], *p = rows[0];
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++) best[l] = fabs(row[k][k * NH_LANES + l]), p[l] = -1;
-    for (int i = k + 1; i < m; i++) {
+    for (int l = 0; l < NH_LANES; l++) best[0][l] = fabs(row[k][k * NH_LANES + l]), rows[0][l] = -1;
+    for (int i = k + 1, from = 0; i < m; i++, from ^= 1) {
       const double here = i;
+      const double *const bin = best[from], *const rin = rows[from];
+      double *const bout = best[from ^ 1], *const rout = rows[from ^ 1];
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++) { /* the largest |J_ik|, the first on ties */
-        const double a = fabs(row[i][k * NH_LANES + l]);
-        p[l] = a > best[l] ? here : p[l];
-        best[l] = a > best[l] ? a : best[l];
+        const double a = fabs(row[i][k * NH_LANES + l]), b = bin[l], r = rin[l];
+        const double most = larger(b, a); /* before the row's select on the same comparison */
+        rout[l] = a > b ? here : r;
+        bout[l] = most;
       }
+      p = rout;
     }
     unsigned picked = 0; /* bit i + 1: row i (bit 0: row k itself) */
     for (int l = 0; l < NH_LANES; l++) picked |= 1u << (int)(p[l] + 1);
@@ -179,7 +192,7 @@ static inline NH_LANES_INLINE void lu_lanes(int m, double *J, double *b, int *fa
     const double *const pivot = &row[k][k * NH_LANES];
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++) /* zero, or not finite */
-      bad[l] += (pivot[l] == 0 ? 1 : 0) + (pivot[l] - pivot[l] != 0 ? 1 : 0);
+      bad[l] += unusable(pivot[l]);
     for (int i = k + 1; i < m; i++) {
       double f[NH_LANES];
       double *const ri = row[i];
