@@ -457,13 +457,6 @@ typedef struct {
   nh_cost *cost;
 } engine_lanes_ctx;
 
-/* M x per lane as nh_mass_times gives it: x itself for M = I. */
-static const double *mass_times_lanes(const nh_system *sys, const double *x, double *space) {
-  if (sys->unit_mass) return x;
-  nh_lanes_matvec(sys->n, sys->M, x, space);
-  return space;
-}
-
 /* engine_residual's F and constraint rows of J on every lane. */
 static inline NH_LANES_INLINE void engine_residual_lanes_lanes(void *vctx, const double *X, const int *running,
                                                                double *F, double *J) {
@@ -473,7 +466,7 @@ static inline NH_LANES_INLINE void engine_residual_lanes_lanes(void *vctx, const
   const double gm = C->sc->gamma, h = C->h, kappa = C->kappa;
   const double *dq = X, *L = NH_LANE_ROW(X, n);
   double space[NH_MAX_N * NH_LANES];
-  const double *Mdq = mass_times_lanes(sys, dq, space);
+  const double *Mdq = nh_lanes_mass_times(sys, dq, space);
   for (int i = 0; i < n; i++) {
     double *const s = NH_LANE_ROW(F, i);
 #pragma omp simd
@@ -570,7 +563,7 @@ static inline NH_LANES_INLINE void engine_setup_lanes_lanes(const nh_system *sys
   int failed[NH_LANES];
   C->sys = sys, C->sc = sc, C->n = n, C->k = k, C->h = h, C->kappa = sc->la ? 1 + alpha * h : 1;
   C->q0 = &x->q[0][0], C->cost = cost;
-  const double *p0 = mass_times_lanes(sys, &x->v[0][0], space);
+  const double *p0 = nh_lanes_mass_times(sys, &x->v[0][0], space);
   nh_lanes_grad_potential(sys, &x->q[0][0], g0);
   nh_lanes_constraints(sys, &x->q[0][0], C->A0);
   NH_LANES_COUNT(cost, running, constraint_evals);
@@ -603,7 +596,7 @@ static inline NH_LANES_INLINE void engine_finish_lanes_lanes(const nh_system *sy
   int failed[NH_LANES];
   for (int l = 0; l < NH_LANES; l++) y->z[l] = x->z[l], y->t[l] = x->t[l] + h;
   for (int i = 0; i < n * NH_LANES; i++) (&y->q[0][0])[i] = (&x->q[0][0])[i] + X[i];
-  const double *Mdq = mass_times_lanes(sys, X, space);
+  const double *Mdq = nh_lanes_mass_times(sys, X, space);
   nh_lanes_grad_potential(sys, &y->q[0][0], g1);
   for (int i = 0; i < n * NH_LANES; i++) p1[i] = Mdq[i] / h + h * sc->nu * (no_force[0] - g1[i]);
   NH_LANES_COUNT(cost, running, rhs_evals);

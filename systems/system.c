@@ -562,6 +562,12 @@ void nh_lanes_constraint_derivative(const nh_system *sys, const double *q, const
   }
 }
 
+const double *nh_lanes_mass_times(const nh_system *sys, const double *x, double *space) {
+  if (sys->unit_mass) return x;
+  nh_lanes_matvec(sys->n, sys->M, x, space);
+  return space;
+}
+
 void nh_lanes_mass_solve(const nh_system *sys, const double *p, double *v) {
   if (sys->unit_mass)
     memcpy(v, p, sizeof(double) * (size_t)(sys->n * NH_LANES));

@@ -356,6 +356,8 @@ void nh_lanes_constraints_jacobian(const nh_system *sys, const double *q, double
 void nh_lanes_potential(const nh_system *sys, const double *q, double *V);
 void nh_lanes_kinetic_energy(const nh_system *sys, const double *q, const double *v, double *T);
 void nh_lanes_constraint_derivative(const nh_system *sys, const double *q, const double *w, double *D);
+/* nh_mass_times for a constant mass matrix per lane: M x into space, or x itself for M = I. */
+const double *nh_lanes_mass_times(const nh_system *sys, const double *x, double *space);
 /* nh_mass_solve for a constant mass matrix, v = M⁻¹p per lane (M = I: a copy). */
 void nh_lanes_mass_solve(const nh_system *sys, const double *p, double *v);
 /* nh_mass_solve_transpose per lane, W = M⁻¹Aᵀ (n × k × lanes) for a constant mass matrix. */
