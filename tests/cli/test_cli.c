@@ -27,15 +27,25 @@
 /* ---- running nhbench ------------------------------------------------------------------------ */
 
 typedef struct {
-  int rc;           /* exit status, -1 if it did not exit */
-  char out[65536];  /* stdout */
-  char err[16384];  /* stderr */
+  int rc;    /* exit status, -1 if it did not exit */
+  char *out; /* stdout, whole */
+  char *err; /* stderr, whole */
 } cli_result;
 
-static void slurp(const char *path, char *buf, size_t len) {
+/* The whole of the file at path into *buf (grown as needed, never truncated), then removes it. */
+static void slurp(const char *path, char **buf) {
   FILE *f = fopen(path, "r");
-  size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-  buf[n] = '\0';
+  size_t n = 0, cap = 4096;
+  *buf = realloc(*buf, cap);
+  cr_assert(*buf);
+  for (size_t got; f && (got = fread(*buf + n, 1, cap - 1 - n, f)) > 0;) {
+    n += got;
+    if (n + 1 == cap) {
+      *buf = realloc(*buf, cap *= 2);
+      cr_assert(*buf);
+    }
+  }
+  (*buf)[n] = '\0';
   if (f) fclose(f);
   remove(path);
 }
@@ -54,8 +64,8 @@ static cli_result *nhb(const char *fmt, ...) {
   snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", NHBENCH_EXE, args, o, e);
   int status = system(cmd);
   r.rc = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  slurp(o, r.out, sizeof r.out);
-  slurp(e, r.err, sizeof r.err);
+  slurp(o, &r.out);
+  slurp(e, &r.err);
   return &r;
 }
 
@@ -1147,9 +1157,10 @@ Test(cli, export_to_a_full_device_fails) {
   snprintf(cmd, sizeof cmd, "%s export %s series > /dev/full 2> %s", NHBENCH_EXE, file, errf);
   const int status = system(cmd);
   cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "exit status %d", WEXITSTATUS(status));
-  char err[1024];
-  slurp(errf, err, sizeof err);
+  char *err = NULL;
+  slurp(errf, &err);
   expect_has(err, "nhbench export: writing the table failed: No space left on device");
+  free(err);
   remove(file);
 }
 
