@@ -514,11 +514,13 @@ static void bench_lockstep(const char *spec NH_UNUSED) { /* the tables of one sy
   static nh_floor_state start[LS_TRAJ];
   ls_controls control[FLOORS];
   lockstep_starts(start);
-  printf("\nensembles in SIMD lockstep (bench/performance/lockstep.c) against the scalar floors, chaotic_particle, h = %g,\n"
-         "%d trajectories x %ld steps, median of %d: ns per trajectory-step, ratio = scalar / lockstep (the\n"
-         "throughput gain; lanes = 1: the lockstep code, one trajectory at a time), the largest difference between\n"
-         "the final states (0: the same bits) and whether every trajectory took the floor's Newton iterations:\n",
-         h, LS_TRAJ, steps, LS_REPS);
+  printf(
+      "\nensembles in SIMD lockstep (bench/performance/lockstep.c, %s: the harness's lanes' instruction set) against\n"
+      "the scalar floors, chaotic_particle, h = %g, %d trajectories x %ld steps, median of %d: ns per\n"
+      "trajectory-step, ratio = scalar / lockstep (the throughput gain; lanes = 1: the lockstep code, one trajectory\n"
+      "at a time), the largest difference between the final states (0: the same bits) and whether every trajectory\n"
+      "took the floor's Newton iterations:\n",
+      nh_isa_name(nh_lanes_isa()), h, LS_TRAJ, steps, LS_REPS);
   put_headings(lockstep_columns);
   for (int m = 0; m < FLOORS; m++) lockstep_rows(m, start, h, steps, &control[m]);
   for (int m = 0; m < FLOORS; m++)
@@ -637,8 +639,8 @@ static void bench_lanes(const char *spec NH_UNUSED) {
       "h = %g, %d trajectories x %ld steps, median of %d: ns per trajectory-step (the harness as an ensemble steps:\n"
       "the constraint residual tracked every step; the floors track none), floor/lanes = the scalar floor's time\n"
       "over the lanes' (target >= 2.5 for rk4 and nh_newmark), lanes/lockstep = the lanes' time over the lockstep\n"
-      "floor's at 8 lanes (target <= 1.3), state diff: lanes against the scalar harness (0: the same bits); '-':\n"
-      "the method has no lanes yet (the scalar path runs)\n",
+      "floor's at 8 lanes and the same instruction set (target <= 1.3), state diff: lanes against the scalar harness\n"
+      "(0: the same bits); '-': the method has no lanes yet (the scalar path runs)\n",
       NH_LANES, nh_isa_name(nh_lanes_isa()), h, LS_TRAJ, steps, LS_REPS);
   put_headings(lanes_columns);
   for (int f = 0; f < FLOORS; f++) lanes_row(f, start, h, steps);

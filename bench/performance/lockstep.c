@@ -5,7 +5,10 @@
  * step is a loop over the lanes whose body is the floor's computation for one lane, marked
  * `#pragma omp simd` (the project compiles with -fopenmp) so that GCC vectorizes it at -O2 with no
  * -march flag and no intrinsics: on the default x86-64 target a vector holds two doubles, so L = 4
- * and L = 8 are two and four vectors per operation.
+ * and L = 8 are two and four vectors per operation. The kernels are compiled again for AVX2 and
+ * AVX-512 (GCC's target pragmas) and run at the instruction set the harness's lanes run at
+ * (nh_lanes_isa(): the CPU's widest, or NHBENCH_ISA), so that `make bench` compares the harness's
+ * lanes with a floor of the same vector width.
  *
  * Every lane computes exactly the scalar floor's numbers, so that bench.c's `lockstep` table can
  * require the final states to be equal, not close: the same IEEE operations in the same order (no
@@ -61,6 +64,7 @@
 #ifndef L /* ---- once: one lane's computations, then the kernels for L = 1, 4 and 8 ---------- */
 
 #include "bench/performance/lockstep.h"
+#include "core/lanes.h"
 
 #include <float.h>
 #include <math.h>
@@ -223,7 +227,7 @@ static inline double max_abs7(vec5 a, double a5, double a6) { return larger(max_
 #include "bench/performance/lockstep.c"
 #undef L
 
-#else /* ---- the kernels for L lanes (this file, included by itself with L defined) ---------- */
+#elif !defined(LS_ISA) /* ---- for L lanes (this file, included by itself with L defined) ---- */
 
 #define LANES CAT(nh_lockstep, L)
 
@@ -249,7 +253,50 @@ void CAT(LANES, _unpack)(const LANES *p, nh_floor_state *s) {
   }
 }
 
-void CAT(LANES, _rk4)(LANES *p, double h, long steps) {
+/* The kernels for each instruction set the harness's lanes are compiled for (core/lanes.h), so that
+ * the lockstep floor runs at the one they run at (nh_lanes_isa(): the CPU's widest, or NHBENCH_ISA). */
+#define LS_ISA _sse2
+#include "bench/performance/lockstep.c"
+#undef LS_ISA
+#if defined(__x86_64__) && defined(__GNUC__)
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#define LS_ISA _avx2
+#include "bench/performance/lockstep.c"
+#undef LS_ISA
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+#define LS_ISA _avx512
+#include "bench/performance/lockstep.c"
+#undef LS_ISA
+#pragma GCC pop_options
+/* Kernel NAME of the instruction set nh_lanes_isa() chose. */
+#define LS_KERNEL(NAME)                                                                                                \
+  (nh_lanes_isa() == NH_ISA_AVX512 ? CAT(CAT(LANES, _avx512), NAME)                                                    \
+   : nh_lanes_isa() == NH_ISA_AVX2 ? CAT(CAT(LANES, _avx2), NAME)                                                      \
+                                   : CAT(CAT(LANES, _sse2), NAME))
+#else
+#define LS_KERNEL(NAME) CAT(CAT(LANES, _sse2), NAME)
+#endif
+
+void CAT(LANES, _rk4)(LANES *p, double h, long steps) { LS_KERNEL(_rk4)(p, h, steps); }
+int CAT(LANES, _nh_newmark)(LANES *p, double beta, double beta2, double h, long steps, long iterations[L]) {
+  return LS_KERNEL(_nh_newmark)(p, beta, beta2, h, steps, iterations);
+}
+void CAT(LANES, _nh_rattle)(LANES *p, double h, long steps) { LS_KERNEL(_nh_rattle)(p, h, steps); }
+int CAT(LANES, _herglotz2)(LANES *p, double h, long steps, long iterations[L]) {
+  return LS_KERNEL(_herglotz2)(p, h, steps, iterations);
+}
+
+#undef LS_KERNEL
+#undef LANES
+
+#else /* ---- the kernels for L lanes and one instruction set (LS_ISA: _sse2, _avx2, _avx512) ---- */
+
+#define KERNEL(NAME) CAT(CAT(LANES, LS_ISA), NAME)
+
+static void KERNEL(_rk4)(LANES *p, double h, long steps) {
   for (long k = 0; k < steps; k++) {
 #pragma omp simd
     for (int l = 0; l < L; l++) { /* nh_floor_rk4's loop body */
@@ -264,7 +311,7 @@ void CAT(LANES, _rk4)(LANES *p, double h, long steps) {
 }
 
 /* nh_floor_herglotz2, X = (q1, Λ = h²λ), the lane loops' bodies its parts. */
-int CAT(LANES, _herglotz2)(LANES *p, double h, long steps, long iterations[L]) {
+static int KERNEL(_herglotz2)(LANES *p, double h, long steps, long iterations[L]) {
   const double hh = 0.5 * h * h;
   /* Each lane's Newton iterations, counted in a double (exact up to 2^53): GCC does not vectorize
    * turning a lane's comparison into a 64-bit integer for SSE2. */
@@ -339,7 +386,7 @@ int CAT(LANES, _herglotz2)(LANES *p, double h, long steps, long iterations[L]) {
 }
 
 /* nh_floor_nh_rattle, the force carried in the lanes' state (nh_floor_rattle_init's, packed). */
-void CAT(LANES, _nh_rattle)(LANES *p, double h, long steps) {
+static void KERNEL(_nh_rattle)(LANES *p, double h, long steps) {
   for (long k = 0; k < steps; k++) {
 #pragma omp simd
     for (int l = 0; l < L; l++) { /* (9a), (9b), the half kick with ∇V(q1), the projection (9d)-(9e) */
@@ -357,8 +404,8 @@ void CAT(LANES, _nh_rattle)(LANES *p, double h, long steps) {
 /* The rows a_out, b_out: b and a on the lanes whose pivot row is i, a and b elsewhere. Both are
  * written to other rows than they are read from: written back in place, a row that a lane keeps
  * would be a conditional store, which GCC does not vectorize (see the top). */
-static inline void CAT(exchange_where, L)(double *a_out, double *b_out, const double *a, const double *b,
-                                          const double *row, double i) {
+static inline void KERNEL(_exchange_where)(double *a_out, double *b_out, const double *a, const double *b,
+                                           const double *row, double i) {
 #pragma omp simd
   for (int l = 0; l < L; l++) {
     a_out[l] = row[l] == i ? b[l] : a[l];
@@ -375,7 +422,7 @@ static inline void CAT(exchange_where, L)(double *a_out, double *b_out, const do
  * one elementary operation of the floor's on every lane: a lane loop around the elimination would
  * hold loops (see the top). Returns the number of running lanes (on) that met a zero pivot, where
  * the floor fails; the others' zero pivots make infinities or NaNs that nobody keeps. */
-static double CAT(lu_solve, L)(double A[NM + 2][NM + 1][L], double delta[NM][L], const double on[L]) {
+static double KERNEL(_lu_solve)(double A[NM + 2][NM + 1][L], double delta[NM][L], const double on[L]) {
   double(*R[NM + 2])[L]; /* R[i]: row i after the exchanges so far; R[NM], R[NM + 1] spare */
   for (int i = 0; i < NM + 2; i++) R[i] = A[i];
   double failed = 0;
@@ -407,7 +454,7 @@ static double CAT(lu_solve, L)(double A[NM + 2][NM + 1][L], double delta[NM][L],
       double(*t)[L] = R[k];
       if (chosen == L) R[k] = R[i], R[i] = t;
       if (chosen == 0 || chosen == L) continue;
-      for (int j = k; j <= NM; j++) CAT(exchange_where, L)(R[NM][j], R[NM + 1][j], R[k][j], R[i][j], row, i);
+      for (int j = k; j <= NM; j++) KERNEL(_exchange_where)(R[NM][j], R[NM + 1][j], R[k][j], R[i][j], row, i);
       R[k] = R[NM], R[NM] = t, t = R[i], R[i] = R[NM + 1], R[NM + 1] = t;
     }
     for (int i = k + 1; i < NM; i++) {
@@ -439,7 +486,7 @@ static double CAT(lu_solve, L)(double A[NM + 2][NM + 1][L], double delta[NM][L],
    (A)[Z2][NM][l] = (f).z2, (A)[5][NM][l] = (f5), (A)[6][NM][l] = (f6))
 
 /* nh_floor_nh_newmark, Y = (Δq, Λ0, Λ1), Newton masked per lane as herglotz2's. */
-int CAT(LANES, _nh_newmark)(LANES *p, double beta, double beta2, double h, long steps, long iterations[L]) {
+static int KERNEL(_nh_newmark)(LANES *p, double beta, double beta2, double h, long steps, long iterations[L]) {
   const newmark_par n = {beta, beta2, h, 0.5 * h * h};
   const double c = n.c, b1 = 1 - 2 * beta, b2 = 2 * beta, a1 = 2 * beta2, a2 = 1 - 2 * beta2;
   double count[L] = {0}; /* each lane's iterations, in a double as herglotz2's */
@@ -489,7 +536,7 @@ int CAT(LANES, _nh_newmark)(LANES *p, double beta, double beta2, double h, long 
         STORE_ROW(J[6], l, ((vec5){r6.x, r6.y1 + w.z1, r6.y2 + w.z2, r6.z1, r6.z2}), a1 * dot(m1, m0),
                   a2 * dot(m1, m1));
       }
-      const double failed = CAT(lu_solve, L)(J, delta, on);
+      const double failed = KERNEL(_lu_solve)(J, delta, on);
 #pragma omp simd reduction(+ : running)
       for (int l = 0; l < L; l++) { /* newton_update, kept for the running lanes (herglotz2's) */
         const vec5 y = LOAD(y_in, l), d = LOAD(delta, l), yn = sub(y, d);
@@ -525,5 +572,5 @@ int CAT(LANES, _nh_newmark)(LANES *p, double beta, double beta2, double h, long 
 #undef STORE_ROW
 #undef STORE_F
 
-#undef LANES
+#undef KERNEL
 #endif

@@ -21,6 +21,7 @@
 
 #include "bench/performance/floors.h"
 #include "bench/performance/lockstep.h"
+#include "core/lanes.h"
 #include "core/linalg.h"
 #include "studies/study.h"
 #include "tests/helpers.h"
@@ -429,36 +430,55 @@ static int ls_kernel(int lanes, int m, nh_floor_state *s, double h, long steps, 
   return lanes == 4 ? ls_kernel4(m, s, h, steps, its) : ls_kernel8(m, s, h, steps, its);
 }
 
-/* The lanes of every lane count (1, 4, 8) from the 8 starts s against method m's scalar floor: each
- * lane's final state and Newton iterations the floor's to the bit, where the floor succeeds on
- * every start of the lane set; where it fails on one, the kernel fails (-1) on that set. Returns
- * the number of lane sets (of the 8 + 2 + 1) on which the floor failed. */
+/* One lane count's sets of the 8 starts s through method m's lockstep kernel at the current
+ * instruction set, against the floor's final states `scalar` and iterations floor_its; the number of
+ * sets on which the floor failed. */
+static int lanes_against_floor_at(int m, const nh_floor_state s[8], const nh_floor_state scalar[8],
+                                  const long floor_its[8], int lanes, double h, long steps) {
+  nh_floor_state locked[8];
+  long its[8];
+  int failed_sets = 0;
+  const char *isa = nh_isa_name(nh_lanes_isa());
+  memcpy(locked, s, sizeof locked);
+  for (int set = 0; set < 8; set += lanes) {
+    int floor_failed = 0;
+    for (int l = 0; l < lanes; l++) floor_failed |= floor_its[set + l] < 0;
+    const int rc = ls_kernel(lanes, m, locked + set, h, steps, its + set);
+    failed_sets += floor_failed;
+    cr_expect_eq(rc, floor_failed ? -1 : 0, "%s, %s, %d lanes, set %d: kernel %d, floor %s", ls_names[m], isa, lanes,
+                 set / lanes, rc, floor_failed ? "failed" : "succeeded");
+    for (int l = 0; !floor_failed && l < lanes; l++) {
+      const int j = set + l;
+      cr_expect_eq(floor_state_gap(m, &locked[j], &scalar[j]), 0,
+                   "%s, %s, %d lanes, lane %d: %g from the floor's state", ls_names[m], isa, lanes, j,
+                   floor_state_gap(m, &locked[j], &scalar[j]));
+      cr_expect_eq(its[j], floor_its[j], "%s, %s, %d lanes, lane %d: %ld Newton iterations, the floor %ld", ls_names[m],
+                   isa, lanes, j, its[j], floor_its[j]);
+    }
+  }
+  return failed_sets;
+}
+
+/* The lanes of every lane count (1, 4, 8), compiled for every instruction set this CPU has (the
+ * kernels follow nh_lanes_isa(), as the harness's lanes do), from the 8 starts s against method m's
+ * scalar floor: each lane's final state and Newton iterations the floor's to the bit, where the
+ * floor succeeds on every start of the lane set; where it fails on one, the kernel fails (-1) on
+ * that set. Returns the number of lane sets (of the 8 + 2 + 1) on which the floor failed, at the
+ * last instruction set (the same at each: the floor's). */
 static int lanes_against_floor(int m, const nh_floor_state s[8], double h, long steps) {
   nh_floor_state scalar[8];
   long floor_its[8];
   memcpy(scalar, s, sizeof scalar);
   for (int j = 0; j < 8; j++) floor_its[j] = ls_floor(m, &scalar[j], h, steps);
+  const nh_isa chosen = nh_lanes_isa();
   int failed_sets = 0;
-  for (int lanes = 1; lanes <= 8; lanes *= lanes == 1 ? 4 : 2) {
-    nh_floor_state locked[8];
-    long its[8];
-    memcpy(locked, s, sizeof locked);
-    for (int set = 0; set < 8; set += lanes) {
-      int floor_failed = 0;
-      for (int l = 0; l < lanes; l++) floor_failed |= floor_its[set + l] < 0;
-      const int rc = ls_kernel(lanes, m, locked + set, h, steps, its + set);
-      failed_sets += floor_failed;
-      cr_expect_eq(rc, floor_failed ? -1 : 0, "%s, %d lanes, set %d: kernel %d, floor %s", ls_names[m], lanes,
-                   set / lanes, rc, floor_failed ? "failed" : "succeeded");
-      for (int l = 0; !floor_failed && l < lanes; l++) {
-        const int j = set + l;
-        cr_expect_eq(floor_state_gap(m, &locked[j], &scalar[j]), 0, "%s, %d lanes, lane %d: %g from the floor's state",
-                     ls_names[m], lanes, j, floor_state_gap(m, &locked[j], &scalar[j]));
-        cr_expect_eq(its[j], floor_its[j], "%s, %d lanes, lane %d: %ld Newton iterations, the floor %ld", ls_names[m],
-                     lanes, j, its[j], floor_its[j]);
-      }
-    }
+  for (nh_isa isa = 0; isa < NH_ISA_COUNT; isa++) {
+    if (nh_lanes_use_isa(isa) < 0) continue;
+    failed_sets = 0;
+    for (int lanes = 1; lanes <= 8; lanes *= lanes == 1 ? 4 : 2)
+      failed_sets += lanes_against_floor_at(m, s, scalar, floor_its, lanes, h, steps);
   }
+  nh_lanes_use_isa(chosen);
   return failed_sets;
 }
 
