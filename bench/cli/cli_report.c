@@ -73,8 +73,9 @@ static int write_atomically(const char *dir, const char *name, const nh_claims *
   /* Created, never followed: a link planted at the temporary's name is removed, not written through. */
   const int fd = unlink(tmp) == 0 || errno == ENOENT ? open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644) : -1;
   FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
-  if (!out) {
-    fprintf(stderr, "%s: cannot write %s: %s\n", prog, tmp, strerror(errno));
+  if (!out) { /* named by the report's path, not the temporary's */
+    if (errno == ENOENT) fprintf(stderr, "%s: cannot write %s: there is no directory %s\n", prog, path, dir);
+    else fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
     if (fd >= 0) close(fd), remove(tmp);
     return -1;
   }
