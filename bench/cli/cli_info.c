@@ -592,6 +592,12 @@ static int info_onestep(nh_h5 *f) {
     print_header(f);
     printf("  points       %d per IC, %lld in all; %lld step sizes\n", npoints, nh_h5_dim(f, "point"),
            nh_h5_dim(f, "h"));
+    int random = 0; /* files written before one-step files kept it have neither */
+    double energy;
+    long long seed;
+    if (nh_h5_attr_int(f, ".", "random_ics", &random) == 0 && random &&
+        nh_h5_attr_double(f, ".", "energy", &energy) == 0 && nh_h5_attr_ll(f, ".", "seed", &seed) == 0)
+      printf("  drawn        the initial conditions at random on D at energy %g, seed %lld\n", energy, seed);
     good = print_ics(f) == 0;
   }
   if (good) {

@@ -679,6 +679,18 @@ Test(cli_output, info_ensemble_tables_from_the_file) {
   remove(path);
 }
 
+/* A one-step study from its given initial condition (the example's) draws nothing, and info says
+ * nothing of drawing. */
+Test(cli_output, info_onestep_from_a_given_state_draws_nothing) {
+  char path[128];
+  results_file(path, sizeof path, "one-given", "../../studies/examples/onestep.cfg",
+               "--set methods=[\\\"rk4\\\"] --set points=1 --set halvings=1");
+  cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
+  expect_has(out, "\n  points       1 per IC, 1 in all; 2 step sizes\n  IC 0         ");
+  cr_expect(strstr(out, "drawn") == NULL, "%s", out);
+  remove(path);
+}
+
 /* nhbench info on a one-step study (onestep_random.cfg: 3 random ICs, 2 points along each, h =
  * 0.1 and 0.05, with nh_newmark added beside rk4): the points line, and every row of the slope
  * table read back and checked against the file's datasets (a NaN as "-"). nh_newmark solves a
@@ -698,7 +710,9 @@ Test(cli_output, info_onestep_rows_from_the_file) {
   cr_expect_eq(expected[0], 5, "rk4: local error O(h^5)");
   cr_expect(isnan(d[6][0]) && d[6][1] >= 1 && d[7][1] >= d[6][1], "a condition-number range for nh_newmark only");
   cr_expect_eq(nhb_on("info %s", path), 0, "%s", out);
-  expect_has(out, "\n  points       2 per IC, 6 in all; 2 step sizes\n");
+  expect_has(out, "\n  points       2 per IC, 6 in all; 2 step sizes\n"
+                  "  drawn        the initial conditions at random on D at energy 1.535, seed 5\n"
+                  "  IC 0         random 0: ");
   for (int m = 0; m < 2; m++) {
     /* Method m's row, read back: each figure against its dataset at the precision printed (slope and
      * action slope to 3 decimals, standard error to 2 digits, defect and condition numbers to 3), a

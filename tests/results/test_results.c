@@ -873,11 +873,14 @@ typedef struct {
 
 enum { OS_M = 3, OS_H = 4, OS_IC = 2, OS_PER = 3, OS_P = OS_IC * OS_PER };
 
-static void one_build(one_fx *x, const char *path) {
+/* The fixture's one-step file; drawn: its points start from random states (the spec's ensemble)
+ * at energy 1.535 from seed 77, else from given ones. */
+static void one_build_from(one_fx *x, const char *path, int drawn) {
   nh_study *st = &x->st;
   nh_onestep_result *r = &x->r;
   study_init(st, NH_STUDY_ONESTEP, OS_M, conv_methods);
   study_ics(st, OS_IC);
+  if (drawn) st->random_ics = 1, st->energy = 1.535, st->seed = 77;
   const double h[OS_H] = {0.1, 0.05, 0.2, 0.025};
   study_h(st, OS_H, h);
   st->npoints = OS_PER;
@@ -911,6 +914,8 @@ static void one_build(one_fx *x, const char *path) {
   char err[1024];
   cr_assert_eq(nh_write_onestep(path, st, r, "nhbench run tests/fixture.cfg", err, sizeof err), 0, "%s", err);
 }
+
+static void one_build(one_fx *x, const char *path) { one_build_from(x, path, 0); }
 
 static void one_free(one_fx *x) {
   nh_onestep_result_free(&x->r); /* every array the fixture made, the rest NULL */
@@ -964,12 +969,32 @@ Test(results, onestep_round_trip) {
   check_f64(&f, "summary/max_adjoint_defect", "method", 1, dm, (double[]){NAN, 447.125, 471.125}, "as q, v");
   check_i32(&f, "summary/failures", "method", 1, dm, (int[]){1, 3, 1});
   cr_expect_eq(attr_num(f.group, "npoints"), OS_PER);
+  cr_expect_eq(attr_num(f.group, "random_ics"), 0, "given initial conditions");
+  cr_expect_eq(attr_num(f.group, "energy"), 0);
+  cr_expect_eq(attr_num(f.group, "seed"), 0);
   expect_attr_str(f.group, "norm", "max");
   expect_attr_str(f.group, "reference", "exact");
   cr_expect_eq(attr_num(f.group, "reference_tol"), 1e-13);
   cr_expect(isnan(attr_num(f.group, "error_floor")), "the fixture's floor is auto");
   expect_attr_str(f.group, "error_floor_rule", NH_ERROR_FLOOR_AUTO);
   check_f64(&f, "fit_floor", "h", 1, (hsize_t[]){OS_H}, (double[]){950.125, 951.125, 952.125, 953.125}, "as q, v");
+  nh_h5_close(&f);
+  one_free(&x);
+  remove(path);
+}
+
+/* Points from random states: the file says so, with the energy and the seed they were drawn from
+ * (results/README.md), as an ensemble file does. */
+Test(results, onestep_random_points_keep_their_energy_and_seed) {
+  char path[128];
+  tmp_path(path, sizeof path, "one-drawn");
+  one_fx x;
+  one_build_from(&x, path, 1);
+  nh_h5 f;
+  open_ok(&f, path);
+  cr_expect_eq(attr_num(f.group, "random_ics"), 1);
+  cr_expect_eq(attr_num(f.group, "energy"), 1.535);
+  cr_expect_eq(attr_num(f.group, "seed"), 77);
   nh_h5_close(&f);
   one_free(&x);
   remove(path);

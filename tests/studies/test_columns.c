@@ -308,9 +308,14 @@ Test(kinds, every_kind_stores_its_settings, .timeout = 120) {
                 "--set sample_every=4 --set divergence=250 --set reference_tol=1e-12",
                 (const stored_value[]){
                     {"reference_tol", "9.9999999999999998e-13"}, {"sample_every", "4"}, {"divergence", "250"}, {NULL}});
-  expect_stored(NH_STUDY_ONESTEP, "onestep_random.cfg", "--set norm=2 --set reference_tol=1e-11",
-                (const stored_value[]){
-                    {"reference_tol", "9.9999999999999994e-12"}, {"norm", "2"}, {"npoints", "2"}, {NULL}});
+  expect_stored(NH_STUDY_ONESTEP, "onestep_random.cfg", "--set norm=2 --set reference_tol=1e-11 --set ensemble.seed=9",
+                (const stored_value[]){{"reference_tol", "9.9999999999999994e-12"},
+                                       {"norm", "2"},
+                                       {"npoints", "2"},
+                                       {"random_ics", "1"},
+                                       {"energy", "1.5349999999999999"},
+                                       {"seed", "9"},
+                                       {NULL}});
   expect_stored(NH_STUDY_WORK_PRECISION, "work_precision_small.cfg", "--set time_limit=30 --set norm=2",
                 (const stored_value[]){{"initial", "discretization"},
                                        {"norm", "2"},
