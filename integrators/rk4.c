@@ -70,8 +70,8 @@ static nh_step_status rk4_step(const nh_method *m, const nh_system *sys, const n
 
 typedef double lane_vec[NH_MAX_N][NH_LANES]; /* n components of every lane */
 
-/* A stage's point (q + s dq, v + s dv) and time t + s (the first stage: x's own q and v, s = 0).
- * The velocity is also the stage's kq. */
+/* A later stage's point (q + s dq, v + s dv) and time t + s; the velocity is also the stage's kq.
+ * (The first stage's point is x's own q and v, read in place.) */
 static inline NH_LANES_INLINE void stage_point_lanes(int n, const nh_lanes *x, const lane_vec *dq, const lane_vec *dv,
                                                      double s, lane_vec *q, lane_vec *v, double *t) {
   for (int i = 0; i < n; i++) {
@@ -88,19 +88,13 @@ NH_LANES_ISA_VARIANTS(stage_point,
                        lane_vec *v, double *t),
                       (n, x, dq, dv, s, q, v, t))
 
-static void first_stage_point(int n, const nh_lanes *x, lane_vec *q, lane_vec *v, double *t) {
-  for (int i = 0; i < n; i++)
-    for (int l = 0; l < NH_LANES; l++) (*q)[i][l] = x->q[i][l], (*v)[i][l] = x->v[i][l];
-  for (int l = 0; l < NH_LANES; l++) t[l] = x->t[l] + 0; /* rk4_step's x->t + s at s = 0 */
-}
-
 /* y = x + h/6 (k1 + 2 k2 + 2 k3 + k4) for q and v, t + h and z as rk4_step writes them. */
 static inline NH_LANES_INLINE void combine_lanes(int n, const nh_lanes *x, nh_lanes *y, double h, const lane_vec *kq,
                                                  const lane_vec *kv) {
   for (int i = 0; i < n; i++) {
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++) {
-      y->q[i][l] = x->q[i][l] + h / 6 * (kq[0][i][l] + 2 * kq[1][i][l] + 2 * kq[2][i][l] + kq[3][i][l]);
+    for (int l = 0; l < NH_LANES; l++) { /* k1's q is x's own v */
+      y->q[i][l] = x->q[i][l] + h / 6 * (x->v[i][l] + 2 * kq[1][i][l] + 2 * kq[2][i][l] + kq[3][i][l]);
       y->v[i][l] = x->v[i][l] + h / 6 * (kv[0][i][l] + 2 * kv[1][i][l] + 2 * kv[2][i][l] + kv[3][i][l]);
     }
   }
@@ -113,17 +107,19 @@ NH_LANES_ISA_VARIANTS(combine,
 
 static void rk4_step_lanes(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
                            const int *live, nh_step_status *status, nh_cost *cost) {
-  lane_vec q, kq[4], kv[4];
+  lane_vec q, kq[4], kv[4];                        /* kq[0] unused: the first stage's point is x itself */
   double t[NH_LANES], lambda[NH_MAX_K * NH_LANES]; /* the stages' multipliers, unused */
   int failed[NH_LANES], stages[NH_LANES] = {0}, running[NH_LANES];
   for (int l = 0; l < NH_LANES; l++) running[l] = 1;
   for (int j = 0; j < 4; j++) {
     const double s = j == 0 ? 0 : j == 3 ? h : h / 2; /* rk4_step's stages at 0, h/2, h/2, h */
-    if (j == 0)
-      first_stage_point(sys->n, x, &q, &kq[0], t);
-    else
-      stage_point(sys->n, x, &kq[j - 1], &kv[j - 1], s, &q, &kq[j], t);
-    nh_lanes_acceleration(sys, t, &q[0][0], &kq[j][0][0], &kv[j][0][0], lambda, failed);
+    if (j == 0) {
+      for (int l = 0; l < NH_LANES; l++) t[l] = x->t[l] + 0; /* rk4_step's x->t + s at s = 0 */
+      nh_lanes_acceleration(sys, t, &x->q[0][0], &x->v[0][0], &kv[0][0][0], lambda, failed);
+    } else {
+      stage_point(sys->n, x, j == 1 ? &x->v : &kq[j - 1], &kv[j - 1], s, &q, &kq[j], t);
+      nh_lanes_acceleration(sys, t, &q[0][0], &kq[j][0][0], &kv[j][0][0], lambda, failed);
+    }
     /* rk4_step counts a stage before it evaluates it, and stops at the first that fails */
     for (int l = 0; l < NH_LANES; l++) stages[l] += running[l], running[l] &= failed[l] == 0;
   }
