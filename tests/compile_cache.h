@@ -13,6 +13,7 @@
 
 #include "core/native.h"
 #include "studies/study.h"
+#include "systems/defined.h"
 #include "tests/helpers.h"
 
 /* cache (len bytes) becomes a fresh directory named from prefix ("/tmp/nh-native" gives
@@ -56,6 +57,23 @@ static inline void test_load_definition(const char *scratch, const char *dir, co
   cr_assert_eq(nh_study_load(path, NULL, 0, st, err, sizeof err), 0, "%s: %s", file, err);
   cr_assert(st->defined, "%s: not read as a definition", file);
   remove(path);
+}
+
+/* The system of definition def, built in mode (compiled or interpreted); the test fails when it
+ * cannot be built. */
+static inline nh_defined_system *test_build_definition(const nh_system_definition *def, nh_defined_mode mode) {
+  const void *origin;
+  char err[1024], note[1024];
+  nh_defined_system *d = nh_defined_system_build(def, mode, &origin, err, sizeof err, note, sizeof note);
+  cr_assert(d, "%s: %s", def->name, err);
+  return d;
+}
+
+/* An nh_system of the built definition d; the test fails when its mass matrix is not SPD. */
+static inline nh_system test_defined_system(const nh_defined_system *d) {
+  nh_system sys;
+  cr_assert_eq(nh_system_init(&sys, nh_defined_system_type(d)), 0, "%s: mass not SPD", nh_defined_system_type(d)->name);
+  return sys;
 }
 
 #endif

@@ -313,19 +313,10 @@ static nh_system_definition chaotic_definition_full(void) {
 }
 
 static nh_defined_system *build(const nh_system_definition *def, nh_defined_mode mode) {
-  const void *origin;
-  char err[1024], note[1024];
-  nh_defined_system *d = nh_defined_system_build(def, mode, &origin, err, sizeof err, note, sizeof note);
-  cr_assert(d, "%s: %s", def->name, err);
+  nh_defined_system *d = test_build_definition(def, mode);
   cr_assert_eq(nh_defined_system_compiled(d), mode == NH_DEFINED_COMPILED, "%s: compiled %d", def->name,
                nh_defined_system_compiled(d));
   return d;
-}
-
-static nh_system system_of(const nh_defined_system *d) {
-  nh_system sys;
-  cr_assert_eq(nh_system_init(&sys, nh_defined_system_type(d)), 0, "%s: mass not SPD", nh_defined_system_type(d)->name);
-  return sys;
 }
 
 #define SAME_BITS(what, a, b, count)                                                                                   \
@@ -410,7 +401,7 @@ static void compare_trajectories(const nh_system *c, const nh_system *i, int ste
 static void check_compiled_against_interpreted(const nh_system_definition *def, int min_methods) {
   nh_defined_system *dc = build(def, NH_DEFINED_COMPILED), *di = build(def, NH_DEFINED_INTERPRETED);
   cr_expect_str_eq(nh_defined_system_source(dc), nh_defined_system_source(di), "one generated source");
-  nh_system c = system_of(dc), i = system_of(di);
+  nh_system c = test_defined_system(dc), i = test_defined_system(di);
   gsl_rng *r = test_rng(50);
   for (int s = 0; s < 20; s++) compare_functions(&c, &i, r);
   gsl_rng_free(r);
@@ -435,7 +426,7 @@ Test(defined, bit_comparison_sees_one_ulp) {
   nh_system_definition def = chaotic_definition(), other = chaotic_definition();
   other.potential.text = "0.50000000000000011*(x^2 + y1^2 + y2^2 + z1^2 + z2^2 + z1^2*z2^2 + y1^2*z1^2 + y2^2*z2^2)";
   nh_defined_system *dc = build(&def, NH_DEFINED_COMPILED), *di = build(&other, NH_DEFINED_INTERPRETED);
-  nh_system c = system_of(dc), i = system_of(di);
+  nh_system c = test_defined_system(dc), i = test_defined_system(di);
   const double q[] = {0.3, -0.7, 1.1, 0.4, -1.3};
   const double a = c.type->potential(c.p, q), b = i.type->potential(i.p, q);
   cr_expect_neq(memcmp(&a, &b, sizeof a), 0, "0.5 and its next double give the same V");
@@ -594,7 +585,7 @@ Test(defined, derivatives_agree_with_finite_differences) {
   const nh_system_definition defs[] = {chaotic_definition(), chaotic_definition_full(), polar_definition()};
   for (size_t i = 0; i < sizeof defs / sizeof *defs; i++) {
     nh_defined_system *d = build(&defs[i], NH_DEFINED_COMPILED);
-    nh_system sys = system_of(d);
+    nh_system sys = test_defined_system(d);
     check_contracts_at_random_points(&sys, 7 + i);
     nh_defined_system_free(d);
   }
@@ -616,7 +607,7 @@ Test(defined, sys_files_agree_with_finite_differences) {
 Test(defined, finite_differences_see_a_wrong_entry) {
   const nh_system_definition def = polar_definition();
   nh_defined_system *d = build(&def, NH_DEFINED_COMPILED);
-  nh_system sys = system_of(d);
+  nh_system sys = test_defined_system(d);
   const double q[] = {1.1, 0.5, -0.2};
   double g[NH_MAX_N], dM[NH_MAX_N * NH_MAX_N * NH_MAX_N];
   sys.type->grad_potential(sys.p, q, g);
@@ -649,7 +640,7 @@ Test(defined, damping_and_forcing_flags) {
   for (int constant = 0; constant < 2; constant++) {
     if (constant) def.damping.text = "alpha", def.forcing[2].text = "0.5*sin(t)";
     nh_defined_system *d = build(&def, NH_DEFINED_COMPILED);
-    nh_system sys = system_of(d);
+    nh_system sys = test_defined_system(d);
     const unsigned f = nh_system_features(&sys);
     cr_expect(f & NH_SYS_DAMPING, "%s: not flagged NH_SYS_DAMPING", def.damping.text);
     cr_expect_eq(!!(f & NH_SYS_TIME_DAMPING), !constant, "%s: NH_SYS_TIME_DAMPING %d", def.damping.text,
@@ -707,7 +698,7 @@ Test(defined, steps_allocate_nothing) {
   for (size_t i = 0; i < sizeof defs / sizeof *defs; i++)
     for (int mode = 0; mode < 2; mode++) {
       nh_defined_system *d = build(&defs[i], mode ? NH_DEFINED_INTERPRETED : NH_DEFINED_COMPILED);
-      nh_system sys = system_of(d);
+      nh_system sys = test_defined_system(d);
       checked += count_step_allocations(&sys);
       nh_defined_system_free(d);
     }

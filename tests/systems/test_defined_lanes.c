@@ -61,20 +61,6 @@ static nh_system_definition variable_mass_definition(void) {
   return def;
 }
 
-static nh_defined_system *build(const nh_system_definition *def, nh_defined_mode mode) {
-  const void *origin;
-  char err[1024], note[1024];
-  nh_defined_system *d = nh_defined_system_build(def, mode, &origin, err, sizeof err, note, sizeof note);
-  cr_assert(d, "%s: %s", def->name, err);
-  return d;
-}
-
-static nh_system system_of(const nh_defined_system *d) {
-  nh_system sys;
-  cr_assert_eq(nh_system_init(&sys, nh_defined_system_type(d)), 0, "%s: mass not SPD", nh_defined_system_type(d)->name);
-  return sys;
-}
-
 /* ---- the comparison ------------------------------------------------------------------------------ */
 
 /* What the lane points are made of beyond uniform draws: NaN, infinities, values whose squares
@@ -203,8 +189,8 @@ Test(defined_lanes, sys_files_lanes_are_the_scalar_bits) {
 Test(defined_lanes, definitions_lanes_are_the_scalar_bits) {
   const nh_system_definition defs[] = {affine_definition(), variable_mass_definition()};
   for (size_t i = 0; i < sizeof defs / sizeof *defs; i++) {
-    nh_defined_system *d = build(&defs[i], NH_DEFINED_COMPILED);
-    nh_system sys = system_of(d);
+    nh_defined_system *d = test_build_definition(&defs[i], NH_DEFINED_COMPILED);
+    nh_system sys = test_defined_system(d);
     check_kernels(&sys, 1);
     cr_expect_eq(!!sys.type->kernels->acceleration, i == 0, "%s: acceleration kernel", defs[i].name);
     compare_lanes(&sys, 61 + i);
@@ -225,8 +211,8 @@ Test(defined_lanes, interpreted_definitions_have_no_lane_kernels) {
     nh_study_free(&st);
   }
   const nh_system_definition def = affine_definition();
-  nh_defined_system *d = build(&def, NH_DEFINED_INTERPRETED);
-  nh_system sys = system_of(d);
+  nh_defined_system *d = test_build_definition(&def, NH_DEFINED_INTERPRETED);
+  nh_system sys = test_defined_system(d);
   check_kernels(&sys, 0);
   nh_defined_system_free(d);
 }
@@ -237,8 +223,8 @@ Test(defined_lanes, unconstrained_definition_falls_back) {
   nh_system_definition def = affine_definition();
   def.name = "dl_free", def.k = 0;
   for (int a = 0; a < NH_MAX_K; a++) def.affine[a].text = NULL;
-  nh_defined_system *d = build(&def, NH_DEFINED_COMPILED);
-  nh_system sys = system_of(d);
+  nh_defined_system *d = test_build_definition(&def, NH_DEFINED_COMPILED);
+  nh_system sys = test_defined_system(d);
   cr_expect_null(sys.type->kernels);
   cr_expect_null(strstr(nh_defined_system_source(d), "_lanes"), "%s", nh_defined_system_source(d));
   compare_lanes(&sys, 81);
@@ -271,7 +257,7 @@ Test(defined_lanes, cached_object_without_a_lane_function) {
                                       "nhs_constraints_lanes",         "nhs_constraints_jacobian_lanes",
                                       "nhs_constraint_residual_lanes", "nhs_acceleration_lanes"};
   const nh_system_definition def = affine_definition();
-  nh_defined_system *d = build(&def, NH_DEFINED_COMPILED);
+  nh_defined_system *d = test_build_definition(&def, NH_DEFINED_COMPILED);
   char *source = strdup(nh_defined_system_source(d)), path[4096], err[1024];
   cr_assert(source);
   nh_defined_system_free(d);
