@@ -73,4 +73,16 @@ const char *nh_isa_name(nh_isa isa);
   static void NAME PARAMS { NAME##_lanes ARGS; }
 #endif
 
+/* Runs F(ARGS..., n, k) (F an NH_LANES_INLINE function whose last parameters are `const int n, const
+ * int k`) with n and k constants for the shapes of most systems with lane kernels here (5 coordinates
+ * and 1 constraint: the chaotic particle; 3 and 1: the particle, the CVT, the knife edge), so that GCC
+ * lays out the lane loops for them (about 6 % less time per nh_newmark step on the chaotic
+ * particle); other shapes run with n and k as they are. The same operations either way. */
+#define NH_LANES_SHAPED(n, k, F, ...)                                                                                  \
+  do {                                                                                                                 \
+    if ((n) == 5 && (k) == 1) F(__VA_ARGS__, 5, 1);                                                                    \
+    else if ((n) == 3 && (k) == 1) F(__VA_ARGS__, 3, 1);                                                               \
+    else F(__VA_ARGS__, (n), (k));                                                                                     \
+  } while (0)
+
 #endif

@@ -539,8 +539,7 @@ typedef struct {
 /* scaled_velocity on every lane. */
 static inline NH_LANES_INLINE void scaled_velocity_lanes(const newmark_lanes_ctx *C, const double *dq, const double *g1,
                                                          const double *A1, const double *L0, const double *L1,
-                                                         double *w) {
-  const int n = C->n, k = C->k;
+                                                         double *w, const int n, const int k) {
   const double b2 = C->beta2, c = C->c;
   double s[NH_MAX_N * NH_LANES], Mis[NH_MAX_N * NH_LANES];
   for (int i = 0; i < n; i++) {
@@ -580,8 +579,9 @@ typedef struct {
   double *K, *F, *J;
 } residual_lanes_parts;
 
-static inline NH_LANES_INLINE void assemble_lanes(const newmark_lanes_ctx *C, const residual_lanes_parts *P) {
-  const int n = C->n, k = C->k, dim = n + 2 * k;
+static inline NH_LANES_INLINE void assemble_lanes(const newmark_lanes_ctx *C, const residual_lanes_parts *P,
+                                                  const int n, const int k) {
+  const int dim = n + 2 * k;
   const int iq = 0, iL0 = n, iL1 = n + k, r1 = 0, r3 = n, r4 = n + k;
   const double *M = C->sys->M, b = C->beta, b2 = C->beta2, a = C->alpha, h = C->h, c = C->c;
   const double *dq = P->dq, *L0 = P->L0, *L1 = P->L1, *A1 = P->A1, *dA1 = P->dA1;
@@ -653,13 +653,12 @@ static inline NH_LANES_INLINE void assemble_lanes(const newmark_lanes_ctx *C, co
 #undef JL
   (void)r;
 }
-NH_LANES_ISA_VARIANTS(assemble, (const newmark_lanes_ctx *C, const residual_lanes_parts *P), (C, P))
 
-/* newmark_residual on every lane (nh_newton_lanes_fn). */
-static inline NH_LANES_INLINE void newmark_residual_lanes_lanes(void *vctx, const double *X, const int *running, double *F, double *J) {
-  const newmark_lanes_ctx *C = vctx;
+/* newmark_residual on every lane, for n coordinates and k constraints. */
+static inline NH_LANES_INLINE void residual_shaped_lanes(const newmark_lanes_ctx *C, const double *X,
+                                                         const int *running, double *F, double *J, const int n,
+                                                         const int k) {
   const nh_system *sys = C->sys;
-  const int n = C->n, k = C->k;
   double g1[NH_MAX_N * NH_LANES], K[NH_MAX_N * NH_MAX_N * NH_LANES], A1[NH_MAX_K * NH_MAX_N * NH_LANES];
   double dA1[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES], q1[NH_MAX_N * NH_LANES], w[NH_MAX_N * NH_LANES];
   double B1[NH_MAX_N * NH_MAX_K * NH_LANES], Abar[NH_MAX_K * NH_MAX_N * NH_LANES];
@@ -674,7 +673,7 @@ static inline NH_LANES_INLINE void newmark_residual_lanes_lanes(void *vctx, cons
     NH_LANES_COUNT(C->cost, running, constraint_evals);
     discrete_constraint_matrix_lanes(sys, C->disc, C->alpha, &C->x->q[0][0], C->A0, q1, A1, dA1, Abar, dAbar, running,
                                      C->cost);
-    scaled_velocity_lanes(C, X, g1, A1, NH_LANE_ROW(X, n), NH_LANE_ROW(X, n + k), w);
+    scaled_velocity_lanes(C, X, g1, A1, NH_LANE_ROW(X, n), NH_LANE_ROW(X, n + k), w, n, k);
     nh_lanes_mass_solve_transpose(sys, A1, B1);
   }
   const residual_lanes_parts P = {.dq = X,
@@ -690,7 +689,14 @@ static inline NH_LANES_INLINE void newmark_residual_lanes_lanes(void *vctx, cons
                                   .K = K,
                                   .F = F,
                                   .J = J};
-  assemble(C, &P);
+  assemble_lanes(C, &P, n, k);
+}
+
+/* newmark_residual on every lane (nh_newton_lanes_fn). */
+static inline NH_LANES_INLINE void newmark_residual_lanes_lanes(void *vctx, const double *X, const int *running,
+                                                                double *F, double *J) {
+  const newmark_lanes_ctx *C = vctx;
+  NH_LANES_SHAPED(C->n, C->k, residual_shaped_lanes, C, X, running, F, J);
 }
 NH_LANES_ISA_VARIANTS(newmark_residual_lanes, (void *vctx, const double *X, const int *running, double *F, double *J), (vctx, X, running, F, J))
 
@@ -765,9 +771,9 @@ static void result_lanes(int n, int k, double h, double c, const nh_lanes *x, co
 }
 
 /* finish_step on every lane that converged (running): v1 = w/h projected onto D at q1. */
-static inline NH_LANES_INLINE void finish_step_lanes_lanes(const newmark_lanes_ctx *C, const double *X, int *running, nh_lanes *y) {
+static inline NH_LANES_INLINE void finish_shaped_lanes(const newmark_lanes_ctx *C, const double *X, int *running,
+                                                       nh_lanes *y, const int n, const int k) {
   const nh_system *sys = C->sys;
-  const int n = C->n, k = C->k;
   double q1[NH_MAX_N * NH_LANES], g1[NH_MAX_N * NH_LANES], A1[NH_MAX_K * NH_MAX_N * NH_LANES], w[NH_MAX_N * NH_LANES];
   double unused[NH_MAX_K * NH_LANES];
   int failed[NH_LANES];
@@ -776,7 +782,7 @@ static inline NH_LANES_INLINE void finish_step_lanes_lanes(const newmark_lanes_c
   if (k) nh_lanes_constraints(sys, q1, A1);
   NH_LANES_COUNT(C->cost, running, rhs_evals);
   if (k) NH_LANES_COUNT(C->cost, running, constraint_evals);
-  scaled_velocity_lanes(C, X, g1, A1, NH_LANE_ROW(X, n), NH_LANE_ROW(X, n + k), w);
+  scaled_velocity_lanes(C, X, g1, A1, NH_LANE_ROW(X, n), NH_LANE_ROW(X, n + k), w, n, k);
   for (int i = 0; i < n * NH_LANES; i++) w[i] = w[i] / C->h;
   result_lanes(n, k, C->h, C->c, C->x, X, w, NH_LANE_ROW(X, n), NH_LANE_ROW(X, n + k), y);
   if (!k) return;
@@ -785,6 +791,11 @@ static inline NH_LANES_INLINE void finish_step_lanes_lanes(const newmark_lanes_c
     if (running[l] && failed[l]) running[l] = 0;
     C->cost[l].linear_solves += running[l] != 0;
   }
+}
+
+static inline NH_LANES_INLINE void finish_step_lanes_lanes(const newmark_lanes_ctx *C, const double *X, int *running,
+                                                           nh_lanes *y) {
+  NH_LANES_SHAPED(C->n, C->k, finish_shaped_lanes, C, X, running, y);
 }
 NH_LANES_ISA_VARIANTS(finish_step_lanes, (const newmark_lanes_ctx *C, const double *X, int *running, nh_lanes *y), (C, X, running, y))
 
