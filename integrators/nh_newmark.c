@@ -585,7 +585,7 @@ static inline NH_LANES_INLINE void assemble_lanes(const newmark_lanes_ctx *C, co
   const int iq = 0, iL0 = n, iL1 = n + k, r1 = 0, r3 = n, r4 = n + k;
   const double *M = C->sys->M, b = C->beta, b2 = C->beta2, a = C->alpha, h = C->h, c = C->c;
   const double *dq = P->dq, *L0 = P->L0, *L1 = P->L1, *A1 = P->A1, *dA1 = P->dA1;
-  double *K = P->K, *F = P->F, *J = P->J, s[NH_LANES], r[NH_LANES];
+  double *K = P->K, *F = P->F, *J = P->J, s[NH_LANES];
 #define JL(row, col) NH_LANE_ROW(J, (row)*dim + (col))
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) {
@@ -651,7 +651,6 @@ static inline NH_LANES_INLINE void assemble_lanes(const newmark_lanes_ctx *C, co
     }
   }
 #undef JL
-  (void)r;
 }
 
 /* newmark_residual on every lane, for n coordinates and k constraints. */
