@@ -33,7 +33,7 @@ int nh_isa_supported(nh_isa isa) {
   case NH_ISA_AVX2:
     return __builtin_cpu_supports("avx2");
   case NH_ISA_AVX512:
-    return __builtin_cpu_supports("avx512f");
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"); /* NH_LANES_AVX512 */
   default:
     return 0;
   }
@@ -42,8 +42,8 @@ int nh_isa_supported(nh_isa isa) {
 #endif
 }
 
-/* -1 until decided; then the nh_isa in use. Threads may decide at once: they decide alike. */
-static atomic_int chosen = -1;
+/* Threads may decide at once: they decide alike. */
+_Atomic int nh_lanes_isa_chosen = -1;
 
 /* The widest the CPU has, or NHBENCH_ISA's when it has that one. */
 static nh_isa decide(void) {
@@ -55,14 +55,14 @@ static nh_isa decide(void) {
   return NH_ISA_SSE2;
 }
 
-nh_isa nh_lanes_isa(void) {
-  int isa = atomic_load_explicit(&chosen, memory_order_relaxed);
-  if (isa < 0) atomic_store_explicit(&chosen, isa = (int)decide(), memory_order_relaxed);
-  return (nh_isa)isa;
+nh_isa nh_lanes_isa_decide(void) {
+  const nh_isa isa = decide();
+  atomic_store_explicit(&nh_lanes_isa_chosen, (int)isa, memory_order_relaxed);
+  return isa;
 }
 
 int nh_lanes_use_isa(nh_isa isa) {
   if (!nh_isa_supported(isa)) return -1;
-  atomic_store_explicit(&chosen, (int)isa, memory_order_relaxed);
+  atomic_store_explicit(&nh_lanes_isa_chosen, (int)isa, memory_order_relaxed);
   return 0;
 }

@@ -11,6 +11,8 @@
 #ifndef NH_CORE_LANES_H
 #define NH_CORE_LANES_H
 
+#include <stdatomic.h>
+
 #include "core/state.h"
 
 /* Lanes per group: 8 doubles are one AVX-512 vector, two AVX2 ones, four SSE2 ones. */
@@ -18,6 +20,10 @@
 
 /* Arrays in lane layout, entry i of lane l at x[i · NH_LANES + l]: entry i's run of lanes, and entry
  * i of lane l. */
+/* For a lane array that one function declares and others' lane loops read: each entry's run of
+ * lanes then starts a 64-byte line, so that no AVX-512 load of it spans two (the stack itself is
+ * aligned to 16 bytes only). */
+#define NH_LANES_ALIGNED _Alignas(64)
 #define NH_LANE_ROW(x, i) (&(x)[(i)*NH_LANES])
 #define NH_LANE_AT(x, i, l) ((x)[(i)*NH_LANES + (l)])
 
@@ -38,8 +44,13 @@ void nh_lanes_get(const nh_lanes *X, int l, nh_state *x);
 /* The instruction sets the lane loops are compiled for, in increasing width. */
 typedef enum { NH_ISA_SSE2, NH_ISA_AVX2, NH_ISA_AVX512, NH_ISA_COUNT } nh_isa;
 /* The one the lane loops use: the widest this CPU has, or the one NHBENCH_ISA names (sse2, avx2,
- * avx512) when the CPU has it; decided at the first call. */
-nh_isa nh_lanes_isa(void);
+ * avx512) when the CPU has it; decided at the first call. Inline: every lane pass asks it. */
+extern _Atomic int nh_lanes_isa_chosen; /* -1 until decided; then the nh_isa in use */
+nh_isa nh_lanes_isa_decide(void);
+static inline nh_isa nh_lanes_isa(void) {
+  const int isa = atomic_load_explicit(&nh_lanes_isa_chosen, memory_order_relaxed);
+  return isa >= 0 ? (nh_isa)isa : nh_lanes_isa_decide();
+}
 /* Makes the lane loops use isa from now on (the tests and the benchmarks compare them): 0, or -1
  * when this CPU does not have it. */
 int nh_lanes_use_isa(nh_isa isa);
@@ -51,9 +62,13 @@ const char *nh_isa_name(nh_isa isa);
  * nh_lanes_isa() chose. The body is inlined into one copy per instruction set, where GCC
  * vectorizes its `#pragma omp simd` loops for that set. */
 #define NH_LANES_INLINE __attribute__((always_inline))
+/* The AVX-512 variants' target: with VL, 256-bit code has the 32 vector registers of AVX-512 (with F
+ * alone, 16: a lane loop that GCC lays out in 256-bit vectors spilled to the stack). nh_isa_supported
+ * asks the CPU for both. */
+#define NH_LANES_AVX512 "avx512f,avx512vl"
 #if defined(__x86_64__) && defined(__GNUC__)
 #define NH_LANES_ISA_VARIANTS(NAME, PARAMS, ARGS)                                                                      \
-  __attribute__((target("avx512f"))) static void NAME##_avx512 PARAMS { NAME##_lanes ARGS; }                           \
+  __attribute__((target(NH_LANES_AVX512))) static void NAME##_avx512 PARAMS { NAME##_lanes ARGS; }                     \
   __attribute__((target("avx2"))) static void NAME##_avx2 PARAMS { NAME##_lanes ARGS; }                                \
   static void NAME##_sse2 PARAMS { NAME##_lanes ARGS; }                                                                \
   static void NAME PARAMS {                                                                                            \

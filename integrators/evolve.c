@@ -86,6 +86,9 @@ void nh_evolve_lanes_stop(nh_evolve_lanes *e, int l, int status) {
 /* The larger of m (not NaN) and r, as fmax(m, r) for r ≥ 0 or NaN. */
 static double larger(double m, double r) { return r > m ? r : m; }
 
+/* The bookkeeping after each step runs as passes over all the lanes with selects, not as a branch
+ * per lane (with the branches, a 64-trajectory rk4 ensemble on the chaotic particle took 1/0.86 of
+ * the time). */
 int nh_evolve_lanes_steps(nh_evolve_lanes *e, long n, int track) {
   int live = 0;
   for (int l = 0; l < NH_LANES; l++) live += e->live[l];
@@ -93,18 +96,24 @@ int nh_evolve_lanes_steps(nh_evolve_lanes *e, long n, int track) {
     nh_lanes *next = e->ring == 3 ? e->prev2 : e->prev; /* the oldest slot */
     nh_step_status status[NH_LANES];
     nh_method_step_lanes(e->m, e->sys, e->x, next, e->h, e->live, status, e->cost);
-    for (int l = 0; l < NH_LANES; l++)
+    int failed = 0;
+#pragma omp simd reduction(| : failed)
+    for (int l = 0; l < NH_LANES; l++) failed |= e->live[l] & (status[l] != NH_STEP_OK);
+    for (int l = 0; failed && l < NH_LANES; l++)
       if (e->live[l] && status[l] != NH_STEP_OK) nh_evolve_lanes_stop(e, l, status[l]), live--;
     if (e->ring == 3) e->prev2 = e->prev;
     e->prev = e->x, e->x = next;
     e->k++;
-    for (int l = 0; l < NH_LANES; l++)
-      if (e->live[l]) e->x->t[l] = e->t0[l] + (double)e->k * e->h; /* no accumulated round-off in t */
+    const double kh = (double)e->k * e->h; /* no accumulated round-off in t */
+    double *const t = e->x->t;
+    /* On every lane: a stopped lane's slots in the ring are no longer its state (e->last is) */
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) t[l] = e->t0[l] + kh;
     if (!track) continue;
     double r[NH_LANES];
     nh_lanes_constraint_residual(e->sys, &e->x->q[0][0], &e->x->v[0][0], r);
-    for (int l = 0; l < NH_LANES; l++)
-      if (e->live[l]) e->residual[l] = larger(e->residual[l], r[l]);
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) e->residual[l] = e->live[l] ? larger(e->residual[l], r[l]) : e->residual[l];
   }
   return live;
 }

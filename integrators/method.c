@@ -388,8 +388,9 @@ static inline NH_LANES_INLINE void finite_lanes_lanes(int n, const nh_lanes *y, 
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++) z[l] += (y->q[i][l] - y->q[i][l]) + (y->v[i][l] - y->v[i][l]);
   }
+#pragma omp simd /* a select on every lane: no branch per lane */
   for (int l = 0; l < NH_LANES; l++)
-    if (live[l] && status[l] == NH_STEP_OK && z[l] != z[l]) status[l] = NH_STEP_NONFINITE;
+    status[l] = live[l] && status[l] == NH_STEP_OK && z[l] != z[l] ? NH_STEP_NONFINITE : status[l];
 }
 NH_LANES_ISA_VARIANTS(finite_lanes, (int n, const nh_lanes *y, const int *live, nh_step_status *status),
                       (n, y, live, status))

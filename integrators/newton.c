@@ -97,7 +97,8 @@ void nh_newton_solve_lanes(int dim, double *X, nh_newton_lanes_fn fn, void *ctx,
 
 void nh_newton_solve_lanes_with(int dim, double *X, nh_newton_lanes_fn fn, nh_linear_solve_lanes_fn solve, void *ctx,
                                 const int *live, nh_step_status *status, nh_cost *cost) {
-  double F[NH_NEWTON_MAX_DIM * NH_LANES], J[NH_NEWTON_MAX_DIM * NH_NEWTON_MAX_DIM * NH_LANES];
+  NH_LANES_ALIGNED double F[NH_NEWTON_MAX_DIM * NH_LANES];
+  NH_LANES_ALIGNED double J[NH_NEWTON_MAX_DIM * NH_NEWTON_MAX_DIM * NH_LANES];
   double prev[NH_LANES], x0n[NH_LANES] = {0}, run[NH_LANES], dx[NH_LANES], xn[NH_LANES], xb[NH_LANES];
   int running[NH_LANES], singular[NH_LANES], left = 0;
   for (int l = 0; l < NH_LANES; l++) {

@@ -532,7 +532,9 @@ typedef struct {
   int n, k, disc;
   double beta, beta2, alpha, h, c;
   const nh_lanes *x;
-  double g0[NH_MAX_N * NH_LANES], A0[NH_MAX_K * NH_MAX_N * NH_LANES], B0[NH_MAX_N * NH_MAX_K * NH_LANES];
+  NH_LANES_ALIGNED double g0[NH_MAX_N * NH_LANES];
+  NH_LANES_ALIGNED double A0[NH_MAX_K * NH_MAX_N * NH_LANES];
+  NH_LANES_ALIGNED double B0[NH_MAX_N * NH_MAX_K * NH_LANES];
   nh_cost *cost;
 } newmark_lanes_ctx;
 
@@ -951,7 +953,7 @@ static void nh_newmark_step_lanes(const nh_method *m, const nh_system *sys, cons
                                   const int *live, nh_step_status *status, nh_cost *cost) {
   const int n = sys->n, k = sys->k;
   newmark_lanes_ctx C;
-  double X[NH_NEWTON_MAX_DIM * NH_LANES];
+  NH_LANES_ALIGNED double X[NH_NEWTON_MAX_DIM * NH_LANES];
   int running[NH_LANES];
   nh_step_status solved[NH_LANES];
   for (int l = 0; l < NH_LANES; l++) running[l] = live[l];

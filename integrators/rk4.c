@@ -83,10 +83,6 @@ static inline NH_LANES_INLINE void stage_point_lanes(int n, const nh_lanes *x, c
 #pragma omp simd
   for (int l = 0; l < NH_LANES; l++) t[l] = x->t[l] + s;
 }
-NH_LANES_ISA_VARIANTS(stage_point,
-                      (int n, const nh_lanes *x, const lane_vec *dq, const lane_vec *dv, double s, lane_vec *q,
-                       lane_vec *v, double *t),
-                      (n, x, dq, dv, s, q, v, t))
 
 /* y = x + h/6 (k1 + 2 k2 + 2 k3 + k4) for q and v, t + h and z as rk4_step writes them. */
 static inline NH_LANES_INLINE void combine_lanes(int n, const nh_lanes *x, nh_lanes *y, double h, const lane_vec *kq,
@@ -101,12 +97,12 @@ static inline NH_LANES_INLINE void combine_lanes(int n, const nh_lanes *x, nh_la
 #pragma omp simd
   for (int l = 0; l < NH_LANES; l++) y->t[l] = x->t[l] + h, y->z[l] = x->z[l];
 }
-NH_LANES_ISA_VARIANTS(combine,
-                      (int n, const nh_lanes *x, nh_lanes *y, double h, const lane_vec *kq, const lane_vec *kv),
-                      (n, x, y, h, kq, kv))
 
-static void rk4_step_lanes(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
-                           const int *live, nh_step_status *status, nh_cost *cost) {
+/* The step's passes and bookkeeping are one function compiled per instruction set, which calls the
+ * system's lane kernels. */
+static inline NH_LANES_INLINE void rk4_step_lanes_lanes(const nh_method *m NH_UNUSED, const nh_system *sys,
+                                                        const nh_lanes *x, nh_lanes *y, double h, const int *live,
+                                                        nh_step_status *status, nh_cost *cost) {
   lane_vec q, kq[4], kv[4];                        /* kq[0] unused: the first stage's point is x itself */
   double t[NH_LANES], lambda[NH_MAX_K * NH_LANES]; /* the stages' multipliers, unused */
   int failed[NH_LANES], stages[NH_LANES] = {0}, running[NH_LANES];
@@ -117,13 +113,13 @@ static void rk4_step_lanes(const nh_method *m NH_UNUSED, const nh_system *sys, c
       for (int l = 0; l < NH_LANES; l++) t[l] = x->t[l] + 0; /* rk4_step's x->t + s at s = 0 */
       nh_lanes_acceleration(sys, t, &x->q[0][0], &x->v[0][0], &kv[0][0][0], lambda, failed);
     } else {
-      stage_point(sys->n, x, j == 1 ? &x->v : &kq[j - 1], &kv[j - 1], s, &q, &kq[j], t);
+      stage_point_lanes(sys->n, x, j == 1 ? &x->v : &kq[j - 1], &kv[j - 1], s, &q, &kq[j], t);
       nh_lanes_acceleration(sys, t, &q[0][0], &kq[j][0][0], &kv[j][0][0], lambda, failed);
     }
     /* rk4_step counts a stage before it evaluates it, and stops at the first that fails */
     for (int l = 0; l < NH_LANES; l++) stages[l] += running[l], running[l] &= failed[l] == 0;
   }
-  combine(sys->n, x, y, h, kq, kv);
+  combine_lanes(sys->n, x, y, h, kq, kv);
   for (int l = 0; l < NH_LANES; l++) {
     if (!live[l]) continue;
     cost[l].steps++;
@@ -132,6 +128,11 @@ static void rk4_step_lanes(const nh_method *m NH_UNUSED, const nh_system *sys, c
     status[l] = running[l] ? NH_STEP_OK : NH_STEP_SOLVER_FAILED;
   }
 }
+
+NH_LANES_ISA_VARIANTS(rk4_step_lanes,
+                      (const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
+                       const int *live, nh_step_status *status, nh_cost *cost),
+                      (m, sys, x, y, h, live, status, cost))
 
 static int order(const nh_method *m NH_UNUSED) { return 4; }
 

@@ -266,7 +266,9 @@ void CAT(LANES, _unpack)(const LANES *p, nh_floor_state *s) {
 #undef LS_ISA
 #pragma GCC pop_options
 #pragma GCC push_options
-#pragma GCC target("avx512f")
+#define LS_STRING_(x) #x
+#define LS_STRING(x) LS_STRING_(x)
+_Pragma(LS_STRING(GCC target(NH_LANES_AVX512))) /* the harness's lanes' (core/lanes.h) */
 #define LS_ISA _avx512
 #include "bench/performance/lockstep.c"
 #undef LS_ISA
