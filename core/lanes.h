@@ -20,12 +20,13 @@
 
 /* Arrays in lane layout, entry i of lane l at x[i · NH_LANES + l]: entry i's run of lanes, and entry
  * i of lane l. */
+#define NH_LANE_ROW(x, i) (&(x)[(i)*NH_LANES])
+#define NH_LANE_AT(x, i, l) ((x)[(i)*NH_LANES + (l)])
+
 /* For a lane array that one function declares and others' lane loops read: each entry's run of
  * lanes then starts a 64-byte line, so that no AVX-512 load of it spans two (the stack itself is
  * aligned to 16 bytes only). */
 #define NH_LANES_ALIGNED _Alignas(64)
-#define NH_LANE_ROW(x, i) (&(x)[(i)*NH_LANES])
-#define NH_LANE_AT(x, i, l) ((x)[(i)*NH_LANES + (l)])
 
 /* NH_LANES states (nh_state's fields, lane by lane). */
 typedef struct {
