@@ -12,6 +12,7 @@
 #define NH_CORE_LANES_H
 
 #include <stdatomic.h>
+#include <string.h>
 
 #include "core/state.h"
 
@@ -27,6 +28,14 @@
  * lanes then starts a 64-byte line, so that no AVX-512 load of it spans two (the stack itself is
  * aligned to 16 bytes only). */
 #define NH_LANES_ALIGNED _Alignas(64)
+
+/* Zeros into `rows` runs of lanes from x, one 64-byte memset a run: GCC writes each with vector
+ * stores, where it makes one memset of the whole (and so the zero stores of a lane loop) a `rep
+ * stos`, whose start-up cost more than the rest of a small lane kernel (the chaotic particle's
+ * constraint Jacobian, 1600 bytes). */
+static inline void nh_lanes_zero_rows(double *x, int rows) {
+  for (int r = 0; r < rows; r++) memset(NH_LANE_ROW(x, r), 0, sizeof(double) * NH_LANES);
+}
 
 /* NH_LANES states (nh_state's fields, lane by lane). */
 typedef struct {

@@ -497,33 +497,37 @@ static nh_step_status nh_newmark_step(const nh_method *m, const nh_system *sys, 
  * arrays with each entry a run of NH_LANES: vectors (n), A (k×n), dA (k×n×n), B (n×k) and the Newton
  * system. */
 
-/* discrete_constraint_matrix on every lane (its evaluation of A counted for the running lanes). */
-static void discrete_constraint_matrix_lanes(const nh_system *sys, int disc, double alpha, const double *q0,
-                                             const double *A0, const double *q1, const double *A1, const double *dA1,
-                                             double *Abar, double *dAbar, const int *running, nh_cost *cost) {
+/* discrete_constraint_matrix on every lane (its evaluation of A counted for the running lanes);
+ * returns D Ā: dA1 itself where it is given and is D Ā (no copy of it), else dAbar, written. */
+static const double *discrete_constraint_matrix_lanes(const nh_system *sys, int disc, double alpha, const double *q0,
+                                                      const double *A0, const double *q1, const double *A1,
+                                                      const double *dA1, double *Abar, double *dAbar,
+                                                      const int *running, nh_cost *cost) {
   const int n = sys->n, k = sys->k, kn = k * n * NH_LANES;
   if (alpha == 0) {
     memcpy(Abar, A0, sizeof(double) * (size_t)kn);
-    memset(dAbar, 0, sizeof(double) * (size_t)(kn * n));
-    return;
+    nh_lanes_zero_rows(dAbar, k * n * n);
+    return dAbar;
   }
   if (disc == 14 && alpha != 1) {
     double qa[NH_MAX_N * NH_LANES];
+#pragma omp simd
     for (int i = 0; i < n * NH_LANES; i++) qa[i] = (1 - alpha) * q0[i] + alpha * q1[i];
     nh_lanes_constraints(sys, qa, Abar);
     nh_lanes_constraints_jacobian(sys, qa, dAbar);
     NH_LANES_COUNT(cost, running, constraint_evals);
-    return;
+    return dAbar;
   }
-  if (A1) {
-    memcpy(Abar, A1, sizeof(double) * (size_t)kn);
-    memcpy(dAbar, dA1, sizeof(double) * (size_t)(kn * n));
-  } else {
+  const double *D = dA1;
+  if (!A1) {
     nh_lanes_constraints(sys, q1, Abar);
     nh_lanes_constraints_jacobian(sys, q1, dAbar);
     NH_LANES_COUNT(cost, running, constraint_evals);
+    A1 = Abar, D = dAbar;
   }
-  for (int i = 0; i < kn; i++) Abar[i] = (1 - alpha) * A0[i] + alpha * Abar[i];
+#pragma omp simd
+  for (int i = 0; i < kn; i++) Abar[i] = (1 - alpha) * A0[i] + alpha * A1[i];
+  return D;
 }
 
 /* The full system's context in lanes (newmark_ctx): x's lanes, ∇V(q0), A(q0), B0 = M⁻¹A0ᵀ. */
@@ -664,6 +668,7 @@ static inline NH_LANES_INLINE void residual_shaped_lanes(const newmark_lanes_ctx
   double dA1[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES], q1[NH_MAX_N * NH_LANES], w[NH_MAX_N * NH_LANES];
   double B1[NH_MAX_N * NH_MAX_K * NH_LANES], Abar[NH_MAX_K * NH_MAX_N * NH_LANES];
   double dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES];
+  const double *dAbar_of = dAbar;
   for (int i = 0; i < n * NH_LANES; i++) q1[i] = (&C->x->q[0][0])[i] + X[i];
   nh_lanes_grad_potential(sys, q1, g1);
   nh_lanes_hess_potential(sys, q1, K);
@@ -672,8 +677,8 @@ static inline NH_LANES_INLINE void residual_shaped_lanes(const newmark_lanes_ctx
     nh_lanes_constraints(sys, q1, A1);
     nh_lanes_constraints_jacobian(sys, q1, dA1);
     NH_LANES_COUNT(C->cost, running, constraint_evals);
-    discrete_constraint_matrix_lanes(sys, C->disc, C->alpha, &C->x->q[0][0], C->A0, q1, A1, dA1, Abar, dAbar, running,
-                                     C->cost);
+    dAbar_of = discrete_constraint_matrix_lanes(sys, C->disc, C->alpha, &C->x->q[0][0], C->A0, q1, A1, dA1, Abar, dAbar,
+                                                running, C->cost);
     scaled_velocity_lanes(C, X, g1, A1, NH_LANE_ROW(X, n), NH_LANE_ROW(X, n + k), w, n, k);
     nh_lanes_mass_solve_transpose(sys, A1, B1);
   }
@@ -684,7 +689,7 @@ static inline NH_LANES_INLINE void residual_shaped_lanes(const newmark_lanes_ctx
                                   .A1 = A1,
                                   .dA1 = dA1,
                                   .Abar = Abar,
-                                  .dAbar = dAbar,
+                                  .dAbar = dAbar_of,
                                   .w = w,
                                   .B1 = B1,
                                   .K = K,
@@ -849,14 +854,15 @@ static void constraint_eval_lanes(const constraint_lanes_ctx *C, const double *L
   double dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES], moves[NH_LANES] = {0};
   constrained_increment_lanes(C, L, dq);
   for (int i = 0; i < n * NH_LANES; i++) q1[i] = C->q0[i] + dq[i];
-  discrete_constraint_matrix_lanes(C->sys, C->disc, a, C->q0, C->A0, q1, NULL, NULL, Abar, dAbar, C->counted, C->cost);
+  const double *dAbar_of = discrete_constraint_matrix_lanes(C->sys, C->disc, a, C->q0, C->A0, q1, NULL, NULL, Abar,
+                                                            dAbar, C->counted, C->cost);
   for (int m = 0; m < k; m++) {
     dot_lanes(n, Abar, 1, m * n, dq, 1, 0, NH_LANE_ROW(R, m));
     for (int b = 0; b < k; b++) {
       double s[NH_LANES] = {0};
       for (int i = 0; i < n; i++) {
         double t[NH_LANES]; /* (dμ̄ B)_{m i b} */
-        dot_lanes(n, dAbar, 1, (m * n + i) * n, C->B, k, b, t);
+        dot_lanes(n, dAbar_of, 1, (m * n + i) * n, C->B, k, b, t);
 #pragma omp simd
         for (int l = 0; l < NH_LANES; l++) {
           moves[l] = t[l] != 0 ? 1 : moves[l];

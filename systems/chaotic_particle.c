@@ -61,18 +61,18 @@ static inline NH_LANES_INLINE hessian5 hessian_at(vec5 q) {
                     2 * y1 * z1, 2 * y2 * z2, 2 * z1 * z2};
 }
 
-/* h into H (N×N, entry (i, j) of lane l at H[(i*N + j)*stride + l]), whose other entries are 0. */
+/* h into H (N×N, entry (i, j) of lane l at H[(i*N + j)*stride + l]), row by row, every entry, zeros
+ * included: in lanes a memset of the whole matrix first is a `rep stos` of 1600 bytes, which took
+ * more time than the rest of the kernel. */
 static inline NH_LANES_INLINE void store_hessian(double *H, int stride, int l, hessian5 h) {
-#define H_AT(i, j) H[((i)*N + (j)) * stride + l]
-  H_AT(X, X) = h.xx, H_AT(Y1, Y1) = h.y1y1, H_AT(Y2, Y2) = h.y2y2, H_AT(Z1, Z1) = h.z1z1, H_AT(Z2, Z2) = h.z2z2;
-  H_AT(Y1, Z1) = H_AT(Z1, Y1) = h.y1z1;
-  H_AT(Y2, Z2) = H_AT(Z2, Y2) = h.y2z2;
-  H_AT(Z1, Z2) = H_AT(Z2, Z1) = h.z1z2;
-#undef H_AT
+  store5(H + X * N * stride, stride, l, (vec5){h.xx, 0, 0, 0, 0});
+  store5(H + Y1 * N * stride, stride, l, (vec5){0, h.y1y1, 0, h.y1z1, 0});
+  store5(H + Y2 * N * stride, stride, l, (vec5){0, 0, h.y2y2, 0, h.y2z2});
+  store5(H + Z1 * N * stride, stride, l, (vec5){0, h.y1z1, 0, h.z1z1, h.z1z2});
+  store5(H + Z2 * N * stride, stride, l, (vec5){0, 0, h.y2z2, h.z1z2, h.z2z2});
 }
 
 static void hess_potential(const double *p NH_UNUSED, const double *q, double *H) {
-  memset(H, 0, N * N * sizeof *H);
   store_hessian(H, 1, 0, hessian_at(load5(q, 1, 0)));
 }
 
@@ -84,16 +84,17 @@ static void constraints(const double *p NH_UNUSED, const double *q, double *A) {
   A[Z2] = q[Y2];
 }
 
-/* The two nonzero entries of the constant Dμ (N×N, ∂μ_i/∂q_j at dA[(i*N + j)*stride + l]), written
- * once for constraints_jacobian and its lanes. */
-static inline NH_LANES_INLINE void store_jacobian(double *dA, int stride, int l) {
-  dA[(Z1 * N + Y1) * stride + l] = 1; /* ∂μ_z1/∂y1 */
-  dA[(Z2 * N + Y2) * stride + l] = 1; /* ∂μ_z2/∂y2 */
+/* The constant Dμ (N×N, ∂μ_i/∂q_j at dA[(i*N + j)*stride + l]): its rows x, y1, y2 are 0, which the
+ * callers write; rows z1 and z2, written here with their zeros, hold the nonzero entries ∂μ_z1/∂y1 =
+ * ∂μ_z2/∂y2 = 1. Written once for constraints_jacobian and its lanes. */
+static inline NH_LANES_INLINE void store_jacobian_z(double *dA, int stride, int l) {
+  store5(dA + Z1 * N * stride, stride, l, (vec5){0, 1, 0, 0, 0});
+  store5(dA + Z2 * N * stride, stride, l, (vec5){0, 0, 1, 0, 0});
 }
 
 static void constraints_jacobian(const double *p NH_UNUSED, const double *q NH_UNUSED, double *dA) {
-  memset(dA, 0, N * N * sizeof *dA);
-  store_jacobian(dA, 1, 0);
+  memset(dA, 0, Z1 * N * sizeof *dA);
+  store_jacobian_z(dA, 1, 0);
 }
 
 /* (Dμ[v])v = v_y1 v_z1 + v_y2 v_z2: the two entries of constraints_jacobian, written out. */
@@ -136,8 +137,10 @@ static inline NH_LANES_INLINE void acceleration_lanes_lanes(const double *q, con
     const acceleration5 r = acceleration_at(load5(q, NH_LANES, l), load5(v, NH_LANES, l));
     store5(a, NH_LANES, l, r.a);
     lambda[l] = r.lambda;
-    status[l] = 0;
   }
+  /* A pass of its own: an int stored in the loop above made GCC lay it out in 256-bit vectors
+   * under AVX-512 (systems/lane_kernels.h, nh_lane_gram_status). */
+  for (int l = 0; l < NH_LANES; l++) status[l] = 0;
 }
 NH_LANES_ISA_VARIANTS(acceleration_lanes, (const double *q, const double *v, double *a, double *lambda, int *status),
                       (q, v, a, lambda, status))
@@ -175,15 +178,16 @@ NH_LANES_ISA_VARIANTS(gradient_lanes, (const double *q, double *g), (q, g))
 static void grad_of_lanes(const double *p NH_UNUSED, const double *q, double *g) { gradient_lanes(q, g); }
 
 /* μ(q) = (1, 0, 0, y1, y2) per lane, as constraints writes it. */
-static void constraints_of_lanes(const double *p NH_UNUSED, const double *q, double *A) {
-  for (int l = 0; l < NH_LANES; l++) {
-    A[X * NH_LANES + l] = 1, A[Y1 * NH_LANES + l] = 0, A[Y2 * NH_LANES + l] = 0;
-    A[Z1 * NH_LANES + l] = q[Y1 * NH_LANES + l], A[Z2 * NH_LANES + l] = q[Y2 * NH_LANES + l];
-  }
+static inline NH_LANES_INLINE void constraints_lanes_lanes(const double *q, double *A) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++)
+    store5(A, NH_LANES, l, (vec5){1, 0, 0, q[Y1 * NH_LANES + l], q[Y2 * NH_LANES + l]});
 }
+NH_LANES_ISA_VARIANTS(constraints_lanes, (const double *q, double *A), (q, A))
+
+static void constraints_of_lanes(const double *p NH_UNUSED, const double *q, double *A) { constraints_lanes(q, A); }
 
 static inline NH_LANES_INLINE void hessian_lanes_lanes(const double *q, double *H) {
-  memset(H, 0, N * N * NH_LANES * sizeof *H);
 #pragma omp simd
   for (int l = 0; l < NH_LANES; l++) store_hessian(H, NH_LANES, l, hessian_at(load5(q, NH_LANES, l)));
 }
@@ -192,9 +196,9 @@ NH_LANES_ISA_VARIANTS(hessian_lanes, (const double *q, double *H), (q, H))
 static void hess_of_lanes(const double *p NH_UNUSED, const double *q, double *H) { hessian_lanes(q, H); }
 
 static inline NH_LANES_INLINE void jacobian_lanes_lanes(double *dA) {
-  memset(dA, 0, N * N * NH_LANES * sizeof *dA);
+  nh_lanes_zero_rows(dA, Z1 * N);
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++) store_jacobian(dA, NH_LANES, l);
+  for (int l = 0; l < NH_LANES; l++) store_jacobian_z(dA, NH_LANES, l);
 }
 NH_LANES_ISA_VARIANTS(jacobian_lanes, (double *dA), (dA))
 

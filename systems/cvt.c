@@ -134,14 +134,16 @@ static inline NH_LANES_INLINE void acceleration_lanes_lanes(double eps, const do
                                                             const double *sin_xi, const double *cos_xi,
                                                             const double *cos_2xi, double *a, double *lambda,
                                                             int *status) {
+  double gram[NH_LANES];
 #pragma omp simd
   for (int l = 0; l < NH_LANES; l++) {
     const nh_acceleration3 r =
         nh_acceleration_one3(NULL, gradient_at(eps, nh_load3(q, NH_LANES, l), sin_xi[l], cos_2xi[l]),
                              constraints_at(sin_xi[l]), jacobian_at(cos_xi[l]), nh_load3(v, NH_LANES, l));
     nh_store3(a, NH_LANES, l, r.a);
-    lambda[l] = r.lambda, status[l] = r.status;
+    lambda[l] = r.lambda, gram[l] = r.gram;
   }
+  nh_lane_gram_status(gram, status);
 }
 NH_LANES_ISA_VARIANTS(acceleration_lanes,
                       (double eps, const double *q, const double *v, const double *s, const double *c, const double *c2,

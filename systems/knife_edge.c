@@ -123,14 +123,16 @@ static void residual_of_lanes(const double *p NH_UNUSED, const double *q, const 
 static inline NH_LANES_INLINE void acceleration_lanes_lanes(const double *Minv, nh_vec3 g, const double *s,
                                                             const double *c, const double *v, double *a, double *lambda,
                                                             int *status) {
+  double gram[NH_LANES];
   if (!Minv) {
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++) {
       const nh_acceleration3 r =
           nh_acceleration_one3(NULL, g, constraints_at(s[l], c[l]), jacobian_at(s[l], c[l]), nh_load3(v, NH_LANES, l));
       nh_store3(a, NH_LANES, l, r.a);
-      lambda[l] = r.lambda, status[l] = r.status;
+      lambda[l] = r.lambda, gram[l] = r.gram;
     }
+    nh_lane_gram_status(gram, status);
     return;
   }
 #pragma omp simd
@@ -138,8 +140,9 @@ static inline NH_LANES_INLINE void acceleration_lanes_lanes(const double *Minv, 
     const nh_acceleration3 r =
         nh_acceleration_one3(Minv, g, constraints_at(s[l], c[l]), jacobian_at(s[l], c[l]), nh_load3(v, NH_LANES, l));
     nh_store3(a, NH_LANES, l, r.a);
-    lambda[l] = r.lambda, status[l] = r.status;
+    lambda[l] = r.lambda, gram[l] = r.gram;
   }
+  nh_lane_gram_status(gram, status);
 }
 NH_LANES_ISA_VARIANTS(acceleration_lanes,
                       (const double *Minv, nh_vec3 g, const double *s, const double *c, const double *v, double *a,

@@ -99,14 +99,16 @@ static void residual_of_lanes(const double *p NH_UNUSED, const double *q, const 
 /* nh_acceleration's generic path (M = I, one constraint; systems/lane_kernels.h) on every lane. */
 static inline NH_LANES_INLINE void acceleration_lanes_lanes(double w, const double *q, const double *v, double *a,
                                                             double *lambda, int *status) {
+  double gram[NH_LANES];
 #pragma omp simd
   for (int l = 0; l < NH_LANES; l++) {
     const nh_vec3 x = nh_load3(q, NH_LANES, l);
     const nh_acceleration3 r =
         nh_acceleration_one3(NULL, gradient_at(w, x), constraints_at(x), jacobian_at(), nh_load3(v, NH_LANES, l));
     nh_store3(a, NH_LANES, l, r.a);
-    lambda[l] = r.lambda, status[l] = r.status;
+    lambda[l] = r.lambda, gram[l] = r.gram;
   }
+  nh_lane_gram_status(gram, status);
 }
 NH_LANES_ISA_VARIANTS(acceleration_lanes,
                       (double w, const double *q, const double *v, double *a, double *lambda, int *status),
