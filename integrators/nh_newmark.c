@@ -518,16 +518,15 @@ static const double *discrete_constraint_matrix_lanes(const nh_system *sys, int 
     NH_LANES_COUNT(cost, running, constraint_evals);
     return dAbar;
   }
-  const double *D = dA1;
   if (!A1) {
     nh_lanes_constraints(sys, q1, Abar);
     nh_lanes_constraints_jacobian(sys, q1, dAbar);
     NH_LANES_COUNT(cost, running, constraint_evals);
-    A1 = Abar, D = dAbar;
+    A1 = Abar, dA1 = dAbar;
   }
 #pragma omp simd
   for (int i = 0; i < kn; i++) Abar[i] = (1 - alpha) * A0[i] + alpha * A1[i];
-  return D;
+  return dA1;
 }
 
 /* The full system's context in lanes (newmark_ctx): x's lanes, ∇V(q0), A(q0), B0 = M⁻¹A0ᵀ. */
