@@ -452,8 +452,8 @@ typedef struct {
   int n, k;
   double h, kappa;
   const double *q0;
-  double c[NH_MAX_N * NH_LANES], A0[NH_MAX_K * NH_MAX_N * NH_LANES], b0[NH_MAX_K * NH_LANES];
-  double W[NH_MAX_N * NH_MAX_K * NH_LANES];
+  NH_LANES_ALIGNED double c[NH_MAX_N * NH_LANES], A0[NH_MAX_K * NH_MAX_N * NH_LANES], b0[NH_MAX_K * NH_LANES];
+  NH_LANES_ALIGNED double W[NH_MAX_N * NH_MAX_K * NH_LANES];
   nh_cost *cost;
 } engine_lanes_ctx;
 
@@ -465,41 +465,57 @@ static inline NH_LANES_INLINE void engine_residual_lanes_lanes(void *vctx, const
   const int n = C->n, k = C->k, dim = n + k;
   const double gm = C->sc->gamma, h = C->h, kappa = C->kappa;
   const double *dq = X, *L = NH_LANE_ROW(X, n);
-  double space[NH_MAX_N * NH_LANES];
+  NH_LANES_ALIGNED double space[NH_MAX_N * NH_LANES];
   const double *Mdq = nh_lanes_mass_times(sys, dq, space);
+  /* Each row summed in a local accumulator and stored once: summed in place in F, each term waited
+   * for the store of the one before. */
   for (int i = 0; i < n; i++) {
-    double *const s = NH_LANE_ROW(F, i);
+    double s[NH_LANES];
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++) s[l] = NH_LANE_AT(C->c, i, l) - kappa * NH_LANE_AT(Mdq, i, l);
     for (int a = 0; a < k; a++) {
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++) s[l] -= NH_LANE_AT(C->A0, a * n + i, l) * NH_LANE_AT(L, a, l);
     }
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) NH_LANE_AT(F, i, l) = s[l];
   }
   /* constraint_rows: at the left point with A(q_j), else at x_γ (no affine part here: b = 0) */
-  double x[NH_MAX_N * NH_LANES], A[NH_MAX_K * NH_MAX_N * NH_LANES], D[NH_MAX_K * NH_MAX_N * NH_LANES];
+  NH_LANES_ALIGNED double x[NH_MAX_N * NH_LANES], A[NH_MAX_K * NH_MAX_N * NH_LANES], D[NH_MAX_K * NH_MAX_N * NH_LANES];
   const double *At = C->A0;
   if (gm != 0) {
+#pragma omp simd
     for (int i = 0; i < n * NH_LANES; i++) x[i] = C->q0[i] + gm * dq[i];
     nh_lanes_constraints(sys, x, A);
     NH_LANES_COUNT(C->cost, running, constraint_evals);
     nh_lanes_constraint_derivative(sys, x, dq, D);
     At = A;
   }
+  /* gm == 0 or not: one branch around each lane loop, not a select in it (which GCC left scalar) */
   for (int a = 0; a < k; a++) {
-    double *const s = NH_LANE_ROW(F, n + a);
+    double s[NH_LANES];
+    if (gm == 0) {
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++) s[l] = gm == 0 ? h * NH_LANE_AT(C->b0, a, l) : 0;
+      for (int l = 0; l < NH_LANES; l++) s[l] = h * NH_LANE_AT(C->b0, a, l);
+    } else {
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++) s[l] = 0;
+    }
     for (int i = 0; i < n; i++) {
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++) s[l] += NH_LANE_AT(At, a * n + i, l) * NH_LANE_AT(dq, i, l);
     }
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) NH_LANE_AT(F, n + a, l) = s[l];
     for (int j = 0; j < n; j++) {
       double *const Jaj = NH_LANE_ROW(J, (n + a) * dim + j);
+      if (gm == 0) {
 #pragma omp simd
-      for (int l = 0; l < NH_LANES; l++)
-        Jaj[l] =
-            gm == 0 ? NH_LANE_AT(At, a * n + j, l) : NH_LANE_AT(At, a * n + j, l) + gm * NH_LANE_AT(D, a * n + j, l);
+        for (int l = 0; l < NH_LANES; l++) Jaj[l] = NH_LANE_AT(At, a * n + j, l);
+      } else {
+#pragma omp simd
+        for (int l = 0; l < NH_LANES; l++) Jaj[l] = NH_LANE_AT(At, a * n + j, l) + gm * NH_LANE_AT(D, a * n + j, l);
+      }
     }
   }
   NH_LANES_COUNT(C->cost, running, rhs_evals);
@@ -513,26 +529,32 @@ static inline NH_LANES_INLINE void engine_linear_solve_lanes_lanes(void *vctx, i
   const engine_lanes_ctx *C = vctx;
   const int n = C->n, k = C->k;
   const double kappa = C->kappa;
-  double space[NH_MAX_N * NH_LANES], S[NH_MAX_K * NH_MAX_K * NH_LANES], r[NH_MAX_K * NH_LANES];
+  NH_LANES_ALIGNED double space[NH_MAX_N * NH_LANES], S[NH_MAX_K * NH_MAX_K * NH_LANES], r[NH_MAX_K * NH_LANES];
   const double *Mb = b;
   if (!C->sys->unit_mass) nh_lanes_mass_solve(C->sys, b, space), Mb = space;
   for (int a = 0; a < k; a++) {
     const double *G = NH_LANE_ROW(J, (n + a) * dim);
-    double *const s = NH_LANE_ROW(r, a);
+    /* Sums in local accumulators, stored once: summed in place in r and S, each term waited for
+     * the store of the one before (the rows may alias J, for all GCC knows). */
+    double s[NH_LANES];
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++) s[l] = -kappa * NH_LANE_AT(b, n + a, l);
     for (int i = 0; i < n; i++) {
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++) s[l] -= NH_LANE_AT(G, i, l) * NH_LANE_AT(Mb, i, l);
     }
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) NH_LANE_AT(r, a, l) = s[l];
     for (int c = 0; c < k; c++) {
-      double *const t = NH_LANE_ROW(S, a * k + c);
+      double t[NH_LANES];
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++) t[l] = 0;
       for (int i = 0; i < n; i++) {
 #pragma omp simd
         for (int l = 0; l < NH_LANES; l++) t[l] += NH_LANE_AT(G, i, l) * NH_LANE_AT(C->W, i * k + c, l);
       }
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++) NH_LANE_AT(S, a * k + c, l) = t[l];
     }
   }
   nh_lanes_lu_solve(k, S, r, failed);
@@ -544,8 +566,13 @@ static inline NH_LANES_INLINE void engine_linear_solve_lanes_lanes(void *vctx, i
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++) s[l] += NH_LANE_AT(C->W, i * k + c, l) * NH_LANE_AT(r, c, l);
     }
+    if (kappa == 1) { /* a branch around the lane loops: a select in one kept the division on the Newton step's path */
 #pragma omp simd
-    for (int l = 0; l < NH_LANES; l++) NH_LANE_AT(b, i, l) = kappa == 1 ? -s[l] : -s[l] / kappa;
+      for (int l = 0; l < NH_LANES; l++) NH_LANE_AT(b, i, l) = -s[l];
+    } else {
+#pragma omp simd
+      for (int l = 0; l < NH_LANES; l++) NH_LANE_AT(b, i, l) = -s[l] / kappa;
+    }
   }
   memcpy(NH_LANE_ROW(b, n), r, sizeof(double) * (size_t)(k * NH_LANES));
 }
@@ -559,7 +586,8 @@ static inline NH_LANES_INLINE void engine_setup_lanes_lanes(const nh_system *sys
                                                             double *X, nh_cost *cost) {
   const int n = sys->n, k = sys->k;
   const double alpha = nh_damping(sys, 0);
-  double space[NH_MAX_N * NH_LANES], g0[NH_MAX_N * NH_LANES], acc[NH_MAX_N * NH_LANES], lambda[NH_MAX_K * NH_LANES];
+  NH_LANES_ALIGNED double space[NH_MAX_N * NH_LANES], g0[NH_MAX_N * NH_LANES], acc[NH_MAX_N * NH_LANES],
+      lambda[NH_MAX_K * NH_LANES];
   int failed[NH_LANES];
   C->sys = sys, C->sc = sc, C->n = n, C->k = k, C->h = h, C->kappa = sc->la ? 1 + alpha * h : 1;
   C->q0 = &x->q[0][0], C->cost = cost;
@@ -569,6 +597,7 @@ static inline NH_LANES_INLINE void engine_setup_lanes_lanes(const nh_system *sys
   NH_LANES_COUNT(cost, running, constraint_evals);
   memset(C->b0, 0, sizeof(double) * (size_t)(k * NH_LANES));
   NH_LANES_COUNT(cost, running, rhs_evals);
+#pragma omp simd
   for (int i = 0; i < n * NH_LANES; i++) /* F_a = 0 (no forcing): no_force's zeros */
     C->c[i] = h * c_minus * p0[i] + h * h * (1 - sc->nu) * (no_force[0] - g0[i]);
   nh_lanes_mass_solve_transpose(sys, C->A0, C->W);
@@ -576,6 +605,7 @@ static inline NH_LANES_INLINE void engine_setup_lanes_lanes(const nh_system *sys
   for (int l = 0; l < NH_LANES; l++) running[l] = running[l] && !failed[l];
   NH_LANES_COUNT(cost, running, rhs_evals);
   NH_LANES_COUNT(cost, running, constraint_evals);
+#pragma omp simd
   for (int i = 0; i < n * NH_LANES; i++) X[i] = h * (&x->v[0][0])[i] + 0.5 * h * h * acc[i];
   memset(NH_LANE_ROW(X, n), 0, sizeof(double) * (size_t)(k * NH_LANES));
 }
@@ -590,39 +620,48 @@ static inline NH_LANES_INLINE void engine_finish_lanes_lanes(const nh_system *sy
                                                              const double *X, double h, double c_minus, double c_plus,
                                                              int *running, nh_lanes *y, nh_cost *cost) {
   const int n = sys->n, k = sys->k;
-  double space[NH_MAX_N * NH_LANES], g1[NH_MAX_N * NH_LANES], p1[NH_MAX_N * NH_LANES],
+  NH_LANES_ALIGNED double space[NH_MAX_N * NH_LANES], g1[NH_MAX_N * NH_LANES], p1[NH_MAX_N * NH_LANES],
       A1[NH_MAX_K * NH_MAX_N * NH_LANES];
-  double yk[NH_MAX_K * NH_LANES];
+  NH_LANES_ALIGNED double yk[NH_MAX_K * NH_LANES];
   int failed[NH_LANES];
+#pragma omp simd
   for (int l = 0; l < NH_LANES; l++) y->z[l] = x->z[l], y->t[l] = x->t[l] + h;
+#pragma omp simd
   for (int i = 0; i < n * NH_LANES; i++) (&y->q[0][0])[i] = (&x->q[0][0])[i] + X[i];
   const double *Mdq = nh_lanes_mass_times(sys, X, space);
   nh_lanes_grad_potential(sys, &y->q[0][0], g1);
+#pragma omp simd
   for (int i = 0; i < n * NH_LANES; i++) p1[i] = Mdq[i] / h + h * sc->nu * (no_force[0] - g1[i]);
   NH_LANES_COUNT(cost, running, rhs_evals);
   if (c_plus != 1)
+#pragma omp simd
     for (int i = 0; i < n * NH_LANES; i++) p1[i] /= c_plus;
   nh_lanes_mass_solve(sys, p1, &y->v[0][0]); /* velocity_from_momentum */
   NH_LANES_COUNT(cost, running, constraint_evals);
   nh_lanes_constraints(sys, &y->q[0][0], A1);
   nh_lanes_project_onto(sys, A1, &y->v[0][0], yk, failed);
   for (int l = 0; l < NH_LANES; l++) running[l] = running[l] && !failed[l];
-  for (int a = 0; a < k; a++)
+  for (int a = 0; a < k; a++) {
+#pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
       y->lambda[a][l] = -NH_LANE_AT(X, n + a, l) / (h * h * c_minus) - NH_LANE_AT(yk, a, l) / h;
+  }
   if (sc->la) return;
   /* lagrangian_d */
-  double qbar[NH_MAX_N * NH_LANES], vel[NH_MAX_N * NH_LANES], work[NH_LANES] = {0}, V0[NH_LANES], V1[NH_LANES];
-  double T[NH_LANES];
-  for (int i = 0; i < n; i++)
+  NH_LANES_ALIGNED double qbar[NH_MAX_N * NH_LANES], vel[NH_MAX_N * NH_LANES];
+  double work[NH_LANES] = {0}, V0[NH_LANES], V1[NH_LANES], T[NH_LANES];
+  for (int i = 0; i < n; i++) {
+#pragma omp simd
     for (int l = 0; l < NH_LANES; l++) {
       NH_LANE_AT(qbar, i, l) = x->q[i][l] + 0.5 * NH_LANE_AT(X, i, l);
       NH_LANE_AT(vel, i, l) = NH_LANE_AT(X, i, l) / h;
       work[l] += 0.5 * (no_force[i] * x->q[i][l] + no_force[i] * y->q[i][l]);
     }
+  }
   nh_lanes_potential(sys, &x->q[0][0], V0);
   nh_lanes_potential(sys, &y->q[0][0], V1);
   nh_lanes_kinetic_energy(sys, qbar, vel, T);
+#pragma omp simd
   for (int l = 0; l < NH_LANES; l++) {
     const double Ld = T[l] - 0.5 * (V0[l] + V1[l]) + work[l];
     y->z[l] = (c_minus * x->z[l] + h * Ld) / c_plus;

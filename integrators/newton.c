@@ -117,15 +117,20 @@ void nh_newton_solve_lanes_with(int dim, double *X, nh_newton_lanes_fn fn, nh_li
     }
     for (int l = 0; l < NH_LANES; l++) run[l] = running[l];
     update_each(dim, X, F, run, dx, xn, xb);
-    for (int l = 0; l < NH_LANES; l++) { /* nh_newton_solve_with's tests, in its order */
-      if (!running[l]) continue;
-      if (it == 0) x0n[l] = xb[l];
-      int stop = 1;
-      if (!isfinite(dx[l]) || !(xn[l] <= NEWTON_DIVERGED * (1 + x0n[l]))) status[l] = NH_STEP_SOLVER_FAILED;
-      else if (dx[l] <= NEWTON_TOL * (1 + xn[l]) || (dx[l] > 0.5 * prev[l] && dx[l] <= NEWTON_STAGNATION * (1 + xn[l])))
-        status[l] = NH_STEP_OK;
-      else stop = 0, prev[l] = dx[l];
-      if (stop) running[l] = 0, left--;
+    /* nh_newton_solve_with's tests on every running lane, as selects: lanes converge at different
+     * iterations, and a branch per lane was mispredicted (9 % of herglotz2's step in lanes). */
+    left = 0;
+    for (int l = 0; l < NH_LANES; l++) {
+      const int on = running[l] != 0;
+      x0n[l] = on && it == 0 ? xb[l] : x0n[l];
+      const int failed = !isfinite(dx[l]) || !(xn[l] <= NEWTON_DIVERGED * (1 + x0n[l]));
+      const int converged =
+          dx[l] <= NEWTON_TOL * (1 + xn[l]) || (dx[l] > 0.5 * prev[l] && dx[l] <= NEWTON_STAGNATION * (1 + xn[l]));
+      const int stop = failed || converged;
+      status[l] = on && stop ? (failed ? NH_STEP_SOLVER_FAILED : NH_STEP_OK) : status[l];
+      prev[l] = on && !stop ? dx[l] : prev[l];
+      running[l] = on && !stop;
+      left += running[l];
     }
   }
 }

@@ -499,10 +499,10 @@ static nh_step_status nh_newmark_step(const nh_method *m, const nh_system *sys, 
 
 /* discrete_constraint_matrix on every lane (its evaluation of A counted for the running lanes);
  * returns D Ā: dA1 itself where it is given and is D Ā (no copy of it), else dAbar, written. */
-static const double *discrete_constraint_matrix_lanes(const nh_system *sys, int disc, double alpha, const double *q0,
-                                                      const double *A0, const double *q1, const double *A1,
-                                                      const double *dA1, double *Abar, double *dAbar,
-                                                      const int *running, nh_cost *cost) {
+static inline NH_LANES_INLINE const double *
+discrete_constraint_matrix_lanes(const nh_system *sys, int disc, double alpha, const double *q0, const double *A0,
+                                 const double *q1, const double *A1, const double *dA1, double *Abar, double *dAbar,
+                                 const int *running, nh_cost *cost) {
   const int n = sys->n, k = sys->k, kn = k * n * NH_LANES;
   if (alpha == 0) {
     memcpy(Abar, A0, sizeof(double) * (size_t)kn);
@@ -510,7 +510,7 @@ static const double *discrete_constraint_matrix_lanes(const nh_system *sys, int 
     return dAbar;
   }
   if (disc == 14 && alpha != 1) {
-    double qa[NH_MAX_N * NH_LANES];
+    NH_LANES_ALIGNED double qa[NH_MAX_N * NH_LANES];
 #pragma omp simd
     for (int i = 0; i < n * NH_LANES; i++) qa[i] = (1 - alpha) * q0[i] + alpha * q1[i];
     nh_lanes_constraints(sys, qa, Abar);
@@ -546,7 +546,7 @@ static inline NH_LANES_INLINE void scaled_velocity_lanes(const newmark_lanes_ctx
                                                          const double *A1, const double *L0, const double *L1,
                                                          double *w, const int n, const int k) {
   const double b2 = C->beta2, c = C->c;
-  double s[NH_MAX_N * NH_LANES], Mis[NH_MAX_N * NH_LANES];
+  NH_LANES_ALIGNED double s[NH_MAX_N * NH_LANES], Mis[NH_MAX_N * NH_LANES];
   for (int i = 0; i < n; i++) {
     double *const t = NH_LANE_ROW(s, i);
 #pragma omp simd
@@ -663,11 +663,14 @@ static inline NH_LANES_INLINE void residual_shaped_lanes(const newmark_lanes_ctx
                                                          const int *running, double *F, double *J, const int n,
                                                          const int k) {
   const nh_system *sys = C->sys;
-  double g1[NH_MAX_N * NH_LANES], K[NH_MAX_N * NH_MAX_N * NH_LANES], A1[NH_MAX_K * NH_MAX_N * NH_LANES];
-  double dA1[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES], q1[NH_MAX_N * NH_LANES], w[NH_MAX_N * NH_LANES];
-  double B1[NH_MAX_N * NH_MAX_K * NH_LANES], Abar[NH_MAX_K * NH_MAX_N * NH_LANES];
-  double dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES];
+  NH_LANES_ALIGNED double g1[NH_MAX_N * NH_LANES], K[NH_MAX_N * NH_MAX_N * NH_LANES],
+      A1[NH_MAX_K * NH_MAX_N * NH_LANES];
+  NH_LANES_ALIGNED double dA1[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES], q1[NH_MAX_N * NH_LANES],
+      w[NH_MAX_N * NH_LANES];
+  NH_LANES_ALIGNED double B1[NH_MAX_N * NH_MAX_K * NH_LANES], Abar[NH_MAX_K * NH_MAX_N * NH_LANES];
+  NH_LANES_ALIGNED double dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES];
   const double *dAbar_of = dAbar;
+#pragma omp simd
   for (int i = 0; i < n * NH_LANES; i++) q1[i] = (&C->x->q[0][0])[i] + X[i];
   nh_lanes_grad_potential(sys, q1, g1);
   nh_lanes_hess_potential(sys, q1, K);
@@ -726,14 +729,13 @@ static inline NH_LANES_INLINE void predictor_lanes_lanes(const newmark_lanes_ctx
   const nh_system *sys = C->sys;
   const int n = C->n, k = C->k;
   const double h = C->h, c = C->c;
-  double lambda[NH_MAX_K * NH_LANES], a[NH_MAX_N * NH_LANES], f[NH_MAX_N * NH_LANES], acc[NH_MAX_N * NH_LANES];
+  NH_LANES_ALIGNED double lambda[NH_MAX_K * NH_LANES], a[NH_MAX_N * NH_LANES], f[NH_MAX_N * NH_LANES],
+      acc[NH_MAX_N * NH_LANES];
   int failed[NH_LANES];
   nh_lanes_acceleration(sys, C->x->t, &C->x->q[0][0], &C->x->v[0][0], a, lambda, failed);
-  for (int l = 0; l < NH_LANES; l++) {
-    if (running[l] && failed[l]) running[l] = 0;
-    C->cost[l].rhs_evals += running[l] != 0;
-    if (k) C->cost[l].constraint_evals += running[l] != 0;
-  }
+  for (int l = 0; l < NH_LANES; l++) running[l] = running[l] && !failed[l];
+  NH_LANES_COUNT(C->cost, running, rhs_evals);
+  if (k) NH_LANES_COUNT(C->cost, running, constraint_evals);
   for (int i = 0; i < n; i++) {
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++) NH_LANE_AT(f, i, l) = -NH_LANE_AT(C->g0, i, l);
@@ -756,11 +758,15 @@ static inline NH_LANES_INLINE void predictor_lanes_lanes(const newmark_lanes_ctx
 }
 NH_LANES_ISA_VARIANTS(predictor_lanes, (const newmark_lanes_ctx *C, int *running, double *X), (C, running, X))
 
-/* y's lanes from the solution: t + h, q1, v1 (projected by the caller), the multipliers. */
-static void result_lanes(int n, int k, double h, double c, const nh_lanes *x, const double *dq, const double *v1,
-                         const double *L0, const double *L1, nh_lanes *y) {
-  *y = *x;
-  for (int l = 0; l < NH_LANES; l++) y->t[l] = x->t[l] + h;
+/* y's lanes from the solution: t + h, z, q1, v1 (projected by the caller), the multipliers. Where
+ * the scalar step copies all of x into y first, this writes only what the step changes and z, as
+ * nh_rattle's and herglotz's steps in lanes do: y's other fields, which no step of this method
+ * writes, are already x's in the evolve layer's ring (integrators/evolve.c) and in a composition's
+ * (compose.c). The copy of all of x (2.4 KB, a `rep movs`) took 1 % of a step on the chaotic particle. */
+static inline NH_LANES_INLINE void result_lanes(int n, int k, double h, double c, const nh_lanes *x, const double *dq,
+                                                const double *v1, const double *L0, const double *L1, nh_lanes *y) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++) y->t[l] = x->t[l] + h, y->z[l] = x->z[l];
   for (int i = 0; i < n; i++) {
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++)
@@ -779,15 +785,18 @@ static void result_lanes(int n, int k, double h, double c, const nh_lanes *x, co
 static inline NH_LANES_INLINE void finish_shaped_lanes(const newmark_lanes_ctx *C, const double *X, int *running,
                                                        nh_lanes *y, const int n, const int k) {
   const nh_system *sys = C->sys;
-  double q1[NH_MAX_N * NH_LANES], g1[NH_MAX_N * NH_LANES], A1[NH_MAX_K * NH_MAX_N * NH_LANES], w[NH_MAX_N * NH_LANES];
-  double unused[NH_MAX_K * NH_LANES];
+  NH_LANES_ALIGNED double q1[NH_MAX_N * NH_LANES], g1[NH_MAX_N * NH_LANES], A1[NH_MAX_K * NH_MAX_N * NH_LANES],
+      w[NH_MAX_N * NH_LANES];
+  NH_LANES_ALIGNED double unused[NH_MAX_K * NH_LANES];
   int failed[NH_LANES];
+#pragma omp simd
   for (int i = 0; i < n * NH_LANES; i++) q1[i] = (&C->x->q[0][0])[i] + X[i];
   nh_lanes_grad_potential(sys, q1, g1);
   if (k) nh_lanes_constraints(sys, q1, A1);
   NH_LANES_COUNT(C->cost, running, rhs_evals);
   if (k) NH_LANES_COUNT(C->cost, running, constraint_evals);
   scaled_velocity_lanes(C, X, g1, A1, NH_LANE_ROW(X, n), NH_LANE_ROW(X, n + k), w, n, k);
+#pragma omp simd
   for (int i = 0; i < n * NH_LANES; i++) w[i] = w[i] / C->h;
   result_lanes(n, k, C->h, C->c, C->x, X, w, NH_LANE_ROW(X, n), NH_LANE_ROW(X, n + k), y);
   if (!k) return;
@@ -811,7 +820,7 @@ typedef struct {
   int n, k, disc;
   double alpha;
   const double *q0, *dp;
-  double A0[NH_MAX_K * NH_MAX_N * NH_LANES], B[NH_MAX_N * NH_MAX_K * NH_LANES];
+  NH_LANES_ALIGNED double A0[NH_MAX_K * NH_MAX_N * NH_LANES], B[NH_MAX_N * NH_MAX_K * NH_LANES];
   const int *counted; /* the lanes whose evaluations are counted */
   nh_cost *cost;
 } constraint_lanes_ctx;
@@ -849,9 +858,10 @@ static void constrained_increment_lanes(const constraint_lanes_ctx *C, const dou
 static void constraint_eval_lanes(const constraint_lanes_ctx *C, const double *L, double *R, double *J, int *linear) {
   const int n = C->n, k = C->k;
   const double a = C->alpha;
-  double q1[NH_MAX_N * NH_LANES], dq[NH_MAX_N * NH_LANES], Abar[NH_MAX_K * NH_MAX_N * NH_LANES];
-  double dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES], moves[NH_LANES] = {0};
+  NH_LANES_ALIGNED double q1[NH_MAX_N * NH_LANES], dq[NH_MAX_N * NH_LANES], Abar[NH_MAX_K * NH_MAX_N * NH_LANES];
+  NH_LANES_ALIGNED double dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES], moves[NH_LANES] = {0};
   constrained_increment_lanes(C, L, dq);
+#pragma omp simd
   for (int i = 0; i < n * NH_LANES; i++) q1[i] = C->q0[i] + dq[i];
   const double *dAbar_of = discrete_constraint_matrix_lanes(C->sys, C->disc, a, C->q0, C->A0, q1, NULL, NULL, Abar,
                                                             dAbar, C->counted, C->cost);
@@ -888,7 +898,7 @@ static void constrained_increment_step_lanes(const nh_system *sys, int disc, dou
   const int n = sys->n, k = sys->k;
   constraint_lanes_ctx C = {
       .sys = sys, .n = n, .k = k, .disc = disc, .alpha = alpha, .q0 = q0, .dp = dp, .counted = running, .cost = cost};
-  double R[NH_MAX_K * NH_LANES], J[NH_MAX_K * NH_MAX_K * NH_LANES];
+  NH_LANES_ALIGNED double R[NH_MAX_K * NH_LANES], J[NH_MAX_K * NH_MAX_K * NH_LANES];
   int linear[NH_LANES], failed[NH_LANES], again[NH_LANES];
   nh_step_status solved[NH_LANES];
   if (k == 0) {
@@ -902,6 +912,7 @@ static void constrained_increment_step_lanes(const nh_system *sys, int disc, dou
   NH_LANES_COUNT(cost, running, linear_solves);
   nh_lanes_lu_solve(k, J, R, failed);
   for (int l = 0; l < NH_LANES; l++) running[l] = running[l] && !failed[l];
+#pragma omp simd
   for (int i = 0; i < k * NH_LANES; i++) Lambda[i] = -R[i];
   if (alpha != 0) { /* the linearity seen at Λ = 0 confirmed at the solution */
     for (int l = 0; l < NH_LANES; l++) again[l] = running[l] && linear[l];
@@ -921,9 +932,10 @@ static void constrained_increment_step_lanes(const nh_system *sys, int disc, dou
 static inline NH_LANES_INLINE void fast_step_lanes_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
                             int *running, nh_cost *cost) {
   const int n = sys->n, k = sys->k;
-  double g[NH_MAX_N * NH_LANES], Mg[NH_MAX_N * NH_LANES], dp[NH_MAX_N * NH_LANES], dq[NH_MAX_N * NH_LANES];
-  double q1[NH_MAX_N * NH_LANES], v1[NH_MAX_N * NH_LANES], A1[NH_MAX_K * NH_MAX_N * NH_LANES];
-  double L0[NH_MAX_K * NH_LANES], L1[NH_MAX_K * NH_LANES];
+  NH_LANES_ALIGNED double g[NH_MAX_N * NH_LANES], Mg[NH_MAX_N * NH_LANES], dp[NH_MAX_N * NH_LANES],
+      dq[NH_MAX_N * NH_LANES];
+  NH_LANES_ALIGNED double q1[NH_MAX_N * NH_LANES], v1[NH_MAX_N * NH_LANES], A1[NH_MAX_K * NH_MAX_N * NH_LANES];
+  NH_LANES_ALIGNED double L0[NH_MAX_K * NH_LANES], L1[NH_MAX_K * NH_LANES];
   int failed[NH_LANES];
   nh_lanes_grad_potential(sys, &x->q[0][0], g);
   NH_LANES_COUNT(cost, running, rhs_evals);
@@ -936,10 +948,12 @@ static inline NH_LANES_INLINE void fast_step_lanes_lanes(const nh_method *m, con
   constrained_increment_step_lanes(sys, nh_newmark_disc(m->p[P_CONSTRAINT]), m->p[P_ALPHA], &x->q[0][0], dp, dq, L0,
                                    running, cost);
   /* nh_newmark_end_velocity */
+#pragma omp simd
   for (int i = 0; i < n * NH_LANES; i++) q1[i] = (&x->q[0][0])[i] + dq[i];
   nh_lanes_grad_potential(sys, q1, g);
   NH_LANES_COUNT(cost, running, rhs_evals);
   nh_lanes_matvec(n, sys->Minv, g, Mg);
+#pragma omp simd
   for (int i = 0; i < n * NH_LANES; i++) v1[i] = dq[i] / h - 0.5 * h * Mg[i];
   if (k) {
     NH_LANES_COUNT(cost, running, linear_solves);
@@ -947,6 +961,7 @@ static inline NH_LANES_INLINE void fast_step_lanes_lanes(const nh_method *m, con
     nh_lanes_constraints(sys, q1, A1);
     nh_lanes_project_onto(sys, A1, v1, L1, failed);
     for (int l = 0; l < NH_LANES; l++) running[l] = running[l] && !failed[l];
+#pragma omp simd
     for (int i = 0; i < k * NH_LANES; i++) L1[i] = -h * L1[i];
   }
   result_lanes(n, k, h, 0.5 * h * h, x, dq, v1, L0, L1, y);

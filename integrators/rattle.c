@@ -247,7 +247,7 @@ static const double *minv_lanes(const nh_system *sys, const double *f, double *s
 static void nh_rattle_step_lanes(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_lanes *x, nh_lanes *y,
                                  double h, const int *live, nh_step_status *status, nh_cost *cost) {
   const int n = sys->n, k = sys->k;
-  double vh[NH_MAX_N * NH_LANES], A1[NH_MAX_K * NH_MAX_N * NH_LANES], space[NH_MAX_N * NH_LANES];
+  NH_LANES_ALIGNED double vh[NH_MAX_N * NH_LANES], A1[NH_MAX_K * NH_MAX_N * NH_LANES], space[NH_MAX_N * NH_LANES];
   double *lambda1 = LANES_CARRY(y, lambda), *f1 = LANES_CARRY(y, force);
   int failed[NH_LANES];
   kick_lanes(n, &x->v[0][0], minv_lanes(sys, LANES_CARRY(x, force), space), h, vh);

@@ -104,7 +104,7 @@ static inline NH_LANES_INLINE void rk4_step_lanes_lanes(const nh_method *m NH_UN
                                                         const nh_lanes *x, nh_lanes *y, double h, const int *live,
                                                         nh_step_status *status, nh_cost *cost) {
   lane_vec q, kq[4], kv[4];                        /* kq[0] unused: the first stage's point is x itself */
-  double t[NH_LANES], lambda[NH_MAX_K * NH_LANES]; /* the stages' multipliers, unused */
+  NH_LANES_ALIGNED double t[NH_LANES], lambda[NH_MAX_K * NH_LANES]; /* the stages' multipliers, unused */
   int failed[NH_LANES], stages[NH_LANES] = {0}, running[NH_LANES];
   for (int l = 0; l < NH_LANES; l++) running[l] = 1;
   for (int j = 0; j < 4; j++) {
