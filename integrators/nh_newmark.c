@@ -546,7 +546,7 @@ static inline NH_LANES_INLINE void scaled_velocity_lanes(const newmark_lanes_ctx
                                                          const double *A1, const double *L0, const double *L1,
                                                          double *w, const int n, const int k) {
   const double b2 = C->beta2, c = C->c;
-  NH_LANES_ALIGNED double s[NH_MAX_N * NH_LANES], Mis[NH_MAX_N * NH_LANES];
+  NH_LANES_ALIGNED double s[NH_MAX_N * NH_LANES], space[NH_MAX_N * NH_LANES];
   for (int i = 0; i < n; i++) {
     double *const t = NH_LANE_ROW(s, i);
 #pragma omp simd
@@ -559,7 +559,8 @@ static inline NH_LANES_INLINE void scaled_velocity_lanes(const newmark_lanes_ctx
                 (1 - 2 * b2) * NH_LANE_AT(A1, a * n + i, l) * NH_LANE_AT(L1, a, l);
     }
   }
-  nh_lanes_mass_solve(C->sys, s, Mis);
+  const double *Mis = s; /* M⁻¹s, s itself for M = I (nh_lanes_mass_solve's copy) */
+  if (!C->sys->unit_mass) nh_lanes_mass_solve(C->sys, s, space), Mis = space;
 #pragma omp simd
   for (int i = 0; i < n * NH_LANES; i++) w[i] = dq[i] - Mis[i];
 }
@@ -669,7 +670,7 @@ static inline NH_LANES_INLINE void residual_shaped_lanes(const newmark_lanes_ctx
       w[NH_MAX_N * NH_LANES];
   NH_LANES_ALIGNED double B1[NH_MAX_N * NH_MAX_K * NH_LANES], Abar[NH_MAX_K * NH_MAX_N * NH_LANES];
   NH_LANES_ALIGNED double dAbar[NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES];
-  const double *dAbar_of = dAbar;
+  const double *dAbar_of = dAbar, *B1_of = B1;
 #pragma omp simd
   for (int i = 0; i < n * NH_LANES; i++) q1[i] = (&C->x->q[0][0])[i] + X[i];
   nh_lanes_grad_potential(sys, q1, g1);
@@ -682,7 +683,10 @@ static inline NH_LANES_INLINE void residual_shaped_lanes(const newmark_lanes_ctx
     dAbar_of = discrete_constraint_matrix_lanes(sys, C->disc, C->alpha, &C->x->q[0][0], C->A0, q1, A1, dA1, Abar, dAbar,
                                                 running, C->cost);
     scaled_velocity_lanes(C, X, g1, A1, NH_LANE_ROW(X, n), NH_LANE_ROW(X, n + k), w, n, k);
-    nh_lanes_mass_solve_transpose(sys, A1, B1);
+    /* B1 = M⁻¹A1ᵀ, A1 itself for M = I and one constraint (the transpose of one row is that row
+     * in the lane layout: nh_lanes_mass_solve_transpose's copy) */
+    if (sys->unit_mass && k == 1) B1_of = A1;
+    else nh_lanes_mass_solve_transpose(sys, A1, B1);
   }
   const residual_lanes_parts P = {.dq = X,
                                   .L0 = NH_LANE_ROW(X, n),
@@ -693,7 +697,7 @@ static inline NH_LANES_INLINE void residual_shaped_lanes(const newmark_lanes_ctx
                                   .Abar = Abar,
                                   .dAbar = dAbar_of,
                                   .w = w,
-                                  .B1 = B1,
+                                  .B1 = B1_of,
                                   .K = K,
                                   .F = F,
                                   .J = J};

@@ -125,8 +125,25 @@ static int lane_methods(char (*names)[128]) {
   return count;
 }
 
-/* Every method with lanes on every system where it has them, on instruction set isa (skipped where
- * this CPU lacks it). */
+/* Systems beyond the registry's defaults, where a lane path depends on a parameter: the knife edge
+ * with m, J ≠ 1, a constant mass that is not I with one constraint (every other such system with
+ * lanes has M = I at its defaults: M⁻¹ products, where M = I skips them). */
+static const struct { const char *name, *params; } with_params[] = {{"knife_edge", "m=2,J=0.5"}};
+
+/* The systems of the comparison: the registry's at their defaults (j below its count), then
+ * with_params; -1 past the last. */
+static int lane_system(int j, nh_system *sys) {
+  int registered = 0;
+  while (nh_system_types[registered]) registered++;
+  if (j < registered) *sys = test_system_of(nh_system_types[j], NULL);
+  else if (j - registered < (int)(sizeof with_params / sizeof *with_params))
+    *sys = test_system_of(nh_system_type_find(with_params[j - registered].name), with_params[j - registered].params);
+  else return -1;
+  return 0;
+}
+
+/* Every method with lanes on every system where it has them (the registry's, then with_params), on
+ * instruction set isa (skipped where this CPU lacks it). */
 static void every_method_on(nh_isa isa) {
   const nh_isa best = nh_lanes_isa();
   if (nh_lanes_use_isa(isa) != 0) cr_skip_test("this CPU has no %s", nh_isa_name(isa));
@@ -136,8 +153,8 @@ static void every_method_on(nh_isa isa) {
   const int count = lane_methods(names);
   for (int i = 0; i < count; i++) {
     nh_method *m = test_method(names[i]);
-    for (int j = 0; nh_system_types[j]; j++) {
-      nh_system sys = test_system_of(nh_system_types[j], NULL);
+    nh_system sys;
+    for (int j = 0; lane_system(j, &sys) == 0; j++) {
       char why[512];
       if (nh_method_applies(m, &sys, why, sizeof why) != 0) continue;
       if (!nh_method_has_lanes(m, &sys)) { /* herglotz on a system with forcing, ...: one at a time */
