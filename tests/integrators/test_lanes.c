@@ -125,9 +125,9 @@ static int lane_methods(char (*names)[128]) {
   return count;
 }
 
-/* Systems beyond the registry's defaults, where a lane path depends on a parameter: the knife edge
- * with m, J ≠ 1, a constant mass that is not I with one constraint (every other such system with
- * lanes has M = I at its defaults: M⁻¹ products, where M = I skips them). */
+/* Systems beyond the registry's defaults, for lane paths the defaults do not reach: the knife edge
+ * with m, J ≠ 1 has one constraint and a constant mass M ≠ I, while at their defaults the systems
+ * with one constraint all have M = I (where the lane code skips the M⁻¹ products). */
 static const struct { const char *name, *params; } with_params[] = {{"knife_edge", "m=2,J=0.5"}};
 
 /* The systems of the comparison: the registry's at their defaults (j below its count), then
