@@ -530,8 +530,7 @@ static inline NH_LANES_INLINE void engine_linear_solve_lanes_lanes(void *vctx, i
   const int n = C->n, k = C->k;
   const double kappa = C->kappa;
   NH_LANES_ALIGNED double space[NH_MAX_N * NH_LANES], S[NH_MAX_K * NH_MAX_K * NH_LANES], r[NH_MAX_K * NH_LANES];
-  const double *Mb = b;
-  if (!C->sys->unit_mass) nh_lanes_mass_solve(C->sys, b, space), Mb = space;
+  const double *Mb = nh_lanes_mass_solved(C->sys, b, space);
   for (int a = 0; a < k; a++) {
     const double *G = NH_LANE_ROW(J, (n + a) * dim);
     /* Sums in local accumulators, stored once: summed in place in r and S, each term waited for

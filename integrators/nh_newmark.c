@@ -559,8 +559,7 @@ static inline NH_LANES_INLINE void scaled_velocity_lanes(const newmark_lanes_ctx
                 (1 - 2 * b2) * NH_LANE_AT(A1, a * n + i, l) * NH_LANE_AT(L1, a, l);
     }
   }
-  const double *Mis = s; /* M⁻¹s, s itself for M = I (nh_lanes_mass_solve's copy) */
-  if (!C->sys->unit_mass) nh_lanes_mass_solve(C->sys, s, space), Mis = space;
+  const double *Mis = nh_lanes_mass_solved(C->sys, s, space);
 #pragma omp simd
   for (int i = 0; i < n * NH_LANES; i++) w[i] = dq[i] - Mis[i];
 }

@@ -237,24 +237,17 @@ static inline NH_LANES_INLINE void finish_lanes_lanes(int n, int k, const double
 }
 NH_LANES_ISA_VARIANTS(finish_lanes, (int n, int k, const double *A1, double h, nh_lanes *y), (n, k, A1, h, y))
 
-/* M⁻¹f where M ≠ I (into space), else f itself: kick's mf. */
-static const double *minv_lanes(const nh_system *sys, const double *f, double *space) {
-  if (sys->unit_mass) return f;
-  nh_lanes_mass_solve(sys, f, space);
-  return space;
-}
-
 static void nh_rattle_step_lanes(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_lanes *x, nh_lanes *y,
                                  double h, const int *live, nh_step_status *status, nh_cost *cost) {
   const int n = sys->n, k = sys->k;
   NH_LANES_ALIGNED double vh[NH_MAX_N * NH_LANES], A1[NH_MAX_K * NH_MAX_N * NH_LANES], space[NH_MAX_N * NH_LANES];
   double *lambda1 = LANES_CARRY(y, lambda), *f1 = LANES_CARRY(y, force);
   int failed[NH_LANES];
-  kick_lanes(n, &x->v[0][0], minv_lanes(sys, LANES_CARRY(x, force), space), h, vh);
+  kick_lanes(n, &x->v[0][0], nh_lanes_mass_solved(sys, LANES_CARRY(x, force), space), h, vh);
   drift_lanes(n, x, vh, h, y);
   nh_lanes_grad_potential(sys, &y->q[0][0], f1);
   if (k) nh_lanes_constraints(sys, &y->q[0][0], A1);
-  kick_lanes(n, vh, minv_lanes(sys, f1, space), h, &y->v[0][0]); /* second_half_step */
+  kick_lanes(n, vh, nh_lanes_mass_solved(sys, f1, space), h, &y->v[0][0]); /* second_half_step */
   nh_lanes_project_onto(sys, A1, &y->v[0][0], lambda1, failed);
   finish_lanes(n, k, A1, h, y);
   for (int l = 0; l < NH_LANES; l++) {

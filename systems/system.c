@@ -568,6 +568,12 @@ const double *nh_lanes_mass_times(const nh_system *sys, const double *x, double 
   return space;
 }
 
+const double *nh_lanes_mass_solved(const nh_system *sys, const double *p, double *space) {
+  if (sys->unit_mass) return p;
+  nh_lanes_matvec(sys->n, sys->Minv, p, space);
+  return space;
+}
+
 void nh_lanes_mass_solve(const nh_system *sys, const double *p, double *v) {
   if (sys->unit_mass)
     memcpy(v, p, sizeof(double) * (size_t)(sys->n * NH_LANES));

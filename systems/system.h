@@ -360,6 +360,8 @@ void nh_lanes_constraint_derivative(const nh_system *sys, const double *q, const
 const double *nh_lanes_mass_times(const nh_system *sys, const double *x, double *space);
 /* nh_mass_solve for a constant mass matrix, v = M⁻¹p per lane (M = I: a copy). */
 void nh_lanes_mass_solve(const nh_system *sys, const double *p, double *v);
+/* The same read-only: M⁻¹p into space, or p itself for M = I (no copy). */
+const double *nh_lanes_mass_solved(const nh_system *sys, const double *p, double *space);
 /* nh_mass_solve_transpose per lane, W = M⁻¹Aᵀ (n × k × lanes) for a constant mass matrix. */
 void nh_lanes_mass_solve_transpose(const nh_system *sys, const double *A, double *W);
 /* nh_project_onto with b = NULL per lane, for a constant mass matrix: v projected, y its
