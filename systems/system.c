@@ -447,13 +447,14 @@ static void lane_point(int n, const double *x, int l, double *p) {
   for (int i = 0; i < n; i++) p[i] = x[i * NH_LANES + l];
 }
 
-void nh_lanes_acceleration(const nh_system *sys, const double *t, const double *q, const double *v, double *a,
-                           double *lambda, int *status) {
-  const nh_system_kernels *kn = sys->type->kernels;
-  if (kn && kn->acceleration_lanes) {
-    kn->acceleration_lanes(sys->p, t, q, v, a, lambda, status);
-    return;
-  }
+/* A system without a lane kernel: its scalar function lane by lane (the *_lane_by_lane functions
+ * below). Not inlined into the nh_lanes_* function that chooses, so that the kernel's path there is
+ * a jump, with no stack frame for these arrays: rk4's ensemble on the chaotic particle spent 7 % of
+ * its time in nh_lanes_acceleration's frame before. */
+#define NH_LANE_BY_LANE __attribute__((noinline))
+
+NH_LANE_BY_LANE static void acceleration_lane_by_lane(const nh_system *sys, const double *t, const double *q,
+                                                      const double *v, double *a, double *lambda, int *status) {
   const int n = sys->n;
   for (int l = 0; l < NH_LANES; l++) {
     double ql[NH_MAX_N], vl[NH_MAX_N], al[NH_MAX_N], yl[NH_MAX_K];
@@ -464,17 +465,25 @@ void nh_lanes_acceleration(const nh_system *sys, const double *t, const double *
   }
 }
 
-void nh_lanes_constraint_residual(const nh_system *sys, const double *q, const double *v, double *out) {
+void nh_lanes_acceleration(const nh_system *sys, const double *t, const double *q, const double *v, double *a,
+                           double *lambda, int *status) {
   const nh_system_kernels *kn = sys->type->kernels;
-  if (kn && kn->constraint_residual_lanes) {
-    kn->constraint_residual_lanes(sys->p, q, v, out);
-    return;
-  }
+  if (kn && kn->acceleration_lanes) kn->acceleration_lanes(sys->p, t, q, v, a, lambda, status);
+  else acceleration_lane_by_lane(sys, t, q, v, a, lambda, status);
+}
+
+NH_LANE_BY_LANE static void residual_lane_by_lane(const nh_system *sys, const double *q, const double *v, double *out) {
   for (int l = 0; l < NH_LANES; l++) {
     double ql[NH_MAX_N], vl[NH_MAX_N];
     lane_point(sys->n, q, l, ql), lane_point(sys->n, v, l, vl);
     out[l] = nh_constraint_residual(sys, ql, vl);
   }
+}
+
+void nh_lanes_constraint_residual(const nh_system *sys, const double *q, const double *v, double *out) {
+  const nh_system_kernels *kn = sys->type->kernels;
+  if (kn && kn->constraint_residual_lanes) kn->constraint_residual_lanes(sys->p, q, v, out);
+  else residual_lane_by_lane(sys, q, v, out);
 }
 
 /* out = f(q) at every lane's point (count values per point, lane layout): the system's lane
@@ -512,16 +521,17 @@ void nh_lanes_constraints_jacobian(const nh_system *sys, const double *q, double
              sys->k * sys->n * sys->n, q, dA);
 }
 
-void nh_lanes_potential(const nh_system *sys, const double *q, double *V) {
-  if (LANE_KERNEL(sys, potential_lanes)) {
-    sys->type->kernels->potential_lanes(sys->p, q, V);
-    return;
-  }
+NH_LANE_BY_LANE static void potential_lane_by_lane(const nh_system *sys, const double *q, double *V) {
   for (int l = 0; l < NH_LANES; l++) {
     double ql[NH_MAX_N];
     lane_point(sys->n, q, l, ql);
     V[l] = sys->type->potential(sys->p, ql);
   }
+}
+
+void nh_lanes_potential(const nh_system *sys, const double *q, double *V) {
+  if (LANE_KERNEL(sys, potential_lanes)) sys->type->kernels->potential_lanes(sys->p, q, V);
+  else potential_lane_by_lane(sys, q, V);
 }
 
 /* nh_kinetic_energy's unit-mass sum, lane by lane. */
@@ -536,11 +546,7 @@ static inline NH_LANES_INLINE void unit_kinetic_lanes(int n, const double *v, do
 }
 NH_LANES_ISA_VARIANTS(unit_kinetic, (int n, const double *v, double *T), (n, v, T))
 
-void nh_lanes_kinetic_energy(const nh_system *sys, const double *q, const double *v, double *T) {
-  if (sys->unit_mass) {
-    unit_kinetic(sys->n, v, T);
-    return;
-  }
+NH_LANE_BY_LANE static void kinetic_lane_by_lane(const nh_system *sys, const double *q, const double *v, double *T) {
   for (int l = 0; l < NH_LANES; l++) {
     double ql[NH_MAX_N], vl[NH_MAX_N];
     lane_point(sys->n, q, l, ql), lane_point(sys->n, v, l, vl);
@@ -548,18 +554,24 @@ void nh_lanes_kinetic_energy(const nh_system *sys, const double *q, const double
   }
 }
 
-void nh_lanes_constraint_derivative(const nh_system *sys, const double *q, const double *w, double *D) {
+void nh_lanes_kinetic_energy(const nh_system *sys, const double *q, const double *v, double *T) {
+  if (sys->unit_mass) unit_kinetic(sys->n, v, T);
+  else kinetic_lane_by_lane(sys, q, v, T);
+}
+
+NH_LANE_BY_LANE static void derivative_lane_by_lane(const nh_system *sys, const double *q, const double *w, double *D) {
   const int n = sys->n, kn = sys->k * sys->n;
-  if (LANE_KERNEL(sys, constraint_derivative_lanes)) {
-    sys->type->kernels->constraint_derivative_lanes(sys->p, q, w, D);
-    return;
-  }
   for (int l = 0; l < NH_LANES; l++) {
     double ql[NH_MAX_N], wl[NH_MAX_N], Dl[NH_MAX_K * NH_MAX_N];
     lane_point(n, q, l, ql), lane_point(n, w, l, wl);
     nh_constraint_derivative(sys, ql, wl, Dl);
     for (int i = 0; i < kn; i++) D[i * NH_LANES + l] = Dl[i];
   }
+}
+
+void nh_lanes_constraint_derivative(const nh_system *sys, const double *q, const double *w, double *D) {
+  if (LANE_KERNEL(sys, constraint_derivative_lanes)) sys->type->kernels->constraint_derivative_lanes(sys->p, q, w, D);
+  else derivative_lane_by_lane(sys, q, w, D);
 }
 
 const double *nh_lanes_mass_times(const nh_system *sys, const double *x, double *space) {
@@ -635,23 +647,26 @@ static inline NH_LANES_INLINE void project_unit_one_lanes(int n, const double *A
 NH_LANES_ISA_VARIANTS(project_unit_one, (int n, const double *A, double *v, double *y, int *status),
                       (n, A, v, y, status))
 
-void nh_lanes_project_onto(const nh_system *sys, const double *A, double *v, double *y, int *status) {
+NH_LANE_BY_LANE static void project_lane_by_lane(const nh_system *sys, const double *A, double *v, double *y,
+                                                 int *status) {
   const int n = sys->n, k = sys->k;
-  if (k == 0) {
-    for (int l = 0; l < NH_LANES; l++) status[l] = 0;
-    return;
-  }
-  if (sys->unit_mass && k == 1) {
-    project_unit_one(n, A, v, y, status);
-    return;
-  }
-  for (int l = 0; l < NH_LANES; l++) { /* the general case, lane by lane through the scalar code */
+  for (int l = 0; l < NH_LANES; l++) {
     double Al[NH_MAX_K * NH_MAX_N], vl[NH_MAX_N], yl[NH_MAX_K];
     lane_point(n * k, A, l, Al), lane_point(n, v, l, vl);
     status[l] = nh_project_onto(sys, NULL, Al, NULL, vl, yl);
     for (int i = 0; i < n; i++) v[i * NH_LANES + l] = vl[i];
     for (int a = 0; a < k; a++) y[a * NH_LANES + l] = yl[a];
   }
+}
+
+void nh_lanes_project_onto(const nh_system *sys, const double *A, double *v, double *y, int *status) {
+  const int n = sys->n, k = sys->k;
+  if (k == 0) {
+    for (int l = 0; l < NH_LANES; l++) status[l] = 0;
+    return;
+  }
+  if (sys->unit_mass && k == 1) project_unit_one(n, A, v, y, status);
+  else project_lane_by_lane(sys, A, v, y, status); /* the general case */
 }
 
 int nh_constraint_gram(const nh_system *sys, const double *q, const double *A, double *W, double *C) {
