@@ -565,19 +565,16 @@ static inline NH_LANES_INLINE void scaled_velocity_lanes(const newmark_lanes_ctx
 }
 
 /* Σ_j over lanes: out[l] = Σ_{j<count} X[j·xs + xo][l] · Y[j·ys + yo][l], from 0 in increasing j
- * (the scalar code's sums). The loop over the lanes is the outer one (GCC vectorizes it), so that
- * each lane's sum stays in a register: with the lanes inside, the AVX2 variants kept the eight sums
- * in memory, two vectors a term. This and assemble_lanes's M·Δq sums written the same way: paired
- * runs of a 64-trajectory nh_newmark(0.1, 0.1, ½) ensemble took 0.88 of the time at AVX2, 1.02 (the
- * noise) at AVX-512. */
+ * (the scalar code's sums). */
 static inline NH_LANES_INLINE void dot_lanes(int count, const double *X, int xs, int xo, const double *Y, int ys,
                                              int yo, double *out) {
+  double s[NH_LANES] = {0};
+  for (int j = 0; j < count; j++) {
 #pragma omp simd
-  for (int l = 0; l < NH_LANES; l++) {
-    double s = 0;
-    for (int j = 0; j < count; j++) s += NH_LANE_AT(X, j * xs + xo, l) * NH_LANE_AT(Y, j * ys + yo, l);
-    out[l] = s;
+    for (int l = 0; l < NH_LANES; l++) s[l] += NH_LANE_AT(X, j * xs + xo, l) * NH_LANE_AT(Y, j * ys + yo, l);
   }
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++) out[l] = s[l];
 }
 
 /* What newmark_residual computes from the kernels' values, on every lane: rows (R1), (R3), (R4)·h
@@ -603,19 +600,17 @@ static inline NH_LANES_INLINE void assemble_lanes(const newmark_lanes_ctx *C, co
       for (int l = 0; l < NH_LANES; l++) Kij[l] = c * Kij[l] - s[l];
     }
   for (int i = 0; i < n; i++) {
-    double Mdq[NH_LANES], Mv0[NH_LANES], A0L0[NH_LANES], A1L1[NH_LANES];
-#pragma omp simd
-    for (int l = 0; l < NH_LANES; l++) { /* the sums lane by lane, each in a register (dot_lanes) */
-      double sq = 0, sv = 0;
-      for (int j = 0; j < n; j++) sq += M[i * n + j] * NH_LANE_AT(dq, j, l), sv += M[i * n + j] * C->x->v[j][l];
-      Mdq[l] = sq, Mv0[l] = sv;
-    }
+    double Mdq[NH_LANES] = {0}, Mv0[NH_LANES] = {0}, A0L0[NH_LANES], A1L1[NH_LANES];
     for (int j = 0; j < n; j++) {
       const double m = M[i * n + j];
       double *const Jij = JL(r1 + i, iq + j);
       const double *const Kij = NH_LANE_ROW(K, i * n + j);
 #pragma omp simd
-      for (int l = 0; l < NH_LANES; l++) Jij[l] = m + 2 * b * Kij[l];
+      for (int l = 0; l < NH_LANES; l++) {
+        Mdq[l] += m * NH_LANE_AT(dq, j, l);
+        Mv0[l] += m * C->x->v[j][l];
+        Jij[l] = m + 2 * b * Kij[l];
+      }
     }
     dot_lanes(k, C->A0, n, i, L0, 1, 0, A0L0);
     dot_lanes(k, A1, n, i, L1, 1, 0, A1L1);
