@@ -80,9 +80,9 @@ const char *nh_isa_name(nh_isa isa);
  * GCC's -O2 keeps it a loop of that many iterations: a sum over rows in a lane array (s[l] += …)
  * then goes through memory, each term waiting for the last term's store. -fpeel-loops lets GCC
  * unroll such loops whole, the array in registers; the same operations. Paired runs of 64-trajectory
- * ensembles on the chaotic particle (rk4, nh_newmark(0.1, 0.1, ½), herglotz2): 0.85–0.88 of the time
- * at AVX2, 0.75–0.93 at SSE2. Not for AVX-512, where a lane loop is one vector and rk4 took 1.11 of
- * the time with it. GCC only (clang has no optimize attribute). */
+ * ensembles on the chaotic particle: nh_newmark(0.1, 0.1, ½) 0.69 of the time at AVX2 and 0.72 at
+ * SSE2, rk4 0.91 and 0.93, herglotz2 0.92 and 0.88. Not for AVX-512, where a lane loop is one vector
+ * and rk4 took 1.11 of the time with it. GCC only (clang has no optimize attribute). */
 #if defined(__GNUC__) && !defined(__clang__)
 #define NH_LANES_UNROLLED __attribute__((optimize("peel-loops")))
 #else
