@@ -458,11 +458,10 @@ typedef struct {
 } engine_lanes_ctx;
 
 /* engine_residual's F and constraint rows of J on every lane. */
-static inline NH_LANES_INLINE void engine_residual_lanes_lanes(void *vctx, const double *X, const int *running,
-                                                               double *F, double *J) {
-  const engine_lanes_ctx *C = vctx;
+static inline NH_LANES_INLINE void residual_shaped_lanes(const engine_lanes_ctx *C, const double *X, const int *running,
+                                                         double *F, double *J, const int n, const int k) {
   const nh_system *sys = C->sys;
-  const int n = C->n, k = C->k, dim = n + k;
+  const int dim = n + k;
   const double gm = C->sc->gamma, h = C->h, kappa = C->kappa;
   const double *dq = X, *L = NH_LANE_ROW(X, n);
   NH_LANES_ALIGNED double space[NH_MAX_N * NH_LANES];
@@ -520,14 +519,18 @@ static inline NH_LANES_INLINE void engine_residual_lanes_lanes(void *vctx, const
   }
   NH_LANES_COUNT(C->cost, running, rhs_evals);
 }
+/* With n and k constants for the common shapes (NH_LANES_SHAPED, core/lanes.h). */
+static inline NH_LANES_INLINE void engine_residual_lanes_lanes(void *vctx, const double *X, const int *running,
+                                                               double *F, double *J) {
+  const engine_lanes_ctx *C = vctx;
+  NH_LANES_SHAPED(C->n, C->k, residual_shaped_lanes, C, X, running, F, J);
+}
 NH_LANES_ISA_VARIANTS(engine_residual_lanes, (void *vctx, const double *X, const int *running, double *F, double *J),
                       (vctx, X, running, F, J))
 
 /* engine_linear_solve's block elimination on every lane. */
-static inline NH_LANES_INLINE void engine_linear_solve_lanes_lanes(void *vctx, int dim, double *J, double *b,
-                                                                   int *failed) {
-  const engine_lanes_ctx *C = vctx;
-  const int n = C->n, k = C->k;
+static inline NH_LANES_INLINE void linear_solve_shaped_lanes(const engine_lanes_ctx *C, int dim, double *J, double *b,
+                                                             int *failed, const int n, const int k) {
   const double kappa = C->kappa;
   NH_LANES_ALIGNED double space[NH_MAX_N * NH_LANES], S[NH_MAX_K * NH_MAX_K * NH_LANES], r[NH_MAX_K * NH_LANES];
   const double *Mb = nh_lanes_mass_solved(C->sys, b, space);
@@ -574,6 +577,11 @@ static inline NH_LANES_INLINE void engine_linear_solve_lanes_lanes(void *vctx, i
     }
   }
   memcpy(NH_LANE_ROW(b, n), r, sizeof(double) * (size_t)(k * NH_LANES));
+}
+static inline NH_LANES_INLINE void engine_linear_solve_lanes_lanes(void *vctx, int dim, double *J, double *b,
+                                                                   int *failed) {
+  const engine_lanes_ctx *C = vctx;
+  NH_LANES_SHAPED(C->n, C->k, linear_solve_shaped_lanes, C, dim, J, b, failed);
 }
 NH_LANES_ISA_VARIANTS(engine_linear_solve_lanes, (void *vctx, int dim, double *J, double *b, int *failed),
                       (vctx, dim, J, b, failed))
