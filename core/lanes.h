@@ -29,12 +29,12 @@
  * aligned to 16 bytes only). */
 #define NH_LANES_ALIGNED _Alignas(64)
 
-/* Zeros into `rows` runs of lanes from x, one 64-byte memset a run: GCC writes each with vector
- * stores, where it makes one memset of the whole (and so the zero stores of a lane loop) a `rep
- * stos`, whose start-up cost more than the rest of a small lane kernel (the chaotic particle's
- * constraint Jacobian, 1600 bytes). */
+/* Zeros into `rows` runs of lanes from x, as the lane loops' stores: in the lane variants
+ * (NH_LANES_ISA_VARIANTS: no memset made of zero stores) GCC writes them with vectors of the
+ * variant's width, where a memset of a run was 16-byte stores at AVX2. */
 static inline void nh_lanes_zero_rows(double *x, int rows) {
-  for (int r = 0; r < rows; r++) memset(NH_LANE_ROW(x, r), 0, sizeof(double) * NH_LANES);
+  for (int r = 0; r < rows; r++)
+    for (int l = 0; l < NH_LANES; l++) NH_LANE_AT(x, r, l) = 0;
 }
 
 /* NH_LANES states (nh_state's fields, lane by lane). */
@@ -82,15 +82,23 @@ const char *nh_isa_name(nh_isa isa);
  * unroll such loops whole, the array in registers; the same operations. Paired runs of 64-trajectory
  * ensembles on the chaotic particle: nh_newmark(0.1, 0.1, ½) 0.69 of the time at AVX2 and 0.72 at
  * SSE2, rk4 0.91 and 0.93, herglotz2 0.92 and 0.88. Not for AVX-512, where a lane loop is one vector
- * and rk4 took 1.11 of the time with it. GCC only (clang has no optimize attribute). */
+ * and rk4 took 1.11 of the time with it.
+ * Every variant (NH_LANES_STORES): no memset or memcpy made of a lane loop's stores. GCC's
+ * -ftree-loop-distribute-patterns turned the zero entries that a kernel writes lane by lane (the
+ * chaotic particle's constraint Jacobian, nh_newmark's Newton matrix) into `rep stos`, whose
+ * start-up cost more than the kernel's other work; without it they are vector stores. Paired runs
+ * at AVX2: nh_newmark(0.1, 0.1, ½) 0.90 of the time, herglotz2 0.88, rk4 and nh_rattle unchanged.
+ * GCC only (clang has no optimize attribute). */
 #if defined(__GNUC__) && !defined(__clang__)
-#define NH_LANES_UNROLLED __attribute__((optimize("peel-loops")))
+#define NH_LANES_STORES __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#define NH_LANES_UNROLLED __attribute__((optimize("peel-loops", "no-tree-loop-distribute-patterns")))
 #else
+#define NH_LANES_STORES
 #define NH_LANES_UNROLLED
 #endif
 #if defined(__x86_64__) && defined(__GNUC__)
 #define NH_LANES_ISA_VARIANTS(NAME, PARAMS, ARGS)                                                                      \
-  __attribute__((target(NH_LANES_AVX512))) static void NAME##_avx512 PARAMS { NAME##_lanes ARGS; }                     \
+  __attribute__((target(NH_LANES_AVX512))) NH_LANES_STORES static void NAME##_avx512 PARAMS { NAME##_lanes ARGS; }     \
   __attribute__((target("avx2"))) NH_LANES_UNROLLED static void NAME##_avx2 PARAMS { NAME##_lanes ARGS; }              \
   NH_LANES_UNROLLED static void NAME##_sse2 PARAMS { NAME##_lanes ARGS; }                                              \
   static void NAME PARAMS {                                                                                            \

@@ -204,12 +204,14 @@ static inline NH_LANES_INLINE void lu_lanes(int m, double *J, double *b, int *fa
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++) /* zero, or not finite */
       bad[l] += unusable(pivot[l]);
+#pragma GCC unroll 8
     for (int i = k + 1; i < m; i++) {
       double f[NH_LANES];
       double *const ri = row[i];
       const double *const rk = row[k];
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++) f[l] = ri[k * NH_LANES + l] / pivot[l], ri[k * NH_LANES + l] = f[l];
+#pragma GCC unroll 8
       for (int j = k + 1; j < m; j++) {
 #pragma omp simd
         for (int l = 0; l < NH_LANES; l++) ri[j * NH_LANES + l] -= f[l] * rk[j * NH_LANES + l];
@@ -221,11 +223,15 @@ static inline NH_LANES_INLINE void lu_lanes(int m, double *J, double *b, int *fa
       else search_row_lanes(next, i, best[at], rows[at], best[at ^ 1], rows[at ^ 1]), at ^= 1;
     }
   }
-  double x[NH_LU_MAX_DIM][NH_LANES]; /* the solution, row by row, into b at the end */
+  /* The solution, row by row, into b at the end. Unrolled whole for the constant sizes (lu_sized):
+   * otherwise the row's sum s lives on the stack, each term waiting for the last one's store. */
+  double x[NH_LU_MAX_DIM][NH_LANES];
+#pragma GCC unroll 8
   for (int i = m - 1; i >= 0; i--) {
     double s[NH_LANES];
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++) s[l] = rhs[i][l];
+#pragma GCC unroll 8
     for (int j = i + 1; j < m; j++) {
 #pragma omp simd
       for (int l = 0; l < NH_LANES; l++) s[l] -= row[i][j * NH_LANES + l] * x[j][l];
@@ -233,7 +239,11 @@ static inline NH_LANES_INLINE void lu_lanes(int m, double *J, double *b, int *fa
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++) x[i][l] = s[l] / row[i][i * NH_LANES + l];
   }
-  memcpy(b, x, sizeof(double) * (size_t)(m * NH_LANES));
+  /* A loop, not memcpy: a call (or `rep movs`) costs more than these few vector moves. */
+  for (int i = 0; i < m; i++) {
+#pragma omp simd
+    for (int l = 0; l < NH_LANES; l++) NH_LANE_AT(b, i, l) = x[i][l];
+  }
   for (int l = 0; l < NH_LANES; l++) failed[l] = bad[l] != 0;
 }
 

@@ -109,13 +109,12 @@ void nh_newton_solve_lanes_with(int dim, double *X, nh_newton_lanes_fn fn, nh_li
     fn(ctx, X, running, F, J);
     if (solve) solve(ctx, dim, J, F, singular);
     else nh_lanes_lu_solve(dim, J, F, singular);
+    /* The counts and a singular lane's stop (SOLVER_FAILED) as sums and selects, no branch per lane. */
     for (int l = 0; l < NH_LANES; l++) {
-      if (!running[l]) continue;
-      cost[l].jacobian_evals++, cost[l].newton_iterations++;
-      if (singular[l]) running[l] = 0, left--; /* SOLVER_FAILED */
-      cost[l].linear_solves += !singular[l];
+      const int on = running[l] != 0, solved = on && !singular[l];
+      cost[l].jacobian_evals += on, cost[l].newton_iterations += on, cost[l].linear_solves += solved;
+      running[l] = solved, run[l] = solved;
     }
-    for (int l = 0; l < NH_LANES; l++) run[l] = running[l];
     update_each(dim, X, F, run, dx, xn, xb);
     /* nh_newton_solve_with's tests on every running lane, as selects: lanes converge at different
      * iterations, and a branch per lane was mispredicted (9 % of herglotz2's step in lanes). */
