@@ -86,9 +86,59 @@ static inline NH_LANES_INLINE void update_each_lanes(int dim, double *x, const d
     dx[l] = nan ? NAN : md[l], xn[l] = nan ? NAN : mx[l], xb[l] = nan ? NAN : m0[l];
   }
 }
-NH_LANES_ISA_VARIANTS(update_each,
-                      (int dim, double *x, const double *delta, const double *run, double *dx, double *xn, double *xb),
-                      (dim, x, delta, run, dx, xn, xb))
+
+/* Each lane's Newton state between iterations, in doubles (the lane loops' type): run[l] 1 while
+ * lane l iterates, its last |δ|∞ and its |x|∞ before the first update; verdict[l] the outcome of
+ * the last tests, 1 converged, 0 failed, -1 going on or not running. */
+typedef struct {
+  double run[NH_LANES], prev[NH_LANES], x0n[NH_LANES], verdict[NH_LANES];
+} newton_lanes;
+
+/* One iteration's update (update_each_lanes) and nh_newton_solve_with's tests after it, on every
+ * lane as selects: lanes converge at different iterations (a branch per lane was mispredicted: 9 %
+ * of herglotz2's step in lanes), and in one pass the maxima stay in registers for the tests. */
+static inline NH_LANES_INLINE void iterate_each_lanes(int dim, int first, double *x, const double *delta,
+                                                      newton_lanes *N) {
+  double dx[NH_LANES], xn[NH_LANES], xb[NH_LANES];
+  update_each_lanes(dim, x, delta, N->run, dx, xn, xb);
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++) {
+    const int on = N->run[l] != 0;
+    const double x0 = on & first ? xb[l] : N->x0n[l];
+    /* dx − dx == 0: dx finite (NaN for ±inf and NaN) */
+    const int failed = !(dx[l] - dx[l] == 0) | !(xn[l] <= NEWTON_DIVERGED * (1 + x0));
+    const int converged =
+        (dx[l] <= NEWTON_TOL * (1 + xn[l])) | ((dx[l] > 0.5 * N->prev[l]) & (dx[l] <= NEWTON_STAGNATION * (1 + xn[l])));
+    const int stop = failed | converged;
+    N->x0n[l] = x0;
+    N->verdict[l] = on & stop ? (failed ? 0 : 1) : -1;
+    N->prev[l] = on & !stop ? dx[l] : N->prev[l];
+    N->run[l] = on & !stop ? 1 : 0;
+  }
+}
+
+/* With dim a constant for the sizes of most Newton systems here, the update's loop unrolled whole. */
+static inline NH_LANES_INLINE void iterate_sized_lanes(int dim, int first, double *x, const double *delta,
+                                                       newton_lanes *N) {
+  switch (dim) {
+  case 5:
+    iterate_each_lanes(5, first, x, delta, N);
+    return;
+  case 6:
+    iterate_each_lanes(6, first, x, delta, N);
+    return;
+  case 7:
+    iterate_each_lanes(7, first, x, delta, N);
+    return;
+  case 8:
+    iterate_each_lanes(8, first, x, delta, N);
+    return;
+  default:
+    iterate_each_lanes(dim, first, x, delta, N);
+  }
+}
+NH_LANES_ISA_VARIANTS(iterate_sized, (int dim, int first, double *x, const double *delta, newton_lanes *N),
+                      (dim, first, x, delta, N))
 
 void nh_newton_solve_lanes(int dim, double *X, nh_newton_lanes_fn fn, void *ctx, const int *live,
                            nh_step_status *status, nh_cost *cost) {
@@ -99,10 +149,11 @@ void nh_newton_solve_lanes_with(int dim, double *X, nh_newton_lanes_fn fn, nh_li
                                 const int *live, nh_step_status *status, nh_cost *cost) {
   NH_LANES_ALIGNED double F[NH_NEWTON_MAX_DIM * NH_LANES];
   NH_LANES_ALIGNED double J[NH_NEWTON_MAX_DIM * NH_NEWTON_MAX_DIM * NH_LANES];
-  double prev[NH_LANES], x0n[NH_LANES] = {0}, run[NH_LANES], dx[NH_LANES], xn[NH_LANES], xb[NH_LANES];
+  newton_lanes N;
   int running[NH_LANES], singular[NH_LANES], left = 0;
   for (int l = 0; l < NH_LANES; l++) {
-    running[l] = live[l], prev[l] = INFINITY, left += live[l] != 0;
+    running[l] = live[l], left += live[l] != 0;
+    N.prev[l] = INFINITY, N.x0n[l] = 0;
     status[l] = NH_STEP_SOLVER_FAILED; /* what a lane still running after the last iteration gets */
   }
   for (int it = 0; it < NEWTON_MAX_ITER && left; it++) {
@@ -113,22 +164,13 @@ void nh_newton_solve_lanes_with(int dim, double *X, nh_newton_lanes_fn fn, nh_li
     for (int l = 0; l < NH_LANES; l++) {
       const int on = running[l] != 0, solved = on && !singular[l];
       cost[l].jacobian_evals += on, cost[l].newton_iterations += on, cost[l].linear_solves += solved;
-      running[l] = solved, run[l] = solved;
+      N.run[l] = solved;
     }
-    update_each(dim, X, F, run, dx, xn, xb);
-    /* nh_newton_solve_with's tests on every running lane, as selects: lanes converge at different
-     * iterations, and a branch per lane was mispredicted (9 % of herglotz2's step in lanes). */
+    iterate_sized(dim, it == 0, X, F, &N);
     left = 0;
     for (int l = 0; l < NH_LANES; l++) {
-      const int on = running[l] != 0;
-      x0n[l] = on && it == 0 ? xb[l] : x0n[l];
-      const int failed = !isfinite(dx[l]) || !(xn[l] <= NEWTON_DIVERGED * (1 + x0n[l]));
-      const int converged =
-          dx[l] <= NEWTON_TOL * (1 + xn[l]) || (dx[l] > 0.5 * prev[l] && dx[l] <= NEWTON_STAGNATION * (1 + xn[l]));
-      const int stop = failed || converged;
-      status[l] = on && stop ? (failed ? NH_STEP_SOLVER_FAILED : NH_STEP_OK) : status[l];
-      prev[l] = on && !stop ? dx[l] : prev[l];
-      running[l] = on && !stop;
+      status[l] = N.verdict[l] > 0 ? NH_STEP_OK : N.verdict[l] == 0 ? NH_STEP_SOLVER_FAILED : status[l];
+      running[l] = N.run[l] != 0;
       left += running[l];
     }
   }
