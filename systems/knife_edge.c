@@ -77,9 +77,13 @@ typedef struct {
   double s[NH_LANES], c[NH_LANES];
 } trig_lanes;
 
+/* sin θ and cos θ keep their last values (nh_lane_map_memo): A, DA and the residual at one point
+ * take them once. */
+static _Thread_local nh_lane_memo sin_memo = {.f = sin}, cos_memo = {.f = cos};
+
 static trig_lanes trig_of(const double *q) {
   trig_lanes t;
-  nh_lane_map(sin, q + TH * NH_LANES, t.s), nh_lane_map(cos, q + TH * NH_LANES, t.c);
+  nh_lane_map_memo(&sin_memo, q + TH * NH_LANES, t.s), nh_lane_map_memo(&cos_memo, q + TH * NH_LANES, t.c);
   return t;
 }
 

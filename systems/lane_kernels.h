@@ -10,6 +10,7 @@
 #define NH_SYSTEMS_LANE_KERNELS_H
 
 #include <math.h>
+#include <string.h>
 
 #include "core/linalg.h"
 #include "systems/system.h"
@@ -49,6 +50,27 @@ static inline NH_LANES_INLINE void nh_store_mat3(double *m, int stride, int l, n
  * lane loops that follow read them from out. */
 static inline void nh_lane_map(double (*f)(double), const double *x, double *out) {
   for (int l = 0; l < NH_LANES; l++) out[l] = f(x[l]);
+}
+
+/* nh_lane_map of one function f that keeps its last lane group's arguments and values: the kernels
+ * a method calls in turn at one point (nh_newmark's residual asks ∇V, ∇²V, A and DA at q1, each
+ * taking sin ξ or cos ξ) then call f once there. f is a function of its argument alone, so a value
+ * kept is the bits a call gives; the arguments are compared as bits (−0 is not 0, a NaN is its own
+ * payload). Declared `static _Thread_local nh_lane_memo name = {.f = f};` in a system file: one per
+ * function and thread, as OpenMP's threads step lane groups of their own. */
+typedef struct {
+  double (*f)(double);
+  int filled;
+  double x[NH_LANES], y[NH_LANES];
+} nh_lane_memo;
+
+static inline void nh_lane_map_memo(nh_lane_memo *m, const double *x, double *out) {
+  if (!m->filled || memcmp(m->x, x, sizeof m->x) != 0) {
+    nh_lane_map(m->f, x, m->y);
+    memcpy(m->x, x, sizeof m->x);
+    m->filled = 1;
+  }
+  memcpy(out, m->y, sizeof m->y);
 }
 
 /* a·b summed as the generic loops sum, s = 0; s += a_i b_i. */

@@ -7,8 +7,10 @@
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
+#include "systems/lane_kernels.h"
 #include "systems/system.h"
 #include "tests/helpers.h"
 
@@ -139,4 +141,99 @@ Test(lane_kernels, every_system_every_isa_bit_for_bit) {
   gsl_rng_free(rng);
   /* The kernels this test is about are there: chaotic_particle, particle, cvt, knife_edge. */
   cr_expect_geq(kernels, 4, "%d systems with lane kernels", kernels);
+}
+
+/* ---- nh_lane_map_memo (systems/lane_kernels.h) -------------------------------------------------- */
+
+/* 1/x counting its calls: its value tells −0 from 0 (−∞, ∞), and the count tells a kept value from
+ * a call. */
+static _Thread_local long reciprocal_calls;
+static double reciprocal(double x) {
+  reciprocal_calls++;
+  return 1 / x;
+}
+
+/* out against 1/x on every lane, to the bit (a NaN against a NaN). */
+static void expect_reciprocals(const double *x, const double *out, const char *what) {
+  for (int l = 0; l < NH_LANES; l++) {
+    const double want = 1 / x[l];
+    cr_expect(memcmp(&out[l], &want, sizeof want) == 0 || (isnan(out[l]) && isnan(want)), "%s, lane %d: %g, not %g",
+              what, l, out[l], want);
+  }
+}
+
+/* The first call, a call at the same bits (kept: no call of f), one lane changed, −0 for 0, and an
+ * earlier point again (a memo that kept a stale point, or compared fewer lanes, shows). */
+Test(lane_kernels, lane_map_memo_calls_f_where_the_arguments_change) {
+  static _Thread_local nh_lane_memo memo = {.f = reciprocal};
+  double a[NH_LANES], b[NH_LANES], z[NH_LANES], out[NH_LANES];
+  for (int l = 0; l < NH_LANES; l++) a[l] = l + 0.5, z[l] = 0;
+  a[2] = NAN;
+  memcpy(b, a, sizeof b);
+  b[NH_LANES - 1] = -3;
+  const struct {
+    const double *x;
+    long calls; /* of f, after this call */
+    const char *what;
+  } steps[] = {/* zeros first: an empty memo's arguments are zeros too, its values not 1/0 */
+               {z, NH_LANES, "zeros, first"},
+               {z, NH_LANES, "zeros again"},
+               {a, 2 * NH_LANES, "another point"},
+               {a, 2 * NH_LANES, "again (NaN lane included)"},
+               {b, 3 * NH_LANES, "last lane changed"},
+               {b, 3 * NH_LANES, "again"},
+               {a, 4 * NH_LANES, "the point before again"}};
+  reciprocal_calls = 0;
+  for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
+    memset(out, 0, sizeof out);
+    nh_lane_map_memo(&memo, steps[s].x, out);
+    expect_reciprocals(steps[s].x, out, steps[s].what);
+    cr_expect_eq(reciprocal_calls, steps[s].calls, "%s: %ld calls of f, expected %ld", steps[s].what, reciprocal_calls,
+                 steps[s].calls);
+  }
+  /* −0 on one lane is another argument: 1/−0 = −∞ there. */
+  z[4] = -0.0;
+  nh_lane_map_memo(&memo, z, out);
+  nh_lane_map_memo(&memo, z, out);
+  expect_reciprocals(z, out, "a negative zero");
+  cr_expect(out[4] == -INFINITY && out[3] == INFINITY, "lane 4: %g, lane 3: %g", out[4], out[3]);
+  cr_expect_eq(reciprocal_calls, 5 * NH_LANES, "%ld calls of f", reciprocal_calls);
+}
+
+/* The systems' kernels are safe to call from threads at once (their memos are per thread): on every
+ * system with lane kernels two threads evaluate ∇V, ∇²V, A and DA, each at points of its own in
+ * turn, against the same kernels' values taken before on one thread. */
+Test(lane_kernels, system_kernels_from_two_threads) {
+  enum { POINTS = 2, KERNELS = 4, MAXOUT = NH_MAX_K * NH_MAX_N * NH_MAX_N * NH_LANES };
+  static double q[2][POINTS][NH_MAX_N * NH_LANES], want[2][POINTS][KERNELS][MAXOUT];
+  const lanes_of_q kernels[KERNELS] = {nh_lanes_grad_potential, nh_lanes_hess_potential, nh_lanes_constraints,
+                                       nh_lanes_constraints_jacobian};
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, 52);
+  int systems = 0;
+  for (int s = 0; nh_system_types[s]; s++) {
+    const nh_system sys = test_system_of(nh_system_types[s], NULL);
+    if (!sys.type->kernels || !sys.type->kernels->constraints_lanes) continue;
+    systems++;
+    for (int th = 0; th < 2; th++)
+      for (int p = 0; p < POINTS; p++) {
+        for (int i = 0; i < sys.n * NH_LANES; i++) q[th][p][i] = 4 * gsl_rng_uniform(rng) - 2;
+        for (int f = 0; f < KERNELS; f++) kernels[f](&sys, q[th][p], want[th][p][f]);
+      }
+    const int n = sys.n, k = sys.k, counts[KERNELS] = {n, n * n, k * n, k * n * n};
+    int wrong = 0;
+#pragma omp parallel num_threads(2) reduction(+ : wrong)
+    {
+      static _Thread_local double got[MAXOUT];
+      const int th = omp_get_thread_num();
+      for (int r = 0; r < 3000; r++) {
+        const int p = r % POINTS, f = (r / POINTS) % KERNELS;
+        kernels[f](&sys, q[th][p], got);
+        wrong += memcmp(got, want[th][p][f], sizeof(double) * NH_LANES * (size_t)counts[f]) != 0;
+      }
+    }
+    cr_expect_eq(wrong, 0, "%s: %d evaluations from two threads differ from one thread's", sys.type->name, wrong);
+  }
+  gsl_rng_free(rng);
+  cr_expect_geq(systems, 4, "%d systems with lane kernels", systems);
 }
