@@ -147,7 +147,7 @@ Test(lane_kernels, every_system_every_isa_bit_for_bit) {
 
 /* 1/x counting its calls: its value tells −0 from 0 (−∞, ∞), and the count tells a kept value from
  * a call. */
-static _Thread_local long reciprocal_calls;
+static long reciprocal_calls;
 static double reciprocal(double x) {
   reciprocal_calls++;
   return 1 / x;
@@ -165,7 +165,7 @@ static void expect_reciprocals(const double *x, const double *out, const char *w
 /* The first call, a call at the same bits (kept: no call of f), one lane changed, −0 for 0, and an
  * earlier point again (a memo that kept a stale point, or compared fewer lanes, shows). */
 Test(lane_kernels, lane_map_memo_calls_f_where_the_arguments_change) {
-  static _Thread_local nh_lane_memo memo = {.f = reciprocal};
+  nh_lane_memo memo = {.f = reciprocal};
   double a[NH_LANES], b[NH_LANES], z[NH_LANES], out[NH_LANES];
   for (int l = 0; l < NH_LANES; l++) a[l] = l + 0.5, z[l] = 0;
   a[2] = NAN;
@@ -224,7 +224,7 @@ Test(lane_kernels, system_kernels_from_two_threads) {
     int wrong = 0;
 #pragma omp parallel num_threads(2) reduction(+ : wrong)
     {
-      static _Thread_local double got[MAXOUT];
+      double got[MAXOUT];
       const int th = omp_get_thread_num();
       for (int r = 0; r < 3000; r++) {
         const int p = r % POINTS, f = (r / POINTS) % KERNELS;
