@@ -12,6 +12,7 @@
 #define NH_CORE_LANES_H
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/state.h"
@@ -35,6 +36,23 @@
 static inline void nh_lanes_zero_rows(double *x, int rows) {
   for (int r = 0; r < rows; r++)
     for (int l = 0; l < NH_LANES; l++) NH_LANE_AT(x, r, l) = 0;
+}
+
+/* All ones where on is nonzero, else zero: a mask for nh_lanes_pick. */
+static inline uint64_t nh_lanes_mask(int on) { return on ? ~(uint64_t)0 : 0; }
+
+/* a where mask is all ones, b where it is zero, chosen bit by bit: a select in a lane loop that GCC
+ * vectorizes for AVX2 and SSE2, whose vectors have no mask registers. Written as `mask ? a : b`
+ * where a is arithmetic that only that branch uses, GCC computes a under the condition, and under
+ * -ftrapping-math it may not then compute it on every lane: the loop stays scalar. Here a and b are
+ * computed on every lane, and the result is one of the two, bit for bit. */
+static inline double nh_lanes_pick(uint64_t mask, double a, double b) {
+  uint64_t ua, ub;
+  memcpy(&ua, &a, sizeof ua), memcpy(&ub, &b, sizeof ub);
+  const uint64_t r = (ua & mask) | (ub & ~mask);
+  double out;
+  memcpy(&out, &r, sizeof out);
+  return out;
 }
 
 /* NH_LANES states (nh_state's fields, lane by lane). */

@@ -250,6 +250,14 @@ int nh_method_has_lanes(const nh_method *m, const nh_system *sys);
 /* nh_method_step on every live lane (m must have lanes): status[l] and cost[l] for each live lane. */
 void nh_method_step_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
                           const int *live, nh_step_status *status, nh_cost *cost);
+/* A step_lanes' status on every lane from failed[l] (nonzero: the step's solver failed on lane l),
+ * as one pass of selects. Called inside a lane variant (NH_LANES_ISA_VARIANTS), its stores have the
+ * width of the loads of nh_method_step_lanes' finiteness test, which then read them straight from
+ * the store buffer: stores lane by lane, or narrower than the load, made it wait for them. */
+static inline NH_LANES_INLINE void nh_lanes_step_status(const int *failed, nh_step_status *status) {
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++) status[l] = failed[l] ? NH_STEP_SOLVER_FAILED : NH_STEP_OK;
+}
 double nh_method_param(const nh_method *m, const char *name); /* NaN if m has no such parameter */
 /* 1 when m's step, or its base's, reads what the previous step computed (NH_READS_PREVIOUS_STEP)
  * on sys; nh_rattle's lambda_k exists only where sys has constraints. sys NULL: on some system. */

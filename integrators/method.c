@@ -381,8 +381,8 @@ int nh_method_has_lanes(const nh_method *m, const nh_system *sys) {
 }
 
 /* The finiteness test of nh_method_step on the live lanes of y (the same sum, in the same order). */
-static inline NH_LANES_INLINE void finite_lanes_lanes(int n, const nh_lanes *y, const int *live,
-                                                      nh_step_status *status) {
+static inline NH_LANES_INLINE void finite_shaped_lanes(const nh_lanes *y, const int *live, nh_step_status *status,
+                                                       const int n, const int k NH_UNUSED) {
   double z[NH_LANES] = {0};
   for (int i = 0; i < n; i++) {
 #pragma omp simd
@@ -392,13 +392,19 @@ static inline NH_LANES_INLINE void finite_lanes_lanes(int n, const nh_lanes *y, 
   for (int l = 0; l < NH_LANES; l++)
     status[l] = live[l] && status[l] == NH_STEP_OK && z[l] != z[l] ? NH_STEP_NONFINITE : status[l];
 }
-NH_LANES_ISA_VARIANTS(finite_lanes, (int n, const nh_lanes *y, const int *live, nh_step_status *status),
-                      (n, y, live, status))
+/* With n constant for the common shapes (NH_LANES_SHAPED, core/lanes.h): the sum then stays in
+ * registers. */
+static inline NH_LANES_INLINE void finite_lanes_lanes(int n, int k, const nh_lanes *y, const int *live,
+                                                      nh_step_status *status) {
+  NH_LANES_SHAPED(n, k, finite_shaped_lanes, y, live, status);
+}
+NH_LANES_ISA_VARIANTS(finite_lanes, (int n, int k, const nh_lanes *y, const int *live, nh_step_status *status),
+                      (n, k, y, live, status))
 
 void nh_method_step_lanes(const nh_method *m, const nh_system *sys, const nh_lanes *x, nh_lanes *y, double h,
                           const int *live, nh_step_status *status, nh_cost *cost) {
   m->type->step_lanes(m, sys, x, y, h, live, status, cost);
-  finite_lanes(sys->n, y, live, status);
+  finite_lanes(sys->n, sys->k, y, live, status);
 }
 
 void nh_cost_add(nh_cost *sum, const nh_cost *c) {

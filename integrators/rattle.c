@@ -217,8 +217,10 @@ static inline NH_LANES_INLINE void drift_lanes_lanes(int n, const nh_lanes *x, c
 NH_LANES_ISA_VARIANTS(drift_lanes, (int n, const nh_lanes *x, const double *vh, double h, nh_lanes *y),
                       (n, x, vh, h, y))
 
-/* λ̄ = (2/h) y, the carried force ∇V + μᵀλ̄ (add_constraint_force's sums) and the stored multiplier. */
-static inline NH_LANES_INLINE void finish_lanes_lanes(int n, int k, const double *A1, double h, nh_lanes *y) {
+/* λ̄ = (2/h) y, the carried force ∇V + μᵀλ̄ (add_constraint_force's sums), the stored multiplier
+ * and the step's status. */
+static inline NH_LANES_INLINE void finish_lanes_lanes(int n, int k, const double *A1, double h, const int *failed,
+                                                      nh_step_status *status, nh_lanes *y) {
   double *lambda1 = LANES_CARRY(y, lambda), *f1 = LANES_CARRY(y, force);
   for (int a = 0; a < k; a++) {
 #pragma omp simd
@@ -234,8 +236,12 @@ static inline NH_LANES_INLINE void finish_lanes_lanes(int n, int k, const double
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++) y->lambda[a][l] = -lambda1[a * NH_LANES + l];
   }
+  nh_lanes_step_status(failed, status);
 }
-NH_LANES_ISA_VARIANTS(finish_lanes, (int n, int k, const double *A1, double h, nh_lanes *y), (n, k, A1, h, y))
+NH_LANES_ISA_VARIANTS(finish_lanes,
+                      (int n, int k, const double *A1, double h, const int *failed, nh_step_status *status,
+                       nh_lanes *y),
+                      (n, k, A1, h, failed, status, y))
 
 static void nh_rattle_step_lanes(const nh_method *m NH_UNUSED, const nh_system *sys, const nh_lanes *x, nh_lanes *y,
                                  double h, const int *live, nh_step_status *status, nh_cost *cost) {
@@ -249,12 +255,10 @@ static void nh_rattle_step_lanes(const nh_method *m NH_UNUSED, const nh_system *
   if (k) nh_lanes_constraints(sys, &y->q[0][0], A1);
   kick_lanes(n, vh, nh_lanes_mass_solved(sys, f1, space), h, &y->v[0][0]); /* second_half_step */
   nh_lanes_project_onto(sys, A1, &y->v[0][0], lambda1, failed);
-  finish_lanes(n, k, A1, h, y);
-  for (int l = 0; l < NH_LANES; l++) {
-    if (!live[l]) continue;
-    cost[l].steps++, cost[l].rhs_evals++, cost[l].linear_solves++;
-    if (k) cost[l].constraint_evals++;
-    status[l] = failed[l] ? NH_STEP_SOLVER_FAILED : NH_STEP_OK;
+  finish_lanes(n, k, A1, h, failed, status, y);
+  for (int l = 0; l < NH_LANES; l++) { /* live lanes' counts, without a branch per lane */
+    const unsigned long long on = live[l] != 0;
+    cost[l].steps += on, cost[l].rhs_evals += on, cost[l].linear_solves += on, cost[l].constraint_evals += k ? on : 0;
   }
 }
 

@@ -120,13 +120,12 @@ static inline NH_LANES_INLINE void rk4_step_lanes_lanes(const nh_method *m NH_UN
     for (int l = 0; l < NH_LANES; l++) stages[l] += running[l], running[l] &= failed[l] == 0;
   }
   combine_lanes(sys->n, x, y, h, kq, kv);
-  for (int l = 0; l < NH_LANES; l++) {
-    if (!live[l]) continue;
-    cost[l].steps++;
-    cost[l].rhs_evals += (unsigned long long)stages[l];
-    if (sys->k) cost[l].constraint_evals += (unsigned long long)stages[l];
-    status[l] = running[l] ? NH_STEP_OK : NH_STEP_SOLVER_FAILED;
+  for (int l = 0; l < NH_LANES; l++) { /* live lanes' counts, without a branch per lane */
+    const unsigned long long on = live[l] != 0, evals = on * (unsigned long long)stages[l];
+    cost[l].steps += on, cost[l].rhs_evals += evals, cost[l].constraint_evals += sys->k ? evals : 0;
+    failed[l] = !running[l];
   }
+  nh_lanes_step_status(failed, status);
 }
 
 NH_LANES_ISA_VARIANTS(rk4_step_lanes,

@@ -620,9 +620,15 @@ void nh_lanes_mass_solve_transpose(const nh_system *sys, const double *A, double
 }
 
 /* nh_project_onto's unit-mass one-constraint pass, lane by lane: c = |A|², y = A·v, then where c
- * is positive and finite (nh_spd_solve_scalar) y /= c and v −= A y; elsewhere -1, v as it was. */
+ * is positive and finite (nh_spd_solve_scalar) y /= c and v −= A y; elsewhere -1, v as it was.
+ * No arithmetic under a condition: GCC's vectorizer does not compute a division or a product that a
+ * condition guards on every lane (it might raise a flag the condition avoids, -ftrapping-math), and
+ * at AVX2 and SSE2 these loops stayed scalar, a branch per lane: a third of nh_rattle's time in
+ * lanes. So every lane divides, by 1 where c is unfit (s / 1 is s, bit for bit), and the update is
+ * kept or dropped by a select on its bits (nh_lanes_pick). */
 static inline NH_LANES_INLINE void project_unit_one_lanes(int n, const double *A, double *v, double *y, int *status) {
-  double c[NH_LANES] = {0}, s[NH_LANES] = {0};
+  double c[NH_LANES] = {0}, s[NH_LANES] = {0}, divisor[NH_LANES];
+  uint64_t fit[NH_LANES];
   for (int i = 0; i < n; i++) {
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++) {
@@ -630,17 +636,25 @@ static inline NH_LANES_INLINE void project_unit_one_lanes(int n, const double *A
       c[l] += a * a, s[l] += a * v[i * NH_LANES + l];
     }
   }
+  /* The divisor, c where it is positive and finite, else 1, in a loop of its own: in one loop with
+   * the division GCC kept it scalar. */
 #pragma omp simd
   for (int l = 0; l < NH_LANES; l++) {
-    const int ok = c[l] > 0 && c[l] - c[l] == 0; /* positive and finite */
+    const double positive = c[l] > 0 ? c[l] : 1;
+    divisor[l] = c[l] - c[l] == 0 ? positive : 1;
+  }
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++) {
+    const int ok = divisor[l] == c[l]; /* c positive and finite (1 is neither 0, NaN nor ∞) */
+    fit[l] = nh_lanes_mask(ok);
     status[l] = ok ? 0 : -1;
-    y[l] = ok ? s[l] / c[l] : s[l];
+    y[l] = s[l] / divisor[l];
   }
   for (int i = 0; i < n; i++) {
 #pragma omp simd
     for (int l = 0; l < NH_LANES; l++) {
       const double w = v[i * NH_LANES + l];
-      v[i * NH_LANES + l] = status[l] == 0 ? w - A[i * NH_LANES + l] * y[l] : w;
+      v[i * NH_LANES + l] = nh_lanes_pick(fit[l], w - A[i * NH_LANES + l] * y[l], w);
     }
   }
 }

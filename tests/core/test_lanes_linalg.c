@@ -1,7 +1,8 @@
 /* The lane linear algebra of core/linalg.h against the scalar functions it reproduces, bit for bit,
  * on every instruction set this CPU has: nh_lanes_lu_solve against nh_lu_solve lane by lane (its
  * pivots chosen per lane: lanes that pick the same row, different rows, ties, zero, NaN and infinite
- * pivots, every size from 1 to NH_LU_MAX_DIM) and nh_lanes_matvec against nh_matvec. */
+ * pivots, every size from 1 to NH_LU_MAX_DIM) and nh_lanes_matvec against nh_matvec; and core/lanes.h's
+ * bit select (nh_lanes_pick). */
 #include <criterion/criterion.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
@@ -130,4 +131,20 @@ Test(lanes_linalg, matvec_lane_by_lane_bit_for_bit) {
   }
   nh_lanes_use_isa(chosen);
   gsl_rng_free(r);
+}
+
+/* nh_lanes_pick gives the bits of the value its mask picks, whatever they are (−0, NaN payloads,
+ * infinities, subnormals), and nh_lanes_mask makes the mask of a truth value. */
+Test(lanes_linalg, pick_gives_the_bits_of_the_one_picked) {
+  const double values[] = {-0.0, 0.0, NAN, -NAN, INFINITY, -INFINITY, 0x1p-1074, -1.5, 0x1.fffffffffffffp+1023};
+  const int count = (int)(sizeof values / sizeof values[0]);
+  cr_expect_eq(nh_lanes_mask(0), 0);
+  cr_expect_eq(nh_lanes_mask(1), ~(uint64_t)0);
+  cr_expect_eq(nh_lanes_mask(-7), ~(uint64_t)0, "any nonzero is true");
+  for (int i = 0; i < count; i++)
+    for (int j = 0; j < count; j++) {
+      const double a = values[i], b = values[j];
+      cr_expect(same(nh_lanes_pick(nh_lanes_mask(1), a, b), a), "pick(1, %a, %a)", a, b);
+      cr_expect(same(nh_lanes_pick(nh_lanes_mask(0), a, b), b), "pick(0, %a, %a)", a, b);
+    }
 }

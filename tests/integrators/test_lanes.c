@@ -284,42 +284,59 @@ Test(lanes, nhbench_isa_unknown_name_takes_the_widest) {
   unsetenv("NHBENCH_ISA");
 }
 
-/* nh_lanes_project_onto against nh_project_onto lane by lane, on every system with constraints and a
- * constant mass (the unit-mass one-constraint pass in lanes, the others lane by lane): random A and
- * v, lane 3 with A = 0, lane 5 with its first row doubled into the second, lane 6 with an entry
- * 1e200 (all three refused: the status must say so, and v be left as the scalar leaves it). */
+/* nh_lanes_project_onto against nh_project_onto lane by lane on sys, at the instruction set in use:
+ * random A and v, lane 3 with A = 0 and a −0 in v, lane 5 with its first row doubled into the second,
+ * lane 6 with an entry 1e200, lane 7 with a NaN in A and a −0 in v (all refused: the status must say
+ * so, and v be left as the scalar leaves it, −0 kept). Returns the lanes the scalar refuses. */
+static int projection_check(gsl_rng *rng, const nh_system *sys) {
+  const int n = sys->n, k = sys->k;
+  const char *isa = nh_isa_name(nh_lanes_isa());
+  double A[NH_MAX_K * NH_MAX_N * NH_LANES], v[NH_MAX_N * NH_LANES], y[NH_MAX_K * NH_LANES];
+  int status[NH_LANES], refused = 0;
+  for (int i = 0; i < k * n * NH_LANES; i++) A[i] = gsl_ran_flat(rng, -1, 1);
+  for (int i = 0; i < n * NH_LANES; i++) v[i] = gsl_ran_flat(rng, -1, 1);
+  for (int i = 0; i < k * n; i++) A[i * NH_LANES + 3] = 0;
+  for (int i = 0; k >= 2 && i < n; i++) A[(n + i) * NH_LANES + 5] = 2 * A[i * NH_LANES + 5];
+  A[6] = 1e200;                    /* lane 6: |A|² overflows, C is not finite */
+  A[(n - 1) * NH_LANES + 7] = NAN; /* lane 7: C is NaN */
+  v[3] = -0.0, v[(n - 1) * NH_LANES + 7] = -0.0;
+  double v0[NH_MAX_N * NH_LANES];
+  memcpy(v0, v, sizeof v);
+  nh_lanes_project_onto(sys, A, v, y, status);
+  for (int l = 0; l < NH_LANES; l++) {
+    double Al[NH_MAX_K * NH_MAX_N], vl[NH_MAX_N], yl[NH_MAX_K];
+    for (int i = 0; i < k * n; i++) Al[i] = A[i * NH_LANES + l];
+    for (int i = 0; i < n; i++) vl[i] = v0[i * NH_LANES + l];
+    const int rc = nh_project_onto(sys, NULL, Al, NULL, vl, yl);
+    cr_expect_eq(status[l], rc, "%s at %s, lane %d: status %d, scalar %d", sys->type->name, isa, l, status[l], rc);
+    refused += rc != 0;
+    for (int i = 0; i < n; i++)
+      cr_expect(same(&v[i * NH_LANES + l], &vl[i], sizeof(double)), "%s at %s, lane %d: v[%d] %a, scalar %a",
+                sys->type->name, isa, l, i, v[i * NH_LANES + l], vl[i]);
+    for (int a = 0; rc == 0 && a < k; a++)
+      cr_expect(same(&y[a * NH_LANES + l], &yl[a], sizeof(double)), "%s at %s, lane %d: y[%d]", sys->type->name, isa, l,
+                a);
+  }
+  return refused;
+}
+
+/* projection_check on every system with constraints and a constant mass (the unit-mass
+ * one-constraint pass in lanes, the others lane by lane), on every instruction set of this CPU. */
 Test(lanes, projection_against_the_scalar_one) {
   gsl_rng *rng = test_rng(17);
-  int systems = 0, failed = 0;
-  for (int j = 0; nh_system_types[j]; j++) {
-    nh_system sys = test_system_of(nh_system_types[j], NULL);
-    const int n = sys.n, k = sys.k;
-    if (k == 0 || !sys.constant_mass) continue;
-    double A[NH_MAX_K * NH_MAX_N * NH_LANES], v[NH_MAX_N * NH_LANES], y[NH_MAX_K * NH_LANES];
-    int status[NH_LANES];
-    for (int i = 0; i < k * n * NH_LANES; i++) A[i] = gsl_ran_flat(rng, -1, 1);
-    for (int i = 0; i < n * NH_LANES; i++) v[i] = gsl_ran_flat(rng, -1, 1);
-    for (int i = 0; i < k * n; i++) A[i * NH_LANES + 3] = 0;
-    for (int i = 0; k >= 2 && i < n; i++) A[(n + i) * NH_LANES + 5] = 2 * A[i * NH_LANES + 5];
-    A[6] = 1e200; /* lane 6: |A|² overflows, C is not finite */
-    double v0[NH_MAX_N * NH_LANES];
-    memcpy(v0, v, sizeof v);
-    nh_lanes_project_onto(&sys, A, v, y, status);
-    for (int l = 0; l < NH_LANES; l++) {
-      double Al[NH_MAX_K * NH_MAX_N], vl[NH_MAX_N], yl[NH_MAX_K];
-      for (int i = 0; i < k * n; i++) Al[i] = A[i * NH_LANES + l];
-      for (int i = 0; i < n; i++) vl[i] = v0[i * NH_LANES + l];
-      const int rc = nh_project_onto(&sys, NULL, Al, NULL, vl, yl);
-      cr_expect_eq(status[l], rc, "%s, lane %d: status %d, scalar %d", sys.type->name, l, status[l], rc);
-      failed += rc != 0;
-      for (int i = 0; i < n; i++)
-        cr_expect(same(&v[i * NH_LANES + l], &vl[i], sizeof(double)), "%s, lane %d: v[%d]", sys.type->name, l, i);
-      for (int a = 0; rc == 0 && a < k; a++)
-        cr_expect(same(&y[a * NH_LANES + l], &yl[a], sizeof(double)), "%s, lane %d: y[%d]", sys.type->name, l, a);
+  int checks = 0, refused = 0;
+  const nh_isa chosen = nh_lanes_isa();
+  for (int isa = 0; isa < NH_ISA_COUNT; isa++) {
+    if (nh_lanes_use_isa((nh_isa)isa) != 0) continue;
+    for (int j = 0; nh_system_types[j]; j++) {
+      nh_system sys = test_system_of(nh_system_types[j], NULL);
+      if (sys.k == 0 || !sys.constant_mass) continue;
+      refused += projection_check(rng, &sys);
+      checks++;
     }
-    systems++;
   }
-  cr_expect_geq(systems, 5);
-  cr_expect_geq(failed, systems, "every system has a singular lane");
+  nh_lanes_use_isa(chosen);
+  cr_expect_geq(checks, 5);
+  cr_expect_geq(refused, 3 * checks, "every system has three refused lanes (lanes 3, 6 and 7)");
   gsl_rng_free(rng);
 }
