@@ -645,7 +645,7 @@ static inline NH_LANES_INLINE void project_unit_one_lanes(int n, const double *A
   }
 #pragma omp simd
   for (int l = 0; l < NH_LANES; l++) {
-    const int ok = divisor[l] == c[l]; /* c positive and finite (1 is neither 0, NaN nor ∞) */
+    const int ok = divisor[l] == c[l]; /* c was fit: where it was not, the divisor is 1 and c is 0, NaN or ∞ */
     fit[l] = nh_lanes_mask(ok);
     status[l] = ok ? 0 : -1;
     y[l] = s[l] / divisor[l];
