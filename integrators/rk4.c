@@ -123,8 +123,12 @@ static inline NH_LANES_INLINE void rk4_step_lanes_lanes(const nh_method *m NH_UN
   for (int l = 0; l < NH_LANES; l++) { /* live lanes' counts, without a branch per lane */
     const unsigned long long on = live[l] != 0, evals = on * (unsigned long long)stages[l];
     cost[l].steps += on, cost[l].rhs_evals += evals, cost[l].constraint_evals += sys->k ? evals : 0;
-    failed[l] = !running[l];
   }
+  /* A pass of its own: written lane by lane in the loop above, failed was loaded whole by the status
+   * pass, which waited for those narrow stores (no forwarding from several stores into one load): a
+   * fifth of the step's samples in `perf` at 4 lanes; the ensemble in 0.95 of the time, 0.96 at 8. */
+#pragma omp simd
+  for (int l = 0; l < NH_LANES; l++) failed[l] = !running[l];
   nh_lanes_step_status(failed, status);
 }
 
